@@ -1,0 +1,57 @@
+# fabcert build. `make` builds everything whose dependencies are present
+# (parts whose toolkits are absent are left out with one line saying so);
+# `make check` runs every test through prove; `make bench` prints figures;
+# `make run` is the quick-start certification of this machine.
+
+BUILD    ?= build
+MPICC    ?= mpicc
+CFLAGS   ?= -O3 -g
+REVISION := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+CPPFLAGS += -Ilib -Ikernels -DFC_GIT_REVISION='"$(REVISION)"'
+WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter
+LIBS     := -lfyaml -ljansson -lxxhash -lsodium -lm
+PROVE    ?= prove
+
+LIB_SRCS := $(wildcard lib/*.c) $(wildcard kernels/*.c)
+LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
+SUITES   := $(patsubst suites/%.c,$(BUILD)/suites/%,$(wildcard suites/*.c))
+UNIT     := $(patsubst tests/unit/%.c,$(BUILD)/tests/%.t,$(wildcard tests/unit/*.c))
+BENCH    := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
+
+.PHONY: all check bench run clean
+all: $(BUILD)/libfabcert.a $(SUITES) $(BUILD)/fabcert $(UNIT) $(BENCH)
+
+$(BUILD)/obj/%.o: %.c $(wildcard lib/*.h kernels/*.h)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c $< -o $@
+
+$(BUILD)/libfabcert.a: $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	ar rcs $@ $^
+
+$(BUILD)/suites/%: $(BUILD)/obj/suites/%.o $(BUILD)/libfabcert.a
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/fabcert: $(BUILD)/obj/runners/fabcert.o $(BUILD)/libfabcert.a
+	$(MPICC) $(CFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/tests/%.t: $(BUILD)/obj/tests/unit/%.o $(BUILD)/libfabcert.a
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(BUILD)/libfabcert.a
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -o $@ $^ $(LIBS)
+
+check: all
+	$(PROVE) --exec '' $(UNIT) tests/e2e/*.t
+
+bench: all
+	bench/run
+
+run: all
+	$(BUILD)/fabcert run
+
+clean:
+	rm -rf $(BUILD)

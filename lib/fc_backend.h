@@ -1,0 +1,72 @@
+/*
+ * fc_backend.h - the interface every backend implements: mpi (host
+ * buffers, MPI collectives; fc_backend_mpi.c) and, behind a plugin
+ * boundary, nccl (device buffers). The engine never touches a buffer
+ * directly: it allocates, fills, poisons, runs, verifies and digests through
+ * this table, so host and device memory look the same to it.
+ */
+#ifndef FC_BACKEND_H
+#define FC_BACKEND_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fc_coll.h"
+#include "fc_kernels.h"
+#include "fc_pattern_host.h"
+#include "fc_status.h"
+
+typedef struct fc_backend fc_backend_t;
+
+/* One collective call. */
+typedef struct fc_coll_call {
+    fc_coll_id_t coll;
+    fc_dtype_t dtype;
+    fc_op_t op;             /* FC_OP_NONE for moves */
+    const void *send;
+    void *recv;
+    size_t count;           /* fc_coll_counts_t.count */
+    int root;               /* broadcast */
+} fc_coll_call_t;
+
+typedef struct fc_backend_ops {
+    const char *name;
+    fc_status_t (*alloc_func)(fc_backend_t *be, size_t bytes, void **buf_p);
+    void (*free_func)(fc_backend_t *be, void *buf);
+    fc_status_t (*fill_func)(fc_backend_t *be, const fc_pattern_t *p,
+                             int32_t rank, uint64_t index_base, void *buf,
+                             size_t count);
+    /* overwrite a buffer with a byte value, so stale output cannot pass */
+    fc_status_t (*poison_func)(fc_backend_t *be, void *buf, size_t bytes,
+                               int byte);
+    fc_status_t (*copy_func)(fc_backend_t *be, void *dst, const void *src,
+                             size_t bytes);
+    /* run one call, all ranks together; *seconds_p is this rank's time for
+     * the call alone, from a common start (barrier) */
+    fc_status_t (*run_func)(fc_backend_t *be, const fc_coll_call_t *call,
+                            double *seconds_p);
+    fc_status_t (*verify_func)(fc_backend_t *be, const fc_pattern_t *p,
+                               int32_t src, uint64_t index_base,
+                               const void *buf, size_t count,
+                               uint64_t pos_base, fc_mismatch_t *m);
+    fc_status_t (*digest_func)(fc_backend_t *be, const void *buf,
+                               size_t bytes, uint64_t *digest_p);
+    /* self-test: flip one bit of one byte of a buffer */
+    fc_status_t (*flip_bit_func)(fc_backend_t *be, void *buf, size_t byte,
+                                 int bit);
+    void (*fini_func)(fc_backend_t *be);
+} fc_backend_ops_t;
+
+struct fc_backend {
+    const fc_backend_ops_t *ops;
+    MPI_Comm comm;          /* the communicator collectives run on */
+    int rank;               /* rank in comm */
+    int size;               /* ranks in comm */
+    void *priv;             /* backend state */
+};
+
+/* The mpi backend on comm (not duplicated; the caller owns comm). */
+fc_status_t fc_backend_mpi_init(MPI_Comm comm, fc_backend_t *be);
+
+#endif

@@ -1,0 +1,87 @@
+/*
+ * fc_engine.h - runs one test point (collective, type, op, size) on a
+ * backend: fill, warm-up, timed iterations, bitwise check of every call's
+ * output, digests across ranks and repetitions, and the statistics. The
+ * result is gathered to rank 0 of the backend's communicator as a fixed
+ * size summary (fc_point_summary_t) that a stage can send on over MPI.
+ */
+#ifndef FC_ENGINE_H
+#define FC_ENGINE_H
+
+#include <stdint.h>
+
+#include "fc_backend.h"
+#include "fc_stats.h"
+
+#define FC_HOST_MAX 64
+
+typedef struct fc_test_point {
+    fc_coll_id_t coll;
+    fc_dtype_t dtype;
+    fc_op_t op;             /* FC_OP_NONE for moves */
+    uint64_t bytes;         /* requested size */
+    int warmup;
+    int iters;
+    uint32_t seed;
+} fc_test_point_t;
+
+/* The documented self-test: corrupt one element so an operator can prove
+ * that the checker catches it. */
+typedef struct fc_selftest {
+    int enabled;
+    int rank;               /* world rank that corrupts */
+    int iter;               /* iteration (0 = first warm-up) */
+    int64_t index;          /* element of its output; -1: the middle one */
+    int bit;                /* bit of that element to flip */
+    int coll;               /* only this collective, or FC_ANY */
+} fc_selftest_t;
+
+/* Summary of a test point on one communicator (one node, rack, ...). */
+typedef struct fc_point_summary {
+    int32_t valid;          /* 0 for a placeholder from a non-root rank */
+    int32_t status;         /* fc_status_t of running it (not the verdict) */
+    char host[FC_HOST_MAX]; /* host of rank 0 of the communicator */
+    int32_t nranks;
+    int32_t nhosts;
+    int32_t first_world_rank;
+    uint64_t bytes;         /* actual size, nccl-tests' convention */
+    uint64_t count;
+    int32_t iters;
+    int32_t warmup;
+    fc_time_stats_t time;   /* per iteration, slowest rank's time */
+    double algbw;           /* GB/s, from the median time */
+    double busbw;
+    int32_t slowest_rank;   /* world rank with the largest mean time */
+    char slowest_host[FC_HOST_MAX];
+    uint64_t wrong;         /* wrong elements, all ranks and iterations */
+    int32_t bad_ranks;      /* ranks that saw a wrong element */
+    int32_t first_bad_rank; /* world rank of the first, -1 if none */
+    char first_bad_host[FC_HOST_MAX];
+    int32_t first_bad_iter;
+    uint64_t first_bad_pos;
+    uint64_t first_expected;
+    uint64_t first_actual;
+    uint64_t first_rank_wrong;  /* wrong elements on that rank */
+    int32_t digest_ranks_agree; /* same bits on every rank (where due) */
+    int32_t digest_reps_agree;  /* same bits in every repetition */
+    int32_t disagree_rank;      /* a rank whose digest differed, or -1 */
+    uint64_t digest;            /* rank 0's digest of the output */
+} fc_point_summary_t;
+
+typedef struct fc_engine_ident {
+    int world_rank;
+    const char *host;
+} fc_engine_ident_t;
+
+/* Run pt on be (all ranks of be->comm call this). The summary is written
+ * on rank 0 of be->comm. The return is the status of running the point; a
+ * wrong result is not an error here (the summary says so). */
+fc_status_t fc_engine_run_point(fc_backend_t *be, const fc_test_point_t *pt,
+                                const fc_selftest_t *selftest,
+                                const fc_engine_ident_t *ident,
+                                fc_point_summary_t *summary_p);
+
+/* "all_reduce float32 sum 4 KiB" */
+void fc_point_label(const fc_test_point_t *pt, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,67 @@
+/*
+ * fc_log.c - see fc_log.h. The identity is process-wide state set once at
+ * start-up; it is the only file-scope mutable state in the engine, kept so
+ * that a message from any depth can name its host and rank.
+ */
+#include "fc_log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static char fc_log_hostname[256];
+static int fc_log_rankno = -1;
+
+void fc_log_set_identity(const char *host, int rank)
+{
+    snprintf(fc_log_hostname, sizeof(fc_log_hostname), "%s", host);
+    fc_log_rankno = rank;
+}
+
+const char *fc_log_host(void)
+{
+    if (fc_log_hostname[0] == '\0' &&
+        gethostname(fc_log_hostname, sizeof(fc_log_hostname) - 1) != 0)
+        snprintf(fc_log_hostname, sizeof(fc_log_hostname), "unknown-host");
+    return fc_log_hostname;
+}
+
+int fc_log_rank(void)
+{
+    return fc_log_rankno;
+}
+
+static void fc_log_prefix(char *buf, size_t len)
+{
+    if (fc_log_rankno >= 0)
+        snprintf(buf, len, "fabcert[%s:rank %d]", fc_log_host(), fc_log_rankno);
+    else
+        snprintf(buf, len, "fabcert[%s]", fc_log_host());
+}
+
+void fc_log_error_at(const char *file, int line, const char *fmt, ...)
+{
+    char prefix[320], msg[2048];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fc_log_prefix(prefix, sizeof(prefix));
+    fprintf(stderr, "%s error: %s (%s:%d)\n", prefix, msg, file, line);
+    fflush(stderr);
+}
+
+void fc_log_info(const char *fmt, ...)
+{
+    char prefix[320], msg[2048];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fc_log_prefix(prefix, sizeof(prefix));
+    fprintf(stderr, "%s %s\n", prefix, msg);
+    fflush(stderr);
+}

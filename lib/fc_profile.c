@@ -1,0 +1,585 @@
+/*
+ * fc_profile.c - strict YAML profile loader on libfyaml's document tree.
+ *
+ * Each mapping is walked key by key against a fixed list of accepted keys;
+ * anything else is an error at the key's position. Positions come from the
+ * scalar tokens (a mapping or sequence is reported at its key). Defaults
+ * are filled first, so a profile only states what differs.
+ */
+#include "fc_profile.h"
+
+#include <errno.h>
+#include <libfyaml.h>
+#include <math.h>
+#include <sodium.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const fc_stage_names[FC_STAGE_COUNT] = {
+    "preflight", "node", "pairs", "rack", "cluster", "contention", "soak",
+};
+
+const char *fc_stage_name(fc_stage_id_t stage)
+{
+    return fc_stage_names[stage];
+}
+
+int fc_stage_from_name(const char *name)
+{
+    for (int s = 0; s < FC_STAGE_COUNT; ++s)
+        if (strcmp(name, fc_stage_names[s]) == 0)
+            return s;
+    return -1;
+}
+
+int fc_parse_size(const char *text, uint64_t *bytes_p)
+{
+    static const struct { const char *suffix; uint64_t mult; } units[] = {
+        { "GiB", 1ull << 30 }, { "MiB", 1ull << 20 }, { "KiB", 1ull << 10 },
+        { "G", 1ull << 30 },   { "M", 1ull << 20 },   { "K", 1ull << 10 },
+        { "B", 1 },            { "", 1 },
+    };
+    char *end;
+    unsigned long long v;
+
+    if (text[0] < '0' || text[0] > '9')
+        return -1;
+    errno = 0;
+    v = strtoull(text, &end, 10);
+    if (errno != 0)
+        return -1;
+    for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); ++u) {
+        if (strcmp(end, units[u].suffix) == 0) {
+            if (v > UINT64_MAX / units[u].mult)
+                return -1;
+            *bytes_p = v * units[u].mult;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+void fc_format_size(uint64_t bytes, char *buf, size_t len)
+{
+    if (bytes >= (1ull << 30) && bytes % (1ull << 30) == 0)
+        snprintf(buf, len, "%llu GiB", (unsigned long long)(bytes >> 30));
+    else if (bytes >= (1ull << 20) && bytes % (1ull << 20) == 0)
+        snprintf(buf, len, "%llu MiB", (unsigned long long)(bytes >> 20));
+    else if (bytes >= (1ull << 10) && bytes % (1ull << 10) == 0)
+        snprintf(buf, len, "%llu KiB", (unsigned long long)(bytes >> 10));
+    else
+        snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+}
+
+/* ---- parsing context ---------------------------------------------------- */
+
+typedef struct fc_yaml_ctx {
+    const char *path;
+} fc_yaml_ctx_t;
+
+static void fc_node_mark(struct fy_node *n, int *line_p, int *col_p)
+{
+    struct fy_token *t = n ? fy_node_get_scalar_token(n) : NULL;
+    const struct fy_mark *m = t ? fy_token_start_mark(t) : NULL;
+
+    *line_p = m ? m->line + 1 : 0;
+    *col_p = m ? m->column + 1 : 0;
+}
+
+/* Error at node n (a scalar) or, for a collection, at its key. */
+__attribute__((format(printf, 4, 5)))
+static fc_status_t fc_yaml_error(const fc_yaml_ctx_t *ctx, struct fy_node *n,
+                                 struct fy_node *key, const char *fmt, ...)
+{
+    char msg[1024];
+    int line, col;
+    va_list ap;
+
+    fc_node_mark(n && fy_node_is_scalar(n) ? n : key, &line, &col);
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "fabcert: %s:%d:%d: %s\n", ctx->path, line, col, msg);
+    return FC_ERR_INVALID;
+}
+
+static const char *fc_scalar(struct fy_node *n, char *buf, size_t len)
+{
+    size_t slen;
+    const char *s = fy_node_get_scalar(n, &slen);
+
+    if (s == NULL)
+        return NULL;
+    if (slen >= len)
+        slen = len - 1;
+    memcpy(buf, s, slen);
+    buf[slen] = '\0';
+    return buf;
+}
+
+static fc_status_t fc_yaml_expect_scalar(const fc_yaml_ctx_t *ctx,
+                                         struct fy_node *v, struct fy_node *k,
+                                         const char *what, char *buf,
+                                         size_t len)
+{
+    if (v == NULL || !fy_node_is_scalar(v) || !fc_scalar(v, buf, len))
+        return fc_yaml_error(ctx, v, k, "'%s' must be %s", buf, what);
+    return FC_OK;
+}
+
+static fc_status_t fc_yaml_bool(const fc_yaml_ctx_t *ctx, struct fy_node *k,
+                                struct fy_node *v, const char *key, int *out)
+{
+    char buf[64];
+
+    snprintf(buf, sizeof(buf), "%s", key);
+    FC_CHECK(fc_yaml_expect_scalar(ctx, v, k, "true or false", buf, sizeof(buf)));
+    if (strcmp(buf, "true") == 0)
+        *out = 1;
+    else if (strcmp(buf, "false") == 0)
+        *out = 0;
+    else
+        return fc_yaml_error(ctx, v, k, "'%s' must be true or false, not '%s'",
+                             key, buf);
+    return FC_OK;
+}
+
+/* A number in [lo, hi]. */
+static fc_status_t fc_yaml_number(const fc_yaml_ctx_t *ctx, struct fy_node *k,
+                                  struct fy_node *v, const char *key,
+                                  double lo, double hi, double *out)
+{
+    char buf[64], *end;
+    double d;
+
+    snprintf(buf, sizeof(buf), "%s", key);
+    FC_CHECK(fc_yaml_expect_scalar(ctx, v, k, "a number", buf, sizeof(buf)));
+    errno = 0;
+    d = strtod(buf, &end);
+    if (buf[0] == '\0' || *end != '\0' || errno != 0 || !isfinite(d))
+        return fc_yaml_error(ctx, v, k, "'%s' must be a number, not '%s'",
+                             key, buf);
+    if (d < lo || d > hi)
+        return fc_yaml_error(ctx, v, k, "'%s' is %s; it must be between %g and %g",
+                             key, buf, lo, hi);
+    *out = d;
+    return FC_OK;
+}
+
+static fc_status_t fc_yaml_int(const fc_yaml_ctx_t *ctx, struct fy_node *k,
+                               struct fy_node *v, const char *key, int lo,
+                               int hi, int *out)
+{
+    double d;
+
+    FC_CHECK(fc_yaml_number(ctx, k, v, key, lo, hi, &d));
+    if (d != floor(d))
+        return fc_yaml_error(ctx, v, k, "'%s' must be a whole number", key);
+    *out = (int)d;
+    return FC_OK;
+}
+
+static fc_status_t fc_yaml_size(const fc_yaml_ctx_t *ctx, struct fy_node *k,
+                                struct fy_node *v, const char *key,
+                                uint64_t *out)
+{
+    char buf[64];
+
+    snprintf(buf, sizeof(buf), "%s", key);
+    FC_CHECK(fc_yaml_expect_scalar(ctx, v, k, "a size", buf, sizeof(buf)));
+    if (fc_parse_size(buf, out) != 0 || *out == 0)
+        return fc_yaml_error(ctx, v, k,
+                             "'%s' must be a positive size such as 4096, 64KiB or 1MiB, not '%s'",
+                             key, buf);
+    return FC_OK;
+}
+
+/* A sequence of names, each mapped by from_name; "any" allowed if any_ok. */
+static fc_status_t fc_yaml_name_list(const fc_yaml_ctx_t *ctx,
+                                     struct fy_node *k, struct fy_node *v,
+                                     const char *key,
+                                     int (*from_name)(const char *),
+                                     int max, int *out, int *count_p)
+{
+    void *iter = NULL;
+    struct fy_node *item;
+    char buf[64];
+    int count = 0;
+
+    if (v == NULL || fy_node_get_type(v) != FYNT_SEQUENCE)
+        return fc_yaml_error(ctx, v, k, "'%s' must be a list", key);
+    while ((item = fy_node_sequence_iterate(v, &iter)) != NULL) {
+        int id;
+
+        snprintf(buf, sizeof(buf), "%s", key);
+        FC_CHECK(fc_yaml_expect_scalar(ctx, item, k, "a list of names", buf,
+                                       sizeof(buf)));
+        id = from_name(buf);
+        if (id < 0)
+            return fc_yaml_error(ctx, item, k, "unknown name '%s' in '%s'",
+                                 buf, key);
+        for (int c = 0; c < count; ++c)
+            if (out[c] == id)
+                return fc_yaml_error(ctx, item, k, "'%s' is listed twice in '%s'",
+                                     buf, key);
+        if (count == max)
+            return fc_yaml_error(ctx, item, k, "too many entries in '%s'", key);
+        out[count++] = id;
+    }
+    if (count == 0)
+        return fc_yaml_error(ctx, v, k, "'%s' must not be empty", key);
+    *count_p = count;
+    return FC_OK;
+}
+
+static int fc_reduction_op_from_name(const char *name)
+{
+    int op = fc_op_from_name(name);
+
+    return op == FC_OP_NONE ? -1 : op;
+}
+
+/* Walk a mapping: for each key, find it in keys[] (error if absent) and
+ * call handle(ctx, index, key node, value node, arg). */
+typedef fc_status_t (*fc_yaml_key_func_t)(const fc_yaml_ctx_t *ctx, int index,
+                                          struct fy_node *k, struct fy_node *v,
+                                          void *arg);
+
+static fc_status_t fc_yaml_walk_map(const fc_yaml_ctx_t *ctx,
+                                    struct fy_node *map, struct fy_node *mapkey,
+                                    const char *where,
+                                    const char *const *keys,
+                                    fc_yaml_key_func_t handle, void *arg)
+{
+    void *iter = NULL;
+    struct fy_node_pair *pair;
+    char name[128], expected[512];
+
+    if (map == NULL || fy_node_get_type(map) != FYNT_MAPPING)
+        return fc_yaml_error(ctx, map, mapkey, "%s must be a mapping", where);
+    while ((pair = fy_node_mapping_iterate(map, &iter)) != NULL) {
+        struct fy_node *k = fy_node_pair_key(pair);
+        struct fy_node *v = fy_node_pair_value(pair);
+        int index = -1;
+
+        if (k == NULL || !fy_node_is_scalar(k) ||
+            !fc_scalar(k, name, sizeof(name)))
+            return fc_yaml_error(ctx, k, k, "%s has a key that is not a name",
+                                 where);
+        for (int i = 0; keys[i] != NULL; ++i)
+            if (strcmp(keys[i], name) == 0)
+                index = i;
+        if (index < 0) {
+            expected[0] = '\0';
+            for (int i = 0; keys[i] != NULL; ++i)
+                snprintf(expected + strlen(expected),
+                         sizeof(expected) - strlen(expected), "%s%s",
+                         i ? ", " : "", keys[i]);
+            return fc_yaml_error(ctx, k, k,
+                                 "unknown key '%s' in %s (expected one of: %s)",
+                                 name, where, expected);
+        }
+        FC_CHECK(handle(ctx, index, k, v, arg));
+    }
+    return FC_OK;
+}
+
+/* ---- limits ------------------------------------------------------------- */
+
+static const char *const fc_limit_keys[] = {
+    "collective", "dtype", "op", "min_bytes", "max_bytes", "min_busbw_gbps",
+    "max_latency_us", NULL,
+};
+
+static fc_status_t fc_limit_key(const fc_yaml_ctx_t *ctx, int index,
+                                struct fy_node *k, struct fy_node *v, void *arg)
+{
+    fc_limit_rule_t *r = arg;
+    char buf[64];
+    int (*const lookups[3])(const char *) = {
+        fc_coll_from_name, fc_dtype_from_name, fc_reduction_op_from_name,
+    };
+    int *const targets[3] = { &r->coll, &r->dtype, &r->op };
+
+    switch (index) {
+    case 0: case 1: case 2:
+        snprintf(buf, sizeof(buf), "%s", fc_limit_keys[index]);
+        FC_CHECK(fc_yaml_expect_scalar(ctx, v, k, "a name", buf, sizeof(buf)));
+        if (strcmp(buf, "any") == 0) {
+            *targets[index] = FC_ANY;
+        } else if ((*targets[index] = lookups[index](buf)) < 0) {
+            return fc_yaml_error(ctx, v, k, "unknown %s '%s'",
+                                 fc_limit_keys[index], buf);
+        }
+        return FC_OK;
+    case 3: return fc_yaml_size(ctx, k, v, "min_bytes", &r->min_bytes);
+    case 4: return fc_yaml_size(ctx, k, v, "max_bytes", &r->max_bytes);
+    case 5: return fc_yaml_number(ctx, k, v, "min_busbw_gbps", 0, 1e6,
+                                  &r->min_busbw_gbps);
+    default: return fc_yaml_number(ctx, k, v, "max_latency_us", 0, 1e12,
+                                   &r->max_latency_us);
+    }
+}
+
+static fc_status_t fc_profile_limits(const fc_yaml_ctx_t *ctx,
+                                     struct fy_node *k, struct fy_node *v,
+                                     fc_stage_profile_t *sp)
+{
+    void *iter = NULL;
+    struct fy_node *item;
+    int col;
+
+    if (v == NULL || fy_node_get_type(v) != FYNT_SEQUENCE)
+        return fc_yaml_error(ctx, v, k, "'limits' must be a list of rules");
+    while ((item = fy_node_sequence_iterate(v, &iter)) != NULL) {
+        fc_limit_rule_t *r;
+
+        if (sp->nlimits == FC_PROFILE_MAX_LIMITS)
+            return fc_yaml_error(ctx, item, k, "more than %d limit rules",
+                                 FC_PROFILE_MAX_LIMITS);
+        r = &sp->limits[sp->nlimits++];
+        *r = (fc_limit_rule_t){ FC_ANY, FC_ANY, FC_ANY, 0, UINT64_MAX, -1, -1,
+                                0 };
+        fc_node_mark(k, &r->line, &col);
+        FC_CHECK(fc_yaml_walk_map(ctx, item, k, "a limit rule", fc_limit_keys,
+                                  fc_limit_key, r));
+        if (r->min_bytes > r->max_bytes)
+            return fc_yaml_error(ctx, item, k,
+                                 "a limit rule has min_bytes above max_bytes");
+    }
+    return FC_OK;
+}
+
+/* ---- stages ------------------------------------------------------------- */
+
+static const char *const fc_relative_keys[] = { "max_below_median_pct", NULL };
+
+static fc_status_t fc_relative_key(const fc_yaml_ctx_t *ctx, int index,
+                                   struct fy_node *k, struct fy_node *v,
+                                   void *arg)
+{
+    (void)index;
+    return fc_yaml_number(ctx, k, v, "max_below_median_pct", 0, 100, arg);
+}
+
+static const char *const fc_stage_keys[] = {
+    "required", "timeout_s", "warmup", "iters", "sizes", "collectives",
+    "dtypes", "ops", "max_wrong", "relative", "limits", NULL,
+};
+
+static fc_status_t fc_stage_key(const fc_yaml_ctx_t *ctx, int index,
+                                struct fy_node *k, struct fy_node *v, void *arg)
+{
+    fc_stage_profile_t *sp = arg;
+    double d;
+
+    switch (index) {
+    case 0: return fc_yaml_bool(ctx, k, v, "required", &sp->required);
+    case 1: return fc_yaml_number(ctx, k, v, "timeout_s", 1, 7 * 86400.0,
+                                  &sp->timeout_s);
+    case 2: return fc_yaml_int(ctx, k, v, "warmup", 0, 1000000, &sp->warmup);
+    case 3: return fc_yaml_int(ctx, k, v, "iters", 1, 1000000, &sp->iters);
+    case 4: {
+        void *iter = NULL;
+        struct fy_node *item;
+
+        if (v == NULL || fy_node_get_type(v) != FYNT_SEQUENCE)
+            return fc_yaml_error(ctx, v, k, "'sizes' must be a list");
+        sp->nsizes = 0;
+        while ((item = fy_node_sequence_iterate(v, &iter)) != NULL) {
+            if (sp->nsizes == FC_PROFILE_MAX_SIZES)
+                return fc_yaml_error(ctx, item, k, "more than %d sizes",
+                                     FC_PROFILE_MAX_SIZES);
+            FC_CHECK(fc_yaml_size(ctx, k, item, "sizes",
+                                  &sp->sizes[sp->nsizes++]));
+        }
+        if (sp->nsizes == 0)
+            return fc_yaml_error(ctx, v, k, "'sizes' must not be empty");
+        return FC_OK;
+    }
+    case 5: return fc_yaml_name_list(ctx, k, v, "collectives", fc_coll_from_name,
+                                     FC_COLL_COUNT, sp->colls, &sp->ncolls);
+    case 6: return fc_yaml_name_list(ctx, k, v, "dtypes", fc_dtype_from_name,
+                                     FC_DTYPE_COUNT, sp->dtypes, &sp->ndtypes);
+    case 7: return fc_yaml_name_list(ctx, k, v, "ops", fc_reduction_op_from_name,
+                                     4, sp->ops, &sp->nops);
+    case 8:
+        FC_CHECK(fc_yaml_number(ctx, k, v, "max_wrong", 0, 1e18, &d));
+        sp->max_wrong = (uint64_t)d;
+        return FC_OK;
+    case 9:
+        return fc_yaml_walk_map(ctx, v, k, "'relative'", fc_relative_keys,
+                                fc_relative_key, &sp->max_below_median_pct);
+    default:
+        return fc_profile_limits(ctx, k, v, sp);
+    }
+}
+
+static void fc_stage_defaults(fc_stage_profile_t *sp)
+{
+    static const uint64_t sizes[] = { 4096, 256 << 10, 1 << 20 };
+
+    memset(sp, 0, sizeof(*sp));
+    sp->required = 1;
+    sp->timeout_s = 600;
+    sp->warmup = 2;
+    sp->iters = 10;
+    memcpy(sp->sizes, sizes, sizeof(sizes));
+    sp->nsizes = 3;
+    for (int c = 0; c < FC_COLL_COUNT; ++c)
+        sp->colls[sp->ncolls++] = c;
+    for (int t = 0; t < FC_DTYPE_COUNT; ++t)
+        sp->dtypes[sp->ndtypes++] = t;
+    for (int o = 0; o < 4; ++o)
+        sp->ops[sp->nops++] = o;
+    sp->max_wrong = 0;
+    sp->max_below_median_pct = -1;
+}
+
+static fc_status_t fc_stages_key(const fc_yaml_ctx_t *ctx, int index,
+                                 struct fy_node *k, struct fy_node *v,
+                                 void *arg)
+{
+    fc_profile_t *profile = arg;
+    fc_stage_profile_t *sp = &profile->stages[index];
+    char where[64];
+
+    fc_stage_defaults(sp);
+    sp->present = 1;
+    snprintf(where, sizeof(where), "stage '%s'", fc_stage_names[index]);
+    return fc_yaml_walk_map(ctx, v, k, where, fc_stage_keys, fc_stage_key, sp);
+}
+
+static const char *const fc_top_keys[] = {
+    "name", "description", "seed", "stages", NULL,
+};
+
+static fc_status_t fc_top_key(const fc_yaml_ctx_t *ctx, int index,
+                              struct fy_node *k, struct fy_node *v, void *arg)
+{
+    fc_profile_t *profile = arg;
+    static const char *stage_keys[FC_STAGE_COUNT + 1];
+    char buf[sizeof(profile->name)];
+    double d;
+
+    switch (index) {
+    case 0:
+        snprintf(buf, sizeof(buf), "name");
+        FC_CHECK(fc_yaml_expect_scalar(ctx, v, k, "a string", buf, sizeof(buf)));
+        snprintf(profile->name, sizeof(profile->name), "%s", buf);
+        return FC_OK;
+    case 1:
+        snprintf(buf, sizeof(buf), "description");
+        return fc_yaml_expect_scalar(ctx, v, k, "a string", buf, sizeof(buf));
+    case 2:
+        FC_CHECK(fc_yaml_number(ctx, k, v, "seed", 0, 4294967295.0, &d));
+        profile->seed = (uint32_t)d;
+        return FC_OK;
+    default:
+        for (int s = 0; s < FC_STAGE_COUNT; ++s)
+            stage_keys[s] = fc_stage_names[s];
+        stage_keys[FC_STAGE_COUNT] = NULL;
+        return fc_yaml_walk_map(ctx, v, k, "'stages'", stage_keys,
+                                fc_stages_key, profile);
+    }
+}
+
+static fc_status_t fc_profile_hash(const char *path, char *hex, size_t len)
+{
+    unsigned char digest[crypto_hash_sha256_BYTES], chunk[65536];
+    crypto_hash_sha256_state st;
+    FILE *f = fopen(path, "rb");
+    size_t n;
+
+    if (f == NULL) {
+        fprintf(stderr, "fabcert: %s: cannot open profile: %m\n", path);
+        return FC_ERR_INVALID;
+    }
+    crypto_hash_sha256_init(&st);
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        crypto_hash_sha256_update(&st, chunk, n);
+    fclose(f);
+    crypto_hash_sha256_final(&st, digest);
+    sodium_bin2hex(hex, len, digest, sizeof(digest));
+    return FC_OK;
+}
+
+fc_status_t fc_profile_load(const char *path, fc_profile_t *profile_p)
+{
+    struct fy_diag_cfg dcfg;
+    struct fy_diag *diag = NULL;
+    struct fy_parse_cfg cfg;
+    struct fy_document *doc = NULL;
+    fc_yaml_ctx_t ctx = { path };
+    fc_profile_t *profile = calloc(1, sizeof(*profile));
+    fc_status_t status = FC_ERR_INVALID;
+
+    if (profile == NULL) {
+        fprintf(stderr, "fabcert: out of memory loading %s\n", path);
+        return FC_ERR_INTERNAL;
+    }
+    snprintf(profile->path, sizeof(profile->path), "%s", path);
+    profile->seed = 1;
+    if (fc_profile_hash(path, profile->sha256, sizeof(profile->sha256)) != FC_OK)
+        goto out_free;
+
+    fy_diag_cfg_default(&dcfg);
+    dcfg.fp = NULL;
+    dcfg.colorize = false;
+    diag = fy_diag_create(&dcfg);
+    if (diag == NULL)
+        goto out_free;
+    fy_diag_set_collect_errors(diag, true);
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.flags = FYPCF_QUIET;
+    cfg.diag = diag;
+    doc = fy_document_build_from_file(&cfg, path);
+    if (doc == NULL) {
+        void *iter = NULL;
+        struct fy_diag_error *err = fy_diag_errors_iterate(diag, &iter);
+
+        if (err != NULL)
+            fprintf(stderr, "fabcert: %s:%d:%d: malformed YAML: %s\n", path,
+                    err->line + 1, err->column + 1, err->msg);
+        else
+            fprintf(stderr, "fabcert: %s:0:0: malformed YAML\n", path);
+        goto out_diag;
+    }
+    if (fy_document_root(doc) == NULL) {
+        fprintf(stderr, "fabcert: %s:1:1: the profile is empty\n", path);
+        goto out_doc;
+    }
+    status = fc_yaml_walk_map(&ctx, fy_document_root(doc), NULL, "the profile",
+                              fc_top_keys, fc_top_key, profile);
+    if (status == FC_OK && profile->name[0] == '\0') {
+        fprintf(stderr, "fabcert: %s:1:1: the profile has no 'name'\n", path);
+        status = FC_ERR_INVALID;
+    }
+    if (status == FC_OK)
+        *profile_p = *profile;
+out_doc:
+    fy_document_destroy(doc);
+out_diag:
+    fy_diag_destroy(diag);
+out_free:
+    free(profile);
+    return status;
+}
+
+const fc_limit_rule_t *fc_profile_find_limit(const fc_stage_profile_t *sp,
+                                             int coll, int dtype, int op,
+                                             uint64_t bytes)
+{
+    for (int i = 0; i < sp->nlimits; ++i) {
+        const fc_limit_rule_t *r = &sp->limits[i];
+
+        if ((r->coll == FC_ANY || r->coll == coll) &&
+            (r->dtype == FC_ANY || r->dtype == dtype) &&
+            (r->op == FC_ANY || r->op == op) &&
+            bytes >= r->min_bytes && bytes <= r->max_bytes)
+            return r;
+    }
+    return NULL;
+}

@@ -1,0 +1,95 @@
+/*
+ * fc_profile.h - threshold profiles: data, never code.
+ *
+ * A profile (thresholds/NAME.yaml) says, per stage, whether it is required,
+ * its timeout, what to sweep (collectives, types, ops, sizes, iterations)
+ * and the limits: absolute (minimum busbw, maximum latency per collective,
+ * type, op and size range), relative (a node more than X% below the median
+ * of its peers fails) and the number of wrong elements tolerated (0).
+ * Parsing is strict: an unknown key, a wrong type or a bad value is an
+ * error naming file:line:column, and the caller exits 2. The SHA-256 of
+ * the file goes into every result and certificate.
+ */
+#ifndef FC_PROFILE_H
+#define FC_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fc_coll.h"
+#include "fc_pattern_host.h"
+#include "fc_status.h"
+
+typedef enum fc_stage_id {
+    FC_STAGE_PREFLIGHT = 0,
+    FC_STAGE_NODE,
+    FC_STAGE_PAIRS,
+    FC_STAGE_RACK,
+    FC_STAGE_CLUSTER,
+    FC_STAGE_CONTENTION,
+    FC_STAGE_SOAK,
+    FC_STAGE_COUNT
+} fc_stage_id_t;
+
+#define FC_PROFILE_MAX_SIZES 64
+#define FC_PROFILE_MAX_LIMITS 64
+#define FC_ANY (-1)
+
+/* An absolute limit; the first rule matching a test point applies. */
+typedef struct fc_limit_rule {
+    int coll;               /* fc_coll_id_t or FC_ANY */
+    int dtype;              /* fc_dtype_t or FC_ANY */
+    int op;                 /* fc_op_t or FC_ANY */
+    uint64_t min_bytes;     /* size range, inclusive */
+    uint64_t max_bytes;
+    double min_busbw_gbps;  /* < 0: no limit */
+    double max_latency_us;  /* median time; < 0: no limit */
+    int line;               /* where the rule is, for messages */
+} fc_limit_rule_t;
+
+typedef struct fc_stage_profile {
+    int present;            /* the profile names this stage */
+    int required;           /* a rack is INCOMPLETE if it did not run */
+    double timeout_s;       /* the stage is ended after this long */
+    int warmup;             /* untimed (but checked) iterations */
+    int iters;              /* timed iterations */
+    uint64_t sizes[FC_PROFILE_MAX_SIZES];
+    int nsizes;
+    int colls[FC_COLL_COUNT];
+    int ncolls;
+    int dtypes[FC_DTYPE_COUNT];
+    int ndtypes;
+    int ops[4];
+    int nops;
+    uint64_t max_wrong;     /* wrong elements tolerated: 0 */
+    double max_below_median_pct;  /* relative rule; < 0: none */
+    fc_limit_rule_t limits[FC_PROFILE_MAX_LIMITS];
+    int nlimits;
+} fc_stage_profile_t;
+
+typedef struct fc_profile {
+    char path[1024];
+    char name[128];
+    char sha256[65];        /* hex digest of the file's bytes */
+    uint32_t seed;
+    fc_stage_profile_t stages[FC_STAGE_COUNT];
+} fc_profile_t;
+
+const char *fc_stage_name(fc_stage_id_t stage);
+int fc_stage_from_name(const char *name);       /* -1 if unknown */
+
+/* Load and validate; on error prints "file:line:col: message" to stderr
+ * and returns FC_ERR_INVALID. */
+fc_status_t fc_profile_load(const char *path, fc_profile_t *profile_p);
+
+/* The limit rule for a test point, or NULL if none applies. */
+const fc_limit_rule_t *fc_profile_find_limit(const fc_stage_profile_t *sp,
+                                             int coll, int dtype, int op,
+                                             uint64_t bytes);
+
+/* Parse "256KiB", "1MiB", "4096", "1GiB"; returns 0 on success. */
+int fc_parse_size(const char *text, uint64_t *bytes_p);
+/* Format bytes with binary units: "256 KiB". */
+void fc_format_size(uint64_t bytes, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,27 @@
+/*
+ * fc_results.h - DIR/results.jsonl: one JSON object per measurement or
+ * check, appended and flushed as it is made, so that a crash or a killed
+ * job loses nothing already measured. Objects are built with jansson.
+ */
+#ifndef FC_RESULTS_H
+#define FC_RESULTS_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "fc_status.h"
+
+typedef struct fc_results {
+    FILE *file;             /* open for append */
+    char path[4096];
+} fc_results_t;
+
+/* Create dir (and parents) if needed and open dir/results.jsonl. */
+fc_status_t fc_results_open(const char *dir, fc_results_t *results_p);
+/* Append obj as one line and flush; takes the reference to obj. */
+fc_status_t fc_results_append(fc_results_t *results, json_t *obj);
+void fc_results_close(fc_results_t *results);
+/* mkdir -p; returns FC_OK or logs and returns FC_ERR_INVALID. */
+fc_status_t fc_mkdir_p(const char *dir);
+
+#endif

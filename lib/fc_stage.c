@@ -1,0 +1,614 @@
+/*
+ * fc_stage.c - see fc_stage.h. Only world rank 0 prints TAP and writes
+ * results.jsonl; every other rank reports to it through the engine's and
+ * the sweep's gathers. Bad options or a bad profile are found before any
+ * collective runs and end every rank with exit status 2.
+ */
+#include "fc_stage.h"
+
+#include <getopt.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fc_judge.h"
+#include "fc_log.h"
+#include "fc_version.h"
+
+static void fc_stage_usage(FILE *out, const char *prog)
+{
+    fprintf(out,
+"usage: mpirun [...] %s [options]\n"
+"Runs one fabcert stage; TAP on stdout (rank 0), results in DIR/results.jsonl.\n"
+"  --profile FILE       threshold profile (default: thresholds/local.yaml\n"
+"                       beside the build)\n"
+"  --out DIR            output directory (default: fabcert-out)\n"
+"  --run-id ID          run id recorded in every result (default: generated)\n"
+"  --backend NAME       mpi (default) or nccl\n"
+"  --sizes LIST         message sizes, e.g. 4KiB,1MiB (default: profile)\n"
+"  --iters N            timed iterations (default: profile)\n"
+"  --warmup N           warm-up iterations, checked but not timed\n"
+"  --collectives LIST   e.g. all_reduce,all_gather (default: profile)\n"
+"  --dtypes LIST        e.g. int32,bfloat16 (default: profile)\n"
+"  --ops LIST           e.g. sum,max (default: profile)\n"
+"  --selftest-corrupt SPEC\n"
+"                       flip one bit of one output element to prove the\n"
+"                       checker: rank=R,iter=I[,index=K][,bit=B][,coll=NAME]\n"
+"                       (index defaults to the middle element, bit to 0)\n"
+"  --help               this text\n"
+"Exit status: 0 all checks pass, 1 a check failed or timed out, 2 bad input.\n",
+            prog);
+}
+
+static fc_status_t fc_parse_list(const char *what, const char *text,
+                                 int (*from_name)(const char *), int max,
+                                 int *out, int *count_p)
+{
+    char buf[1024], *save = NULL;
+    int count = 0;
+
+    snprintf(buf, sizeof(buf), "%s", text);
+    for (char *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        int id = from_name(tok);
+
+        if (id < 0 || count == max) {
+            fprintf(stderr, "fabcert: --%s: unknown or repeated '%s'\n", what,
+                    tok);
+            return FC_ERR_INVALID;
+        }
+        out[count++] = id;
+    }
+    if (count == 0) {
+        fprintf(stderr, "fabcert: --%s: empty list\n", what);
+        return FC_ERR_INVALID;
+    }
+    *count_p = count;
+    return FC_OK;
+}
+
+static int fc_reduce_op_from_name(const char *name)
+{
+    int op = fc_op_from_name(name);
+
+    return op == FC_OP_NONE ? -1 : op;
+}
+
+static fc_status_t fc_parse_int(const char *what, const char *text, long lo,
+                                long hi, long *out)
+{
+    char *end;
+    long v = strtol(text, &end, 10);
+
+    if (text[0] == '\0' || *end != '\0' || v < lo || v > hi) {
+        fprintf(stderr, "fabcert: %s: '%s' is not a number in [%ld, %ld]\n",
+                what, text, lo, hi);
+        return FC_ERR_INVALID;
+    }
+    *out = v;
+    return FC_OK;
+}
+
+static fc_status_t fc_parse_selftest(const char *text, fc_selftest_t *st)
+{
+    char buf[256], *save = NULL;
+    int have_rank = 0, have_iter = 0;
+    long v;
+
+    *st = (fc_selftest_t){ 1, 0, 0, -1, 0, FC_ANY };
+    snprintf(buf, sizeof(buf), "%s", text);
+    for (char *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+
+        if (eq == NULL)
+            goto bad;
+        *eq++ = '\0';
+        if (strcmp(tok, "rank") == 0) {
+            FC_CHECK(fc_parse_int("--selftest-corrupt rank", eq, 0, 1 << 30, &v));
+            st->rank = (int)v;
+            have_rank = 1;
+        } else if (strcmp(tok, "iter") == 0) {
+            FC_CHECK(fc_parse_int("--selftest-corrupt iter", eq, 0, 1 << 30, &v));
+            st->iter = (int)v;
+            have_iter = 1;
+        } else if (strcmp(tok, "index") == 0) {
+            FC_CHECK(fc_parse_int("--selftest-corrupt index", eq, 0, 1L << 40, &v));
+            st->index = v;
+        } else if (strcmp(tok, "bit") == 0) {
+            FC_CHECK(fc_parse_int("--selftest-corrupt bit", eq, 0, 7, &v));
+            st->bit = (int)v;
+        } else if (strcmp(tok, "coll") == 0) {
+            if ((st->coll = fc_coll_from_name(eq)) < 0)
+                goto bad;
+        } else {
+            goto bad;
+        }
+    }
+    if (have_rank && have_iter)
+        return FC_OK;
+bad:
+    fprintf(stderr, "fabcert: --selftest-corrupt '%s': expected "
+            "rank=R,iter=I[,index=K][,bit=B][,coll=NAME]\n", text);
+    return FC_ERR_INVALID;
+}
+
+/* thresholds/local.yaml beside the build: <exe>/../../thresholds */
+static void fc_default_profile(char *buf, size_t len)
+{
+    char exe[1024];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+    if (n <= 0) {
+        snprintf(buf, len, "thresholds/local.yaml");
+        return;
+    }
+    exe[n] = '\0';
+    snprintf(buf, len, "%s/../../thresholds/local.yaml", dirname(exe));
+}
+
+static fc_status_t fc_stage_parse(int argc, char **argv, fc_stage_opts_t *o,
+                                  int quiet)
+{
+    enum { O_PROFILE = 1, O_OUT, O_RUN_ID, O_BACKEND, O_SIZES, O_ITERS,
+           O_WARMUP, O_COLLS, O_DTYPES, O_OPS, O_SELFTEST, O_HELP };
+    static const struct option longopts[] = {
+        { "profile", required_argument, NULL, O_PROFILE },
+        { "out", required_argument, NULL, O_OUT },
+        { "run-id", required_argument, NULL, O_RUN_ID },
+        { "backend", required_argument, NULL, O_BACKEND },
+        { "sizes", required_argument, NULL, O_SIZES },
+        { "iters", required_argument, NULL, O_ITERS },
+        { "warmup", required_argument, NULL, O_WARMUP },
+        { "collectives", required_argument, NULL, O_COLLS },
+        { "dtypes", required_argument, NULL, O_DTYPES },
+        { "ops", required_argument, NULL, O_OPS },
+        { "selftest-corrupt", required_argument, NULL, O_SELFTEST },
+        { "help", no_argument, NULL, O_HELP },
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+    long v;
+
+    memset(o, 0, sizeof(*o));
+    fc_default_profile(o->profile_path, sizeof(o->profile_path));
+    snprintf(o->out_dir, sizeof(o->out_dir), "fabcert-out");
+    snprintf(o->backend, sizeof(o->backend), "mpi");
+    o->warmup = -1;
+    opterr = !quiet;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_PROFILE: snprintf(o->profile_path, sizeof(o->profile_path), "%s", optarg); break;
+        case O_OUT: snprintf(o->out_dir, sizeof(o->out_dir), "%s", optarg); break;
+        case O_RUN_ID: snprintf(o->run_id, sizeof(o->run_id), "%s", optarg); break;
+        case O_BACKEND:
+            if (strcmp(optarg, "mpi") != 0 && strcmp(optarg, "nccl") != 0 &&
+                strcmp(optarg, "auto") != 0) {
+                fprintf(stderr, "fabcert: --backend '%s': expected mpi, nccl or auto\n", optarg);
+                return FC_ERR_INVALID;
+            }
+            snprintf(o->backend, sizeof(o->backend), "%s", optarg);
+            break;
+        case O_SIZES: {
+            char buf[1024], *save = NULL;
+
+            snprintf(buf, sizeof(buf), "%s", optarg);
+            for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                if (o->nsizes == FC_PROFILE_MAX_SIZES ||
+                    fc_parse_size(t, &o->sizes[o->nsizes]) != 0 ||
+                    o->sizes[o->nsizes] == 0) {
+                    fprintf(stderr, "fabcert: --sizes: bad size '%s'\n", t);
+                    return FC_ERR_INVALID;
+                }
+                o->nsizes++;
+            }
+            break;
+        }
+        case O_ITERS:
+            FC_CHECK(fc_parse_int("--iters", optarg, 1, 1000000, &v));
+            o->iters = (int)v;
+            break;
+        case O_WARMUP:
+            FC_CHECK(fc_parse_int("--warmup", optarg, 0, 1000000, &v));
+            o->warmup = (int)v;
+            break;
+        case O_COLLS:
+            FC_CHECK(fc_parse_list("collectives", optarg, fc_coll_from_name,
+                                   FC_COLL_COUNT, o->colls, &o->ncolls));
+            break;
+        case O_DTYPES:
+            FC_CHECK(fc_parse_list("dtypes", optarg, fc_dtype_from_name,
+                                   FC_DTYPE_COUNT, o->dtypes, &o->ndtypes));
+            break;
+        case O_OPS:
+            FC_CHECK(fc_parse_list("ops", optarg, fc_reduce_op_from_name, 4,
+                                   o->ops, &o->nops));
+            break;
+        case O_SELFTEST:
+            FC_CHECK(fc_parse_selftest(optarg, &o->selftest));
+            break;
+        case O_HELP:
+            if (!quiet)
+                fc_stage_usage(stdout, argv[0]);
+            return FC_ERR_SKIP;
+        default:
+            if (!quiet)
+                fc_stage_usage(stderr, argv[0]);
+            return FC_ERR_INVALID;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "fabcert: unexpected argument '%s'\n", argv[optind]);
+        return FC_ERR_INVALID;
+    }
+    return FC_OK;
+}
+
+static void fc_stage_apply_overrides(fc_stage_ctx_t *ctx)
+{
+    fc_stage_profile_t *sp = &ctx->sp;
+    const fc_stage_opts_t *o = &ctx->opts;
+
+    if (o->nsizes > 0) {
+        memcpy(sp->sizes, o->sizes, sizeof(o->sizes));
+        sp->nsizes = o->nsizes;
+    }
+    if (o->iters > 0)
+        sp->iters = o->iters;
+    if (o->warmup >= 0)
+        sp->warmup = o->warmup;
+    if (o->ncolls > 0) {
+        memcpy(sp->colls, o->colls, sizeof(o->colls));
+        sp->ncolls = o->ncolls;
+    }
+    if (o->ndtypes > 0) {
+        memcpy(sp->dtypes, o->dtypes, sizeof(o->dtypes));
+        sp->ndtypes = o->ndtypes;
+    }
+    if (o->nops > 0) {
+        memcpy(sp->ops, o->ops, sizeof(o->ops));
+        sp->nops = o->nops;
+    }
+}
+
+/* Number of test points in the sweep. */
+static int fc_stage_point_count(const fc_stage_profile_t *sp)
+{
+    int n = 0;
+
+    for (int c = 0; c < sp->ncolls; ++c)
+        n += sp->ndtypes * sp->nsizes *
+             (fc_coll_desc(sp->colls[c])->reduces ? sp->nops : 1);
+    return n;
+}
+
+static fc_status_t fc_stage_load_profile(fc_stage_ctx_t *ctx)
+{
+    int status = FC_OK;
+
+    if (ctx->world_rank == 0) {
+        status = fc_profile_load(ctx->opts.profile_path, &ctx->profile);
+        if (status == FC_OK && !ctx->profile.stages[ctx->stage].present) {
+            fprintf(stderr, "fabcert: %s:1:1: the profile has no stage '%s'\n",
+                    ctx->opts.profile_path, fc_stage_name(ctx->stage));
+            status = FC_ERR_INVALID;
+        }
+    }
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (status != FC_OK)
+        return (fc_status_t)status;
+    MPI_Bcast(&ctx->profile, sizeof(ctx->profile), MPI_BYTE, 0, MPI_COMM_WORLD);
+    ctx->sp = ctx->profile.stages[ctx->stage];
+    fc_stage_apply_overrides(ctx);
+    return FC_OK;
+}
+
+static void fc_iso_time(char *buf, size_t len)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+
+    gmtime_r(&now, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static json_t *fc_stage_record(const fc_stage_ctx_t *ctx, const char *type)
+{
+    char now[32];
+
+    fc_iso_time(now, sizeof(now));
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "type", type,
+                     "run_id", ctx->opts.run_id, "stage",
+                     fc_stage_name(ctx->stage), "backend", ctx->opts.backend,
+                     "profile", ctx->profile.name, "profile_sha256",
+                     ctx->profile.sha256, "time", now);
+}
+
+fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
+                          fc_stage_ctx_t *ctx)
+{
+    fc_status_t status;
+    int ok;
+
+    memset(ctx, 0, sizeof(*ctx));
+    ctx->stage = stage;
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &ctx->world_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ctx->world_size);
+    if (gethostname(ctx->host, sizeof(ctx->host) - 1) != 0)
+        snprintf(ctx->host, sizeof(ctx->host), "unknown-host");
+    fc_log_set_identity(ctx->host, ctx->world_rank);
+
+    status = fc_stage_parse(*argc, *argv, &ctx->opts, ctx->world_rank != 0);
+    if (status != FC_OK)
+        return status;
+    if (strcmp(ctx->opts.backend, "nccl") == 0) {
+        if (ctx->world_rank == 0)
+            fprintf(stderr, "fabcert: --backend nccl: this build has no GPU "
+                    "plugin loaded on host %s; use --backend mpi\n", ctx->host);
+        return FC_ERR_INVALID;
+    }
+    snprintf(ctx->opts.backend, sizeof(ctx->opts.backend), "mpi");
+    if (ctx->opts.run_id[0] == '\0' && ctx->world_rank == 0)
+        snprintf(ctx->opts.run_id, sizeof(ctx->opts.run_id), "%ld-%d",
+                 (long)time(NULL), (int)getpid());
+    MPI_Bcast(ctx->opts.run_id, sizeof(ctx->opts.run_id), MPI_CHAR, 0,
+              MPI_COMM_WORLD);
+    FC_CHECK(fc_stage_load_profile(ctx));
+
+    fc_tap_init(&ctx->tap, stdout, ctx->world_rank == 0);
+    ok = 1;
+    if (ctx->world_rank == 0)
+        ok = fc_results_open(ctx->opts.out_dir, &ctx->results) == FC_OK;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok)
+        return FC_ERR_INVALID;
+    if (ctx->world_rank == 0) {
+        json_t *rec = fc_stage_record(ctx, "stage_start");
+
+        json_object_set_new(rec, "ranks", json_integer(ctx->world_size));
+        json_object_set_new(rec, "version", json_string(FC_VERSION));
+        fc_results_append(&ctx->results, rec);
+        fc_tap_plan(&ctx->tap, fc_stage_point_count(&ctx->sp));
+        fc_tap_diag(&ctx->tap, "fabcert %s stage %s: run %s, %d ranks, "
+                    "profile %s (sha256 %.12s)", FC_VERSION,
+                    fc_stage_name(stage), ctx->opts.run_id, ctx->world_size,
+                    ctx->profile.name, ctx->profile.sha256);
+    }
+    return FC_OK;
+}
+
+fc_status_t fc_stage_split_by_host(fc_stage_ctx_t *ctx, MPI_Comm *comm_p)
+{
+    char *all = malloc((size_t)ctx->world_size * FC_HOST_MAX);
+    int color = 0;
+
+    if (all == NULL) {
+        fc_error("out of memory for %d host names", ctx->world_size);
+        return FC_ERR_INTERNAL;
+    }
+    MPI_Allgather(ctx->host, FC_HOST_MAX, MPI_CHAR, all, FC_HOST_MAX, MPI_CHAR,
+                  MPI_COMM_WORLD);
+    while (strncmp(all + (size_t)color * FC_HOST_MAX, ctx->host, FC_HOST_MAX) != 0)
+        ++color;
+    free(all);
+    MPI_Comm_split(MPI_COMM_WORLD, color, ctx->world_rank, comm_p);
+    return FC_OK;
+}
+
+static json_t *fc_time_json(const fc_time_stats_t *t)
+{
+    return json_pack("{s:f, s:f, s:f, s:f, s:f}", "min", t->min * 1e6,
+                     "median", t->median * 1e6, "p99", t->p99 * 1e6, "max",
+                     t->max * 1e6, "mean", t->mean * 1e6);
+}
+
+static json_t *fc_point_json(const fc_stage_ctx_t *ctx,
+                             const fc_test_point_t *pt,
+                             const fc_point_summary_t *s,
+                             const fc_judgement_t *j)
+{
+    json_t *rec = fc_stage_record(ctx, "point");
+    json_t *reasons = json_array();
+    char digest[17];
+
+    json_object_set_new(rec, "collective", json_string(fc_coll_desc(pt->coll)->name));
+    json_object_set_new(rec, "dtype", json_string(fc_dtype_info(pt->dtype)->name));
+    json_object_set_new(rec, "op", json_string(fc_op_name(pt->op)));
+    json_object_set_new(rec, "bytes", json_integer((json_int_t)s->bytes));
+    json_object_set_new(rec, "count", json_integer((json_int_t)s->count));
+    json_object_set_new(rec, "host", json_string(s->host));
+    json_object_set_new(rec, "ranks", json_integer(s->nranks));
+    json_object_set_new(rec, "hosts", json_integer(s->nhosts));
+    json_object_set_new(rec, "first_rank", json_integer(s->first_world_rank));
+    json_object_set_new(rec, "iters", json_integer(s->iters));
+    json_object_set_new(rec, "warmup", json_integer(s->warmup));
+    json_object_set_new(rec, "seed", json_integer(pt->seed));
+    json_object_set_new(rec, "time_us", fc_time_json(&s->time));
+    json_object_set_new(rec, "algbw_gbps", json_real(s->algbw));
+    json_object_set_new(rec, "busbw_gbps", json_real(s->busbw));
+    json_object_set_new(rec, "slowest_rank", json_integer(s->slowest_rank));
+    json_object_set_new(rec, "slowest_host", json_string(s->slowest_host));
+    json_object_set_new(rec, "wrong", json_integer((json_int_t)s->wrong));
+    json_object_set_new(rec, "bad_ranks", json_integer(s->bad_ranks));
+    if (s->wrong > 0)
+        json_object_set_new(rec, "first_mismatch", json_pack(
+            "{s:i, s:s, s:i, s:I, s:I, s:I, s:I}", "rank", s->first_bad_rank,
+            "host", s->first_bad_host, "iteration", s->first_bad_iter,
+            "index", (json_int_t)s->first_bad_pos,
+            "expected_bits", (json_int_t)s->first_expected,
+            "actual_bits", (json_int_t)s->first_actual,
+            "rank_wrong", (json_int_t)s->first_rank_wrong));
+    else
+        json_object_set_new(rec, "first_mismatch", json_null());
+    json_object_set_new(rec, "digest_ranks_agree", json_boolean(s->digest_ranks_agree));
+    json_object_set_new(rec, "digest_reps_agree", json_boolean(s->digest_reps_agree));
+    snprintf(digest, sizeof(digest), "%016llx", (unsigned long long)s->digest);
+    json_object_set_new(rec, "digest", json_string(digest));
+    json_object_set_new(rec, "max_wrong", json_integer((json_int_t)ctx->sp.max_wrong));
+    if (j->limit != NULL)
+        json_object_set_new(rec, "limit", json_pack(
+            "{s:f, s:f, s:i}", "min_busbw_gbps", j->limit->min_busbw_gbps,
+            "max_latency_us", j->limit->max_latency_us, "line", j->limit->line));
+    else
+        json_object_set_new(rec, "limit", json_null());
+    if (j->peer_median_busbw >= 0)
+        json_object_set_new(rec, "relative", json_pack(
+            "{s:f, s:f}", "peer_median_busbw_gbps", j->peer_median_busbw,
+            "max_below_median_pct", ctx->sp.max_below_median_pct));
+    for (int r = 0; r < j->nreasons; ++r)
+        json_array_append_new(reasons, json_string(j->reasons[r]));
+    json_object_set_new(rec, "reasons", reasons);
+    json_object_set_new(rec, "status", json_string(fc_status_str(j->status)));
+    json_object_set_new(rec, "verdict", json_string(j->status == FC_OK ? "PASS" : "FAIL"));
+    return rec;
+}
+
+static void fc_stage_report_point(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
+                                  const fc_point_summary_t *sums, int ngroups)
+{
+    fc_judgement_t *js = calloc((size_t)ngroups, sizeof(*js));
+    fc_status_t worst = FC_OK;
+    char label[128];
+
+    if (js == NULL) {
+        fc_error("out of memory judging %d groups", ngroups);
+        return;
+    }
+    fc_judge_point(&ctx->sp, pt, sums, ngroups, js);
+    for (int g = 0; g < ngroups; ++g) {
+        fc_results_append(&ctx->results, fc_point_json(ctx, pt, &sums[g], &js[g]));
+        worst = fc_status_worst(worst, js[g].status);
+    }
+    fc_point_label(pt, label, sizeof(label));
+    if (worst != FC_OK) {
+        ++ctx->failed_points;
+        for (int g = 0; g < ngroups; ++g)
+            for (int r = 0; r < js[g].nreasons; ++r)
+                fc_tap_diag(&ctx->tap, "%s on host %s: %s", label,
+                            sums[g].host, js[g].reasons[r]);
+    }
+    if (worst == FC_OK) {
+        fc_tap_point(&ctx->tap, worst, "%s on %d node(s)", label, ngroups);
+    } else {
+        int g = 0;
+
+        while (g < ngroups - 1 && js[g].status == FC_OK)
+            ++g;
+        fc_tap_point(&ctx->tap, worst, "%s on %d node(s): host %s: %s", label,
+                     ngroups, sums[g].host,
+                     js[g].nreasons ? js[g].reasons[0] : "failed");
+    }
+    fc_tap_yaml_begin(&ctx->tap);
+    fc_tap_yaml_line(&ctx->tap, "bytes: %llu", (unsigned long long)sums[0].bytes);
+    fc_tap_yaml_line(&ctx->tap, "groups:");
+    for (int g = 0; g < ngroups; ++g) {
+        const fc_point_summary_t *s = &sums[g];
+
+        fc_tap_yaml_line(&ctx->tap, "  - host: %s", s->host);
+        fc_tap_yaml_line(&ctx->tap, "    ranks: %d", s->nranks);
+        fc_tap_yaml_line(&ctx->tap, "    time_us: {min: %.2f, median: %.2f, p99: %.2f, max: %.2f}",
+                         s->time.min * 1e6, s->time.median * 1e6,
+                         s->time.p99 * 1e6, s->time.max * 1e6);
+        fc_tap_yaml_line(&ctx->tap, "    algbw_gbps: %.4f", s->algbw);
+        fc_tap_yaml_line(&ctx->tap, "    busbw_gbps: %.4f", s->busbw);
+        fc_tap_yaml_line(&ctx->tap, "    slowest_rank: %d", s->slowest_rank);
+        fc_tap_yaml_line(&ctx->tap, "    wrong: %llu", (unsigned long long)s->wrong);
+        if (s->wrong > 0)
+            fc_tap_yaml_line(&ctx->tap, "    first_mismatch: {rank: %d, host: %s, "
+                             "iteration: %d, index: %llu, expected: '0x%llx', "
+                             "actual: '0x%llx'}", s->first_bad_rank,
+                             s->first_bad_host, s->first_bad_iter,
+                             (unsigned long long)s->first_bad_pos,
+                             (unsigned long long)s->first_expected,
+                             (unsigned long long)s->first_actual);
+        fc_tap_yaml_line(&ctx->tap, "    verdict: %s", js[g].status == FC_OK ? "PASS" : "FAIL");
+    }
+    fc_tap_yaml_end(&ctx->tap);
+    free(js);
+}
+
+fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
+{
+    const fc_stage_profile_t *sp = &ctx->sp;
+    fc_engine_ident_t ident = { ctx->world_rank, ctx->host };
+    fc_point_summary_t mine, *all = NULL;
+    fc_backend_t be;
+    fc_status_t status = FC_OK;
+    int ngroups_max = ctx->world_size;
+    uint32_t index = 0;
+
+    FC_CHECK(fc_backend_mpi_init(group, &be));
+    if (ctx->world_rank == 0 &&
+        (all = calloc((size_t)ngroups_max, sizeof(*all))) == NULL) {
+        fc_error("out of memory for %d summaries", ngroups_max);
+        MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
+    }
+    for (int c = 0; c < sp->ncolls; ++c) {
+        const fc_coll_desc_t *desc = fc_coll_desc(sp->colls[c]);
+        int nops = desc->reduces ? sp->nops : 1;
+
+        for (int t = 0; t < sp->ndtypes; ++t)
+            for (int o = 0; o < nops; ++o)
+                for (int z = 0; z < sp->nsizes; ++z) {
+                    fc_test_point_t pt = {
+                        desc->id, sp->dtypes[t],
+                        desc->reduces ? sp->ops[o] : FC_OP_NONE,
+                        sp->sizes[z], sp->warmup, sp->iters,
+                        ctx->profile.seed + 7919u * index++,
+                    };
+                    fc_status_t st = fc_engine_run_point(&be, &pt,
+                                                         &ctx->opts.selftest,
+                                                         &ident, &mine);
+                    int ngroups = 0;
+
+                    status = fc_status_worst(status, st);
+                    if (be.rank != 0)
+                        mine.valid = 0;
+                    MPI_Gather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine),
+                               MPI_BYTE, 0, MPI_COMM_WORLD);
+                    if (ctx->world_rank != 0)
+                        continue;
+                    for (int r = 0; r < ctx->world_size; ++r)
+                        if (all[r].valid)
+                            all[ngroups++] = all[r];
+                    fc_stage_report_point(ctx, &pt, all, ngroups);
+                }
+    }
+    free(all);
+    be.ops->fini_func(&be);
+    return status;
+}
+
+int fc_stage_finish(fc_stage_ctx_t *ctx, fc_status_t status)
+{
+    int failed = ctx->failed_points;
+
+    if (ctx->world_rank == 0) {
+        json_t *rec = fc_stage_record(ctx, "stage_end");
+
+        if (failed > 0)
+            status = fc_status_worst(status, FC_ERR_FAIL);
+        json_object_set_new(rec, "points", json_integer(ctx->tap.current));
+        json_object_set_new(rec, "failed_points", json_integer(failed));
+        json_object_set_new(rec, "status", json_string(fc_status_str(status)));
+        json_object_set_new(rec, "verdict", json_string(status == FC_OK ? "PASS" : "FAIL"));
+        fc_results_append(&ctx->results, rec);
+        fc_results_close(&ctx->results);
+        fc_tap_done(&ctx->tap);
+    }
+    MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (failed > 0)
+        status = fc_status_worst(status, FC_ERR_FAIL);
+    MPI_Finalize();
+    return fc_status_exit_code(status);
+}
+
+int fc_stage_exit(fc_status_t status)
+{
+    MPI_Finalize();
+    return status == FC_ERR_SKIP ? FC_EXIT_PASS : fc_status_exit_code(status);
+}

@@ -1,0 +1,64 @@
+/*
+ * fc_stage.h - what every stage program shares: the command line, MPI
+ * start-up, the host identity, the profile (loaded on rank 0, broadcast),
+ * the results file and TAP on rank 0, and the driver that runs a stage's
+ * collective sweep on a "group" communicator (a node, a rack, the cluster)
+ * with every group at once. A stage's main() is a few lines: init, make its
+ * group communicator, run, finish.
+ */
+#ifndef FC_STAGE_H
+#define FC_STAGE_H
+
+#include <mpi.h>
+
+#include "fc_engine.h"
+#include "fc_profile.h"
+#include "fc_results.h"
+#include "fc_tap.h"
+
+typedef struct fc_stage_opts {
+    char profile_path[1024];
+    char out_dir[1024];
+    char run_id[64];
+    char backend[16];
+    uint64_t sizes[FC_PROFILE_MAX_SIZES];   /* override; nsizes 0: profile */
+    int nsizes;
+    int iters;                  /* override; 0: profile */
+    int warmup;                 /* override; -1: profile */
+    int colls[FC_COLL_COUNT];   /* override; ncolls 0: profile */
+    int ncolls;
+    int dtypes[FC_DTYPE_COUNT];
+    int ndtypes;
+    int ops[4];
+    int nops;
+    fc_selftest_t selftest;
+} fc_stage_opts_t;
+
+typedef struct fc_stage_ctx {
+    fc_stage_id_t stage;
+    fc_stage_opts_t opts;
+    fc_profile_t profile;
+    fc_stage_profile_t sp;      /* the stage's profile, overrides applied */
+    int world_rank;
+    int world_size;
+    char host[FC_HOST_MAX];
+    fc_tap_t tap;
+    fc_results_t results;       /* open on world rank 0 only */
+    int failed_points;
+} fc_stage_ctx_t;
+
+/* MPI_Init, options, profile, results, TAP plan. On FC_ERR_INVALID the
+ * caller calls fc_stage_exit() with it (exit 2 on every rank). */
+fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
+                          fc_stage_ctx_t *ctx);
+/* Split the world by host name: one communicator per node. */
+fc_status_t fc_stage_split_by_host(fc_stage_ctx_t *ctx, MPI_Comm *comm_p);
+/* Run the stage's sweep with every group at once; rank 0 judges, writes
+ * results and TAP. */
+fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group);
+/* Close results and TAP, MPI_Finalize, and return the exit status. */
+int fc_stage_finish(fc_stage_ctx_t *ctx, fc_status_t status);
+/* For errors before the stage is set up: finalise MPI and exit 2. */
+int fc_stage_exit(fc_status_t status);
+
+#endif

@@ -1,0 +1,143 @@
+/*
+ * fc_tap.c - see fc_tap.h. Output is flushed after every point so that a
+ * stage killed by its watchdog still leaves every finished point readable.
+ */
+#include "fc_tap.h"
+
+#include <stdarg.h>
+
+void fc_tap_init(fc_tap_t *tap, FILE *out, int active)
+{
+    tap->out = out;
+    tap->active = active;
+    tap->planned = -1;
+    tap->current = 0;
+    tap->failed = 0;
+    tap->skipped = 0;
+}
+
+void fc_tap_plan(fc_tap_t *tap, int count)
+{
+    if (!tap->active)
+        return;
+    fprintf(tap->out, "TAP version 14\n");
+    if (count >= 0)
+        fprintf(tap->out, "1..%d\n", count);
+    tap->planned = count;
+    fflush(tap->out);
+}
+
+static void fc_tap_vpoint(fc_tap_t *tap, fc_status_t status,
+                          const char *reason, const char *fmt, va_list ap)
+{
+    if (!tap->active)
+        return;
+    ++tap->current;
+    if (status != FC_OK && status != FC_ERR_SKIP)
+        ++tap->failed;
+    fprintf(tap->out, "%s %d - ",
+            (status == FC_OK || status == FC_ERR_SKIP) ? "ok" : "not ok",
+            tap->current);
+    vfprintf(tap->out, fmt, ap);
+    if (status == FC_ERR_SKIP) {
+        ++tap->skipped;
+        fprintf(tap->out, " # SKIP %s", reason ? reason : "");
+    } else if (status == FC_ERR_TIMEOUT) {
+        fprintf(tap->out, " (timeout)");
+    }
+    fputc('\n', tap->out);
+    fflush(tap->out);
+}
+
+void fc_tap_point(fc_tap_t *tap, fc_status_t status, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    fc_tap_vpoint(tap, status, NULL, fmt, ap);
+    va_end(ap);
+}
+
+void fc_tap_ok(fc_tap_t *tap, int success, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    fc_tap_vpoint(tap, success ? FC_OK : FC_ERR_FAIL, NULL, fmt, ap);
+    va_end(ap);
+}
+
+void fc_tap_skip(fc_tap_t *tap, const char *reason, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    fc_tap_vpoint(tap, FC_ERR_SKIP, reason, fmt, ap);
+    va_end(ap);
+}
+
+void fc_tap_diag(fc_tap_t *tap, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!tap->active)
+        return;
+    fputs("# ", tap->out);
+    va_start(ap, fmt);
+    vfprintf(tap->out, fmt, ap);
+    va_end(ap);
+    fputc('\n', tap->out);
+    fflush(tap->out);
+}
+
+void fc_tap_yaml_begin(fc_tap_t *tap)
+{
+    if (tap->active)
+        fputs("  ---\n", tap->out);
+}
+
+void fc_tap_yaml_line(fc_tap_t *tap, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!tap->active)
+        return;
+    fputs("  ", tap->out);
+    va_start(ap, fmt);
+    vfprintf(tap->out, fmt, ap);
+    va_end(ap);
+    fputc('\n', tap->out);
+}
+
+void fc_tap_yaml_end(fc_tap_t *tap)
+{
+    if (!tap->active)
+        return;
+    fputs("  ...\n", tap->out);
+    fflush(tap->out);
+}
+
+int fc_tap_done(fc_tap_t *tap)
+{
+    if (!tap->active)
+        return 0;
+    if (tap->planned < 0)
+        fprintf(tap->out, "1..%d\n", tap->current);
+    fflush(tap->out);
+    return tap->failed == 0 && (tap->planned < 0 || tap->planned == tap->current)
+               ? 0 : 1;
+}
+
+void fc_tap_bail(fc_tap_t *tap, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!tap->active)
+        return;
+    fputs("Bail out! ", tap->out);
+    va_start(ap, fmt);
+    vfprintf(tap->out, fmt, ap);
+    va_end(ap);
+    fputc('\n', tap->out);
+    fflush(tap->out);
+}
