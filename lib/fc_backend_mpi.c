@@ -13,69 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_half.h"
 #include "fc_log.h"
 
 typedef struct fc_backend_mpi {
     MPI_Datatype half_type;             /* 2 bytes, for (b)float16 */
     MPI_Op half_ops[2][4];              /* [bf16?][op] */
 } fc_backend_mpi_t;
-
-static float fc_f16_to_float(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-    uint32_t exp = (h >> 10) & 0x1Fu;
-    uint32_t mant = h & 0x3FFu;
-    uint32_t u;
-    union { uint32_t u; float f; } c;
-
-    if (exp == 0x1F) {
-        u = sign | 0x7F800000u | (mant << 13);
-    } else if (exp == 0) {
-        /* zero or subnormal: mant * 2^-24 */
-        c.f = (float)mant * 5.9604644775390625e-8f;
-        c.u |= sign;
-        return c.f;
-    } else {
-        u = sign | ((exp + 112u) << 23) | (mant << 13);
-    }
-    c.u = u;
-    return c.f;
-}
-
-static uint16_t fc_float_to_f16(float f)
-{
-    union { float f; uint32_t u; } c = { f };
-    uint32_t sign = (c.u >> 16) & 0x8000u;
-    float a = f < 0 ? -f : f;
-    uint32_t u;
-
-    if (a != a)
-        return (uint16_t)(sign | 0x7E00u);
-    if (a >= 65520.0f)
-        return (uint16_t)(sign | 0x7C00u);
-    if (a < 6.103515625e-5f) {
-        /* subnormal: round a * 2^24 to nearest even */
-        return (uint16_t)(sign | (uint32_t)__builtin_nearbyintf(a * 16777216.0f));
-    }
-    c.f = a;
-    u = c.u + 0xFFFu + ((c.u >> 13) & 1u);   /* round to nearest even */
-    return (uint16_t)(sign | (((u >> 23) - 112u) << 10) | ((u >> 13) & 0x3FFu));
-}
-
-static float fc_bf16_to_float(uint16_t h)
-{
-    union { uint32_t u; float f; } c = { (uint32_t)h << 16 };
-    return c.f;
-}
-
-static uint16_t fc_float_to_bf16(float f)
-{
-    union { float f; uint32_t u; } c = { f };
-
-    if (f != f)
-        return (uint16_t)((c.u >> 16) | 0x40u);
-    return (uint16_t)((c.u + 0x7FFFu + ((c.u >> 16) & 1u)) >> 16);
-}
 
 static float fc_apply_op(int op, float a, float b)
 {
