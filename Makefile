@@ -7,7 +7,7 @@ BUILD    ?= build
 MPICC    ?= mpicc
 CFLAGS   ?= -O3 -g
 REVISION := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
-CPPFLAGS += -Ilib -Ikernels -DFC_GIT_REVISION='"$(REVISION)"'
+CPPFLAGS += -Ilib -Ikernels -Itests/lib -DFC_GIT_REVISION='"$(REVISION)"'
 WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter
 LIBS     := -lfyaml -ljansson -lxxhash -lsodium -lm
 PROVE    ?= prove
@@ -21,7 +21,7 @@ BENCH    := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
 .PHONY: all check bench run clean
 all: $(BUILD)/libfabcert.a $(SUITES) $(BUILD)/fabcert $(UNIT) $(BENCH)
 
-$(BUILD)/obj/%.o: %.c $(wildcard lib/*.h kernels/*.h)
+$(BUILD)/obj/%.o: %.c $(wildcard lib/*.h kernels/*.h tests/lib/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c $< -o $@
 

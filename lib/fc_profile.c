@@ -544,7 +544,7 @@ fc_status_t fc_profile_load(const char *path, fc_profile_t *profile_p)
             fprintf(stderr, "fabcert: %s:%d:%d: malformed YAML: %s\n", path,
                     err->line + 1, err->column + 1, err->msg);
         else
-            fprintf(stderr, "fabcert: %s:0:0: malformed YAML\n", path);
+            fprintf(stderr, "fabcert: %s:1:1: the profile is empty or not YAML\n", path);
         goto out_diag;
     }
     if (fy_document_root(doc) == NULL) {

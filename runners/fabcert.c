@@ -28,6 +28,8 @@
 #include "fc_version.h"
 
 #define FC_MAX_PASSTHRU 64
+/* mpirun's own start-up and tear-down, on top of a stage's timeout */
+#define FC_LAUNCH_MARGIN_S 10
 
 typedef struct fc_run_opts {
     char profile[PATH_MAX];
@@ -52,6 +54,8 @@ static void fc_usage(FILE *out)
 {
     fprintf(out,
 "usage: fabcert run [options]     certify this machine (node stage)\n"
+"       fabcert check-profile FILE\n"
+"                                 validate a threshold profile, print its hash\n"
 "       fabcert version           print the version\n"
 "       fabcert --help            this text\n"
 "\n"
@@ -372,7 +376,7 @@ static int fc_cmd_run(int argc, char **argv)
     snprintf(tap_path, sizeof(tap_path), "%s/node.tap", o.out_dir);
     snprintf(results_path, sizeof(results_path), "%s/results.jsonl", o.out_dir);
     rc = fc_launch((char *const *)args, tap_path,
-                   profile.stages[FC_STAGE_NODE].timeout_s + 30);
+                   profile.stages[FC_STAGE_NODE].timeout_s + FC_LAUNCH_MARGIN_S);
     if (rc == 2) {
         fprintf(stderr, "fabcert: the node stage rejected its input (see above)\n");
         return 2;
@@ -405,6 +409,19 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
         printf("fabcert %s\n", FC_VERSION);
+        return 0;
+    }
+    if (strcmp(argv[1], "check-profile") == 0) {
+        fc_profile_t profile;
+
+        if (argc != 3) {
+            fprintf(stderr, "usage: fabcert check-profile FILE\n");
+            return 2;
+        }
+        if (fc_profile_load(argv[2], &profile) != FC_OK)
+            return 2;
+        printf("%s: profile '%s' is valid; sha256 %s\n", argv[2], profile.name,
+               profile.sha256);
         return 0;
     }
     if (strcmp(argv[1], "run") == 0)

@@ -1,0 +1,44 @@
+#!/bin/bash
+# profiles.t - the shipped profiles are valid; each bad profile in
+# tests/profiles/bad gets its own error naming file:line:col and exit 2.
+. tests/e2e/tap.sh
+FC=$BUILD/fabcert
+declare -A expect=(
+    [unknown-key]="unknown-key.yaml:5:5: unknown key 'iterations' in stage 'node'"
+    [wrong-type]="wrong-type.yaml:4:12: 'sizes' must be a list"
+    [negative-limit]="negative-limit.yaml:6:25: 'min_busbw_gbps' is -1; it must be between 0"
+    [malformed]="malformed.yaml:6:2: malformed YAML: flow sequence without a closing bracket"
+    [unknown-stage]="unknown-stage.yaml:3:3: unknown key 'nodes' in 'stages'"
+    [unknown-collective]="unknown-collective.yaml:4:31: unknown name 'allreduce' in 'collectives'"
+    [bad-size]="bad-size.yaml:4:19: 'sizes' must be a positive size"
+    [bad-bool]="bad-bool.yaml:4:15: 'required' must be true or false, not 'maybe'"
+    [zero-timeout]="zero-timeout.yaml:4:16: 'timeout_s' is 0"
+    [limit-unknown-key]="limit-unknown-key.yaml:6:9: unknown key 'min_busbw' in a limit rule"
+    [no-name]="no-name.yaml:1:1: the profile has no 'name'"
+    [empty]="empty.yaml:1:1: the profile is empty"
+    [relative-range]="relative-range.yaml:5:29: 'max_below_median_pct' is 150"
+)
+shipped=(thresholds/*.yaml)
+plan $(( ${#shipped[@]} + 2 * ${#expect[@]} + 4 ))
+for p in "${shipped[@]}"; do
+    check "shipped profile $p is valid" $FC check-profile "$p"
+done
+for name in $(printf '%s\n' "${!expect[@]}" | sort); do
+    $FC check-profile tests/profiles/bad/$name.yaml > "$TMP/out" 2> "$TMP/err"
+    rc=$?
+    ok $(( rc != 2 )) "$name.yaml exits 2 (got $rc)"
+    grep -qF "${expect[$name]}" "$TMP/err"
+    ok $? "$name.yaml: error says: ${expect[$name]}"
+    [ $? -eq 0 ] || diag "stderr was:" "$(cat "$TMP/err")"
+done
+$FC check-profile /nonexistent/profile.yaml 2> "$TMP/err"
+ok $(( $? != 2 )) "a missing profile exits 2"
+grep -q "/nonexistent/profile.yaml: cannot open profile: No such file" "$TMP/err"
+ok $? "a missing profile is named with the system's reason"
+# the stage program itself rejects a bad profile with exit 2 and writes no results
+mpirun -np 2 $BUILD/suites/node --profile tests/profiles/bad/unknown-key.yaml \
+    --out "$TMP/stage" > "$TMP/tap" 2> "$TMP/err"
+ok $(( $? != 2 )) "the node stage exits 2 on a bad profile"
+[ ! -e "$TMP/stage/results.jsonl" ] && ! grep -q '^ok' "$TMP/tap"
+ok $? "and leaves no results and no 'ok' that could pass for a certificate"
+done_testing
