@@ -19,6 +19,7 @@ UNIT     := $(patsubst tests/unit/%.c,$(BUILD)/tests/%.t,$(wildcard tests/unit/*
 BENCH    := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
 
 .PHONY: all check bench run clean
+.SECONDARY:
 all: $(BUILD)/libfabcert.a $(SUITES) $(BUILD)/fabcert $(UNIT) $(BENCH)
 
 $(BUILD)/obj/%.o: %.c $(wildcard lib/*.h kernels/*.h tests/lib/*.h)

@@ -20,7 +20,7 @@ void fc_tap_plan(fc_tap_t *tap, int count)
 {
     if (!tap->active)
         return;
-    fprintf(tap->out, "TAP version 14\n");
+    fprintf(tap->out, "TAP version 13\n");
     if (count >= 0)
         fprintf(tap->out, "1..%d\n", count);
     tap->planned = count;

@@ -1,5 +1,7 @@
 /*
- * fc_tap.h - a small TAP 14 producer for stage programs and unit tests.
+ * fc_tap.h - a small TAP 13 producer for stage programs and unit tests
+ * (13, not 14: Debian 12's prove rejects 14, and YAML diagnostic blocks,
+ * where measurements go, are a TAP 13 feature).
  *
  * Only the process that called fc_tap_plan() prints anything (under MPI,
  * rank 0 plans; the other ranks send their findings to it), so a forked or

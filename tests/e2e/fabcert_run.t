@@ -1,0 +1,49 @@
+#!/bin/bash
+# fabcert_run.t - the `fabcert` command: the quick-start run passes and
+# leaves its output directory; a planted flip fails it; bad usage and a bad
+# profile exit 2 without a verdict; a stage that hangs is killed at the
+# profile's timeout and reported INCOMPLETE, never PASS.
+. tests/e2e/tap.sh
+FC=$BUILD/fabcert
+plan 12
+
+$FC run --out "$TMP/run" --np 4 > "$TMP/run.out" 2> "$TMP/run.err"
+ok $? "fabcert run --np 4 exits 0 on a healthy machine"
+grep -q '^verdict: PASS$' "$TMP/run.out" && grep -q "^output: $TMP/run$" "$TMP/run.out"
+ok $? "it prints the verdict and where the output is"
+[ -s "$TMP/run/run.json" ] && [ -s "$TMP/run/results.jsonl" ] && grep -q '^1\.\.252$' "$TMP/run/node.tap"
+ok $? "the output directory holds run.json, results.jsonl and the stage's TAP"
+
+$FC run --out "$TMP/flip" --np 2 --sizes 4KiB --dtypes int64 \
+    --selftest-corrupt rank=1,iter=0,coll=broadcast > "$TMP/flip.out" 2>&1
+ok $(( $? != 1 )) "a planted flip makes fabcert run exit 1"
+grep -q '^  FAIL broadcast int64 none 4096 bytes on host .*first on rank 1' "$TMP/flip.out" &&
+    grep -q '^verdict: FAIL$' "$TMP/flip.out"
+ok $? "and the summary names the collective, size, host and rank"
+
+$FC run --no-such-option > /dev/null 2>&1
+ok $(( $? != 2 )) "an unknown option exits 2"
+$FC frobnicate > /dev/null 2>&1
+ok $(( $? != 2 )) "an unknown command exits 2"
+$FC run --out "$TMP/bad" --profile tests/profiles/bad/negative-limit.yaml > "$TMP/bad.out" 2>&1
+ok $(( $? != 2 )) "a bad profile exits 2"
+! grep -q 'verdict' "$TMP/bad.out" && [ ! -e "$TMP/bad/results.jsonl" ]
+ok $? "and prints no verdict and writes no results"
+$FC --help | grep -q -- '--selftest-corrupt' && $FC --help | grep -q 'exit status'
+ok $? "--help documents the options and the exit statuses"
+
+# a launcher that hangs: the stage must be ended at timeout_s + margin
+cat > "$TMP/hang-mpirun" <<'SH'
+#!/bin/sh
+sleep 600
+SH
+chmod +x "$TMP/hang-mpirun"
+sed 's/timeout_s: 900/timeout_s: 1/' thresholds/local.yaml > "$TMP/short.yaml"
+start=$(date +%s)
+$FC run --out "$TMP/hang" --profile "$TMP/short.yaml" --mpirun "$TMP/hang-mpirun" > "$TMP/hang.out" 2> "$TMP/hang.err"
+rc=$?; took=$(( $(date +%s) - start ))
+[ $rc -eq 1 ] && grep -q '^verdict: INCOMPLETE$' "$TMP/hang.out"
+ok $? "a hung stage is reported INCOMPLETE with exit 1 (rc $rc)"
+[ $took -le 20 ] && grep -q 'ran past its timeout of 11 s' "$TMP/hang.err"
+ok $? "and is killed at its timeout plus the launch margin (${took}s)"
+done_testing
