@@ -18,7 +18,7 @@ SUITES   := $(patsubst suites/%.c,$(BUILD)/suites/%,$(wildcard suites/*.c))
 UNIT     := $(patsubst tests/unit/%.c,$(BUILD)/tests/%.t,$(wildcard tests/unit/*.c))
 BENCH    := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
 
-.PHONY: all check bench run clean
+.PHONY: all check bench run deps clean
 .SECONDARY:
 all: $(BUILD)/libfabcert.a $(SUITES) $(BUILD)/fabcert $(UNIT) $(BENCH)
 
@@ -50,6 +50,9 @@ check: all
 
 bench: all
 	bench/run
+
+deps:
+	bash .ci/install-deps
 
 run: all
 	$(BUILD)/fabcert run
