@@ -40,28 +40,35 @@ static void fc_log_prefix(char *buf, size_t len)
         snprintf(buf, len, "fabcert[%s]", fc_log_host());
 }
 
-void fc_log_error_at(const char *file, int line, const char *fmt, ...)
+/* One message: prefix, text and, for errors, the source place. */
+static void fc_log_vprint(const char *kind, const char *file, int line,
+                          const char *fmt, va_list ap)
 {
     char prefix[320], msg[2048];
+
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    fc_log_prefix(prefix, sizeof(prefix));
+    if (file != NULL)
+        fprintf(stderr, "%s %s%s (%s:%d)\n", prefix, kind, msg, file, line);
+    else
+        fprintf(stderr, "%s %s%s\n", prefix, kind, msg);
+    fflush(stderr);
+}
+
+void fc_log_error_at(const char *file, int line, const char *fmt, ...)
+{
     va_list ap;
 
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    fc_log_vprint("error: ", file, line, fmt, ap);
     va_end(ap);
-    fc_log_prefix(prefix, sizeof(prefix));
-    fprintf(stderr, "%s error: %s (%s:%d)\n", prefix, msg, file, line);
-    fflush(stderr);
 }
 
 void fc_log_info(const char *fmt, ...)
 {
-    char prefix[320], msg[2048];
     va_list ap;
 
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    fc_log_vprint("", NULL, 0, fmt, ap);
     va_end(ap);
-    fc_log_prefix(prefix, sizeof(prefix));
-    fprintf(stderr, "%s %s\n", prefix, msg);
-    fflush(stderr);
 }
