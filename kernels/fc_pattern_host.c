@@ -51,6 +51,13 @@ int fc_op_from_name(const char *name)
     return -1;
 }
 
+int fc_reduce_op_from_name(const char *name)
+{
+    int op = fc_op_from_name(name);
+
+    return op == FC_OP_NONE ? -1 : op;
+}
+
 /* Largest power of two m with m <= limit (limit >= 1). */
 static int64_t fc_pow2_floor(int64_t limit)
 {

@@ -23,6 +23,8 @@ const char *fc_op_name(fc_op_t op);
 /* Parse a name; returns -1 if unknown. */
 int fc_dtype_from_name(const char *name);
 int fc_op_from_name(const char *name);
+/* As fc_op_from_name, but only reductions (sum, prod, min, max). */
+int fc_reduce_op_from_name(const char *name);
 
 /* Build the pattern for (dtype, op, nranks, seed); op FC_OP_NONE gives the
  * move pattern. nranks must be >= 1. */

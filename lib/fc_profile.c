@@ -234,13 +234,6 @@ static fc_status_t fc_yaml_name_list(const fc_yaml_ctx_t *ctx,
     return FC_OK;
 }
 
-static int fc_reduction_op_from_name(const char *name)
-{
-    int op = fc_op_from_name(name);
-
-    return op == FC_OP_NONE ? -1 : op;
-}
-
 /* Walk a mapping: for each key, find it in keys[] (error if absent) and
  * call handle(ctx, index, key node, value node, arg). */
 typedef fc_status_t (*fc_yaml_key_func_t)(const fc_yaml_ctx_t *ctx, int index,
@@ -299,7 +292,7 @@ static fc_status_t fc_limit_key(const fc_yaml_ctx_t *ctx, int index,
     fc_limit_rule_t *r = arg;
     char buf[64];
     int (*const lookups[3])(const char *) = {
-        fc_coll_from_name, fc_dtype_from_name, fc_reduction_op_from_name,
+        fc_coll_from_name, fc_dtype_from_name, fc_reduce_op_from_name,
     };
     int *const targets[3] = { &r->coll, &r->dtype, &r->op };
 
@@ -403,7 +396,7 @@ static fc_status_t fc_stage_key(const fc_yaml_ctx_t *ctx, int index,
                                      FC_COLL_COUNT, sp->colls, &sp->ncolls);
     case 6: return fc_yaml_name_list(ctx, k, v, "dtypes", fc_dtype_from_name,
                                      FC_DTYPE_COUNT, sp->dtypes, &sp->ndtypes);
-    case 7: return fc_yaml_name_list(ctx, k, v, "ops", fc_reduction_op_from_name,
+    case 7: return fc_yaml_name_list(ctx, k, v, "ops", fc_reduce_op_from_name,
                                      4, sp->ops, &sp->nops);
     case 8:
         FC_CHECK(fc_yaml_number(ctx, k, v, "max_wrong", 0, 1e18, &d));

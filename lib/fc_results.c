@@ -9,7 +9,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <libgen.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fc_log.h"
 
@@ -38,6 +41,17 @@ fc_status_t fc_mkdir_p(const char *dir)
         }
     }
     return FC_OK;
+}
+
+void fc_path_beside_exe(const char *rel, char *buf, size_t len)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+    if (n <= 0)
+        n = 0;
+    exe[n] = '\0';
+    snprintf(buf, len, "%s/%s", n ? dirname(exe) : ".", rel);
 }
 
 fc_status_t fc_results_open(const char *dir, fc_results_t *results_p)

@@ -23,5 +23,7 @@ fc_status_t fc_results_append(fc_results_t *results, json_t *obj);
 void fc_results_close(fc_results_t *results);
 /* mkdir -p; returns FC_OK or logs and returns FC_ERR_INVALID. */
 fc_status_t fc_mkdir_p(const char *dir);
+/* "<directory of this executable>/rel" into buf ("./rel" if unknown). */
+void fc_path_beside_exe(const char *rel, char *buf, size_t len);
 
 #endif

@@ -7,7 +7,6 @@
 #include "fc_stage.h"
 
 #include <getopt.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,13 +69,6 @@ static fc_status_t fc_parse_list(const char *what, const char *text,
     return FC_OK;
 }
 
-static int fc_reduce_op_from_name(const char *name)
-{
-    int op = fc_op_from_name(name);
-
-    return op == FC_OP_NONE ? -1 : op;
-}
-
 static fc_status_t fc_parse_int(const char *what, const char *text, long lo,
                                 long hi, long *out)
 {
@@ -136,20 +128,6 @@ bad:
     return FC_ERR_INVALID;
 }
 
-/* thresholds/local.yaml beside the build: <exe>/../../thresholds */
-static void fc_default_profile(char *buf, size_t len)
-{
-    char exe[1024];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-    if (n <= 0) {
-        snprintf(buf, len, "thresholds/local.yaml");
-        return;
-    }
-    exe[n] = '\0';
-    snprintf(buf, len, "%s/../../thresholds/local.yaml", dirname(exe));
-}
-
 static fc_status_t fc_stage_parse(int argc, char **argv, fc_stage_opts_t *o,
                                   int quiet)
 {
@@ -174,7 +152,9 @@ static fc_status_t fc_stage_parse(int argc, char **argv, fc_stage_opts_t *o,
     long v;
 
     memset(o, 0, sizeof(*o));
-    fc_default_profile(o->profile_path, sizeof(o->profile_path));
+    /* thresholds/local.yaml beside the build: <exe>/../../thresholds */
+    fc_path_beside_exe("../../thresholds/local.yaml", o->profile_path,
+                       sizeof(o->profile_path));
     snprintf(o->out_dir, sizeof(o->out_dir), "fabcert-out");
     snprintf(o->backend, sizeof(o->backend), "mpi");
     o->warmup = -1;

@@ -12,7 +12,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
-#include <libgen.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -79,18 +78,6 @@ static void fc_usage(FILE *out)
 "finish (INCOMPLETE); 2 bad usage or input (nothing was certified).\n");
 }
 
-/* <dir of this executable>/REL */
-static void fc_beside_exe(const char *rel, char *buf, size_t len)
-{
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-    if (n <= 0)
-        n = 0;
-    exe[n] = '\0';
-    snprintf(buf, len, "%s/%s", n ? dirname(exe) : ".", rel);
-}
-
 static int fc_default_np(void)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -122,7 +109,7 @@ static int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
     char *end;
 
     memset(o, 0, sizeof(*o));
-    fc_beside_exe("../thresholds/local.yaml", o->profile, sizeof(o->profile));
+    fc_path_beside_exe("../thresholds/local.yaml", o->profile, sizeof(o->profile));
     o->mpirun = getenv("FABCERT_MPIRUN") ? getenv("FABCERT_MPIRUN") : "mpirun";
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, &index)) != -1) {
@@ -337,7 +324,7 @@ static int fc_cmd_run(int argc, char **argv)
         snprintf(o.out_dir, sizeof(o.out_dir), "fabcert-out/%s", o.run_id);
     if (fc_mkdir_p(o.out_dir) != FC_OK)
         return 2;
-    fc_beside_exe("suites/node", stage_path, sizeof(stage_path));
+    fc_path_beside_exe("suites/node", stage_path, sizeof(stage_path));
     if (access(stage_path, X_OK) != 0) {
         fprintf(stderr, "fabcert: stage program %s is missing: %s (run make)\n",
                 stage_path, strerror(errno));
