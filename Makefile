@@ -7,7 +7,7 @@ BUILD    ?= build
 MPICC    ?= mpicc
 CFLAGS   ?= -O3 -g
 REVISION := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
-CPPFLAGS += -Ilib -Ikernels -Itests/lib -DFC_GIT_REVISION='"$(REVISION)"'
+CPPFLAGS += -Ilib -Ikernels -Ireports -Irunners -Itests/lib -DFC_GIT_REVISION='"$(REVISION)"'
 WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter
 LIBS     := -lfyaml -ljansson -lxxhash -lsodium -lm
 PROVE    ?= prove
@@ -17,12 +17,15 @@ LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 SUITES   := $(patsubst suites/%.c,$(BUILD)/suites/%,$(wildcard suites/*.c))
 UNIT     := $(patsubst tests/unit/%.c,$(BUILD)/tests/%.t,$(wildcard tests/unit/*.c))
 BENCH    := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
+# the fabcert command: runners/ (plan, launch) and reports/ (verdicts)
+CMD_SRCS := $(wildcard runners/*.c) $(wildcard reports/*.c)
+CMD_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CMD_SRCS))
 
 .PHONY: all check bench run deps clean
 .SECONDARY:
 all: $(BUILD)/libfabcert.a $(SUITES) $(BUILD)/fabcert $(UNIT) $(BENCH)
 
-$(BUILD)/obj/%.o: %.c $(wildcard lib/*.h kernels/*.h tests/lib/*.h)
+$(BUILD)/obj/%.o: %.c $(wildcard lib/*.h kernels/*.h reports/*.h runners/*.h tests/lib/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c $< -o $@
 
@@ -34,7 +37,7 @@ $(BUILD)/suites/%: $(BUILD)/obj/suites/%.o $(BUILD)/libfabcert.a
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -o $@ $^ $(LIBS)
 
-$(BUILD)/fabcert: $(BUILD)/obj/runners/fabcert.o $(BUILD)/libfabcert.a
+$(BUILD)/fabcert: $(CMD_OBJS) $(BUILD)/libfabcert.a
 	$(MPICC) $(CFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/tests/%.t: $(BUILD)/obj/tests/unit/%.o $(BUILD)/libfabcert.a

@@ -7,6 +7,7 @@
 #include "fc_stage.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "fc_judge.h"
 #include "fc_log.h"
 #include "fc_version.h"
+#include "fc_watchdog.h"
 
 static void fc_stage_usage(FILE *out, const char *prog)
 {
@@ -27,6 +29,8 @@ static void fc_stage_usage(FILE *out, const char *prog)
 "  --out DIR            output directory (default: fabcert-out)\n"
 "  --run-id ID          run id recorded in every result (default: generated)\n"
 "  --backend NAME       mpi (default) or nccl\n"
+"  --hosts FILE         inventory: host list (names or hostlist ranges)\n"
+"  --racks FILE         inventory: rack map ('HOSTS RACK' or 'RACK: HOSTS')\n"
 "  --sizes LIST         message sizes, e.g. 4KiB,1MiB (default: profile)\n"
 "  --iters N            timed iterations (default: profile)\n"
 "  --warmup N           warm-up iterations, checked but not timed\n"
@@ -37,6 +41,9 @@ static void fc_stage_usage(FILE *out, const char *prog)
 "                       flip one bit of one output element to prove the\n"
 "                       checker: rank=R,iter=I[,index=K][,bit=B][,coll=NAME]\n"
 "                       (index defaults to the middle element, bit to 0)\n"
+"  --selftest-hang rank=R,index=K\n"
+"                       stop rank R (SIGSTOP) on entering point or round K,\n"
+"                       to prove the watchdog names it\n"
 "  --help               this text\n"
 "Exit status: 0 all checks pass, 1 a check failed or timed out, 2 bad input.\n",
             prog);
@@ -132,7 +139,8 @@ static fc_status_t fc_stage_parse(int argc, char **argv, fc_stage_opts_t *o,
                                   int quiet)
 {
     enum { O_PROFILE = 1, O_OUT, O_RUN_ID, O_BACKEND, O_SIZES, O_ITERS,
-           O_WARMUP, O_COLLS, O_DTYPES, O_OPS, O_SELFTEST, O_HELP };
+           O_WARMUP, O_COLLS, O_DTYPES, O_OPS, O_SELFTEST, O_HOSTS, O_RACKS,
+           O_HANG, O_HELP };
     static const struct option longopts[] = {
         { "profile", required_argument, NULL, O_PROFILE },
         { "out", required_argument, NULL, O_OUT },
@@ -145,6 +153,9 @@ static fc_status_t fc_stage_parse(int argc, char **argv, fc_stage_opts_t *o,
         { "dtypes", required_argument, NULL, O_DTYPES },
         { "ops", required_argument, NULL, O_OPS },
         { "selftest-corrupt", required_argument, NULL, O_SELFTEST },
+        { "hosts", required_argument, NULL, O_HOSTS },
+        { "racks", required_argument, NULL, O_RACKS },
+        { "selftest-hang", required_argument, NULL, O_HANG },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
@@ -158,6 +169,8 @@ static fc_status_t fc_stage_parse(int argc, char **argv, fc_stage_opts_t *o,
     snprintf(o->out_dir, sizeof(o->out_dir), "fabcert-out");
     snprintf(o->backend, sizeof(o->backend), "mpi");
     o->warmup = -1;
+    o->hang_rank = -1;
+    o->hang_index = -1;
     opterr = !quiet;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
@@ -209,6 +222,16 @@ static fc_status_t fc_stage_parse(int argc, char **argv, fc_stage_opts_t *o,
             break;
         case O_SELFTEST:
             FC_CHECK(fc_parse_selftest(optarg, &o->selftest));
+            break;
+        case O_HOSTS: snprintf(o->hosts_path, sizeof(o->hosts_path), "%s", optarg); break;
+        case O_RACKS: snprintf(o->racks_path, sizeof(o->racks_path), "%s", optarg); break;
+        case O_HANG:
+            if (sscanf(optarg, "rank=%d,index=%d", &o->hang_rank, &o->hang_index) != 2 ||
+                o->hang_rank < 0 || o->hang_index < 0) {
+                fprintf(stderr, "fabcert: --selftest-hang '%s': expected "
+                        "rank=R,index=K\n", optarg);
+                return FC_ERR_INVALID;
+            }
             break;
         case O_HELP:
             if (!quiet)
@@ -295,7 +318,7 @@ static void fc_iso_time(char *buf, size_t len)
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static json_t *fc_stage_record(const fc_stage_ctx_t *ctx, const char *type)
+json_t *fc_stage_record(const fc_stage_ctx_t *ctx, const char *type)
 {
     char now[32];
 
@@ -305,6 +328,94 @@ static json_t *fc_stage_record(const fc_stage_ctx_t *ctx, const char *type)
                      fc_stage_name(ctx->stage), "backend", ctx->opts.backend,
                      "profile", ctx->profile.name, "profile_sha256",
                      ctx->profile.sha256, "time", now);
+}
+
+/* Rank 0 reads a file; every rank gets its text (NULL if no path). */
+static fc_status_t fc_stage_bcast_file(const fc_stage_ctx_t *ctx,
+                                       const char *path, char **text_p)
+{
+    long len = 0;
+    char *text = NULL;
+
+    *text_p = NULL;
+    if (path[0] == '\0')
+        return FC_OK;
+    if (ctx->world_rank == 0) {
+        if (fc_read_text_file(path, &text) == FC_OK)
+            len = (long)strlen(text);
+        else
+            len = -1;
+    }
+    MPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    if (len < 0)
+        return FC_ERR_INVALID;
+    if (ctx->world_rank != 0 && (text = malloc((size_t)len + 1)) == NULL) {
+        fc_error("out of memory for %ld bytes of %s", len, path);
+        MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
+    }
+    MPI_Bcast(text, (int)len + 1, MPI_CHAR, 0, MPI_COMM_WORLD);
+    *text_p = text;
+    return FC_OK;
+}
+
+/* The inventory, the host and rack of every rank, and the check that the
+ * launcher put every rank on a host the inventory names. */
+static fc_status_t fc_stage_load_inventory(fc_stage_ctx_t *ctx)
+{
+    const fc_stage_opts_t *o = &ctx->opts;
+    char *hosts_text = NULL, *racks_text = NULL;
+    int status = FC_OK, *racks = NULL;
+    size_t n = (size_t)ctx->world_size;
+
+    if (fc_stage_bcast_file(ctx, o->hosts_path, &hosts_text) != FC_OK ||
+        fc_stage_bcast_file(ctx, o->racks_path, &racks_text) != FC_OK)
+        status = FC_ERR_INVALID;
+    else if (hosts_text || racks_text) {
+        /* rank 0 parses first and prints; the others parse the same text */
+        if (ctx->world_rank == 0)
+            status = fc_inventory_parse(hosts_text, o->hosts_path, racks_text,
+                                        o->racks_path, &ctx->inv);
+        MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (status == FC_OK && ctx->world_rank != 0 &&
+            fc_inventory_parse(hosts_text, o->hosts_path, racks_text,
+                               o->racks_path, &ctx->inv) != FC_OK)
+            MPI_Abort(MPI_COMM_WORLD, FC_EXIT_USAGE);
+    } else {
+        fc_inventory_parse(ctx->host, "(this host)", NULL, NULL, &ctx->inv);
+    }
+    free(hosts_text);
+    free(racks_text);
+    if (status != FC_OK)
+        return (fc_status_t)status;
+
+    ctx->rank_hosts = calloc(n, FC_HOST_MAX);
+    racks = calloc(n, sizeof(int));
+    ctx->rank_racks = racks;
+    if (ctx->rank_hosts == NULL || racks == NULL) {
+        fc_error("out of memory for %d ranks", ctx->world_size);
+        MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
+    }
+    MPI_Allgather(ctx->host, FC_HOST_MAX, MPI_CHAR, ctx->rank_hosts,
+                  FC_HOST_MAX, MPI_CHAR, MPI_COMM_WORLD);
+    for (size_t r = 0; r < n; ++r) {
+        int h = fc_inventory_find_host(&ctx->inv, ctx->rank_hosts[r]);
+
+        if (!(o->hosts_path[0] || o->racks_path[0]))
+            h = 0;              /* no inventory: one rack, "default" */
+        if (h < 0) {
+            if (ctx->world_rank == 0)
+                fprintf(stderr, "fabcert: %s: host '%s' (rank %zu) was given by "
+                        "the launcher but is not in the inventory\n",
+                        o->hosts_path[0] ? o->hosts_path : o->racks_path,
+                        ctx->rank_hosts[r], r);
+            status = FC_ERR_INVALID;
+            continue;
+        }
+        racks[r] = o->hosts_path[0] || o->racks_path[0] ? ctx->inv.host_rack[h] : 0;
+    }
+    if (status == FC_OK)
+        ctx->rack = racks[ctx->world_rank];
+    return (fc_status_t)status;
 }
 
 fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
@@ -338,6 +449,9 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
     MPI_Bcast(ctx->opts.run_id, sizeof(ctx->opts.run_id), MPI_CHAR, 0,
               MPI_COMM_WORLD);
     FC_CHECK(fc_stage_load_profile(ctx));
+    FC_CHECK(fc_stage_load_inventory(ctx));
+    FC_CHECK(fc_watchdog_start(ctx->sp.timeout_s, fc_stage_name(stage),
+                               ctx->world_rank, ctx->host));
 
     fc_tap_init(&ctx->tap, stdout, ctx->world_rank == 0);
     ok = 1;
@@ -349,10 +463,17 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
     if (ctx->world_rank == 0) {
         json_t *rec = fc_stage_record(ctx, "stage_start");
 
+        json_t *hosts = json_array();
+
+        for (int r = 0; r < ctx->world_size; ++r)
+            json_array_append_new(hosts, json_string(ctx->rank_hosts[r]));
         json_object_set_new(rec, "ranks", json_integer(ctx->world_size));
+        json_object_set_new(rec, "rank_hosts", hosts);
+        json_object_set_new(rec, "timeout_s", json_real(ctx->sp.timeout_s));
         json_object_set_new(rec, "version", json_string(FC_VERSION));
         fc_results_append(&ctx->results, rec);
-        fc_tap_plan(&ctx->tap, fc_stage_point_count(&ctx->sp));
+        /* the pairs stage's count depends on the nodes: plan at the end */
+        fc_tap_plan(&ctx->tap, stage == FC_STAGE_PAIRS ? -1 : fc_stage_point_count(&ctx->sp));
         fc_tap_diag(&ctx->tap, "fabcert %s stage %s: run %s, %d ranks, "
                     "profile %s (sha256 %.12s)", FC_VERSION,
                     fc_stage_name(stage), ctx->opts.run_id, ctx->world_size,
@@ -375,8 +496,81 @@ fc_status_t fc_stage_split_by_host(fc_stage_ctx_t *ctx, MPI_Comm *comm_p)
     while (strncmp(all + (size_t)color * FC_HOST_MAX, ctx->host, FC_HOST_MAX) != 0)
         ++color;
     free(all);
+    ctx->grouping = FC_GROUP_HOST;
     MPI_Comm_split(MPI_COMM_WORLD, color, ctx->world_rank, comm_p);
     return FC_OK;
+}
+
+fc_status_t fc_stage_split_by_rack(fc_stage_ctx_t *ctx, MPI_Comm *comm_p)
+{
+    ctx->grouping = FC_GROUP_RACK;
+    MPI_Comm_split(MPI_COMM_WORLD, ctx->rack, ctx->world_rank, comm_p);
+    return FC_OK;
+}
+
+fc_status_t fc_stage_whole(fc_stage_ctx_t *ctx, MPI_Comm *comm_p)
+{
+    ctx->grouping = FC_GROUP_ALL;
+    MPI_Comm_dup(MPI_COMM_WORLD, comm_p);
+    return FC_OK;
+}
+
+void fc_stage_progress(fc_stage_ctx_t *ctx, int index, const char *what)
+{
+    fc_watchdog_progress(index, what);
+    if (ctx->opts.hang_rank == ctx->world_rank && ctx->opts.hang_index == index) {
+        fc_log_info("self-test: stopping rank %d (SIGSTOP) at %s",
+                    ctx->world_rank, what);
+        raise(SIGSTOP);
+    }
+}
+
+const char *fc_stage_group_name(const fc_stage_ctx_t *ctx, int r)
+{
+    switch (ctx->grouping) {
+    case FC_GROUP_HOST: return ctx->rank_hosts[r];
+    case FC_GROUP_RACK: return ctx->inv.racks[ctx->rank_racks[r]];
+    default: return "cluster";
+    }
+}
+
+const char *fc_stage_group_rack(const fc_stage_ctx_t *ctx, int r)
+{
+    return ctx->grouping == FC_GROUP_ALL ? "" : ctx->inv.racks[ctx->rank_racks[r]];
+}
+
+/* The part a failing point implicates, and whether its host is to be
+ * quarantined: wrong bits name the rank that saw them; a slow node-stage
+ * group is its node; a slow rack or cluster names its slowest host as a
+ * suspect only (the pairs stage localises links). */
+static json_t *fc_implicates_json(const fc_stage_ctx_t *ctx,
+                                  const fc_point_summary_t *s,
+                                  const fc_judgement_t *j)
+{
+    const char *part;
+    const char *host = NULL;
+    int quarantine = 0;
+
+    if (j->status == FC_OK)
+        return json_null();
+    if (s->wrong > 0) {
+        part = strcmp(ctx->opts.backend, "nccl") == 0 ? "GPU" : "node";
+        host = s->first_bad_host;
+        quarantine = 1;
+    } else if (ctx->grouping == FC_GROUP_HOST) {
+        part = "node";
+        host = s->host;
+        quarantine = 1;
+    } else if (ctx->grouping == FC_GROUP_RACK) {
+        part = "rack";
+        host = s->slowest_host;
+    } else {
+        part = "cluster";
+        host = s->slowest_host;
+    }
+    return json_pack("{s:s, s:s, s:s, s:b}", "part", part, "host", host,
+                     "rack", fc_stage_group_rack(ctx, s->first_world_rank),
+                     "quarantine", quarantine);
 }
 
 static json_t *fc_time_json(const fc_time_stats_t *t)
@@ -401,6 +595,8 @@ static json_t *fc_point_json(const fc_stage_ctx_t *ctx,
     json_object_set_new(rec, "bytes", json_integer((json_int_t)s->bytes));
     json_object_set_new(rec, "count", json_integer((json_int_t)s->count));
     json_object_set_new(rec, "host", json_string(s->host));
+    json_object_set_new(rec, "group", json_string(fc_stage_group_name(ctx, s->first_world_rank)));
+    json_object_set_new(rec, "rack", json_string(fc_stage_group_rack(ctx, s->first_world_rank)));
     json_object_set_new(rec, "ranks", json_integer(s->nranks));
     json_object_set_new(rec, "hosts", json_integer(s->nhosts));
     json_object_set_new(rec, "first_rank", json_integer(s->first_world_rank));
@@ -442,6 +638,7 @@ static json_t *fc_point_json(const fc_stage_ctx_t *ctx,
     for (int r = 0; r < j->nreasons; ++r)
         json_array_append_new(reasons, json_string(j->reasons[r]));
     json_object_set_new(rec, "reasons", reasons);
+    json_object_set_new(rec, "implicates", fc_implicates_json(ctx, s, j));
     json_object_set_new(rec, "status", json_string(fc_status_str(j->status)));
     json_object_set_new(rec, "verdict", json_string(j->status == FC_OK ? "PASS" : "FAIL"));
     return rec;
@@ -452,6 +649,8 @@ static void fc_stage_report_point(fc_stage_ctx_t *ctx, const fc_test_point_t *pt
 {
     fc_judgement_t *js = calloc((size_t)ngroups, sizeof(*js));
     fc_status_t worst = FC_OK;
+    const char *kind = ctx->grouping == FC_GROUP_HOST ? "node" :
+                       ctx->grouping == FC_GROUP_RACK ? "rack" : "job";
     char label[128];
 
     if (js == NULL) {
@@ -468,18 +667,20 @@ static void fc_stage_report_point(fc_stage_ctx_t *ctx, const fc_test_point_t *pt
         ++ctx->failed_points;
         for (int g = 0; g < ngroups; ++g)
             for (int r = 0; r < js[g].nreasons; ++r)
-                fc_tap_diag(&ctx->tap, "%s on host %s: %s", label,
-                            sums[g].host, js[g].reasons[r]);
+                fc_tap_diag(&ctx->tap, "%s on %s %s: %s", label, kind,
+                            fc_stage_group_name(ctx, sums[g].first_world_rank),
+                            js[g].reasons[r]);
     }
     if (worst == FC_OK) {
-        fc_tap_point(&ctx->tap, worst, "%s on %d node(s)", label, ngroups);
+        fc_tap_point(&ctx->tap, worst, "%s on %d %s(s)", label, ngroups, kind);
     } else {
         int g = 0;
 
         while (g < ngroups - 1 && js[g].status == FC_OK)
             ++g;
-        fc_tap_point(&ctx->tap, worst, "%s on %d node(s): host %s: %s", label,
-                     ngroups, sums[g].host,
+        fc_tap_point(&ctx->tap, worst, "%s on %d %s(s): %s %s: %s", label,
+                     ngroups, kind, kind,
+                     fc_stage_group_name(ctx, sums[g].first_world_rank),
                      js[g].nreasons ? js[g].reasons[0] : "failed");
     }
     fc_tap_yaml_begin(&ctx->tap);
@@ -488,7 +689,8 @@ static void fc_stage_report_point(fc_stage_ctx_t *ctx, const fc_test_point_t *pt
     for (int g = 0; g < ngroups; ++g) {
         const fc_point_summary_t *s = &sums[g];
 
-        fc_tap_yaml_line(&ctx->tap, "  - host: %s", s->host);
+        fc_tap_yaml_line(&ctx->tap, "  - group: %s", fc_stage_group_name(ctx, s->first_world_rank));
+        fc_tap_yaml_line(&ctx->tap, "    host: %s", s->host);
         fc_tap_yaml_line(&ctx->tap, "    ranks: %d", s->nranks);
         fc_tap_yaml_line(&ctx->tap, "    time_us: {min: %.2f, median: %.2f, p99: %.2f, max: %.2f}",
                          s->time.min * 1e6, s->time.median * 1e6,
@@ -540,7 +742,12 @@ fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
                         sp->sizes[z], sp->warmup, sp->iters,
                         ctx->profile.seed + 7919u * index++,
                     };
-                    fc_status_t st = fc_engine_run_point(&be, &pt,
+                    char what[128];
+                    fc_status_t st;
+
+                    fc_point_label(&pt, what, sizeof(what));
+                    fc_stage_progress(ctx, (int)index - 1, what);
+                    st = fc_engine_run_point(&be, &pt,
                                                          &ctx->opts.selftest,
                                                          &ident, &mine);
                     int ngroups = 0;
@@ -575,7 +782,8 @@ int fc_stage_finish(fc_stage_ctx_t *ctx, fc_status_t status)
         json_object_set_new(rec, "points", json_integer(ctx->tap.current));
         json_object_set_new(rec, "failed_points", json_integer(failed));
         json_object_set_new(rec, "status", json_string(fc_status_str(status)));
-        json_object_set_new(rec, "verdict", json_string(status == FC_OK ? "PASS" : "FAIL"));
+        json_object_set_new(rec, "verdict", json_string(
+            status == FC_OK ? "PASS" : status == FC_ERR_SKIP ? "SKIP" : "FAIL"));
         fc_results_append(&ctx->results, rec);
         fc_results_close(&ctx->results);
         fc_tap_done(&ctx->tap);
@@ -584,6 +792,10 @@ int fc_stage_finish(fc_stage_ctx_t *ctx, fc_status_t status)
     if (failed > 0)
         status = fc_status_worst(status, FC_ERR_FAIL);
     MPI_Finalize();
+    fc_watchdog_stop();     /* after MPI_Finalize, which can hang too */
+    fc_inventory_free(&ctx->inv);
+    free(ctx->rank_hosts);
+    free(ctx->rank_racks);
     return fc_status_exit_code(status);
 }
 

@@ -3,7 +3,9 @@
  * start-up, the host identity, the profile (loaded on rank 0, broadcast),
  * the results file and TAP on rank 0, and the driver that runs a stage's
  * collective sweep on a "group" communicator (a node, a rack, the cluster)
- * with every group at once. A stage's main() is a few lines: init, make its
+ * with every group at once. The inventory (--hosts, --racks) is read on
+ * rank 0 and broadcast; every rank must be on a host it names. A watchdog
+ * ends the stage at its timeout, whatever MPI is doing. A stage's main() is a few lines: init, make its
  * group communicator, run, finish.
  */
 #ifndef FC_STAGE_H
@@ -12,6 +14,7 @@
 #include <mpi.h>
 
 #include "fc_engine.h"
+#include "fc_inventory.h"
 #include "fc_profile.h"
 #include "fc_results.h"
 #include "fc_tap.h"
@@ -32,7 +35,18 @@ typedef struct fc_stage_opts {
     int ops[4];
     int nops;
     fc_selftest_t selftest;
+    char hosts_path[1024];      /* inventory: host list, "" if none */
+    char racks_path[1024];      /* inventory: rack map, "" if none */
+    int hang_rank;              /* --selftest-hang: this world rank stops */
+    int hang_index;             /* ... on entering this point or round */
 } fc_stage_opts_t;
+
+/* How a stage groups its ranks; names the groups in results. */
+typedef enum fc_grouping {
+    FC_GROUP_HOST = 0,          /* one group per node */
+    FC_GROUP_RACK,              /* one group per rack */
+    FC_GROUP_ALL,               /* one group: the whole job */
+} fc_grouping_t;
 
 typedef struct fc_stage_ctx {
     fc_stage_id_t stage;
@@ -45,6 +59,11 @@ typedef struct fc_stage_ctx {
     fc_tap_t tap;
     fc_results_t results;       /* open on world rank 0 only */
     int failed_points;
+    fc_inventory_t inv;         /* one rack "default" when none was given */
+    int rack;                   /* this rank's rack (index into inv.racks) */
+    char (*rank_hosts)[FC_HOST_MAX];    /* host of every world rank */
+    int *rank_racks;                    /* rack of every world rank */
+    fc_grouping_t grouping;     /* set by the split functions */
 } fc_stage_ctx_t;
 
 /* MPI_Init, options, profile, results, TAP plan. On FC_ERR_INVALID the
@@ -53,6 +72,19 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
                           fc_stage_ctx_t *ctx);
 /* Split the world by host name: one communicator per node. */
 fc_status_t fc_stage_split_by_host(fc_stage_ctx_t *ctx, MPI_Comm *comm_p);
+/* Split the world by rack: one communicator per rack. */
+fc_status_t fc_stage_split_by_rack(fc_stage_ctx_t *ctx, MPI_Comm *comm_p);
+/* The whole world as one group. */
+fc_status_t fc_stage_whole(fc_stage_ctx_t *ctx, MPI_Comm *comm_p);
+/* Entering work item `index` (point, round): tells the watchdog, and
+ * stops this rank there if --selftest-hang asks for it. */
+void fc_stage_progress(fc_stage_ctx_t *ctx, int index, const char *what);
+/* Name of group containing world rank r under ctx->grouping; its rack
+ * name ("" for the whole job). */
+const char *fc_stage_group_name(const fc_stage_ctx_t *ctx, int r);
+const char *fc_stage_group_rack(const fc_stage_ctx_t *ctx, int r);
+/* A results record with the stage's common fields (rank 0). */
+json_t *fc_stage_record(const fc_stage_ctx_t *ctx, const char *type);
 /* Run the stage's sweep with every group at once; rank 0 judges, writes
  * results and TAP. */
 fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group);

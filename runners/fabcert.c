@@ -1,81 +1,119 @@
 /*
- * fabcert.c - the `fabcert` command: runs a plan of stages and says what it
- * found. Today's plan is the node stage on this machine (a one-node
- * cluster): `fabcert run` with no arguments validates the default profile,
- * makes an output directory, launches the stage under mpirun with the
- * stage's timeout (the whole process group is killed if it runs over),
- * keeps the stage's TAP beside results.jsonl, and prints the verdict read
- * back from results.jsonl: PASS, FAIL, or INCOMPLETE when the stage did not
- * finish. Exit status: 0 pass, 1 fail or incomplete, 2 bad usage or input.
+ * fabcert.c - the `fabcert` command: runs a plan of stages across a
+ * cluster and says, per rack, what it found.
+ *
+ * `fabcert run` reads the inventory (--hosts, --racks; without them, this
+ * machine is a one-node cluster), validates the profile, and runs the
+ * profile's stages in order (node, pairs, rack, cluster), each under mpirun
+ * with a hard limit of the stage's timeout plus a margin. Between stages it
+ * applies quarantine: a host that a stage implicates (wrong bits, a slow
+ * node, a bad link, a rank that never arrived) is recorded and left out of
+ * the later stages. A stage that hangs is diagnosed from the ranks'
+ * watchdog reports (those that did not report did not arrive) and run once
+ * more without the missing hosts. Everything goes into results.jsonl; the
+ * per-rack verdicts are computed from it (reports/fc_verdict.c) and
+ * printed. Exit status: 0 every rack passed; 1 a rack failed or is
+ * incomplete; 2 bad usage or input (nothing was certified).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "fc_inventory.h"
+#include "fc_launch.h"
 #include "fc_profile.h"
 #include "fc_results.h"
+#include "fc_verdict.h"
 #include "fc_version.h"
 
-#define FC_MAX_PASSTHRU 64
-/* mpirun's own start-up and tear-down, on top of a stage's timeout */
-#define FC_LAUNCH_MARGIN_S 10
+#define FC_MAX_PASSTHRU 128
+/* mpirun's start-up and tear-down and the watchdog's grace, on top of a
+ * stage's timeout */
+#define FC_LAUNCH_MARGIN_S 15
+/* a watchdog report this late means the rank was not running at the
+ * deadline (stopped or starved): it did not arrive */
+#define FC_LATE_REPORT_S 1.5
+#define FC_MAX_ATTEMPTS 2
+
+static const fc_stage_id_t fc_plan_order[] = {
+    FC_STAGE_NODE, FC_STAGE_PAIRS, FC_STAGE_RACK, FC_STAGE_CLUSTER,
+};
+#define FC_PLAN_STAGES (int)(sizeof(fc_plan_order) / sizeof(fc_plan_order[0]))
 
 typedef struct fc_run_opts {
     char profile[PATH_MAX];
     char out_dir[PATH_MAX];
+    char hosts[PATH_MAX];           /* inventory host list, "" if none */
+    char racks[PATH_MAX];           /* rack map, "" if none */
     char run_id[64];
-    int np;                         /* ranks; 0: this machine's cores */
-    const char *mpirun;             /* launcher */
-    const char *mpirun_args[FC_MAX_PASSTHRU];   /* --mpirun-arg, in order */
+    int np;                         /* local mode: ranks */
+    int ppn;                        /* cluster mode: ranks per node */
+    int stages[FC_STAGE_COUNT];     /* --stages filter; all 1 if not given */
+    const char *mpirun;
+    const char *mpirun_args[FC_MAX_PASSTHRU];
     int nmpirun_args;
-    const char *stage_args[FC_MAX_PASSTHRU];    /* options for the stage */
+    const char *stage_args[FC_MAX_PASSTHRU];    /* sweep overrides */
     int nstage_args;
+    const char *selftest_args[8];               /* self-tests */
+    int nselftest_args;
+    int selftest_stage;             /* stage the self-tests go to; -1 all */
 } fc_run_opts_t;
 
-/* What the stage left in results.jsonl. */
-typedef struct fc_stage_tally {
-    int points, failed;
-    int ended;                      /* a stage_end record was written */
-    char end_verdict[16];
-} fc_stage_tally_t;
+typedef struct fc_run_state {
+    fc_run_opts_t o;
+    fc_profile_t profile;
+    fc_inventory_t inv;
+    int *healthy;                   /* per inventory host */
+    int *quarantined;
+    char results_path[PATH_MAX + 32];
+} fc_run_state_t;
 
 static void fc_usage(FILE *out)
 {
     fprintf(out,
-"usage: fabcert run [options]     certify this machine (node stage)\n"
+"usage: fabcert run [options]     certify a cluster (or this machine) by rack\n"
 "       fabcert check-profile FILE\n"
 "                                 validate a threshold profile, print its hash\n"
+"       fabcert check-inventory [--hosts FILE] [--racks FILE]\n"
+"                                 validate an inventory, print host -> rack\n"
 "       fabcert version           print the version\n"
 "       fabcert --help            this text\n"
 "\n"
 "run options:\n"
+"  --hosts FILE          host list: one host or Slurm range per line\n"
+"                        (gpu[001-016,020]); without --hosts and --racks,\n"
+"                        this machine is a one-node cluster\n"
+"  --racks FILE          rack map: 'HOSTS RACK' or 'RACK: HOSTS' per line\n"
 "  --profile FILE        threshold profile (default: thresholds/local.yaml)\n"
 "  --out DIR             output directory (default: fabcert-out/RUN_ID)\n"
-"  --np N                MPI ranks (default: this machine's cores, 2 to 8)\n"
+"  --stages LIST         run only these of the profile's stages\n"
+"  --ppn N               ranks per node on a cluster (default 2)\n"
+"  --np N                ranks on this machine alone (default: its cores, 2-8)\n"
 "  --mpirun PATH         launcher (default: $FABCERT_MPIRUN or mpirun)\n"
-"  --mpirun-arg ARG      pass ARG to mpirun (repeat: --mpirun-arg --mca\n"
-"                        --mpirun-arg btl --mpirun-arg self,vader)\n"
+"  --mpirun-arg ARG      pass ARG to mpirun (repeat; e.g. --mpirun-arg --mca\n"
+"                        --mpirun-arg btl_tcp_if_include --mpirun-arg ib0)\n"
+"  --env NAME[=VALUE]    export NAME to every rank (mpirun -x)\n"
 "  --sizes LIST, --iters N, --warmup N, --collectives LIST, --dtypes LIST,\n"
-"  --ops LIST            override the profile's sweep for this run\n"
+"  --ops LIST            override the profile's sweep in every stage\n"
 "  --selftest-corrupt rank=R,iter=I[,index=K][,bit=B][,coll=NAME]\n"
 "                        flip one output bit to prove the checker catches it\n"
+"  --selftest-hang rank=R,index=K\n"
+"                        stop rank R at point K to prove the watchdog\n"
+"  --selftest-stage NAME the stage the self-tests apply to (default: all)\n"
 "\n"
 "The output directory holds run.json, results.jsonl (one JSON record per\n"
-"measurement, flushed as made) and node.tap (the stage's TAP stream).\n"
+"measurement, flushed as made), STAGE.tap and STAGE.log per stage attempt.\n"
 "Running as root sets OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM)=1 for mpirun.\n"
 "\n"
-"exit status: 0 every check passed; 1 a check failed, or a stage did not\n"
-"finish (INCOMPLETE); 2 bad usage or input (nothing was certified).\n");
+"exit status: 0 every rack passed; 1 a rack failed, or is INCOMPLETE (a\n"
+"required stage did not run or finish on it); 2 bad usage or input.\n");
 }
 
 static int fc_default_np(void)
@@ -85,61 +123,107 @@ static int fc_default_np(void)
     return cores < 2 ? 2 : cores > 8 ? 8 : (int)cores;
 }
 
+static int fc_parse_count(const char *what, const char *text, int *out)
+{
+    char *end;
+    long v = strtol(text, &end, 10);
+
+    if (*text == '\0' || *end != '\0' || v < 1 || v > 100000) {
+        fprintf(stderr, "fabcert: %s '%s': expected a count from 1 to 100000\n",
+                what, text);
+        return 2;
+    }
+    *out = (int)v;
+    return 0;
+}
+
 static int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
 {
-    enum { O_PROFILE = 1, O_OUT, O_NP, O_MPIRUN, O_MPIRUN_ARG, O_STAGE_OPT,
+    enum { O_PROFILE = 1, O_OUT, O_NP, O_PPN, O_MPIRUN, O_MPIRUN_ARG, O_ENV,
+           O_HOSTS, O_RACKS, O_STAGES, O_STAGE_OPT, O_SELFTEST, O_SELFTEST_STAGE,
            O_HELP };
     static const struct option longopts[] = {
         { "profile", required_argument, NULL, O_PROFILE },
         { "out", required_argument, NULL, O_OUT },
         { "np", required_argument, NULL, O_NP },
+        { "ppn", required_argument, NULL, O_PPN },
         { "mpirun", required_argument, NULL, O_MPIRUN },
         { "mpirun-arg", required_argument, NULL, O_MPIRUN_ARG },
+        { "env", required_argument, NULL, O_ENV },
+        { "hosts", required_argument, NULL, O_HOSTS },
+        { "racks", required_argument, NULL, O_RACKS },
+        { "stages", required_argument, NULL, O_STAGES },
         { "sizes", required_argument, NULL, O_STAGE_OPT },
         { "iters", required_argument, NULL, O_STAGE_OPT },
         { "warmup", required_argument, NULL, O_STAGE_OPT },
         { "collectives", required_argument, NULL, O_STAGE_OPT },
         { "dtypes", required_argument, NULL, O_STAGE_OPT },
         { "ops", required_argument, NULL, O_STAGE_OPT },
-        { "selftest-corrupt", required_argument, NULL, O_STAGE_OPT },
+        { "selftest-corrupt", required_argument, NULL, O_SELFTEST },
+        { "selftest-hang", required_argument, NULL, O_SELFTEST },
+        { "selftest-stage", required_argument, NULL, O_SELFTEST_STAGE },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
-    int c, index;
-    char *end;
+    static char names[FC_MAX_PASSTHRU][48];
+    int c, index, nnames = 0, any_stage = 0;
 
     memset(o, 0, sizeof(*o));
     fc_path_beside_exe("../thresholds/local.yaml", o->profile, sizeof(o->profile));
     o->mpirun = getenv("FABCERT_MPIRUN") ? getenv("FABCERT_MPIRUN") : "mpirun";
+    o->ppn = 2;
+    o->selftest_stage = -1;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, &index)) != -1) {
+        if (o->nmpirun_args + 2 > FC_MAX_PASSTHRU || o->nstage_args + 2 > FC_MAX_PASSTHRU ||
+            o->nselftest_args + 2 > 8 || nnames == FC_MAX_PASSTHRU) {
+            fprintf(stderr, "fabcert: too many options\n");
+            return 2;
+        }
         switch (c) {
         case O_PROFILE: snprintf(o->profile, sizeof(o->profile), "%s", optarg); break;
         case O_OUT: snprintf(o->out_dir, sizeof(o->out_dir), "%s", optarg); break;
-        case O_NP:
-            o->np = (int)strtol(optarg, &end, 10);
-            if (*end != '\0' || o->np < 1 || o->np > 100000) {
-                fprintf(stderr, "fabcert: --np '%s': expected a rank count\n", optarg);
+        case O_HOSTS: snprintf(o->hosts, sizeof(o->hosts), "%s", optarg); break;
+        case O_RACKS: snprintf(o->racks, sizeof(o->racks), "%s", optarg); break;
+        case O_NP: if (fc_parse_count("--np", optarg, &o->np)) return 2; break;
+        case O_PPN: if (fc_parse_count("--ppn", optarg, &o->ppn)) return 2; break;
+        case O_MPIRUN: o->mpirun = optarg; break;
+        case O_MPIRUN_ARG: o->mpirun_args[o->nmpirun_args++] = optarg; break;
+        case O_ENV:
+            o->mpirun_args[o->nmpirun_args++] = "-x";
+            o->mpirun_args[o->nmpirun_args++] = optarg;
+            break;
+        case O_STAGES: {
+            char buf[256], *save = NULL;
+
+            snprintf(buf, sizeof(buf), "%s", optarg);
+            for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                int s = fc_stage_from_name(t);
+
+                if (s < 0) {
+                    fprintf(stderr, "fabcert: --stages: unknown stage '%s'\n", t);
+                    return 2;
+                }
+                o->stages[s] = 1;
+                any_stage = 1;
+            }
+            break;
+        }
+        case O_SELFTEST_STAGE:
+            if ((o->selftest_stage = fc_stage_from_name(optarg)) < 0) {
+                fprintf(stderr, "fabcert: --selftest-stage: unknown stage '%s'\n", optarg);
                 return 2;
             }
             break;
-        case O_MPIRUN: o->mpirun = optarg; break;
-        case O_MPIRUN_ARG:
         case O_STAGE_OPT:
-            if (o->nmpirun_args == FC_MAX_PASSTHRU || o->nstage_args + 2 > FC_MAX_PASSTHRU) {
-                fprintf(stderr, "fabcert: too many options\n");
-                return 2;
-            }
-            if (c == O_MPIRUN_ARG) {
-                o->mpirun_args[o->nmpirun_args++] = optarg;
+        case O_SELFTEST:
+            snprintf(names[nnames], sizeof(names[0]), "--%s", longopts[index].name);
+            if (c == O_STAGE_OPT) {
+                o->stage_args[o->nstage_args++] = names[nnames++];
+                o->stage_args[o->nstage_args++] = optarg;
             } else {
-                static char names[FC_MAX_PASSTHRU][48];
-
-                snprintf(names[o->nstage_args], sizeof(names[0]), "--%s",
-                         longopts[index].name);
-                o->stage_args[o->nstage_args] = names[o->nstage_args];
-                o->stage_args[o->nstage_args + 1] = optarg;
-                o->nstage_args += 2;
+                o->selftest_args[o->nselftest_args++] = names[nnames++];
+                o->selftest_args[o->nselftest_args++] = optarg;
             }
             break;
         case O_HELP:
@@ -154,13 +238,97 @@ static int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
         fprintf(stderr, "fabcert: unexpected argument '%s'\n", argv[optind]);
         return 2;
     }
+    if (!any_stage)
+        for (int s = 0; s < FC_STAGE_COUNT; ++s)
+            o->stages[s] = 1;
     if (o->np == 0)
         o->np = fc_default_np();
     return 0;
 }
 
-static int fc_write_run_json(const fc_run_opts_t *o, const fc_profile_t *p,
-                             const char *stage_path)
+/* Inventory from the files, or this machine alone. */
+static fc_status_t fc_run_load_inventory(fc_run_state_t *st)
+{
+    char *hosts_text = NULL, *racks_text = NULL;
+    fc_status_t s = FC_OK;
+
+    if (st->o.hosts[0] == '\0' && st->o.racks[0] == '\0') {
+        char host[256] = "";
+        char path[PATH_MAX];
+        FILE *f;
+
+        gethostname(host, sizeof(host) - 1);
+        if (snprintf(path, sizeof(path), "%s/hosts", st->o.out_dir) >= (int)sizeof(path)) {
+            fprintf(stderr, "fabcert: --out: path too long\n");
+            return FC_ERR_INVALID;
+        }
+        if ((f = fopen(path, "w")) == NULL || fprintf(f, "%s\n", host) < 0 ||
+            fclose(f) != 0) {
+            fprintf(stderr, "fabcert: cannot write %s: %s\n", path, strerror(errno));
+            return FC_ERR_INVALID;
+        }
+        snprintf(st->o.hosts, sizeof(st->o.hosts), "%s", path);
+    }
+    if ((st->o.hosts[0] && fc_read_text_file(st->o.hosts, &hosts_text) != FC_OK) ||
+        (st->o.racks[0] && fc_read_text_file(st->o.racks, &racks_text) != FC_OK))
+        s = FC_ERR_INVALID;
+    else
+        s = fc_inventory_parse(hosts_text, st->o.hosts, racks_text, st->o.racks,
+                               &st->inv);
+    free(hosts_text);
+    free(racks_text);
+    return s;
+}
+
+static int fc_cluster_mode(const fc_run_opts_t *o)
+{
+    /* a generated one-host list (local mode) lives in the output dir */
+    char local[PATH_MAX + 16];
+
+    snprintf(local, sizeof(local), "%s/hosts", o->out_dir);
+    return strcmp(o->hosts, local) != 0;
+}
+
+static void fc_append(fc_run_state_t *st, json_t *rec)
+{
+    fc_results_t r;
+
+    if (fc_results_open(st->o.out_dir, &r) != FC_OK) {
+        json_decref(rec);
+        return;
+    }
+    fc_results_append(&r, rec);
+    fc_results_close(&r);
+}
+
+static json_t *fc_run_record(const fc_run_state_t *st, const char *type,
+                             const char *stage)
+{
+    char now[32];
+    time_t t = time(NULL);
+    struct tm tm;
+
+    gmtime_r(&t, &tm);
+    strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return json_pack("{s:s, s:s, s:s, s:s, s:s}", "type", type, "run_id",
+                     st->o.run_id, "stage", stage ? stage : "", "time", now,
+                     "source", "runner");
+}
+
+static json_t *fc_inventory_json(const fc_inventory_t *inv)
+{
+    json_t *hosts = json_array(), *racks = json_array();
+
+    for (int h = 0; h < inv->nhosts; ++h)
+        json_array_append_new(hosts, json_pack("{s:s, s:s}", "host", inv->hosts[h],
+                                               "rack", inv->racks[inv->host_rack[h]]));
+    for (int r = 0; r < inv->nracks; ++r)
+        json_array_append_new(racks, json_string(inv->racks[r]));
+    return json_pack("{s:o, s:o, s:s, s:s}", "hosts", hosts, "racks", racks,
+                     "hosts_file", inv->hosts_path, "racks_file", inv->racks_path);
+}
+
+static int fc_write_run_json(const fc_run_state_t *st, json_t *stages)
 {
     char path[PATH_MAX + 16], now[32], host[256] = "";
     time_t t = time(NULL);
@@ -171,13 +339,15 @@ static int fc_write_run_json(const fc_run_opts_t *o, const fc_profile_t *p,
     gmtime_r(&t, &tm);
     strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", &tm);
     gethostname(host, sizeof(host) - 1);
-    meta = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:[s]}",
-                     "run_id", o->run_id, "version", FC_VERSION, "started", now,
-                     "launch_host", host, "profile", p->name, "profile_path",
-                     p->path, "ranks", o->np, "profile_sha256", p->sha256,
-                     "launcher", o->mpirun, "stages", "node");
-    json_object_set_new(meta, "stage_program", json_string(stage_path));
-    snprintf(path, sizeof(path), "%s/run.json", o->out_dir);
+    meta = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:O, s:o, s:i, s:i}",
+                     "run_id", st->o.run_id, "version", FC_VERSION, "started", now,
+                     "launch_host", host, "profile", st->profile.name,
+                     "profile_path", st->profile.path, "profile_sha256",
+                     st->profile.sha256, "launcher", st->o.mpirun, "stages", stages,
+                     "inventory", fc_inventory_json(&st->inv), "ppn",
+                     fc_cluster_mode(&st->o) ? st->o.ppn : st->o.np, "cluster",
+                     fc_cluster_mode(&st->o));
+    snprintf(path, sizeof(path), "%s/run.json", st->o.out_dir);
     rc = json_dump_file(meta, path, JSON_INDENT(2) | JSON_SORT_KEYS);
     json_decref(meta);
     if (rc != 0)
@@ -185,202 +355,460 @@ static int fc_write_run_json(const fc_run_opts_t *o, const fc_profile_t *p,
     return rc;
 }
 
-/* Launch argv with stdout into tap_path; kill the process group after
- * timeout_s. Returns the exit status, or -1 on timeout, -2 if it could
- * not be started. */
-static int fc_launch(char *const argv[], const char *tap_path, double timeout_s)
+/* Records appended to results.jsonl since byte offset `from`. */
+static json_t *fc_read_new_records(const char *path, long from)
 {
-    int pipefd[2], status = 0;
-    FILE *tap = fopen(tap_path, "w");
-    struct timespec start, now;
-    pid_t pid;
-
-    if (tap == NULL || pipe(pipefd) != 0) {
-        fprintf(stderr, "fabcert: cannot create %s: %s\n", tap_path, strerror(errno));
-        if (tap)
-            fclose(tap);
-        return -2;
-    }
-    pid = fork();
-    if (pid == 0) {
-        setpgid(0, 0);
-        dup2(pipefd[1], STDOUT_FILENO);
-        close(pipefd[0]);
-        close(pipefd[1]);
-        execvp(argv[0], argv);
-        fprintf(stderr, "fabcert: cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    close(pipefd[1]);
-    setpgid(pid, pid);
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    for (;;) {
-        struct pollfd pfd = { pipefd[0], POLLIN, 0 };
-        double elapsed;
-        char buf[8192];
-
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        elapsed = (double)(now.tv_sec - start.tv_sec) +
-                  (double)(now.tv_nsec - start.tv_nsec) * 1e-9;
-        if (elapsed > timeout_s) {
-            fprintf(stderr, "fabcert: the stage ran past its timeout of %.0f s; "
-                    "killing it\n", timeout_s);
-            kill(-pid, SIGTERM);
-            sleep(2);
-            kill(-pid, SIGKILL);
-            waitpid(pid, &status, 0);
-            status = -1;
-            break;
-        }
-        if (poll(&pfd, 1, 500) > 0) {
-            ssize_t n = read(pipefd[0], buf, sizeof(buf));
-
-            if (n > 0) {
-                fwrite(buf, 1, (size_t)n, tap);
-                fflush(tap);
-                continue;
-            }
-            waitpid(pid, &status, 0);
-            status = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-            break;
-        }
-    }
-    close(pipefd[0]);
-    fclose(tap);
-    return status;
-}
-
-static void fc_tally_stage(const char *results_path, const char *stage,
-                           fc_stage_tally_t *t)
-{
-    FILE *f = fopen(results_path, "r");
+    json_t *recs = json_array();
+    FILE *f = fopen(path, "r");
     char *line = NULL;
     size_t cap = 0;
-    int shown = 0;
 
-    memset(t, 0, sizeof(*t));
     if (f == NULL)
-        return;
+        return recs;
+    fseek(f, from, SEEK_SET);
     while (getline(&line, &cap, f) > 0) {
         json_t *rec = json_loads(line, 0, NULL);
-        const char *type, *st, *verdict;
 
-        if (rec == NULL)
-            continue;       /* a record cut off by a kill */
-        type = json_string_value(json_object_get(rec, "type"));
-        st = json_string_value(json_object_get(rec, "stage"));
-        verdict = json_string_value(json_object_get(rec, "verdict"));
-        if (type && st && strcmp(st, stage) == 0) {
-            if (strcmp(type, "point") == 0) {
-                t->points++;
-                if (verdict && strcmp(verdict, "PASS") != 0) {
-                    json_t *reasons = json_object_get(rec, "reasons");
-
-                    t->failed++;
-                    if (shown++ < 10)
-                        printf("  FAIL %s %s %s %lld bytes on host %s: %s\n",
-                               json_string_value(json_object_get(rec, "collective")),
-                               json_string_value(json_object_get(rec, "dtype")),
-                               json_string_value(json_object_get(rec, "op")),
-                               (long long)json_integer_value(json_object_get(rec, "bytes")),
-                               json_string_value(json_object_get(rec, "host")),
-                               json_string_value(json_array_get(reasons, 0)));
-                }
-            } else if (strcmp(type, "stage_end") == 0) {
-                t->ended = 1;
-                snprintf(t->end_verdict, sizeof(t->end_verdict), "%s",
-                         verdict ? verdict : "");
-            }
-        }
-        json_decref(rec);
+        if (json_is_object(rec))
+            json_array_append_new(recs, rec);
+        else
+            json_decref(rec);
     }
-    if (shown > 10)
-        printf("  ... and %d more failures in %s\n", shown - 10, results_path);
     free(line);
     fclose(f);
+    return recs;
 }
 
-static int fc_cmd_run(int argc, char **argv)
+static long fc_file_size(const char *path)
 {
-    fc_run_opts_t o;
-    fc_profile_t profile;
-    fc_stage_tally_t tally;
-    char stage_path[PATH_MAX], tap_path[PATH_MAX + 16], results_path[PATH_MAX + 16];
-    char np[16];
-    const char *args[3 * FC_MAX_PASSTHRU + 32];
-    int nargs = 0, rc;
-    const char *verdict;
+    struct stat sb;
 
-    if ((rc = fc_parse_run(argc, argv, &o)) != 0)
-        return rc;
-    if (fc_profile_load(o.profile, &profile) != FC_OK)
-        return 2;
-    if (!profile.stages[FC_STAGE_NODE].present) {
-        fprintf(stderr, "fabcert: %s:1:1: the profile has no 'node' stage\n", o.profile);
-        return 2;
-    }
-    snprintf(o.run_id, sizeof(o.run_id), "%ld-%d", (long)time(NULL), (int)getpid());
-    if (o.out_dir[0] == '\0')
-        snprintf(o.out_dir, sizeof(o.out_dir), "fabcert-out/%s", o.run_id);
-    if (fc_mkdir_p(o.out_dir) != FC_OK)
-        return 2;
-    fc_path_beside_exe("suites/node", stage_path, sizeof(stage_path));
-    if (access(stage_path, X_OK) != 0) {
-        fprintf(stderr, "fabcert: stage program %s is missing: %s (run make)\n",
-                stage_path, strerror(errno));
-        return 2;
-    }
-    if (fc_write_run_json(&o, &profile, stage_path) != 0)
-        return 2;
-    if (geteuid() == 0) {
-        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
-        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
-    }
+    return stat(path, &sb) == 0 ? (long)sb.st_size : 0;
+}
 
-    snprintf(np, sizeof(np), "%d", o.np);
-    args[nargs++] = o.mpirun;
+static const char *fc_jstr(json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+
+    return s ? s : "";
+}
+
+static void fc_quarantine(fc_run_state_t *st, const char *stage, const char *host,
+                          const char *part, const char *reason)
+{
+    int h = fc_inventory_find_host(&st->inv, host);
+    json_t *rec;
+
+    if (h < 0 || st->quarantined[h])
+        return;
+    st->quarantined[h] = 1;
+    st->healthy[h] = 0;
+    rec = fc_run_record(st, "quarantine", stage);
+    json_object_set_new(rec, "host", json_string(host));
+    json_object_set_new(rec, "rack", json_string(st->inv.racks[st->inv.host_rack[h]]));
+    json_object_set_new(rec, "part", json_string(part));
+    json_object_set_new(rec, "reason", json_string(reason));
+    fc_append(st, rec);
+    printf("  quarantined %s (rack %s): %s: %s\n", host,
+           st->inv.racks[st->inv.host_rack[h]], part, reason);
+}
+
+/* The stage did not end: name the ranks that did not arrive. Returns the
+ * number of hosts quarantined. */
+static int fc_diagnose_hang(fc_run_state_t *st, const char *stage, json_t *recs,
+                            const fc_launch_result_t *res, const char *log_path)
+{
+    json_t *start = NULL, *rec, *hosts, *w;
+    size_t i, nranks;
+    int *arrived, missing = 0, quarantined = 0;
+    const char *stuck_at = "";
+    double timeout_s = 0;
+
+    json_array_foreach(recs, i, rec)
+        if (strcmp(fc_jstr(rec, "type"), "stage_start") == 0)
+            start = rec;
+    if (start == NULL) {
+        json_t *r = fc_run_record(st, "stage_error", stage);
+        char why[PATH_MAX + 128];
+
+        snprintf(why, sizeof(why), "the launcher %s before the stage started "
+                 "(see %s)", res->timed_out ? "hung" : "failed", log_path);
+        json_object_set_new(r, "reason", json_string(why));
+        json_object_set_new(r, "exit_status", json_integer(res->exit_status));
+        fc_append(st, r);
+        printf("  %s\n", why);
+        return 0;
+    }
+    hosts = json_object_get(start, "rank_hosts");
+    timeout_s = json_real_value(json_object_get(start, "timeout_s"));
+    nranks = json_array_size(hosts);
+    arrived = calloc(nranks + 1, sizeof(int));
+    json_array_foreach(res->watchdog, i, w) {
+        json_int_t rank = json_integer_value(json_object_get(w, "rank"));
+
+        if (rank >= 0 && (size_t)rank < nranks &&
+            json_real_value(json_object_get(w, "late_s")) <= FC_LATE_REPORT_S) {
+            arrived[rank] = 1;
+            stuck_at = fc_jstr(w, "at");
+        }
+    }
+    for (size_t h = 0; h < nranks; ++h) {
+        const char *host = json_string_value(json_array_get(hosts, h));
+        char ranks[256] = "", why[1024];
+        int n = 0;
+        json_t *r;
+
+        if (arrived[h] || host == NULL)
+            continue;
+        /* one record per host: all its ranks that did not arrive */
+        for (size_t k = h; k < nranks; ++k)
+            if (!arrived[k] && strcmp(json_string_value(json_array_get(hosts, k)), host) == 0) {
+                snprintf(ranks + strlen(ranks), sizeof(ranks) - strlen(ranks),
+                         "%s%zu", n ? "," : "", k);
+                arrived[k] = 1;
+                ++n;
+            }
+        snprintf(why, sizeof(why), "rank%s %s on host %s did not arrive: no "
+                 "report by the stage's %.0f s timeout%s%s%s", n > 1 ? "s" : "",
+                 ranks, host, timeout_s, stuck_at[0] ? " (the others were in " : "",
+                 stuck_at, stuck_at[0] ? ")" : "");
+        int hi = fc_inventory_find_host(&st->inv, host);
+
+        r = fc_run_record(st, "hang", stage);
+        json_object_set_new(r, "host", json_string(host));
+        json_object_set_new(r, "rack", json_string(hi >= 0 ? st->inv.racks[st->inv.host_rack[hi]] : ""));
+        json_object_set_new(r, "ranks", json_string(ranks));
+        json_object_set_new(r, "stuck_at", json_string(stuck_at));
+        json_object_set_new(r, "timeout_s", json_real(timeout_s));
+        json_object_set_new(r, "reasons", json_pack("[s]", why));
+        json_object_set_new(r, "implicates", json_pack("{s:s, s:s, s:s, s:b}",
+            "part", "node", "host", host, "rack",
+            hi >= 0 ? st->inv.racks[st->inv.host_rack[hi]] : "", "quarantine", 1));
+        json_object_set_new(r, "verdict", json_string("FAIL"));
+        fc_append(st, r);
+        printf("  HANG %s\n", why);
+        fc_quarantine(st, stage, host, "node", why);
+        ++missing;
+        ++quarantined;
+    }
+    if (missing == 0) {
+        /* everyone reported: stuck together (a wedged fabric) */
+        json_t *r = fc_run_record(st, "hang", stage);
+        char why[1024];
+
+        snprintf(why, sizeof(why), "the stage did not finish within %.0f s; every "
+                 "rank reported%s%s%s, so no single host is to blame",
+                 timeout_s, stuck_at[0] ? ", stuck in " : "", stuck_at,
+                 res->watchdog && json_array_size(res->watchdog) ? "" : " (no watchdog report)");
+        json_object_set_new(r, "reasons", json_pack("[s]", why));
+        json_object_set_new(r, "implicates", json_pack("{s:s, s:s, s:s, s:b}",
+            "part", "cluster", "host", "", "rack", "", "quarantine", 0));
+        json_object_set_new(r, "verdict", json_string("FAIL"));
+        fc_append(st, r);
+        printf("  HANG %s\n", why);
+    }
+    free(arrived);
+    return quarantined;
+}
+
+/* Launch one attempt of a stage on the healthy hosts. Returns 2 on bad
+ * input (the caller stops), 0 otherwise; *hung_p when it did not end. */
+static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
+                        int *hung_p)
+{
+    const fc_run_opts_t *o = &st->o;
+    const char *name = fc_stage_name(stage);
+    char exe[PATH_MAX], hostfile[PATH_MAX + 64], tap[PATH_MAX + 64], log[PATH_MAX + 64];
+    char np[16], suffix[16] = "";
+    const char *args[3 * FC_MAX_PASSTHRU + 64];
+    int nargs = 0, nhealthy = 0, cluster = fc_cluster_mode(o), ranks;
+    fc_launch_result_t res;
+    long offset;
+    json_t *recs, *rec;
+    size_t i;
+    int ended = 0, points = 0, failed = 0;
+
+    *hung_p = 0;
+    for (int h = 0; h < st->inv.nhosts; ++h)
+        nhealthy += st->healthy[h];
+    if (attempt > 1)
+        snprintf(suffix, sizeof(suffix), ".%d", attempt);
+    if (nhealthy == 0 || (stage == FC_STAGE_PAIRS && nhealthy < 2)) {
+        json_t *r = fc_run_record(st, "stage_skip", name);
+        const char *why = nhealthy == 0 ? "no healthy host is left" :
+                                          "fewer than 2 healthy hosts";
+
+        json_object_set_new(r, "reason", json_string(why));
+        fc_append(st, r);
+        printf("stage %s: skipped: %s\n", name, why);
+        return 0;
+    }
+    fc_path_beside_exe("suites/", exe, sizeof(exe));
+    snprintf(exe + strlen(exe), sizeof(exe) - strlen(exe), "%s", name);
+    snprintf(tap, sizeof(tap), "%s/%s%s.tap", o->out_dir, name, suffix);
+    snprintf(log, sizeof(log), "%s/%s%s.log", o->out_dir, name, suffix);
+    ranks = !cluster ? o->np : stage == FC_STAGE_PAIRS ? nhealthy : nhealthy * o->ppn;
+    snprintf(np, sizeof(np), "%d", ranks);
+    args[nargs++] = o->mpirun;
     args[nargs++] = "--oversubscribe";
     args[nargs++] = "--bind-to";
     args[nargs++] = "none";
     args[nargs++] = "-np";
     args[nargs++] = np;
-    for (int i = 0; i < o.nmpirun_args; ++i)
-        args[nargs++] = o.mpirun_args[i];
-    args[nargs++] = stage_path;
+    if (cluster) {
+        FILE *f;
+
+        snprintf(hostfile, sizeof(hostfile), "%s/hostfile.%s%s", o->out_dir, name, suffix);
+        if ((f = fopen(hostfile, "w")) == NULL) {
+            fprintf(stderr, "fabcert: cannot write %s: %s\n", hostfile, strerror(errno));
+            return 2;
+        }
+        for (int h = 0; h < st->inv.nhosts; ++h)
+            if (st->healthy[h])
+                fprintf(f, "%s slots=%d\n", st->inv.hosts[h],
+                        stage == FC_STAGE_PAIRS ? 1 : o->ppn);
+        fclose(f);
+        args[nargs++] = "--hostfile";
+        args[nargs++] = hostfile;
+        args[nargs++] = "--map-by";
+        args[nargs++] = "node";
+    }
+    for (int k = 0; k < o->nmpirun_args; ++k)
+        args[nargs++] = o->mpirun_args[k];
+    args[nargs++] = exe;
     args[nargs++] = "--profile";
-    args[nargs++] = o.profile;
+    args[nargs++] = o->profile;
     args[nargs++] = "--out";
-    args[nargs++] = o.out_dir;
+    args[nargs++] = o->out_dir;
     args[nargs++] = "--run-id";
-    args[nargs++] = o.run_id;
-    for (int i = 0; i < o.nstage_args; ++i)
-        args[nargs++] = o.stage_args[i];
+    args[nargs++] = o->run_id;
+    args[nargs++] = "--hosts";
+    args[nargs++] = o->hosts;
+    if (o->racks[0]) {
+        args[nargs++] = "--racks";
+        args[nargs++] = o->racks;
+    }
+    for (int k = 0; k < o->nstage_args; ++k)
+        args[nargs++] = o->stage_args[k];
+    /* self-tests apply to a stage's first attempt only: rank numbers
+     * change once hosts are quarantined */
+    if (attempt == 1 && (o->selftest_stage < 0 || o->selftest_stage == (int)stage))
+        for (int k = 0; k < o->nselftest_args; ++k)
+            args[nargs++] = o->selftest_args[k];
     args[nargs] = NULL;
 
-    printf("fabcert %s: run %s, node stage, %d ranks, profile %s\n",
-           FC_VERSION, o.run_id, o.np, profile.name);
+    printf("stage %s%s: %d host(s), %d rank(s), timeout %.0f s\n", name,
+           attempt > 1 ? " (again, without the hosts that hung)" : "", nhealthy,
+           ranks, st->profile.stages[stage].timeout_s);
     fflush(stdout);
-    snprintf(tap_path, sizeof(tap_path), "%s/node.tap", o.out_dir);
-    snprintf(results_path, sizeof(results_path), "%s/results.jsonl", o.out_dir);
-    rc = fc_launch((char *const *)args, tap_path,
-                   profile.stages[FC_STAGE_NODE].timeout_s + FC_LAUNCH_MARGIN_S);
-    if (rc == 2) {
-        fprintf(stderr, "fabcert: the node stage rejected its input (see above)\n");
+    offset = fc_file_size(st->results_path);
+    fc_launch((char *const *)args, tap, log,
+              st->profile.stages[stage].timeout_s + FC_LAUNCH_MARGIN_S, &res);
+    if (res.exit_status == 2) {
+        char *text = NULL;
+
+        fprintf(stderr, "fabcert: the %s stage rejected its input:\n", name);
+        if (fc_read_text_file(log, &text) == FC_OK)
+            fputs(text, stderr);
+        free(text);
+        json_decref(res.watchdog);
         return 2;
     }
-    fc_tally_stage(results_path, "node", &tally);
-    if (tally.failed > 0 || (tally.ended && strcmp(tally.end_verdict, "PASS") != 0))
-        verdict = "FAIL";
-    else if (!tally.ended || rc != 0)
-        verdict = "INCOMPLETE";
+    recs = fc_read_new_records(st->results_path, offset);
+    json_array_foreach(recs, i, rec) {
+        const char *type = fc_jstr(rec, "type");
+        json_t *imp = json_object_get(rec, "implicates");
+
+        if (strcmp(type, "stage_end") == 0)
+            ended = 1;
+        if (strcmp(type, "point") == 0 || strcmp(type, "pair") == 0 ||
+            strcmp(type, "pairs_node") == 0) {
+            ++points;
+            if (strcmp(fc_jstr(rec, "verdict"), "FAIL") == 0)
+                ++failed;
+        }
+        if (strcmp(fc_jstr(rec, "verdict"), "FAIL") == 0 &&
+            json_is_true(json_object_get(imp, "quarantine"))) {
+            char why[1024];
+            const char *what = json_string_value(json_array_get(json_object_get(rec, "reasons"), 0));
+
+            if (strcmp(type, "point") == 0)
+                snprintf(why, sizeof(why), "%s %s %s %lld bytes: %s",
+                         fc_jstr(rec, "collective"), fc_jstr(rec, "dtype"),
+                         fc_jstr(rec, "op"),
+                         (long long)json_integer_value(json_object_get(rec, "bytes")),
+                         what ? what : "failed");
+            else
+                snprintf(why, sizeof(why), "%s", what ? what : "failed");
+            fc_quarantine(st, name, fc_jstr(imp, "host"), fc_jstr(imp, "part"), why);
+        }
+    }
+    printf("stage %s: %s: %d checks, %d failed, %.1f s%s\n", name,
+           !ended ? "DID NOT FINISH" : failed ? "FAIL" : "PASS", points, failed,
+           res.seconds, res.timed_out ? " (killed at the limit)" : "");
+    if (!ended)
+        *hung_p = fc_diagnose_hang(st, name, recs, &res, log) > 0;
+    json_decref(recs);
+    json_decref(res.watchdog);
+    return 0;
+}
+
+static void fc_print_verdicts(const fc_run_verdict_t *v)
+{
+    int failed = 0, incomplete = 0;
+
+    printf("\n");
+    for (int k = 0; k < v->nracks; ++k) {
+        const fc_rack_verdict_t *r = &v->racks[k];
+
+        printf("rack %s: %s (%d host%s)\n", r->rack, fc_verdict_name(r->verdict),
+               r->nhosts, r->nhosts == 1 ? "" : "s");
+        for (int f = 0; f < r->nfindings; ++f) {
+            const fc_finding_t *fd = &r->findings[f];
+
+            printf("  - %s stage, %s%s%s: %s\n", fd->stage, fd->part,
+                   fd->host[0] ? " " : "", fd->host, fd->text);
+        }
+        if (r->more_findings)
+            printf("    ... and %d more findings\n", r->more_findings);
+        failed += r->verdict == FC_VERDICT_FAIL;
+        incomplete += r->verdict == FC_VERDICT_INCOMPLETE;
+    }
+    printf("verdict: %s (%d rack%s: %d pass, %d fail, %d incomplete)\n",
+           fc_verdict_name(v->overall), v->nracks, v->nracks == 1 ? "" : "s",
+           v->nracks - failed - incomplete, failed, incomplete);
+}
+
+static int fc_cmd_run(int argc, char **argv)
+{
+    fc_run_state_t st;
+    fc_run_verdict_t verdict;
+    json_t *stages, *records, *plan;
+    char exe[PATH_MAX];
+    int rc;
+
+    memset(&st, 0, sizeof(st));
+    if ((rc = fc_parse_run(argc, argv, &st.o)) != 0)
+        return rc;
+    if (fc_profile_load(st.o.profile, &st.profile) != FC_OK)
+        return 2;
+    snprintf(st.o.run_id, sizeof(st.o.run_id), "%ld-%d", (long)time(NULL), (int)getpid());
+    if (st.o.out_dir[0] == '\0')
+        snprintf(st.o.out_dir, sizeof(st.o.out_dir), "fabcert-out/%s", st.o.run_id);
+    if (fc_mkdir_p(st.o.out_dir) != FC_OK)
+        return 2;
+    if (fc_run_load_inventory(&st) != FC_OK)
+        return 2;
+    st.healthy = calloc((size_t)st.inv.nhosts, sizeof(int));
+    st.quarantined = calloc((size_t)st.inv.nhosts, sizeof(int));
+    for (int h = 0; h < st.inv.nhosts; ++h)
+        st.healthy[h] = 1;
+    snprintf(st.results_path, sizeof(st.results_path), "%s/results.jsonl", st.o.out_dir);
+
+    stages = json_array();
+    for (int k = 0; k < FC_PLAN_STAGES; ++k) {
+        fc_stage_id_t s = fc_plan_order[k];
+
+        if (!st.profile.stages[s].present || !st.o.stages[s])
+            continue;
+        fc_path_beside_exe("suites/", exe, sizeof(exe));
+        snprintf(exe + strlen(exe), sizeof(exe) - strlen(exe), "%s", fc_stage_name(s));
+        if (access(exe, X_OK) != 0) {
+            fprintf(stderr, "fabcert: stage program %s is missing: %s (run make)\n",
+                    exe, strerror(errno));
+            return 2;
+        }
+        json_array_append_new(stages, json_pack("{s:s, s:b, s:f}", "name",
+            fc_stage_name(s), "required", st.profile.stages[s].required,
+            "timeout_s", st.profile.stages[s].timeout_s));
+    }
+    if (json_array_size(stages) == 0) {
+        fprintf(stderr, "fabcert: %s:1:1: the profile has none of the stages to run "
+                "(node, pairs, rack, cluster)\n", st.o.profile);
+        return 2;
+    }
+    if (fc_write_run_json(&st, stages) != 0)
+        return 2;
+    if (geteuid() == 0) {
+        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+    }
+    plan = fc_run_record(&st, "plan", NULL);
+    json_object_set_new(plan, "stages", json_deep_copy(stages));
+    json_object_set_new(plan, "inventory", fc_inventory_json(&st.inv));
+    json_object_set_new(plan, "profile", json_string(st.profile.name));
+    json_object_set_new(plan, "profile_sha256", json_string(st.profile.sha256));
+    json_object_set_new(plan, "version", json_string(FC_VERSION));
+    fc_append(&st, plan);
+
+    printf("fabcert %s: run %s, %d host(s) in %d rack(s), profile %s\n",
+           FC_VERSION, st.o.run_id, st.inv.nhosts, st.inv.nracks, st.profile.name);
+    fflush(stdout);
+    for (int k = 0; k < FC_PLAN_STAGES; ++k) {
+        fc_stage_id_t s = fc_plan_order[k];
+        int hung = 0;
+
+        if (!st.profile.stages[s].present || !st.o.stages[s])
+            continue;
+        for (int attempt = 1; attempt <= FC_MAX_ATTEMPTS; ++attempt) {
+            if (fc_run_stage(&st, s, attempt, &hung) == 2) {
+                json_decref(stages);
+                return 2;
+            }
+            if (!hung)
+                break;
+        }
+        fflush(stdout);
+    }
+    json_decref(stages);
+
+    if (fc_results_load(st.results_path, &records, NULL) != FC_OK)
+        return 2;
+    rc = fc_verdict_compute(records, &verdict) == FC_OK ? 0 : 2;
+    if (rc == 0) {
+        fc_print_verdicts(&verdict);
+        rc = verdict.overall == FC_VERDICT_PASS ? 0 : 1;
+        fc_verdict_free(&verdict);
+    }
+    json_decref(records);
+    printf("output: %s\n", st.o.out_dir);
+    fc_inventory_free(&st.inv);
+    free(st.healthy);
+    free(st.quarantined);
+    return rc;
+}
+
+static int fc_cmd_check_inventory(int argc, char **argv)
+{
+    fc_inventory_t inv;
+    char *hosts = NULL, *racks = NULL;
+    const char *hp = NULL, *rp = NULL;
+    fc_status_t s = FC_OK;
+
+    for (int i = 1; i < argc; i += 2) {
+        if (i + 1 >= argc || (strcmp(argv[i], "--hosts") && strcmp(argv[i], "--racks"))) {
+            fprintf(stderr, "usage: fabcert check-inventory [--hosts FILE] [--racks FILE]\n");
+            return 2;
+        }
+        if (strcmp(argv[i], "--hosts") == 0)
+            hp = argv[i + 1];
+        else
+            rp = argv[i + 1];
+    }
+    if ((hp && fc_read_text_file(hp, &hosts) != FC_OK) ||
+        (rp && fc_read_text_file(rp, &racks) != FC_OK))
+        s = FC_ERR_INVALID;
     else
-        verdict = "PASS";
-    printf("node stage: %s (%d checks, %d failed%s)\n", verdict, tally.points,
-           tally.failed,
-           rc == -1 ? ", timed out" : !tally.ended ? ", did not finish" : "");
-    printf("output: %s\n", o.out_dir);
-    printf("verdict: %s\n", verdict);
-    return strcmp(verdict, "PASS") == 0 ? 0 : 1;
+        s = fc_inventory_parse(hosts, hp, racks, rp, &inv);
+    free(hosts);
+    free(racks);
+    if (s != FC_OK)
+        return 2;
+    for (int h = 0; h < inv.nhosts; ++h)
+        printf("%s %s\n", inv.hosts[h], inv.racks[inv.host_rack[h]]);
+    printf("# %d hosts in %d racks\n", inv.nhosts, inv.nracks);
+    fc_inventory_free(&inv);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -389,6 +817,7 @@ int main(int argc, char **argv)
         fc_usage(stderr);
         return 2;
     }
+    setvbuf(stdout, NULL, _IOLBF, 0);
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0 ||
         strcmp(argv[1], "-h") == 0) {
         fc_usage(stdout);
@@ -411,6 +840,8 @@ int main(int argc, char **argv)
                profile.sha256);
         return 0;
     }
+    if (strcmp(argv[1], "check-inventory") == 0)
+        return fc_cmd_check_inventory(argc - 1, argv + 1);
     if (strcmp(argv[1], "run") == 0)
         return fc_cmd_run(argc - 1, argv + 1);
     fprintf(stderr, "fabcert: unknown command '%s' (try fabcert --help)\n", argv[1]);

@@ -1,0 +1,565 @@
+/*
+ * fc_inventory.c - see fc_inventory.h. Hostlist ranges follow Slurm's
+ * syntax (scontrol show hostnames): a bracket holds numbers and ranges
+ * separated by commas, "lo-hi" keeps lo's zero padding, several brackets
+ * in one name multiply out, and top-level commas separate names.
+ */
+#include "fc_inventory.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FC_HOSTLIST_MAX 100000      /* hosts from one expression */
+
+typedef struct fc_namebuf {
+    char (*names)[FC_INV_NAME_MAX];
+    int count, cap;
+} fc_namebuf_t;
+
+static int fc_namebuf_push(fc_namebuf_t *b, const char *name)
+{
+    if (b->count == b->cap) {
+        int cap = b->cap ? 2 * b->cap : 16;
+        void *p = realloc(b->names, (size_t)cap * FC_INV_NAME_MAX);
+
+        if (p == NULL)
+            return -1;
+        b->names = p;
+        b->cap = cap;
+    }
+    snprintf(b->names[b->count++], FC_INV_NAME_MAX, "%s", name);
+    return 0;
+}
+
+static int fc_name_char_ok(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+}
+
+/* Expand one term (no top-level comma): prefix, then brackets. */
+static fc_status_t fc_hostlist_term(const char *prefix, const char *rest,
+                                    fc_namebuf_t *out, char *err, size_t errlen)
+{
+    const char *open = strchr(rest, '[');
+    char head[FC_INV_NAME_MAX * 2], item[64];
+    const char *close, *p;
+
+    if (open == NULL) {
+        snprintf(head, sizeof(head), "%s%s", prefix, rest);
+        if (strlen(head) >= FC_INV_NAME_MAX) {
+            snprintf(err, errlen, "host name '%s' is longer than %d characters",
+                     head, FC_INV_NAME_MAX - 1);
+            return FC_ERR_INVALID;
+        }
+        for (p = head; *p; ++p)
+            if (!fc_name_char_ok(*p)) {
+                snprintf(err, errlen, "'%c' is not allowed in host name '%s'",
+                         *p, head);
+                return FC_ERR_INVALID;
+            }
+        if (head[0] == '\0') {
+            snprintf(err, errlen, "empty host name");
+            return FC_ERR_INVALID;
+        }
+        if (out->count >= FC_HOSTLIST_MAX || fc_namebuf_push(out, head) != 0) {
+            snprintf(err, errlen, "more than %d hosts", FC_HOSTLIST_MAX);
+            return FC_ERR_INVALID;
+        }
+        return FC_OK;
+    }
+    close = strchr(open, ']');
+    if (close == NULL || memchr(open + 1, '[', (size_t)(close - open - 1))) {
+        snprintf(err, errlen, "unbalanced '[' in '%s'", rest);
+        return FC_ERR_INVALID;
+    }
+    if (close == open + 1) {
+        snprintf(err, errlen, "empty range '[]'");
+        return FC_ERR_INVALID;
+    }
+    p = open + 1;
+    while (p < close) {
+        const char *comma = memchr(p, ',', (size_t)(close - p));
+        const char *end = comma ? comma : close;
+        const char *dash;
+        size_t len = (size_t)(end - p);
+        unsigned long lo, hi;
+        int width;
+        char *e;
+
+        if (len == 0 || len >= sizeof(item)) {
+            snprintf(err, errlen, "empty or overlong item in range '%.*s'",
+                     (int)(close - open + 1), open);
+            return FC_ERR_INVALID;
+        }
+        memcpy(item, p, len);
+        item[len] = '\0';
+        dash = strchr(item, '-');
+        if (item[0] < '0' || item[0] > '9')
+            goto bad_item;
+        lo = strtoul(item, &e, 10);
+        width = (int)(e - item);
+        if (dash) {
+            if (e != dash || dash[1] < '0' || dash[1] > '9')
+                goto bad_item;
+            hi = strtoul(dash + 1, &e, 10);
+        } else {
+            hi = lo;
+        }
+        if (*e != '\0')
+            goto bad_item;
+        if (hi < lo || hi - lo >= FC_HOSTLIST_MAX) {
+            snprintf(err, errlen, "range '%s' runs backwards or is too long",
+                     item);
+            return FC_ERR_INVALID;
+        }
+        for (unsigned long v = lo; v <= hi; ++v) {
+            snprintf(head, sizeof(head), "%s%.*s%0*lu", prefix,
+                     (int)(open - rest), rest, width, v);
+            if (strlen(head) >= FC_INV_NAME_MAX) {
+                snprintf(err, errlen, "host name '%s' is too long", head);
+                return FC_ERR_INVALID;
+            }
+            FC_CHECK(fc_hostlist_term(head, close + 1, out, err, errlen));
+        }
+        p = comma ? comma + 1 : close;
+        if (comma && p == close) {
+            snprintf(err, errlen, "range ends with ','");
+            return FC_ERR_INVALID;
+        }
+        continue;
+bad_item:
+        snprintf(err, errlen, "'%s' in a range is not N or N-M", item);
+        return FC_ERR_INVALID;
+    }
+    return FC_OK;
+}
+
+fc_status_t fc_hostlist_expand(const char *expr, char (**names_p)[FC_INV_NAME_MAX],
+                               int *count_p, char *err, size_t errlen)
+{
+    fc_namebuf_t out = { NULL, 0, 0 };
+    size_t n = strlen(expr);
+    char *copy = strdup(expr);
+    size_t start = 0;
+    int depth = 0;
+
+    if (copy == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return FC_ERR_INTERNAL;
+    }
+    for (size_t i = 0; i <= n; ++i) {
+        char c = copy[i];
+
+        if (c == '[')
+            ++depth;
+        else if (c == ']' && --depth < 0)
+            break;
+        if ((c == ',' && depth == 0) || c == '\0') {
+            copy[i] = '\0';
+            if (fc_hostlist_term("", copy + start, &out, err, errlen) != FC_OK)
+                goto fail;
+            start = i + 1;
+        }
+    }
+    if (depth != 0) {
+        snprintf(err, errlen, "unbalanced brackets in '%s'", expr);
+        goto fail;
+    }
+    free(copy);
+    *names_p = out.names;
+    *count_p = out.count;
+    return FC_OK;
+fail:
+    free(copy);
+    free(out.names);
+    return FC_ERR_INVALID;
+}
+
+fc_status_t fc_read_text_file(const char *path, char **text_p)
+{
+    FILE *f = fopen(path, "r");
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+
+    if (f == NULL) {
+        fprintf(stderr, "fabcert: %s: %s\n", path, strerror(errno));
+        return FC_ERR_INVALID;
+    }
+    for (;;) {
+        size_t got;
+
+        if (cap - len < 4096) {
+            char *p = realloc(text, cap + 65536);
+
+            if (p == NULL) {
+                fprintf(stderr, "fabcert: %s: out of memory\n", path);
+                goto fail;
+            }
+            text = p;
+            cap += 65536;
+        }
+        got = fread(text + len, 1, cap - len - 1, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        fprintf(stderr, "fabcert: %s: read error: %s\n", path, strerror(errno));
+        goto fail;
+    }
+    text[len] = '\0';
+    fclose(f);
+    *text_p = text;
+    return FC_OK;
+fail:
+    free(text);
+    fclose(f);
+    return FC_ERR_INVALID;
+}
+
+/* Split text into lines; calls fn(line, lineno) with comments and
+ * surrounding blanks removed, for non-empty lines. */
+typedef fc_status_t (*fc_line_func_t)(char *line, int lineno, void *arg);
+
+static fc_status_t fc_for_each_line(const char *text, fc_line_func_t fn, void *arg)
+{
+    char *copy = strdup(text), *line;
+    int lineno = 1;
+    fc_status_t st = FC_OK;
+
+    if (copy == NULL)
+        return FC_ERR_INTERNAL;
+    /* strtok_r would merge empty lines; walk by hand to keep numbers */
+    line = copy;
+    for (;;) {
+        char *nl = strchr(line, '\n'), *hash, *end;
+
+        if (nl)
+            *nl = '\0';
+        if ((hash = strchr(line, '#')) != NULL)
+            *hash = '\0';
+        while (*line == ' ' || *line == '\t' || *line == '\r')
+            ++line;
+        end = line + strlen(line);
+        while (end > line && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+            *--end = '\0';
+        if (*line && (st = fn(line, lineno, arg)) != FC_OK)
+            break;
+        if (nl == NULL)
+            break;
+        line = nl + 1;
+        ++lineno;
+    }
+    free(copy);
+    return st;
+}
+
+typedef struct fc_inv_builder {
+    fc_inventory_t *inv;
+    const char *path;
+    int *rack_line;          /* line that first named each rack */
+    int cap_hosts, cap_racks;
+    int from_map;            /* adding hosts while reading the rack map */
+    /* the rack map, as (host, rack, line) before it is joined to hosts */
+    char (*map_host)[FC_INV_NAME_MAX];
+    int *map_rack, *map_line;
+    int nmap, cap_map;
+} fc_inv_builder_t;
+
+static int fc_grow(void **p, int *cap, int need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    int ncap = *cap ? *cap : 16;
+
+    while (ncap < need)
+        ncap *= 2;
+    void *q = realloc(*p, (size_t)ncap * elem);
+
+    if (q == NULL)
+        return -1;
+    *p = q;
+    *cap = ncap;
+    return 0;
+}
+
+static fc_status_t fc_inv_expand_line(fc_inv_builder_t *b, const char *expr,
+                                      int lineno, char (**names_p)[FC_INV_NAME_MAX],
+                                      int *count_p)
+{
+    char err[256];
+
+    if (fc_hostlist_expand(expr, names_p, count_p, err, sizeof(err)) != FC_OK) {
+        fprintf(stderr, "fabcert: %s:%d: bad host list '%s': %s\n", b->path,
+                lineno, expr, err);
+        return FC_ERR_INVALID;
+    }
+    return FC_OK;
+}
+
+static fc_status_t fc_inv_hosts_line(char *line, int lineno, void *arg)
+{
+    fc_inv_builder_t *b = arg;
+    fc_inventory_t *inv = b->inv;
+    char (*names)[FC_INV_NAME_MAX];
+    char *save = NULL;
+    int n;
+
+    /* a host list line may hold several expressions separated by blanks;
+     * a hostfile's "slots=N" and the like are ignored */
+    for (char *tok = strtok_r(line, " \t", &save); tok;
+         tok = strtok_r(NULL, " \t", &save)) {
+        if (strchr(tok, '=') != NULL)
+            continue;
+        FC_CHECK(fc_inv_expand_line(b, tok, lineno, &names, &n));
+        for (int i = 0; i < n; ++i) {
+            int dup = fc_inventory_find_host(inv, names[i]);
+
+            if (dup >= 0) {
+                fprintf(stderr, "fabcert: %s:%d: host '%s' is listed twice "
+                        "(first on line %d)\n", b->path, lineno, names[i],
+                        inv->host_line[dup]);
+                free(names);
+                return FC_ERR_INVALID;
+            }
+            if (fc_grow((void **)&inv->hosts, &b->cap_hosts, inv->nhosts + 1,
+                        FC_INV_NAME_MAX) != 0 ||
+                (inv->host_line = realloc(inv->host_line,
+                    (size_t)b->cap_hosts * sizeof(int))) == NULL ||
+                (inv->host_rack = realloc(inv->host_rack,
+                    (size_t)b->cap_hosts * sizeof(int))) == NULL) {
+                free(names);
+                return FC_ERR_INTERNAL;
+            }
+            snprintf(inv->hosts[inv->nhosts], FC_INV_NAME_MAX, "%s", names[i]);
+            inv->host_line[inv->nhosts] = lineno;
+            inv->host_rack[inv->nhosts] = -1;
+            inv->nhosts++;
+        }
+        free(names);
+    }
+    return FC_OK;
+}
+
+static int fc_inv_add_rack(fc_inv_builder_t *b, const char *rack, int lineno)
+{
+    fc_inventory_t *inv = b->inv;
+    int r = fc_inventory_find_rack(inv, rack);
+
+    if (r >= 0)
+        return r;
+    if (fc_grow((void **)&inv->racks, &b->cap_racks, inv->nracks + 1,
+                FC_INV_NAME_MAX) != 0 ||
+        (b->rack_line = realloc(b->rack_line, (size_t)b->cap_racks * sizeof(int))) == NULL)
+        return -1;
+    snprintf(inv->racks[inv->nracks], FC_INV_NAME_MAX, "%s", rack);
+    b->rack_line[inv->nracks] = lineno;
+    return inv->nracks++;
+}
+
+static fc_status_t fc_inv_rack_line(char *line, int lineno, void *arg)
+{
+    fc_inv_builder_t *b = arg;
+    char *colon = strchr(line, ':'), *rack, *list, *save = NULL;
+    char (*names)[FC_INV_NAME_MAX];
+    char *tokens[256];
+    int ntok = 0, r, n;
+
+    if (colon) {                        /* "rack: hosts..." */
+        *colon = '\0';
+        rack = line;
+        list = colon + 1;
+        for (char *e = rack + strlen(rack); e > rack && (e[-1] == ' ' || e[-1] == '\t');)
+            *--e = '\0';
+        for (char *t = strtok_r(list, " \t", &save); t && ntok < 256;
+             t = strtok_r(NULL, " \t", &save))
+            tokens[ntok++] = t;
+    } else {                            /* "hosts rack" */
+        for (char *t = strtok_r(line, " \t", &save); t && ntok < 256;
+             t = strtok_r(NULL, " \t", &save))
+            tokens[ntok++] = t;
+        if (ntok < 2) {
+            fprintf(stderr, "fabcert: %s:%d: expected 'HOSTS RACK' or "
+                    "'RACK: HOSTS', found '%s'\n", b->path, lineno, line);
+            return FC_ERR_INVALID;
+        }
+        rack = tokens[--ntok];
+    }
+    if (rack[0] == '\0' || strchr(rack, '[') || strlen(rack) >= FC_INV_NAME_MAX) {
+        fprintf(stderr, "fabcert: %s:%d: bad rack name '%s'\n", b->path,
+                lineno, rack);
+        return FC_ERR_INVALID;
+    }
+    for (const char *c = rack; *c; ++c)
+        if (!fc_name_char_ok(*c)) {
+            fprintf(stderr, "fabcert: %s:%d: '%c' is not allowed in rack name "
+                    "'%s'\n", b->path, lineno, *c, rack);
+            return FC_ERR_INVALID;
+        }
+    if ((r = fc_inv_add_rack(b, rack, lineno)) < 0)
+        return FC_ERR_INTERNAL;
+    for (int t = 0; t < ntok; ++t) {
+        FC_CHECK(fc_inv_expand_line(b, tokens[t], lineno, &names, &n));
+        for (int i = 0; i < n; ++i) {
+            for (int m = 0; m < b->nmap; ++m)
+                if (strcmp(b->map_host[m], names[i]) == 0) {
+                    if (b->map_rack[m] == r)
+                        fprintf(stderr, "fabcert: %s:%d: host '%s' is listed "
+                                "twice for rack '%s' (first on line %d)\n",
+                                b->path, lineno, names[i], rack, b->map_line[m]);
+                    else
+                        fprintf(stderr, "fabcert: %s:%d: host '%s' is in two "
+                                "racks: '%s' here and '%s' on line %d\n",
+                                b->path, lineno, names[i], rack,
+                                b->inv->racks[b->map_rack[m]], b->map_line[m]);
+                    free(names);
+                    return FC_ERR_INVALID;
+                }
+            if (fc_grow((void **)&b->map_host, &b->cap_map, b->nmap + 1,
+                        FC_INV_NAME_MAX) != 0 ||
+                (b->map_rack = realloc(b->map_rack, (size_t)b->cap_map * sizeof(int))) == NULL ||
+                (b->map_line = realloc(b->map_line, (size_t)b->cap_map * sizeof(int))) == NULL) {
+                free(names);
+                return FC_ERR_INTERNAL;
+            }
+            snprintf(b->map_host[b->nmap], FC_INV_NAME_MAX, "%s", names[i]);
+            b->map_rack[b->nmap] = r;
+            b->map_line[b->nmap] = lineno;
+            b->nmap++;
+        }
+        free(names);
+    }
+    return FC_OK;
+}
+
+fc_status_t fc_inventory_parse(const char *hosts_text, const char *hosts_path,
+                               const char *racks_text, const char *racks_path,
+                               fc_inventory_t *inv_p)
+{
+    fc_inventory_t inv;
+    fc_inv_builder_t b;
+    fc_status_t st = FC_OK;
+    int *rack_hosts = NULL;
+
+    memset(&inv, 0, sizeof(inv));
+    memset(&b, 0, sizeof(b));
+    b.inv = &inv;
+    if (hosts_text == NULL && racks_text == NULL) {
+        fprintf(stderr, "fabcert: no host list and no rack map given\n");
+        return FC_ERR_INVALID;
+    }
+    snprintf(inv.hosts_path, sizeof(inv.hosts_path), "%s", hosts_path ? hosts_path : "");
+    snprintf(inv.racks_path, sizeof(inv.racks_path), "%s", racks_path ? racks_path : "");
+    if (hosts_text) {
+        b.path = hosts_path;
+        if ((st = fc_for_each_line(hosts_text, fc_inv_hosts_line, &b)) != FC_OK)
+            goto out;
+        if (inv.nhosts == 0) {
+            fprintf(stderr, "fabcert: %s:1: the host list names no host\n", hosts_path);
+            st = FC_ERR_INVALID;
+            goto out;
+        }
+    }
+    if (racks_text) {
+        b.path = racks_path;
+        if ((st = fc_for_each_line(racks_text, fc_inv_rack_line, &b)) != FC_OK)
+            goto out;
+        if (inv.nracks == 0) {
+            fprintf(stderr, "fabcert: %s:1: the rack map names no rack\n", racks_path);
+            st = FC_ERR_INVALID;
+            goto out;
+        }
+        if (hosts_text == NULL) {       /* the map is the host list */
+            b.path = racks_path;
+            for (int m = 0; m < b.nmap; ++m) {
+                char line[FC_INV_NAME_MAX];
+
+                snprintf(line, sizeof(line), "%s", b.map_host[m]);
+                if ((st = fc_inv_hosts_line(line, b.map_line[m], &b)) != FC_OK)
+                    goto out;
+            }
+        }
+        for (int m = 0; m < b.nmap; ++m) {
+            int h = fc_inventory_find_host(&inv, b.map_host[m]);
+
+            if (h < 0) {
+                fprintf(stderr, "fabcert: %s:%d: host '%s' of rack '%s' is not "
+                        "in the host list %s\n", racks_path, b.map_line[m],
+                        b.map_host[m], inv.racks[b.map_rack[m]], hosts_path);
+                st = FC_ERR_INVALID;
+                goto out;
+            }
+            inv.host_rack[h] = b.map_rack[m];
+        }
+        for (int h = 0; h < inv.nhosts; ++h)
+            if (inv.host_rack[h] < 0) {
+                fprintf(stderr, "fabcert: %s:%d: host '%s' is in no rack of "
+                        "the rack map %s\n", hosts_path, inv.host_line[h],
+                        inv.hosts[h], racks_path);
+                st = FC_ERR_INVALID;
+                goto out;
+            }
+        if ((rack_hosts = calloc((size_t)inv.nracks, sizeof(int))) == NULL) {
+            st = FC_ERR_INTERNAL;
+            goto out;
+        }
+        for (int h = 0; h < inv.nhosts; ++h)
+            rack_hosts[inv.host_rack[h]]++;
+        for (int r = 0; r < inv.nracks; ++r)
+            if (rack_hosts[r] == 0) {
+                fprintf(stderr, "fabcert: %s:%d: rack '%s' has no host\n",
+                        racks_path, b.rack_line[r], inv.racks[r]);
+                st = FC_ERR_INVALID;
+                goto out;
+            }
+    } else {
+        b.path = hosts_path;
+        if (fc_inv_add_rack(&b, "default", 0) < 0) {
+            st = FC_ERR_INTERNAL;
+            goto out;
+        }
+        for (int h = 0; h < inv.nhosts; ++h)
+            inv.host_rack[h] = 0;
+    }
+out:
+    free(rack_hosts);
+    free(b.rack_line);
+    free(b.map_host);
+    free(b.map_rack);
+    free(b.map_line);
+    if (st != FC_OK) {
+        fc_inventory_free(&inv);
+        return st == FC_ERR_INTERNAL ? (fprintf(stderr, "fabcert: out of memory "
+               "reading the inventory\n"), FC_ERR_INTERNAL) : st;
+    }
+    *inv_p = inv;
+    return FC_OK;
+}
+
+int fc_inventory_find_host(const fc_inventory_t *inv, const char *host)
+{
+    for (int h = 0; h < inv->nhosts; ++h)
+        if (strcmp(inv->hosts[h], host) == 0)
+            return h;
+    return -1;
+}
+
+int fc_inventory_find_rack(const fc_inventory_t *inv, const char *rack)
+{
+    for (int r = 0; r < inv->nracks; ++r)
+        if (strcmp(inv->racks[r], rack) == 0)
+            return r;
+    return -1;
+}
+
+void fc_inventory_free(fc_inventory_t *inv)
+{
+    free(inv->hosts);
+    free(inv->host_rack);
+    free(inv->host_line);
+    free(inv->racks);
+    memset(inv, 0, sizeof(*inv));
+}

@@ -1,0 +1,60 @@
+/*
+ * fc_inventory.h - which hosts exist and which rack each is in, from files
+ * an operator already has: a host list (one host or Slurm hostlist range per
+ * line, e.g. "gpu[001-016,020]") and a rack map. The rack map takes two
+ * line forms, mixed freely:
+ *
+ *     gpu[001-016] rack-a          hosts, then the rack they are in
+ *     rack-b: gpu[017-032] gpu040  the rack, a colon, then its hosts
+ *
+ * '#' starts a comment. Every host of the host list must be in exactly one
+ * rack; a rack must keep at least one host; a host must not be listed twice.
+ * Without a host list, the hosts are those of the rack map; without a rack
+ * map, every host is in one rack named "default". Errors name file:line and
+ * the caller exits 2. Parsing works on text, so MPI ranks can parse what
+ * rank 0 read and broadcast, and get the same inventory.
+ */
+#ifndef FC_INVENTORY_H
+#define FC_INVENTORY_H
+
+#include <stddef.h>
+
+#include "fc_status.h"
+
+#define FC_INV_NAME_MAX 64
+
+typedef struct fc_inventory {
+    int nhosts;
+    char (*hosts)[FC_INV_NAME_MAX];     /* in host-list order */
+    int *host_rack;                     /* rack index of each host */
+    int *host_line;                     /* line of the host list (or map) */
+    int nracks;
+    char (*racks)[FC_INV_NAME_MAX];     /* in order of first mention */
+    char hosts_path[1024];              /* "" when not given */
+    char racks_path[1024];
+} fc_inventory_t;
+
+/* Expand one Slurm hostlist expression ("a[01-03,7]b,c") into *names_p
+ * (malloc'ed, *count_p entries). On error writes a message into err and
+ * returns FC_ERR_INVALID. */
+fc_status_t fc_hostlist_expand(const char *expr, char (**names_p)[FC_INV_NAME_MAX],
+                               int *count_p, char *err, size_t errlen);
+
+/* Build an inventory from the texts of a host list and a rack map (either
+ * may be NULL: see above). Paths are for messages. Errors are printed as
+ * "path:line: message" and return FC_ERR_INVALID. */
+fc_status_t fc_inventory_parse(const char *hosts_text, const char *hosts_path,
+                               const char *racks_text, const char *racks_path,
+                               fc_inventory_t *inv_p);
+
+/* Read a whole file into a malloc'ed, NUL-terminated string; prints
+ * "path: reason" and returns FC_ERR_INVALID on failure. */
+fc_status_t fc_read_text_file(const char *path, char **text_p);
+
+/* Host index, or -1. */
+int fc_inventory_find_host(const fc_inventory_t *inv, const char *host);
+int fc_inventory_find_rack(const fc_inventory_t *inv, const char *rack);
+
+void fc_inventory_free(fc_inventory_t *inv);
+
+#endif

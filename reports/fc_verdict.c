@@ -1,0 +1,361 @@
+/*
+ * fc_verdict.c - see fc_verdict.h. One pass over the records gathers the
+ * plan, the inventory and each stage's attempts (a stage_start opens an
+ * attempt, its stage_end closes it); a second pass judges every rack.
+ * Failures are grouped by (stage, part, host) so that a node failing 200
+ * checks is one finding with a count, not 200 lines.
+ */
+#include "fc_verdict.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FC_MAX_ATTEMPTS 8
+
+const char *fc_verdict_name(fc_verdict_t v)
+{
+    switch (v) {
+    case FC_VERDICT_PASS: return "PASS";
+    case FC_VERDICT_FAIL: return "FAIL";
+    default: return "INCOMPLETE";
+    }
+}
+
+fc_status_t fc_results_load(const char *path, json_t **records_p, int *bad_lines_p)
+{
+    FILE *f = fopen(path, "r");
+    json_t *records;
+    char *line = NULL;
+    size_t cap = 0;
+    int bad = 0;
+
+    if (f == NULL) {
+        fprintf(stderr, "fabcert: %s: %s\n", path, strerror(errno));
+        return FC_ERR_INVALID;
+    }
+    records = json_array();
+    while (getline(&line, &cap, f) > 0) {
+        json_t *rec = json_loads(line, 0, NULL);
+
+        if (json_is_object(rec))
+            json_array_append_new(records, rec);
+        else {
+            json_decref(rec);
+            ++bad;          /* a record cut off by a kill */
+        }
+    }
+    free(line);
+    fclose(f);
+    *records_p = records;
+    if (bad_lines_p)
+        *bad_lines_p = bad;
+    return FC_OK;
+}
+
+static const char *fc_str(json_t *obj, const char *key)
+{
+    const char *s = json_string_value(json_object_get(obj, key));
+
+    return s ? s : "";
+}
+
+typedef struct fc_attempt {
+    json_t *hosts;          /* rank_hosts of its stage_start */
+    int ended, skipped;
+} fc_attempt_t;
+
+typedef struct fc_stage_attempts {
+    fc_attempt_t a[FC_MAX_ATTEMPTS];
+    int n;
+} fc_stage_attempts_t;
+
+static int fc_json_has_string(json_t *array, const char *s)
+{
+    size_t i;
+    json_t *v;
+
+    json_array_foreach(array, i, v)
+        if (json_is_string(v) && strcmp(json_string_value(v), s) == 0)
+            return 1;
+    return 0;
+}
+
+static int fc_rack_has_host(const fc_rack_verdict_t *r, const char *host)
+{
+    for (int h = 0; h < r->nhosts; ++h)
+        if (strcmp(r->hosts[h], host) == 0)
+            return 1;
+    return 0;
+}
+
+static int fc_attempt_includes(const fc_attempt_t *at, const fc_rack_verdict_t *r)
+{
+    for (int h = 0; h < r->nhosts; ++h)
+        if (fc_json_has_string(at->hosts, r->hosts[h]))
+            return 1;
+    return 0;
+}
+
+/* Does this judged record concern rack r (was the rack measured by it)? */
+static int fc_record_concerns(json_t *rec, const fc_rack_verdict_t *r,
+                              const fc_attempt_t *at)
+{
+    const char *type = fc_str(rec, "type");
+
+    if (strcmp(type, "pair") == 0)
+        return strcmp(fc_str(rec, "rack_a"), r->rack) == 0 ||
+               strcmp(fc_str(rec, "rack_b"), r->rack) == 0;
+    if (strcmp(type, "point") == 0 && fc_str(rec, "rack")[0] == '\0')
+        return at != NULL && fc_attempt_includes(at, r);     /* whole job */
+    return strcmp(fc_str(rec, "rack"), r->rack) == 0;
+}
+
+/* Does this failing record implicate rack r? */
+static int fc_record_implicates(json_t *rec, const fc_rack_verdict_t *r,
+                                const fc_attempt_t *at)
+{
+    json_t *imp = json_object_get(rec, "implicates");
+
+    if (!json_is_object(imp))
+        return fc_record_concerns(rec, r, at);
+    if (strcmp(fc_str(imp, "part"), "cluster") == 0)
+        return at != NULL && fc_attempt_includes(at, r);
+    if (fc_json_has_string(json_object_get(imp, "racks"), r->rack))
+        return 1;
+    if (strcmp(fc_str(imp, "rack"), r->rack) == 0)
+        return 1;
+    return fc_rack_has_host(r, fc_str(imp, "host"));
+}
+
+static void fc_record_text(json_t *rec, char *buf, size_t len)
+{
+    const char *type = fc_str(rec, "type");
+    json_t *reasons = json_object_get(rec, "reasons");
+    const char *why = json_string_value(json_array_get(reasons, 0));
+
+    if (why == NULL)
+        why = fc_str(rec, "reason");
+    if (strcmp(type, "point") == 0) {
+        char what[160];
+
+        snprintf(what, sizeof(what), "%s %s%s%s %lld bytes on %s",
+                 fc_str(rec, "collective"), fc_str(rec, "dtype"),
+                 strcmp(fc_str(rec, "op"), "none") ? " " : "",
+                 strcmp(fc_str(rec, "op"), "none") ? fc_str(rec, "op") : "",
+                 (long long)json_integer_value(json_object_get(rec, "bytes")),
+                 fc_str(rec, "group"));
+        snprintf(buf, len, "%s: %s", what, why);
+    } else if (strcmp(type, "pair") == 0) {
+        snprintf(buf, len, "pair %s <-> %s: %s", fc_str(rec, "host_a"),
+                 fc_str(rec, "host_b"), why);
+    } else if (strcmp(type, "pairs_node") == 0) {
+        snprintf(buf, len, "node %s: %s", fc_str(rec, "host"), why);
+    } else {
+        snprintf(buf, len, "%s", why);
+    }
+}
+
+/* primary: the text is the verdict on the part itself (a quarantine, a
+ * node's localisation, a hang) and replaces a measurement's text */
+static void fc_add_finding(fc_rack_verdict_t *r, fc_verdict_t verdict,
+                           const char *stage, const char *part,
+                           const char *host, const char *text, int primary)
+{
+    for (int i = 0; i < r->nfindings; ++i) {
+        fc_finding_t *f = &r->findings[i];
+
+        if (f->verdict == verdict && strcmp(f->stage, stage) == 0 &&
+            strcmp(f->part, part) == 0 && strcmp(f->host, host) == 0) {
+            /* the same part failing again: count it, keep the first text */
+            char *more = strstr(f->text, " [and ");
+            int n = more ? atoi(more + 6) : 0;
+
+            if (more)
+                *more = '\0';
+            if (primary)
+                snprintf(f->text, sizeof(f->text), "%s", text);
+            snprintf(f->text + strlen(f->text), sizeof(f->text) - strlen(f->text),
+                     " [and %d more]", n + 1);
+            return;
+        }
+    }
+    if (r->nfindings == FC_VERDICT_MAX_REASONS) {
+        r->more_findings++;
+        return;
+    }
+    fc_finding_t *f = &r->findings[r->nfindings++];
+
+    f->verdict = verdict;
+    snprintf(f->stage, sizeof(f->stage), "%s", stage);
+    snprintf(f->part, sizeof(f->part), "%s", part);
+    snprintf(f->host, sizeof(f->host), "%s", host);
+    snprintf(f->text, sizeof(f->text), "%s", text);
+}
+
+static fc_status_t fc_verdict_setup(json_t *records, fc_run_verdict_t *out)
+{
+    json_t *plan = NULL, *rec, *hosts, *h;
+    size_t i, k;
+
+    json_array_foreach(records, i, rec)
+        if (strcmp(fc_str(rec, "type"), "plan") == 0)
+            plan = rec;
+    if (plan == NULL) {
+        fprintf(stderr, "fabcert: the results hold no plan record (not written "
+                "by `fabcert run`?)\n");
+        return FC_ERR_INVALID;
+    }
+    json_array_foreach(json_object_get(plan, "stages"), i, rec) {
+        int s = fc_stage_from_name(fc_str(rec, "name"));
+
+        if (s >= 0) {
+            out->planned[s] = 1;
+            out->required[s] = json_is_true(json_object_get(rec, "required"));
+        }
+    }
+    hosts = json_object_get(json_object_get(plan, "inventory"), "hosts");
+    out->racks = calloc(json_array_size(hosts) + 1, sizeof(*out->racks));
+    if (out->racks == NULL)
+        return FC_ERR_INTERNAL;
+    json_array_foreach(hosts, i, h) {
+        const char *rack = fc_str(h, "rack");
+        fc_rack_verdict_t *r = NULL;
+
+        for (k = 0; k < (size_t)out->nracks; ++k)
+            if (strcmp(out->racks[k].rack, rack) == 0)
+                r = &out->racks[k];
+        if (r == NULL) {
+            r = &out->racks[out->nracks++];
+            snprintf(r->rack, sizeof(r->rack), "%s", rack);
+            r->hosts = calloc(json_array_size(hosts), FC_VERDICT_NAME);
+            if (r->hosts == NULL)
+                return FC_ERR_INTERNAL;
+        }
+        snprintf(r->hosts[r->nhosts++], FC_VERDICT_NAME, "%s", fc_str(h, "host"));
+    }
+    return FC_OK;
+}
+
+fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
+{
+    fc_stage_attempts_t att[FC_STAGE_COUNT];
+    json_t *rec;
+    size_t i;
+    fc_status_t st;
+
+    memset(out, 0, sizeof(*out));
+    memset(att, 0, sizeof(att));
+    if ((st = fc_verdict_setup(records, out)) != FC_OK) {
+        fc_verdict_free(out);
+        return st;
+    }
+    /* attempts, in order */
+    json_array_foreach(records, i, rec) {
+        const char *type = fc_str(rec, "type");
+        int s = fc_stage_from_name(fc_str(rec, "stage"));
+
+        if (s < 0)
+            continue;
+        if (strcmp(type, "stage_start") == 0 && att[s].n < FC_MAX_ATTEMPTS) {
+            att[s].a[att[s].n].hosts = json_object_get(rec, "rank_hosts");
+            att[s].n++;
+        } else if (strcmp(type, "stage_end") == 0 && att[s].n > 0) {
+            att[s].a[att[s].n - 1].ended = 1;
+            att[s].a[att[s].n - 1].skipped = strcmp(fc_str(rec, "verdict"), "SKIP") == 0;
+        }
+    }
+    for (int k = 0; k < out->nracks; ++k) {
+        fc_rack_verdict_t *r = &out->racks[k];
+        int cur[FC_STAGE_COUNT];
+
+        for (int s = 0; s < FC_STAGE_COUNT; ++s)
+            cur[s] = -1;
+        /* judged records and quarantines, each against the attempt it
+         * belongs to */
+        json_array_foreach(records, i, rec) {
+            const char *type = fc_str(rec, "type");
+            int s = fc_stage_from_name(fc_str(rec, "stage"));
+            const fc_attempt_t *at;
+            char text[FC_VERDICT_TEXT];
+
+            if (s < 0)
+                continue;
+            if (strcmp(type, "stage_start") == 0) {
+                cur[s]++;
+                continue;
+            }
+            at = cur[s] >= 0 && cur[s] < FC_MAX_ATTEMPTS ? &att[s].a[cur[s]] : NULL;
+            if (strcmp(type, "quarantine") == 0) {
+                if (fc_rack_has_host(r, fc_str(rec, "host"))) {
+                    snprintf(text, sizeof(text), "host %s quarantined after the "
+                             "%s stage: %s", fc_str(rec, "host"), fc_str(rec, "stage"),
+                             fc_str(rec, "reason"));
+                    fc_add_finding(r, FC_VERDICT_FAIL, fc_str(rec, "stage"),
+                                   fc_str(rec, "part"), fc_str(rec, "host"), text, 1);
+                }
+                continue;
+            }
+            if (strcmp(type, "point") != 0 && strcmp(type, "pair") != 0 &&
+                strcmp(type, "pairs_node") != 0 && strcmp(type, "hang") != 0)
+                continue;
+            if (!fc_record_concerns(rec, r, at) && !fc_record_implicates(rec, r, at))
+                continue;
+            if (strcmp(type, "hang") != 0)
+                r->stages[s].checks++;
+            if (strcmp(fc_str(rec, "verdict"), "FAIL") != 0 ||
+                !fc_record_implicates(rec, r, at))
+                continue;
+            json_t *imp = json_object_get(rec, "implicates");
+            const char *part = json_is_object(imp) ? fc_str(imp, "part") : "rack";
+            const char *host = json_is_object(imp) ? fc_str(imp, "host") : "";
+
+            r->stages[s].failed++;
+            r->stages[s].verdict = FC_VERDICT_FAIL;
+            fc_record_text(rec, text, sizeof(text));
+            fc_add_finding(r, FC_VERDICT_FAIL, fc_stage_name(s), part, host, text,
+                           strcmp(type, "pairs_node") == 0 || strcmp(type, "hang") == 0);
+        }
+        /* stages that did not finish for this rack */
+        for (int s = 0; s < FC_STAGE_COUNT; ++s) {
+            const fc_attempt_t *last = NULL;
+            char text[FC_VERDICT_TEXT];
+
+            if (!out->planned[s])
+                continue;
+            for (int a = 0; a < att[s].n; ++a)
+                if (fc_attempt_includes(&att[s].a[a], r))
+                    last = &att[s].a[a];
+            r->stages[s].ran = last && last->ended && !last->skipped;
+            if (r->stages[s].ran || r->stages[s].verdict == FC_VERDICT_FAIL)
+                continue;
+            r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
+            if (!out->required[s])
+                continue;
+            snprintf(text, sizeof(text), "required stage %s %s on rack %s",
+                     fc_stage_name(s),
+                     last == NULL ? "did not run on any node" :
+                     last->skipped ? "was skipped" : "did not finish", r->rack);
+            fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), "stage", "",
+                           text, 0);
+        }
+        r->verdict = FC_VERDICT_PASS;
+        for (int f = 0; f < r->nfindings; ++f)
+            if (r->findings[f].verdict > r->verdict)
+                r->verdict = r->findings[f].verdict;
+        if (r->verdict > out->overall)
+            out->overall = r->verdict;
+    }
+    if (out->nracks == 0)
+        out->overall = FC_VERDICT_INCOMPLETE;
+    return FC_OK;
+}
+
+void fc_verdict_free(fc_run_verdict_t *v)
+{
+    for (int k = 0; k < v->nracks; ++k)
+        free(v->racks[k].hosts);
+    free(v->racks);
+    memset(v, 0, sizeof(*v));
+}

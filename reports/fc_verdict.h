@@ -1,0 +1,84 @@
+/*
+ * fc_verdict.h - from results.jsonl to verdicts: per stage and per rack,
+ * PASS, FAIL or INCOMPLETE, each FAIL with the part it implicates.
+ *
+ * The input is the record stream alone (results.jsonl holds the inventory,
+ * every stage attempt's start and end, every judged measurement, hangs and
+ * quarantines), so the run command and the report command reach the same
+ * verdicts from the same directory. Rules, per rack:
+ *   - FAIL if a host of the rack was quarantined, or a failing record of
+ *     any stage implicates the rack or one of its hosts (a cluster-wide
+ *     slowdown implicates every rack that took part; a slow path between
+ *     two racks implicates both);
+ *   - otherwise INCOMPLETE if a required stage of the plan has no finished
+ *     attempt that included a host of the rack (not run, skipped, killed,
+ *     or every host quarantined before it);
+ *   - otherwise PASS.
+ * For each stage the latest attempt that included a rack's hosts speaks
+ * for that rack (the runner re-runs a stage once without hung hosts).
+ */
+#ifndef FC_VERDICT_H
+#define FC_VERDICT_H
+
+#include <jansson.h>
+
+#include "fc_profile.h"
+#include "fc_status.h"
+
+#define FC_VERDICT_MAX_REASONS 32
+#define FC_VERDICT_NAME 64
+#define FC_VERDICT_TEXT 512
+
+typedef enum fc_verdict {
+    FC_VERDICT_PASS = 0,
+    FC_VERDICT_INCOMPLETE,
+    FC_VERDICT_FAIL,
+} fc_verdict_t;
+
+const char *fc_verdict_name(fc_verdict_t v);
+
+/* One finding against a rack: a failure or the reason it is incomplete. */
+typedef struct fc_finding {
+    fc_verdict_t verdict;
+    char stage[16];
+    char part[16];                  /* link, NIC, GPU, node, rack, path, ... */
+    char host[FC_VERDICT_NAME];     /* the host to pull, "" if none */
+    char text[FC_VERDICT_TEXT];
+} fc_finding_t;
+
+typedef struct fc_stage_verdict {
+    fc_verdict_t verdict;
+    int ran;                        /* a finished attempt included the rack */
+    int checks, failed;             /* judged records for this rack */
+} fc_stage_verdict_t;
+
+typedef struct fc_rack_verdict {
+    char rack[FC_VERDICT_NAME];
+    int nhosts;
+    char (*hosts)[FC_VERDICT_NAME];
+    fc_verdict_t verdict;
+    fc_stage_verdict_t stages[FC_STAGE_COUNT];
+    int nfindings;
+    fc_finding_t findings[FC_VERDICT_MAX_REASONS];
+    int more_findings;              /* findings beyond the array */
+} fc_rack_verdict_t;
+
+typedef struct fc_run_verdict {
+    int nracks;
+    fc_rack_verdict_t *racks;
+    int planned[FC_STAGE_COUNT];    /* stage in the plan */
+    int required[FC_STAGE_COUNT];
+    fc_verdict_t overall;
+} fc_run_verdict_t;
+
+/* Read results.jsonl into an array of records (lines cut off by a kill
+ * are skipped and counted in *bad_lines_p). */
+fc_status_t fc_results_load(const char *path, json_t **records_p, int *bad_lines_p);
+
+/* Verdicts from the records; the plan (stages and which are required)
+ * comes from the `plan` record the runner writes. FC_ERR_INVALID when the
+ * records hold no inventory. */
+fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out);
+void fc_verdict_free(fc_run_verdict_t *v);
+
+#endif

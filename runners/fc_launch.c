@@ -1,0 +1,156 @@
+/*
+ * fc_launch.c - see fc_launch.h. One poll loop reads both pipes, so a
+ * launcher that fills one pipe cannot block on it, and checks the clock
+ * every half second.
+ */
+#include "fc_launch.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fc_watchdog.h"
+
+static double fc_elapsed(const struct timespec *start)
+{
+    struct timespec now;
+
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - start->tv_sec) +
+           (double)(now.tv_nsec - start->tv_nsec) * 1e-9;
+}
+
+/* Keep complete stderr lines; pick out the watchdog's. */
+static void fc_scan_stderr(char *pending, size_t *plen, json_t *watchdog)
+{
+    char *line = pending, *nl;
+
+    while ((nl = memchr(line, '\n', *plen - (size_t)(line - pending))) != NULL) {
+        *nl = '\0';
+        char *tag = strstr(line, FC_WATCHDOG_TAG);
+
+        if (tag) {
+            json_t *j = json_loads(tag + strlen(FC_WATCHDOG_TAG), 0, NULL);
+
+            if (j)
+                json_array_append_new(watchdog, j);
+        }
+        line = nl + 1;
+    }
+    *plen -= (size_t)(line - pending);
+    memmove(pending, line, *plen);
+    if (*plen > 16384)      /* an absurd line: drop it */
+        *plen = 0;
+}
+
+void fc_launch(char *const argv[], const char *tap_path, const char *log_path,
+               double limit_s, fc_launch_result_t *res)
+{
+    int out[2], err[2], status = 0, open_fds = 2;
+    FILE *tap = fopen(tap_path, "w"), *log = fopen(log_path, "w");
+    static char pending[32768];
+    size_t plen = 0;
+    struct timespec start;
+    pid_t pid;
+
+    memset(res, 0, sizeof(*res));
+    res->watchdog = json_array();
+    if (tap == NULL || log == NULL || pipe(out) != 0 || pipe(err) != 0) {
+        fprintf(stderr, "fabcert: cannot create %s or %s: %s\n", tap_path,
+                log_path, strerror(errno));
+        if (tap)
+            fclose(tap);
+        if (log)
+            fclose(log);
+        res->not_started = 1;
+        res->exit_status = 127;
+        return;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        dup2(out[1], STDOUT_FILENO);
+        dup2(err[1], STDERR_FILENO);
+        close(out[0]); close(out[1]); close(err[0]); close(err[1]);
+        execvp(argv[0], argv);
+        fprintf(stderr, "fabcert: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    close(out[1]);
+    close(err[1]);
+    setpgid(pid, pid);
+    while (open_fds > 0) {
+        struct pollfd pfd[2] = { { out[0], POLLIN, 0 }, { err[0], POLLIN, 0 } };
+        char buf[8192];
+
+        if (fc_elapsed(&start) > limit_s) {
+            fprintf(log, "fabcert: the launcher ran past %.0f s; killing it\n", limit_s);
+            kill(-pid, SIGTERM);
+            sleep(2);
+            kill(-pid, SIGKILL);
+            res->timed_out = 1;
+            break;
+        }
+        if (pfd[0].fd < 0 && pfd[1].fd < 0)
+            break;
+        if (poll(pfd, 2, 500) <= 0)
+            continue;
+        for (int k = 0; k < 2; ++k) {
+            ssize_t n;
+
+            if (pfd[k].fd < 0 || !(pfd[k].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            n = read(pfd[k].fd, buf, sizeof(buf));
+            if (n <= 0) {
+                close(k == 0 ? out[0] : err[0]);
+                if (k == 0)
+                    out[0] = -1;
+                else
+                    err[0] = -1;
+                --open_fds;
+                continue;
+            }
+            if (k == 0) {
+                fwrite(buf, 1, (size_t)n, tap);
+                fflush(tap);
+            } else {
+                fwrite(buf, 1, (size_t)n, log);
+                fflush(log);
+                if (plen + (size_t)n > sizeof(pending))
+                    plen = 0;
+                memcpy(pending + plen, buf, (size_t)n);
+                plen += (size_t)n;
+                fc_scan_stderr(pending, &plen, res->watchdog);
+            }
+        }
+    }
+    if (out[0] >= 0)
+        close(out[0]);
+    if (err[0] >= 0)
+        close(err[0]);
+    /* the pipes are closed; the launcher must exit now (bounded wait) */
+    for (int i = 0; i < 100; ++i) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+
+        if (w == pid)
+            break;
+        if (i == 60) {
+            kill(-pid, SIGKILL);
+        }
+        usleep(100000);
+    }
+    kill(-pid, SIGKILL);    /* leftovers of the group, if any */
+    waitpid(pid, &status, WNOHANG);
+    res->seconds = fc_elapsed(&start);
+    res->exit_status = res->timed_out ? -1 :
+                       WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    fclose(tap);
+    fclose(log);
+}
