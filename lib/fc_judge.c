@@ -85,7 +85,7 @@ void fc_judge_point(const fc_stage_profile_t *sp, const fc_test_point_t *pt,
         if (sums[g].status == FC_OK && busbw != NULL)
             busbw[ran++] = sums[g].busbw;
     }
-    if (sp->max_below_median_pct >= 0 && ran >= 2)
+    if (sp->max_below_median_pct >= 0 && ran >= 2 && pt->bytes >= sp->relative_min_bytes)
         median = fc_stats_median(busbw, (size_t)ran);
     for (int g = 0; g < n && median > 0; ++g) {
         double floor_bw = median * (1.0 - sp->max_below_median_pct / 100.0);

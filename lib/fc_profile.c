@@ -347,14 +347,20 @@ static fc_status_t fc_profile_limits(const fc_yaml_ctx_t *ctx,
 
 /* ---- stages ------------------------------------------------------------- */
 
-static const char *const fc_relative_keys[] = { "max_below_median_pct", NULL };
+static const char *const fc_relative_keys[] = {
+    "max_below_median_pct", "min_bytes", NULL,
+};
 
 static fc_status_t fc_relative_key(const fc_yaml_ctx_t *ctx, int index,
                                    struct fy_node *k, struct fy_node *v,
                                    void *arg)
 {
-    (void)index;
-    return fc_yaml_number(ctx, k, v, "max_below_median_pct", 0, 100, arg);
+    fc_stage_profile_t *sp = arg;
+
+    if (index == 1)
+        return fc_yaml_size(ctx, k, v, "min_bytes", &sp->relative_min_bytes);
+    return fc_yaml_number(ctx, k, v, "max_below_median_pct", 0, 100,
+                          &sp->max_below_median_pct);
 }
 
 static const char *const fc_stage_keys[] = {
@@ -404,7 +410,7 @@ static fc_status_t fc_stage_key(const fc_yaml_ctx_t *ctx, int index,
         return FC_OK;
     case 9:
         return fc_yaml_walk_map(ctx, v, k, "'relative'", fc_relative_keys,
-                                fc_relative_key, &sp->max_below_median_pct);
+                                fc_relative_key, sp);
     default:
         return fc_profile_limits(ctx, k, v, sp);
     }

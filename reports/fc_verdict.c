@@ -333,10 +333,10 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
             if (!out->required[s])
                 continue;
-            snprintf(text, sizeof(text), "required stage %s %s on rack %s",
+            snprintf(text, sizeof(text), "required stage %s %s",
                      fc_stage_name(s),
-                     last == NULL ? "did not run on any node" :
-                     last->skipped ? "was skipped" : "did not finish", r->rack);
+                     last == NULL ? "did not run on any node of the rack" :
+                     last->skipped ? "was skipped" : "did not finish");
             fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), "stage", "",
                            text, 0);
         }

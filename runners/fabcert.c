@@ -633,9 +633,10 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
             const char *what = json_string_value(json_array_get(json_object_get(rec, "reasons"), 0));
 
             if (strcmp(type, "point") == 0)
-                snprintf(why, sizeof(why), "%s %s %s %lld bytes: %s",
+                snprintf(why, sizeof(why), "%s %s%s%s %lld bytes: %s",
                          fc_jstr(rec, "collective"), fc_jstr(rec, "dtype"),
-                         fc_jstr(rec, "op"),
+                         strcmp(fc_jstr(rec, "op"), "none") ? " " : "",
+                         strcmp(fc_jstr(rec, "op"), "none") ? fc_jstr(rec, "op") : "",
                          (long long)json_integer_value(json_object_get(rec, "bytes")),
                          what ? what : "failed");
             else
@@ -666,8 +667,11 @@ static void fc_print_verdicts(const fc_run_verdict_t *v)
         for (int f = 0; f < r->nfindings; ++f) {
             const fc_finding_t *fd = &r->findings[f];
 
-            printf("  - %s stage, %s%s%s: %s\n", fd->stage, fd->part,
-                   fd->host[0] ? " " : "", fd->host, fd->text);
+            if (strcmp(fd->part, "stage") == 0)
+                printf("  - %s stage: %s\n", fd->stage, fd->text);
+            else
+                printf("  - %s stage, %s%s%s: %s\n", fd->stage, fd->part,
+                       fd->host[0] ? " " : "", fd->host, fd->text);
         }
         if (r->more_findings)
             printf("    ... and %d more findings\n", r->more_findings);

@@ -1,15 +1,16 @@
 #!/bin/bash
 # fabcert_run.t - the `fabcert` command: the quick-start run passes and
 # leaves its output directory; a planted flip fails it; bad usage and a bad
-# profile exit 2 without a verdict; a stage that hangs is killed at the
-# profile's timeout and reported INCOMPLETE, never PASS.
+# profile exit 2 without a verdict; a launcher that hangs is killed at the
+# profile's timeout plus the launch margin (15 s) and reported INCOMPLETE,
+# never PASS.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 plan 12
 
 $FC run --out "$TMP/run" --np 4 > "$TMP/run.out" 2> "$TMP/run.err"
 ok $? "fabcert run --np 4 exits 0 on a healthy machine"
-grep -q '^verdict: PASS$' "$TMP/run.out" && grep -q "^output: $TMP/run$" "$TMP/run.out"
+grep -q '^verdict: PASS (1 rack: 1 pass' "$TMP/run.out" && grep -q "^output: $TMP/run$" "$TMP/run.out"
 ok $? "it prints the verdict and where the output is"
 [ -s "$TMP/run/run.json" ] && [ -s "$TMP/run/results.jsonl" ] && grep -q '^1\.\.252$' "$TMP/run/node.tap"
 ok $? "the output directory holds run.json, results.jsonl and the stage's TAP"
@@ -17,8 +18,9 @@ ok $? "the output directory holds run.json, results.jsonl and the stage's TAP"
 $FC run --out "$TMP/flip" --np 2 --sizes 4KiB --dtypes int64 \
     --selftest-corrupt rank=1,iter=0,coll=broadcast > "$TMP/flip.out" 2>&1
 ok $(( $? != 1 )) "a planted flip makes fabcert run exit 1"
-grep -q '^  FAIL broadcast int64 none 4096 bytes on host .*first on rank 1' "$TMP/flip.out" &&
-    grep -q '^verdict: FAIL$' "$TMP/flip.out"
+host=$(hostname)
+grep -q "^  - node stage, node $host: .*broadcast int64 4096 bytes: .*first on rank 1 (host $host)" "$TMP/flip.out" &&
+    grep -q '^verdict: FAIL' "$TMP/flip.out"
 ok $? "and the summary names the collective, size, host and rank"
 
 $FC run --no-such-option > /dev/null 2>&1
@@ -42,8 +44,9 @@ sed 's/timeout_s: 900/timeout_s: 1/' thresholds/local.yaml > "$TMP/short.yaml"
 start=$(date +%s)
 $FC run --out "$TMP/hang" --profile "$TMP/short.yaml" --mpirun "$TMP/hang-mpirun" > "$TMP/hang.out" 2> "$TMP/hang.err"
 rc=$?; took=$(( $(date +%s) - start ))
-[ $rc -eq 1 ] && grep -q '^verdict: INCOMPLETE$' "$TMP/hang.out"
+[ $rc -eq 1 ] && grep -q '^verdict: INCOMPLETE' "$TMP/hang.out" &&
+    grep -q '^  - node stage: required stage node did not run' "$TMP/hang.out"
 ok $? "a hung stage is reported INCOMPLETE with exit 1 (rc $rc)"
-[ $took -le 20 ] && grep -q 'ran past its timeout of 11 s' "$TMP/hang.err"
+[ $took -le 25 ] && grep -q 'the launcher ran past 16 s; killing it' "$TMP/hang/node.log"
 ok $? "and is killed at its timeout plus the launch margin (${took}s)"
 done_testing

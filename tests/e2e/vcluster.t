@@ -1,0 +1,98 @@
+#!/bin/bash
+# vcluster.t - fabcert on a virtual cluster of 2 racks x 2 nodes (network
+# namespaces, runners/vcluster), 2 ranks per node. Shows that:
+#   - a clean cluster passes every stage and every rack, exit 0;
+#   - one node's link shaped with tc tbf fails that node's rack, names the
+#     node, and the pairs stage implicates its link; the other rack passes;
+#   - a rank stopped mid-stage (SIGSTOP, the suite's self-test) ends the
+#     stage at its timeout plus a margin, the failure names the rank and
+#     host, what was measured before stays in results.jsonl, and the later
+#     stages still run without that host;
+#   - a bit flipped on one rank in the rack stage is caught and attributed
+#     to that rank and host.
+# Needs root (namespaces); skips with the reason otherwise.
+. tests/e2e/tap.sh
+FC=$BUILD/fabcert
+VC=runners/vcluster
+
+if [ "$(id -u)" != 0 ]; then
+    echo "1..0 # SKIP needs root for network namespaces (CI runs as root)"; exit 0
+fi
+for tool in ip tc nsenter unshare; do
+    command -v $tool > /dev/null ||
+        { echo "1..0 # SKIP $tool is missing (make deps installs it)"; exit 0; }
+done
+NAME=fct$((RANDOM % 10000))
+trap '$VC --name $NAME down > /dev/null 2>&1; [ -n "$KEEP" ] || rm -rf "$TMP"' EXIT
+if ! $VC --name $NAME up --racks 2 --nodes 2 > "$TMP/up.out" 2>&1; then
+    echo "1..0 # SKIP cannot build the virtual cluster: $(tail -1 "$TMP/up.out")"; exit 0
+fi
+plan 17
+D=$($VC --name $NAME dir)
+. "$D/env"
+H1=${NAME}01 H2=${NAME}02 H3=${NAME}03
+run() {     # run OUT-NAME [fabcert run options]: inside the first node
+    local out=$1; shift
+    $VC --name $NAME exec $H1 $FC run --hosts "$D/hosts" --racks "$D/racks" \
+        --ppn 2 --out "$TMP/$out" "$@" > "$TMP/$out.out" 2> "$TMP/$out.err"
+}
+rec() { jsonl "$TMP/$1/results.jsonl" "$2"; }    # rec OUT PERL-EXPR
+
+# 1. clean
+run clean --profile thresholds/vcluster.yaml
+rc=$?
+ok $rc "a clean virtual cluster passes, exit 0 ($rc)"
+grep -q "^rack rack1: PASS" "$TMP/clean.out" && grep -q "^rack rack2: PASS" "$TMP/clean.out"
+ok $? "both racks PASS"
+n=$(rec clean 'scalar grep { $_->{type} eq "stage_end" && $_->{verdict} eq "PASS" } @r')
+ok $(( n != 4 )) "node, pairs, rack and cluster stages all ran and passed ($n)"
+n=$(rec clean 'scalar grep { $_->{type} eq "pair" } @r')
+ok $(( n != 6 )) "the pairs stage measured all 6 pairs of 4 nodes ($n)"
+
+# 2. one node's link shaped to 50 Mbit/s
+$VC --name $NAME slow $H2 50mbit > /dev/null
+run slow --profile thresholds/vcluster.yaml
+rc=$?
+$VC --name $NAME clear
+ok $(( rc != 1 )) "a slow link makes the run exit 1 ($rc)"
+grep -q "^rack rack1: FAIL" "$TMP/slow.out" && grep -q "^rack rack2: PASS" "$TMP/slow.out"
+ok $? "its rack FAILs, the other rack PASSes"
+grep -q "^  - pairs stage, link $H2: .*slow with 3 of its 3 partners: its NIC or link is implicated" "$TMP/slow.out"
+ok $? "the verdict names $H2 and implicates its link"
+n=$(rec slow 'scalar grep { $_->{type} eq "pair" && $_->{verdict} eq "FAIL" && $_->{implicates}{part} eq "link" && $_->{implicates}{host} eq "'$H2'" } @r')
+ok $(( n != 3 )) "each of its 3 pairs is explained by its link ($n)"
+n=$(rec slow 'scalar grep { $_->{type} eq "stage_start" && $_->{stage} eq "cluster" && !grep { $_ eq "'$H2'" } @{$_->{rank_hosts}} } @r')
+ok $(( n != 1 )) "the quarantined node is left out of the cluster stage"
+
+# 3. a rank that hangs in the rack stage (timeout 20 s)
+sed 's/timeout_s: 120/timeout_s: 20/' thresholds/vcluster.yaml > "$TMP/short.yaml"
+start=$(date +%s)
+run hang --profile "$TMP/short.yaml" --stages rack,cluster \
+    --selftest-hang rank=2,index=3 --selftest-stage rack
+rc=$?
+took=$(( $(date +%s) - start ))
+hung=$(rec hang '(grep { $_->{type} eq "stage_start" && $_->{stage} eq "rack" } @r)[0]{rank_hosts}[2]')
+ok $(( rc != 1 )) "a hung rank makes the run exit 1 ($rc)"
+grep -q "HANG rank 2 on host $hung did not arrive" "$TMP/hang.out" &&
+    grep -q "^  - rack stage, node $hung: .*rank 2 on host $hung did not arrive" "$TMP/hang.out"
+ok $? "the failure names rank 2 and its host $hung"
+n=$(rec hang 'my ($s) = grep { $_->{type} eq "stage_start" && $_->{stage} eq "rack" } @r; my $n = 0; for (@r) { last if $_->{type} eq "stage_start" && $_ != $s && $_->{stage} eq "rack"; $n++ if $_->{type} eq "point" && $_->{stage} eq "rack" } $n')
+ok $(( n < 3 )) "the points measured before the hang are in results.jsonl ($n)"
+# the whole run: hung attempt (20 s + watchdog grace + teardown), the
+# retry and the cluster stage
+ok $(( took > 20 + 15 + 30 )) "the hung stage ended within its timeout plus the margin (whole run ${took}s)"
+n=$(rec hang 'scalar grep { $_->{type} eq "stage_end" && $_->{stage} eq "cluster" } @r')
+ok $(( n != 1 )) "the later stage still ran, without the hung host"
+
+# 4. a bit flipped on rank 5 in the rack stage
+run flip --profile thresholds/vcluster.yaml --stages rack \
+    --selftest-corrupt rank=5,iter=1,coll=all_gather --selftest-stage rack
+rc=$?
+flipped=$(rec flip '(grep { $_->{type} eq "stage_start" } @r)[0]{rank_hosts}[5]')
+ok $(( rc != 1 )) "a flipped bit in the rack stage makes the run exit 1 ($rc)"
+n=$(rec flip 'scalar grep { $_->{type} eq "point" && $_->{verdict} eq "FAIL" && $_->{first_mismatch}{rank} == 5 && $_->{first_mismatch}{host} eq "'$flipped'" && $_->{collective} eq "all_gather" } @r')
+ok $(( n < 1 )) "it is caught and attributed to rank 5 on $flipped ($n records)"
+rack=$(rec flip '(grep { $_->{host} eq "'$flipped'" } @{(grep { $_->{type} eq "plan" } @r)[0]{inventory}{hosts}})[0]{rack}')
+grep -q "^rack $rack: FAIL" "$TMP/flip.out" && grep -q "first on rank 5 (host $flipped)" "$TMP/flip.out"
+ok $? "and its rack ($rack) FAILs with the rank and host in the reason"
+done_testing

@@ -1,0 +1,167 @@
+/*
+ * inventory.c - unit tests of lib/fc_inventory.c: Slurm hostlist ranges
+ * expand as `scontrol show hostnames` would (padding, several brackets,
+ * top-level commas); malformed ranges are refused with a reason; host lists
+ * and rack maps in both line forms give the right host -> rack mapping;
+ * every bad inventory (host in two racks, empty rack, host in no rack, rack
+ * host missing from the host list, a host listed twice) is refused with a
+ * message naming the file and line.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fc_inventory.h"
+#include "fc_tap.h"
+
+static fc_tap_t tap;
+
+/* expand expr and compare with the space-separated expected names */
+static void expands(const char *expr, const char *expected)
+{
+    char (*names)[FC_INV_NAME_MAX] = NULL, err[256] = "", got[4096] = "";
+    int n = 0;
+
+    if (fc_hostlist_expand(expr, &names, &n, err, sizeof(err)) == FC_OK)
+        for (int i = 0; i < n; ++i)
+            snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s",
+                     i ? " " : "", names[i]);
+    fc_tap_ok(&tap, strcmp(got, expected) == 0, "'%s' expands to '%s'", expr, expected);
+    if (strcmp(got, expected) != 0)
+        fc_tap_diag(&tap, "got '%s' (%s)", got, err);
+    free(names);
+}
+
+static void refused(const char *expr, const char *reason_part)
+{
+    char (*names)[FC_INV_NAME_MAX] = NULL, err[256] = "";
+    int n = 0;
+    fc_status_t s = fc_hostlist_expand(expr, &names, &n, err, sizeof(err));
+
+    fc_tap_ok(&tap, s == FC_ERR_INVALID && strstr(err, reason_part) != NULL,
+              "'%s' is refused: %s", expr, err);
+    free(names);
+}
+
+/* parse, capturing stderr; returns status, fills msg */
+static fc_status_t parse(const char *hosts, const char *racks, fc_inventory_t *inv,
+                         char *msg, size_t len)
+{
+    char path[] = "/tmp/fc-inv-err.XXXXXX";
+    int fd = mkstemp(path), saved = dup(2);
+    fc_status_t s;
+    FILE *f;
+
+    fflush(stderr);
+    dup2(fd, 2);
+    s = fc_inventory_parse(hosts, hosts ? "hosts.txt" : NULL, racks,
+                           racks ? "racks.txt" : NULL, inv);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    f = fopen(path, "r");
+    msg[0] = '\0';
+    if (f) {
+        size_t got = fread(msg, 1, len - 1, f);
+
+        msg[got] = '\0';
+        fclose(f);
+    }
+    close(fd);
+    unlink(path);
+    return s;
+}
+
+static void bad_inventory(const char *name, const char *hosts, const char *racks,
+                          const char *expected_msg)
+{
+    fc_inventory_t inv;
+    char msg[1024];
+    fc_status_t s = parse(hosts, racks, &inv, msg, sizeof(msg));
+
+    fc_tap_ok(&tap, s == FC_ERR_INVALID && strstr(msg, expected_msg) != NULL,
+              "%s: refused with '%s'", name, expected_msg);
+    if (s == FC_OK)
+        fc_inventory_free(&inv);
+    else if (strstr(msg, expected_msg) == NULL)
+        fc_tap_diag(&tap, "message was: %s", msg);
+}
+
+static const char *rack_of(const fc_inventory_t *inv, const char *host)
+{
+    int h = fc_inventory_find_host(inv, host);
+
+    return h < 0 ? "(none)" : inv->racks[inv->host_rack[h]];
+}
+
+int main(void)
+{
+    fc_inventory_t inv;
+    char msg[1024];
+
+    fc_tap_init(&tap, stdout, 1);
+    fc_tap_plan(&tap, 28);
+
+    expands("gpu001", "gpu001");
+    expands("gpu[001-003]", "gpu001 gpu002 gpu003");
+    expands("gpu[001-003,020]", "gpu001 gpu002 gpu003 gpu020");
+    expands("n[8-11]", "n8 n9 n10 n11");
+    expands("a,b[1-2],c", "a b1 b2 c");
+    expands("r[1-2]n[01-02]", "r1n01 r1n02 r2n01 r2n02");
+    expands("x[7]-ib", "x7-ib");
+    refused("gpu[003-001]", "backwards");
+    refused("gpu[001-", "unbalanced");
+    refused("gpu[]", "empty");
+    refused("gpu[a-b]", "is not N or N-M");
+    refused("gpu[1,]", "ends with ','");
+    refused("bad/name", "not allowed");
+
+    /* a host list with ranges, a rack map in both forms */
+    fc_status_t s = parse("# cluster\ngpu[001-004]\n\ngpu010 gpu011 slots=8\n",
+                          "gpu[001-002] rackA\nrackB: gpu[003-004]\n"
+                          "gpu[010-011] rackC  # the new one\n", &inv, msg, sizeof(msg));
+
+    fc_tap_ok(&tap, s == FC_OK && inv.nhosts == 6 && inv.nracks == 3,
+              "a host list and a rack map in both forms: 6 hosts in 3 racks");
+    fc_tap_ok(&tap, s == FC_OK && strcmp(rack_of(&inv, "gpu002"), "rackA") == 0 &&
+                  strcmp(rack_of(&inv, "gpu003"), "rackB") == 0 &&
+                  strcmp(rack_of(&inv, "gpu011"), "rackC") == 0,
+              "every host is in its rack");
+    fc_tap_ok(&tap, s == FC_OK && inv.host_line[4] == 4,
+              "each host remembers its line in the host list");
+    if (s == FC_OK)
+        fc_inventory_free(&inv);
+
+    s = parse(NULL, "rack1: n[1-2]\nrack2: n[3-4]\n", &inv, msg, sizeof(msg));
+    fc_tap_ok(&tap, s == FC_OK && inv.nhosts == 4 && strcmp(rack_of(&inv, "n4"), "rack2") == 0,
+              "a rack map alone is the host list");
+    if (s == FC_OK)
+        fc_inventory_free(&inv);
+    s = parse("n1\nn2\n", NULL, &inv, msg, sizeof(msg));
+    fc_tap_ok(&tap, s == FC_OK && inv.nracks == 1 && strcmp(rack_of(&inv, "n2"), "default") == 0,
+              "a host list alone is one rack, 'default'");
+    if (s == FC_OK)
+        fc_inventory_free(&inv);
+
+    bad_inventory("a host in two racks", "n[1-3]\n", "n[1-2] r1\nn[2-3] r2\n",
+                  "racks.txt:2: host 'n2' is in two racks: 'r2' here and 'r1' on line 1");
+    bad_inventory("an empty rack", "n[1-2]\n", "r1: n[1-2]\nr2:\n",
+                  "racks.txt:2: rack 'r2' has no host");
+    bad_inventory("a malformed range", "n[1-2\n", NULL,
+                  "hosts.txt:1: bad host list 'n[1-2': unbalanced");
+    bad_inventory("a malformed range in the rack map", "n1\n", "n[x] r1\n",
+                  "racks.txt:1: bad host list 'n[x]'");
+    bad_inventory("a host in no rack", "n[1-3]\n", "n[1-2] r1\n",
+                  "hosts.txt:1: host 'n3' is in no rack");
+    bad_inventory("a rack host not in the host list", "n[1-2]\n", "n[1-3] r1\n",
+                  "racks.txt:1: host 'n3' of rack 'r1' is not in the host list");
+    bad_inventory("a host listed twice", "n1\nn2\nn[1-2]\n", NULL,
+                  "hosts.txt:3: host 'n1' is listed twice (first on line 1)");
+    bad_inventory("a rack line without a rack", "n1\n", "n1\n",
+                  "racks.txt:1: expected 'HOSTS RACK' or 'RACK: HOSTS'");
+    bad_inventory("an empty host list", "# nothing\n", NULL,
+                  "hosts.txt:1: the host list names no host");
+    bad_inventory("nothing at all", NULL, NULL, "no host list and no rack map");
+    return fc_tap_done(&tap);
+}
