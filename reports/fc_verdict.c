@@ -207,6 +207,16 @@ static fc_status_t fc_verdict_setup(json_t *records, fc_run_verdict_t *out)
                 "by `fabcert run`?)\n");
         return FC_ERR_INVALID;
     }
+    out->plan = json_incref(plan);
+    snprintf(out->run_id, sizeof(out->run_id), "%s", fc_str(plan, "run_id"));
+    json_array_foreach(records, i, rec) {
+        const char *t = fc_str(rec, "time");
+
+        if (t[0] && (out->started[0] == '\0' || strcmp(t, out->started) < 0))
+            snprintf(out->started, sizeof(out->started), "%s", t);
+        if (strcmp(t, out->finished) > 0)
+            snprintf(out->finished, sizeof(out->finished), "%s", t);
+    }
     json_array_foreach(json_object_get(plan, "stages"), i, rec) {
         int s = fc_stage_from_name(fc_str(rec, "name"));
 
@@ -230,6 +240,9 @@ static fc_status_t fc_verdict_setup(json_t *records, fc_run_verdict_t *out)
             r = &out->racks[out->nracks++];
             snprintf(r->rack, sizeof(r->rack), "%s", rack);
             r->hosts = calloc(json_array_size(hosts), FC_VERDICT_NAME);
+            r->checks = json_array();
+            r->quarantines = json_array();
+            r->failed_checks = json_array();
             if (r->hosts == NULL)
                 return FC_ERR_INTERNAL;
         }
@@ -289,6 +302,7 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             at = cur[s] >= 0 && cur[s] < FC_MAX_ATTEMPTS ? &att[s].a[cur[s]] : NULL;
             if (strcmp(type, "quarantine") == 0) {
                 if (fc_rack_has_host(r, fc_str(rec, "host"))) {
+                    json_array_append(r->quarantines, rec);
                     snprintf(text, sizeof(text), "host %s quarantined after the "
                              "%s stage: %s", fc_str(rec, "host"), fc_str(rec, "stage"),
                              fc_str(rec, "reason"));
@@ -302,6 +316,7 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
                 continue;
             if (!fc_record_concerns(rec, r, at) && !fc_record_implicates(rec, r, at))
                 continue;
+            json_array_append(r->checks, rec);
             if (strcmp(type, "hang") != 0)
                 r->stages[s].checks++;
             if (strcmp(fc_str(rec, "verdict"), "FAIL") != 0 ||
@@ -312,6 +327,7 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             const char *host = json_is_object(imp) ? fc_str(imp, "host") : "";
 
             r->stages[s].failed++;
+            json_array_append(r->failed_checks, rec);
             r->stages[s].verdict = FC_VERDICT_FAIL;
             fc_record_text(rec, text, sizeof(text));
             fc_add_finding(r, FC_VERDICT_FAIL, fc_stage_name(s), part, host, text,
@@ -354,8 +370,13 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
 
 void fc_verdict_free(fc_run_verdict_t *v)
 {
-    for (int k = 0; k < v->nracks; ++k)
+    for (int k = 0; k < v->nracks; ++k) {
         free(v->racks[k].hosts);
+        json_decref(v->racks[k].checks);
+        json_decref(v->racks[k].quarantines);
+        json_decref(v->racks[k].failed_checks);
+    }
+    json_decref(v->plan);
     free(v->racks);
     memset(v, 0, sizeof(*v));
 }

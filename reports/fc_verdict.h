@@ -61,6 +61,12 @@ typedef struct fc_rack_verdict {
     int nfindings;
     fc_finding_t findings[FC_VERDICT_MAX_REASONS];
     int more_findings;              /* findings beyond the array */
+    json_t *checks;                 /* the judged records (point, pair,
+                                     * pairs_node, hang) that measured or
+                                     * implicate this rack, in order */
+    json_t *quarantines;            /* quarantine records of its hosts */
+    json_t *failed_checks;          /* those of checks that fail the rack
+                                     * (same objects) */
 } fc_rack_verdict_t;
 
 typedef struct fc_run_verdict {
@@ -69,6 +75,10 @@ typedef struct fc_run_verdict {
     int planned[FC_STAGE_COUNT];    /* stage in the plan */
     int required[FC_STAGE_COUNT];
     fc_verdict_t overall;
+    json_t *plan;                   /* the runner's plan record */
+    char run_id[64];
+    char started[32], finished[32];
+    int truncated_lines;            /* records cut off by a kill */
 } fc_run_verdict_t;
 
 /* Read results.jsonl into an array of records (lines cut off by a kill

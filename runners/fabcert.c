@@ -29,6 +29,7 @@
 #include "fc_inventory.h"
 #include "fc_launch.h"
 #include "fc_profile.h"
+#include "fc_report.h"
 #include "fc_results.h"
 #include "fc_verdict.h"
 #include "fc_version.h"
@@ -64,6 +65,7 @@ typedef struct fc_run_opts {
     const char *selftest_args[8];               /* self-tests */
     int nselftest_args;
     int selftest_stage;             /* stage the self-tests go to; -1 all */
+    const char *sign_key;           /* secret key for the certificates */
 } fc_run_opts_t;
 
 typedef struct fc_run_state {
@@ -79,6 +81,12 @@ static void fc_usage(FILE *out)
 {
     fprintf(out,
 "usage: fabcert run [options]     certify a cluster (or this machine) by rack\n"
+"       fabcert report DIR [--sign-key KEY]\n"
+"                                 verdicts, certificates, HTML, JUnit and a\n"
+"                                 summary from a run's output directory\n"
+"       fabcert keygen PREFIX     make PREFIX.key (owner only) and PREFIX.pub\n"
+"       fabcert verify CERT [--pubkey PUB]\n"
+"                                 check a certificate's digest and signature\n"
 "       fabcert check-profile FILE\n"
 "                                 validate a threshold profile, print its hash\n"
 "       fabcert check-inventory [--hosts FILE] [--racks FILE]\n"
@@ -107,9 +115,12 @@ static void fc_usage(FILE *out)
 "  --selftest-hang rank=R,index=K\n"
 "                        stop rank R at point K to prove the watchdog\n"
 "  --selftest-stage NAME the stage the self-tests apply to (default: all)\n"
+"  --sign-key KEY        sign each rack's certificate with this secret key\n"
 "\n"
 "The output directory holds run.json, results.jsonl (one JSON record per\n"
-"measurement, flushed as made), STAGE.tap and STAGE.log per stage attempt.\n"
+"measurement, flushed as made), STAGE.tap and STAGE.log per stage attempt,\n"
+"and the reports: certificates/RACK.json (+ .sig), report/*.html,\n"
+"junit.xml and summary.txt.\n"
 "Running as root sets OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM)=1 for mpirun.\n"
 "\n"
 "exit status: 0 every rack passed; 1 a rack failed, or is INCOMPLETE (a\n"
@@ -141,7 +152,7 @@ static int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
 {
     enum { O_PROFILE = 1, O_OUT, O_NP, O_PPN, O_MPIRUN, O_MPIRUN_ARG, O_ENV,
            O_HOSTS, O_RACKS, O_STAGES, O_STAGE_OPT, O_SELFTEST, O_SELFTEST_STAGE,
-           O_HELP };
+           O_SIGN_KEY, O_HELP };
     static const struct option longopts[] = {
         { "profile", required_argument, NULL, O_PROFILE },
         { "out", required_argument, NULL, O_OUT },
@@ -162,6 +173,7 @@ static int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
         { "selftest-corrupt", required_argument, NULL, O_SELFTEST },
         { "selftest-hang", required_argument, NULL, O_SELFTEST },
         { "selftest-stage", required_argument, NULL, O_SELFTEST_STAGE },
+        { "sign-key", required_argument, NULL, O_SIGN_KEY },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
@@ -188,6 +200,7 @@ static int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
         case O_NP: if (fc_parse_count("--np", optarg, &o->np)) return 2; break;
         case O_PPN: if (fc_parse_count("--ppn", optarg, &o->ppn)) return 2; break;
         case O_MPIRUN: o->mpirun = optarg; break;
+        case O_SIGN_KEY: o->sign_key = optarg; break;
         case O_MPIRUN_ARG: o->mpirun_args[o->nmpirun_args++] = optarg; break;
         case O_ENV:
             o->mpirun_args[o->nmpirun_args++] = "-x";
@@ -654,40 +667,10 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
     return 0;
 }
 
-static void fc_print_verdicts(const fc_run_verdict_t *v)
-{
-    int failed = 0, incomplete = 0;
-
-    printf("\n");
-    for (int k = 0; k < v->nracks; ++k) {
-        const fc_rack_verdict_t *r = &v->racks[k];
-
-        printf("rack %s: %s (%d host%s)\n", r->rack, fc_verdict_name(r->verdict),
-               r->nhosts, r->nhosts == 1 ? "" : "s");
-        for (int f = 0; f < r->nfindings; ++f) {
-            const fc_finding_t *fd = &r->findings[f];
-
-            if (strcmp(fd->part, "stage") == 0)
-                printf("  - %s stage: %s\n", fd->stage, fd->text);
-            else
-                printf("  - %s stage, %s%s%s: %s\n", fd->stage, fd->part,
-                       fd->host[0] ? " " : "", fd->host, fd->text);
-        }
-        if (r->more_findings)
-            printf("    ... and %d more findings\n", r->more_findings);
-        failed += r->verdict == FC_VERDICT_FAIL;
-        incomplete += r->verdict == FC_VERDICT_INCOMPLETE;
-    }
-    printf("verdict: %s (%d rack%s: %d pass, %d fail, %d incomplete)\n",
-           fc_verdict_name(v->overall), v->nracks, v->nracks == 1 ? "" : "s",
-           v->nracks - failed - incomplete, failed, incomplete);
-}
-
 static int fc_cmd_run(int argc, char **argv)
 {
     fc_run_state_t st;
-    fc_run_verdict_t verdict;
-    json_t *stages, *records, *plan;
+    json_t *stages, *plan;
     char exe[PATH_MAX];
     int rc;
 
@@ -696,6 +679,13 @@ static int fc_cmd_run(int argc, char **argv)
         return rc;
     if (fc_profile_load(st.o.profile, &st.profile) != FC_OK)
         return 2;
+    if (st.o.sign_key) {
+        unsigned char sk[64];
+
+        if (fc_key_load(st.o.sign_key, 1, sk, sizeof(sk)) != FC_OK)
+            return 2;
+        memset(sk, 0, sizeof(sk));
+    }
     snprintf(st.o.run_id, sizeof(st.o.run_id), "%ld-%d", (long)time(NULL), (int)getpid());
     if (st.o.out_dir[0] == '\0')
         snprintf(st.o.out_dir, sizeof(st.o.out_dir), "fabcert-out/%s", st.o.run_id);
@@ -766,15 +756,13 @@ static int fc_cmd_run(int argc, char **argv)
     }
     json_decref(stages);
 
-    if (fc_results_load(st.results_path, &records, NULL) != FC_OK)
-        return 2;
-    rc = fc_verdict_compute(records, &verdict) == FC_OK ? 0 : 2;
-    if (rc == 0) {
-        fc_print_verdicts(&verdict);
-        rc = verdict.overall == FC_VERDICT_PASS ? 0 : 1;
-        fc_verdict_free(&verdict);
+    printf("\n");
+    {
+        fc_verdict_t overall = FC_VERDICT_INCOMPLETE;
+
+        rc = fc_report_dir(st.o.out_dir, st.o.sign_key, 0, &overall) == FC_OK
+                 ? (overall == FC_VERDICT_PASS ? 0 : 1) : 2;
     }
-    json_decref(records);
     printf("output: %s\n", st.o.out_dir);
     fc_inventory_free(&st.inv);
     free(st.healthy);
@@ -815,6 +803,51 @@ static int fc_cmd_check_inventory(int argc, char **argv)
     return 0;
 }
 
+static int fc_cmd_report(int argc, char **argv)
+{
+    const char *dir = NULL, *key = NULL;
+    fc_verdict_t overall;
+
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--sign-key") == 0 && i + 1 < argc)
+            key = argv[++i];
+        else if (argv[i][0] != '-' && dir == NULL)
+            dir = argv[i];
+        else {
+            fprintf(stderr, "usage: fabcert report DIR [--sign-key KEY]\n");
+            return 2;
+        }
+    }
+    if (dir == NULL) {
+        fprintf(stderr, "usage: fabcert report DIR [--sign-key KEY]\n");
+        return 2;
+    }
+    if (fc_report_dir(dir, key, 0, &overall) != FC_OK)
+        return 2;
+    return overall == FC_VERDICT_PASS ? 0 : 1;
+}
+
+static int fc_cmd_verify(int argc, char **argv)
+{
+    const char *cert = NULL, *pub = NULL;
+    fc_status_t st;
+
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--pubkey") == 0 && i + 1 < argc)
+            pub = argv[++i];
+        else if (argv[i][0] != '-' && cert == NULL)
+            cert = argv[i];
+        else
+            cert = NULL, i = argc;
+    }
+    if (cert == NULL) {
+        fprintf(stderr, "usage: fabcert verify CERT [--pubkey PUB]\n");
+        return 2;
+    }
+    st = fc_certificate_verify(cert, pub);
+    return st == FC_OK ? 0 : st == FC_ERR_FAIL ? 1 : 2;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -848,6 +881,17 @@ int main(int argc, char **argv)
         return fc_cmd_check_inventory(argc - 1, argv + 1);
     if (strcmp(argv[1], "run") == 0)
         return fc_cmd_run(argc - 1, argv + 1);
+    if (strcmp(argv[1], "report") == 0)
+        return fc_cmd_report(argc - 1, argv + 1);
+    if (strcmp(argv[1], "verify") == 0)
+        return fc_cmd_verify(argc - 1, argv + 1);
+    if (strcmp(argv[1], "keygen") == 0) {
+        if (argc != 3) {
+            fprintf(stderr, "usage: fabcert keygen PREFIX\n");
+            return 2;
+        }
+        return fc_keygen(argv[2]) == FC_OK ? 0 : 2;
+    }
     fprintf(stderr, "fabcert: unknown command '%s' (try fabcert --help)\n", argv[1]);
     return 2;
 }

@@ -1,0 +1,510 @@
+/*
+ * fc_html.c - DIR/report/index.html and one page per rack, for people. Each
+ * page is one self-contained file: inline CSS, inline SVG plots, no
+ * scripts, fonts or network. A rack page puts the verdict first, then what
+ * to do about each failure (in words a technician can act on), the nodes,
+ * and each stage with its figures against the limits: bus bandwidth
+ * against message size per collective with the threshold drawn in, and
+ * the pairs matrix as a heat map with the bad pairs marked.
+ */
+#include "fc_report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fc_results.h"
+
+#define FC_MAX_SERIES 48
+#define FC_MAX_XS 32
+#define FC_MAX_NODES 64
+
+static void fc_html_escape(FILE *f, const char *s)
+{
+    for (; s && *s; ++s) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+static const char *fc_verdict_color(const char *v)
+{
+    return strcmp(v, "PASS") == 0 ? "#1a7f37" : strcmp(v, "FAIL") == 0 ? "#cf222e" : "#9a6700";
+}
+
+static void fc_html_head(FILE *f, const char *title)
+{
+    fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>");
+    fc_html_escape(f, title);
+    fprintf(f, "</title>\n<style>\n"
+        "body{font-family:sans-serif;margin:2em;max-width:1100px;color:#1f2328}\n"
+        ".verdict{font-size:2em;font-weight:bold;padding:.4em .8em;color:#fff;border-radius:6px;display:inline-block}\n"
+        "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #d0d7de;padding:3px 8px;text-align:left;font-size:.9em}\n"
+        "th{background:#f6f8fa}.PASS{color:#1a7f37;font-weight:bold}.FAIL{color:#cf222e;font-weight:bold}\n"
+        ".INCOMPLETE{color:#9a6700;font-weight:bold}.todo li{margin:.4em 0}.muted{color:#656d76}\n"
+        "svg{background:#fff;border:1px solid #d0d7de;margin:4px}\n"
+        "</style></head><body>\n");
+}
+
+/* ---- busbw against size ------------------------------------------------ */
+
+typedef struct fc_series {
+    char name[96];
+    int n;
+    double x[FC_MAX_XS], y[FC_MAX_XS];
+} fc_series_t;
+
+static const char *const fc_palette[] = {
+    "#0969da", "#1a7f37", "#8250df", "#bf8700", "#0550ae", "#116329",
+    "#953800", "#6639ba", "#1b7c83", "#a40e26",
+};
+
+static void fc_plot_busbw(FILE *f, const char *title, fc_series_t *ser, int nser,
+                          const double *lx, const double *ly, int nl)
+{
+    const double W = 520, H = 300, L = 60, R = 150, T = 30, B = 40;
+    double xmin = 1e300, xmax = 0, ymax = 0;
+
+    for (int s = 0; s < nser; ++s)
+        for (int i = 0; i < ser[s].n; ++i) {
+            xmin = fmin(xmin, ser[s].x[i]);
+            xmax = fmax(xmax, ser[s].x[i]);
+            ymax = fmax(ymax, ser[s].y[i]);
+        }
+    for (int i = 0; i < nl; ++i)
+        ymax = fmax(ymax, ly[i]);
+    if (xmin > xmax)
+        return;
+    if (xmax <= xmin)
+        xmax = xmin * 2;
+    if (ymax <= 0)
+        ymax = 1;
+    ymax *= 1.1;
+#define FC_PX(v) (L + (log2(v) - log2(xmin)) / (log2(xmax) - log2(xmin)) * (W - L - R))
+#define FC_PY(v) (H - B - (v) / ymax * (H - T - B))
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+            "viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", W, H, W, H);
+    fprintf(f, "<text x=\"%.0f\" y=\"18\" font-size=\"13\" font-weight=\"bold\">", L);
+    fc_html_escape(f, title);
+    fprintf(f, "</text>\n<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#000\"/>\n",
+            L, H - B, W - R, H - B);
+    fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#000\"/>\n",
+            L, T, L, H - B);
+    for (int k = 0; k <= 4; ++k) {
+        double v = ymax * k / 4;
+
+        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%.3g</text>\n",
+                L - 4, FC_PY(v) + 3, v);
+    }
+    for (double x = xmin; x <= xmax * 1.0001; x *= 2) {
+        char size[32];
+
+        if (xmax / xmin > 64 && fmod(log2(x / xmin), 2) != 0)
+            continue;
+        fc_format_size((uint64_t)x, size, sizeof(size));
+        fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" font-size=\"10\" text-anchor=\"middle\">%s</text>\n",
+                FC_PX(x), H - B + 14, size);
+    }
+    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" text-anchor=\"middle\">message size</text>\n",
+            (L + W - R) / 2, H - 6);
+    fprintf(f, "<text x=\"14\" y=\"%.0f\" font-size=\"11\" transform=\"rotate(-90 14 %.0f)\" "
+            "text-anchor=\"middle\">busbw GB/s</text>\n", (T + H - B) / 2, (T + H - B) / 2);
+    if (nl > 0) {
+        fprintf(f, "<polyline fill=\"none\" stroke=\"#cf222e\" stroke-width=\"2\" "
+                "stroke-dasharray=\"6 4\" points=\"");
+        for (int i = 0; i < nl; ++i)
+            fprintf(f, "%.1f,%.1f ", FC_PX(lx[i]), FC_PY(ly[i]));
+        fprintf(f, "\"/>\n<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\" fill=\"#cf222e\">"
+                "threshold (min busbw)</text>\n", W - R + 8, T + 8);
+    }
+    for (int s = 0; s < nser; ++s) {
+        const char *c = fc_palette[s % 10];
+
+        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", c);
+        for (int i = 0; i < ser[s].n; ++i)
+            fprintf(f, "%.1f,%.1f ", FC_PX(ser[s].x[i]), FC_PY(ser[s].y[i]));
+        fprintf(f, "\"/>\n");
+        for (int i = 0; i < ser[s].n; ++i)
+            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n",
+                    FC_PX(ser[s].x[i]), FC_PY(ser[s].y[i]), c);
+        if (s < 12) {
+            fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\" fill=\"%s\">", W - R + 8,
+                    T + 24 + 13.0 * s, c);
+            fc_html_escape(f, ser[s].name);
+            fprintf(f, "</text>\n");
+        }
+    }
+    fprintf(f, "</svg>\n");
+#undef FC_PX
+#undef FC_PY
+}
+
+static void fc_stage_plots(FILE *f, const fc_rack_verdict_t *r, const char *stage)
+{
+    static const char *const colls[] = {
+        "all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all", "sendrecv",
+    };
+
+    for (int c = 0; c < 6; ++c) {
+        fc_series_t ser[FC_MAX_SERIES];
+        double lx[FC_MAX_XS], ly[FC_MAX_XS];
+        int nser = 0, nl = 0;
+        size_t i;
+        json_t *rec;
+
+        json_array_foreach(r->checks, i, rec) {
+            char name[96];
+            double x, y, lim;
+            int s;
+
+            if (strcmp(fc_json_str(rec, "type"), "point") != 0 ||
+                strcmp(fc_json_str(rec, "stage"), stage) != 0 ||
+                strcmp(fc_json_str(rec, "collective"), colls[c]) != 0)
+                continue;
+            snprintf(name, sizeof(name), "%s %s%s%s", fc_json_str(rec, "group"),
+                     fc_json_str(rec, "dtype"),
+                     strcmp(fc_json_str(rec, "op"), "none") ? " " : "",
+                     strcmp(fc_json_str(rec, "op"), "none") ? fc_json_str(rec, "op") : "");
+            for (s = 0; s < nser && strcmp(ser[s].name, name) != 0; ++s)
+                ;
+            if (s == nser) {
+                if (nser == FC_MAX_SERIES)
+                    continue;
+                memset(&ser[s], 0, sizeof(ser[s]));
+                snprintf(ser[s].name, sizeof(ser[s].name), "%s", name);
+                ++nser;
+            }
+            x = (double)json_integer_value(json_object_get(rec, "bytes"));
+            y = json_number_value(json_object_get(rec, "busbw_gbps"));
+            if (x <= 0 || ser[s].n == FC_MAX_XS)
+                continue;
+            ser[s].x[ser[s].n] = x;
+            ser[s].y[ser[s].n++] = y;
+            lim = json_number_value(json_object_get(json_object_get(rec, "limit"), "min_busbw_gbps"));
+            if (json_object_get(json_object_get(rec, "limit"), "min_busbw_gbps") && lim > 0) {
+                int k;
+
+                for (k = 0; k < nl && lx[k] != x; ++k)
+                    ;
+                if (k == nl && nl < FC_MAX_XS) {
+                    lx[nl] = x;
+                    ly[nl++] = lim;
+                } else if (k < nl && lim > ly[k])
+                    ly[k] = lim;
+            }
+        }
+        if (nser == 0)
+            continue;
+        /* threshold points in size order */
+        for (int a = 1; a < nl; ++a)
+            for (int b = a; b > 0 && lx[b - 1] > lx[b]; --b) {
+                double t = lx[b]; lx[b] = lx[b - 1]; lx[b - 1] = t;
+                t = ly[b]; ly[b] = ly[b - 1]; ly[b - 1] = t;
+            }
+        char title[96];
+
+        snprintf(title, sizeof(title), "%s: %s busbw against size", stage, colls[c]);
+        fc_plot_busbw(f, title, ser, nser, lx, ly, nl);
+    }
+}
+
+/* ---- pairs heat map ----------------------------------------------------- */
+
+static void fc_pairs_heatmap(FILE *f, const fc_rack_verdict_t *r)
+{
+    char hosts[FC_MAX_NODES][64];
+    double bw[FC_MAX_NODES][FC_MAX_NODES];
+    int bad[FC_MAX_NODES][FC_MAX_NODES], have[FC_MAX_NODES][FC_MAX_NODES], n = 0;
+    double maxbw = 0;
+    size_t i;
+    json_t *rec;
+
+    memset(bw, 0, sizeof(bw));
+    memset(bad, 0, sizeof(bad));
+    memset(have, 0, sizeof(have));
+    json_array_foreach(r->checks, i, rec) {
+        int idx[2];
+        const char *names[2] = { fc_json_str(rec, "host_a"), fc_json_str(rec, "host_b") };
+        json_t *sizes = json_object_get(rec, "sizes");
+        double b;
+
+        if (strcmp(fc_json_str(rec, "type"), "pair") != 0)
+            continue;
+        for (int k = 0; k < 2; ++k) {
+            for (idx[k] = 0; idx[k] < n && strcmp(hosts[idx[k]], names[k]) != 0; ++idx[k])
+                ;
+            if (idx[k] == n) {
+                if (n == FC_MAX_NODES)
+                    goto next;
+                snprintf(hosts[n++], sizeof(hosts[0]), "%s", names[k]);
+            }
+        }
+        /* the largest size's bandwidth */
+        b = json_number_value(json_object_get(json_array_get(sizes, json_array_size(sizes) - 1),
+                                              "bw_gbps"));
+        bw[idx[0]][idx[1]] = bw[idx[1]][idx[0]] = b;
+        bad[idx[0]][idx[1]] = bad[idx[1]][idx[0]] = strcmp(fc_json_str(rec, "verdict"), "FAIL") == 0;
+        have[idx[0]][idx[1]] = have[idx[1]][idx[0]] = 1;
+        maxbw = fmax(maxbw, b);
+next:;
+    }
+    if (n == 0)
+        return;
+    const int cell = 46, left = 110, top = 110;
+    int w = left + cell * n + 20, h = top + cell * n + 40;
+
+    if (w < 480)
+        w = 480;
+
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+            "viewBox=\"0 0 %d %d\" role=\"img\">\n", w, h, w, h);
+    fprintf(f, "<text x=\"10\" y=\"18\" font-size=\"13\" font-weight=\"bold\">pairs: "
+            "bandwidth per direction (GB/s), bad pairs marked</text>\n");
+    for (int a = 0; a < n; ++a) {
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">", left - 6,
+                top + cell * a + cell / 2 + 4);
+        fc_html_escape(f, hosts[a]);
+        fprintf(f, "</text>\n<text x=\"%d\" y=\"%d\" font-size=\"11\" transform=\"rotate(-45 %d %d)\">",
+                left + cell * a + cell / 2, top - 6, left + cell * a + cell / 2, top - 6);
+        fc_html_escape(f, hosts[a]);
+        fprintf(f, "</text>\n");
+        for (int b = 0; b < n; ++b) {
+            int x = left + cell * b, y = top + cell * a;
+            double t = maxbw > 0 ? bw[a][b] / maxbw : 0;
+            int red = (int)(255 * (1 - t)), green = (int)(200 * t + 40);
+
+            if (a == b || !have[a][b]) {
+                /* the diagonal, and pairs of other racks (not on this page) */
+                fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#eaeef2\"/>\n",
+                        x, y, cell, cell);
+                continue;
+            }
+            fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"rgb(%d,%d,90)\" "
+                    "stroke=\"%s\" stroke-width=\"%d\"><title>%s - %s: %.4g GB/s%s</title></rect>\n",
+                    x, y, cell, cell, red, green, bad[a][b] ? "#000" : "#fff",
+                    bad[a][b] ? 3 : 1, hosts[a], hosts[b], bw[a][b], bad[a][b] ? " (FAIL)" : "");
+            fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\" "
+                    "fill=\"#fff\">%s%.3g</text>\n", x + cell / 2, y + cell / 2 + 4,
+                    bad[a][b] ? "\u2716 " : "", bw[a][b]);
+        }
+    }
+    fprintf(f, "<text x=\"10\" y=\"%d\" font-size=\"10\">green: fast, red: slow, "
+            "\u2716 and a black border: a pair that failed</text>\n", h - 12);
+    fprintf(f, "</svg>\n");
+}
+
+/* ---- pages ------------------------------------------------------------- */
+
+static void fc_rack_page(FILE *f, const fc_run_verdict_t *v, const fc_rack_verdict_t *r)
+{
+    const char *verdict = fc_verdict_name(r->verdict);
+    char title[160];
+
+    snprintf(title, sizeof(title), "fabcert: rack %s: %s", r->rack, verdict);
+    fc_html_head(f, title);
+    fprintf(f, "<p><a href=\"index.html\">all racks</a></p>\n<h1>Rack ");
+    fc_html_escape(f, r->rack);
+    fprintf(f, "</h1>\n<div class=\"verdict\" style=\"background:%s\">%s</div>\n",
+            fc_verdict_color(verdict), verdict);
+    fprintf(f, "<p class=\"muted\">run ");
+    fc_html_escape(f, v->run_id);
+    fprintf(f, ", %s to %s, profile ", v->started, v->finished);
+    fc_html_escape(f, fc_json_str(v->plan, "profile"));
+    fprintf(f, " (sha256 %.16s), fabcert ", fc_json_str(v->plan, "profile_sha256"));
+    fc_html_escape(f, fc_json_str(v->plan, "version"));
+    fprintf(f, "</p>\n");
+
+    if (r->nfindings > 0) {
+        fprintf(f, "<h2>What to do</h2>\n<ol class=\"todo\">\n");
+        for (int k = 0; k < r->nfindings; ++k) {
+            const fc_finding_t *fd = &r->findings[k];
+
+            fprintf(f, "<li><span class=\"%s\">%s</span> in the %s stage: <b>",
+                    fc_verdict_name(fd->verdict), fc_verdict_name(fd->verdict), fd->stage);
+            fc_html_escape(f, fd->part);
+            if (fd->host[0]) {
+                fprintf(f, " of host ");
+                fc_html_escape(f, fd->host);
+            }
+            fprintf(f, "</b>. ");
+            fc_html_escape(f, fc_part_action(fd->part));
+            fprintf(f, ".<br><span class=\"muted\">Evidence: ");
+            fc_html_escape(f, fd->text);
+            fprintf(f, "</span></li>\n");
+        }
+        if (r->more_findings)
+            fprintf(f, "<li>... and %d more findings (see the certificate)</li>\n",
+                    r->more_findings);
+        fprintf(f, "</ol>\n");
+    } else {
+        fprintf(f, "<p>Every check passed on every node of this rack.</p>\n");
+    }
+
+    fprintf(f, "<h2>Nodes</h2>\n<table><tr><th>host</th><th>status</th></tr>\n");
+    for (int h = 0; h < r->nhosts; ++h) {
+        const char *why = NULL;
+        size_t i;
+        json_t *q;
+
+        json_array_foreach(r->quarantines, i, q)
+            if (why == NULL && strcmp(fc_json_str(q, "host"), r->hosts[h]) == 0)
+                why = fc_json_str(q, "reason");
+        fprintf(f, "<tr><td>");
+        fc_html_escape(f, r->hosts[h]);
+        if (why) {
+            fprintf(f, "</td><td><span class=\"FAIL\">quarantined</span>: ");
+            fc_html_escape(f, why);
+        } else {
+            fprintf(f, "</td><td>in service");
+        }
+        fprintf(f, "</td></tr>\n");
+    }
+    fprintf(f, "</table>\n");
+
+    for (int s = 0; s < FC_STAGE_COUNT; ++s) {
+        const char *sv = fc_verdict_name(r->stages[s].verdict);
+        size_t i;
+        json_t *rec;
+        int shown = 0;
+
+        if (!v->planned[s])
+            continue;
+        fprintf(f, "<h2>%s stage: <span class=\"%s\">%s</span></h2>\n", fc_stage_name(s), sv, sv);
+        fprintf(f, "<p>%d checks, %d failed%s%s.</p>\n", r->stages[s].checks,
+                r->stages[s].failed, r->stages[s].ran ? "" : "; the stage did not run or finish on this rack",
+                v->required[s] ? "" : " (optional stage)");
+        if (s == FC_STAGE_PAIRS)
+            fc_pairs_heatmap(f, r);
+        else
+            fc_stage_plots(f, r, fc_stage_name(s));
+        fprintf(f, "<details%s><summary>checks</summary>\n<table><tr><th>check</th>"
+                "<th>measured</th><th>limit</th><th>verdict</th></tr>\n",
+                r->stages[s].failed ? " open" : "");
+        json_array_foreach(r->checks, i, rec) {
+            char label[256];
+            json_t *limit = json_object_get(rec, "limit");
+
+            if (strcmp(fc_json_str(rec, "stage"), fc_stage_name(s)) != 0 || shown++ > 2000)
+                continue;
+            fc_check_label(rec, label, sizeof(label));
+            fprintf(f, "<tr><td>");
+            fc_html_escape(f, label);
+            fprintf(f, "</td><td>");
+            if (strcmp(fc_json_str(rec, "type"), "point") == 0)
+                fprintf(f, "busbw %.4g GB/s, median %.1f us, %lld wrong",
+                        json_number_value(json_object_get(rec, "busbw_gbps")),
+                        json_number_value(json_object_get(json_object_get(rec, "time_us"), "median")),
+                        (long long)json_integer_value(json_object_get(rec, "wrong")));
+            else if (strcmp(fc_json_str(rec, "type"), "pair") == 0) {
+                json_t *z0 = json_array_get(json_object_get(rec, "sizes"), 0);
+
+                fprintf(f, "%.4g GB/s per direction, latency %.1f us",
+                        json_number_value(json_object_get(z0, "bw_gbps")),
+                        json_number_value(json_object_get(rec, "latency_us")));
+                if (json_number_value(json_object_get(z0, "min_bw_gbps")) >= 0)
+                    limit = json_pack("{s:f, s:f}", "min_busbw_gbps",
+                                      json_number_value(json_object_get(z0, "min_bw_gbps")),
+                                      "max_latency_us", -1.0);
+            }
+            else if (strcmp(fc_json_str(rec, "type"), "pairs_node") == 0)
+                fprintf(f, "slow with %lld of %lld partners",
+                        (long long)json_integer_value(json_object_get(rec, "slow_partners")),
+                        (long long)json_integer_value(json_object_get(rec, "partners")));
+            else
+                fc_html_escape(f, fc_json_str(rec, "stuck_at"));
+            fprintf(f, "</td><td>");
+            if (json_is_object(limit)) {
+                double mb = json_number_value(json_object_get(limit, "min_busbw_gbps"));
+                double ml = json_number_value(json_object_get(limit, "max_latency_us"));
+
+                if (mb >= 0)
+                    fprintf(f, "&ge; %.4g GB/s ", mb);
+                if (ml >= 0)
+                    fprintf(f, "&le; %.0f us", ml);
+                if (limit != json_object_get(rec, "limit"))
+                    json_decref(limit);
+            }
+            fprintf(f, "</td><td class=\"%s\">%s", fc_json_str(rec, "verdict"),
+                    fc_json_str(rec, "verdict"));
+            if (strcmp(fc_json_str(rec, "verdict"), "FAIL") == 0) {
+                fprintf(f, ": ");
+                fc_html_escape(f, json_string_value(json_array_get(json_object_get(rec, "reasons"), 0)));
+            }
+            fprintf(f, "</td></tr>\n");
+        }
+        fprintf(f, "</table></details>\n");
+    }
+    fprintf(f, "<p class=\"muted\">The signed record of this page is "
+            "certificates/%s.json; check it with <code>fabcert verify</code>.</p>\n", r->rack);
+    fprintf(f, "</body></html>\n");
+}
+
+fc_status_t fc_html_write(const char *dir, const fc_run_verdict_t *v)
+{
+    char path[4300];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/report", dir);
+    FC_CHECK(fc_mkdir_p(path));
+    for (int k = 0; k < v->nracks; ++k) {
+        snprintf(path, sizeof(path), "%s/report/rack-%s.html", dir, v->racks[k].rack);
+        if ((f = fopen(path, "w")) == NULL)
+            goto fail;
+        fc_rack_page(f, v, &v->racks[k]);
+        if (fclose(f) != 0)
+            goto fail;
+    }
+    snprintf(path, sizeof(path), "%s/report/index.html", dir);
+    if ((f = fopen(path, "w")) == NULL)
+        goto fail;
+    fc_html_head(f, "fabcert: racks");
+    fprintf(f, "<h1>fabcert run ");
+    fc_html_escape(f, v->run_id);
+    fprintf(f, "</h1>\n<div class=\"verdict\" style=\"background:%s\">%s</div>\n",
+            fc_verdict_color(fc_verdict_name(v->overall)), fc_verdict_name(v->overall));
+    fprintf(f, "<p class=\"muted\">%s to %s, profile ", v->started, v->finished);
+    fc_html_escape(f, fc_json_str(v->plan, "profile"));
+    fprintf(f, ", fabcert ");
+    fc_html_escape(f, fc_json_str(v->plan, "version"));
+    fprintf(f, "</p>\n<table><tr><th>rack</th><th>verdict</th><th>hosts</th>"
+            "<th>first finding</th></tr>\n");
+    for (int k = 0; k < v->nracks; ++k) {
+        const fc_rack_verdict_t *r = &v->racks[k];
+        const char *vn = fc_verdict_name(r->verdict);
+
+        fprintf(f, "<tr><td><a href=\"rack-");
+        fc_html_escape(f, r->rack);
+        fprintf(f, ".html\">");
+        fc_html_escape(f, r->rack);
+        fprintf(f, "</a></td><td class=\"%s\">%s</td><td>", vn, vn);
+        for (int h = 0; h < r->nhosts; ++h) {
+            fc_html_escape(f, r->hosts[h]);
+            fputc(' ', f);
+        }
+        fprintf(f, "</td><td>");
+        if (r->nfindings) {
+            fc_html_escape(f, r->findings[0].part);
+            if (r->findings[0].host[0]) {
+                fputc(' ', f);
+                fc_html_escape(f, r->findings[0].host);
+            }
+            fprintf(f, ": ");
+            fc_html_escape(f, r->findings[0].text);
+        }
+        fprintf(f, "</td></tr>\n");
+    }
+    fprintf(f, "</table>\n</body></html>\n");
+    if (fclose(f) != 0)
+        goto fail;
+    return FC_OK;
+fail:
+    fprintf(stderr, "fabcert: cannot write %s: %s\n", path, strerror(errno));
+    return FC_ERR_INVALID;
+}

@@ -1,0 +1,150 @@
+/*
+ * fc_junit.c - DIR/junit.xml for CI dashboards: one testsuite per rack,
+ * one testcase per check that measured the rack (classname
+ * fabcert.RACK.STAGE), a <failure> for each check that fails the rack, and
+ * an <error type="INCOMPLETE"> for each required stage that did not run or
+ * finish on it, so an incomplete rack never shows green. A check that
+ * failed but is attributed to another rack (a slow pair whose other end
+ * has the bad link) passes here, saying so in <system-out>.
+ */
+#include "fc_report.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static void fc_xml_escape(FILE *f, const char *s)
+{
+    for (; *s; ++s) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        default:
+            if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
+                fputc(*s, f);
+        }
+    }
+}
+
+static int fc_array_has(json_t *array, json_t *item)
+{
+    size_t i;
+    json_t *v;
+
+    json_array_foreach(array, i, v)
+        if (v == item)
+            return 1;
+    return 0;
+}
+
+static const char *fc_first_reason(json_t *rec)
+{
+    const char *s = json_string_value(json_array_get(json_object_get(rec, "reasons"), 0));
+
+    return s ? s : "failed";
+}
+
+fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)
+{
+    FILE *f = fopen(path, "w");
+    int tests = 0, failures = 0, errors = 0;
+
+    if (f == NULL) {
+        fprintf(stderr, "fabcert: cannot write %s: %s\n", path, strerror(errno));
+        return FC_ERR_INVALID;
+    }
+    for (int k = 0; k < v->nracks; ++k) {
+        const fc_rack_verdict_t *r = &v->racks[k];
+
+        tests += (int)json_array_size(r->checks);
+        failures += (int)json_array_size(r->failed_checks);
+        for (int s = 0; s < FC_STAGE_COUNT; ++s)
+            if (v->planned[s] && v->required[s] && !r->stages[s].ran &&
+                r->stages[s].verdict == FC_VERDICT_INCOMPLETE)
+                ++tests, ++errors;
+    }
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    fprintf(f, "<testsuites name=\"fabcert\" tests=\"%d\" failures=\"%d\" errors=\"%d\">\n",
+            tests, failures, errors);
+    for (int k = 0; k < v->nracks; ++k) {
+        const fc_rack_verdict_t *r = &v->racks[k];
+        int t = (int)json_array_size(r->checks), fl = (int)json_array_size(r->failed_checks);
+        int er = 0;
+        size_t i;
+        json_t *rec;
+
+        for (int s = 0; s < FC_STAGE_COUNT; ++s)
+            if (v->planned[s] && v->required[s] && !r->stages[s].ran &&
+                r->stages[s].verdict == FC_VERDICT_INCOMPLETE)
+                ++er;
+        fprintf(f, "  <testsuite name=\"");
+        fc_xml_escape(f, r->rack);
+        fprintf(f, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"0\" "
+                "timestamp=\"%s\">\n", t + er, fl, er, v->started);
+        fprintf(f, "    <properties>\n      <property name=\"verdict\" value=\"%s\"/>\n",
+                fc_verdict_name(r->verdict));
+        fprintf(f, "      <property name=\"run_id\" value=\"");
+        fc_xml_escape(f, v->run_id);
+        fprintf(f, "\"/>\n      <property name=\"profile_sha256\" value=\"");
+        fc_xml_escape(f, fc_json_str(v->plan, "profile_sha256"));
+        fprintf(f, "\"/>\n    </properties>\n");
+        json_array_foreach(r->checks, i, rec) {
+            char label[256];
+            int failed = fc_array_has(r->failed_checks, rec);
+
+            fc_check_label(rec, label, sizeof(label));
+            fprintf(f, "    <testcase classname=\"fabcert.");
+            fc_xml_escape(f, r->rack);
+            fputc('.', f);
+            fc_xml_escape(f, fc_json_str(rec, "stage"));
+            fprintf(f, "\" name=\"");
+            fc_xml_escape(f, label);
+            if (failed) {
+                fprintf(f, "\">\n      <failure type=\"FAIL\" message=\"");
+                fc_xml_escape(f, fc_first_reason(rec));
+                fprintf(f, "\">");
+                json_t *reason;
+                size_t j;
+
+                json_array_foreach(json_object_get(rec, "reasons"), j, reason) {
+                    fc_xml_escape(f, json_string_value(reason));
+                    fputc('\n', f);
+                }
+                fprintf(f, "</failure>\n    </testcase>\n");
+            } else if (strcmp(fc_json_str(rec, "verdict"), "FAIL") == 0) {
+                json_t *imp = json_object_get(rec, "implicates");
+
+                fprintf(f, "\">\n      <system-out>failed, attributed to %s ",
+                        fc_json_str(imp, "part"));
+                fc_xml_escape(f, fc_json_str(imp, "host"));
+                fprintf(f, " (rack ");
+                fc_xml_escape(f, fc_json_str(imp, "rack"));
+                fprintf(f, "): ");
+                fc_xml_escape(f, fc_first_reason(rec));
+                fprintf(f, "</system-out>\n    </testcase>\n");
+            } else {
+                fprintf(f, "\"/>\n");
+            }
+        }
+        for (int s = 0; s < FC_STAGE_COUNT; ++s) {
+            if (!(v->planned[s] && v->required[s] && !r->stages[s].ran &&
+                  r->stages[s].verdict == FC_VERDICT_INCOMPLETE))
+                continue;
+            fprintf(f, "    <testcase classname=\"fabcert.");
+            fc_xml_escape(f, r->rack);
+            fprintf(f, ".%s\" name=\"stage %s\">\n      <error type=\"INCOMPLETE\" "
+                    "message=\"required stage %s did not run or finish on this rack\"/>\n"
+                    "    </testcase>\n", fc_stage_name(s), fc_stage_name(s), fc_stage_name(s));
+        }
+        fprintf(f, "  </testsuite>\n");
+    }
+    fprintf(f, "</testsuites>\n");
+    if (fclose(f) != 0) {
+        fprintf(stderr, "fabcert: cannot write %s: %s\n", path, strerror(errno));
+        return FC_ERR_INVALID;
+    }
+    return FC_OK;
+}

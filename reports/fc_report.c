@@ -1,0 +1,176 @@
+/*
+ * fc_report.c - `fabcert report DIR`: load results.jsonl, compute the
+ * verdicts (fc_verdict.c), and write the certificates, HTML, JUnit and
+ * the summary (fc_report.h lists the files). Also the helpers the writers
+ * share: labels for checks and the action a technician takes per part.
+ */
+#include "fc_report.h"
+
+#include <errno.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fc_results.h"
+
+const char *fc_json_str(json_t *obj, const char *key)
+{
+    const char *s = json_string_value(json_object_get(obj, key));
+
+    return s ? s : "";
+}
+
+void fc_check_label(json_t *rec, char *buf, size_t len)
+{
+    const char *type = fc_json_str(rec, "type");
+
+    if (strcmp(type, "point") == 0) {
+        const char *op = fc_json_str(rec, "op");
+        char size[32];
+
+        fc_format_size((uint64_t)json_integer_value(json_object_get(rec, "bytes")),
+                       size, sizeof(size));
+        snprintf(buf, len, "%s %s%s%s %s on %s", fc_json_str(rec, "collective"),
+                 fc_json_str(rec, "dtype"), strcmp(op, "none") ? " " : "",
+                 strcmp(op, "none") ? op : "", size, fc_json_str(rec, "group"));
+    } else if (strcmp(type, "pair") == 0) {
+        snprintf(buf, len, "pair %s <-> %s", fc_json_str(rec, "host_a"),
+                 fc_json_str(rec, "host_b"));
+    } else if (strcmp(type, "pairs_node") == 0) {
+        snprintf(buf, len, "link of %s", fc_json_str(rec, "host"));
+    } else if (strcmp(type, "hang") == 0) {
+        snprintf(buf, len, "arrival of %s", fc_json_str(rec, "host")[0]
+                 ? fc_json_str(rec, "host") : "every rank");
+    } else {
+        snprintf(buf, len, "%s", type);
+    }
+}
+
+const char *fc_part_action(const char *part)
+{
+    if (strcmp(part, "link") == 0 || strcmp(part, "NIC") == 0)
+        return "check the node's NIC, its cable and its switch port (swap the "
+               "cable first), then re-run the pairs stage";
+    if (strcmp(part, "path") == 0)
+        return "check the switch path between the two hosts (ports, uplinks, "
+               "routing); both nodes are fine with other partners";
+    if (strcmp(part, "GPU") == 0)
+        return "take the node out of service; run the GPU vendor's diagnostics "
+               "and replace the GPU that produced wrong bits";
+    if (strcmp(part, "node") == 0)
+        return "take the node out of service and run its diagnostics (memory, "
+               "PCIe, GPUs); it produced wrong data, was slow or did not respond";
+    if (strcmp(part, "rack") == 0)
+        return "check the rack's ToR switch and uplinks; the suspect host is "
+               "the slowest one";
+    if (strcmp(part, "cluster") == 0)
+        return "check the spine and the links between racks; every rack that "
+               "took part was slowed";
+    if (strcmp(part, "stage") == 0)
+        return "re-run: the stage did not complete on this rack, so nothing is "
+               "certified for it";
+    return "inspect the evidence";
+}
+
+void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
+{
+    int failed = 0, incomplete = 0;
+
+    for (int k = 0; k < v->nracks; ++k) {
+        const fc_rack_verdict_t *r = &v->racks[k];
+        int nq = (int)json_array_size(r->quarantines);
+
+        fprintf(out, "rack %s: %s (%d host%s%s", r->rack, fc_verdict_name(r->verdict),
+                r->nhosts, r->nhosts == 1 ? "" : "s", nq ? ", " : "");
+        if (nq)
+            fprintf(out, "%d quarantined", nq);
+        fprintf(out, ")\n");
+        failed += r->verdict == FC_VERDICT_FAIL;
+        incomplete += r->verdict == FC_VERDICT_INCOMPLETE;
+    }
+    for (int k = 0; k < v->nracks; ++k) {
+        const fc_rack_verdict_t *r = &v->racks[k];
+
+        for (int f = 0; f < r->nfindings; ++f) {
+            const fc_finding_t *fd = &r->findings[f];
+
+            if (strcmp(fd->part, "stage") == 0)
+                fprintf(out, "  %s rack %s, %s stage: %s\n", fc_verdict_name(fd->verdict),
+                        r->rack, fd->stage, fd->text);
+            else
+                fprintf(out, "  %s rack %s, %s stage, %s%s%s: %s\n",
+                        fc_verdict_name(fd->verdict), r->rack, fd->stage, fd->part,
+                        fd->host[0] ? " " : "", fd->host, fd->text);
+        }
+        if (r->more_findings)
+            fprintf(out, "  ... and %d more findings on rack %s\n", r->more_findings, r->rack);
+    }
+    if (v->truncated_lines)
+        fprintf(out, "  note: %d record(s) in results.jsonl were cut off (a killed run)\n",
+                v->truncated_lines);
+    fprintf(out, "verdict: %s (%d rack%s: %d pass, %d fail, %d incomplete)\n",
+            fc_verdict_name(v->overall), v->nracks, v->nracks == 1 ? "" : "s",
+            v->nracks - failed - incomplete, failed, incomplete);
+    if (dir)
+        fprintf(out, "certificates: %s/certificates/, report: %s/report/index.html\n",
+                dir, dir);
+}
+
+fc_status_t fc_report_dir(const char *dir, const char *sign_key_path, int quiet,
+                          fc_verdict_t *overall_p)
+{
+    unsigned char sk[crypto_sign_SECRETKEYBYTES], *key = NULL;
+    char path[4200];
+    json_t *records = NULL;
+    fc_run_verdict_t v;
+    fc_status_t st;
+    FILE *f;
+    int bad = 0;
+
+    if (sodium_init() < 0)
+        return FC_ERR_INTERNAL;
+    if (sign_key_path) {
+        if (fc_key_load(sign_key_path, 1, sk, sizeof(sk)) != FC_OK)
+            return FC_ERR_INVALID;
+        key = sk;
+    }
+    snprintf(path, sizeof(path), "%s/results.jsonl", dir);
+    if ((st = fc_results_load(path, &records, &bad)) != FC_OK)
+        goto out_key;
+    if ((st = fc_verdict_compute(records, &v)) != FC_OK)
+        goto out_records;
+    v.truncated_lines = bad;
+    snprintf(path, sizeof(path), "%s/certificates", dir);
+    if ((st = fc_mkdir_p(path)) != FC_OK)
+        goto out_verdict;
+    for (int k = 0; k < v.nracks && st == FC_OK; ++k)
+        st = fc_certificate_write(dir, &v, &v.racks[k], key);
+    if (st == FC_OK) {
+        snprintf(path, sizeof(path), "%s/junit.xml", dir);
+        st = fc_junit_write(path, &v);
+    }
+    if (st == FC_OK)
+        st = fc_html_write(dir, &v);
+    if (st == FC_OK) {
+        snprintf(path, sizeof(path), "%s/summary.txt", dir);
+        if ((f = fopen(path, "w")) == NULL) {
+            fprintf(stderr, "fabcert: cannot write %s: %s\n", path, strerror(errno));
+            st = FC_ERR_INVALID;
+        } else {
+            fc_summary_write(f, &v, NULL);
+            fclose(f);
+        }
+    }
+    if (st == FC_OK && !quiet)
+        fc_summary_write(stdout, &v, dir);
+    if (overall_p)
+        *overall_p = v.overall;
+out_verdict:
+    fc_verdict_free(&v);
+out_records:
+    json_decref(records);
+out_key:
+    sodium_memzero(sk, sizeof(sk));
+    return st;
+}

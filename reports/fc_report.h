@@ -1,0 +1,63 @@
+/*
+ * fc_report.h - what `fabcert report DIR` writes from a run's verdicts:
+ *
+ *   DIR/certificates/RACK.json      the rack's certificate, canonical JSON
+ *   DIR/certificates/RACK.json.sig  detached Ed25519 signature (--sign-key)
+ *   DIR/report/index.html           racks and verdicts
+ *   DIR/report/rack-RACK.html       one self-contained page per rack
+ *   DIR/junit.xml                   one testsuite per rack
+ *   DIR/summary.txt                 one line per rack, then the failures
+ *
+ * A certificate is {"certificate": {...}, "digest": {"algorithm":
+ * "sha256", "value": HEX}}, written in canonical form: keys sorted, no
+ * whitespace, reals with 6 significant digits, ASCII, one final newline.
+ * The digest is the SHA-256 of the canonical bytes of the "certificate"
+ * member; the signature signs those same bytes. Nothing in a report
+ * depends on when or where it was made, so the same directory gives the
+ * same bytes every time.
+ */
+#ifndef FC_REPORT_H
+#define FC_REPORT_H
+
+#include <stdio.h>
+
+#include "fc_verdict.h"
+
+#define FC_CERT_FORMAT "fabcert-certificate/1"
+
+/* The certificate object (the "certificate" member) for one rack. */
+json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t *r);
+/* Canonical serialisation (malloc'ed, no trailing newline). */
+char *fc_canonical_dump(const json_t *obj);
+/* Write DIR/certificates/RACK.json (and .sig with a secret key). */
+fc_status_t fc_certificate_write(const char *dir, const fc_run_verdict_t *v,
+                                 const fc_rack_verdict_t *r,
+                                 const unsigned char *secret_key);
+
+/* Key files: one line "fabcert-ed25519-secret HEX" / "...-public HEX". */
+fc_status_t fc_keygen(const char *prefix);
+fc_status_t fc_key_load(const char *path, int secret, unsigned char *key,
+                        size_t len);
+
+/* Verify a certificate file: canonical form, digest and (with a public
+ * key) its .sig. Prints what passed and what failed. Returns FC_OK,
+ * FC_ERR_FAIL (tampered) or FC_ERR_INVALID (missing file, bad key). */
+fc_status_t fc_certificate_verify(const char *path, const char *pubkey_path);
+
+/* The text summary: one line per rack, then the failures. */
+void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir);
+fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v);
+fc_status_t fc_html_write(const char *dir, const fc_run_verdict_t *v);
+
+/* Everything above for one output directory; prints the summary. */
+fc_status_t fc_report_dir(const char *dir, const char *sign_key_path,
+                          int quiet, fc_verdict_t *overall_p);
+
+/* Helpers the writers share. */
+const char *fc_json_str(json_t *obj, const char *key);
+/* "all_reduce float32 sum 4 KiB" for a point, "pair a <-> b" ... */
+void fc_check_label(json_t *rec, char *buf, size_t len);
+/* What a technician should do about a part. */
+const char *fc_part_action(const char *part);
+
+#endif
