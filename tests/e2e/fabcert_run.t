@@ -6,7 +6,7 @@
 # never PASS.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 12
+plan 13
 
 $FC run --out "$TMP/run" --np 4 > "$TMP/run.out" 2> "$TMP/run.err"
 ok $? "fabcert run --np 4 exits 0 on a healthy machine"
@@ -14,12 +14,15 @@ grep -q '^verdict: PASS (1 rack: 1 pass' "$TMP/run.out" && grep -q "^output: $TM
 ok $? "it prints the verdict and where the output is"
 [ -s "$TMP/run/run.json" ] && [ -s "$TMP/run/results.jsonl" ] && grep -q '^1\.\.252$' "$TMP/run/node.tap"
 ok $? "the output directory holds run.json, results.jsonl and the stage's TAP"
+[ -s "$TMP/run/report/index.html" ] && [ -s "$TMP/run/junit.xml" ] && [ -s "$TMP/run/summary.txt" ] &&
+    $FC verify "$TMP/run/certificates/default.json" > /dev/null
+ok $? "and the reports: a certificate that verifies, HTML, JUnit, the summary"
 
 $FC run --out "$TMP/flip" --np 2 --sizes 4KiB --dtypes int64 \
     --selftest-corrupt rank=1,iter=0,coll=broadcast > "$TMP/flip.out" 2>&1
 ok $(( $? != 1 )) "a planted flip makes fabcert run exit 1"
 host=$(hostname)
-grep -q "^  - node stage, node $host: .*broadcast int64 4096 bytes: .*first on rank 1 (host $host)" "$TMP/flip.out" &&
+grep -q "^  FAIL rack default, node stage, node $host: .*broadcast int64 4096 bytes: .*first on rank 1 (host $host)" "$TMP/flip.out" &&
     grep -q '^verdict: FAIL' "$TMP/flip.out"
 ok $? "and the summary names the collective, size, host and rank"
 
@@ -45,7 +48,7 @@ start=$(date +%s)
 $FC run --out "$TMP/hang" --profile "$TMP/short.yaml" --mpirun "$TMP/hang-mpirun" > "$TMP/hang.out" 2> "$TMP/hang.err"
 rc=$?; took=$(( $(date +%s) - start ))
 [ $rc -eq 1 ] && grep -q '^verdict: INCOMPLETE' "$TMP/hang.out" &&
-    grep -q '^  - node stage: required stage node did not run' "$TMP/hang.out"
+    grep -q '^  INCOMPLETE rack default, node stage: required stage node did not run' "$TMP/hang.out"
 ok $? "a hung stage is reported INCOMPLETE with exit 1 (rc $rc)"
 [ $took -le 25 ] && grep -q 'the launcher ran past 16 s; killing it' "$TMP/hang/node.log"
 ok $? "and is killed at its timeout plus the launch margin (${took}s)"

@@ -9,7 +9,9 @@
 #     host, what was measured before stays in results.jsonl, and the later
 #     stages still run without that host;
 #   - a bit flipped on one rank in the rack stage is caught and attributed
-#     to that rank and host.
+#     to that rank and host;
+#   - the HTML report of the slow-link run renders in headless Chromium
+#     (screenshot kept as report/rack1.png) and names the failing node.
 # Needs root (namespaces); skips with the reason otherwise.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
@@ -27,7 +29,7 @@ trap '$VC --name $NAME down > /dev/null 2>&1; [ -n "$KEEP" ] || rm -rf "$TMP"' E
 if ! $VC --name $NAME up --racks 2 --nodes 2 > "$TMP/up.out" 2>&1; then
     echo "1..0 # SKIP cannot build the virtual cluster: $(tail -1 "$TMP/up.out")"; exit 0
 fi
-plan 17
+plan 19
 D=$($VC --name $NAME dir)
 . "$D/env"
 H1=${NAME}01 H2=${NAME}02 H3=${NAME}03
@@ -57,12 +59,31 @@ $VC --name $NAME clear
 ok $(( rc != 1 )) "a slow link makes the run exit 1 ($rc)"
 grep -q "^rack rack1: FAIL" "$TMP/slow.out" && grep -q "^rack rack2: PASS" "$TMP/slow.out"
 ok $? "its rack FAILs, the other rack PASSes"
-grep -q "^  - pairs stage, link $H2: .*slow with 3 of its 3 partners: its NIC or link is implicated" "$TMP/slow.out"
+grep -q "^  FAIL rack rack1, pairs stage, link $H2: .*slow with 3 of its 3 partners: its NIC or link is implicated" "$TMP/slow.out"
 ok $? "the verdict names $H2 and implicates its link"
 n=$(rec slow 'scalar grep { $_->{type} eq "pair" && $_->{verdict} eq "FAIL" && $_->{implicates}{part} eq "link" && $_->{implicates}{host} eq "'$H2'" } @r')
 ok $(( n != 3 )) "each of its 3 pairs is explained by its link ($n)"
 n=$(rec slow 'scalar grep { $_->{type} eq "stage_start" && $_->{stage} eq "cluster" && !grep { $_ eq "'$H2'" } @{$_->{rank_hosts}} } @r')
 ok $(( n != 1 )) "the quarantined node is left out of the cluster stage"
+# the HTML report of that run, rendered by headless Chromium
+page=$TMP/slow/report/rack-rack1.html
+if command -v chromium > /dev/null; then
+    timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+        --window-size=1200,1800 --screenshot="$TMP/slow/report/rack1.png" \
+        "file://$page" > /dev/null 2>&1
+    timeout 120 chromium --headless --no-sandbox --disable-gpu --dump-dom \
+        "file://$page" 2> /dev/null | sed 's/<[^>]*>//g' > "$TMP/slow/report/rack1.txt"
+    [ "$(head -c 8 "$TMP/slow/report/rack1.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] &&
+        [ "$(stat -c %s "$TMP/slow/report/rack1.png")" -gt 20000 ]
+    ok $? "Chromium renders the failing rack's page to a screenshot ($(stat -c %s "$TMP/slow/report/rack1.png" 2>/dev/null) bytes)"
+    grep -q 'Rack rack1' "$TMP/slow/report/rack1.txt" && grep -q '^FAIL$' "$TMP/slow/report/rack1.txt" &&
+        grep -q "link of host $H2" "$TMP/slow/report/rack1.txt" &&
+        grep -q "$H2 quarantined after the pairs stage: slow with 3 of its 3 partners" "$TMP/slow/report/rack1.txt"
+    ok $? "the rendered page shows the rack FAIL and names $H2 and its link"
+else
+    ok 0 "# SKIP chromium is not installed (make deps installs it)"
+    ok 0 "# SKIP chromium is not installed"
+fi
 
 # 3. a rank that hangs in the rack stage (timeout 20 s)
 sed 's/timeout_s: 120/timeout_s: 20/' thresholds/vcluster.yaml > "$TMP/short.yaml"
@@ -74,7 +95,7 @@ took=$(( $(date +%s) - start ))
 hung=$(rec hang '(grep { $_->{type} eq "stage_start" && $_->{stage} eq "rack" } @r)[0]{rank_hosts}[2]')
 ok $(( rc != 1 )) "a hung rank makes the run exit 1 ($rc)"
 grep -q "HANG rank 2 on host $hung did not arrive" "$TMP/hang.out" &&
-    grep -q "^  - rack stage, node $hung: .*rank 2 on host $hung did not arrive" "$TMP/hang.out"
+    grep -q "^  FAIL rack rack[12], rack stage, node $hung: .*rank 2 on host $hung did not arrive" "$TMP/hang.out"
 ok $? "the failure names rank 2 and its host $hung"
 n=$(rec hang 'my ($s) = grep { $_->{type} eq "stage_start" && $_->{stage} eq "rack" } @r; my $n = 0; for (@r) { last if $_->{type} eq "stage_start" && $_ != $s && $_->{stage} eq "rack"; $n++ if $_->{type} eq "point" && $_->{stage} eq "rack" } $n')
 ok $(( n < 3 )) "the points measured before the hang are in results.jsonl ($n)"

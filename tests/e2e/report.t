@@ -1,0 +1,98 @@
+#!/bin/bash
+# report.t - `fabcert report`, `keygen` and `verify`:
+#   - golden outputs: fixed results.jsonl files (a clean virtual-cluster
+#     run, and one with a slow link; tests/golden/report/) produce exactly
+#     the expected certificates, JUnit and summary, and a second report of
+#     the same directory gives the same bytes;
+#   - the JUnit file is well-formed XML with the expected counts (xmllint);
+#   - signing and tampering: an untouched certificate verifies; a flipped
+#     byte, a changed figure, a swapped verdict, a signature by another key
+#     and a damaged signature each fail with their own message;
+#   - a partial output directory (results cut off mid-stage) gives
+#     INCOMPLETE for the racks it touches, never PASS.
+. tests/e2e/tap.sh
+FC=$BUILD/fabcert
+G=tests/golden/report
+plan 22
+
+for fx in clean slow-link; do
+    mkdir -p "$TMP/$fx"
+    cp "$G/$fx/results.jsonl" "$TMP/$fx/"
+    $FC report "$TMP/$fx" > "$TMP/$fx.out" 2>&1
+    echo $? > "$TMP/$fx.rc"
+    same=0
+    for f in certificates/rack1.json certificates/rack2.json junit.xml summary.txt; do
+        cmp -s "$G/$fx/expected/$f" "$TMP/$fx/$f" || { same=1; diag "$fx: $f differs"; diff "$G/$fx/expected/$f" "$TMP/$fx/$f" | head -5 | sed 's/^/# /'; }
+    done
+    ok $same "$fx: certificates, JUnit and summary match the golden files"
+    cp -r "$TMP/$fx" "$TMP/$fx-again"
+    $FC report "$TMP/$fx-again" > /dev/null 2>&1
+    same=0
+    for f in certificates/rack1.json certificates/rack2.json junit.xml summary.txt report/index.html report/rack-rack1.html; do
+        cmp -s "$TMP/$fx/$f" "$TMP/$fx-again/$f" || same=1
+    done
+    ok $same "$fx: reporting the same directory twice gives the same bytes"
+done
+ok $(cat "$TMP/clean.rc") "report exits 0 when every rack passes"
+ok $(( $(cat "$TMP/slow-link.rc") != 1 )) "report exits 1 when a rack fails"
+
+# JUnit
+xmllint --noout "$TMP/slow-link/junit.xml"
+ok $? "junit.xml is well-formed XML"
+counts=$(xmllint --xpath 'concat(count(//testsuite), " ", //testsuite[@name="rack1"]/@failures, " ", //testsuite[@name="rack2"]/@failures, " ", count(//testsuite[@name="rack1"]/testcase), " ", //testsuite[@name="rack1"]/@tests)' "$TMP/slow-link/junit.xml")
+set -- $counts
+[ "$1" = 2 ] && [ "$2" = 4 ] && [ "$3" = 0 ] && [ "$4" = "$5" ]
+ok $? "one testsuite per rack; rack1 has the 4 failed checks, rack2 none; tests= matches the testcases ($counts)"
+xmllint --xpath 'string(//testcase[failure][1]/failure/@message)' "$TMP/slow-link/junit.xml" | grep -q 'below the median of all pairs'
+ok $? "a failure carries its message"
+
+# signing and tampering
+$FC keygen "$TMP/site" > "$TMP/keygen.out"
+ok $? "keygen makes a key pair"
+[ "$(stat -c %a "$TMP/site.key")" = 600 ]
+ok $? "the secret key is readable by its owner only ($(stat -c %a "$TMP/site.key"))"
+$FC keygen "$TMP/site" > /dev/null 2>&1
+ok $(( $? != 2 )) "keygen refuses to overwrite a key"
+$FC report "$TMP/slow-link" --sign-key "$TMP/site.key" > /dev/null 2>&1
+C=$TMP/slow-link/certificates/rack1.json
+$FC verify "$C" --pubkey "$TMP/site.pub" > "$TMP/v.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q 'digest OK' "$TMP/v.out" && grep -q 'signature OK' "$TMP/v.out"
+ok $? "an untouched certificate verifies: digest and signature ($rc)"
+
+tamper() {  # tamper NAME PERL-SUBSTITUTION EXPECTED-MESSAGE
+    cp "$C" "$TMP/t.json"; cp "$C.sig" "$TMP/t.json.sig"
+    perl -pi -e "$2" "$TMP/t.json"
+    cmp -s "$C" "$TMP/t.json" && { ok 1 "$1: the tampering changed nothing"; return; }
+    $FC verify "$TMP/t.json" --pubkey "$TMP/site.pub" > "$TMP/t.out" 2>&1
+    local rc=$?
+    [ $rc -eq 1 ] && grep -q "$3" "$TMP/t.out"
+    ok $? "$1: verify fails ($rc) with '$3'"
+}
+tamper "one byte flipped" 's/"host":"fcv01"/"host":"fcv0l"/' "digest mismatch"
+tamper "a figure changed" 's/"bw_gbps":0\.00206903/"bw_gbps":0.00706903/' "digest mismatch"
+tamper "a verdict swapped" 's/"verdict":"FAIL"}$/"verdict":"PASS"}/; s/,"verdict":"FAIL"},"digest"/,"verdict":"PASS"},"digest"/' "digest mismatch"
+tamper "white space added" 's/^\{"certificate":/{ "certificate":/' "not in canonical form"
+tamper "cut short" 's/.{40}$//' "not valid JSON"
+$FC keygen "$TMP/other" > /dev/null
+$FC verify "$C" --pubkey "$TMP/other.pub" > "$TMP/o.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q 'signature does not match' "$TMP/o.out"
+ok $? "another site's key does not verify the signature ($rc)"
+
+# a partial directory: the clean run cut off in the middle of the rack stage
+mkdir -p "$TMP/partial"
+n=$(grep -n '"type":"point"' "$G/clean/results.jsonl" | awk -F: -v s="$(grep -n '"type":"stage_start"' "$G/clean/results.jsonl" | sed -n 3p | cut -d: -f1)" '$1 > s { print $1; exit }')
+head -n "$n" "$G/clean/results.jsonl" > "$TMP/partial/results.jsonl"
+sed -n "$((n + 1))p" "$G/clean/results.jsonl" | head -c 100 >> "$TMP/partial/results.jsonl"
+$FC report "$TMP/partial" > "$TMP/partial.out" 2>&1
+rc=$?
+ok $(( rc != 1 )) "a partial directory: report exits 1 ($rc)"
+grep -q '^rack rack1: INCOMPLETE' "$TMP/partial.out" && grep -q '^rack rack2: INCOMPLETE' "$TMP/partial.out" &&
+    ! grep -q ': PASS' "$TMP/partial.out"
+ok $? "every rack the cut-off stage touched is INCOMPLETE, none PASS"
+grep -q 'INCOMPLETE rack rack1, rack stage: required stage rack did not finish' "$TMP/partial.out" &&
+    grep -q 'INCOMPLETE rack rack1, cluster stage: required stage cluster did not run' "$TMP/partial.out" &&
+    grep -q '1 record(s) in results.jsonl were cut off' "$TMP/partial.out"
+ok $? "the summary says which stages did not finish or run, and that a record was cut off"
+done_testing
