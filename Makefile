@@ -6,10 +6,15 @@
 BUILD    ?= build
 MPICC    ?= mpicc
 CFLAGS   ?= -O3 -g
+# position-independent everywhere: the GPU plugin links some lib objects
+override CFLAGS += -fPIC
 REVISION := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 CPPFLAGS += -Ilib -Ikernels -Ireports -Irunners -Itests/lib -DFC_GIT_REVISION='"$(REVISION)"'
 WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter
-LIBS     := -lfyaml -ljansson -lxxhash -lsodium -lm
+LIBS     := -lfyaml -ljansson -lxxhash -lsodium -lm -ldl
+# stage programs export their symbols, so the GPU plugin shares their
+# logging and descriptors
+LDEXPORT := -rdynamic
 PROVE    ?= prove
 
 LIB_SRCS := $(wildcard lib/*.c) $(wildcard kernels/*.c)
@@ -35,7 +40,7 @@ $(BUILD)/libfabcert.a: $(LIB_OBJS)
 
 $(BUILD)/suites/%: $(BUILD)/obj/suites/%.o $(BUILD)/libfabcert.a
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS) -o $@ $^ $(LIBS)
+	$(MPICC) $(CFLAGS) $(LDEXPORT) -o $@ $^ $(LIBS)
 
 $(BUILD)/fabcert: $(CMD_OBJS) $(BUILD)/libfabcert.a
 	$(MPICC) $(CFLAGS) -o $@ $^ $(LIBS)
@@ -48,8 +53,62 @@ $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(BUILD)/libfabcert.a
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -o $@ $^ $(LIBS)
 
+# ---- the GPU plugin: CUDA kernels and the nccl backend ---------------------
+# Built when the CUDA toolkit (nvcc, cudart) and NCCL are found; otherwise
+# left out with one line saying so, and the nccl backend reports itself
+# unavailable at run time. Architectures: Ampere (sm_80) and Hopper (sm_90),
+# plus PTX for newer GPUs.
+CUDA_HOME ?= /usr/local/cuda
+NVCC      ?= $(CUDA_HOME)/bin/nvcc
+GPU_ARCHS ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+             -gencode arch=compute_90,code=compute_90
+CUDA_LIB  := $(firstword $(dir $(wildcard $(CUDA_HOME)/lib64/libcudart.so $(CUDA_HOME)/lib/libcudart.so)))
+NCCL_INC  := $(firstword $(dir $(wildcard $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h)))
+NCCL_LIB  := $(firstword $(dir $(wildcard $(CUDA_HOME)/lib64/libnccl.so $(CUDA_HOME)/lib/libnccl.so \
+                                          /usr/lib/x86_64-linux-gnu/libnccl.so)))
+HAVE_GPU  := $(if $(and $(wildcard $(NVCC)),$(CUDA_LIB),$(NCCL_INC),$(NCCL_LIB)),yes,)
+GPU_PLUGIN := $(BUILD)/libfabcert_gpu.so
+GPU_NODE  := $(BUILD)/fabcert-node-gpu
+GPU_TWINS := $(BUILD)/tests/pattern_twins.t
+GPU_LDFLAGS := -L$(CUDA_LIB) -L$(NCCL_LIB) -Wl,-rpath,$(CUDA_LIB) -Wl,-rpath,$(NCCL_LIB)
+# the lib objects the plugin and the MPI-free program carry
+GPU_LIB_OBJS := $(addprefix $(BUILD)/obj/,lib/fc_coll.o lib/fc_log.o lib/fc_status.o \
+                kernels/fc_pattern_host.o kernels/fc_kernels_cpu.o)
+
+ifeq ($(HAVE_GPU),yes)
+all: $(GPU_PLUGIN) $(GPU_NODE) $(GPU_TWINS)
+else
+$(info fabcert: GPU plugin skipped: need $(NVCC), libcudart and NCCL (nccl.h, libnccl) under $(CUDA_HOME) or /usr; set CUDA_HOME)
+endif
+
+$(BUILD)/obj/%.cu.o: %.cu $(wildcard kernels/*.h)
+	@mkdir -p $(dir $@)
+	$(NVCC) -O3 -Ikernels -Ilib $(GPU_ARCHS) -Xcompiler -fPIC -c $< -o $@
+
+$(BUILD)/obj/lib/gpu/%.o: lib/gpu/%.c $(wildcard lib/*.h kernels/*.h)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) -I$(CUDA_HOME)/include -I$(NCCL_INC) $(CFLAGS) $(WARN) -c $< -o $@
+
+$(GPU_PLUGIN): $(BUILD)/obj/kernels/fc_kernels_cuda.cu.o $(BUILD)/obj/lib/gpu/fc_backend_nccl.o $(GPU_LIB_OBJS)
+	$(MPICC) -shared -o $@ $^ $(GPU_LDFLAGS) -lnccl -lcudart -lxxhash -lstdc++ -lm
+
+# the node stage in one process, without MPI (gcc, not mpicc)
+$(BUILD)/obj/suites/gpu/%.o: suites/gpu/%.c $(wildcard lib/*.h kernels/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -Ilib -Ikernels -I$(CUDA_HOME)/include -I$(NCCL_INC) $(CFLAGS) $(WARN) -c $< -o $@
+
+$(GPU_NODE): $(BUILD)/obj/suites/gpu/node_single.o $(BUILD)/obj/kernels/fc_kernels_cuda.cu.o \
+             $(GPU_LIB_OBJS) $(addprefix $(BUILD)/obj/lib/,fc_profile.o fc_tap.o fc_stats.o fc_results.o)
+	$(CC) -o $@ $^ $(GPU_LDFLAGS) -lnccl -lcudart -lfyaml -ljansson -lsodium -lxxhash -lstdc++ -lm
+
+# the shared generator compiled both ways (C and CUDA), compared on the host
+$(GPU_TWINS): tests/gpu/pattern_twins.c $(BUILD)/obj/tests/gpu/pattern_twins_cuda.cu.o \
+              $(BUILD)/obj/lib/fc_tap.o $(BUILD)/obj/lib/fc_status.o $(BUILD)/obj/kernels/fc_pattern_host.o
+	@mkdir -p $(dir $@)
+	$(CC) -Ilib -Ikernels $(CFLAGS) $(WARN) -o $@ $^ $(GPU_LDFLAGS) -lcudart -lstdc++ -lm
+
 check: all
-	$(PROVE) --exec '' $(UNIT) tests/e2e/*.t
+	$(PROVE) --exec '' $(UNIT) $(if $(HAVE_GPU),$(GPU_TWINS)) tests/e2e/*.t
 
 bench: all
 	bench/run

@@ -1,6 +1,6 @@
 /*
  * fc_kernels.h - the contract that the CPU kernels (fc_kernels_cpu.c) and
- * the GPU kernels (fc_kernels_gpu.cu) both implement: fill an input buffer
+ * the GPU kernels (fc_kernels_cuda.cu) both implement: fill an input buffer
  * from the pattern, verify an output buffer against the pattern's
  * expectation, digest a buffer. Buffers are arrays of elements of the
  * pattern's type; "index_base" is the pattern index of element 0 and

@@ -80,6 +80,17 @@ typedef struct fc_pattern {
     int32_t prod_neg;   /* prod: parity of the slots with a factor -1 */
 } fc_pattern_t;
 
+/* Bytes per element, on either side. */
+FC_HD int fc_dtype_size(int32_t dtype)
+{
+    switch (dtype) {
+    case FC_UINT8: return 1;
+    case FC_FLOAT16: case FC_BFLOAT16: return 2;
+    case FC_INT64: case FC_FLOAT64: return 8;
+    default: return 4;
+    }
+}
+
 /* ---- hashing: 32-bit so that the check loops vectorise ---------------- */
 
 FC_HD uint32_t fc_hash32(uint32_t x, uint32_t key)

@@ -365,7 +365,7 @@ static fc_status_t fc_relative_key(const fc_yaml_ctx_t *ctx, int index,
 
 static const char *const fc_stage_keys[] = {
     "required", "timeout_s", "warmup", "iters", "sizes", "collectives",
-    "dtypes", "ops", "max_wrong", "relative", "limits", NULL,
+    "dtypes", "ops", "max_wrong", "relative", "limits", "backend", NULL,
 };
 
 static fc_status_t fc_stage_key(const fc_yaml_ctx_t *ctx, int index,
@@ -411,6 +411,16 @@ static fc_status_t fc_stage_key(const fc_yaml_ctx_t *ctx, int index,
     case 9:
         return fc_yaml_walk_map(ctx, v, k, "'relative'", fc_relative_keys,
                                 fc_relative_key, sp);
+    case 11: {
+        char buf[16];
+
+        snprintf(buf, sizeof(buf), "backend");
+        FC_CHECK(fc_yaml_expect_scalar(ctx, v, k, "mpi, nccl or auto", buf, sizeof(buf)));
+        if (strcmp(buf, "mpi") != 0 && strcmp(buf, "nccl") != 0 && strcmp(buf, "auto") != 0)
+            return fc_yaml_error(ctx, v, k, "'backend' must be mpi, nccl or auto, not '%s'", buf);
+        snprintf(sp->backend, sizeof(sp->backend), "%s", buf);
+        return FC_OK;
+    }
     default:
         return fc_profile_limits(ctx, k, v, sp);
     }
@@ -435,6 +445,7 @@ static void fc_stage_defaults(fc_stage_profile_t *sp)
         sp->ops[sp->nops++] = o;
     sp->max_wrong = 0;
     sp->max_below_median_pct = -1;
+    snprintf(sp->backend, sizeof(sp->backend), "mpi");
 }
 
 static fc_status_t fc_stages_key(const fc_yaml_ctx_t *ctx, int index,

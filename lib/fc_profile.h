@@ -63,6 +63,7 @@ typedef struct fc_stage_profile {
     int nops;
     uint64_t max_wrong;     /* wrong elements tolerated: 0 */
     double max_below_median_pct;  /* relative rule; < 0: none */
+    char backend[16];             /* mpi, nccl or auto (--backend wins) */
     uint64_t relative_min_bytes;  /* ... for sizes from this up (latency-
                                    * bound sizes are noisy on busy hosts) */
     fc_limit_rule_t limits[FC_PROFILE_MAX_LIMITS];

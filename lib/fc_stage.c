@@ -28,7 +28,8 @@ static void fc_stage_usage(FILE *out, const char *prog)
 "                       beside the build)\n"
 "  --out DIR            output directory (default: fabcert-out)\n"
 "  --run-id ID          run id recorded in every result (default: generated)\n"
-"  --backend NAME       mpi (default) or nccl\n"
+"  --backend NAME       mpi, nccl (the GPU plugin) or auto (nccl where every\n"
+"                       rank has a GPU); default: the profile's, else mpi\n"
 "  --hosts FILE         inventory: host list (names or hostlist ranges)\n"
 "  --racks FILE         inventory: rack map ('HOSTS RACK' or 'RACK: HOSTS')\n"
 "  --sizes LIST         message sizes, e.g. 4KiB,1MiB (default: profile)\n"
@@ -167,7 +168,6 @@ static fc_status_t fc_stage_parse(int argc, char **argv, fc_stage_opts_t *o,
     fc_path_beside_exe("../../thresholds/local.yaml", o->profile_path,
                        sizeof(o->profile_path));
     snprintf(o->out_dir, sizeof(o->out_dir), "fabcert-out");
-    snprintf(o->backend, sizeof(o->backend), "mpi");
     o->warmup = -1;
     o->hang_rank = -1;
     o->hang_index = -1;
@@ -415,7 +415,49 @@ static fc_status_t fc_stage_load_inventory(fc_stage_ctx_t *ctx)
     }
     if (status == FC_OK)
         ctx->rack = racks[ctx->world_rank];
+    for (int r = 0; r < ctx->world_rank; ++r)
+        if (strcmp(ctx->rank_hosts[r], ctx->host) == 0)
+            ctx->local_rank++;
     return (fc_status_t)status;
+}
+
+/* --backend nccl or auto: every rank must have the GPU plugin and a GPU.
+ * nccl without them skips the stage (with the reason of the first rank
+ * that lacks them); auto falls back to mpi and says why. The pairs stage
+ * measures the network between hosts and always uses MPI. */
+static void fc_stage_choose_backend(fc_stage_ctx_t *ctx)
+{
+    char why[512] = "";
+    const fc_gpu_plugin_t *pl = NULL;
+    int ok, first_bad, mine;
+    int wants_gpu;
+
+    if (ctx->opts.backend[0] == '\0')
+        snprintf(ctx->opts.backend, sizeof(ctx->opts.backend), "%s", ctx->sp.backend);
+    wants_gpu = strcmp(ctx->opts.backend, "mpi") != 0 && ctx->stage != FC_STAGE_PAIRS;
+    if (!wants_gpu) {
+        snprintf(ctx->opts.backend, sizeof(ctx->opts.backend), "mpi");
+        return;
+    }
+    pl = fc_plugin_load(why, sizeof(why));
+    ok = pl != NULL && pl->device_count_func(why, sizeof(why)) > 0;
+    mine = ok ? ctx->world_size : ctx->world_rank;
+    MPI_Allreduce(&mine, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first_bad == ctx->world_size) {
+        ctx->gpu = pl;
+        snprintf(ctx->opts.backend, sizeof(ctx->opts.backend), "nccl");
+        return;
+    }
+    MPI_Bcast(why, sizeof(why), MPI_CHAR, first_bad, MPI_COMM_WORLD);
+    if (strcmp(ctx->opts.backend, "auto") == 0)
+        snprintf(ctx->backend_note, sizeof(ctx->backend_note), "--backend auto: "
+                 "using mpi, as host %s (rank %d) cannot use nccl: %s",
+                 ctx->rank_hosts[first_bad], first_bad, why);
+    else
+        snprintf(ctx->skip_reason, sizeof(ctx->skip_reason), "--backend nccl: host "
+                 "%s (rank %d) cannot run it: %s", ctx->rank_hosts[first_bad],
+                 first_bad, why);
+    snprintf(ctx->opts.backend, sizeof(ctx->opts.backend), "mpi");
 }
 
 fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
@@ -436,13 +478,6 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
     status = fc_stage_parse(*argc, *argv, &ctx->opts, ctx->world_rank != 0);
     if (status != FC_OK)
         return status;
-    if (strcmp(ctx->opts.backend, "nccl") == 0) {
-        if (ctx->world_rank == 0)
-            fprintf(stderr, "fabcert: --backend nccl: this build has no GPU "
-                    "plugin loaded on host %s; use --backend mpi\n", ctx->host);
-        return FC_ERR_INVALID;
-    }
-    snprintf(ctx->opts.backend, sizeof(ctx->opts.backend), "mpi");
     if (ctx->opts.run_id[0] == '\0' && ctx->world_rank == 0)
         snprintf(ctx->opts.run_id, sizeof(ctx->opts.run_id), "%ld-%d",
                  (long)time(NULL), (int)getpid());
@@ -450,6 +485,7 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
               MPI_COMM_WORLD);
     FC_CHECK(fc_stage_load_profile(ctx));
     FC_CHECK(fc_stage_load_inventory(ctx));
+    fc_stage_choose_backend(ctx);
     FC_CHECK(fc_watchdog_start(ctx->sp.timeout_s, fc_stage_name(stage),
                                ctx->world_rank, ctx->host));
 
@@ -471,9 +507,21 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
         json_object_set_new(rec, "rank_hosts", hosts);
         json_object_set_new(rec, "timeout_s", json_real(ctx->sp.timeout_s));
         json_object_set_new(rec, "version", json_string(FC_VERSION));
+        if (ctx->backend_note[0])
+            json_object_set_new(rec, "backend_note", json_string(ctx->backend_note));
         fc_results_append(&ctx->results, rec);
-        /* the pairs stage's count depends on the nodes: plan at the end */
-        fc_tap_plan(&ctx->tap, stage == FC_STAGE_PAIRS ? -1 : fc_stage_point_count(&ctx->sp));
+        if (ctx->skip_reason[0]) {
+            fprintf(stderr, "fabcert: stage %s skipped: %s\n", fc_stage_name(stage),
+                    ctx->skip_reason);
+            fprintf(stdout, "TAP version 13\n1..0 # SKIP %s\n", ctx->skip_reason);
+            fflush(stdout);
+            ctx->tap.active = 0;
+        } else {
+            /* the pairs stage's count depends on the nodes: plan at the end */
+            fc_tap_plan(&ctx->tap, stage == FC_STAGE_PAIRS ? -1 : fc_stage_point_count(&ctx->sp));
+        }
+        if (ctx->backend_note[0])
+            fc_tap_diag(&ctx->tap, "%s", ctx->backend_note);
         fc_tap_diag(&ctx->tap, "fabcert %s stage %s: run %s, %d ranks, "
                     "profile %s (sha256 %.12s)", FC_VERSION,
                     fc_stage_name(stage), ctx->opts.run_id, ctx->world_size,
@@ -723,7 +771,37 @@ fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
     int ngroups_max = ctx->world_size;
     uint32_t index = 0;
 
-    FC_CHECK(fc_backend_mpi_init(group, &be));
+    if (ctx->skip_reason[0])
+        return FC_ERR_SKIP;
+    if (ctx->gpu) {
+        char desc[512] = "{}", *all_desc = NULL;
+
+        FC_CHECK(ctx->gpu->backend_init_func(group, ctx->local_rank, ctx->sp.timeout_s, &be));
+        if (ctx->gpu->describe_func(&be, desc, sizeof(desc)) != FC_OK)
+            snprintf(desc, sizeof(desc), "{}");
+        if (ctx->world_rank == 0)
+            all_desc = calloc((size_t)ctx->world_size, sizeof(desc));
+        MPI_Gather(desc, sizeof(desc), MPI_CHAR, all_desc, sizeof(desc), MPI_CHAR, 0,
+                   MPI_COMM_WORLD);
+        if (ctx->world_rank == 0 && all_desc) {
+            json_t *rec = fc_stage_record(ctx, "devices"), *list = json_array();
+
+            for (int r = 0; r < ctx->world_size; ++r) {
+                json_t *d = json_loads(all_desc + (size_t)r * sizeof(desc), 0, NULL);
+
+                if (d == NULL)
+                    d = json_object();
+                json_object_set_new(d, "rank", json_integer(r));
+                json_object_set_new(d, "host", json_string(ctx->rank_hosts[r]));
+                json_array_append_new(list, d);
+            }
+            json_object_set_new(rec, "devices", list);
+            fc_results_append(&ctx->results, rec);
+        }
+        free(all_desc);
+    } else {
+        FC_CHECK(fc_backend_mpi_init(group, &be));
+    }
     if (ctx->world_rank == 0 &&
         (all = calloc((size_t)ngroups_max, sizeof(*all))) == NULL) {
         fc_error("out of memory for %d summaries", ngroups_max);
@@ -779,6 +857,10 @@ int fc_stage_finish(fc_stage_ctx_t *ctx, fc_status_t status)
 
         if (failed > 0)
             status = fc_status_worst(status, FC_ERR_FAIL);
+        if (ctx->skip_reason[0]) {
+            status = FC_ERR_SKIP;
+            json_object_set_new(rec, "reason", json_string(ctx->skip_reason));
+        }
         json_object_set_new(rec, "points", json_integer(ctx->tap.current));
         json_object_set_new(rec, "failed_points", json_integer(failed));
         json_object_set_new(rec, "status", json_string(fc_status_str(status)));

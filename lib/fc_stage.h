@@ -15,6 +15,7 @@
 
 #include "fc_engine.h"
 #include "fc_inventory.h"
+#include "fc_plugin.h"
 #include "fc_profile.h"
 #include "fc_results.h"
 #include "fc_tap.h"
@@ -64,6 +65,10 @@ typedef struct fc_stage_ctx {
     char (*rank_hosts)[FC_HOST_MAX];    /* host of every world rank */
     int *rank_racks;                    /* rack of every world rank */
     fc_grouping_t grouping;     /* set by the split functions */
+    int local_rank;             /* among the ranks on this host */
+    const fc_gpu_plugin_t *gpu; /* the GPU plugin, when backend is nccl */
+    char skip_reason[512];      /* the stage cannot run here: why */
+    char backend_note[512];     /* --backend auto fell back to mpi: why */
 } fc_stage_ctx_t;
 
 /* MPI_Init, options, profile, results, TAP plan. On FC_ERR_INVALID the

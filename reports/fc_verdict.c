@@ -64,6 +64,7 @@ static const char *fc_str(json_t *obj, const char *key)
 typedef struct fc_attempt {
     json_t *hosts;          /* rank_hosts of its stage_start */
     int ended, skipped;
+    const char *reason;     /* why it was skipped */
 } fc_attempt_t;
 
 typedef struct fc_stage_attempts {
@@ -277,6 +278,7 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
         } else if (strcmp(type, "stage_end") == 0 && att[s].n > 0) {
             att[s].a[att[s].n - 1].ended = 1;
             att[s].a[att[s].n - 1].skipped = strcmp(fc_str(rec, "verdict"), "SKIP") == 0;
+            att[s].a[att[s].n - 1].reason = fc_str(rec, "reason");
         }
     }
     for (int k = 0; k < out->nracks; ++k) {
@@ -349,10 +351,12 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
             if (!out->required[s])
                 continue;
-            snprintf(text, sizeof(text), "required stage %s %s",
+            snprintf(text, sizeof(text), "required stage %s %s%s%s",
                      fc_stage_name(s),
                      last == NULL ? "did not run on any node of the rack" :
-                     last->skipped ? "was skipped" : "did not finish");
+                     last->skipped ? "was skipped" : "did not finish",
+                     last && last->skipped && last->reason[0] ? ": " : "",
+                     last && last->skipped ? last->reason : "");
             fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), "stage", "",
                            text, 0);
         }

@@ -110,6 +110,9 @@ static void fc_usage(FILE *out)
 "  --env NAME[=VALUE]    export NAME to every rank (mpirun -x)\n"
 "  --sizes LIST, --iters N, --warmup N, --collectives LIST, --dtypes LIST,\n"
 "  --ops LIST            override the profile's sweep in every stage\n"
+"  --backend NAME        mpi, nccl or auto for the collective stages (default:\n"
+"                        the profile's, else mpi); nccl where a rank has no\n"
+"                        GPU skips the stage, and its racks are INCOMPLETE\n"
 "  --selftest-corrupt rank=R,iter=I[,index=K][,bit=B][,coll=NAME]\n"
 "                        flip one output bit to prove the checker catches it\n"
 "  --selftest-hang rank=R,index=K\n"
@@ -170,6 +173,7 @@ static int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
         { "collectives", required_argument, NULL, O_STAGE_OPT },
         { "dtypes", required_argument, NULL, O_STAGE_OPT },
         { "ops", required_argument, NULL, O_STAGE_OPT },
+        { "backend", required_argument, NULL, O_STAGE_OPT },
         { "selftest-corrupt", required_argument, NULL, O_SELFTEST },
         { "selftest-hang", required_argument, NULL, O_SELFTEST },
         { "selftest-stage", required_argument, NULL, O_SELFTEST_STAGE },
@@ -540,6 +544,7 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
     json_t *recs, *rec;
     size_t i;
     int ended = 0, points = 0, failed = 0;
+    char skipped[512] = "";
 
     *hung_p = 0;
     for (int h = 0; h < st->inv.nhosts; ++h)
@@ -632,8 +637,11 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
         const char *type = fc_jstr(rec, "type");
         json_t *imp = json_object_get(rec, "implicates");
 
-        if (strcmp(type, "stage_end") == 0)
+        if (strcmp(type, "stage_end") == 0) {
             ended = 1;
+            if (strcmp(fc_jstr(rec, "verdict"), "SKIP") == 0)
+                snprintf(skipped, sizeof(skipped), "%s", fc_jstr(rec, "reason"));
+        }
         if (strcmp(type, "point") == 0 || strcmp(type, "pair") == 0 ||
             strcmp(type, "pairs_node") == 0) {
             ++points;
@@ -657,9 +665,12 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
             fc_quarantine(st, name, fc_jstr(imp, "host"), fc_jstr(imp, "part"), why);
         }
     }
-    printf("stage %s: %s: %d checks, %d failed, %.1f s%s\n", name,
-           !ended ? "DID NOT FINISH" : failed ? "FAIL" : "PASS", points, failed,
-           res.seconds, res.timed_out ? " (killed at the limit)" : "");
+    if (skipped[0])
+        printf("stage %s: SKIPPED: %s\n", name, skipped);
+    else
+        printf("stage %s: %s: %d checks, %d failed, %.1f s%s\n", name,
+               !ended ? "DID NOT FINISH" : failed ? "FAIL" : "PASS", points, failed,
+               res.seconds, res.timed_out ? " (killed at the limit)" : "");
     if (!ended)
         *hung_p = fc_diagnose_hang(st, name, recs, &res, log) > 0;
     json_decref(recs);

@@ -1,0 +1,55 @@
+/*
+ * pattern_twins.c - proof that the CPU and the GPU code cannot drift: the
+ * one generator definition (kernels/fc_pattern.h) is compiled twice, as C
+ * here and as CUDA by nvcc (pattern_twins_cuda.cu, which also compiles it
+ * for the device), and the two compilations must give the same bits for
+ * every type, op, rank count, rank and a spread of indices (including
+ * indices past 2^32). Runs on the host: no GPU needed. Built by `make`
+ * where the CUDA toolkit is present, and run by `make check`.
+ */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fc_pattern.h"
+#include "fc_pattern_host.h"
+#include "fc_tap.h"
+
+uint64_t fc_twins_input_cuda(const fc_pattern_t *p, int32_t r, uint64_t i);
+uint64_t fc_twins_expected_cuda(const fc_pattern_t *p, int32_t src, uint64_t i);
+int fc_twins_dtype_size_cuda(int32_t t);
+
+int main(void)
+{
+    static const int nranks[] = { 1, 2, 3, 8, 300 };
+    fc_tap_t tap;
+
+    fc_tap_init(&tap, stdout, 1);
+    fc_tap_plan(&tap, FC_DTYPE_COUNT);
+    for (int t = 0; t < FC_DTYPE_COUNT; ++t) {
+        uint64_t checked = 0, differ = 0;
+
+        if (fc_twins_dtype_size_cuda(t) != fc_dtype_size(t))
+            ++differ;
+        for (int op = 0; op <= FC_OP_NONE; ++op)
+            for (int n = 0; n < 5; ++n) {
+                fc_pattern_t p;
+
+                fc_pattern_make((fc_dtype_t)t, (fc_op_t)op, nranks[n], 20261202u + (unsigned)op, &p);
+                for (int r = 0; r < nranks[n]; r += nranks[n] > 8 ? 37 : 1)
+                    for (uint64_t i = 0; i < 5000000000ull; i = i < 4096 ? i + 1 : i * 3 / 2 + 7) {
+                        ++checked;
+                        if (fc_pattern_input_bits(&p, r, i) != fc_twins_input_cuda(&p, r, i) ||
+                            fc_pattern_expected_bits(&p, r, i) != fc_twins_expected_cuda(&p, r, i)) {
+                            if (differ++ < 3)
+                                fc_tap_diag(&tap, "%s op %d n %d rank %d index %llu differs",
+                                            fc_dtype_info((fc_dtype_t)t)->name, op, nranks[n],
+                                            r, (unsigned long long)i);
+                        }
+                    }
+            }
+        fc_tap_ok(&tap, differ == 0 && checked > 0, "%s: C and CUDA compilations of the "
+                  "generator agree on %llu inputs and expectations",
+                  fc_dtype_info((fc_dtype_t)t)->name, (unsigned long long)checked);
+    }
+    return fc_tap_done(&tap);
+}
