@@ -365,8 +365,94 @@ static fc_status_t fc_relative_key(const fc_yaml_ctx_t *ctx, int index,
 
 static const char *const fc_stage_keys[] = {
     "required", "timeout_s", "warmup", "iters", "sizes", "collectives",
-    "dtypes", "ops", "max_wrong", "relative", "limits", "backend", NULL,
+    "dtypes", "ops", "max_wrong", "relative", "limits", "backend",
+    "contention", NULL,
 };
+
+/* ---- the contention stage's background traffic --------------------------- */
+
+static const char *const fc_bg_names[FC_BG_KINDS] = {
+    "storage_file", "storage_net", "tenant",
+};
+
+const char *fc_bg_kind_name(int kind)
+{
+    return kind >= 0 && kind < FC_BG_KINDS ? fc_bg_names[kind] : "?";
+}
+
+static const char *const fc_bg_keys[] = {
+    "block", "rate_mbps", "duty", "period_s", "targets", "placement", "direct",
+    "pattern", NULL,
+};
+
+static fc_status_t fc_bg_key(const fc_yaml_ctx_t *ctx, int index, struct fy_node *k,
+                             struct fy_node *v, void *arg)
+{
+    fc_bg_profile_t *b = arg;
+    char buf[64];
+
+    switch (index) {
+    case 0: return fc_yaml_size(ctx, k, v, "block", &b->block);
+    case 1: return fc_yaml_number(ctx, k, v, "rate_mbps", 0.001, 1e7, &b->rate_mbps);
+    case 2: return fc_yaml_number(ctx, k, v, "duty", 0.01, 1, &b->duty);
+    case 3: return fc_yaml_number(ctx, k, v, "period_s", 0.05, 60, &b->period_s);
+    case 4: return fc_yaml_int(ctx, k, v, "targets", 1, 100000, &b->targets);
+    case 5:
+        snprintf(buf, sizeof(buf), "placement");
+        FC_CHECK(fc_yaml_expect_scalar(ctx, v, k, "cross-rack or any", buf, sizeof(buf)));
+        if (strcmp(buf, "cross-rack") != 0 && strcmp(buf, "any") != 0)
+            return fc_yaml_error(ctx, v, k, "'placement' must be cross-rack or any, not '%s'", buf);
+        b->cross_rack = strcmp(buf, "cross-rack") == 0;
+        return FC_OK;
+    case 6: return fc_yaml_bool(ctx, k, v, "direct", &b->direct);
+    default:
+        snprintf(buf, sizeof(buf), "pattern");
+        FC_CHECK(fc_yaml_expect_scalar(ctx, v, k, "all_to_all or permutation", buf, sizeof(buf)));
+        if (strcmp(buf, "all_to_all") != 0 && strcmp(buf, "permutation") != 0)
+            return fc_yaml_error(ctx, v, k, "'pattern' must be all_to_all or permutation, not '%s'", buf);
+        b->permutation = strcmp(buf, "permutation") == 0;
+        return FC_OK;
+    }
+}
+
+static const char *const fc_cont_keys[] = {
+    "scope", "max_slowdown", "min_background_pct", "foreground_ranks_per_node",
+    "background_ranks_per_node", "storage_dir", "storage_file", "storage_net",
+    "tenant", "phase_s", NULL,
+};
+
+static fc_status_t fc_cont_key(const fc_yaml_ctx_t *ctx, int index, struct fy_node *k,
+                               struct fy_node *v, void *arg)
+{
+    fc_contention_profile_t *c = arg;
+    char buf[512];
+
+    switch (index) {
+    case 0:
+        snprintf(buf, sizeof(buf), "scope");
+        FC_CHECK(fc_yaml_expect_scalar(ctx, v, k, "cluster or rack", buf, sizeof(buf)));
+        if (strcmp(buf, "cluster") != 0 && strcmp(buf, "rack") != 0)
+            return fc_yaml_error(ctx, v, k, "'scope' must be cluster or rack, not '%s'", buf);
+        c->scope_rack = strcmp(buf, "rack") == 0;
+        return FC_OK;
+    case 1: return fc_yaml_number(ctx, k, v, "max_slowdown", 1, 1e9, &c->max_slowdown);
+    case 2: return fc_yaml_number(ctx, k, v, "min_background_pct", 0, 100, &c->min_background_pct);
+    case 3: return fc_yaml_int(ctx, k, v, "foreground_ranks_per_node", 1, 1024, &c->fg_per_node);
+    case 4: return fc_yaml_int(ctx, k, v, "background_ranks_per_node", 1, 1024, &c->bg_per_node);
+    case 5:
+        snprintf(buf, sizeof(buf), "storage_dir");
+        FC_CHECK(fc_yaml_expect_scalar(ctx, v, k, "a directory", buf, sizeof(buf)));
+        snprintf(c->storage_dir, sizeof(c->storage_dir), "%s", buf);
+        return FC_OK;
+    case 9: return fc_yaml_number(ctx, k, v, "phase_s", 0.2, 600, &c->phase_s);
+    default: {
+        fc_bg_profile_t *b = &c->kinds[index - 6];
+
+        b->enabled = 1;
+        return fc_yaml_walk_map(ctx, v, k, fc_bg_names[index - 6], fc_bg_keys, fc_bg_key, b);
+    }
+    }
+}
 
 static fc_status_t fc_stage_key(const fc_yaml_ctx_t *ctx, int index,
                                 struct fy_node *k, struct fy_node *v, void *arg)
@@ -411,6 +497,12 @@ static fc_status_t fc_stage_key(const fc_yaml_ctx_t *ctx, int index,
     case 9:
         return fc_yaml_walk_map(ctx, v, k, "'relative'", fc_relative_keys,
                                 fc_relative_key, sp);
+    case 12:
+        FC_CHECK(fc_yaml_walk_map(ctx, v, k, "'contention'", fc_cont_keys, fc_cont_key,
+                                  &sp->cont));
+        if (sp->cont.kinds[FC_BG_STORAGE_FILE].enabled && sp->cont.storage_dir[0] == '\0')
+            return fc_yaml_error(ctx, v, k, "storage_file traffic needs 'storage_dir'");
+        return FC_OK;
     case 11: {
         char buf[16];
 
@@ -446,6 +538,22 @@ static void fc_stage_defaults(fc_stage_profile_t *sp)
     sp->max_wrong = 0;
     sp->max_below_median_pct = -1;
     snprintf(sp->backend, sizeof(sp->backend), "mpi");
+    sp->cont.max_slowdown = -1;
+    sp->cont.min_background_pct = 50;
+    sp->cont.phase_s = 1.5;
+    sp->cont.fg_per_node = 1;
+    sp->cont.bg_per_node = 1;
+    for (int b = 0; b < FC_BG_KINDS; ++b) {
+        fc_bg_profile_t *bg = &sp->cont.kinds[b];
+
+        bg->block = b == FC_BG_TENANT ? 256 << 10 : 1 << 20;
+        bg->rate_mbps = 100;
+        bg->duty = b == FC_BG_STORAGE_NET ? 0.7 : 1.0;
+        bg->period_s = 0.5;
+        bg->targets = 1;
+        bg->cross_rack = 1;
+        bg->direct = 1;
+    }
 }
 
 static fc_status_t fc_stages_key(const fc_yaml_ctx_t *ctx, int index,

@@ -47,6 +47,42 @@ typedef struct fc_limit_rule {
     int line;               /* where the rule is, for messages */
 } fc_limit_rule_t;
 
+/* Background traffic of the contention stage (lib/fc_background.h). */
+typedef enum fc_bg_kind {
+    FC_BG_STORAGE_FILE = 0, /* large-block writes + fsync and reads, to a dir */
+    FC_BG_STORAGE_NET,      /* many-to-few incast, bursty: checkpoints */
+    FC_BG_TENANT,           /* another job: all-to-all or a permutation */
+    FC_BG_KINDS
+} fc_bg_kind_t;
+
+typedef struct fc_bg_profile {
+    int enabled;
+    uint64_t block;         /* bytes per write or message */
+    double rate_mbps;       /* target per generating rank, 10^6 bytes/s */
+    double duty;            /* share of each period spent sending (bursts) */
+    double period_s;        /* on/off period */
+    int targets;            /* storage_net: ranks acting as storage */
+    int cross_rack;         /* storage_net: targets in another rack */
+    int direct;             /* storage_file: try O_DIRECT */
+    int permutation;        /* tenant: a random permutation, not all-to-all */
+} fc_bg_profile_t;
+
+typedef struct fc_contention_profile {
+    int scope_rack;             /* foreground per rack; else the cluster */
+    double max_slowdown;        /* loaded / clean median time; < 0: none */
+    double min_background_pct;  /* achieved share of the target, else
+                                 * the measurement is INCOMPLETE */
+    double phase_s;             /* shortest phase: the background runs at
+                                 * least this long, so its rate is measured
+                                 * over whole periods */
+    int fg_per_node;            /* foreground ranks per node */
+    int bg_per_node;            /* background ranks per node */
+    char storage_dir[512];
+    fc_bg_profile_t kinds[FC_BG_KINDS];
+} fc_contention_profile_t;
+
+const char *fc_bg_kind_name(int kind);
+
 typedef struct fc_stage_profile {
     int present;            /* the profile names this stage */
     int required;           /* a rack is INCOMPLETE if it did not run */
@@ -68,6 +104,7 @@ typedef struct fc_stage_profile {
                                    * bound sizes are noisy on busy hosts) */
     fc_limit_rule_t limits[FC_PROFILE_MAX_LIMITS];
     int nlimits;
+    fc_contention_profile_t cont;   /* the contention stage's settings */
 } fc_stage_profile_t;
 
 typedef struct fc_profile {

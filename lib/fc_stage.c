@@ -423,8 +423,8 @@ static fc_status_t fc_stage_load_inventory(fc_stage_ctx_t *ctx)
 
 /* --backend nccl or auto: every rank must have the GPU plugin and a GPU.
  * nccl without them skips the stage (with the reason of the first rank
- * that lacks them); auto falls back to mpi and says why. The pairs stage
- * measures the network between hosts and always uses MPI. */
+ * that lacks them); auto falls back to mpi and says why. The pairs and
+ * contention stages measure the network between hosts and use MPI. */
 static void fc_stage_choose_backend(fc_stage_ctx_t *ctx)
 {
     char why[512] = "";
@@ -434,7 +434,8 @@ static void fc_stage_choose_backend(fc_stage_ctx_t *ctx)
 
     if (ctx->opts.backend[0] == '\0')
         snprintf(ctx->opts.backend, sizeof(ctx->opts.backend), "%s", ctx->sp.backend);
-    wants_gpu = strcmp(ctx->opts.backend, "mpi") != 0 && ctx->stage != FC_STAGE_PAIRS;
+    wants_gpu = strcmp(ctx->opts.backend, "mpi") != 0 && ctx->stage != FC_STAGE_PAIRS &&
+                ctx->stage != FC_STAGE_CONTENTION;
     if (!wants_gpu) {
         snprintf(ctx->opts.backend, sizeof(ctx->opts.backend), "mpi");
         return;
@@ -517,8 +518,10 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
             fflush(stdout);
             ctx->tap.active = 0;
         } else {
-            /* the pairs stage's count depends on the nodes: plan at the end */
-            fc_tap_plan(&ctx->tap, stage == FC_STAGE_PAIRS ? -1 : fc_stage_point_count(&ctx->sp));
+            /* the pairs and contention stages' counts depend on the nodes and
+         * the traffic kinds: plan at the end */
+            fc_tap_plan(&ctx->tap, stage == FC_STAGE_PAIRS || stage == FC_STAGE_CONTENTION
+                                       ? -1 : fc_stage_point_count(&ctx->sp));
         }
         if (ctx->backend_note[0])
             fc_tap_diag(&ctx->tap, "%s", ctx->backend_note);

@@ -68,6 +68,16 @@ static json_t *fc_cert_figure(json_t *rec)
         json_object_set_new(f, "host_b", json_string(fc_json_str(rec, "host_b")));
         json_object_set_new(f, "latency_us", fc_json_or_null(json_object_get(rec, "latency_us")));
         json_object_set_new(f, "sizes", fc_json_or_null(json_object_get(rec, "sizes")));
+    } else if (strcmp(type, "contention") == 0) {
+        json_object_set_new(f, "group", json_string(fc_json_str(rec, "group")));
+        json_object_set_new(f, "bytes", fc_json_or_null(json_object_get(rec, "bytes")));
+        json_object_set_new(f, "kind", json_string(fc_json_str(rec, "kind")));
+        json_object_set_new(f, "clean_median_us", fc_json_or_null(json_object_get(rec, "clean_median_us")));
+        json_object_set_new(f, "loaded_median_us", fc_json_or_null(json_object_get(rec, "loaded_median_us")));
+        json_object_set_new(f, "slowdown", fc_json_or_null(json_object_get(rec, "slowdown")));
+        json_object_set_new(f, "max_slowdown", fc_limit_or_null(rec, "max_slowdown"));
+        json_object_set_new(f, "background", fc_json_or_null(json_object_get(rec, "background")));
+        json_object_set_new(f, "wrong", fc_json_or_null(json_object_get(rec, "wrong")));
     } else if (strcmp(type, "pairs_node") == 0) {
         json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));
         json_object_set_new(f, "slow_partners", fc_json_or_null(json_object_get(rec, "slow_partners")));

@@ -413,6 +413,21 @@ static void fc_rack_page(FILE *f, const fc_run_verdict_t *v, const fc_rack_verdi
                                       json_number_value(json_object_get(z0, "min_bw_gbps")),
                                       "max_latency_us", -1.0);
             }
+            else if (strcmp(fc_json_str(rec, "type"), "contention") == 0) {
+                json_t *bgs = json_object_get(rec, "background"), *b;
+                const char *kind;
+
+                fprintf(f, "slowdown %.2fx (%.1f us loaded, %.1f us clean)",
+                        json_number_value(json_object_get(rec, "slowdown")),
+                        json_number_value(json_object_get(rec, "loaded_median_us")),
+                        json_number_value(json_object_get(rec, "clean_median_us")));
+                json_object_foreach(bgs, kind, b)
+                    fprintf(f, "; %s %.3g of %.3g MB/s", kind,
+                            json_number_value(json_object_get(b, "achieved_mbps")),
+                            json_number_value(json_object_get(b, "target_mbps")));
+                if (json_number_value(json_object_get(rec, "max_slowdown")) > 0)
+                    limit = json_pack("{s:f, s:f}", "min_busbw_gbps", -1.0, "max_latency_us", -1.0);
+            }
             else if (strcmp(fc_json_str(rec, "type"), "pairs_node") == 0)
                 fprintf(f, "slow with %lld of %lld partners",
                         (long long)json_integer_value(json_object_get(rec, "slow_partners")),
@@ -428,6 +443,9 @@ static void fc_rack_page(FILE *f, const fc_run_verdict_t *v, const fc_rack_verdi
                     fprintf(f, "&ge; %.4g GB/s ", mb);
                 if (ml >= 0)
                     fprintf(f, "&le; %.0f us", ml);
+                if (strcmp(fc_json_str(rec, "type"), "contention") == 0)
+                    fprintf(f, "slowdown &le; %.2fx",
+                            json_number_value(json_object_get(rec, "max_slowdown")));
                 if (limit != json_object_get(rec, "limit"))
                     json_decref(limit);
             }

@@ -61,6 +61,7 @@ fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)
 
         tests += (int)json_array_size(r->checks);
         failures += (int)json_array_size(r->failed_checks);
+        errors += (int)json_array_size(r->incomplete_checks);
         for (int s = 0; s < FC_STAGE_COUNT; ++s)
             if (v->planned[s] && v->required[s] && !r->stages[s].ran &&
                 r->stages[s].verdict == FC_VERDICT_INCOMPLETE)
@@ -72,7 +73,7 @@ fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)
     for (int k = 0; k < v->nracks; ++k) {
         const fc_rack_verdict_t *r = &v->racks[k];
         int t = (int)json_array_size(r->checks), fl = (int)json_array_size(r->failed_checks);
-        int er = 0;
+        int er = (int)json_array_size(r->incomplete_checks);
         size_t i;
         json_t *rec;
 
@@ -114,6 +115,10 @@ fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)
                     fputc('\n', f);
                 }
                 fprintf(f, "</failure>\n    </testcase>\n");
+            } else if (fc_array_has(r->incomplete_checks, rec)) {
+                fprintf(f, "\">\n      <error type=\"INCOMPLETE\" message=\"");
+                fc_xml_escape(f, fc_first_reason(rec));
+                fprintf(f, "\"/>\n    </testcase>\n");
             } else if (strcmp(fc_json_str(rec, "verdict"), "FAIL") == 0) {
                 json_t *imp = json_object_get(rec, "implicates");
 

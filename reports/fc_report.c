@@ -25,15 +25,17 @@ void fc_check_label(json_t *rec, char *buf, size_t len)
 {
     const char *type = fc_json_str(rec, "type");
 
-    if (strcmp(type, "point") == 0) {
+    if (strcmp(type, "point") == 0 || strcmp(type, "contention") == 0) {
         const char *op = fc_json_str(rec, "op");
         char size[32];
+        int contention = strcmp(type, "contention") == 0;
 
         fc_format_size((uint64_t)json_integer_value(json_object_get(rec, "bytes")),
                        size, sizeof(size));
-        snprintf(buf, len, "%s %s%s%s %s on %s", fc_json_str(rec, "collective"),
+        snprintf(buf, len, "%s %s%s%s %s on %s%s%s", fc_json_str(rec, "collective"),
                  fc_json_str(rec, "dtype"), strcmp(op, "none") ? " " : "",
-                 strcmp(op, "none") ? op : "", size, fc_json_str(rec, "group"));
+                 strcmp(op, "none") ? op : "", size, fc_json_str(rec, "group"),
+                 contention ? " under " : "", contention ? fc_json_str(rec, "kind") : "");
     } else if (strcmp(type, "pair") == 0) {
         snprintf(buf, len, "pair %s <-> %s", fc_json_str(rec, "host_a"),
                  fc_json_str(rec, "host_b"));
@@ -70,6 +72,10 @@ const char *fc_part_action(const char *part)
     if (strcmp(part, "stage") == 0)
         return "re-run: the stage did not complete on this rack, so nothing is "
                "certified for it";
+    if (strcmp(part, "measurement") == 0)
+        return "fix what kept the measurement from meeting the profile (for "
+               "background traffic: its target directory, its ranks, its rates) "
+               "and re-run the stage";
     return "inspect the evidence";
 }
 

@@ -108,7 +108,8 @@ static int fc_record_concerns(json_t *rec, const fc_rack_verdict_t *r,
     if (strcmp(type, "pair") == 0)
         return strcmp(fc_str(rec, "rack_a"), r->rack) == 0 ||
                strcmp(fc_str(rec, "rack_b"), r->rack) == 0;
-    if (strcmp(type, "point") == 0 && fc_str(rec, "rack")[0] == '\0')
+    if ((strcmp(type, "point") == 0 || strcmp(type, "contention") == 0) &&
+        fc_str(rec, "rack")[0] == '\0')
         return at != NULL && fc_attempt_includes(at, r);     /* whole job */
     return strcmp(fc_str(rec, "rack"), r->rack) == 0;
 }
@@ -138,8 +139,8 @@ static void fc_record_text(json_t *rec, char *buf, size_t len)
 
     if (why == NULL)
         why = fc_str(rec, "reason");
-    if (strcmp(type, "point") == 0) {
-        char what[160];
+    if (strcmp(type, "point") == 0 || strcmp(type, "contention") == 0) {
+        char what[200];
 
         snprintf(what, sizeof(what), "%s %s%s%s %lld bytes on %s",
                  fc_str(rec, "collective"), fc_str(rec, "dtype"),
@@ -147,6 +148,9 @@ static void fc_record_text(json_t *rec, char *buf, size_t len)
                  strcmp(fc_str(rec, "op"), "none") ? fc_str(rec, "op") : "",
                  (long long)json_integer_value(json_object_get(rec, "bytes")),
                  fc_str(rec, "group"));
+        if (strcmp(type, "contention") == 0)
+            snprintf(what + strlen(what), sizeof(what) - strlen(what), " under %s",
+                     fc_str(rec, "kind"));
         snprintf(buf, len, "%s: %s", what, why);
     } else if (strcmp(type, "pair") == 0) {
         snprintf(buf, len, "pair %s <-> %s: %s", fc_str(rec, "host_a"),
@@ -244,6 +248,7 @@ static fc_status_t fc_verdict_setup(json_t *records, fc_run_verdict_t *out)
             r->checks = json_array();
             r->quarantines = json_array();
             r->failed_checks = json_array();
+            r->incomplete_checks = json_array();
             if (r->hosts == NULL)
                 return FC_ERR_INTERNAL;
         }
@@ -314,13 +319,26 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
                 continue;
             }
             if (strcmp(type, "point") != 0 && strcmp(type, "pair") != 0 &&
-                strcmp(type, "pairs_node") != 0 && strcmp(type, "hang") != 0)
+                strcmp(type, "pairs_node") != 0 && strcmp(type, "hang") != 0 &&
+                strcmp(type, "contention") != 0)
                 continue;
             if (!fc_record_concerns(rec, r, at) && !fc_record_implicates(rec, r, at))
                 continue;
             json_array_append(r->checks, rec);
             if (strcmp(type, "hang") != 0)
                 r->stages[s].checks++;
+            if (strcmp(fc_str(rec, "verdict"), "INCOMPLETE") == 0 &&
+                fc_record_concerns(rec, r, at)) {
+                /* measured, but not as the profile demands (e.g. the
+                 * background load was not applied): not certified */
+                json_array_append(r->incomplete_checks, rec);
+                if (r->stages[s].verdict != FC_VERDICT_FAIL)
+                    r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
+                fc_record_text(rec, text, sizeof(text));
+                fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), "measurement",
+                               "", text, 0);
+                continue;
+            }
             if (strcmp(fc_str(rec, "verdict"), "FAIL") != 0 ||
                 !fc_record_implicates(rec, r, at))
                 continue;
@@ -346,8 +364,11 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
                 if (fc_attempt_includes(&att[s].a[a], r))
                     last = &att[s].a[a];
             r->stages[s].ran = last && last->ended && !last->skipped;
-            if (r->stages[s].ran || r->stages[s].verdict == FC_VERDICT_FAIL)
+            if ((r->stages[s].ran && r->stages[s].verdict != FC_VERDICT_INCOMPLETE) ||
+                r->stages[s].verdict == FC_VERDICT_FAIL)
                 continue;
+            if (r->stages[s].ran)
+                continue;       /* INCOMPLETE already, with its findings */
             r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
             if (!out->required[s])
                 continue;
@@ -379,6 +400,7 @@ void fc_verdict_free(fc_run_verdict_t *v)
         json_decref(v->racks[k].checks);
         json_decref(v->racks[k].quarantines);
         json_decref(v->racks[k].failed_checks);
+        json_decref(v->racks[k].incomplete_checks);
     }
     json_decref(v->plan);
     free(v->racks);

@@ -67,6 +67,7 @@ typedef struct fc_rack_verdict {
     json_t *quarantines;            /* quarantine records of its hosts */
     json_t *failed_checks;          /* those of checks that fail the rack
                                      * (same objects) */
+    json_t *incomplete_checks;      /* measured but not certifiable */
 } fc_rack_verdict_t;
 
 typedef struct fc_run_verdict {

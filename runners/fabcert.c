@@ -45,6 +45,7 @@
 
 static const fc_stage_id_t fc_plan_order[] = {
     FC_STAGE_NODE, FC_STAGE_PAIRS, FC_STAGE_RACK, FC_STAGE_CLUSTER,
+    FC_STAGE_CONTENTION,
 };
 #define FC_PLAN_STAGES (int)(sizeof(fc_plan_order) / sizeof(fc_plan_order[0]))
 
@@ -565,7 +566,16 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
     snprintf(exe + strlen(exe), sizeof(exe) - strlen(exe), "%s", name);
     snprintf(tap, sizeof(tap), "%s/%s%s.tap", o->out_dir, name, suffix);
     snprintf(log, sizeof(log), "%s/%s%s.log", o->out_dir, name, suffix);
-    ranks = !cluster ? o->np : stage == FC_STAGE_PAIRS ? nhealthy : nhealthy * o->ppn;
+    /* ranks per node: the pairs stage one, the contention stage its
+     * foreground plus background ranks, the others --ppn */
+    int per_node = stage == FC_STAGE_PAIRS ? 1 :
+                   stage == FC_STAGE_CONTENTION
+                       ? st->profile.stages[stage].cont.fg_per_node +
+                         st->profile.stages[stage].cont.bg_per_node
+                       : o->ppn;
+
+    ranks = !cluster ? (stage == FC_STAGE_CONTENTION && o->np < per_node ? per_node : o->np)
+                     : nhealthy * per_node;
     snprintf(np, sizeof(np), "%d", ranks);
     args[nargs++] = o->mpirun;
     args[nargs++] = "--oversubscribe";
@@ -583,8 +593,7 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
         }
         for (int h = 0; h < st->inv.nhosts; ++h)
             if (st->healthy[h])
-                fprintf(f, "%s slots=%d\n", st->inv.hosts[h],
-                        stage == FC_STAGE_PAIRS ? 1 : o->ppn);
+                fprintf(f, "%s slots=%d\n", st->inv.hosts[h], per_node);
         fclose(f);
         args[nargs++] = "--hostfile";
         args[nargs++] = hostfile;
@@ -643,9 +652,9 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
                 snprintf(skipped, sizeof(skipped), "%s", fc_jstr(rec, "reason"));
         }
         if (strcmp(type, "point") == 0 || strcmp(type, "pair") == 0 ||
-            strcmp(type, "pairs_node") == 0) {
+            strcmp(type, "pairs_node") == 0 || strcmp(type, "contention") == 0) {
             ++points;
-            if (strcmp(fc_jstr(rec, "verdict"), "FAIL") == 0)
+            if (strcmp(fc_jstr(rec, "verdict"), "PASS") != 0)
                 ++failed;
         }
         if (strcmp(fc_jstr(rec, "verdict"), "FAIL") == 0 &&
@@ -729,7 +738,7 @@ static int fc_cmd_run(int argc, char **argv)
     }
     if (json_array_size(stages) == 0) {
         fprintf(stderr, "fabcert: %s:1:1: the profile has none of the stages to run "
-                "(node, pairs, rack, cluster)\n", st.o.profile);
+                "(node, pairs, rack, cluster, contention)\n", st.o.profile);
         return 2;
     }
     if (fc_write_run_json(&st, stages) != 0)

@@ -1,0 +1,395 @@
+/*
+ * contention.c - the contention stage: the foreground collectives measured
+ * clean and under background traffic (lib/fc_background.h), the figure
+ * being the slowdown ratio, loaded median time / clean median time
+ * (GPCNET's congestion impact factor).
+ *
+ * Ranks: on each node the first foreground_ranks_per_node ranks are the
+ * foreground (the cluster, or each rack with scope: rack), the next
+ * background_ranks_per_node generate traffic; any others wait. For each
+ * foreground point the phases are interleaved,
+ *
+ *     clean, kind 1, clean, kind 2, clean, ..., all kinds, clean
+ *
+ * and each loaded phase is compared with the mean of the clean phases on
+ * either side, so drift of the machine does not pass for contention. Every
+ * phase's output is checked bitwise by the engine. A loaded measurement
+ * whose background did not reach min_background_pct of its target rate is
+ * INCOMPLETE, never a pass: a generator that moved nothing must not make a
+ * fabric look clean.
+ *
+ *   mpirun --hostfile H --map-by node -np N build/suites/contention --racks F ...
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fc_background.h"
+#include "fc_judge.h"
+#include "fc_log.h"
+#include "fc_stage.h"
+
+#define FC_PHASE_ALL 0xFFu
+#define FC_SETTLE_US 300000     /* background ramp-up before measuring */
+
+enum { FC_ROLE_FG = 0, FC_ROLE_BG, FC_ROLE_IDLE };
+
+typedef struct fc_phase_result {
+    unsigned mask;                      /* 0: clean */
+    fc_point_summary_t *sums;           /* per group (rank 0) */
+    double achieved[FC_BG_KINDS];       /* MB/s per generating rank */
+    int generating[FC_BG_KINDS];
+    char error[FC_BG_ERROR_MAX], note[FC_BG_ERROR_MAX];
+} fc_phase_result_t;
+
+typedef struct fc_cont_run {
+    fc_stage_ctx_t *ctx;
+    const fc_contention_profile_t *cp;
+    int role;
+    MPI_Comm role_comm, group, ctrl;
+    fc_bg_t bg;
+    int kinds[FC_BG_KINDS], nkinds;
+    int ngroups;
+} fc_cont_run_t;
+
+static const char *fc_mask_name(unsigned mask)
+{
+    if (mask == 0)
+        return "clean";
+    for (int k = 0; k < FC_BG_KINDS; ++k)
+        if (mask == (1u << k))
+            return fc_bg_kind_name(k);
+    return "all";
+}
+
+/* One phase: rank 0 names it, the background generates until the
+ * foreground has measured, then both report to rank 0. */
+static void fc_cont_phase(fc_cont_run_t *run, const fc_test_point_t *pt, unsigned mask,
+                          int index, fc_phase_result_t *out)
+{
+    fc_stage_ctx_t *ctx = run->ctx;
+    fc_point_summary_t mine, *all = NULL;
+    fc_bg_tally_t tally, *tallies = NULL;
+    MPI_Request stop;
+    int cmd = (int)mask, stopflag = 1;
+    char what[160];
+
+    double t0 = MPI_Wtime();
+
+    memset(&mine, 0, sizeof(mine));
+    memset(&tally, 0, sizeof(tally));
+    MPI_Bcast(&cmd, 1, MPI_INT, 0, run->ctrl);
+    if (run->role == FC_ROLE_BG) {
+        MPI_Ibcast(&stopflag, 1, MPI_INT, 0, run->ctrl, &stop);
+        fc_bg_run_phase(&run->bg, mask, &stop, &tally);
+    } else {
+        if (run->role == FC_ROLE_FG) {
+            fc_engine_ident_t ident = { ctx->world_rank, ctx->host };
+            fc_backend_t be;
+
+            fc_point_label(pt, what, sizeof(what));
+            snprintf(what + strlen(what), sizeof(what) - strlen(what), " (%s)",
+                     fc_mask_name(mask));
+            fc_stage_progress(ctx, index, what);
+            if (mask)
+                usleep(FC_SETTLE_US);
+            if (fc_backend_mpi_init(run->group, &be) == FC_OK) {
+                fc_engine_run_point(&be, pt, &ctx->opts.selftest, &ident, &mine);
+                if (be.rank != 0)
+                    mine.valid = 0;
+                be.ops->fini_func(&be);
+            }
+        }
+        /* rank 0 keeps the background going for at least phase_s, so its
+         * rate is measured over whole periods, not one opening burst */
+        while (ctx->world_rank == 0 && mask && MPI_Wtime() - t0 < run->cp->phase_s)
+            usleep(10000);
+        MPI_Ibcast(&stopflag, 1, MPI_INT, 0, run->ctrl, &stop);
+        MPI_Wait(&stop, MPI_STATUS_IGNORE);
+    }
+    if (ctx->world_rank == 0) {
+        all = calloc((size_t)ctx->world_size, sizeof(*all));
+        tallies = calloc((size_t)ctx->world_size, sizeof(*tallies));
+    }
+    MPI_Gather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, 0, MPI_COMM_WORLD);
+    MPI_Gather(&tally, sizeof(tally), MPI_BYTE, tallies, sizeof(tally), MPI_BYTE, 0,
+               MPI_COMM_WORLD);
+    if (ctx->world_rank != 0)
+        return;
+    memset(out, 0, sizeof(*out));
+    out->mask = mask;
+    out->sums = calloc((size_t)ctx->world_size, sizeof(*out->sums));
+    run->ngroups = 0;
+    for (int r = 0; r < ctx->world_size; ++r)
+        if (all[r].valid)
+            out->sums[run->ngroups++] = all[r];
+    for (int k = 0; k < FC_BG_KINDS; ++k) {
+        double bytes = 0, secs = 0;
+        int gen = 0;
+
+        for (int r = 0; r < ctx->world_size; ++r) {
+            bytes += tallies[r].bytes[k];
+            gen += tallies[r].generating[k];
+            if (tallies[r].seconds > secs)
+                secs = tallies[r].seconds;
+        }
+        out->generating[k] = gen;
+        out->achieved[k] = gen && secs > 0 ? bytes / gen / secs / 1e6 : 0;
+    }
+    for (int r = 0; r < ctx->world_size; ++r) {
+        if (!out->error[0] && tallies[r].error[0])
+            snprintf(out->error, sizeof(out->error), "%s", tallies[r].error);
+        if (!out->note[0] && tallies[r].note[0])
+            snprintf(out->note, sizeof(out->note), "%s", tallies[r].note);
+    }
+    free(all);
+    free(tallies);
+}
+
+/* Rank 0: judge the loaded phase p against the clean phases around it. */
+static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
+                           fc_phase_result_t *ph, int nph, int p)
+{
+    fc_stage_ctx_t *ctx = run->ctx;
+    const fc_contention_profile_t *cp = run->cp;
+    fc_phase_result_t *loaded = &ph[p];
+    const fc_phase_result_t *before = &ph[p - 1], *after = &ph[p + 1];
+    char label[128];
+    int worst_fail = 0, worst_incomplete = 0;
+    char first_reason[FC_REASON_MAX] = "";
+
+    (void)nph;
+    fc_point_label(pt, label, sizeof(label));
+    for (int g = 0; g < run->ngroups; ++g) {
+        const fc_point_summary_t *s = &loaded->sums[g];
+        double clean = (before->sums[g].time.median + after->sums[g].time.median) / 2;
+        double ratio = clean > 0 ? s->time.median / clean : 0;
+        json_t *rec = fc_stage_record(ctx, "contention"), *bgj = json_object();
+        json_t *reasons = json_array(), *impl = json_null();
+        const char *verdict = "PASS";
+        uint64_t wrong = s->wrong + before->sums[g].wrong + after->sums[g].wrong;
+        char why[FC_REASON_MAX];
+
+        for (int k = 0; k < FC_BG_KINDS; ++k) {
+            const fc_bg_profile_t *b = &cp->kinds[k];
+            double target = b->rate_mbps * b->duty;
+
+            if (!((loaded->mask >> k) & 1))
+                continue;
+            json_object_set_new(bgj, fc_bg_kind_name(k), json_pack(
+                "{s:f, s:f, s:i}", "target_mbps", target, "achieved_mbps",
+                loaded->achieved[k], "ranks", loaded->generating[k]));
+            if (loaded->achieved[k] < target * cp->min_background_pct / 100.0) {
+                snprintf(why, sizeof(why), "background %s reached %.3f MB/s per rank, "
+                         "below %.0f%% of its %.3f MB/s target%s%s: the load was not "
+                         "applied, so nothing is certified", fc_bg_kind_name(k),
+                         loaded->achieved[k], cp->min_background_pct, target,
+                         k == FC_BG_STORAGE_FILE && loaded->error[0] ? ": " : "",
+                         k == FC_BG_STORAGE_FILE ? loaded->error : "");
+                json_array_append_new(reasons, json_string(why));
+                if (strcmp(verdict, "FAIL") != 0)
+                    verdict = "INCOMPLETE";
+            }
+        }
+        if (wrong > ctx->sp.max_wrong) {
+            const fc_point_summary_t *bad = s->wrong ? s : before->sums[g].wrong
+                                                              ? &before->sums[g] : &after->sums[g];
+
+            snprintf(why, sizeof(why), "%llu wrong elements under load; first on rank %d "
+                     "(host %s) at iteration %d, element %llu: expected 0x%llx, got 0x%llx",
+                     (unsigned long long)wrong, bad->first_bad_rank, bad->first_bad_host,
+                     bad->first_bad_iter, (unsigned long long)bad->first_bad_pos,
+                     (unsigned long long)bad->first_expected,
+                     (unsigned long long)bad->first_actual);
+            json_array_append_new(reasons, json_string(why));
+            verdict = "FAIL";
+            impl = json_pack("{s:s, s:s, s:s, s:b}", "part", "node", "host",
+                             bad->first_bad_host, "rack",
+                             fc_stage_group_rack(ctx, s->first_world_rank), "quarantine", 1);
+        }
+        if (cp->max_slowdown > 0 && ratio > cp->max_slowdown) {
+            snprintf(why, sizeof(why), "slowdown %.2fx under %s (median %.1f us loaded, "
+                     "%.1f us clean) is above the limit %.2fx", ratio,
+                     fc_mask_name(loaded->mask), s->time.median * 1e6, clean * 1e6,
+                     cp->max_slowdown);
+            json_array_append_new(reasons, json_string(why));
+            if (strcmp(verdict, "FAIL") != 0 && json_is_null(impl))
+                impl = json_pack("{s:s, s:s, s:s, s:b}", "part",
+                                 ctx->grouping == FC_GROUP_RACK ? "rack" : "cluster",
+                                 "host", s->slowest_host, "rack",
+                                 fc_stage_group_rack(ctx, s->first_world_rank), "quarantine", 0);
+            verdict = "FAIL";
+        }
+        json_object_set_new(rec, "collective", json_string(fc_coll_desc(pt->coll)->name));
+        json_object_set_new(rec, "dtype", json_string(fc_dtype_info(pt->dtype)->name));
+        json_object_set_new(rec, "op", json_string(fc_op_name(pt->op)));
+        json_object_set_new(rec, "bytes", json_integer((json_int_t)s->bytes));
+        json_object_set_new(rec, "group", json_string(fc_stage_group_name(ctx, s->first_world_rank)));
+        json_object_set_new(rec, "rack", json_string(fc_stage_group_rack(ctx, s->first_world_rank)));
+        json_object_set_new(rec, "kind", json_string(fc_mask_name(loaded->mask)));
+        json_object_set_new(rec, "clean_median_us", json_real(clean * 1e6));
+        json_object_set_new(rec, "loaded_median_us", json_real(s->time.median * 1e6));
+        json_object_set_new(rec, "slowdown", json_real(ratio));
+        json_object_set_new(rec, "max_slowdown", json_real(cp->max_slowdown));
+        json_object_set_new(rec, "wrong", json_integer((json_int_t)wrong));
+        json_object_set_new(rec, "background", bgj);
+        if (loaded->note[0])
+            json_object_set_new(rec, "note", json_string(loaded->note));
+        json_object_set_new(rec, "reasons", reasons);
+        json_object_set_new(rec, "implicates", impl);
+        json_object_set_new(rec, "verdict", json_string(verdict));
+        if (strcmp(verdict, "PASS") != 0 && !first_reason[0])
+            snprintf(first_reason, sizeof(first_reason), "%s: %s",
+                     fc_stage_group_name(ctx, s->first_world_rank),
+                     json_string_value(json_array_get(reasons, 0)));
+        worst_fail |= strcmp(verdict, "FAIL") == 0;
+        worst_incomplete |= strcmp(verdict, "INCOMPLETE") == 0;
+        fc_results_append(&ctx->results, rec);
+        loaded->sums[g].busbw = ratio;      /* kept for the TAP block below */
+    }
+    if (worst_fail || worst_incomplete)
+        ++ctx->failed_points;
+    if (worst_fail)
+        fc_tap_point(&ctx->tap, FC_ERR_FAIL, "%s under %s: %s", label,
+                     fc_mask_name(loaded->mask), first_reason);
+    else if (worst_incomplete)
+        fc_tap_point(&ctx->tap, FC_ERR_FAIL, "%s under %s: INCOMPLETE: %s", label,
+                     fc_mask_name(loaded->mask), first_reason);
+    else
+        fc_tap_point(&ctx->tap, FC_OK, "%s under %s", label, fc_mask_name(loaded->mask));
+    fc_tap_yaml_begin(&ctx->tap);
+    for (int g = 0; g < run->ngroups; ++g)
+        fc_tap_yaml_line(&ctx->tap, "%s: {slowdown: %.3f, loaded_us: %.1f}",
+                         fc_stage_group_name(ctx, loaded->sums[g].first_world_rank),
+                         loaded->sums[g].busbw, loaded->sums[g].time.median * 1e6);
+    for (int k = 0; k < FC_BG_KINDS; ++k)
+        if ((loaded->mask >> k) & 1)
+            fc_tap_yaml_line(&ctx->tap, "%s_mbps: {target: %.3f, achieved: %.3f}",
+                             fc_bg_kind_name(k), run->cp->kinds[k].rate_mbps *
+                             run->cp->kinds[k].duty, loaded->achieved[k]);
+    fc_tap_yaml_end(&ctx->tap);
+}
+
+static fc_status_t fc_cont_run(fc_cont_run_t *run)
+{
+    fc_stage_ctx_t *ctx = run->ctx;
+    const fc_stage_profile_t *sp = &ctx->sp;
+    unsigned masks[2 * FC_BG_KINDS + 4];
+    int nmasks = 0, index = 0, end = -1;
+    uint32_t seed_index = 0;
+
+    /* clean, k1, clean, k2, ..., all, clean */
+    masks[nmasks++] = 0;
+    for (int i = 0; i < run->nkinds; ++i) {
+        masks[nmasks++] = 1u << run->kinds[i];
+        masks[nmasks++] = 0;
+    }
+    if (run->nkinds > 1) {
+        unsigned all = 0;
+
+        for (int i = 0; i < run->nkinds; ++i)
+            all |= 1u << run->kinds[i];
+        masks[nmasks++] = all;
+        masks[nmasks++] = 0;
+    }
+    for (int c = 0; c < sp->ncolls; ++c) {
+        const fc_coll_desc_t *desc = fc_coll_desc(sp->colls[c]);
+        int nops = desc->reduces ? sp->nops : 1;
+
+        for (int t = 0; t < sp->ndtypes; ++t)
+            for (int o = 0; o < nops; ++o)
+                for (int z = 0; z < sp->nsizes; ++z) {
+                    fc_test_point_t pt = {
+                        desc->id, sp->dtypes[t], desc->reduces ? sp->ops[o] : FC_OP_NONE,
+                        sp->sizes[z], sp->warmup, sp->iters,
+                        ctx->profile.seed + 7919u * seed_index++,
+                    };
+                    fc_phase_result_t ph[2 * FC_BG_KINDS + 4];
+
+                    memset(ph, 0, sizeof(ph));
+                    for (int m = 0; m < nmasks; ++m)
+                        fc_cont_phase(run, &pt, masks[m], index++, &ph[m]);
+                    if (ctx->world_rank == 0) {
+                        for (int m = 1; m < nmasks; m += 2)
+                            fc_cont_report(run, &pt, ph, nmasks, m);
+                        for (int m = 0; m < nmasks; ++m)
+                            free(ph[m].sums);
+                    }
+                }
+    }
+    MPI_Bcast(&end, 1, MPI_INT, 0, run->ctrl);
+    return FC_OK;
+}
+
+int main(int argc, char **argv)
+{
+    fc_stage_ctx_t ctx;
+    fc_cont_run_t run;
+    fc_status_t status;
+    int nfg = 0, nbg = 0, is_fg, is_bg;
+
+    status = fc_stage_init(&argc, &argv, FC_STAGE_CONTENTION, &ctx);
+    if (status != FC_OK)
+        return fc_stage_exit(status);
+    memset(&run, 0, sizeof(run));
+    run.ctx = &ctx;
+    run.cp = &ctx.sp.cont;
+    for (int k = 0; k < FC_BG_KINDS; ++k)
+        if (run.cp->kinds[k].enabled)
+            run.kinds[run.nkinds++] = k;
+    run.role = ctx.local_rank < run.cp->fg_per_node ? FC_ROLE_FG :
+               ctx.local_rank < run.cp->fg_per_node + run.cp->bg_per_node ? FC_ROLE_BG :
+               FC_ROLE_IDLE;
+    is_fg = run.role == FC_ROLE_FG;
+    is_bg = run.role == FC_ROLE_BG;
+    MPI_Allreduce(&is_fg, &nfg, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&is_bg, &nbg, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (!ctx.skip_reason[0] && (nbg == 0 || run.nkinds == 0))
+        snprintf(ctx.skip_reason, sizeof(ctx.skip_reason), "%s",
+                 run.nkinds == 0 ? "the profile's contention stage names no background "
+                 "traffic (storage_file, storage_net, tenant)" :
+                 "no background ranks: launch foreground_ranks_per_node + "
+                 "background_ranks_per_node ranks per node");
+    if (ctx.skip_reason[0]) {
+        if (ctx.world_rank == 0) {
+            fprintf(stderr, "fabcert: stage contention skipped: %s\n", ctx.skip_reason);
+            fc_tap_diag(&ctx.tap, "SKIP %s", ctx.skip_reason);
+        }
+        return fc_stage_finish(&ctx, FC_ERR_SKIP);
+    }
+    MPI_Comm_dup(MPI_COMM_WORLD, &run.ctrl);
+    MPI_Comm_split(MPI_COMM_WORLD, run.role, ctx.world_rank, &run.role_comm);
+    if (is_fg) {
+        if (run.cp->scope_rack) {
+            ctx.grouping = FC_GROUP_RACK;
+            MPI_Comm_split(run.role_comm, ctx.rack, ctx.world_rank, &run.group);
+        } else {
+            ctx.grouping = FC_GROUP_ALL;
+            MPI_Comm_dup(run.role_comm, &run.group);
+        }
+    } else {
+        ctx.grouping = run.cp->scope_rack ? FC_GROUP_RACK : FC_GROUP_ALL;
+    }
+    if (is_bg) {
+        int *racks = calloc((size_t)nbg, sizeof(int));
+
+        MPI_Allgather(&ctx.rack, 1, MPI_INT, racks, 1, MPI_INT, run.role_comm);
+        status = fc_bg_init(&run.bg, run.role_comm, run.cp, ctx.host, racks);
+        free(racks);
+        if (run.bg.file_error[0])
+            fc_error("storage_file traffic cannot run: %s", run.bg.file_error);
+    }
+    if (ctx.world_rank == 0)
+        fc_tap_diag(&ctx.tap, "contention: %d foreground and %d background ranks; "
+                    "%d kind(s) of background traffic", nfg, nbg, run.nkinds);
+    if (status == FC_OK)
+        status = fc_cont_run(&run);
+    if (is_bg)
+        fc_bg_fini(&run.bg);
+    if (is_fg)
+        MPI_Comm_free(&run.group);
+    MPI_Comm_free(&run.role_comm);
+    MPI_Comm_free(&run.ctrl);
+    return fc_stage_finish(&ctx, status);
+}

@@ -1,0 +1,108 @@
+#!/bin/bash
+# contention.t - the contention stage on a virtual cluster of 2 racks x 2
+# nodes (one foreground and one background rank per node):
+#   - with both rack uplinks shaped narrow (tc tbf) and cross-rack
+#     background traffic (incast to a storage rank in the other rack, and
+#     a tenant's all-to-all), the cluster all_reduce slows: a profile with
+#     a tight slowdown limit fails with the ratio in the message, a loose
+#     one passes, and the achieved background rates are recorded;
+#   - storage traffic to a read-only directory moves nothing: the stage is
+#     INCOMPLETE with the reason, never PASS; a directory that does not
+#     exist is named with the system's reason;
+#   - a bit flipped in the foreground under load is caught and attributed.
+# Needs root (namespaces); skips with the reason otherwise.
+. tests/e2e/tap.sh
+FC=$BUILD/fabcert
+VC=runners/vcluster
+if [ "$(id -u)" != 0 ]; then
+    echo "1..0 # SKIP needs root for network namespaces (CI runs as root)"; exit 0
+fi
+NAME=fcc$((RANDOM % 10000))
+cleanup() {
+    $VC --name $NAME down > /dev/null 2>&1
+    umount "$TMP/ro" 2>/dev/null
+    [ -n "${KEEP:-}" ] || rm -rf "$TMP"
+}
+trap cleanup EXIT
+if ! $VC --name $NAME up --racks 2 --nodes 2 > "$TMP/up.out" 2>&1; then
+    echo "1..0 # SKIP cannot build the virtual cluster: $(tail -1 "$TMP/up.out")"; exit 0
+fi
+plan 11
+D=$($VC --name $NAME dir)
+. "$D/env"
+run() {     # run OUT PROFILE [options]
+    local out=$1 profile=$2; shift 2
+    $VC --name $NAME exec ${NAME}01 $FC run --hosts "$D/hosts" --racks "$D/racks" \
+        --profile "$profile" --out "$TMP/$out" "$@" > "$TMP/$out.out" 2> "$TMP/$out.err"
+}
+rec() { jsonl "$TMP/$1/results.jsonl" "$2"; }
+profile() {     # profile FILE MAX_SLOWDOWN EXTRA-YAML-LINES
+    cat > "$1" <<YAML
+name: contention-test
+seed: 5
+stages:
+  contention:
+    timeout_s: 120
+    warmup: 1
+    iters: 5
+    sizes: [64KiB]
+    collectives: [all_reduce]
+    dtypes: [float32]
+    ops: [sum]
+    contention:
+      scope: cluster
+      max_slowdown: $2
+      min_background_pct: 10
+      phase_s: 1.0
+$3
+YAML
+}
+NET='      storage_net: {block: 1MiB, rate_mbps: 2, targets: 1, placement: cross-rack}
+      tenant: {block: 1MiB, rate_mbps: 2, pattern: all_to_all}'
+profile "$TMP/tight.yaml" 1.3 "$NET"
+profile "$TMP/loose.yaml" 1000 "$NET"
+
+$VC --name $NAME slow-uplink 1 20mbit > /dev/null
+$VC --name $NAME slow-uplink 2 20mbit > /dev/null
+run tight "$TMP/tight.yaml"
+rc=$?
+ratio=$(rec tight '(map { $_->{slowdown} } grep { $_->{type} eq "contention" && $_->{kind} eq "all" } @r)[0]')
+ok $(( rc != 1 )) "narrow spine, tight limit (1.3x): exit 1 ($rc)"
+awk -v r="$ratio" 'BEGIN { exit !(r > 1.3) }'
+ok $? "the cluster all_reduce slows under all the background traffic (${ratio}x)"
+grep -q "slowdown [0-9.]*x under [a-z_]* (median .* us loaded, .* us clean) is above the limit 1.30x" "$TMP/tight.out"
+ok $? "the failure gives the ratio and both times"
+run loose "$TMP/loose.yaml"
+rc=$?
+ok $rc "the same with a loose limit passes ($rc)"
+n=$(rec loose 'scalar grep { $_->{type} eq "contention" && $_->{background}{storage_net}{achieved_mbps} > 0 && $_->{background}{storage_net}{target_mbps} > 0 } @r')
+ok $(( n < 2 )) "achieved background rates are recorded beside their targets ($n records)"
+$VC --name $NAME clear
+
+# storage traffic that cannot be written
+mkdir -p "$TMP/ro" && mount -t tmpfs -o ro,size=1m tmpfs "$TMP/ro"
+profile "$TMP/ro.yaml" 1000 "      storage_dir: $TMP/ro
+      storage_file: {block: 1MiB, rate_mbps: 20}"
+run readonly "$TMP/ro.yaml"
+rc=$?
+ok $(( rc != 1 )) "a read-only storage_dir: exit 1 ($rc)"
+grep -q '^rack rack1: INCOMPLETE' "$TMP/readonly.out" && grep -q '^rack rack2: INCOMPLETE' "$TMP/readonly.out" &&
+    ! grep -q ': PASS' "$TMP/readonly.out"
+ok $? "the racks are INCOMPLETE, not PASS"
+grep -q "background storage_file reached 0.000 MB/s .*storage_dir $TMP/ro on host ${NAME}0[1-4]: cannot create .*Read-only file system" "$TMP/readonly.out"
+ok $? "the reason names the directory, the host and the system's error"
+profile "$TMP/missing.yaml" 1000 "      storage_dir: $TMP/no-such-dir
+      storage_file: {block: 1MiB, rate_mbps: 20}"
+run missing "$TMP/missing.yaml"
+grep -q "storage_dir $TMP/no-such-dir on host ${NAME}0[1-4]: No such file or directory" "$TMP/missing.out" &&
+    grep -q "storage_file traffic cannot run: storage_dir $TMP/no-such-dir" "$TMP/missing/contention.log"
+ok $? "a missing storage_dir is named, with the system's reason"
+
+# a flip in the foreground under load
+run flip "$TMP/loose.yaml" --selftest-corrupt rank=0,iter=2 --selftest-stage contention
+rc=$?
+host0=$(rec flip '(grep { $_->{type} eq "stage_start" } @r)[0]{rank_hosts}[0]')
+ok $(( rc != 1 )) "a flip under load makes the run exit 1 ($rc)"
+n=$(rec flip 'scalar grep { $_->{type} eq "contention" && $_->{verdict} eq "FAIL" && $_->{wrong} > 0 && $_->{reasons}[0] =~ /wrong elements under load; first on rank 0 \(host '$host0'\)/ } @r')
+ok $(( n < 1 )) "it is caught under load and attributed to rank 0 on $host0 ($n records)"
+done_testing
