@@ -288,6 +288,33 @@ static int fc_stage_point_count(const fc_stage_profile_t *sp)
     return n;
 }
 
+int fc_stage_points(const fc_stage_ctx_t *ctx, fc_test_point_t **points_p)
+{
+    const fc_stage_profile_t *sp = &ctx->sp;
+    fc_test_point_t *pts = calloc((size_t)fc_stage_point_count(sp) + 1, sizeof(*pts));
+    int n = 0;
+
+    if (pts == NULL) {
+        fc_error("out of memory for %d test points", fc_stage_point_count(sp));
+        MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
+    }
+    for (int c = 0; c < sp->ncolls; ++c) {
+        const fc_coll_desc_t *desc = fc_coll_desc(sp->colls[c]);
+        int nops = desc->reduces ? sp->nops : 1;
+
+        for (int t = 0; t < sp->ndtypes; ++t)
+            for (int o = 0; o < nops; ++o)
+                for (int z = 0; z < sp->nsizes; ++z, ++n)
+                    pts[n] = (fc_test_point_t){
+                        desc->id, sp->dtypes[t], desc->reduces ? sp->ops[o] : FC_OP_NONE,
+                        sp->sizes[z], sp->warmup, sp->iters,
+                        ctx->profile.seed + 7919u * (uint32_t)n,
+                    };
+    }
+    *points_p = pts;
+    return n;
+}
+
 static fc_status_t fc_stage_load_profile(fc_stage_ctx_t *ctx)
 {
     int status = FC_OK;
@@ -766,13 +793,12 @@ static void fc_stage_report_point(fc_stage_ctx_t *ctx, const fc_test_point_t *pt
 
 fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
 {
-    const fc_stage_profile_t *sp = &ctx->sp;
     fc_engine_ident_t ident = { ctx->world_rank, ctx->host };
     fc_point_summary_t mine, *all = NULL;
     fc_backend_t be;
     fc_status_t status = FC_OK;
-    int ngroups_max = ctx->world_size;
-    uint32_t index = 0;
+    int ngroups_max = ctx->world_size, npoints;
+    fc_test_point_t *points = NULL;
 
     if (ctx->skip_reason[0])
         return FC_ERR_SKIP;
@@ -810,42 +836,28 @@ fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
         fc_error("out of memory for %d summaries", ngroups_max);
         MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
     }
-    for (int c = 0; c < sp->ncolls; ++c) {
-        const fc_coll_desc_t *desc = fc_coll_desc(sp->colls[c]);
-        int nops = desc->reduces ? sp->nops : 1;
+    npoints = fc_stage_points(ctx, &points);
+    for (int i = 0; i < npoints; ++i) {
+        const fc_test_point_t *pt = &points[i];
+        char what[128];
+        int ngroups = 0;
 
-        for (int t = 0; t < sp->ndtypes; ++t)
-            for (int o = 0; o < nops; ++o)
-                for (int z = 0; z < sp->nsizes; ++z) {
-                    fc_test_point_t pt = {
-                        desc->id, sp->dtypes[t],
-                        desc->reduces ? sp->ops[o] : FC_OP_NONE,
-                        sp->sizes[z], sp->warmup, sp->iters,
-                        ctx->profile.seed + 7919u * index++,
-                    };
-                    char what[128];
-                    fc_status_t st;
-
-                    fc_point_label(&pt, what, sizeof(what));
-                    fc_stage_progress(ctx, (int)index - 1, what);
-                    st = fc_engine_run_point(&be, &pt,
-                                                         &ctx->opts.selftest,
-                                                         &ident, &mine);
-                    int ngroups = 0;
-
-                    status = fc_status_worst(status, st);
-                    if (be.rank != 0)
-                        mine.valid = 0;
-                    MPI_Gather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine),
-                               MPI_BYTE, 0, MPI_COMM_WORLD);
-                    if (ctx->world_rank != 0)
-                        continue;
-                    for (int r = 0; r < ctx->world_size; ++r)
-                        if (all[r].valid)
-                            all[ngroups++] = all[r];
-                    fc_stage_report_point(ctx, &pt, all, ngroups);
-                }
+        fc_point_label(pt, what, sizeof(what));
+        fc_stage_progress(ctx, i, what);
+        status = fc_status_worst(status, fc_engine_run_point(&be, pt, &ctx->opts.selftest,
+                                                             &ident, &mine));
+        if (be.rank != 0)
+            mine.valid = 0;
+        MPI_Gather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, 0,
+                   MPI_COMM_WORLD);
+        if (ctx->world_rank != 0)
+            continue;
+        for (int r = 0; r < ctx->world_size; ++r)
+            if (all[r].valid)
+                all[ngroups++] = all[r];
+        fc_stage_report_point(ctx, pt, all, ngroups);
     }
+    free(points);
     free(all);
     be.ops->fini_func(&be);
     return status;

@@ -88,6 +88,9 @@ void fc_stage_progress(fc_stage_ctx_t *ctx, int index, const char *what);
  * name ("" for the whole job). */
 const char *fc_stage_group_name(const fc_stage_ctx_t *ctx, int r);
 const char *fc_stage_group_rack(const fc_stage_ctx_t *ctx, int r);
+/* The stage's test points in sweep order (collective, type, op, size),
+ * each with its seed; malloc'ed, returns the count. */
+int fc_stage_points(const fc_stage_ctx_t *ctx, fc_test_point_t **points_p);
 /* A results record with the stage's common fields (rank 0). */
 json_t *fc_stage_record(const fc_stage_ctx_t *ctx, const char *type);
 /* Run the stage's sweep with every group at once; rank 0 judges, writes

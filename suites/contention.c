@@ -274,10 +274,9 @@ static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
 static fc_status_t fc_cont_run(fc_cont_run_t *run)
 {
     fc_stage_ctx_t *ctx = run->ctx;
-    const fc_stage_profile_t *sp = &ctx->sp;
     unsigned masks[2 * FC_BG_KINDS + 4];
-    int nmasks = 0, index = 0, end = -1;
-    uint32_t seed_index = 0;
+    int nmasks = 0, index = 0, end = -1, npoints;
+    fc_test_point_t *points = NULL;
 
     /* clean, k1, clean, k2, ..., all, clean */
     masks[nmasks++] = 0;
@@ -293,31 +292,21 @@ static fc_status_t fc_cont_run(fc_cont_run_t *run)
         masks[nmasks++] = all;
         masks[nmasks++] = 0;
     }
-    for (int c = 0; c < sp->ncolls; ++c) {
-        const fc_coll_desc_t *desc = fc_coll_desc(sp->colls[c]);
-        int nops = desc->reduces ? sp->nops : 1;
+    npoints = fc_stage_points(ctx, &points);
+    for (int i = 0; i < npoints; ++i) {
+        fc_phase_result_t ph[2 * FC_BG_KINDS + 4];
 
-        for (int t = 0; t < sp->ndtypes; ++t)
-            for (int o = 0; o < nops; ++o)
-                for (int z = 0; z < sp->nsizes; ++z) {
-                    fc_test_point_t pt = {
-                        desc->id, sp->dtypes[t], desc->reduces ? sp->ops[o] : FC_OP_NONE,
-                        sp->sizes[z], sp->warmup, sp->iters,
-                        ctx->profile.seed + 7919u * seed_index++,
-                    };
-                    fc_phase_result_t ph[2 * FC_BG_KINDS + 4];
-
-                    memset(ph, 0, sizeof(ph));
-                    for (int m = 0; m < nmasks; ++m)
-                        fc_cont_phase(run, &pt, masks[m], index++, &ph[m]);
-                    if (ctx->world_rank == 0) {
-                        for (int m = 1; m < nmasks; m += 2)
-                            fc_cont_report(run, &pt, ph, nmasks, m);
-                        for (int m = 0; m < nmasks; ++m)
-                            free(ph[m].sums);
-                    }
-                }
+        memset(ph, 0, sizeof(ph));
+        for (int m = 0; m < nmasks; ++m)
+            fc_cont_phase(run, &points[i], masks[m], index++, &ph[m]);
+        if (ctx->world_rank == 0) {
+            for (int m = 1; m < nmasks; m += 2)
+                fc_cont_report(run, &points[i], ph, nmasks, m);
+            for (int m = 0; m < nmasks; ++m)
+                free(ph[m].sums);
+        }
     }
+    free(points);
     MPI_Bcast(&end, 1, MPI_INT, 0, run->ctrl);
     return FC_OK;
 }
