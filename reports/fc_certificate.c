@@ -92,6 +92,28 @@ static json_t *fc_cert_figure(json_t *rec)
     return f;
 }
 
+/* A node FAILs when it was quarantined or a failing check implicates it;
+ * otherwise it shares its rack's completeness (a stage that did not run on
+ * the rack did not run on the node either). */
+static fc_verdict_t fc_node_verdict(const fc_rack_verdict_t *r, const char *host,
+                                    int *failed_p)
+{
+    size_t i;
+    json_t *rec;
+    int failed = 0;
+
+    json_array_foreach(r->failed_checks, i, rec)
+        if (strcmp(fc_json_str(json_object_get(rec, "implicates"), "host"), host) == 0)
+            ++failed;
+    *failed_p = failed;
+    json_array_foreach(r->quarantines, i, rec)
+        if (strcmp(fc_json_str(rec, "host"), host) == 0)
+            return FC_VERDICT_FAIL;
+    if (failed)
+        return FC_VERDICT_FAIL;
+    return r->verdict == FC_VERDICT_FAIL ? FC_VERDICT_PASS : r->verdict;
+}
+
 json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t *r)
 {
     json_t *plan = v->plan, *nodes = json_array(), *stages = json_array();
@@ -104,6 +126,7 @@ json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t 
         const char *host = fc_json_str(h, "host");
         json_t *node, *q, *why = json_null();
         size_t k;
+        int nfail = 0;
 
         if (strcmp(fc_json_str(h, "rack"), r->rack) != 0)
             continue;
@@ -114,8 +137,11 @@ json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t 
                                 "part", fc_json_str(q, "part"), "reason",
                                 fc_json_str(q, "reason"));
             }
-        node = json_pack("{s:s, s:s, s:b, s:o}", "host", host, "rack", r->rack,
-                         "quarantined", !json_is_null(why), "quarantine", why);
+        fc_verdict_t nv = fc_node_verdict(r, host, &nfail);
+
+        node = json_pack("{s:s, s:s, s:b, s:o, s:s, s:i}", "host", host, "rack", r->rack,
+                         "quarantined", !json_is_null(why), "quarantine", why,
+                         "verdict", fc_verdict_name(nv), "failed_checks", nfail);
         json_array_append_new(nodes, node);
     }
     for (int s = 0; s < FC_STAGE_COUNT; ++s) {

@@ -347,7 +347,7 @@ static void fc_rack_page(FILE *f, const fc_run_verdict_t *v, const fc_rack_verdi
         fprintf(f, "<p>Every check passed on every node of this rack.</p>\n");
     }
 
-    fprintf(f, "<h2>Nodes</h2>\n<table><tr><th>host</th><th>status</th></tr>\n");
+    fprintf(f, "<h2>Nodes</h2>\n<table><tr><th>host</th><th>verdict</th><th>status</th></tr>\n");
     for (int h = 0; h < r->nhosts; ++h) {
         const char *why = NULL;
         size_t i;
@@ -356,8 +356,19 @@ static void fc_rack_page(FILE *f, const fc_run_verdict_t *v, const fc_rack_verdi
         json_array_foreach(r->quarantines, i, q)
             if (why == NULL && strcmp(fc_json_str(q, "host"), r->hosts[h]) == 0)
                 why = fc_json_str(q, "reason");
+        int implicated = 0;
+
+        json_array_foreach(r->failed_checks, i, q)
+            implicated |= strcmp(fc_json_str(json_object_get(q, "implicates"), "host"),
+                                 r->hosts[h]) == 0;
         fprintf(f, "<tr><td>");
         fc_html_escape(f, r->hosts[h]);
+        {
+            const char *nv = why || implicated ? "FAIL" :
+                             r->verdict == FC_VERDICT_INCOMPLETE ? "INCOMPLETE" : "PASS";
+
+            fprintf(f, "</td><td class=\"%s\">%s", nv, nv);
+        }
         if (why) {
             fprintf(f, "</td><td><span class=\"FAIL\">quarantined</span>: ");
             fc_html_escape(f, why);
