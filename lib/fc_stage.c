@@ -805,7 +805,11 @@ fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
     if (ctx->gpu) {
         char desc[512] = "{}", *all_desc = NULL;
 
-        FC_CHECK(ctx->gpu->backend_init_func(group, ctx->local_rank, ctx->sp.timeout_s, &be));
+        /* a call stuck for a quarter of the stage's time is aborted and
+         * named by the backend, before the watchdog ends the whole rank */
+        double call_timeout = ctx->sp.timeout_s / 4 > 10 ? ctx->sp.timeout_s / 4 : 10;
+
+        FC_CHECK(ctx->gpu->backend_init_func(group, ctx->local_rank, call_timeout, &be));
         if (ctx->gpu->describe_func(&be, desc, sizeof(desc)) != FC_OK)
             snprintf(desc, sizeof(desc), "{}");
         if (ctx->world_rank == 0)
