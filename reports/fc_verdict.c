@@ -260,6 +260,7 @@ static fc_status_t fc_verdict_setup(json_t *records, fc_run_verdict_t *out)
 fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
 {
     fc_stage_attempts_t att[FC_STAGE_COUNT];
+    const char *skip_reason[FC_STAGE_COUNT] = { 0 };
     json_t *rec;
     size_t i;
     fc_status_t st;
@@ -277,6 +278,8 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
 
         if (s < 0)
             continue;
+        if (strcmp(type, "stage_skip") == 0)
+            skip_reason[s] = fc_str(rec, "reason");     /* the runner's */
         if (strcmp(type, "stage_start") == 0 && att[s].n < FC_MAX_ATTEMPTS) {
             att[s].a[att[s].n].hosts = json_object_get(rec, "rank_hosts");
             att[s].n++;
@@ -376,8 +379,10 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
                      fc_stage_name(s),
                      last == NULL ? "did not run on any node of the rack" :
                      last->skipped ? "was skipped" : "did not finish",
-                     last && last->skipped && last->reason[0] ? ": " : "",
-                     last && last->skipped ? last->reason : "");
+                     (last && last->skipped && last->reason[0]) ||
+                         (last == NULL && skip_reason[s]) ? ": " : "",
+                     last && last->skipped ? last->reason :
+                     last == NULL && skip_reason[s] ? skip_reason[s] : "");
             fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), "stage", "",
                            text, 0);
         }

@@ -6,7 +6,7 @@
 # never PASS.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 13
+plan 14
 
 $FC run --out "$TMP/run" --np 4 > "$TMP/run.out" 2> "$TMP/run.err"
 ok $? "fabcert run --np 4 exits 0 on a healthy machine"
@@ -52,4 +52,12 @@ rc=$?; took=$(( $(date +%s) - start ))
 ok $? "a hung stage is reported INCOMPLETE with exit 1 (rc $rc)"
 [ $took -le 25 ] && grep -q 'the launcher ran past 16 s; killing it' "$TMP/hang/node.log"
 ok $? "and is killed at its timeout plus the launch margin (${took}s)"
+# a required stage this version does not have is never a silent pass
+{ cat thresholds/local.yaml; printf '  soak:\n    required: true\n    timeout_s: 60\n'; } > "$TMP/soak.yaml"
+$FC run --out "$TMP/soak" --np 2 --profile "$TMP/soak.yaml" --sizes 4KiB --collectives all_reduce \
+    > "$TMP/soak.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q '^rack default: INCOMPLETE' "$TMP/soak.out" &&
+    grep -q 'required stage soak did not run on any node of the rack: the soak stage is not built' "$TMP/soak.out"
+ok $? "a required stage that is not built makes the rack INCOMPLETE, with the reason ($rc)"
 done_testing
