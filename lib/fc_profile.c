@@ -172,7 +172,7 @@ static fc_status_t fc_yaml_int(const fc_yaml_ctx_t *ctx, struct fy_node *k,
                                struct fy_node *v, const char *key, int lo,
                                int hi, int *out)
 {
-    double d;
+    double d = 0;
 
     FC_CHECK(fc_yaml_number(ctx, k, v, key, lo, hi, &d));
     if (d != floor(d))
@@ -366,7 +366,7 @@ static fc_status_t fc_relative_key(const fc_yaml_ctx_t *ctx, int index,
 static const char *const fc_stage_keys[] = {
     "required", "timeout_s", "warmup", "iters", "sizes", "collectives",
     "dtypes", "ops", "max_wrong", "relative", "limits", "backend",
-    "contention", NULL,
+    "contention", "expect", NULL,
 };
 
 /* ---- the contention stage's background traffic --------------------------- */
@@ -420,6 +420,32 @@ static const char *const fc_cont_keys[] = {
     "background_ranks_per_node", "storage_dir", "storage_file", "storage_net",
     "tenant", "phase_s", NULL,
 };
+
+static const char *const fc_expect_keys[] = {
+    "nic_pattern", "nics", "mtu", "min_speed_mbps", "rdma_ports", "gpus",
+    "same_versions", NULL,
+};
+
+static fc_status_t fc_expect_key(const fc_yaml_ctx_t *ctx, int index, struct fy_node *k,
+                                 struct fy_node *v, void *arg)
+{
+    fc_preflight_profile_t *e = arg;
+    char buf[64];
+
+    switch (index) {
+    case 0:
+        snprintf(buf, sizeof(buf), "nic_pattern");
+        FC_CHECK(fc_yaml_expect_scalar(ctx, v, k, "a glob such as ib* or eth*", buf, sizeof(buf)));
+        snprintf(e->nic_pattern, sizeof(e->nic_pattern), "%s", buf);
+        return FC_OK;
+    case 1: return fc_yaml_int(ctx, k, v, "nics", 0, 1024, &e->nics);
+    case 2: return fc_yaml_int(ctx, k, v, "mtu", 68, 65536, &e->mtu);
+    case 3: return fc_yaml_number(ctx, k, v, "min_speed_mbps", 0, 1e7, &e->min_speed_mbps);
+    case 4: return fc_yaml_int(ctx, k, v, "rdma_ports", 0, 1024, &e->rdma_ports);
+    case 5: return fc_yaml_int(ctx, k, v, "gpus", 0, 1024, &e->gpus);
+    default: return fc_yaml_bool(ctx, k, v, "same_versions", &e->same_versions);
+    }
+}
 
 static fc_status_t fc_cont_key(const fc_yaml_ctx_t *ctx, int index, struct fy_node *k,
                                struct fy_node *v, void *arg)
@@ -497,6 +523,9 @@ static fc_status_t fc_stage_key(const fc_yaml_ctx_t *ctx, int index,
     case 9:
         return fc_yaml_walk_map(ctx, v, k, "'relative'", fc_relative_keys,
                                 fc_relative_key, sp);
+    case 13:
+        return fc_yaml_walk_map(ctx, v, k, "'expect'", fc_expect_keys, fc_expect_key,
+                                &sp->expect);
     case 12:
         FC_CHECK(fc_yaml_walk_map(ctx, v, k, "'contention'", fc_cont_keys, fc_cont_key,
                                   &sp->cont));
@@ -541,6 +570,13 @@ static void fc_stage_defaults(fc_stage_profile_t *sp)
     sp->cont.max_slowdown = -1;
     sp->cont.min_background_pct = 50;
     sp->cont.phase_s = 1.5;
+    snprintf(sp->expect.nic_pattern, sizeof(sp->expect.nic_pattern), "*");
+    sp->expect.nics = -1;
+    sp->expect.mtu = -1;
+    sp->expect.min_speed_mbps = -1;
+    sp->expect.rdma_ports = -1;
+    sp->expect.gpus = -1;
+    sp->expect.same_versions = 1;
     sp->cont.fg_per_node = 1;
     sp->cont.bg_per_node = 1;
     for (int b = 0; b < FC_BG_KINDS; ++b) {

@@ -83,6 +83,17 @@ typedef struct fc_contention_profile {
 
 const char *fc_bg_kind_name(int kind);
 
+/* What the preflight stage expects of every node (-1: not checked). */
+typedef struct fc_preflight_profile {
+    char nic_pattern[64];       /* glob of the NICs to check, e.g. "ib*" */
+    int nics;                   /* at least this many matching NICs, up */
+    int mtu;                    /* every matching NIC's MTU */
+    double min_speed_mbps;      /* every matching NIC's speed, if reported */
+    int rdma_ports;             /* at least this many RDMA ports ACTIVE */
+    int gpus;                   /* at least this many GPUs (nccl plugin) */
+    int same_versions;          /* MPI library and kernel alike everywhere */
+} fc_preflight_profile_t;
+
 typedef struct fc_stage_profile {
     int present;            /* the profile names this stage */
     int required;           /* a rack is INCOMPLETE if it did not run */
@@ -105,6 +116,7 @@ typedef struct fc_stage_profile {
     fc_limit_rule_t limits[FC_PROFILE_MAX_LIMITS];
     int nlimits;
     fc_contention_profile_t cont;   /* the contention stage's settings */
+    fc_preflight_profile_t expect;  /* the preflight stage's expectations */
 } fc_stage_profile_t;
 
 typedef struct fc_profile {

@@ -547,7 +547,8 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
         } else {
             /* the pairs and contention stages' counts depend on the nodes and
          * the traffic kinds: plan at the end */
-            fc_tap_plan(&ctx->tap, stage == FC_STAGE_PAIRS || stage == FC_STAGE_CONTENTION
+            fc_tap_plan(&ctx->tap, stage == FC_STAGE_PAIRS || stage == FC_STAGE_CONTENTION ||
+                                   stage == FC_STAGE_PREFLIGHT
                                        ? -1 : fc_stage_point_count(&ctx->sp));
         }
         if (ctx->backend_note[0])

@@ -78,6 +78,8 @@ static json_t *fc_cert_figure(json_t *rec)
         json_object_set_new(f, "max_slowdown", fc_limit_or_null(rec, "max_slowdown"));
         json_object_set_new(f, "background", fc_json_or_null(json_object_get(rec, "background")));
         json_object_set_new(f, "wrong", fc_json_or_null(json_object_get(rec, "wrong")));
+    } else if (strcmp(type, "preflight") == 0) {
+        json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));
     } else if (strcmp(type, "pairs_node") == 0) {
         json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));
         json_object_set_new(f, "slow_partners", fc_json_or_null(json_object_get(rec, "slow_partners")));
@@ -138,10 +140,20 @@ json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t 
                                 fc_json_str(q, "reason"));
             }
         fc_verdict_t nv = fc_node_verdict(r, host, &nfail);
+        json_t *inv = json_null(), *c;
+        size_t ci;
 
-        node = json_pack("{s:s, s:s, s:b, s:o, s:s, s:i}", "host", host, "rack", r->rack,
+        /* the node's inventory, from its latest preflight record */
+        json_array_foreach(r->checks, ci, c)
+            if (strcmp(fc_json_str(c, "type"), "preflight") == 0 &&
+                strcmp(fc_json_str(c, "host"), host) == 0) {
+                json_decref(inv);
+                inv = json_deep_copy(json_object_get(c, "inventory"));
+            }
+        node = json_pack("{s:s, s:s, s:b, s:o, s:s, s:i, s:o}", "host", host, "rack", r->rack,
                          "quarantined", !json_is_null(why), "quarantine", why,
-                         "verdict", fc_verdict_name(nv), "failed_checks", nfail);
+                         "verdict", fc_verdict_name(nv), "failed_checks", nfail,
+                         "inventory", inv ? inv : json_null());
         json_array_append_new(nodes, node);
     }
     for (int s = 0; s < FC_STAGE_COUNT; ++s) {

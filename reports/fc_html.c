@@ -439,6 +439,20 @@ static void fc_rack_page(FILE *f, const fc_run_verdict_t *v, const fc_rack_verdi
                 if (json_number_value(json_object_get(rec, "max_slowdown")) > 0)
                     limit = json_pack("{s:f, s:f}", "min_busbw_gbps", -1.0, "max_latency_us", -1.0);
             }
+            else if (strcmp(fc_json_str(rec, "type"), "preflight") == 0) {
+                json_t *inv = json_object_get(rec, "inventory"), *nic;
+                size_t ni;
+
+                fprintf(f, "%lld cores, %lld MiB, %lld GPU(s); ",
+                        (long long)json_integer_value(json_object_get(inv, "cores")),
+                        (long long)json_integer_value(json_object_get(inv, "memory_mib")),
+                        (long long)json_integer_value(json_object_get(inv, "gpus")));
+                json_array_foreach(json_object_get(inv, "nics"), ni, nic) {
+                    fc_html_escape(f, fc_json_str(nic, "name"));
+                    fprintf(f, " %s MTU %lld; ", fc_json_str(nic, "state"),
+                            (long long)json_integer_value(json_object_get(nic, "mtu")));
+                }
+            }
             else if (strcmp(fc_json_str(rec, "type"), "pairs_node") == 0)
                 fprintf(f, "slow with %lld of %lld partners",
                         (long long)json_integer_value(json_object_get(rec, "slow_partners")),

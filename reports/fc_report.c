@@ -41,6 +41,8 @@ void fc_check_label(json_t *rec, char *buf, size_t len)
                  fc_json_str(rec, "host_b"));
     } else if (strcmp(type, "pairs_node") == 0) {
         snprintf(buf, len, "link of %s", fc_json_str(rec, "host"));
+    } else if (strcmp(type, "preflight") == 0) {
+        snprintf(buf, len, "inventory of %s", fc_json_str(rec, "host"));
     } else if (strcmp(type, "hang") == 0) {
         snprintf(buf, len, "arrival of %s", fc_json_str(rec, "host")[0]
                  ? fc_json_str(rec, "host") : "every rank");

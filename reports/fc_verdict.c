@@ -155,7 +155,7 @@ static void fc_record_text(json_t *rec, char *buf, size_t len)
     } else if (strcmp(type, "pair") == 0) {
         snprintf(buf, len, "pair %s <-> %s: %s", fc_str(rec, "host_a"),
                  fc_str(rec, "host_b"), why);
-    } else if (strcmp(type, "pairs_node") == 0) {
+    } else if (strcmp(type, "pairs_node") == 0 || strcmp(type, "preflight") == 0) {
         snprintf(buf, len, "node %s: %s", fc_str(rec, "host"), why);
     } else {
         snprintf(buf, len, "%s", why);
@@ -323,7 +323,7 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             }
             if (strcmp(type, "point") != 0 && strcmp(type, "pair") != 0 &&
                 strcmp(type, "pairs_node") != 0 && strcmp(type, "hang") != 0 &&
-                strcmp(type, "contention") != 0)
+                strcmp(type, "contention") != 0 && strcmp(type, "preflight") != 0)
                 continue;
             if (!fc_record_concerns(rec, r, at) && !fc_record_implicates(rec, r, at))
                 continue;

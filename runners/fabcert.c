@@ -48,12 +48,12 @@ static const fc_stage_id_t fc_plan_order[] = {
     FC_STAGE_CLUSTER, FC_STAGE_CONTENTION, FC_STAGE_SOAK,
 };
 
-/* Stages of the design that this version does not have: a profile may name
+/* Stages of the design that this version does not have (soak): a profile may name
  * them, and they are planned and skipped with the reason, so a required
  * one makes its racks INCOMPLETE instead of silently passing. */
 static int fc_stage_built(fc_stage_id_t s)
 {
-    return s != FC_STAGE_PREFLIGHT && s != FC_STAGE_SOAK;
+    return s != FC_STAGE_SOAK;
 }
 #define FC_PLAN_STAGES (int)(sizeof(fc_plan_order) / sizeof(fc_plan_order[0]))
 
@@ -576,13 +576,14 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
     snprintf(log, sizeof(log), "%s/%s%s.log", o->out_dir, name, suffix);
     /* ranks per node: the pairs stage one, the contention stage its
      * foreground plus background ranks, the others --ppn */
-    int per_node = stage == FC_STAGE_PAIRS ? 1 :
+    int per_node = stage == FC_STAGE_PAIRS || stage == FC_STAGE_PREFLIGHT ? 1 :
                    stage == FC_STAGE_CONTENTION
                        ? st->profile.stages[stage].cont.fg_per_node +
                          st->profile.stages[stage].cont.bg_per_node
                        : o->ppn;
 
-    ranks = !cluster ? (stage == FC_STAGE_CONTENTION && o->np < per_node ? per_node : o->np)
+    ranks = !cluster ? (stage == FC_STAGE_PREFLIGHT ? 1 :
+                        stage == FC_STAGE_CONTENTION && o->np < per_node ? per_node : o->np)
                      : nhealthy * per_node;
     snprintf(np, sizeof(np), "%d", ranks);
     args[nargs++] = o->mpirun;
@@ -660,7 +661,8 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
                 snprintf(skipped, sizeof(skipped), "%s", fc_jstr(rec, "reason"));
         }
         if (strcmp(type, "point") == 0 || strcmp(type, "pair") == 0 ||
-            strcmp(type, "pairs_node") == 0 || strcmp(type, "contention") == 0) {
+            strcmp(type, "pairs_node") == 0 || strcmp(type, "contention") == 0 ||
+            strcmp(type, "preflight") == 0) {
             ++points;
             if (strcmp(fc_jstr(rec, "verdict"), "PASS") != 0)
                 ++failed;
@@ -719,6 +721,17 @@ static int fc_cmd_run(int argc, char **argv)
         snprintf(st.o.out_dir, sizeof(st.o.out_dir), "fabcert-out/%s", st.o.run_id);
     if (fc_mkdir_p(st.o.out_dir) != FC_OK)
         return 2;
+    {
+        char prev[PATH_MAX + 32];
+
+        /* verdicts come from all of results.jsonl: never mix two runs */
+        snprintf(prev, sizeof(prev), "%s/results.jsonl", st.o.out_dir);
+        if (access(prev, F_OK) == 0) {
+            fprintf(stderr, "fabcert: %s already holds a run (%s); give another --out\n",
+                    st.o.out_dir, prev);
+            return 2;
+        }
+    }
     if (fc_run_load_inventory(&st) != FC_OK)
         return 2;
     st.healthy = calloc((size_t)st.inv.nhosts, sizeof(int));

@@ -1,0 +1,316 @@
+/*
+ * preflight.c - the preflight stage: what each node is, before anything is
+ * measured. One rank per node (the lowest on each host) reads:
+ *   - the kernel release, the MPI library version, cores and memory;
+ *   - every network interface (/sys/class/net): state, speed, MTU, and its
+ *     error counters (rx/tx errors and drops), as a snapshot;
+ *   - every RDMA port (/sys/class/infiniband): state, rate, and its error
+ *     counters where the driver exposes them;
+ *   - the GPUs the nccl plugin can see, when it is built and loads;
+ * and rank 0 judges each node against the profile's `expect` (at least N
+ * matching NICs up, their MTU and speed, RDMA ports ACTIVE, GPUs) and
+ * against the other nodes (same MPI library and kernel: the node that
+ * differs from the majority fails). A node that fails is implicated and
+ * quarantined by the runner before any collective runs on it.
+ *
+ *   mpirun --hostfile H --map-by node build/suites/preflight --racks F ...
+ */
+#include <dirent.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "fc_judge.h"
+#include "fc_log.h"
+#include "fc_plugin.h"
+#include "fc_stage.h"
+
+#define FC_INV_TEXT 8192
+
+static long fc_read_long(const char *path, long fallback)
+{
+    FILE *f = fopen(path, "r");
+    long v = fallback;
+
+    if (f) {
+        if (fscanf(f, "%ld", &v) != 1)
+            v = fallback;
+        fclose(f);
+    }
+    return v;
+}
+
+static void fc_read_word(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+
+    buf[0] = '\0';
+    if (f) {
+        if (fgets(buf, (int)len, f) == NULL)
+            buf[0] = '\0';
+        fclose(f);
+    }
+    buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* This node's inventory as JSON. */
+static json_t *fc_node_inventory(const fc_stage_ctx_t *ctx)
+{
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING], why[512] = "", path[600], word[128];
+    struct utsname un;
+    struct sysinfo si;
+    json_t *nics = json_array(), *rdma = json_array();
+    const fc_gpu_plugin_t *gpu;
+    int len = 0, ngpus = 0;
+    DIR *d;
+    struct dirent *e;
+
+    MPI_Get_library_version(lib, &len);
+    lib[strcspn(lib, "\n,")] = '\0';
+    uname(&un);
+    sysinfo(&si);
+    if ((d = opendir("/sys/class/net")) != NULL) {
+        while ((e = readdir(d)) != NULL) {
+            const char *stats[] = { "rx_errors", "tx_errors", "rx_dropped", "tx_dropped" };
+            json_t *counters = json_object();
+            char state[32];
+
+            if (e->d_name[0] == '.' || strcmp(e->d_name, "lo") == 0)
+                continue;
+            snprintf(path, sizeof(path), "/sys/class/net/%s/operstate", e->d_name);
+            fc_read_word(path, state, sizeof(state));
+            for (int k = 0; k < 4; ++k) {
+                snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", e->d_name, stats[k]);
+                json_object_set_new(counters, stats[k], json_integer(fc_read_long(path, -1)));
+            }
+            snprintf(path, sizeof(path), "/sys/class/net/%s/mtu", e->d_name);
+            long mtu = fc_read_long(path, -1);
+            snprintf(path, sizeof(path), "/sys/class/net/%s/speed", e->d_name);
+            long speed = fc_read_long(path, -1);
+
+            json_array_append_new(nics, json_pack("{s:s, s:s, s:I, s:I, s:o}", "name",
+                                  e->d_name, "state", state, "mtu", (json_int_t)mtu,
+                                  "speed_mbps", (json_int_t)speed, "counters", counters));
+        }
+        closedir(d);
+    }
+    if ((d = opendir("/sys/class/infiniband")) != NULL) {
+        while ((e = readdir(d)) != NULL) {
+            DIR *pd;
+            struct dirent *pe;
+
+            if (e->d_name[0] == '.')
+                continue;
+            snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports", e->d_name);
+            if ((pd = opendir(path)) == NULL)
+                continue;
+            while ((pe = readdir(pd)) != NULL) {
+                char state[64], rate[64];
+                json_t *counters = json_object();
+                const char *ctrs[] = { "symbol_error", "link_downed", "port_rcv_errors",
+                                       "link_error_recovery" };
+
+                if (pe->d_name[0] == '.')
+                    continue;
+                snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%s/state",
+                         e->d_name, pe->d_name);
+                fc_read_word(path, state, sizeof(state));
+                snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%s/rate",
+                         e->d_name, pe->d_name);
+                fc_read_word(path, rate, sizeof(rate));
+                for (int k = 0; k < 4; ++k) {
+                    snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%s/counters/%s",
+                             e->d_name, pe->d_name, ctrs[k]);
+                    json_object_set_new(counters, ctrs[k], json_integer(fc_read_long(path, -1)));
+                }
+                json_array_append_new(rdma, json_pack("{s:s, s:s, s:s, s:s, s:o}", "device",
+                                      e->d_name, "port", pe->d_name, "state", state,
+                                      "rate", rate, "counters", counters));
+            }
+            closedir(pd);
+        }
+        closedir(d);
+    }
+    gpu = fc_plugin_load(why, sizeof(why));
+    if (gpu)
+        ngpus = gpu->device_count_func(why, sizeof(why));
+    snprintf(word, sizeof(word), "%s", un.release);
+    return json_pack("{s:s, s:s, s:s, s:i, s:I, s:o, s:o, s:i, s:s}", "host", ctx->host,
+                     "kernel", word, "mpi", lib, "cores", (int)sysconf(_SC_NPROCESSORS_ONLN),
+                     "memory_mib", (json_int_t)(si.totalram * si.mem_unit >> 20), "nics", nics,
+                     "rdma_ports", rdma, "gpus", ngpus, "gpu_note", ngpus ? "" : why);
+}
+
+/* The most common value of `key` over the nodes (ties: the first). */
+static const char *fc_majority(json_t **inv, int n, const char *key)
+{
+    const char *best = "";
+    int best_count = 0;
+
+    for (int i = 0; i < n; ++i) {
+        const char *v = json_string_value(json_object_get(inv[i], key));
+        int c = 0;
+
+        for (int j = 0; j < n; ++j)
+            c += v && json_string_value(json_object_get(inv[j], key)) &&
+                 strcmp(v, json_string_value(json_object_get(inv[j], key))) == 0;
+        if (v && c > best_count) {
+            best = v;
+            best_count = c;
+        }
+    }
+    return best;
+}
+
+static int fc_judge_node(const fc_stage_ctx_t *ctx, json_t *inv, json_t **all, int n,
+                         json_t *reasons, const char **part_p)
+{
+    const fc_preflight_profile_t *e = &ctx->sp.expect;
+    const char *host = json_string_value(json_object_get(inv, "host"));
+    json_t *nic;
+    size_t i;
+    int matching = 0, active = 0;
+    char why[FC_REASON_MAX];
+
+    *part_p = "node";
+    json_array_foreach(json_object_get(inv, "nics"), i, nic) {
+        const char *name = json_string_value(json_object_get(nic, "name"));
+        const char *state = json_string_value(json_object_get(nic, "state"));
+        json_int_t mtu = json_integer_value(json_object_get(nic, "mtu"));
+        json_int_t speed = json_integer_value(json_object_get(nic, "speed_mbps"));
+
+        if (fnmatch(e->nic_pattern, name, 0) != 0)
+            continue;
+        if (strcmp(state, "up") == 0)
+            ++matching;
+        else if (e->nics > 0) {
+            snprintf(why, sizeof(why), "NIC %s on %s is %s, not up", name, host, state);
+            json_array_append_new(reasons, json_string(why));
+            *part_p = "NIC";
+        }
+        if (e->mtu > 0 && mtu != e->mtu) {
+            snprintf(why, sizeof(why), "NIC %s on %s has MTU %lld, the profile expects %d",
+                     name, host, (long long)mtu, e->mtu);
+            json_array_append_new(reasons, json_string(why));
+            *part_p = "NIC";
+        }
+        if (e->min_speed_mbps > 0 && speed >= 0 && (double)speed < e->min_speed_mbps) {
+            snprintf(why, sizeof(why), "NIC %s on %s runs at %lld Mb/s, below the %.0f Mb/s "
+                     "the profile expects", name, host, (long long)speed, e->min_speed_mbps);
+            json_array_append_new(reasons, json_string(why));
+            *part_p = "NIC";
+        }
+    }
+    if (e->nics >= 0 && matching < e->nics) {
+        snprintf(why, sizeof(why), "%s has %d NIC(s) matching '%s' up, the profile expects "
+                 "at least %d", host, matching, e->nic_pattern, e->nics);
+        json_array_append_new(reasons, json_string(why));
+        *part_p = "NIC";
+    }
+    json_array_foreach(json_object_get(inv, "rdma_ports"), i, nic)
+        active += strstr(json_string_value(json_object_get(nic, "state")), "ACTIVE") != NULL;
+    if (e->rdma_ports >= 0 && active < e->rdma_ports) {
+        snprintf(why, sizeof(why), "%s has %d RDMA port(s) ACTIVE, the profile expects at "
+                 "least %d", host, active, e->rdma_ports);
+        json_array_append_new(reasons, json_string(why));
+        *part_p = "NIC";
+    }
+    if (e->gpus >= 0 && json_integer_value(json_object_get(inv, "gpus")) < e->gpus) {
+        snprintf(why, sizeof(why), "%s has %lld GPU(s), the profile expects at least %d%s%s",
+                 host, (long long)json_integer_value(json_object_get(inv, "gpus")), e->gpus,
+                 json_string_value(json_object_get(inv, "gpu_note"))[0] ? ": " : "",
+                 json_string_value(json_object_get(inv, "gpu_note")));
+        json_array_append_new(reasons, json_string(why));
+        *part_p = "GPU";
+    }
+    if (e->same_versions && n >= 3)
+        for (int k = 0; k < 2; ++k) {
+            const char *key = k ? "kernel" : "mpi";
+            const char *maj = fc_majority(all, n, key);
+            const char *mine = json_string_value(json_object_get(inv, key));
+
+            if (strcmp(mine, maj) != 0) {
+                snprintf(why, sizeof(why), "%s runs %s '%s' where the other nodes run '%s'",
+                         host, k ? "kernel" : "MPI library", mine, maj);
+                json_array_append_new(reasons, json_string(why));
+            }
+        }
+    return json_array_size(reasons) == 0;
+}
+
+int main(int argc, char **argv)
+{
+    fc_stage_ctx_t ctx;
+    fc_status_t status;
+    MPI_Comm node_comm, leaders;
+    int node_rank, nnodes = 0;
+    char *mine = calloc(1, FC_INV_TEXT), *all = NULL;
+
+    status = fc_stage_init(&argc, &argv, FC_STAGE_PREFLIGHT, &ctx);
+    if (status != FC_OK)
+        return fc_stage_exit(status);
+    fc_stage_split_by_host(&ctx, &node_comm);
+    MPI_Comm_rank(node_comm, &node_rank);
+    MPI_Comm_split(MPI_COMM_WORLD, node_rank == 0 ? 0 : MPI_UNDEFINED, ctx.world_rank, &leaders);
+    if (leaders != MPI_COMM_NULL) {
+        json_t *inv = fc_node_inventory(&ctx);
+        char *text = json_dumps(inv, JSON_COMPACT | JSON_SORT_KEYS);
+
+        fc_stage_progress(&ctx, 0, "node inventory");
+        if (text && strlen(text) < FC_INV_TEXT)
+            memcpy(mine, text, strlen(text) + 1);
+        else
+            snprintf(mine, FC_INV_TEXT, "{\"host\":\"%s\",\"error\":\"inventory too large\"}",
+                     ctx.host);
+        free(text);
+        json_decref(inv);
+        MPI_Comm_size(leaders, &nnodes);
+        if (ctx.world_rank == 0)
+            all = calloc((size_t)nnodes, FC_INV_TEXT);
+        MPI_Gather(mine, FC_INV_TEXT, MPI_CHAR, all, FC_INV_TEXT, MPI_CHAR, 0, leaders);
+        MPI_Comm_free(&leaders);
+    }
+    if (ctx.world_rank == 0) {
+        json_t **invs = calloc((size_t)nnodes, sizeof(*invs));
+
+        for (int i = 0; i < nnodes; ++i)
+            if ((invs[i] = json_loads(all + (size_t)i * FC_INV_TEXT, 0, NULL)) == NULL)
+                invs[i] = json_pack("{s:s}", "host", "?");
+        for (int i = 0; i < nnodes; ++i) {
+            json_t *rec = fc_stage_record(&ctx, "preflight"), *reasons = json_array();
+            const char *host = json_string_value(json_object_get(invs[i], "host"));
+            int h = fc_inventory_find_host(&ctx.inv, host);
+            const char *part = "node";
+            int ok = fc_judge_node(&ctx, invs[i], invs, nnodes, reasons, &part);
+
+            json_object_set_new(rec, "host", json_string(host));
+            json_object_set_new(rec, "rack", json_string(h >= 0 ? ctx.inv.racks[ctx.inv.host_rack[h]] : ""));
+            json_object_set_new(rec, "inventory", json_incref(invs[i]));
+            json_object_set_new(rec, "reasons", json_incref(reasons));
+            json_object_set_new(rec, "implicates", ok ? json_null() : json_pack(
+                "{s:s, s:s, s:s, s:b}", "part", part, "host", host, "rack",
+                h >= 0 ? ctx.inv.racks[ctx.inv.host_rack[h]] : "", "quarantine", 1));
+            json_object_set_new(rec, "verdict", json_string(ok ? "PASS" : "FAIL"));
+            if (ok)
+                fc_tap_point(&ctx.tap, FC_OK, "node %s matches the expected inventory", host);
+            else {
+                fc_tap_point(&ctx.tap, FC_ERR_FAIL, "node %s: %s", host,
+                             json_string_value(json_array_get(reasons, 0)));
+                ++ctx.failed_points;
+            }
+            fc_results_append(&ctx.results, rec);
+            json_decref(reasons);
+        }
+        for (int i = 0; i < nnodes; ++i)
+            json_decref(invs[i]);
+        free(invs);
+    }
+    free(all);
+    free(mine);
+    MPI_Comm_free(&node_comm);
+    return fc_stage_finish(&ctx, status);
+}
