@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <libgen.h>
 #include <limits.h>
 #include <sys/stat.h>
@@ -89,4 +90,13 @@ void fc_results_close(fc_results_t *results)
     if (results->file != NULL)
         fclose(results->file);
     results->file = NULL;
+}
+
+void fc_results_time(char *buf, size_t len)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+
+    gmtime_r(&now, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }

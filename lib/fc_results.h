@@ -25,5 +25,7 @@ void fc_results_close(fc_results_t *results);
 fc_status_t fc_mkdir_p(const char *dir);
 /* "<directory of this executable>/rel" into buf ("./rel" if unknown). */
 void fc_path_beside_exe(const char *rel, char *buf, size_t len);
+/* The time now as results records write it: "2026-12-02T11:27:11Z". */
+void fc_results_time(char *buf, size_t len);
 
 #endif

@@ -336,20 +336,11 @@ static fc_status_t fc_stage_load_profile(fc_stage_ctx_t *ctx)
     return FC_OK;
 }
 
-static void fc_iso_time(char *buf, size_t len)
-{
-    time_t now = time(NULL);
-    struct tm tm;
-
-    gmtime_r(&now, &tm);
-    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 json_t *fc_stage_record(const fc_stage_ctx_t *ctx, const char *type)
 {
     char now[32];
 
-    fc_iso_time(now, sizeof(now));
+    fc_results_time(now, sizeof(now));
     return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "type", type,
                      "run_id", ctx->opts.run_id, "stage",
                      fc_stage_name(ctx->stage), "backend", ctx->opts.backend,

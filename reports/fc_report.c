@@ -14,13 +14,6 @@
 
 #include "fc_results.h"
 
-const char *fc_json_str(json_t *obj, const char *key)
-{
-    const char *s = json_string_value(json_object_get(obj, key));
-
-    return s ? s : "";
-}
-
 void fc_check_label(json_t *rec, char *buf, size_t len)
 {
     const char *type = fc_json_str(rec, "type");
@@ -144,7 +137,7 @@ fc_status_t fc_report_dir(const char *dir, const char *sign_key_path, int quiet,
         key = sk;
     }
     snprintf(path, sizeof(path), "%s/results.jsonl", dir);
-    if ((st = fc_results_load(path, &records, &bad)) != FC_OK)
+    if ((st = fc_results_load(path, 0, &records, &bad)) != FC_OK)
         goto out_key;
     if ((st = fc_verdict_compute(records, &v)) != FC_OK)
         goto out_records;

@@ -53,8 +53,7 @@ fc_status_t fc_html_write(const char *dir, const fc_run_verdict_t *v);
 fc_status_t fc_report_dir(const char *dir, const char *sign_key_path,
                           int quiet, fc_verdict_t *overall_p);
 
-/* Helpers the writers share. */
-const char *fc_json_str(json_t *obj, const char *key);
+/* Helpers the writers share (and fc_json_str, in fc_verdict.h). */
 /* "all_reduce float32 sum 4 KiB" for a point, "pair a <-> b" ... */
 void fc_check_label(json_t *rec, char *buf, size_t len);
 /* What a technician should do about a part. */

@@ -23,7 +23,8 @@ const char *fc_verdict_name(fc_verdict_t v)
     }
 }
 
-fc_status_t fc_results_load(const char *path, json_t **records_p, int *bad_lines_p)
+fc_status_t fc_results_load(const char *path, long from, json_t **records_p,
+                            int *bad_lines_p)
 {
     FILE *f = fopen(path, "r");
     json_t *records;
@@ -36,6 +37,8 @@ fc_status_t fc_results_load(const char *path, json_t **records_p, int *bad_lines
         return FC_ERR_INVALID;
     }
     records = json_array();
+    if (from > 0)
+        fseek(f, from, SEEK_SET);
     while (getline(&line, &cap, f) > 0) {
         json_t *rec = json_loads(line, 0, NULL);
 
@@ -54,7 +57,7 @@ fc_status_t fc_results_load(const char *path, json_t **records_p, int *bad_lines
     return FC_OK;
 }
 
-static const char *fc_str(json_t *obj, const char *key)
+const char *fc_json_str(json_t *obj, const char *key)
 {
     const char *s = json_string_value(json_object_get(obj, key));
 
@@ -103,15 +106,15 @@ static int fc_attempt_includes(const fc_attempt_t *at, const fc_rack_verdict_t *
 static int fc_record_concerns(json_t *rec, const fc_rack_verdict_t *r,
                               const fc_attempt_t *at)
 {
-    const char *type = fc_str(rec, "type");
+    const char *type = fc_json_str(rec, "type");
 
     if (strcmp(type, "pair") == 0)
-        return strcmp(fc_str(rec, "rack_a"), r->rack) == 0 ||
-               strcmp(fc_str(rec, "rack_b"), r->rack) == 0;
+        return strcmp(fc_json_str(rec, "rack_a"), r->rack) == 0 ||
+               strcmp(fc_json_str(rec, "rack_b"), r->rack) == 0;
     if ((strcmp(type, "point") == 0 || strcmp(type, "contention") == 0) &&
-        fc_str(rec, "rack")[0] == '\0')
+        fc_json_str(rec, "rack")[0] == '\0')
         return at != NULL && fc_attempt_includes(at, r);     /* whole job */
-    return strcmp(fc_str(rec, "rack"), r->rack) == 0;
+    return strcmp(fc_json_str(rec, "rack"), r->rack) == 0;
 }
 
 /* Does this failing record implicate rack r? */
@@ -122,41 +125,41 @@ static int fc_record_implicates(json_t *rec, const fc_rack_verdict_t *r,
 
     if (!json_is_object(imp))
         return fc_record_concerns(rec, r, at);
-    if (strcmp(fc_str(imp, "part"), "cluster") == 0)
+    if (strcmp(fc_json_str(imp, "part"), "cluster") == 0)
         return at != NULL && fc_attempt_includes(at, r);
     if (fc_json_has_string(json_object_get(imp, "racks"), r->rack))
         return 1;
-    if (strcmp(fc_str(imp, "rack"), r->rack) == 0)
+    if (strcmp(fc_json_str(imp, "rack"), r->rack) == 0)
         return 1;
-    return fc_rack_has_host(r, fc_str(imp, "host"));
+    return fc_rack_has_host(r, fc_json_str(imp, "host"));
 }
 
 static void fc_record_text(json_t *rec, char *buf, size_t len)
 {
-    const char *type = fc_str(rec, "type");
+    const char *type = fc_json_str(rec, "type");
     json_t *reasons = json_object_get(rec, "reasons");
     const char *why = json_string_value(json_array_get(reasons, 0));
 
     if (why == NULL)
-        why = fc_str(rec, "reason");
+        why = fc_json_str(rec, "reason");
     if (strcmp(type, "point") == 0 || strcmp(type, "contention") == 0) {
         char what[200];
 
         snprintf(what, sizeof(what), "%s %s%s%s %lld bytes on %s",
-                 fc_str(rec, "collective"), fc_str(rec, "dtype"),
-                 strcmp(fc_str(rec, "op"), "none") ? " " : "",
-                 strcmp(fc_str(rec, "op"), "none") ? fc_str(rec, "op") : "",
+                 fc_json_str(rec, "collective"), fc_json_str(rec, "dtype"),
+                 strcmp(fc_json_str(rec, "op"), "none") ? " " : "",
+                 strcmp(fc_json_str(rec, "op"), "none") ? fc_json_str(rec, "op") : "",
                  (long long)json_integer_value(json_object_get(rec, "bytes")),
-                 fc_str(rec, "group"));
+                 fc_json_str(rec, "group"));
         if (strcmp(type, "contention") == 0)
             snprintf(what + strlen(what), sizeof(what) - strlen(what), " under %s",
-                     fc_str(rec, "kind"));
+                     fc_json_str(rec, "kind"));
         snprintf(buf, len, "%s: %s", what, why);
     } else if (strcmp(type, "pair") == 0) {
-        snprintf(buf, len, "pair %s <-> %s: %s", fc_str(rec, "host_a"),
-                 fc_str(rec, "host_b"), why);
+        snprintf(buf, len, "pair %s <-> %s: %s", fc_json_str(rec, "host_a"),
+                 fc_json_str(rec, "host_b"), why);
     } else if (strcmp(type, "pairs_node") == 0 || strcmp(type, "preflight") == 0) {
-        snprintf(buf, len, "node %s: %s", fc_str(rec, "host"), why);
+        snprintf(buf, len, "node %s: %s", fc_json_str(rec, "host"), why);
     } else {
         snprintf(buf, len, "%s", why);
     }
@@ -205,7 +208,7 @@ static fc_status_t fc_verdict_setup(json_t *records, fc_run_verdict_t *out)
     size_t i, k;
 
     json_array_foreach(records, i, rec)
-        if (strcmp(fc_str(rec, "type"), "plan") == 0)
+        if (strcmp(fc_json_str(rec, "type"), "plan") == 0)
             plan = rec;
     if (plan == NULL) {
         fprintf(stderr, "fabcert: the results hold no plan record (not written "
@@ -213,9 +216,9 @@ static fc_status_t fc_verdict_setup(json_t *records, fc_run_verdict_t *out)
         return FC_ERR_INVALID;
     }
     out->plan = json_incref(plan);
-    snprintf(out->run_id, sizeof(out->run_id), "%s", fc_str(plan, "run_id"));
+    snprintf(out->run_id, sizeof(out->run_id), "%s", fc_json_str(plan, "run_id"));
     json_array_foreach(records, i, rec) {
-        const char *t = fc_str(rec, "time");
+        const char *t = fc_json_str(rec, "time");
 
         if (t[0] && (out->started[0] == '\0' || strcmp(t, out->started) < 0))
             snprintf(out->started, sizeof(out->started), "%s", t);
@@ -223,7 +226,7 @@ static fc_status_t fc_verdict_setup(json_t *records, fc_run_verdict_t *out)
             snprintf(out->finished, sizeof(out->finished), "%s", t);
     }
     json_array_foreach(json_object_get(plan, "stages"), i, rec) {
-        int s = fc_stage_from_name(fc_str(rec, "name"));
+        int s = fc_stage_from_name(fc_json_str(rec, "name"));
 
         if (s >= 0) {
             out->planned[s] = 1;
@@ -235,7 +238,7 @@ static fc_status_t fc_verdict_setup(json_t *records, fc_run_verdict_t *out)
     if (out->racks == NULL)
         return FC_ERR_INTERNAL;
     json_array_foreach(hosts, i, h) {
-        const char *rack = fc_str(h, "rack");
+        const char *rack = fc_json_str(h, "rack");
         fc_rack_verdict_t *r = NULL;
 
         for (k = 0; k < (size_t)out->nracks; ++k)
@@ -252,7 +255,7 @@ static fc_status_t fc_verdict_setup(json_t *records, fc_run_verdict_t *out)
             if (r->hosts == NULL)
                 return FC_ERR_INTERNAL;
         }
-        snprintf(r->hosts[r->nhosts++], FC_VERDICT_NAME, "%s", fc_str(h, "host"));
+        snprintf(r->hosts[r->nhosts++], FC_VERDICT_NAME, "%s", fc_json_str(h, "host"));
     }
     return FC_OK;
 }
@@ -273,20 +276,20 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
     }
     /* attempts, in order */
     json_array_foreach(records, i, rec) {
-        const char *type = fc_str(rec, "type");
-        int s = fc_stage_from_name(fc_str(rec, "stage"));
+        const char *type = fc_json_str(rec, "type");
+        int s = fc_stage_from_name(fc_json_str(rec, "stage"));
 
         if (s < 0)
             continue;
         if (strcmp(type, "stage_skip") == 0)
-            skip_reason[s] = fc_str(rec, "reason");     /* the runner's */
+            skip_reason[s] = fc_json_str(rec, "reason");     /* the runner's */
         if (strcmp(type, "stage_start") == 0 && att[s].n < FC_MAX_ATTEMPTS) {
             att[s].a[att[s].n].hosts = json_object_get(rec, "rank_hosts");
             att[s].n++;
         } else if (strcmp(type, "stage_end") == 0 && att[s].n > 0) {
             att[s].a[att[s].n - 1].ended = 1;
-            att[s].a[att[s].n - 1].skipped = strcmp(fc_str(rec, "verdict"), "SKIP") == 0;
-            att[s].a[att[s].n - 1].reason = fc_str(rec, "reason");
+            att[s].a[att[s].n - 1].skipped = strcmp(fc_json_str(rec, "verdict"), "SKIP") == 0;
+            att[s].a[att[s].n - 1].reason = fc_json_str(rec, "reason");
         }
     }
     for (int k = 0; k < out->nracks; ++k) {
@@ -298,8 +301,8 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
         /* judged records and quarantines, each against the attempt it
          * belongs to */
         json_array_foreach(records, i, rec) {
-            const char *type = fc_str(rec, "type");
-            int s = fc_stage_from_name(fc_str(rec, "stage"));
+            const char *type = fc_json_str(rec, "type");
+            int s = fc_stage_from_name(fc_json_str(rec, "stage"));
             const fc_attempt_t *at;
             char text[FC_VERDICT_TEXT];
 
@@ -311,13 +314,13 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             }
             at = cur[s] >= 0 && cur[s] < FC_MAX_ATTEMPTS ? &att[s].a[cur[s]] : NULL;
             if (strcmp(type, "quarantine") == 0) {
-                if (fc_rack_has_host(r, fc_str(rec, "host"))) {
+                if (fc_rack_has_host(r, fc_json_str(rec, "host"))) {
                     json_array_append(r->quarantines, rec);
                     snprintf(text, sizeof(text), "host %s quarantined after the "
-                             "%s stage: %s", fc_str(rec, "host"), fc_str(rec, "stage"),
-                             fc_str(rec, "reason"));
-                    fc_add_finding(r, FC_VERDICT_FAIL, fc_str(rec, "stage"),
-                                   fc_str(rec, "part"), fc_str(rec, "host"), text, 1);
+                             "%s stage: %s", fc_json_str(rec, "host"), fc_json_str(rec, "stage"),
+                             fc_json_str(rec, "reason"));
+                    fc_add_finding(r, FC_VERDICT_FAIL, fc_json_str(rec, "stage"),
+                                   fc_json_str(rec, "part"), fc_json_str(rec, "host"), text, 1);
                 }
                 continue;
             }
@@ -330,7 +333,7 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             json_array_append(r->checks, rec);
             if (strcmp(type, "hang") != 0)
                 r->stages[s].checks++;
-            if (strcmp(fc_str(rec, "verdict"), "INCOMPLETE") == 0 &&
+            if (strcmp(fc_json_str(rec, "verdict"), "INCOMPLETE") == 0 &&
                 fc_record_concerns(rec, r, at)) {
                 /* measured, but not as the profile demands (e.g. the
                  * background load was not applied): not certified */
@@ -342,12 +345,12 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
                                "", text, 0);
                 continue;
             }
-            if (strcmp(fc_str(rec, "verdict"), "FAIL") != 0 ||
+            if (strcmp(fc_json_str(rec, "verdict"), "FAIL") != 0 ||
                 !fc_record_implicates(rec, r, at))
                 continue;
             json_t *imp = json_object_get(rec, "implicates");
-            const char *part = json_is_object(imp) ? fc_str(imp, "part") : "rack";
-            const char *host = json_is_object(imp) ? fc_str(imp, "host") : "";
+            const char *part = json_is_object(imp) ? fc_json_str(imp, "part") : "rack";
+            const char *host = json_is_object(imp) ? fc_json_str(imp, "host") : "";
 
             r->stages[s].failed++;
             json_array_append(r->failed_checks, rec);

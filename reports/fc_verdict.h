@@ -82,9 +82,13 @@ typedef struct fc_run_verdict {
     int truncated_lines;            /* records cut off by a kill */
 } fc_run_verdict_t;
 
-/* Read results.jsonl into an array of records (lines cut off by a kill
- * are skipped and counted in *bad_lines_p). */
-fc_status_t fc_results_load(const char *path, json_t **records_p, int *bad_lines_p);
+/* Read results.jsonl, from byte offset `from`, into an array of records
+ * (lines cut off by a kill are skipped and counted in *bad_lines_p). */
+fc_status_t fc_results_load(const char *path, long from, json_t **records_p,
+                            int *bad_lines_p);
+
+/* The string member `key` of a record, or "" when absent. */
+const char *fc_json_str(json_t *obj, const char *key);
 
 /* Verdicts from the records; the plan (stages and which are required)
  * comes from the `plan` record the runner writes. FC_ERR_INVALID when the

@@ -331,11 +331,8 @@ static json_t *fc_run_record(const fc_run_state_t *st, const char *type,
                              const char *stage)
 {
     char now[32];
-    time_t t = time(NULL);
-    struct tm tm;
 
-    gmtime_r(&t, &tm);
-    strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    fc_results_time(now, sizeof(now));
     return json_pack("{s:s, s:s, s:s, s:s, s:s}", "type", type, "run_id",
                      st->o.run_id, "stage", stage ? stage : "", "time", now,
                      "source", "runner");
@@ -357,13 +354,10 @@ static json_t *fc_inventory_json(const fc_inventory_t *inv)
 static int fc_write_run_json(const fc_run_state_t *st, json_t *stages)
 {
     char path[PATH_MAX + 16], now[32], host[256] = "";
-    time_t t = time(NULL);
-    struct tm tm;
     json_t *meta;
     int rc;
 
-    gmtime_r(&t, &tm);
-    strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    fc_results_time(now, sizeof(now));
     gethostname(host, sizeof(host) - 1);
     meta = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:O, s:o, s:i, s:i}",
                      "run_id", st->o.run_id, "version", FC_VERSION, "started", now,
@@ -381,42 +375,11 @@ static int fc_write_run_json(const fc_run_state_t *st, json_t *stages)
     return rc;
 }
 
-/* Records appended to results.jsonl since byte offset `from`. */
-static json_t *fc_read_new_records(const char *path, long from)
-{
-    json_t *recs = json_array();
-    FILE *f = fopen(path, "r");
-    char *line = NULL;
-    size_t cap = 0;
-
-    if (f == NULL)
-        return recs;
-    fseek(f, from, SEEK_SET);
-    while (getline(&line, &cap, f) > 0) {
-        json_t *rec = json_loads(line, 0, NULL);
-
-        if (json_is_object(rec))
-            json_array_append_new(recs, rec);
-        else
-            json_decref(rec);
-    }
-    free(line);
-    fclose(f);
-    return recs;
-}
-
 static long fc_file_size(const char *path)
 {
     struct stat sb;
 
     return stat(path, &sb) == 0 ? (long)sb.st_size : 0;
-}
-
-static const char *fc_jstr(json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-
-    return s ? s : "";
 }
 
 static void fc_quarantine(fc_run_state_t *st, const char *stage, const char *host,
@@ -451,7 +414,7 @@ static int fc_diagnose_hang(fc_run_state_t *st, const char *stage, json_t *recs,
     double timeout_s = 0;
 
     json_array_foreach(recs, i, rec)
-        if (strcmp(fc_jstr(rec, "type"), "stage_start") == 0)
+        if (strcmp(fc_json_str(rec, "type"), "stage_start") == 0)
             start = rec;
     if (start == NULL) {
         json_t *r = fc_run_record(st, "stage_error", stage);
@@ -475,7 +438,7 @@ static int fc_diagnose_hang(fc_run_state_t *st, const char *stage, json_t *recs,
         if (rank >= 0 && (size_t)rank < nranks &&
             json_real_value(json_object_get(w, "late_s")) <= FC_LATE_REPORT_S) {
             arrived[rank] = 1;
-            stuck_at = fc_jstr(w, "at");
+            stuck_at = fc_json_str(w, "at");
         }
     }
     for (size_t h = 0; h < nranks; ++h) {
@@ -650,38 +613,41 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
         json_decref(res.watchdog);
         return 2;
     }
-    recs = fc_read_new_records(st->results_path, offset);
+    /* what this attempt appended (nothing if it never opened the file) */
+    if (access(st->results_path, F_OK) != 0 ||
+        fc_results_load(st->results_path, offset, &recs, NULL) != FC_OK)
+        recs = json_array();
     json_array_foreach(recs, i, rec) {
-        const char *type = fc_jstr(rec, "type");
+        const char *type = fc_json_str(rec, "type");
         json_t *imp = json_object_get(rec, "implicates");
 
         if (strcmp(type, "stage_end") == 0) {
             ended = 1;
-            if (strcmp(fc_jstr(rec, "verdict"), "SKIP") == 0)
-                snprintf(skipped, sizeof(skipped), "%s", fc_jstr(rec, "reason"));
+            if (strcmp(fc_json_str(rec, "verdict"), "SKIP") == 0)
+                snprintf(skipped, sizeof(skipped), "%s", fc_json_str(rec, "reason"));
         }
         if (strcmp(type, "point") == 0 || strcmp(type, "pair") == 0 ||
             strcmp(type, "pairs_node") == 0 || strcmp(type, "contention") == 0 ||
             strcmp(type, "preflight") == 0) {
             ++points;
-            if (strcmp(fc_jstr(rec, "verdict"), "PASS") != 0)
+            if (strcmp(fc_json_str(rec, "verdict"), "PASS") != 0)
                 ++failed;
         }
-        if (strcmp(fc_jstr(rec, "verdict"), "FAIL") == 0 &&
+        if (strcmp(fc_json_str(rec, "verdict"), "FAIL") == 0 &&
             json_is_true(json_object_get(imp, "quarantine"))) {
             char why[1024];
             const char *what = json_string_value(json_array_get(json_object_get(rec, "reasons"), 0));
 
             if (strcmp(type, "point") == 0)
                 snprintf(why, sizeof(why), "%s %s%s%s %lld bytes: %s",
-                         fc_jstr(rec, "collective"), fc_jstr(rec, "dtype"),
-                         strcmp(fc_jstr(rec, "op"), "none") ? " " : "",
-                         strcmp(fc_jstr(rec, "op"), "none") ? fc_jstr(rec, "op") : "",
+                         fc_json_str(rec, "collective"), fc_json_str(rec, "dtype"),
+                         strcmp(fc_json_str(rec, "op"), "none") ? " " : "",
+                         strcmp(fc_json_str(rec, "op"), "none") ? fc_json_str(rec, "op") : "",
                          (long long)json_integer_value(json_object_get(rec, "bytes")),
                          what ? what : "failed");
             else
                 snprintf(why, sizeof(why), "%s", what ? what : "failed");
-            fc_quarantine(st, name, fc_jstr(imp, "host"), fc_jstr(imp, "part"), why);
+            fc_quarantine(st, name, fc_json_str(imp, "host"), fc_json_str(imp, "part"), why);
         }
     }
     if (skipped[0])
