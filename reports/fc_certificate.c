@@ -190,23 +190,21 @@ json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t 
                      r->more_findings, "truncated_records", v->truncated_lines);
 }
 
+/* hex of n bytes into out (2n + 1 bytes) */
 static void fc_hex(const unsigned char *in, size_t n, char *out)
 {
-    for (size_t i = 0; i < n; ++i)
-        sprintf(out + 2 * i, "%02x", in[i]);
-    out[2 * n] = '\0';
+    sodium_bin2hex(out, 2 * n + 1, in, n);
 }
 
+/* exactly 2n hex digits, then the end of the text or of the line */
 static int fc_unhex(const char *in, unsigned char *out, size_t n)
 {
-    for (size_t i = 0; i < n; ++i) {
-        unsigned v;
+    const char *end = NULL;
+    size_t got = 0;
 
-        if (sscanf(in + 2 * i, "%2x", &v) != 1)
-            return -1;
-        out[i] = (unsigned char)v;
-    }
-    return in[2 * n] == '\0' || in[2 * n] == '\n' ? 0 : -1;
+    if (sodium_hex2bin(out, n, in, strlen(in), NULL, &got, &end) != 0 || got != n)
+        return -1;
+    return *end == '\0' || *end == '\n' ? 0 : -1;
 }
 
 static void fc_sha256_hex(const char *bytes, char hex[65])
