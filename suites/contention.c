@@ -49,6 +49,8 @@ typedef struct fc_cont_run {
     int role;
     MPI_Comm role_comm, group, ctrl;
     fc_bg_t bg;
+    fc_backend_t be;                    /* foreground: the group's backend */
+    int have_be;
     int kinds[FC_BG_KINDS], nkinds;
     int ngroups;
 } fc_cont_run_t;
@@ -86,7 +88,6 @@ static void fc_cont_phase(fc_cont_run_t *run, const fc_test_point_t *pt, unsigne
     } else {
         if (run->role == FC_ROLE_FG) {
             fc_engine_ident_t ident = { ctx->world_rank, ctx->host };
-            fc_backend_t be;
 
             fc_point_label(pt, what, sizeof(what));
             snprintf(what + strlen(what), sizeof(what) - strlen(what), " (%s)",
@@ -94,11 +95,10 @@ static void fc_cont_phase(fc_cont_run_t *run, const fc_test_point_t *pt, unsigne
             fc_stage_progress(ctx, index, what);
             if (mask)
                 usleep(FC_SETTLE_US);
-            if (fc_backend_mpi_init(run->group, &be) == FC_OK) {
-                fc_engine_run_point(&be, pt, &ctx->opts.selftest, &ident, &mine);
-                if (be.rank != 0)
+            if (run->have_be) {
+                fc_engine_run_point(&run->be, pt, &ctx->opts.selftest, &ident, &mine);
+                if (run->be.rank != 0)
                     mine.valid = 0;
-                be.ops->fini_func(&be);
             }
         }
         /* rank 0 keeps the background going for at least phase_s, so its
@@ -149,17 +149,16 @@ static void fc_cont_phase(fc_cont_run_t *run, const fc_test_point_t *pt, unsigne
 
 /* Rank 0: judge the loaded phase p against the clean phases around it. */
 static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
-                           fc_phase_result_t *ph, int nph, int p)
+                           const fc_phase_result_t *ph, int p)
 {
     fc_stage_ctx_t *ctx = run->ctx;
     const fc_contention_profile_t *cp = run->cp;
-    fc_phase_result_t *loaded = &ph[p];
-    const fc_phase_result_t *before = &ph[p - 1], *after = &ph[p + 1];
+    const fc_phase_result_t *loaded = &ph[p], *before = &ph[p - 1], *after = &ph[p + 1];
+    double *ratios = calloc((size_t)run->ngroups + 1, sizeof(double));
     char label[128];
     int worst_fail = 0, worst_incomplete = 0;
     char first_reason[FC_REASON_MAX] = "";
 
-    (void)nph;
     fc_point_label(pt, label, sizeof(label));
     for (int g = 0; g < run->ngroups; ++g) {
         const fc_point_summary_t *s = &loaded->sums[g];
@@ -246,7 +245,7 @@ static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
         worst_fail |= strcmp(verdict, "FAIL") == 0;
         worst_incomplete |= strcmp(verdict, "INCOMPLETE") == 0;
         fc_results_append(&ctx->results, rec);
-        loaded->sums[g].busbw = ratio;      /* kept for the TAP block below */
+        ratios[g] = ratio;
     }
     if (worst_fail || worst_incomplete)
         ++ctx->failed_points;
@@ -262,13 +261,14 @@ static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
     for (int g = 0; g < run->ngroups; ++g)
         fc_tap_yaml_line(&ctx->tap, "%s: {slowdown: %.3f, loaded_us: %.1f}",
                          fc_stage_group_name(ctx, loaded->sums[g].first_world_rank),
-                         loaded->sums[g].busbw, loaded->sums[g].time.median * 1e6);
+                         ratios[g], loaded->sums[g].time.median * 1e6);
     for (int k = 0; k < FC_BG_KINDS; ++k)
         if ((loaded->mask >> k) & 1)
             fc_tap_yaml_line(&ctx->tap, "%s_mbps: {target: %.3f, achieved: %.3f}",
                              fc_bg_kind_name(k), run->cp->kinds[k].rate_mbps *
                              run->cp->kinds[k].duty, loaded->achieved[k]);
     fc_tap_yaml_end(&ctx->tap);
+    free(ratios);
 }
 
 static fc_status_t fc_cont_run(fc_cont_run_t *run)
@@ -301,7 +301,7 @@ static fc_status_t fc_cont_run(fc_cont_run_t *run)
             fc_cont_phase(run, &points[i], masks[m], index++, &ph[m]);
         if (ctx->world_rank == 0) {
             for (int m = 1; m < nmasks; m += 2)
-                fc_cont_report(run, &points[i], ph, nmasks, m);
+                fc_cont_report(run, &points[i], ph, m);
             for (int m = 0; m < nmasks; ++m)
                 free(ph[m].sums);
         }
@@ -357,6 +357,8 @@ int main(int argc, char **argv)
             ctx.grouping = FC_GROUP_ALL;
             MPI_Comm_dup(run.role_comm, &run.group);
         }
+        /* one backend for every phase of every point */
+        run.have_be = fc_backend_mpi_init(run.group, &run.be) == FC_OK;
     } else {
         ctx.grouping = run.cp->scope_rack ? FC_GROUP_RACK : FC_GROUP_ALL;
     }
@@ -376,8 +378,11 @@ int main(int argc, char **argv)
         status = fc_cont_run(&run);
     if (is_bg)
         fc_bg_fini(&run.bg);
-    if (is_fg)
+    if (is_fg) {
+        if (run.have_be)
+            run.be.ops->fini_func(&run.be);
         MPI_Comm_free(&run.group);
+    }
     MPI_Comm_free(&run.role_comm);
     MPI_Comm_free(&run.ctrl);
     return fc_stage_finish(&ctx, status);
