@@ -13,23 +13,9 @@
 # Needs root (namespaces); skips with the reason otherwise.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-VC=runners/vcluster
-if [ "$(id -u)" != 0 ]; then
-    echo "1..0 # SKIP needs root for network namespaces (CI runs as root)"; exit 0
-fi
-NAME=fcc$((RANDOM % 10000))
-cleanup() {
-    $VC --name $NAME down > /dev/null 2>&1
-    umount "$TMP/ro" 2>/dev/null
-    [ -n "${KEEP:-}" ] || rm -rf "$TMP"
-}
-trap cleanup EXIT
-if ! $VC --name $NAME up --racks 2 --nodes 2 > "$TMP/up.out" 2>&1; then
-    echo "1..0 # SKIP cannot build the virtual cluster: $(tail -1 "$TMP/up.out")"; exit 0
-fi
+vcluster_cleanup() { umount "$TMP/ro" 2>/dev/null; }
+vcluster_up fcc
 plan 11
-D=$($VC --name $NAME dir)
-. "$D/env"
 run() {     # run OUT PROFILE [options]
     local out=$1 profile=$2; shift 2
     $VC --name $NAME exec ${NAME}01 $FC run --hosts "$D/hosts" --racks "$D/racks" \

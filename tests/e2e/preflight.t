@@ -10,18 +10,8 @@
 # Needs root (namespaces); skips with the reason otherwise.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-VC=runners/vcluster
-if [ "$(id -u)" != 0 ]; then
-    echo "1..0 # SKIP needs root for network namespaces (CI runs as root)"; exit 0
-fi
-NAME=fcp$((RANDOM % 10000))
-trap '$VC --name $NAME down > /dev/null 2>&1; rm -rf "$TMP"' EXIT
-if ! $VC --name $NAME up --racks 2 --nodes 2 > "$TMP/up.out" 2>&1; then
-    echo "1..0 # SKIP cannot build the virtual cluster: $(tail -1 "$TMP/up.out")"; exit 0
-fi
+vcluster_up fcp
 plan 8
-D=$($VC --name $NAME dir)
-. "$D/env"
 cat > "$TMP/pre.yaml" <<'YAML'
 name: preflight-test
 seed: 1

@@ -30,3 +30,29 @@ jsonl() {
         while (<$f>) { push @r, JSON::PP::decode_json($_) } print eval($ARGV[1]), "\n";
         die $@ if $@' "$1" "$2"
 }
+
+# vcluster_up PREFIX: build a virtual cluster of 2 racks x 2 nodes for this
+# test (runners/vcluster), named PREFIX plus a random number, or skip the
+# whole test with the reason (not root, a tool missing, no namespaces).
+# Sets VC, NAME and D (its files), exports its mpirun settings, and tears
+# it down at exit, after vcluster_cleanup if the test defines one. KEEP=1
+# keeps $TMP for a look afterwards.
+vcluster_up() {
+    VC=runners/vcluster
+    if [ "$(id -u)" != 0 ]; then
+        echo "1..0 # SKIP needs root for network namespaces (CI runs as root)"; exit 0
+    fi
+    for tool in ip tc nsenter unshare; do
+        command -v $tool > /dev/null ||
+            { echo "1..0 # SKIP $tool is missing (make deps installs it)"; exit 0; }
+    done
+    NAME=$1$((RANDOM % 10000))
+    trap 'declare -F vcluster_cleanup > /dev/null && vcluster_cleanup
+          $VC --name $NAME down > /dev/null 2>&1
+          [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
+    if ! $VC --name $NAME up --racks 2 --nodes 2 > "$TMP/up.out" 2>&1; then
+        echo "1..0 # SKIP cannot build the virtual cluster: $(tail -1 "$TMP/up.out")"; exit 0
+    fi
+    D=$($VC --name $NAME dir)
+    . "$D/env"
+}

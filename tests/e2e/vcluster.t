@@ -15,23 +15,8 @@
 # Needs root (namespaces); skips with the reason otherwise.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-VC=runners/vcluster
-
-if [ "$(id -u)" != 0 ]; then
-    echo "1..0 # SKIP needs root for network namespaces (CI runs as root)"; exit 0
-fi
-for tool in ip tc nsenter unshare; do
-    command -v $tool > /dev/null ||
-        { echo "1..0 # SKIP $tool is missing (make deps installs it)"; exit 0; }
-done
-NAME=fct$((RANDOM % 10000))
-trap '$VC --name $NAME down > /dev/null 2>&1; [ -n "$KEEP" ] || rm -rf "$TMP"' EXIT
-if ! $VC --name $NAME up --racks 2 --nodes 2 > "$TMP/up.out" 2>&1; then
-    echo "1..0 # SKIP cannot build the virtual cluster: $(tail -1 "$TMP/up.out")"; exit 0
-fi
+vcluster_up fct
 plan 19
-D=$($VC --name $NAME dir)
-. "$D/env"
 H1=${NAME}01 H2=${NAME}02 H3=${NAME}03
 run() {     # run OUT-NAME [fabcert run options]: inside the first node
     local out=$1; shift
