@@ -737,3 +737,48 @@ const fc_limit_rule_t *fc_profile_find_limit(const fc_stage_profile_t *sp,
     }
     return NULL;
 }
+
+fc_status_t fc_parse_name_list(const char *what, const char *text,
+                               int (*from_name)(const char *), int max,
+                               int *out, int *count_p)
+{
+    char buf[1024], *save = NULL;
+    int count = 0;
+
+    snprintf(buf, sizeof(buf), "%s", text);
+    for (char *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        int id = from_name(tok);
+
+        if (id < 0 || count == max) {
+            fprintf(stderr, "fabcert: --%s: unknown or repeated '%s'\n", what,
+                    tok);
+            return FC_ERR_INVALID;
+        }
+        out[count++] = id;
+    }
+    if (count == 0) {
+        fprintf(stderr, "fabcert: --%s: empty list\n", what);
+        return FC_ERR_INVALID;
+    }
+    *count_p = count;
+    return FC_OK;
+}
+
+fc_status_t fc_parse_size_list(const char *what, const char *text, int max,
+                               uint64_t *out, int *count_p)
+{
+    char buf[1024], *save = NULL;
+    int count = 0;
+
+    snprintf(buf, sizeof(buf), "%s", text);
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (count == max || fc_parse_size(t, &out[count]) != 0 || out[count] == 0) {
+            fprintf(stderr, "fabcert: --%s: bad size '%s'\n", what, t);
+            return FC_ERR_INVALID;
+        }
+        count++;
+    }
+    *count_p = count;
+    return FC_OK;
+}

@@ -141,6 +141,15 @@ const fc_limit_rule_t *fc_profile_find_limit(const fc_stage_profile_t *sp,
 
 /* Parse "256KiB", "1MiB", "4096", "1GiB"; returns 0 on success. */
 int fc_parse_size(const char *text, uint64_t *bytes_p);
+/* Command-line lists, "all_reduce,all_gather" or "4KiB,1MiB": each item
+ * mapped (names by from_name); an unknown, extra or bad item, or an empty
+ * name list, prints "fabcert: --WHAT: ..." and returns FC_ERR_INVALID. */
+fc_status_t fc_parse_name_list(const char *what, const char *text,
+                               int (*from_name)(const char *), int max,
+                               int *out, int *count_p);
+fc_status_t fc_parse_size_list(const char *what, const char *text, int max,
+                               uint64_t *out, int *count_p);
+
 /* Format bytes with binary units: "256 KiB". */
 void fc_format_size(uint64_t bytes, char *buf, size_t len);
 

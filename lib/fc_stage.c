@@ -50,33 +50,6 @@ static void fc_stage_usage(FILE *out, const char *prog)
             prog);
 }
 
-static fc_status_t fc_parse_list(const char *what, const char *text,
-                                 int (*from_name)(const char *), int max,
-                                 int *out, int *count_p)
-{
-    char buf[1024], *save = NULL;
-    int count = 0;
-
-    snprintf(buf, sizeof(buf), "%s", text);
-    for (char *tok = strtok_r(buf, ",", &save); tok;
-         tok = strtok_r(NULL, ",", &save)) {
-        int id = from_name(tok);
-
-        if (id < 0 || count == max) {
-            fprintf(stderr, "fabcert: --%s: unknown or repeated '%s'\n", what,
-                    tok);
-            return FC_ERR_INVALID;
-        }
-        out[count++] = id;
-    }
-    if (count == 0) {
-        fprintf(stderr, "fabcert: --%s: empty list\n", what);
-        return FC_ERR_INVALID;
-    }
-    *count_p = count;
-    return FC_OK;
-}
-
 static fc_status_t fc_parse_int(const char *what, const char *text, long lo,
                                 long hi, long *out)
 {
@@ -185,21 +158,10 @@ static fc_status_t fc_stage_parse(int argc, char **argv, fc_stage_opts_t *o,
             }
             snprintf(o->backend, sizeof(o->backend), "%s", optarg);
             break;
-        case O_SIZES: {
-            char buf[1024], *save = NULL;
-
-            snprintf(buf, sizeof(buf), "%s", optarg);
-            for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-                if (o->nsizes == FC_PROFILE_MAX_SIZES ||
-                    fc_parse_size(t, &o->sizes[o->nsizes]) != 0 ||
-                    o->sizes[o->nsizes] == 0) {
-                    fprintf(stderr, "fabcert: --sizes: bad size '%s'\n", t);
-                    return FC_ERR_INVALID;
-                }
-                o->nsizes++;
-            }
+        case O_SIZES:
+            FC_CHECK(fc_parse_size_list("sizes", optarg, FC_PROFILE_MAX_SIZES,
+                                        o->sizes, &o->nsizes));
             break;
-        }
         case O_ITERS:
             FC_CHECK(fc_parse_int("--iters", optarg, 1, 1000000, &v));
             o->iters = (int)v;
@@ -209,15 +171,15 @@ static fc_status_t fc_stage_parse(int argc, char **argv, fc_stage_opts_t *o,
             o->warmup = (int)v;
             break;
         case O_COLLS:
-            FC_CHECK(fc_parse_list("collectives", optarg, fc_coll_from_name,
+            FC_CHECK(fc_parse_name_list("collectives", optarg, fc_coll_from_name,
                                    FC_COLL_COUNT, o->colls, &o->ncolls));
             break;
         case O_DTYPES:
-            FC_CHECK(fc_parse_list("dtypes", optarg, fc_dtype_from_name,
+            FC_CHECK(fc_parse_name_list("dtypes", optarg, fc_dtype_from_name,
                                    FC_DTYPE_COUNT, o->dtypes, &o->ndtypes));
             break;
         case O_OPS:
-            FC_CHECK(fc_parse_list("ops", optarg, fc_reduce_op_from_name, 4,
+            FC_CHECK(fc_parse_name_list("ops", optarg, fc_reduce_op_from_name, 4,
                                    o->ops, &o->nops));
             break;
         case O_SELFTEST:

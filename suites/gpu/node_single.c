@@ -502,30 +502,12 @@ int main(int argc, char **argv)
     if (fc_profile_load(profile_path, &profile) != FC_OK)
         return 2;
     sp = profile.stages[FC_STAGE_NODE];
-    if (sizes) {
-        char buf[1024], *save = NULL;
-
-        sp.nsizes = 0;
-        snprintf(buf, sizeof(buf), "%s", sizes);
-        for (char *t = strtok_r(buf, ",", &save); t && sp.nsizes < FC_PROFILE_MAX_SIZES;
-             t = strtok_r(NULL, ",", &save))
-            if (fc_parse_size(t, &sp.sizes[sp.nsizes++]) != 0) {
-                fprintf(stderr, "fabcert-node-gpu: --sizes: bad size '%s'\n", t);
-                return 2;
-            }
-    }
-    if (colls) {
-        char buf[1024], *save = NULL;
-
-        sp.ncolls = 0;
-        snprintf(buf, sizeof(buf), "%s", colls);
-        for (char *t = strtok_r(buf, ",", &save); t && sp.ncolls < FC_COLL_COUNT;
-             t = strtok_r(NULL, ",", &save))
-            if ((sp.colls[sp.ncolls++] = fc_coll_from_name(t)) < 0) {
-                fprintf(stderr, "fabcert-node-gpu: --collectives: unknown '%s'\n", t);
-                return 2;
-            }
-    }
+    if (sizes && fc_parse_size_list("sizes", sizes, FC_PROFILE_MAX_SIZES, sp.sizes,
+                                    &sp.nsizes) != FC_OK)
+        return 2;
+    if (colls && fc_parse_name_list("collectives", colls, fc_coll_from_name, FC_COLL_COUNT,
+                                    sp.colls, &sp.ncolls) != FC_OK)
+        return 2;
     if (index > 0)
         sp.iters = index;
 
