@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_coll.h"
 #include "fc_results.h"
 
 #define FC_MAX_SERIES 48
@@ -148,11 +149,8 @@ static void fc_plot_busbw(FILE *f, const char *title, fc_series_t *ser, int nser
 
 static void fc_stage_plots(FILE *f, const fc_rack_verdict_t *r, const char *stage)
 {
-    static const char *const colls[] = {
-        "all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all", "sendrecv",
-    };
-
-    for (int c = 0; c < 6; ++c) {
+    for (int c = 0; c < FC_COLL_COUNT; ++c) {
+        const char *coll = fc_coll_desc((fc_coll_id_t)c)->name;
         fc_series_t ser[FC_MAX_SERIES];
         double lx[FC_MAX_XS], ly[FC_MAX_XS];
         int nser = 0, nl = 0;
@@ -166,7 +164,7 @@ static void fc_stage_plots(FILE *f, const fc_rack_verdict_t *r, const char *stag
 
             if (strcmp(fc_json_str(rec, "type"), "point") != 0 ||
                 strcmp(fc_json_str(rec, "stage"), stage) != 0 ||
-                strcmp(fc_json_str(rec, "collective"), colls[c]) != 0)
+                strcmp(fc_json_str(rec, "collective"), coll) != 0)
                 continue;
             snprintf(name, sizeof(name), "%s %s%s%s", fc_json_str(rec, "group"),
                      fc_json_str(rec, "dtype"),
@@ -210,7 +208,7 @@ static void fc_stage_plots(FILE *f, const fc_rack_verdict_t *r, const char *stag
             }
         char title[96];
 
-        snprintf(title, sizeof(title), "%s: %s busbw against size", stage, colls[c]);
+        snprintf(title, sizeof(title), "%s: %s busbw against size", stage, coll);
         fc_plot_busbw(f, title, ser, nser, lx, ly, nl);
     }
 }
