@@ -85,7 +85,7 @@ $(BUILD)/obj/%.cu.o: %.cu $(wildcard kernels/*.h)
 	@mkdir -p $(dir $@)
 	$(NVCC) -O3 -Ikernels -Ilib $(GPU_ARCHS) -Xcompiler -fPIC -c $< -o $@
 
-$(BUILD)/obj/lib/gpu/%.o: lib/gpu/%.c $(wildcard lib/*.h kernels/*.h)
+$(BUILD)/obj/lib/gpu/%.o: lib/gpu/%.c $(wildcard lib/*.h lib/gpu/*.h kernels/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) -I$(CUDA_HOME)/include -I$(NCCL_INC) $(CFLAGS) $(WARN) -c $< -o $@
 
@@ -93,7 +93,7 @@ $(GPU_PLUGIN): $(BUILD)/obj/kernels/fc_kernels_cuda.cu.o $(BUILD)/obj/lib/gpu/fc
 	$(MPICC) -shared -o $@ $^ $(GPU_LDFLAGS) -lnccl -lcudart -lxxhash -lstdc++ -lm
 
 # the node stage in one process, without MPI (gcc, not mpicc)
-$(BUILD)/obj/suites/gpu/%.o: suites/gpu/%.c $(wildcard lib/*.h kernels/*.h)
+$(BUILD)/obj/suites/gpu/%.o: suites/gpu/%.c $(wildcard lib/*.h lib/gpu/*.h kernels/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) -Ilib -Ikernels -I$(CUDA_HOME)/include -I$(NCCL_INC) $(CFLAGS) $(WARN) -c $< -o $@
 

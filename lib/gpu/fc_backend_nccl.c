@@ -24,6 +24,7 @@
 #include "fc_backend.h"
 #include "fc_kernels_cuda.h"
 #include "fc_log.h"
+#include "fc_nccl_call.h"
 #include "fc_plugin.h"
 
 typedef struct fc_nccl {
@@ -103,29 +104,6 @@ static fc_status_t fc_nccl_sync(fc_backend_t *be, const char *what)
     return fc_nccl_wait(be, nb->stop, what);
 }
 
-static ncclDataType_t fc_nccl_dtype(fc_dtype_t t)
-{
-    switch (t) {
-    case FC_INT32: return ncclInt32;
-    case FC_INT64: return ncclInt64;
-    case FC_UINT8: return ncclUint8;
-    case FC_FLOAT32: return ncclFloat32;
-    case FC_FLOAT64: return ncclFloat64;
-    case FC_FLOAT16: return ncclFloat16;
-    default: return ncclBfloat16;
-    }
-}
-
-static ncclRedOp_t fc_nccl_op(fc_op_t op)
-{
-    switch (op) {
-    case FC_OP_PROD: return ncclProd;
-    case FC_OP_MIN: return ncclMin;
-    case FC_OP_MAX: return ncclMax;
-    default: return ncclSum;
-    }
-}
-
 static fc_status_t fc_nccl_alloc(fc_backend_t *be, size_t bytes, void **buf_p)
 {
     void *p = NULL;
@@ -173,45 +151,9 @@ static fc_status_t fc_nccl_copy(fc_backend_t *be, void *dst, const void *src, si
 static ncclResult_t fc_nccl_call(fc_backend_t *be, const fc_coll_call_t *c)
 {
     fc_nccl_t *nb = be->priv;
-    ncclDataType_t dt = fc_nccl_dtype(c->dtype);
-    size_t esize = (size_t)fc_dtype_size(c->dtype);
-    ncclResult_t r = ncclSuccess;
 
-    switch (c->coll) {
-    case FC_COLL_ALL_REDUCE:
-        return ncclAllReduce(c->send, c->recv, c->count, dt, fc_nccl_op(c->op),
-                             nb->comm, nb->stream);
-    case FC_COLL_ALL_GATHER:
-        return ncclAllGather(c->send, c->recv, c->count, dt, nb->comm, nb->stream);
-    case FC_COLL_REDUCE_SCATTER:
-        return ncclReduceScatter(c->send, c->recv, c->count, dt, fc_nccl_op(c->op),
-                                 nb->comm, nb->stream);
-    case FC_COLL_BROADCAST:     /* in place, like the mpi backend */
-        return ncclBroadcast(c->recv, c->recv, c->count, dt, c->root, nb->comm,
-                             nb->stream);
-    case FC_COLL_ALL_TO_ALL:
-        if ((r = ncclGroupStart()) != ncclSuccess)
-            return r;
-        for (int peer = 0; peer < be->size && r == ncclSuccess; ++peer) {
-            r = ncclSend((const char *)c->send + (size_t)peer * c->count * esize,
-                         c->count, dt, peer, nb->comm, nb->stream);
-            if (r == ncclSuccess)
-                r = ncclRecv((char *)c->recv + (size_t)peer * c->count * esize,
-                             c->count, dt, peer, nb->comm, nb->stream);
-        }
-        return r == ncclSuccess ? ncclGroupEnd() : (ncclGroupEnd(), r);
-    case FC_COLL_SENDRECV:
-        if ((r = ncclGroupStart()) != ncclSuccess)
-            return r;
-        r = ncclSend(c->send, c->count, dt, fc_coll_ring_next(be->rank, be->size),
-                     nb->comm, nb->stream);
-        if (r == ncclSuccess)
-            r = ncclRecv(c->recv, c->count, dt, fc_coll_ring_prev(be->rank, be->size),
-                         nb->comm, nb->stream);
-        return r == ncclSuccess ? ncclGroupEnd() : (ncclGroupEnd(), r);
-    default:
-        return ncclInvalidArgument;
-    }
+    return fc_nccl_issue(c->coll, c->dtype, c->op, c->send, c->recv, c->count, c->root,
+                         be->rank, be->size, nb->comm, nb->stream);
 }
 
 static fc_status_t fc_nccl_run(fc_backend_t *be, const fc_coll_call_t *call,

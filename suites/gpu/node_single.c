@@ -35,6 +35,7 @@
 #include "fc_results.h"
 #include "fc_stats.h"
 #include "fc_tap.h"
+#include "gpu/fc_nccl_call.h"
 
 #define FC_MAX_GPUS 16
 #define FC_WAIT_S 120.0
@@ -181,48 +182,14 @@ static void fc_kernel_checks(fc_gpu_ctx_t *g)
 
 /* ---- 2. the node sweep -------------------------------------------------- */
 
-static ncclDataType_t fc_nccl_dtype(int t)
-{
-    static const ncclDataType_t map[] = { ncclInt32, ncclInt64, ncclUint8, ncclFloat32,
-                                          ncclFloat64, ncclFloat16, ncclBfloat16 };
-    return map[t];
-}
-
-static ncclRedOp_t fc_nccl_op(int op)
-{
-    return op == FC_OP_PROD ? ncclProd : op == FC_OP_MIN ? ncclMin :
-           op == FC_OP_MAX ? ncclMax : ncclSum;
-}
-
 /* One call on every GPU, in one NCCL group. */
 static void fc_issue(fc_gpu_ctx_t *g, const fc_coll_desc_t *desc, int dtype, int op,
                      void **send, void **recv, size_t count)
 {
-    size_t esize = (size_t)fc_dtype_size(dtype);
-    ncclDataType_t dt = fc_nccl_dtype(dtype);
-    int n = g->ngpus;
-
     ncclGroupStart();
-    for (int d = 0; d < n; ++d) {
-        cudaStream_t s = g->streams[d];
-        ncclComm_t c = g->comms[d];
-
-        switch (desc->id) {
-        case FC_COLL_ALL_REDUCE: ncclAllReduce(send[d], recv[d], count, dt, fc_nccl_op(op), c, s); break;
-        case FC_COLL_ALL_GATHER: ncclAllGather(send[d], recv[d], count, dt, c, s); break;
-        case FC_COLL_REDUCE_SCATTER: ncclReduceScatter(send[d], recv[d], count, dt, fc_nccl_op(op), c, s); break;
-        case FC_COLL_BROADCAST: ncclBroadcast(recv[d], recv[d], count, dt, 0, c, s); break;
-        case FC_COLL_ALL_TO_ALL:
-            for (int p = 0; p < n; ++p) {
-                ncclSend((char *)send[d] + (size_t)p * count * esize, count, dt, p, c, s);
-                ncclRecv((char *)recv[d] + (size_t)p * count * esize, count, dt, p, c, s);
-            }
-            break;
-        default:
-            ncclSend(send[d], count, dt, fc_coll_ring_next(d, n), c, s);
-            ncclRecv(recv[d], count, dt, fc_coll_ring_prev(d, n), c, s);
-        }
-    }
+    for (int d = 0; d < g->ngpus; ++d)
+        fc_nccl_issue(desc->id, dtype, op, send[d], recv[d], count, 0, d, g->ngpus,
+                      g->comms[d], g->streams[d]);
     ncclGroupEnd();
 }
 
