@@ -28,7 +28,9 @@ int main(void)
     for (int t = 0; t < FC_DTYPE_COUNT; ++t) {
         uint64_t checked = 0, differ = 0;
 
-        if (fc_twins_dtype_size_cuda(t) != fc_dtype_size(t))
+        /* element sizes: the shared header's, both ways, and the host table's */
+        if (fc_twins_dtype_size_cuda(t) != fc_dtype_size(t) ||
+            (size_t)fc_dtype_size(t) != fc_dtype_info((fc_dtype_t)t)->size)
             ++differ;
         for (int op = 0; op <= FC_OP_NONE; ++op)
             for (int n = 0; n < 5; ++n) {
