@@ -380,8 +380,8 @@ static fc_status_t fc_stage_load_inventory(fc_stage_ctx_t *ctx)
     for (size_t r = 0; r < n; ++r) {
         int h = fc_inventory_find_host(&ctx->inv, ctx->rank_hosts[r]);
 
-        if (!(o->hosts_path[0] || o->racks_path[0]))
-            h = 0;              /* no inventory: one rack, "default" */
+        if (!o->hosts_path[0] && !o->racks_path[0])
+            h = 0;              /* no inventory: this host, rack "default" */
         if (h < 0) {
             if (ctx->world_rank == 0)
                 fprintf(stderr, "fabcert: %s: host '%s' (rank %zu) was given by "
@@ -391,7 +391,7 @@ static fc_status_t fc_stage_load_inventory(fc_stage_ctx_t *ctx)
             status = FC_ERR_INVALID;
             continue;
         }
-        racks[r] = o->hosts_path[0] || o->racks_path[0] ? ctx->inv.host_rack[h] : 0;
+        racks[r] = ctx->inv.host_rack[h];
     }
     if (status == FC_OK)
         ctx->rack = racks[ctx->world_rank];
