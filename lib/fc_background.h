@@ -15,10 +15,11 @@
  *
  * Each kind sends at a target rate per generating rank (during the "on"
  * part of each period when duty < 1) and counts what it actually moved.
- * Network kinds step together: before each step the background ranks
- * agree (one small allreduce) whether to step and whether to stop, so no
- * rank is left waiting for a message that will not come. A phase runs
- * until the stop request completes (posted by the foreground's rank 0).
+ * Kinds and ranks are paced independently, as separate jobs would be:
+ * nothing waits for an agreement between steps, so a slow path slows only
+ * the traffic on it. A phase runs until each rank's stop request
+ * completes (posted by the foreground's rank 0); then each kind drains
+ * what it has in flight, so no rank is left waiting for a message.
  */
 #ifndef FC_BACKGROUND_H
 #define FC_BACKGROUND_H
@@ -51,10 +52,12 @@ typedef struct fc_bg {
     char path[700];
     char file_error[FC_BG_ERROR_MAX];
     char file_note[FC_BG_ERROR_MAX];
-    void *buf, *buf2;               /* aligned, max block * max(size, 2) */
+    MPI_Comm net_comm, tenant_comm; /* one per network kind: no cross-matching */
+    void *buf;                      /* the source of every send and write */
+    void *file_rbuf, *tenant_rbuf;  /* reads and tenant receives */
+    void *net_rbufs;                /* storage_net target: one block per client */
     size_t buf_bytes;
     uint64_t file_offset, file_blocks;
-    unsigned long steps;
 } fc_bg_t;
 
 /* Set up on the background communicator (collective over it). racks[r]
@@ -65,7 +68,7 @@ fc_status_t fc_bg_init(fc_bg_t *bg, MPI_Comm comm, const fc_contention_profile_t
                        const char *host, const int *racks);
 
 /* Generate the kinds in `mask` (1 << fc_bg_kind_t) until *stop completes
- * (tested by background rank 0, agreed by all); fills *tally. */
+ * on this rank, drain, and fill *tally. */
 void fc_bg_run_phase(fc_bg_t *bg, unsigned mask, MPI_Request *stop, fc_bg_tally_t *tally);
 
 void fc_bg_fini(fc_bg_t *bg);

@@ -30,7 +30,7 @@ stages:
   contention:
     timeout_s: 120
     warmup: 1
-    iters: 5
+    iters: 9
     sizes: [64KiB]
     collectives: [all_reduce]
     dtypes: [float32]
