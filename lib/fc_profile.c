@@ -366,7 +366,7 @@ static fc_status_t fc_relative_key(const fc_yaml_ctx_t *ctx, int index,
 static const char *const fc_stage_keys[] = {
     "required", "timeout_s", "warmup", "iters", "sizes", "collectives",
     "dtypes", "ops", "max_wrong", "relative", "limits", "backend",
-    "contention", "expect", NULL,
+    "contention", "expect", "soak", NULL,
 };
 
 /* ---- the contention stage's background traffic --------------------------- */
@@ -444,6 +444,29 @@ static fc_status_t fc_expect_key(const fc_yaml_ctx_t *ctx, int index, struct fy_
     case 4: return fc_yaml_int(ctx, k, v, "rdma_ports", 0, 1024, &e->rdma_ports);
     case 5: return fc_yaml_int(ctx, k, v, "gpus", 0, 1024, &e->gpus);
     default: return fc_yaml_bool(ctx, k, v, "same_versions", &e->same_versions);
+    }
+}
+
+static const char *const fc_soak_keys[] = {
+    "duration_s", "window_s", "max_drift_pct", "max_error_delta", "nic_pattern", NULL,
+};
+
+static fc_status_t fc_soak_key(const fc_yaml_ctx_t *ctx, int index, struct fy_node *k,
+                               struct fy_node *v, void *arg)
+{
+    fc_soak_profile_t *s = arg;
+    char buf[64];
+
+    switch (index) {
+    case 0: return fc_yaml_number(ctx, k, v, "duration_s", 1, 7 * 86400.0, &s->duration_s);
+    case 1: return fc_yaml_number(ctx, k, v, "window_s", 0.1, 86400, &s->window_s);
+    case 2: return fc_yaml_number(ctx, k, v, "max_drift_pct", 0, 1e6, &s->max_drift_pct);
+    case 3: return fc_yaml_number(ctx, k, v, "max_error_delta", 0, 1e18, &s->max_error_delta);
+    default:
+        snprintf(buf, sizeof(buf), "nic_pattern");
+        FC_CHECK(fc_yaml_expect_scalar(ctx, v, k, "a glob such as ib* or eth*", buf, sizeof(buf)));
+        snprintf(s->nic_pattern, sizeof(s->nic_pattern), "%s", buf);
+        return FC_OK;
     }
 }
 
@@ -526,6 +549,8 @@ static fc_status_t fc_stage_key(const fc_yaml_ctx_t *ctx, int index,
     case 13:
         return fc_yaml_walk_map(ctx, v, k, "'expect'", fc_expect_keys, fc_expect_key,
                                 &sp->expect);
+    case 14:
+        return fc_yaml_walk_map(ctx, v, k, "'soak'", fc_soak_keys, fc_soak_key, &sp->soak);
     case 12:
         FC_CHECK(fc_yaml_walk_map(ctx, v, k, "'contention'", fc_cont_keys, fc_cont_key,
                                   &sp->cont));
@@ -579,6 +604,11 @@ static void fc_stage_defaults(fc_stage_profile_t *sp)
     sp->expect.same_versions = 1;
     sp->cont.fg_per_node = 1;
     sp->cont.bg_per_node = 1;
+    sp->soak.duration_s = 3600;
+    sp->soak.window_s = 0;              /* 0: a tenth of the duration */
+    sp->soak.max_drift_pct = 10;
+    sp->soak.max_error_delta = 0;
+    snprintf(sp->soak.nic_pattern, sizeof(sp->soak.nic_pattern), "*");
     for (int b = 0; b < FC_BG_KINDS; ++b) {
         fc_bg_profile_t *bg = &sp->cont.kinds[b];
 
@@ -603,7 +633,17 @@ static fc_status_t fc_stages_key(const fc_yaml_ctx_t *ctx, int index,
     fc_stage_defaults(sp);
     sp->present = 1;
     snprintf(where, sizeof(where), "stage '%s'", fc_stage_names[index]);
-    return fc_yaml_walk_map(ctx, v, k, where, fc_stage_keys, fc_stage_key, sp);
+    FC_CHECK(fc_yaml_walk_map(ctx, v, k, where, fc_stage_keys, fc_stage_key, sp));
+    if (index == FC_STAGE_SOAK) {
+        /* the watchdog must not end a soak that is only doing its job */
+        if (sp->timeout_s < sp->soak.duration_s + 60)
+            return fc_yaml_error(ctx, NULL, k, "stage 'soak': timeout_s (%g) must exceed "
+                                 "soak.duration_s (%g) by at least 60 s", sp->timeout_s,
+                                 sp->soak.duration_s);
+        if (sp->soak.window_s <= 0)
+            sp->soak.window_s = sp->soak.duration_s / 10;
+    }
+    return FC_OK;
 }
 
 static const char *const fc_top_keys[] = {

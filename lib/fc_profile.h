@@ -94,6 +94,16 @@ typedef struct fc_preflight_profile {
     int same_versions;          /* MPI library and kernel alike everywhere */
 } fc_preflight_profile_t;
 
+/* The soak stage: the burn-in proper (suites/soak.c). */
+typedef struct fc_soak_profile {
+    double duration_s;          /* loop the collective set this long */
+    double window_s;            /* drift is judged between windows */
+    double max_drift_pct;       /* slowest window's median time above the
+                                 * fastest one's; < 0: not judged */
+    double max_error_delta;     /* NIC/port error counters may rise by this */
+    char nic_pattern[64];       /* glob of the NICs whose counters count */
+} fc_soak_profile_t;
+
 typedef struct fc_stage_profile {
     int present;            /* the profile names this stage */
     int required;           /* a rack is INCOMPLETE if it did not run */
@@ -117,6 +127,7 @@ typedef struct fc_stage_profile {
     int nlimits;
     fc_contention_profile_t cont;   /* the contention stage's settings */
     fc_preflight_profile_t expect;  /* the preflight stage's expectations */
+    fc_soak_profile_t soak;         /* the soak stage's settings */
 } fc_stage_profile_t;
 
 typedef struct fc_profile {

@@ -498,10 +498,10 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
             fflush(stdout);
             ctx->tap.active = 0;
         } else {
-            /* the pairs and contention stages' counts depend on the nodes and
-         * the traffic kinds: plan at the end */
+            /* the pairs, contention and soak stages' counts depend on the
+             * nodes, the traffic kinds, the links: plan at the end */
             fc_tap_plan(&ctx->tap, stage == FC_STAGE_PAIRS || stage == FC_STAGE_CONTENTION ||
-                                   stage == FC_STAGE_PREFLIGHT
+                                   stage == FC_STAGE_PREFLIGHT || stage == FC_STAGE_SOAK
                                        ? -1 : fc_stage_point_count(&ctx->sp));
         }
         if (ctx->backend_note[0])
@@ -676,22 +676,21 @@ static json_t *fc_point_json(const fc_stage_ctx_t *ctx,
     return rec;
 }
 
-static void fc_stage_report_point(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
-                                  const fc_point_summary_t *sums, int ngroups)
+void fc_stage_report_judged(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
+                            const fc_point_summary_t *sums, const fc_judgement_t *js,
+                            int ngroups, json_t *const *extra)
 {
-    fc_judgement_t *js = calloc((size_t)ngroups, sizeof(*js));
     fc_status_t worst = FC_OK;
     const char *kind = ctx->grouping == FC_GROUP_HOST ? "node" :
                        ctx->grouping == FC_GROUP_RACK ? "rack" : "job";
     char label[128];
 
-    if (js == NULL) {
-        fc_error("out of memory judging %d groups", ngroups);
-        return;
-    }
-    fc_judge_point(&ctx->sp, pt, sums, ngroups, js);
     for (int g = 0; g < ngroups; ++g) {
-        fc_results_append(&ctx->results, fc_point_json(ctx, pt, &sums[g], &js[g]));
+        json_t *rec = fc_point_json(ctx, pt, &sums[g], &js[g]);
+
+        if (extra != NULL && extra[g] != NULL)
+            json_object_update(rec, extra[g]);
+        fc_results_append(&ctx->results, rec);
         worst = fc_status_worst(worst, js[g].status);
     }
     fc_point_label(pt, label, sizeof(label));
@@ -742,20 +741,24 @@ static void fc_stage_report_point(fc_stage_ctx_t *ctx, const fc_test_point_t *pt
         fc_tap_yaml_line(&ctx->tap, "    verdict: %s", js[g].status == FC_OK ? "PASS" : "FAIL");
     }
     fc_tap_yaml_end(&ctx->tap);
+}
+
+static void fc_stage_report_point(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
+                                  const fc_point_summary_t *sums, int ngroups)
+{
+    fc_judgement_t *js = calloc((size_t)ngroups, sizeof(*js));
+
+    if (js == NULL) {
+        fc_error("out of memory judging %d groups", ngroups);
+        return;
+    }
+    fc_judge_point(&ctx->sp, pt, sums, ngroups, js);
+    fc_stage_report_judged(ctx, pt, sums, js, ngroups, NULL);
     free(js);
 }
 
-fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
+fc_status_t fc_stage_open_backend(fc_stage_ctx_t *ctx, MPI_Comm group, fc_backend_t *be_p)
 {
-    fc_engine_ident_t ident = { ctx->world_rank, ctx->host };
-    fc_point_summary_t mine, *all = NULL;
-    fc_backend_t be;
-    fc_status_t status = FC_OK;
-    int ngroups_max = ctx->world_size, npoints;
-    fc_test_point_t *points = NULL;
-
-    if (ctx->skip_reason[0])
-        return FC_ERR_SKIP;
     if (ctx->gpu) {
         char desc[512] = "{}", *all_desc = NULL;
 
@@ -763,8 +766,8 @@ fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
          * named by the backend, before the watchdog ends the whole rank */
         double call_timeout = ctx->sp.timeout_s / 4 > 10 ? ctx->sp.timeout_s / 4 : 10;
 
-        FC_CHECK(ctx->gpu->backend_init_func(group, ctx->local_rank, call_timeout, &be));
-        if (ctx->gpu->describe_func(&be, desc, sizeof(desc)) != FC_OK)
+        FC_CHECK(ctx->gpu->backend_init_func(group, ctx->local_rank, call_timeout, be_p));
+        if (ctx->gpu->describe_func(be_p, desc, sizeof(desc)) != FC_OK)
             snprintf(desc, sizeof(desc), "{}");
         if (ctx->world_rank == 0)
             all_desc = calloc((size_t)ctx->world_size, sizeof(desc));
@@ -787,8 +790,23 @@ fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
         }
         free(all_desc);
     } else {
-        FC_CHECK(fc_backend_mpi_init(group, &be));
+        FC_CHECK(fc_backend_mpi_init(group, be_p));
     }
+    return FC_OK;
+}
+
+fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
+{
+    fc_engine_ident_t ident = { ctx->world_rank, ctx->host };
+    fc_point_summary_t mine, *all = NULL;
+    fc_backend_t be;
+    fc_status_t status = FC_OK;
+    int ngroups_max = ctx->world_size, npoints;
+    fc_test_point_t *points = NULL;
+
+    if (ctx->skip_reason[0])
+        return FC_ERR_SKIP;
+    FC_CHECK(fc_stage_open_backend(ctx, group, &be));
     if (ctx->world_rank == 0 &&
         (all = calloc((size_t)ngroups_max, sizeof(*all))) == NULL) {
         fc_error("out of memory for %d summaries", ngroups_max);

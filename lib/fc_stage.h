@@ -15,6 +15,7 @@
 
 #include "fc_engine.h"
 #include "fc_inventory.h"
+#include "fc_judge.h"
 #include "fc_plugin.h"
 #include "fc_profile.h"
 #include "fc_results.h"
@@ -93,6 +94,14 @@ const char *fc_stage_group_rack(const fc_stage_ctx_t *ctx, int r);
 int fc_stage_points(const fc_stage_ctx_t *ctx, fc_test_point_t **points_p);
 /* A results record with the stage's common fields (rank 0). */
 json_t *fc_stage_record(const fc_stage_ctx_t *ctx, const char *type);
+/* The stage's backend on `group`: the GPU plugin's (with a `devices`
+ * record naming every rank's GPU) when the backend is nccl, else mpi. */
+fc_status_t fc_stage_open_backend(fc_stage_ctx_t *ctx, MPI_Comm group, fc_backend_t *be_p);
+/* Rank 0: write one point's records (extra[g], if given, merged into
+ * group g's) and its TAP line from summaries already judged. */
+void fc_stage_report_judged(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
+                            const fc_point_summary_t *sums, const fc_judgement_t *js,
+                            int ngroups, json_t *const *extra);
 /* Run the stage's sweep with every group at once; rank 0 judges, writes
  * results and TAP. */
 fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group);

@@ -326,7 +326,8 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             }
             if (strcmp(type, "point") != 0 && strcmp(type, "pair") != 0 &&
                 strcmp(type, "pairs_node") != 0 && strcmp(type, "hang") != 0 &&
-                strcmp(type, "contention") != 0 && strcmp(type, "preflight") != 0)
+                strcmp(type, "contention") != 0 && strcmp(type, "preflight") != 0 &&
+                strcmp(type, "soak_counters") != 0)
                 continue;
             if (!fc_record_concerns(rec, r, at) && !fc_record_implicates(rec, r, at))
                 continue;

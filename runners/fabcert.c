@@ -48,13 +48,6 @@ static const fc_stage_id_t fc_plan_order[] = {
     FC_STAGE_CLUSTER, FC_STAGE_CONTENTION, FC_STAGE_SOAK,
 };
 
-/* Stages of the design that this version does not have (soak): a profile may name
- * them, and they are planned and skipped with the reason, so a required
- * one makes its racks INCOMPLETE instead of silently passing. */
-static int fc_stage_built(fc_stage_id_t s)
-{
-    return s != FC_STAGE_SOAK;
-}
 #define FC_PLAN_STAGES (int)(sizeof(fc_plan_order) / sizeof(fc_plan_order[0]))
 
 typedef struct fc_run_opts {
@@ -714,7 +707,7 @@ static int fc_cmd_run(int argc, char **argv)
             continue;
         fc_path_beside_exe("suites/", exe, sizeof(exe));
         snprintf(exe + strlen(exe), sizeof(exe) - strlen(exe), "%s", fc_stage_name(s));
-        if (fc_stage_built(s) && access(exe, X_OK) != 0) {
+        if (access(exe, X_OK) != 0) {
             fprintf(stderr, "fabcert: stage program %s is missing: %s (run make)\n",
                     exe, strerror(errno));
             return 2;
@@ -750,17 +743,6 @@ static int fc_cmd_run(int argc, char **argv)
 
         if (!st.profile.stages[s].present || !st.o.stages[s])
             continue;
-        if (!fc_stage_built(s)) {
-            json_t *r = fc_run_record(&st, "stage_skip", fc_stage_name(s));
-            char why[128];
-
-            snprintf(why, sizeof(why), "the %s stage is not built in fabcert %s",
-                     fc_stage_name(s), FC_VERSION);
-            json_object_set_new(r, "reason", json_string(why));
-            fc_append(&st, r);
-            printf("stage %s: SKIPPED: %s\n", fc_stage_name(s), why);
-            continue;
-        }
         for (int attempt = 1; attempt <= FC_MAX_ATTEMPTS; ++attempt) {
             if (fc_run_stage(&st, s, attempt, &hung) == 2) {
                 json_decref(stages);

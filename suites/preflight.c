@@ -3,7 +3,8 @@
  * measured. One rank per node (the lowest on each host) reads:
  *   - the kernel release, the MPI library version, cores and memory;
  *   - every network interface (/sys/class/net): state, speed, MTU, and its
- *     error counters (rx/tx errors and drops), as a snapshot;
+ *     error counters (lib/fc_counters.h: errors, drops, link flaps), as a
+ *     snapshot;
  *   - every RDMA port (/sys/class/infiniband): state, rate, and its error
  *     counters where the driver exposes them;
  *   - the GPUs the nccl plugin can see, when it is built and loads;
@@ -24,6 +25,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "fc_counters.h"
 #include "fc_judge.h"
 #include "fc_log.h"
 #include "fc_plugin.h"
@@ -75,18 +77,14 @@ static json_t *fc_node_inventory(const fc_stage_ctx_t *ctx)
     sysinfo(&si);
     if ((d = opendir("/sys/class/net")) != NULL) {
         while ((e = readdir(d)) != NULL) {
-            const char *stats[] = { "rx_errors", "tx_errors", "rx_dropped", "tx_dropped" };
-            json_t *counters = json_object();
+            json_t *counters;
             char state[32];
 
             if (e->d_name[0] == '.' || strcmp(e->d_name, "lo") == 0)
                 continue;
             snprintf(path, sizeof(path), "/sys/class/net/%s/operstate", e->d_name);
             fc_read_word(path, state, sizeof(state));
-            for (int k = 0; k < 4; ++k) {
-                snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", e->d_name, stats[k]);
-                json_object_set_new(counters, stats[k], json_integer(fc_read_long(path, -1)));
-            }
+            counters = fc_counters_net(e->d_name);
             snprintf(path, sizeof(path), "/sys/class/net/%s/mtu", e->d_name);
             long mtu = fc_read_long(path, -1);
             snprintf(path, sizeof(path), "/sys/class/net/%s/speed", e->d_name);
@@ -110,9 +108,6 @@ static json_t *fc_node_inventory(const fc_stage_ctx_t *ctx)
                 continue;
             while ((pe = readdir(pd)) != NULL) {
                 char state[64], rate[64];
-                json_t *counters = json_object();
-                const char *ctrs[] = { "symbol_error", "link_downed", "port_rcv_errors",
-                                       "link_error_recovery" };
 
                 if (pe->d_name[0] == '.')
                     continue;
@@ -122,14 +117,10 @@ static json_t *fc_node_inventory(const fc_stage_ctx_t *ctx)
                 snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%s/rate",
                          e->d_name, pe->d_name);
                 fc_read_word(path, rate, sizeof(rate));
-                for (int k = 0; k < 4; ++k) {
-                    snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%s/counters/%s",
-                             e->d_name, pe->d_name, ctrs[k]);
-                    json_object_set_new(counters, ctrs[k], json_integer(fc_read_long(path, -1)));
-                }
                 json_array_append_new(rdma, json_pack("{s:s, s:s, s:s, s:s, s:o}", "device",
                                       e->d_name, "port", pe->d_name, "state", state,
-                                      "rate", rate, "counters", counters));
+                                      "rate", rate, "counters",
+                                      fc_counters_rdma(e->d_name, pe->d_name)));
             }
             closedir(pd);
         }

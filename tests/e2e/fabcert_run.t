@@ -3,10 +3,11 @@
 # leaves its output directory; a planted flip fails it; bad usage and a bad
 # profile exit 2 without a verdict; a launcher that hangs is killed at the
 # profile's timeout plus the launch margin (15 s) and reported INCOMPLETE,
-# never PASS.
+# never PASS; a short soak passes with its windows and counters, and a flip
+# during it is caught.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 14
+plan 18
 
 $FC run --out "$TMP/run" --np 4 > "$TMP/run.out" 2> "$TMP/run.err"
 ok $? "fabcert run --np 4 exits 0 on a healthy machine"
@@ -52,12 +53,40 @@ rc=$?; took=$(( $(date +%s) - start ))
 ok $? "a hung stage is reported INCOMPLETE with exit 1 (rc $rc)"
 [ $took -le 25 ] && grep -q 'the launcher ran past 16 s; killing it' "$TMP/hang/node.log"
 ok $? "and is killed at its timeout plus the launch margin (${took}s)"
-# a required stage this version does not have is never a silent pass
-{ cat thresholds/local.yaml; printf '  soak:\n    required: true\n    timeout_s: 60\n'; } > "$TMP/soak.yaml"
-$FC run --out "$TMP/soak" --np 2 --profile "$TMP/soak.yaml" --sizes 4KiB --collectives all_reduce \
-    > "$TMP/soak.out" 2>&1
+# the soak stage on this machine: 3 s in windows of 1 s
+cat > "$TMP/soak.yaml" <<'YAML'
+name: soak-local
+seed: 9
+stages:
+  soak:
+    timeout_s: 70
+    warmup: 1
+    iters: 4
+    sizes: [4KiB, 256KiB]
+    collectives: [all_reduce, all_gather]
+    dtypes: [float32]
+    ops: [sum]
+    soak:
+      duration_s: 3
+      window_s: 1
+      max_drift_pct: 1000
+YAML
+$FC run --out "$TMP/soak" --np 2 --profile "$TMP/soak.yaml" > "$TMP/soak.out" 2>&1
 rc=$?
-[ $rc -eq 1 ] && grep -q '^rack default: INCOMPLETE' "$TMP/soak.out" &&
-    grep -q 'required stage soak did not run on any node of the rack: the soak stage is not built' "$TMP/soak.out"
-ok $? "a required stage that is not built makes the rack INCOMPLETE, with the reason ($rc)"
+[ $rc -eq 0 ] && grep -q '^rack default: PASS' "$TMP/soak.out"
+ok $? "a 3-second soak passes on a healthy machine ($rc)"
+n=$(jsonl "$TMP/soak/results.jsonl" 'scalar grep { $_->{type} eq "soak_window" && @{$_->{points}} == 4 } @r')
+ok $(( n < 2 )) "each window's medians are written as it closes ($n windows)"
+n=$(jsonl "$TMP/soak/results.jsonl" 'my @p = grep { $_->{type} eq "point" && $_->{stage} eq "soak" } @r;
+    scalar(grep { $_->{soak}{runs} >= 3 && @{$_->{soak}{windows}} >= 2 && defined $_->{soak}{drift_pct} &&
+                  $_->{wrong} == 0 } @p) . "/" . scalar(@p)')
+[ "$n" = 4/4 ]
+ok $? "every point ran, checked, in several windows, with its drift ($n)"
+n=$(jsonl "$TMP/soak/results.jsonl" 'scalar grep { $_->{type} eq "soak_counters" && $_->{host} eq "'"$(hostname)"'" && $_->{verdict} eq "PASS" && exists $_->{links}{lo} == 0 } @r')
+ok $(( n != 1 )) "the host's link error counters are read before and after ($n)"
+$FC run --out "$TMP/soakflip" --np 2 --profile "$TMP/soak.yaml" --selftest-stage soak \
+    --selftest-corrupt rank=1,iter=1,coll=all_gather > "$TMP/soakflip.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "^  FAIL rack default, soak stage, .*all_gather float32 .*first on rank 1 (host $(hostname))" "$TMP/soakflip.out"
+ok $? "a bit flipped during the soak is caught and attributed ($rc)"
 done_testing

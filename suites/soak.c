@@ -1,0 +1,404 @@
+/*
+ * soak.c - the soak stage, the burn-in proper: the profile's collective set
+ * in a loop across every healthy node for soak.duration_s, every run
+ * checked bitwise by the engine as in any stage. Rank 0 keeps, per test
+ * point, the median time of each window of soak.window_s, and judges:
+ *   - wrong bits in any run, and the absolute limits on the median over
+ *     the whole soak;
+ *   - drift: the slowest window's median time above the fastest window's
+ *     by more than max_drift_pct (a link that degrades or flaps, a GPU
+ *     that throttles, a neighbour that heats up);
+ * and the lowest rank on each node reads its link error counters
+ * (lib/fc_counters.h) before and after the loop: an error counter that
+ * rose by more than max_error_delta implicates that node's link. Each
+ * window is written to results.jsonl as it closes (type soak_window), so a
+ * soak killed at hour five keeps its first five hours.
+ *
+ *   mpirun --hostfile H build/suites/soak --racks F --profile P --out DIR
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fc_counters.h"
+#include "fc_log.h"
+#include "fc_stage.h"
+
+/* A growing list of median times (seconds). */
+typedef struct fc_times {
+    double *v;
+    int n, cap;
+} fc_times_t;
+
+/* Rank 0's record of one test point over the soak. */
+typedef struct fc_soak_point {
+    fc_point_summary_t total;   /* every run merged; median set at the end */
+    double bus_factor;          /* busbw / algbw for this collective */
+    int runs;
+    fc_times_t run_medians;     /* every run */
+    fc_times_t window;          /* the runs of the open window */
+    fc_times_t windows;         /* each closed window's median */
+    uint64_t window_wrong;
+} fc_soak_point_t;
+
+static void fc_times_add(fc_times_t *t, double v)
+{
+    if (t->n == t->cap) {
+        int cap = t->cap ? 2 * t->cap : 64;
+        double *nv = realloc(t->v, (size_t)cap * sizeof(*nv));
+
+        if (nv == NULL) {
+            fc_error("out of memory for %d soak timings", cap);
+            MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
+        }
+        t->v = nv;
+        t->cap = cap;
+    }
+    t->v[t->n++] = v;
+}
+
+static int fc_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+static double fc_times_median(const fc_times_t *t)
+{
+    double *s, m;
+
+    if (t->n == 0)
+        return 0;
+    s = malloc((size_t)t->n * sizeof(*s));
+    if (s == NULL)
+        return t->v[0];
+    memcpy(s, t->v, (size_t)t->n * sizeof(*s));
+    qsort(s, (size_t)t->n, sizeof(*s), fc_cmp_double);
+    m = t->n % 2 ? s[t->n / 2] : (s[t->n / 2 - 1] + s[t->n / 2]) / 2;
+    free(s);
+    return m;
+}
+
+/* Fold one run's summary into the point's record. */
+static void fc_soak_merge(fc_soak_point_t *p, const fc_point_summary_t *s)
+{
+    fc_point_summary_t *t = &p->total;
+
+    fc_times_add(&p->run_medians, s->time.median);
+    fc_times_add(&p->window, s->time.median);
+    p->window_wrong += s->wrong;
+    if (p->runs++ == 0) {
+        *t = *s;
+        p->bus_factor = s->algbw > 0 ? s->busbw / s->algbw : 1;
+        return;
+    }
+    t->time.mean = (t->time.mean * t->iters + s->time.mean * s->iters) / (t->iters + s->iters);
+    t->iters += s->iters;
+    t->warmup += s->warmup;
+    t->time.min = fmin(t->time.min, s->time.min);
+    t->time.max = fmax(t->time.max, s->time.max);
+    t->time.p99 = fmax(t->time.p99, s->time.p99);
+    if (s->time.max >= t->time.max) {
+        t->slowest_rank = s->slowest_rank;
+        memcpy(t->slowest_host, s->slowest_host, sizeof(t->slowest_host));
+    }
+    if (t->wrong == 0 && s->wrong > 0) {
+        t->first_bad_rank = s->first_bad_rank;
+        memcpy(t->first_bad_host, s->first_bad_host, sizeof(t->first_bad_host));
+        t->first_bad_iter = s->first_bad_iter;
+        t->first_bad_pos = s->first_bad_pos;
+        t->first_expected = s->first_expected;
+        t->first_actual = s->first_actual;
+        t->first_rank_wrong = s->first_rank_wrong;
+    }
+    t->wrong += s->wrong;
+    if (s->bad_ranks > t->bad_ranks)
+        t->bad_ranks = s->bad_ranks;
+    t->digest_ranks_agree = t->digest_ranks_agree && s->digest_ranks_agree;
+    t->digest_reps_agree = t->digest_reps_agree && s->digest_reps_agree && s->digest == t->digest;
+    if (t->disagree_rank < 0)
+        t->disagree_rank = s->disagree_rank;
+    if (s->status != FC_OK)
+        t->status = fc_status_worst(t->status, s->status);
+}
+
+static double fc_busbw(const fc_soak_point_t *p, double median)
+{
+    return median > 0 ? (double)p->total.bytes / median / 1e9 * p->bus_factor : 0;
+}
+
+/* Rank 0: close the open window of every point and write it. */
+static void fc_soak_close_window(fc_stage_ctx_t *ctx, fc_soak_point_t *sp,
+                                 const fc_test_point_t *points, int npoints, int w,
+                                 double start_s, double end_s, int rounds)
+{
+    json_t *rec = fc_stage_record(ctx, "soak_window"), *list = json_array();
+
+    for (int i = 0; i < npoints; ++i) {
+        fc_soak_point_t *p = &sp[i];
+        double m = fc_times_median(&p->window);
+
+        fc_times_add(&p->windows, m);
+        json_array_append_new(list, json_pack(
+            "{s:s, s:s, s:s, s:I, s:i, s:f, s:f, s:I}",
+            "collective", fc_coll_desc(points[i].coll)->name,
+            "dtype", fc_dtype_info(points[i].dtype)->name,
+            "op", fc_op_name(points[i].op), "bytes", (json_int_t)p->total.bytes,
+            "runs", p->window.n, "median_us", m * 1e6, "busbw_gbps", fc_busbw(p, m),
+            "wrong", (json_int_t)p->window_wrong));
+        p->window.n = 0;
+        p->window_wrong = 0;
+    }
+    json_object_set_new(rec, "window", json_integer(w));
+    json_object_set_new(rec, "start_s", json_real(start_s));
+    json_object_set_new(rec, "end_s", json_real(end_s));
+    json_object_set_new(rec, "rounds", json_integer(rounds));
+    json_object_set_new(rec, "points", list);
+    fc_results_append(&ctx->results, rec);
+    fc_tap_diag(&ctx->tap, "soak window %d: %.1f-%.1f s, %d round(s)", w, start_s, end_s, rounds);
+}
+
+/* Rank 0: judge and write one point over the whole soak. */
+static void fc_soak_report_point(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
+                                 fc_soak_point_t *p, double elapsed)
+{
+    const fc_soak_profile_t *cfg = &ctx->sp.soak;
+    fc_point_summary_t *t = &p->total;
+    fc_judgement_t j;
+    json_t *extra = json_object(), *wins = json_array(), *soak = json_object();
+    double fastest = 0, slowest = 0, mean = 0, var = 0, drift = -1;
+    int wf = 0, ws = 0, n = p->windows.n;
+
+    t->time.median = fc_times_median(&p->run_medians);
+    t->algbw = t->time.median > 0 ? (double)t->bytes / t->time.median / 1e9 : 0;
+    t->busbw = fc_busbw(p, t->time.median);
+    fc_judge_point(&ctx->sp, pt, t, 1, &j);
+    for (int w = 0; w < n; ++w) {
+        double m = p->windows.v[w];
+
+        json_array_append_new(wins, json_pack("{s:i, s:f, s:f}", "window", w,
+                                              "median_us", m * 1e6, "busbw_gbps", fc_busbw(p, m)));
+        if (w == 0 || m < fastest)
+            fastest = m, wf = w;
+        if (w == 0 || m > slowest)
+            slowest = m, ws = w;
+        mean += m / n;
+    }
+    for (int w = 0; w < n; ++w)
+        var += (p->windows.v[w] - mean) * (p->windows.v[w] - mean) / n;
+    if (n >= 2 && fastest > 0) {
+        drift = (slowest / fastest - 1) * 100;
+        if (cfg->max_drift_pct >= 0 && drift > cfg->max_drift_pct && j.nreasons < 4) {
+            snprintf(j.reasons[j.nreasons++], sizeof(j.reasons[0]),
+                     "drift %.1f%%: window %d's median (%.1f us) is slower than window "
+                     "%d's (%.1f us) by more than the limit %.1f%%; slowest rank %d "
+                     "(host %s)", drift, ws, slowest * 1e6, wf, fastest * 1e6,
+                     cfg->max_drift_pct, t->slowest_rank, t->slowest_host);
+            j.status = FC_ERR_FAIL;
+        }
+    }
+    json_object_set_new(soak, "runs", json_integer(p->runs));
+    json_object_set_new(soak, "seconds", json_real(elapsed));
+    json_object_set_new(soak, "windows", wins);
+    json_object_set_new(soak, "drift_pct", drift >= 0 ? json_real(drift) : json_null());
+    json_object_set_new(soak, "max_drift_pct", json_real(cfg->max_drift_pct));
+    json_object_set_new(soak, "window_cv_pct", mean > 0 && n >= 2 ?
+                        json_real(sqrt(var) / mean * 100) : json_null());
+    json_object_set_new(extra, "soak", soak);
+    fc_stage_report_judged(ctx, pt, t, &j, 1, &extra);
+    json_decref(extra);
+}
+
+/* The lowest rank on each node: its link counters as JSON text. */
+static char *fc_soak_counters_text(const fc_stage_ctx_t *ctx, json_t *before)
+{
+    json_t *now, *out;
+    char *text;
+
+    if (ctx->local_rank != 0)
+        return strdup("");
+    now = fc_counters_snapshot(ctx->sp.soak.nic_pattern);
+    out = before ? fc_counters_delta(before, now) : json_incref(now);
+    text = json_dumps(out, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(now);
+    json_decref(out);
+    return text ? text : strdup("{}");
+}
+
+/* Rank 0 gathers each node's counter deltas and judges them. */
+static void fc_soak_judge_counters(fc_stage_ctx_t *ctx, const char *mine)
+{
+    const fc_soak_profile_t *cfg = &ctx->sp.soak;
+    int len = (int)strlen(mine) + 1, *lens = NULL, *displs = NULL, total = 0;
+    char *all = NULL;
+
+    if (ctx->world_rank == 0) {
+        lens = calloc((size_t)ctx->world_size, sizeof(int));
+        displs = calloc((size_t)ctx->world_size, sizeof(int));
+    }
+    MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (ctx->world_rank == 0) {
+        for (int r = 0; r < ctx->world_size; ++r) {
+            displs[r] = total;
+            total += lens[r];
+        }
+        all = malloc((size_t)total);
+    }
+    MPI_Gatherv(mine, len, MPI_CHAR, all, lens, displs, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (ctx->world_rank != 0)
+        return;
+    for (int r = 0; r < ctx->world_size; ++r) {
+        const char *host = ctx->rank_hosts[r], *link, *name;
+        json_t *links = json_loads(all + displs[r], 0, NULL), *rec, *reasons, *c, *v;
+        const char *verdict = "PASS";
+        char why[FC_REASON_MAX];
+
+        if (links == NULL)      /* not the lowest rank of its node */
+            continue;
+        rec = fc_stage_record(ctx, "soak_counters");
+        reasons = json_array();
+        json_object_set_new(rec, "host", json_string(host));
+        json_object_set_new(rec, "rack", json_string(ctx->inv.racks[ctx->rank_racks[r]]));
+        json_object_set_new(rec, "max_error_delta", json_real(cfg->max_error_delta));
+        json_object_set_new(rec, "nic_pattern", json_string(cfg->nic_pattern));
+        json_object_foreach(links, link, c) {
+            json_object_foreach(c, name, v) {
+                json_int_t d = json_integer_value(v);
+
+                if (!fc_counter_is_error(name) || (double)d <= cfg->max_error_delta)
+                    continue;
+                snprintf(why, sizeof(why), "link %s of host %s: %s rose by %lld during the "
+                         "soak (limit %.0f)", link, host, name, (long long)d,
+                         cfg->max_error_delta);
+                json_array_append_new(reasons, json_string(why));
+                verdict = "FAIL";
+            }
+        }
+        if (json_object_size(links) == 0) {
+            snprintf(why, sizeof(why), "no link of host %s matches nic_pattern '%s': its "
+                     "error counters were not read", host, cfg->nic_pattern);
+            json_array_append_new(reasons, json_string(why));
+            verdict = "INCOMPLETE";
+        }
+        json_object_set_new(rec, "links", links);
+        json_object_set_new(rec, "reasons", reasons);
+        json_object_set_new(rec, "verdict", json_string(verdict));
+        json_object_set_new(rec, "implicates", strcmp(verdict, "FAIL") != 0 ? json_null() :
+                            json_pack("{s:s, s:s, s:s, s:b}", "part", "link", "host", host,
+                                      "rack", ctx->inv.racks[ctx->rank_racks[r]],
+                                      "quarantine", 1));
+        if (strcmp(verdict, "PASS") != 0) {
+            ++ctx->failed_points;
+            for (size_t i = 0; i < json_array_size(reasons); ++i)
+                fc_tap_diag(&ctx->tap, "%s", json_string_value(json_array_get(reasons, i)));
+        }
+        fc_tap_point(&ctx->tap, strcmp(verdict, "PASS") == 0 ? FC_OK : FC_ERR_FAIL,
+                     "link error counters of host %s over the soak%s%s", host,
+                     strcmp(verdict, "PASS") == 0 ? "" : ": ",
+                     strcmp(verdict, "PASS") == 0 ? "" :
+                     json_string_value(json_array_get(reasons, 0)));
+        fc_results_append(&ctx->results, rec);
+    }
+    free(all);
+    free(lens);
+    free(displs);
+}
+
+static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
+{
+    const fc_soak_profile_t *cfg = &ctx->sp.soak;
+    fc_engine_ident_t ident = { ctx->world_rank, ctx->host };
+    fc_test_point_t *points = NULL;
+    fc_soak_point_t *sp = NULL;
+    fc_status_t status = FC_OK;
+    fc_backend_t be;
+    json_t *before = NULL;
+    char *deltas;
+    double t0, window_start = 0;
+    int npoints, index = 0, window = 0, rounds = 0, go = 1;
+
+    FC_CHECK(fc_stage_open_backend(ctx, group, &be));
+    npoints = fc_stage_points(ctx, &points);
+    if (ctx->world_rank == 0 && (sp = calloc((size_t)npoints, sizeof(*sp))) == NULL) {
+        fc_error("out of memory for %d soak points", npoints);
+        MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
+    }
+    if (ctx->local_rank == 0)
+        before = fc_counters_snapshot(cfg->nic_pattern);
+    if (ctx->world_rank == 0)
+        fc_tap_diag(&ctx->tap, "soak: %d point(s) for %.0f s, windows of %.1f s",
+                    npoints, cfg->duration_s, cfg->window_s);
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    for (;;) {
+        double now = MPI_Wtime() - t0;
+
+        /* rank 0's clock decides, so every rank runs the same rounds */
+        if (ctx->world_rank == 0) {
+            if (rounds > 0 && now - window_start >= cfg->window_s) {
+                fc_soak_close_window(ctx, sp, points, npoints, window++, window_start, now,
+                                     rounds);
+                window_start = now;
+                rounds = 0;
+            }
+            go = now < cfg->duration_s;
+        }
+        MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (!go)
+            break;
+        for (int i = 0; i < npoints; ++i) {
+            fc_point_summary_t mine;
+            char what[128];
+
+            fc_point_label(&points[i], what, sizeof(what));
+            fc_stage_progress(ctx, index++, what);
+            status = fc_status_worst(status, fc_engine_run_point(&be, &points[i],
+                                     &ctx->opts.selftest, &ident, &mine));
+            if (ctx->world_rank == 0)
+                fc_soak_merge(&sp[i], &mine);
+        }
+        ++rounds;
+    }
+    if (ctx->world_rank == 0) {
+        double elapsed = MPI_Wtime() - t0;
+
+        if (rounds > 0)
+            fc_soak_close_window(ctx, sp, points, npoints, window, window_start, elapsed,
+                                 rounds);
+        for (int i = 0; i < npoints; ++i) {
+            fc_soak_report_point(ctx, &points[i], &sp[i], elapsed);
+            free(sp[i].run_medians.v);
+            free(sp[i].window.v);
+            free(sp[i].windows.v);
+        }
+    }
+    deltas = fc_soak_counters_text(ctx, before);
+    fc_soak_judge_counters(ctx, deltas);
+    free(deltas);
+    json_decref(before);
+    free(sp);
+    free(points);
+    be.ops->fini_func(&be);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    fc_stage_ctx_t ctx;
+    fc_status_t status;
+    MPI_Comm all;
+
+    status = fc_stage_init(&argc, &argv, FC_STAGE_SOAK, &ctx);
+    if (status != FC_OK)
+        return fc_stage_exit(status);
+    if (ctx.skip_reason[0])
+        return fc_stage_finish(&ctx, FC_ERR_SKIP);
+    status = fc_stage_whole(&ctx, &all);
+    if (status == FC_OK) {
+        status = fc_soak_run(&ctx, all);
+        MPI_Comm_free(&all);
+    }
+    return fc_stage_finish(&ctx, status);
+}
