@@ -58,6 +58,15 @@ static json_t *fc_cert_figure(json_t *rec)
         json_object_set_new(f, "busbw_gbps", fc_json_or_null(json_object_get(rec, "busbw_gbps")));
         json_object_set_new(f, "time_median_us", fc_json_or_null(
             json_object_get(json_object_get(rec, "time_us"), "median")));
+        if (json_is_object(json_object_get(rec, "soak"))) {
+            json_t *soak = json_object_get(rec, "soak");
+
+            json_object_set_new(f, "soak_runs", fc_json_or_null(json_object_get(soak, "runs")));
+            json_object_set_new(f, "soak_windows", json_integer(
+                (json_int_t)json_array_size(json_object_get(soak, "windows"))));
+            json_object_set_new(f, "drift_pct", fc_json_or_null(json_object_get(soak, "drift_pct")));
+            json_object_set_new(f, "max_drift_pct", fc_limit_or_null(soak, "max_drift_pct"));
+        }
         json_object_set_new(f, "wrong", fc_json_or_null(json_object_get(rec, "wrong")));
         json_object_set_new(f, "min_busbw_gbps", fc_limit_or_null(limit, "min_busbw_gbps"));
         json_object_set_new(f, "max_latency_us", fc_limit_or_null(limit, "max_latency_us"));
@@ -80,6 +89,10 @@ static json_t *fc_cert_figure(json_t *rec)
         json_object_set_new(f, "wrong", fc_json_or_null(json_object_get(rec, "wrong")));
     } else if (strcmp(type, "preflight") == 0) {
         json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));
+    } else if (strcmp(type, "soak_counters") == 0) {
+        json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));
+        json_object_set_new(f, "counter_deltas", fc_json_or_null(json_object_get(rec, "links")));
+        json_object_set_new(f, "max_error_delta", fc_json_or_null(json_object_get(rec, "max_error_delta")));
     } else if (strcmp(type, "pairs_node") == 0) {
         json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));
         json_object_set_new(f, "slow_partners", fc_json_or_null(json_object_get(rec, "slow_partners")));

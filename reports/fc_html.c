@@ -406,11 +406,38 @@ static void fc_rack_page(FILE *f, const fc_run_verdict_t *v, const fc_rack_verdi
             fprintf(f, "<tr><td>");
             fc_html_escape(f, label);
             fprintf(f, "</td><td>");
-            if (strcmp(fc_json_str(rec, "type"), "point") == 0)
+            if (strcmp(fc_json_str(rec, "type"), "point") == 0) {
+                json_t *soak = json_object_get(rec, "soak");
+
                 fprintf(f, "busbw %.4g GB/s, median %.1f us, %lld wrong",
                         json_number_value(json_object_get(rec, "busbw_gbps")),
                         json_number_value(json_object_get(json_object_get(rec, "time_us"), "median")),
                         (long long)json_integer_value(json_object_get(rec, "wrong")));
+                if (json_is_object(soak)) {
+                    fprintf(f, "; %lld runs in %zu windows",
+                            (long long)json_integer_value(json_object_get(soak, "runs")),
+                            json_array_size(json_object_get(soak, "windows")));
+                    if (json_is_number(json_object_get(soak, "drift_pct")))
+                        fprintf(f, ", drift %.1f%% (limit %.1f%%)",
+                                json_number_value(json_object_get(soak, "drift_pct")),
+                                json_number_value(json_object_get(soak, "max_drift_pct")));
+                }
+            }
+            else if (strcmp(fc_json_str(rec, "type"), "soak_counters") == 0) {
+                json_t *links = json_object_get(rec, "links"), *c, *cv;
+                const char *link, *name;
+                int moved = 0;
+
+                json_object_foreach(links, link, c)
+                    json_object_foreach(c, name, cv)
+                        if (json_integer_value(cv) != 0) {
+                            fprintf(f, "%s", moved++ ? "; " : "");
+                            fc_html_escape(f, link);
+                            fprintf(f, " %s %+lld", name, (long long)json_integer_value(cv));
+                        }
+                if (!moved)
+                    fprintf(f, "no counter of %zu link(s) moved", json_object_size(links));
+            }
             else if (strcmp(fc_json_str(rec, "type"), "pair") == 0) {
                 json_t *z0 = json_array_get(json_object_get(rec, "sizes"), 0);
 

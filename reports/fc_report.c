@@ -36,6 +36,8 @@ void fc_check_label(json_t *rec, char *buf, size_t len)
         snprintf(buf, len, "link of %s", fc_json_str(rec, "host"));
     } else if (strcmp(type, "preflight") == 0) {
         snprintf(buf, len, "inventory of %s", fc_json_str(rec, "host"));
+    } else if (strcmp(type, "soak_counters") == 0) {
+        snprintf(buf, len, "link error counters of %s", fc_json_str(rec, "host"));
     } else if (strcmp(type, "hang") == 0) {
         snprintf(buf, len, "arrival of %s", fc_json_str(rec, "host")[0]
                  ? fc_json_str(rec, "host") : "every rank");

@@ -102,6 +102,18 @@ static int fc_attempt_includes(const fc_attempt_t *at, const fc_rack_verdict_t *
     return 0;
 }
 
+int fc_record_is_check(const char *type)
+{
+    static const char *const checks[] = {
+        "point", "pair", "pairs_node", "contention", "preflight", "soak_counters",
+    };
+
+    for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); ++i)
+        if (strcmp(type, checks[i]) == 0)
+            return 1;
+    return 0;
+}
+
 /* Does this judged record concern rack r (was the rack measured by it)? */
 static int fc_record_concerns(json_t *rec, const fc_rack_verdict_t *r,
                               const fc_attempt_t *at)
@@ -324,10 +336,7 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
                 }
                 continue;
             }
-            if (strcmp(type, "point") != 0 && strcmp(type, "pair") != 0 &&
-                strcmp(type, "pairs_node") != 0 && strcmp(type, "hang") != 0 &&
-                strcmp(type, "contention") != 0 && strcmp(type, "preflight") != 0 &&
-                strcmp(type, "soak_counters") != 0)
+            if (!fc_record_is_check(type) && strcmp(type, "hang") != 0)
                 continue;
             if (!fc_record_concerns(rec, r, at) && !fc_record_implicates(rec, r, at))
                 continue;

@@ -87,6 +87,11 @@ typedef struct fc_run_verdict {
 fc_status_t fc_results_load(const char *path, long from, json_t **records_p,
                             int *bad_lines_p);
 
+/* 1 if records of this type are judged checks (they carry a verdict,
+ * reasons and what they implicate): point, pair, pairs_node, contention,
+ * preflight, soak_counters. */
+int fc_record_is_check(const char *type);
+
 /* The string member `key` of a record, or "" when absent. */
 const char *fc_json_str(json_t *obj, const char *key);
 

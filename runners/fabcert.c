@@ -619,9 +619,7 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
             if (strcmp(fc_json_str(rec, "verdict"), "SKIP") == 0)
                 snprintf(skipped, sizeof(skipped), "%s", fc_json_str(rec, "reason"));
         }
-        if (strcmp(type, "point") == 0 || strcmp(type, "pair") == 0 ||
-            strcmp(type, "pairs_node") == 0 || strcmp(type, "contention") == 0 ||
-            strcmp(type, "preflight") == 0) {
+        if (fc_record_is_check(type)) {
             ++points;
             if (strcmp(fc_json_str(rec, "verdict"), "PASS") != 0)
                 ++failed;
@@ -648,9 +646,20 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
     else
         printf("stage %s: %s: %d checks, %d failed, %.1f s%s\n", name,
                !ended ? "DID NOT FINISH" : failed ? "FAIL" : "PASS", points, failed,
-               res.seconds, res.timed_out ? " (killed at the limit)" : "");
-    if (!ended)
+               res.seconds, res.timed_out ? " (killed at the limit)" :
+               res.interrupted ? " (stopped: the run was interrupted)" : "");
+    if (!ended && res.interrupted) {
+        /* an operator's stop, not a hang: nobody is quarantined */
+        json_t *r = fc_run_record(st, "stage_error", name);
+        char why[128];
+
+        snprintf(why, sizeof(why), "interrupted by signal %d after %.1f s; the stage "
+                 "was stopped", fc_launch_interrupted(), res.seconds);
+        json_object_set_new(r, "reason", json_string(why));
+        fc_append(st, r);
+    } else if (!ended) {
         *hung_p = fc_diagnose_hang(st, name, recs, &res, log) > 0;
+    }
     json_decref(recs);
     json_decref(res.watchdog);
     return 0;
@@ -737,18 +746,23 @@ static int fc_cmd_run(int argc, char **argv)
     printf("fabcert %s: run %s, %d host(s) in %d rack(s), profile %s\n",
            FC_VERSION, st.o.run_id, st.inv.nhosts, st.inv.nracks, st.profile.name);
     fflush(stdout);
+    fc_launch_catch_signals();
     for (int k = 0; k < FC_PLAN_STAGES; ++k) {
         fc_stage_id_t s = fc_plan_order[k];
         int hung = 0;
 
         if (!st.profile.stages[s].present || !st.o.stages[s])
             continue;
+        if (fc_launch_interrupted()) {
+            printf("stage %s: not run: the run was interrupted\n", fc_stage_name(s));
+            continue;
+        }
         for (int attempt = 1; attempt <= FC_MAX_ATTEMPTS; ++attempt) {
             if (fc_run_stage(&st, s, attempt, &hung) == 2) {
                 json_decref(stages);
                 return 2;
             }
-            if (!hung)
+            if (!hung || fc_launch_interrupted())
                 break;
         }
         fflush(stdout);

@@ -17,6 +17,30 @@
 
 #include "fc_watchdog.h"
 
+static volatile sig_atomic_t fc_signal_seen;
+
+static void fc_on_signal(int sig)
+{
+    fc_signal_seen = sig;
+}
+
+void fc_launch_catch_signals(void)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = fc_on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+int fc_launch_interrupted(void)
+{
+    return fc_signal_seen;
+}
+
 static double fc_elapsed(const struct timespec *start)
 {
     struct timespec now;
@@ -52,7 +76,7 @@ static void fc_scan_stderr(char *pending, size_t *plen, json_t *watchdog)
 void fc_launch(char *const argv[], const char *tap_path, const char *log_path,
                double limit_s, fc_launch_result_t *res)
 {
-    int out[2], err[2], status = 0, open_fds = 2;
+    int out[2], err[2], status = 0, open_fds = 2, reaped = 0;
     FILE *tap = fopen(tap_path, "w"), *log = fopen(log_path, "w");
     static char pending[32768];
     size_t plen = 0;
@@ -90,12 +114,21 @@ void fc_launch(char *const argv[], const char *tap_path, const char *log_path,
         struct pollfd pfd[2] = { { out[0], POLLIN, 0 }, { err[0], POLLIN, 0 } };
         char buf[8192];
 
-        if (fc_elapsed(&start) > limit_s) {
-            fprintf(log, "fabcert: the launcher ran past %.0f s; killing it\n", limit_s);
+        if (fc_elapsed(&start) > limit_s || fc_signal_seen) {
+            if (fc_signal_seen)
+                fprintf(log, "fabcert: interrupted by signal %d; stopping the launcher\n",
+                        (int)fc_signal_seen);
+            else
+                fprintf(log, "fabcert: the launcher ran past %.0f s; killing it\n", limit_s);
             kill(-pid, SIGTERM);
-            sleep(2);
+            for (int i = 0; i < 20 && !reaped; ++i) {
+                reaped = waitpid(pid, &status, WNOHANG) == pid;
+                if (!reaped)
+                    usleep(100000);
+            }
             kill(-pid, SIGKILL);
-            res->timed_out = 1;
+            res->interrupted = fc_signal_seen != 0;
+            res->timed_out = !res->interrupted;
             break;
         }
         if (pfd[0].fd < 0 && pfd[1].fd < 0)
@@ -136,10 +169,8 @@ void fc_launch(char *const argv[], const char *tap_path, const char *log_path,
     if (err[0] >= 0)
         close(err[0]);
     /* the pipes are closed; the launcher must exit now (bounded wait) */
-    for (int i = 0; i < 100; ++i) {
-        pid_t w = waitpid(pid, &status, WNOHANG);
-
-        if (w == pid)
+    for (int i = 0; i < 100 && !reaped; ++i) {
+        if (waitpid(pid, &status, WNOHANG) == pid)
             break;
         if (i == 60) {
             kill(-pid, SIGKILL);
@@ -147,9 +178,10 @@ void fc_launch(char *const argv[], const char *tap_path, const char *log_path,
         usleep(100000);
     }
     kill(-pid, SIGKILL);    /* leftovers of the group, if any */
-    waitpid(pid, &status, WNOHANG);
+    if (!reaped)
+        waitpid(pid, &status, WNOHANG);
     res->seconds = fc_elapsed(&start);
-    res->exit_status = res->timed_out ? -1 :
+    res->exit_status = res->timed_out || res->interrupted ? -1 :
                        WIFEXITED(status) ? WEXITSTATUS(status) : 1;
     fclose(tap);
     fclose(log);

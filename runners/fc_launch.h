@@ -2,8 +2,10 @@
  * fc_launch.h - run one stage's launcher (mpirun) with a hard time limit.
  * Its stdout (the stage's TAP) goes to a file as it comes; its stderr goes
  * to a log file, and the watchdog lines in it (lib/fc_watchdog.h) are kept
- * as JSON for the runner's hang diagnosis. Past the limit the whole process
- * group gets SIGTERM, then SIGKILL: nothing the runner starts outlives it.
+ * as JSON for the runner's hang diagnosis. Past the limit, or when the
+ * runner is interrupted (SIGINT, SIGTERM, SIGHUP: an operator's Ctrl-C, a
+ * batch system's cancel), the whole process group gets SIGTERM, then
+ * SIGKILL: nothing the runner starts outlives it.
  */
 #ifndef FC_LAUNCH_H
 #define FC_LAUNCH_H
@@ -13,10 +15,16 @@
 typedef struct fc_launch_result {
     int exit_status;        /* of the launcher; -1 if killed at the limit */
     int timed_out;
+    int interrupted;        /* stopped because the runner was interrupted */
     int not_started;        /* exec failed or files could not be made */
     double seconds;
     json_t *watchdog;       /* array of the ranks' watchdog reports */
 } fc_launch_result_t;
+
+/* Catch SIGINT, SIGTERM and SIGHUP from now on: a launch under way is
+ * stopped, and fc_launch_interrupted() says which signal came. */
+void fc_launch_catch_signals(void);
+int fc_launch_interrupted(void);
 
 /* argv[0] is looked up in PATH. */
 void fc_launch(char *const argv[], const char *tap_path, const char *log_path,

@@ -17,6 +17,7 @@
  *   mpirun --hostfile H build/suites/soak --racks F --profile P --out DIR
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,38 +26,53 @@
 #include "fc_log.h"
 #include "fc_stage.h"
 
-/* A growing list of median times (seconds). */
+/* A sample of median times (seconds): every value until FC_SOAK_SAMPLES,
+ * then a uniform reservoir sample (Vitter's algorithm R), so an hour of
+ * microsecond runs does not grow without bound. */
+#define FC_SOAK_SAMPLES 4096
+
 typedef struct fc_times {
-    double *v;
-    int n, cap;
+    double v[FC_SOAK_SAMPLES];
+    int n;                      /* kept */
+    uint64_t seen;              /* offered */
+    uint64_t rng;               /* xorshift64 state */
 } fc_times_t;
+
+static void fc_times_reset(fc_times_t *t)
+{
+    t->n = 0;
+    t->seen = 0;
+    t->rng = 0x9E3779B97F4A7C15ull;
+}
+
+static void fc_times_add(fc_times_t *t, double v)
+{
+    uint64_t j;
+
+    if (t->n < FC_SOAK_SAMPLES) {
+        t->v[t->n++] = v;
+        t->seen++;
+        return;
+    }
+    t->rng ^= t->rng << 13;
+    t->rng ^= t->rng >> 7;
+    t->rng ^= t->rng << 17;
+    j = t->rng % ++t->seen;
+    if (j < FC_SOAK_SAMPLES)
+        t->v[j] = v;
+}
 
 /* Rank 0's record of one test point over the soak. */
 typedef struct fc_soak_point {
     fc_point_summary_t total;   /* every run merged; median set at the end */
     double bus_factor;          /* busbw / algbw for this collective */
-    int runs;
-    fc_times_t run_medians;     /* every run */
-    fc_times_t window;          /* the runs of the open window */
-    fc_times_t windows;         /* each closed window's median */
+    long runs;
+    fc_times_t run_medians;     /* every run's median (sampled) */
+    fc_times_t window;          /* the open window's runs (sampled) */
+    double *windows;            /* each closed window's median */
+    int nwindows;
     uint64_t window_wrong;
 } fc_soak_point_t;
-
-static void fc_times_add(fc_times_t *t, double v)
-{
-    if (t->n == t->cap) {
-        int cap = t->cap ? 2 * t->cap : 64;
-        double *nv = realloc(t->v, (size_t)cap * sizeof(*nv));
-
-        if (nv == NULL) {
-            fc_error("out of memory for %d soak timings", cap);
-            MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
-        }
-        t->v = nv;
-        t->cap = cap;
-    }
-    t->v[t->n++] = v;
-}
 
 static int fc_cmp_double(const void *a, const void *b)
 {
@@ -86,6 +102,10 @@ static void fc_soak_merge(fc_soak_point_t *p, const fc_point_summary_t *s)
 {
     fc_point_summary_t *t = &p->total;
 
+    if (p->runs == 0) {
+        fc_times_reset(&p->run_medians);
+        fc_times_reset(&p->window);
+    }
     fc_times_add(&p->run_medians, s->time.median);
     fc_times_add(&p->window, s->time.median);
     p->window_wrong += s->wrong;
@@ -139,16 +159,22 @@ static void fc_soak_close_window(fc_stage_ctx_t *ctx, fc_soak_point_t *sp,
     for (int i = 0; i < npoints; ++i) {
         fc_soak_point_t *p = &sp[i];
         double m = fc_times_median(&p->window);
+        double *nw = realloc(p->windows, (size_t)(p->nwindows + 1) * sizeof(*nw));
 
-        fc_times_add(&p->windows, m);
+        if (nw == NULL) {
+            fc_error("out of memory for %d soak windows", p->nwindows + 1);
+            MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
+        }
+        p->windows = nw;
+        p->windows[p->nwindows++] = m;
         json_array_append_new(list, json_pack(
-            "{s:s, s:s, s:s, s:I, s:i, s:f, s:f, s:I}",
+            "{s:s, s:s, s:s, s:I, s:I, s:f, s:f, s:I}",
             "collective", fc_coll_desc(points[i].coll)->name,
             "dtype", fc_dtype_info(points[i].dtype)->name,
             "op", fc_op_name(points[i].op), "bytes", (json_int_t)p->total.bytes,
-            "runs", p->window.n, "median_us", m * 1e6, "busbw_gbps", fc_busbw(p, m),
-            "wrong", (json_int_t)p->window_wrong));
-        p->window.n = 0;
+            "runs", (json_int_t)p->window.seen, "median_us", m * 1e6,
+            "busbw_gbps", fc_busbw(p, m), "wrong", (json_int_t)p->window_wrong));
+        fc_times_reset(&p->window);
         p->window_wrong = 0;
     }
     json_object_set_new(rec, "window", json_integer(w));
@@ -169,14 +195,14 @@ static void fc_soak_report_point(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
     fc_judgement_t j;
     json_t *extra = json_object(), *wins = json_array(), *soak = json_object();
     double fastest = 0, slowest = 0, mean = 0, var = 0, drift = -1;
-    int wf = 0, ws = 0, n = p->windows.n;
+    int wf = 0, ws = 0, n = p->nwindows;
 
     t->time.median = fc_times_median(&p->run_medians);
     t->algbw = t->time.median > 0 ? (double)t->bytes / t->time.median / 1e9 : 0;
     t->busbw = fc_busbw(p, t->time.median);
     fc_judge_point(&ctx->sp, pt, t, 1, &j);
     for (int w = 0; w < n; ++w) {
-        double m = p->windows.v[w];
+        double m = p->windows[w];
 
         json_array_append_new(wins, json_pack("{s:i, s:f, s:f}", "window", w,
                                               "median_us", m * 1e6, "busbw_gbps", fc_busbw(p, m)));
@@ -187,7 +213,7 @@ static void fc_soak_report_point(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
         mean += m / n;
     }
     for (int w = 0; w < n; ++w)
-        var += (p->windows.v[w] - mean) * (p->windows.v[w] - mean) / n;
+        var += (p->windows[w] - mean) * (p->windows[w] - mean) / n;
     if (n >= 2 && fastest > 0) {
         drift = (slowest / fastest - 1) * 100;
         if (cfg->max_drift_pct >= 0 && drift > cfg->max_drift_pct && j.nreasons < 4) {
@@ -199,7 +225,7 @@ static void fc_soak_report_point(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
             j.status = FC_ERR_FAIL;
         }
     }
-    json_object_set_new(soak, "runs", json_integer(p->runs));
+    json_object_set_new(soak, "runs", json_integer((json_int_t)p->runs));
     json_object_set_new(soak, "seconds", json_real(elapsed));
     json_object_set_new(soak, "windows", wins);
     json_object_set_new(soak, "drift_pct", drift >= 0 ? json_real(drift) : json_null());
@@ -369,9 +395,7 @@ static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
                                  rounds);
         for (int i = 0; i < npoints; ++i) {
             fc_soak_report_point(ctx, &points[i], &sp[i], elapsed);
-            free(sp[i].run_medians.v);
-            free(sp[i].window.v);
-            free(sp[i].windows.v);
+            free(sp[i].windows);
         }
     }
     deltas = fc_soak_counters_text(ctx, before);

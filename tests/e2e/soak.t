@@ -1,0 +1,100 @@
+#!/bin/bash
+# soak.t - the soak stage on a virtual cluster of 2 racks x 2 nodes, two
+# ranks per node, 8 s in windows of 1.5 s. Shows that:
+#   - a clean cluster soaks and passes, with every window's medians and
+#     every node's link counters recorded;
+#   - a node's link taken down for half a second mid-soak (vcluster flap)
+#     is caught by its carrier_changes counter: that node's rack FAILs and
+#     the failure names the link and host; the other rack passes;
+#   - a node's link slowed mid-soak (tc tbf) shows as drift between the
+#     windows, above the profile's limit, with the figure in the message;
+#   - interrupting the run (SIGINT) stops the stage at once, keeps the
+#     windows measured so far and reports INCOMPLETE, never PASS.
+# Needs root (namespaces); skips with the reason otherwise.
+. tests/e2e/tap.sh
+FC=$BUILD/fabcert
+vcluster_up fcs
+plan 11
+H1=${NAME}01 H2=${NAME}02 H3=${NAME}03
+start() {   # start OUT PROFILE [options]: in the background, inside the first node
+    local out=$1 profile=$2; shift 2
+    $VC --name $NAME exec $H1 $FC run --hosts "$D/hosts" --racks "$D/racks" \
+        --profile "$profile" --out "$TMP/$out" "$@" > "$TMP/$out.out" 2> "$TMP/$out.err" &
+}
+rec() { jsonl "$TMP/$1/results.jsonl" "$2"; }
+profile() {     # profile FILE MAX_DRIFT_PCT
+    cat > "$1" <<YAML
+name: soak-test
+seed: 11
+stages:
+  soak:
+    timeout_s: 120
+    warmup: 1
+    iters: 5
+    sizes: [64KiB]
+    collectives: [all_reduce]
+    dtypes: [float32]
+    ops: [sum]
+    soak:
+      duration_s: 8
+      window_s: 1.5
+      max_drift_pct: $2
+      nic_pattern: "eth*"
+YAML
+}
+profile "$TMP/loose.yaml" 1000
+profile "$TMP/tight.yaml" 100
+
+# 1. clean
+start clean "$TMP/loose.yaml"; wait $!
+rc=$?
+[ $rc -eq 0 ] && grep -q "^rack rack1: PASS" "$TMP/clean.out" && grep -q "^rack rack2: PASS" "$TMP/clean.out"
+ok $? "a clean cluster soaks for 8 s and passes ($rc)"
+n=$(rec clean 'scalar grep { $_->{type} eq "soak_window" } @r')
+w=$(rec clean '(map { scalar @{$_->{soak}{windows}} } grep { $_->{type} eq "point" } @r)[0]')
+ok $(( n < 4 || n != w )) "every window is recorded as it closes ($n windows, $w in the point)"
+n=$(rec clean 'scalar grep { $_->{type} eq "soak_counters" && $_->{verdict} eq "PASS" && exists $_->{links}{eth0}{carrier_changes} } @r')
+ok $(( n != 4 )) "the link counters of all 4 nodes are read before and after ($n)"
+
+# 2. a link that drops out for half a second mid-soak
+start flap "$TMP/loose.yaml"; pid=$!
+sleep 4
+$VC --name $NAME flap $H2 0.5 > /dev/null
+wait $pid
+rc=$?
+ok $(( rc != 1 )) "a link flap mid-soak makes the run exit 1 ($rc)"
+grep -q "^rack rack1: FAIL" "$TMP/flap.out" &&
+    grep -q "^  FAIL rack rack1, soak stage, link $H2: .*link eth0 of host $H2: carrier_changes rose by [1-9]" "$TMP/flap.out"
+ok $? "rack1 fails on $H2's link, named with the counter that moved"
+grep -q "^rack rack2: PASS" "$TMP/flap.out"
+ok $? "rack2, whose links held, passes"
+
+# 3. a link that slows down mid-soak: drift between windows
+start drift "$TMP/tight.yaml"; pid=$!
+sleep 4
+$VC --name $NAME slow $H3 5mbit > /dev/null
+wait $pid
+rc=$?
+$VC --name $NAME clear
+drift=$(rec drift '(map { $_->{soak}{drift_pct} } grep { $_->{type} eq "point" } @r)[0]')
+ok $(( rc != 1 )) "a link slowed mid-soak makes the run exit 1 ($rc)"
+awk -v d="$drift" 'BEGIN { exit !(d > 100) }' &&
+    grep -q "all_reduce float32 sum 65536 bytes on cluster: drift [0-9.]*%: window [0-9]*'s median (.* us) is slower than window [0-9]*'s (.* us) by more than the limit 100.0%" "$TMP/drift.out"
+ok $? "the drift between windows is above the limit, with the figures (${drift}%)"
+
+# 4. interrupted: the stage stops at once, the windows measured stay
+sed 's/duration_s: 8/duration_s: 600/; s/timeout_s: 120/timeout_s: 700/' "$TMP/loose.yaml" > "$TMP/long.yaml"
+start stop "$TMP/long.yaml"
+sleep 6
+t0=$(date +%s)
+pkill -INT -f "fabcert run --hosts $D/hosts .* --out $TMP/stop"
+wait
+took=$(( $(date +%s) - t0 ))
+grep -q "^rack rack1: INCOMPLETE" "$TMP/stop.out" && grep -q "^rack rack2: INCOMPLETE" "$TMP/stop.out" &&
+    grep -q "stage soak: DID NOT FINISH.*(stopped: the run was interrupted)" "$TMP/stop.out"
+ok $? "an interrupted soak is reported INCOMPLETE, never PASS"
+[ $took -le 15 ] && ! pgrep -f "suites/soak .*$TMP/stop" > /dev/null
+ok $? "the stage was stopped at once and left no process (${took}s)"
+n=$(rec stop 'scalar grep { $_->{type} eq "soak_window" } @r')
+ok $(( n < 1 )) "the windows measured before the stop are in results.jsonl ($n)"
+done_testing
