@@ -25,6 +25,7 @@
 #include "fc_counters.h"
 #include "fc_log.h"
 #include "fc_stage.h"
+#include "fc_stats.h"
 
 /* A sample of median times (seconds): every value until FC_SOAK_SAMPLES,
  * then a uniform reservoir sample (Vitter's algorithm R), so an hour of
@@ -74,27 +75,9 @@ typedef struct fc_soak_point {
     uint64_t window_wrong;
 } fc_soak_point_t;
 
-static int fc_cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
-}
-
 static double fc_times_median(const fc_times_t *t)
 {
-    double *s, m;
-
-    if (t->n == 0)
-        return 0;
-    s = malloc((size_t)t->n * sizeof(*s));
-    if (s == NULL)
-        return t->v[0];
-    memcpy(s, t->v, (size_t)t->n * sizeof(*s));
-    qsort(s, (size_t)t->n, sizeof(*s), fc_cmp_double);
-    m = t->n % 2 ? s[t->n / 2] : (s[t->n / 2 - 1] + s[t->n / 2]) / 2;
-    free(s);
-    return m;
+    return t->n > 0 ? fc_stats_median(t->v, (size_t)t->n) : 0;
 }
 
 /* Fold one run's summary into the point's record. */
