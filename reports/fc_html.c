@@ -213,6 +213,98 @@ static void fc_stage_plots(FILE *f, const fc_rack_verdict_t *r, const char *stag
     }
 }
 
+/* ---- soak: median time per window ---------------------------------------- */
+
+/* One line per soak point: its window medians over the soak, and dashed in
+ * the same colour the drift limit above its fastest window. */
+static void fc_soak_plot(FILE *f, const fc_rack_verdict_t *r)
+{
+    const double W = 520, H = 300, L = 60, R = 150, T = 30, B = 40;
+    double ymax = 0;
+    int xmax = 1, nser = 0;
+    size_t i;
+    json_t *rec;
+
+    json_array_foreach(r->checks, i, rec) {
+        json_t *soak = json_object_get(rec, "soak"), *w;
+        double lim = json_number_value(json_object_get(soak, "max_drift_pct")), fastest = 0;
+        size_t k;
+
+        if (!json_is_object(soak))
+            continue;
+        json_array_foreach(json_object_get(soak, "windows"), k, w) {
+            double m = json_number_value(json_object_get(w, "median_us"));
+
+            ymax = fmax(ymax, m);
+            fastest = k == 0 || m < fastest ? m : fastest;
+        }
+        if (lim >= 0 && lim < 1000)
+            ymax = fmax(ymax, fastest * (1 + lim / 100));
+        if ((int)json_array_size(json_object_get(soak, "windows")) - 1 > xmax)
+            xmax = (int)json_array_size(json_object_get(soak, "windows")) - 1;
+        ++nser;
+    }
+    if (nser == 0 || ymax <= 0)
+        return;
+    ymax *= 1.1;
+#define FC_PX(v) (L + (v) / (double)xmax * (W - L - R))
+#define FC_PY(v) (H - B - (v) / ymax * (H - T - B))
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+            "viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", W, H, W, H);
+    fprintf(f, "<text x=\"%.0f\" y=\"18\" font-size=\"13\" font-weight=\"bold\">soak: "
+            "median time per window (drift)</text>\n", L);
+    fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#000\"/>\n",
+            L, H - B, W - R, H - B);
+    fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#000\"/>\n",
+            L, T, L, H - B);
+    for (int k = 0; k <= 4; ++k)
+        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%.3g</text>\n",
+                L - 4, FC_PY(ymax * k / 4) + 3, ymax * k / 4);
+    for (int x = 0; x <= xmax; x += xmax > 20 ? xmax / 10 : 1)
+        fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" font-size=\"10\" text-anchor=\"middle\">%d</text>\n",
+                FC_PX(x), H - B + 14, x);
+    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" text-anchor=\"middle\">window</text>\n",
+            (L + W - R) / 2, H - 6);
+    fprintf(f, "<text x=\"14\" y=\"%.0f\" font-size=\"11\" transform=\"rotate(-90 14 %.0f)\" "
+            "text-anchor=\"middle\">median time us</text>\n", (T + H - B) / 2, (T + H - B) / 2);
+    nser = 0;
+    json_array_foreach(r->checks, i, rec) {
+        json_t *soak = json_object_get(rec, "soak"), *w;
+        double lim = json_number_value(json_object_get(soak, "max_drift_pct")), fastest = 0;
+        const char *c = fc_palette[nser % 10];
+        char label[256];
+        size_t k;
+
+        if (!json_is_object(soak))
+            continue;
+        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", c);
+        json_array_foreach(json_object_get(soak, "windows"), k, w) {
+            double m = json_number_value(json_object_get(w, "median_us"));
+
+            fastest = k == 0 || m < fastest ? m : fastest;
+            fprintf(f, "%.1f,%.1f ", FC_PX((double)k), FC_PY(m));
+        }
+        fprintf(f, "\"/>\n");
+        if (lim >= 0 && fastest * (1 + lim / 100) <= ymax)
+            fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"%s\" "
+                    "stroke-dasharray=\"6 4\"/>\n", L, FC_PY(fastest * (1 + lim / 100)), W - R,
+                    FC_PY(fastest * (1 + lim / 100)), c);
+        if (nser < 12) {
+            fc_check_label(rec, label, sizeof(label));
+            fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\" fill=\"%s\">", W - R + 8,
+                    T + 8 + 13.0 * nser, c);
+            fc_html_escape(f, label);
+            fprintf(f, "</text>\n");
+        }
+        ++nser;
+    }
+    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\">dashed: drift limit</text>\n",
+            W - R + 8, T + 8 + 13.0 * (nser < 12 ? nser : 12) + 4);
+    fprintf(f, "</svg>\n");
+#undef FC_PX
+#undef FC_PY
+}
+
 /* ---- pairs heat map ----------------------------------------------------- */
 
 static void fc_pairs_heatmap(FILE *f, const fc_rack_verdict_t *r)
@@ -393,6 +485,8 @@ static void fc_rack_page(FILE *f, const fc_run_verdict_t *v, const fc_rack_verdi
             fc_pairs_heatmap(f, r);
         else
             fc_stage_plots(f, r, fc_stage_name(s));
+        if (s == FC_STAGE_SOAK)
+            fc_soak_plot(f, r);
         fprintf(f, "<details%s><summary>checks</summary>\n<table><tr><th>check</th>"
                 "<th>measured</th><th>limit</th><th>verdict</th></tr>\n",
                 r->stages[s].failed ? " open" : "");
