@@ -7,14 +7,15 @@
 #     is caught by its carrier_changes counter: that node's rack FAILs and
 #     the failure names the link and host; the other rack passes;
 #   - a node's link slowed mid-soak (tc tbf) shows as drift between the
-#     windows, above the profile's limit, with the figure in the message;
+#     windows, above the profile's limit, with the figure in the message
+#     and a plot of the window medians on the rack's page;
 #   - interrupting the run (SIGINT) stops the stage at once, keeps the
 #     windows measured so far and reports INCOMPLETE, never PASS.
 # Needs root (namespaces); skips with the reason otherwise.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcs
-plan 11
+plan 12
 H1=${NAME}01 H2=${NAME}02 H3=${NAME}03
 start() {   # start OUT PROFILE [options]: in the background, inside the first node
     local out=$1 profile=$2; shift 2
@@ -81,6 +82,9 @@ ok $(( rc != 1 )) "a link slowed mid-soak makes the run exit 1 ($rc)"
 awk -v d="$drift" 'BEGIN { exit !(d > 100) }' &&
     grep -q "all_reduce float32 sum 65536 bytes on cluster: drift [0-9.]*%: window [0-9]*'s median (.* us) is slower than window [0-9]*'s (.* us) by more than the limit 100.0%" "$TMP/drift.out"
 ok $? "the drift between windows is above the limit, with the figures (${drift}%)"
+grep -q 'soak: median time per window (drift)' "$TMP/drift/report/rack-rack1.html" &&
+    grep -q 'stroke-dasharray="6 4"' "$TMP/drift/report/rack-rack1.html"
+ok $? "the rack's page plots the window medians with the drift limit"
 
 # 4. interrupted: the stage stops at once, the windows measured stay
 sed 's/duration_s: 8/duration_s: 600/; s/timeout_s: 120/timeout_s: 700/' "$TMP/loose.yaml" > "$TMP/long.yaml"

@@ -32,7 +32,7 @@ ok $rc "a clean virtual cluster passes, exit 0 ($rc)"
 grep -q "^rack rack1: PASS" "$TMP/clean.out" && grep -q "^rack rack2: PASS" "$TMP/clean.out"
 ok $? "both racks PASS"
 n=$(rec clean 'scalar grep { $_->{type} eq "stage_end" && $_->{verdict} eq "PASS" } @r')
-ok $(( n != 6 )) "preflight, node, pairs, rack, cluster and contention stages all ran and passed ($n)"
+ok $(( n != 7 )) "preflight, node, pairs, rack, cluster, contention and soak stages all ran and passed ($n)"
 n=$(rec clean 'scalar grep { $_->{type} eq "pair" } @r')
 ok $(( n != 6 )) "the pairs stage measured all 6 pairs of 4 nodes ($n)"
 
