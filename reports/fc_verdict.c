@@ -302,6 +302,13 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             att[s].a[att[s].n - 1].ended = 1;
             att[s].a[att[s].n - 1].skipped = strcmp(fc_json_str(rec, "verdict"), "SKIP") == 0;
             att[s].a[att[s].n - 1].reason = fc_json_str(rec, "reason");
+        } else if (strcmp(type, "stage_error") == 0) {
+            /* the runner's account of an attempt that did not end (the
+             * run was interrupted) or of a launch that never started */
+            if (att[s].n > 0 && !att[s].a[att[s].n - 1].ended)
+                att[s].a[att[s].n - 1].reason = fc_json_str(rec, "reason");
+            else if (att[s].n == 0)
+                skip_reason[s] = fc_json_str(rec, "reason");
         }
     }
     for (int k = 0; k < out->nracks; ++k) {
@@ -388,14 +395,15 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
             if (!out->required[s])
                 continue;
-            snprintf(text, sizeof(text), "required stage %s %s%s%s",
-                     fc_stage_name(s),
-                     last == NULL ? "did not run on any node of the rack" :
-                     last->skipped ? "was skipped" : "did not finish",
-                     (last && last->skipped && last->reason[0]) ||
-                         (last == NULL && skip_reason[s]) ? ": " : "",
-                     last && last->skipped ? last->reason :
-                     last == NULL && skip_reason[s] ? skip_reason[s] : "");
+            {
+                const char *why = last ? last->reason : skip_reason[s];
+
+                snprintf(text, sizeof(text), "required stage %s %s%s%s",
+                         fc_stage_name(s),
+                         last == NULL ? "did not run on any node of the rack" :
+                         last->skipped ? "was skipped" : "did not finish",
+                         why && why[0] ? ": " : "", why ? why : "");
+            }
             fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), "stage", "",
                            text, 0);
         }

@@ -95,8 +95,9 @@ pkill -INT -f "fabcert run --hosts $D/hosts .* --out $TMP/stop"
 wait
 took=$(( $(date +%s) - t0 ))
 grep -q "^rack rack1: INCOMPLETE" "$TMP/stop.out" && grep -q "^rack rack2: INCOMPLETE" "$TMP/stop.out" &&
-    grep -q "stage soak: DID NOT FINISH.*(stopped: the run was interrupted)" "$TMP/stop.out"
-ok $? "an interrupted soak is reported INCOMPLETE, never PASS"
+    grep -q "stage soak: DID NOT FINISH.*(stopped: the run was interrupted)" "$TMP/stop.out" &&
+    grep -q "INCOMPLETE rack rack1, soak stage: required stage soak did not finish: interrupted by signal 2" "$TMP/stop.out"
+ok $? "an interrupted soak is reported INCOMPLETE with the reason, never PASS"
 [ $took -le 15 ] && ! pgrep -f "suites/soak .*$TMP/stop" > /dev/null
 ok $? "the stage was stopped at once and left no process (${took}s)"
 n=$(rec stop 'scalar grep { $_->{type} eq "soak_window" } @r')
