@@ -98,7 +98,7 @@ $(BUILD)/obj/suites/gpu/%.o: suites/gpu/%.c $(wildcard lib/*.h lib/gpu/*.h kerne
 	$(CC) -Ilib -Ikernels -I$(CUDA_HOME)/include -I$(NCCL_INC) $(CFLAGS) $(WARN) -c $< -o $@
 
 $(GPU_NODE): $(BUILD)/obj/suites/gpu/node_single.o $(BUILD)/obj/kernels/fc_kernels_cuda.cu.o \
-             $(GPU_LIB_OBJS) $(addprefix $(BUILD)/obj/lib/,fc_profile.o fc_tap.o fc_stats.o fc_results.o)
+             $(GPU_LIB_OBJS) $(addprefix $(BUILD)/obj/lib/,fc_profile.o fc_inventory.o fc_tap.o fc_stats.o fc_results.o)
 	$(CC) -o $@ $^ $(GPU_LDFLAGS) -lnccl -lcudart -lfyaml -ljansson -lsodium -lxxhash -lstdc++ -lm
 
 # the shared generator compiled both ways (C and CUDA), compared on the host

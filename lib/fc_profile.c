@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_inventory.h"
+
 static const char *const fc_stage_names[FC_STAGE_COUNT] = {
     "preflight", "node", "pairs", "rack", "cluster", "contention", "soak",
 };
@@ -418,7 +420,7 @@ static fc_status_t fc_bg_key(const fc_yaml_ctx_t *ctx, int index, struct fy_node
 static const char *const fc_cont_keys[] = {
     "scope", "max_slowdown", "min_background_pct", "foreground_ranks_per_node",
     "background_ranks_per_node", "storage_dir", "storage_file", "storage_net",
-    "tenant", "phase_s", NULL,
+    "tenant", "phase_s", "background_hosts", NULL,
 };
 
 static const char *const fc_expect_keys[] = {
@@ -494,6 +496,21 @@ static fc_status_t fc_cont_key(const fc_yaml_ctx_t *ctx, int index, struct fy_no
         snprintf(c->storage_dir, sizeof(c->storage_dir), "%s", buf);
         return FC_OK;
     case 9: return fc_yaml_number(ctx, k, v, "phase_s", 0.2, 600, &c->phase_s);
+    case 10: {
+        char (*names)[FC_INV_NAME_MAX] = NULL, err[256];
+        int n = 0;
+
+        snprintf(buf, sizeof(buf), "background_hosts");
+        FC_CHECK(fc_yaml_expect_scalar(ctx, v, k, "a Slurm hostlist such as gpu[01-04]",
+                                       buf, sizeof(buf)));
+        if (fc_hostlist_expand(buf, &names, &n, err, sizeof(err)) != FC_OK)
+            return fc_yaml_error(ctx, v, k, "'background_hosts': %s", err);
+        free(names);
+        if (n == 0)
+            return fc_yaml_error(ctx, v, k, "'background_hosts' names no host");
+        snprintf(c->background_hosts, sizeof(c->background_hosts), "%s", buf);
+        return FC_OK;
+    }
     default: {
         fc_bg_profile_t *b = &c->kinds[index - 6];
 

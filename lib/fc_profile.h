@@ -77,6 +77,10 @@ typedef struct fc_contention_profile {
                                  * over whole periods */
     int fg_per_node;            /* foreground ranks per node */
     int bg_per_node;            /* background ranks per node */
+    char background_hosts[512]; /* hostlist: these nodes only generate (the
+                                 * other tenant, the storage servers) and
+                                 * the others only measure; "" for both
+                                 * on every node */
     char storage_dir[512];
     fc_bg_profile_t kinds[FC_BG_KINDS];
 } fc_contention_profile_t;

@@ -86,6 +86,9 @@ static json_t *fc_cert_figure(json_t *rec)
         json_object_set_new(f, "slowdown", fc_json_or_null(json_object_get(rec, "slowdown")));
         json_object_set_new(f, "max_slowdown", fc_limit_or_null(rec, "max_slowdown"));
         json_object_set_new(f, "background", fc_json_or_null(json_object_get(rec, "background")));
+        if (json_object_get(rec, "background_hosts"))
+            json_object_set_new(f, "background_hosts",
+                                fc_json_or_null(json_object_get(rec, "background_hosts")));
         json_object_set_new(f, "wrong", fc_json_or_null(json_object_get(rec, "wrong")));
     } else if (strcmp(type, "preflight") == 0) {
         json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));

@@ -665,6 +665,31 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
     return 0;
 }
 
+/* The contention stage's background_hosts must be hosts of the inventory:
+ * a typo would otherwise leave the stage without background, found out
+ * only after the earlier stages have run. */
+static int fc_check_background_hosts(const fc_run_state_t *st)
+{
+    const fc_stage_profile_t *sp = &st->profile.stages[FC_STAGE_CONTENTION];
+    char (*names)[FC_INV_NAME_MAX] = NULL, err[256];
+    int n = 0, bad = 0;
+
+    if (!sp->present || !st->o.stages[FC_STAGE_CONTENTION] || !sp->cont.background_hosts[0])
+        return 0;
+    if (fc_hostlist_expand(sp->cont.background_hosts, &names, &n, err, sizeof(err)) != FC_OK) {
+        fprintf(stderr, "fabcert: %s: background_hosts: %s\n", st->o.profile, err);
+        return 2;
+    }
+    for (int i = 0; i < n && !bad; ++i)
+        if (fc_inventory_find_host(&st->inv, names[i]) < 0) {
+            fprintf(stderr, "fabcert: %s: background_hosts names %s, which is not in the "
+                    "inventory\n", st->o.profile, names[i]);
+            bad = 2;
+        }
+    free(names);
+    return bad;
+}
+
 static int fc_cmd_run(int argc, char **argv)
 {
     fc_run_state_t st;
@@ -700,7 +725,7 @@ static int fc_cmd_run(int argc, char **argv)
             return 2;
         }
     }
-    if (fc_run_load_inventory(&st) != FC_OK)
+    if (fc_run_load_inventory(&st) != FC_OK || fc_check_background_hosts(&st) != 0)
         return 2;
     st.healthy = calloc((size_t)st.inv.nhosts, sizeof(int));
     st.quarantined = calloc((size_t)st.inv.nhosts, sizeof(int));

@@ -6,7 +6,9 @@
  *
  * Ranks: on each node the first foreground_ranks_per_node ranks are the
  * foreground (the cluster, or each rack with scope: rack), the next
- * background_ranks_per_node generate traffic; any others wait. For each
+ * background_ranks_per_node generate traffic; any others wait. With
+ * background_hosts, those nodes only generate and the others only measure
+ * (traffic from other nodes that share the spine). For each
  * foreground point the phases are interleaved,
  *
  *     clean, kind 1, clean, kind 2, clean, ..., all kinds, clean
@@ -233,6 +235,8 @@ static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
         json_object_set_new(rec, "max_slowdown", json_real(cp->max_slowdown));
         json_object_set_new(rec, "wrong", json_integer((json_int_t)wrong));
         json_object_set_new(rec, "background", bgj);
+        if (cp->background_hosts[0])
+            json_object_set_new(rec, "background_hosts", json_string(cp->background_hosts));
         if (loaded->note[0])
             json_object_set_new(rec, "note", json_string(loaded->note));
         json_object_set_new(rec, "reasons", reasons);
@@ -311,6 +315,27 @@ static fc_status_t fc_cont_run(fc_cont_run_t *run)
     return FC_OK;
 }
 
+/* This rank's role. Without background_hosts, the first fg_per_node ranks
+ * of each node measure and the next bg_per_node generate. With it, every
+ * rank on a background host generates (the other tenant's or the storage
+ * servers' nodes) and only the first fg_per_node on the others measure. */
+static int fc_cont_role(const fc_stage_ctx_t *ctx, const fc_contention_profile_t *cp)
+{
+    int per_node = cp->fg_per_node + cp->bg_per_node, on_bg_host = 0, n = 0;
+    char (*names)[FC_INV_NAME_MAX] = NULL, err[256];
+
+    if (cp->background_hosts[0] == '\0')
+        return ctx->local_rank < cp->fg_per_node ? FC_ROLE_FG :
+               ctx->local_rank < per_node ? FC_ROLE_BG : FC_ROLE_IDLE;
+    if (fc_hostlist_expand(cp->background_hosts, &names, &n, err, sizeof(err)) == FC_OK)
+        for (int i = 0; i < n; ++i)
+            on_bg_host |= strcmp(names[i], ctx->host) == 0;
+    free(names);
+    if (on_bg_host)
+        return ctx->local_rank < per_node ? FC_ROLE_BG : FC_ROLE_IDLE;
+    return ctx->local_rank < cp->fg_per_node ? FC_ROLE_FG : FC_ROLE_IDLE;
+}
+
 int main(int argc, char **argv)
 {
     fc_stage_ctx_t ctx;
@@ -327,19 +352,20 @@ int main(int argc, char **argv)
     for (int k = 0; k < FC_BG_KINDS; ++k)
         if (run.cp->kinds[k].enabled)
             run.kinds[run.nkinds++] = k;
-    run.role = ctx.local_rank < run.cp->fg_per_node ? FC_ROLE_FG :
-               ctx.local_rank < run.cp->fg_per_node + run.cp->bg_per_node ? FC_ROLE_BG :
-               FC_ROLE_IDLE;
+    run.role = fc_cont_role(&ctx, run.cp);
     is_fg = run.role == FC_ROLE_FG;
     is_bg = run.role == FC_ROLE_BG;
     MPI_Allreduce(&is_fg, &nfg, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(&is_bg, &nbg, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (!ctx.skip_reason[0] && (nbg == 0 || run.nkinds == 0))
+    if (!ctx.skip_reason[0] && (nbg == 0 || nfg == 0 || run.nkinds == 0))
         snprintf(ctx.skip_reason, sizeof(ctx.skip_reason), "%s",
                  run.nkinds == 0 ? "the profile's contention stage names no background "
                  "traffic (storage_file, storage_net, tenant)" :
-                 "no background ranks: launch foreground_ranks_per_node + "
-                 "background_ranks_per_node ranks per node");
+                 nbg == 0 && run.cp->background_hosts[0] ? "no background ranks: no host "
+                 "of background_hosts is in this run (quarantined, or not in the inventory)" :
+                 nbg == 0 ? "no background ranks: launch foreground_ranks_per_node + "
+                 "background_ranks_per_node ranks per node" :
+                 "no foreground ranks: every host of this run is in background_hosts");
     if (ctx.skip_reason[0]) {
         if (ctx.world_rank == 0) {
             fprintf(stderr, "fabcert: stage contention skipped: %s\n", ctx.skip_reason);

@@ -9,13 +9,16 @@
 #   - storage traffic to a read-only directory moves nothing: the stage is
 #     INCOMPLETE with the reason, never PASS; a directory that does not
 #     exist is named with the system's reason;
+#   - the background on other nodes (background_hosts) that share the
+#     narrow spine slows the foreground as well; a background host that is
+#     not in the inventory is refused before anything runs;
 #   - a bit flipped in the foreground under load is caught and attributed.
 # Needs root (namespaces); skips with the reason otherwise.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_cleanup() { umount "$TMP/ro" 2>/dev/null; }
 vcluster_up fcc
-plan 11
+plan 13
 run() {     # run OUT PROFILE [options]
     local out=$1 profile=$2; shift 2
     $VC --name $NAME exec ${NAME}01 $FC run --hosts "$D/hosts" --racks "$D/racks" \
@@ -63,7 +66,23 @@ rc=$?
 ok $rc "the same with a loose limit passes ($rc)"
 n=$(rec loose 'scalar grep { $_->{type} eq "contention" && $_->{background}{storage_net}{achieved_mbps} > 0 && $_->{background}{storage_net}{target_mbps} > 0 } @r')
 ok $(( n < 2 )) "achieved background rates are recorded beside their targets ($n records)"
+# the other tenant on other nodes that share the spine: fcX02 and fcX04
+# only generate, fcX01 and fcX03 only measure
+profile "$TMP/apart.yaml" 1.3 "      background_hosts: ${NAME}02,${NAME}04
+$NET"
+run apart "$TMP/apart.yaml"
+rc=$?
+ratio=$(rec apart '(map { $_->{slowdown} } grep { $_->{type} eq "contention" && $_->{kind} eq "all" } @r)[0]')
+grep -q "^# contention: 2 foreground and 4 background ranks" "$TMP/apart/contention.tap" &&
+    awk -v r="$ratio" 'BEGIN { exit !(r > 1.3) }' && [ $rc -eq 1 ]
+ok $? "background on other nodes across the narrow spine slows the foreground too (${ratio}x, exit $rc)"
 $VC --name $NAME clear
+sed "s/background_hosts: .*/background_hosts: ${NAME}09/" "$TMP/apart.yaml" > "$TMP/typo.yaml"
+run typo "$TMP/typo.yaml"
+rc=$?
+[ $rc -eq 2 ] && grep -q "background_hosts names ${NAME}09, which is not in the inventory" "$TMP/typo.err" &&
+    [ ! -e "$TMP/typo/results.jsonl" ]
+ok $? "a background host that is not in the inventory: exit 2 before anything runs ($rc)"
 
 # storage traffic that cannot be written
 mkdir -p "$TMP/ro" && mount -t tmpfs -o ro,size=1m tmpfs "$TMP/ro"

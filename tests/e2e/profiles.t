@@ -19,6 +19,7 @@ declare -A expect=(
     [relative-range]="relative-range.yaml:5:29: 'max_below_median_pct' is 150"
     [soak-short-timeout]="soak-short-timeout.yaml:3:3: stage 'soak': timeout_s (100) must exceed soak.duration_s (3600) by at least 60 s"
     [soak-unknown-key]="soak-unknown-key.yaml:6:7: unknown key 'duration' in 'soak'"
+    [bad-background-hosts]="bad-background-hosts.yaml:5:25: 'background_hosts': range '04-01' runs backwards"
 )
 shipped=(thresholds/*.yaml)
 plan $(( ${#shipped[@]} + 2 * ${#expect[@]} + 4 ))
