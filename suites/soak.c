@@ -16,6 +16,7 @@
  *
  *   mpirun --hostfile H build/suites/soak --racks F --profile P --out DIR
  */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -97,9 +98,9 @@ static void fc_soak_merge(fc_soak_point_t *p, const fc_point_summary_t *s)
         p->bus_factor = s->algbw > 0 ? s->busbw / s->algbw : 1;
         return;
     }
-    t->time.mean = (t->time.mean * t->iters + s->time.mean * s->iters) / (t->iters + s->iters);
-    t->iters += s->iters;
-    t->warmup += s->warmup;
+    /* every run has the profile's iterations: the record keeps them per
+     * run (soak.runs counts the runs), and the mean is over runs */
+    t->time.mean += (s->time.mean - t->time.mean) / (double)p->runs;
     t->time.min = fmin(t->time.min, s->time.min);
     t->time.max = fmax(t->time.max, s->time.max);
     t->time.p99 = fmax(t->time.p99, s->time.p99);
@@ -135,7 +136,7 @@ static double fc_busbw(const fc_soak_point_t *p, double median)
 /* Rank 0: close the open window of every point and write it. */
 static void fc_soak_close_window(fc_stage_ctx_t *ctx, fc_soak_point_t *sp,
                                  const fc_test_point_t *points, int npoints, int w,
-                                 double start_s, double end_s, int rounds)
+                                 double start_s, double end_s, long rounds)
 {
     json_t *rec = fc_stage_record(ctx, "soak_window"), *list = json_array();
 
@@ -163,10 +164,11 @@ static void fc_soak_close_window(fc_stage_ctx_t *ctx, fc_soak_point_t *sp,
     json_object_set_new(rec, "window", json_integer(w));
     json_object_set_new(rec, "start_s", json_real(start_s));
     json_object_set_new(rec, "end_s", json_real(end_s));
-    json_object_set_new(rec, "rounds", json_integer(rounds));
+    json_object_set_new(rec, "rounds", json_integer((json_int_t)rounds));
     json_object_set_new(rec, "points", list);
     fc_results_append(&ctx->results, rec);
-    fc_tap_diag(&ctx->tap, "soak window %d: %.1f-%.1f s, %d round(s)", w, start_s, end_s, rounds);
+    fc_tap_diag(&ctx->tap, "soak window %d: %.1f-%.1f s, %ld round(s)", w, start_s,
+                end_s, rounds);
 }
 
 /* Rank 0: judge and write one point over the whole soak. */
@@ -326,7 +328,9 @@ static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
     json_t *before = NULL;
     char *deltas;
     double t0, window_start = 0;
-    int npoints, index = 0, window = 0, rounds = 0, go = 1;
+    unsigned long runs = 0;     /* the watchdog's work index, wrapped */
+    long rounds = 0;
+    int npoints, window = 0, go = 1;
 
     FC_CHECK(fc_stage_open_backend(ctx, group, &be));
     npoints = fc_stage_points(ctx, &points);
@@ -362,7 +366,7 @@ static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
             char what[128];
 
             fc_point_label(&points[i], what, sizeof(what));
-            fc_stage_progress(ctx, index++, what);
+            fc_stage_progress(ctx, (int)(runs++ % INT_MAX), what);
             status = fc_status_worst(status, fc_engine_run_point(&be, &points[i],
                                      &ctx->opts.selftest, &ident, &mine));
             if (ctx->world_rank == 0)
