@@ -210,6 +210,9 @@ static void fc_soak_report_point(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
             j.status = FC_ERR_FAIL;
         }
     }
+    if (n < 2)
+        fc_tap_diag(&ctx->tap, "drift not judged for this point: %d window(s); make "
+                    "window_s shorter than the soak", n);
     json_object_set_new(soak, "runs", json_integer((json_int_t)p->runs));
     json_object_set_new(soak, "seconds", json_real(elapsed));
     json_object_set_new(soak, "windows", wins);
