@@ -107,8 +107,25 @@ $(GPU_TWINS): tests/gpu/pattern_twins.c $(BUILD)/obj/tests/gpu/pattern_twins_cud
 	@mkdir -p $(dir $@)
 	$(CC) -Ilib -Ikernels $(CFLAGS) $(WARN) -o $@ $^ $(GPU_LDFLAGS) -lcudart -lstdc++ -lm
 
-check: all
-	$(PROVE) --exec '' $(UNIT) $(if $(HAVE_GPU),$(GPU_TWINS)) tests/e2e/*.t
+# ---- fuzz targets: the input parsers under AddressSanitizer and UBSan ------
+FUZZ     := $(BUILD)/tests/fuzz_inputs.t
+FUZZ_SRCS := $(addprefix lib/,fc_inventory.c fc_profile.c fc_coll.c fc_status.c fc_log.c \
+               fc_results.c) kernels/fc_pattern_host.c $(wildcard reports/*.c) \
+             tests/fuzz/fuzz_inputs.c
+FUZZ_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(FUZZ_SRCS))
+FUZZ_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+              -fno-sanitize-recover=undefined -Wno-format-truncation
+
+$(BUILD)/asan/%.o: %.c $(wildcard lib/*.h kernels/*.h reports/*.h)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -c $< -o $@
+
+$(FUZZ): $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(FUZZ_FLAGS) -o $@ $^ $(LIBS)
+
+check: all $(FUZZ)
+	$(PROVE) --exec '' $(UNIT) $(if $(HAVE_GPU),$(GPU_TWINS)) $(FUZZ) tests/e2e/*.t
 
 bench: all
 	bench/run

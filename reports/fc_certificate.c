@@ -173,10 +173,11 @@ json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t 
         json_array_append_new(nodes, node);
     }
     for (int s = 0; s < FC_STAGE_COUNT; ++s) {
-        json_t *figures = json_array(), *rec;
+        json_t *figures, *rec;
 
         if (!v->planned[s])
             continue;
+        figures = json_array();
         json_array_foreach(r->checks, i, rec)
             if (strcmp(fc_json_str(rec, "stage"), fc_stage_name(s)) == 0)
                 json_array_append_new(figures, fc_cert_figure(rec));
