@@ -435,6 +435,33 @@ static fc_status_t fc_inv_rack_line(char *line, int lineno, void *arg)
     return FC_OK;
 }
 
+/* Racks of the map none of whose hosts is in this run are not part of it:
+ * compact the rack list (order kept) and renumber the hosts' racks. */
+static fc_status_t fc_inv_drop_racks_outside(fc_inventory_t *inv, const int *rack_hosts)
+{
+    int *renum, kept = 0;
+
+    if (inv->nracks <= 0)
+        return FC_OK;
+    if ((renum = calloc((size_t)inv->nracks, sizeof(int))) == NULL)
+        return FC_ERR_INTERNAL;
+    for (int r = 0; r < inv->nracks; ++r) {
+        renum[r] = kept;
+        if (rack_hosts[r] == 0) {
+            inv->racks_left_out++;
+            continue;
+        }
+        if (kept != r)
+            memcpy(inv->racks[kept], inv->racks[r], FC_INV_NAME_MAX);
+        ++kept;
+    }
+    for (int h = 0; h < inv->nhosts; ++h)
+        inv->host_rack[h] = renum[inv->host_rack[h]];
+    inv->nracks = kept;
+    free(renum);
+    return FC_OK;
+}
+
 fc_status_t fc_inventory_parse(const char *hosts_text, const char *hosts_path,
                                const char *racks_text, const char *racks_path,
                                fc_inventory_t *inv_p)
@@ -442,7 +469,7 @@ fc_status_t fc_inventory_parse(const char *hosts_text, const char *hosts_path,
     fc_inventory_t inv;
     fc_inv_builder_t b;
     fc_status_t st = FC_OK;
-    int *rack_hosts = NULL;
+    int *rack_hosts = NULL, *map_hosts = NULL;
 
     memset(&inv, 0, sizeof(inv));
     memset(&b, 0, sizeof(b));
@@ -482,15 +509,20 @@ fc_status_t fc_inventory_parse(const char *hosts_text, const char *hosts_path,
                     goto out;
             }
         }
+        if ((rack_hosts = calloc((size_t)inv.nracks, sizeof(int))) == NULL ||
+            (map_hosts = calloc((size_t)inv.nracks, sizeof(int))) == NULL) {
+            st = FC_ERR_INTERNAL;
+            goto out;
+        }
+        /* the map may describe more of the cluster than this run's host
+         * list: its other hosts are left out (and counted) */
         for (int m = 0; m < b.nmap; ++m) {
             int h = fc_inventory_find_host(&inv, b.map_host[m]);
 
+            map_hosts[b.map_rack[m]]++;
             if (h < 0) {
-                fprintf(stderr, "fabcert: %s:%d: host '%s' of rack '%s' is not "
-                        "in the host list %s\n", racks_path, b.map_line[m],
-                        b.map_host[m], inv.racks[b.map_rack[m]], hosts_path);
-                st = FC_ERR_INVALID;
-                goto out;
+                inv.map_hosts_left_out++;
+                continue;
             }
             inv.host_rack[h] = b.map_rack[m];
         }
@@ -502,19 +534,16 @@ fc_status_t fc_inventory_parse(const char *hosts_text, const char *hosts_path,
                 st = FC_ERR_INVALID;
                 goto out;
             }
-        if ((rack_hosts = calloc((size_t)inv.nracks, sizeof(int))) == NULL) {
-            st = FC_ERR_INTERNAL;
-            goto out;
-        }
         for (int h = 0; h < inv.nhosts; ++h)
             rack_hosts[inv.host_rack[h]]++;
         for (int r = 0; r < inv.nracks; ++r)
-            if (rack_hosts[r] == 0) {
+            if (map_hosts[r] == 0) {
                 fprintf(stderr, "fabcert: %s:%d: rack '%s' has no host\n",
                         racks_path, b.rack_line[r], inv.racks[r]);
                 st = FC_ERR_INVALID;
                 goto out;
             }
+        st = fc_inv_drop_racks_outside(&inv, rack_hosts);
     } else {
         b.path = hosts_path;
         if (fc_inv_add_rack(&b, "default", 0) < 0) {
@@ -526,6 +555,7 @@ fc_status_t fc_inventory_parse(const char *hosts_text, const char *hosts_path,
     }
 out:
     free(rack_hosts);
+    free(map_hosts);
     free(b.rack_line);
     free(b.map_host);
     free(b.map_rack);

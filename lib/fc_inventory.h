@@ -8,7 +8,10 @@
  *     rack-b: gpu[017-032] gpu040  the rack, a colon, then its hosts
  *
  * '#' starts a comment. Every host of the host list must be in exactly one
- * rack; a rack must keep at least one host; a host must not be listed twice.
+ * rack; a rack must name at least one host; a host must not be listed
+ * twice. The rack map may describe the whole cluster and the host list a
+ * part of it (a Slurm allocation): the map's other hosts, and the racks
+ * none of whose hosts is in the list, are left out of the run (counted).
  * Without a host list, the hosts are those of the rack map; without a rack
  * map, every host is in one rack named "default". Errors name file:line and
  * the caller exits 2. Parsing works on text, so MPI ranks can parse what
@@ -30,6 +33,8 @@ typedef struct fc_inventory {
     int *host_line;                     /* line of the host list (or map) */
     int nracks;
     char (*racks)[FC_INV_NAME_MAX];     /* in order of first mention */
+    int map_hosts_left_out;             /* rack-map hosts not in the host list */
+    int racks_left_out;                 /* racks with none of its hosts in it */
     char hosts_path[1024];              /* "" when not given */
     char racks_path[1024];
 } fc_inventory_t;

@@ -266,17 +266,34 @@ static int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
 }
 
 /* Inventory from the files, or this machine alone. */
+/* A rack map of the whole cluster with a host list of part of it: say what
+ * this run leaves out, so a typo in the host list does not go unseen. */
+static void fc_print_left_out(const fc_inventory_t *inv)
+{
+    if (inv->map_hosts_left_out > 0)
+        printf("# %d host(s) of the rack map %s are not in the host list %s and are "
+               "left out of this run (%d rack(s) entirely)\n", inv->map_hosts_left_out,
+               inv->racks_path, inv->hosts_path, inv->racks_left_out);
+}
+
 static fc_status_t fc_run_load_inventory(fc_run_state_t *st)
 {
     char *hosts_text = NULL, *racks_text = NULL;
     fc_status_t s = FC_OK;
 
     if (st->o.hosts[0] == '\0' && st->o.racks[0] == '\0') {
-        char host[256] = "";
+        /* no inventory: inside a Slurm allocation its nodes, else this host */
+        const char *slurm = getenv("SLURM_JOB_NODELIST");
+        char host[4096] = "";
         char path[PATH_MAX];
         FILE *f;
 
-        gethostname(host, sizeof(host) - 1);
+        if (slurm && slurm[0]) {
+            snprintf(host, sizeof(host), "# from SLURM_JOB_NODELIST\n%s", slurm);
+            printf("fabcert: hosts from SLURM_JOB_NODELIST: %s\n", slurm);
+        } else {
+            gethostname(host, sizeof(host) - 1);
+        }
         if (snprintf(path, sizeof(path), "%s/hosts", st->o.out_dir) >= (int)sizeof(path)) {
             fprintf(stderr, "fabcert: --out: path too long\n");
             return FC_ERR_INVALID;
@@ -727,6 +744,7 @@ static int fc_cmd_run(int argc, char **argv)
     }
     if (fc_run_load_inventory(&st) != FC_OK || fc_check_background_hosts(&st) != 0)
         return 2;
+    fc_print_left_out(&st.inv);
     st.healthy = calloc((size_t)st.inv.nhosts, sizeof(int));
     st.quarantined = calloc((size_t)st.inv.nhosts, sizeof(int));
     for (int h = 0; h < st.inv.nhosts; ++h)
@@ -837,6 +855,7 @@ static int fc_cmd_check_inventory(int argc, char **argv)
     for (int h = 0; h < inv.nhosts; ++h)
         printf("%s %s\n", inv.hosts[h], inv.racks[inv.host_rack[h]]);
     printf("# %d hosts in %d racks\n", inv.nhosts, inv.nracks);
+    fc_print_left_out(&inv);
     fc_inventory_free(&inv);
     return 0;
 }

@@ -7,7 +7,7 @@
 # during it is caught.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 18
+plan 20
 
 $FC run --out "$TMP/run" --np 4 > "$TMP/run.out" 2> "$TMP/run.err"
 ok $? "fabcert run --np 4 exits 0 on a healthy machine"
@@ -53,6 +53,18 @@ rc=$?; took=$(( $(date +%s) - start ))
 ok $? "a hung stage is reported INCOMPLETE with exit 1 (rc $rc)"
 [ $took -le 25 ] && grep -q 'the launcher ran past 16 s; killing it' "$TMP/hang/node.log"
 ok $? "and is killed at its timeout plus the launch margin (${took}s)"
+# inside a Slurm allocation, without an inventory: the allocation's nodes
+SLURM_JOB_NODELIST="$(hostname)" $FC run --out "$TMP/slurm" --np 2 --sizes 4KiB \
+    --collectives all_reduce > "$TMP/slurm.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q "^fabcert: hosts from SLURM_JOB_NODELIST: $(hostname)$" "$TMP/slurm.out" &&
+    grep -qx "$(hostname)" "$TMP/slurm/hosts"
+ok $? "inside a Slurm allocation the hosts come from SLURM_JOB_NODELIST ($rc)"
+SLURM_JOB_NODELIST="gpu[3-1]" $FC run --out "$TMP/slurmbad" --np 2 > "$TMP/slurmbad.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "hosts:2: bad host list 'gpu\[3-1\]': range '3-1' runs backwards" "$TMP/slurmbad.out"
+ok $? "a malformed SLURM_JOB_NODELIST is a clear error, exit 2 ($rc)"
+
 # the soak stage on this machine: 3 s in windows of 1 s
 cat > "$TMP/soak.yaml" <<'YAML'
 name: soak-local

@@ -7,7 +7,8 @@
  * mutations: bit flips, bytes and tokens the parsers care about ("[", "-",
  * ":", "{", huge numbers), deleted, duplicated and truncated ranges. The
  * property is the one the project promises for bad input: an error or an
- * answer, never a crash. Built with AddressSanitizer and UBSan (make
+ * answer, never a crash; and for certificates, that any change at all is
+ * rejected by verify. Built with AddressSanitizer and UBSan (make
  * check), so a read past a buffer is a crash too.
  *
  *   build/tests/fuzz_inputs.t [ITERATIONS per target, default 2000]
@@ -240,20 +241,21 @@ typedef struct fc_target {
     int (*run)(const fc_buf_t *in);
     const char *seeds[4];       /* files, or "=" then text */
     int cost;                   /* iterations divided by this */
+    int tamper_proof;           /* any change to a seed must be rejected */
 } fc_target_t;
 
 static const fc_target_t fc_targets[] = {
     { "Slurm hostlists", fc_fuzz_hostlist,
-      { "=gpu[001-016,020]", "=a[01-03,7]b[1-2],c", "=node1,node2,rack-b[9-12]" }, 1 },
+      { "=gpu[001-016,020]", "=a[01-03,7]b[1-2],c", "=node1,node2,rack-b[9-12]" }, 1, 0 },
     { "host lists and rack maps", fc_fuzz_inventory,
       { "=gpu[001-004]\nlogin1 # a comment\n\fgpu[001-002] rack-a\nrack-b: gpu[003-004] login1\n",
-        "=n1\nn2\n\fn1 r1\nn2 r2\n" }, 1 },
+        "=n1\nn2\n\fn1 r1\nn2 r2\n" }, 1, 0 },
     { "threshold profiles", fc_fuzz_profile,
-      { "thresholds/local.yaml", "thresholds/vcluster.yaml" }, 4 },
+      { "thresholds/local.yaml", "thresholds/vcluster.yaml" }, 4, 0 },
     { "results.jsonl to verdicts, certificates, summary, JUnit", fc_fuzz_results,
-      { "tests/golden/report/slow-link/results.jsonl" }, 20 },
+      { "tests/golden/report/slow-link/results.jsonl" }, 20, 0 },
     { "certificates given to verify", fc_fuzz_certificate,
-      { "tests/golden/report/slow-link/expected/certificates/rack1.json" }, 4 },
+      { "tests/golden/report/slow-link/expected/certificates/rack1.json" }, 4, 1 },
 };
 #define FC_NTARGETS (int)(sizeof(fc_targets) / sizeof(fc_targets[0]))
 
@@ -284,7 +286,7 @@ int main(int argc, char **argv)
     fprintf(tap, "TAP version 13\n1..%d\n", FC_NTARGETS);
     for (int t = 0; t < FC_NTARGETS; ++t) {
         const fc_target_t *tg = &fc_targets[t];
-        long n = iters / tg->cost > 50 ? iters / tg->cost : 50, accepted = 0;
+        long n = iters / tg->cost > 50 ? iters / tg->cost : 50, accepted = 0, changed = 0;
         int nseeds = 0;
         char *seed[4];
         size_t len[4];
@@ -309,10 +311,19 @@ int main(int argc, char **argv)
             int s = (int)fc_below((size_t)nseeds);
 
             fc_mutate(seed[s], len[s], &in);
-            accepted += tg->run(&in);
+            if (tg->run(&in)) {
+                ++accepted;
+                if (tg->tamper_proof && (in.n != len[s] || memcmp(in.p, seed[s], in.n) != 0)) {
+                    fprintf(tap, "not ok %d - %s: mutation %ld changed the input and "
+                            "it was still accepted\n", t + 1, tg->name, i);
+                    goto next;
+                }
+            }
+            changed += in.n != len[s] || memcmp(in.p, seed[s], in.n) != 0;
         }
-        fprintf(tap, "ok %d - %s: %ld mutated inputs, %ld accepted, none crashed\n", t + 1,
-                tg->name, n, accepted);
+        fprintf(tap, "ok %d - %s: %ld mutated inputs (%ld changed), %ld accepted%s, "
+                "none crashed\n", t + 1, tg->name, n, changed, accepted,
+                tg->tamper_proof ? " (each one unchanged)" : "");
 next:
         for (int s = 0; s < nseeds; ++s)
             free(seed[s]);
