@@ -67,10 +67,46 @@ static const char *const fc_palette[] = {
     "#953800", "#6639ba", "#1b7c83", "#a40e26",
 };
 
+/* Every plot's frame: the SVG element, the title, the axes, five y ticks
+ * from 0 to ymax and the axis names. The x ticks are the caller's. */
+#define FC_PLOT_W 520.0
+#define FC_PLOT_H 300.0
+#define FC_PLOT_L 60.0          /* margins: left, right (legend), top, bottom */
+#define FC_PLOT_R 150.0
+#define FC_PLOT_T 30.0
+#define FC_PLOT_B 40.0
+
+static void fc_plot_frame(FILE *f, const char *title, const char *xname, const char *yname,
+                          double ymax)
+{
+    const double W = FC_PLOT_W, H = FC_PLOT_H, L = FC_PLOT_L, R = FC_PLOT_R;
+    const double T = FC_PLOT_T, B = FC_PLOT_B;
+
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+            "viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", W, H, W, H);
+    fprintf(f, "<text x=\"%.0f\" y=\"18\" font-size=\"13\" font-weight=\"bold\">", L);
+    fc_html_escape(f, title);
+    fprintf(f, "</text>\n<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#000\"/>\n",
+            L, H - B, W - R, H - B);
+    fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#000\"/>\n",
+            L, T, L, H - B);
+    for (int k = 0; k <= 4; ++k) {
+        double v = ymax * k / 4;
+
+        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%.3g</text>\n",
+                L - 4, H - B - v / ymax * (H - T - B) + 3, v);
+    }
+    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n",
+            (L + W - R) / 2, H - 6, xname);
+    fprintf(f, "<text x=\"14\" y=\"%.0f\" font-size=\"11\" transform=\"rotate(-90 14 %.0f)\" "
+            "text-anchor=\"middle\">%s</text>\n", (T + H - B) / 2, (T + H - B) / 2, yname);
+}
+
 static void fc_plot_busbw(FILE *f, const char *title, fc_series_t *ser, int nser,
                           const double *lx, const double *ly, int nl)
 {
-    const double W = 520, H = 300, L = 60, R = 150, T = 30, B = 40;
+    const double W = FC_PLOT_W, H = FC_PLOT_H, L = FC_PLOT_L, R = FC_PLOT_R;
+    const double T = FC_PLOT_T, B = FC_PLOT_B;
     double xmin = 1e300, xmax = 0, ymax = 0;
 
     for (int s = 0; s < nser; ++s)
@@ -90,20 +126,7 @@ static void fc_plot_busbw(FILE *f, const char *title, fc_series_t *ser, int nser
     ymax *= 1.1;
 #define FC_PX(v) (L + (log2(v) - log2(xmin)) / (log2(xmax) - log2(xmin)) * (W - L - R))
 #define FC_PY(v) (H - B - (v) / ymax * (H - T - B))
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-            "viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", W, H, W, H);
-    fprintf(f, "<text x=\"%.0f\" y=\"18\" font-size=\"13\" font-weight=\"bold\">", L);
-    fc_html_escape(f, title);
-    fprintf(f, "</text>\n<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#000\"/>\n",
-            L, H - B, W - R, H - B);
-    fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#000\"/>\n",
-            L, T, L, H - B);
-    for (int k = 0; k <= 4; ++k) {
-        double v = ymax * k / 4;
-
-        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%.3g</text>\n",
-                L - 4, FC_PY(v) + 3, v);
-    }
+    fc_plot_frame(f, title, "message size", "busbw GB/s", ymax);
     for (double x = xmin; x <= xmax * 1.0001; x *= 2) {
         char size[32];
 
@@ -113,10 +136,6 @@ static void fc_plot_busbw(FILE *f, const char *title, fc_series_t *ser, int nser
         fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" font-size=\"10\" text-anchor=\"middle\">%s</text>\n",
                 FC_PX(x), H - B + 14, size);
     }
-    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" text-anchor=\"middle\">message size</text>\n",
-            (L + W - R) / 2, H - 6);
-    fprintf(f, "<text x=\"14\" y=\"%.0f\" font-size=\"11\" transform=\"rotate(-90 14 %.0f)\" "
-            "text-anchor=\"middle\">busbw GB/s</text>\n", (T + H - B) / 2, (T + H - B) / 2);
     if (nl > 0) {
         fprintf(f, "<polyline fill=\"none\" stroke=\"#cf222e\" stroke-width=\"2\" "
                 "stroke-dasharray=\"6 4\" points=\"");
@@ -219,7 +238,8 @@ static void fc_stage_plots(FILE *f, const fc_rack_verdict_t *r, const char *stag
  * the same colour the drift limit above its fastest window. */
 static void fc_soak_plot(FILE *f, const fc_rack_verdict_t *r)
 {
-    const double W = 520, H = 300, L = 60, R = 150, T = 30, B = 40;
+    const double W = FC_PLOT_W, H = FC_PLOT_H, L = FC_PLOT_L, R = FC_PLOT_R;
+    const double T = FC_PLOT_T, B = FC_PLOT_B;
     double ymax = 0;
     int xmax = 1, nser = 0;
     size_t i;
@@ -249,24 +269,10 @@ static void fc_soak_plot(FILE *f, const fc_rack_verdict_t *r)
     ymax *= 1.1;
 #define FC_PX(v) (L + (v) / (double)xmax * (W - L - R))
 #define FC_PY(v) (H - B - (v) / ymax * (H - T - B))
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-            "viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", W, H, W, H);
-    fprintf(f, "<text x=\"%.0f\" y=\"18\" font-size=\"13\" font-weight=\"bold\">soak: "
-            "median time per window (drift)</text>\n", L);
-    fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#000\"/>\n",
-            L, H - B, W - R, H - B);
-    fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#000\"/>\n",
-            L, T, L, H - B);
-    for (int k = 0; k <= 4; ++k)
-        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%.3g</text>\n",
-                L - 4, FC_PY(ymax * k / 4) + 3, ymax * k / 4);
+    fc_plot_frame(f, "soak: median time per window (drift)", "window", "median time us", ymax);
     for (int x = 0; x <= xmax; x += xmax > 20 ? xmax / 10 : 1)
         fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" font-size=\"10\" text-anchor=\"middle\">%d</text>\n",
                 FC_PX(x), H - B + 14, x);
-    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" text-anchor=\"middle\">window</text>\n",
-            (L + W - R) / 2, H - 6);
-    fprintf(f, "<text x=\"14\" y=\"%.0f\" font-size=\"11\" transform=\"rotate(-90 14 %.0f)\" "
-            "text-anchor=\"middle\">median time us</text>\n", (T + H - B) / 2, (T + H - B) / 2);
     nser = 0;
     json_array_foreach(r->checks, i, rec) {
         json_t *soak = json_object_get(rec, "soak"), *w;
