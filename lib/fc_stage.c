@@ -488,6 +488,10 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
         json_object_set_new(rec, "rank_hosts", hosts);
         json_object_set_new(rec, "timeout_s", json_real(ctx->sp.timeout_s));
         json_object_set_new(rec, "version", json_string(FC_VERSION));
+        if (getenv("SLURM_JOB_ID"))     /* started by Slurm: which job and step */
+            json_object_set_new(rec, "slurm", json_pack("{s:s, s:s}", "job_id",
+                                getenv("SLURM_JOB_ID"), "step_id",
+                                getenv("SLURM_STEP_ID") ? getenv("SLURM_STEP_ID") : ""));
         if (ctx->backend_note[0])
             json_object_set_new(rec, "backend_note", json_string(ctx->backend_note));
         fc_results_append(&ctx->results, rec);

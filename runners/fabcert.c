@@ -59,8 +59,10 @@ typedef struct fc_run_opts {
     int np;                         /* local mode: ranks */
     int ppn;                        /* cluster mode: ranks per node */
     int stages[FC_STAGE_COUNT];     /* --stages filter; all 1 if not given */
-    const char *mpirun;
-    const char *mpirun_args[FC_MAX_PASSTHRU];
+    const char *mpirun;             /* the launcher's program */
+    int srun;                       /* launch with Slurm's srun, not mpirun */
+    int local;                      /* no inventory: this machine alone */
+    const char *mpirun_args[FC_MAX_PASSTHRU];   /* to the launcher */
     int nmpirun_args;
     const char *stage_args[FC_MAX_PASSTHRU];    /* sweep overrides */
     int nstage_args;
@@ -68,6 +70,8 @@ typedef struct fc_run_opts {
     int nselftest_args;
     int selftest_stage;             /* stage the self-tests go to; -1 all */
     const char *sign_key;           /* secret key for the certificates */
+    const char *env[FC_MAX_PASSTHRU];   /* --env NAME[=VALUE] */
+    int nenv;
 } fc_run_opts_t;
 
 typedef struct fc_run_state {
@@ -106,10 +110,14 @@ static void fc_usage(FILE *out)
 "  --stages LIST         run only these of the profile's stages\n"
 "  --ppn N               ranks per node on a cluster (default 2)\n"
 "  --np N                ranks on this machine alone (default: its cores, 2-8)\n"
-"  --mpirun PATH         launcher (default: $FABCERT_MPIRUN or mpirun)\n"
-"  --mpirun-arg ARG      pass ARG to mpirun (repeat; e.g. --mpirun-arg --mca\n"
-"                        --mpirun-arg btl_tcp_if_include --mpirun-arg ib0)\n"
-"  --env NAME[=VALUE]    export NAME to every rank (mpirun -x)\n"
+"  --launcher NAME       mpirun (default) or srun: Slurm starts the ranks\n"
+"                        itself (srun --mpi=pmix, one job step per stage)\n"
+"  --mpirun PATH         the launcher's program (default: $FABCERT_MPIRUN,\n"
+"                        else mpirun or srun)\n"
+"  --mpirun-arg ARG      pass ARG to the launcher (repeat; e.g. --mpirun-arg\n"
+"                        --mca --mpirun-arg btl_tcp_if_include --mpirun-arg ib0)\n"
+"  --env NAME[=VALUE]    export NAME to every rank (mpirun -x; srun passes\n"
+"                        the environment)\n"
 "  --sizes LIST, --iters N, --warmup N, --collectives LIST, --dtypes LIST,\n"
 "  --ops LIST            override the profile's sweep in every stage\n"
 "  --backend NAME        mpi, nccl or auto for the collective stages (default:\n"
@@ -155,7 +163,7 @@ static int fc_parse_count(const char *what, const char *text, int *out)
 
 static int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
 {
-    enum { O_PROFILE = 1, O_OUT, O_NP, O_PPN, O_MPIRUN, O_MPIRUN_ARG, O_ENV,
+    enum { O_PROFILE = 1, O_OUT, O_NP, O_PPN, O_MPIRUN, O_MPIRUN_ARG, O_ENV, O_LAUNCHER,
            O_HOSTS, O_RACKS, O_STAGES, O_STAGE_OPT, O_SELFTEST, O_SELFTEST_STAGE,
            O_SIGN_KEY, O_HELP };
     static const struct option longopts[] = {
@@ -166,6 +174,7 @@ static int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
         { "mpirun", required_argument, NULL, O_MPIRUN },
         { "mpirun-arg", required_argument, NULL, O_MPIRUN_ARG },
         { "env", required_argument, NULL, O_ENV },
+        { "launcher", required_argument, NULL, O_LAUNCHER },
         { "hosts", required_argument, NULL, O_HOSTS },
         { "racks", required_argument, NULL, O_RACKS },
         { "stages", required_argument, NULL, O_STAGES },
@@ -188,7 +197,7 @@ static int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
 
     memset(o, 0, sizeof(*o));
     fc_path_beside_exe("../thresholds/local.yaml", o->profile, sizeof(o->profile));
-    o->mpirun = getenv("FABCERT_MPIRUN") ? getenv("FABCERT_MPIRUN") : "mpirun";
+    o->mpirun = getenv("FABCERT_MPIRUN");
     o->ppn = 2;
     o->selftest_stage = -1;
     optind = 1;
@@ -208,9 +217,19 @@ static int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
         case O_MPIRUN: o->mpirun = optarg; break;
         case O_SIGN_KEY: o->sign_key = optarg; break;
         case O_MPIRUN_ARG: o->mpirun_args[o->nmpirun_args++] = optarg; break;
+        case O_LAUNCHER:
+            if (strcmp(optarg, "mpirun") != 0 && strcmp(optarg, "srun") != 0) {
+                fprintf(stderr, "fabcert: --launcher: '%s' is not mpirun or srun\n", optarg);
+                return 2;
+            }
+            o->srun = strcmp(optarg, "srun") == 0;
+            break;
         case O_ENV:
-            o->mpirun_args[o->nmpirun_args++] = "-x";
-            o->mpirun_args[o->nmpirun_args++] = optarg;
+            if (o->nenv == FC_MAX_PASSTHRU) {
+                fprintf(stderr, "fabcert: too many --env\n");
+                return 2;
+            }
+            o->env[o->nenv++] = optarg;
             break;
         case O_STAGES: {
             char buf[256], *save = NULL;
@@ -262,6 +281,25 @@ static int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
             o->stages[s] = 1;
     if (o->np == 0)
         o->np = fc_default_np();
+    if (o->mpirun == NULL)
+        o->mpirun = o->srun ? "srun" : "mpirun";
+    /* mpirun forwards named variables (-x); srun passes the environment */
+    for (int k = 0; k < o->nenv; ++k) {
+        char name[256];
+        const char *eq = strchr(o->env[k], '=');
+
+        if (!o->srun) {
+            if (o->nmpirun_args + 2 > FC_MAX_PASSTHRU) {
+                fprintf(stderr, "fabcert: too many options\n");
+                return 2;
+            }
+            o->mpirun_args[o->nmpirun_args++] = "-x";
+            o->mpirun_args[o->nmpirun_args++] = o->env[k];
+        } else if (eq) {
+            snprintf(name, sizeof(name), "%.*s", (int)(eq - o->env[k]), o->env[k]);
+            setenv(name, eq + 1, 1);
+        }
+    }
     return 0;
 }
 
@@ -293,6 +331,7 @@ static fc_status_t fc_run_load_inventory(fc_run_state_t *st)
             printf("fabcert: hosts from SLURM_JOB_NODELIST: %s\n", slurm);
         } else {
             gethostname(host, sizeof(host) - 1);
+            st->o.local = 1;
         }
         if (snprintf(path, sizeof(path), "%s/hosts", st->o.out_dir) >= (int)sizeof(path)) {
             fprintf(stderr, "fabcert: --out: path too long\n");
@@ -318,11 +357,7 @@ static fc_status_t fc_run_load_inventory(fc_run_state_t *st)
 
 static int fc_cluster_mode(const fc_run_opts_t *o)
 {
-    /* a generated one-host list (local mode) lives in the output dir */
-    char local[PATH_MAX + 16];
-
-    snprintf(local, sizeof(local), "%s/hosts", o->out_dir);
-    return strcmp(o->hosts, local) != 0;
+    return !o->local;
 }
 
 static void fc_append(fc_run_state_t *st, json_t *rec)
@@ -560,12 +595,37 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
                      : nhealthy * per_node;
     snprintf(np, sizeof(np), "%d", ranks);
     args[nargs++] = o->mpirun;
-    args[nargs++] = "--oversubscribe";
-    args[nargs++] = "--bind-to";
-    args[nargs++] = "none";
-    args[nargs++] = "-np";
-    args[nargs++] = np;
-    if (cluster) {
+    if (o->srun) {
+        /* one job step per stage on the healthy hosts; the watchdog and
+         * the runner bound it, not Slurm's time limit */
+        static char nodes[64], tasks[64], nodelist[65536];
+        size_t len = 0;
+
+        args[nargs++] = "--mpi=pmix";
+        args[nargs++] = "--kill-on-bad-exit=0";
+        args[nargs++] = "-n";
+        args[nargs++] = np;
+        nodelist[0] = '\0';
+        for (int h = 0; h < st->inv.nhosts && (cluster || h == 0); ++h)
+            if (st->healthy[h] && len + strlen(st->inv.hosts[h]) + 2 < sizeof(nodelist))
+                len += (size_t)snprintf(nodelist + len, sizeof(nodelist) - len, "%s%s",
+                                        len ? "," : "", st->inv.hosts[h]);
+        snprintf(nodes, sizeof(nodes), "--nodes=%d", cluster ? nhealthy : 1);
+        args[nargs++] = nodes;
+        args[nargs++] = "--nodelist";
+        args[nargs++] = nodelist;
+        if (cluster) {
+            snprintf(tasks, sizeof(tasks), "--ntasks-per-node=%d", per_node);
+            args[nargs++] = tasks;
+        }
+    } else {
+        args[nargs++] = "--oversubscribe";
+        args[nargs++] = "--bind-to";
+        args[nargs++] = "none";
+        args[nargs++] = "-np";
+        args[nargs++] = np;
+    }
+    if (cluster && !o->srun) {
         FILE *f;
 
         snprintf(hostfile, sizeof(hostfile), "%s/hostfile.%s%s", o->out_dir, name, suffix);
