@@ -1,7 +1,8 @@
 #!/bin/bash
 # report.t - `fabcert report`, `keygen` and `verify`:
 #   - golden outputs: fixed results.jsonl files (a clean virtual-cluster
-#     run, and one with a slow link; tests/golden/report/) produce exactly
+#     run, one with a slow link, and a soak with a link flap on one node;
+#     tests/golden/report/) produce exactly
 #     the expected certificates, JUnit and summary, and a second report of
 #     the same directory gives the same bytes;
 #   - the JUnit file is well-formed XML with the expected counts (xmllint);
@@ -13,9 +14,9 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 G=tests/golden/report
-plan 22
+plan 25
 
-for fx in clean slow-link; do
+for fx in clean slow-link soak-flap; do
     mkdir -p "$TMP/$fx"
     cp "$G/$fx/results.jsonl" "$TMP/$fx/"
     $FC report "$TMP/$fx" > "$TMP/$fx.out" 2>&1
@@ -35,6 +36,8 @@ for fx in clean slow-link; do
 done
 ok $(cat "$TMP/clean.rc") "report exits 0 when every rack passes"
 ok $(( $(cat "$TMP/slow-link.rc") != 1 )) "report exits 1 when a rack fails"
+n=$(jsonl "$TMP/soak-flap/certificates/rack1.json" 'my ($s) = grep { $_->{stage} eq "soak" } @{$r[0]{certificate}{stages}}; scalar grep { $_->{counter_deltas}{eth0}{carrier_changes} == 2 && $_->{verdict} eq "FAIL" } @{$s->{figures}}')
+ok $(( n != 1 )) "the soak certificate holds the counter deltas beside the verdict"
 
 # JUnit
 xmllint --noout "$TMP/slow-link/junit.xml"
