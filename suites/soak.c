@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "fc_counters.h"
 #include "fc_log.h"
@@ -165,6 +166,12 @@ static void fc_soak_close_window(fc_stage_ctx_t *ctx, fc_soak_point_t *sp,
     json_object_set_new(rec, "start_s", json_real(start_s));
     json_object_set_new(rec, "end_s", json_real(end_s));
     json_object_set_new(rec, "rounds", json_integer((json_int_t)rounds));
+    {
+        struct rusage ru;       /* rank 0's peak memory: constant over a soak */
+
+        if (getrusage(RUSAGE_SELF, &ru) == 0)
+            json_object_set_new(rec, "rank0_max_rss_kib", json_integer(ru.ru_maxrss));
+    }
     json_object_set_new(rec, "points", list);
     fc_results_append(&ctx->results, rec);
     fc_tap_diag(&ctx->tap, "soak window %d: %.1f-%.1f s, %ld round(s)", w, start_s,
