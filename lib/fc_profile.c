@@ -461,7 +461,9 @@ static fc_status_t fc_soak_key(const fc_yaml_ctx_t *ctx, int index, struct fy_no
 
     switch (index) {
     case 0: return fc_yaml_number(ctx, k, v, "duration_s", 1, 7 * 86400.0, &s->duration_s);
-    case 1: return fc_yaml_number(ctx, k, v, "window_s", 0.1, 86400, &s->window_s);
+    case 1:
+        s->window_explicit = 1;
+        return fc_yaml_number(ctx, k, v, "window_s", 0.1, 86400, &s->window_s);
     case 2: return fc_yaml_number(ctx, k, v, "max_drift_pct", 0, 1e6, &s->max_drift_pct);
     case 3: return fc_yaml_number(ctx, k, v, "max_error_delta", 0, 1e18, &s->max_error_delta);
     default:
@@ -838,4 +840,36 @@ fc_status_t fc_parse_size_list(const char *what, const char *text, int max,
     }
     *count_p = count;
     return FC_OK;
+}
+
+int fc_parse_duration(const char *text, double *seconds_p)
+{
+    char *end = NULL;
+    double v = strtod(text, &end), unit = 1;
+
+    if (end == text || !isfinite(v) || v <= 0)
+        return 0;
+    if (*end == 'm')
+        unit = 60;
+    else if (*end == 'h')
+        unit = 3600;
+    else if (*end == 'd')
+        unit = 86400;
+    else if (*end != 's' && *end != '\0')
+        return 0;
+    if (*end != '\0' && end[1] != '\0')
+        return 0;
+    if (v * unit > 7 * 86400.0)
+        return 0;
+    *seconds_p = v * unit;
+    return 1;
+}
+
+void fc_soak_set_duration(fc_stage_profile_t *sp, double seconds)
+{
+    sp->soak.duration_s = seconds;
+    if (!sp->soak.window_explicit || sp->soak.window_s > seconds)
+        sp->soak.window_s = seconds / 10;
+    if (sp->timeout_s < seconds + 60)
+        sp->timeout_s = seconds + 120;
 }

@@ -102,6 +102,7 @@ typedef struct fc_preflight_profile {
 typedef struct fc_soak_profile {
     double duration_s;          /* loop the collective set this long */
     double window_s;            /* drift is judged between windows */
+    int window_explicit;        /* window_s was in the profile */
     double max_drift_pct;       /* slowest window's median time above the
                                  * fastest one's; < 0: not judged */
     double max_error_delta;     /* NIC/port error counters may rise by this */
@@ -156,6 +157,12 @@ const fc_limit_rule_t *fc_profile_find_limit(const fc_stage_profile_t *sp,
 
 /* Parse "256KiB", "1MiB", "4096", "1GiB"; returns 0 on success. */
 int fc_parse_size(const char *text, uint64_t *bytes_p);
+/* "90", "90s", "30m", "8h", "2d" -> seconds (> 0, at most 7 days); 0 if
+ * malformed. */
+int fc_parse_duration(const char *text, double *seconds_p);
+/* A soak of `seconds` instead of the profile's: the window follows it
+ * unless the profile set one, and the timeout grows to keep 60 s above. */
+void fc_soak_set_duration(fc_stage_profile_t *sp, double seconds);
 /* Command-line lists, "all_reduce,all_gather" or "4KiB,1MiB": each item
  * mapped (names by from_name); an unknown, extra or bad item, or an empty
  * name list, prints "fabcert: --WHAT: ..." and returns FC_ERR_INVALID. */

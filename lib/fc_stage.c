@@ -45,6 +45,8 @@ static void fc_stage_usage(FILE *out, const char *prog)
 "  --selftest-hang rank=R,index=K\n"
 "                       stop rank R (SIGSTOP) on entering point or round K,\n"
 "                       to prove the watchdog names it\n"
+"  --soak-duration D    the soak stage's duration instead of the profile's\n"
+"                       (90, 90s, 30m, 8h, 2d)\n"
 "  --help               this text\n"
 "Exit status: 0 all checks pass, 1 a check failed or timed out, 2 bad input.\n",
             prog);
@@ -114,7 +116,7 @@ static fc_status_t fc_stage_parse(int argc, char **argv, fc_stage_opts_t *o,
 {
     enum { O_PROFILE = 1, O_OUT, O_RUN_ID, O_BACKEND, O_SIZES, O_ITERS,
            O_WARMUP, O_COLLS, O_DTYPES, O_OPS, O_SELFTEST, O_HOSTS, O_RACKS,
-           O_HANG, O_HELP };
+           O_HANG, O_SOAK_DURATION, O_HELP };
     static const struct option longopts[] = {
         { "profile", required_argument, NULL, O_PROFILE },
         { "out", required_argument, NULL, O_OUT },
@@ -130,6 +132,7 @@ static fc_status_t fc_stage_parse(int argc, char **argv, fc_stage_opts_t *o,
         { "hosts", required_argument, NULL, O_HOSTS },
         { "racks", required_argument, NULL, O_RACKS },
         { "selftest-hang", required_argument, NULL, O_HANG },
+        { "soak-duration", required_argument, NULL, O_SOAK_DURATION },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
@@ -186,6 +189,13 @@ static fc_status_t fc_stage_parse(int argc, char **argv, fc_stage_opts_t *o,
             FC_CHECK(fc_parse_selftest(optarg, &o->selftest));
             break;
         case O_HOSTS: snprintf(o->hosts_path, sizeof(o->hosts_path), "%s", optarg); break;
+        case O_SOAK_DURATION:
+            if (!fc_parse_duration(optarg, &o->soak_duration)) {
+                fprintf(stderr, "fabcert: --soak-duration '%s': expected seconds, or a "
+                        "number with s, m, h or d, up to 7 days\n", optarg);
+                return FC_ERR_INVALID;
+            }
+            break;
         case O_RACKS: snprintf(o->racks_path, sizeof(o->racks_path), "%s", optarg); break;
         case O_HANG:
             if (sscanf(optarg, "rank=%d,index=%d", &o->hang_rank, &o->hang_index) != 2 ||
@@ -237,6 +247,8 @@ static void fc_stage_apply_overrides(fc_stage_ctx_t *ctx)
         memcpy(sp->ops, o->ops, sizeof(o->ops));
         sp->nops = o->nops;
     }
+    if (o->soak_duration > 0 && ctx->stage == FC_STAGE_SOAK)
+        fc_soak_set_duration(sp, o->soak_duration);
 }
 
 /* Number of test points in the sweep. */

@@ -70,6 +70,7 @@ typedef struct fc_run_opts {
     int nselftest_args;
     int selftest_stage;             /* stage the self-tests go to; -1 all */
     const char *sign_key;           /* secret key for the certificates */
+    double soak_duration;           /* --soak-duration; 0: the profile's */
     const char *env[FC_MAX_PASSTHRU];   /* --env NAME[=VALUE] */
     int nenv;
 } fc_run_opts_t;
@@ -120,6 +121,9 @@ static void fc_usage(FILE *out)
 "                        the environment)\n"
 "  --sizes LIST, --iters N, --warmup N, --collectives LIST, --dtypes LIST,\n"
 "  --ops LIST            override the profile's sweep in every stage\n"
+"  --soak-duration D     how long the soak runs, instead of the profile's\n"
+"                        soak.duration_s (90, 90s, 30m, 8h, 2d; the timeout\n"
+"                        grows with it)\n"
 "  --backend NAME        mpi, nccl or auto for the collective stages (default:\n"
 "                        the profile's, else mpi); nccl where a rank has no\n"
 "                        GPU skips the stage, and its racks are INCOMPLETE\n"
@@ -185,6 +189,7 @@ static int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
         { "dtypes", required_argument, NULL, O_STAGE_OPT },
         { "ops", required_argument, NULL, O_STAGE_OPT },
         { "backend", required_argument, NULL, O_STAGE_OPT },
+        { "soak-duration", required_argument, NULL, O_STAGE_OPT },
         { "selftest-corrupt", required_argument, NULL, O_SELFTEST },
         { "selftest-hang", required_argument, NULL, O_SELFTEST },
         { "selftest-stage", required_argument, NULL, O_SELFTEST_STAGE },
@@ -256,6 +261,12 @@ static int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
         case O_STAGE_OPT:
         case O_SELFTEST:
             snprintf(names[nnames], sizeof(names[0]), "--%s", longopts[index].name);
+            if (c == O_STAGE_OPT && strcmp(longopts[index].name, "soak-duration") == 0 &&
+                !fc_parse_duration(optarg, &o->soak_duration)) {
+                fprintf(stderr, "fabcert: --soak-duration '%s': expected seconds, or a "
+                        "number with s, m, h or d, up to 7 days\n", optarg);
+                return 2;
+            }
             if (c == O_STAGE_OPT) {
                 o->stage_args[o->nstage_args++] = names[nnames++];
                 o->stage_args[o->nstage_args++] = optarg;
@@ -779,6 +790,9 @@ static int fc_cmd_run(int argc, char **argv)
         return rc;
     if (fc_profile_load(st.o.profile, &st.profile) != FC_OK)
         return 2;
+    /* the stage program applies the same override to the same profile */
+    if (st.o.soak_duration > 0)
+        fc_soak_set_duration(&st.profile.stages[FC_STAGE_SOAK], st.o.soak_duration);
     if (st.o.sign_key) {
         unsigned char sk[64];
 
@@ -844,6 +858,8 @@ static int fc_cmd_run(int argc, char **argv)
     json_object_set_new(plan, "profile", json_string(st.profile.name));
     json_object_set_new(plan, "profile_sha256", json_string(st.profile.sha256));
     json_object_set_new(plan, "version", json_string(FC_VERSION));
+    if (st.o.soak_duration > 0)     /* the profile's hash alone would not say it */
+        json_object_set_new(plan, "soak_duration_s", json_real(st.o.soak_duration));
     fc_append(&st, plan);
 
     printf("fabcert %s: run %s, %d host(s) in %d rack(s), profile %s\n",

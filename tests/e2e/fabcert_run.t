@@ -7,7 +7,7 @@
 # during it is caught.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 20
+plan 22
 
 $FC run --out "$TMP/run" --np 4 > "$TMP/run.out" 2> "$TMP/run.err"
 ok $? "fabcert run --np 4 exits 0 on a healthy machine"
@@ -96,6 +96,17 @@ n=$(jsonl "$TMP/soak/results.jsonl" 'my @p = grep { $_->{type} eq "point" && $_-
 ok $? "every point ran, checked, in several windows, with its drift ($n)"
 n=$(jsonl "$TMP/soak/results.jsonl" 'scalar grep { $_->{type} eq "soak_counters" && $_->{host} eq "'"$(hostname)"'" && $_->{verdict} eq "PASS" && exists $_->{links}{lo} == 0 } @r')
 ok $(( n != 1 )) "the host's link error counters are read before and after ($n)"
+$FC run --out "$TMP/soak2" --np 2 --profile "$TMP/soak.yaml" --soak-duration 2s > "$TMP/soak2.out" 2>&1
+rc=$?
+n=$(jsonl "$TMP/soak2/results.jsonl" 'my ($p) = grep { $_->{type} eq "plan" } @r; my ($s) = grep { $_->{type} eq "point" } @r;
+    sprintf "%g %.1f %d", $p->{soak_duration_s}, $s->{soak}{seconds}, scalar @{$s->{soak}{windows}}')
+set -- $n
+[ $rc -eq 0 ] && [ "$1" = 2 ] && awk -v s="$2" 'BEGIN { exit !(s >= 2 && s < 2.9) }' && [ "$3" -ge 2 ]
+ok $? "--soak-duration 2s replaces the profile's 3 s, and the plan records it ($n)"
+$FC run --out "$TMP/soakbad" --np 2 --profile "$TMP/soak.yaml" --soak-duration 3x > "$TMP/soakbad.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "soak-duration '3x': expected seconds" "$TMP/soakbad.out"
+ok $? "a malformed --soak-duration is refused, exit 2 ($rc)"
 $FC run --out "$TMP/soakflip" --np 2 --profile "$TMP/soak.yaml" --selftest-stage soak \
     --selftest-corrupt rank=1,iter=1,coll=all_gather > "$TMP/soakflip.out" 2>&1
 rc=$?
