@@ -310,6 +310,44 @@ static fc_status_t fc_stage_load_profile(fc_stage_ctx_t *ctx)
     return FC_OK;
 }
 
+json_t *fc_stage_gather_json(json_t *mine, MPI_Comm comm)
+{
+    char *text = mine ? json_dumps(mine, JSON_COMPACT | JSON_SORT_KEYS) : NULL, *all = NULL;
+    int len = text ? (int)strlen(text) + 1 : 0, rank, size, *lens = NULL, *displs = NULL;
+    json_t *docs = NULL;
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (rank == 0) {
+        lens = calloc((size_t)size, sizeof(int));
+        displs = calloc((size_t)size, sizeof(int));
+    }
+    MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
+    if (rank == 0) {
+        size_t total = 0;
+
+        for (int r = 0; r < size; ++r) {
+            displs[r] = (int)total;
+            total += (size_t)lens[r];
+        }
+        all = malloc(total + 1);
+    }
+    MPI_Gatherv(text, len, MPI_CHAR, all, lens, displs, MPI_CHAR, 0, comm);
+    if (rank == 0) {
+        docs = json_array();
+        for (int r = 0; r < size; ++r) {
+            json_t *d = lens[r] > 0 ? json_loads(all + displs[r], 0, NULL) : NULL;
+
+            json_array_append_new(docs, d ? d : json_null());
+        }
+    }
+    free(text);
+    free(all);
+    free(lens);
+    free(displs);
+    return docs;
+}
+
 json_t *fc_stage_record(const fc_stage_ctx_t *ctx, const char *type)
 {
     char now[32];

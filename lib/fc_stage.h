@@ -93,6 +93,11 @@ const char *fc_stage_group_rack(const fc_stage_ctx_t *ctx, int r);
 /* The stage's test points in sweep order (collective, type, op, size),
  * each with its seed; malloc'ed, returns the count. */
 int fc_stage_points(const fc_stage_ctx_t *ctx, fc_test_point_t **points_p);
+/* Every rank of comm gives one JSON document (NULL: none); rank 0 of comm
+ * gets them in rank order, each parsed again, as a JSON array (null for
+ * none or for a document that did not parse); the others get NULL. Any
+ * size: lengths are gathered first. Collective over comm. */
+json_t *fc_stage_gather_json(json_t *mine, MPI_Comm comm);
 /* A results record with the stage's common fields (rank 0). */
 json_t *fc_stage_record(const fc_stage_ctx_t *ctx, const char *type);
 /* The stage's backend on `group`: the GPU plugin's (with a `devices`

@@ -31,7 +31,6 @@
 #include "fc_plugin.h"
 #include "fc_stage.h"
 
-#define FC_INV_TEXT 8192
 
 static long fc_read_long(const char *path, long fallback)
 {
@@ -239,7 +238,7 @@ int main(int argc, char **argv)
     fc_status_t status;
     MPI_Comm node_comm, leaders;
     int node_rank, nnodes = 0;
-    char *mine = calloc(1, FC_INV_TEXT), *all = NULL;
+    json_t *all = NULL;
 
     status = fc_stage_init(&argc, &argv, FC_STAGE_PREFLIGHT, &ctx);
     if (status != FC_OK)
@@ -249,27 +248,18 @@ int main(int argc, char **argv)
     MPI_Comm_split(MPI_COMM_WORLD, node_rank == 0 ? 0 : MPI_UNDEFINED, ctx.world_rank, &leaders);
     if (leaders != MPI_COMM_NULL) {
         json_t *inv = fc_node_inventory(&ctx);
-        char *text = json_dumps(inv, JSON_COMPACT | JSON_SORT_KEYS);
 
         fc_stage_progress(&ctx, 0, "node inventory");
-        if (text && strlen(text) < FC_INV_TEXT)
-            memcpy(mine, text, strlen(text) + 1);
-        else
-            snprintf(mine, FC_INV_TEXT, "{\"host\":\"%s\",\"error\":\"inventory too large\"}",
-                     ctx.host);
-        free(text);
-        json_decref(inv);
         MPI_Comm_size(leaders, &nnodes);
-        if (ctx.world_rank == 0)
-            all = calloc((size_t)nnodes, FC_INV_TEXT);
-        MPI_Gather(mine, FC_INV_TEXT, MPI_CHAR, all, FC_INV_TEXT, MPI_CHAR, 0, leaders);
+        all = fc_stage_gather_json(inv, leaders);
+        json_decref(inv);
         MPI_Comm_free(&leaders);
     }
     if (ctx.world_rank == 0) {
         json_t **invs = calloc((size_t)nnodes, sizeof(*invs));
 
         for (int i = 0; i < nnodes; ++i)
-            if ((invs[i] = json_loads(all + (size_t)i * FC_INV_TEXT, 0, NULL)) == NULL)
+            if (!json_is_object(invs[i] = json_incref(json_array_get(all, (size_t)i))))
                 invs[i] = json_pack("{s:s}", "host", "?");
         for (int i = 0; i < nnodes; ++i) {
             json_t *rec = fc_stage_record(&ctx, "preflight"), *reasons = json_array();
@@ -300,8 +290,7 @@ int main(int argc, char **argv)
             json_decref(invs[i]);
         free(invs);
     }
-    free(all);
-    free(mine);
+    json_decref(all);
     MPI_Comm_free(&node_comm);
     return fc_stage_finish(&ctx, status);
 }

@@ -232,51 +232,34 @@ static void fc_soak_report_point(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
     json_decref(extra);
 }
 
-/* The lowest rank on each node: its link counters as JSON text. */
-static char *fc_soak_counters_text(const fc_stage_ctx_t *ctx, json_t *before)
+/* The lowest rank on each node: its link counters' rise since `before`. */
+static json_t *fc_soak_counter_deltas(const fc_stage_ctx_t *ctx, json_t *before)
 {
     json_t *now, *out;
-    char *text;
 
     if (ctx->local_rank != 0)
-        return strdup("");
+        return NULL;
     now = fc_counters_snapshot(ctx->sp.soak.nic_pattern);
-    out = before ? fc_counters_delta(before, now) : json_incref(now);
-    text = json_dumps(out, JSON_COMPACT | JSON_SORT_KEYS);
+    out = fc_counters_delta(before, now);
     json_decref(now);
-    json_decref(out);
-    return text ? text : strdup("{}");
+    return out;
 }
 
 /* Rank 0 gathers each node's counter deltas and judges them. */
-static void fc_soak_judge_counters(fc_stage_ctx_t *ctx, const char *mine)
+static void fc_soak_judge_counters(fc_stage_ctx_t *ctx, json_t *mine)
 {
     const fc_soak_profile_t *cfg = &ctx->sp.soak;
-    int len = (int)strlen(mine) + 1, *lens = NULL, *displs = NULL, total = 0;
-    char *all = NULL;
+    json_t *all = fc_stage_gather_json(mine, MPI_COMM_WORLD);
 
-    if (ctx->world_rank == 0) {
-        lens = calloc((size_t)ctx->world_size, sizeof(int));
-        displs = calloc((size_t)ctx->world_size, sizeof(int));
-    }
-    MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (ctx->world_rank == 0) {
-        for (int r = 0; r < ctx->world_size; ++r) {
-            displs[r] = total;
-            total += lens[r];
-        }
-        all = malloc((size_t)total);
-    }
-    MPI_Gatherv(mine, len, MPI_CHAR, all, lens, displs, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (ctx->world_rank != 0)
         return;
     for (int r = 0; r < ctx->world_size; ++r) {
         const char *host = ctx->rank_hosts[r], *link, *name;
-        json_t *links = json_loads(all + displs[r], 0, NULL), *rec, *reasons, *c, *v;
+        json_t *links = json_array_get(all, (size_t)r), *rec, *reasons, *c, *v;
         const char *verdict = "PASS";
         char why[FC_REASON_MAX];
 
-        if (links == NULL)      /* not the lowest rank of its node */
+        if (!json_is_object(links))     /* not the lowest rank of its node */
             continue;
         rec = fc_stage_record(ctx, "soak_counters");
         reasons = json_array();
@@ -303,7 +286,7 @@ static void fc_soak_judge_counters(fc_stage_ctx_t *ctx, const char *mine)
             json_array_append_new(reasons, json_string(why));
             verdict = "INCOMPLETE";
         }
-        json_object_set_new(rec, "links", links);
+        json_object_set_new(rec, "links", json_incref(links));
         json_object_set_new(rec, "reasons", reasons);
         json_object_set_new(rec, "verdict", json_string(verdict));
         json_object_set_new(rec, "implicates", strcmp(verdict, "FAIL") != 0 ? json_null() :
@@ -322,9 +305,7 @@ static void fc_soak_judge_counters(fc_stage_ctx_t *ctx, const char *mine)
                      json_string_value(json_array_get(reasons, 0)));
         fc_results_append(&ctx->results, rec);
     }
-    free(all);
-    free(lens);
-    free(displs);
+    json_decref(all);
 }
 
 static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
@@ -336,7 +317,7 @@ static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
     fc_status_t status = FC_OK;
     fc_backend_t be;
     json_t *before = NULL;
-    char *deltas;
+    json_t *deltas;
     double t0, window_start = 0;
     unsigned long runs = 0;     /* the watchdog's work index, wrapped */
     long rounds = 0;
@@ -395,9 +376,9 @@ static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
             free(sp[i].windows);
         }
     }
-    deltas = fc_soak_counters_text(ctx, before);
+    deltas = fc_soak_counter_deltas(ctx, before);
     fc_soak_judge_counters(ctx, deltas);
-    free(deltas);
+    json_decref(deltas);
     json_decref(before);
     free(sp);
     free(points);
