@@ -842,27 +842,21 @@ fc_status_t fc_parse_size_list(const char *what, const char *text, int max,
     return FC_OK;
 }
 
-int fc_parse_duration(const char *text, double *seconds_p)
+fc_status_t fc_parse_duration(const char *what, const char *text, double *seconds_p)
 {
     char *end = NULL;
-    double v = strtod(text, &end), unit = 1;
+    double v = strtod(text, &end), unit = *end == 'm' ? 60 : *end == 'h' ? 3600 :
+                                          *end == 'd' ? 86400 : 1;
 
-    if (end == text || !isfinite(v) || v <= 0)
-        return 0;
-    if (*end == 'm')
-        unit = 60;
-    else if (*end == 'h')
-        unit = 3600;
-    else if (*end == 'd')
-        unit = 86400;
-    else if (*end != 's' && *end != '\0')
-        return 0;
-    if (*end != '\0' && end[1] != '\0')
-        return 0;
-    if (v * unit > 7 * 86400.0)
-        return 0;
+    if (end == text || !isfinite(v) || v <= 0 ||
+        (*end != '\0' && (strchr("smhd", *end) == NULL || end[1] != '\0')) ||
+        v * unit > 7 * 86400.0) {
+        fprintf(stderr, "fabcert: --%s '%s': expected seconds, or a number with s, m, h "
+                "or d, up to 7 days\n", what, text);
+        return FC_ERR_INVALID;
+    }
     *seconds_p = v * unit;
-    return 1;
+    return FC_OK;
 }
 
 void fc_soak_set_duration(fc_stage_profile_t *sp, double seconds)

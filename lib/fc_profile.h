@@ -157,9 +157,9 @@ const fc_limit_rule_t *fc_profile_find_limit(const fc_stage_profile_t *sp,
 
 /* Parse "256KiB", "1MiB", "4096", "1GiB"; returns 0 on success. */
 int fc_parse_size(const char *text, uint64_t *bytes_p);
-/* "90", "90s", "30m", "8h", "2d" -> seconds (> 0, at most 7 days); 0 if
- * malformed. */
-int fc_parse_duration(const char *text, double *seconds_p);
+/* "90", "90s", "30m", "8h", "2d" -> seconds (> 0, at most 7 days); a
+ * malformed one is reported as the option --what and is FC_ERR_INVALID. */
+fc_status_t fc_parse_duration(const char *what, const char *text, double *seconds_p);
 /* A soak of `seconds` instead of the profile's: the window follows it
  * unless the profile set one, and the timeout grows to keep 60 s above. */
 void fc_soak_set_duration(fc_stage_profile_t *sp, double seconds);

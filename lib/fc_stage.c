@@ -190,11 +190,7 @@ static fc_status_t fc_stage_parse(int argc, char **argv, fc_stage_opts_t *o,
             break;
         case O_HOSTS: snprintf(o->hosts_path, sizeof(o->hosts_path), "%s", optarg); break;
         case O_SOAK_DURATION:
-            if (!fc_parse_duration(optarg, &o->soak_duration)) {
-                fprintf(stderr, "fabcert: --soak-duration '%s': expected seconds, or a "
-                        "number with s, m, h or d, up to 7 days\n", optarg);
-                return FC_ERR_INVALID;
-            }
+            FC_CHECK(fc_parse_duration("soak-duration", optarg, &o->soak_duration));
             break;
         case O_RACKS: snprintf(o->racks_path, sizeof(o->racks_path), "%s", optarg); break;
         case O_HANG:

@@ -262,11 +262,8 @@ static int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
         case O_SELFTEST:
             snprintf(names[nnames], sizeof(names[0]), "--%s", longopts[index].name);
             if (c == O_STAGE_OPT && strcmp(longopts[index].name, "soak-duration") == 0 &&
-                !fc_parse_duration(optarg, &o->soak_duration)) {
-                fprintf(stderr, "fabcert: --soak-duration '%s': expected seconds, or a "
-                        "number with s, m, h or d, up to 7 days\n", optarg);
+                fc_parse_duration("soak-duration", optarg, &o->soak_duration) != FC_OK)
                 return 2;
-            }
             if (c == O_STAGE_OPT) {
                 o->stage_args[o->nstage_args++] = names[nnames++];
                 o->stage_args[o->nstage_args++] = optarg;
