@@ -330,12 +330,11 @@ static fc_status_t fc_run_load_inventory(fc_run_state_t *st)
     if (st->o.hosts[0] == '\0' && st->o.racks[0] == '\0') {
         /* no inventory: inside a Slurm allocation its nodes, else this host */
         const char *slurm = getenv("SLURM_JOB_NODELIST");
-        char host[4096] = "";
+        char host[256] = "";
         char path[PATH_MAX];
         FILE *f;
 
         if (slurm && slurm[0]) {
-            snprintf(host, sizeof(host), "# from SLURM_JOB_NODELIST\n%s", slurm);
             printf("fabcert: hosts from SLURM_JOB_NODELIST: %s\n", slurm);
         } else {
             gethostname(host, sizeof(host) - 1);
@@ -345,7 +344,10 @@ static fc_status_t fc_run_load_inventory(fc_run_state_t *st)
             fprintf(stderr, "fabcert: --out: path too long\n");
             return FC_ERR_INVALID;
         }
-        if ((f = fopen(path, "w")) == NULL || fprintf(f, "%s\n", host) < 0 ||
+        /* the whole list, however long: a cut one would be another cluster */
+        if ((f = fopen(path, "w")) == NULL ||
+            (st->o.local ? fprintf(f, "%s\n", host)
+                         : fprintf(f, "# from SLURM_JOB_NODELIST\n%s\n", slurm)) < 0 ||
             fclose(f) != 0) {
             fprintf(stderr, "fabcert: cannot write %s: %s\n", path, strerror(errno));
             return FC_ERR_INVALID;
