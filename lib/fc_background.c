@@ -203,21 +203,26 @@ typedef struct fc_bg_incast {
     MPI_Request *recv;              /* per client */
     int *client_done;
     int ndone;
-    double posted, sent, received;
+    double posted, sent;
 } fc_bg_incast_t;
+
+/* A target's receive from its c-th client, into that client's block. */
+static void fc_bg_incast_post_recv(fc_bg_t *bg, fc_bg_incast_t *in, int c)
+{
+    MPI_Irecv((char *)bg->net_rbufs + (size_t)c * bg->buf_bytes,
+              (int)bg->cp->kinds[FC_BG_STORAGE_NET].block, MPI_BYTE, bg->clients[c],
+              FC_BG_TAG_NET, bg->net_comm, &in->recv[c]);
+}
 
 static void fc_bg_incast_start(fc_bg_t *bg, fc_bg_incast_t *in)
 {
-    const fc_bg_profile_t *b = &bg->cp->kinds[FC_BG_STORAGE_NET];
-
     memset(in, 0, sizeof(*in));
     for (int w = 0; w < FC_BG_NET_WINDOW; ++w)
         in->send[w] = MPI_REQUEST_NULL;
     in->recv = calloc((size_t)bg->nclients + 1, sizeof(MPI_Request));
     in->client_done = calloc((size_t)bg->nclients + 1, sizeof(int));
     for (int c = 0; c < bg->nclients; ++c)
-        MPI_Irecv((char *)bg->net_rbufs + (size_t)c * bg->buf_bytes, (int)b->block, MPI_BYTE,
-                  bg->clients[c], FC_BG_TAG_NET, bg->net_comm, &in->recv[c]);
+        fc_bg_incast_post_recv(bg, in, c);
 }
 
 /* Returns 1 if anything moved. */
@@ -251,9 +256,7 @@ static int fc_bg_incast_poll(fc_bg_t *bg, fc_bg_incast_t *in, int may_post, doub
             in->ndone++;
             continue;
         }
-        in->received += count;
-        MPI_Irecv((char *)bg->net_rbufs + (size_t)c * bg->buf_bytes, (int)b->block, MPI_BYTE,
-                  bg->clients[c], FC_BG_TAG_NET, bg->net_comm, &in->recv[c]);
+        fc_bg_incast_post_recv(bg, in, c);
     }
     if (!may_post || bg->my_target < 0 || !fc_bg_is_on(b, el) ||
         !fc_bg_may_start(b, in->posted, el))
