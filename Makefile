@@ -28,7 +28,8 @@ CMD_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CMD_SRCS))
 
 .PHONY: all check bench run deps clean
 .SECONDARY:
-all: $(BUILD)/libfabcert.a $(SUITES) $(BUILD)/fabcert $(UNIT) $(BENCH)
+INJECT   := $(BUILD)/libfc_inject.so
+all: $(BUILD)/libfabcert.a $(SUITES) $(BUILD)/fabcert $(UNIT) $(BENCH) $(INJECT)
 
 $(BUILD)/obj/%.o: %.c $(wildcard lib/*.h kernels/*.h reports/*.h runners/*.h tests/lib/*.h)
 	@mkdir -p $(dir $@)
@@ -52,6 +53,10 @@ $(BUILD)/tests/%.t: $(BUILD)/obj/tests/unit/%.o $(BUILD)/libfabcert.a
 $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(BUILD)/libfabcert.a
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -o $@ $^ $(LIBS)
+
+# the tests' fault injector: an MPI interposition library (tests/inject)
+$(INJECT): tests/inject/fc_inject.c
+	$(MPICC) $(CFLAGS) $(WARN) -shared -o $@ $<
 
 # ---- the GPU plugin: CUDA kernels and the nccl backend ---------------------
 # Built when the CUDA toolkit (nvcc, cudart) and NCCL are found; otherwise
