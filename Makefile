@@ -29,7 +29,8 @@ CMD_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CMD_SRCS))
 .PHONY: all check bench run deps clean
 .SECONDARY:
 INJECT   := $(BUILD)/libfc_inject.so
-all: $(BUILD)/libfabcert.a $(SUITES) $(BUILD)/fabcert $(UNIT) $(BENCH) $(INJECT)
+STANDIN  := $(BUILD)/tests/libfc_gpu_standin.so
+all: $(BUILD)/libfabcert.a $(SUITES) $(BUILD)/fabcert $(UNIT) $(BENCH) $(INJECT) $(STANDIN)
 
 $(BUILD)/obj/%.o: %.c $(wildcard lib/*.h kernels/*.h reports/*.h runners/*.h tests/lib/*.h)
 	@mkdir -p $(dir $@)
@@ -57,6 +58,11 @@ $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(BUILD)/libfabcert.a
 # the tests' fault injector: an MPI interposition library (tests/inject)
 $(INJECT): tests/inject/fc_inject.c
 	$(MPICC) $(CFLAGS) $(WARN) -shared -o $@ $<
+
+# a stand-in GPU plugin whose backend init fails everywhere (tests/standin)
+$(STANDIN): tests/standin/fc_gpu_standin.c lib/fc_plugin.h lib/fc_backend.h
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(CFLAGS) $(WARN) -shared -o $@ $<
 
 # ---- the GPU plugin: CUDA kernels and the nccl backend ---------------------
 # Built when the CUDA toolkit (nvcc, cudart) and NCCL are found; otherwise

@@ -12,6 +12,7 @@
 
 static char fc_log_hostname[256];
 static int fc_log_rankno = -1;
+static char fc_log_first[512];      /* the first error, for the stage_end */
 
 void fc_log_set_identity(const char *host, int rank)
 {
@@ -47,6 +48,9 @@ static void fc_log_vprint(const char *kind, const char *file, int line,
     char prefix[320], msg[2048];
 
     vsnprintf(msg, sizeof(msg), fmt, ap);
+    if (file != NULL && fc_log_first[0] == '\0')
+        snprintf(fc_log_first, sizeof(fc_log_first), "host %.64s rank %d: %.360s (%s:%d)",
+                 fc_log_host(), fc_log_rankno, msg, file, line);
     fc_log_prefix(prefix, sizeof(prefix));
     if (file != NULL)
         fprintf(stderr, "%s %s%s (%s:%d)\n", prefix, kind, msg, file, line);
@@ -62,6 +66,11 @@ void fc_log_error_at(const char *file, int line, const char *fmt, ...)
     va_start(ap, fmt);
     fc_log_vprint("error: ", file, line, fmt, ap);
     va_end(ap);
+}
+
+const char *fc_log_first_error(void)
+{
+    return fc_log_first;
 }
 
 void fc_log_info(const char *fmt, ...)

@@ -460,9 +460,15 @@ static void fc_stage_choose_backend(fc_stage_ctx_t *ctx)
 
     if (ctx->opts.backend[0] == '\0')
         snprintf(ctx->opts.backend, sizeof(ctx->opts.backend), "%s", ctx->sp.backend);
+    snprintf(ctx->backend_requested, sizeof(ctx->backend_requested), "%s",
+             ctx->opts.backend[0] ? ctx->opts.backend : "mpi");
     wants_gpu = strcmp(ctx->opts.backend, "mpi") != 0 && ctx->stage != FC_STAGE_PAIRS &&
                 ctx->stage != FC_STAGE_CONTENTION;
     if (!wants_gpu) {
+        if (strcmp(ctx->backend_requested, "mpi") != 0)
+            snprintf(ctx->backend_note, sizeof(ctx->backend_note), "the %s stage measures "
+                     "the network between hosts: mpi, not %s", fc_stage_name(ctx->stage),
+                     ctx->backend_requested);
         snprintf(ctx->opts.backend, sizeof(ctx->opts.backend), "mpi");
         return;
     }
@@ -540,6 +546,7 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
                                 getenv("SLURM_STEP_ID") ? getenv("SLURM_STEP_ID") : ""));
         if (ctx->backend_note[0])
             json_object_set_new(rec, "backend_note", json_string(ctx->backend_note));
+        json_object_set_new(rec, "backend_requested", json_string(ctx->backend_requested));
         fc_results_append(&ctx->results, rec);
         if (ctx->skip_reason[0]) {
             fprintf(stderr, "fabcert: stage %s skipped: %s\n", fc_stage_name(stage),
@@ -856,7 +863,12 @@ fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
 
     if (ctx->skip_reason[0])
         return FC_ERR_SKIP;
-    FC_CHECK(fc_stage_open_backend(ctx, group, &be));
+    if ((status = fc_stage_open_backend(ctx, group, &be)) != FC_OK) {
+        fc_error("stage %s: the %s backend could not start on this rank (%s); "
+                 "nothing was measured", fc_stage_name(ctx->stage), ctx->opts.backend,
+                 fc_status_str(status));
+        return status;
+    }
     if (ctx->world_rank == 0 &&
         (all = calloc((size_t)ngroups_max, sizeof(*all))) == NULL) {
         fc_error("out of memory for %d summaries", ngroups_max);
@@ -901,6 +913,10 @@ int fc_stage_finish(fc_stage_ctx_t *ctx, fc_status_t status)
         if (ctx->skip_reason[0]) {
             status = FC_ERR_SKIP;
             json_object_set_new(rec, "reason", json_string(ctx->skip_reason));
+        } else if (status != FC_OK && (status != FC_ERR_FAIL || failed == 0) &&
+                   fc_log_first_error()[0]) {
+            /* why the stage could not judge: its first error, as logged */
+            json_object_set_new(rec, "error", json_string(fc_log_first_error()));
         }
         json_object_set_new(rec, "points", json_integer(ctx->tap.current));
         json_object_set_new(rec, "failed_points", json_integer(failed));
