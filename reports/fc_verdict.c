@@ -39,14 +39,21 @@ fc_status_t fc_results_load(const char *path, long from, json_t **records_p,
     records = json_array();
     if (from > 0)
         fseek(f, from, SEEK_SET);
-    while (getline(&line, &cap, f) > 0) {
+    for (long lineno = 1; getline(&line, &cap, f) > 0; ++lineno) {
         json_t *rec = json_loads(line, 0, NULL);
 
-        if (json_is_object(rec))
+        if (json_is_object(rec)) {
             json_array_append_new(records, rec);
-        else {
+        } else if (line[strspn(line, " \t\r\n")] != '\0') {
+            /* a record cut off by a kill, a full disk, or damaged: it
+             * stays in place as a marker, so the verdicts know which
+             * stage's records cannot all be known */
             json_decref(rec);
-            ++bad;          /* a record cut off by a kill */
+            json_array_append_new(records, json_pack("{s:s, s:I}", "type",
+                                  FC_UNREADABLE_RECORD, "line", (json_int_t)lineno));
+            ++bad;
+        } else {
+            json_decref(rec);
         }
     }
     free(line);
@@ -66,8 +73,13 @@ const char *fc_json_str(json_t *obj, const char *key)
 
 typedef struct fc_attempt {
     json_t *hosts;          /* rank_hosts of its stage_start */
+    json_t *start;          /* its stage_start record */
     int ended, skipped;
     const char *reason;     /* why it was skipped */
+    const char *status;     /* its stage_end's status: ok, fail, ... */
+    const char *error;      /* the stage's first error, when it gave one */
+    int failed_points;      /* its stage_end's count */
+    int unreadable;         /* records of its time that could not be read */
 } fc_attempt_t;
 
 typedef struct fc_stage_attempts {
@@ -241,8 +253,12 @@ static fc_status_t fc_verdict_setup(json_t *records, fc_run_verdict_t *out)
         int s = fc_stage_from_name(fc_json_str(rec, "name"));
 
         if (s >= 0) {
+            json_t *sel = json_object_get(rec, "selected");
+
             out->planned[s] = 1;
             out->required[s] = json_is_true(json_object_get(rec, "required"));
+            /* plans written before --stages was recorded list run stages only */
+            out->selected[s] = sel == NULL || json_is_true(sel);
         }
     }
     hosts = json_object_get(json_object_get(plan, "inventory"), "hosts");
@@ -272,6 +288,71 @@ static fc_status_t fc_verdict_setup(json_t *records, fc_run_verdict_t *out)
     return FC_OK;
 }
 
+/* One stage on one rack, after its records were judged: was it left out,
+ * did it run and finish, did it judge anything, can all its records be
+ * read? Anything less than that is INCOMPLETE, never PASS; the reason is
+ * a finding when the stage is required (or when a record was lost, which
+ * could have been a failure). Also notes the backend the stage ran on. */
+static void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_verdict_t *r,
+                                          fc_stage_id_t s, const fc_stage_attempts_t *att,
+                                          int last_index, int last_checks,
+                                          const char *skip_reason)
+{
+    fc_stage_verdict_t *sv = &r->stages[s];
+    const fc_attempt_t *last = last_index >= 0 ? &att->a[last_index] : NULL;
+    const char *name = fc_stage_name(s);
+    char text[FC_VERDICT_TEXT];
+    int unreadable = 0;
+
+    if (last && last->start) {
+        snprintf(sv->backend, sizeof(sv->backend), "%s", fc_json_str(last->start, "backend"));
+        snprintf(sv->backend_requested, sizeof(sv->backend_requested), "%s",
+                 fc_json_str(last->start, "backend_requested"));
+        snprintf(sv->backend_note, sizeof(sv->backend_note), "%s",
+                 fc_json_str(last->start, "backend_note"));
+    }
+    for (int a = 0; a < att->n; ++a)
+        if (fc_attempt_includes(&att->a[a], r))
+            unreadable += att->a[a].unreadable;
+    if (unreadable > 0) {
+        snprintf(text, sizeof(text), "%d record(s) of the %s stage could not be read "
+                 "(results.jsonl has a torn or damaged line): its checks cannot all be "
+                 "known", unreadable, name);
+        fc_add_finding(r, FC_VERDICT_INCOMPLETE, name, "results", "", text, 0);
+        if (sv->verdict != FC_VERDICT_FAIL)
+            sv->verdict = FC_VERDICT_INCOMPLETE;
+    }
+    sv->ran = last && last->ended && !last->skipped;
+    if (sv->verdict == FC_VERDICT_FAIL)
+        return;         /* its failures are the evidence, and the worse verdict */
+    if (!out->selected[s]) {
+        snprintf(text, sizeof(text), "required stage %s was left out of this run "
+                 "(--stages): the profile's plan was not run whole", name);
+    } else if (!sv->ran) {
+        const char *why = last ? last->reason : skip_reason;
+
+        snprintf(text, sizeof(text), "required stage %s %s%s%s", name,
+                 last == NULL ? "did not run on any node of the rack" :
+                 last->skipped ? "was skipped" : "did not finish",
+                 why && why[0] ? ": " : "", why ? why : "");
+    } else if (strcmp(last->status, "ok") != 0 && strcmp(last->status, "fail") != 0) {
+        snprintf(text, sizeof(text), "required stage %s ended with status '%s'%s%s",
+                 name, last->status, last->error[0] ? ": " : "", last->error);
+    } else if (strcmp(last->status, "fail") == 0 && last->failed_points == 0) {
+        snprintf(text, sizeof(text), "required stage %s ended FAIL without a failing "
+                 "check%s%s", name, last->error[0] ? ": " : "", last->error);
+    } else if (last_checks == 0) {
+        snprintf(text, sizeof(text), "required stage %s finished but judged no check "
+                 "on this rack", name);
+    } else {
+        return;
+    }
+    if (sv->verdict != FC_VERDICT_FAIL)
+        sv->verdict = FC_VERDICT_INCOMPLETE;
+    if (out->required[s])
+        fc_add_finding(r, FC_VERDICT_INCOMPLETE, name, "stage", "", text, 0);
+}
+
 fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
 {
     fc_stage_attempts_t att[FC_STAGE_COUNT];
@@ -279,6 +360,8 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
     json_t *rec;
     size_t i;
     fc_status_t st;
+    int open_stage = -1;        /* the stage whose attempt started last */
+    int unreadable_early = 0;   /* unreadable records before any stage */
 
     memset(out, 0, sizeof(*out));
     memset(att, 0, sizeof(att));
@@ -291,17 +374,34 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
         const char *type = fc_json_str(rec, "type");
         int s = fc_stage_from_name(fc_json_str(rec, "stage"));
 
+        if (strcmp(type, FC_UNREADABLE_RECORD) == 0) {
+            /* stages run one after another: a line that cannot be read
+             * belongs to the attempt that started last (its own records or
+             * the runner's account of it) */
+            if (open_stage >= 0)
+                att[open_stage].a[att[open_stage].n - 1].unreadable++;
+            else
+                unreadable_early++;
+            continue;
+        }
         if (s < 0)
             continue;
         if (strcmp(type, "stage_skip") == 0)
             skip_reason[s] = fc_json_str(rec, "reason");     /* the runner's */
         if (strcmp(type, "stage_start") == 0 && att[s].n < FC_MAX_ATTEMPTS) {
             att[s].a[att[s].n].hosts = json_object_get(rec, "rank_hosts");
+            att[s].a[att[s].n].start = rec;
             att[s].n++;
+            open_stage = s;
         } else if (strcmp(type, "stage_end") == 0 && att[s].n > 0) {
-            att[s].a[att[s].n - 1].ended = 1;
-            att[s].a[att[s].n - 1].skipped = strcmp(fc_json_str(rec, "verdict"), "SKIP") == 0;
-            att[s].a[att[s].n - 1].reason = fc_json_str(rec, "reason");
+            fc_attempt_t *a = &att[s].a[att[s].n - 1];
+
+            a->ended = 1;
+            a->skipped = strcmp(fc_json_str(rec, "verdict"), "SKIP") == 0;
+            a->reason = fc_json_str(rec, "reason");
+            a->status = fc_json_str(rec, "status");
+            a->error = fc_json_str(rec, "error");
+            a->failed_points = (int)json_integer_value(json_object_get(rec, "failed_points"));
         } else if (strcmp(type, "stage_error") == 0) {
             /* the runner's account of an attempt that did not end (the
              * run was interrupted) or of a launch that never started */
@@ -313,10 +413,15 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
     }
     for (int k = 0; k < out->nracks; ++k) {
         fc_rack_verdict_t *r = &out->racks[k];
-        int cur[FC_STAGE_COUNT];
+        int cur[FC_STAGE_COUNT], last[FC_STAGE_COUNT], last_checks[FC_STAGE_COUNT];
 
-        for (int s = 0; s < FC_STAGE_COUNT; ++s)
-            cur[s] = -1;
+        for (int s = 0; s < FC_STAGE_COUNT; ++s) {
+            cur[s] = last[s] = -1;
+            last_checks[s] = 0;
+            for (int a = 0; a < att[s].n; ++a)
+                if (fc_attempt_includes(&att[s].a[a], r))
+                    last[s] = a;
+        }
         /* judged records and quarantines, each against the attempt it
          * belongs to */
         json_array_foreach(records, i, rec) {
@@ -348,8 +453,10 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             if (!fc_record_concerns(rec, r, at) && !fc_record_implicates(rec, r, at))
                 continue;
             json_array_append(r->checks, rec);
-            if (strcmp(type, "hang") != 0)
+            if (strcmp(type, "hang") != 0) {
                 r->stages[s].checks++;
+                last_checks[s] += cur[s] == last[s];
+            }
             if (strcmp(fc_json_str(rec, "verdict"), "INCOMPLETE") == 0 &&
                 fc_record_concerns(rec, r, at)) {
                 /* measured, but not as the profile demands (e.g. the
@@ -376,37 +483,15 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             fc_add_finding(r, FC_VERDICT_FAIL, fc_stage_name(s), part, host, text,
                            strcmp(type, "pairs_node") == 0 || strcmp(type, "hang") == 0);
         }
-        /* stages that did not finish for this rack */
-        for (int s = 0; s < FC_STAGE_COUNT; ++s) {
-            const fc_attempt_t *last = NULL;
-            char text[FC_VERDICT_TEXT];
-
-            if (!out->planned[s])
-                continue;
-            for (int a = 0; a < att[s].n; ++a)
-                if (fc_attempt_includes(&att[s].a[a], r))
-                    last = &att[s].a[a];
-            r->stages[s].ran = last && last->ended && !last->skipped;
-            if ((r->stages[s].ran && r->stages[s].verdict != FC_VERDICT_INCOMPLETE) ||
-                r->stages[s].verdict == FC_VERDICT_FAIL)
-                continue;
-            if (r->stages[s].ran)
-                continue;       /* INCOMPLETE already, with its findings */
-            r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
-            if (!out->required[s])
-                continue;
-            {
-                const char *why = last ? last->reason : skip_reason[s];
-
-                snprintf(text, sizeof(text), "required stage %s %s%s%s",
-                         fc_stage_name(s),
-                         last == NULL ? "did not run on any node of the rack" :
-                         last->skipped ? "was skipped" : "did not finish",
-                         why && why[0] ? ": " : "", why ? why : "");
-            }
-            fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), "stage", "",
-                           text, 0);
-        }
+        /* stages that did not run, finish or judge anything for this rack */
+        for (int sg = 0; sg < FC_STAGE_COUNT; ++sg)
+            if (out->planned[sg])
+                fc_verdict_stage_completeness(out, r, (fc_stage_id_t)sg, &att[sg],
+                                              last[sg], last_checks[sg], skip_reason[sg]);
+        if (unreadable_early > 0)
+            fc_add_finding(r, FC_VERDICT_INCOMPLETE, "run", "results", "",
+                           "a record before the first stage could not be read "
+                           "(results.jsonl is damaged there)", 0);
         r->verdict = FC_VERDICT_PASS;
         for (int f = 0; f < r->nfindings; ++f)
             if (r->findings[f].verdict > r->verdict)

@@ -5,14 +5,22 @@
  * The input is the record stream alone (results.jsonl holds the inventory,
  * every stage attempt's start and end, every judged measurement, hangs and
  * quarantines), so the run command and the report command reach the same
- * verdicts from the same directory. Rules, per rack:
+ * verdicts from the same directory. Rules, per rack (README, "How a verdict
+ * is reached", says them in words):
  *   - FAIL if a host of the rack was quarantined, or a failing record of
  *     any stage implicates the rack or one of its hosts (a cluster-wide
  *     slowdown implicates every rack that took part; a slow path between
  *     two racks implicates both);
- *   - otherwise INCOMPLETE if a required stage of the plan has no finished
- *     attempt that included a host of the rack (not run, skipped, killed,
- *     or every host quarantined before it);
+ *   - otherwise INCOMPLETE if a required stage of the profile
+ *       - was left out of the run (--stages),
+ *       - has no finished attempt that included a host of the rack (not
+ *         run, skipped, killed, or every host quarantined before it),
+ *       - ended with an error, or FAIL without a failing check (its own
+ *         stage_end record says so: the backend could not start, ...),
+ *       - or judged no check that concerns the rack;
+ *     or if a record of any stage's attempt that included the rack could
+ *     not be read (a torn line: its checks cannot all be known), or a
+ *     record before the first stage could not be read;
  *   - otherwise PASS.
  * For each stage the latest attempt that included a rack's hosts speaks
  * for that rack (the runner re-runs a stage once without hung hosts).
@@ -50,6 +58,10 @@ typedef struct fc_stage_verdict {
     fc_verdict_t verdict;
     int ran;                        /* a finished attempt included the rack */
     int checks, failed;             /* judged records for this rack */
+    char backend[16];               /* what the stage really ran on ("" if
+                                     * it did not start on the rack) */
+    char backend_requested[16];     /* what the profile or --backend asked */
+    char backend_note[FC_VERDICT_TEXT]; /* why it fell back, if it did */
 } fc_stage_verdict_t;
 
 typedef struct fc_rack_verdict {
@@ -73,7 +85,9 @@ typedef struct fc_rack_verdict {
 typedef struct fc_run_verdict {
     int nracks;
     fc_rack_verdict_t *racks;
-    int planned[FC_STAGE_COUNT];    /* stage in the plan */
+    int planned[FC_STAGE_COUNT];    /* stage in the profile's plan */
+    int selected[FC_STAGE_COUNT];   /* and run by this invocation (not left
+                                     * out by --stages) */
     int required[FC_STAGE_COUNT];
     fc_verdict_t overall;
     json_t *plan;                   /* the runner's plan record */
@@ -82,8 +96,14 @@ typedef struct fc_run_verdict {
     int truncated_lines;            /* records cut off by a kill */
 } fc_run_verdict_t;
 
-/* Read results.jsonl, from byte offset `from`, into an array of records
- * (lines cut off by a kill are skipped and counted in *bad_lines_p). */
+/* The type of the marker record fc_results_load puts where a line could
+ * not be read: the stage whose attempt was open there is INCOMPLETE. */
+#define FC_UNREADABLE_RECORD "unreadable_record"
+
+/* Read results.jsonl, from byte offset `from`, into an array of records.
+ * A line that is not a JSON object (cut off by a kill, a full disk) is
+ * counted in *bad_lines_p and left in place as a marker record of type
+ * FC_UNREADABLE_RECORD with its line number. */
 fc_status_t fc_results_load(const char *path, long from, json_t **records_p,
                             int *bad_lines_p);
 

@@ -73,6 +73,8 @@ typedef struct fc_run_opts {
     double soak_duration;           /* --soak-duration; 0: the profile's */
     const char *env[FC_MAX_PASSTHRU];   /* --env NAME[=VALUE] */
     int nenv;
+    int nuser_mpirun_args;          /* of mpirun_args, given as --mpirun-arg */
+    const char *stages_arg;         /* --stages as given, NULL if not */
 } fc_run_opts_t;
 
 typedef struct fc_run_state {
@@ -240,6 +242,7 @@ static int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
             char buf[256], *save = NULL;
 
             snprintf(buf, sizeof(buf), "%s", optarg);
+            o->stages_arg = optarg;
             for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
                 int s = fc_stage_from_name(t);
 
@@ -291,6 +294,7 @@ static int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
         o->np = fc_default_np();
     if (o->mpirun == NULL)
         o->mpirun = o->srun ? "srun" : "mpirun";
+    o->nuser_mpirun_args = o->nmpirun_args;
     /* mpirun forwards named variables (-x); srun passes the environment */
     for (int k = 0; k < o->nenv; ++k) {
         char name[256];
@@ -555,6 +559,21 @@ static int fc_diagnose_hang(fc_run_state_t *st, const char *stage, json_t *recs,
     return quarantined;
 }
 
+/* What the runner prints for a finished attempt: the stage's own end
+ * record decides, and nothing judged is never a pass. */
+static const char *fc_stage_outcome(int ended, const char *status, int points, int failed)
+{
+    if (!ended)
+        return "DID NOT FINISH";
+    if (strcmp(status, "ok") != 0 && strcmp(status, "fail") != 0)
+        return "ERROR";
+    if (strcmp(status, "fail") == 0 && failed == 0)
+        return "ERROR (failed outside its checks)";
+    if (points == 0)
+        return "NOTHING JUDGED";
+    return failed ? "FAIL" : "PASS";
+}
+
 /* Launch one attempt of a stage on the healthy hosts. Returns 2 on bad
  * input (the caller stops), 0 otherwise; *hung_p when it did not end. */
 static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
@@ -570,8 +589,8 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
     long offset;
     json_t *recs, *rec;
     size_t i;
-    int ended = 0, points = 0, failed = 0;
-    char skipped[512] = "";
+    int ended = 0, points = 0, failed = 0, torn = 0;
+    char skipped[512] = "", end_status[32] = "", end_error[512] = "";
 
     *hung_p = 0;
     for (int h = 0; h < st->inv.nhosts; ++h)
@@ -695,7 +714,7 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
     }
     /* what this attempt appended (nothing if it never opened the file) */
     if (access(st->results_path, F_OK) != 0 ||
-        fc_results_load(st->results_path, offset, &recs, NULL) != FC_OK)
+        fc_results_load(st->results_path, offset, &recs, &torn) != FC_OK)
         recs = json_array();
     json_array_foreach(recs, i, rec) {
         const char *type = fc_json_str(rec, "type");
@@ -703,6 +722,8 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
 
         if (strcmp(type, "stage_end") == 0) {
             ended = 1;
+            snprintf(end_status, sizeof(end_status), "%s", fc_json_str(rec, "status"));
+            snprintf(end_error, sizeof(end_error), "%s", fc_json_str(rec, "error"));
             if (strcmp(fc_json_str(rec, "verdict"), "SKIP") == 0)
                 snprintf(skipped, sizeof(skipped), "%s", fc_json_str(rec, "reason"));
         }
@@ -731,10 +752,14 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
     if (skipped[0])
         printf("stage %s: SKIPPED: %s\n", name, skipped);
     else
-        printf("stage %s: %s: %d checks, %d failed, %.1f s%s\n", name,
-               !ended ? "DID NOT FINISH" : failed ? "FAIL" : "PASS", points, failed,
+        printf("stage %s: %s: %d checks, %d failed, %.1f s%s%s%s\n", name,
+               fc_stage_outcome(ended, end_status, points, failed), points, failed,
                res.seconds, res.timed_out ? " (killed at the limit)" :
-               res.interrupted ? " (stopped: the run was interrupted)" : "");
+               res.interrupted ? " (stopped: the run was interrupted)" : "",
+               end_error[0] ? ": " : "", end_error);
+    if (torn > 0)
+        printf("stage %s: %d record(s) in results.jsonl could not be read: the stage "
+               "is INCOMPLETE\n", name, torn);
     if (!ended && res.interrupted) {
         /* an operator's stop, not a hang: nobody is quarantined */
         json_t *r = fc_run_record(st, "stage_error", name);
@@ -777,12 +802,46 @@ static int fc_check_background_hosts(const fc_run_state_t *st)
     return bad;
 }
 
+/* Every command-line option that changes what is measured or how, as
+ * given: the certificate shows them beside the profile's hash, so a run
+ * with overrides is never mistaken for the profile as written. */
+static json_t *fc_run_overrides(const fc_run_opts_t *o)
+{
+    json_t *ov = json_object();
+    const char *const *pairs[2] = { o->stage_args, o->selftest_args };
+    int npairs[2] = { o->nstage_args, o->nselftest_args };
+
+    for (int k = 0; k < 2; ++k)
+        for (int i = 0; i + 1 < npairs[k]; i += 2)
+            json_object_set_new(ov, pairs[k][i], json_string(pairs[k][i + 1]));
+    if (o->stages_arg)
+        json_object_set_new(ov, "--stages", json_string(o->stages_arg));
+    if (o->selftest_stage >= 0)
+        json_object_set_new(ov, "--selftest-stage",
+                            json_string(fc_stage_name((fc_stage_id_t)o->selftest_stage)));
+    if (o->nenv > 0) {
+        json_t *env = json_array();
+
+        for (int k = 0; k < o->nenv; ++k)
+            json_array_append_new(env, json_string(o->env[k]));
+        json_object_set_new(ov, "--env", env);
+    }
+    if (o->nuser_mpirun_args > 0) {
+        json_t *args = json_array();
+
+        for (int k = 0; k < o->nuser_mpirun_args; ++k)
+            json_array_append_new(args, json_string(o->mpirun_args[k]));
+        json_object_set_new(ov, "--mpirun-arg", args);
+    }
+    return ov;
+}
+
 static int fc_cmd_run(int argc, char **argv)
 {
     fc_run_state_t st;
     json_t *stages, *plan;
     char exe[PATH_MAX];
-    int rc;
+    int rc, nselected = 0;
 
     memset(&st, 0, sizeof(st));
     if ((rc = fc_parse_run(argc, argv, &st.o)) != 0)
@@ -828,21 +887,33 @@ static int fc_cmd_run(int argc, char **argv)
     for (int k = 0; k < FC_PLAN_STAGES; ++k) {
         fc_stage_id_t s = fc_plan_order[k];
 
-        if (!st.profile.stages[s].present || !st.o.stages[s])
+        if (!st.profile.stages[s].present)
             continue;
+        /* every stage of the profile is in the plan; those --stages leaves
+         * out are marked, and a required one among them is INCOMPLETE */
+        json_array_append_new(stages, json_pack("{s:s, s:b, s:f, s:b}", "name",
+            fc_stage_name(s), "required", st.profile.stages[s].required,
+            "timeout_s", st.profile.stages[s].timeout_s, "selected", st.o.stages[s]));
+        if (!st.o.stages[s])
+            continue;
+        ++nselected;
         fc_path_beside_exe("suites/", exe, sizeof(exe));
         snprintf(exe + strlen(exe), sizeof(exe) - strlen(exe), "%s", fc_stage_name(s));
         if (access(exe, X_OK) != 0) {
             fprintf(stderr, "fabcert: stage program %s is missing: %s (run make)\n",
                     exe, strerror(errno));
+            json_decref(stages);
             return 2;
         }
-        json_array_append_new(stages, json_pack("{s:s, s:b, s:f}", "name",
-            fc_stage_name(s), "required", st.profile.stages[s].required,
-            "timeout_s", st.profile.stages[s].timeout_s));
     }
-    if (json_array_size(stages) == 0) {
-        fprintf(stderr, "fabcert: %s:1:1: the profile names no stage to run\n", st.o.profile);
+    if (nselected == 0) {
+        if (json_array_size(stages) > 0)
+            fprintf(stderr, "fabcert: --stages %s: the profile %s has none of these "
+                    "stages\n", st.o.stages_arg, st.o.profile);
+        else
+            fprintf(stderr, "fabcert: %s:1:1: the profile names no stage to run\n",
+                    st.o.profile);
+        json_decref(stages);
         return 2;
     }
     if (fc_write_run_json(&st, stages) != 0)
@@ -859,6 +930,10 @@ static int fc_cmd_run(int argc, char **argv)
     json_object_set_new(plan, "version", json_string(FC_VERSION));
     if (st.o.soak_duration > 0)     /* the profile's hash alone would not say it */
         json_object_set_new(plan, "soak_duration_s", json_real(st.o.soak_duration));
+    json_object_set_new(plan, "overrides", fc_run_overrides(&st.o));
+    json_object_set_new(plan, "launch", json_pack("{s:s, s:s, s:i}", "launcher",
+        st.o.srun ? "srun" : "mpirun", "program", st.o.mpirun, fc_cluster_mode(&st.o)
+        ? "ranks_per_node" : "ranks", fc_cluster_mode(&st.o) ? st.o.ppn : st.o.np));
     fc_append(&st, plan);
 
     printf("fabcert %s: run %s, %d host(s) in %d rack(s), profile %s\n",
