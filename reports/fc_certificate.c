@@ -132,6 +132,38 @@ static fc_verdict_t fc_node_verdict(const fc_rack_verdict_t *r, const char *host
     return r->verdict == FC_VERDICT_FAIL ? FC_VERDICT_PASS : r->verdict;
 }
 
+/* The backend a stage really ran on for this rack, what was asked for,
+ * and why it fell back (null members when it did not start). */
+static json_t *fc_backend_json(const fc_stage_verdict_t *sv)
+{
+    return json_pack("{s:o, s:o, s:o}",
+                     "used", sv->backend[0] ? json_string(sv->backend) : json_null(),
+                     "requested", sv->backend_requested[0]
+                         ? json_string(sv->backend_requested) : json_null(),
+                     "fallback", sv->backend_note[0]
+                         ? json_string(sv->backend_note) : json_null());
+}
+
+/* What ran: the profile's stages, the ones this invocation ran, how it
+ * launched, and every command-line override (an empty object when the
+ * profile ran as written). */
+static json_t *fc_cert_plan(const fc_run_verdict_t *v)
+{
+    json_t *profile_stages = json_array(), *run_stages = json_array();
+    json_t *launch = json_object_get(v->plan, "launch");
+
+    for (int s = 0; s < FC_STAGE_COUNT; ++s) {
+        if (!v->planned[s])
+            continue;
+        json_array_append_new(profile_stages, json_string(fc_stage_name(s)));
+        if (v->selected[s])
+            json_array_append_new(run_stages, json_string(fc_stage_name(s)));
+    }
+    return json_pack("{s:o, s:o, s:o}", "profile_stages", profile_stages,
+                     "run_stages", run_stages, "launch",
+                     launch ? json_deep_copy(launch) : json_null());
+}
+
 json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t *r)
 {
     json_t *plan = v->plan, *nodes = json_array(), *stages = json_array();
@@ -182,10 +214,11 @@ json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t 
             if (strcmp(fc_json_str(rec, "stage"), fc_stage_name(s)) == 0)
                 json_array_append_new(figures, fc_cert_figure(rec));
         json_array_append_new(stages, json_pack(
-            "{s:s, s:b, s:b, s:s, s:i, s:i, s:o}", "stage", fc_stage_name(s),
-            "required", v->required[s], "ran", r->stages[s].ran, "verdict",
-            fc_verdict_name(r->stages[s].verdict), "checks", r->stages[s].checks,
-            "failed", r->stages[s].failed, "figures", figures));
+            "{s:s, s:b, s:b, s:b, s:s, s:i, s:i, s:o, s:o}", "stage", fc_stage_name(s),
+            "required", v->required[s], "selected", v->selected[s], "ran",
+            r->stages[s].ran, "verdict", fc_verdict_name(r->stages[s].verdict),
+            "checks", r->stages[s].checks, "failed", r->stages[s].failed,
+            "backend", fc_backend_json(&r->stages[s]), "figures", figures));
     }
     for (int f = 0; f < r->nfindings; ++f) {
         const fc_finding_t *fd = &r->findings[f];
@@ -195,8 +228,10 @@ json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t 
             "stage", fd->stage, "part", fd->part, "host", fd->host, "evidence",
             fd->text, "action", fc_part_action(fd->part)));
     }
+    json_t *overrides = json_object_get(plan, "overrides");
+
     return json_pack("{s:s, s:s, s:s, s:{s:s, s:s, s:s, s:s}, s:{s:s, s:s}, "
-                     "s:o, s:o, s:o, s:i, s:i}",
+                     "s:o, s:o, s:o, s:i, s:i, s:o, s:o}",
                      "format", FC_CERT_FORMAT, "rack", r->rack, "verdict",
                      fc_verdict_name(r->verdict), "run", "id", v->run_id,
                      "started", v->started, "finished", v->finished,
@@ -204,7 +239,9 @@ json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t 
                      "name", fc_json_str(plan, "profile"), "sha256",
                      fc_json_str(plan, "profile_sha256"), "nodes", nodes,
                      "stages", stages, "failures", failures, "more_failures",
-                     r->more_findings, "truncated_records", v->truncated_lines);
+                     r->more_findings, "truncated_records", v->truncated_lines,
+                     "plan", fc_cert_plan(v), "overrides",
+                     overrides ? json_deep_copy(overrides) : json_object());
 }
 
 /* hex of n bytes into out (2n + 1 bytes) */

@@ -35,6 +35,19 @@ static void fc_html_escape(FILE *f, const char *s)
     }
 }
 
+/* A visible line when the run did not follow the profile as written. */
+static void fc_html_overrides(FILE *f, const fc_run_verdict_t *v)
+{
+    char overrides[2048];
+
+    fc_overrides_text(v, overrides, sizeof(overrides));
+    if (!overrides[0])
+        return;
+    fprintf(f, "<p class=\"FAIL\"><b>Overrides</b> (not the profile as written): ");
+    fc_html_escape(f, overrides);
+    fprintf(f, "</p>\n");
+}
+
 static const char *fc_verdict_color(const char *v)
 {
     return strcmp(v, "PASS") == 0 ? "#1a7f37" : strcmp(v, "FAIL") == 0 ? "#cf222e" : "#9a6700";
@@ -416,6 +429,7 @@ static void fc_rack_page(FILE *f, const fc_run_verdict_t *v, const fc_rack_verdi
     fprintf(f, " (sha256 %.16s), fabcert ", fc_json_str(v->plan, "profile_sha256"));
     fc_html_escape(f, fc_json_str(v->plan, "version"));
     fprintf(f, "</p>\n");
+    fc_html_overrides(f, v);
 
     if (r->nfindings > 0) {
         fprintf(f, "<h2>What to do</h2>\n<ol class=\"todo\">\n");
@@ -484,9 +498,18 @@ static void fc_rack_page(FILE *f, const fc_run_verdict_t *v, const fc_rack_verdi
         if (!v->planned[s])
             continue;
         fprintf(f, "<h2>%s stage: <span class=\"%s\">%s</span></h2>\n", fc_stage_name(s), sv, sv);
-        fprintf(f, "<p>%d checks, %d failed%s%s.</p>\n", r->stages[s].checks,
-                r->stages[s].failed, r->stages[s].ran ? "" : "; the stage did not run or finish on this rack",
-                v->required[s] ? "" : " (optional stage)");
+        fprintf(f, "<p>%d checks, %d failed%s%s%s", r->stages[s].checks,
+                r->stages[s].failed, !v->selected[s] ? "; left out of this run (--stages)" :
+                r->stages[s].ran ? "" : "; the stage did not run or finish on this rack",
+                v->required[s] ? "" : " (optional stage)",
+                r->stages[s].backend[0] ? "; backend " : "");
+        fc_html_escape(f, r->stages[s].backend);
+        if (r->stages[s].backend_note[0]) {
+            fprintf(f, " (");
+            fc_html_escape(f, r->stages[s].backend_note);
+            fprintf(f, ")");
+        }
+        fprintf(f, ".</p>\n");
         if (s == FC_STAGE_PAIRS)
             fc_pairs_heatmap(f, r);
         else
@@ -641,7 +664,9 @@ fc_status_t fc_html_write(const char *dir, const fc_run_verdict_t *v)
     fc_html_escape(f, fc_json_str(v->plan, "profile"));
     fprintf(f, ", fabcert ");
     fc_html_escape(f, fc_json_str(v->plan, "version"));
-    fprintf(f, "</p>\n<table><tr><th>rack</th><th>verdict</th><th>hosts</th>"
+    fprintf(f, "</p>\n");
+    fc_html_overrides(f, v);
+    fprintf(f, "<table><tr><th>rack</th><th>verdict</th><th>hosts</th>"
             "<th>first finding</th></tr>\n");
     for (int k = 0; k < v->nracks; ++k) {
         const fc_rack_verdict_t *r = &v->racks[k];

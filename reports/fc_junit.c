@@ -2,8 +2,10 @@
  * fc_junit.c - DIR/junit.xml for CI dashboards: one testsuite per rack,
  * one testcase per check that measured the rack (classname
  * fabcert.RACK.STAGE), a <failure> for each check that fails the rack, and
- * an <error type="INCOMPLETE"> for each required stage that did not run or
- * finish on it, so an incomplete rack never shows green. A check that
+ * an <error type="INCOMPLETE"> for each reason a stage is incomplete on it
+ * (a required stage left out, not run, not finished, ended in error or
+ * judged nothing; a record that could not be read), so an incomplete rack
+ * never shows green. Command-line overrides are a property of each suite. A check that
  * failed but is attributed to another rack (a slow pair whose other end
  * has the bad link) passes here, saying so in <system-out>.
  */
@@ -47,24 +49,32 @@ static const char *fc_first_reason(json_t *rec)
     return s ? s : "failed";
 }
 
+/* A finding that says a stage's evidence is missing, not a measurement */
+static int fc_junit_is_stage_error(const fc_finding_t *fd)
+{
+    return fd->verdict == FC_VERDICT_INCOMPLETE &&
+           (strcmp(fd->part, "stage") == 0 || strcmp(fd->part, "results") == 0);
+}
+
 fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)
 {
     FILE *f = fopen(path, "w");
     int tests = 0, failures = 0, errors = 0;
+    char overrides[2048];
 
     if (f == NULL) {
         fprintf(stderr, "fabcert: cannot write %s: %s\n", path, strerror(errno));
         return FC_ERR_INVALID;
     }
+    fc_overrides_text(v, overrides, sizeof(overrides));
     for (int k = 0; k < v->nracks; ++k) {
         const fc_rack_verdict_t *r = &v->racks[k];
 
         tests += (int)json_array_size(r->checks);
         failures += (int)json_array_size(r->failed_checks);
         errors += (int)json_array_size(r->incomplete_checks);
-        for (int s = 0; s < FC_STAGE_COUNT; ++s)
-            if (v->planned[s] && v->required[s] && !r->stages[s].ran &&
-                r->stages[s].verdict == FC_VERDICT_INCOMPLETE)
+        for (int fi = 0; fi < r->nfindings; ++fi)
+            if (fc_junit_is_stage_error(&r->findings[fi]))
                 ++tests, ++errors;
     }
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -77,9 +87,8 @@ fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)
         size_t i;
         json_t *rec;
 
-        for (int s = 0; s < FC_STAGE_COUNT; ++s)
-            if (v->planned[s] && v->required[s] && !r->stages[s].ran &&
-                r->stages[s].verdict == FC_VERDICT_INCOMPLETE)
+        for (int fi = 0; fi < r->nfindings; ++fi)
+            if (fc_junit_is_stage_error(&r->findings[fi]))
                 ++er;
         fprintf(f, "  <testsuite name=\"");
         fc_xml_escape(f, r->rack);
@@ -91,7 +100,13 @@ fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)
         fc_xml_escape(f, v->run_id);
         fprintf(f, "\"/>\n      <property name=\"profile_sha256\" value=\"");
         fc_xml_escape(f, fc_json_str(v->plan, "profile_sha256"));
-        fprintf(f, "\"/>\n    </properties>\n");
+        fprintf(f, "\"/>\n");
+        if (overrides[0]) {
+            fprintf(f, "      <property name=\"overrides\" value=\"");
+            fc_xml_escape(f, overrides);
+            fprintf(f, "\"/>\n");
+        }
+        fprintf(f, "    </properties>\n");
         json_array_foreach(r->checks, i, rec) {
             char label[256];
             int failed = fc_array_has(r->failed_checks, rec);
@@ -134,15 +149,17 @@ fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)
                 fprintf(f, "\"/>\n");
             }
         }
-        for (int s = 0; s < FC_STAGE_COUNT; ++s) {
-            if (!(v->planned[s] && v->required[s] && !r->stages[s].ran &&
-                  r->stages[s].verdict == FC_VERDICT_INCOMPLETE))
+        for (int fi = 0; fi < r->nfindings; ++fi) {
+            const fc_finding_t *fd = &r->findings[fi];
+
+            if (!fc_junit_is_stage_error(fd))
                 continue;
             fprintf(f, "    <testcase classname=\"fabcert.");
             fc_xml_escape(f, r->rack);
             fprintf(f, ".%s\" name=\"stage %s\">\n      <error type=\"INCOMPLETE\" "
-                    "message=\"required stage %s did not run or finish on this rack\"/>\n"
-                    "    </testcase>\n", fc_stage_name(s), fc_stage_name(s), fc_stage_name(s));
+                    "message=\"", fd->stage, fd->stage);
+            fc_xml_escape(f, fd->text);
+            fprintf(f, "\"/>\n    </testcase>\n");
         }
         fprintf(f, "  </testsuite>\n");
     }

@@ -46,6 +46,25 @@ void fc_check_label(json_t *rec, char *buf, size_t len)
     }
 }
 
+void fc_overrides_text(const fc_run_verdict_t *v, char *buf, size_t len)
+{
+    json_t *ov = json_object_get(v->plan, "overrides"), *val;
+    const char *key;
+    size_t used = 0;
+
+    buf[0] = '\0';
+    json_object_foreach(ov, key, val) {
+        json_t *items = json_is_array(val) ? val : NULL, *item;
+        size_t n = items ? json_array_size(items) : 1;
+
+        for (size_t i = 0; i < n && used < len; ++i) {
+            item = items ? json_array_get(items, i) : val;
+            used += (size_t)snprintf(buf + used, len - used, "%s%s %s", used ? ", " : "",
+                                     key, json_is_string(item) ? json_string_value(item) : "?");
+        }
+    }
+}
+
 const char *fc_part_action(const char *part)
 {
     if (strcmp(part, "link") == 0 || strcmp(part, "NIC") == 0)
@@ -76,9 +95,31 @@ const char *fc_part_action(const char *part)
     return "inspect the evidence";
 }
 
+/* Each stage that ran on another backend than it was asked to, once. */
+static void fc_summary_backend_notes(FILE *out, const fc_run_verdict_t *v)
+{
+    for (int s = 0; s < FC_STAGE_COUNT; ++s)
+        for (int k = 0; k < v->nracks; ++k) {
+            const fc_stage_verdict_t *sv = &v->racks[k].stages[s];
+
+            if (sv->backend_note[0]) {
+                fprintf(out, "backend: the %s stage ran on %s: %s\n", fc_stage_name(s),
+                        sv->backend, sv->backend_note);
+                break;
+            }
+        }
+}
+
 void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
 {
     int failed = 0, incomplete = 0;
+    char overrides[2048];
+
+    fc_overrides_text(v, overrides, sizeof(overrides));
+    if (overrides[0])
+        fprintf(out, "overrides: %s (not the profile %s as written)\n", overrides,
+                fc_json_str(v->plan, "profile"));
+    fc_summary_backend_notes(out, v);
 
     for (int k = 0; k < v->nracks; ++k) {
         const fc_rack_verdict_t *r = &v->racks[k];

@@ -56,6 +56,9 @@ fc_status_t fc_report_dir(const char *dir, const char *sign_key_path,
 /* Helpers the writers share (and fc_json_str, in fc_verdict.h). */
 /* "all_reduce float32 sum 4 KiB" for a point, "pair a <-> b" ... */
 void fc_check_label(json_t *rec, char *buf, size_t len);
+/* The run's command-line overrides as one line ("--iters 3, --stages
+ * node"), "" when the profile ran as written. */
+void fc_overrides_text(const fc_run_verdict_t *v, char *buf, size_t len);
 /* What a technician should do about a part. */
 const char *fc_part_action(const char *part);
 
