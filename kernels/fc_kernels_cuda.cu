@@ -143,6 +143,15 @@ __global__ void fc_burn_kernel(int iters, unsigned long long *wrong,
         atomicAdd(wrong, 1ull);
 }
 
+/* Launch errors are read with cudaGetLastError, which also returns an error
+ * left by an earlier runtime call of this thread (a cudaEventQuery's
+ * cudaErrorNotReady while work is pending, say). Each wrapper clears that
+ * state before it launches, so what it reports is its own launch's. */
+static void fc_clear_stale_error(void)
+{
+    (void)cudaGetLastError();
+}
+
 extern "C" {
 
 const char *fc_cuda_error_string(int err)
@@ -155,6 +164,7 @@ int fc_cuda_fill(const fc_pattern_t *p, int32_t rank, uint64_t index_base,
 {
     int size = fc_dtype_size(p->dtype);
 
+    fc_clear_stale_error();
     fc_fill_kernel<<<fc_grid(count), FC_THREADS, 0, (cudaStream_t)stream>>>(
         *p, rank, index_base, dbuf, count, size);
     return (int)cudaGetLastError();
@@ -170,14 +180,26 @@ int fc_cuda_verify(const fc_pattern_t *p, int32_t src, uint64_t index_base,
     cudaStream_t s = (cudaStream_t)stream;
     cudaError_t err;
 
+    fc_clear_stale_error();
     if ((err = cudaMalloc(&dev, sizeof(*dev))) != cudaSuccess)
         return (int)err;
-    cudaMemcpyAsync(dev, &host, sizeof(host), cudaMemcpyHostToDevice, s);
-    fc_verify_kernel<<<fc_grid(count), FC_THREADS, 0, s>>>(*p, src, index_base,
-                                                           dbuf, count, size, mask, dev);
-    fc_first_kernel<<<1, 1, 0, s>>>(*p, src, index_base, dbuf, size, mask, dev);
-    cudaMemcpyAsync(&host, dev, sizeof(host), cudaMemcpyDeviceToHost, s);
-    err = cudaStreamSynchronize(s);
+    err = cudaMemcpyAsync(dev, &host, sizeof(host), cudaMemcpyHostToDevice, s);
+    if (err == cudaSuccess) {
+        fc_verify_kernel<<<fc_grid(count), FC_THREADS, 0, s>>>(*p, src, index_base,
+                                                               dbuf, count, size, mask, dev);
+        err = cudaGetLastError();
+    }
+    if (err == cudaSuccess) {
+        fc_first_kernel<<<1, 1, 0, s>>>(*p, src, index_base, dbuf, size, mask, dev);
+        err = cudaGetLastError();
+    }
+    /* a verify that did not run must not read as "no wrong element" */
+    if (err == cudaSuccess)
+        err = cudaMemcpyAsync(&host, dev, sizeof(host), cudaMemcpyDeviceToHost, s);
+    if (err == cudaSuccess)
+        err = cudaStreamSynchronize(s);
+    else
+        (void)cudaStreamSynchronize(s);
     cudaFree(dev);
     if (err != cudaSuccess)
         return (int)err;
@@ -196,13 +218,21 @@ int fc_cuda_digest(const void *dbuf, size_t bytes, uint64_t *digest_p, void *str
     cudaStream_t s = (cudaStream_t)stream;
     cudaError_t err;
 
+    fc_clear_stale_error();
     if ((err = cudaMalloc(&dev, sizeof(*dev))) != cudaSuccess)
         return (int)err;
-    cudaMemsetAsync(dev, 0, sizeof(*dev), s);
-    fc_digest_kernel<<<fc_grid(bytes / 8 + 1), FC_THREADS, 0, s>>>(
-        (const uint8_t *)dbuf, bytes, dev);
-    cudaMemcpyAsync(&host, dev, sizeof(host), cudaMemcpyDeviceToHost, s);
-    err = cudaStreamSynchronize(s);
+    err = cudaMemsetAsync(dev, 0, sizeof(*dev), s);
+    if (err == cudaSuccess) {
+        fc_digest_kernel<<<fc_grid(bytes / 8 + 1), FC_THREADS, 0, s>>>(
+            (const uint8_t *)dbuf, bytes, dev);
+        err = cudaGetLastError();
+    }
+    if (err == cudaSuccess)
+        err = cudaMemcpyAsync(&host, dev, sizeof(host), cudaMemcpyDeviceToHost, s);
+    if (err == cudaSuccess)
+        err = cudaStreamSynchronize(s);
+    else
+        (void)cudaStreamSynchronize(s);
     cudaFree(dev);
     *digest_p = host;
     return (int)err;
@@ -215,6 +245,7 @@ int fc_cuda_poison(void *dbuf, size_t bytes, int byte, void *stream)
 
 int fc_cuda_flip_bit(void *dbuf, size_t byte, int bit, void *stream)
 {
+    fc_clear_stale_error();
     fc_flip_kernel<<<1, 1, 0, (cudaStream_t)stream>>>((uint8_t *)dbuf, byte, bit);
     return (int)cudaGetLastError();
 }
@@ -246,11 +277,20 @@ int fc_cuda_burn(int blocks, int iters, uint64_t *wrong_p, void *stream)
         cudaFree(dexp);
         return (int)err;
     }
-    cudaMemcpyAsync(dexp, expected, sizeof(expected), cudaMemcpyHostToDevice, s);
-    cudaMemsetAsync(dwrong, 0, sizeof(*dwrong), s);
-    fc_burn_kernel<<<blocks, FC_THREADS, 0, s>>>(iters, dwrong, dexp);
-    cudaMemcpyAsync(&wrong, dwrong, sizeof(wrong), cudaMemcpyDeviceToHost, s);
-    err = cudaStreamSynchronize(s);
+    fc_clear_stale_error();
+    err = cudaMemcpyAsync(dexp, expected, sizeof(expected), cudaMemcpyHostToDevice, s);
+    if (err == cudaSuccess)
+        err = cudaMemsetAsync(dwrong, 0, sizeof(*dwrong), s);
+    if (err == cudaSuccess) {
+        fc_burn_kernel<<<blocks, FC_THREADS, 0, s>>>(iters, dwrong, dexp);
+        err = cudaGetLastError();
+    }
+    if (err == cudaSuccess)
+        err = cudaMemcpyAsync(&wrong, dwrong, sizeof(wrong), cudaMemcpyDeviceToHost, s);
+    if (err == cudaSuccess)
+        err = cudaStreamSynchronize(s);
+    else
+        (void)cudaStreamSynchronize(s);
     cudaFree(dexp);
     cudaFree(dwrong);
     *wrong_p = wrong;

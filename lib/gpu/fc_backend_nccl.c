@@ -74,7 +74,10 @@ static fc_status_t fc_nccl_wait(fc_backend_t *be, cudaEvent_t ev, const char *wh
 
         if (q == cudaSuccess)
             return FC_OK;
-        if (q != cudaErrorNotReady) {
+        if (q == cudaErrorNotReady)
+            (void)cudaGetLastError();   /* not an error: do not leave it for
+                                         * the next launch check to find */
+        else {
             fc_error("%s on device %d: %s", what, nb->device, cudaGetErrorString(q));
             return FC_ERR_FAIL;
         }
@@ -164,21 +167,41 @@ static fc_status_t fc_nccl_run(fc_backend_t *be, const fc_coll_call_t *call,
     float ms = 0;
     fc_status_t st;
 
+    int ok, all_ok;
+    cudaError_t e = cudaSuccess;
+
     if (nb->aborted)
         return FC_ERR_FAIL;
     /* common start: this rank's device idle, then every rank together */
     FC_CHECK(fc_nccl_sync(be, "pre-call sync"));
     MPI_Barrier(be->comm);
-    FC_CUDA_CHECK(cudaEventRecord(nb->start, nb->stream));
-    r = fc_nccl_call(be, call);
-    if (r != ncclSuccess) {
+    st = (e = cudaEventRecord(nb->start, nb->stream)) == cudaSuccess ? FC_OK : FC_ERR_FAIL;
+    if (st == FC_OK && (r = fc_nccl_call(be, call)) != ncclSuccess) {
         fc_error("%s on device %d: %s", fc_coll_desc(call->coll)->name, nb->device,
                  ncclGetErrorString(r));
-        return FC_ERR_FAIL;
+        st = FC_ERR_FAIL;
     }
-    FC_CUDA_CHECK(cudaEventRecord(nb->stop, nb->stream));
-    if ((st = fc_nccl_wait(be, nb->stop, fc_coll_desc(call->coll)->name)) != FC_OK)
-        return st;
+    if (st == FC_OK && (e = cudaEventRecord(nb->stop, nb->stream)) != cudaSuccess)
+        st = FC_ERR_FAIL;
+    if (e != cudaSuccess)
+        fc_error("cudaEventRecord on device %d: %s", nb->device, cudaGetErrorString(e));
+    if (st == FC_OK)
+        st = fc_nccl_wait(be, nb->stop, fc_coll_desc(call->coll)->name);
+    /* every rank learns whether any rank's call failed (each wait is
+     * bounded, so each rank gets here), and they abort together: a rank
+     * that aborted alone would leave its peers waiting in a collective */
+    ok = st == FC_OK;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, be->comm);
+    if (!all_ok) {
+        if (!nb->aborted) {
+            if (ok)
+                fc_error("%s on device %d: a peer's call failed; aborting the NCCL "
+                         "communicator with it", fc_coll_desc(call->coll)->name, nb->device);
+            ncclCommAbort(nb->comm);
+            nb->aborted = 1;
+        }
+        return st != FC_OK ? st : FC_ERR_FAIL;
+    }
     FC_CUDA_CHECK(cudaEventElapsedTime(&ms, nb->start, nb->stop));
     *seconds_p = (double)ms * 1e-3;
     return FC_OK;
@@ -297,8 +320,10 @@ static fc_status_t fc_nccl_init(MPI_Comm comm, int local_rank, double timeout_s,
     if (!all_ok) {
         fc_error("ncclCommInitRank on device %d: %s", nb->device,
                  r == ncclSuccess ? "a peer failed" : ncclGetErrorString(r));
+        /* abort, not destroy: destroying finalizes, which waits for peers
+         * whose communicator never came up */
         if (ok)
-            ncclCommDestroy(nb->comm);
+            ncclCommAbort(nb->comm);
         free(nb);
         be->priv = NULL;
         return FC_ERR_FAIL;

@@ -79,6 +79,8 @@ static int fc_wait_all(fc_gpu_ctx_t *g, const char *what)
 
             if (q == cudaSuccess)
                 break;
+            if (q == cudaErrorNotReady)
+                (void)cudaGetLastError();   /* pending, not an error: clear it */
             if (q != cudaErrorNotReady ||
                 (g->comms[d] && ncclCommGetAsyncError(g->comms[d], &async) == ncclSuccess &&
                  async != ncclSuccess) || fc_wall() > deadline) {
@@ -182,15 +184,31 @@ static void fc_kernel_checks(fc_gpu_ctx_t *g)
 
 /* ---- 2. the node sweep -------------------------------------------------- */
 
-/* One call on every GPU, in one NCCL group. */
+/* One call on every GPU, in one NCCL group. A call NCCL refuses is fatal
+ * here, as a CUDA error is (CK): the program has no partial result to keep. */
 static void fc_issue(fc_gpu_ctx_t *g, const fc_coll_desc_t *desc, int dtype, int op,
                      void **send, void **recv, size_t count)
 {
-    ncclGroupStart();
-    for (int d = 0; d < g->ngpus; ++d)
-        fc_nccl_issue(desc->id, dtype, op, send[d], recv[d], count, 0, d, g->ngpus,
-                      g->comms[d], g->streams[d]);
-    ncclGroupEnd();
+    ncclResult_t r = ncclGroupStart();
+    int bad = -1;
+
+    for (int d = 0; d < g->ngpus && r == ncclSuccess; ++d) {
+        r = fc_nccl_issue(desc->id, dtype, op, send[d], recv[d], count, 0, d, g->ngpus,
+                          g->comms[d], g->streams[d]);
+        bad = d;
+    }
+    if (r == ncclSuccess)
+        r = ncclGroupEnd();
+    else
+        (void)ncclGroupEnd();
+    if (r != ncclSuccess) {
+        fprintf(stderr, "fabcert-node-gpu: %s on GPU %d (of %d): %s (%s:%d)\n", desc->name,
+                bad, g->ngpus, ncclGetErrorString(r), __FILE__, __LINE__);
+        for (int k = 0; k < g->ngpus; ++k)
+            if (g->comms[k])
+                ncclCommAbort(g->comms[k]);
+        exit(1);
+    }
 }
 
 static int fc_run_point(fc_gpu_ctx_t *g, const fc_stage_profile_t *sp, int coll, int dtype,
@@ -336,12 +354,16 @@ static void fc_bench(fc_gpu_ctx_t *g)
 
     fc_tap_diag(&g->tap, "device copy bandwidth (read + write): %.1f GB/s", copy);
     CK(cudaMalloc(&buf, bytes));
-    fc_pattern_make(FC_FLOAT32, FC_OP_SUM, 8, 1, &p);
+    /* a valid output to verify (a move of rank 0's data: every element
+     * right), so the kernel does the work of a passing check */
+    fc_pattern_make(FC_FLOAT32, FC_OP_NONE, 8, 1, &p);
+    CK((cudaError_t)fc_cuda_fill(&p, 0, 0, buf, count, NULL));
+    CK(cudaDeviceSynchronize());
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);
     cudaEventRecord(e0, NULL);
     for (int i = 0; i < 5; ++i)
-        fc_cuda_verify(&p, 0, 0, buf, count, 0, &m, NULL);
+        CK((cudaError_t)fc_cuda_verify(&p, 0, 0, buf, count, 0, &m, NULL));
     cudaEventRecord(e1, NULL);
     cudaEventSynchronize(e1);
     cudaEventElapsedTime(&ms, e0, e1);
@@ -349,7 +371,8 @@ static void fc_bench(fc_gpu_ctx_t *g)
         double v = (double)bytes * 5 / (ms * 1e-3) / 1e9;
 
         fc_tap_diag(&g->tap, "verification kernel: %.1f GB/s read, %.2f of the copy "
-                    "bandwidth (target 0.8)", v, v / copy);
+                    "bandwidth (target 0.8)%s", v, v / copy,
+                    m.wrong ? " (WRONG ELEMENTS in a valid buffer: figure invalid)" : "");
     }
     cudaFree(buf);
     /* all_reduce busbw, per-iteration timing on and off */
