@@ -269,6 +269,17 @@ static int fc_nccl_device_count(char *why, size_t len)
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
 
+    if (e == cudaErrorInsufficientDriver) {
+        int driver = 0, runtime = 0;
+
+        cudaDriverGetVersion(&driver);
+        cudaRuntimeGetVersion(&runtime);
+        snprintf(why, len, "the GPU driver (CUDA %d.%d) is older than the CUDA runtime "
+                 "the plugin was built with (%d.%d): rebuild with CUDA_HOME set to the "
+                 "node's own CUDA toolkit (README, GPUs)", driver / 1000, driver % 1000 / 10,
+                 runtime / 1000, runtime % 1000 / 10);
+        return 0;
+    }
     if (e != cudaSuccess) {
         snprintf(why, len, "no usable GPU: %s", cudaGetErrorString(e));
         return 0;
