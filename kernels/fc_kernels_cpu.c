@@ -4,7 +4,9 @@
  * Verification must run near memory bandwidth, so the hot loop only counts
  * wrong elements; it is specialised for each (type, op) at compile time
  * (FC_VERIFY_SPECIALISE) so that the compiler sees constants and
- * vectorises, and built for AVX2 and a baseline (target_clones). Only when
+ * vectorises, and built for AVX-512 (x86-64-v4), AVX2 and a baseline
+ * (target_clones: 16 lanes of 32-bit hashing roughly double the small
+ * types, whose check is bound by one hash per element). Only when
  * the count is non-zero does a second, scalar pass find the first wrong
  * element and its bits. The index is folded to 32 bits (fc_index_fold); the
  * loop is split where the high half of the index changes.
@@ -42,7 +44,7 @@ void fc_cpu_fill(const fc_pattern_t *p, int32_t rank, uint64_t index_base,
 
 /* Count the wrong elements among n (n < 2^32, no wrap of lo within). */
 #define FC_VERIFY_SPECIALISE(NAME, T, DTYPE, OP)                            \
-    __attribute__((target_clones("avx2", "default")))                      \
+    __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))                      \
     static uint64_t NAME(const fc_pattern_t *p, int32_t src, uint32_t lo,  \
                          uint32_t hi_fold, const T *buf, size_t n)         \
     {                                                                       \
