@@ -110,9 +110,11 @@ static json_t *fc_cert_figure(json_t *rec)
     return f;
 }
 
-/* A node FAILs when it was quarantined or a failing check implicates it;
- * otherwise it shares its rack's completeness (a stage that did not run on
- * the rack did not run on the node either). */
+/* A node FAILs when it was quarantined or a failing check implicates it.
+ * Otherwise it PASSes only on evidence: not when a required stage did not
+ * run on it, not when its rack is INCOMPLETE, and not when its rack FAILs
+ * for a reason not yet placed on a host (the whole group is suspect until
+ * a retest places it). */
 static fc_verdict_t fc_node_verdict(const fc_rack_verdict_t *r, const char *host,
                                     int *failed_p)
 {
@@ -129,6 +131,13 @@ static fc_verdict_t fc_node_verdict(const fc_rack_verdict_t *r, const char *host
             return FC_VERDICT_FAIL;
     if (failed)
         return FC_VERDICT_FAIL;
+    for (int f = 0; f < r->nfindings; ++f) {
+        const fc_finding_t *fd = &r->findings[f];
+
+        if ((fd->verdict == FC_VERDICT_INCOMPLETE && strcmp(fd->host, host) == 0) ||
+            (fd->verdict == FC_VERDICT_FAIL && fd->host[0] == '\0'))
+            return FC_VERDICT_INCOMPLETE;
+    }
     return r->verdict == FC_VERDICT_FAIL ? FC_VERDICT_PASS : r->verdict;
 }
 
@@ -136,12 +145,13 @@ static fc_verdict_t fc_node_verdict(const fc_rack_verdict_t *r, const char *host
  * and why it fell back (null members when it did not start). */
 static json_t *fc_backend_json(const fc_stage_verdict_t *sv)
 {
-    return json_pack("{s:o, s:o, s:o}",
+    return json_pack("{s:o, s:o, s:o, s:O}",
                      "used", sv->backend[0] ? json_string(sv->backend) : json_null(),
                      "requested", sv->backend_requested[0]
                          ? json_string(sv->backend_requested) : json_null(),
                      "fallback", sv->backend_note[0]
-                         ? json_string(sv->backend_note) : json_null());
+                         ? json_string(sv->backend_note) : json_null(),
+                     "gpu_plugin", sv->gpu_plugin ? sv->gpu_plugin : json_null());
 }
 
 /* What ran: the profile's stages, the ones this invocation ran, how it
@@ -159,9 +169,12 @@ static json_t *fc_cert_plan(const fc_run_verdict_t *v)
         if (v->selected[s])
             json_array_append_new(run_stages, json_string(fc_stage_name(s)));
     }
-    return json_pack("{s:o, s:o, s:o}", "profile_stages", profile_stages,
+    json_t *env = json_object_get(v->plan, "environment");
+
+    return json_pack("{s:o, s:o, s:o, s:o}", "profile_stages", profile_stages,
                      "run_stages", run_stages, "launch",
-                     launch ? json_deep_copy(launch) : json_null());
+                     launch ? json_deep_copy(launch) : json_null(), "environment",
+                     env ? json_deep_copy(env) : json_null());
 }
 
 json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t *r)

@@ -38,14 +38,42 @@ static void fc_html_escape(FILE *f, const char *s)
 /* A visible line when the run did not follow the profile as written. */
 static void fc_html_overrides(FILE *f, const fc_run_verdict_t *v)
 {
-    char overrides[2048];
+    char overrides[4096];
+    json_t *env = json_object_get(v->plan, "environment"), *val;
+    const char *name;
 
+    if (json_object_size(env) > 0) {
+        fprintf(f, "<p class=\"muted\">Environment that shapes the measurement:");
+        json_object_foreach(env, name, val) {
+            fprintf(f, " ");
+            fc_html_escape(f, name);
+            fprintf(f, "=");
+            fc_html_escape(f, json_string_value(val));
+        }
+        fprintf(f, "</p>\n");
+    }
     fc_overrides_text(v, overrides, sizeof(overrides));
     if (!overrides[0])
         return;
     fprintf(f, "<p class=\"FAIL\"><b>Overrides</b> (not the profile as written): ");
     fc_html_escape(f, overrides);
     fprintf(f, "</p>\n");
+}
+
+/* A visible line for each stage that ran on another backend than asked. */
+static void fc_html_backend_notes(FILE *f, const fc_run_verdict_t *v)
+{
+    for (int s = 0; s < FC_STAGE_COUNT; ++s)
+        for (int k = 0; k < v->nracks; ++k)
+            if (v->racks[k].stages[s].backend_note[0]) {
+                fprintf(f, "<p class=\"INCOMPLETE\"><b>Backend</b>: the %s stage ran on ",
+                        fc_stage_name(s));
+                fc_html_escape(f, v->racks[k].stages[s].backend);
+                fprintf(f, ": ");
+                fc_html_escape(f, v->racks[k].stages[s].backend_note);
+                fprintf(f, "</p>\n");
+                break;
+            }
 }
 
 static const char *fc_verdict_color(const char *v)
@@ -666,6 +694,7 @@ fc_status_t fc_html_write(const char *dir, const fc_run_verdict_t *v)
     fc_html_escape(f, fc_json_str(v->plan, "version"));
     fprintf(f, "</p>\n");
     fc_html_overrides(f, v);
+    fc_html_backend_notes(f, v);
     fprintf(f, "<table><tr><th>rack</th><th>verdict</th><th>hosts</th>"
             "<th>first finding</th></tr>\n");
     for (int k = 0; k < v->nracks; ++k) {

@@ -60,7 +60,7 @@ fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)
 {
     FILE *f = fopen(path, "w");
     int tests = 0, failures = 0, errors = 0;
-    char overrides[2048];
+    char overrides[4096];
 
     if (f == NULL) {
         fprintf(stderr, "fabcert: cannot write %s: %s\n", path, strerror(errno));
@@ -106,6 +106,15 @@ fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)
             fc_xml_escape(f, overrides);
             fprintf(f, "\"/>\n");
         }
+        for (int s = 0; s < FC_STAGE_COUNT; ++s)
+            if (r->stages[s].backend_note[0]) {
+                fprintf(f, "      <property name=\"backend_fallback.%s\" value=\"ran on ",
+                        fc_stage_name(s));
+                fc_xml_escape(f, r->stages[s].backend);
+                fprintf(f, ": ");
+                fc_xml_escape(f, r->stages[s].backend_note);
+                fprintf(f, "\"/>\n");
+            }
         fprintf(f, "    </properties>\n");
         json_array_foreach(r->checks, i, rec) {
             char label[256];

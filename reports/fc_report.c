@@ -46,6 +46,23 @@ void fc_check_label(json_t *rec, char *buf, size_t len)
     }
 }
 
+/* Append text to buf, control characters shown as '?' (an override's value
+ * must not fake a line of the summary), at most max bytes of it. */
+static size_t fc_append_visible(char *buf, size_t used, size_t len, const char *text,
+                                size_t max)
+{
+    size_t n = 0;
+
+    for (; *text && n < max && used + 1 < len; ++text, ++n)
+        buf[used++] = (unsigned char)*text < 0x20 || *text == 0x7f ? '?' : *text;
+    if (*text && used + 4 < len) {
+        memcpy(buf + used, "...", 3);       /* cut: the certificate has it whole */
+        used += 3;
+    }
+    buf[used] = '\0';
+    return used;
+}
+
 void fc_overrides_text(const fc_run_verdict_t *v, char *buf, size_t len)
 {
     json_t *ov = json_object_get(v->plan, "overrides"), *val;
@@ -53,14 +70,19 @@ void fc_overrides_text(const fc_run_verdict_t *v, char *buf, size_t len)
     size_t used = 0;
 
     buf[0] = '\0';
+    /* every option is named, however long the values: each value is cut to
+     * its first 120 characters here */
     json_object_foreach(ov, key, val) {
         json_t *items = json_is_array(val) ? val : NULL, *item;
         size_t n = items ? json_array_size(items) : 1;
 
-        for (size_t i = 0; i < n && used < len; ++i) {
+        for (size_t i = 0; i < n && used + 8 < len; ++i) {
             item = items ? json_array_get(items, i) : val;
-            used += (size_t)snprintf(buf + used, len - used, "%s%s %s", used ? ", " : "",
-                                     key, json_is_string(item) ? json_string_value(item) : "?");
+            used = fc_append_visible(buf, used, len, used ? ", " : "", 2);
+            used = fc_append_visible(buf, used, len, key, 40);
+            used = fc_append_visible(buf, used, len, " ", 1);
+            used = fc_append_visible(buf, used, len, json_is_string(item)
+                                     ? json_string_value(item) : "?", 120);
         }
     }
 }
@@ -113,7 +135,7 @@ static void fc_summary_backend_notes(FILE *out, const fc_run_verdict_t *v)
 void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
 {
     int failed = 0, incomplete = 0;
-    char overrides[2048];
+    char overrides[4096];
 
     fc_overrides_text(v, overrides, sizeof(overrides));
     if (overrides[0])

@@ -7,6 +7,7 @@
  */
 #include "fc_verdict.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@ fc_status_t fc_results_load(const char *path, long from, json_t **records_p,
     json_t *records;
     char *line = NULL;
     size_t cap = 0;
+    ssize_t len;
     int bad = 0;
 
     if (f == NULL) {
@@ -39,12 +41,18 @@ fc_status_t fc_results_load(const char *path, long from, json_t **records_p,
     records = json_array();
     if (from > 0)
         fseek(f, from, SEEK_SET);
-    for (long lineno = 1; getline(&line, &cap, f) > 0; ++lineno) {
-        json_t *rec = json_loads(line, 0, NULL);
+    for (long lineno = 1; (len = getline(&line, &cap, f)) > 0; ++lineno) {
+        /* a NUL anywhere (a crash leaves zero-filled holes) makes the line
+         * unreadable, whatever json_loads would make of its prefix */
+        int has_nul = memchr(line, '\0', (size_t)len) != NULL;
+        json_t *rec = has_nul ? NULL : json_loads(line, 0, NULL);
+        ssize_t k = 0;
 
+        while (k < len && strchr(" \t\r\n", line[k]) != NULL && line[k] != '\0')
+            ++k;
         if (json_is_object(rec)) {
             json_array_append_new(records, rec);
-        } else if (line[strspn(line, " \t\r\n")] != '\0') {
+        } else if (k < len) {
             /* a record cut off by a kill, a full disk, or damaged: it
              * stays in place as a marker, so the verdicts know which
              * stage's records cannot all be known */
@@ -78,8 +86,11 @@ typedef struct fc_attempt {
     const char *reason;     /* why it was skipped */
     const char *status;     /* its stage_end's status: ok, fail, ... */
     const char *error;      /* the stage's first error, when it gave one */
+    const char *end_verdict;    /* its stage_end's verdict */
     int failed_points;      /* its stage_end's count */
     int unreadable;         /* records of its time that could not be read */
+    int not_pass;           /* its own judged records that did not pass */
+    int other_profile;      /* it judged against another profile's bytes */
 } fc_attempt_t;
 
 typedef struct fc_stage_attempts {
@@ -226,19 +237,78 @@ static void fc_add_finding(fc_rack_verdict_t *r, fc_verdict_t verdict,
     snprintf(f->text, sizeof(f->text), "%s", text);
 }
 
+int fc_rack_name_ok(const char *name)
+{
+    if (name[0] == '\0' || name[0] == '.' || strlen(name) >= FC_VERDICT_NAME)
+        return 0;
+    for (const char *c = name; *c; ++c)
+        if (!(isalnum((unsigned char)*c) || *c == '-' || *c == '_' || *c == '.'))
+            return 0;
+    return 1;
+}
+
+/* The plan record says which stages the verdicts require: it must say it
+ * unambiguously (known stage names, once each, booleans where booleans
+ * belong) and its racks must be usable as file names. */
+static fc_status_t fc_verdict_check_plan(json_t *plan)
+{
+    json_t *stages = json_object_get(plan, "stages"), *st, *h;
+    int seen[FC_STAGE_COUNT] = { 0 };
+    size_t i;
+
+    if (!json_is_array(stages)) {
+        fprintf(stderr, "fabcert: the plan record has no list of stages\n");
+        return FC_ERR_INVALID;
+    }
+    json_array_foreach(stages, i, st) {
+        int s = fc_stage_from_name(fc_json_str(st, "name"));
+        json_t *sel = json_object_get(st, "selected");
+
+        if (s < 0 || seen[s]++ || !json_is_boolean(json_object_get(st, "required")) ||
+            (sel != NULL && !json_is_boolean(sel))) {
+            fprintf(stderr, "fabcert: the plan record's stage %zu ('%s') is malformed: an "
+                    "unknown or repeated name, or required/selected not a boolean\n",
+                    i + 1, fc_json_str(st, "name"));
+            return FC_ERR_INVALID;
+        }
+    }
+    json_array_foreach(json_object_get(json_object_get(plan, "inventory"), "hosts"), i, h)
+        if (!fc_rack_name_ok(fc_json_str(h, "rack"))) {
+            fprintf(stderr, "fabcert: the plan's rack '%s' (of host '%s') cannot name a "
+                    "certificate file: letters, digits, '-', '_' and '.' only, not first\n",
+                    fc_json_str(h, "rack"), fc_json_str(h, "host"));
+            return FC_ERR_INVALID;
+        }
+    return FC_OK;
+}
+
 static fc_status_t fc_verdict_setup(json_t *records, fc_run_verdict_t *out)
 {
     json_t *plan = NULL, *rec, *hosts, *h;
     size_t i, k;
+    int nplans = 0;
 
     json_array_foreach(records, i, rec)
-        if (strcmp(fc_json_str(rec, "type"), "plan") == 0)
+        if (strcmp(fc_json_str(rec, "type"), "plan") == 0) {
             plan = rec;
+            ++nplans;
+        }
     if (plan == NULL) {
         fprintf(stderr, "fabcert: the results hold no plan record (not written "
                 "by `fabcert run`?)\n");
         return FC_ERR_INVALID;
     }
+    if (nplans > 1) {
+        fprintf(stderr, "fabcert: the results hold %d plan records: more than one run "
+                "wrote into this directory, and no verdict can be drawn from them\n",
+                nplans);
+        return FC_ERR_INVALID;
+    }
+    if (fc_verdict_check_plan(plan) != FC_OK)
+        return FC_ERR_INVALID;
+    /* a plan from before overrides and --stages were recorded cannot say
+     * what ran: not certifiable */
+    out->plan_legacy = json_object_get(plan, "overrides") == NULL;
     out->plan = json_incref(plan);
     snprintf(out->run_id, sizeof(out->run_id), "%s", fc_json_str(plan, "run_id"));
     json_array_foreach(records, i, rec) {
@@ -288,6 +358,40 @@ static fc_status_t fc_verdict_setup(json_t *records, fc_run_verdict_t *out)
     return FC_OK;
 }
 
+/* A stage's end record must agree with itself and with what it wrote: a
+ * pass ends ok with no failed point; a fail names failed points, and
+ * results.jsonl holds at least as many failing records of the attempt (a
+ * failure that was counted but never written is a lost record). */
+static int fc_attempt_end_consistent(const fc_attempt_t *a)
+{
+    if (strcmp(a->status, "ok") == 0)
+        return strcmp(a->end_verdict, "PASS") == 0 && a->failed_points == 0;
+    if (strcmp(a->status, "fail") == 0 && a->failed_points > 0)
+        return strcmp(a->end_verdict, "FAIL") == 0 && a->not_pass >= a->failed_points;
+    return 1;           /* errors and failures outside checks: judged below */
+}
+
+/* A host of the rack that did not take part in the attempt that speaks for
+ * the rack (not quarantined: that FAILs the rack anyway) was not tested. */
+static const char *fc_attempt_missing_host(const fc_attempt_t *a, const fc_rack_verdict_t *r,
+                                           char *text, size_t len, const char *stage)
+{
+    for (int h = 0; h < r->nhosts; ++h) {
+        size_t i;
+        json_t *q;
+        int quarantined = 0;
+
+        json_array_foreach(r->quarantines, i, q)
+            quarantined |= strcmp(fc_json_str(q, "host"), r->hosts[h]) == 0;
+        if (!quarantined && !fc_json_has_string(a->hosts, r->hosts[h])) {
+            snprintf(text, len, "required stage %s did not run on host %s of the rack",
+                     stage, r->hosts[h]);
+            return r->hosts[h];
+        }
+    }
+    return NULL;
+}
+
 /* One stage on one rack, after its records were judged: was it left out,
  * did it run and finish, did it judge anything, can all its records be
  * read? Anything less than that is INCOMPLETE, never PASS; the reason is
@@ -302,6 +406,7 @@ static void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_v
     const fc_attempt_t *last = last_index >= 0 ? &att->a[last_index] : NULL;
     const char *name = fc_stage_name(s);
     char text[FC_VERDICT_TEXT];
+    const char *missing = NULL;     /* a host the stage did not run on */
     int unreadable = 0;
 
     if (last && last->start) {
@@ -310,6 +415,12 @@ static void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_v
                  fc_json_str(last->start, "backend_requested"));
         snprintf(sv->backend_note, sizeof(sv->backend_note), "%s",
                  fc_json_str(last->start, "backend_note"));
+        sv->gpu_plugin = json_incref(json_object_get(last->start, "gpu_plugin"));
+        if (sv->gpu_plugin && !json_is_true(json_object_get(sv->gpu_plugin, "beside_program")) &&
+            sv->backend_note[0] == '\0')
+            snprintf(sv->backend_note, sizeof(sv->backend_note), "the GPU plugin came from "
+                     "$FABCERT_GPU_PLUGIN, not the build: %s (sha256 %.16s)",
+                     fc_json_str(sv->gpu_plugin, "path"), fc_json_str(sv->gpu_plugin, "sha256"));
     }
     for (int a = 0; a < att->n; ++a)
         if (fc_attempt_includes(&att->a[a], r))
@@ -335,6 +446,16 @@ static void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_v
                  last == NULL ? "did not run on any node of the rack" :
                  last->skipped ? "was skipped" : "did not finish",
                  why && why[0] ? ": " : "", why ? why : "");
+    } else if (last->other_profile) {
+        snprintf(text, sizeof(text), "required stage %s was judged against a profile "
+                 "with sha256 %.12s, not the plan's %.12s (the profile changed during the "
+                 "run)", name, fc_json_str(last->start, "profile_sha256"),
+                 fc_json_str(out->plan, "profile_sha256"));
+    } else if (!fc_attempt_end_consistent(last)) {
+        snprintf(text, sizeof(text), "required stage %s has an end record that contradicts "
+                 "itself or its records (status '%s', verdict '%s', %d failed point(s), %d "
+                 "failing record(s) in results.jsonl)", name, last->status, last->end_verdict,
+                 last->failed_points, last->not_pass);
     } else if (strcmp(last->status, "ok") != 0 && strcmp(last->status, "fail") != 0) {
         snprintf(text, sizeof(text), "required stage %s ended with status '%s'%s%s",
                  name, last->status, last->error[0] ? ": " : "", last->error);
@@ -344,13 +465,44 @@ static void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_v
     } else if (last_checks == 0) {
         snprintf(text, sizeof(text), "required stage %s finished but judged no check "
                  "on this rack", name);
+    } else if ((missing = fc_attempt_missing_host(last, r, text, sizeof(text), name))) {
+        ;
     } else {
         return;
     }
     if (sv->verdict != FC_VERDICT_FAIL)
         sv->verdict = FC_VERDICT_INCOMPLETE;
     if (out->required[s])
-        fc_add_finding(r, FC_VERDICT_INCOMPLETE, name, "stage", "", text, 0);
+        fc_add_finding(r, FC_VERDICT_INCOMPLETE, name, "stage", missing ? missing : "",
+                       text, 0);
+}
+
+/* What holds for the whole run, found once and given to every rack. */
+static void fc_verdict_run_findings(const fc_run_verdict_t *out, fc_rack_verdict_t *r,
+                                    int unreadable_early, int misplaced)
+{
+    char text[FC_VERDICT_TEXT];
+    int checks = 0;
+
+    if (unreadable_early > 0)
+        fc_add_finding(r, FC_VERDICT_INCOMPLETE, "run", "results", "",
+                       "a record before the first stage could not be read "
+                       "(results.jsonl is damaged there)", 0);
+    if (misplaced > 0) {
+        snprintf(text, sizeof(text), "%d record(s) in results.jsonl belong to another run "
+                 "or to no attempt of a stage of this plan: the directory does not hold "
+                 "one run whole", misplaced);
+        fc_add_finding(r, FC_VERDICT_INCOMPLETE, "run", "results", "", text, 0);
+    }
+    if (out->plan_legacy)
+        fc_add_finding(r, FC_VERDICT_INCOMPLETE, "run", "results", "",
+                       "the plan record predates recording command-line overrides and "
+                       "stage selection: what ran cannot be certified", 0);
+    for (int s = 0; s < FC_STAGE_COUNT; ++s)
+        checks += r->stages[s].checks;
+    if (checks == 0)
+        fc_add_finding(r, FC_VERDICT_INCOMPLETE, "run", "stage", "",
+                       "no check judged this rack: nothing is certified for it", 0);
 }
 
 fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
@@ -362,6 +514,8 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
     fc_status_t st;
     int open_stage = -1;        /* the stage whose attempt started last */
     int unreadable_early = 0;   /* unreadable records before any stage */
+    int misplaced = 0;          /* records of another run, or judged records
+                                 * outside any attempt of a known stage */
 
     memset(out, 0, sizeof(*out));
     memset(att, 0, sizeof(att));
@@ -384,13 +538,29 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
                 unreadable_early++;
             continue;
         }
+        if (fc_json_str(rec, "run_id")[0] &&
+            strcmp(fc_json_str(rec, "run_id"), out->run_id) != 0) {
+            misplaced++;
+            continue;
+        }
+        if ((fc_record_is_check(type) || strcmp(type, "hang") == 0) &&
+            (s < 0 || att[s].n == 0)) {
+            misplaced++;
+            continue;
+        }
         if (s < 0)
             continue;
+        if (fc_record_is_check(type) && !att[s].a[att[s].n - 1].ended &&
+            strcmp(fc_json_str(rec, "verdict"), "PASS") != 0)
+            att[s].a[att[s].n - 1].not_pass++;
         if (strcmp(type, "stage_skip") == 0)
             skip_reason[s] = fc_json_str(rec, "reason");     /* the runner's */
         if (strcmp(type, "stage_start") == 0 && att[s].n < FC_MAX_ATTEMPTS) {
             att[s].a[att[s].n].hosts = json_object_get(rec, "rank_hosts");
             att[s].a[att[s].n].start = rec;
+            att[s].a[att[s].n].other_profile =
+                strcmp(fc_json_str(rec, "profile_sha256"),
+                       fc_json_str(out->plan, "profile_sha256")) != 0;
             att[s].n++;
             open_stage = s;
         } else if (strcmp(type, "stage_end") == 0 && att[s].n > 0) {
@@ -401,6 +571,7 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             a->reason = fc_json_str(rec, "reason");
             a->status = fc_json_str(rec, "status");
             a->error = fc_json_str(rec, "error");
+            a->end_verdict = fc_json_str(rec, "verdict");
             a->failed_points = (int)json_integer_value(json_object_get(rec, "failed_points"));
         } else if (strcmp(type, "stage_error") == 0) {
             /* the runner's account of an attempt that did not end (the
@@ -430,8 +601,9 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             const fc_attempt_t *at;
             char text[FC_VERDICT_TEXT];
 
-            if (s < 0)
-                continue;
+            if (s < 0 || (fc_json_str(rec, "run_id")[0] &&
+                          strcmp(fc_json_str(rec, "run_id"), out->run_id) != 0))
+                continue;       /* another run's records are counted above */
             if (strcmp(type, "stage_start") == 0) {
                 cur[s]++;
                 continue;
@@ -448,8 +620,9 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
                 }
                 continue;
             }
-            if (!fc_record_is_check(type) && strcmp(type, "hang") != 0)
-                continue;
+            if ((!fc_record_is_check(type) && strcmp(type, "hang") != 0) || at == NULL)
+                continue;       /* (a judged record before its stage began is
+                                 * counted as misplaced above) */
             if (!fc_record_concerns(rec, r, at) && !fc_record_implicates(rec, r, at))
                 continue;
             json_array_append(r->checks, rec);
@@ -469,7 +642,9 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
                                "", text, 0);
                 continue;
             }
-            if (strcmp(fc_json_str(rec, "verdict"), "FAIL") != 0 ||
+            /* anything but PASS that is not INCOMPLETE counts as a failure,
+             * whatever its spelling */
+            if (strcmp(fc_json_str(rec, "verdict"), "PASS") == 0 ||
                 !fc_record_implicates(rec, r, at))
                 continue;
             json_t *imp = json_object_get(rec, "implicates");
@@ -488,10 +663,7 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             if (out->planned[sg])
                 fc_verdict_stage_completeness(out, r, (fc_stage_id_t)sg, &att[sg],
                                               last[sg], last_checks[sg], skip_reason[sg]);
-        if (unreadable_early > 0)
-            fc_add_finding(r, FC_VERDICT_INCOMPLETE, "run", "results", "",
-                           "a record before the first stage could not be read "
-                           "(results.jsonl is damaged there)", 0);
+        fc_verdict_run_findings(out, r, unreadable_early, misplaced);
         r->verdict = FC_VERDICT_PASS;
         for (int f = 0; f < r->nfindings; ++f)
             if (r->findings[f].verdict > r->verdict)
@@ -512,6 +684,8 @@ void fc_verdict_free(fc_run_verdict_t *v)
         json_decref(v->racks[k].quarantines);
         json_decref(v->racks[k].failed_checks);
         json_decref(v->racks[k].incomplete_checks);
+        for (int s = 0; s < FC_STAGE_COUNT; ++s)
+            json_decref(v->racks[k].stages[s].gpu_plugin);
     }
     json_decref(v->plan);
     free(v->racks);

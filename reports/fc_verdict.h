@@ -61,7 +61,10 @@ typedef struct fc_stage_verdict {
     char backend[16];               /* what the stage really ran on ("" if
                                      * it did not start on the rack) */
     char backend_requested[16];     /* what the profile or --backend asked */
-    char backend_note[FC_VERDICT_TEXT]; /* why it fell back, if it did */
+    char backend_note[FC_VERDICT_TEXT]; /* why it fell back, if it did, or
+                                     * that its GPU plugin is not the build's */
+    json_t *gpu_plugin;             /* path, origin and sha256 of the plugin
+                                     * that measured (nccl), else NULL */
 } fc_stage_verdict_t;
 
 typedef struct fc_rack_verdict {
@@ -94,7 +97,13 @@ typedef struct fc_run_verdict {
     char run_id[64];
     char started[32], finished[32];
     int truncated_lines;            /* records cut off by a kill */
+    int plan_legacy;                /* the plan predates recording overrides
+                                     * and stage selection */
 } fc_run_verdict_t;
+
+/* 1 if a rack name can name a certificate file (letters, digits, '-', '_'
+ * and '.', not first, not empty); the runner refuses others up front. */
+int fc_rack_name_ok(const char *name);
 
 /* The type of the marker record fc_results_load puts where a line could
  * not be read: the stage whose attempt was open there is INCOMPLETE. */

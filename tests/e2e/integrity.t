@@ -12,10 +12,18 @@
 #     was asked and why it fell back, in the certificate and the summary;
 #   - records that cannot be read (a torn line inside a stage, after the
 #     last stage, before the first) and a stage whose checks were lost:
-#     INCOMPLETE, never PASS; the same records whole still PASS.
+#     INCOMPLETE, never PASS; the same records whole still PASS;
+#   - results.jsonl edited the ways a reviewer found to fake a PASS (a NUL
+#     before a failing record, an end record that contradicts its records,
+#     another run's records, two plans, an old plan, a misspelt verdict, a
+#     judged record outside any attempt, a malformed plan, a rack name that
+#     is a path, a host that never ran, a stage judged against another
+#     profile): never PASS;
+#   - the environment that shapes the measurement and the GPU plugin's
+#     origin are recorded; an override's value cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 19
+plan 37
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -29,6 +37,9 @@ grep -q "^stage node: ERROR: 0 checks" "$TMP/dead.out" &&
 ok $? "the runner and the verdict give the stage's own error, with host and rank"
 jsonl "$TMP/dead/certificates/default.json" '$r[0]{certificate}{verdict} eq "INCOMPLETE" && $r[0]{certificate}{stages}[0]{backend}{used} eq "nccl" ? "yes" : "no"' | grep -q yes
 ok $? "the certificate says INCOMPLETE and that the stage ran on nccl"
+jsonl "$TMP/dead/certificates/default.json" 'my $p = $r[0]{certificate}{stages}[0]{backend}{gpu_plugin}; ($p->{beside_program} ? "bundled" : "foreign") . " " . length($p->{sha256}) . " $p->{path}"' | grep -q "^foreign 64 .*libfc_gpu_standin.so$" &&
+    grep -q "^backend: the node stage ran on nccl: the GPU plugin came from .FABCERT_GPU_PLUGIN" "$TMP/dead/summary.txt"
+ok $? "a GPU plugin named by FABCERT_GPU_PLUGIN is recorded with its path and hash, and said"
 
 # 2. a required stage left out; 3. overrides in every report
 cat > "$TMP/two.yaml" <<'YAML'
@@ -128,5 +139,80 @@ grep -q '"status":"fail"' "$TMP/failnocheck/results.jsonl" || diag "the fixture 
 $FC report "$TMP/failnocheck" > "$TMP/failnocheck.out" 2>&1
 grep -q 'required stage cluster ended FAIL without a failing check' "$TMP/failnocheck.out" && grep -q '^verdict: INCOMPLETE' "$TMP/failnocheck.out"
 ok $? "a stage that ended FAIL without a failing check is INCOMPLETE, not PASS"
+
+# 7. edits that must never come out PASS (G: the clean golden run)
+edit() {    # edit NAME PERL-SUBSTITUTION-PROGRAM: report a changed copy of G
+    mkdir -p "$TMP/$1"
+    perl -pe "$2" "$G" > "$TMP/$1/results.jsonl"
+    $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
+    echo $? > "$TMP/$1.rc"
+}
+verdict_of() { sed -n 's/^verdict: \([A-Z]*\).*/\1/p' "$TMP/$1.out"; }
+edit nul 'if (/"stage":"node"/ && /"type":"point"/ && !$d++) { s/^/\0/ }'
+[ "$(verdict_of nul)" = INCOMPLETE ] && grep -q 'node stage could not be read' "$TMP/nul.out"
+ok $? "a NUL byte at the start of a record makes its stage INCOMPLETE ($(verdict_of nul))"
+edit endlie 's/("failed_points":)0(.*"stage":"rack".*"status":)"ok"(.*"type":"stage_end","verdict":)"PASS"/${1}1$2"fail"$3"FAIL"/'
+grep -q '"failed_points":1' "$TMP/endlie/results.jsonl" && [ "$(verdict_of endlie)" = INCOMPLETE ] &&
+    grep -q 'required stage rack has an end record that contradicts itself or its records' "$TMP/endlie.out"
+ok $? "an end record counting a failure that results.jsonl does not hold is INCOMPLETE"
+edit foreign 'if (/"type":"pair"/ && !$d++) { s/"run_id":"[^"]*"/"run_id":"9999-1"/ }'
+[ "$(verdict_of foreign)" = INCOMPLETE ] && grep -q 'belong to another run' "$TMP/foreign.out"
+ok $? "a record of another run makes the run INCOMPLETE"
+edit twoplans 'print if /"type":"plan"/'
+[ "$(cat "$TMP/twoplans.rc")" = 2 ] && grep -q 'hold 2 plan records' "$TMP/twoplans.out"
+ok $? "two plan records are refused, exit 2"
+edit legacy 's/"overrides":\{\},// if /"type":"plan"/'
+[ "$(verdict_of legacy)" = INCOMPLETE ] && grep -q 'predates recording command-line overrides' "$TMP/legacy.out"
+ok $? "a plan that does not record overrides cannot certify"
+edit lower 'if (/"type":"point"/ && /"stage":"cluster"/ && !$d++) { s/"verdict":"PASS"/"verdict":"fail"/ }'
+[ "$(verdict_of lower)" = FAIL ]
+ok $? "a check whose verdict is neither PASS nor INCOMPLETE fails, whatever its spelling"
+edit orphan 'if (/"type":"plan"/) { $_ .= q({"type":"point","stage":"cluster","run_id":"1796211956-15169","verdict":"FAIL","implicates":{"part":"cluster"}}) . "\n" }'
+[ "$(verdict_of orphan)" = INCOMPLETE ] && grep -q 'to no attempt of a stage' "$TMP/orphan.out"
+ok $? "a judged record before its stage began is not ignored"
+edit badplan 's/"required":true/"required":"true"/ if /"type":"plan"/'
+[ "$(cat "$TMP/badplan.rc")" = 2 ] && grep -q "malformed" "$TMP/badplan.out"
+ok $? "a plan whose required is not a boolean is refused, exit 2"
+edit pathrack 's/"rack":"rack2"/"rack":"..\/..\/escaped"/g if /"type":"plan"/'
+[ "$(cat "$TMP/pathrack.rc")" = 2 ] && [ ! -e "$TMP/escaped.json" ]
+ok $? "a rack name that is a path is refused, exit 2, and nothing is written outside"
+edit nohost 'if (/"type":"stage_start"/) { s/,"fcv02"//g; s/"fcv02",//g } $_ = "" if /"type":"(point|pair|pairs_node)"/ && /fcv02/'
+[ "$(verdict_of nohost)" = INCOMPLETE ] && grep -q 'did not run on host fcv02 of the rack' "$TMP/nohost.out" &&
+    jsonl "$TMP/nohost/certificates/rack1.json" 'join(",", map { "$_->{host}=$_->{verdict}" } @{$r[0]{certificate}{nodes}})' | grep -qx 'fcv01=INCOMPLETE,fcv02=INCOMPLETE'
+ok $? "a host that never ran leaves its rack and itself INCOMPLETE"
+edit otherprofile 's/("profile_sha256":")89c6cf19/${1}00000000/ if /"type":"stage_start"/ && /"stage":"cluster"/'
+[ "$(verdict_of otherprofile)" = INCOMPLETE ] && grep -q 'judged against a profile with sha256 00000000' "$TMP/otherprofile.out"
+ok $? "a stage judged against another profile's bytes is INCOMPLETE"
+cat > "$TMP/optional.yaml" <<'YAML'
+name: optional-only
+seed: 7
+stages:
+  node:
+    required: false
+    timeout_s: 120
+    backend: nccl
+    sizes: [4KiB]
+    collectives: [all_reduce]
+    dtypes: [int32]
+    ops: [sum]
+YAML
+$FC run --out "$TMP/optional" --np 2 --profile "$TMP/optional.yaml" > "$TMP/optional.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q 'no check judged this rack' "$TMP/optional.out"
+ok $? "a rack that no check judged is INCOMPLETE, even when no stage is required (rc $rc)"
+
+# 8. what shapes the measurement, and a summary that cannot be faked
+OMPI_MCA_btl=self,vader $FC run --out "$TMP/env" --np 2 --stages node "${SWEEP[@]}" \
+    --env $'X=1\nverdict: PASS (faked)' > "$TMP/env.out" 2>&1
+jsonl "$TMP/env/certificates/default.json" '$r[0]{certificate}{plan}{environment}{OMPI_MCA_btl}' | grep -qx 'self,vader'
+ok $? "an Open MPI setting of the environment is in the certificate's plan"
+[ "$(grep -c '^verdict:' "$TMP/env/summary.txt")" = 1 ] && grep -q -- '--env X=1?verdict: PASS (faked)' "$TMP/env/summary.txt"
+ok $? "an override's control characters cannot add a line to the summary"
+[ "$(cmp -s "$TMP/env/profile.yaml" thresholds/local.yaml; echo $?)" = 0 ] &&
+    jsonl "$TMP/env/results.jsonl" '(grep { $_->{type} eq "plan" } @r)[0]{inputs}{profile}' | grep -q 'thresholds/local.yaml$'
+ok $? "the stages read a frozen copy of the profile in the output directory; the plan names the original"
+$FC run --out "$TMP/env" --np 2 "${SWEEP[@]}" > "$TMP/again.out" 2>&1
+[ $? -eq 2 ] && grep -q 'already holds a run' "$TMP/again.out"
+ok $? "a second run into the same directory is refused, exit 2"
 
 done_testing
