@@ -14,6 +14,16 @@
 
 #include "fc_results.h"
 
+static char fc_plugin_loaded_path[4096];
+static int fc_plugin_loaded_bundled;
+
+const char *fc_plugin_path(int *bundled_p)
+{
+    if (bundled_p)
+        *bundled_p = fc_plugin_loaded_bundled;
+    return fc_plugin_loaded_path;
+}
+
 const fc_gpu_plugin_t *fc_plugin_load(char *why, size_t len)
 {
     static const fc_gpu_plugin_t *loaded;
@@ -52,5 +62,7 @@ const fc_gpu_plugin_t *fc_plugin_load(char *why, size_t len)
         return NULL;
     }
     loaded = p;
+    snprintf(fc_plugin_loaded_path, sizeof(fc_plugin_loaded_path), "%s", path);
+    fc_plugin_loaded_bundled = !(env && env[0]);
     return p;
 }

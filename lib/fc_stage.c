@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "fc_judge.h"
 #include "fc_log.h"
 #include "fc_version.h"
@@ -344,6 +346,30 @@ json_t *fc_stage_gather_json(json_t *mine, MPI_Comm comm)
     return docs;
 }
 
+/* The GPU plugin that ran: its path, whether it is the one built beside
+ * the program, and the SHA-256 of its bytes. */
+static json_t *fc_stage_plugin_json(void)
+{
+    unsigned char digest[crypto_hash_sha256_BYTES], chunk[65536];
+    char hex[2 * crypto_hash_sha256_BYTES + 1] = "";
+    crypto_hash_sha256_state hs;
+    int bundled = 0;
+    const char *path = fc_plugin_path(&bundled);
+    FILE *f = fopen(path, "rb");
+    size_t n;
+
+    if (f != NULL) {
+        crypto_hash_sha256_init(&hs);
+        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+            crypto_hash_sha256_update(&hs, chunk, n);
+        fclose(f);
+        crypto_hash_sha256_final(&hs, digest);
+        sodium_bin2hex(hex, sizeof(hex), digest, sizeof(digest));
+    }
+    return json_pack("{s:s, s:b, s:s}", "path", path, "beside_program", bundled,
+                     "sha256", hex);
+}
+
 json_t *fc_stage_record(const fc_stage_ctx_t *ctx, const char *type)
 {
     char now[32];
@@ -547,6 +573,8 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
         if (ctx->backend_note[0])
             json_object_set_new(rec, "backend_note", json_string(ctx->backend_note));
         json_object_set_new(rec, "backend_requested", json_string(ctx->backend_requested));
+        if (ctx->gpu)       /* which code measured: a plugin is a program too */
+            json_object_set_new(rec, "gpu_plugin", fc_stage_plugin_json());
         fc_results_append(&ctx->results, rec);
         if (ctx->skip_reason[0]) {
             fprintf(stderr, "fabcert: stage %s skipped: %s\n", fc_stage_name(stage),

@@ -16,6 +16,7 @@
  * incomplete; 2 bad usage or input (nothing was certified).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
@@ -74,7 +75,10 @@ typedef struct fc_run_opts {
     const char *env[FC_MAX_PASSTHRU];   /* --env NAME[=VALUE] */
     int nenv;
     int nuser_mpirun_args;          /* of mpirun_args, given as --mpirun-arg */
-    const char *stages_arg;         /* --stages as given, NULL if not */
+    char stages_arg[256];           /* every --stages as given, "" if none */
+    /* the files as the user named them; the stages read frozen copies in
+     * the output directory (fc_run_freeze_inputs) */
+    char profile_source[PATH_MAX], hosts_source[PATH_MAX], racks_source[PATH_MAX];
 } fc_run_opts_t;
 
 typedef struct fc_run_state {
@@ -242,7 +246,13 @@ static int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
             char buf[256], *save = NULL;
 
             snprintf(buf, sizeof(buf), "%s", optarg);
-            o->stages_arg = optarg;
+            if (strlen(o->stages_arg) + strlen(optarg) + 2 > sizeof(o->stages_arg)) {
+                fprintf(stderr, "fabcert: --stages: too long\n");
+                return 2;
+            }
+            snprintf(o->stages_arg + strlen(o->stages_arg),
+                     sizeof(o->stages_arg) - strlen(o->stages_arg), "%s%s",
+                     o->stages_arg[0] ? "," : "", optarg);
             for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
                 int s = fc_stage_from_name(t);
 
@@ -814,7 +824,7 @@ static json_t *fc_run_overrides(const fc_run_opts_t *o)
     for (int k = 0; k < 2; ++k)
         for (int i = 0; i + 1 < npairs[k]; i += 2)
             json_object_set_new(ov, pairs[k][i], json_string(pairs[k][i + 1]));
-    if (o->stages_arg)
+    if (o->stages_arg[0])
         json_object_set_new(ov, "--stages", json_string(o->stages_arg));
     if (o->selftest_stage >= 0)
         json_object_set_new(ov, "--selftest-stage",
@@ -834,6 +844,116 @@ static json_t *fc_run_overrides(const fc_run_opts_t *o)
         json_object_set_new(ov, "--mpirun-arg", args);
     }
     return ov;
+}
+
+/* Variables of the launching environment that change what is measured or
+ * how (Open MPI's, UCX's and NCCL's settings, the GPU plugin, preloaded
+ * libraries, visible devices): recorded in the plan, since they are as
+ * much an override as a command-line option. */
+static json_t *fc_run_environment(void)
+{
+    static const char *const prefixes[] = {
+        "OMPI_MCA_", "UCX_", "NCCL_", "FABCERT_", "CUDA_VISIBLE_DEVICES",
+        "LD_PRELOAD", "LD_LIBRARY_PATH", "FI_", "PSM2_",
+    };
+    extern char **environ;
+    json_t *env = json_object();
+
+    for (char **e = environ; *e; ++e) {
+        const char *eq = strchr(*e, '=');
+        char name[256];
+
+        if (eq == NULL || (size_t)(eq - *e) >= sizeof(name))
+            continue;
+        snprintf(name, sizeof(name), "%.*s", (int)(eq - *e), *e);
+        for (size_t k = 0; k < sizeof(prefixes) / sizeof(prefixes[0]); ++k)
+            if (strncmp(name, prefixes[k], strlen(prefixes[k])) == 0)
+                json_object_set_new(env, name, json_string(eq + 1));
+    }
+    return env;
+}
+
+/* Copy one input file into the output directory; path_p is repointed. */
+static fc_status_t fc_run_freeze_file(const char *out_dir, const char *name,
+                                      char *path_p, size_t len)
+{
+    char copy[PATH_MAX + 64], *text = NULL;
+    FILE *f;
+    fc_status_t st = FC_OK;
+
+    if ((size_t)snprintf(copy, sizeof(copy), "%s/%s", out_dir, name) >= len) {
+        fprintf(stderr, "fabcert: --out: path too long\n");
+        return FC_ERR_INVALID;
+    }
+    if (strcmp(copy, path_p) == 0)
+        return FC_OK;           /* written there by the runner itself */
+    if (fc_read_text_file(path_p, &text) != FC_OK)
+        return FC_ERR_INVALID;
+    if ((f = fopen(copy, "w")) == NULL || fputs(text, f) < 0 || fclose(f) != 0) {
+        fprintf(stderr, "fabcert: cannot write %s: %s\n", copy, strerror(errno));
+        st = FC_ERR_INVALID;
+    } else {
+        memcpy(path_p, copy, strlen(copy) + 1);     /* fits: checked above */
+    }
+    free(text);
+    return st;
+}
+
+/* The stage programs read the profile and the inventory again, each on its
+ * own host: they read copies in the output directory, frozen when the run
+ * began, so an edit during the run cannot change what a stage judges. The
+ * copy's hash must be the profile's. */
+static fc_status_t fc_run_freeze_inputs(fc_run_state_t *st)
+{
+    fc_run_opts_t *o = &st->o;
+    fc_profile_t frozen;
+
+    snprintf(o->profile_source, sizeof(o->profile_source), "%s", o->profile);
+    snprintf(o->hosts_source, sizeof(o->hosts_source), "%s", o->hosts);
+    snprintf(o->racks_source, sizeof(o->racks_source), "%s", o->racks);
+    FC_CHECK(fc_run_freeze_file(o->out_dir, "profile.yaml", o->profile, sizeof(o->profile)));
+    if (o->hosts[0])
+        FC_CHECK(fc_run_freeze_file(o->out_dir, "hosts", o->hosts, sizeof(o->hosts)));
+    if (o->racks[0])
+        FC_CHECK(fc_run_freeze_file(o->out_dir, "racks", o->racks, sizeof(o->racks)));
+    if (fc_profile_load(o->profile, &frozen) != FC_OK)
+        return FC_ERR_INVALID;
+    if (strcmp(frozen.sha256, st->profile.sha256) != 0) {
+        fprintf(stderr, "fabcert: %s changed while it was being read (sha256 %.12s, then "
+                "%.12s); run again once it is stable\n", o->profile_source,
+                st->profile.sha256, frozen.sha256);
+        return FC_ERR_INVALID;
+    }
+    return FC_OK;
+}
+
+/* Rack names become certificate file names. */
+static int fc_run_check_rack_names(const fc_inventory_t *inv)
+{
+    for (int r = 0; r < inv->nracks; ++r)
+        if (!fc_rack_name_ok(inv->racks[r])) {
+            fprintf(stderr, "fabcert: %s: rack '%s' cannot name a certificate file: use "
+                    "letters, digits, '-', '_' and '.' (not first)\n",
+                    inv->racks_path[0] ? inv->racks_path : "inventory", inv->racks[r]);
+            return 2;
+        }
+    return 0;
+}
+
+/* Create results.jsonl, failing if it exists: one run per directory, even
+ * when two runners are started with the same --out at once. */
+static int fc_run_claim_results(const fc_run_state_t *st)
+{
+    int fd = open(st->results_path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+
+    if (fd < 0) {
+        fprintf(stderr, "fabcert: %s: %s%s\n", st->results_path, strerror(errno),
+                errno == EEXIST ? ": the directory already holds a run; give another --out"
+                                : "");
+        return 2;
+    }
+    close(fd);
+    return 0;
 }
 
 static int fc_cmd_run(int argc, char **argv)
@@ -863,25 +983,20 @@ static int fc_cmd_run(int argc, char **argv)
         snprintf(st.o.out_dir, sizeof(st.o.out_dir), "fabcert-out/%s", st.o.run_id);
     if (fc_mkdir_p(st.o.out_dir) != FC_OK)
         return 2;
-    {
-        char prev[PATH_MAX + 32];
-
-        /* verdicts come from all of results.jsonl: never mix two runs */
-        snprintf(prev, sizeof(prev), "%s/results.jsonl", st.o.out_dir);
-        if (access(prev, F_OK) == 0) {
-            fprintf(stderr, "fabcert: %s already holds a run (%s); give another --out\n",
-                    st.o.out_dir, prev);
-            return 2;
-        }
-    }
-    if (fc_run_load_inventory(&st) != FC_OK || fc_check_background_hosts(&st) != 0)
+    /* verdicts come from all of results.jsonl: never mix two runs */
+    snprintf(st.results_path, sizeof(st.results_path), "%s/results.jsonl", st.o.out_dir);
+    if (fc_run_claim_results(&st) != 0)
         return 2;
+    if (fc_run_load_inventory(&st) != FC_OK || fc_check_background_hosts(&st) != 0 ||
+        fc_run_check_rack_names(&st.inv) != 0 || fc_run_freeze_inputs(&st) != FC_OK) {
+        unlink(st.results_path);        /* nothing was run: no half run left */
+        return 2;
+    }
     fc_print_left_out(&st.inv);
     st.healthy = calloc((size_t)st.inv.nhosts, sizeof(int));
     st.quarantined = calloc((size_t)st.inv.nhosts, sizeof(int));
     for (int h = 0; h < st.inv.nhosts; ++h)
         st.healthy[h] = 1;
-    snprintf(st.results_path, sizeof(st.results_path), "%s/results.jsonl", st.o.out_dir);
 
     stages = json_array();
     for (int k = 0; k < FC_PLAN_STAGES; ++k) {
@@ -931,6 +1046,10 @@ static int fc_cmd_run(int argc, char **argv)
     if (st.o.soak_duration > 0)     /* the profile's hash alone would not say it */
         json_object_set_new(plan, "soak_duration_s", json_real(st.o.soak_duration));
     json_object_set_new(plan, "overrides", fc_run_overrides(&st.o));
+    json_object_set_new(plan, "environment", fc_run_environment());
+    json_object_set_new(plan, "inputs", json_pack("{s:s, s:s, s:s}", "profile",
+                        st.o.profile_source, "hosts", st.o.hosts_source, "racks",
+                        st.o.racks_source));
     json_object_set_new(plan, "launch", json_pack("{s:s, s:s, s:i}", "launcher",
         st.o.srun ? "srun" : "mpirun", "program", st.o.mpirun, fc_cluster_mode(&st.o)
         ? "ranks_per_node" : "ranks", fc_cluster_mode(&st.o) ? st.o.ppn : st.o.np));
