@@ -691,8 +691,17 @@ static fc_status_t fc_stages_key(const fc_yaml_ctx_t *ctx, int index,
 }
 
 static const char *const fc_top_keys[] = {
-    "name", "description", "seed", "stages", NULL,
+    "name", "description", "seed", "stages", "certificates", NULL,
 };
+
+/* certificates: {require_signature: true}: a site that signs (fc_sign.c). */
+static const char *const fc_cert_keys[] = { "require_signature", NULL };
+
+static fc_status_t fc_cert_key(const fc_yaml_ctx_t *ctx, int index,
+                               struct fy_node *k, struct fy_node *v, void *arg)
+{
+    return fc_yaml_bool(ctx, k, v, "require_signature", &((fc_profile_t *)arg)->require_signature);
+}
 
 static fc_status_t fc_top_key(const fc_yaml_ctx_t *ctx, int index,
                               struct fy_node *k, struct fy_node *v, void *arg)
@@ -715,6 +724,9 @@ static fc_status_t fc_top_key(const fc_yaml_ctx_t *ctx, int index,
         FC_CHECK(fc_yaml_number(ctx, k, v, "seed", 0, 4294967295.0, &d));
         profile->seed = (uint32_t)d;
         return FC_OK;
+    case 4:
+        return fc_yaml_walk_map(ctx, v, k, "'certificates'", fc_cert_keys, fc_cert_key,
+                                profile);
     default:
         for (int s = 0; s < FC_STAGE_COUNT; ++s)
             stage_keys[s] = fc_stage_names[s];
