@@ -1,26 +1,58 @@
 /*
  * fc_counters.h - a node's link error counters, read from sysfs: every
  * network interface (/sys/class/net/IF/statistics, carrier_changes) and
- * every RDMA port (/sys/class/infiniband/DEV/ports/P/counters). The
- * preflight stage records them as a snapshot; the soak stage reads them
- * before and after its loop and judges the deltas. Counters a driver does
- * not expose are left out, not reported as zero.
+ * every RDMA port (/sys/class/infiniband/DEV/ports/P/...). The preflight
+ * stage records them as a snapshot; the soak stage reads them before and
+ * after its loop and judges what changed (fc_counters_judge.c). Counters a
+ * driver does not expose are left out, not reported as zero.
+ *
+ * RDMA port counters: the IB spec's PortCounters are narrow and saturate
+ * instead of wrapping (symbol_error 16 bits, link_downed 8, local link
+ * integrity 4, ...), so a counter that sits at its maximum can no longer
+ * show a rise. For each counter the 64-bit file is read where the driver
+ * has one: ports/P/hw_counters/NAME, then ports/P/counters_ext/NAME_64 and
+ * counters_ext/NAME (OFED's 64-bit directory); otherwise ports/P/counters/
+ * NAME with the width the spec gives it. Interface statistics are 64-bit.
+ *
+ * The sysfs root is $FC_SYSFS_ROOT when set (tests point it at fixture
+ * trees under tests/fixtures/sysfs), else /sys.
  */
 #ifndef FC_COUNTERS_H
 #define FC_COUNTERS_H
 
 #include <jansson.h>
 
-/* {"rx_errors": N, ...} for one interface, one RDMA port. */
+/* $FC_SYSFS_ROOT, or "/sys". */
+const char *fc_sysfs_root(void);
+
+/* {"rx_errors": N, ...} for one interface, one RDMA port. For the port,
+ * bits_p (may be NULL) gets {"symbol_error": 16, ...}: the width of each
+ * counter read from a narrow file (64-bit ones are not listed). */
 json_t *fc_counters_net(const char *ifname);
-json_t *fc_counters_rdma(const char *dev, const char *port);
+json_t *fc_counters_rdma(const char *dev, const char *port, json_t *bits_p);
 
 /* Every interface matching nic_pattern (a glob; "lo" never) and every
- * RDMA port: {"eth0": {...}, "mlx5_0/1": {...}}. */
+ * RDMA port: {"links": {"eth0": {...}, "mlx5_0/1": {...}}, "bits":
+ * {"mlx5_0/1": {"symbol_error": 16, ...}}}. */
 json_t *fc_counters_snapshot(const char *nic_pattern);
 
-/* after - before, per link and counter, for the counters present in both. */
-json_t *fc_counters_delta(const json_t *before, const json_t *after);
+/* Judge one node's counters between two snapshots (fc_counters_judge.c):
+ *   - a link present before and gone after (vanished): FAIL;
+ *   - any counter lower after than before (the port was re-initialised,
+ *     which resets its counters): FAIL;
+ *   - an error counter that rose by more than max_error_delta: FAIL;
+ *   - an error counter read from a narrow file that sits at its maximum
+ *     after the soak (saturated: a rise cannot be seen), a counter that
+ *     could not be read at both ends: INCOMPLETE;
+ *   - no link at all: INCOMPLETE; otherwise PASS.
+ * A link that appeared during the soak was not followed: it is listed in
+ * "appeared", not judged. Returns {"verdict", "reasons": [...], "links":
+ * {link: {counter: delta}}, "vanished": [link], "appeared": [link],
+ * "reset": [...], "saturated": [...], "link": the first link a FAIL
+ * implicates, or null}. */
+json_t *fc_counters_judge(const json_t *before, const json_t *after,
+                          double max_error_delta, const char *nic_pattern,
+                          const char *host);
 
 /* 1 if a rise in this counter is an error (judged), 0 if it is reported
  * only (drops, discards: congestion, not a fault). */

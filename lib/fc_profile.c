@@ -522,12 +522,36 @@ static fc_status_t fc_cont_key(const fc_yaml_ctx_t *ctx, int index, struct fy_no
     }
 }
 
+/* The stage being read, for fc_stage_key. */
+typedef struct fc_stage_walk {
+    fc_stage_profile_t *sp;
+    int stage;                  /* fc_stage_id_t */
+} fc_stage_walk_t;
+
+/* A stage's own section (contention:, expect:, soak:) is read by that
+ * stage's program only: anywhere else it would be accepted and ignored,
+ * so it is an error like an unknown key. */
+static fc_status_t fc_stage_section_placed(const fc_yaml_ctx_t *ctx, int index,
+                                           int stage, struct fy_node *k)
+{
+    int owner = index == 12 ? FC_STAGE_CONTENTION : index == 13 ? FC_STAGE_PREFLIGHT
+              : index == 14 ? FC_STAGE_SOAK : stage;
+
+    if (owner == stage)
+        return FC_OK;
+    return fc_yaml_error(ctx, k, k, "'%s' belongs in stage '%s', not in stage '%s', "
+                         "where nothing would read it", fc_stage_keys[index],
+                         fc_stage_names[owner], fc_stage_names[stage]);
+}
+
 static fc_status_t fc_stage_key(const fc_yaml_ctx_t *ctx, int index,
                                 struct fy_node *k, struct fy_node *v, void *arg)
 {
-    fc_stage_profile_t *sp = arg;
+    const fc_stage_walk_t *w = arg;
+    fc_stage_profile_t *sp = w->sp;
     double d;
 
+    FC_CHECK(fc_stage_section_placed(ctx, index, w->stage, k));
     switch (index) {
     case 0: return fc_yaml_bool(ctx, k, v, "required", &sp->required);
     case 1: return fc_yaml_number(ctx, k, v, "timeout_s", 1, 7 * 86400.0,
@@ -647,12 +671,13 @@ static fc_status_t fc_stages_key(const fc_yaml_ctx_t *ctx, int index,
 {
     fc_profile_t *profile = arg;
     fc_stage_profile_t *sp = &profile->stages[index];
+    fc_stage_walk_t w = { sp, index };
     char where[64];
 
     fc_stage_defaults(sp);
     sp->present = 1;
     snprintf(where, sizeof(where), "stage '%s'", fc_stage_names[index]);
-    FC_CHECK(fc_yaml_walk_map(ctx, v, k, where, fc_stage_keys, fc_stage_key, sp));
+    FC_CHECK(fc_yaml_walk_map(ctx, v, k, where, fc_stage_keys, fc_stage_key, &w));
     if (index == FC_STAGE_SOAK) {
         /* the watchdog must not end a soak that is only doing its job */
         if (sp->timeout_s < sp->soak.duration_s + 60)
@@ -666,8 +691,17 @@ static fc_status_t fc_stages_key(const fc_yaml_ctx_t *ctx, int index,
 }
 
 static const char *const fc_top_keys[] = {
-    "name", "description", "seed", "stages", NULL,
+    "name", "description", "seed", "stages", "certificates", NULL,
 };
+
+/* certificates: {require_signature: true}: a site that signs (fc_sign.c). */
+static const char *const fc_cert_keys[] = { "require_signature", NULL };
+
+static fc_status_t fc_cert_key(const fc_yaml_ctx_t *ctx, int index,
+                               struct fy_node *k, struct fy_node *v, void *arg)
+{
+    return fc_yaml_bool(ctx, k, v, "require_signature", &((fc_profile_t *)arg)->require_signature);
+}
 
 static fc_status_t fc_top_key(const fc_yaml_ctx_t *ctx, int index,
                               struct fy_node *k, struct fy_node *v, void *arg)
@@ -690,6 +724,9 @@ static fc_status_t fc_top_key(const fc_yaml_ctx_t *ctx, int index,
         FC_CHECK(fc_yaml_number(ctx, k, v, "seed", 0, 4294967295.0, &d));
         profile->seed = (uint32_t)d;
         return FC_OK;
+    case 4:
+        return fc_yaml_walk_map(ctx, v, k, "'certificates'", fc_cert_keys, fc_cert_key,
+                                profile);
     default:
         for (int s = 0; s < FC_STAGE_COUNT; ++s)
             stage_keys[s] = fc_stage_names[s];

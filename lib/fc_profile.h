@@ -140,6 +140,8 @@ typedef struct fc_profile {
     char name[128];
     char sha256[65];        /* hex digest of the file's bytes */
     uint32_t seed;
+    int require_signature;  /* certificates: {require_signature: true}: no
+                             * certificate is written without --sign-key */
     fc_stage_profile_t stages[FC_STAGE_COUNT];
 } fc_profile_t;
 

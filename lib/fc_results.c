@@ -1,12 +1,19 @@
 /*
- * fc_results.c - see fc_results.h. Each record is written with one
- * fwrite of a complete line followed by fflush, so a reader never sees half
- * a record from a live writer, and a killed writer loses at most the record
- * it was making.
+ * fc_results.c - see fc_results.h. Several processes append to one
+ * results.jsonl at once (rank 0 of a stage, the runner, a re-run), so each
+ * record is built in memory as one complete line and handed to the kernel
+ * with ONE write(2) on a descriptor opened with O_APPEND: the kernel moves
+ * to the end and writes the whole buffer under the file's lock, so two
+ * writers never interleave inside a line (on a local filesystem; NFS does
+ * not honour O_APPEND across clients). A short write (a full disk) is
+ * reported as an error and never completed by a second write, which could
+ * land after another writer's line: the torn line is left for the reader
+ * to see. stdio is not used: it may split a long line into several writes.
  */
 #include "fc_results.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -59,37 +66,70 @@ fc_status_t fc_results_open(const char *dir, fc_results_t *results_p)
 {
     FC_CHECK(fc_mkdir_p(dir));
     snprintf(results_p->path, sizeof(results_p->path), "%s/results.jsonl", dir);
-    results_p->file = fopen(results_p->path, "a");
-    if (results_p->file == NULL) {
+    results_p->fd = open(results_p->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (results_p->fd < 0) {
         fc_error("cannot open %s for appending: %m", results_p->path);
         return FC_ERR_INVALID;
     }
     return FC_OK;
 }
 
+fc_status_t fc_results_write_line(fc_results_t *results, const char *line, size_t len)
+{
+    ssize_t n;
+
+    if (len == 0 || line[len - 1] != '\n') {
+        fc_error("internal: a results line must end with a newline");
+        return FC_ERR_INTERNAL;
+    }
+    do
+        n = write(results->fd, line, len);     /* EINTR: nothing was written */
+    while (n < 0 && errno == EINTR);
+    if (n < 0) {
+        fc_error("cannot append to %s: %m", results->path);
+        return FC_ERR_INTERNAL;
+    }
+    if ((size_t)n != len) {
+        fc_error("short write to %s: %zd of %zu bytes (disk full?); the record is "
+                 "torn and is not completed", results->path, n, len);
+        return FC_ERR_INTERNAL;
+    }
+    return FC_OK;
+}
+
 fc_status_t fc_results_append(fc_results_t *results, json_t *obj)
 {
-    char *line = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
-    fc_status_t status = FC_OK;
+    char *text = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
+    fc_status_t status;
+    size_t len;
 
     json_decref(obj);
-    if (line == NULL) {
+    if (text == NULL) {
         fc_error("cannot encode a result record as JSON");
         return FC_ERR_INTERNAL;
     }
-    if (fprintf(results->file, "%s\n", line) < 0 || fflush(results->file) != 0) {
-        fc_error("cannot write %s: %m", results->path);
-        status = FC_ERR_INTERNAL;
+    len = strlen(text);
+    {
+        char *line = realloc(text, len + 2);
+
+        if (line == NULL) {
+            free(text);
+            fc_error("out of memory for a %zu-byte result record", len);
+            return FC_ERR_INTERNAL;
+        }
+        line[len] = '\n';
+        line[len + 1] = '\0';
+        status = fc_results_write_line(results, line, len + 1);
+        free(line);
     }
-    free(line);
     return status;
 }
 
 void fc_results_close(fc_results_t *results)
 {
-    if (results->file != NULL)
-        fclose(results->file);
-    results->file = NULL;
+    if (results->fd >= 0)
+        close(results->fd);
+    results->fd = -1;
 }
 
 void fc_results_time(char *buf, size_t len)

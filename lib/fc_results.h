@@ -2,6 +2,9 @@
  * fc_results.h - DIR/results.jsonl: one JSON object per measurement or
  * check, appended and flushed as it is made, so that a crash or a killed
  * job loses nothing already measured. Objects are built with jansson.
+ * Every record is one whole line written with one write(2) on an O_APPEND
+ * descriptor, so concurrent writers (stage rank 0, the runner) never
+ * interleave inside a line.
  */
 #ifndef FC_RESULTS_H
 #define FC_RESULTS_H
@@ -12,14 +15,18 @@
 #include "fc_status.h"
 
 typedef struct fc_results {
-    FILE *file;             /* open for append */
+    int fd;                 /* open with O_APPEND; -1 when closed */
     char path[4096];
 } fc_results_t;
 
 /* Create dir (and parents) if needed and open dir/results.jsonl. */
 fc_status_t fc_results_open(const char *dir, fc_results_t *results_p);
-/* Append obj as one line and flush; takes the reference to obj. */
+/* Append obj as one line with one write(2); takes the reference to obj. */
 fc_status_t fc_results_append(fc_results_t *results, json_t *obj);
+/* Append line[0..len) (ending in '\n') with one write(2); a short write is
+ * an error, never completed by a second write. */
+fc_status_t fc_results_write_line(fc_results_t *results, const char *line,
+                                  size_t len);
 void fc_results_close(fc_results_t *results);
 /* mkdir -p; returns FC_OK or logs and returns FC_ERR_INVALID. */
 fc_status_t fc_mkdir_p(const char *dir);

@@ -1,11 +1,8 @@
 /*
  * fc_certificate.c - per-rack certificates: what goes in, the canonical
- * form, the SHA-256 digest, Ed25519 keys and signatures (libsodium), and
- * `verify`. See fc_report.h for the format. Verification checks three
- * things in order and says which failed: the file is exactly the canonical
- * serialisation of what it holds (so no byte can change unnoticed, not
- * even white space), the digest matches the certificate member, and the
- * signature (when a public key is given) matches the same bytes.
+ * form, its SHA-256 digest and (with a secret key) its detached Ed25519
+ * signature. See fc_report.h for the format; keys, digests and `verify`
+ * are in fc_sign.c.
  */
 #include "fc_report.h"
 
@@ -257,31 +254,6 @@ json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t 
                      overrides ? json_deep_copy(overrides) : json_object());
 }
 
-/* hex of n bytes into out (2n + 1 bytes) */
-static void fc_hex(const unsigned char *in, size_t n, char *out)
-{
-    sodium_bin2hex(out, 2 * n + 1, in, n);
-}
-
-/* exactly 2n hex digits, then the end of the text or of the line */
-static int fc_unhex(const char *in, unsigned char *out, size_t n)
-{
-    const char *end = NULL;
-    size_t got = 0;
-
-    if (sodium_hex2bin(out, n, in, strlen(in), NULL, &got, &end) != 0 || got != n)
-        return -1;
-    return *end == '\0' || *end == '\n' ? 0 : -1;
-}
-
-static void fc_sha256_hex(const char *bytes, char hex[65])
-{
-    unsigned char d[crypto_hash_sha256_BYTES];
-
-    crypto_hash_sha256(d, (const unsigned char *)bytes, strlen(bytes));
-    fc_hex(d, sizeof(d), hex);
-}
-
 static fc_status_t fc_write_file(const char *path, const char *text, mode_t mode)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
@@ -304,7 +276,7 @@ fc_status_t fc_certificate_write(const char *dir, const fc_run_verdict_t *v,
     char *body = fc_canonical_dump(cert), *text, path[4200], hex[65];
     fc_status_t st;
 
-    fc_sha256_hex(body, hex);
+    fc_sha256_hex(body, strlen(body), hex);
     doc = json_pack("{s:o, s:{s:s, s:s}}", "certificate", cert, "digest",
                     "algorithm", "sha256", "value", hex);
     text = fc_canonical_dump(doc);
@@ -325,150 +297,13 @@ fc_status_t fc_certificate_write(const char *dir, const fc_run_verdict_t *v,
 
         crypto_sign_detached(sig, NULL, (const unsigned char *)body, strlen(body),
                              secret_key);
-        fc_hex(sig, sizeof(sig), sighex);
+        fc_hex_encode(sig, sizeof(sig), sighex);
         strcat(sighex, "\n");
         snprintf(sigpath, sizeof(sigpath), "%s.sig", path);
         st = fc_write_file(sigpath, sighex, 0644);
     }
     free(body);
     free(text);
-    json_decref(doc);
-    return st;
-}
-
-fc_status_t fc_keygen(const char *prefix)
-{
-    unsigned char pk[crypto_sign_PUBLICKEYBYTES], sk[crypto_sign_SECRETKEYBYTES];
-    char hex[2 * crypto_sign_SECRETKEYBYTES + 1], line[300], path[4200];
-    fc_status_t st;
-
-    if (sodium_init() < 0) {
-        fprintf(stderr, "fabcert: libsodium failed to initialise\n");
-        return FC_ERR_INTERNAL;
-    }
-    snprintf(path, sizeof(path), "%s.key", prefix);
-    if (access(path, F_OK) == 0) {
-        fprintf(stderr, "fabcert: %s exists; not overwriting a key\n", path);
-        return FC_ERR_INVALID;
-    }
-    crypto_sign_keypair(pk, sk);
-    fc_hex(sk, sizeof(sk), hex);
-    snprintf(line, sizeof(line), "fabcert-ed25519-secret %s\n", hex);
-    sodium_memzero(sk, sizeof(sk));
-    st = fc_write_file(path, line, 0600);
-    sodium_memzero(line, sizeof(line));
-    if (st != FC_OK)
-        return st;
-    chmod(path, 0600);      /* whatever the umask */
-    printf("secret key: %s (owner only)\n", path);
-    snprintf(path, sizeof(path), "%s.pub", prefix);
-    fc_hex(pk, sizeof(pk), hex);
-    snprintf(line, sizeof(line), "fabcert-ed25519-public %s\n", hex);
-    st = fc_write_file(path, line, 0644);
-    if (st == FC_OK)
-        printf("public key: %s\n", path);
-    return st;
-}
-
-fc_status_t fc_key_load(const char *path, int secret, unsigned char *key, size_t len)
-{
-    const char *tag = secret ? "fabcert-ed25519-secret " : "fabcert-ed25519-public ";
-    char *text = NULL;
-    struct stat sb;
-    fc_status_t st = FC_OK;
-
-    if (fc_read_text_file(path, &text) != FC_OK)
-        return FC_ERR_INVALID;
-    if (strncmp(text, tag, strlen(tag)) != 0 || strlen(text) < strlen(tag) + 2 * len ||
-        fc_unhex(text + strlen(tag), key, len) != 0) {
-        fprintf(stderr, "fabcert: %s:1: not a fabcert %s key (expected '%sHEX')\n",
-                path, secret ? "secret" : "public", tag);
-        st = FC_ERR_INVALID;
-    } else if (secret && stat(path, &sb) == 0 && (sb.st_mode & 077) != 0) {
-        fprintf(stderr, "fabcert: %s: a secret key must be readable by its owner "
-                "only (chmod 600)\n", path);
-        st = FC_ERR_INVALID;
-    }
-    sodium_memzero(text, strlen(text));
-    free(text);
-    return st;
-}
-
-fc_status_t fc_certificate_verify(const char *path, const char *pubkey_path)
-{
-    char *text = NULL, *canon = NULL, *body = NULL, hex[65];
-    json_t *doc = NULL, *cert;
-    json_error_t jerr;
-    fc_status_t st = FC_ERR_FAIL;
-    const char *want;
-    size_t n;
-
-    if (sodium_init() < 0 || fc_read_text_file(path, &text) != FC_OK)
-        return FC_ERR_INVALID;
-    doc = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
-    if (doc == NULL) {
-        printf("%s: FAILED: not valid JSON (line %d, column %d: %s): the file "
-               "was damaged or edited\n", path, jerr.line, jerr.column, jerr.text);
-        goto out;
-    }
-    cert = json_object_get(doc, "certificate");
-    want = json_string_value(json_object_get(json_object_get(doc, "digest"), "value"));
-    if (!json_is_object(cert) || want == NULL ||
-        strcmp(fc_json_str(cert, "format"), FC_CERT_FORMAT) != 0) {
-        printf("%s: FAILED: not a %s certificate (no certificate or digest)\n",
-               path, FC_CERT_FORMAT);
-        goto out;
-    }
-    canon = fc_canonical_dump(doc);
-    n = strlen(canon);
-    if (strlen(text) != n + 1 || memcmp(text, canon, n) != 0 || text[n] != '\n') {
-        size_t at = 0;
-
-        while (at < n && text[at] == canon[at])
-            ++at;
-        printf("%s: FAILED: not in canonical form (first difference at byte "
-               "%zu): the file was edited after it was written\n", path, at);
-        goto out;
-    }
-    body = fc_canonical_dump(cert);
-    fc_sha256_hex(body, hex);
-    if (strcmp(hex, want) != 0) {
-        printf("%s: FAILED: digest mismatch: the certificate's content hashes to "
-               "%s, the recorded digest is %s: its content was changed\n", path,
-               hex, want);
-        goto out;
-    }
-    printf("%s: digest OK (sha256 %s): rack %s, verdict %s\n", path, hex,
-           fc_json_str(cert, "rack"), fc_json_str(cert, "verdict"));
-    if (pubkey_path != NULL) {
-        unsigned char pk[crypto_sign_PUBLICKEYBYTES], sig[crypto_sign_BYTES];
-        char sigpath[4200], *sigtext = NULL;
-
-        if (fc_key_load(pubkey_path, 0, pk, sizeof(pk)) != FC_OK) {
-            st = FC_ERR_INVALID;
-            goto out;
-        }
-        snprintf(sigpath, sizeof(sigpath), "%s.sig", path);
-        if (fc_read_text_file(sigpath, &sigtext) != FC_OK) {
-            printf("%s: FAILED: no signature (%s)\n", path, sigpath);
-            goto out;
-        }
-        if (fc_unhex(sigtext, sig, sizeof(sig)) != 0 ||
-            crypto_sign_verify_detached(sig, (const unsigned char *)body,
-                                        strlen(body), pk) != 0) {
-            printf("%s: FAILED: signature does not match: signed by another key, "
-                   "or the certificate or %s was changed\n", path, sigpath);
-            free(sigtext);
-            goto out;
-        }
-        free(sigtext);
-        printf("%s: signature OK (key %s)\n", path, pubkey_path);
-    }
-    st = FC_OK;
-out:
-    free(text);
-    free(canon);
-    free(body);
     json_decref(doc);
     return st;
 }

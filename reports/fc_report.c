@@ -183,6 +183,23 @@ void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
                 dir, dir);
 }
 
+/* Under a profile with certificates: {require_signature: true} (the run's
+ * plan record says so) a report without a key writes no certificate: an
+ * unsigned one would look signed off. The rest is written; the run is not
+ * certified and the exit status is not 0. */
+static int fc_report_unsigned_refused(const fc_run_verdict_t *v, const unsigned char *key)
+{
+    return key == NULL && json_is_true(json_object_get(v->plan, "require_signature"));
+}
+
+static void fc_summary_unsigned(FILE *out, const fc_run_verdict_t *v)
+{
+    fprintf(out, "NOT CERTIFIED: profile %s requires signed certificates (certificates: "
+            "require_signature: true) and no --sign-key was given: no certificate was "
+            "written; sign them with: fabcert report DIR --sign-key KEY\n",
+            fc_json_str(v->plan, "profile"));
+}
+
 fc_status_t fc_report_dir(const char *dir, const char *sign_key_path, int quiet,
                           fc_verdict_t *overall_p)
 {
@@ -210,7 +227,7 @@ fc_status_t fc_report_dir(const char *dir, const char *sign_key_path, int quiet,
     snprintf(path, sizeof(path), "%s/certificates", dir);
     if ((st = fc_mkdir_p(path)) != FC_OK)
         goto out_verdict;
-    for (int k = 0; k < v.nracks && st == FC_OK; ++k)
+    for (int k = 0; k < v.nracks && st == FC_OK && !fc_report_unsigned_refused(&v, key); ++k)
         st = fc_certificate_write(dir, &v, &v.racks[k], key);
     if (st == FC_OK) {
         snprintf(path, sizeof(path), "%s/junit.xml", dir);
@@ -225,13 +242,19 @@ fc_status_t fc_report_dir(const char *dir, const char *sign_key_path, int quiet,
             st = FC_ERR_INVALID;
         } else {
             fc_summary_write(f, &v, NULL);
+            if (fc_report_unsigned_refused(&v, key))
+                fc_summary_unsigned(f, &v);
             fclose(f);
         }
     }
-    if (st == FC_OK && !quiet)
+    if (st == FC_OK && !quiet) {
         fc_summary_write(stdout, &v, dir);
-    if (overall_p)
-        *overall_p = v.overall;
+        if (fc_report_unsigned_refused(&v, key))
+            fc_summary_unsigned(stdout, &v);
+    }
+    if (overall_p)      /* not certified is never a pass */
+        *overall_p = fc_report_unsigned_refused(&v, key) && v.overall == FC_VERDICT_PASS
+                         ? FC_VERDICT_INCOMPLETE : v.overall;
 out_verdict:
     fc_verdict_free(&v);
 out_records:

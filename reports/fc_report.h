@@ -34,15 +34,23 @@ fc_status_t fc_certificate_write(const char *dir, const fc_run_verdict_t *v,
                                  const fc_rack_verdict_t *r,
                                  const unsigned char *secret_key);
 
-/* Key files: one line "fabcert-ed25519-secret HEX" / "...-public HEX". */
+/* Key files: one line "fabcert-ed25519-secret HEX" / "...-public HEX"
+ * (fc_sign.c). keygen never overwrites a file nor follows a link. */
 fc_status_t fc_keygen(const char *prefix);
 fc_status_t fc_key_load(const char *path, int secret, unsigned char *key,
                         size_t len);
+/* Lower-case hex of n bytes into out (2n + 1 bytes); SHA-256 as hex. */
+void fc_hex_encode(const unsigned char *in, size_t n, char *out);
+void fc_sha256_hex(const char *bytes, size_t len, char hex[65]);
 
-/* Verify a certificate file: canonical form, digest and (with a public
- * key) its .sig. Prints what passed and what failed. Returns FC_OK,
- * FC_ERR_FAIL (tampered) or FC_ERR_INVALID (missing file, bad key). */
-fc_status_t fc_certificate_verify(const char *path, const char *pubkey_path);
+/* Verify a certificate file, read as bytes with its real length:
+ * canonical form, digest (intact), and with a public key its .sig
+ * (authenticated). Without a key it says the file is intact but not
+ * authenticated; require_signature then fails it. Prints what passed and
+ * what failed. Returns FC_OK, FC_ERR_FAIL (tampered, or not signed when
+ * required) or FC_ERR_INVALID (missing file, bad key). */
+fc_status_t fc_certificate_verify(const char *path, const char *pubkey_path,
+                                  int require_signature);
 
 /* The text summary: one line per rack, then the failures. */
 void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir);

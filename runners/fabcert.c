@@ -98,8 +98,9 @@ static void fc_usage(FILE *out)
 "                                 verdicts, certificates, HTML, JUnit and a\n"
 "                                 summary from a run's output directory\n"
 "       fabcert keygen PREFIX     make PREFIX.key (owner only) and PREFIX.pub\n"
-"       fabcert verify CERT [--pubkey PUB]\n"
-"                                 check a certificate's digest and signature\n"
+"       fabcert verify CERT [--pubkey PUB] [--require-signature]\n"
+"                                 check a certificate: intact (its digest;\n"
+"                                 not who wrote it) and, with --pubkey, signed\n"
 "       fabcert check-profile FILE\n"
 "                                 validate a threshold profile, print its hash\n"
 "       fabcert check-inventory [--hosts FILE] [--racks FILE]\n"
@@ -978,6 +979,12 @@ static int fc_cmd_run(int argc, char **argv)
             return 2;
         memset(sk, 0, sizeof(sk));
     }
+    if (st.profile.require_signature && !st.o.sign_key) {
+        fprintf(stderr, "fabcert: %s: the profile requires signed certificates "
+                "(certificates: require_signature: true): give --sign-key KEY\n",
+                st.o.profile);
+        return 2;
+    }
     snprintf(st.o.run_id, sizeof(st.o.run_id), "%ld-%d", (long)time(NULL), (int)getpid());
     if (st.o.out_dir[0] == '\0')
         snprintf(st.o.out_dir, sizeof(st.o.out_dir), "fabcert-out/%s", st.o.run_id);
@@ -1043,6 +1050,8 @@ static int fc_cmd_run(int argc, char **argv)
     json_object_set_new(plan, "profile", json_string(st.profile.name));
     json_object_set_new(plan, "profile_sha256", json_string(st.profile.sha256));
     json_object_set_new(plan, "version", json_string(FC_VERSION));
+    if (st.profile.require_signature)   /* `report` refuses unsigned certificates */
+        json_object_set_new(plan, "require_signature", json_true());
     if (st.o.soak_duration > 0)     /* the profile's hash alone would not say it */
         json_object_set_new(plan, "soak_duration_s", json_real(st.o.soak_duration));
     json_object_set_new(plan, "overrides", fc_run_overrides(&st.o));
@@ -1156,21 +1165,24 @@ static int fc_cmd_report(int argc, char **argv)
 static int fc_cmd_verify(int argc, char **argv)
 {
     const char *cert = NULL, *pub = NULL;
+    int require = 0;
     fc_status_t st;
 
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--pubkey") == 0 && i + 1 < argc)
             pub = argv[++i];
+        else if (strcmp(argv[i], "--require-signature") == 0)
+            require = 1;
         else if (argv[i][0] != '-' && cert == NULL)
             cert = argv[i];
         else
             cert = NULL, i = argc;
     }
     if (cert == NULL) {
-        fprintf(stderr, "usage: fabcert verify CERT [--pubkey PUB]\n");
+        fprintf(stderr, "usage: fabcert verify CERT [--pubkey PUB] [--require-signature]\n");
         return 2;
     }
-    st = fc_certificate_verify(cert, pub);
+    st = fc_certificate_verify(cert, pub, require);
     return st == FC_OK ? 0 : st == FC_ERR_FAIL ? 1 : 2;
 }
 

@@ -2,7 +2,8 @@
  * preflight.c - the preflight stage: what each node is, before anything is
  * measured. One rank per node (the lowest on each host) reads:
  *   - the kernel release, the MPI library version, cores and memory;
- *   - every network interface (/sys/class/net): state, speed, MTU, and its
+ *   - every network interface (/sys/class/net; the sysfs root is
+ *     $FC_SYSFS_ROOT when set, for tests): state, speed, MTU, and its
  *     error counters (lib/fc_counters.h: errors, drops, link flaps), as a
  *     snapshot;
  *   - every RDMA port (/sys/class/infiniband): state, rate, and its error
@@ -74,19 +75,21 @@ static json_t *fc_node_inventory(const fc_stage_ctx_t *ctx)
     lib[strcspn(lib, "\n,")] = '\0';
     uname(&un);
     sysinfo(&si);
-    if ((d = opendir("/sys/class/net")) != NULL) {
+    snprintf(path, sizeof(path), "%s/class/net", fc_sysfs_root());
+    if ((d = opendir(path)) != NULL) {
         while ((e = readdir(d)) != NULL) {
             json_t *counters;
             char state[32];
 
             if (e->d_name[0] == '.' || strcmp(e->d_name, "lo") == 0)
                 continue;
-            snprintf(path, sizeof(path), "/sys/class/net/%s/operstate", e->d_name);
+            snprintf(path, sizeof(path), "%s/class/net/%s/operstate", fc_sysfs_root(),
+                     e->d_name);
             fc_read_word(path, state, sizeof(state));
             counters = fc_counters_net(e->d_name);
-            snprintf(path, sizeof(path), "/sys/class/net/%s/mtu", e->d_name);
+            snprintf(path, sizeof(path), "%s/class/net/%s/mtu", fc_sysfs_root(), e->d_name);
             long mtu = fc_read_long(path, -1);
-            snprintf(path, sizeof(path), "/sys/class/net/%s/speed", e->d_name);
+            snprintf(path, sizeof(path), "%s/class/net/%s/speed", fc_sysfs_root(), e->d_name);
             long speed = fc_read_long(path, -1);
 
             json_array_append_new(nics, json_pack("{s:s, s:s, s:I, s:I, s:o}", "name",
@@ -95,14 +98,16 @@ static json_t *fc_node_inventory(const fc_stage_ctx_t *ctx)
         }
         closedir(d);
     }
-    if ((d = opendir("/sys/class/infiniband")) != NULL) {
+    snprintf(path, sizeof(path), "%s/class/infiniband", fc_sysfs_root());
+    if ((d = opendir(path)) != NULL) {
         while ((e = readdir(d)) != NULL) {
             DIR *pd;
             struct dirent *pe;
 
             if (e->d_name[0] == '.')
                 continue;
-            snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports", e->d_name);
+            snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports", fc_sysfs_root(),
+                     e->d_name);
             if ((pd = opendir(path)) == NULL)
                 continue;
             while ((pe = readdir(pd)) != NULL) {
@@ -110,16 +115,16 @@ static json_t *fc_node_inventory(const fc_stage_ctx_t *ctx)
 
                 if (pe->d_name[0] == '.')
                     continue;
-                snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%s/state",
-                         e->d_name, pe->d_name);
+                snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%s/state",
+                         fc_sysfs_root(), e->d_name, pe->d_name);
                 fc_read_word(path, state, sizeof(state));
-                snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%s/rate",
-                         e->d_name, pe->d_name);
+                snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%s/rate",
+                         fc_sysfs_root(), e->d_name, pe->d_name);
                 fc_read_word(path, rate, sizeof(rate));
                 json_array_append_new(rdma, json_pack("{s:s, s:s, s:s, s:s, s:o}", "device",
                                       e->d_name, "port", pe->d_name, "state", state,
                                       "rate", rate, "counters",
-                                      fc_counters_rdma(e->d_name, pe->d_name)));
+                                      fc_counters_rdma(e->d_name, pe->d_name, NULL)));
             }
             closedir(pd);
         }

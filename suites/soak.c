@@ -10,7 +10,9 @@
  *     that throttles, a neighbour that heats up);
  * and the lowest rank on each node reads its link error counters
  * (lib/fc_counters.h) before and after the loop: an error counter that
- * rose by more than max_error_delta implicates that node's link. Each
+ * rose by more than max_error_delta, a link that vanished or a counter
+ * that went down (a port re-initialised) FAILs and implicates that node's
+ * link; a saturated narrow counter leaves it INCOMPLETE. Each
  * window is written to results.jsonl as it closes (type soak_window), so a
  * soak killed at hour five keeps its first five hours.
  *
@@ -232,78 +234,72 @@ static void fc_soak_report_point(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
     json_decref(extra);
 }
 
-/* The lowest rank on each node: its link counters' rise since `before`. */
-static json_t *fc_soak_counter_deltas(const fc_stage_ctx_t *ctx, json_t *before)
+/* The lowest rank on each node: its link counters judged since `before`
+ * (fc_counters_judge: vanished, reset, risen, saturated). */
+static json_t *fc_soak_counter_judge(const fc_stage_ctx_t *ctx, json_t *before)
 {
     json_t *now, *out;
 
     if (ctx->local_rank != 0)
         return NULL;
     now = fc_counters_snapshot(ctx->sp.soak.nic_pattern);
-    out = fc_counters_delta(before, now);
+    out = fc_counters_judge(before, now, ctx->sp.soak.max_error_delta,
+                            ctx->sp.soak.nic_pattern, ctx->host);
     json_decref(now);
     return out;
 }
 
-/* Rank 0 gathers each node's counter deltas and judges them. */
-static void fc_soak_judge_counters(fc_stage_ctx_t *ctx, json_t *mine)
+/* One node's soak_counters record from its judgement; TAP names the first
+ * reason. A FAIL implicates the node's link (the first one at fault). */
+static void fc_soak_counters_record(fc_stage_ctx_t *ctx, int r, json_t *j)
 {
     const fc_soak_profile_t *cfg = &ctx->sp.soak;
+    const char *host = ctx->rank_hosts[r], *rack = ctx->inv.racks[ctx->rank_racks[r]];
+    const char *verdict = json_string_value(json_object_get(j, "verdict"));
+    json_t *rec = fc_stage_record(ctx, "soak_counters"), *reasons = json_object_get(j, "reasons");
+    int pass;
+
+    if (verdict == NULL)
+        verdict = "INCOMPLETE";
+    pass = strcmp(verdict, "PASS") == 0;
+    json_object_set_new(rec, "host", json_string(host));
+    json_object_set_new(rec, "rack", json_string(rack));
+    json_object_set_new(rec, "max_error_delta", json_real(cfg->max_error_delta));
+    json_object_set_new(rec, "nic_pattern", json_string(cfg->nic_pattern));
+    json_object_set(rec, "links", json_object_get(j, "links"));
+    json_object_set(rec, "vanished", json_object_get(j, "vanished"));
+    json_object_set(rec, "appeared", json_object_get(j, "appeared"));
+    json_object_set(rec, "reset", json_object_get(j, "reset"));
+    json_object_set(rec, "saturated", json_object_get(j, "saturated"));
+    json_object_set(rec, "reasons", reasons);
+    json_object_set_new(rec, "verdict", json_string(verdict));
+    json_object_set_new(rec, "implicates", strcmp(verdict, "FAIL") != 0 ? json_null() :
+                        json_pack("{s:s, s:s, s:s?, s:s, s:b}", "part", "link", "host", host,
+                                  "link", json_string_value(json_object_get(j, "link")), "rack", rack,
+                                  "quarantine", 1));
+    if (!pass) {
+        ++ctx->failed_points;
+        for (size_t i = 0; i < json_array_size(reasons); ++i)
+            fc_tap_diag(&ctx->tap, "%s", json_string_value(json_array_get(reasons, i)));
+    }
+    fc_tap_point(&ctx->tap, pass ? FC_OK : FC_ERR_FAIL,
+                 "link error counters of host %s over the soak%s%s", host, pass ? "" : ": ",
+                 pass ? "" : json_string_value(json_array_get(reasons, 0)));
+    fc_results_append(&ctx->results, rec);
+}
+
+/* Rank 0 gathers each node's judgement and records it. */
+static void fc_soak_judge_counters(fc_stage_ctx_t *ctx, json_t *mine)
+{
     json_t *all = fc_stage_gather_json(mine, MPI_COMM_WORLD);
 
     if (ctx->world_rank != 0)
         return;
     for (int r = 0; r < ctx->world_size; ++r) {
-        const char *host = ctx->rank_hosts[r], *link, *name;
-        json_t *links = json_array_get(all, (size_t)r), *rec, *reasons, *c, *v;
-        const char *verdict = "PASS";
-        char why[FC_REASON_MAX];
+        json_t *j = json_array_get(all, (size_t)r);
 
-        if (!json_is_object(links))     /* not the lowest rank of its node */
-            continue;
-        rec = fc_stage_record(ctx, "soak_counters");
-        reasons = json_array();
-        json_object_set_new(rec, "host", json_string(host));
-        json_object_set_new(rec, "rack", json_string(ctx->inv.racks[ctx->rank_racks[r]]));
-        json_object_set_new(rec, "max_error_delta", json_real(cfg->max_error_delta));
-        json_object_set_new(rec, "nic_pattern", json_string(cfg->nic_pattern));
-        json_object_foreach(links, link, c) {
-            json_object_foreach(c, name, v) {
-                json_int_t d = json_integer_value(v);
-
-                if (!fc_counter_is_error(name) || (double)d <= cfg->max_error_delta)
-                    continue;
-                snprintf(why, sizeof(why), "link %s of host %s: %s rose by %lld during the "
-                         "soak (limit %.0f)", link, host, name, (long long)d,
-                         cfg->max_error_delta);
-                json_array_append_new(reasons, json_string(why));
-                verdict = "FAIL";
-            }
-        }
-        if (json_object_size(links) == 0) {
-            snprintf(why, sizeof(why), "no link of host %s matches nic_pattern '%s': its "
-                     "error counters were not read", host, cfg->nic_pattern);
-            json_array_append_new(reasons, json_string(why));
-            verdict = "INCOMPLETE";
-        }
-        json_object_set_new(rec, "links", json_incref(links));
-        json_object_set_new(rec, "reasons", reasons);
-        json_object_set_new(rec, "verdict", json_string(verdict));
-        json_object_set_new(rec, "implicates", strcmp(verdict, "FAIL") != 0 ? json_null() :
-                            json_pack("{s:s, s:s, s:s, s:b}", "part", "link", "host", host,
-                                      "rack", ctx->inv.racks[ctx->rank_racks[r]],
-                                      "quarantine", 1));
-        if (strcmp(verdict, "PASS") != 0) {
-            ++ctx->failed_points;
-            for (size_t i = 0; i < json_array_size(reasons); ++i)
-                fc_tap_diag(&ctx->tap, "%s", json_string_value(json_array_get(reasons, i)));
-        }
-        fc_tap_point(&ctx->tap, strcmp(verdict, "PASS") == 0 ? FC_OK : FC_ERR_FAIL,
-                     "link error counters of host %s over the soak%s%s", host,
-                     strcmp(verdict, "PASS") == 0 ? "" : ": ",
-                     strcmp(verdict, "PASS") == 0 ? "" :
-                     json_string_value(json_array_get(reasons, 0)));
-        fc_results_append(&ctx->results, rec);
+        if (json_is_object(j))      /* only the lowest rank of each node has one */
+            fc_soak_counters_record(ctx, r, j);
     }
     json_decref(all);
 }
@@ -376,7 +372,7 @@ static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
             free(sp[i].windows);
         }
     }
-    deltas = fc_soak_counter_deltas(ctx, before);
+    deltas = fc_soak_counter_judge(ctx, before);
     fc_soak_judge_counters(ctx, deltas);
     json_decref(deltas);
     json_decref(before);

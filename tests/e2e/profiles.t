@@ -19,6 +19,9 @@ declare -A expect=(
     [relative-range]="relative-range.yaml:5:29: 'max_below_median_pct' is 150"
     [soak-short-timeout]="soak-short-timeout.yaml:3:3: stage 'soak': timeout_s (100) must exceed soak.duration_s (3600) by at least 60 s"
     [soak-unknown-key]="soak-unknown-key.yaml:6:7: unknown key 'duration' in 'soak'"
+    [soak-in-node]="soak-in-node.yaml:5:5: 'soak' belongs in stage 'soak', not in stage 'node'"
+    [contention-in-node]="contention-in-node.yaml:6:5: 'contention' belongs in stage 'contention', not in stage 'node'"
+    [expect-in-soak]="expect-in-soak.yaml:7:5: 'expect' belongs in stage 'preflight', not in stage 'soak'"
     [bad-background-hosts]="bad-background-hosts.yaml:5:25: 'background_hosts': range '04-01' runs backwards"
 )
 shipped=(thresholds/*.yaml)

@@ -23,6 +23,12 @@ start() {   # start OUT PROFILE [options]: in the background, inside the first n
         --profile "$profile" --out "$TMP/$out" "$@" > "$TMP/$out.out" 2> "$TMP/$out.err" &
 }
 rec() { jsonl "$TMP/$1/results.jsonl" "$2"; }
+started() {     # started OUT: wait (60 s at most) until the stage has started:
+    local waited=0  # launching 8 ranks can take seconds on a busy machine
+    until grep -qs '"type":"stage_start"' "$TMP/$1/results.jsonl" || [ $waited -ge 600 ]; do
+        sleep 0.1; waited=$((waited + 1))
+    done
+}
 profile() {     # profile FILE MAX_DRIFT_PCT
     cat > "$1" <<YAML
 name: soak-test
@@ -59,7 +65,7 @@ ok $(( n != 4 )) "the link counters of all 4 nodes are read before and after ($n
 
 # 2. a link that drops out for half a second mid-soak
 start flap "$TMP/loose.yaml"; pid=$!
-sleep 4
+started flap; sleep 2
 $VC --name $NAME flap $H2 0.5 > /dev/null
 wait $pid
 rc=$?
@@ -72,7 +78,7 @@ ok $? "rack2, whose links held, passes"
 
 # 3. a link that slows down mid-soak: drift between windows
 start drift "$TMP/tight.yaml"; pid=$!
-sleep 4
+started drift; sleep 2
 $VC --name $NAME slow $H3 5mbit > /dev/null
 wait $pid
 rc=$?
@@ -89,7 +95,7 @@ ok $? "the rack's page plots the window medians with the drift limit"
 # 4. interrupted: the stage stops at once, the windows measured stay
 sed 's/duration_s: 8/duration_s: 600/; s/timeout_s: 120/timeout_s: 700/' "$TMP/loose.yaml" > "$TMP/long.yaml"
 start stop "$TMP/long.yaml"
-sleep 6
+started stop; sleep 4
 t0=$(date +%s)
 pkill -INT -f "fabcert run --hosts $D/hosts .* --out $TMP/stop"
 wait

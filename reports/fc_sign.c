@@ -1,0 +1,356 @@
+/*
+ * fc_sign.c - what proves a certificate: digests, Ed25519 keys (libsodium),
+ * `fabcert keygen` and `fabcert verify`.
+ *
+ * Two different promises, and verify says which one it gives:
+ *   - intact: the file is byte for byte the canonical serialisation of what
+ *     it holds (read with its real length: a NUL or anything after the final
+ *     newline fails) and the SHA-256 stored beside the certificate member
+ *     matches it. The digest is not keyed: whoever can edit the file can
+ *     recompute it, so this proves only that the file was not damaged or
+ *     clumsily edited, not who wrote it;
+ *   - authenticated: the detached Ed25519 signature (RACK.json.sig) over the
+ *     same bytes verifies with a public key the reader trusts (--pubkey).
+ * A site that signs its certificates passes --require-signature (or a
+ * profile with certificates: {require_signature: true} makes the run
+ * demand a key): then a certificate without a checked signature fails.
+ *
+ * keygen creates PREFIX.key (mode 600) and PREFIX.pub with O_EXCL |
+ * O_NOFOLLOW: it never overwrites a file and never follows a symbolic link
+ * planted where a key is to be written.
+ */
+#include "fc_report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fc_inventory.h"
+
+/* Larger than any certificate a run writes; a bound on what verify reads. */
+#define FC_CERT_MAX_BYTES (256u << 20)
+
+void fc_hex_encode(const unsigned char *in, size_t n, char *out)
+{
+    sodium_bin2hex(out, 2 * n + 1, in, n);
+}
+
+void fc_sha256_hex(const char *bytes, size_t len, char hex[65])
+{
+    unsigned char d[crypto_hash_sha256_BYTES];
+
+    crypto_hash_sha256(d, (const unsigned char *)bytes, len);
+    fc_hex_encode(d, sizeof(d), hex);
+}
+
+/* Exactly 2n hex digits, then the end of the text or one final newline. */
+static int fc_unhex(const char *in, size_t len, unsigned char *out, size_t n)
+{
+    const char *end = NULL;
+    size_t got = 0;
+
+    if (len != 2 * n && !(len == 2 * n + 1 && in[2 * n] == '\n'))
+        return -1;
+    if (sodium_hex2bin(out, n, in, 2 * n, NULL, &got, &end) != 0 || got != n)
+        return -1;
+    return 0;
+}
+
+/* The whole file as bytes, with its real length (and a NUL after it). */
+static fc_status_t fc_read_bytes(const char *path, char **buf_p, size_t *len_p)
+{
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n;
+
+    if (fd < 0) {
+        fprintf(stderr, "fabcert: %s: %s\n", path, strerror(errno));
+        return FC_ERR_INVALID;
+    }
+    for (;;) {
+        if (cap - len < 65536) {
+            char *p = cap >= FC_CERT_MAX_BYTES ? NULL : realloc(buf, cap + (1u << 20));
+
+            if (p == NULL) {
+                fprintf(stderr, "fabcert: %s: larger than %u MiB, not a certificate\n",
+                        path, FC_CERT_MAX_BYTES >> 20);
+                goto fail;
+            }
+            buf = p;
+            cap += 1u << 20;
+        }
+        n = read(fd, buf + len, cap - len - 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            fprintf(stderr, "fabcert: %s: read error: %s\n", path, strerror(errno));
+            goto fail;
+        }
+        if (n == 0)
+            break;
+        len += (size_t)n;
+    }
+    close(fd);
+    buf[len] = '\0';
+    *buf_p = buf;
+    *len_p = len;
+    return FC_OK;
+fail:
+    close(fd);
+    free(buf);
+    return FC_ERR_INVALID;
+}
+
+/* Create path for writing: never an existing file, never through a link. */
+static int fc_create_excl(const char *path, mode_t mode)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+
+    if (fd < 0) {
+        fprintf(stderr, "fabcert: %s: %s%s\n", path, strerror(errno),
+                errno == EEXIST ? " (a file or a symbolic link is there): not "
+                "overwriting it; remove it or choose another prefix" : "");
+        return -1;
+    }
+    if (fchmod(fd, mode) != 0) {        /* exactly this mode, whatever the umask */
+        fprintf(stderr, "fabcert: %s: chmod %o: %s\n", path, mode, strerror(errno));
+        close(fd);
+        unlink(path);
+        return -1;
+    }
+    return fd;
+}
+
+static fc_status_t fc_write_all(int fd, const char *path, const char *text)
+{
+    size_t len = strlen(text);
+    ssize_t n = write(fd, text, len);
+
+    if (n != (ssize_t)len || fsync(fd) != 0) {
+        fprintf(stderr, "fabcert: cannot write %s: %s\n", path,
+                n < 0 ? strerror(errno) : "short write");
+        return FC_ERR_INVALID;
+    }
+    return FC_OK;
+}
+
+fc_status_t fc_keygen(const char *prefix)
+{
+    unsigned char pk[crypto_sign_PUBLICKEYBYTES], sk[crypto_sign_SECRETKEYBYTES];
+    char hex[2 * crypto_sign_SECRETKEYBYTES + 1], line[300], skpath[4200], pkpath[4200];
+    fc_status_t st = FC_ERR_INVALID;
+    int skfd, pkfd;
+
+    if (sodium_init() < 0) {
+        fprintf(stderr, "fabcert: libsodium failed to initialise\n");
+        return FC_ERR_INTERNAL;
+    }
+    snprintf(skpath, sizeof(skpath), "%s.key", prefix);
+    snprintf(pkpath, sizeof(pkpath), "%s.pub", prefix);
+    /* both files are claimed before either is written */
+    if ((skfd = fc_create_excl(skpath, 0600)) < 0)
+        return FC_ERR_INVALID;
+    if ((pkfd = fc_create_excl(pkpath, 0644)) < 0)
+        goto out_unlink;
+    crypto_sign_keypair(pk, sk);
+    fc_hex_encode(sk, sizeof(sk), hex);
+    snprintf(line, sizeof(line), "fabcert-ed25519-secret %s\n", hex);
+    sodium_memzero(sk, sizeof(sk));
+    st = fc_write_all(skfd, skpath, line);
+    sodium_memzero(line, sizeof(line));
+    sodium_memzero(hex, sizeof(hex));
+    if (st == FC_OK) {
+        fc_hex_encode(pk, sizeof(pk), hex);
+        snprintf(line, sizeof(line), "fabcert-ed25519-public %s\n", hex);
+        st = fc_write_all(pkfd, pkpath, line);
+    }
+    close(pkfd);
+    if (st != FC_OK)
+        unlink(pkpath);
+out_unlink:
+    close(skfd);
+    if (st != FC_OK) {
+        unlink(skpath);
+        return st;
+    }
+    printf("secret key: %s (owner only)\npublic key: %s\n", skpath, pkpath);
+    return FC_OK;
+}
+
+fc_status_t fc_key_load(const char *path, int secret, unsigned char *key, size_t len)
+{
+    const char *tag = secret ? "fabcert-ed25519-secret " : "fabcert-ed25519-public ";
+    size_t tlen = strlen(tag), n = 0;
+    char *text = NULL;
+    struct stat sb;
+    fc_status_t st = FC_OK;
+
+    if (fc_read_bytes(path, &text, &n) != FC_OK)
+        return FC_ERR_INVALID;
+    if (n < tlen || memcmp(text, tag, tlen) != 0 ||
+        fc_unhex(text + tlen, n - tlen, key, len) != 0) {
+        fprintf(stderr, "fabcert: %s:1: not a fabcert %s key (expected '%sHEX' and "
+                "nothing else)\n", path, secret ? "secret" : "public", tag);
+        st = FC_ERR_INVALID;
+    } else if (secret && stat(path, &sb) == 0 && (sb.st_mode & 077) != 0) {
+        fprintf(stderr, "fabcert: %s: a secret key must be readable by its owner "
+                "only (chmod 600)\n", path);
+        st = FC_ERR_INVALID;
+    }
+    sodium_memzero(text, n);
+    free(text);
+    return st;
+}
+
+/* The file must be the canonical bytes of doc and one newline, nothing
+ * more: compared on the real length, so a NUL and a suffix cannot hide. */
+static int fc_cert_is_canonical(const char *path, const char *text, size_t len,
+                                const char *canon)
+{
+    size_t n = strlen(canon), at = 0;
+
+    if (len == n + 1 && memcmp(text, canon, n) == 0 && text[n] == '\n')
+        return 1;
+    while (at < n && at < len && text[at] == canon[at])
+        ++at;
+    if (at == n && len > n + 1 && text[n] == '\n')
+        printf("%s: FAILED: %zu byte(s) after the certificate's final newline: bytes "
+               "were added to the file\n", path, len - n - 1);
+    else
+        printf("%s: FAILED: not in canonical form (first difference at byte "
+               "%zu): the file was edited after it was written\n", path, at);
+    return 0;
+}
+
+/* The detached signature beside path, checked against body with pubkey. */
+static fc_status_t fc_cert_check_signature(const char *path, const char *pubkey_path,
+                                           const char *body)
+{
+    unsigned char pk[crypto_sign_PUBLICKEYBYTES], sig[crypto_sign_BYTES];
+    char sigpath[4200], *sigtext = NULL;
+    size_t siglen = 0;
+    fc_status_t st = FC_ERR_FAIL;
+
+    if (fc_key_load(pubkey_path, 0, pk, sizeof(pk)) != FC_OK)
+        return FC_ERR_INVALID;
+    snprintf(sigpath, sizeof(sigpath), "%s.sig", path);
+    if (access(sigpath, F_OK) != 0) {
+        printf("%s: FAILED: no signature (%s: %s)\n", path, sigpath, strerror(errno));
+        return FC_ERR_FAIL;
+    }
+    if (fc_read_bytes(sigpath, &sigtext, &siglen) != FC_OK)
+        return FC_ERR_FAIL;
+    if (fc_unhex(sigtext, siglen, sig, sizeof(sig)) != 0)
+        printf("%s: FAILED: %s is not one signature (%zu hex digits and a newline "
+               "expected)\n", path, sigpath, 2 * sizeof(sig));
+    else if (crypto_sign_verify_detached(sig, (const unsigned char *)body, strlen(body),
+                                         pk) != 0)
+        printf("%s: FAILED: signature does not match: signed by another key, "
+               "or the certificate or %s was changed\n", path, sigpath);
+    else {
+        printf("%s: signature OK (key %s): authenticated: the holder of that key's "
+               "secret signed these bytes\n", path, pubkey_path);
+        st = FC_OK;
+    }
+    free(sigtext);
+    return st;
+}
+
+/* Parse, then check canonical form and digest; *doc_p and *body_p on FC_OK. */
+static fc_status_t fc_cert_check_intact(const char *path, const char *text, size_t len,
+                                        json_t **doc_p, char **body_p)
+{
+    char *canon = NULL, *body = NULL, hex[65];
+    json_t *doc, *cert;
+    json_error_t jerr;
+    const char *want;
+    fc_status_t st = FC_ERR_FAIL;
+
+    if (memchr(text, '\0', len) != NULL) {
+        size_t at = (size_t)((const char *)memchr(text, '\0', len) - text);
+
+        printf("%s: FAILED: a NUL byte at byte %zu of %zu: a certificate is ASCII "
+               "text; bytes were added to or changed in the file\n", path, at, len);
+        return FC_ERR_FAIL;
+    }
+    doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (doc == NULL) {
+        printf("%s: FAILED: not valid JSON (line %d, column %d: %s): the file "
+               "was damaged or edited\n", path, jerr.line, jerr.column, jerr.text);
+        return FC_ERR_FAIL;
+    }
+    cert = json_object_get(doc, "certificate");
+    want = json_string_value(json_object_get(json_object_get(doc, "digest"), "value"));
+    if (!json_is_object(cert) || want == NULL ||
+        strcmp(fc_json_str(cert, "format"), FC_CERT_FORMAT) != 0) {
+        printf("%s: FAILED: not a %s certificate (no certificate or digest)\n",
+               path, FC_CERT_FORMAT);
+        goto out;
+    }
+    canon = fc_canonical_dump(doc);
+    if (!fc_cert_is_canonical(path, text, len, canon))
+        goto out;
+    body = fc_canonical_dump(cert);
+    fc_sha256_hex(body, strlen(body), hex);
+    if (strcmp(hex, want) != 0) {
+        printf("%s: FAILED: digest mismatch: the certificate's content hashes to "
+               "%s, the recorded digest is %s: its content was changed\n", path,
+               hex, want);
+        goto out;
+    }
+    st = FC_OK;
+out:
+    free(canon);
+    if (st == FC_OK) {
+        *doc_p = doc;
+        *body_p = body;
+    } else {
+        free(body);
+        json_decref(doc);
+    }
+    return st;
+}
+
+fc_status_t fc_certificate_verify(const char *path, const char *pubkey_path,
+                                  int require_signature)
+{
+    char *text = NULL, *body = NULL, sigpath[4200];
+    json_t *doc = NULL, *cert;
+    size_t len = 0;
+    fc_status_t st;
+
+    if (sodium_init() < 0 || fc_read_bytes(path, &text, &len) != FC_OK)
+        return FC_ERR_INVALID;
+    st = fc_cert_check_intact(path, text, len, &doc, &body);
+    free(text);
+    if (st != FC_OK)
+        return st;
+    cert = json_object_get(doc, "certificate");
+    printf("%s: digest OK (sha256 %s): rack %s, verdict %s\n", path,
+           fc_json_str(json_object_get(doc, "digest"), "value"), fc_json_str(cert, "rack"),
+           fc_json_str(cert, "verdict"));
+    if (pubkey_path != NULL) {
+        st = fc_cert_check_signature(path, pubkey_path, body);
+    } else {
+        snprintf(sigpath, sizeof(sigpath), "%s.sig", path);
+        printf("%s: intact, NOT AUTHENTICATED: the digest is an unkeyed SHA-256 stored "
+               "in the file; anyone who can edit the file can change it and recompute "
+               "the digest. Only a signature checked with --pubkey shows who wrote it%s\n",
+               path, access(sigpath, F_OK) == 0 ? " (a signature file is there: give "
+               "--pubkey to check it)" : " (there is no signature file)");
+        if (require_signature) {
+            printf("%s: FAILED: --require-signature: no public key to check a "
+                   "signature with (--pubkey PUB)\n", path);
+            st = FC_ERR_FAIL;
+        }
+    }
+    free(body);
+    json_decref(doc);
+    return st;
+}
