@@ -65,6 +65,7 @@ void fc_path_beside_exe(const char *rel, char *buf, size_t len)
 fc_status_t fc_results_open(const char *dir, fc_results_t *results_p)
 {
     FC_CHECK(fc_mkdir_p(dir));
+    results_p->judged = results_p->judged_not_pass = 0;
     snprintf(results_p->path, sizeof(results_p->path), "%s/results.jsonl", dir);
     results_p->fd = open(results_p->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (results_p->fd < 0) {
@@ -100,9 +101,14 @@ fc_status_t fc_results_write_line(fc_results_t *results, const char *line, size_
 fc_status_t fc_results_append(fc_results_t *results, json_t *obj)
 {
     char *text = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
+    const char *verdict = json_string_value(json_object_get(obj, "verdict"));
     fc_status_t status;
     size_t len;
 
+    if (verdict != NULL) {
+        results->judged++;
+        results->judged_not_pass += strcmp(verdict, "PASS") != 0;
+    }
     json_decref(obj);
     if (text == NULL) {
         fc_error("cannot encode a result record as JSON");

@@ -17,6 +17,11 @@
 typedef struct fc_results {
     int fd;                 /* open with O_APPEND; -1 when closed */
     char path[4096];
+    long judged;            /* records with a verdict this writer was given,
+                             * whether or not their write succeeded ... */
+    long judged_not_pass;   /* ... and those whose verdict is not PASS: a
+                             * stage's end record carries both, so a record
+                             * lost on the way is seen to be missing */
 } fc_results_t;
 
 /* Create dir (and parents) if needed and open dir/results.jsonl. */

@@ -947,6 +947,10 @@ int fc_stage_finish(fc_stage_ctx_t *ctx, fc_status_t status)
             json_object_set_new(rec, "error", json_string(fc_log_first_error()));
         }
         json_object_set_new(rec, "points", json_integer(ctx->tap.current));
+        /* what this stage handed to results.jsonl: the verdicts check that
+         * every one of these records is there */
+        json_object_set_new(rec, "judged_records", json_integer(ctx->results.judged));
+        json_object_set_new(rec, "judged_not_pass", json_integer(ctx->results.judged_not_pass));
         json_object_set_new(rec, "failed_points", json_integer(failed));
         json_object_set_new(rec, "status", json_string(fc_status_str(status)));
         json_object_set_new(rec, "verdict", json_string(

@@ -90,6 +90,9 @@ typedef struct fc_attempt {
     int failed_points;      /* its stage_end's count */
     int unreadable;         /* records of its time that could not be read */
     int not_pass;           /* its own judged records that did not pass */
+    long judged_seen;       /* its own records with a verdict, as read */
+    long judged_written;    /* and as its end record counts them (-1: an
+                             * end record that does not count them) */
     int other_profile;      /* it judged against another profile's bytes */
 } fc_attempt_t;
 
@@ -364,6 +367,9 @@ static fc_status_t fc_verdict_setup(json_t *records, fc_run_verdict_t *out)
  * failure that was counted but never written is a lost record). */
 static int fc_attempt_end_consistent(const fc_attempt_t *a)
 {
+    if (a->judged_written >= 0 && a->judged_seen != a->judged_written)
+        return 0;       /* a record the stage wrote is not there (or one is
+                         * there that it did not write) */
     if (strcmp(a->status, "ok") == 0)
         return strcmp(a->end_verdict, "PASS") == 0 && a->failed_points == 0;
     if (strcmp(a->status, "fail") == 0 && a->failed_points > 0)
@@ -454,8 +460,9 @@ static void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_v
     } else if (!fc_attempt_end_consistent(last)) {
         snprintf(text, sizeof(text), "required stage %s has an end record that contradicts "
                  "itself or its records (status '%s', verdict '%s', %d failed point(s), %d "
-                 "failing record(s) in results.jsonl)", name, last->status, last->end_verdict,
-                 last->failed_points, last->not_pass);
+                 "failing record(s) in results.jsonl; %ld judged record(s) written, %ld "
+                 "read)", name, last->status, last->end_verdict, last->failed_points,
+                 last->not_pass, last->judged_written, last->judged_seen);
     } else if (strcmp(last->status, "ok") != 0 && strcmp(last->status, "fail") != 0) {
         snprintf(text, sizeof(text), "required stage %s ended with status '%s'%s%s",
                  name, last->status, last->error[0] ? ": " : "", last->error);
@@ -553,6 +560,10 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
         if (fc_record_is_check(type) && !att[s].a[att[s].n - 1].ended &&
             strcmp(fc_json_str(rec, "verdict"), "PASS") != 0)
             att[s].a[att[s].n - 1].not_pass++;
+        if (att[s].n > 0 && !att[s].a[att[s].n - 1].ended &&
+            json_object_get(rec, "verdict") != NULL && strcmp(type, "stage_end") != 0 &&
+            strcmp(fc_json_str(rec, "source"), "runner") != 0)
+            att[s].a[att[s].n - 1].judged_seen++;
         if (strcmp(type, "stage_skip") == 0)
             skip_reason[s] = fc_json_str(rec, "reason");     /* the runner's */
         if (strcmp(type, "stage_start") == 0 && att[s].n < FC_MAX_ATTEMPTS) {
@@ -573,6 +584,8 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             a->error = fc_json_str(rec, "error");
             a->end_verdict = fc_json_str(rec, "verdict");
             a->failed_points = (int)json_integer_value(json_object_get(rec, "failed_points"));
+            a->judged_written = json_is_integer(json_object_get(rec, "judged_records"))
+                ? (long)json_integer_value(json_object_get(rec, "judged_records")) : -1;
         } else if (strcmp(type, "stage_error") == 0) {
             /* the runner's account of an attempt that did not end (the
              * run was interrupted) or of a launch that never started */

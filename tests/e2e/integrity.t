@@ -23,7 +23,7 @@
 #     origin are recorded; an override's value cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 36
+plan 37
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -89,6 +89,13 @@ rc=$?
 [ $rc -eq 0 ] && jsonl "$TMP/whole/certificates/default.json" 'scalar keys %{$r[0]{certificate}{overrides}}' | grep -qx 0 &&
     ! grep -q '^overrides' "$TMP/whole/summary.txt"
 ok $? "the same profile run whole passes, with no overrides recorded (rc $rc)"
+
+mkdir -p "$TMP/lostone"
+perl -ne 'print unless /"type":"point"/ && /"stage":"node"/ && !$d++' "$TMP/whole/results.jsonl" > "$TMP/lostone/results.jsonl"
+$FC report "$TMP/lostone" > "$TMP/lostone.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q 'required stage node has an end record that contradicts .* 1 judged record(s) written, 0 read' "$TMP/lostone.out"
+ok $? "a record the stage wrote but results.jsonl lost leaves it INCOMPLETE (rc $rc)"
 
 # 4. --backend auto falls back, and says so
 $FC run --out "$TMP/auto" --np 2 --stages node --backend auto "${SWEEP[@]}" \
