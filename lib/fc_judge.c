@@ -1,6 +1,9 @@
 /*
- * fc_judge.c - see fc_judge.h. The relative rule needs at least two groups
- * (one node alone has no peers); its median is over the groups that ran.
+ * fc_judge.c - see fc_judge.h. A point is judged per group in three
+ * steps: bits and digests, the absolute limit matched on the requested
+ * size, then the relative rule against the group's peer class. Only the
+ * groups that ran and whose busbw means something (a bus factor above 0)
+ * give a figure to their class.
  */
 #include "fc_judge.h"
 
@@ -8,8 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "fc_stats.h"
 
 __attribute__((format(printf, 2, 3)))
 static void fc_judge_fail(fc_judgement_t *j, const char *fmt, ...)
@@ -24,19 +25,40 @@ static void fc_judge_fail(fc_judgement_t *j, const char *fmt, ...)
     va_end(ap);
 }
 
-static void fc_judge_one(const fc_stage_profile_t *sp,
-                         const fc_test_point_t *pt,
-                         const fc_point_summary_t *s, fc_judgement_t *j)
+/* A rule that could not judge this group, and why. */
+__attribute__((format(printf, 2, 3)))
+static void fc_judge_note(fc_judgement_t *j, const char *fmt, ...)
 {
-    const fc_limit_rule_t *rule;
+    va_list ap;
 
-    if (s->status != FC_OK) {
-        j->status = (fc_status_t)s->status;
-        snprintf(j->reasons[j->nreasons++], FC_REASON_MAX,
-                 "could not run on host %s (%s)", s->host,
-                 fc_status_str((fc_status_t)s->status));
+    if (j->nnotes == FC_JUDGE_NOTES)
         return;
-    }
+    va_start(ap, fmt);
+    vsnprintf(j->notes[j->nnotes++], FC_REASON_MAX, fmt, ap);
+    va_end(ap);
+}
+
+int fc_judge_busbw_void(fc_coll_id_t coll, int nranks)
+{
+    return nranks <= 1 || fc_coll_desc(coll)->bus_factor_func(nranks) <= 0;
+}
+
+/* Why busbw says nothing here: "the bus factor of all_reduce on 1 rank is
+ * 0" or "broadcast on 1 rank moves no data between ranks". */
+static void fc_judge_void_why(fc_coll_id_t coll, int nranks, char *buf, size_t len)
+{
+    const fc_coll_desc_t *d = fc_coll_desc(coll);
+
+    if (d->bus_factor_func(nranks) <= 0)
+        snprintf(buf, len, "the bus factor of %s on %d rank%s is 0", d->name, nranks,
+                 nranks == 1 ? "" : "s");
+    else
+        snprintf(buf, len, "%s on %d rank moves no data between ranks", d->name, nranks);
+}
+
+static void fc_judge_bits(const fc_stage_profile_t *sp, const fc_point_summary_t *s,
+                          fc_judgement_t *j)
+{
     if (s->wrong > sp->max_wrong)
         fc_judge_fail(j, "%llu wrong elements on %d rank(s); first on rank %d "
                       "(host %s) at iteration %d, element %llu: expected "
@@ -54,14 +76,31 @@ static void fc_judge_one(const fc_stage_profile_t *sp,
     if (!s->digest_reps_agree)
         fc_judge_fail(j, "repetitions gave different output bits on rank %d",
                       s->disagree_rank);
-    rule = fc_profile_find_limit(sp, pt->coll, pt->dtype, pt->op, s->bytes);
+}
+
+/* The absolute limit, matched on the requested size. With a bus factor
+ * of 0 the busbw limit says nothing and is not applied (said so). */
+static void fc_judge_limits(const fc_stage_profile_t *sp, const fc_test_point_t *pt,
+                            const fc_point_summary_t *s, fc_judgement_t *j)
+{
+    const fc_limit_rule_t *rule =
+        fc_profile_find_limit(sp, pt->coll, pt->dtype, pt->op, pt->bytes);
+
     j->limit = rule;
-    if (rule != NULL && rule->min_busbw_gbps >= 0 &&
-        s->busbw < rule->min_busbw_gbps)
-        fc_judge_fail(j, "busbw %.3f GB/s is below the limit %.3f GB/s "
-                      "(profile line %d); slowest rank %d on host %s",
-                      s->busbw, rule->min_busbw_gbps, rule->line,
-                      s->slowest_rank, s->slowest_host);
+    if (rule != NULL && rule->min_busbw_gbps >= 0) {
+        if (fc_judge_busbw_void(pt->coll, s->nranks)) {
+            char why[128];
+
+            fc_judge_void_why(pt->coll, s->nranks, why, sizeof(why));
+            fc_judge_note(j, "min_busbw_gbps (profile line %d) not applied: %s, so "
+                          "busbw says nothing; judged on bits and time only",
+                          rule->line, why);
+        } else if (s->busbw < rule->min_busbw_gbps)
+            fc_judge_fail(j, "busbw %.3f GB/s is below the limit %.3f GB/s "
+                          "(profile line %d); slowest rank %d on host %s",
+                          s->busbw, rule->min_busbw_gbps, rule->line,
+                          s->slowest_rank, s->slowest_host);
+    }
     if (rule != NULL && rule->max_latency_us >= 0 &&
         s->time.median * 1e6 > rule->max_latency_us)
         fc_judge_fail(j, "median time %.1f us is above the limit %.1f us "
@@ -70,33 +109,121 @@ static void fc_judge_one(const fc_stage_profile_t *sp,
                       s->slowest_rank, s->slowest_host);
 }
 
-void fc_judge_point(const fc_stage_profile_t *sp, const fc_test_point_t *pt,
-                    const fc_point_summary_t *sums, int n, fc_judgement_t *out)
+static void fc_judge_one(const fc_stage_profile_t *sp,
+                         const fc_test_point_t *pt,
+                         const fc_point_summary_t *s, fc_judgement_t *j)
 {
-    double *busbw = calloc((size_t)n, sizeof(*busbw));
-    double median = -1;
-    int ran = 0;
+    if (s->status != FC_OK) {
+        j->status = (fc_status_t)s->status;
+        snprintf(j->reasons[j->nreasons++], FC_REASON_MAX,
+                 "could not run on host %s (%s)", s->host,
+                 fc_status_str((fc_status_t)s->status));
+        return;
+    }
+    fc_judge_bits(sp, s, j);
+    fc_judge_limits(sp, pt, s, j);
+}
 
+/* The relative rule for every group that ran, against its peer class. */
+static void fc_judge_relative(const fc_stage_profile_t *sp, const fc_test_point_t *pt,
+                              const fc_point_summary_t *sums, int n, const char *kind,
+                              fc_judgement_t *out)
+{
+    fc_peer_shape_t *shapes = calloc((size_t)n + 1, sizeof(*shapes));
+    fc_peer_ref_t *refs = calloc((size_t)n + 1, sizeof(*refs));
+    double *busbw = calloc((size_t)n + 1, sizeof(*busbw));
+    int *has = calloc((size_t)n + 1, sizeof(*has));
+
+    if (shapes == NULL || refs == NULL || busbw == NULL || has == NULL) {
+        for (int g = 0; g < n; ++g)
+            fc_judge_fail(&out[g], "out of memory judging %d groups against their peers", n);
+        goto out;
+    }
+    for (int g = 0; g < n; ++g) {
+        shapes[g].nhosts = sums[g].nhosts;
+        shapes[g].nranks = sums[g].nranks;
+        busbw[g] = sums[g].busbw;
+        has[g] = sums[g].status == FC_OK && !fc_judge_busbw_void(pt->coll, sums[g].nranks);
+    }
+    fc_peers_reference(shapes, busbw, has, n, FC_PEER_MEDIAN, kind, refs);
+    for (int g = 0; g < n; ++g) {
+        const fc_point_summary_t *s = &sums[g];
+        fc_judgement_t *j = &out[g];
+
+        if (s->status != FC_OK)
+            continue;
+        if (fc_judge_busbw_void(pt->coll, s->nranks)) {
+            char why[128];
+
+            fc_judge_void_why(pt->coll, s->nranks, why, sizeof(why));
+            fc_judge_note(j, "relative rule not applied: %s, so busbw says nothing",
+                          why);
+        } else if (!refs[g].applies) {
+            fc_judge_note(j, "relative rule not applied: %s", refs[g].why_not);
+        } else {
+            double floor_bw = refs[g].reference * (1.0 - sp->max_below_median_pct / 100.0);
+
+            j->peer_median_busbw = refs[g].reference;
+            j->peer_count = refs[g].members;
+            snprintf(j->peer_class, sizeof(j->peer_class), "%s", refs[g].class_desc);
+            if (s->busbw < floor_bw)
+                fc_judge_fail(j, "busbw %.3f GB/s on host %s is %.0f%% below the %s "
+                              "(%.3f GB/s; allowed %.0f%%)", s->busbw, s->host,
+                              100.0 * (1.0 - s->busbw / refs[g].reference),
+                              refs[g].class_desc, refs[g].reference,
+                              sp->max_below_median_pct);
+        }
+    }
+out:
+    free(shapes);
+    free(refs);
+    free(busbw);
+    free(has);
+}
+
+void fc_judge_point_kind(const fc_stage_profile_t *sp, const fc_test_point_t *pt,
+                         const fc_point_summary_t *sums, int n, const char *kind,
+                         fc_judgement_t *out)
+{
     for (int g = 0; g < n; ++g) {
         memset(&out[g], 0, sizeof(out[g]));
         out[g].status = FC_OK;
         out[g].peer_median_busbw = -1;
         fc_judge_one(sp, pt, &sums[g], &out[g]);
-        if (sums[g].status == FC_OK && busbw != NULL)
-            busbw[ran++] = sums[g].busbw;
     }
-    if (sp->max_below_median_pct >= 0 && ran >= 2 && pt->bytes >= sp->relative_min_bytes)
-        median = fc_stats_median(busbw, (size_t)ran);
-    for (int g = 0; g < n && median > 0; ++g) {
-        double floor_bw = median * (1.0 - sp->max_below_median_pct / 100.0);
+    if (sp->max_below_median_pct < 0)
+        return;         /* the profile has no relative rule for this stage */
+    if (pt->bytes < sp->relative_min_bytes) {
+        char size[32], from[32];
 
-        out[g].peer_median_busbw = median;
-        if (sums[g].status == FC_OK && sums[g].busbw < floor_bw)
-            fc_judge_fail(&out[g], "busbw %.3f GB/s on host %s is %.0f%% below "
-                          "the median of its peers (%.3f GB/s; allowed %.0f%%)",
-                          sums[g].busbw, sums[g].host,
-                          100.0 * (1.0 - sums[g].busbw / median), median,
-                          sp->max_below_median_pct);
+        fc_format_size(pt->bytes, size, sizeof(size));
+        fc_format_size(sp->relative_min_bytes, from, sizeof(from));
+        for (int g = 0; g < n; ++g)
+            if (sums[g].status == FC_OK)
+                fc_judge_note(&out[g], "relative rule not applied: %s is below "
+                              "relative.min_bytes (%s)", size, from);
+        return;
     }
-    free(busbw);
+    fc_judge_relative(sp, pt, sums, n, kind, out);
+}
+
+void fc_judge_point(const fc_stage_profile_t *sp, const fc_test_point_t *pt,
+                    const fc_point_summary_t *sums, int n, fc_judgement_t *out)
+{
+    fc_judge_point_kind(sp, pt, sums, n, "group", out);
+}
+
+void fc_judgement_set_rules(json_t *rec, const fc_judgement_t *j,
+                            double max_below_median_pct)
+{
+    json_t *notes = json_array();
+
+    if (j->peer_median_busbw >= 0)
+        json_object_set_new(rec, "relative", json_pack(
+            "{s:f, s:f, s:s, s:i}", "peer_median_busbw_gbps", j->peer_median_busbw,
+            "max_below_median_pct", max_below_median_pct, "class", j->peer_class,
+            "peers", j->peer_count));
+    for (int k = 0; k < j->nnotes; ++k)
+        json_array_append_new(notes, json_string(j->notes[k]));
+    json_object_set_new(rec, "rules_not_applied", notes);
 }

@@ -748,10 +748,8 @@ static json_t *fc_point_json(const fc_stage_ctx_t *ctx,
             "max_latency_us", j->limit->max_latency_us, "line", j->limit->line));
     else
         json_object_set_new(rec, "limit", json_null());
-    if (j->peer_median_busbw >= 0)
-        json_object_set_new(rec, "relative", json_pack(
-            "{s:f, s:f}", "peer_median_busbw_gbps", j->peer_median_busbw,
-            "max_below_median_pct", ctx->sp.max_below_median_pct));
+    json_object_set_new(rec, "requested_bytes", json_integer((json_int_t)pt->bytes));
+    fc_judgement_set_rules(rec, j, ctx->sp.max_below_median_pct);
     for (int r = 0; r < j->nreasons; ++r)
         json_array_append_new(reasons, json_string(j->reasons[r]));
     json_object_set_new(rec, "reasons", reasons);
@@ -823,6 +821,10 @@ void fc_stage_report_judged(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
                              (unsigned long long)s->first_bad_pos,
                              (unsigned long long)s->first_expected,
                              (unsigned long long)s->first_actual);
+        if (js[g].peer_median_busbw >= 0)
+            fc_tap_yaml_line(&ctx->tap, "    peers: '%s'", js[g].peer_class);
+        for (int k = 0; k < js[g].nnotes; ++k)
+            fc_tap_yaml_line(&ctx->tap, "    not_applied: '%s'", js[g].notes[k]);
         fc_tap_yaml_line(&ctx->tap, "    verdict: %s", js[g].status == FC_OK ? "PASS" : "FAIL");
     }
     fc_tap_yaml_end(&ctx->tap);
@@ -837,7 +839,9 @@ static void fc_stage_report_point(fc_stage_ctx_t *ctx, const fc_test_point_t *pt
         fc_error("out of memory judging %d groups", ngroups);
         return;
     }
-    fc_judge_point(&ctx->sp, pt, sums, ngroups, js);
+    fc_judge_point_kind(&ctx->sp, pt, sums, ngroups,
+                        ctx->grouping == FC_GROUP_HOST ? "node" :
+                        ctx->grouping == FC_GROUP_RACK ? "rack" : "group", js);
     fc_stage_report_judged(ctx, pt, sums, js, ngroups, NULL);
     free(js);
 }

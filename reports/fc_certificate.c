@@ -69,6 +69,13 @@ static json_t *fc_cert_figure(json_t *rec)
         json_object_set_new(f, "max_latency_us", fc_limit_or_null(limit, "max_latency_us"));
         json_object_set_new(f, "peer_median_busbw_gbps",
                             fc_limit_or_null(rel, "peer_median_busbw_gbps"));
+        /* which rules judged it: the peer class, and the rules that could
+         * not apply with why (records from before peer classes have none) */
+        if (json_object_get(rel, "class"))
+            json_object_set_new(f, "peer_class", fc_json_or_null(json_object_get(rel, "class")));
+        if (json_array_size(json_object_get(rec, "rules_not_applied")) > 0)
+            json_object_set_new(f, "rules_not_applied",
+                                json_deep_copy(json_object_get(rec, "rules_not_applied")));
     } else if (strcmp(type, "pair") == 0) {
         json_object_set_new(f, "host_a", json_string(fc_json_str(rec, "host_a")));
         json_object_set_new(f, "host_b", json_string(fc_json_str(rec, "host_b")));

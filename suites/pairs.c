@@ -25,6 +25,7 @@
 #include "fc_kernels.h"
 #include "fc_log.h"
 #include "fc_pairs.h"
+#include "fc_peers.h"
 #include "fc_stage.h"
 #include "fc_stats.h"
 
@@ -41,6 +42,14 @@ typedef struct fc_pair_side {
     uint64_t first_pos, expected, actual;
 } fc_pair_side_t;
 
+/* How the relative rule met a pair at one size. */
+typedef enum fc_pair_rel {
+    FC_PAIR_REL_OFF = 0,    /* the profile has no relative rule */
+    FC_PAIR_REL_APPLIED,    /* compared with the upper median of its class */
+    FC_PAIR_REL_ALONE,      /* no other pair of its path kind */
+    FC_PAIR_REL_SMALL,      /* size below relative.min_bytes */
+} fc_pair_rel_t;
+
 /* A pair at one size, both sides merged (rank 0). */
 typedef struct fc_pair {
     int a, b, size_index;
@@ -54,6 +63,9 @@ typedef struct fc_pair {
     int nreasons;
     double limit_bw, limit_lat;
     int limit_line;
+    fc_pair_rel_t rel;      /* the relative rule: reference or why none */
+    double ref;             /* the upper median of its peer class */
+    int ref_members;        /* pairs in that class */
 } fc_pair_t;
 
 typedef struct fc_pairs_run {
@@ -203,37 +215,71 @@ static void fc_pair_fail(fc_pair_t *p, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Rank 0: absolute limits, the relative rule (upper median per size, so
- * that up to half the pairs being slow does not drag the reference down),
- * and wrong data. */
+/* Rank 0: the relative rule's reference of every pair measured at size z:
+ * the upper median of its peer class (same rack, or across the spine), so
+ * that up to half the pairs of a class being slow does not drag the
+ * reference down. Returns 0 when out of memory. */
+static int fc_pairs_reference(fc_pairs_run_t *run, int z)
+{
+    const fc_stage_profile_t *sp = &run->ctx->sp;
+    int n = run->npairs, k = 0, *idx = calloc((size_t)n + 1, sizeof(int));
+    int *has = calloc((size_t)n + 1, sizeof(int));
+    double *bw = calloc((size_t)n + 1, sizeof(double));
+    fc_peer_shape_t *shapes = calloc((size_t)n + 1, sizeof(*shapes));
+    fc_peer_ref_t *refs = calloc((size_t)n + 1, sizeof(*refs));
+    int ok = idx && has && bw && shapes && refs;
+
+    for (int q = 0; ok && q < n; ++q) {
+        const fc_pair_t *p = &run->pairs[q];
+
+        if (p->size_index != z)
+            continue;
+        shapes[k] = (fc_peer_shape_t){ 2, 2, fc_peer_pair_path(run->node_racks[p->a],
+                                                               run->node_racks[p->b]) };
+        bw[k] = p->bw_gbps;
+        has[k] = 1;
+        idx[k++] = q;
+    }
+    if (ok)
+        fc_peers_reference(shapes, bw, has, k, FC_PEER_UPPER_MEDIAN, "pair", refs);
+    for (int i = 0; ok && i < k; ++i) {
+        fc_pair_t *p = &run->pairs[idx[i]];
+
+        p->rel = sp->max_below_median_pct < 0 ? FC_PAIR_REL_OFF :
+                 sp->sizes[z] < sp->relative_min_bytes ? FC_PAIR_REL_SMALL :
+                 refs[i].applies ? FC_PAIR_REL_APPLIED : FC_PAIR_REL_ALONE;
+        p->ref = refs[i].applies ? refs[i].reference : -1;
+        p->ref_members = refs[i].members;
+    }
+    free(idx); free(has); free(bw); free(shapes); free(refs);
+    return ok;
+}
+
+/* "upper median of 13 pairs in the same rack" */
+static void fc_pairs_class_text(const fc_pairs_run_t *run, const fc_pair_t *p,
+                                int members, char *buf, size_t len)
+{
+    fc_peer_shape_t shape = { 2, 2, fc_peer_pair_path(run->node_racks[p->a],
+                                                      run->node_racks[p->b]) };
+
+    fc_peer_class_text(&shape, members, "pair", buf, len);
+}
+
+/* Rank 0: absolute limits, the relative rule against the pair's peer
+ * class, and wrong data. */
 static void fc_pairs_judge(fc_pairs_run_t *run)
 {
     const fc_stage_profile_t *sp = &run->ctx->sp;
-    double *bw = calloc((size_t)run->npairs + 1, sizeof(double));
 
     for (int z = 0; z < sp->nsizes; ++z) {
         const fc_limit_rule_t *rule = fc_profile_find_limit(
             sp, FC_COLL_SENDRECV, FC_INT32, FC_OP_NONE, sp->sizes[z]);
         const fc_limit_rule_t *lat_rule = fc_profile_find_limit(
             sp, FC_COLL_SENDRECV, FC_INT32, FC_OP_NONE, FC_PAIRS_LAT_BYTES);
-        double ref = -1;
-        int n = 0;
 
-        for (int k = 0; k < run->npairs; ++k)
-            if (run->pairs[k].size_index == z)
-                bw[n++] = run->pairs[k].bw_gbps;
-        if (n >= 2 && sp->max_below_median_pct >= 0 &&
-            sp->sizes[z] >= sp->relative_min_bytes) {
-            /* upper median */
-            for (int i = 1; i < n; ++i)
-                for (int j = i; j > 0 && bw[j - 1] > bw[j]; --j) {
-                    double t = bw[j];
-
-                    bw[j] = bw[j - 1];
-                    bw[j - 1] = t;
-                }
-            ref = bw[n / 2];
-        }
+        if (!fc_pairs_reference(run, z))
+            fc_error("out of memory: the relative rule of the pairs stage is not "
+                     "applied at %llu bytes", (unsigned long long)sp->sizes[z]);
         for (int k = 0; k < run->npairs; ++k) {
             fc_pair_t *p = &run->pairs[k];
 
@@ -255,12 +301,16 @@ static void fc_pairs_judge(fc_pairs_run_t *run)
                              "(profile line %d)", p->lat_us,
                              lat_rule->max_latency_us, lat_rule->line);
             }
-            if (ref > 0 && p->bw_gbps < ref * (1.0 - sp->max_below_median_pct / 100.0)) {
+            if (p->rel == FC_PAIR_REL_APPLIED &&
+                p->bw_gbps < p->ref * (1.0 - sp->max_below_median_pct / 100.0)) {
+                char peers[128];
+
+                fc_pairs_class_text(run, p, p->ref_members, peers, sizeof(peers));
                 p->slow = 1;
-                fc_pair_fail(p, "bandwidth %.4f GB/s is %.0f%% below the median "
-                             "of all pairs (%.4f GB/s; allowed %.0f%%)",
-                             p->bw_gbps, 100.0 * (1.0 - p->bw_gbps / ref), ref,
-                             sp->max_below_median_pct);
+                fc_pair_fail(p, "bandwidth %.4f GB/s is %.0f%% below the upper median "
+                             "of %s (%.4f GB/s; allowed %.0f%%)",
+                             p->bw_gbps, 100.0 * (1.0 - p->bw_gbps / p->ref), peers,
+                             p->ref, sp->max_below_median_pct);
             }
             if (p->wrong > sp->max_wrong)
                 fc_pair_fail(p, "%llu wrong elements received on %s (rank of "
@@ -274,7 +324,36 @@ static void fc_pairs_judge(fc_pairs_run_t *run)
                              (unsigned long long)p->first.actual);
         }
     }
-    free(bw);
+}
+
+/* The relative rule as it met pair p, into its size entry: the reference
+ * and its class, or why the rule did not apply. */
+static void fc_pairs_relative_json(const fc_pairs_run_t *run, const fc_pair_t *p,
+                                   json_t *entry)
+{
+    const fc_stage_profile_t *sp = &run->ctx->sp;
+    char peers[128], why[FC_REASON_MAX], size[32], from[32];
+
+    if (p->rel == FC_PAIR_REL_OFF)
+        return;
+    if (p->rel == FC_PAIR_REL_APPLIED) {
+        fc_pairs_class_text(run, p, p->ref_members, peers, sizeof(peers));
+        json_object_set_new(entry, "relative", json_pack(
+            "{s:f, s:f, s:s, s:i}", "peer_upper_median_gbps", p->ref,
+            "max_below_median_pct", sp->max_below_median_pct, "class", peers,
+            "peers", p->ref_members));
+        return;
+    }
+    fc_format_size(sp->sizes[p->size_index], size, sizeof(size));
+    fc_format_size(sp->relative_min_bytes, from, sizeof(from));
+    fc_pairs_class_text(run, p, p->ref_members, peers, sizeof(peers));
+    if (p->rel == FC_PAIR_REL_SMALL)
+        snprintf(why, sizeof(why), "relative rule not applied: %s is below "
+                 "relative.min_bytes (%s)", size, from);
+    else
+        snprintf(why, sizeof(why), "relative rule not applied: no peer of its path "
+                 "kind (%s); judged on the absolute limits alone", peers);
+    json_object_set_new(entry, "rules_not_applied", json_pack("[s]", why));
 }
 
 /* Rank 0: localise, write records and TAP. Returns failed checks. */
@@ -317,11 +396,14 @@ static int fc_pairs_report(fc_pairs_run_t *run)
 
             if (p->a != a[k] || p->b != b[k])
                 continue;
-            json_array_append_new(sizes, json_pack(
+            json_t *entry = json_pack(
                 "{s:I, s:f, s:f, s:i, s:I}", "bytes",
                 (json_int_t)sp->sizes[p->size_index], "bw_gbps", p->bw_gbps,
                 "min_bw_gbps", p->limit_bw, "limit_line", p->limit_line,
-                "wrong", (json_int_t)p->wrong));
+                "wrong", (json_int_t)p->wrong);
+
+            fc_pairs_relative_json(run, p, entry);
+            json_array_append_new(sizes, entry);
             for (int r = 0; r < p->nreasons; ++r) {
                 char size[32], msg[FC_REASON_MAX + 40];
 

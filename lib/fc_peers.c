@@ -1,0 +1,156 @@
+/*
+ * fc_peers.c - see fc_peers.h. Groups are sorted into classes by shape
+ * (a short list of distinct shapes: a stage has a few), each class's
+ * figures are sorted once, and every member gets its class's reference.
+ * A member's own figure counts in its class's median, as it always did
+ * for the relative rule; what it never meets is a figure of another shape.
+ */
+#include "fc_peers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *fc_peer_transport(const fc_peer_shape_t *shape)
+{
+    return shape->nhosts <= 1 ? "intra-node" : "network";
+}
+
+int fc_peer_same_class(const fc_peer_shape_t *a, const fc_peer_shape_t *b)
+{
+    return a->nhosts == b->nhosts && a->nranks == b->nranks && a->path == b->path;
+}
+
+fc_peer_path_t fc_peer_pair_path(int rack_a, int rack_b)
+{
+    return rack_a == rack_b ? FC_PEER_PATH_SAME_RACK : FC_PEER_PATH_SPINE;
+}
+
+void fc_peer_class_text(const fc_peer_shape_t *shape, int members, const char *kind,
+                        char *buf, size_t len)
+{
+    const char *plural = members == 1 ? "" : "s";
+    char count[16] = "";
+
+    if (members != 1)
+        snprintf(count, sizeof(count), "%d ", members);
+    if (shape->path != FC_PEER_PATH_NONE)
+        snprintf(buf, len, "%s%s%s %s", count, kind, plural,
+                 shape->path == FC_PEER_PATH_SAME_RACK ? "in the same rack"
+                                                      : "across the spine");
+    else
+        snprintf(buf, len, "%s%s%s of %d node%s x %d rank%s (%s)", count, kind,
+                 plural, shape->nhosts, shape->nhosts == 1 ? "" : "s",
+                 shape->nranks, shape->nranks == 1 ? "" : "s",
+                 fc_peer_transport(shape));
+}
+
+static int fc_peer_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* Median or upper median of n sorted values (n >= 1). */
+static double fc_peer_stat(const double *sorted, int n, fc_peer_stat_t stat)
+{
+    if (stat == FC_PEER_UPPER_MEDIAN || n % 2 == 1)
+        return sorted[n / 2];
+    return (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
+/* Class index of every group; returns the number of classes, or -1 when
+ * out of memory. classes_p gets one representative shape per class. */
+static int fc_peer_classify(const fc_peer_shape_t *shapes, int n, int *class_of,
+                            fc_peer_shape_t **classes_p)
+{
+    fc_peer_shape_t *classes = calloc((size_t)n + 1, sizeof(*classes));
+    int nclasses = 0;
+
+    if (classes == NULL)
+        return -1;
+    for (int g = 0; g < n; ++g) {
+        int c = 0;
+
+        while (c < nclasses && !fc_peer_same_class(&classes[c], &shapes[g]))
+            ++c;
+        if (c == nclasses)
+            classes[nclasses++] = shapes[g];
+        class_of[g] = c;
+    }
+    *classes_p = classes;
+    return nclasses;
+}
+
+/* The reference of class c for its members, or why it has none. */
+static void fc_peer_judge_class(const fc_peer_shape_t *shape, int c, const int *class_of,
+                                const double *figures, const int *has_figure, int n,
+                                fc_peer_stat_t stat, const char *kind, double *scratch,
+                                fc_peer_ref_t *out)
+{
+    int members = 0, with_figure = 0;
+    char text[128];     /* "13 pairs across the spine" */
+    double ref = 0;
+
+    for (int g = 0; g < n; ++g) {
+        if (class_of[g] != c)
+            continue;
+        ++members;
+        if (has_figure[g])
+            scratch[with_figure++] = figures[g];
+    }
+    if (with_figure > 0) {
+        qsort(scratch, (size_t)with_figure, sizeof(*scratch), fc_peer_cmp_double);
+        ref = fc_peer_stat(scratch, with_figure, stat);
+    }
+    for (int g = 0; g < n; ++g) {
+        fc_peer_ref_t *r = &out[g];
+
+        if (class_of[g] != c)
+            continue;
+        r->members = with_figure;
+        if (has_figure[g] && with_figure >= 2) {
+            fc_peer_class_text(shape, with_figure, kind, text, sizeof(text));
+            r->applies = 1;
+            r->reference = ref;
+            snprintf(r->class_desc, sizeof(r->class_desc), "%s of %s",
+                     stat == FC_PEER_UPPER_MEDIAN ? "upper median" : "median", text);
+        } else if (!has_figure[g]) {
+            snprintf(r->why_not, sizeof(r->why_not), "it gave no figure to compare");
+        } else if (members == 1) {
+            fc_peer_class_text(shape, 1, kind, text, sizeof(text));
+            snprintf(r->why_not, sizeof(r->why_not), "no peer of its shape: the only "
+                     "%s in this stage; judged on the absolute limits alone", text);
+        } else {
+            fc_peer_class_text(shape, members - 1, kind, text, sizeof(text));
+            snprintf(r->why_not, sizeof(r->why_not), "its peers of the same shape "
+                     "(%s) gave no figure to compare; judged on the absolute limits "
+                     "alone", text);
+        }
+    }
+}
+
+void fc_peers_reference(const fc_peer_shape_t *shapes, const double *figures,
+                        const int *has_figure, int n, fc_peer_stat_t stat,
+                        const char *kind, fc_peer_ref_t *out)
+{
+    int *class_of = calloc((size_t)n + 1, sizeof(*class_of));
+    double *scratch = calloc((size_t)n + 1, sizeof(*scratch));
+    fc_peer_shape_t *classes = NULL;
+    int nclasses = -1;
+
+    memset(out, 0, (size_t)n * sizeof(*out));
+    if (class_of != NULL && scratch != NULL)
+        nclasses = fc_peer_classify(shapes, n, class_of, &classes);
+    if (nclasses < 0)
+        for (int g = 0; g < n; ++g)
+            snprintf(out[g].why_not, sizeof(out[g].why_not),
+                     "out of memory sorting %d groups into peer classes", n);
+    for (int c = 0; c < nclasses; ++c)
+        fc_peer_judge_class(&classes[c], c, class_of, figures, has_figure, n, stat,
+                            kind, scratch, &out[0]);
+    free(classes);
+    free(scratch);
+    free(class_of);
+}
