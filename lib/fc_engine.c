@@ -285,6 +285,12 @@ fc_status_t fc_engine_run_point(fc_backend_t *be, const fc_test_point_t *pt,
 
 out:
     summary_p->status = status;
+    if (be->rank == 0 && status != FC_OK) {
+        /* a point that did not run still names its group */
+        snprintf(summary_p->host, sizeof(summary_p->host), "%s", ident->host);
+        summary_p->first_world_rank = ident->world_rank;
+        summary_p->nranks = be->size;
+    }
     if (be->rank == 0)
         summary_p->valid = 1;
     if (recv != NULL)

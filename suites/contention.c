@@ -40,6 +40,7 @@ enum { FC_ROLE_FG = 0, FC_ROLE_BG, FC_ROLE_IDLE };
 typedef struct fc_phase_result {
     unsigned mask;                      /* 0: clean */
     fc_point_summary_t *sums;           /* per group (rank 0) */
+    int ngroups;                        /* foreground groups that reported */
     double achieved[FC_BG_KINDS];       /* MB/s per generating rank */
     int generating[FC_BG_KINDS];
     char error[FC_BG_ERROR_MAX], note[FC_BG_ERROR_MAX];
@@ -126,6 +127,7 @@ static void fc_cont_phase(fc_cont_run_t *run, const fc_test_point_t *pt, unsigne
     for (int r = 0; r < ctx->world_size; ++r)
         if (all[r].valid)
             out->sums[run->ngroups++] = all[r];
+    out->ngroups = run->ngroups;
     for (int k = 0; k < FC_BG_KINDS; ++k) {
         double bytes = 0, secs = 0;
         int gen = 0;
@@ -149,6 +151,44 @@ static void fc_cont_phase(fc_cont_run_t *run, const fc_test_point_t *pt, unsigne
     free(tallies);
 }
 
+/* Rank 0: did group g's foreground point run and give a time in each of
+ * the three phases (clean, loaded, clean) with every rank holding the same
+ * bits? If not, why: a point that failed has a median of 0 and would
+ * otherwise show a slowdown of 0. */
+static int fc_cont_fg_failed(int ngroups, const fc_phase_result_t *const ph[3],
+                             int g, char *why, size_t len)
+{
+    for (int i = 0; i < 3; ++i) {
+        const fc_point_summary_t *s;
+        const char *phase = fc_mask_name(ph[i]->mask);
+
+        if (ph[i]->ngroups != ngroups || g >= ph[i]->ngroups) {
+            snprintf(why, len, "the foreground point did not report from every group "
+                     "in the %s phase (%d of %d groups): nothing to compare",
+                     phase, ph[i]->ngroups, ngroups);
+            return 1;
+        }
+        s = &ph[i]->sums[g];
+        if (s->status != FC_OK) {
+            snprintf(why, len, "the foreground point failed in the %s phase on the "
+                     "group of host %s (%s): no slowdown can be measured",
+                     phase, s->host, fc_status_str((fc_status_t)s->status));
+            return 1;
+        }
+        if (!(s->time.median > 0)) {
+            snprintf(why, len, "the foreground point gave no time in the %s phase on "
+                     "the group of host %s", phase, s->host);
+            return 1;
+        }
+        if (!s->digest_ranks_agree || !s->digest_reps_agree) {
+            snprintf(why, len, "ranks hold different output bits in the %s phase "
+                     "(rank %d, group of host %s)", phase, s->disagree_rank, s->host);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Rank 0: judge the loaded phase p against the clean phases around it. */
 static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
                            const fc_phase_result_t *ph, int p)
@@ -156,13 +196,17 @@ static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
     fc_stage_ctx_t *ctx = run->ctx;
     const fc_contention_profile_t *cp = run->cp;
     const fc_phase_result_t *loaded = &ph[p], *before = &ph[p - 1], *after = &ph[p + 1];
-    double *ratios = calloc((size_t)run->ngroups + 1, sizeof(double));
+    int n = before->ngroups > loaded->ngroups ? before->ngroups : loaded->ngroups;
+    double *ratios;
     char label[128];
     int worst_fail = 0, worst_incomplete = 0;
     char first_reason[FC_REASON_MAX] = "";
 
+    if (after->ngroups > n)
+        n = after->ngroups;
+    ratios = calloc((size_t)n + 1, sizeof(double));
     fc_point_label(pt, label, sizeof(label));
-    for (int g = 0; g < run->ngroups; ++g) {
+    for (int g = 0; g < n; ++g) {
         const fc_point_summary_t *s = &loaded->sums[g];
         double clean = (before->sums[g].time.median + after->sums[g].time.median) / 2;
         double ratio = clean > 0 ? s->time.median / clean : 0;
@@ -171,7 +215,17 @@ static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
         const char *verdict = "PASS";
         uint64_t wrong = s->wrong + before->sums[g].wrong + after->sums[g].wrong;
         char why[FC_REASON_MAX];
+        const fc_phase_result_t *const three[3] = { before, loaded, after };
 
+        if (fc_cont_fg_failed(n, three, g, why, sizeof(why))) {
+            json_array_append_new(reasons, json_string(why));
+            verdict = "FAIL";
+            impl = json_pack("{s:s, s:s, s:s, s:b}", "part",
+                             ctx->grouping == FC_GROUP_RACK ? "rack" : "cluster",
+                             "host", s->host, "rack",
+                             fc_stage_group_rack(ctx, s->first_world_rank), "quarantine", 0);
+            ratio = 0;
+        }
         for (int k = 0; k < FC_BG_KINDS; ++k) {
             const fc_bg_profile_t *b = &cp->kinds[k];
             double target = b->rate_mbps * b->duty;
@@ -205,6 +259,7 @@ static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
                      (unsigned long long)bad->first_actual);
             json_array_append_new(reasons, json_string(why));
             verdict = "FAIL";
+            json_decref(impl);
             impl = json_pack("{s:s, s:s, s:s, s:b}", "part", "node", "host",
                              bad->first_bad_host, "rack",
                              fc_stage_group_rack(ctx, s->first_world_rank), "quarantine", 1);
@@ -225,7 +280,8 @@ static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
         json_object_set_new(rec, "collective", json_string(fc_coll_desc(pt->coll)->name));
         json_object_set_new(rec, "dtype", json_string(fc_dtype_info(pt->dtype)->name));
         json_object_set_new(rec, "op", json_string(fc_op_name(pt->op)));
-        json_object_set_new(rec, "bytes", json_integer((json_int_t)s->bytes));
+        json_object_set_new(rec, "bytes", json_integer((json_int_t)(s->bytes ? s->bytes : pt->bytes)));
+        json_object_set_new(rec, "requested_bytes", json_integer((json_int_t)pt->bytes));
         json_object_set_new(rec, "group", json_string(fc_stage_group_name(ctx, s->first_world_rank)));
         json_object_set_new(rec, "rack", json_string(fc_stage_group_rack(ctx, s->first_world_rank)));
         json_object_set_new(rec, "kind", json_string(fc_mask_name(loaded->mask)));
@@ -262,7 +318,7 @@ static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
     else
         fc_tap_point(&ctx->tap, FC_OK, "%s under %s", label, fc_mask_name(loaded->mask));
     fc_tap_yaml_begin(&ctx->tap);
-    for (int g = 0; g < run->ngroups; ++g)
+    for (int g = 0; g < n; ++g)
         fc_tap_yaml_line(&ctx->tap, "%s: {slowdown: %.3f, loaded_us: %.1f}",
                          fc_stage_group_name(ctx, loaded->sums[g].first_world_rank),
                          ratios[g], loaded->sums[g].time.median * 1e6);

@@ -18,6 +18,9 @@
  *                                   sleeping; signals still end it)
  *                     delay         sleep FC_INJECT_DELAY_US before every
  *                                   matching call (a slow rank)
+ *                     error         the chosen call runs, then returns
+ *                                   MPI_ERR_OTHER (that call only): a call
+ *                                   that reports a failure to its caller
  *   FC_INJECT_PROGRAM only in this stage program (basename, e.g. "cluster")
  *   FC_INJECT_COLL    comma list of calls that count: allreduce, allgather,
  *                     reduce_scatter, bcast, alltoall, sendrecv, send
@@ -44,7 +47,7 @@
 #include <unistd.h>
 
 enum fc_inject_mode { FC_INJECT_OFF, FC_INJECT_CORRUPT, FC_INJECT_KILL,
-                      FC_INJECT_STOP, FC_INJECT_DELAY };
+                      FC_INJECT_STOP, FC_INJECT_DELAY, FC_INJECT_ERROR };
 
 static struct {
     int configured;
@@ -53,6 +56,7 @@ static struct {
     long call_at, min_bytes, delay_us, index, bit;
     long calls;                     /* matching calls seen */
     int announced;
+    int fail_pending;               /* error: the current call reports one */
     char host[256];
 } fc_inj;
 
@@ -91,6 +95,8 @@ static void fc_inject_configure(void)
         fc_inj.mode = FC_INJECT_STOP;
     else if (strcmp(mode, "delay") == 0)
         fc_inj.mode = FC_INJECT_DELAY;
+    else if (strcmp(mode, "error") == 0)
+        fc_inj.mode = FC_INJECT_ERROR;
     else
         fprintf(stderr, "fc_inject: FC_INJECT_MODE '%s' unknown; injecting nothing\n", mode);
     snprintf(fc_inj.colls, sizeof(fc_inj.colls), ",%s,",
@@ -157,9 +163,25 @@ static int fc_inject_call(const char *coll, int count, MPI_Datatype dt)
     case FC_INJECT_CORRUPT:
         fc_inject_say("corrupting what it sends", coll);
         return (long)count * size > 0;
+    case FC_INJECT_ERROR:
+        if (fc_inj.calls == fc_inj.call_at) {
+            fc_inject_say("returning MPI_ERR_OTHER", coll);
+            fc_inj.fail_pending = 1;
+        }
+        return 0;
     default:
         return 0;
     }
+}
+
+/* The return code of a wrapped call: the library's, or MPI_ERR_OTHER
+ * once when error mode chose this call. */
+static int fc_inject_rc(int rc)
+{
+    if (!fc_inj.fail_pending)
+        return rc;
+    fc_inj.fail_pending = 0;
+    return MPI_ERR_OTHER;
 }
 
 /* A scratch copy of the send buffer with one bit flipped; the caller frees
@@ -190,7 +212,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt
         bad = fc_inject_corrupt_copy(sendbuf, count, dt);
     rc = PMPI_Allreduce(bad ? bad : sendbuf, recvbuf, count, dt, op, comm);
     free(bad);
-    return rc;
+    return fc_inject_rc(rc);
 }
 
 int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf,
@@ -203,7 +225,7 @@ int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvb
         bad = fc_inject_corrupt_copy(sendbuf, scount, sdt);
     rc = PMPI_Allgather(bad ? bad : sendbuf, scount, sdt, recvbuf, rcount, rdt, comm);
     free(bad);
-    return rc;
+    return fc_inject_rc(rc);
 }
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int rcount,
@@ -217,7 +239,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int rcount,
         bad = fc_inject_corrupt_copy(sendbuf, rcount * n, dt);
     rc = PMPI_Reduce_scatter_block(bad ? bad : sendbuf, recvbuf, rcount, dt, op, comm);
     free(bad);
-    return rc;
+    return fc_inject_rc(rc);
 }
 
 int MPI_Alltoall(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf,
@@ -231,7 +253,7 @@ int MPI_Alltoall(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbu
         bad = fc_inject_corrupt_copy(sendbuf, scount * n, sdt);
     rc = PMPI_Alltoall(bad ? bad : sendbuf, scount, sdt, recvbuf, rcount, rdt, comm);
     free(bad);
-    return rc;
+    return fc_inject_rc(rc);
 }
 
 /* Broadcast is in place: the root's buffer is what it sends. The root
@@ -252,7 +274,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
     rc = PMPI_Bcast(buf, count, dt, root, comm);
     if (flip)
         ((unsigned char *)buf)[at] ^= (unsigned char)(1u << (fc_inj.bit % 8));
-    return rc;
+    return fc_inject_rc(rc);
 }
 
 int MPI_Sendrecv(const void *sendbuf, int scount, MPI_Datatype sdt, int dest, int stag,
@@ -267,7 +289,7 @@ int MPI_Sendrecv(const void *sendbuf, int scount, MPI_Datatype sdt, int dest, in
     rc = PMPI_Sendrecv(bad ? bad : sendbuf, scount, sdt, dest, stag, recvbuf, rcount, rdt,
                        source, rtag, comm, status);
     free(bad);
-    return rc;
+    return fc_inject_rc(rc);
 }
 
 int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
@@ -279,5 +301,5 @@ int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI
         bad = fc_inject_corrupt_copy(buf, count, dt);
     rc = PMPI_Send(bad ? bad : buf, count, dt, dest, tag, comm);
     free(bad);
-    return rc;
+    return fc_inject_rc(rc);
 }
