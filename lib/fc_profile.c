@@ -583,8 +583,13 @@ static fc_status_t fc_stage_key(const fc_yaml_ctx_t *ctx, int index,
     case 7: return fc_yaml_name_list(ctx, k, v, "ops", fc_reduce_op_from_name,
                                      4, sp->ops, &sp->nops);
     case 8:
+        /* wrong bits are never tolerated: the key stays so that profiles
+         * that state it still load, and 0 is its only value */
         FC_CHECK(fc_yaml_number(ctx, k, v, "max_wrong", 0, 1e18, &d));
-        sp->max_wrong = (uint64_t)d;
+        if (d != 0)
+            return fc_yaml_error(ctx, v, k, "'max_wrong' is %g; wrong bits are never "
+                                 "tolerated, its only value is 0", d);
+        sp->max_wrong = 0;
         return FC_OK;
     case 9:
         return fc_yaml_walk_map(ctx, v, k, "'relative'", fc_relative_keys,

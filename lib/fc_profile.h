@@ -123,7 +123,8 @@ typedef struct fc_stage_profile {
     int ndtypes;
     int ops[4];
     int nops;
-    uint64_t max_wrong;     /* wrong elements tolerated: 0 */
+    uint64_t max_wrong;     /* wrong elements tolerated: always 0 (the
+                             * profile may say so; no other value loads) */
     double max_below_median_pct;  /* relative rule; < 0: none */
     char backend[16];             /* mpi, nccl or auto (--backend wins) */
     uint64_t relative_min_bytes;  /* ... for sizes from this up (latency-

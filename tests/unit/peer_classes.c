@@ -1,0 +1,253 @@
+/*
+ * peer_classes.c - unit tests of the relative rule's peer classes
+ * (lib/fc_peers.c) and of the judge that applies them (lib/fc_judge.c):
+ * uneven racks are compared only with racks of their own shape, a class
+ * of one is judged on the absolute limits alone and says so, pairs in the
+ * same rack and across the spine are separate classes, a one-rank group
+ * has no busbw to judge (time only), a group that did not run gives no
+ * figure to its class, and a size rule sees the requested size (all_gather
+ * of 1 MiB on 3 ranks moves 1048572 bytes, and a `min_bytes: 1MiB` limit
+ * still applies to it).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fc_judge.h"
+#include "fc_peers.h"
+#include "fc_tap.h"
+
+static fc_tap_t tap;
+
+/* A summary of one group that ran: n nodes, r ranks, busbw, median time. */
+static fc_point_summary_t group(const char *host, int nhosts, int nranks, double busbw,
+                                double median_s)
+{
+    fc_point_summary_t s;
+
+    memset(&s, 0, sizeof(s));
+    s.valid = 1;
+    s.status = FC_OK;
+    snprintf(s.host, sizeof(s.host), "%s", host);
+    snprintf(s.slowest_host, sizeof(s.slowest_host), "%s", host);
+    s.nhosts = nhosts;
+    s.nranks = nranks;
+    s.busbw = busbw;
+    s.time.median = median_s;
+    s.digest_ranks_agree = 1;
+    s.digest_reps_agree = 1;
+    s.first_bad_rank = -1;
+    s.disagree_rank = -1;
+    return s;
+}
+
+static fc_stage_profile_t profile(double max_below_pct, uint64_t relative_min_bytes)
+{
+    fc_stage_profile_t sp;
+
+    memset(&sp, 0, sizeof(sp));
+    sp.max_below_median_pct = max_below_pct;
+    sp.relative_min_bytes = relative_min_bytes;
+    return sp;
+}
+
+static fc_test_point_t point(fc_coll_id_t coll, uint64_t bytes)
+{
+    fc_test_point_t pt = { coll, FC_FLOAT32, FC_OP_SUM, bytes, 1, 5, 1 };
+
+    if (coll == FC_COLL_ALL_GATHER || coll == FC_COLL_BROADCAST)
+        pt.op = FC_OP_NONE;
+    return pt;
+}
+
+static int has_note(const fc_judgement_t *j, const char *text)
+{
+    for (int k = 0; k < j->nnotes; ++k)
+        if (strstr(j->notes[k], text) != NULL)
+            return 1;
+    return 0;
+}
+
+static void show(const fc_judgement_t *js, int n)
+{
+    for (int g = 0; g < n; ++g) {
+        fc_tap_diag(&tap, "group %d: %s; class '%s'", g,
+                    js[g].status == FC_OK ? "PASS" : "FAIL", js[g].peer_class);
+        for (int r = 0; r < js[g].nreasons; ++r)
+            fc_tap_diag(&tap, "  reason: %s", js[g].reasons[r]);
+        for (int k = 0; k < js[g].nnotes; ++k)
+            fc_tap_diag(&tap, "  note: %s", js[g].notes[k]);
+    }
+}
+
+/* Racks of 5, 3, 3, 1 and 1 nodes at 2 ranks per node: the one-node racks
+ * run over shared memory, ten times faster; the old rule (median of all
+ * racks) failed both 3-node racks, 70% below a median of 1.0. */
+static void test_uneven_racks(void)
+{
+    fc_stage_profile_t sp = profile(50, 0);
+    fc_test_point_t pt = point(FC_COLL_ALL_REDUCE, 1 << 20);
+    fc_point_summary_t s[5] = {
+        group("r1n1", 5, 10, 1.0, 1e-3), group("r2n1", 3, 6, 0.30, 1e-3),
+        group("r3n1", 3, 6, 0.29, 1e-3), group("r4n1", 1, 2, 10.0, 1e-4),
+        group("r5n1", 1, 2, 10.5, 1e-4),
+    };
+    fc_judgement_t js[5];
+    int ok;
+
+    fc_judge_point_kind(&sp, &pt, s, 5, "rack", js);
+    ok = js[0].status == FC_OK && js[1].status == FC_OK && js[2].status == FC_OK &&
+         js[3].status == FC_OK && js[4].status == FC_OK;
+    fc_tap_ok(&tap, ok, "racks of 5, 3, 3, 1, 1 nodes: a healthy cluster passes "
+              "(each rack against racks of its shape)");
+    if (!ok)
+        show(js, 5);
+    fc_tap_ok(&tap, strcmp(js[1].peer_class, "median of 2 racks of 3 nodes x 6 ranks "
+                           "(network)") == 0 && js[1].peer_count == 2 &&
+                  js[1].peer_median_busbw > 0.294 && js[1].peer_median_busbw < 0.296,
+              "the 3-node racks are compared with each other, and the record names "
+              "the class: '%s'", js[1].peer_class);
+    fc_tap_ok(&tap, strcmp(js[3].peer_class, "median of 2 racks of 1 node x 2 ranks "
+                           "(intra-node)") == 0,
+              "the 1-node racks (intra-node) only with each other: '%s'", js[3].peer_class);
+    fc_tap_ok(&tap, js[0].peer_median_busbw < 0 &&
+                  has_note(&js[0], "relative rule not applied: no peer of its shape: "
+                           "the only rack of 5 nodes x 10 ranks (network)"),
+              "a class of one (the 5-node rack) is judged on the absolute limits "
+              "alone, and its record says why");
+
+    /* one 3-node rack slowed 30-fold fails; the others are untouched */
+    s[2].busbw = 0.01;
+    fc_judge_point_kind(&sp, &pt, s, 5, "rack", js);
+    ok = js[2].status == FC_ERR_FAIL && js[1].status == FC_OK && js[0].status == FC_OK &&
+         js[3].status == FC_OK && js[4].status == FC_OK && js[2].nreasons == 1 &&
+         strstr(js[2].reasons[0], "below the median of 2 racks of 3 nodes x 6 ranks "
+                "(network)") != NULL && strstr(js[2].reasons[0], "r3n1") != NULL;
+    fc_tap_ok(&tap, ok, "a slow 3-node rack fails against its class, names its "
+              "host and the class; no other rack fails");
+    if (!ok)
+        show(js, 5);
+}
+
+/* Pairs: same rack and across the spine are classes of their own (an
+ * oversubscribed spine is slower by design, not a fault). */
+static void test_pair_paths(void)
+{
+    fc_peer_shape_t sh[6];
+    double bw[6] = { 10.0, 9.5, 10.2, 2.0, 2.1, 0.05 };
+    int has[6] = { 1, 1, 1, 1, 1, 1 };
+    fc_peer_ref_t ref[6];
+
+    for (int i = 0; i < 6; ++i)
+        sh[i] = (fc_peer_shape_t){ 2, 2, i < 3 ? fc_peer_pair_path(0, 0)
+                                               : fc_peer_pair_path(0, 1 + i % 2) };
+    fc_tap_ok(&tap, fc_peer_pair_path(3, 3) == FC_PEER_PATH_SAME_RACK &&
+                  fc_peer_pair_path(0, 2) == FC_PEER_PATH_SPINE,
+              "a pair is in the same rack or across the spine");
+    fc_peers_reference(sh, bw, has, 6, FC_PEER_UPPER_MEDIAN, "pair", ref);
+    fc_tap_ok(&tap, ref[0].applies && ref[0].reference == 10.0 &&
+                  strcmp(ref[0].class_desc, "upper median of 3 pairs in the same rack") == 0 &&
+                  ref[3].applies && ref[3].reference == 2.0 &&
+                  strcmp(ref[3].class_desc, "upper median of 3 pairs across the spine") == 0,
+              "pairs in the same rack and across the spine have their own upper "
+              "medians (10 and 2 GB/s): '%s', '%s'", ref[0].class_desc, ref[3].class_desc);
+    fc_tap_ok(&tap, bw[3] > ref[3].reference * 0.5 && bw[5] < ref[5].reference * 0.5,
+              "so a healthy spine pair (2 GB/s) is not 'slow' next to rack-local "
+              "ones, and a bad spine pair (0.05 GB/s) still is");
+    /* a single pair across the spine: no peer of its path kind */
+    fc_peers_reference(sh + 2, bw + 2, has + 2, 2, FC_PEER_UPPER_MEDIAN, "pair", ref);
+    fc_tap_ok(&tap, !ref[0].applies && !ref[1].applies &&
+                  strstr(ref[1].why_not, "the only pair across the spine") != NULL,
+              "one pair of each kind: no reference, and why: '%s'", ref[1].why_not);
+}
+
+/* A one-rank group: busbw is 0 (bus factor 2(n-1)/n) or a copy to itself;
+ * it is judged on bits and time, and says so; it is never compared. */
+static void test_one_rank(void)
+{
+    fc_stage_profile_t sp = profile(50, 0);
+    fc_test_point_t ar = point(FC_COLL_ALL_REDUCE, 1 << 20);
+    fc_test_point_t bc = point(FC_COLL_BROADCAST, 1 << 20);
+    fc_point_summary_t s[2] = { group("gpu01", 1, 1, 0.0, 1e-4),
+                                group("gpu02", 1, 1, 0.0, 1e-4) };
+    fc_judgement_t js[2];
+
+    sp.nlimits = 1;
+    sp.limits[0] = (fc_limit_rule_t){ FC_ANY, FC_ANY, FC_ANY, 0, UINT64_MAX, 5.0,
+                                      1000.0, 12 };
+    fc_judge_point_kind(&sp, &ar, s, 2, "node", js);
+    fc_tap_ok(&tap, js[0].status == FC_OK && js[1].status == FC_OK &&
+                  js[0].peer_median_busbw < 0 &&
+                  has_note(&js[0], "min_busbw_gbps (profile line 12) not applied: the bus "
+                           "factor of all_reduce on 1 rank is 0") &&
+                  has_note(&js[0], "relative rule not applied: the bus factor of "
+                           "all_reduce on 1 rank is 0"),
+              "a one-rank node: busbw 0 fails neither min_busbw nor the relative "
+              "rule, and the record says both did not apply");
+    if (js[0].status != FC_OK)
+        show(js, 2);
+    s[0].busbw = 3.0;       /* a copy to itself: a number, but not the fabric */
+    s[1].busbw = 300.0;
+    fc_judge_point_kind(&sp, &bc, s, 2, "node", js);
+    fc_tap_ok(&tap, js[0].status == FC_OK && has_note(&js[0], "broadcast on 1 rank "
+                                                      "moves no data between ranks"),
+              "broadcast on one rank (bus factor 1) is not compared either");
+    s[1].time.median = 2e-3;   /* 2000 us, limit 1000 us */
+    fc_judge_point_kind(&sp, &ar, s, 2, "node", js);
+    fc_tap_ok(&tap, js[0].status == FC_OK && js[1].status == FC_ERR_FAIL &&
+                  strstr(js[1].reasons[0], "median time 2000.0 us is above the limit") != NULL,
+              "its time is still judged: a one-rank node over max_latency_us fails");
+}
+
+/* Groups that did not run give no figure; sizes are the requested ones. */
+static void test_no_figure_and_sizes(void)
+{
+    fc_stage_profile_t sp = profile(50, 64 << 10);
+    fc_test_point_t pt = point(FC_COLL_ALL_REDUCE, 1 << 20);
+    fc_point_summary_t s[3] = { group("a", 3, 3, 1.0, 1e-3), group("b", 3, 3, 1.0, 1e-3),
+                                group("c", 2, 2, 1.0, 1e-3) };
+    fc_judgement_t js[3];
+
+    s[1].status = FC_ERR_FAIL;
+    fc_judge_point_kind(&sp, &pt, s, 3, "rack", js);
+    fc_tap_ok(&tap, js[1].status == FC_ERR_FAIL && js[0].status == FC_OK &&
+                  has_note(&js[0], "its peers of the same shape (rack of 3 nodes x 3 "
+                           "ranks (network)) gave no figure"),
+              "a peer that did not run gives no figure: its class-mate is judged "
+              "on the absolute limits alone, and says so");
+
+    pt.bytes = 4096;
+    fc_judge_point_kind(&sp, &pt, s, 3, "rack", js);
+    fc_tap_ok(&tap, has_note(&js[0], "relative rule not applied: 4 KiB is below "
+                             "relative.min_bytes (64 KiB)"),
+              "below relative.min_bytes the relative rule says it did not apply");
+
+    /* all_gather of 1 MiB on 3 ranks moves 1048572 bytes; the rule from
+     * 1 MiB up must still see it (it sees the requested size) */
+    fc_stage_profile_t lim = profile(-1, 0);
+    fc_test_point_t ag = point(FC_COLL_ALL_GATHER, 1 << 20);
+    fc_point_summary_t one = group("a", 3, 3, 1.0, 1e-3);
+    fc_judgement_t j;
+
+    one.bytes = 1048572;
+    lim.nlimits = 1;
+    lim.limits[0] = (fc_limit_rule_t){ FC_ANY, FC_ANY, FC_ANY, 1 << 20, UINT64_MAX,
+                                       5.0, -1, 9 };
+    fc_judge_point_kind(&lim, &ag, &one, 1, "rack", &j);
+    fc_tap_ok(&tap, j.limit == &lim.limits[0] && j.status == FC_ERR_FAIL &&
+                  strstr(j.reasons[0], "below the limit 5.000 GB/s (profile line 9)") != NULL,
+              "a 'min_bytes: 1MiB' limit applies to all_gather of 1 MiB on 3 ranks "
+              "(1048572 bytes moved): limits see the requested size");
+    fc_tap_ok(&tap, j.nnotes == 0, "with no relative rule in the profile, no note");
+}
+
+int main(void)
+{
+    fc_tap_init(&tap, stdout, 1);
+    fc_tap_plan(&tap, 16);
+    test_uneven_racks();
+    test_pair_paths();
+    test_one_rank();
+    test_no_figure_and_sizes();
+    return fc_tap_done(&tap);
+}
