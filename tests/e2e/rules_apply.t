@@ -1,0 +1,95 @@
+#!/bin/bash
+# rules_apply.t - rules that used to not apply without saying so (issue 10,
+# item 8), each planted on this machine:
+#   - the size a limit sees: all_gather of 1 MiB on 3 ranks moves 1048572
+#     bytes, and a limit from `min_bytes: 1MiB` up still judges it (the
+#     requested size, as the relative rule always used);
+#   - max_wrong: wrong bits are never tolerated; a profile that says
+#     otherwise is refused (file:line:col, exit 2);
+#   - a foreground point of the contention stage that failed (the fault
+#     injector makes one MPI_Allreduce of the foreground return an error)
+#     is FAIL, never a slowdown of 0 that passes; the same run without the
+#     fault passes.
+. tests/e2e/tap.sh
+FC=$BUILD/fabcert
+plan 8
+rec() { jsonl "$TMP/$1/results.jsonl" "$2"; }    # rec OUT PERL-EXPR
+
+# 1. the size a limit sees
+cat > "$TMP/size.yaml" <<'YAML'
+name: size-rule
+seed: 3
+stages:
+  node:
+    timeout_s: 60
+    warmup: 1
+    iters: 2
+    sizes: [1MiB]
+    collectives: [all_gather]
+    dtypes: [int32]
+    limits:
+      - collective: all_gather
+        min_bytes: 1MiB
+        min_busbw_gbps: 100000
+YAML
+$FC run --out "$TMP/size" --np 3 --profile "$TMP/size.yaml" > "$TMP/size.out" 2>&1
+rc=$?
+n=$(rec size 'my ($p) = grep { $_->{type} eq "point" } @r; join " ", $p->{bytes}, $p->{requested_bytes},
+    $p->{limit} ? $p->{limit}{line} : "none", $p->{verdict}')
+[ $rc -eq 1 ] && [ "$n" = "1048572 1048576 11 FAIL" ]
+ok $? "a 'min_bytes: 1MiB' limit judges all_gather of 1 MiB on 3 ranks (1048572 bytes moved) ($rc: $n)"
+grep -q "busbw .* is below the limit 100000.000 GB/s (profile line 11)" "$TMP/size.out"
+ok $? "and the failure names the limit and its line"
+
+# 2. max_wrong is 0 or the profile is refused
+sed 's/^    iters: 2$/    iters: 2\n    max_wrong: 5/' "$TMP/size.yaml" > "$TMP/wrong.yaml"
+$FC check-profile "$TMP/wrong.yaml" > "$TMP/wrong.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "wrong.yaml:8:16: 'max_wrong' is 5; wrong bits are never tolerated, its only value is 0" "$TMP/wrong.out"
+ok $? "a profile that tolerates wrong bits is refused with file:line:col, exit 2 ($rc)"
+sed 's/^    iters: 2$/    iters: 2\n    max_wrong: 0/' "$TMP/size.yaml" > "$TMP/zero.yaml"
+$FC check-profile "$TMP/zero.yaml" > /dev/null 2>&1
+ok $? "max_wrong: 0 still loads"
+
+# 3. a failed foreground point of the contention stage
+cat > "$TMP/cont.yaml" <<'YAML'
+name: contention-local
+seed: 7
+stages:
+  contention:
+    timeout_s: 60
+    warmup: 1
+    iters: 3
+    sizes: [64KiB]
+    collectives: [all_reduce]
+    dtypes: [float32]
+    ops: [sum]
+    contention:
+      scope: cluster
+      max_slowdown: 50
+      min_background_pct: 10
+      phase_s: 0.5
+      foreground_ranks_per_node: 1
+      background_ranks_per_node: 1
+      storage_dir: /var/tmp
+      storage_file: {block: 1MiB, rate_mbps: 10}
+YAML
+inject=(--env LD_PRELOAD=$PWD/$BUILD/libfc_inject.so --env FC_INJECT_HOST=$(hostname)
+        --env FC_INJECT_PROGRAM=contention --env FC_INJECT_COLL=allreduce
+        --env FC_INJECT_RANK=0 --env FC_INJECT_CALL=6)
+$FC run --out "$TMP/cclean" --np 2 --profile "$TMP/cont.yaml" > "$TMP/cclean.out" 2>&1
+rc=$?
+n=$(rec cclean 'scalar grep { $_->{type} eq "contention" && $_->{verdict} eq "PASS" && $_->{slowdown} > 0 } @r')
+[ $rc -eq 0 ] && [ "$n" = 1 ]
+ok $? "without the fault the contention stage passes with a slowdown above 0 ($rc, $n)"
+$FC run --out "$TMP/cfail" --np 2 --profile "$TMP/cont.yaml" "${inject[@]}" \
+    --env FC_INJECT_MODE=error > "$TMP/cfail.out" 2>&1
+rc=$?
+grep -q "returning MPI_ERR_OTHER at allreduce" "$TMP/cfail/contention.log"
+ok $? "the injector made one foreground all_reduce return an error"
+[ $rc -eq 1 ] && grep -q "^rack default: FAIL" "$TMP/cfail.out" &&
+    grep -q "the foreground point failed in the .* phase on the group of host $(hostname) (fail): no slowdown can be measured" "$TMP/cfail.out"
+ok $? "a failed foreground point FAILs the stage and the rack, and says why ($rc)"
+n=$(rec cfail 'scalar grep { $_->{type} eq "contention" && $_->{verdict} eq "PASS" } @r')
+ok $(( n != 0 )) "no contention record of that point passes ($n)"
+done_testing

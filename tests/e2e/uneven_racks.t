@@ -1,0 +1,102 @@
+#!/bin/bash
+# uneven_racks.t - relative rules compare like with like (issue 18), on a
+# virtual cluster of racks of 5, 3 and 1 nodes (runners/vcluster). Shows:
+#   - at --ppn 1 and at --ppn 2 a clean cluster PASSes every rack: the
+#     one-node rack is not failed for being unlike the others, and a
+#     one-rank group (bus factor 0) is judged on time only;
+#   - each record says how the relative rule met it: the class it was
+#     compared with ("median of 9 nodes of 1 node x 2 ranks (intra-node)",
+#     "23 pairs across the spine"), or that it could not apply and why
+#     ("no peer of its shape", "the bus factor ... is 0"), also in the
+#     certificate;
+#   - a node slowed with tc tbf still fails its own rack (named, its link
+#     implicated) and only that rack.
+# To keep the cost down (9 nodes on a 2-core machine) each run has only
+# the stages where groups of different shapes meet: node, pairs and rack
+# at --ppn 1; node and rack at --ppn 2 (pairs take one rank per node
+# whatever --ppn is); pairs and rack with the slowed node. The cluster
+# stage is one group (nothing to compare), preflight, contention and soak
+# have no relative rule. One size (64 KiB, where the relative rules
+# apply), three collectives, 3 iterations; the profile is
+# thresholds/vcluster.yaml with the pairs' relative limit at 95% (a veth
+# pair on 9 namespaces sharing 2 cores wanders up to 5 times; a shaped
+# link is 99% below).
+. tests/e2e/tap.sh
+FC=$BUILD/fabcert
+vcluster_up fcu 5,3,1
+plan 14
+H2=${NAME}02 H6=${NAME}06 H9=${NAME}09
+sed '/^  pairs:/,/^  rack:/ s/max_below_median_pct: 80/max_below_median_pct: 95/' \
+    thresholds/vcluster.yaml > "$TMP/uneven.yaml"
+run() {     # run OUT-NAME PPN STAGES [fabcert run options]: inside the first node
+    local out=$1 ppn=$2 stages=$3; shift 3
+    $VC --name $NAME exec ${NAME}01 $FC run --hosts "$D/hosts" --racks "$D/racks" \
+        --ppn $ppn --profile "$TMP/uneven.yaml" --stages $stages \
+        --sizes 64KiB --iters 3 --collectives all_reduce,all_gather,broadcast \
+        --dtypes float32 --ops sum --out "$TMP/$out" "$@" > "$TMP/$out.out" 2> "$TMP/$out.err"
+}
+rec() { jsonl "$TMP/$1/results.jsonl" "$2"; }    # rec OUT PERL-EXPR
+racks_are() {   # racks_are OUT V1 V2 V3: the verdicts of rack1..rack3
+    grep -q "^rack rack1: $2" "$TMP/$1.out" && grep -q "^rack rack2: $3" "$TMP/$1.out" &&
+        grep -q "^rack rack3: $4" "$TMP/$1.out"
+}
+
+# 1. clean, one rank per node: every rack and node group is unlike its
+#    neighbours in some stage
+run clean1 1 node,pairs,rack
+rc=$?
+racks_are clean1 PASS PASS PASS
+ok $(( rc != 0 || $? != 0 )) "--ppn 1: a clean cluster of racks of 5, 3 and 1 nodes passes every rack ($rc)"
+[ $rc -eq 0 ] || diag "$(grep -E 'FAIL|INCOMPLETE' "$TMP/clean1.out" | head -5)"
+n=$(rec clean1 'scalar grep { $_->{type} eq "point" && $_->{stage} eq "rack" && $_->{group} eq "rack3" &&
+    $_->{collective} eq "all_reduce" && $_->{busbw_gbps} == 0 && $_->{verdict} eq "PASS" &&
+    grep { /relative rule not applied: the bus factor of all_reduce on 1 rank is 0/ } @{$_->{rules_not_applied}} } @r')
+ok $(( n != 1 )) "the one-rank rack's all_reduce (busbw 0) is not compared, and says why ($n)"
+n=$(rec clean1 'scalar grep { $_->{type} eq "point" && $_->{stage} eq "rack" && $_->{group} eq "rack1" &&
+    $_->{collective} eq "all_gather" && !$_->{relative} &&
+    grep { /no peer of its shape: the only rack of 5 nodes x 5 ranks \(network\)/ } @{$_->{rules_not_applied}} } @r')
+ok $(( n != 1 )) "the 5-node rack has no peer of its shape: judged on the absolute limits alone, and says so ($n)"
+n=$(rec clean1 'my %c; for my $p (grep { $_->{type} eq "pair" && "$_->{host_a} $_->{host_b}" =~ /'$H2'/ } @r) {
+    $c{$_->{relative}{class} // "none"}++ for @{$p->{sizes}} } join ",", sort keys %c')
+[[ "$n" == *"13 pairs in the same rack"* && "$n" == *"23 pairs across the spine"* ]]
+ok $? "pairs are compared with pairs of their path: 13 in the same rack, 23 across the spine"
+[ $? -eq 0 ] || diag "classes of $H2's pairs: $n"
+n=$(rec clean1 'scalar grep { $_->{type} eq "point" && $_->{stage} eq "node" && $_->{ranks} == 1 &&
+    $_->{verdict} eq "PASS" && !$_->{relative} && @{$_->{rules_not_applied}} } @r')
+ok $(( n != 27 )) "every point of the one-rank node checks is judged on bits and time only, and says so ($n of 27)"
+perl -MJSON::PP -e 'local $/; my $c = decode_json(<>)->{certificate};
+    my @f = map { @{$_->{figures} || []} } @{$c->{stages} || []};
+    exit !(grep { ref $_->{rules_not_applied} && grep { /no peer of its shape/ } @{$_->{rules_not_applied}} } @f)' \
+    "$TMP/clean1/certificates/rack1.json" 2> /dev/null
+ok $? "the certificate shows the rule that could not judge the rack"
+
+# 2. clean, two ranks per node: the node checks now have a class of 9
+run clean2 2 node,rack
+rc=$?
+racks_are clean2 PASS PASS PASS
+ok $(( rc != 0 || $? != 0 )) "--ppn 2: the clean cluster passes every rack ($rc)"
+[ $rc -eq 0 ] || diag "$(grep -E 'FAIL|INCOMPLETE' "$TMP/clean2.out" | head -5)"
+n=$(rec clean2 'scalar grep { $_->{type} eq "point" && $_->{stage} eq "node" && $_->{collective} eq "all_reduce" &&
+    ($_->{relative}{class} // "") eq "median of 9 nodes of 1 node x 2 ranks (intra-node)" } @r')
+ok $(( n != 9 )) "each node is compared with the median of the 9 nodes of its shape, and the record says so ($n)"
+n=$(rec clean2 'scalar grep { $_->{type} eq "point" && $_->{stage} eq "rack" && $_->{group} eq "rack3" &&
+    $_->{collective} eq "all_reduce" && $_->{verdict} eq "PASS" && $_->{busbw_gbps} > 0 &&
+    grep { /the only rack of 1 node x 2 ranks \(intra-node\)/ } @{$_->{rules_not_applied}} } @r')
+ok $(( n != 1 )) "the one-node rack runs over shared memory and is compared with no network rack ($n)"
+
+# 3. a node of the 5-node rack slowed to 20 Mbit/s
+$VC --name $NAME slow $H2 20mbit > /dev/null
+run slow 2 pairs,rack
+rc=$?
+$VC --name $NAME clear
+ok $(( rc != 1 )) "a slowed node makes the run exit 1 ($rc)"
+racks_are slow FAIL PASS PASS
+ok $? "its rack FAILs; the racks of 3 and 1 nodes PASS"
+[ $? -eq 0 ] || diag "$(grep -E '^rack|FAIL' "$TMP/slow.out" | head -8)"
+grep -q "^  FAIL rack rack1, pairs stage, link $H2: .*slow with .* partners: its NIC or link is implicated" "$TMP/slow.out"
+ok $? "the verdict names $H2 and implicates its link"
+n=$(rec slow 'scalar grep { $_->{type} eq "pair" && $_->{verdict} eq "FAIL" && ($_->{implicates}{host} // "") ne "'$H2'" } @r')
+ok $(( n != 0 )) "no pair failure is blamed on another node ($n)"
+n=$(rec slow 'scalar grep { $_->{type} eq "stage_start" && $_->{stage} eq "rack" && !grep { $_ eq "'$H2'" } @{$_->{rank_hosts}} } @r')
+ok $(( n != 1 )) "the slowed node is quarantined before the rack stage"
+done_testing
