@@ -48,8 +48,9 @@ void fc_judge_point_kind(const fc_stage_profile_t *sp, const fc_test_point_t *pt
 /* The same with kind "group". */
 void fc_judge_point(const fc_stage_profile_t *sp, const fc_test_point_t *pt,
                     const fc_point_summary_t *sums, int n, fc_judgement_t *out);
-/* 1 when busbw means nothing for this point on nranks ranks (a bus factor
- * of 0: all_reduce, all_gather, reduce_scatter or all_to_all on 1 rank). */
+/* 1 when busbw means nothing for this point on nranks ranks: one rank
+ * (a bus factor of 0 for all_reduce, all_gather, reduce_scatter and
+ * all_to_all; broadcast and sendrecv move nothing between ranks). */
 int fc_judge_busbw_void(fc_coll_id_t coll, int nranks);
 
 /* Into a point record: "relative" (the reference, its peer class and the

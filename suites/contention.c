@@ -18,7 +18,9 @@
  * phase's output is checked bitwise by the engine. A loaded measurement
  * whose background did not reach min_background_pct of its target rate is
  * INCOMPLETE, never a pass: a generator that moved nothing must not make a
- * fabric look clean.
+ * fabric look clean. A foreground point that failed, gave no time or
+ * whose ranks disagree in any of the three phases is FAIL: its slowdown
+ * would read 0.
  *
  *   mpirun --hostfile H --map-by node -np N build/suites/contention --racks F ...
  */

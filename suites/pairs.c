@@ -10,7 +10,8 @@
  * each round's measurements, judges every pair against the profile's
  * absolute limits (collective "sendrecv": min_busbw_gbps is the bandwidth
  * of one direction, max_latency_us the 8-byte half round trip) and against
- * the upper median of all pairs (relative rule), then localises: a node
+ * the upper median of the pairs of its path kind, same rack or across the
+ * spine (relative rule, lib/fc_peers.h), then localises: a node
  * slow with most of its partners implicates its NIC or link and is
  * quarantined; a lone slow pair implicates the path between the two.
  *
