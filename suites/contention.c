@@ -182,7 +182,9 @@ static int fc_cont_fg_failed(int ngroups, const fc_phase_result_t *const ph[3],
                      "the group of host %s", phase, s->host);
             return 1;
         }
-        if (!s->digest_ranks_agree || !s->digest_reps_agree) {
+        /* wrong elements explain differing digests, and are reported
+         * with their rank and element below */
+        if (s->wrong == 0 && (!s->digest_ranks_agree || !s->digest_reps_agree)) {
             snprintf(why, len, "ranks hold different output bits in the %s phase "
                      "(rank %d, group of host %s)", phase, s->disagree_rank, s->host);
             return 1;
