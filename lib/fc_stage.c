@@ -18,6 +18,7 @@
 
 #include "fc_judge.h"
 #include "fc_log.h"
+#include "fc_stage_wrong.h"
 #include "fc_version.h"
 #include "fc_watchdog.h"
 
@@ -657,9 +658,10 @@ const char *fc_stage_group_rack(const fc_stage_ctx_t *ctx, int r)
 }
 
 /* The part a failing point implicates, and whether its host is to be
- * quarantined: wrong bits name the rank that saw them; a slow node-stage
- * group is its node; a slow rack or cluster names its slowest host as a
- * suspect only (the pairs stage localises links). */
+ * quarantined: wrong bits implicate the whole group until the runner's
+ * retest places them (fc_stage_wrong.h); a slow node-stage group is its
+ * node; a slow rack or cluster names its slowest host as a suspect only
+ * (the pairs stage localises links). */
 static json_t *fc_implicates_json(const fc_stage_ctx_t *ctx,
                                   const fc_point_summary_t *s,
                                   const fc_judgement_t *j)
@@ -670,10 +672,8 @@ static json_t *fc_implicates_json(const fc_stage_ctx_t *ctx,
 
     if (j->status == FC_OK)
         return json_null();
-    if (s->wrong > 0) {
-        part = strcmp(ctx->opts.backend, "nccl") == 0 ? "GPU" : "node";
-        host = s->first_bad_host;
-        quarantine = 1;
+    if (fc_stage_wrong_result(s)) {
+        return fc_stage_wrong_implicates(ctx, s->first_world_rank);
     } else if (ctx->grouping == FC_GROUP_HOST) {
         part = "node";
         host = s->host;
@@ -752,6 +752,17 @@ static json_t *fc_point_json(const fc_stage_ctx_t *ctx,
     fc_judgement_set_rules(rec, j, ctx->sp.max_below_median_pct);
     for (int r = 0; r < j->nreasons; ++r)
         json_array_append_new(reasons, json_string(j->reasons[r]));
+    if (j->status != FC_OK && fc_stage_wrong_result(s)) {
+        char pending[FC_REASON_MAX + 128];
+
+        fc_stage_wrong_text(ctx, s->first_world_rank, pending, sizeof(pending));
+        snprintf(pending + strlen(pending), sizeof(pending) - strlen(pending), ": %s",
+                 j->nreasons ? j->reasons[0] : "wrong bits");
+        if (j->nreasons)
+            json_array_set_new(reasons, 0, json_string(pending));
+        else
+            json_array_append_new(reasons, json_string(pending));
+    }
     json_object_set_new(rec, "reasons", reasons);
     json_object_set_new(rec, "implicates", fc_implicates_json(ctx, s, j));
     json_object_set_new(rec, "status", json_string(fc_status_str(j->status)));

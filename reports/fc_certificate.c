@@ -17,6 +17,7 @@
 
 #include "fc_inventory.h"
 #include "fc_results.h"
+#include "fc_verdict_retest.h"
 
 char *fc_canonical_dump(const json_t *obj)
 {
@@ -100,6 +101,8 @@ static json_t *fc_cert_figure(json_t *rec)
         json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));
         json_object_set_new(f, "counter_deltas", fc_json_or_null(json_object_get(rec, "links")));
         json_object_set_new(f, "max_error_delta", fc_json_or_null(json_object_get(rec, "max_error_delta")));
+    } else if (strcmp(type, "retest") == 0) {
+        fc_retest_figure(rec, f);
     } else if (strcmp(type, "pairs_node") == 0) {
         json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));
         json_object_set_new(f, "slow_partners", fc_json_or_null(json_object_get(rec, "slow_partners")));

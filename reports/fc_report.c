@@ -38,6 +38,9 @@ void fc_check_label(json_t *rec, char *buf, size_t len)
         snprintf(buf, len, "inventory of %s", fc_json_str(rec, "host"));
     } else if (strcmp(type, "soak_counters") == 0) {
         snprintf(buf, len, "link error counters of %s", fc_json_str(rec, "host"));
+    } else if (strcmp(type, "retest") == 0) {
+        snprintf(buf, len, "retest of the wrong result in %s", fc_json_str(rec, "group")[0]
+                 ? fc_json_str(rec, "group") : "the stage");
     } else if (strcmp(type, "hang") == 0) {
         snprintf(buf, len, "arrival of %s", fc_json_str(rec, "host")[0]
                  ? fc_json_str(rec, "host") : "every rank");
@@ -107,6 +110,9 @@ const char *fc_part_action(const char *part)
     if (strcmp(part, "cluster") == 0)
         return "check the spine and the links between racks; every rack that "
                "took part was slowed";
+    if (strcmp(part, "group") == 0)
+        return "a wrong result in this group was not placed on one node; check the "
+               "evidence, re-run, and retest the group's nodes in pairs";
     if (strcmp(part, "stage") == 0)
         return "re-run: the stage did not complete on this rack, so nothing is "
                "certified for it";

@@ -6,6 +6,7 @@
  * checks is one finding with a count, not 200 lines.
  */
 #include "fc_verdict.h"
+#include "fc_verdict_retest.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -132,6 +133,7 @@ int fc_record_is_check(const char *type)
 {
     static const char *const checks[] = {
         "point", "pair", "pairs_node", "contention", "preflight", "soak_counters",
+        "retest",
     };
 
     for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); ++i)
@@ -146,6 +148,8 @@ static int fc_record_concerns(json_t *rec, const fc_rack_verdict_t *r,
 {
     const char *type = fc_json_str(rec, "type");
 
+    if (strcmp(type, "retest") == 0)
+        return fc_retest_concerns(rec, r->rack);
     if (strcmp(type, "pair") == 0)
         return strcmp(fc_json_str(rec, "rack_a"), r->rack) == 0 ||
                strcmp(fc_json_str(rec, "rack_b"), r->rack) == 0;
@@ -656,9 +660,10 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
                 continue;
             }
             /* anything but PASS that is not INCOMPLETE counts as a failure,
-             * whatever its spelling */
+             * whatever its spelling; a wrong result a retest has judged
+             * fails through the retest's record instead */
             if (strcmp(fc_json_str(rec, "verdict"), "PASS") == 0 ||
-                !fc_record_implicates(rec, r, at))
+                !fc_record_implicates(rec, r, at) || fc_retest_supersedes(records, i))
                 continue;
             json_t *imp = json_object_get(rec, "implicates");
             const char *part = json_is_object(imp) ? fc_json_str(imp, "part") : "rack";

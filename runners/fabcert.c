@@ -32,6 +32,7 @@
 #include "fc_profile.h"
 #include "fc_report.h"
 #include "fc_results.h"
+#include "fc_retest.h"
 #include "fc_verdict.h"
 #include "fc_version.h"
 
@@ -600,7 +601,7 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
     long offset;
     json_t *recs, *rec;
     size_t i;
-    int ended = 0, points = 0, failed = 0, torn = 0;
+    int ended = 0, points = 0, failed = 0, torn = 0, exe_at = 0;
     char skipped[512] = "", end_status[32] = "", end_error[512] = "";
 
     *hung_p = 0;
@@ -684,6 +685,7 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
     }
     for (int k = 0; k < o->nmpirun_args; ++k)
         args[nargs++] = o->mpirun_args[k];
+    exe_at = nargs;
     args[nargs++] = exe;
     args[nargs++] = "--profile";
     args[nargs++] = o->profile;
@@ -727,6 +729,18 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
     if (access(st->results_path, F_OK) != 0 ||
         fc_results_load(st->results_path, offset, &recs, &torn) != FC_OK)
         recs = json_array();
+    {
+        /* a wrong result implicates its group until a retest places it */
+        fc_retest_launch_t rt = { args, exe_at, o->out_dir, o->run_id, name, suffix,
+                                  st->profile.stages[stage].timeout_s, FC_LAUNCH_MARGIN_S,
+                                  &st->inv };
+
+        if (fc_retest_after_stage(&rt, recs)) {
+            json_decref(recs);
+            if (fc_results_load(st->results_path, offset, &recs, &torn) != FC_OK)
+                recs = json_array();
+        }
+    }
     json_array_foreach(recs, i, rec) {
         const char *type = fc_json_str(rec, "type");
         json_t *imp = json_object_get(rec, "implicates");

@@ -33,6 +33,7 @@
 #include "fc_judge.h"
 #include "fc_log.h"
 #include "fc_stage.h"
+#include "fc_stage_wrong.h"
 
 #define FC_PHASE_ALL 0xFFu
 #define FC_SETTLE_US 300000     /* background ramp-up before measuring */
@@ -264,9 +265,8 @@ static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
             json_array_append_new(reasons, json_string(why));
             verdict = "FAIL";
             json_decref(impl);
-            impl = json_pack("{s:s, s:s, s:s, s:b}", "part", "node", "host",
-                             bad->first_bad_host, "rack",
-                             fc_stage_group_rack(ctx, s->first_world_rank), "quarantine", 1);
+            /* the whole group until the runner's retest places it */
+            impl = fc_stage_wrong_implicates(ctx, s->first_world_rank);
         }
         if (cp->max_slowdown > 0 && ratio > cp->max_slowdown) {
             snprintf(why, sizeof(why), "slowdown %.2fx under %s (median %.1f us loaded, "

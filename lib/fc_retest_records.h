@@ -1,0 +1,51 @@
+/*
+ * fc_retest_records.h - the retest's judgement and its records (rank 0 of
+ * suites/retest.c; no MPI here). Given every checked exchange of the
+ * retest and the runner's list of groups with a wrong result, it places
+ * the fault (lib/fc_localise.h) and writes one `retest` record per group:
+ *
+ *   localised, culprit in the group: implicates {part: node, host, rack,
+ *     quarantine: true}; reasons[0] "wrong data sent by H (rank 3)
+ *     confirmed by 5 retests: H -> A wrong, A -> H right, ...";
+ *   otherwise: implicates {part: group, racks, hosts, quarantine: false};
+ *     reasons[0] "intermittent corruption in G (N hosts), not localised: ...".
+ *
+ * Every record carries the evidence: the exchanges (sender and receiver
+ * rank and host, buffers, wrong buffers, wrong elements, first bad index
+ * with its expected and actual bits) that involve the culprit, or the
+ * wrong ones when nothing was placed, with the counts of all of them. A
+ * culprit outside every group (confirmed, but not what the stage saw) gets
+ * a record of its own with group "". Every retest record is a FAIL: a
+ * wrong result was observed, whatever the retest found.
+ */
+#ifndef FC_RETEST_RECORDS_H
+#define FC_RETEST_RECORDS_H
+
+#include <jansson.h>
+
+#include "fc_engine.h"
+#include "fc_localise.h"
+#include "fc_results.h"
+#include "fc_tap.h"
+
+typedef struct fc_retest_input {
+    const char *run_id;
+    const char *stage;              /* the stage retested */
+    int nranks;
+    char (*rank_hosts)[FC_HOST_MAX];
+    const fc_exchange_t *exchanges; /* entries with iters 0 are byes */
+    int nexchanges;
+    int rounds;
+    long bytes, iters;              /* per exchange, per direction */
+    double seconds;                 /* the tournament's wall time */
+    json_t *groups;                 /* the runner's file: {stage, host_racks:
+                                     * {host: rack}, groups: [{group, hosts,
+                                     * racks, observed, points}]} */
+} fc_retest_input_t;
+
+/* Judge and append the records; TAP lines to tap. Returns the number of
+ * records written (each a FAIL). */
+int fc_retest_write_records(const fc_retest_input_t *in, fc_results_t *results,
+                            fc_tap_t *tap);
+
+#endif

@@ -1,0 +1,27 @@
+/*
+ * fc_stage_wrong.h - what a wrong collective result implicates, before the
+ * retest has placed it (DESIGN, rule 2: blame only after confirmation). A
+ * corrupted contribution spreads to every rank's output, so the rank that
+ * observed the wrong bits first is not the culprit: the result implicates
+ * its whole group (the node, the rack or the cluster the communicator
+ * spanned), every rack with a host in it fails, and nobody is quarantined
+ * until the runner's retest (suites/retest.c) names a node.
+ */
+#ifndef FC_STAGE_WRONG_H
+#define FC_STAGE_WRONG_H
+
+#include "fc_stage.h"
+
+/* 1 when the point's output was wrong: wrong elements, or ranks or
+ * repetitions that disagree on the bits. */
+int fc_stage_wrong_result(const fc_point_summary_t *s);
+
+/* {part: "group" ("node" when the group is one host), host: that host or
+ * "", rack, group, hosts: [...], racks: [...], quarantine: false,
+ * localised: false} for the group of world rank r. */
+json_t *fc_stage_wrong_implicates(const fc_stage_ctx_t *ctx, int r);
+
+/* "wrong result in G (N hosts), not yet localised" into buf. */
+void fc_stage_wrong_text(const fc_stage_ctx_t *ctx, int r, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,137 @@
+/*
+ * fc_retest.c - see fc_retest.h. The groups are written to
+ * OUT/retest.STAGE[.N].json for the retest's rank 0 (group, hosts, racks,
+ * what was observed first and how many checks saw it, and every host's
+ * rack); the retest's TAP and log go beside the stage's.
+ */
+#include "fc_retest.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fc_launch.h"
+#include "fc_results.h"
+#include "fc_verdict.h"
+
+#define FC_RETEST_MAX_ARGS 512
+
+/* A failing check whose wrong result is not yet placed. */
+static int fc_retest_pending(json_t *rec)
+{
+    json_t *imp = json_object_get(rec, "implicates");
+
+    return strcmp(fc_json_str(rec, "verdict"), "FAIL") == 0 && json_is_object(imp) &&
+           json_is_false(json_object_get(imp, "localised"));
+}
+
+/* "all_reduce float32 sum 4096 bytes: <first reason>" */
+static void fc_retest_observed(json_t *rec, char *buf, size_t len)
+{
+    const char *why = json_string_value(json_array_get(json_object_get(rec, "reasons"), 0));
+    const char *op = fc_json_str(rec, "op");
+
+    snprintf(buf, len, "%s %s%s%s %lld bytes%s%s: %s", fc_json_str(rec, "collective"),
+             fc_json_str(rec, "dtype"), op[0] && strcmp(op, "none") ? " " : "",
+             op[0] && strcmp(op, "none") ? op : "",
+             (long long)json_integer_value(json_object_get(rec, "bytes")),
+             json_object_get(rec, "kind") ? " under " : "", fc_json_str(rec, "kind"),
+             why ? why : "wrong bits");
+}
+
+/* {stage, host_racks, groups: [...]} from the stage's records; NULL when
+ * nothing waits for a retest. */
+static json_t *fc_retest_groups(const fc_retest_launch_t *l, json_t *recs)
+{
+    json_t *groups = json_array(), *racks = json_object(), *rec;
+    size_t i;
+    int ended = 0;
+
+    json_array_foreach(recs, i, rec) {
+        json_t *imp = json_object_get(rec, "implicates"), *g = NULL, *q;
+        size_t k;
+
+        ended |= strcmp(fc_json_str(rec, "type"), "stage_end") == 0;
+        if (!fc_retest_pending(rec))
+            continue;
+        json_array_foreach(groups, k, q)
+            if (strcmp(fc_json_str(q, "group"), fc_json_str(imp, "group")) == 0)
+                g = q;
+        if (g == NULL) {
+            char observed[1024];
+
+            fc_retest_observed(rec, observed, sizeof(observed));
+            g = json_pack("{s:s, s:O, s:O, s:s, s:i}", "group", fc_json_str(imp, "group"),
+                          "hosts", json_object_get(imp, "hosts"), "racks",
+                          json_object_get(imp, "racks"), "observed", observed, "points", 0);
+            if (g == NULL)
+                continue;       /* a record without its hosts: nothing to retest */
+            json_array_append_new(groups, g);
+        }
+        json_object_set_new(g, "points", json_integer(
+            json_integer_value(json_object_get(g, "points")) + 1));
+    }
+    if (!ended || json_array_size(groups) == 0) {
+        json_decref(groups);
+        json_decref(racks);
+        return NULL;
+    }
+    for (int h = 0; h < l->inv->nhosts; ++h)
+        json_object_set_new(racks, l->inv->hosts[h],
+                            json_string(l->inv->racks[l->inv->host_rack[h]]));
+    return json_pack("{s:s, s:o, s:o}", "stage", l->stage, "host_racks", racks,
+                     "groups", groups);
+}
+
+int fc_retest_after_stage(const fc_retest_launch_t *l, json_t *stage_recs)
+{
+    char path[PATH_MAX + 64], tap[PATH_MAX + 64], log[PATH_MAX + 64];
+    char exe[PATH_MAX], timeout[32];
+    const char *argv[FC_RETEST_MAX_ARGS];
+    json_t *groups;
+    fc_launch_result_t res;
+    int n = 0;
+
+    if (fc_launch_interrupted() || l->nprefix + 16 > FC_RETEST_MAX_ARGS)
+        return 0;
+    if ((groups = fc_retest_groups(l, stage_recs)) == NULL)
+        return 0;
+    snprintf(path, sizeof(path), "%s/retest.%s%s.json", l->out_dir, l->stage, l->suffix);
+    if (json_dump_file(groups, path, JSON_INDENT(2) | JSON_SORT_KEYS) != 0) {
+        fprintf(stderr, "fabcert: cannot write %s: %s\n", path, strerror(errno));
+        json_decref(groups);
+        return 0;
+    }
+    snprintf(tap, sizeof(tap), "%s/retest.%s%s.tap", l->out_dir, l->stage, l->suffix);
+    snprintf(log, sizeof(log), "%s/retest.%s%s.log", l->out_dir, l->stage, l->suffix);
+    fc_path_beside_exe("suites/retest", exe, sizeof(exe));
+    snprintf(timeout, sizeof(timeout), "%.0f", l->timeout_s);
+    for (int k = 0; k < l->nprefix; ++k)
+        argv[n++] = l->prefix[k];
+    argv[n++] = exe;
+    argv[n++] = "--out";
+    argv[n++] = l->out_dir;
+    argv[n++] = "--run-id";
+    argv[n++] = l->run_id;
+    argv[n++] = "--stage";
+    argv[n++] = l->stage;
+    argv[n++] = "--groups";
+    argv[n++] = path;
+    argv[n++] = "--timeout";
+    argv[n++] = timeout;
+    argv[n] = NULL;
+    printf("retest %s: a wrong result in %zu group(s); checked point-to-point "
+           "exchanges on the stage's hosts to place it\n", l->stage,
+           json_array_size(json_object_get(groups, "groups")));
+    fflush(stdout);
+    json_decref(groups);
+    fc_launch((char *const *)argv, tap, log, l->timeout_s + l->margin_s, &res);
+    printf("retest %s: %s, %.1f s\n", l->stage,
+           res.not_started ? "could not start" :
+           res.timed_out ? "killed at the limit: the wrong result stays unplaced" :
+           res.exit_status == 2 ? "rejected its input" : "done", res.seconds);
+    json_decref(res.watchdog);
+    return !res.not_started;
+}

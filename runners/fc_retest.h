@@ -1,0 +1,37 @@
+/*
+ * fc_retest.h - the runner's side of the retest that places a wrong
+ * result (suites/retest.c). After a stage, the records it appended are
+ * scanned for failing checks whose wrong result still implicates a whole
+ * group (implicates.localised false); if there are any, the retest is
+ * launched right away with the stage's own launcher arguments (the same
+ * hosts, ranks per node, mpirun options and --env variables, so a faulty
+ * NIC or the tests' injector acts on it as on the stage), bounded by the
+ * stage's timeout plus the launch margin. Its `retest` records land in
+ * results.jsonl beside the stage's; the runner quarantines what they
+ * confirm, and the verdicts read them (reports/fc_verdict_retest.c).
+ */
+#ifndef FC_RETEST_H
+#define FC_RETEST_H
+
+#include <jansson.h>
+
+#include "fc_inventory.h"
+
+typedef struct fc_retest_launch {
+    const char *const *prefix;      /* the stage's launcher argv, up to (not
+                                     * including) the stage program */
+    int nprefix;
+    const char *out_dir, *run_id;
+    const char *stage;              /* its name */
+    const char *suffix;             /* "" or ".2" for a second attempt */
+    double timeout_s;               /* the stage's */
+    double margin_s;                /* the launcher's start-up and tear-down */
+    const fc_inventory_t *inv;
+} fc_retest_launch_t;
+
+/* Run the retest when the stage's records (an array) ask for one. Returns
+ * 1 when it was launched (its records are then in results.jsonl), 0 when
+ * none was needed or it could not start (said on stderr). */
+int fc_retest_after_stage(const fc_retest_launch_t *l, json_t *stage_recs);
+
+#endif
