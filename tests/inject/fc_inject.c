@@ -27,6 +27,10 @@
  *                     (default: all of them)
  *   FC_INJECT_CALL    act from the Nth matching call on (kill and stop: at
  *                     it); default 1
+ *   FC_INJECT_TIMES   corrupt-send and delay: act on this many matching calls
+ *                     only, then behave (an intermittent fault; counted per
+ *                     process, so a new program starts counting again);
+ *                     default 0, no end
  *   FC_INJECT_MIN_BYTES  calls smaller than this do not match (default 4096)
  *   FC_INJECT_DELAY_US   for delay (default 20000)
  *   FC_INJECT_INDEX, FC_INJECT_BIT  which element's bit corrupt-send flips
@@ -53,7 +57,7 @@ static struct {
     int configured;
     enum fc_inject_mode mode;
     char colls[256];
-    long call_at, min_bytes, delay_us, index, bit;
+    long call_at, times, min_bytes, delay_us, index, bit;
     long calls;                     /* matching calls seen */
     int announced;
     int fail_pending;               /* error: the current call reports one */
@@ -102,6 +106,7 @@ static void fc_inject_configure(void)
     snprintf(fc_inj.colls, sizeof(fc_inj.colls), ",%s,",
              getenv("FC_INJECT_COLL") ? getenv("FC_INJECT_COLL") : "");
     fc_inj.call_at = fc_env_long("FC_INJECT_CALL", 1);
+    fc_inj.times = fc_env_long("FC_INJECT_TIMES", 0);
     fc_inj.min_bytes = fc_env_long("FC_INJECT_MIN_BYTES", 4096);
     fc_inj.delay_us = fc_env_long("FC_INJECT_DELAY_US", 20000);
     fc_inj.index = fc_env_long("FC_INJECT_INDEX", 0);
@@ -139,6 +144,8 @@ static int fc_inject_call(const char *coll, int count, MPI_Datatype dt)
     if ((long)count * size < fc_inj.min_bytes)
         return 0;
     if (++fc_inj.calls < fc_inj.call_at)
+        return 0;
+    if (fc_inj.times > 0 && fc_inj.calls >= fc_inj.call_at + fc_inj.times)
         return 0;
     switch (fc_inj.mode) {
     case FC_INJECT_KILL:
