@@ -633,6 +633,8 @@ static void fc_rack_page(FILE *f, const fc_run_verdict_t *v, const fc_rack_verdi
                 fprintf(f, "slow with %lld of %lld partners",
                         (long long)json_integer_value(json_object_get(rec, "slow_partners")),
                         (long long)json_integer_value(json_object_get(rec, "partners")));
+            else if (strcmp(fc_json_str(rec, "type"), "retest") == 0)
+                fc_html_escape(f, json_string_value(json_array_get(json_object_get(rec, "reasons"), 0)));
             else
                 fc_html_escape(f, fc_json_str(rec, "stuck_at"));
             fprintf(f, "</td><td>");
