@@ -1,0 +1,98 @@
+#!/bin/bash
+# blame_data.t - a wrong result is placed on the node that caused it, by a
+# retest, never on the rank that observed it. Faults are planted from
+# outside the suite with the MPI interposition library (tests/inject) on a
+# virtual cluster of uneven racks (2, 3 and 1 nodes, 2 ranks per node),
+# cluster stage:
+#   - a clean run passes every rack and runs no retest;
+#   - one host corrupting what it sends: the collective's wrong output
+#     spreads to every rank (the first rank with wrong bits is on another
+#     rack), the retest (checked point-to-point exchanges) confirms the
+#     host: it alone is quarantined, its rack FAILs naming it with the
+#     exchanges as evidence (results.jsonl, certificate, HTML, summary),
+#     the two other racks PASS;
+#   - the same host corrupting one call only (FC_INJECT_TIMES=1): the
+#     retest cannot place it, every rack of the group FAILs "intermittent
+#     corruption in cluster, not localised", nobody is quarantined;
+# and on this machine alone (node stage, 4 ranks), rank 2 corrupting its
+# sends: the retest names rank 2, not rank 0 that observed it first.
+# Needs root (namespaces); skips with the reason otherwise.
+. tests/e2e/tap.sh
+FC=$BUILD/fabcert
+INJ=$PWD/$BUILD/libfc_inject.so
+vcluster_up fbd 2,3,1
+plan 16
+H1=${NAME}01 H4=${NAME}04
+run() {     # run OUT-NAME [fabcert run options]: inside the first node
+    local out=$1; shift
+    $VC --name $NAME exec $H1 $FC run --hosts "$D/hosts" --racks "$D/racks" \
+        --ppn 2 --profile thresholds/vcluster.yaml --stages cluster \
+        --out "$TMP/$out" "$@" > "$TMP/$out.out" 2> "$TMP/$out.err"
+}
+rec() { jsonl "$TMP/$1/results.jsonl" "$2"; }    # rec OUT PERL-EXPR
+
+# 1. clean
+run clean
+rc=$?
+grep -q "^rack rack1: PASS" "$TMP/clean.out" && grep -q "^rack rack2: PASS" "$TMP/clean.out" &&
+    grep -q "^rack rack3: PASS" "$TMP/clean.out"
+ok $(( rc != 0 || $? != 0 )) "a clean cluster stage passes all three racks, exit 0 ($rc)"
+n=$(rec clean 'scalar grep { $_->{type} eq "retest" || $_->{type} eq "quarantine" } @r')
+ok $(( n != 0 )) "and runs no retest, quarantines nobody ($n records)"
+
+# 2. host 04 (rack2) corrupts every buffer it sends
+start=$(date +%s)
+run send --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H4 --env FC_INJECT_MODE=corrupt-send
+rc=$?
+took=$(( $(date +%s) - start ))
+ok $(( rc != 1 )) "a host corrupting what it sends makes the run exit 1 ($rc)"
+obs=$(rec send '(grep { $_->{type} eq "point" && $_->{wrong} > 0 } @r)[0]{first_mismatch}{host}')
+n=$(rec send 'scalar grep { $_->{type} eq "point" && $_->{verdict} eq "FAIL" && $_->{implicates}{part} eq "group" && !$_->{implicates}{quarantine} && @{$_->{implicates}{racks}} == 3 } @r')
+ok $(( n < 1 )) "the wrong output (first observed on $obs) implicates the whole group, quarantining nobody ($n points)"
+q=$(rec send 'join ",", map { $_->{host} } grep { $_->{type} eq "quarantine" } @r')
+ok $([ "$q" = "$H4" ]; echo $?) "the retest confirms $H4 and only it is quarantined ($q)"
+grep -q "^rack rack2: FAIL" "$TMP/send.out" && grep -q "^rack rack1: PASS" "$TMP/send.out" &&
+    grep -q "^rack rack3: PASS" "$TMP/send.out"
+ok $? "its rack FAILs, the two other racks of the group PASS"
+grep -q "^  FAIL rack rack2, cluster stage, node $H4: .*wrong data sent by $H4 (ranks [0-9]*, [0-9]*) confirmed by 5 retests: $H4 -> $H1 wrong, $H1 -> $H4 right" "$TMP/send.out"
+ok $? "the failure names $H4 and the retests that confirm it"
+# evidence: every exchange its ranks sent off the host wrong, every one they received right
+n=$(rec send 'my ($t) = grep { $_->{type} eq "retest" } @r; my $h = "'$H4'"; my @x = @{$t->{exchanges}};
+    my $bad = grep { ($_->{sender_host} eq $h && $_->{receiver_host} ne $h && $_->{verdict} ne "wrong") ||
+                     ($_->{receiver_host} eq $h && $_->{sender_host} ne $h && $_->{verdict} ne "right") } @x;
+    ($t->{localised} && $t->{culprit}{host} eq $h && $t->{culprit}{direction} eq "send" && !$bad) ? scalar @x : 0')
+ok $(( n < 40 )) "results.jsonl holds the retest's exchanges: $H4's sends wrong, its receives right ($n exchanges)"
+n=$(jsonl "$TMP/send/certificates/rack2.json" 'my ($s) = grep { $_->{stage} eq "cluster" } @{$r[0]{certificate}{stages}}; scalar grep { $_->{culprit}{host} eq "'$H4'" && @{$_->{exchanges}} > 0 } @{$s->{figures}}')
+ok $(( n != 1 )) "rack2's certificate carries the retest with its exchanges ($n)"
+grep -q "wrong data sent by $H4 .*confirmed by 5 retests" "$TMP/send/report/rack-rack2.html" &&
+    grep -q "confirmed by 5 retests" "$TMP/send/summary.txt"
+ok $? "the HTML and the summary show the confirmation"
+secs=$(rec send '(grep { $_->{type} eq "retest" } @r)[0]{seconds}')
+diag "retest: $(printf %.1f "$secs") s of exchanges (12 ranks, 11 rounds); whole run ${took} s"
+
+# 3. the same host corrupts one call only: not reproducible
+run once --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H4 --env FC_INJECT_MODE=corrupt-send \
+    --env FC_INJECT_TIMES=1
+rc=$?
+ok $(( rc != 1 )) "an intermittent corruption makes the run exit 1 ($rc)"
+n=$(rec once 'scalar grep { $_->{type} eq "quarantine" } @r')
+ok $(( n != 0 )) "the retest cannot reproduce it: nobody is quarantined ($n)"
+n=$(grep -c "^  FAIL rack rack[123], cluster stage, group: intermittent corruption in cluster (6 hosts), not localised" "$TMP/once.out")
+grep -q "^rack rack1: FAIL" "$TMP/once.out" && grep -q "^rack rack2: FAIL" "$TMP/once.out" &&
+    grep -q "^rack rack3: FAIL" "$TMP/once.out"
+ok $(( $? != 0 || n != 3 )) "every rack of the group FAILs, not localised ($n findings)"
+n=$(rec once 'scalar grep { $_->{type} eq "retest" && !$_->{localised} && !$_->{implicates}{quarantine} && $_->{implicates}{part} eq "group" } @r')
+ok $(( n != 1 )) "its retest record says not localised and implicates the group ($n)"
+
+# 4. this machine alone, node stage: rank 2 corrupts, rank 0 sees it first
+$FC run --out "$TMP/node" --stages node --np 4 --sizes 4KiB --collectives all_reduce \
+    --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$(hostname) --env FC_INJECT_RANK=2 \
+    --env FC_INJECT_MODE=corrupt-send > "$TMP/node.out" 2>&1
+rc=$?
+first=$(rec node '(grep { $_->{type} eq "point" && $_->{wrong} > 0 } @r)[0]{first_mismatch}{rank}')
+culprit=$(rec node 'my ($t) = grep { $_->{type} eq "retest" } @r; join ",", @{$t->{culprit}{ranks}}')
+ok $(( rc != 1 )) "node stage, rank 2 corrupting its sends: exit 1 ($rc)"
+[ "$culprit" = 2 ] && [ "$first" != 2 ] &&
+    grep -q "^  FAIL rack default, node stage, node $(hostname): .*wrong data sent by $(hostname) (rank 2) confirmed by 3 retests: rank 2 -> rank 0 wrong, rank 0 -> rank 2 right" "$TMP/node.out"
+ok $? "the retest names rank 2 (the ranks: $culprit), not rank $first that observed it"
+done_testing
