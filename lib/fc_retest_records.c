@@ -278,6 +278,7 @@ static void fc_write_unplaced(fc_retest_judged_t *j, json_t *group, fc_results_t
 {
     json_t *rec = fc_base_record(j, group), *hosts = json_object_get(group, "hosts");
     char found[FC_RETEST_TEXT], why[2 * FC_RETEST_TEXT];
+    const char *one;
     size_t at = 0;
     int shown = 0;
 
@@ -302,14 +303,16 @@ static void fc_write_unplaced(fc_retest_judged_t *j, json_t *group, fc_results_t
              "%s; nobody quarantined%s%s", fc_str(group, "group"), json_array_size(hosts),
              json_array_size(hosts) == 1 ? "" : "s", found,
              fc_str(group, "observed")[0] ? "; observed: " : "", fc_str(group, "observed"));
-    json_object_set_new(rec, "rack", json_string(""));
+    /* a one-node group: that node is implicated, but not quarantined */
+    one = json_array_size(hosts) == 1 ? json_string_value(json_array_get(hosts, 0)) : NULL;
+    json_object_set_new(rec, "rack", json_string(one ? fc_host_rack(j, one) : ""));
     json_object_set_new(rec, "localised", json_false());
     json_object_set_new(rec, "culprit", json_null());
     json_object_set_new(rec, "exchanges", fc_evidence_json(j, -1));
     json_object_set_new(rec, "reasons", json_pack("[s]", why));
     json_object_set_new(rec, "implicates", json_pack("{s:s, s:s, s:O, s:O, s:b}", "part",
-                        "group", "host", "", "racks", json_object_get(group, "racks"),
-                        "hosts", hosts, "quarantine", 0));
+                        one ? "node" : "group", "host", one ? one : "", "racks",
+                        json_object_get(group, "racks"), "hosts", hosts, "quarantine", 0));
     fc_emit(results, tap, rec, fc_str(group, "group"), why);
 }
 

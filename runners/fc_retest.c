@@ -17,6 +17,7 @@
 #include "fc_verdict.h"
 
 #define FC_RETEST_MAX_ARGS 512
+#define FC_RETEST_MAX_S 300
 
 /* A failing check whose wrong result is not yet placed. */
 static int fc_retest_pending(json_t *rec)
@@ -92,6 +93,8 @@ int fc_retest_after_stage(const fc_retest_launch_t *l, json_t *stage_recs)
     const char *argv[FC_RETEST_MAX_ARGS];
     json_t *groups;
     fc_launch_result_t res;
+    /* the stage's timeout, but a soak's hours are not the retest's */
+    double limit = l->timeout_s < FC_RETEST_MAX_S ? l->timeout_s : FC_RETEST_MAX_S;
     int n = 0;
 
     if (fc_launch_interrupted() || l->nprefix + 16 > FC_RETEST_MAX_ARGS)
@@ -107,7 +110,7 @@ int fc_retest_after_stage(const fc_retest_launch_t *l, json_t *stage_recs)
     snprintf(tap, sizeof(tap), "%s/retest.%s%s.tap", l->out_dir, l->stage, l->suffix);
     snprintf(log, sizeof(log), "%s/retest.%s%s.log", l->out_dir, l->stage, l->suffix);
     fc_path_beside_exe("suites/retest", exe, sizeof(exe));
-    snprintf(timeout, sizeof(timeout), "%.0f", l->timeout_s);
+    snprintf(timeout, sizeof(timeout), "%.0f", limit);
     for (int k = 0; k < l->nprefix; ++k)
         argv[n++] = l->prefix[k];
     argv[n++] = exe;
@@ -127,7 +130,7 @@ int fc_retest_after_stage(const fc_retest_launch_t *l, json_t *stage_recs)
            json_array_size(json_object_get(groups, "groups")));
     fflush(stdout);
     json_decref(groups);
-    fc_launch((char *const *)argv, tap, log, l->timeout_s + l->margin_s, &res);
+    fc_launch((char *const *)argv, tap, log, limit + l->margin_s, &res);
     printf("retest %s: %s, %.1f s\n", l->stage,
            res.not_started ? "could not start" :
            res.timed_out ? "killed at the limit: the wrong result stays unplaced" :

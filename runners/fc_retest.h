@@ -6,7 +6,7 @@
  * launched right away with the stage's own launcher arguments (the same
  * hosts, ranks per node, mpirun options and --env variables, so a faulty
  * NIC or the tests' injector acts on it as on the stage), bounded by the
- * stage's timeout plus the launch margin. Its `retest` records land in
+ * stage's timeout (at most 300 s) plus the launch margin. Its `retest` records land in
  * results.jsonl beside the stage's; the runner quarantines what they
  * confirm, and the verdicts read them (reports/fc_verdict_retest.c).
  */
