@@ -34,6 +34,11 @@ static void fc_retest_observed(json_t *rec, char *buf, size_t len)
     const char *why = json_string_value(json_array_get(json_object_get(rec, "reasons"), 0));
     const char *op = fc_json_str(rec, "op");
 
+    if (strcmp(fc_json_str(rec, "type"), "pair") == 0) {
+        snprintf(buf, len, "pair %s <-> %s: %s", fc_json_str(rec, "host_a"),
+                 fc_json_str(rec, "host_b"), why ? why : "wrong bits");
+        return;
+    }
     snprintf(buf, len, "%s %s%s%s %lld bytes%s%s: %s", fc_json_str(rec, "collective"),
              fc_json_str(rec, "dtype"), op[0] && strcmp(op, "none") ? " " : "",
              op[0] && strcmp(op, "none") ? op : "",

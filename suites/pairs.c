@@ -24,6 +24,7 @@
 
 #include "fc_judge.h"
 #include "fc_kernels.h"
+#include "fc_localise.h"
 #include "fc_log.h"
 #include "fc_pairs.h"
 #include "fc_peers.h"
@@ -57,6 +58,7 @@ typedef struct fc_pair {
     double bw_gbps;         /* per direction, from the slower side */
     double lat_us;
     uint64_t wrong;
+    uint64_t wrong_at[2];   /* of those, received by a, by b */
     int bad_node;           /* the node that received wrong data, or -1 */
     fc_pair_side_t first;   /* the side that saw the first mismatch */
     int slow;
@@ -199,6 +201,7 @@ static void fc_pairs_merge(fc_pairs_run_t *run, const fc_pair_side_t *sides,
             p->first = *s;
         }
         p->wrong += s->wrong;
+        p->wrong_at[s->node == p->a ? 0 : 1] += s->wrong;
     }
 }
 
@@ -315,10 +318,11 @@ static void fc_pairs_judge(fc_pairs_run_t *run)
             }
             if (p->wrong > sp->max_wrong)
                 fc_pair_fail(p, "%llu wrong elements received on %s (rank of "
-                             "node %d), first at element %llu of iteration %d: "
+                             "node %d) from %s, first at element %llu of iteration %d: "
                              "expected 0x%08llx, got 0x%08llx",
                              (unsigned long long)p->wrong,
                              run->node_hosts[p->bad_node], p->bad_node,
+                             run->node_hosts[p->first.partner],
                              (unsigned long long)p->first.first_pos,
                              p->first.first_iter,
                              (unsigned long long)p->first.expected,
@@ -357,6 +361,60 @@ static void fc_pairs_relative_json(const fc_pairs_run_t *run, const fc_pair_t *p
     json_object_set_new(entry, "rules_not_applied", json_pack("[s]", why));
 }
 
+/* Rank 0: which node's data is wrong, from the pairs' checked exchanges
+ * (both directions of every pair, over every size): lib/fc_localise.h,
+ * one rank per node. */
+static void fc_pairs_blame_data(const fc_pairs_run_t *run, int npairs, const int *a,
+                                const int *b, fc_blame_t *blame)
+{
+    fc_exchange_t *ex = calloc((size_t)npairs * 2 + 1, sizeof(*ex));
+    int *host = calloc((size_t)run->nnodes + 1, sizeof(int));
+
+    for (int v = 0; v < run->nnodes && host; ++v)
+        host[v] = v;
+    for (int v = 0; v < run->nnodes; ++v)
+        blame[v] = FC_BLAME_NONE;
+    if (ex == NULL || host == NULL) {
+        free(ex);
+        free(host);
+        return;
+    }
+    for (int k = 0; k < npairs; ++k) {
+        ex[2 * k] = (fc_exchange_t){ .sender = a[k], .receiver = b[k], .iters = 1 };
+        ex[2 * k + 1] = (fc_exchange_t){ .sender = b[k], .receiver = a[k], .iters = 1 };
+        for (int q = 0; q < run->npairs; ++q)
+            if (run->pairs[q].a == a[k] && run->pairs[q].b == b[k]) {
+                ex[2 * k].wrong += run->pairs[q].wrong_at[1];
+                ex[2 * k + 1].wrong += run->pairs[q].wrong_at[0];
+            }
+    }
+    fc_localise(run->nnodes, host, npairs * 2, ex, blame);
+    free(ex);
+    free(host);
+}
+
+/* Wrong data between nodes a and b: the node the exchanges confirm
+ * (quarantined), else both, pending the runner's retest. */
+static json_t *fc_pairs_wrong_implicates(const fc_pairs_run_t *run, int a, int b,
+                                         const fc_blame_t *blame)
+{
+    const char *ra = run->ctx->inv.racks[run->node_racks[a]];
+    const char *rb = run->ctx->inv.racks[run->node_racks[b]];
+    int v = blame[a] != FC_BLAME_NONE ? a : blame[b] != FC_BLAME_NONE ? b : -1;
+    char group[2 * FC_HOST_MAX + 16];
+
+    if (v >= 0)
+        return json_pack("{s:s, s:s, s:s, s:b}", "part", "node", "host",
+                         run->node_hosts[v], "rack",
+                         run->ctx->inv.racks[run->node_racks[v]], "quarantine", 1);
+    snprintf(group, sizeof(group), "pair %s <-> %s", run->node_hosts[a], run->node_hosts[b]);
+    return json_pack("{s:s, s:s, s:s, s:s, s:[s,s], s:o, s:b, s:b}", "part", "group",
+                     "host", "", "rack", "", "group", group, "hosts", run->node_hosts[a],
+                     run->node_hosts[b], "racks", strcmp(ra, rb) ? json_pack("[s,s]", ra, rb)
+                                                                 : json_pack("[s]", ra),
+                     "quarantine", 0, "localised", 0);
+}
+
 /* Rank 0: localise, write records and TAP. Returns failed checks. */
 static int fc_pairs_report(fc_pairs_run_t *run)
 {
@@ -370,6 +428,7 @@ static int fc_pairs_report(fc_pairs_run_t *run)
     int *node_slow = calloc((size_t)n, sizeof(int));
     int *node_partners = calloc((size_t)n, sizeof(int));
     fc_pair_part_t *part = calloc((size_t)npairs + 1, sizeof(*part));
+    fc_blame_t *blame = calloc((size_t)n, sizeof(*blame));
     int k = 0;
 
     /* one entry per pair of nodes: slow at any size */
@@ -383,6 +442,7 @@ static int fc_pairs_report(fc_pairs_run_t *run)
         }
     fc_pairs_localise(n, npairs, a, b, slow, node_bad, node_slow,
                       node_partners, part);
+    fc_pairs_blame_data(run, npairs, a, b, blame);
 
     for (k = 0; k < npairs; ++k) {
         const char *ha = run->node_hosts[a[k]], *hb = run->node_hosts[b[k]];
@@ -420,10 +480,7 @@ static int fc_pairs_report(fc_pairs_run_t *run)
                 lat = p->lat_us;
         }
         if (wrong_node >= 0)
-            impl = json_pack("{s:s, s:s, s:s, s:b}", "part", "node", "host",
-                             run->node_hosts[wrong_node], "rack",
-                             ctx->inv.racks[run->node_racks[wrong_node]],
-                             "quarantine", 1);
+            impl = fc_pairs_wrong_implicates(run, a[k], b[k], blame);
         else if (part[k] == FC_PAIR_NODE_A || part[k] == FC_PAIR_NODE_B) {
             int v = part[k] == FC_PAIR_NODE_A ? a[k] : b[k];
 
@@ -473,7 +530,22 @@ static int fc_pairs_report(fc_pairs_run_t *run)
         json_object_set_new(rec, "rack", json_string(ctx->inv.racks[run->node_racks[v]]));
         json_object_set_new(rec, "slow_partners", json_integer(node_slow[v]));
         json_object_set_new(rec, "partners", json_integer(node_partners[v]));
-        if (node_bad[v]) {
+        if (blame[v] != FC_BLAME_NONE) {
+            char why[FC_REASON_MAX];
+
+            snprintf(why, sizeof(why), "%s wrong data with every partner (%d, both "
+                     "directions checked): the node (its NIC or memory) is implicated",
+                     blame[v] == FC_BLAME_SENDS ? "sent" : "received", n - 1);
+            json_object_set_new(rec, "reasons", json_pack("[s]", why));
+            json_object_set_new(rec, "implicates", json_pack(
+                "{s:s, s:s, s:s, s:b}", "part", "node", "host",
+                run->node_hosts[v], "rack", ctx->inv.racks[run->node_racks[v]],
+                "quarantine", 1));
+            json_object_set_new(rec, "verdict", json_string("FAIL"));
+            fc_tap_point(&ctx->tap, FC_ERR_FAIL, "node %s data: %s",
+                         run->node_hosts[v], why);
+            ++failed;
+        } else if (node_bad[v]) {
             char why[FC_REASON_MAX];
 
             snprintf(why, sizeof(why), "slow with %d of its %d partners: its "
@@ -497,7 +569,7 @@ static int fc_pairs_report(fc_pairs_run_t *run)
         fc_results_append(&ctx->results, rec);
     }
     free(a); free(b); free(slow); free(node_bad); free(node_slow);
-    free(node_partners); free(part);
+    free(node_partners); free(part); free(blame);
     return failed;
 }
 

@@ -14,6 +14,8 @@
 #   - the same host corrupting one call only (FC_INJECT_TIMES=1): the
 #     retest cannot place it, every rack of the group FAILs "intermittent
 #     corruption in cluster, not localised", nobody is quarantined;
+#   - the same host in the pairs stage: the pairs' own checked exchanges
+#     (both directions) place it, not the partners that received from it;
 # and on this machine alone (node stage, 4 ranks), rank 2 corrupting its
 # sends: the retest names rank 2, not rank 0 that observed it first.
 # Needs root (namespaces); skips with the reason otherwise.
@@ -21,7 +23,7 @@
 FC=$BUILD/fabcert
 INJ=$PWD/$BUILD/libfc_inject.so
 vcluster_up fbd 2,3,1
-plan 16
+plan 17
 H1=${NAME}01 H4=${NAME}04
 run() {     # run OUT-NAME [fabcert run options]: inside the first node
     local out=$1; shift
@@ -84,7 +86,17 @@ ok $(( $? != 0 || n != 3 )) "every rack of the group FAILs, not localised ($n fi
 n=$(rec once 'scalar grep { $_->{type} eq "retest" && !$_->{localised} && !$_->{implicates}{quarantine} && $_->{implicates}{part} eq "group" } @r')
 ok $(( n != 1 )) "its retest record says not localised and implicates the group ($n)"
 
-# 4. this machine alone, node stage: rank 2 corrupts, rank 0 sees it first
+# 4. the pairs stage: its own checked exchanges place the same host
+run pairs --stages pairs --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H4 \
+    --env FC_INJECT_MODE=corrupt-send
+q=$(rec pairs 'join ",", map { $_->{host} } grep { $_->{type} eq "quarantine" } @r')
+n=$(rec pairs 'scalar grep { $_->{type} eq "pair" && $_->{verdict} eq "FAIL" && $_->{implicates}{host} eq "'$H4'" } @r')
+[ "$q" = "$H4" ] && [ "$n" = 5 ] && grep -q "^rack rack1: PASS" "$TMP/pairs.out" &&
+    grep -q "^rack rack3: PASS" "$TMP/pairs.out" &&
+    grep -q "^  FAIL rack rack2, pairs stage, node $H4: .*sent wrong data with every partner (5, both directions checked)" "$TMP/pairs.out"
+ok $? "pairs stage: the 5 pairs with wrong data implicate $H4, not the partners that received it; only $H4 quarantined ($q)"
+
+# 5. this machine alone, node stage: rank 2 corrupts, rank 0 sees it first
 $FC run --out "$TMP/node" --stages node --np 4 --sizes 4KiB --collectives all_reduce \
     --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$(hostname) --env FC_INJECT_RANK=2 \
     --env FC_INJECT_MODE=corrupt-send > "$TMP/node.out" 2>&1
