@@ -479,9 +479,19 @@ static int fc_pairs_report(fc_pairs_run_t *run)
             if (p->size_index == 0)
                 lat = p->lat_us;
         }
-        if (wrong_node >= 0)
+        if (wrong_node >= 0) {
             impl = fc_pairs_wrong_implicates(run, a[k], b[k], blame);
-        else if (part[k] == FC_PAIR_NODE_A || part[k] == FC_PAIR_NODE_B) {
+            if (json_is_true(json_object_get(impl, "quarantine"))) {
+                int v = blame[a[k]] != FC_BLAME_NONE ? a[k] : b[k];
+                char why[FC_REASON_MAX];
+
+                snprintf(why, sizeof(why), "wrong data %s %s, confirmed with every one of "
+                         "its %d partners (both directions checked)",
+                         blame[v] == FC_BLAME_SENDS ? "sent by" : "received by",
+                         run->node_hosts[v], n - 1);
+                json_array_insert_new(reasons, 0, json_string(why));
+            }
+        } else if (part[k] == FC_PAIR_NODE_A || part[k] == FC_PAIR_NODE_B) {
             int v = part[k] == FC_PAIR_NODE_A ? a[k] : b[k];
 
             impl = json_pack("{s:s, s:s, s:s, s:b}", "part", "link", "host",

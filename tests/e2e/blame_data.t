@@ -93,7 +93,8 @@ q=$(rec pairs 'join ",", map { $_->{host} } grep { $_->{type} eq "quarantine" } 
 n=$(rec pairs 'scalar grep { $_->{type} eq "pair" && $_->{verdict} eq "FAIL" && $_->{implicates}{host} eq "'$H4'" } @r')
 [ "$q" = "$H4" ] && [ "$n" = 5 ] && grep -q "^rack rack1: PASS" "$TMP/pairs.out" &&
     grep -q "^rack rack3: PASS" "$TMP/pairs.out" &&
-    grep -q "^  FAIL rack rack2, pairs stage, node $H4: .*sent wrong data with every partner (5, both directions checked)" "$TMP/pairs.out"
+    grep -q "^  FAIL rack rack2, pairs stage, node $H4: .*wrong data sent by $H4, confirmed with every one of its 5 partners" "$TMP/pairs.out" &&
+    [ "$(rec pairs 'scalar grep { $_->{type} eq "pairs_node" && $_->{verdict} eq "FAIL" } @r')" = 1 ]
 ok $? "pairs stage: the 5 pairs with wrong data implicate $H4, not the partners that received it; only $H4 quarantined ($q)"
 
 # 5. this machine alone, node stage: rank 2 corrupts, rank 0 sees it first
