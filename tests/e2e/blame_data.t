@@ -25,16 +25,42 @@ INJ=$PWD/$BUILD/libfc_inject.so
 vcluster_up fbd 2,3,1
 plan 17
 H1=${NAME}01 H4=${NAME}04
-run() {     # run OUT-NAME [fabcert run options]: inside the first node
-    local out=$1; shift
+# one stage per profile (a required stage left out would make the racks
+# INCOMPLETE); the virtual cluster's settings, and no relative rule for
+# the pairs: this test is about wrong data, not a loaded machine's noise
+profile() {     # profile NAME STAGE-YAML
+    printf 'name: blame-%s\nseed: 20261202\nstages:\n%s\n' "$1" "$2" > "$TMP/$1.yaml"
+}
+profile cluster "  cluster:
+    required: true
+    timeout_s: 120
+    warmup: 1
+    iters: 5
+    sizes: [4KiB, 64KiB]
+    collectives: [all_reduce, all_gather, broadcast]
+    dtypes: [float32]
+    ops: [sum]
+    max_wrong: 0
+    limits:
+      - collective: any
+        max_latency_us: 2000000"
+profile pairs "  pairs:
+    required: true
+    timeout_s: 120
+    warmup: 1
+    iters: 5
+    sizes: [256KiB]
+    max_wrong: 0"
+run() {     # run OUT-NAME PROFILE [fabcert run options]: inside the first node
+    local out=$1 prof=$2; shift 2
     $VC --name $NAME exec $H1 $FC run --hosts "$D/hosts" --racks "$D/racks" \
-        --ppn 2 --profile thresholds/vcluster.yaml --stages cluster \
-        --out "$TMP/$out" "$@" > "$TMP/$out.out" 2> "$TMP/$out.err"
+        --ppn 2 --profile "$TMP/$prof.yaml" --out "$TMP/$out" "$@" \
+        > "$TMP/$out.out" 2> "$TMP/$out.err"
 }
 rec() { jsonl "$TMP/$1/results.jsonl" "$2"; }    # rec OUT PERL-EXPR
 
 # 1. clean
-run clean
+run clean cluster
 rc=$?
 grep -q "^rack rack1: PASS" "$TMP/clean.out" && grep -q "^rack rack2: PASS" "$TMP/clean.out" &&
     grep -q "^rack rack3: PASS" "$TMP/clean.out"
@@ -44,7 +70,7 @@ ok $(( n != 0 )) "and runs no retest, quarantines nobody ($n records)"
 
 # 2. host 04 (rack2) corrupts every buffer it sends
 start=$(date +%s)
-run send --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H4 --env FC_INJECT_MODE=corrupt-send
+run send cluster --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H4 --env FC_INJECT_MODE=corrupt-send
 rc=$?
 took=$(( $(date +%s) - start ))
 ok $(( rc != 1 )) "a host corrupting what it sends makes the run exit 1 ($rc)"
@@ -70,10 +96,11 @@ grep -q "wrong data sent by $H4 .*confirmed by 5 retests" "$TMP/send/report/rack
     grep -q "confirmed by 5 retests" "$TMP/send/summary.txt"
 ok $? "the HTML and the summary show the confirmation"
 secs=$(rec send '(grep { $_->{type} eq "retest" } @r)[0]{seconds}')
-diag "retest: $(printf %.1f "$secs") s of exchanges (12 ranks, 11 rounds); whole run ${took} s"
+launch=$(sed -n 's/^retest cluster: done, \(.*\) s$/\1/p' "$TMP/send.out")
+diag "retest: ${launch} s launched, of which $(printf %.1f "$secs") s of exchanges (12 ranks, 11 rounds); whole run ${took} s"
 
 # 3. the same host corrupts one call only: not reproducible
-run once --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H4 --env FC_INJECT_MODE=corrupt-send \
+run once cluster --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H4 --env FC_INJECT_MODE=corrupt-send \
     --env FC_INJECT_TIMES=1
 rc=$?
 ok $(( rc != 1 )) "an intermittent corruption makes the run exit 1 ($rc)"
@@ -87,7 +114,7 @@ n=$(rec once 'scalar grep { $_->{type} eq "retest" && !$_->{localised} && !$_->{
 ok $(( n != 1 )) "its retest record says not localised and implicates the group ($n)"
 
 # 4. the pairs stage: its own checked exchanges place the same host
-run pairs --stages pairs --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H4 \
+run pairs pairs --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H4 \
     --env FC_INJECT_MODE=corrupt-send
 q=$(rec pairs 'join ",", map { $_->{host} } grep { $_->{type} eq "quarantine" } @r')
 n=$(rec pairs 'scalar grep { $_->{type} eq "pair" && $_->{verdict} eq "FAIL" && $_->{implicates}{host} eq "'$H4'" } @r')
