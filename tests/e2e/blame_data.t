@@ -10,7 +10,8 @@
 #     rack), the retest (checked point-to-point exchanges) confirms the
 #     host: it alone is quarantined, its rack FAILs naming it with the
 #     exchanges as evidence (results.jsonl, certificate, HTML, summary),
-#     the two other racks PASS;
+#     the two other racks PASS; without the retest's records (killed)
+#     every rack of the group FAILs, "not yet localised";
 #   - the same host corrupting one call only (FC_INJECT_TIMES=1): the
 #     retest cannot place it, every rack of the group FAILs "intermittent
 #     corruption in cluster, not localised", nobody is quarantined;
@@ -23,7 +24,7 @@
 FC=$BUILD/fabcert
 INJ=$PWD/$BUILD/libfc_inject.so
 vcluster_up fbd 2,3,1
-plan 17
+plan 18
 H1=${NAME}01 H4=${NAME}04
 # one stage per profile (a required stage left out would make the racks
 # INCOMPLETE); the virtual cluster's settings, and no relative rule for
@@ -98,6 +99,14 @@ ok $? "the HTML and the summary show the confirmation"
 secs=$(rec send '(grep { $_->{type} eq "retest" } @r)[0]{seconds}')
 launch=$(sed -n 's/^retest cluster: done, \(.*\) s$/\1/p' "$TMP/send.out")
 diag "retest: ${launch} s launched, of which $(printf %.1f "$secs") s of exchanges (12 ranks, 11 rounds); whole run ${took} s"
+
+# the same records without the retest's (as if it had been killed): every
+# rack of the group fails, not yet localised
+mkdir -p "$TMP/noretest"
+grep -v '"type":"retest"\|"type":"quarantine"' "$TMP/send/results.jsonl" > "$TMP/noretest/results.jsonl"
+$FC report "$TMP/noretest" > "$TMP/noretest.out" 2>&1
+n=$(grep -c "^  FAIL rack rack[123], cluster stage, group: .*wrong result in cluster (6 hosts), not yet localised" "$TMP/noretest.out")
+ok $(( n != 3 )) "without its retest a wrong result fails every rack of the group, not yet localised ($n)"
 
 # 3. the same host corrupts one call only: not reproducible
 run once cluster --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H4 --env FC_INJECT_MODE=corrupt-send \
