@@ -37,7 +37,7 @@ profile cluster "  cluster:
     timeout_s: 120
     warmup: 1
     iters: 5
-    sizes: [4KiB, 64KiB]
+    sizes: [64KiB]
     collectives: [all_reduce, all_gather, broadcast]
     dtypes: [float32]
     ops: [sum]
