@@ -27,6 +27,7 @@ typedef struct fc_retest_judged {
     int *culprit;                   /* per host: blamed and localised */
     int *reported;                  /* per host: a record names it */
     int localised;
+    int loo_unit;                   /* placed by leave-one-out: the unit, else -1 */
 } fc_retest_judged_t;
 
 static const char *fc_str(json_t *obj, const char *key)
@@ -36,9 +37,100 @@ static const char *fc_str(json_t *obj, const char *key)
     return s ? s : "";
 }
 
+static size_t fc_cat(char *buf, size_t len, size_t at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static size_t fc_cat(char *buf, size_t len, size_t at, const char *fmt, ...)
+{
+    va_list ap;
+    int k;
+
+    if (at >= len)
+        return at;
+    va_start(ap, fmt);
+    k = vsnprintf(buf + at, len - at, fmt, ap);
+    va_end(ap);
+    return k < 0 ? at : at + (size_t)k;
+}
+
 static const char *fc_host_rack(const fc_retest_judged_t *j, const char *host)
 {
     return fc_str(json_object_get(j->in->groups, "host_racks"), host);
+}
+
+static int fc_any_blamed(const fc_retest_judged_t *j)
+{
+    for (int r = 0; r < j->in->nranks; ++r)
+        if (j->blame[r] != FC_BLAME_NONE)
+            return 1;
+    return 0;
+}
+
+/* The point-to-point exchanges placed nothing: when the all_reduce among
+ * all but one unit is right for exactly one unit and wrong for every
+ * other, that unit's contribution is the fault. */
+static void fc_judge_leave_one_out(fc_retest_judged_t *j)
+{
+    const fc_retest_input_t *in = j->in;
+    int right = 0, u_right = -1;
+
+    if (in->loo_wrong == NULL || in->nunits < 2 || j->nwrong > 0)
+        return;
+    for (int u = 0; u < in->nunits; ++u)
+        if (in->loo_wrong[u] == 0) {
+            ++right;
+            u_right = u;
+        }
+    if (right != 1)
+        return;
+    for (int r = 0; r < in->nranks; ++r)
+        j->blame[r] = in->unit[r] == u_right ? FC_BLAME_SENDS : FC_BLAME_NONE;
+    j->loo_unit = u_right;
+    j->localised = 1;
+}
+
+/* A unit's name: its host, or "rank R" on a one-host job. */
+static void fc_unit_name(const fc_retest_judged_t *j, int u, char *buf, size_t len)
+{
+    if (j->in->nunits == j->in->nranks && j->nhosts == 1)
+        snprintf(buf, len, "rank %d", u);
+    else
+        snprintf(buf, len, "%s", j->host_names[u]);
+}
+
+static json_t *fc_leave_one_out_json(const fc_retest_judged_t *j)
+{
+    json_t *list = json_array();
+    char name[FC_HOST_MAX + 16];
+
+    for (int u = 0; j->in->loo_wrong && u < j->in->nunits; ++u) {
+        fc_unit_name(j, u, name, sizeof(name));
+        json_array_append_new(list, json_pack("{s:s, s:I, s:s}", "without", name, "wrong",
+                              (json_int_t)j->in->loo_wrong[u], "verdict",
+                              j->in->loo_wrong[u] ? "wrong" : "right"));
+    }
+    return list;
+}
+
+/* "confirmed by 6 all_reduce retests, each without one node: without H
+ * right, without A wrong, ..." */
+static void fc_leave_one_out_text(const fc_retest_judged_t *j, char *buf, size_t len)
+{
+    char list[FC_RETEST_TEXT] = "", name[FC_HOST_MAX + 16];
+    size_t at = 0;
+    int shown = 0, n = j->in->nunits, by_rank = n == j->in->nranks && j->nhosts == 1;
+
+    fc_unit_name(j, j->loo_unit, name, sizeof(name));
+    at = fc_cat(list, sizeof(list), at, "without %s right", name);
+    for (int u = 0; u < n && shown < FC_RETEST_TEXT_PAIRS; ++u)
+        if (u != j->loo_unit) {
+            fc_unit_name(j, u, name, sizeof(name));
+            at = fc_cat(list, sizeof(list), at, ", without %s wrong", name);
+            ++shown;
+        }
+    snprintf(buf, len, "confirmed by %d all_reduce retests, each without one %s: %s%s; "
+             "its point-to-point exchanges were all right (the fault follows the "
+             "collective)", n, by_rank ? "rank" : "node", list, n - 1 > shown ? ", ..." : "");
 }
 
 static int fc_judge_setup(const fc_retest_input_t *in, fc_retest_judged_t *j)
@@ -73,6 +165,9 @@ static int fc_judge_setup(const fc_retest_input_t *in, fc_retest_judged_t *j)
         j->host[r] = h;
     }
     j->localised = fc_localise(n, j->host, j->nex, j->ex, j->blame) == 0;
+    j->loo_unit = -1;
+    if (!j->localised || !fc_any_blamed(j))
+        fc_judge_leave_one_out(j);
     for (int r = 0; r < n; ++r)
         if (j->blame[r] != FC_BLAME_NONE && j->localised)
             j->culprit[j->host[r]] = 1;
@@ -118,22 +213,6 @@ static json_t *fc_evidence_json(const fc_retest_judged_t *j, int h)
             json_array_append_new(list, fc_exchange_json(j, e));
     }
     return list;
-}
-
-static size_t fc_cat(char *buf, size_t len, size_t at, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static size_t fc_cat(char *buf, size_t len, size_t at, const char *fmt, ...)
-{
-    va_list ap;
-    int k;
-
-    if (at >= len)
-        return at;
-    va_start(ap, fmt);
-    k = vsnprintf(buf + at, len - at, fmt, ap);
-    va_end(ap);
-    return k < 0 ? at : at + (size_t)k;
 }
 
 /* Per partner host (or per partner rank on one host): was what c sent
@@ -233,6 +312,9 @@ static json_t *fc_base_record(const fc_retest_judged_t *j, json_t *group)
     json_object_set_new(rec, "seconds", json_real(in->seconds));
     json_object_set_new(rec, "exchanges_checked", json_integer(j->nex));
     json_object_set_new(rec, "exchanges_wrong", json_integer(j->nwrong));
+    json_object_set_new(rec, "leave_one_out", fc_leave_one_out_json(j));
+    json_object_set_new(rec, "method", json_string(j->loo_unit >= 0 ? "leave-one-out"
+                                                                       : "point-to-point"));
     json_object_set_new(rec, "verdict", json_string("FAIL"));
     return rec;
 }
@@ -254,7 +336,10 @@ static void fc_write_culprit(fc_retest_judged_t *j, json_t *group, int c,
     fc_blame_t dir = fc_culprit_ranks(j, c, rank_list, sizeof(rank_list), ranks);
     const char *obs = fc_str(group, "observed");
 
-    fc_confirmation_text(j, c, confirm, sizeof(confirm));
+    if (j->loo_unit >= 0)
+        fc_leave_one_out_text(j, confirm, sizeof(confirm));
+    else
+        fc_confirmation_text(j, c, confirm, sizeof(confirm));
     snprintf(why, sizeof(why), "wrong data %s %s (rank%s %s) %s%s%s",
              dir == FC_BLAME_SENDS ? "sent by" : "received by", host,
              strchr(rank_list, ',') ? "s" : "", rank_list, confirm,
@@ -283,9 +368,13 @@ static void fc_write_unplaced(fc_retest_judged_t *j, json_t *group, fc_results_t
     int shown = 0;
 
     if (j->nwrong == 0) {
-        snprintf(found, sizeof(found), "the retest found all %d exchanges right (%d ranks "
-                 "on %d hosts, %ld bytes x %ld each way)", j->nex, j->in->nranks,
-                 j->nhosts, j->in->bytes, j->in->iters);
+        int loo_wrong = 0;
+
+        for (int u = 0; j->in->loo_wrong && u < j->in->nunits; ++u)
+            loo_wrong += j->in->loo_wrong[u] > 0;
+        snprintf(found, sizeof(found), "all %d retest exchanges right, %d of %d "
+                 "all_reduces without one %s wrong", j->nex, loo_wrong, j->in->nunits,
+                 j->nhosts == 1 ? "rank" : "node");
     } else {
         at = fc_cat(found, sizeof(found), at, "%d of %d retest exchanges wrong (", j->nwrong,
                     j->nex);

@@ -10,7 +10,11 @@
  *   otherwise: implicates {part: group, racks, hosts, quarantine: false};
  *     reasons[0] "intermittent corruption in G (N hosts), not localised: ...".
  *
- * Every record carries the evidence: the exchanges (sender and receiver
+ * When every exchange was right, the leave-one-out all_reduces decide:
+ * exactly one right (the one without unit X) places X ("confirmed by 6
+ * all_reduce retests, each without one node: without H right, ...").
+ * Every record carries the evidence: each leave-one-out result, the
+ * method that placed the fault, and the exchanges (sender and receiver
  * rank and host, buffers, wrong buffers, wrong elements, first bad index
  * with its expected and actual bits) that involve the culprit, or the
  * wrong ones when nothing was placed, with the counts of all of them. A
@@ -37,7 +41,13 @@ typedef struct fc_retest_input {
     int nexchanges;
     int rounds;
     long bytes, iters;              /* per exchange, per direction */
-    double seconds;                 /* the tournament's wall time */
+    double seconds;                 /* the retest's wall time */
+    const int *unit;                /* per rank: its leave-one-out unit (its
+                                     * host index, or the rank itself when
+                                     * the job has one host) */
+    int nunits;
+    const uint64_t *loo_wrong;      /* per unit: wrong elements of the
+                                     * all_reduce among all the others */
     json_t *groups;                 /* the runner's file: {stage, host_racks:
                                      * {host: rack}, groups: [{group, hosts,
                                      * racks, observed, points}]} */

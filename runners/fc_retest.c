@@ -33,6 +33,10 @@ static void fc_retest_observed(json_t *rec, char *buf, size_t len)
 {
     const char *why = json_string_value(json_array_get(json_object_get(rec, "reasons"), 0));
     const char *op = fc_json_str(rec, "op");
+    const char *pending = why ? strstr(why, ", not yet localised: ") : NULL;
+
+    if (pending)        /* the measurement, not the stage's "wrong result in" */
+        why = pending + strlen(", not yet localised: ");
 
     if (strcmp(fc_json_str(rec, "type"), "pair") == 0) {
         snprintf(buf, len, "pair %s <-> %s: %s", fc_json_str(rec, "host_a"),
@@ -131,7 +135,8 @@ int fc_retest_after_stage(const fc_retest_launch_t *l, json_t *stage_recs)
     argv[n++] = timeout;
     argv[n] = NULL;
     printf("retest %s: a wrong result in %zu group(s); checked point-to-point "
-           "exchanges on the stage's hosts to place it\n", l->stage,
+           "exchanges and all_reduce without each node, on the stage's hosts, to "
+           "place it\n", l->stage,
            json_array_size(json_object_get(groups, "groups")));
     fflush(stdout);
     json_decref(groups);

@@ -10,7 +10,11 @@
  * sent, who received, wrong elements, the first bad index) and places the
  * fault with lib/fc_localise.h: a rank whose sends are wrong to every
  * partner (or to every partner off its host) is the culprit, its node is
- * the part to pull.
+ * the part to pull. Then, for each node (each rank when the job has one
+ * node), an all_reduce among all the others, checked: when only the one
+ * without node X is right, X's contribution is what corrupts the
+ * collective, a fault that follows the collective and not the
+ * point-to-point traffic.
  *
  * For each group the runner names (--groups FILE: the stage, the groups
  * with a wrong result, what was observed), rank 0 writes one `retest`
@@ -156,9 +160,76 @@ static fc_status_t fc_retest_tournament(const fc_retest_opts_t *o, int rank, int
     return FC_OK;
 }
 
+/* The unit of each rank: its host, or itself when the job has one host. */
+static int fc_retest_units(int size, char (*hosts)[FC_HOST_MAX], int *unit)
+{
+    int nhosts = 0, *host = calloc((size_t)size, sizeof(int));
+
+    for (int r = 0; r < size && host; ++r) {
+        int q = 0;
+
+        while (q < r && strcmp(hosts[q], hosts[r]) != 0)
+            ++q;
+        host[r] = q == r ? nhosts++ : host[q];
+    }
+    for (int r = 0; r < size; ++r)
+        unit[r] = nhosts <= 1 || host == NULL ? r : host[r];
+    free(host);
+    return nhosts <= 1 ? size : nhosts;
+}
+
+/* Leave one out: for each unit u, an all_reduce (int32 sum) among all the
+ * other ranks, checked against the exact expectation; rank 0 gets in
+ * wrong[u] the wrong elements summed over ranks. Places a fault that
+ * follows the collective (its point-to-point traffic is right). */
+static void fc_retest_leave_one_out(const fc_retest_opts_t *o, int rank, const int *unit,
+                                    int nunits, uint64_t *wrong)
+{
+    size_t count = (size_t)o->bytes / sizeof(int32_t);
+    int32_t *sendbuf = malloc((size_t)o->bytes), *recvbuf = malloc((size_t)o->bytes);
+
+    if (sendbuf == NULL || recvbuf == NULL) {
+        fc_error("out of memory for the retest (%ld-byte buffers)", o->bytes);
+        MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
+    }
+    for (int u = 0; u < nunits; ++u) {
+        MPI_Comm c;
+        uint64_t mine = 0, total = 0;
+        char what[96];
+
+        snprintf(what, sizeof(what), "retest: all_reduce without unit %d of %d", u, nunits);
+        fc_watchdog_progress(1000000 + u, what);
+        MPI_Comm_split(MPI_COMM_WORLD, unit[rank] == u ? MPI_UNDEFINED : 0, rank, &c);
+        if (c != MPI_COMM_NULL) {
+            fc_pattern_t pat;
+            int n, me;
+
+            MPI_Comm_size(c, &n);
+            MPI_Comm_rank(c, &me);
+            fc_pattern_make(FC_INT32, FC_OP_SUM, n, o->seed + 7919u * (unsigned)u, &pat);
+            fc_cpu_fill(&pat, me, 0, sendbuf, count);
+            for (long it = 0; it < o->iters; ++it) {
+                fc_mismatch_t m = { 0, 0, 0, 0 };
+
+                memset(recvbuf, 0xA5, (size_t)o->bytes);
+                MPI_Allreduce(sendbuf, recvbuf, (int)count, MPI_INT32_T, MPI_SUM, c);
+                fc_cpu_verify(&pat, -1, 0, recvbuf, count, 0, &m);
+                mine += m.wrong;
+            }
+            MPI_Comm_free(&c);
+        }
+        MPI_Reduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+        if (rank == 0)
+            wrong[u] = total;
+    }
+    free(sendbuf);
+    free(recvbuf);
+}
+
 /* Rank 0: judge and write one record per group (fc_retest_records.c). */
 static int fc_retest_report(const fc_retest_opts_t *o, int size, char (*hosts)[FC_HOST_MAX],
-                            fc_exchange_t *all, int rounds, double seconds)
+                            fc_exchange_t *all, int rounds, const int *unit, int nunits,
+                            const uint64_t *loo_wrong, double seconds)
 {
     fc_retest_input_t in;
     json_error_t jerr;
@@ -188,6 +259,9 @@ static int fc_retest_report(const fc_retest_opts_t *o, int size, char (*hosts)[F
     in.bytes = o->bytes;
     in.iters = o->iters;
     in.seconds = seconds;
+    in.unit = unit;
+    in.nunits = nunits;
+    in.loo_wrong = loo_wrong;
     fc_tap_init(&tap, stdout, 1);
     fc_tap_plan(&tap, -1);
     failed = fc_retest_write_records(&in, &results, &tap);
@@ -203,6 +277,8 @@ int main(int argc, char **argv)
     int rank = 0, size = 1, rounds = 0, rc = 0;
     char host[FC_HOST_MAX] = "", (*hosts)[FC_HOST_MAX] = NULL;
     fc_exchange_t *mine = NULL, *all = NULL;
+    int *unit = NULL, nunits;
+    uint64_t *loo_wrong = NULL;
     double t0;
 
     MPI_Init(&argc, &argv);
@@ -219,7 +295,9 @@ int main(int argc, char **argv)
         return FC_EXIT_FAIL;
     }
     hosts = calloc((size_t)size, FC_HOST_MAX);
-    if (hosts == NULL) {
+    unit = calloc((size_t)size, sizeof(int));
+    loo_wrong = calloc((size_t)size, sizeof(uint64_t));
+    if (hosts == NULL || unit == NULL || loo_wrong == NULL) {
         fc_error("out of memory for %d host names", size);
         MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
     }
@@ -233,8 +311,11 @@ int main(int argc, char **argv)
     }
     MPI_Gather(mine, (int)(rounds * sizeof(*mine)), MPI_BYTE, all,
                (int)(rounds * sizeof(*mine)), MPI_BYTE, 0, MPI_COMM_WORLD);
+    nunits = fc_retest_units(size, hosts, unit);
+    fc_retest_leave_one_out(&o, rank, unit, nunits, loo_wrong);
     if (rank == 0) {
-        int failed = fc_retest_report(&o, size, hosts, all, rounds, MPI_Wtime() - t0);
+        int failed = fc_retest_report(&o, size, hosts, all, rounds, unit, nunits, loo_wrong,
+                                      MPI_Wtime() - t0);
 
         rc = failed < 0 ? FC_EXIT_FAIL : failed > 0 ? FC_EXIT_FAIL : FC_EXIT_PASS;
     }
@@ -242,6 +323,8 @@ int main(int argc, char **argv)
     free(mine);
     free(all);
     free(hosts);
+    free(unit);
+    free(loo_wrong);
     MPI_Finalize();
     fc_watchdog_stop();
     return rc;

@@ -12,6 +12,9 @@
 #     exchanges as evidence (results.jsonl, certificate, HTML, summary),
 #     the two other racks PASS; without the retest's records (killed)
 #     every rack of the group FAILs, "not yet localised";
+#   - the same host corrupting only what it sends into all_reduce (its
+#     point-to-point traffic right): the retest's all_reduce without each
+#     node in turn places it, only it is quarantined;
 #   - the same host corrupting one call only (FC_INJECT_TIMES=1): the
 #     retest cannot place it, every rack of the group FAILs "intermittent
 #     corruption in cluster, not localised", nobody is quarantined;
@@ -24,7 +27,7 @@
 FC=$BUILD/fabcert
 INJ=$PWD/$BUILD/libfc_inject.so
 vcluster_up fbd 2,3,1
-plan 18
+plan 19
 H1=${NAME}01 H4=${NAME}04
 # one stage per profile (a required stage left out would make the racks
 # INCOMPLETE); the virtual cluster's settings, and no relative rule for
@@ -98,7 +101,20 @@ grep -q "wrong data sent by $H4 .*confirmed by 5 retests" "$TMP/send/report/rack
 ok $? "the HTML and the summary show the confirmation"
 secs=$(rec send '(grep { $_->{type} eq "retest" } @r)[0]{seconds}')
 launch=$(sed -n 's/^retest cluster: done, \(.*\) s$/\1/p' "$TMP/send.out")
-diag "retest: ${launch} s launched, of which $(printf %.1f "$secs") s of exchanges (12 ranks, 11 rounds); whole run ${took} s"
+diag "retest: ${launch} s launched, of which $(printf %.1f "$secs") s of checks (12 ranks: 11 rounds of exchanges, 6 all_reduce without one node); whole run ${took} s"
+
+# 2b. the same host corrupting only what it sends into all_reduce: its
+# point-to-point traffic is right, the all_reduce without it is right
+run coll cluster --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H4 --env FC_INJECT_MODE=corrupt-send \
+    --env FC_INJECT_COLL=allreduce
+q=$(rec coll 'join ",", map { $_->{host} } grep { $_->{type} eq "quarantine" } @r')
+n=$(rec coll 'my ($t) = grep { $_->{type} eq "retest" } @r; my @l = @{$t->{leave_one_out}};
+    ($t->{method} eq "leave-one-out" && $t->{exchanges_wrong} == 0 && @l == 6 &&
+     1 == grep { $_->{verdict} eq "right" && $_->{without} eq "'$H4'" } @l) ? 1 : 0')
+[ "$q" = "$H4" ] && [ "$n" = 1 ] && grep -q "^rack rack2: FAIL" "$TMP/coll.out" &&
+    grep -q "^rack rack1: PASS" "$TMP/coll.out" && grep -q "^rack rack3: PASS" "$TMP/coll.out" &&
+    grep -q "^  FAIL rack rack2, cluster stage, node $H4: .*confirmed by 6 all_reduce retests, each without one node: without $H4 right, without $H1 wrong" "$TMP/coll.out"
+ok $? "corrupting all_reduce only: the all_reduce without $H4 alone is right; only $H4 quarantined ($q)"
 
 # the same records without the retest's (as if it had been killed): every
 # rack of the group fails, not yet localised
