@@ -23,6 +23,7 @@
 
 #include "fc_log.h"
 #include "fc_profile.h"
+#include "fc_watchdog.h"
 
 /* What one rank found, gathered to rank 0. */
 typedef struct fc_rank_report {
@@ -118,7 +119,9 @@ static fc_status_t fc_engine_iterate(fc_backend_t *be, const fc_test_point_t *pt
         FC_CHECK(be->ops->poison_func(be, recv, recv_bytes, 0xA5 ^ (it & 0xFF)));
         if (pt->coll == FC_COLL_BROADCAST && be->rank == call.root)
             FC_CHECK(be->ops->copy_func(be, recv, send, recv_bytes));
+        fc_watchdog_call_enter();
         FC_CHECK(be->ops->run_func(be, &call, &seconds));
+        fc_watchdog_call_done();
 
         if (fc_selftest_hits(st, pt, ident->world_rank, it)) {
             uint64_t idx = st->index >= 0 ? (uint64_t)st->index

@@ -1,12 +1,17 @@
 /*
- * fc_watchdog.c - see fc_watchdog.h. One detached-in-spirit thread waits
- * on a condition variable until the deadline or fc_watchdog_stop(); the
- * state it reports is copied under a mutex.
+ * fc_watchdog.c - see fc_watchdog.h. One thread waits on a condition
+ * variable until the deadline or fc_watchdog_stop(), waking every half
+ * second to sample the main thread's CPU clock and call counters (the
+ * last seconds of those samples go into the report); the state it reports
+ * is copied under a mutex. The tear-down line is formatted ahead, at each
+ * progress mark, into one of two buffers, so that the SIGTERM handler only
+ * calls write(2).
  */
 #include "fc_watchdog.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -16,6 +21,16 @@
 
 /* how long the ranks that fired wait for the others' lines to get out */
 #define FC_WATCHDOG_GRACE_S 3
+/* samples of the main thread's CPU clock and counters: every half second,
+ * the last 16 s kept; the report covers the last few seconds */
+#define FC_WATCHDOG_SAMPLE_NS 500000000L
+#define FC_WATCHDOG_SAMPLES 32
+#define FC_WATCHDOG_WINDOW_S 5.0
+
+typedef struct fc_wd_sample {
+    double t, cpu;
+    long done;
+} fc_wd_sample_t;
 
 static struct {
     pthread_t thread;
@@ -27,6 +42,14 @@ static struct {
     char stage[32], host[256];
     int rank, index;
     char what[160];
+    clockid_t main_cpu;             /* the main thread's CPU clock */
+    int have_cpu;
+    fc_wd_sample_t samples[FC_WATCHDOG_SAMPLES];
+    int nsamples;
+    long entered, done;             /* measured calls (atomic) */
+    char down[2][768];              /* the tear-down line, two copies */
+    volatile sig_atomic_t down_cur; /* which copy is whole */
+    size_t down_len[2];
 } fc_wd = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void fc_json_escape(const char *in, char *out, size_t len)
@@ -41,6 +64,75 @@ static void fc_json_escape(const char *in, char *out, size_t len)
     out[o] = '\0';
 }
 
+static double fc_wd_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Called with the lock held. */
+static void fc_wd_sample(void)
+{
+    fc_wd_sample_t *s = &fc_wd.samples[fc_wd.nsamples % FC_WATCHDOG_SAMPLES];
+    struct timespec ts;
+
+    s->t = fc_wd_now();
+    s->cpu = fc_wd.have_cpu && clock_gettime(fc_wd.main_cpu, &ts) == 0
+                 ? (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 : -1.0;
+    s->done = __atomic_load_n(&fc_wd.done, __ATOMIC_RELAXED);
+    ++fc_wd.nsamples;
+}
+
+/* The main thread's CPU seconds and completed calls over the last window
+ * of samples (the newest one is taken now); window_s 0 if too few. */
+static void fc_wd_window(double *window_s_p, double *cpu_s_p, long *done_p)
+{
+    const fc_wd_sample_t *last, *first;
+    int n, k;
+
+    fc_wd_sample();
+    n = fc_wd.nsamples < FC_WATCHDOG_SAMPLES ? fc_wd.nsamples : FC_WATCHDOG_SAMPLES;
+    last = &fc_wd.samples[(fc_wd.nsamples - 1) % FC_WATCHDOG_SAMPLES];
+    first = last;
+    for (k = 1; k < n; ++k) {
+        const fc_wd_sample_t *s = &fc_wd.samples[(fc_wd.nsamples - 1 - k) % FC_WATCHDOG_SAMPLES];
+
+        first = s;
+        if (last->t - s->t >= FC_WATCHDOG_WINDOW_S)
+            break;
+    }
+    *window_s_p = last->t - first->t;
+    *cpu_s_p = last->cpu >= 0 && first->cpu >= 0 ? last->cpu - first->cpu : -1.0;
+    *done_p = last->done - first->done;
+}
+
+static void fc_wd_report(void)
+{
+    char what[sizeof(fc_wd.what) * 2], host[sizeof(fc_wd.host) * 2];
+    double late_s, window_s, cpu_s;
+    long done_in_window;
+
+    /* a rank that was stopped (SIGSTOP) or starved fires late, when it
+     * runs again: the runner counts it among those that did not arrive */
+    late_s = fc_wd_now() - ((double)fc_wd.deadline.tv_sec + (double)fc_wd.deadline.tv_nsec * 1e-9);
+    fc_wd_window(&window_s, &cpu_s, &done_in_window);
+    fc_json_escape(fc_wd.what, what, sizeof(what));
+    fc_json_escape(fc_wd.host, host, sizeof(host));
+    fprintf(stderr, FC_WATCHDOG_TAG "{\"stage\":\"%s\",\"rank\":%d,"
+            "\"host\":\"%s\",\"index\":%d,\"at\":\"%s\",\"timeout_s\":%.0f,"
+            "\"late_s\":%.3f,\"calls_entered\":%ld,\"calls_done\":%ld,"
+            "\"window_s\":%.2f,\"cpu_s\":%.4f,\"done_in_window\":%ld}\n",
+            fc_wd.stage, fc_wd.rank, host, fc_wd.index, what, fc_wd.timeout_s,
+            late_s, __atomic_load_n(&fc_wd.entered, __ATOMIC_RELAXED),
+            __atomic_load_n(&fc_wd.done, __ATOMIC_RELAXED), window_s, cpu_s,
+            done_in_window);
+    fflush(stderr);
+    fc_error("stage %s passed its timeout of %.0f s at %s; ending rank %d",
+             fc_wd.stage, fc_wd.timeout_s, fc_wd.what, fc_wd.rank);
+}
+
 static void *fc_watchdog_main(void *arg)
 {
     int fired = 0;
@@ -48,38 +140,74 @@ static void *fc_watchdog_main(void *arg)
     (void)arg;
     pthread_mutex_lock(&fc_wd.lock);
     while (!fc_wd.stop) {
-        if (pthread_cond_timedwait(&fc_wd.cond, &fc_wd.lock, &fc_wd.deadline) ==
-            ETIMEDOUT && !fc_wd.stop) {
+        struct timespec next;
+
+        clock_gettime(CLOCK_MONOTONIC, &next);
+        next.tv_nsec += FC_WATCHDOG_SAMPLE_NS;
+        if (next.tv_nsec >= 1000000000L) {
+            next.tv_sec++;
+            next.tv_nsec -= 1000000000L;
+        }
+        if (next.tv_sec > fc_wd.deadline.tv_sec ||
+            (next.tv_sec == fc_wd.deadline.tv_sec && next.tv_nsec > fc_wd.deadline.tv_nsec))
+            next = fc_wd.deadline;
+        if (pthread_cond_timedwait(&fc_wd.cond, &fc_wd.lock, &next) != ETIMEDOUT ||
+            fc_wd.stop)
+            continue;
+        if (fc_wd_now() >= (double)fc_wd.deadline.tv_sec +
+                           (double)fc_wd.deadline.tv_nsec * 1e-9) {
             fired = 1;
             break;
         }
+        fc_wd_sample();
     }
     if (fired) {
-        char what[sizeof(fc_wd.what) * 2], host[sizeof(fc_wd.host) * 2];
-        struct timespec now;
-        double late_s;
-
-        /* a rank that was stopped (SIGSTOP) or starved fires late, when it
-         * runs again: the runner counts it among those that did not arrive */
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        late_s = (double)(now.tv_sec - fc_wd.deadline.tv_sec) +
-                 (double)(now.tv_nsec - fc_wd.deadline.tv_nsec) * 1e-9;
-        fc_json_escape(fc_wd.what, what, sizeof(what));
-        fc_json_escape(fc_wd.host, host, sizeof(host));
-        fprintf(stderr, FC_WATCHDOG_TAG "{\"stage\":\"%s\",\"rank\":%d,"
-                "\"host\":\"%s\",\"index\":%d,\"at\":\"%s\",\"timeout_s\":%.0f,"
-                "\"late_s\":%.3f}\n",
-                fc_wd.stage, fc_wd.rank, host, fc_wd.index, what, fc_wd.timeout_s,
-                late_s);
-        fflush(stderr);
-        fc_error("stage %s passed its timeout of %.0f s at %s; ending rank %d",
-                 fc_wd.stage, fc_wd.timeout_s, fc_wd.what, fc_wd.rank);
+        fc_wd_report();
         pthread_mutex_unlock(&fc_wd.lock);
         sleep(FC_WATCHDOG_GRACE_S);
         _exit(FC_EXIT_FAIL);
     }
     pthread_mutex_unlock(&fc_wd.lock);
     return NULL;
+}
+
+/* Format the tear-down line into the copy the handler is not reading. */
+static void fc_wd_format_down(void)
+{
+    char what[sizeof(fc_wd.what) * 2], host[sizeof(fc_wd.host) * 2];
+    int next = !fc_wd.down_cur, n;
+
+    fc_json_escape(fc_wd.what, what, sizeof(what));
+    fc_json_escape(fc_wd.host, host, sizeof(host));
+    n = snprintf(fc_wd.down[next], sizeof(fc_wd.down[next]), FC_WATCHDOG_DOWN_TAG
+                 "{\"stage\":\"%s\",\"rank\":%d,\"host\":\"%s\",\"index\":%d,"
+                 "\"at\":\"%s\",\"signal\":%d}\n", fc_wd.stage, fc_wd.rank, host,
+                 fc_wd.index, what, SIGTERM);
+    fc_wd.down_len[next] = n < 0 ? 0 : (size_t)n < sizeof(fc_wd.down[next])
+                                          ? (size_t)n : sizeof(fc_wd.down[next]) - 1;
+    fc_wd.down_cur = next;
+}
+
+/* The launcher is tearing the job down: say where this rank was, then
+ * end as SIGTERM would have ended it. */
+static void fc_wd_on_term(int sig)
+{
+    int cur = fc_wd.down_cur;
+    ssize_t rc = write(STDERR_FILENO, fc_wd.down[cur], fc_wd.down_len[cur]);
+
+    (void)rc;
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void fc_wd_catch_term(void)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = fc_wd_on_term;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
 }
 
 fc_status_t fc_watchdog_start(double timeout_s, const char *stage, int rank,
@@ -107,6 +235,11 @@ fc_status_t fc_watchdog_start(double timeout_s, const char *stage, int rank,
     fc_wd.rank = rank;
     fc_wd.index = -1;
     fc_wd.stop = 0;
+    fc_wd.nsamples = 0;
+    fc_wd.have_cpu = pthread_getcpuclockid(pthread_self(), &fc_wd.main_cpu) == 0;
+    fc_wd_sample();
+    fc_wd_format_down();
+    fc_wd_catch_term();
     if ((rc = pthread_create(&fc_wd.thread, NULL, fc_watchdog_main, NULL)) != 0) {
         fc_error("cannot start the watchdog thread: %s", strerror(rc));
         return FC_ERR_INTERNAL;
@@ -120,7 +253,18 @@ void fc_watchdog_progress(int index, const char *what)
     pthread_mutex_lock(&fc_wd.lock);
     fc_wd.index = index;
     snprintf(fc_wd.what, sizeof(fc_wd.what), "%s", what);
+    fc_wd_format_down();
     pthread_mutex_unlock(&fc_wd.lock);
+}
+
+void fc_watchdog_call_enter(void)
+{
+    __atomic_add_fetch(&fc_wd.entered, 1, __ATOMIC_RELAXED);
+}
+
+void fc_watchdog_call_done(void)
+{
+    __atomic_add_fetch(&fc_wd.done, 1, __ATOMIC_RELAXED);
 }
 
 void fc_watchdog_stop(void)
@@ -133,4 +277,5 @@ void fc_watchdog_stop(void)
     pthread_mutex_unlock(&fc_wd.lock);
     pthread_join(fc_wd.thread, NULL);
     fc_wd.running = 0;
+    signal(SIGTERM, SIG_DFL);   /* the stage is over: nothing left to say */
 }

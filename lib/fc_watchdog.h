@@ -1,18 +1,33 @@
 /*
- * fc_watchdog.h - the in-process watchdog that makes every stage end.
+ * fc_watchdog.h - the in-process watchdog that makes every stage end, and
+ * the rank's last word when it is torn down.
  *
  * Each rank starts one at stage start with the stage's timeout. The main
- * thread marks its progress (the point or round it is entering); if the
- * deadline passes, the watchdog thread prints one line on stderr,
+ * thread marks its progress (the point or round it is entering, and each
+ * measured call it enters and completes); if the deadline passes, the
+ * watchdog thread prints one line on stderr,
  *
- *     FABCERT-WATCHDOG {"stage":..,"rank":..,"host":..,"index":..,"at":..}
+ *     FABCERT-WATCHDOG {"stage":..,"rank":..,"host":..,"index":..,"at":..,
+ *                       "calls_entered":..,"calls_done":..,"window_s":..,
+ *                       "cpu_s":..,"done_in_window":..}
  *
- * saying where this rank was stuck, waits a few seconds so that the other
- * ranks' lines get through mpirun, and ends the process with exit status 1.
- * A rank that is dead prints nothing, and one that was stopped prints late
- * (late_s, the seconds between its deadline and its report, gives it
- * away): the runner reads these lines, and the ranks of the stage that did
- * not report in time are the ones that did not arrive. The watchdog uses no MPI, so it works while MPI is stuck.
+ * saying where this rank was stuck and what its main thread did in the
+ * last seconds (CPU time it used, calls it completed: a rank waiting in
+ * MPI polls and uses CPU; a rank whose process stopped making progress
+ * does not), waits a few seconds so that the other ranks' lines get
+ * through mpirun, and ends the process with exit status 1. A rank that is
+ * dead prints nothing, and one that was stopped prints late (late_s, the
+ * seconds between its deadline and its report, gives it away): the runner
+ * reads these lines, and the ranks of the stage that did not report in
+ * time are the ones that did not arrive.
+ *
+ * A rank that the launcher tears down (SIGTERM: mpirun ends the job when
+ * one of its processes died) says so before it goes, with one line
+ *
+ *     FABCERT-DOWN {"stage":..,"rank":..,"host":..,"index":..,"at":..,"signal":15}
+ *
+ * so that after a crash the ranks that said nothing are the dead ones.
+ * The watchdog uses no MPI, so it works while MPI is stuck.
  */
 #ifndef FC_WATCHDOG_H
 #define FC_WATCHDOG_H
@@ -20,11 +35,16 @@
 #include "fc_status.h"
 
 #define FC_WATCHDOG_TAG "FABCERT-WATCHDOG "
+#define FC_WATCHDOG_DOWN_TAG "FABCERT-DOWN "
 
 fc_status_t fc_watchdog_start(double timeout_s, const char *stage, int rank,
                               const char *host);
 /* Entering work item `index` (a point, a round), described by `what`. */
 void fc_watchdog_progress(int index, const char *what);
+/* Entering and having completed one measured call (a collective, an
+ * exchange): lock-free counters the watchdog reports. */
+void fc_watchdog_call_enter(void);
+void fc_watchdog_call_done(void);
 void fc_watchdog_stop(void);
 
 #endif

@@ -44,6 +44,9 @@ void fc_check_label(json_t *rec, char *buf, size_t len)
     } else if (strcmp(type, "hang") == 0) {
         snprintf(buf, len, "arrival of %s", fc_json_str(rec, "host")[0]
                  ? fc_json_str(rec, "host") : "every rank");
+    } else if (strcmp(type, "crash") == 0) {
+        snprintf(buf, len, "ranks %s of %s (died)", fc_json_str(rec, "ranks"),
+                 fc_json_str(rec, "host")[0] ? fc_json_str(rec, "host") : "the job");
     } else {
         snprintf(buf, len, "%s", type);
     }

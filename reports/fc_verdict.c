@@ -159,6 +159,13 @@ static int fc_record_concerns(json_t *rec, const fc_rack_verdict_t *r,
     return strcmp(fc_json_str(rec, "rack"), r->rack) == 0;
 }
 
+/* The runner's account of a stage that did not end: a hang, or a crash
+ * (ranks that died: runners/fc_diagnose.h). */
+static int fc_record_is_stop(const char *type)
+{
+    return strcmp(type, "hang") == 0 || strcmp(type, "crash") == 0;
+}
+
 /* Does this failing record implicate rack r? */
 static int fc_record_implicates(json_t *rec, const fc_rack_verdict_t *r,
                                 const fc_attempt_t *at)
@@ -554,7 +561,7 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             misplaced++;
             continue;
         }
-        if ((fc_record_is_check(type) || strcmp(type, "hang") == 0) &&
+        if ((fc_record_is_check(type) || fc_record_is_stop(type)) &&
             (s < 0 || att[s].n == 0)) {
             misplaced++;
             continue;
@@ -637,13 +644,13 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
                 }
                 continue;
             }
-            if ((!fc_record_is_check(type) && strcmp(type, "hang") != 0) || at == NULL)
+            if ((!fc_record_is_check(type) && !fc_record_is_stop(type)) || at == NULL)
                 continue;       /* (a judged record before its stage began is
                                  * counted as misplaced above) */
             if (!fc_record_concerns(rec, r, at) && !fc_record_implicates(rec, r, at))
                 continue;
             json_array_append(r->checks, rec);
-            if (strcmp(type, "hang") != 0) {
+            if (!fc_record_is_stop(type)) {
                 r->stages[s].checks++;
                 last_checks[s] += cur[s] == last[s];
             }
@@ -674,7 +681,7 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             r->stages[s].verdict = FC_VERDICT_FAIL;
             fc_record_text(rec, text, sizeof(text));
             fc_add_finding(r, FC_VERDICT_FAIL, fc_stage_name(s), part, host, text,
-                           strcmp(type, "pairs_node") == 0 || strcmp(type, "hang") == 0);
+                           strcmp(type, "pairs_node") == 0 || fc_record_is_stop(type));
         }
         /* stages that did not run, finish or judge anything for this rack */
         for (int sg = 0; sg < FC_STAGE_COUNT; ++sg)

@@ -27,8 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fc_diagnose.h"
 #include "fc_inventory.h"
 #include "fc_launch.h"
+#include "fc_probe.h"
 #include "fc_profile.h"
 #include "fc_report.h"
 #include "fc_results.h"
@@ -40,9 +42,6 @@
 /* mpirun's start-up and tear-down and the watchdog's grace, on top of a
  * stage's timeout */
 #define FC_LAUNCH_MARGIN_S 15
-/* a watchdog report this late means the rank was not running at the
- * deadline (stopped or starved): it did not arrive */
-#define FC_LATE_REPORT_S 1.5
 #define FC_MAX_ATTEMPTS 2
 
 static const fc_stage_id_t fc_plan_order[] = {
@@ -89,6 +88,7 @@ typedef struct fc_run_state {
     int *healthy;                   /* per inventory host */
     int *quarantined;
     char results_path[PATH_MAX + 32];
+    const char *probe_stage;        /* the stage a probe is for */
 } fc_run_state_t;
 
 static void fc_usage(FILE *out)
@@ -473,101 +473,46 @@ static void fc_quarantine(fc_run_state_t *st, const char *stage, const char *hos
            st->inv.racks[st->inv.host_rack[h]], part, reason);
 }
 
-/* The stage did not end: name the ranks that did not arrive. Returns the
- * number of hosts quarantined. */
+/* The probe for a stuck stage, launched as the stages are. */
+static json_t *fc_run_probe(void *arg, json_t *hosts, char *err, size_t errlen)
+{
+    const fc_run_state_t *st = arg;
+    fc_probe_launch_t pl = { st->o.mpirun, st->o.srun, st->o.mpirun_args,
+                             st->o.nmpirun_args, st->o.out_dir, st->probe_stage, 5.0 };
+
+    return fc_probe_run(&pl, hosts, err, errlen);
+}
+
+/* The stage did not end: say why, from what the ranks and the launcher
+ * said (runners/fc_diagnose.h), and quarantine the hosts it places.
+ * Returns the number of hosts quarantined. */
 static int fc_diagnose_hang(fc_run_state_t *st, const char *stage, json_t *recs,
                             const fc_launch_result_t *res, const char *log_path)
 {
-    json_t *start = NULL, *rec, *hosts, *w;
-    size_t i, nranks;
-    int *arrived, missing = 0, quarantined = 0;
-    const char *stuck_at = "";
-    double timeout_s = 0;
+    fc_diag_in_t in = { &st->inv, stage, recs, res, log_path,
+                        fc_cluster_mode(&st->o) ? fc_run_probe : NULL, st };
+    json_t *found, *f;
+    size_t i;
+    int quarantined = 0;
 
-    json_array_foreach(recs, i, rec)
-        if (strcmp(fc_json_str(rec, "type"), "stage_start") == 0)
-            start = rec;
-    if (start == NULL) {
-        json_t *r = fc_run_record(st, "stage_error", stage);
-        char why[PATH_MAX + 128];
+    st->probe_stage = stage;
+    found = fc_diagnose_unfinished(&in);
+    json_array_foreach(found, i, f) {
+        json_t *r = fc_run_record(st, fc_json_str(f, "type"), stage);
+        json_t *imp = json_object_get(f, "implicates");
+        const char *why = json_string_value(json_array_get(json_object_get(f, "reasons"), 0));
+        const char *type = fc_json_str(f, "type");
 
-        snprintf(why, sizeof(why), "the launcher %s before the stage started "
-                 "(see %s)", res->timed_out ? "hung" : "failed", log_path);
-        json_object_set_new(r, "reason", json_string(why));
-        json_object_set_new(r, "exit_status", json_integer(res->exit_status));
+        json_object_update(r, f);
+        printf("  %s %s\n", strcmp(type, "crash") == 0 ? "CRASH" :
+               strcmp(type, "hang") == 0 ? "HANG" : "ERROR", why ? why : fc_json_str(f, "reason"));
         fc_append(st, r);
-        printf("  %s\n", why);
-        return 0;
-    }
-    hosts = json_object_get(start, "rank_hosts");
-    timeout_s = json_real_value(json_object_get(start, "timeout_s"));
-    nranks = json_array_size(hosts);
-    arrived = calloc(nranks + 1, sizeof(int));
-    json_array_foreach(res->watchdog, i, w) {
-        json_int_t rank = json_integer_value(json_object_get(w, "rank"));
-
-        if (rank >= 0 && (size_t)rank < nranks &&
-            json_real_value(json_object_get(w, "late_s")) <= FC_LATE_REPORT_S) {
-            arrived[rank] = 1;
-            stuck_at = fc_json_str(w, "at");
+        if (json_is_true(json_object_get(imp, "quarantine"))) {
+            fc_quarantine(st, stage, fc_json_str(imp, "host"), fc_json_str(imp, "part"), why);
+            ++quarantined;
         }
     }
-    for (size_t h = 0; h < nranks; ++h) {
-        const char *host = json_string_value(json_array_get(hosts, h));
-        char ranks[256] = "", why[1024];
-        int n = 0;
-        json_t *r;
-
-        if (arrived[h] || host == NULL)
-            continue;
-        /* one record per host: all its ranks that did not arrive */
-        for (size_t k = h; k < nranks; ++k)
-            if (!arrived[k] && strcmp(json_string_value(json_array_get(hosts, k)), host) == 0) {
-                snprintf(ranks + strlen(ranks), sizeof(ranks) - strlen(ranks),
-                         "%s%zu", n ? "," : "", k);
-                arrived[k] = 1;
-                ++n;
-            }
-        snprintf(why, sizeof(why), "rank%s %s on host %s did not arrive: no "
-                 "report by the stage's %.0f s timeout%s%s%s", n > 1 ? "s" : "",
-                 ranks, host, timeout_s, stuck_at[0] ? " (the others were in " : "",
-                 stuck_at, stuck_at[0] ? ")" : "");
-        int hi = fc_inventory_find_host(&st->inv, host);
-
-        r = fc_run_record(st, "hang", stage);
-        json_object_set_new(r, "host", json_string(host));
-        json_object_set_new(r, "rack", json_string(hi >= 0 ? st->inv.racks[st->inv.host_rack[hi]] : ""));
-        json_object_set_new(r, "ranks", json_string(ranks));
-        json_object_set_new(r, "stuck_at", json_string(stuck_at));
-        json_object_set_new(r, "timeout_s", json_real(timeout_s));
-        json_object_set_new(r, "reasons", json_pack("[s]", why));
-        json_object_set_new(r, "implicates", json_pack("{s:s, s:s, s:s, s:b}",
-            "part", "node", "host", host, "rack",
-            hi >= 0 ? st->inv.racks[st->inv.host_rack[hi]] : "", "quarantine", 1));
-        json_object_set_new(r, "verdict", json_string("FAIL"));
-        fc_append(st, r);
-        printf("  HANG %s\n", why);
-        fc_quarantine(st, stage, host, "node", why);
-        ++missing;
-        ++quarantined;
-    }
-    if (missing == 0) {
-        /* everyone reported: stuck together (a wedged fabric) */
-        json_t *r = fc_run_record(st, "hang", stage);
-        char why[1024];
-
-        snprintf(why, sizeof(why), "the stage did not finish within %.0f s; every "
-                 "rank reported%s%s%s, so no single host is to blame",
-                 timeout_s, stuck_at[0] ? ", stuck in " : "", stuck_at,
-                 res->watchdog && json_array_size(res->watchdog) ? "" : " (no watchdog report)");
-        json_object_set_new(r, "reasons", json_pack("[s]", why));
-        json_object_set_new(r, "implicates", json_pack("{s:s, s:s, s:s, s:b}",
-            "part", "cluster", "host", "", "rack", "", "quarantine", 0));
-        json_object_set_new(r, "verdict", json_string("FAIL"));
-        fc_append(st, r);
-        printf("  HANG %s\n", why);
-    }
-    free(arrived);
+    json_decref(found);
     return quarantined;
 }
 
@@ -722,7 +667,7 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
         if (fc_read_text_file(log, &text) == FC_OK)
             fputs(text, stderr);
         free(text);
-        json_decref(res.watchdog);
+        fc_launch_result_free(&res);
         return 2;
     }
     /* what this attempt appended (nothing if it never opened the file) */
@@ -798,7 +743,7 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
         *hung_p = fc_diagnose_hang(st, name, recs, &res, log) > 0;
     }
     json_decref(recs);
-    json_decref(res.watchdog);
+    fc_launch_result_free(&res);
     return 0;
 }
 

@@ -50,21 +50,26 @@ static double fc_elapsed(const struct timespec *start)
            (double)(now.tv_nsec - start->tv_nsec) * 1e-9;
 }
 
-/* Keep complete stderr lines; pick out the watchdog's. */
-static void fc_scan_stderr(char *pending, size_t *plen, json_t *watchdog)
+/* The JSON after `tag` in line, appended to list. */
+static void fc_scan_tagged(const char *line, const char *tag, json_t *list)
+{
+    const char *at = strstr(line, tag);
+    json_t *j;
+
+    if (at && (j = json_loads(at + strlen(tag), 0, NULL)) != NULL)
+        json_array_append_new(list, j);
+}
+
+/* Keep complete stderr lines; pick out the watchdog's and the tear-down
+ * lines of the ranks. */
+static void fc_scan_stderr(char *pending, size_t *plen, fc_launch_result_t *res)
 {
     char *line = pending, *nl;
 
     while ((nl = memchr(line, '\n', *plen - (size_t)(line - pending))) != NULL) {
         *nl = '\0';
-        char *tag = strstr(line, FC_WATCHDOG_TAG);
-
-        if (tag) {
-            json_t *j = json_loads(tag + strlen(FC_WATCHDOG_TAG), 0, NULL);
-
-            if (j)
-                json_array_append_new(watchdog, j);
-        }
+        fc_scan_tagged(line, FC_WATCHDOG_TAG, res->watchdog);
+        fc_scan_tagged(line, FC_WATCHDOG_DOWN_TAG, res->down);
         line = nl + 1;
     }
     *plen -= (size_t)(line - pending);
@@ -85,6 +90,7 @@ void fc_launch(char *const argv[], const char *tap_path, const char *log_path,
 
     memset(res, 0, sizeof(*res));
     res->watchdog = json_array();
+    res->down = json_array();
     if (tap == NULL || log == NULL || pipe(out) != 0 || pipe(err) != 0) {
         fprintf(stderr, "fabcert: cannot create %s or %s: %s\n", tap_path,
                 log_path, strerror(errno));
@@ -160,7 +166,7 @@ void fc_launch(char *const argv[], const char *tap_path, const char *log_path,
                     plen = 0;
                 memcpy(pending + plen, buf, (size_t)n);
                 plen += (size_t)n;
-                fc_scan_stderr(pending, &plen, res->watchdog);
+                fc_scan_stderr(pending, &plen, res);
             }
         }
     }
@@ -185,4 +191,11 @@ void fc_launch(char *const argv[], const char *tap_path, const char *log_path,
                        WIFEXITED(status) ? WEXITSTATUS(status) : 1;
     fclose(tap);
     fclose(log);
+}
+
+void fc_launch_result_free(fc_launch_result_t *res)
+{
+    json_decref(res->watchdog);
+    json_decref(res->down);
+    res->watchdog = res->down = NULL;
 }

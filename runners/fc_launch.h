@@ -2,7 +2,8 @@
  * fc_launch.h - run one stage's launcher (mpirun) with a hard time limit.
  * Its stdout (the stage's TAP) goes to a file as it comes; its stderr goes
  * to a log file, and the watchdog lines in it (lib/fc_watchdog.h) are kept
- * as JSON for the runner's hang diagnosis. Past the limit, or when the
+ * as JSON for the runner's hang diagnosis, as are the tear-down lines of
+ * ranks that the launcher ended (FABCERT-DOWN). Past the limit, or when the
  * runner is interrupted (SIGINT, SIGTERM, SIGHUP: an operator's Ctrl-C, a
  * batch system's cancel), the whole process group gets SIGTERM, then
  * SIGKILL: nothing the runner starts outlives it.
@@ -19,6 +20,7 @@ typedef struct fc_launch_result {
     int not_started;        /* exec failed or files could not be made */
     double seconds;
     json_t *watchdog;       /* array of the ranks' watchdog reports */
+    json_t *down;           /* array of the ranks' tear-down lines */
 } fc_launch_result_t;
 
 /* Catch SIGINT, SIGTERM and SIGHUP from now on: a launch under way is
@@ -29,5 +31,7 @@ int fc_launch_interrupted(void);
 /* argv[0] is looked up in PATH. */
 void fc_launch(char *const argv[], const char *tap_path, const char *log_path,
                double limit_s, fc_launch_result_t *res);
+/* Free what fc_launch() gathered. */
+void fc_launch_result_free(fc_launch_result_t *res);
 
 #endif

@@ -1,0 +1,128 @@
+/*
+ * fc_exitinfo.c - see fc_exitinfo.h. Line by line: each launcher form is
+ * one small matcher that adds its ranks to the array; Open MPI's two-line
+ * forms keep what the first line said until the second comes.
+ */
+#include "fc_exitinfo.h"
+
+#include <ctype.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* srun's words for how a task ended (strsignal's, and its own) */
+static const struct { const char *words; int sig; int oom; } fc_srun_ends[] = {
+    { "Out Of Memory", SIGKILL, 1 }, { "Killed", SIGKILL, 0 },
+    { "Segmentation fault", SIGSEGV, 0 }, { "Aborted", SIGABRT, 0 },
+    { "Bus error", SIGBUS, 0 }, { "Terminated", SIGTERM, 0 },
+    { "Floating point exception", SIGFPE, 0 }, { "Illegal instruction", SIGILL, 0 },
+    { "Hangup", SIGHUP, 0 }, { "Interrupt", SIGINT, 0 },
+};
+
+static void fc_note(json_t *notes, long rank, const char *host, long pid, int sig,
+                    int code, int oom, const char *launcher, const char *line)
+{
+    json_array_append_new(notes, json_pack("{s:I, s:s, s:I, s:i, s:i, s:b, s:s, s:s}",
+        "rank", (json_int_t)rank, "host", host, "pid", (json_int_t)pid, "signal", sig,
+        "exit_code", code, "oom", oom, "launcher", launcher, "text", line));
+}
+
+/* "... noticed that process rank R with PID P on node H exited on signal S" */
+static int fc_match_signal(const char *line, json_t *notes)
+{
+    const char *p = strstr(line, "noticed that process rank ");
+    char host[256], launcher[32] = "mpirun";
+    long rank, pid;
+    int sig;
+
+    if (p == NULL || sscanf(p, "noticed that process rank %ld with PID %ld on node %255s "
+                            "exited on signal %d", &rank, &pid, host, &sig) != 4)
+        return 0;
+    sscanf(line, "%31s", launcher);
+    fc_note(notes, rank, host, pid, sig, 0, 0, launcher, line);
+    return 1;
+}
+
+/* srun: error: HOST: task(s) LIST: HOW */
+static int fc_match_srun(const char *line, json_t *notes)
+{
+    const char *p = strstr(line, "srun: error: "), *list, *how;
+    char host[256];
+    int sig = 0, code = 0, oom = 0, known = 0;
+
+    if (p == NULL || sscanf(p + 13, "%255[^:]:", host) != 1)
+        return 0;
+    list = strstr(p + 13, ": task");
+    if (list == NULL)
+        return 0;
+    list += strncmp(list, ": tasks ", 8) == 0 ? 8 : 7;
+    how = strstr(list, ": ");
+    if (how == NULL)
+        return 0;
+    how += 2;
+    if (sscanf(how, "Exited with exit code %d", &code) == 1)
+        known = 1;
+    for (size_t k = 0; !known && k < sizeof(fc_srun_ends) / sizeof(fc_srun_ends[0]); ++k)
+        if (strncmp(how, fc_srun_ends[k].words, strlen(fc_srun_ends[k].words)) == 0) {
+            sig = fc_srun_ends[k].sig;
+            oom = fc_srun_ends[k].oom;
+            known = 1;
+        }
+    if (!known)
+        return 0;
+    /* the task list: 3 | 0-1,4 */
+    while (isdigit((unsigned char)*list)) {
+        char *end;
+        long a = strtol(list, &end, 10), b = a;
+
+        if (*end == '-')
+            b = strtol(end + 1, &end, 10);
+        for (long r = a; r <= b && r - a < 100000; ++r)
+            fc_note(notes, r, host, -1, sig, code, oom, "srun", line);
+        if (*end != ',')
+            break;
+        list = end + 1;
+    }
+    return 1;
+}
+
+json_t *fc_exitinfo_parse(const char *text)
+{
+    json_t *notes = json_array();
+    char line[1024], host[256], first[1024] = "";
+    long rank = -1, pid = -1;
+    int pending = 0;     /* 1: non-zero status seen, 2: "exited due to" seen */
+
+    while (text && *text) {
+        size_t n = strcspn(text, "\n");
+        int code;
+
+        snprintf(line, sizeof(line), "%.*s", (int)(n < sizeof(line) ? n : sizeof(line) - 1), text);
+        text += n + (text[n] == '\n');
+        if (fc_match_signal(line, notes) || fc_match_srun(line, notes))
+            continue;
+        if (strstr(line, "exited with non-zero status")) {
+            pending = 1;
+            snprintf(first, sizeof(first), "%s", line);
+        } else if (pending == 1 && strstr(line, "Process name:") &&
+                   sscanf(strstr(line, "Process name:"), "Process name: [[%*d,%*d],%ld]",
+                          &rank) == 1) {
+            continue;
+        } else if (pending == 1 && rank >= 0 && sscanf(line, " Exit code: %d", &code) == 1) {
+            fc_note(notes, rank, "", -1, 0, code, 0, "mpirun", first);
+            pending = 0;
+            rank = -1;
+        } else if (strstr(line, "exited due to process rank ") &&
+                   sscanf(strstr(line, "exited due to process rank "),
+                          "exited due to process rank %ld with PID %ld", &rank, &pid) == 2) {
+            pending = 2;
+            snprintf(first, sizeof(first), "%s", line);
+        } else if (pending == 2 && sscanf(line, "node %255s exiting improperly", host) == 1) {
+            fc_note(notes, rank, host, pid, 0, 0, 0, "mpirun", first);
+            pending = 0;
+            rank = -1;
+        }
+    }
+    return notes;
+}

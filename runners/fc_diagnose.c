@@ -1,0 +1,163 @@
+/*
+ * fc_diagnose.c - see fc_diagnose.h. First each rank's account is laid
+ * side by side (its watchdog report, its tear-down line, the launcher's
+ * word on its end); then one of three readings applies: the timeout never
+ * came (a crash), it came and some ranks were missing (a hang), or it came
+ * and every rank was there (stuck: the ranks' last seconds and the probe).
+ */
+#include "fc_diagnose.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fc_diagnose_int.h"
+#include "fc_exitinfo.h"
+#include "fc_verdict.h"
+
+const char *fc_diag_rack(const fc_diag_t *d, const char *host)
+{
+    int h = fc_inventory_find_host(d->in->inv, host);
+
+    return h >= 0 ? d->in->inv->racks[d->in->inv->host_rack[h]] : "";
+}
+
+/* A finding: its record without the run's common fields. */
+json_t *fc_diag_finding(fc_diag_t *d, const char *type, const char *host,
+                               const char *ranks, const char *why, const char *part,
+                               int quarantine)
+{
+    json_t *r = json_pack("{s:s, s:s, s:s, s:s, s:f, s:[s], s:{s:s, s:s, s:s, s:b}, s:s}",
+        "type", type, "host", host, "rack", host[0] ? fc_diag_rack(d, host) : "",
+        "ranks", ranks, "timeout_s", d->timeout_s, "reasons", why, "implicates",
+        "part", part, "host", host, "rack", host[0] ? fc_diag_rack(d, host) : "",
+        "quarantine", quarantine, "verdict", "FAIL");
+
+    json_array_append_new(d->out, r);
+    return r;
+}
+
+/* Each rank's account. Returns 0 when the stage never started. */
+static int fc_diag_load(fc_diag_t *d)
+{
+    const fc_launch_result_t *res = d->in->res;
+    json_t *rec, *w, *hosts;
+    size_t i;
+    char *log = NULL;
+
+    json_array_foreach(d->in->recs, i, rec)
+        if (strcmp(fc_json_str(rec, "type"), "stage_start") == 0)
+            d->start = rec;
+    if (d->start == NULL)
+        return 0;
+    hosts = json_object_get(d->start, "rank_hosts");
+    d->timeout_s = json_real_value(json_object_get(d->start, "timeout_s"));
+    d->n = json_array_size(hosts);
+    d->ranks = calloc(d->n + 1, sizeof(*d->ranks));
+    for (i = 0; i < d->n; ++i)
+        d->ranks[i].host = json_string_value(json_array_get(hosts, i));
+    json_array_foreach(res->watchdog, i, w) {
+        json_int_t r = json_integer_value(json_object_get(w, "rank"));
+
+        if (r < 0 || (size_t)r >= d->n)
+            continue;
+        if (json_real_value(json_object_get(w, "late_s")) <= FC_LATE_REPORT_S) {
+            d->ranks[r].wd = w;
+            d->timeout_came = 1;
+            d->stuck_at = fc_json_str(w, "at");
+        } else {
+            d->ranks[r].late = w;
+        }
+    }
+    json_array_foreach(res->down, i, w) {
+        json_int_t r = json_integer_value(json_object_get(w, "rank"));
+
+        if (r >= 0 && (size_t)r < d->n)
+            d->ranks[r].down = w;
+    }
+    fc_read_text_file(d->in->log_path, &log);
+    d->notes = fc_exitinfo_parse(log);
+    free(log);
+    json_array_foreach(d->notes, i, w) {
+        json_int_t r = json_integer_value(json_object_get(w, "rank"));
+
+        if (r >= 0 && (size_t)r < d->n && d->ranks[r].note == NULL)
+            d->ranks[r].note = w;
+    }
+    return 1;
+}
+
+/* Said nothing at all: no watchdog report, no tear-down line. */
+int fc_diag_silent(const fc_diag_rank_t *r)
+{
+    return r->wd == NULL && r->late == NULL && r->down == NULL;
+}
+
+/* How the launcher says a rank ended, e.g. "exited on signal 9 (Killed)". */
+void fc_diag_note_text(json_t *note, char *buf, size_t len)
+{
+    int sig = (int)json_integer_value(json_object_get(note, "signal"));
+
+    if (json_is_true(json_object_get(note, "oom")))
+        snprintf(buf, len, "was killed for lack of memory (OOM)");
+    else if (sig > 0)
+        snprintf(buf, len, "exited on signal %d (%s)", sig, strsignal(sig));
+    else if (json_integer_value(json_object_get(note, "exit_code")) != 0)
+        snprintf(buf, len, "exited with status %lld",
+                 (long long)json_integer_value(json_object_get(note, "exit_code")));
+    else
+        snprintf(buf, len, "exited without finalising MPI");
+}
+
+/* Comma list of the ranks of `host` for which keep(rank) holds. */
+int fc_diag_host_ranks(const fc_diag_t *d, const char *host,
+                              int (*keep)(const fc_diag_rank_t *), char *buf, size_t len)
+{
+    int n = 0;
+
+    buf[0] = '\0';
+    for (size_t k = 0; k < d->n; ++k)
+        if (d->ranks[k].host && strcmp(d->ranks[k].host, host) == 0 &&
+            (keep == NULL || keep(&d->ranks[k]))) {
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s%zu", n ? "," : "", k);
+            ++n;
+        }
+    return n;
+}
+
+/* Is this the first rank of its host (so each host is seen once)? */
+int fc_diag_first_of_host(const fc_diag_t *d, size_t k)
+{
+    for (size_t j = 0; j < k; ++j)
+        if (strcmp(d->ranks[j].host, d->ranks[k].host) == 0)
+            return 0;
+    return 1;
+}
+
+json_t *fc_diagnose_unfinished(const fc_diag_in_t *in)
+{
+    fc_diag_t d;
+
+    memset(&d, 0, sizeof(d));
+    d.in = in;
+    d.out = json_array();
+    d.stuck_at = "";
+    if (!fc_diag_load(&d)) {
+        char why[PATH_MAX + 128];
+        json_t *r;
+
+        snprintf(why, sizeof(why), "the launcher %s before the stage started (see %s)",
+                 in->res->timed_out ? "hung" : "failed", in->log_path);
+        r = json_pack("{s:s, s:s, s:i}", "type", "stage_error", "reason", why,
+                      "exit_status", in->res->exit_status);
+        json_array_append_new(d.out, r);
+    } else if (!d.timeout_came) {
+        fc_diag_crashes(&d);
+    } else if (!fc_diag_not_arrived(&d)) {
+        fc_diag_stuck(&d);
+    }
+    free(d.ranks);
+    json_decref(d.notes);
+    return d.out;
+}

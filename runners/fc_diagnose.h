@@ -1,0 +1,58 @@
+/*
+ * fc_diagnose.h - why a stage did not end, and which host to blame.
+ *
+ * The runner calls this when a stage attempt ended without its stage_end
+ * record. It reads what every rank said (the watchdog's report at the
+ * timeout, the tear-down line a rank writes when the launcher ends it:
+ * lib/fc_watchdog.h), what the launcher said about the ranks that died
+ * (lib/fc_exitinfo.h), and tells three cases apart:
+ *
+ *   crash   ranks died (a signal, an exit, OOM) before the timeout: the
+ *           launcher names them, or every rank of their host stayed silent
+ *           while the others reported being torn down. Only that host is
+ *           blamed (record type "crash": ranks, signal or exit code, the
+ *           launcher's words).
+ *   hang    the timeout came and some ranks did not report in time (dead
+ *           without a launcher notice, stopped, starved): their hosts are
+ *           blamed, as before.
+ *   stuck   every rank reported in time, inside the same call. Two kinds
+ *           of evidence place it: each rank's own account of its last
+ *           seconds (a rank waiting in MPI polls and uses CPU; the ranks of
+ *           a host whose processes stopped making progress use none and
+ *           complete nothing), and a short point-to-point probe among the
+ *           stage's hosts, launched afresh, in which a host whose fabric
+ *           stopped forwarding answers no partner. A host is blamed only
+ *           when one of them places it; otherwise the record says why not
+ *           and nobody is quarantined.
+ *
+ * The result is a JSON array of records without the run's common fields
+ * (type, host, rack, ranks, reasons, implicates, verdict, evidence); the
+ * runner stamps and appends them, and quarantines every host whose record
+ * has implicates.quarantine true.
+ */
+#ifndef FC_DIAGNOSE_H
+#define FC_DIAGNOSE_H
+
+#include <jansson.h>
+
+#include "fc_inventory.h"
+#include "fc_launch.h"
+
+/* Run the point-to-point probe on these hosts (a JSON array of names);
+ * returns the probe's per-host answers (fc_probe.h) or NULL with why in
+ * err. */
+typedef json_t *(*fc_diag_probe_func_t)(void *arg, json_t *hosts, char *err, size_t errlen);
+
+typedef struct fc_diag_in {
+    const fc_inventory_t *inv;
+    const char *stage;
+    json_t *recs;                   /* what this attempt appended */
+    const fc_launch_result_t *res;
+    const char *log_path;           /* the launcher's stderr */
+    fc_diag_probe_func_t probe;     /* NULL: no probe */
+    void *probe_arg;
+} fc_diag_in_t;
+
+json_t *fc_diagnose_unfinished(const fc_diag_in_t *in);
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * fc_diagnose_int.h - what the three readings of an unfinished stage
+ * share (runners/fc_diagnose.c, fc_diagnose_crash.c, fc_diagnose_stuck.c);
+ * not for other callers: fc_diagnose.h is the interface.
+ */
+#ifndef FC_DIAGNOSE_INT_H
+#define FC_DIAGNOSE_INT_H
+
+#include <stddef.h>
+
+#include "fc_diagnose.h"
+
+/* a watchdog report this late means the rank was not running at the
+ * deadline (stopped or starved): it did not arrive */
+#define FC_LATE_REPORT_S 1.5
+/* a rank whose main thread used less than this share of a core over the
+ * watchdog's window, completing no call, made no progress */
+#define FC_STALL_CPU_FRAC 0.02
+/* ... and it stands out only if every other rank, waiting in the same
+ * call, used at least this share and this many times the stalled ones' */
+#define FC_BUSY_MIN_FRAC 0.02
+#define FC_BUSY_RATIO 10.0
+/* each probe rank's deadline */
+#define FC_PROBE_TIMEOUT_S 5.0
+
+typedef struct fc_diag_rank {
+    const char *host;
+    json_t *wd;             /* watchdog report in time, or NULL */
+    json_t *late;           /* watchdog report after the deadline */
+    json_t *down;           /* tear-down line */
+    json_t *note;           /* the launcher's word on its end */
+} fc_diag_rank_t;
+
+typedef struct fc_diag {
+    const fc_diag_in_t *in;
+    json_t *start;          /* the attempt's stage_start */
+    fc_diag_rank_t *ranks;
+    size_t n;
+    double timeout_s;
+    int timeout_came;       /* some rank's watchdog fired in time */
+    const char *stuck_at;   /* where the ranks in time were */
+    json_t *notes;          /* the launcher's notes */
+    json_t *out;            /* the findings */
+} fc_diag_t;
+
+const char *fc_diag_rack(const fc_diag_t *d, const char *host);
+/* Append a finding (a record without the run's common fields) to d->out;
+ * returns it for more fields. */
+json_t *fc_diag_finding(fc_diag_t *d, const char *type, const char *host,
+                        const char *ranks, const char *why, const char *part,
+                        int quarantine);
+/* Said nothing at all: no watchdog report, no tear-down line. */
+int fc_diag_silent(const fc_diag_rank_t *r);
+/* How the launcher says a rank ended, e.g. "exited on signal 9 (Killed)". */
+void fc_diag_note_text(json_t *note, char *buf, size_t len);
+/* Comma list of the ranks of `host` for which keep (NULL: all) holds;
+ * returns their count. */
+int fc_diag_host_ranks(const fc_diag_t *d, const char *host,
+                       int (*keep)(const fc_diag_rank_t *), char *buf, size_t len);
+/* Is rank k the first of its host (so that each host is seen once)? */
+int fc_diag_first_of_host(const fc_diag_t *d, size_t k);
+
+/* The timeout never came: ranks died, or the launcher ended the stage. */
+void fc_diag_crashes(fc_diag_t *d);
+/* The timeout came: name the hosts whose ranks did not report in time
+ * (died: a crash; else: a hang). Returns how many hosts were named. */
+int fc_diag_not_arrived(fc_diag_t *d);
+/* Every rank reported in time, inside the same call: place it or say why
+ * not. */
+void fc_diag_stuck(fc_diag_t *d);
+
+#endif

@@ -1,0 +1,220 @@
+/*
+ * fc_diagnose_stuck.c - every rank reported at the timeout, inside the
+ * same call (see fc_diagnose.h). Two witnesses, each able to place the
+ * fault without the other:
+ *
+ *   the probe: a fresh point-to-point exchange among the stage's hosts
+ *   (fc_probe.h). A host that answers no partner has a fabric that stopped
+ *   forwarding (NIC, cable, switch port): part "link".
+ *   the ranks' last seconds: each watchdog report says how much CPU its
+ *   main thread used over the last few seconds and how many calls it
+ *   completed. Ranks waiting inside MPI poll and use CPU; the ranks of a
+ *   host whose processes stopped (a wedged driver, device or library) use
+ *   none. When every rank of some hosts, and no other rank, is idle, and
+ *   the busy ones used clearly more, those hosts are named: part "node".
+ *
+ * When neither places it the record says what each found and nobody is
+ * quarantined; the stage's racks FAIL as a group.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fc_diagnose_int.h"
+#include "fc_probe.h"
+#include "fc_verdict.h"
+
+/* One rank's share of a core over its window, or -1 if it did not say. */
+static double fc_diag_cpu_frac(const fc_diag_rank_t *r)
+{
+    double window = json_number_value(json_object_get(r->wd, "window_s"));
+    double cpu = json_number_value(json_object_get(r->wd, "cpu_s"));
+
+    if (r->wd == NULL || window < 1.0 || cpu < 0 || json_object_get(r->wd, "cpu_s") == NULL)
+        return -1.0;
+    return cpu / window;
+}
+
+static int fc_diag_idle(const fc_diag_rank_t *r)
+{
+    double f = fc_diag_cpu_frac(r);
+
+    return f >= 0 && f < FC_STALL_CPU_FRAC &&
+           json_integer_value(json_object_get(r->wd, "done_in_window")) == 0;
+}
+
+/* Every rank's account, for the record. */
+static json_t *fc_diag_accounts(const fc_diag_t *d)
+{
+    json_t *list = json_array();
+
+    for (size_t k = 0; k < d->n; ++k) {
+        json_t *wd = d->ranks[k].wd;
+
+        json_array_append_new(list, json_pack("{s:i, s:s, s:f, s:f, s:I, s:I, s:I}",
+            "rank", (int)k, "host", d->ranks[k].host,
+            "cpu_pct", 100.0 * fc_diag_cpu_frac(&d->ranks[k]),
+            "window_s", json_number_value(json_object_get(wd, "window_s")),
+            "calls_entered", json_integer_value(json_object_get(wd, "calls_entered")),
+            "calls_done", json_integer_value(json_object_get(wd, "calls_done")),
+            "done_in_window", json_integer_value(json_object_get(wd, "done_in_window"))));
+    }
+    return list;
+}
+
+/* The hosts whose every rank was idle while every other rank was busy,
+ * or NULL; *summary says what the accounts show either way. */
+static json_t *fc_diag_stalled_hosts(const fc_diag_t *d, char *summary, size_t len)
+{
+    double idle_max = 0, busy_min = 1e9, busy_max = 0, window = 0;
+    int nidle = 0, unknown = 0;
+    char ranks[512] = "";
+    json_t *hosts = json_array();
+
+    for (size_t k = 0; k < d->n; ++k) {
+        double f = fc_diag_cpu_frac(&d->ranks[k]);
+
+        if (f < 0) {
+            ++unknown;
+            continue;
+        }
+        window = json_number_value(json_object_get(d->ranks[k].wd, "window_s"));
+        if (fc_diag_idle(&d->ranks[k])) {
+            idle_max = f > idle_max ? f : idle_max;
+            snprintf(ranks + strlen(ranks), sizeof(ranks) - strlen(ranks), "%s%zu",
+                     nidle++ ? "," : "", k);
+        } else {
+            busy_min = f < busy_min ? f : busy_min;
+            busy_max = f > busy_max ? f : busy_max;
+        }
+    }
+    if (unknown) {
+        snprintf(summary, len, "%d rank(s) gave no account of their CPU", unknown);
+        goto none;
+    }
+    if (nidle == 0) {
+        snprintf(summary, len, "every rank's main thread was busy in the last %.1f s "
+                 "(%.1f-%.1f%% of a core): they waited together", window, 100 * busy_min,
+                 100 * busy_max);
+        goto none;
+    }
+    if (nidle == (int)d->n) {
+        snprintf(summary, len, "no rank's main thread used CPU in the last %.1f s (MPI "
+                 "waits without polling here): the accounts cannot tell the ranks apart",
+                 window);
+        goto none;
+    }
+    for (size_t k = 0; k < d->n; ++k) {
+        char all[256], idle[256];
+
+        if (!fc_diag_first_of_host(d, k) || !fc_diag_idle(&d->ranks[k]))
+            continue;
+        if (fc_diag_host_ranks(d, d->ranks[k].host, NULL, all, sizeof(all)) !=
+            fc_diag_host_ranks(d, d->ranks[k].host, fc_diag_idle, idle, sizeof(idle))) {
+            snprintf(summary, len, "ranks %s were idle in the last %.1f s, but not every "
+                     "rank of their host %s: not a host's stall", ranks, window,
+                     d->ranks[k].host);
+            goto none;
+        }
+        json_array_append_new(hosts, json_string(d->ranks[k].host));
+    }
+    if (busy_min < FC_BUSY_MIN_FRAC || busy_min < FC_BUSY_RATIO * idle_max) {
+        snprintf(summary, len, "ranks %s used at most %.2f%% of a core in the last %.1f s, "
+                 "the others %.2f-%.1f%%: too close to tell", ranks, 100 * idle_max, window,
+                 100 * busy_min, 100 * busy_max);
+        goto none;
+    }
+    snprintf(summary, len, "ranks %s used at most %.2f%% of a core in the last %.1f s and "
+             "completed no call, while the %d other rank(s), waiting in the same call, used "
+             "%.1f-%.1f%%", ranks, 100 * idle_max, window, (int)d->n - nidle,
+             100 * busy_min, 100 * busy_max);
+    return hosts;
+none:
+    json_decref(hosts);
+    return NULL;
+}
+
+/* The stage's hosts, each once. */
+static json_t *fc_diag_hosts(const fc_diag_t *d)
+{
+    json_t *hosts = json_array();
+
+    for (size_t k = 0; k < d->n; ++k)
+        if (fc_diag_first_of_host(d, k))
+            json_array_append_new(hosts, json_string(d->ranks[k].host));
+    return hosts;
+}
+
+/* Run the probe; the hosts it places (maybe empty) or NULL. */
+static json_t *fc_diag_probe(const fc_diag_t *d, json_t *hosts, json_t **probe_p,
+                             char *summary, size_t len)
+{
+    char err[512] = "";
+
+    *probe_p = NULL;
+    if (d->in->probe == NULL) {
+        snprintf(summary, len, "no probe on a single host");
+        return NULL;
+    }
+    printf("  every rank is stuck in %s: probing the %zu host(s) point to point\n",
+           d->stuck_at, json_array_size(hosts));
+    fflush(stdout);
+    *probe_p = d->in->probe(d->in->probe_arg, hosts, err, sizeof(err));
+    if (*probe_p == NULL) {
+        snprintf(summary, len, "the probe did not run: %s", err);
+        return NULL;
+    }
+    return fc_probe_silent_hosts(*probe_p, summary, len);
+}
+
+static void fc_diag_stuck_evidence(json_t *rec, const fc_diag_t *d, json_t *probe,
+                                   const char *psum, const char *ssum)
+{
+    json_object_set_new(rec, "stuck_at", json_string(d->stuck_at));
+    json_object_set_new(rec, "evidence", json_pack("{s:s, s:O?, s:s, s:o}", "probe", psum,
+                        "probe_answers", json_object_get(probe, "answers"), "accounts", ssum,
+                        "ranks", fc_diag_accounts(d)));
+}
+
+void fc_diag_stuck(fc_diag_t *d)
+{
+    char psum[512], ssum[512], why[2048], ranks[256];
+    json_t *hosts = fc_diag_hosts(d), *probe = NULL, *h, *rec;
+    json_t *by_probe = fc_diag_probe(d, hosts, &probe, psum, sizeof(psum));
+    json_t *by_stall = fc_diag_stalled_hosts(d, ssum, sizeof(ssum));
+    json_t *placed = json_array_size(by_probe) > 0 ? by_probe : by_stall;
+    size_t i;
+
+    json_array_foreach(placed, i, h) {
+        const char *host = json_string_value(h);
+
+        fc_diag_host_ranks(d, host, NULL, ranks, sizeof(ranks));
+        if (placed == by_probe)
+            snprintf(why, sizeof(why), "every rank reported at the stage's %.0f s timeout, "
+                     "stuck in %s; a point-to-point probe among the %zu hosts found %s "
+                     "answering no partner (%s): its fabric stopped forwarding; the ranks' "
+                     "own accounts: %s", d->timeout_s, d->stuck_at, json_array_size(hosts),
+                     host, psum, ssum);
+        else
+            snprintf(why, sizeof(why), "every rank reported at the stage's %.0f s timeout, "
+                     "stuck in %s; the processes of host %s stopped making progress: %s; "
+                     "%s%s", d->timeout_s, d->stuck_at, host, ssum,
+                     probe ? "a point-to-point probe found every host answering: " : "",
+                     psum);
+        rec = fc_diag_finding(d, "hang", host, ranks, why,
+                              placed == by_probe ? "link" : "node", 1);
+        fc_diag_stuck_evidence(rec, d, probe, psum, ssum);
+    }
+    if (json_array_size(placed) == 0) {
+        snprintf(why, sizeof(why), "the stage did not finish within %.0f s; every rank "
+                 "reported, stuck in %s, and nothing places it: the probe: %s; the ranks' "
+                 "own accounts: %s; nobody is quarantined", d->timeout_s,
+                 d->stuck_at[0] ? d->stuck_at : "(unknown)", psum, ssum);
+        rec = fc_diag_finding(d, "hang", "", "", why, "cluster", 0);
+        fc_diag_stuck_evidence(rec, d, probe, psum, ssum);
+    }
+    json_decref(by_probe);
+    json_decref(by_stall);
+    json_decref(probe);
+    json_decref(hosts);
+}

@@ -1,0 +1,187 @@
+/*
+ * fc_probe.c - see fc_probe.h. The probe's ranks print their answers on
+ * stdout; fc_launch() keeps stdout as the attempt's "tap" file, which is
+ * read back line by line. Host h is heard when some partner's "heard"
+ * list holds h's rank; h hears when its own "heard" list is not empty.
+ */
+#include "fc_probe.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fc_inventory.h"
+#include "fc_launch.h"
+#include "fc_results.h"
+
+#define FC_PROBE_TAG "FABCERT-PROBE "
+/* the launcher's start-up and tear-down on top of the probe's deadline */
+#define FC_PROBE_MARGIN_S 15
+#define FC_PROBE_MAX_ARGS 200
+
+static const char *fc_probe_str(json_t *obj, const char *key)
+{
+    const char *v = json_string_value(json_object_get(obj, key));
+
+    return v ? v : "";
+}
+
+/* The probe's answers in the launcher's stdout. */
+static json_t *fc_probe_read(const char *path)
+{
+    json_t *answers = json_array();
+    char *text = NULL, *line, *save = NULL;
+
+    if (fc_read_text_file(path, &text) != 0)
+        return answers;
+    for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        const char *at = strstr(line, FC_PROBE_TAG);
+        json_t *j;
+
+        if (at && (j = json_loads(at + strlen(FC_PROBE_TAG), 0, NULL)) != NULL)
+            json_array_append_new(answers, j);
+    }
+    free(text);
+    return answers;
+}
+
+/* mpirun --hostfile F --map-by node (or srun --nodelist) PROBE --timeout T */
+static int fc_probe_args(const fc_probe_launch_t *pl, json_t *hosts, const char *hostfile,
+                         const char **args, char *np, char *nodes, char *nodelist,
+                         size_t nodelist_len, char *exe, char *timeout)
+{
+    int nargs = 0;
+    size_t i, len = 0;
+    json_t *h;
+
+    snprintf(np, 16, "%zu", json_array_size(hosts));
+    snprintf(timeout, 32, "%.1f", pl->timeout_s);
+    fc_path_beside_exe("suites/probe", exe, PATH_MAX);
+    args[nargs++] = pl->mpirun;
+    if (pl->srun) {
+        nodelist[0] = '\0';
+        json_array_foreach(hosts, i, h)
+            if (len + strlen(json_string_value(h)) + 2 < nodelist_len)
+                len += (size_t)snprintf(nodelist + len, nodelist_len - len, "%s%s",
+                                        len ? "," : "", json_string_value(h));
+        snprintf(nodes, 32, "--nodes=%zu", json_array_size(hosts));
+        args[nargs++] = "--mpi=pmix";
+        args[nargs++] = "--kill-on-bad-exit=0";
+        args[nargs++] = "-n";
+        args[nargs++] = np;
+        args[nargs++] = nodes;
+        args[nargs++] = "--nodelist";
+        args[nargs++] = nodelist;
+        args[nargs++] = "--ntasks-per-node=1";
+    } else {
+        args[nargs++] = "-np";
+        args[nargs++] = np;
+        args[nargs++] = "--hostfile";
+        args[nargs++] = hostfile;
+        args[nargs++] = "--map-by";
+        args[nargs++] = "node";
+    }
+    for (int k = 0; k < pl->nmpirun_args && nargs < FC_PROBE_MAX_ARGS - 8; ++k)
+        args[nargs++] = pl->mpirun_args[k];
+    args[nargs++] = exe;
+    args[nargs++] = "--timeout";
+    args[nargs++] = timeout;
+    args[nargs] = NULL;
+    return nargs;
+}
+
+json_t *fc_probe_run(const fc_probe_launch_t *pl, json_t *hosts, char *err, size_t errlen)
+{
+    static char nodelist[65536];
+    char hostfile[PATH_MAX + 64], out[PATH_MAX + 64], log[PATH_MAX + 64];
+    char exe[PATH_MAX], np[16], nodes[32], timeout[32];
+    const char *args[FC_PROBE_MAX_ARGS];
+    fc_launch_result_t res;
+    json_t *h;
+    size_t i;
+    FILE *f;
+
+    snprintf(hostfile, sizeof(hostfile), "%s/probe.%s.hosts", pl->out_dir, pl->stage);
+    snprintf(out, sizeof(out), "%s/probe.%s.out", pl->out_dir, pl->stage);
+    snprintf(log, sizeof(log), "%s/probe.%s.log", pl->out_dir, pl->stage);
+    if ((f = fopen(hostfile, "w")) == NULL) {
+        snprintf(err, errlen, "cannot write %s: %s", hostfile, strerror(errno));
+        return NULL;
+    }
+    json_array_foreach(hosts, i, h)
+        fprintf(f, "%s slots=1\n", json_string_value(h));
+    fclose(f);
+    fc_probe_args(pl, hosts, hostfile, args, np, nodes, nodelist, sizeof(nodelist), exe,
+                  timeout);
+    fc_launch((char *const *)args, out, log, pl->timeout_s + FC_PROBE_MARGIN_S, &res);
+    fc_launch_result_free(&res);
+    if (res.not_started || res.exit_status == 127 || res.exit_status == 2) {
+        snprintf(err, errlen, "the probe could not be launched (exit status %d; see %s)",
+                 res.exit_status, log);
+        return NULL;
+    }
+    return json_pack("{s:O, s:o, s:f, s:s}", "hosts", hosts, "answers", fc_probe_read(out),
+                     "seconds", res.seconds, "log", log);
+}
+
+/* The host of probe rank r: its own answer says; without one, the
+ * launcher's order (one rank per host, in the host file's order). */
+static const char *fc_probe_rank_host(json_t *probe, json_int_t r)
+{
+    json_t *a;
+    size_t i;
+
+    json_array_foreach(json_object_get(probe, "answers"), i, a)
+        if (json_integer_value(json_object_get(a, "rank")) == r)
+            return json_string_value(json_object_get(a, "host"));
+    return json_string_value(json_array_get(json_object_get(probe, "hosts"), (size_t)r));
+}
+
+/* Does `host` hear a partner, and does a partner hear it? */
+static void fc_probe_host(json_t *probe, const char *host, int *hears_p, int *heard_p)
+{
+    json_t *a, *v;
+    size_t i, j;
+
+    *hears_p = *heard_p = 0;
+    json_array_foreach(json_object_get(probe, "answers"), i, a) {
+        int mine = strcmp(fc_probe_str(a, "host"), host) == 0;
+
+        json_array_foreach(json_object_get(a, "heard"), j, v) {
+            const char *from = fc_probe_rank_host(probe, json_integer_value(v));
+
+            if (mine)
+                *hears_p = 1;
+            else if (from && strcmp(from, host) == 0)
+                *heard_p = 1;
+        }
+    }
+}
+
+json_t *fc_probe_silent_hosts(json_t *probe, char *summary, size_t len)
+{
+    json_t *answers = json_object_get(probe, "answers"), *hosts = json_object_get(probe, "hosts");
+    json_t *silent = json_array(), *a, *h;
+    size_t n = json_array_size(hosts), i, arrived = 0, nsilent = 0;
+
+    json_array_foreach(hosts, i, h) {
+        int hears, heard;
+
+        fc_probe_host(probe, json_string_value(h), &hears, &heard);
+        if (!hears && !heard) {
+            json_array_append(silent, h);
+            ++nsilent;
+        }
+    }
+    json_array_foreach(answers, i, a)
+        arrived += json_array_size(json_object_get(a, "heard"));
+    snprintf(summary, len, "%zu host(s), %zu of %zu directed exchanges arrived intact, "
+             "%zu answer(s) of %zu", n, arrived, n * (n - 1), json_array_size(answers), n);
+    if (n < 3 || nsilent == n) {
+        json_decref(silent);
+        return NULL;
+    }
+    return silent;
+}

@@ -1,0 +1,40 @@
+/*
+ * fc_probe.h - launch the point-to-point probe (suites/probe.c) on a set
+ * of hosts, one rank each, and place a host that answers no partner.
+ *
+ * The runner calls this after a stage got stuck with every rank inside the
+ * same call: a fresh launch, a few seconds, every pair of hosts exchanging
+ * a checked message. A host whose fabric stopped forwarding is heard by no
+ * partner and hears none; the others hear each other. With every pair
+ * answering, the fabric carries every host's traffic and the probe places
+ * nothing.
+ */
+#ifndef FC_PROBE_H
+#define FC_PROBE_H
+
+#include <jansson.h>
+
+/* How to launch, as the runner launches its stages. */
+typedef struct fc_probe_launch {
+    const char *mpirun;             /* the launcher's program */
+    int srun;                       /* Slurm's srun instead of mpirun */
+    const char *const *mpirun_args; /* passed to the launcher */
+    int nmpirun_args;
+    const char *out_dir;            /* probe.STAGE.{tap,log,hosts} go here */
+    const char *stage;
+    double timeout_s;               /* each rank's deadline */
+} fc_probe_launch_t;
+
+/* Launch the probe on `hosts` (JSON array of names); returns
+ * {"hosts":[..], "answers":[{rank,host,heard,wrong,sent,seconds}..],
+ *  "seconds":S, "log":PATH} or NULL with the reason in err. */
+json_t *fc_probe_run(const fc_probe_launch_t *pl, json_t *hosts, char *err, size_t errlen);
+
+/* Which hosts answered no partner: a JSON array of names (empty when every
+ * host was heard by some partner; NULL when the probe cannot place: fewer
+ * than 3 hosts, or every host silent). *summary_p gets one line saying
+ * what the probe found, e.g. "6 hosts, 30 of 30 directed exchanges
+ * arrived intact". */
+json_t *fc_probe_silent_hosts(json_t *probe, char *summary, size_t len);
+
+#endif

@@ -1,0 +1,64 @@
+/*
+ * exitinfo.c - unit tests of lib/fc_exitinfo.c: each launcher's words for
+ * a rank that ended (Open MPI's signal notice, its non-zero-status and
+ * exited-improperly paragraphs, srun's per-task errors with task lists,
+ * OOM) give the rank, host, signal or exit code; lines that name no dead
+ * rank (a peer's "hung up" paragraph, a watchdog line) give nothing.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "fc_exitinfo.h"
+#include "fc_tap.h"
+
+static fc_tap_t tap;
+
+/* the notes of `text` as "rank@host:sig/code[oom] ..." */
+static void names(const char *text, const char *expected, const char *what)
+{
+    json_t *notes = fc_exitinfo_parse(text), *n;
+    char got[512] = "";
+    size_t i;
+
+    json_array_foreach(notes, i, n)
+        snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%lld@%s:%lld/%lld%s",
+                 i ? " " : "", (long long)json_integer_value(json_object_get(n, "rank")),
+                 json_string_value(json_object_get(n, "host")),
+                 (long long)json_integer_value(json_object_get(n, "signal")),
+                 (long long)json_integer_value(json_object_get(n, "exit_code")),
+                 json_is_true(json_object_get(n, "oom")) ? "oom" : "");
+    fc_tap_ok(&tap, strcmp(got, expected) == 0, "%s: '%s'", what, expected);
+    if (strcmp(got, expected) != 0)
+        fc_tap_diag(&tap, "got '%s'", got);
+    json_decref(notes);
+}
+
+int main(void)
+{
+    fc_tap_init(&tap, stdout, 1);
+    fc_tap_plan(&tap, 9);
+    names("--------------------------------------------------------------------------\n"
+          "mpirun noticed that process rank 9 with PID 17635 on node bh34404 exited on "
+          "signal 9 (Killed).\n"
+          "--------------------------------------------------------------------------\n",
+          "9@bh34404:9/0", "Open MPI's signal notice");
+    names("prterun noticed that process rank 2 with PID 0 on node n2 exited on signal 11 "
+          "(Segmentation fault).\n", "2@n2:11/0", "Open MPI 5's notice");
+    names("mpirun detected that one or more processes exited with non-zero status, thus "
+          "causing\nthe job to be terminated. The first process to do so was:\n\n"
+          "  Process name: [[47095,1],3]\n  Exit code:    7\n", "3@:0/7",
+          "the non-zero status paragraph");
+    names("mpirun has exited due to process rank 5 with PID 0 on\n"
+          "node gpu07 exiting improperly. There are three reasons this could occur:\n",
+          "5@gpu07:0/0", "the exited-improperly paragraph");
+    names("srun: error: node3: task 4: Killed\n", "4@node3:9/0", "srun, one task killed");
+    names("srun: error: node1: tasks 0-1,3: Exited with exit code 2\n",
+          "0@node1:0/2 1@node1:0/2 3@node1:0/2", "srun, a task list with an exit code");
+    names("srun: error: node2: task 6: Out Of Memory\n", "6@node2:9/0oom", "srun, OOM");
+    names("An MPI communication peer process has unexpectedly disconnected.\n"
+          "  Local host: a\n  Peer host:  b\n"
+          "FABCERT-WATCHDOG {\"rank\":1}\nPrimary job  terminated normally, but 1 process "
+          "returned\n", "", "lines that name no dead rank give nothing");
+    names(NULL, "", "no log at all gives nothing");
+    return fc_tap_done(&tap);
+}
