@@ -654,7 +654,7 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
     args[nargs] = NULL;
 
     printf("stage %s%s: %d host(s), %d rank(s), timeout %.0f s\n", name,
-           attempt > 1 ? " (again, without the hosts that hung)" : "", nhealthy,
+           attempt > 1 ? " (again, without the hosts blamed)" : "", nhealthy,
            ranks, st->profile.stages[stage].timeout_s);
     fflush(stdout);
     offset = fc_file_size(st->results_path);
