@@ -20,16 +20,27 @@ static const struct { const char *words; int sig; int oom; } fc_srun_ends[] = {
     { "Hangup", SIGHUP, 0 }, { "Interrupt", SIGINT, 0 },
 };
 
-static void fc_note(json_t *notes, long rank, const char *host, long pid, int sig,
+/* Where the reading is. */
+typedef struct fc_exit_parse {
+    json_t *notes;
+    int lineno;             /* of the line being read, 1-based */
+    int aborted_line;       /* where srun said it aborts the step; 0 */
+} fc_exit_parse_t;
+
+/* One note. After srun said it aborts the step, the tasks it names are
+ * the ones it ended itself: after_abort. */
+static void fc_note(fc_exit_parse_t *ps, long rank, const char *host, long pid, int sig,
                     int code, int oom, const char *launcher, const char *line)
 {
-    json_array_append_new(notes, json_pack("{s:I, s:s, s:I, s:i, s:i, s:b, s:s, s:s}",
+    json_array_append_new(ps->notes, json_pack(
+        "{s:I, s:s, s:I, s:i, s:i, s:b, s:s, s:s, s:i, s:b}",
         "rank", (json_int_t)rank, "host", host, "pid", (json_int_t)pid, "signal", sig,
-        "exit_code", code, "oom", oom, "launcher", launcher, "text", line));
+        "exit_code", code, "oom", oom, "launcher", launcher, "text", line,
+        "line", ps->lineno, "after_abort", ps->aborted_line > 0));
 }
 
 /* "... noticed that process rank R with PID P on node H exited on signal S" */
-static int fc_match_signal(const char *line, json_t *notes)
+static int fc_match_signal(const char *line, fc_exit_parse_t *ps)
 {
     const char *p = strstr(line, "noticed that process rank ");
     char host[256], launcher[32] = "mpirun";
@@ -40,12 +51,12 @@ static int fc_match_signal(const char *line, json_t *notes)
                             "exited on signal %d", &rank, &pid, host, &sig) != 4)
         return 0;
     sscanf(line, "%31s", launcher);
-    fc_note(notes, rank, host, pid, sig, 0, 0, launcher, line);
+    fc_note(ps, rank, host, pid, sig, 0, 0, launcher, line);
     return 1;
 }
 
 /* srun: error: HOST: task(s) LIST: HOW */
-static int fc_match_srun(const char *line, json_t *notes)
+static int fc_match_srun(const char *line, fc_exit_parse_t *ps)
 {
     const char *p = strstr(line, "srun: error: "), *list, *how;
     char host[256];
@@ -79,7 +90,7 @@ static int fc_match_srun(const char *line, json_t *notes)
         if (*end == '-')
             b = strtol(end + 1, &end, 10);
         for (long r = a; r <= b && r - a < 100000; ++r)
-            fc_note(notes, r, host, -1, sig, code, oom, "srun", line);
+            fc_note(ps, r, host, -1, sig, code, oom, "srun", line);
         if (*end != ',')
             break;
         list = end + 1;
@@ -89,7 +100,7 @@ static int fc_match_srun(const char *line, json_t *notes)
 
 json_t *fc_exitinfo_parse(const char *text)
 {
-    json_t *notes = json_array();
+    fc_exit_parse_t ps = { json_array(), 0, 0 };
     char line[1024], host[256], first[1024] = "";
     long rank = -1, pid = -1;
     int pending = 0;     /* 1: non-zero status seen, 2: "exited due to" seen */
@@ -100,9 +111,12 @@ json_t *fc_exitinfo_parse(const char *text)
 
         snprintf(line, sizeof(line), "%.*s", (int)(n < sizeof(line) ? n : sizeof(line) - 1), text);
         text += n + (text[n] == '\n');
-        if (fc_match_signal(line, notes) || fc_match_srun(line, notes))
+        ++ps.lineno;
+        if (fc_match_signal(line, &ps) || fc_match_srun(line, &ps))
             continue;
-        if (strstr(line, "exited with non-zero status")) {
+        if (strstr(line, "srun: Job step aborted") && ps.aborted_line == 0) {
+            ps.aborted_line = ps.lineno;
+        } else if (strstr(line, "exited with non-zero status")) {
             pending = 1;
             snprintf(first, sizeof(first), "%s", line);
         } else if (pending == 1 && strstr(line, "Process name:") &&
@@ -110,7 +124,7 @@ json_t *fc_exitinfo_parse(const char *text)
                           &rank) == 1) {
             continue;
         } else if (pending == 1 && rank >= 0 && sscanf(line, " Exit code: %d", &code) == 1) {
-            fc_note(notes, rank, "", -1, 0, code, 0, "mpirun", first);
+            fc_note(&ps, rank, "", -1, 0, code, 0, "mpirun", first);
             pending = 0;
             rank = -1;
         } else if (strstr(line, "exited due to process rank ") &&
@@ -119,10 +133,10 @@ json_t *fc_exitinfo_parse(const char *text)
             pending = 2;
             snprintf(first, sizeof(first), "%s", line);
         } else if (pending == 2 && sscanf(line, "node %255s exiting improperly", host) == 1) {
-            fc_note(notes, rank, host, pid, 0, 0, 0, "mpirun", first);
+            fc_note(&ps, rank, host, pid, 0, 0, 0, "mpirun", first);
             pending = 0;
             rank = -1;
         }
     }
-    return notes;
+    return ps.notes;
 }

@@ -7,7 +7,10 @@
  *
  *   {"rank": 3, "host": "gpu04" (or ""), "pid": 12230 (or -1),
  *    "signal": 9 (or 0), "exit_code": 0 (or the status), "oom": false,
- *    "launcher": "mpirun", "text": the launcher's line}
+ *    "launcher": "mpirun", "text": the launcher's line, "line": its line
+ *    number in the text, 1-based: what came before it in the log happened
+ *    before the launcher saw the rank end, "after_abort": true when srun
+ *    had already said it aborts the step (so it ended that task itself)}
  *
  * Forms read (Open MPI 4 and 5, Slurm's srun):
  *   mpirun noticed that process rank R with PID P on node H exited on signal S (Name).

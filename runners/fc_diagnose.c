@@ -15,6 +15,7 @@
 #include "fc_diagnose_int.h"
 #include "fc_exitinfo.h"
 #include "fc_verdict.h"
+#include "fc_watchdog.h"
 
 const char *fc_diag_rack(const fc_diag_t *d, const char *host)
 {
@@ -38,6 +39,19 @@ json_t *fc_diag_finding(fc_diag_t *d, const char *type, const char *host,
     return r;
 }
 
+/* The number (1-based) of the log's first watchdog line; 0 if none. */
+static int fc_diag_first_watchdog_line(const char *log)
+{
+    int lineno = 1;
+
+    for (const char *p = log; p && *p; ++p) {
+        if (strncmp(p, FC_WATCHDOG_TAG, strlen(FC_WATCHDOG_TAG)) == 0)
+            return lineno;
+        lineno += *p == '\n';
+    }
+    return 0;
+}
+
 /* Each rank's account. Returns 0 when the stage never started. */
 static int fc_diag_load(fc_diag_t *d)
 {
@@ -45,6 +59,7 @@ static int fc_diag_load(fc_diag_t *d)
     json_t *rec, *w, *hosts;
     size_t i;
     char *log = NULL;
+    int first_wd;
 
     json_array_foreach(d->in->recs, i, rec)
         if (strcmp(fc_json_str(rec, "type"), "stage_start") == 0)
@@ -78,11 +93,20 @@ static int fc_diag_load(fc_diag_t *d)
     }
     fc_read_text_file(d->in->log_path, &log);
     d->notes = fc_exitinfo_parse(log);
+    first_wd = fc_diag_first_watchdog_line(log);
     free(log);
+    /* a rank the launcher saw end after the watchdogs fired, or after it
+     * aborted the step, was ended by the tear-down (srun kills a stopped
+     * task with SIGKILL): that is no crash */
     json_array_foreach(d->notes, i, w) {
         json_int_t r = json_integer_value(json_object_get(w, "rank"));
 
-        if (r >= 0 && (size_t)r < d->n && d->ranks[r].note == NULL)
+        if (r < 0 || (size_t)r >= d->n || d->ranks[r].note || d->ranks[r].ended_by_launcher)
+            continue;
+        if (json_is_true(json_object_get(w, "after_abort")) ||
+            (first_wd > 0 && json_integer_value(json_object_get(w, "line")) > first_wd))
+            d->ranks[r].ended_by_launcher = 1;
+        else
             d->ranks[r].note = w;
     }
     return 1;
@@ -91,7 +115,7 @@ static int fc_diag_load(fc_diag_t *d)
 /* Said nothing at all: no watchdog report, no tear-down line. */
 int fc_diag_silent(const fc_diag_rank_t *r)
 {
-    return r->wd == NULL && r->late == NULL && r->down == NULL;
+    return r->wd == NULL && r->late == NULL && r->down == NULL && !r->ended_by_launcher;
 }
 
 /* How the launcher says a rank ended, e.g. "exited on signal 9 (Killed)". */

@@ -17,7 +17,7 @@
 
 static int fc_diag_torn_down(const fc_diag_rank_t *r)
 {
-    return r->down != NULL && r->wd == NULL && r->late == NULL;
+    return (r->down != NULL || r->ended_by_launcher) && r->wd == NULL && r->late == NULL;
 }
 
 static int fc_diag_silent_named(const fc_diag_rank_t *r)
@@ -98,14 +98,14 @@ static void fc_diag_crash_host(fc_diag_t *d, const char *host, int torn)
         fc_diag_note_text(note, how, sizeof(how));
     if (nnamed > 0)
         snprintf(why, sizeof(why), "rank%s %s on host %s died: the launcher reports rank%s "
-                 "%s %s%s; %d other rank(s) reported being torn down (SIGTERM)%s%s; %s",
+                 "%s %s%s; %d other rank(s) were torn down (their own word or the launcher's)%s%s; %s",
                  nsilent > 1 ? "s" : "", silent, host, nnamed > 1 ? "s" : "", named, how,
                  nsilent > nnamed ? ", and the host's other ranks said nothing either" : "",
                  torn, fc_diag_torn_at(d)[0] ? " in " : "", fc_diag_torn_at(d), ended);
     else if (whole)
         snprintf(why, sizeof(why), "rank%s %s on host %s died: every rank of the host ended "
                  "without a word (no watchdog report, no tear-down line) while the %d other "
-                 "rank(s) reported being torn down (SIGTERM)%s%s; the launcher named no rank "
+                 "rank(s) were torn down (their own word or the launcher's)%s%s; the launcher named no rank "
                  "(see %s); %s", nsilent > 1 ? "s" : "", silent, host, torn,
                  fc_diag_torn_at(d)[0] ? " in " : "", fc_diag_torn_at(d), d->in->log_path,
                  ended);

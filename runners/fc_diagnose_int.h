@@ -28,7 +28,10 @@ typedef struct fc_diag_rank {
     json_t *wd;             /* watchdog report in time, or NULL */
     json_t *late;           /* watchdog report after the deadline */
     json_t *down;           /* tear-down line */
-    json_t *note;           /* the launcher's word on its end */
+    json_t *note;           /* the launcher's word on its end, before the
+                             * tear-down began */
+    int ended_by_launcher;  /* the launcher named it after the tear-down
+                             * began: torn down, not dead of itself */
 } fc_diag_rank_t;
 
 typedef struct fc_diag {
@@ -49,7 +52,8 @@ const char *fc_diag_rack(const fc_diag_t *d, const char *host);
 json_t *fc_diag_finding(fc_diag_t *d, const char *type, const char *host,
                         const char *ranks, const char *why, const char *part,
                         int quarantine);
-/* Said nothing at all: no watchdog report, no tear-down line. */
+/* Said nothing at all (no watchdog report, no tear-down line), and the
+ * launcher did not say that it ended the rank itself. */
 int fc_diag_silent(const fc_diag_rank_t *r);
 /* How the launcher says a rank ended, e.g. "exited on signal 9 (Killed)". */
 void fc_diag_note_text(json_t *note, char *buf, size_t len);

@@ -7,6 +7,9 @@
 #     (srun --mpi=pmix), alone and with an inventory, and passes;
 #   - a rank that hangs under srun is named, its stage is ended at the
 #     timeout and the step leaves no process and no job behind;
+#   - a rank killed under srun (the injector, tests/inject) is a crash, not
+#     a hang: srun's notice of the task's end, written before it aborted
+#     the step, names it dead; the task srun killed itself is not blamed;
 #   - inside an allocation (salloc) without an inventory, the hosts are the
 #     allocation's.
 # Needs root and the Slurm packages (make deps installs them); skips with
@@ -80,7 +83,7 @@ if [ "$(node_state)" != idle ]; then
     exit 0
 fi
 
-plan 8
+plan 9
 rec() { jsonl "$TMP/$1/results.jsonl" "$2"; }
 
 # 1. this machine alone, then with an inventory
@@ -119,6 +122,22 @@ for _ in $(seq 1 20); do
 done
 ! pgrep -f "suites/node .*$TMP/hang" > /dev/null && [ -z "$(timeout 10 squeue -h)" ]
 ok $? "the step leaves no process and no job behind (within 10 s)"
+
+# 2b. a rank killed under srun; LD_PRELOAD goes to the tasks, not srun
+$FC run --launcher srun --hosts "$TMP/hosts" --ppn 2 --out "$TMP/kill" --profile "$TMP/short.yaml" \
+    --sizes 4KiB --collectives all_reduce,all_gather \
+    --mpirun-arg "--export=ALL,LD_PRELOAD=$PWD/$BUILD/libfc_inject.so" --env FC_INJECT_HOST=$H \
+    --env FC_INJECT_RANK=1 --env FC_INJECT_MODE=kill --env FC_INJECT_CALL=2 \
+    --env FC_INJECT_PROGRAM=node --env FC_INJECT_COLL=allreduce > "$TMP/kill.out" 2>&1
+rc=$?
+n=$(rec kill 'my @c = grep { $_->{type} eq "crash" || $_->{type} eq "hang" } @r; join ",", map { "$_->{type}/$_->{ranks}/$_->{signal}" } @c')
+[ $rc -eq 1 ] && [ "$n" = "crash/1/9" ] &&
+    grep -q "CRASH rank 1 on host $H died: the launcher reports rank 1 exited on signal 9" "$TMP/kill.out"
+ok $? "a rank killed under srun is a crash, not a hang: rank 1, signal 9 ($rc, $n)"
+for _ in $(seq 1 20); do
+    ! pgrep -f "suites/node .*$TMP/kill" > /dev/null && [ -z "$(timeout 10 squeue -h)" ] && break
+    sleep 0.5
+done
 
 # 3. inside an allocation, without an inventory
 timeout 300 salloc -N 1 --exclusive --quiet --immediate=60 $FC run --launcher srun --out "$TMP/alloc" --sizes 4KiB \

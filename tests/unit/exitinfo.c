@@ -2,7 +2,8 @@
  * exitinfo.c - unit tests of lib/fc_exitinfo.c: each launcher's words for
  * a rank that ended (Open MPI's signal notice, its non-zero-status and
  * exited-improperly paragraphs, srun's per-task errors with task lists,
- * OOM) give the rank, host, signal or exit code; lines that name no dead
+ * OOM) give the rank, host, signal or exit code; a task srun names after
+ * it aborted the step is marked as ended by srun; lines that name no dead
  * rank (a peer's "hung up" paragraph, a watchdog line) give nothing.
  */
 #include <stdio.h>
@@ -27,6 +28,9 @@ static void names(const char *text, const char *expected, const char *what)
                  (long long)json_integer_value(json_object_get(n, "signal")),
                  (long long)json_integer_value(json_object_get(n, "exit_code")),
                  json_is_true(json_object_get(n, "oom")) ? "oom" : "");
+    for (i = 0; i < json_array_size(notes); ++i)
+        if (json_is_true(json_object_get(json_array_get(notes, i), "after_abort")))
+            snprintf(got + strlen(got), sizeof(got) - strlen(got), " !%zu", i);
     fc_tap_ok(&tap, strcmp(got, expected) == 0, "%s: '%s'", what, expected);
     if (strcmp(got, expected) != 0)
         fc_tap_diag(&tap, "got '%s'", got);
@@ -36,7 +40,7 @@ static void names(const char *text, const char *expected, const char *what)
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 9);
+    fc_tap_plan(&tap, 10);
     names("--------------------------------------------------------------------------\n"
           "mpirun noticed that process rank 9 with PID 17635 on node bh34404 exited on "
           "signal 9 (Killed).\n"
@@ -60,5 +64,9 @@ int main(void)
           "FABCERT-WATCHDOG {\"rank\":1}\nPrimary job  terminated normally, but 1 process "
           "returned\n", "", "lines that name no dead rank give nothing");
     names(NULL, "", "no log at all gives nothing");
+    names("srun: error: vm: task 1: Killed\n"
+          "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n"
+          "srun: error: vm: task 0: Killed\n", "1@vm:9/0 0@vm:9/0 !1",
+          "a task srun names after aborting the step is marked after_abort");
     return fc_tap_done(&tap);
 }
