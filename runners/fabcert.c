@@ -8,9 +8,10 @@
  * with a hard limit of the stage's timeout plus a margin. Between stages it
  * applies quarantine: a host that a stage implicates (wrong bits, a slow
  * node, a bad link, a rank that never arrived) is recorded and left out of
- * the later stages. A stage that hangs is diagnosed from the ranks'
- * watchdog reports (those that did not report did not arrive) and run once
- * more without the missing hosts. Everything goes into results.jsonl; the
+ * the later stages. A stage that does not end is diagnosed
+ * (runners/fc_diagnose.h: ranks that died, ranks that did not arrive, or
+ * every rank stuck in one call, placed by a probe) and run once more
+ * without the hosts it blames. Everything goes into results.jsonl; the
  * per-rack verdicts are computed from it (reports/fc_verdict.c) and
  * printed. Exit status: 0 every rack passed; 1 a rack failed or is
  * incomplete; 2 bad usage or input (nothing was certified).
@@ -490,13 +491,18 @@ static int fc_diagnose_hang(fc_run_state_t *st, const char *stage, json_t *recs,
                             const fc_launch_result_t *res, const char *log_path)
 {
     fc_diag_in_t in = { &st->inv, stage, recs, res, log_path,
-                        fc_cluster_mode(&st->o) ? fc_run_probe : NULL, st };
+                        fc_cluster_mode(&st->o) ? fc_run_probe : NULL, st, json_array(),
+                        st->profile.stages[fc_stage_from_name(stage)].timeout_s };
     json_t *found, *f;
     size_t i;
     int quarantined = 0;
 
+    for (int h = 0; h < st->inv.nhosts; ++h)
+        if (st->healthy[h])
+            json_array_append_new(in.hosts, json_string(st->inv.hosts[h]));
     st->probe_stage = stage;
     found = fc_diagnose_unfinished(&in);
+    json_decref(in.hosts);
     json_array_foreach(found, i, f) {
         json_t *r = fc_run_record(st, fc_json_str(f, "type"), stage);
         json_t *imp = json_object_get(f, "implicates");

@@ -176,6 +176,8 @@ json_t *fc_diagnose_unfinished(const fc_diag_in_t *in)
         r = json_pack("{s:s, s:s, s:i}", "type", "stage_error", "reason", why,
                       "exit_status", in->res->exit_status);
         json_array_append_new(d.out, r);
+        if (in->res->timed_out)
+            fc_diag_never_started(&d);
     } else if (!d.timeout_came) {
         fc_diag_crashes(&d);
     } else if (!fc_diag_not_arrived(&d)) {

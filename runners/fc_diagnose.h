@@ -24,6 +24,9 @@
  *           stopped forwarding answers no partner. A host is blamed only
  *           when one of them places it; otherwise the record says why not
  *           and nobody is quarantined.
+ *   never started  the launcher hung before the stage's first record (its
+ *           ranks stuck in start-up, before their watchdogs): the probe
+ *           alone can place it, as above.
  *
  * The result is a JSON array of records without the run's common fields
  * (type, host, rack, ranks, reasons, implicates, verdict, evidence); the
@@ -51,6 +54,8 @@ typedef struct fc_diag_in {
     const char *log_path;           /* the launcher's stderr */
     fc_diag_probe_func_t probe;     /* NULL: no probe */
     void *probe_arg;
+    json_t *hosts;                  /* the hosts the attempt was launched on */
+    double timeout_s;               /* the stage's, from the profile */
 } fc_diag_in_t;
 
 json_t *fc_diagnose_unfinished(const fc_diag_in_t *in);

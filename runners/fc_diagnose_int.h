@@ -72,5 +72,7 @@ int fc_diag_not_arrived(fc_diag_t *d);
 /* Every rank reported in time, inside the same call: place it or say why
  * not. */
 void fc_diag_stuck(fc_diag_t *d);
+/* The launcher hung before the stage started: the probe may place it. */
+void fc_diag_never_started(fc_diag_t *d);
 
 #endif

@@ -156,8 +156,9 @@ static json_t *fc_diag_probe(const fc_diag_t *d, json_t *hosts, json_t **probe_p
         snprintf(summary, len, "no probe on a single host");
         return NULL;
     }
-    printf("  every rank is stuck in %s: probing the %zu host(s) point to point\n",
-           d->stuck_at, json_array_size(hosts));
+    printf("  %s%s: probing the %zu host(s) point to point\n",
+           d->start ? "every rank is stuck in " : "the stage never started",
+           d->start ? d->stuck_at : "", json_array_size(hosts));
     fflush(stdout);
     *probe_p = d->in->probe(d->in->probe_arg, hosts, err, sizeof(err));
     if (*probe_p == NULL) {
@@ -217,4 +218,25 @@ void fc_diag_stuck(fc_diag_t *d)
     json_decref(by_stall);
     json_decref(probe);
     json_decref(hosts);
+}
+
+void fc_diag_never_started(fc_diag_t *d)
+{
+    char psum[512], why[1536];
+    json_t *probe = NULL, *h, *rec;
+    json_t *silent = fc_diag_probe(d, d->in->hosts, &probe, psum, sizeof(psum));
+    size_t i;
+
+    d->timeout_s = d->in->timeout_s;
+    json_array_foreach(silent, i, h) {
+        snprintf(why, sizeof(why), "the stage never started: its launch hung in start-up "
+                 "until the runner's limit; a point-to-point probe among the %zu hosts found "
+                 "%s answering no partner (%s): its fabric stopped forwarding",
+                 json_array_size(d->in->hosts), json_string_value(h), psum);
+        rec = fc_diag_finding(d, "hang", json_string_value(h), "", why, "link", 1);
+        json_object_set_new(rec, "evidence", json_pack("{s:s, s:O?}", "probe", psum,
+                            "probe_answers", json_object_get(probe, "answers")));
+    }
+    json_decref(silent);
+    json_decref(probe);
 }

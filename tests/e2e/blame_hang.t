@@ -21,15 +21,17 @@
 #     TCP ports held back by tc on both ends of its link, while the
 #     launcher's own traffic passes): every rank reports stuck, none of
 #     them idle, and the probe finds that host answering no partner: it is
-#     named (part link) and quarantined alone. This one costs about a
-#     minute more (the probe waits out its deadline, the launcher its
-#     tear-down), so it runs only with FC_E2E_FABRIC_CUT=1; otherwise its
-#     two points are skipped with that reason.
+#     named (part link) and quarantined alone; cut before the stage
+#     starts, the stage hangs in its start-up, before any watchdog, and the
+#     probe still names that host. These cost about two minutes more (the
+#     launches wait out their limits, the probe its deadline), so they run
+#     only with FC_E2E_FABRIC_CUT=1; otherwise their points are skipped with
+#     that reason.
 # Needs root (namespaces); skips with the reason otherwise.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcb 2,3,1
-plan 17
+plan 19
 H1=${NAME}01 H2=${NAME}02 H4=${NAME}04 H5=${NAME}05
 INJ="--env LD_PRELOAD=$PWD/$BUILD/libfc_inject.so"
 # the MPI traffic's TCP ports, so that scenario 4 can hold back only it
@@ -131,7 +133,7 @@ cut() {     # cut DEV [command prefix]: hold back the MPI ports on DEV's egress
     "$@" tc filter add dev $dev parent 1: protocol ip prio 2 u32 match ip sport 20480 0xff00 flowid 1:20
 }
 if [ -z "${FC_E2E_FABRIC_CUT:-}" ]; then
-    for _ in 1 2 3; do
+    for _ in 1 2 3 4 5; do
         ok 0 "# SKIP the fabric-cut scenario takes about a minute: FC_E2E_FABRIC_CUT=1 runs it"
     done
 else
@@ -155,5 +157,16 @@ else
     [ $rc -eq 1 ] && grep -q "^rack rack1: PASS" "$TMP/cut.out" && grep -q "^rack rack2: FAIL" "$TMP/cut.out" &&
         grep -q "^rack rack3: PASS" "$TMP/cut.out"
     ok $? "the stage runs again without it: rack1 and rack3 PASS, rack2 FAILs ($rc)"
+    # 4b. the cut already there when the stage starts ($H5's link still cut)
+    t0=$(date +%s)
+    run cut0 --stages cluster
+    rc=$?
+    diag "cut before the stage: $(( $(date +%s) - t0 )) s"
+    n=$(rec cut0 'join ",", map { "$_->{type}/$_->{host}/" . ($_->{implicates}{part} // "") } grep { $_->{type} =~ /^(hang|crash|stage_error)$/ } @r')
+    ok $([ "$n" = "stage_error//,hang/$H5/link" ]; echo $?) "the stage never started: the probe names $H5, part link ($n)"
+    q=$(quarantined cut0)
+    [ $rc -eq 1 ] && [ "$q" = "$H5" ] && grep -q "^rack rack1: PASS" "$TMP/cut0.out" &&
+        grep -q "^rack rack3: PASS" "$TMP/cut0.out"
+    ok $? "only $H5 is quarantined, and rack1 and rack3 PASS on the second launch ($rc, $q)"
 fi
 done_testing
