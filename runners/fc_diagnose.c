@@ -24,10 +24,9 @@ const char *fc_diag_rack(const fc_diag_t *d, const char *host)
     return h >= 0 ? d->in->inv->racks[d->in->inv->host_rack[h]] : "";
 }
 
-/* A finding: its record without the run's common fields. */
 json_t *fc_diag_finding(fc_diag_t *d, const char *type, const char *host,
-                               const char *ranks, const char *why, const char *part,
-                               int quarantine)
+                        const char *ranks, const char *why, const char *part,
+                        int quarantine)
 {
     json_t *r = json_pack("{s:s, s:s, s:s, s:s, s:f, s:[s], s:{s:s, s:s, s:s, s:b}, s:s}",
         "type", type, "host", host, "rack", host[0] ? fc_diag_rack(d, host) : "",
@@ -42,14 +41,14 @@ json_t *fc_diag_finding(fc_diag_t *d, const char *type, const char *host,
 /* The number (1-based) of the log's first watchdog line; 0 if none. */
 static int fc_diag_first_watchdog_line(const char *log)
 {
+    const char *tag = log ? strstr(log, FC_WATCHDOG_TAG) : NULL;
     int lineno = 1;
 
-    for (const char *p = log; p && *p; ++p) {
-        if (strncmp(p, FC_WATCHDOG_TAG, strlen(FC_WATCHDOG_TAG)) == 0)
-            return lineno;
+    if (tag == NULL)
+        return 0;
+    for (const char *p = log; p < tag; ++p)
         lineno += *p == '\n';
-    }
-    return 0;
+    return lineno;
 }
 
 /* Each rank's account. Returns 0 when the stage never started. */
