@@ -75,10 +75,10 @@ static void fc_diag_crash_fields(json_t *rec, json_t *note, json_t *texts, int t
     json_object_set_new(rec, "signal", json_integer(note ? json_integer_value(json_object_get(note, "signal")) : 0));
     json_object_set_new(rec, "exit_code", json_integer(note ? json_integer_value(json_object_get(note, "exit_code")) : 0));
     json_object_set_new(rec, "oom", json_boolean(note && json_is_true(json_object_get(note, "oom"))));
-    json_object_set_new(rec, "evidence", json_pack("{s:o, s:i, s:i, s:f, s:s, s:s}",
+    json_object_set_new(rec, "evidence", json_pack("{s:o, s:i, s:i, s:f, s:b, s:s, s:s}",
         "launcher", texts, "torn_down_ranks", torn, "ranks_in_stage", (int)d->n,
-        "ended_after_s", d->in->res->seconds, "at", fc_diag_torn_at(d),
-        "log", d->in->log_path));
+        "ended_after_s", d->in->res->seconds, "timeout_came", d->timeout_came,
+        "at", fc_diag_torn_at(d), "log", d->in->log_path));
 }
 
 /* One host with silent ranks after an early end. */
@@ -92,8 +92,9 @@ static void fc_diag_crash_host(fc_diag_t *d, const char *host, int torn)
     int whole = nsilent == nall && fc_diag_unnamed_elsewhere(d, host) == 0;
     char ended[160];
 
-    snprintf(ended, sizeof(ended), "the stage ended after %.1f s, before its %.0f s timeout",
-             d->in->res->seconds, d->timeout_s);
+    snprintf(ended, sizeof(ended), "the launch ended after %.1f s, before any rank's "
+             "watchdog fired (the stage's timeout is %.0f s)", d->in->res->seconds,
+             d->timeout_s);
     if (note)
         fc_diag_note_text(note, how, sizeof(how));
     if (nnamed > 0)
@@ -132,8 +133,8 @@ void fc_diag_crashes(fc_diag_t *d)
         silent += fc_diag_silent(&d->ranks[k]);
     }
     if (silent == (int)d->n) {
-        snprintf(why, sizeof(why), "the stage ended after %.1f s, before its %.0f s timeout, "
-                 "and no rank said anything (no watchdog report, no tear-down line): the "
+        snprintf(why, sizeof(why), "the launch ended after %.1f s, before any rank's watchdog "
+                 "fired (timeout %.0f s), and no rank said anything (no watchdog report, no tear-down line): the "
                  "launcher or the whole job failed (exit status %d, see %s); no host is to "
                  "blame", d->in->res->seconds, d->timeout_s, d->in->res->exit_status,
                  d->in->log_path);
@@ -150,8 +151,8 @@ void fc_diag_crashes(fc_diag_t *d)
         ++hosts;
     }
     if (hosts == 0) {
-        snprintf(why, sizeof(why), "the launcher ended the stage after %.1f s, before its "
-                 "%.0f s timeout (exit status %d), and every rank reported being torn down%s%s:"
+        snprintf(why, sizeof(why), "the launcher ended the stage after %.1f s, before any "
+                 "rank's watchdog fired (timeout %.0f s; exit status %d), and every rank reported being torn down%s%s:"
                  " no rank died or hung alone (see %s)", d->in->res->seconds, d->timeout_s,
                  d->in->res->exit_status, fc_diag_torn_at(d)[0] ? " in " : "",
                  fc_diag_torn_at(d), d->in->log_path);

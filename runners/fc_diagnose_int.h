@@ -14,11 +14,13 @@
  * deadline (stopped or starved): it did not arrive */
 #define FC_LATE_REPORT_S 1.5
 /* a rank whose main thread used less than this share of a core over the
- * watchdog's window, completing no call, made no progress */
-#define FC_STALL_CPU_FRAC 0.02
+ * watchdog's window (a stopped process: microseconds), completing no call,
+ * made no progress */
+#define FC_STALL_CPU_FRAC 0.002
 /* ... and it stands out only if every other rank, waiting in the same
- * call, used at least this share and this many times the stalled ones' */
-#define FC_BUSY_MIN_FRAC 0.02
+ * call, used at least this share (a poller on a machine 20 times
+ * oversubscribed still gets 3%) and this many times the stalled ones' */
+#define FC_BUSY_MIN_FRAC 0.005
 #define FC_BUSY_RATIO 10.0
 /* each probe rank's deadline */
 #define FC_PROBE_TIMEOUT_S 5.0
