@@ -511,7 +511,8 @@ static int fc_diagnose_hang(fc_run_state_t *st, const char *stage, json_t *recs,
 
         json_object_update(r, f);
         printf("  %s %s\n", strcmp(type, "crash") == 0 ? "CRASH" :
-               strcmp(type, "hang") == 0 ? "HANG" : "ERROR", why ? why : fc_json_str(f, "reason"));
+               strcmp(type, "hang") == 0 ? "HANG" : strcmp(type, "probe") == 0 ? "PROBE" :
+               "ERROR", why ? why : fc_json_str(f, "reason"));
         fc_append(st, r);
         if (json_is_true(json_object_get(imp, "quarantine"))) {
             fc_quarantine(st, stage, fc_json_str(imp, "host"), fc_json_str(imp, "part"), why);

@@ -26,7 +26,8 @@
  *           and nobody is quarantined.
  *   never started  the launcher hung before the stage's first record (its
  *           ranks stuck in start-up, before their watchdogs): the probe
- *           alone can place it, as above.
+ *           alone can place it, as above (record type "probe", beside the
+ *           runner's stage_error: no attempt of the stage began).
  *
  * The result is a JSON array of records without the run's common fields
  * (type, host, rack, ranks, reasons, implicates, verdict, evidence); the

@@ -233,7 +233,9 @@ void fc_diag_never_started(fc_diag_t *d)
                  "until the runner's limit; a point-to-point probe among the %zu hosts found "
                  "%s answering no partner (%s): its fabric stopped forwarding",
                  json_array_size(d->in->hosts), json_string_value(h), psum);
-        rec = fc_diag_finding(d, "hang", json_string_value(h), "", why, "link", 1);
+        /* no attempt began, so no "hang" of one: the probe's own record
+         * (the quarantine that follows fails the host's rack) */
+        rec = fc_diag_finding(d, "probe", json_string_value(h), "", why, "link", 1);
         json_object_set_new(rec, "evidence", json_pack("{s:s, s:O?}", "probe", psum,
                             "probe_answers", json_object_get(probe, "answers")));
     }

@@ -165,8 +165,8 @@ else
     run cut0 --profile "$TMP/c.yaml"
     rc=$?
     diag "cut before the stage: $(( $(date +%s) - t0 )) s"
-    n=$(rec cut0 'join ",", map { "$_->{type}/$_->{host}/" . ($_->{implicates}{part} // "") } grep { $_->{type} =~ /^(hang|crash|stage_error)$/ } @r')
-    ok $([ "$n" = "stage_error//,hang/$H5/link" ]; echo $?) "the stage never started: the probe names $H5, part link ($n)"
+    n=$(rec cut0 'join ",", map { "$_->{type}/$_->{host}/" . ($_->{implicates}{part} // "") } grep { $_->{type} =~ /^(hang|crash|stage_error|probe)$/ } @r')
+    ok $([ "$n" = "stage_error//,probe/$H5/link" ]; echo $?) "the stage never started: the probe names $H5, part link ($n)"
     q=$(quarantined cut0)
     [ $rc -eq 1 ] && [ "$q" = "$H5" ] && grep -q "^rack rack1: PASS" "$TMP/cut0.out" &&
         grep -q "^rack rack3: PASS" "$TMP/cut0.out"
