@@ -81,8 +81,9 @@ static void fc_diag_crash_fields(json_t *rec, json_t *note, json_t *texts, int t
         "at", fc_diag_torn_at(d), "log", d->in->log_path));
 }
 
-/* One host with silent ranks after an early end. */
-static void fc_diag_crash_host(fc_diag_t *d, const char *host, int torn)
+/* One host with silent ranks after an early end; `lost`: silent ranks of
+ * other hosts, not blamed beside a confirmed death (see fc_diag_crashes). */
+static void fc_diag_crash_host(fc_diag_t *d, const char *host, int torn, const char *lost)
 {
     char silent[256], named[256], why[1536], how[96] = "";
     json_t *note, *texts = fc_diag_host_notes(d, host, &note), *rec;
@@ -121,12 +122,34 @@ static void fc_diag_crash_host(fc_diag_t *d, const char *host, int torn)
         json_object_set_new(rec, "implicates", json_pack("{s:s, s:s, s:s, s:b}", "part",
                             "cluster", "host", "", "rack", "", "quarantine", 0));
     fc_diag_crash_fields(rec, note, texts, torn, d);
+    if (lost[0]) {
+        snprintf(why + strlen(why), sizeof(why) - strlen(why), "; rank(s) %s of other hosts "
+                 "sent no word either, but the launcher named none of them (their tear-down "
+                 "lines may have been lost; Open MPI names only the first rank that died): "
+                 "not blamed", lost);
+        json_array_set_new(json_object_get(rec, "reasons"), 0, json_string(why));
+        json_object_set_new(json_object_get(rec, "evidence"), "silent_not_blamed",
+                            json_string(lost));
+    }
+}
+
+/* The silent ranks of hosts the launcher names no dead rank on. */
+static void fc_diag_unnamed_hosts(const fc_diag_t *d, char *lost, size_t len)
+{
+    char list[256], named[256];
+
+    lost[0] = '\0';
+    for (size_t k = 0; k < d->n; ++k)
+        if (fc_diag_first_of_host(d, k) &&
+            fc_diag_host_ranks(d, d->ranks[k].host, fc_diag_silent_named, named, sizeof(named)) == 0 &&
+            fc_diag_host_ranks(d, d->ranks[k].host, fc_diag_silent, list, sizeof(list)) > 0)
+            snprintf(lost + strlen(lost), len - strlen(lost), "%s%s", lost[0] ? "," : "", list);
 }
 
 void fc_diag_crashes(fc_diag_t *d)
 {
-    int torn = 0, silent = 0, hosts = 0;
-    char why[1024];
+    int torn = 0, silent = 0, hosts = 0, confirmed = 0;
+    char why[1024], lost[512] = "";
 
     for (size_t k = 0; k < d->n; ++k) {
         torn += fc_diag_torn_down(&d->ranks[k]);
@@ -141,13 +164,23 @@ void fc_diag_crashes(fc_diag_t *d)
         fc_diag_finding(d, "hang", "", "", why, "cluster", 0);
         return;
     }
+    /* Beside a death the launcher confirms, the silence of ranks it does
+     * not name is most likely a tear-down line lost on the way (the
+     * launcher stops forwarding as it ends the job): mentioned, not
+     * blamed. A second death among them shows up in the re-run. */
+    for (size_t k = 0; k < d->n; ++k)
+        confirmed += fc_diag_silent_named(&d->ranks[k]);
+    if (confirmed)
+        fc_diag_unnamed_hosts(d, lost, sizeof(lost));
     for (size_t k = 0; k < d->n; ++k) {
         char list[256];
 
         if (!fc_diag_first_of_host(d, k) ||
-            fc_diag_host_ranks(d, d->ranks[k].host, fc_diag_silent, list, sizeof(list)) == 0)
+            fc_diag_host_ranks(d, d->ranks[k].host, fc_diag_silent, list, sizeof(list)) == 0 ||
+            (confirmed && fc_diag_host_ranks(d, d->ranks[k].host, fc_diag_silent_named, list,
+                                             sizeof(list)) == 0))
             continue;
-        fc_diag_crash_host(d, d->ranks[k].host, torn);
+        fc_diag_crash_host(d, d->ranks[k].host, torn, lost);
         ++hosts;
     }
     if (hosts == 0) {

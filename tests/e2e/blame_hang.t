@@ -87,8 +87,10 @@ n=$(rec kill 'my @c = grep { $_->{type} eq "crash" } @r; scalar(@c) . ":" . join
 ok $([ "$n" = "1:$H4/3,9/9/1" ]; echo $?) "one crash record: $H4, both its ranks (3,9), signal 9, quarantined ($n)"
 q=$(quarantined kill)
 ok $([ "$q" = "$H4" ]; echo $?) "only $H4 is quarantined ($q)"
-n=$(rec kill 'my ($c) = grep { $_->{type} eq "crash" } @r; sprintf "%d/%d/%d", !$c->{evidence}{timeout_came}, $c->{evidence}{torn_down_ranks}, scalar grep { /exited on signal 9/ } @{$c->{evidence}{launcher}}')
-ok $([ "$n" = "1/10/1" ]; echo $?) "it ended before any watchdog fired; the 10 others were torn down; the launcher's notice is kept ($n)"
+# (a tear-down line can be lost as mpirun ends the job: such a rank is
+# listed as silent_not_blamed, never blamed)
+n=$(rec kill 'my ($c) = grep { $_->{type} eq "crash" } @r; my @l = grep { length } split /,/, $c->{evidence}{silent_not_blamed} // ""; sprintf "%d/%d/%d", !$c->{evidence}{timeout_came}, $c->{evidence}{torn_down_ranks} + @l, scalar grep { /exited on signal 9/ } @{$c->{evidence}{launcher}}')
+ok $([ "$n" = "1/10/1" ]; echo $?) "it ended before any watchdog fired; the 10 others were torn down (or lost their line, not blamed); the launcher's notice is kept ($n)"
 n=$(rec kill 'scalar grep { $_->{type} eq "hang" } @r')
 ok $n "no hang is recorded for a crash ($n)"
 grep -q "CRASH ranks 3,9 on host $H4 died: the launcher reports rank [39] exited on signal 9 (Killed)" "$TMP/kill.out"
