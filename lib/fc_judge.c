@@ -167,7 +167,7 @@ static void fc_judge_relative(const fc_stage_profile_t *sp, const fc_test_point_
             j->peer_count = refs[g].members;
             snprintf(j->peer_class, sizeof(j->peer_class), "%s", refs[g].class_desc);
             if (s->busbw < floor_bw)
-                fc_judge_fail(j, "busbw %.3f GB/s on host %s is %.0f%% below the %s "
+                fc_judge_fail(j, "busbw %.3f GB/s on host %s is %.0f%% below %s "
                               "(%.3f GB/s; allowed %.0f%%)", s->busbw, s->host,
                               100.0 * (1.0 - s->busbw / refs[g].reference),
                               refs[g].class_desc, refs[g].reference,

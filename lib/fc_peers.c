@@ -2,8 +2,13 @@
  * fc_peers.c - see fc_peers.h. Groups are sorted into classes by shape
  * (a short list of distinct shapes: a stage has a few), each class's
  * figures are sorted once, and every member gets its class's reference.
- * A member's own figure counts in its class's median, as it always did
- * for the relative rule; what it never meets is a figure of another shape.
+ * For groups (the median) a member is compared with the median of the
+ * *other* members of its class: its own figure never pulls its reference
+ * down, so in a class of two a slow rack is judged against its twin, not
+ * against the mean of itself and its twin. Pairs keep the upper median of
+ * the whole class, which already stays on the healthy side while fewer
+ * than half the pairs are slow. A member never meets a figure of another
+ * shape.
  */
 #include "fc_peers.h"
 
@@ -60,6 +65,23 @@ static double fc_peer_stat(const double *sorted, int n, fc_peer_stat_t stat)
     return (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
 
+/* The median of n sorted values without one instance of `self` (n >= 2). */
+static double fc_peer_median_without(const double *sorted, int n, double self)
+{
+    int skip = 0, m = n - 1;
+    double mid[2];
+
+    while (skip < n - 1 && sorted[skip] != self)
+        ++skip;
+    /* element k of the others is sorted[k] below the skipped one, k+1 above */
+    for (int i = 0; i < 2; ++i) {
+        int k = i == 0 ? (m - 1) / 2 : m / 2;
+
+        mid[i] = sorted[k < skip ? k : k + 1];
+    }
+    return (mid[0] + mid[1]) / 2;
+}
+
 /* Class index of every group; returns the number of classes, or -1 when
  * out of memory. classes_p gets one representative shape per class. */
 static int fc_peer_classify(const fc_peer_shape_t *shapes, int n, int *class_of,
@@ -110,12 +132,18 @@ static void fc_peer_judge_class(const fc_peer_shape_t *shape, int c, const int *
         if (class_of[g] != c)
             continue;
         r->members = with_figure;
-        if (has_figure[g] && with_figure >= 2) {
+        if (has_figure[g] && with_figure >= 2 && stat == FC_PEER_UPPER_MEDIAN) {
             fc_peer_class_text(shape, with_figure, kind, text, sizeof(text));
             r->applies = 1;
             r->reference = ref;
-            snprintf(r->class_desc, sizeof(r->class_desc), "%s of %s",
-                     stat == FC_PEER_UPPER_MEDIAN ? "upper median" : "median", text);
+            snprintf(r->class_desc, sizeof(r->class_desc), "upper median of %s", text);
+        } else if (has_figure[g] && with_figure >= 2) {
+            r->applies = 1;
+            r->members = with_figure - 1;
+            r->reference = fc_peer_median_without(scratch, with_figure, figures[g]);
+            fc_peer_class_text(shape, with_figure - 1, kind, text, sizeof(text));
+            snprintf(r->class_desc, sizeof(r->class_desc), "%s%s", with_figure == 2 ?
+                     "the other " : "the median of the other ", text);
         } else if (!has_figure[g]) {
             snprintf(r->why_not, sizeof(r->why_not), "it gave no figure to compare");
         } else if (members == 1) {

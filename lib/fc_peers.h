@@ -11,9 +11,12 @@
  * says anything about the other's health.
  *
  * fc_peers_reference() gives each group the reference of its class (the
- * median, or for pairs the upper median, of the figures of the class's
- * members that produced one) and a sentence naming the class ("median of
- * 2 racks of 3 nodes x 2 ranks (network)"); a group whose class holds no
+ * median of the figures of the class's *other* members that produced one,
+ * or for pairs the upper median of the whole class) and a sentence naming
+ * the class ("the median of the other 2 racks of 3 nodes x 2 ranks
+ * (network)", "the other rack of 3 nodes x 2 ranks (network)"); a group
+ * whose own figure is low never drags its reference down with it. A group
+ * whose class holds no
  * other member with a figure gets no reference and the reason why, so a
  * relative rule that could not apply is said, never silently passed.
  * Pure functions, no MPI: tests/unit/peer_classes.c tests them.
@@ -42,9 +45,10 @@ typedef struct fc_peer_shape {
 typedef struct fc_peer_ref {
     int applies;                /* 1: reference is set and the rule judges */
     double reference;           /* the class's (upper) median, GB/s */
-    int members;                /* class members that gave a figure */
-    char class_desc[FC_PEER_TEXT_MAX];  /* "median of 9 nodes of 1 node x
-                                         * 2 ranks (intra-node)" */
+    int members;                /* members the reference is taken over (the
+                                 * others, for the median) */
+    char class_desc[FC_PEER_TEXT_MAX];  /* "the median of the other 8 nodes of
+                                         * 1 node x 2 ranks (intra-node)" */
     char why_not[FC_PEER_TEXT_MAX];     /* !applies: why, as a sentence */
 } fc_peer_ref_t;
 

@@ -102,12 +102,12 @@ static void test_uneven_racks(void)
               "(each rack against racks of its shape)");
     if (!ok)
         show(js, 5);
-    fc_tap_ok(&tap, strcmp(js[1].peer_class, "median of 2 racks of 3 nodes x 6 ranks "
-                           "(network)") == 0 && js[1].peer_count == 2 &&
-                  js[1].peer_median_busbw > 0.294 && js[1].peer_median_busbw < 0.296,
+    fc_tap_ok(&tap, strcmp(js[1].peer_class, "the other rack of 3 nodes x 6 ranks "
+                           "(network)") == 0 && js[1].peer_count == 1 &&
+                  js[1].peer_median_busbw > 0.289 && js[1].peer_median_busbw < 0.291,
               "the 3-node racks are compared with each other, and the record names "
               "the class: '%s'", js[1].peer_class);
-    fc_tap_ok(&tap, strcmp(js[3].peer_class, "median of 2 racks of 1 node x 2 ranks "
+    fc_tap_ok(&tap, strcmp(js[3].peer_class, "the other rack of 1 node x 2 ranks "
                            "(intra-node)") == 0,
               "the 1-node racks (intra-node) only with each other: '%s'", js[3].peer_class);
     fc_tap_ok(&tap, js[0].peer_median_busbw < 0 &&
@@ -121,12 +121,44 @@ static void test_uneven_racks(void)
     fc_judge_point_kind(&sp, &pt, s, 5, "rack", js);
     ok = js[2].status == FC_ERR_FAIL && js[1].status == FC_OK && js[0].status == FC_OK &&
          js[3].status == FC_OK && js[4].status == FC_OK && js[2].nreasons == 1 &&
-         strstr(js[2].reasons[0], "below the median of 2 racks of 3 nodes x 6 ranks "
+         strstr(js[2].reasons[0], "below the other rack of 3 nodes x 6 ranks "
                 "(network)") != NULL && strstr(js[2].reasons[0], "r3n1") != NULL;
     fc_tap_ok(&tap, ok, "a slow 3-node rack fails against its class, names its "
               "host and the class; no other rack fails");
     if (!ok)
         show(js, 5);
+}
+
+/* A slow member must not pull its own reference down: in a class of two
+ * it is judged against its twin (not the mean of both), and two slow
+ * racks of four are each judged against the median of the three others. */
+static void test_small_classes(void)
+{
+    fc_stage_profile_t sp = profile(95, 0);
+    fc_test_point_t pt = point(FC_COLL_ALL_REDUCE, 1 << 20);
+    fc_point_summary_t two[2] = { group("a1", 2, 8, 1.0, 1e-3), group("b1", 2, 8, 1.0 / 22, 1e-3) };
+    fc_point_summary_t four[4] = { group("a1", 2, 4, 1.0, 1e-3), group("b1", 2, 4, 0.9, 1e-3),
+                                   group("c1", 2, 4, 0.4, 1e-3), group("d1", 2, 4, 0.4, 1e-3) };
+    fc_judgement_t js[4];
+    int ok;
+
+    fc_judge_point_kind(&sp, &pt, two, 2, "rack", js);
+    ok = js[0].status == FC_OK && js[1].status == FC_ERR_FAIL &&
+         js[1].peer_median_busbw == 1.0 && js[0].peer_median_busbw == 1.0 / 22;
+    fc_tap_ok(&tap, ok, "two racks, one 22 times slower, 95%% rule: the slow one fails "
+              "against its twin, the healthy one passes");
+    if (!ok)
+        show(js, 2);
+    sp = profile(50, 0);
+    fc_judge_point_kind(&sp, &pt, four, 4, "rack", js);
+    ok = js[0].status == FC_OK && js[1].status == FC_OK && js[2].status == FC_ERR_FAIL &&
+         js[3].status == FC_ERR_FAIL && js[2].peer_median_busbw == 0.9 &&
+         strcmp(js[2].peer_class, "the median of the other 3 racks of 2 nodes x 4 ranks "
+                "(network)") == 0;
+    fc_tap_ok(&tap, ok, "four racks [1, 0.9, 0.4, 0.4] at 50%%: both slow racks fail "
+              "against the median of the other three ('%s')", js[2].peer_class);
+    if (!ok)
+        show(js, 4);
 }
 
 /* Pairs: same rack and across the spine are classes of their own (an
@@ -244,8 +276,9 @@ static void test_no_figure_and_sizes(void)
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 16);
+    fc_tap_plan(&tap, 18);
     test_uneven_racks();
+    test_small_classes();
     test_pair_paths();
     test_one_rank();
     test_no_figure_and_sizes();
