@@ -98,6 +98,9 @@ const char *fc_part_action(const char *part)
     if (strcmp(part, "link") == 0 || strcmp(part, "NIC") == 0)
         return "check the node's NIC, its cable and its switch port (swap the "
                "cable first), then re-run the pairs stage";
+    if (strcmp(part, "uplink") == 0)
+        return "check the rack's uplinks to the spine (cables, optics and the ports "
+               "at both ends); the rack's nodes are fast with each other";
     if (strcmp(part, "path") == 0)
         return "check the switch path between the two hosts (ports, uplinks, "
                "routing); both nodes are fine with other partners";

@@ -44,7 +44,7 @@ $VC --name $NAME clear
 ok $(( rc != 1 )) "a slow link makes the run exit 1 ($rc)"
 grep -q "^rack rack1: FAIL" "$TMP/slow.out" && grep -q "^rack rack2: PASS" "$TMP/slow.out"
 ok $? "its rack FAILs, the other rack PASSes"
-grep -q "^  FAIL rack rack1, pairs stage, link $H2: .*slow with 3 of its 3 partners: its NIC or link is implicated" "$TMP/slow.out"
+grep -q "^  FAIL rack rack1, pairs stage, link $H2: .*slow with 3 of its 3 partners in the rounds, and confirmed alone: .*: its NIC or link is implicated" "$TMP/slow.out"
 ok $? "the verdict names $H2 and implicates its link"
 n=$(rec slow 'scalar grep { $_->{type} eq "pair" && $_->{verdict} eq "FAIL" && $_->{implicates}{part} eq "link" && $_->{implicates}{host} eq "'$H2'" } @r')
 ok $(( n != 3 )) "each of its 3 pairs is explained by its link ($n)"

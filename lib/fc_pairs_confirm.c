@@ -1,0 +1,292 @@
+/*
+ * fc_pairs_confirm.c - see fc_pairs_confirm.h. Every probe goes through
+ * fc_confirm_probe(), which caches by unordered pair (a pair is never
+ * measured alone twice) and enforces the budget.
+ */
+#include "fc_pairs_confirm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct fc_confirm_run {
+    fc_pairs_confirm_t *c;
+    const int *rack, *a, *b, *slow;
+    int *slowc;                 /* slow tournament pairs per node */
+    int *order;                 /* nodes, least slow first */
+    fc_pairs_probe_func_t probe;
+    void *arg;
+} fc_confirm_run_t;
+
+const char *fc_pair_verdict_name(fc_pair_verdict_t v)
+{
+    switch (v) {
+    case FC_PAIR_V_OK: return "ok";
+    case FC_PAIR_V_NOT_REPRODUCED: return "not_reproduced";
+    case FC_PAIR_V_NODE_A: return "node_a";
+    case FC_PAIR_V_NODE_B: return "node_b";
+    case FC_PAIR_V_UPLINK: return "uplink";
+    case FC_PAIR_V_PATH: return "path";
+    case FC_PAIR_V_UNCONFIRMED: return "unconfirmed";
+    }
+    return "?";
+}
+
+/* The index of the probe x <-> y, measuring it if it was not yet; -1 when
+ * the budget is spent. */
+static int fc_confirm_probe(fc_confirm_run_t *run, int x, int y)
+{
+    fc_pairs_confirm_t *c = run->c;
+
+    for (int i = 0; i < c->nprobes; ++i)
+        if ((c->probes[i].x == x && c->probes[i].y == y) ||
+            (c->probes[i].x == y && c->probes[i].y == x))
+            return i;
+    if (c->nprobes >= c->max_probes) {
+        c->exhausted = 1;
+        return -1;
+    }
+    c->probes[c->nprobes] = (fc_pairs_probe_t){ x, y, run->probe(run->arg, x, y) };
+    return c->nprobes++;
+}
+
+static int fc_probe_slow(const fc_pairs_confirm_t *c, int i)
+{
+    return i >= 0 && c->probes[i].slow == 1;
+}
+
+static int fc_probe_fast(const fc_pairs_confirm_t *c, int i)
+{
+    return i >= 0 && c->probes[i].slow == 0;
+}
+
+/* The least slow node that is not in `not` (count entries), not a
+ * confirmed bad link, and (want_rack >= 0) in rack want_rack or
+ * (want_rack < -1) not in rack -want_rack-2; -1 when none. */
+static int fc_confirm_pick(const fc_confirm_run_t *run, const int *not, int count,
+                           int want_rack)
+{
+    for (int i = 0; i < run->c->n; ++i) {
+        int g = run->order[i], skip = run->c->link[g];
+
+        for (int k = 0; k < count && !skip; ++k)
+            skip = not[k] == g;
+        if (skip)
+            continue;
+        if (want_rack >= 0 && run->rack[g] != want_rack)
+            continue;
+        if (want_rack < -1 && run->rack[g] == -want_rack - 2)
+            continue;
+        return g;
+    }
+    return -1;
+}
+
+static void fc_confirm_order(fc_confirm_run_t *run)
+{
+    int n = run->c->n;
+
+    for (int i = 0; i < n; ++i)
+        run->order[i] = i;
+    for (int i = 1; i < n; ++i)         /* insertion sort: stable, small n */
+        for (int j = i; j > 0 && run->slowc[run->order[j]] < run->slowc[run->order[j - 1]]; --j) {
+            int t = run->order[j];
+
+            run->order[j] = run->order[j - 1];
+            run->order[j - 1] = t;
+        }
+}
+
+/* Step 1: rack uplinks. */
+static void fc_confirm_uplinks(fc_confirm_run_t *run)
+{
+    fc_pairs_confirm_t *c = run->c;
+
+    if (c->nracks < 2)
+        return;
+    for (int r = 0; r < c->nracks; ++r) {
+        int cross = 0, cross_slow = 0, inside = 0, inside_slow = 0, nodes = 0;
+
+        for (int v = 0; v < c->n; ++v)
+            nodes += run->rack[v] == r;
+        for (int k = 0; k < c->npairs; ++k) {
+            int ia = run->rack[run->a[k]] == r, ib = run->rack[run->b[k]] == r;
+
+            if (ia && ib) {
+                ++inside;
+                inside_slow += run->slow[k];
+            } else if (ia || ib) {
+                ++cross;
+                cross_slow += run->slow[k];
+            }
+        }
+        if (nodes < 2 || cross < 2 || cross_slow != cross || inside_slow != 0)
+            continue;
+        int u = fc_confirm_pick(run, NULL, 0, r);
+        int u2 = fc_confirm_pick(run, &u, 1, r);
+        int w = fc_confirm_pick(run, NULL, 0, -r - 2);
+
+        if (u < 0 || u2 < 0 || w < 0)
+            continue;
+        c->uplink_probe[r][0] = fc_confirm_probe(run, u, w);
+        if (!fc_probe_slow(c, c->uplink_probe[r][0]))
+            continue;
+        c->uplink_probe[r][1] = fc_confirm_probe(run, u, u2);
+        c->uplink[r] = fc_probe_fast(c, c->uplink_probe[r][1]);
+    }
+    for (int k = 0; k < c->npairs; ++k) {
+        int ra = run->rack[run->a[k]], rb = run->rack[run->b[k]];
+
+        if (run->slow[k] && ra != rb && (c->uplink[ra] || c->uplink[rb]))
+            c->verdict[k] = FC_PAIR_V_UPLINK;
+    }
+}
+
+/* Slow tournament pairs of v not yet explained. */
+static int fc_confirm_open(const fc_confirm_run_t *run, int v)
+{
+    int open = 0;
+
+    for (int k = 0; k < run->c->npairs; ++k)
+        open += run->slow[k] && run->c->verdict[k] == FC_PAIR_V_UNCONFIRMED &&
+                (run->a[k] == v || run->b[k] == v);
+    return open;
+}
+
+/* Step 2 for node v: slow alone with every known-good partner? */
+static void fc_confirm_node(fc_confirm_run_t *run, int v)
+{
+    fc_pairs_confirm_t *c = run->c;
+    int partners[FC_CONFIRM_PARTNERS], np = 0, all_slow = 1;
+
+    c->probed[v] = 1;
+    partners[np] = fc_confirm_pick(run, &v, 1, run->rack[v]);          /* own rack */
+    np += partners[np] >= 0;
+    partners[np] = fc_confirm_pick(run, &v, 1, -run->rack[v] - 2);     /* across */
+    np += partners[np] >= 0;
+    while (np < FC_CONFIRM_PARTNERS) {
+        int not[FC_CONFIRM_PARTNERS + 1] = { v };
+        int g;
+
+        memcpy(not + 1, partners, (size_t)np * sizeof(int));
+        if ((g = fc_confirm_pick(run, not, np + 1, -1)) < 0)
+            break;
+        partners[np++] = g;
+    }
+    c->alone_in_rack[v] = 1;
+    for (int k = 0; k < np; ++k)
+        if (run->rack[partners[k]] == run->rack[v])
+            c->alone_in_rack[v] = 0;
+    for (int k = 0; k < np && all_slow; ++k) {
+        c->partner_probe[v][k] = fc_confirm_probe(run, v, partners[k]);
+        all_slow = fc_probe_slow(c, c->partner_probe[v][k]);
+    }
+    if (!all_slow || np < FC_CONFIRM_PARTNERS)
+        return;
+    /* each partner known good: fast alone with a third node */
+    for (int k = 0; k < np; ++k) {
+        int not[2] = { v, partners[k] };
+        int h = fc_confirm_pick(run, not, 2, -1);
+
+        c->vouch_probe[v][k] = h < 0 ? -1 : fc_confirm_probe(run, partners[k], h);
+        if (!fc_probe_fast(c, c->vouch_probe[v][k]))
+            return;
+    }
+    c->link[v] = 1;
+    for (int k = 0; k < c->npairs; ++k)
+        if (run->slow[k] && c->verdict[k] == FC_PAIR_V_UNCONFIRMED &&
+            (run->a[k] == v || run->b[k] == v))
+            c->verdict[k] = run->a[k] == v ? FC_PAIR_V_NODE_A : FC_PAIR_V_NODE_B;
+}
+
+static int fc_confirm_alloc(int n, int nracks, int npairs, int max_probes,
+                            fc_pairs_confirm_t *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->n = n;
+    c->nracks = nracks;
+    c->npairs = npairs;
+    c->max_probes = max_probes;
+    c->probes = calloc((size_t)max_probes + 1, sizeof(*c->probes));
+    c->link = calloc((size_t)n + 1, sizeof(int));
+    c->alone_in_rack = calloc((size_t)n + 1, sizeof(int));
+    c->probed = calloc((size_t)n + 1, sizeof(int));
+    c->partner_probe = calloc((size_t)n + 1, sizeof(*c->partner_probe));
+    c->vouch_probe = calloc((size_t)n + 1, sizeof(*c->vouch_probe));
+    c->uplink = calloc((size_t)nracks + 1, sizeof(int));
+    c->uplink_probe = calloc((size_t)nracks + 1, sizeof(*c->uplink_probe));
+    c->verdict = calloc((size_t)npairs + 1, sizeof(*c->verdict));
+    c->alone_probe = calloc((size_t)npairs + 1, sizeof(int));
+    if (!c->probes || !c->link || !c->alone_in_rack || !c->probed || !c->partner_probe ||
+        !c->vouch_probe || !c->uplink || !c->uplink_probe || !c->verdict || !c->alone_probe)
+        return -1;
+    for (int v = 0; v < n; ++v)
+        for (int k = 0; k < FC_CONFIRM_PARTNERS; ++k)
+            c->partner_probe[v][k] = c->vouch_probe[v][k] = -1;
+    for (int r = 0; r < nracks; ++r)
+        c->uplink_probe[r][0] = c->uplink_probe[r][1] = -1;
+    for (int k = 0; k < npairs; ++k)
+        c->alone_probe[k] = -1;
+    return 0;
+}
+
+int fc_pairs_confirm(int n, const int *rack, int nracks, int npairs, const int *a,
+                     const int *b, const int *slow, int max_probes,
+                     fc_pairs_probe_func_t probe, void *arg, fc_pairs_confirm_t *c)
+{
+    fc_confirm_run_t run = { c, rack, a, b, slow, NULL, NULL, probe, arg };
+    int status = -1;
+
+    if (fc_confirm_alloc(n, nracks, npairs, max_probes < 0 ? 0 : max_probes, c) != 0)
+        goto out;
+    run.slowc = calloc((size_t)n + 1, sizeof(int));
+    run.order = calloc((size_t)n + 1, sizeof(int));
+    if (run.slowc == NULL || run.order == NULL)
+        goto out;
+    for (int k = 0; k < npairs; ++k) {
+        c->verdict[k] = slow[k] ? FC_PAIR_V_UNCONFIRMED : FC_PAIR_V_OK;
+        run.slowc[a[k]] += slow[k] != 0;
+        run.slowc[b[k]] += slow[k] != 0;
+    }
+    fc_confirm_order(&run);
+    fc_confirm_uplinks(&run);
+    /* step 2: most slow first, so the culprit explains its partners' pairs */
+    for (int i = n - 1; i >= 0; --i) {
+        int v = run.order[i];
+
+        if (fc_confirm_open(&run, v) > 0)
+            fc_confirm_node(&run, v);
+    }
+    /* step 3: what is left, alone */
+    for (int k = 0; k < npairs; ++k) {
+        if (c->verdict[k] != FC_PAIR_V_UNCONFIRMED)
+            continue;
+        c->alone_probe[k] = fc_confirm_probe(&run, a[k], b[k]);
+        if (fc_probe_slow(c, c->alone_probe[k]))
+            c->verdict[k] = FC_PAIR_V_PATH;
+        else if (fc_probe_fast(c, c->alone_probe[k]))
+            c->verdict[k] = FC_PAIR_V_NOT_REPRODUCED;
+    }
+    status = 0;
+out:
+    free(run.slowc);
+    free(run.order);
+    if (status != 0) {
+        fc_pairs_confirm_free(c);
+        memset(c, 0, sizeof(*c));
+    }
+    return status;
+}
+
+void fc_pairs_confirm_free(fc_pairs_confirm_t *c)
+{
+    free(c->probes);
+    free(c->link);
+    free(c->alone_in_rack);
+    free(c->probed);
+    free(c->partner_probe);
+    free(c->vouch_probe);
+    free(c->uplink);
+    free(c->uplink_probe);
+    free(c->verdict);
+    free(c->alone_probe);
+}

@@ -1,0 +1,88 @@
+/*
+ * fc_pairs_confirm.h - confirmation before blame for the pairs stage
+ * (DESIGN, rule 2). The tournament measures n/2 pairs at once, so a pair
+ * can be slow because of what ran beside it: on a busy host, on a shared
+ * spine. Nothing measured in a round is blamed until it is reproduced
+ * alone: every other pair idle, one pair measured at a time.
+ *
+ * Given the tournament's slow pairs and a probe (measure x <-> y alone and
+ * judge it by the same limits), fc_pairs_confirm() decides, in this order:
+ *
+ *  1. A rack uplink: every pair that crosses from rack R (two nodes or
+ *     more) to another rack was slow and every pair inside R was fast; it
+ *     is confirmed when, alone, a node of R is slow with a node outside R
+ *     and fast with a node of R. Its cross pairs are explained by it.
+ *  2. A node's NIC or link: a node with slow pairs left is probed alone
+ *     with up to two known-good partners (one in its own rack first, so an
+ *     uplink is not mistaken for a NIC, then one in another rack), each
+ *     partner vouched for by being fast alone with a third node. Slow with
+ *     every partner (two or more) confirms it; its pairs are explained by
+ *     it. A node alone in its rack has only partners across the spine: its
+ *     link and its rack's uplink are in series, and the record says so.
+ *  3. Every slow pair not explained so far is measured again alone: slow
+ *     again, its path (the cable, a switch port between the two) is
+ *     implicated; fast, it was not reproduced and passes, with both
+ *     measurements on record.
+ *
+ * Nodes are visited most-slow first, so one bad node among n costs about
+ * four probes, not n. At most max_probes are made; what is left then is
+ * UNCONFIRMED: never a pass, never a quarantine. Pure logic: the probe is
+ * a callback (suites/pairs.c measures over MPI; tests/unit/pairs_confirm.c
+ * simulates a fabric).
+ */
+#ifndef FC_PAIRS_CONFIRM_H
+#define FC_PAIRS_CONFIRM_H
+
+/* Measure x <-> y alone and judge it: 1 slow, 0 fast, -1 not measured. */
+typedef int (*fc_pairs_probe_func_t)(void *arg, int x, int y);
+
+/* What became of a pair of the tournament. */
+typedef enum fc_pair_verdict {
+    FC_PAIR_V_OK = 0,           /* fast in its round */
+    FC_PAIR_V_NOT_REPRODUCED,   /* slow in its round, fast alone: passes */
+    FC_PAIR_V_NODE_A,           /* explained by node a's confirmed link */
+    FC_PAIR_V_NODE_B,           /* explained by node b's confirmed link */
+    FC_PAIR_V_UPLINK,           /* explained by a confirmed rack uplink */
+    FC_PAIR_V_PATH,             /* slow alone too; neither end is at fault */
+    FC_PAIR_V_UNCONFIRMED,      /* slow in its round, the probes ran out */
+} fc_pair_verdict_t;
+
+/* One alone measurement. */
+typedef struct fc_pairs_probe {
+    int x, y;
+    int slow;                   /* 1 slow, 0 fast, -1 not measured */
+} fc_pairs_probe_t;
+
+#define FC_CONFIRM_PARTNERS 2
+
+typedef struct fc_pairs_confirm {
+    int n, npairs, nracks;
+    fc_pairs_probe_t *probes;   /* every alone measurement, in order */
+    int nprobes, max_probes;
+    int exhausted;              /* max_probes was reached */
+    /* per node */
+    int *link;                  /* 1: its NIC or link is confirmed */
+    int *alone_in_rack;         /* its partners were all across the spine */
+    int (*partner_probe)[FC_CONFIRM_PARTNERS];  /* probes with its partners, -1 */
+    int (*vouch_probe)[FC_CONFIRM_PARTNERS];    /* each partner's vouching probe */
+    int *probed;                /* 1: the node was probed with partners */
+    /* per rack */
+    int *uplink;                /* 1: the rack's uplink is confirmed */
+    int (*uplink_probe)[2];     /* across, inside */
+    /* per pair (index into the a[], b[] lists) */
+    fc_pair_verdict_t *verdict;
+    int *alone_probe;           /* its own alone re-measure, -1 */
+} fc_pairs_confirm_t;
+
+/* n nodes in racks rack[v] (0..nracks-1), npairs pairs (a[k], b[k]) of the
+ * tournament with slow[k]; max_probes bounds the alone measurements.
+ * Returns 0, or -1 when out of memory (then nothing is confirmed). */
+int fc_pairs_confirm(int n, const int *rack, int nracks, int npairs, const int *a,
+                     const int *b, const int *slow, int max_probes,
+                     fc_pairs_probe_func_t probe, void *arg, fc_pairs_confirm_t *c);
+void fc_pairs_confirm_free(fc_pairs_confirm_t *c);
+
+/* "not_reproduced", "node_a", ... for records. */
+const char *fc_pair_verdict_name(fc_pair_verdict_t v);
+
+#endif

@@ -1,0 +1,652 @@
+/*
+ * fc_pairs_report.c - the pairs stage's judgement (rank 0; see
+ * fc_pairs_stage.h). Each pair is judged against the profile's absolute
+ * limits (collective "sendrecv": min_busbw_gbps is the bandwidth of one
+ * direction; max_latency_us the 8-byte half round trip, matched at 8
+ * bytes, the size of that message) and against the upper median of the
+ * pairs of its path kind (lib/fc_peers.h). What a round found slow is only
+ * a suspicion: the confirmation (lib/fc_pairs_confirm.h, measured alone)
+ * decides what each pair and node record says, and only a node it
+ * confirms is quarantined. Wrong data is placed from the pairs' own
+ * checked exchanges (lib/fc_localise.h).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fc_localise.h"
+#include "fc_log.h"
+#include "fc_pairs.h"
+#include "fc_pairs_stage.h"
+#include "fc_peers.h"
+#include "fc_stats.h"
+
+static void fc_pair_fail(fc_pair_t *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void fc_pair_fail(fc_pair_t *p, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (p->nreasons == 3)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(p->reasons[p->nreasons++], FC_REASON_MAX, fmt, ap);
+    va_end(ap);
+}
+
+fc_pair_t *fc_pairs_find(const fc_pairs_run_t *run, int a, int b, int z)
+{
+    int lo = a < b ? a : b, hi = a < b ? b : a;
+
+    for (int q = 0; q < run->npairs; ++q)
+        if (run->pairs[q].a == lo && run->pairs[q].b == hi && run->pairs[q].size_index == z)
+            return &run->pairs[q];
+    return NULL;
+}
+
+/* The relative rule's reference of every pair measured at size z: the
+ * upper median of its peer class (same rack, or across the spine), so
+ * that up to half the pairs of a class being slow does not drag the
+ * reference down. Returns 0 when out of memory. */
+static int fc_pairs_reference(fc_pairs_run_t *run, int z)
+{
+    const fc_stage_profile_t *sp = &run->ctx->sp;
+    int n = run->npairs, k = 0, *idx = calloc((size_t)n + 1, sizeof(int));
+    int *has = calloc((size_t)n + 1, sizeof(int));
+    double *bw = calloc((size_t)n + 1, sizeof(double));
+    fc_peer_shape_t *shapes = calloc((size_t)n + 1, sizeof(*shapes));
+    fc_peer_ref_t *refs = calloc((size_t)n + 1, sizeof(*refs));
+    int ok = idx && has && bw && shapes && refs;
+
+    for (int q = 0; ok && q < n; ++q) {
+        const fc_pair_t *p = &run->pairs[q];
+
+        if (p->size_index != z)
+            continue;
+        shapes[k] = (fc_peer_shape_t){ 2, 2, fc_peer_pair_path(run->node_racks[p->a],
+                                                               run->node_racks[p->b]) };
+        bw[k] = p->bw_gbps;
+        has[k] = 1;
+        idx[k++] = q;
+    }
+    if (ok)
+        fc_peers_reference(shapes, bw, has, k, FC_PEER_UPPER_MEDIAN, "pair", refs);
+    for (int i = 0; ok && i < k; ++i) {
+        fc_pair_t *p = &run->pairs[idx[i]];
+
+        p->rel = sp->max_below_median_pct < 0 ? FC_PAIR_REL_OFF :
+                 sp->sizes[z] < sp->relative_min_bytes ? FC_PAIR_REL_SMALL :
+                 refs[i].applies ? FC_PAIR_REL_APPLIED : FC_PAIR_REL_ALONE;
+        p->ref = refs[i].applies ? refs[i].reference : -1;
+        p->ref_members = refs[i].members;
+    }
+    free(idx); free(has); free(bw); free(shapes); free(refs);
+    return ok;
+}
+
+/* "upper median of 13 pairs in the same rack" */
+static void fc_pairs_class_text(const fc_pairs_run_t *run, const fc_pair_t *p,
+                                int members, char *buf, size_t len)
+{
+    fc_peer_shape_t shape = { 2, 2, fc_peer_pair_path(run->node_racks[p->a],
+                                                      run->node_racks[p->b]) };
+
+    fc_peer_class_text(&shape, members, "pair", buf, len);
+}
+
+/* The limits and the relative rule on p (its rel and ref already set). */
+static void fc_pairs_judge_timing(const fc_pairs_run_t *run, fc_pair_t *p)
+{
+    const fc_stage_profile_t *sp = &run->ctx->sp;
+    int z = p->size_index;
+    const fc_limit_rule_t *rule = fc_profile_find_limit(
+        sp, FC_COLL_SENDRECV, FC_INT32, FC_OP_NONE, sp->sizes[z]);
+    const fc_limit_rule_t *lat_rule = fc_profile_find_limit(
+        sp, FC_COLL_SENDRECV, FC_INT32, FC_OP_NONE, FC_PAIRS_LAT_BYTES);
+
+    p->limit_bw = rule ? rule->min_busbw_gbps : -1;
+    p->limit_line = rule ? rule->line : 0;
+    p->limit_lat = lat_rule ? lat_rule->max_latency_us : -1;
+    p->lat_line = lat_rule ? lat_rule->line : 0;
+    if (rule && rule->min_busbw_gbps >= 0 && p->bw_gbps < rule->min_busbw_gbps) {
+        p->slow = 1;
+        fc_pair_fail(p, "bandwidth %.4f GB/s per direction is below the "
+                     "limit %.4f GB/s (profile line %d)", p->bw_gbps,
+                     rule->min_busbw_gbps, rule->line);
+    }
+    if (z == 0 && lat_rule && lat_rule->max_latency_us >= 0 &&
+        p->lat_us > lat_rule->max_latency_us) {
+        p->slow = 1;
+        fc_pair_fail(p, "latency %.1f us is above the limit %.1f us "
+                     "(profile line %d)", p->lat_us,
+                     lat_rule->max_latency_us, lat_rule->line);
+    }
+    if (p->rel == FC_PAIR_REL_APPLIED &&
+        p->bw_gbps < p->ref * (1.0 - sp->max_below_median_pct / 100.0)) {
+        char peers[128];
+
+        fc_pairs_class_text(run, p, p->ref_members, peers, sizeof(peers));
+        p->slow = 1;
+        fc_pair_fail(p, "bandwidth %.4f GB/s is %.0f%% below the upper median "
+                     "of %s (%.4f GB/s; allowed %.0f%%)",
+                     p->bw_gbps, 100.0 * (1.0 - p->bw_gbps / p->ref), peers,
+                     p->ref, sp->max_below_median_pct);
+    }
+}
+
+void fc_pairs_judge_alone(const fc_pairs_run_t *run, fc_pair_t *p)
+{
+    const fc_pair_t *t = fc_pairs_find(run, p->a, p->b, p->size_index);
+
+    p->slow = 0;
+    p->nreasons = 0;
+    p->rel = t ? t->rel : FC_PAIR_REL_OFF;
+    p->ref = t ? t->ref : -1;
+    p->ref_members = t ? t->ref_members : 0;
+    fc_pairs_judge_timing(run, p);
+    p->ntiming = p->nreasons;
+}
+
+void fc_pairs_judge(fc_pairs_run_t *run)
+{
+    const fc_stage_profile_t *sp = &run->ctx->sp;
+
+    for (int z = 0; z < sp->nsizes; ++z) {
+        if (!fc_pairs_reference(run, z))
+            fc_error("out of memory: the relative rule of the pairs stage is not "
+                     "applied at %llu bytes", (unsigned long long)sp->sizes[z]);
+        for (int k = 0; k < run->npairs; ++k) {
+            fc_pair_t *p = &run->pairs[k];
+
+            if (p->size_index != z)
+                continue;
+            fc_pairs_judge_timing(run, p);
+            p->ntiming = p->nreasons;
+            if (p->wrong > sp->max_wrong)
+                fc_pair_fail(p, "%llu wrong elements received on %s (rank of "
+                             "node %d) from %s, first at element %llu of iteration %d: "
+                             "expected 0x%08llx, got 0x%08llx",
+                             (unsigned long long)p->wrong,
+                             run->node_hosts[p->bad_node], p->bad_node,
+                             run->node_hosts[p->first.partner],
+                             (unsigned long long)p->first.first_pos,
+                             p->first.first_iter,
+                             (unsigned long long)p->first.expected,
+                             (unsigned long long)p->first.actual);
+        }
+    }
+}
+
+/* The relative rule as it met pair p, into its size entry: the reference
+ * and its class, or why the rule did not apply. */
+static void fc_pairs_relative_json(const fc_pairs_run_t *run, const fc_pair_t *p,
+                                   json_t *entry)
+{
+    const fc_stage_profile_t *sp = &run->ctx->sp;
+    char peers[128], why[FC_REASON_MAX], size[32], from[32];
+
+    if (p->rel == FC_PAIR_REL_OFF)
+        return;
+    if (p->rel == FC_PAIR_REL_APPLIED) {
+        fc_pairs_class_text(run, p, p->ref_members, peers, sizeof(peers));
+        json_object_set_new(entry, "relative", json_pack(
+            "{s:f, s:f, s:s, s:i}", "peer_upper_median_gbps", p->ref,
+            "max_below_median_pct", sp->max_below_median_pct, "class", peers,
+            "peers", p->ref_members));
+        return;
+    }
+    fc_format_size(sp->sizes[p->size_index], size, sizeof(size));
+    fc_format_size(sp->relative_min_bytes, from, sizeof(from));
+    fc_pairs_class_text(run, p, p->ref_members, peers, sizeof(peers));
+    if (p->rel == FC_PAIR_REL_SMALL)
+        snprintf(why, sizeof(why), "relative rule not applied: %s is below "
+                 "relative.min_bytes (%s)", size, from);
+    else
+        snprintf(why, sizeof(why), "relative rule not applied: no peer of its path "
+                 "kind (%s); judged on the absolute limits alone", peers);
+    json_object_set_new(entry, "rules_not_applied", json_pack("[s]", why));
+}
+
+/* Which node's data is wrong, from the pairs' checked exchanges (both
+ * directions of every pair, over every size): lib/fc_localise.h, one rank
+ * per node. */
+static void fc_pairs_blame_data(const fc_pairs_run_t *run, int npairs, const int *a,
+                                const int *b, fc_blame_t *blame)
+{
+    fc_exchange_t *ex = calloc((size_t)npairs * 2 + 1, sizeof(*ex));
+    int *host = calloc((size_t)run->nnodes + 1, sizeof(int));
+
+    for (int v = 0; v < run->nnodes && host; ++v)
+        host[v] = v;
+    for (int v = 0; v < run->nnodes; ++v)
+        blame[v] = FC_BLAME_NONE;
+    if (ex == NULL || host == NULL) {
+        free(ex);
+        free(host);
+        return;
+    }
+    for (int k = 0; k < npairs; ++k) {
+        ex[2 * k] = (fc_exchange_t){ .sender = a[k], .receiver = b[k], .iters = 1 };
+        ex[2 * k + 1] = (fc_exchange_t){ .sender = b[k], .receiver = a[k], .iters = 1 };
+        for (int q = 0; q < run->npairs; ++q)
+            if (run->pairs[q].a == a[k] && run->pairs[q].b == b[k]) {
+                ex[2 * k].wrong += run->pairs[q].wrong_at[1];
+                ex[2 * k + 1].wrong += run->pairs[q].wrong_at[0];
+            }
+    }
+    fc_localise(run->nnodes, host, npairs * 2, ex, blame);
+    free(ex);
+    free(host);
+}
+
+/* Wrong data between nodes a and b: the node the exchanges confirm
+ * (quarantined), else both, pending the runner's retest. */
+static json_t *fc_pairs_wrong_implicates(const fc_pairs_run_t *run, int a, int b,
+                                         const fc_blame_t *blame)
+{
+    const char *ra = run->ctx->inv.racks[run->node_racks[a]];
+    const char *rb = run->ctx->inv.racks[run->node_racks[b]];
+    int v = blame[a] != FC_BLAME_NONE ? a : blame[b] != FC_BLAME_NONE ? b : -1;
+    char group[2 * FC_HOST_MAX + 16];
+
+    if (v >= 0)
+        return json_pack("{s:s, s:s, s:s, s:b}", "part", "node", "host",
+                         run->node_hosts[v], "rack",
+                         run->ctx->inv.racks[run->node_racks[v]], "quarantine", 1);
+    snprintf(group, sizeof(group), "pair %s <-> %s", run->node_hosts[a], run->node_hosts[b]);
+    return json_pack("{s:s, s:s, s:s, s:s, s:[s,s], s:o, s:b, s:b}", "part", "group",
+                     "host", "", "rack", "", "group", group, "hosts", run->node_hosts[a],
+                     run->node_hosts[b], "racks", strcmp(ra, rb) ? json_pack("[s,s]", ra, rb)
+                                                                 : json_pack("[s]", ra),
+                     "quarantine", 0, "localised", 0);
+}
+
+/* ---- the confirmation in the records --------------------------------- */
+
+static const char *fc_host(const fc_pairs_run_t *run, int v)
+{
+    return run->node_hosts[v];
+}
+
+static const char *fc_rack_of(const fc_pairs_run_t *run, int v)
+{
+    return run->ctx->inv.racks[run->node_racks[v]];
+}
+
+/* The slowest size of probe i (its figure in the texts), or NULL. */
+static const fc_pair_t *fc_probe_figure(const fc_pairs_run_t *run, int i)
+{
+    const fc_pair_t *worst = NULL;
+    int nz = run->ctx->sp.nsizes;
+
+    if (i < 0 || i >= run->confirm.nprobes || run->confirm.probes[i].slow < 0)
+        return NULL;
+    for (int z = 0; z < nz; ++z) {
+        const fc_pair_t *p = &run->alone[i * nz + z];
+
+        if (worst == NULL || (p->slow && !worst->slow) ||
+            (p->slow == worst->slow && p->bw_gbps < worst->bw_gbps))
+            worst = p;
+    }
+    return worst;
+}
+
+/* "0.0002 GB/s with b1 (same rack)" for probe i seen from node v */
+static size_t fc_probe_text(const fc_pairs_run_t *run, int i, int v, char *buf, size_t len)
+{
+    const fc_pair_t *p = fc_probe_figure(run, i);
+    int other;
+
+    if (p == NULL)
+        return (size_t)snprintf(buf, len, "not measured");
+    other = p->a == v ? p->b : p->a;
+    return (size_t)snprintf(buf, len, "%.4f GB/s%s with %s (%s)", p->bw_gbps,
+                            p->slow ? ", slow," : "", fc_host(run, other),
+                            run->node_racks[other] == run->node_racks[v] ? "same rack"
+                                                                          : "across the spine");
+}
+
+/* Probe i as JSON: both hosts, every size, slow or not. */
+static json_t *fc_probe_json(const fc_pairs_run_t *run, int i)
+{
+    int nz = run->ctx->sp.nsizes;
+    json_t *sizes = json_array();
+    const fc_pairs_probe_t *pr;
+
+    if (i < 0 || i >= run->confirm.nprobes)
+        return json_null();
+    pr = &run->confirm.probes[i];
+    for (int z = 0; pr->slow >= 0 && z < nz; ++z) {
+        const fc_pair_t *p = &run->alone[i * nz + z];
+
+        json_array_append_new(sizes, json_pack(
+            "{s:I, s:f, s:f, s:b, s:s}", "bytes", (json_int_t)run->ctx->sp.sizes[z],
+            "bw_gbps", p->bw_gbps, "latency_us", p->lat_us, "slow", p->slow,
+            "reason", p->nreasons ? p->reasons[0] : ""));
+    }
+    return json_pack("{s:s, s:s, s:s, s:o}", "host_a", fc_host(run, pr->x), "host_b",
+                     fc_host(run, pr->y), "result", pr->slow < 0 ? "not measured" :
+                     pr->slow ? "slow" : "fast", "sizes", sizes);
+}
+
+/* The node's alone evidence: "confirmed alone: 0.0002 GB/s with b1 (same
+ * rack), 0.0003 GB/s with c1 (across the spine); each partner fast alone
+ * with a third node (b1: 0.9 GB/s with a2 ...)" */
+static void fc_node_evidence_text(const fc_pairs_run_t *run, int v, char *buf, size_t len)
+{
+    const fc_pairs_confirm_t *c = &run->confirm;
+    size_t at = 0;
+
+    for (int k = 0; k < FC_CONFIRM_PARTNERS && at < len; ++k) {
+        if (c->partner_probe[v][k] < 0)
+            continue;
+        at += (size_t)snprintf(buf + at, len - at, "%s", at ? ", " : "");
+        if (at < len)
+            at += fc_probe_text(run, c->partner_probe[v][k], v, buf + at, len - at);
+    }
+    for (int k = 0; k < FC_CONFIRM_PARTNERS && at < len && c->link[v]; ++k) {
+        const fc_pairs_probe_t *pr;
+        int i = c->vouch_probe[v][k];
+
+        if (i < 0)
+            continue;
+        pr = &c->probes[i];
+        at += (size_t)snprintf(buf + at, len - at, "%s%s fast with %s", k ? "; " :
+                               "; each partner known good: ", fc_host(run, pr->x),
+                               fc_host(run, pr->y));
+    }
+}
+
+static json_t *fc_node_confirmation_json(const fc_pairs_run_t *run, int v)
+{
+    const fc_pairs_confirm_t *c = &run->confirm;
+    json_t *partners = json_array(), *vouch = json_array();
+
+    for (int k = 0; k < FC_CONFIRM_PARTNERS; ++k) {
+        if (c->partner_probe[v][k] >= 0)
+            json_array_append_new(partners, fc_probe_json(run, c->partner_probe[v][k]));
+        if (c->vouch_probe[v][k] >= 0)
+            json_array_append_new(vouch, fc_probe_json(run, c->vouch_probe[v][k]));
+    }
+    return json_pack("{s:b, s:b, s:o, s:o}", "confirmed", c->link[v], "alone_in_rack",
+                     c->alone_in_rack[v], "partners", partners, "partners_known_good",
+                     vouch);
+}
+
+/* The racks whose uplink explains pair (a, b). */
+static json_t *fc_uplink_racks(const fc_pairs_run_t *run, int a, int b)
+{
+    json_t *racks = json_array();
+
+    if (run->confirm.uplink[run->node_racks[a]])
+        json_array_append_new(racks, json_string(fc_rack_of(run, a)));
+    if (run->confirm.uplink[run->node_racks[b]])
+        json_array_append_new(racks, json_string(fc_rack_of(run, b)));
+    return racks;
+}
+
+/* A slow pair's verdict after confirmation: its implicates (or NULL for a
+ * pass) and the first reason, into why. */
+static json_t *fc_pair_slow_verdict(const fc_pairs_run_t *run, int k, int a, int b,
+                                    fc_pair_verdict_t v, char *why, size_t len)
+{
+    const fc_pairs_confirm_t *c = &run->confirm;
+    char alone[256] = "";
+    int culprit = v == FC_PAIR_V_NODE_A ? a : b;
+
+    if (run->confirmed && c->alone_probe[k] >= 0)
+        fc_probe_text(run, c->alone_probe[k], a, alone, sizeof(alone));
+    switch (v) {
+    case FC_PAIR_V_NODE_A:
+    case FC_PAIR_V_NODE_B:
+        snprintf(why, len, "explained by %s's link, confirmed alone with known-good "
+                 "partners", fc_host(run, culprit));
+        return json_pack("{s:s, s:s, s:s, s:b}", "part", "link", "host",
+                         fc_host(run, culprit), "rack", fc_rack_of(run, culprit),
+                         "quarantine", 0);
+    case FC_PAIR_V_UPLINK: {
+        json_t *racks = fc_uplink_racks(run, a, b);
+
+        snprintf(why, len, "explained by the uplink of rack %s%s%s: every pair leaving "
+                 "it was slow, alone too, while the pairs inside it were fast",
+                 json_string_value(json_array_get(racks, 0)),
+                 json_array_size(racks) > 1 ? " or of rack " : "",
+                 json_array_size(racks) > 1 ? json_string_value(json_array_get(racks, 1)) : "");
+        return json_pack("{s:s, s:s, s:s, s:o, s:b}", "part", "uplink", "host", "", "rack",
+                         json_string_value(json_array_get(racks, 0)), "racks", racks,
+                         "quarantine", 0);
+    }
+    case FC_PAIR_V_PATH:
+        snprintf(why, len, "slow alone too (%s)%s", alone, run->nnodes == 2 ?
+                 "; with two nodes it cannot be placed on either end" :
+                 "; neither end is slow with its known-good partners: the path between them");
+        return json_pack("{s:s, s:[s,s], s:[s,s], s:b}", "part", "path", "hosts",
+                         fc_host(run, a), fc_host(run, b), "racks", fc_rack_of(run, a),
+                         fc_rack_of(run, b), "quarantine", 0);
+    case FC_PAIR_V_NOT_REPRODUCED:
+        snprintf(why, len, "slow in its round beside other pairs, not reproduced alone "
+                 "(%s): not judged a fault", alone);
+        return NULL;
+    default:
+        snprintf(why, len, "slow in its round; not confirmed alone (%s): the pair's "
+                 "nodes are not blamed and not passed", c->exhausted ?
+                 "the confirmation's probes ran out" : "it could not be measured");
+        return json_pack("{s:s, s:[s,s], s:[s,s], s:b, s:b}", "part", "path", "hosts",
+                         fc_host(run, a), fc_host(run, b), "racks", fc_rack_of(run, a),
+                         fc_rack_of(run, b), "quarantine", 0, "confirmed", 0);
+    }
+}
+
+/* One pair record (every size), its TAP point; returns 1 when it fails. */
+static int fc_pairs_report_pair(fc_pairs_run_t *run, int k, int a, int b,
+                                const int *slow, const fc_blame_t *blame)
+{
+    fc_stage_ctx_t *ctx = run->ctx;
+    const fc_stage_profile_t *sp = &ctx->sp;
+    fc_pair_verdict_t v = !slow[k] ? FC_PAIR_V_OK :
+                          run->confirmed ? run->confirm.verdict[k] : FC_PAIR_V_UNCONFIRMED;
+    const char *ha = fc_host(run, a), *hb = fc_host(run, b);
+    json_t *rec = fc_stage_record(ctx, "pair"), *sizes = json_array();
+    json_t *reasons = json_array(), *round_reasons = json_array(), *impl = json_null();
+    int bad = 0, wrong_node = -1;
+    char first_reason[FC_REASON_MAX + 40], verdict_why[FC_REASON_MAX * 2] = "";
+    double lat = 0;
+
+    for (int q = 0; q < run->npairs; ++q) {
+        const fc_pair_t *p = &run->pairs[q];
+        char size[32];
+
+        if (p->a != a || p->b != b)
+            continue;
+        json_t *entry = json_pack(
+            "{s:I, s:f, s:f, s:i, s:I}", "bytes",
+            (json_int_t)sp->sizes[p->size_index], "bw_gbps", p->bw_gbps,
+            "min_bw_gbps", p->limit_bw, "limit_line", p->limit_line,
+            "wrong", (json_int_t)p->wrong);
+
+        fc_pairs_relative_json(run, p, entry);
+        json_array_append_new(sizes, entry);
+        fc_format_size(sp->sizes[p->size_index], size, sizeof(size));
+        for (int r = 0; r < p->nreasons; ++r) {
+            char msg[FC_REASON_MAX + 40];
+
+            snprintf(msg, sizeof(msg), "%s: %s", size, p->reasons[r]);
+            if (r >= p->ntiming) {                  /* wrong data */
+                json_array_append_new(reasons, json_string(msg));
+                continue;
+            }
+            /* what the round saw stands only when the confirmation upholds it */
+            json_array_append_new(round_reasons, json_string(msg));
+            if (v != FC_PAIR_V_NOT_REPRODUCED)
+                json_array_append_new(reasons, json_string(msg));
+        }
+        if (p->wrong > 0) {
+            wrong_node = p->bad_node;
+            bad = 1;
+        }
+        if (p->size_index == 0) {
+            lat = p->lat_us;
+            json_object_set_new(rec, "latency_limit", json_pack(
+                "{s:f, s:i, s:I}", "max_latency_us", p->limit_lat, "line", p->lat_line,
+                "bytes", (json_int_t)FC_PAIRS_LAT_BYTES));
+        }
+    }
+    if (slow[k]) {
+        impl = fc_pair_slow_verdict(run, k, a, b, v, verdict_why, sizeof(verdict_why));
+        bad |= impl != NULL;
+        if (impl != NULL)
+            json_array_insert_new(reasons, 0, json_string(verdict_why));
+        json_object_set_new(rec, "confirmation", json_pack(
+            "{s:s, s:s, s:o, s:o}", "verdict", fc_pair_verdict_name(v), "text", verdict_why,
+            "round_reasons", round_reasons, "alone", run->confirmed
+                ? fc_probe_json(run, run->confirm.alone_probe[k]) : json_null()));
+        round_reasons = NULL;
+    }
+    json_decref(round_reasons);
+    if (wrong_node >= 0) {
+        json_decref(impl);
+        impl = fc_pairs_wrong_implicates(run, a, b, blame);
+        if (json_is_true(json_object_get(impl, "quarantine"))) {
+            int w = blame[a] != FC_BLAME_NONE ? a : b;
+            char why[FC_REASON_MAX];
+
+            snprintf(why, sizeof(why), "wrong data %s %s, confirmed with every one of "
+                     "its %d partners (both directions checked)",
+                     blame[w] == FC_BLAME_SENDS ? "sent by" : "received by",
+                     fc_host(run, w), run->nnodes - 1);
+            json_array_insert_new(reasons, 0, json_string(why));
+        }
+    }
+    if (impl == NULL)
+        impl = json_null();
+    json_object_set_new(rec, "host_a", json_string(ha));
+    json_object_set_new(rec, "host_b", json_string(hb));
+    json_object_set_new(rec, "rack_a", json_string(fc_rack_of(run, a)));
+    json_object_set_new(rec, "rack_b", json_string(fc_rack_of(run, b)));
+    json_object_set_new(rec, "sizes", sizes);
+    json_object_set_new(rec, "latency_us", json_real(lat));
+    json_object_set_new(rec, "reasons", reasons);
+    json_object_set_new(rec, "implicates", impl);
+    json_object_set_new(rec, "verdict", json_string(bad ? "FAIL" : "PASS"));
+    snprintf(first_reason, sizeof(first_reason), "%s",
+             bad ? json_string_value(json_array_get(reasons, 0)) : "");
+    fc_results_append(&ctx->results, rec);     /* takes rec */
+    if (bad)
+        fc_tap_point(&ctx->tap, FC_ERR_FAIL, "pair %s <-> %s: %s", ha, hb, first_reason);
+    else
+        fc_tap_point(&ctx->tap, FC_OK, "pair %s <-> %s%s", ha, hb,
+                     v == FC_PAIR_V_NOT_REPRODUCED ? " (slow in its round, fast alone)" : "");
+    fc_tap_yaml_begin(&ctx->tap);
+    fc_tap_yaml_line(&ctx->tap, "latency_us: %.2f", lat);
+    for (int q = 0; q < run->npairs; ++q)
+        if (run->pairs[q].a == a && run->pairs[q].b == b)
+            fc_tap_yaml_line(&ctx->tap, "bw_gbps_%llu: %.4f",
+                             (unsigned long long)sp->sizes[run->pairs[q].size_index],
+                             run->pairs[q].bw_gbps);
+    if (slow[k])
+        fc_tap_yaml_line(&ctx->tap, "confirmation: %s", fc_pair_verdict_name(v));
+    fc_tap_yaml_end(&ctx->tap);
+    return bad;
+}
+
+/* One pairs_node record; returns 1 when it fails. */
+static int fc_pairs_report_node(fc_pairs_run_t *run, int v, const fc_blame_t *blame,
+                                int node_slow, int node_partners)
+{
+    fc_stage_ctx_t *ctx = run->ctx;
+    json_t *rec = fc_stage_record(ctx, "pairs_node");
+    const fc_pairs_confirm_t *c = &run->confirm;
+    int fail = 0;
+    char why[FC_REASON_MAX * 2], evidence[FC_REASON_MAX] = "";
+
+    json_object_set_new(rec, "host", json_string(fc_host(run, v)));
+    json_object_set_new(rec, "rack", json_string(fc_rack_of(run, v)));
+    json_object_set_new(rec, "slow_partners", json_integer(node_slow));
+    json_object_set_new(rec, "partners", json_integer(node_partners));
+    if (run->confirmed && c->probed[v]) {
+        fc_node_evidence_text(run, v, evidence, sizeof(evidence));
+        json_object_set_new(rec, "confirmation", fc_node_confirmation_json(run, v));
+    }
+    if (blame[v] != FC_BLAME_NONE) {
+        snprintf(why, sizeof(why), "%s wrong data with every partner (%d, both "
+                 "directions checked): the node (its NIC or memory) is implicated",
+                 blame[v] == FC_BLAME_SENDS ? "sent" : "received", run->nnodes - 1);
+        json_object_set_new(rec, "implicates", json_pack(
+            "{s:s, s:s, s:s, s:b}", "part", "node", "host", fc_host(run, v), "rack",
+            fc_rack_of(run, v), "quarantine", 1));
+        fail = 1;
+    } else if (run->confirmed && c->link[v]) {
+        snprintf(why, sizeof(why), "slow with %d of its %d partners in the rounds, and "
+                 "confirmed alone: %s: its NIC or link is implicated", node_slow,
+                 node_partners, evidence);
+        if (c->alone_in_rack[v])
+            snprintf(why + strlen(why), sizeof(why) - strlen(why), " (it is alone in "
+                     "rack %s: its link and the rack's uplink are in series)",
+                     fc_rack_of(run, v));
+        json_object_set_new(rec, "implicates", json_pack(
+            "{s:s, s:s, s:s, s:b}", "part", "link", "host", fc_host(run, v), "rack",
+            fc_rack_of(run, v), "quarantine", 1));
+        fail = 1;
+    } else {
+        if (run->confirmed && c->probed[v])
+            snprintf(why, sizeof(why), "slow with %d of its %d partners in the rounds; "
+                     "alone: %s: its link is not at fault", node_slow, node_partners,
+                     evidence);
+        else
+            snprintf(why, sizeof(why), "slow with %d of its %d partners", node_slow,
+                     node_partners);
+        json_object_set_new(rec, "implicates", json_null());
+    }
+    json_object_set_new(rec, "reasons", fail ? json_pack("[s]", why) : json_array());
+    if (!fail && node_slow > 0)
+        json_object_set_new(rec, "note", json_string(why));
+    json_object_set_new(rec, "verdict", json_string(fail ? "FAIL" : "PASS"));
+    if (fail)
+        fc_tap_point(&ctx->tap, FC_ERR_FAIL, "node %s %s: %s", fc_host(run, v),
+                     blame[v] != FC_BLAME_NONE ? "data" : "link", why);
+    else
+        fc_tap_point(&ctx->tap, FC_OK, "node %s link (%s)", fc_host(run, v), why);
+    fc_results_append(&ctx->results, rec);
+    return fail;
+}
+
+int fc_pairs_report(fc_pairs_run_t *run)
+{
+    int n = run->nnodes, npairs = n * (n - 1) / 2, failed = 0, k = 0;
+    int *a = calloc((size_t)npairs + 1, sizeof(int));
+    int *b = calloc((size_t)npairs + 1, sizeof(int));
+    int *slow = calloc((size_t)npairs + 1, sizeof(int));
+    int *node_bad = calloc((size_t)n, sizeof(int));
+    int *node_slow = calloc((size_t)n, sizeof(int));
+    int *node_partners = calloc((size_t)n, sizeof(int));
+    fc_pair_part_t *part = calloc((size_t)npairs + 1, sizeof(*part));
+    fc_blame_t *blame = calloc((size_t)n, sizeof(*blame));
+
+    if (!a || !b || !slow || !node_bad || !node_slow || !node_partners || !part || !blame) {
+        fc_error("out of memory reporting %d pairs", npairs);
+        failed = npairs + n;
+        goto out;
+    }
+    /* one entry per pair of nodes: slow at any size */
+    for (int i = 0; i < n; ++i)
+        for (int j = i + 1; j < n; ++j, ++k) {
+            a[k] = i;
+            b[k] = j;
+            for (int q = 0; q < run->npairs; ++q)
+                if (run->pairs[q].a == i && run->pairs[q].b == j && run->pairs[q].slow)
+                    slow[k] = 1;
+        }
+    /* the rounds' counts, for the texts; the blame is the confirmation's */
+    fc_pairs_localise(n, npairs, a, b, slow, node_bad, node_slow, node_partners, part);
+    fc_pairs_blame_data(run, npairs, a, b, blame);
+    for (k = 0; k < npairs; ++k)
+        failed += fc_pairs_report_pair(run, k, a[k], b[k], slow, blame);
+    for (int v = 0; v < n; ++v)
+        failed += fc_pairs_report_node(run, v, blame, node_slow[v], node_partners[v]);
+out:
+    free(a); free(b); free(slow); free(node_bad); free(node_slow);
+    free(node_partners); free(part); free(blame);
+    return failed;
+}

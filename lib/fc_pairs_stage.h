@@ -1,0 +1,81 @@
+/*
+ * fc_pairs_stage.h - what the pairs stage's program (suites/pairs.c: the
+ * measurements over MPI) and its judgement (lib/fc_pairs_report.c: limits,
+ * the relative rule, the confirmation's verdicts, records and TAP) share.
+ * Rank 0 holds every pair at every size measured in the tournament
+ * (`pairs`) and every pair measured alone by the confirmation (`alone`,
+ * one entry per probe and size, in probe order).
+ */
+#ifndef FC_PAIRS_STAGE_H
+#define FC_PAIRS_STAGE_H
+
+#include "fc_judge.h"
+#include "fc_pairs_confirm.h"
+#include "fc_stage.h"
+
+#define FC_PAIRS_LAT_BYTES 8
+
+/* One side's measurement of one pair at one size. */
+typedef struct fc_pair_side {
+    int32_t node, partner, size_index, valid;
+    double median_s;        /* median time of one exchange */
+    double lat_us;          /* half round trip, 8 bytes */
+    uint64_t wrong;         /* wrong elements received */
+    int32_t first_iter;
+    uint64_t first_pos, expected, actual;
+} fc_pair_side_t;
+
+/* How the relative rule met a pair at one size. */
+typedef enum fc_pair_rel {
+    FC_PAIR_REL_OFF = 0,    /* the profile has no relative rule */
+    FC_PAIR_REL_APPLIED,    /* compared with the upper median of its class */
+    FC_PAIR_REL_ALONE,      /* no other pair of its path kind */
+    FC_PAIR_REL_SMALL,      /* size below relative.min_bytes */
+} fc_pair_rel_t;
+
+/* A pair at one size, both sides merged (rank 0). */
+typedef struct fc_pair {
+    int a, b, size_index;
+    double bw_gbps;         /* per direction, from the slower side */
+    double lat_us;
+    uint64_t wrong;
+    uint64_t wrong_at[2];   /* of those, received by a, by b */
+    int bad_node;           /* the node that received wrong data, or -1 */
+    fc_pair_side_t first;   /* the side that saw the first mismatch */
+    int slow;
+    char reasons[3][FC_REASON_MAX];
+    int nreasons;
+    int ntiming;            /* reasons[0..ntiming-1] are about its timing */
+    double limit_bw, limit_lat;
+    int limit_line, lat_line;
+    fc_pair_rel_t rel;      /* the relative rule: reference or why none */
+    double ref;             /* the upper median of its peer class */
+    int ref_members;        /* pairs in that class */
+} fc_pair_t;
+
+typedef struct fc_pairs_run {
+    fc_stage_ctx_t *ctx;
+    MPI_Comm leaders;       /* one rank per node; MPI_COMM_NULL elsewhere */
+    int node, nnodes;
+    char (*node_hosts)[FC_HOST_MAX];    /* rank 0 */
+    int *node_racks;                    /* rank 0 */
+    fc_pair_t *pairs;                   /* rank 0: every pair, every size */
+    int npairs;
+    fc_pair_t *alone;                   /* rank 0: probe p, size z at p*nsizes+z */
+    fc_pairs_confirm_t confirm;         /* rank 0: the confirmation's verdicts */
+    int confirmed;                      /* 1 once confirm holds them */
+    double confirm_seconds;
+} fc_pairs_run_t;
+
+/* Rank 0: judge every tournament pair (limits, relative rule, wrong data). */
+void fc_pairs_judge(fc_pairs_run_t *run);
+/* Rank 0: judge p (measured alone) by the limits and the reference of the
+ * tournament's pair of the same nodes at the same size; sets p->slow. */
+void fc_pairs_judge_alone(const fc_pairs_run_t *run, fc_pair_t *p);
+/* Rank 0: the tournament's entry for nodes (a, b) at size z, or NULL. */
+fc_pair_t *fc_pairs_find(const fc_pairs_run_t *run, int a, int b, int z);
+/* Rank 0: localise (the confirmation's verdicts), write the records and
+ * TAP. Returns the failed checks. */
+int fc_pairs_report(fc_pairs_run_t *run);
+
+#endif

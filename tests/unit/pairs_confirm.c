@@ -1,0 +1,211 @@
+/*
+ * pairs_confirm.c - unit tests of lib/fc_pairs_confirm.c on a simulated
+ * fabric: each case plants the truth (bad node links, a bad rack uplink, a
+ * bad path) and, separately, what the tournament saw (the truth plus pairs
+ * slowed only by what ran beside them). The probe answers from the truth
+ * alone, as a pair measured alone would. Each case checks who is blamed,
+ * what each pair became, and that nobody healthy is.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fc_pairs_confirm.h"
+#include "fc_tap.h"
+
+#define MAXN 16
+#define MAXP (MAXN * (MAXN - 1) / 2)
+
+typedef struct fabric {
+    int n, nracks, rack[MAXN];
+    int bad_node[MAXN];         /* its link is slow */
+    int bad_uplink[MAXN];       /* per rack */
+    int bad_path[MAXN][MAXN];
+    int probes;
+} fabric_t;
+
+static fc_tap_t tap;
+
+static int truly_slow(const fabric_t *f, int x, int y)
+{
+    return f->bad_node[x] || f->bad_node[y] || f->bad_path[x][y] || f->bad_path[y][x] ||
+           (f->rack[x] != f->rack[y] && (f->bad_uplink[f->rack[x]] || f->bad_uplink[f->rack[y]]));
+}
+
+static int probe(void *arg, int x, int y)
+{
+    fabric_t *f = arg;
+
+    f->probes++;
+    return truly_slow(f, x, y);
+}
+
+/* racks: node counts per rack, e.g. {2, 3, 1} */
+static void fabric_make(fabric_t *f, const int *per_rack, int nracks)
+{
+    memset(f, 0, sizeof(*f));
+    f->nracks = nracks;
+    for (int r = 0; r < nracks; ++r)
+        for (int k = 0; k < per_rack[r]; ++k)
+            f->rack[f->n++] = r;
+}
+
+typedef struct outcome {
+    fc_pairs_confirm_t c;
+    int a[MAXP], b[MAXP], slow[MAXP], npairs;
+} outcome_t;
+
+static int pair_of(const outcome_t *o, int x, int y)
+{
+    for (int k = 0; k < o->npairs; ++k)
+        if ((o->a[k] == x && o->b[k] == y) || (o->a[k] == y && o->b[k] == x))
+            return k;
+    return -1;
+}
+
+/* noise: extra (x, y) pairs slow in the tournament only, -1 terminated */
+static void run(fabric_t *f, const int *noise, int max_probes, outcome_t *o)
+{
+    memset(o, 0, sizeof(*o));
+    for (int i = 0; i < f->n; ++i)
+        for (int j = i + 1; j < f->n; ++j) {
+            o->a[o->npairs] = i;
+            o->b[o->npairs] = j;
+            o->slow[o->npairs++] = truly_slow(f, i, j);
+        }
+    for (int k = 0; noise && noise[k] >= 0; k += 2)
+        o->slow[pair_of(o, noise[k], noise[k + 1])] = 1;
+    f->probes = 0;
+    if (fc_pairs_confirm(f->n, f->rack, f->nracks, o->npairs, o->a, o->b, o->slow,
+                         max_probes, probe, f, &o->c) != 0)
+        fc_tap_bail(&tap, "fc_pairs_confirm failed");
+}
+
+static int links_exactly(const outcome_t *o, int n, int bad)
+{
+    for (int v = 0; v < n; ++v)
+        if (o->c.link[v] != (v == bad))
+            return 0;
+    return 1;
+}
+
+static int verdict(const outcome_t *o, int x, int y)
+{
+    return o->c.verdict[pair_of(o, x, y)];
+}
+
+int main(void)
+{
+    static const int uneven[] = { 2, 3, 1 };
+    static const int two_two[] = { 2, 2 };
+    static const int three[] = { 3, 3, 2 };
+    static const int pair_only[] = { 2 };
+    fabric_t f;
+    outcome_t o;
+    int ok;
+
+    fc_tap_init(&tap, stdout, 1);
+    fc_tap_plan(&tap, 11);
+
+    /* racks of 2, 3 and 1; node 3 (rack 2) has a slow link; in its round
+     * the pairs 0-1 and 4-5 were slowed by what ran beside them */
+    fabric_make(&f, uneven, 3);
+    f.bad_node[3] = 1;
+    int noise[] = { 0, 1, 4, 5, -1 };
+    run(&f, noise, 64, &o);
+    ok = links_exactly(&o, f.n, 3);
+    for (int v = 0; v < f.n; ++v)
+        if (v != 3)
+            ok &= verdict(&o, v, 3) == (v < 3 ? FC_PAIR_V_NODE_B : FC_PAIR_V_NODE_A);
+    fc_tap_ok(&tap, ok, "uneven racks: the slow node alone is confirmed; its 5 pairs are "
+              "explained by it");
+    fc_tap_ok(&tap, verdict(&o, 0, 1) == FC_PAIR_V_NOT_REPRODUCED &&
+                  verdict(&o, 4, 5) == FC_PAIR_V_NOT_REPRODUCED &&
+                  verdict(&o, 0, 2) == FC_PAIR_V_OK,
+              "pairs slowed only by their round are not reproduced alone and pass");
+    fc_tap_ok(&tap, o.c.nprobes <= 8 && !o.c.exhausted && !o.c.alone_in_rack[3],
+              "one bad node costs %d probes (at most 8), partner in its own rack", o.c.nprobes);
+    fc_pairs_confirm_free(&o.c);
+
+    /* the node alone in its rack (node 5, rack 3) */
+    fabric_make(&f, uneven, 3);
+    f.bad_node[5] = 1;
+    run(&f, NULL, 64, &o);
+    fc_tap_ok(&tap, links_exactly(&o, f.n, 5) && o.c.alone_in_rack[5],
+              "a node alone in its rack is confirmed, and marked as in series with its "
+              "rack's uplink");
+    fc_pairs_confirm_free(&o.c);
+
+    /* rack 0's uplink (3 nodes, 3 racks): every pair leaving rack 0 slow */
+    fabric_make(&f, three, 3);
+    f.bad_uplink[0] = 1;
+    run(&f, NULL, 64, &o);
+    ok = o.c.uplink[0] && !o.c.uplink[1] && !o.c.uplink[2];
+    for (int v = 0; v < f.n; ++v)
+        ok &= !o.c.link[v];
+    ok &= verdict(&o, 0, 3) == FC_PAIR_V_UPLINK && verdict(&o, 0, 1) == FC_PAIR_V_OK &&
+          verdict(&o, 3, 6) == FC_PAIR_V_OK;
+    fc_tap_ok(&tap, ok, "a rack's uplink is named, no node of the rack is blamed");
+    fc_pairs_confirm_free(&o.c);
+
+    /* two racks of two with a slow uplink: either rack's uplink */
+    fabric_make(&f, two_two, 2);
+    f.bad_uplink[1] = 1;
+    run(&f, NULL, 64, &o);
+    ok = o.c.uplink[0] && o.c.uplink[1];
+    for (int v = 0; v < f.n; ++v)
+        ok &= !o.c.link[v];
+    fc_tap_ok(&tap, ok, "two racks: the spine between them (both uplinks), no node");
+    fc_pairs_confirm_free(&o.c);
+
+    /* one bad path, 1-4, in the uneven cluster */
+    fabric_make(&f, uneven, 3);
+    f.bad_path[1][4] = 1;
+    run(&f, NULL, 64, &o);
+    fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && verdict(&o, 1, 4) == FC_PAIR_V_PATH,
+              "a slow path alone implicates the path, not its ends");
+    fc_pairs_confirm_free(&o.c);
+
+    /* two nodes: one slow pair, nothing to compare with */
+    fabric_make(&f, pair_only, 1);
+    f.bad_node[1] = 1;
+    run(&f, NULL, 64, &o);
+    fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && verdict(&o, 0, 1) == FC_PAIR_V_PATH,
+              "two nodes: the slow pair is confirmed alone as the path, no node blamed");
+    fc_pairs_confirm_free(&o.c);
+
+    /* a clean fabric, a noisy tournament */
+    fabric_make(&f, uneven, 3);
+    int loud[] = { 0, 1, 2, 3, 4, 5, 0, 5, -1 };
+    run(&f, loud, 64, &o);
+    ok = links_exactly(&o, f.n, -1);
+    for (int k = 0; k < o.npairs; ++k)
+        ok &= o.c.verdict[k] == (o.slow[k] ? FC_PAIR_V_NOT_REPRODUCED : FC_PAIR_V_OK);
+    fc_tap_ok(&tap, ok, "a clean fabric with 4 pairs slowed in their rounds: nothing blamed");
+    fc_pairs_confirm_free(&o.c);
+
+    /* budget of one probe: the bad node cannot be confirmed, its pairs are
+     * neither passed nor blamed on it */
+    fabric_make(&f, uneven, 3);
+    f.bad_node[3] = 1;
+    run(&f, NULL, 1, &o);
+    ok = links_exactly(&o, f.n, -1) && o.c.exhausted && f.probes <= 1;
+    for (int v = 0; v < f.n; ++v)
+        if (v != 3)
+            ok &= verdict(&o, v, 3) == FC_PAIR_V_UNCONFIRMED ||
+                  verdict(&o, v, 3) == FC_PAIR_V_PATH;
+    fc_tap_ok(&tap, ok, "probes exhausted: no quarantine, no pass (%d probe)", f.probes);
+    fc_pairs_confirm_free(&o.c);
+
+    /* the whole fabric slow: no partner is known good, no node blamed */
+    fabric_make(&f, three, 3);
+    for (int v = 0; v < f.n; ++v)
+        f.bad_node[v] = 1;
+    run(&f, NULL, 64, &o);
+    ok = links_exactly(&o, f.n, -1);
+    for (int k = 0; k < o.npairs; ++k)
+        ok &= o.c.verdict[k] == FC_PAIR_V_PATH;
+    fc_tap_ok(&tap, ok, "every pair slow alone: each is its path, no node is singled out");
+    fc_pairs_confirm_free(&o.c);
+    return fc_tap_done(&tap);
+}
