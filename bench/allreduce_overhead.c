@@ -67,7 +67,7 @@ int main(int argc, char **argv)
         printf("# all_reduce float32 sum, %d ranks, %d iterations: engine (checked) vs bare MPI loop\n"
                "%10s %14s %14s %8s\n", size, iters, "bytes", "engine_us", "bare_us", "ratio");
     for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); ++z) {
-        fc_engine_ident_t ident = { rank, host };
+        fc_engine_ident_t ident = { rank, host, 1 };
         fc_test_point_t pt = { FC_COLL_ALL_REDUCE, FC_FLOAT32, FC_OP_SUM,
                                sizes[z], 2, iters, 11 };
         fc_point_summary_t s;

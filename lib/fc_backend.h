@@ -43,7 +43,9 @@ typedef struct fc_backend_ops {
     fc_status_t (*copy_func)(fc_backend_t *be, void *dst, const void *src,
                              size_t bytes);
     /* run one call, all ranks together; *seconds_p is this rank's time for
-     * the call alone, from a common start (barrier) */
+     * the call alone, from a common start (barrier); the backend sets
+     * be->last_wait_s to the time this rank waited in that barrier (-1
+     * when it cannot tell) */
     fc_status_t (*run_func)(fc_backend_t *be, const fc_coll_call_t *call,
                             double *seconds_p);
     fc_status_t (*verify_func)(fc_backend_t *be, const fc_pattern_t *p,
@@ -64,6 +66,8 @@ struct fc_backend {
     int rank;               /* rank in comm */
     int size;               /* ranks in comm */
     void *priv;             /* backend state */
+    double last_wait_s;     /* the last run's wait at its starting barrier:
+                             * the last rank to arrive waits least; -1 unknown */
 };
 
 /* The mpi backend on comm (not duplicated; the caller owns comm). */

@@ -181,7 +181,7 @@ static int fc_mpi_call(fc_backend_t *be, const fc_coll_call_t *c)
 static fc_status_t fc_mpi_run(fc_backend_t *be, const fc_coll_call_t *call,
                               double *seconds_p)
 {
-    double t0, t1;
+    double ta, t0, t1;
     int rc;
 
     if (call->count > (size_t)0x7FFFFFFF) {
@@ -189,10 +189,12 @@ static fc_status_t fc_mpi_run(fc_backend_t *be, const fc_coll_call_t *call,
                  fc_coll_desc(call->coll)->name, call->count);
         return FC_ERR_INVALID;
     }
+    ta = MPI_Wtime();
     MPI_Barrier(be->comm);
     t0 = MPI_Wtime();
     rc = fc_mpi_call(be, call);
     t1 = MPI_Wtime();
+    be->last_wait_s = t0 - ta;
     if (rc != MPI_SUCCESS) {
         char msg[MPI_MAX_ERROR_STRING];
         int len;
@@ -277,5 +279,6 @@ fc_status_t fc_backend_mpi_init(MPI_Comm comm, fc_backend_t *be)
     MPI_Comm_rank(comm, &be->rank);
     MPI_Comm_size(comm, &be->size);
     be->priv = mb;
+    be->last_wait_s = -1;
     return FC_OK;
 }

@@ -51,8 +51,15 @@ typedef struct fc_point_summary {
     fc_time_stats_t time;   /* per iteration, slowest rank's time */
     double algbw;           /* GB/s, from the median time */
     double busbw;
-    int32_t slowest_rank;   /* world rank with the largest mean time */
-    char slowest_host[FC_HOST_MAX];
+    /* Arrival at each call's starting barrier (evidence, not blame): the
+     * rank that most often arrived last, in how many timed iterations, and
+     * by how much after the first (median over those iterations). Its
+     * lateness is outside the timed call; a slow call is the group's time
+     * until a retest places it. last_rank -1: the backend cannot tell. */
+    int32_t arrival_last_rank;
+    char arrival_last_host[FC_HOST_MAX];
+    int32_t arrival_last_iters;
+    double arrival_late_s;
     uint64_t wrong;         /* wrong elements, all ranks and iterations */
     int32_t bad_ranks;      /* ranks that saw a wrong element */
     int32_t first_bad_rank; /* world rank of the first, -1 if none */
@@ -71,6 +78,8 @@ typedef struct fc_point_summary {
 typedef struct fc_engine_ident {
     int world_rank;
     const char *host;
+    int group_hosts;        /* hosts in the backend's communicator (a point
+                             * that could not run still has its shape) */
 } fc_engine_ident_t;
 
 /* Run pt on be (all ranks of be->comm call this). The summary is written

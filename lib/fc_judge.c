@@ -97,16 +97,13 @@ static void fc_judge_limits(const fc_stage_profile_t *sp, const fc_test_point_t 
                           rule->line, why);
         } else if (s->busbw < rule->min_busbw_gbps)
             fc_judge_fail(j, "busbw %.3f GB/s is below the limit %.3f GB/s "
-                          "(profile line %d); slowest rank %d on host %s",
-                          s->busbw, rule->min_busbw_gbps, rule->line,
-                          s->slowest_rank, s->slowest_host);
+                          "(profile line %d)", s->busbw, rule->min_busbw_gbps, rule->line);
     }
     if (rule != NULL && rule->max_latency_us >= 0 &&
         s->time.median * 1e6 > rule->max_latency_us)
         fc_judge_fail(j, "median time %.1f us is above the limit %.1f us "
-                      "(profile line %d); slowest rank %d on host %s",
-                      s->time.median * 1e6, rule->max_latency_us, rule->line,
-                      s->slowest_rank, s->slowest_host);
+                      "(profile line %d)", s->time.median * 1e6, rule->max_latency_us,
+                      rule->line);
 }
 
 static void fc_judge_one(const fc_stage_profile_t *sp,

@@ -38,6 +38,9 @@ typedef struct fc_judgement {
                                          * 2 ranks (network)" */
     int nnotes;                     /* rules that did not judge, and why */
     char notes[FC_JUDGE_NOTES][FC_REASON_MAX];
+    int confirmed;                  /* 1: a timing failure reproduced (alone,
+                                     * or sustained over soak windows); only
+                                     * a confirmed failure is blamed */
 } fc_judgement_t;
 
 /* Judge each of n summaries of the same point; out has n entries. kind

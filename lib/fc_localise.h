@@ -34,6 +34,8 @@ typedef struct fc_exchange {
     uint64_t wrong;             /* wrong elements, over every buffer */
     uint64_t first_index;       /* first wrong element (when wrong > 0) */
     uint64_t expected, actual;  /* its bits */
+    double seconds;             /* median time of one exchange, as the
+                                 * receiver timed it (the retest's timing) */
 } fc_exchange_t;
 
 typedef enum fc_blame {

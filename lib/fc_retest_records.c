@@ -128,9 +128,10 @@ static void fc_leave_one_out_text(const fc_retest_judged_t *j, char *buf, size_t
             at = fc_cat(list, sizeof(list), at, ", without %s wrong", name);
             ++shown;
         }
-    snprintf(buf, len, "confirmed by %d all_reduce retests, each without one %s: %s%s; "
+    snprintf(buf, len, "confirmed by %d retests of %s, each without one %s: %s%s; "
              "its point-to-point exchanges were all right (the fault follows the "
-             "collective)", n, by_rank ? "rank" : "node", list, n - 1 > shown ? ", ..." : "");
+             "collective)", n, j->in->loo_label ? j->in->loo_label : "all_reduce",
+             by_rank ? "rank" : "node", list, n - 1 > shown ? ", ..." : "");
 }
 
 static int fc_judge_setup(const fc_retest_input_t *in, fc_retest_judged_t *j)
@@ -312,6 +313,7 @@ static json_t *fc_base_record(const fc_retest_judged_t *j, json_t *group)
     json_object_set_new(rec, "seconds", json_real(in->seconds));
     json_object_set_new(rec, "exchanges_checked", json_integer(j->nex));
     json_object_set_new(rec, "exchanges_wrong", json_integer(j->nwrong));
+    json_object_set_new(rec, "kind", json_string("wrong"));
     json_object_set_new(rec, "leave_one_out", fc_leave_one_out_json(j));
     json_object_set_new(rec, "method", json_string(j->loo_unit >= 0 ? "leave-one-out"
                                                                        : "point-to-point"));
@@ -373,7 +375,8 @@ static void fc_write_unplaced(fc_retest_judged_t *j, json_t *group, fc_results_t
         for (int u = 0; j->in->loo_wrong && u < j->in->nunits; ++u)
             loo_wrong += j->in->loo_wrong[u] > 0;
         snprintf(found, sizeof(found), "all %d retest exchanges right, %d of %d "
-                 "all_reduces without one %s wrong", j->nex, loo_wrong, j->in->nunits,
+                 "%s runs without one %s wrong", j->nex, loo_wrong, j->in->nunits,
+                 j->in->loo_label ? j->in->loo_label : "all_reduce",
                  j->nhosts == 1 ? "rank" : "node");
     } else {
         at = fc_cat(found, sizeof(found), at, "%d of %d retest exchanges wrong (", j->nwrong,
@@ -432,6 +435,8 @@ int fc_retest_write_records(const fc_retest_input_t *in, fc_results_t *results,
     json_array_foreach(json_object_get(in->groups, "groups"), i, group) {
         int placed = 0;
 
+        if (fc_retest_group_is_slow(group))
+            continue;           /* fc_retest_slow.c */
         for (int c = 0; c < j.nhosts; ++c)
             if (j.culprit[c] && fc_group_has_host(group, j.host_names[c])) {
                 fc_write_culprit(&j, group, c, results, tap);

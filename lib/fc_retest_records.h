@@ -47,15 +47,35 @@ typedef struct fc_retest_input {
                                      * the job has one host) */
     int nunits;
     const uint64_t *loo_wrong;      /* per unit: wrong elements of the
-                                     * all_reduce among all the others */
+                                     * collective among all the others */
+    const double *loo_seconds;      /* per unit: its median time (NULL when
+                                     * it was not timed) */
+    double all_seconds;             /* the same collective on every rank */
+    const int *loo_ranks;           /* the ranks of the unit the leave-one-out
+                                     * found, each left out alone in turn */
+    const double *loo_rank_seconds; /* their median times (NULL: not run) */
+    int nloo_ranks;
+    const char *loo_label;          /* "all_reduce float32 sum 64 KiB" */
     json_t *groups;                 /* the runner's file: {stage, host_racks:
                                      * {host: rack}, groups: [{group, hosts,
                                      * racks, observed, points}]} */
 } fc_retest_input_t;
 
-/* Judge and append the records; TAP lines to tap. Returns the number of
- * records written (each a FAIL). */
+/* Judge and append the records of the groups with a wrong result (kind
+ * "wrong", the default); TAP lines to tap. Returns the number of records
+ * written (each a FAIL). */
 int fc_retest_write_records(const fc_retest_input_t *in, fc_results_t *results,
                             fc_tap_t *tap);
+/* The same for the groups whose confirmed slowness waits to be placed
+ * (kind "slow"): lib/fc_retest_slow.c. */
+int fc_retest_write_slow_records(const fc_retest_input_t *in, fc_results_t *results,
+                                 fc_tap_t *tap);
+/* Of n leave-one-out times, the one at least FC_SLOW_FACTOR times faster
+ * than every other (n >= 3), or -1; *best_p, *rest_min_p, *rest_max_p get
+ * the figures when given. */
+int fc_retest_loo_fastest(const double *seconds, int n, double *best_p, double *rest_min_p,
+                          double *rest_max_p);
+/* 1 when the runner's group entry is of kind "slow". */
+int fc_retest_group_is_slow(json_t *group);
 
 #endif

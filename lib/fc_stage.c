@@ -5,6 +5,7 @@
  * collective runs and end every rank with exit status 2.
  */
 #include "fc_stage.h"
+#include "fc_stage_confirm.h"
 
 #include <getopt.h>
 #include <signal.h>
@@ -658,36 +659,35 @@ const char *fc_stage_group_rack(const fc_stage_ctx_t *ctx, int r)
 }
 
 /* The part a failing point implicates, and whether its host is to be
- * quarantined: wrong bits implicate the whole group until the runner's
- * retest places them (fc_stage_wrong.h); a slow node-stage group is its
- * node; a slow rack or cluster names its slowest host as a suspect only
- * (the pairs stage localises links). */
+ * quarantined (DESIGN rule 2: blame only after confirmation). Wrong bits
+ * implicate the whole group until the runner's retest places them
+ * (fc_stage_wrong.h). A timing failure that was not confirmed (alone, or
+ * over soak windows) fails its group's racks and blames nobody. A
+ * confirmed one on a group of one host is that node (quarantined); on a
+ * group of several hosts it is the group's, pending the runner's retest,
+ * which places the slowness on a node or says that it cannot: nobody is
+ * named before that, least of all the rank that waited longest. */
 static json_t *fc_implicates_json(const fc_stage_ctx_t *ctx,
                                   const fc_point_summary_t *s,
                                   const fc_judgement_t *j)
 {
-    const char *part;
-    const char *host = NULL;
-    int quarantine = 0;
+    const char *part = ctx->grouping == FC_GROUP_RACK ? "rack" : "cluster";
 
     if (j->status == FC_OK)
         return json_null();
-    if (fc_stage_wrong_result(s)) {
+    if (fc_stage_wrong_result(s))
         return fc_stage_wrong_implicates(ctx, s->first_world_rank);
-    } else if (ctx->grouping == FC_GROUP_HOST) {
+    if (s->status == FC_OK && (ctx->grouping == FC_GROUP_HOST || s->nhosts == 1))
+        return json_pack("{s:s, s:s, s:s, s:b}", "part", "node", "host", s->host,
+                         "rack", ctx->inv.racks[ctx->rank_racks[s->first_world_rank]],
+                         "quarantine", j->confirmed);
+    if (s->status == FC_OK && j->confirmed)
+        return fc_stage_slow_implicates(ctx, s->first_world_rank);
+    if (ctx->grouping == FC_GROUP_HOST)
         part = "node";
-        host = s->host;
-        quarantine = 1;
-    } else if (ctx->grouping == FC_GROUP_RACK) {
-        part = "rack";
-        host = s->slowest_host;
-    } else {
-        part = "cluster";
-        host = s->slowest_host;
-    }
-    return json_pack("{s:s, s:s, s:s, s:b}", "part", part, "host", host,
-                     "rack", fc_stage_group_rack(ctx, s->first_world_rank),
-                     "quarantine", quarantine);
+    return json_pack("{s:s, s:s, s:s, s:b}", "part", part, "host",
+                     ctx->grouping == FC_GROUP_HOST ? s->host : "", "rack",
+                     fc_stage_group_rack(ctx, s->first_world_rank), "quarantine", 0);
 }
 
 static json_t *fc_time_json(const fc_time_stats_t *t)
@@ -703,7 +703,7 @@ static json_t *fc_point_json(const fc_stage_ctx_t *ctx,
                              const fc_judgement_t *j)
 {
     json_t *rec = fc_stage_record(ctx, "point");
-    json_t *reasons = json_array();
+    json_t *reasons = json_array(), *imp;
     char digest[17];
 
     json_object_set_new(rec, "collective", json_string(fc_coll_desc(pt->coll)->name));
@@ -723,8 +723,10 @@ static json_t *fc_point_json(const fc_stage_ctx_t *ctx,
     json_object_set_new(rec, "time_us", fc_time_json(&s->time));
     json_object_set_new(rec, "algbw_gbps", json_real(s->algbw));
     json_object_set_new(rec, "busbw_gbps", json_real(s->busbw));
-    json_object_set_new(rec, "slowest_rank", json_integer(s->slowest_rank));
-    json_object_set_new(rec, "slowest_host", json_string(s->slowest_host));
+    json_object_set_new(rec, "arrival", s->arrival_last_rank < 0 ? json_null() : json_pack(
+        "{s:i, s:s, s:i, s:f}", "last_rank", s->arrival_last_rank, "last_host",
+        s->arrival_last_host, "times_last", s->arrival_last_iters, "late_us",
+        s->arrival_late_s * 1e6));
     json_object_set_new(rec, "wrong", json_integer((json_int_t)s->wrong));
     json_object_set_new(rec, "bad_ranks", json_integer(s->bad_ranks));
     if (s->wrong > 0)
@@ -752,19 +754,23 @@ static json_t *fc_point_json(const fc_stage_ctx_t *ctx,
     fc_judgement_set_rules(rec, j, ctx->sp.max_below_median_pct);
     for (int r = 0; r < j->nreasons; ++r)
         json_array_append_new(reasons, json_string(j->reasons[r]));
-    if (j->status != FC_OK && fc_stage_wrong_result(s)) {
+    imp = fc_implicates_json(ctx, s, j);
+    if (json_is_false(json_object_get(imp, "localised"))) {
         char pending[FC_REASON_MAX + 128];
+        const char *kind = json_string_value(json_object_get(imp, "kind"));
+        int slow = kind != NULL && strcmp(kind, "slow") == 0;
 
-        fc_stage_wrong_text(ctx, s->first_world_rank, pending, sizeof(pending));
+        fc_stage_pending_text(ctx, s->first_world_rank, slow ? "confirmed slowness" :
+                              "wrong result", pending, sizeof(pending));
         snprintf(pending + strlen(pending), sizeof(pending) - strlen(pending), ": %s",
-                 j->nreasons ? j->reasons[0] : "wrong bits");
+                 j->nreasons ? j->reasons[0] : slow ? "slow" : "wrong bits");
         if (j->nreasons)
             json_array_set_new(reasons, 0, json_string(pending));
         else
             json_array_append_new(reasons, json_string(pending));
     }
     json_object_set_new(rec, "reasons", reasons);
-    json_object_set_new(rec, "implicates", fc_implicates_json(ctx, s, j));
+    json_object_set_new(rec, "implicates", imp);
     json_object_set_new(rec, "status", json_string(fc_status_str(j->status)));
     json_object_set_new(rec, "verdict", json_string(j->status == FC_OK ? "PASS" : "FAIL"));
     return rec;
@@ -822,7 +828,10 @@ void fc_stage_report_judged(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
                          s->time.p99 * 1e6, s->time.max * 1e6);
         fc_tap_yaml_line(&ctx->tap, "    algbw_gbps: %.4f", s->algbw);
         fc_tap_yaml_line(&ctx->tap, "    busbw_gbps: %.4f", s->busbw);
-        fc_tap_yaml_line(&ctx->tap, "    slowest_rank: %d", s->slowest_rank);
+        if (s->arrival_last_rank >= 0)
+            fc_tap_yaml_line(&ctx->tap, "    last_to_arrive: {rank: %d, times: %d, late_us: %.1f}",
+                             s->arrival_last_rank, s->arrival_last_iters,
+                             s->arrival_late_s * 1e6);
         fc_tap_yaml_line(&ctx->tap, "    wrong: %llu", (unsigned long long)s->wrong);
         if (s->wrong > 0)
             fc_tap_yaml_line(&ctx->tap, "    first_mismatch: {rank: %d, host: %s, "
@@ -841,20 +850,23 @@ void fc_stage_report_judged(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
     fc_tap_yaml_end(&ctx->tap);
 }
 
-static void fc_stage_report_point(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
-                                  const fc_point_summary_t *sums, int ngroups)
+int fc_stage_comm_hosts(const fc_stage_ctx_t *ctx, MPI_Comm comm)
 {
-    fc_judgement_t *js = calloc((size_t)ngroups, sizeof(*js));
+    int n, nhosts = 0, *world = NULL;
 
-    if (js == NULL) {
-        fc_error("out of memory judging %d groups", ngroups);
-        return;
+    MPI_Comm_size(comm, &n);
+    if ((world = calloc((size_t)n, sizeof(int))) == NULL)
+        return 0;
+    MPI_Allgather(&ctx->world_rank, 1, MPI_INT, world, 1, MPI_INT, comm);
+    for (int i = 0; i < n; ++i) {
+        int seen = 0;
+
+        for (int k = 0; k < i && !seen; ++k)
+            seen = strcmp(ctx->rank_hosts[world[k]], ctx->rank_hosts[world[i]]) == 0;
+        nhosts += !seen;
     }
-    fc_judge_point_kind(&ctx->sp, pt, sums, ngroups,
-                        ctx->grouping == FC_GROUP_HOST ? "node" :
-                        ctx->grouping == FC_GROUP_RACK ? "rack" : "group", js);
-    fc_stage_report_judged(ctx, pt, sums, js, ngroups, NULL);
-    free(js);
+    free(world);
+    return nhosts;
 }
 
 fc_status_t fc_stage_open_backend(fc_stage_ctx_t *ctx, MPI_Comm group, fc_backend_t *be_p)
@@ -897,11 +909,13 @@ fc_status_t fc_stage_open_backend(fc_stage_ctx_t *ctx, MPI_Comm group, fc_backen
 
 fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
 {
-    fc_engine_ident_t ident = { ctx->world_rank, ctx->host };
+    fc_engine_ident_t ident = { ctx->world_rank, ctx->host, fc_stage_comm_hosts(ctx, group) };
     fc_point_summary_t mine, *all = NULL;
+    fc_judgement_t *js = NULL;
+    json_t **extra = NULL;
     fc_backend_t be;
     fc_status_t status = FC_OK;
-    int ngroups_max = ctx->world_size, npoints;
+    int ngroups_max = ctx->world_size, npoints, my_first = ctx->world_rank;
     fc_test_point_t *points = NULL;
 
     if (ctx->skip_reason[0])
@@ -912,8 +926,11 @@ fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
                  fc_status_str(status));
         return status;
     }
+    MPI_Bcast(&my_first, 1, MPI_INT, 0, group);     /* names this rank's group */
     if (ctx->world_rank == 0 &&
-        (all = calloc((size_t)ngroups_max, sizeof(*all))) == NULL) {
+        ((all = calloc((size_t)ngroups_max, sizeof(*all))) == NULL ||
+         (js = calloc((size_t)ngroups_max, sizeof(*js))) == NULL ||
+         (extra = calloc((size_t)ngroups_max, sizeof(*extra))) == NULL)) {
         fc_error("out of memory for %d summaries", ngroups_max);
         MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
     }
@@ -931,15 +948,28 @@ fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
             mine.valid = 0;
         MPI_Gather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, 0,
                    MPI_COMM_WORLD);
+        if (ctx->world_rank == 0) {
+            for (int r = 0; r < ctx->world_size; ++r)
+                if (all[r].valid)
+                    all[ngroups++] = all[r];
+            fc_judge_point_kind(&ctx->sp, pt, all, ngroups,
+                                ctx->grouping == FC_GROUP_HOST ? "node" :
+                                ctx->grouping == FC_GROUP_RACK ? "rack" : "group", js);
+        }
+        /* a timing failure is re-measured alone before it is believed */
+        fc_stage_confirm_point(ctx, &be, my_first, &ident, i, pt, all, js, ngroups, extra);
         if (ctx->world_rank != 0)
             continue;
-        for (int r = 0; r < ctx->world_size; ++r)
-            if (all[r].valid)
-                all[ngroups++] = all[r];
-        fc_stage_report_point(ctx, pt, all, ngroups);
+        fc_stage_report_judged(ctx, pt, all, js, ngroups, extra);
+        for (int g = 0; g < ngroups; ++g) {
+            json_decref(extra[g]);
+            extra[g] = NULL;
+        }
     }
     free(points);
     free(all);
+    free(js);
+    free(extra);
     be.ops->fini_func(&be);
     return status;
 }

@@ -99,6 +99,8 @@ int fc_stage_points(const fc_stage_ctx_t *ctx, fc_test_point_t **points_p);
  * none or for a document that did not parse); the others get NULL. Any
  * size: lengths are gathered first. Collective over comm. */
 json_t *fc_stage_gather_json(json_t *mine, MPI_Comm comm);
+/* The number of distinct hosts among comm's ranks (collective over comm). */
+int fc_stage_comm_hosts(const fc_stage_ctx_t *ctx, MPI_Comm comm);
 /* A results record with the stage's common fields (rank 0). */
 json_t *fc_stage_record(const fc_stage_ctx_t *ctx, const char *type);
 /* The stage's backend on `group`: the GPU plugin's (with a `devices`

@@ -57,14 +57,23 @@ json_t *fc_stage_wrong_implicates(const fc_stage_ctx_t *ctx, int r)
                      "quarantine", 0, "localised", 0);
 }
 
-void fc_stage_wrong_text(const fc_stage_ctx_t *ctx, int r, char *buf, size_t len)
+json_t *fc_stage_slow_implicates(const fc_stage_ctx_t *ctx, int r)
+{
+    json_t *imp = fc_stage_wrong_implicates(ctx, r);
+
+    json_object_set_new(imp, "kind", json_string("slow"));
+    return imp;
+}
+
+void fc_stage_pending_text(const fc_stage_ctx_t *ctx, int r, const char *what, char *buf,
+                           size_t len)
 {
     json_t *hosts = json_array(), *racks = json_array();
     size_t n;
 
     fc_group_members(ctx, r, hosts, racks);
     n = json_array_size(hosts);
-    snprintf(buf, len, "wrong result in %s (%zu host%s), not yet localised",
+    snprintf(buf, len, "%s in %s (%zu host%s), not yet localised", what,
              fc_stage_group_name(ctx, r), n, n == 1 ? "" : "s");
     json_decref(hosts);
     json_decref(racks);

@@ -21,7 +21,14 @@ int fc_stage_wrong_result(const fc_point_summary_t *s);
  * localised: false} for the group of world rank r. */
 json_t *fc_stage_wrong_implicates(const fc_stage_ctx_t *ctx, int r);
 
-/* "wrong result in G (N hosts), not yet localised" into buf. */
-void fc_stage_wrong_text(const fc_stage_ctx_t *ctx, int r, char *buf, size_t len);
+/* The same for a confirmed timing failure of a group of several hosts,
+ * with kind "slow": the runner's retest places the slowness (a node whose
+ * presence makes the collective slow) or says it cannot. */
+json_t *fc_stage_slow_implicates(const fc_stage_ctx_t *ctx, int r);
+
+/* "<what> in G (N hosts), not yet localised" into buf; what is "wrong
+ * result" or "confirmed slowness". */
+void fc_stage_pending_text(const fc_stage_ctx_t *ctx, int r, const char *what, char *buf,
+                           size_t len);
 
 #endif

@@ -112,6 +112,10 @@ static json_t *fc_cert_figure(json_t *rec)
         json_object_set_new(f, "ranks", json_string(fc_json_str(rec, "ranks")));
         json_object_set_new(f, "stuck_at", json_string(fc_json_str(rec, "stuck_at")));
     }
+    /* what a confirmation alone found (DESIGN rule 2), where one ran */
+    if (json_is_object(json_object_get(rec, "confirmation")))
+        json_object_set_new(f, "confirmation",
+                            json_deep_copy(json_object_get(rec, "confirmation")));
     if (json_array_size(json_object_get(rec, "reasons")) > 0)
         json_object_set_new(f, "reasons", json_deep_copy(json_object_get(rec, "reasons")));
     return f;

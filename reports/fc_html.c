@@ -439,6 +439,18 @@ next:;
 
 /* ---- pages ------------------------------------------------------------- */
 
+/* What the confirmation alone found, under a check's verdict. */
+static void fc_html_confirmation(FILE *f, json_t *rec)
+{
+    json_t *c = json_object_get(rec, "confirmation");
+
+    if (!json_is_object(c) || !fc_json_str(c, "text")[0])
+        return;
+    fprintf(f, "<br><span class=\"muted\">confirmation (%s): ", fc_json_str(c, "verdict"));
+    fc_html_escape(f, fc_json_str(c, "text"));
+    fprintf(f, "</span>");
+}
+
 static void fc_rack_page(FILE *f, const fc_run_verdict_t *v, const fc_rack_verdict_t *r)
 {
     const char *verdict = fc_verdict_name(r->verdict);
@@ -658,6 +670,7 @@ static void fc_rack_page(FILE *f, const fc_run_verdict_t *v, const fc_rack_verdi
                 fprintf(f, ": ");
                 fc_html_escape(f, json_string_value(json_array_get(json_object_get(rec, "reasons"), 0)));
             }
+            fc_html_confirmation(f, rec);
             fprintf(f, "</td></tr>\n");
         }
         fprintf(f, "</table></details>\n");

@@ -39,7 +39,8 @@ void fc_check_label(json_t *rec, char *buf, size_t len)
     } else if (strcmp(type, "soak_counters") == 0) {
         snprintf(buf, len, "link error counters of %s", fc_json_str(rec, "host"));
     } else if (strcmp(type, "retest") == 0) {
-        snprintf(buf, len, "retest of the wrong result in %s", fc_json_str(rec, "group")[0]
+        snprintf(buf, len, "retest of the %s in %s", strcmp(fc_json_str(rec, "kind"), "slow")
+                 ? "wrong result" : "slowness", fc_json_str(rec, "group")[0]
                  ? fc_json_str(rec, "group") : "the stage");
     } else if (strcmp(type, "hang") == 0) {
         snprintf(buf, len, "arrival of %s", fc_json_str(rec, "host")[0]
@@ -117,8 +118,9 @@ const char *fc_part_action(const char *part)
         return "check the spine and the links between racks; every rack that "
                "took part was slowed";
     if (strcmp(part, "group") == 0)
-        return "a wrong result in this group was not placed on one node; check the "
-               "evidence, re-run, and retest the group's nodes in pairs";
+        return "a wrong result or a confirmed slowness in this group was not placed on "
+               "one node; check the evidence (its switch, its uplinks), re-run, and "
+               "retest the group's nodes in pairs";
     if (strcmp(part, "stage") == 0)
         return "re-run: the stage did not complete on this rack, so nothing is "
                "certified for it";

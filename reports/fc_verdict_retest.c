@@ -16,10 +16,17 @@ static int fc_pending(json_t *rec)
     return json_is_object(imp) && json_is_false(json_object_get(imp, "localised"));
 }
 
+/* The kind of fault a pending record or a retest record is about. */
+static const char *fc_kind(json_t *obj)
+{
+    return fc_json_str(obj, "kind")[0] ? fc_json_str(obj, "kind") : "wrong";
+}
+
 int fc_retest_supersedes(json_t *records, size_t at)
 {
     json_t *rec = json_array_get(records, at), *imp = json_object_get(rec, "implicates");
     const char *stage = fc_json_str(rec, "stage"), *group = fc_json_str(imp, "group");
+    const char *kind = fc_kind(imp);
 
     if (!fc_pending(rec))
         return 0;
@@ -31,7 +38,8 @@ int fc_retest_supersedes(json_t *records, size_t at)
             continue;
         if (strcmp(type, "stage_start") == 0)
             return 0;
-        if (strcmp(type, "retest") == 0 && strcmp(fc_json_str(r, "group"), group) == 0)
+        if (strcmp(type, "retest") == 0 && strcmp(fc_json_str(r, "group"), group) == 0 &&
+            strcmp(fc_kind(r), kind) == 0)
             return 1;
     }
     return 0;
@@ -57,9 +65,20 @@ void fc_retest_figure(json_t *rec, json_t *f)
         "bytes", "iterations", "exchanges_checked", "exchanges_wrong", "exchanges",
     };
 
+    static const char *const slow_keys[] = {
+        "kind", "method", "collective", "all_median_us", "leave_one_out",
+        "exchange_median_us", "exchanges_slow", "exchanges_timed", "slow_factor",
+    };
+    int slow = strcmp(fc_kind(rec), "slow") == 0;
+
     for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); ++k) {
         json_t *v = json_object_get(rec, keys[k]);
 
         json_object_set_new(f, keys[k], v ? json_deep_copy(v) : json_null());
+    }
+    for (size_t k = 0; slow && k < sizeof(slow_keys) / sizeof(slow_keys[0]); ++k) {
+        json_t *v = json_object_get(rec, slow_keys[k]);
+
+        json_object_set_new(f, slow_keys[k], v ? json_deep_copy(v) : json_null());
     }
 }

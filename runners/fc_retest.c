@@ -63,21 +63,29 @@ static json_t *fc_retest_groups(const fc_retest_launch_t *l, json_t *recs)
         json_t *imp = json_object_get(rec, "implicates"), *g = NULL, *q;
         size_t k;
 
+        const char *kind = fc_json_str(imp, "kind")[0] ? fc_json_str(imp, "kind") : "wrong";
+
         ended |= strcmp(fc_json_str(rec, "type"), "stage_end") == 0;
         if (!fc_retest_pending(rec))
             continue;
         json_array_foreach(groups, k, q)
-            if (strcmp(fc_json_str(q, "group"), fc_json_str(imp, "group")) == 0)
+            if (strcmp(fc_json_str(q, "group"), fc_json_str(imp, "group")) == 0 &&
+                strcmp(fc_json_str(q, "kind"), kind) == 0)
                 g = q;
         if (g == NULL) {
             char observed[1024];
 
             fc_retest_observed(rec, observed, sizeof(observed));
-            g = json_pack("{s:s, s:O, s:O, s:s, s:i}", "group", fc_json_str(imp, "group"),
-                          "hosts", json_object_get(imp, "hosts"), "racks",
+            g = json_pack("{s:s, s:s, s:O, s:O, s:s, s:i}", "group", fc_json_str(imp, "group"),
+                          "kind", kind, "hosts", json_object_get(imp, "hosts"), "racks",
                           json_object_get(imp, "racks"), "observed", observed, "points", 0);
             if (g == NULL)
                 continue;       /* a record without its hosts: nothing to retest */
+            if (fc_json_str(rec, "collective")[0])    /* what the leave-one-out runs */
+                json_object_set_new(g, "point", json_pack(
+                    "{s:s, s:s, s:s, s:I}", "collective", fc_json_str(rec, "collective"),
+                    "dtype", fc_json_str(rec, "dtype"), "op", fc_json_str(rec, "op"),
+                    "bytes", json_integer_value(json_object_get(rec, "requested_bytes"))));
             json_array_append_new(groups, g);
         }
         json_object_set_new(g, "points", json_integer(
@@ -134,16 +142,16 @@ int fc_retest_after_stage(const fc_retest_launch_t *l, json_t *stage_recs)
     argv[n++] = "--timeout";
     argv[n++] = timeout;
     argv[n] = NULL;
-    printf("retest %s: a wrong result in %zu group(s); checked point-to-point "
-           "exchanges and all_reduce without each node, on the stage's hosts, to "
-           "place it\n", l->stage,
+    printf("retest %s: %zu group(s) with a wrong result or a confirmed slowness; checked, "
+           "timed point-to-point exchanges and the collective without each node, on the "
+           "stage's hosts, to place it\n", l->stage,
            json_array_size(json_object_get(groups, "groups")));
     fflush(stdout);
     json_decref(groups);
     fc_launch((char *const *)argv, tap, log, limit + l->margin_s, &res);
     printf("retest %s: %s, %.1f s\n", l->stage,
            res.not_started ? "could not start" :
-           res.timed_out ? "killed at the limit: the wrong result stays unplaced" :
+           res.timed_out ? "killed at the limit: what it was to place stays unplaced" :
            res.exit_status == 2 ? "rejected its input" : "done", res.seconds);
     json_decref(res.watchdog);
     return !res.not_started;

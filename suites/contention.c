@@ -57,6 +57,7 @@ typedef struct fc_cont_run {
     fc_bg_t bg;
     fc_backend_t be;                    /* foreground: the group's backend */
     int have_be;
+    int group_hosts;                    /* hosts in the foreground group */
     int kinds[FC_BG_KINDS], nkinds;
     int ngroups;
 } fc_cont_run_t;
@@ -93,7 +94,7 @@ static void fc_cont_phase(fc_cont_run_t *run, const fc_test_point_t *pt, unsigne
         fc_bg_run_phase(&run->bg, mask, &stop, &tally);
     } else {
         if (run->role == FC_ROLE_FG) {
-            fc_engine_ident_t ident = { ctx->world_rank, ctx->host };
+            fc_engine_ident_t ident = { ctx->world_rank, ctx->host, run->group_hosts };
 
             fc_point_label(pt, what, sizeof(what));
             snprintf(what + strlen(what), sizeof(what) - strlen(what), " (%s)",
@@ -277,7 +278,7 @@ static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
             if (strcmp(verdict, "FAIL") != 0 && json_is_null(impl))
                 impl = json_pack("{s:s, s:s, s:s, s:b}", "part",
                                  ctx->grouping == FC_GROUP_RACK ? "rack" : "cluster",
-                                 "host", s->slowest_host, "rack",
+                                 "host", "", "rack",
                                  fc_stage_group_rack(ctx, s->first_world_rank), "quarantine", 0);
             verdict = "FAIL";
         }
@@ -445,6 +446,7 @@ int main(int argc, char **argv)
         }
         /* one backend for every phase of every point */
         run.have_be = fc_backend_mpi_init(run.group, &run.be) == FC_OK;
+        run.group_hosts = fc_stage_comm_hosts(&ctx, run.group);
     } else {
         ctx.grouping = run.cp->scope_rack ? FC_GROUP_RACK : FC_GROUP_ALL;
     }

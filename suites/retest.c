@@ -34,17 +34,25 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fc_backend.h"
+#include "fc_engine.h"
 #include "fc_kernels.h"
 #include "fc_localise.h"
 #include "fc_log.h"
 #include "fc_pairs.h"
+#include "fc_profile.h"
 #include "fc_results.h"
 #include "fc_retest_records.h"
+#include "fc_stats.h"
 #include "fc_status.h"
 #include "fc_tap.h"
 #include "fc_watchdog.h"
 
 #define FC_RETEST_TAG 4343
+/* Inputs the leave-one-out checks for wrong data: the chance that two
+ * flipped contributions of one host cancel in a sum is 1/2 per input, so
+ * an innocent unit stays "right" for all 12 with odds 1 in 4096. */
+#define FC_RETEST_LOO_SEEDS 12
 
 typedef struct fc_retest_opts {
     char out_dir[1024], run_id[64], stage[32], groups_path[1024];
@@ -99,16 +107,21 @@ static void fc_retest_exchange(const fc_pattern_t *pat, int me, int partner, lon
                                const int32_t *sendbuf, int32_t *recvbuf, size_t count,
                                fc_exchange_t *ex)
 {
+    double times[1000];
+
     memset(ex, 0, sizeof(*ex));
     ex->sender = partner;
     ex->receiver = me;
     for (long it = 0; it < iters; ++it) {
         fc_mismatch_t m = { 0, 0, 0, 0 };
+        double t0;
 
         memset(recvbuf, 0xA5, count * sizeof(int32_t));
+        t0 = MPI_Wtime();
         MPI_Sendrecv(sendbuf, (int)count, MPI_INT32_T, partner, FC_RETEST_TAG,
                      recvbuf, (int)count, MPI_INT32_T, partner, FC_RETEST_TAG,
                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        times[it] = MPI_Wtime() - t0;
         fc_cpu_verify(pat, partner, 0, recvbuf, count, 0, &m);
         ex->iters++;
         if (m.wrong == 0)
@@ -121,6 +134,7 @@ static void fc_retest_exchange(const fc_pattern_t *pat, int me, int partner, lon
         ex->wrong += m.wrong;
         ex->wrong_iters++;
     }
+    ex->seconds = iters > 0 ? fc_stats_median(times, (size_t)iters) : 0;
 }
 
 /* The tournament; *mine_p gets one exchange per round (iters 0: a bye). */
@@ -178,64 +192,189 @@ static int fc_retest_units(int size, char (*hosts)[FC_HOST_MAX], int *unit)
     return nhosts <= 1 ? size : nhosts;
 }
 
-/* Leave one out: for each unit u, an all_reduce (int32 sum) among all the
- * other ranks, checked against the exact expectation; rank 0 gets in
- * wrong[u] the wrong elements summed over ranks. Places a fault that
- * follows the collective (its point-to-point traffic is right). */
-static void fc_retest_leave_one_out(const fc_retest_opts_t *o, int rank, const int *unit,
-                                    int nunits, uint64_t *wrong)
+/* The collective the leave-one-out runs: the one the stage observed
+ * (first group that names it; the runner writes it), else int32
+ * all_reduce sum of --bytes. Rank 0 reads the groups file; every rank
+ * gets the point. */
+static void fc_retest_loo_point(const fc_retest_opts_t *o, int rank, fc_test_point_t *pt,
+                                int *any_slow_p, int *any_wrong_p)
 {
-    size_t count = (size_t)o->bytes / sizeof(int32_t);
-    int32_t *sendbuf = malloc((size_t)o->bytes), *recvbuf = malloc((size_t)o->bytes);
+    int spec[5] = { FC_COLL_ALL_REDUCE, FC_INT32, FC_OP_SUM, 0, 0 };
+    long long bytes = o->bytes;
 
-    if (sendbuf == NULL || recvbuf == NULL) {
-        fc_error("out of memory for the retest (%ld-byte buffers)", o->bytes);
+    if (rank == 0) {
+        json_t *groups = json_load_file(o->groups_path, 0, NULL), *g;
+        size_t i;
+
+        json_array_foreach(json_object_get(groups, "groups"), i, g) {
+            spec[3] |= fc_retest_group_is_slow(g);
+            spec[4] |= !fc_retest_group_is_slow(g);
+        }
+        json_array_foreach(json_object_get(groups, "groups"), i, g) {
+            json_t *p = json_object_get(g, "point");
+            int c = fc_coll_from_name(json_string_value(json_object_get(p, "collective")) ?
+                                      json_string_value(json_object_get(p, "collective")) : "");
+            int d = fc_dtype_from_name(json_string_value(json_object_get(p, "dtype")) ?
+                                       json_string_value(json_object_get(p, "dtype")) : "");
+            const char *opn = json_string_value(json_object_get(p, "op"));
+            int op = opn && strcmp(opn, "none") ? fc_op_from_name(opn) : FC_OP_NONE;
+            json_int_t b = json_integer_value(json_object_get(p, "bytes"));
+
+            if (c < 0 || d < 0 || (opn && strcmp(opn, "none") && op < 0) || b <= 0 ||
+                b > (1ll << 32))
+                continue;
+            /* a wrong result is placed in int32 (exact, so one flipped bit
+             * can never round away in a float sum); a slowness is timed
+             * in the type that was slow */
+            spec[0] = c;
+            spec[1] = spec[3] ? d : FC_INT32;
+            spec[2] = op;
+            bytes = b;
+            break;
+        }
+        json_decref(groups);
+    }
+    MPI_Bcast(spec, 5, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&bytes, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    *any_slow_p = spec[3];
+    *any_wrong_p = spec[4];
+    *pt = (fc_test_point_t){ (fc_coll_id_t)spec[0], (fc_dtype_t)spec[1], (fc_op_t)spec[2],
+                             (uint64_t)bytes, 1, (int)o->iters, o->seed };
+}
+
+/* The point on comm (NULL: this rank sits out), checked and timed by the
+ * engine on the mpi backend; world rank 0 gets the summary of comm's rank
+ * 0 (collective over MPI_COMM_WORLD). */
+static void fc_retest_run_point(const fc_test_point_t *pt, MPI_Comm c, int rank,
+                                const char *host, fc_point_summary_t *gathered,
+                                int size, fc_point_summary_t *out)
+{
+    fc_point_summary_t mine;
+
+    memset(&mine, 0, sizeof(mine));
+    if (c != MPI_COMM_NULL) {
+        fc_backend_t be;
+        fc_engine_ident_t ident = { rank, host, 0 };
+
+        if (fc_backend_mpi_init(c, &be) == FC_OK) {
+            fc_engine_run_point(&be, pt, NULL, &ident, &mine);
+            if (be.rank != 0)
+                mine.valid = 0;
+            be.ops->fini_func(&be);
+        }
+    }
+    MPI_Gather(&mine, sizeof(mine), MPI_BYTE, gathered, sizeof(mine), MPI_BYTE, 0,
+               MPI_COMM_WORLD);
+    if (rank != 0)
+        return;
+    memset(out, 0, sizeof(*out));
+    for (int r = 0; r < size; ++r)
+        if (gathered[r].valid)
+            *out = gathered[r];
+}
+
+/* Leave one out: for each unit u, the observed point among all the other
+ * ranks, checked against the exact expectation and timed; rank 0 gets
+ * wrong[u] (wrong elements, plus one when the ranks' bits disagree) and
+ * seconds[u] (its median time), and *all_s the point on every rank.
+ * Places a fault that follows the collective (its point-to-point traffic
+ * is right, or fast). Wrong data is looked for over `seeds` different
+ * inputs, summed: two corrupted contributions can cancel in a sum (one bit
+ * flipped up, one down) for one input and not for another, while the run
+ * without the culprit is right for every input. */
+static void fc_retest_leave_one_out(const fc_test_point_t *pt, int seeds, int rank, int size,
+                                    const char *host, const int *unit, int nunits,
+                                    uint64_t *wrong, double *seconds, double *all_s)
+{
+    fc_point_summary_t *gathered = rank == 0 ? calloc((size_t)size, sizeof(*gathered)) : NULL;
+    fc_point_summary_t s;
+
+    if (rank == 0 && gathered == NULL) {
+        fc_error("out of memory for the retest's %d summaries", size);
         MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
     }
-    for (int u = 0; u < nunits; ++u) {
-        MPI_Comm c;
-        uint64_t mine = 0, total = 0;
-        char what[96];
+    fc_watchdog_progress(999999, "retest: the observed collective on every rank");
+    fc_retest_run_point(pt, MPI_COMM_WORLD, rank, host, gathered, size, &s);
+    if (rank == 0)
+        *all_s = s.valid && s.status == FC_OK ? s.time.median : 0;
+    for (int k = 0; k < seeds; ++k)
+        for (int u = 0; u < nunits; ++u) {
+            fc_test_point_t p = *pt;
+            MPI_Comm c;
+            char what[96];
 
-        snprintf(what, sizeof(what), "retest: all_reduce without unit %d of %d", u, nunits);
-        fc_watchdog_progress(1000000 + u, what);
-        MPI_Comm_split(MPI_COMM_WORLD, unit[rank] == u ? MPI_UNDEFINED : 0, rank, &c);
-        if (c != MPI_COMM_NULL) {
-            fc_pattern_t pat;
-            int n, me;
-
-            MPI_Comm_size(c, &n);
-            MPI_Comm_rank(c, &me);
-            fc_pattern_make(FC_INT32, FC_OP_SUM, n, o->seed + 7919u * (unsigned)u, &pat);
-            fc_cpu_fill(&pat, me, 0, sendbuf, count);
-            for (long it = 0; it < o->iters; ++it) {
-                fc_mismatch_t m = { 0, 0, 0, 0 };
-
-                memset(recvbuf, 0xA5, (size_t)o->bytes);
-                MPI_Allreduce(sendbuf, recvbuf, (int)count, MPI_INT32_T, MPI_SUM, c);
-                fc_cpu_verify(&pat, -1, 0, recvbuf, count, 0, &m);
-                mine += m.wrong;
+            p.seed += 7919u * (unsigned)k;
+            if (k > 0) {            /* more inputs, for the bits only */
+                p.warmup = 0;
+                p.iters = 1;
             }
-            MPI_Comm_free(&c);
+            snprintf(what, sizeof(what), "retest: the collective without unit %d of %d", u,
+                     nunits);
+            fc_watchdog_progress(1000000 + k * nunits + u, what);
+            MPI_Comm_split(MPI_COMM_WORLD, unit[rank] == u ? MPI_UNDEFINED : 0, rank, &c);
+            fc_retest_run_point(&p, c, rank, host, gathered, size, &s);
+            if (c != MPI_COMM_NULL)
+                MPI_Comm_free(&c);
+            if (rank != 0)
+                continue;
+            wrong[u] += s.wrong + (!s.digest_ranks_agree || !s.digest_reps_agree ||
+                                   s.status != FC_OK);
+            if (k == 0)             /* the first input's time: all alike */
+                seconds[u] = s.valid && s.status == FC_OK ? s.time.median : 0;
         }
-        MPI_Reduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-        if (rank == 0)
-            wrong[u] = total;
+    free(gathered);
+}
+
+/* A slowness placed on a unit of several ranks: the point without each of
+ * its ranks alone, so the rank (a GPU, a core) can be named. Rank 0 has
+ * the times; the ranks go into ranks[], their count is returned. */
+static int fc_retest_leave_rank_out(const fc_test_point_t *pt, int rank, int size,
+                                    const char *host, const int *unit, int nunits,
+                                    const double *loo_seconds, int *ranks, double *seconds)
+{
+    fc_point_summary_t *gathered = rank == 0 ? calloc((size_t)size, sizeof(*gathered)) : NULL;
+    fc_point_summary_t s;
+    int u = -1, n = 0;
+
+    if (rank == 0)
+        u = fc_retest_loo_fastest(loo_seconds, nunits, NULL, NULL, NULL);
+    MPI_Bcast(&u, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    for (int r = 0; u >= 0 && r < size; ++r)
+        if (unit[r] == u)
+            ranks[n++] = r;
+    if (n < 2 || (rank == 0 && gathered == NULL)) {
+        free(gathered);
+        return 0;
     }
-    free(sendbuf);
-    free(recvbuf);
+    for (int k = 0; k < n; ++k) {
+        MPI_Comm c;
+
+        fc_watchdog_progress(2000000 + k, "retest: the collective without one rank");
+        MPI_Comm_split(MPI_COMM_WORLD, rank == ranks[k] ? MPI_UNDEFINED : 0, rank, &c);
+        fc_retest_run_point(pt, c, rank, host, gathered, size, &s);
+        if (c != MPI_COMM_NULL)
+            MPI_Comm_free(&c);
+        if (rank == 0)
+            seconds[k] = s.valid && s.status == FC_OK ? s.time.median : 0;
+    }
+    free(gathered);
+    return n;
 }
 
 /* Rank 0: judge and write one record per group (fc_retest_records.c). */
 static int fc_retest_report(const fc_retest_opts_t *o, int size, char (*hosts)[FC_HOST_MAX],
                             fc_exchange_t *all, int rounds, const int *unit, int nunits,
-                            const uint64_t *loo_wrong, double seconds)
+                            const uint64_t *loo_wrong, const double *loo_seconds,
+                            double all_seconds, const int *loo_ranks,
+                            const double *loo_rank_seconds, int nloo_ranks,
+                            const fc_test_point_t *pt, double seconds)
 {
     fc_retest_input_t in;
     json_error_t jerr;
     fc_results_t results;
     fc_tap_t tap;
     int failed;
+    char label[128];
 
     memset(&in, 0, sizeof(in));
     in.groups = json_load_file(o->groups_path, 0, &jerr);
@@ -262,9 +401,17 @@ static int fc_retest_report(const fc_retest_opts_t *o, int size, char (*hosts)[F
     in.unit = unit;
     in.nunits = nunits;
     in.loo_wrong = loo_wrong;
+    in.loo_seconds = loo_seconds;
+    in.all_seconds = all_seconds;
+    in.loo_ranks = loo_ranks;
+    in.loo_rank_seconds = nloo_ranks ? loo_rank_seconds : NULL;
+    in.nloo_ranks = nloo_ranks;
+    fc_point_label(pt, label, sizeof(label));
+    in.loo_label = label;
     fc_tap_init(&tap, stdout, 1);
     fc_tap_plan(&tap, -1);
     failed = fc_retest_write_records(&in, &results, &tap);
+    failed += fc_retest_write_slow_records(&in, &results, &tap);
     fc_tap_done(&tap);
     fc_results_close(&results);
     json_decref(in.groups);
@@ -279,7 +426,9 @@ int main(int argc, char **argv)
     fc_exchange_t *mine = NULL, *all = NULL;
     int *unit = NULL, nunits;
     uint64_t *loo_wrong = NULL;
-    double t0;
+    double *loo_seconds = NULL, *loo_rank_seconds = NULL, all_seconds = 0, t0;
+    int *loo_ranks = NULL, nloo_ranks = 0, any_slow = 0, any_wrong = 0;
+    fc_test_point_t pt;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -297,11 +446,16 @@ int main(int argc, char **argv)
     hosts = calloc((size_t)size, FC_HOST_MAX);
     unit = calloc((size_t)size, sizeof(int));
     loo_wrong = calloc((size_t)size, sizeof(uint64_t));
-    if (hosts == NULL || unit == NULL || loo_wrong == NULL) {
+    loo_seconds = calloc((size_t)size, sizeof(double));
+    loo_rank_seconds = calloc((size_t)size, sizeof(double));
+    loo_ranks = calloc((size_t)size, sizeof(int));
+    if (hosts == NULL || unit == NULL || loo_wrong == NULL || loo_seconds == NULL ||
+        loo_rank_seconds == NULL || loo_ranks == NULL) {
         fc_error("out of memory for %d host names", size);
         MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
     }
     MPI_Allgather(host, FC_HOST_MAX, MPI_CHAR, hosts, FC_HOST_MAX, MPI_CHAR, MPI_COMM_WORLD);
+    fc_retest_loo_point(&o, rank, &pt, &any_slow, &any_wrong);
     t0 = MPI_Wtime();
     if (fc_retest_tournament(&o, rank, size, &mine, &rounds) != FC_OK)
         MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
@@ -312,10 +466,15 @@ int main(int argc, char **argv)
     MPI_Gather(mine, (int)(rounds * sizeof(*mine)), MPI_BYTE, all,
                (int)(rounds * sizeof(*mine)), MPI_BYTE, 0, MPI_COMM_WORLD);
     nunits = fc_retest_units(size, hosts, unit);
-    fc_retest_leave_one_out(&o, rank, unit, nunits, loo_wrong);
+    fc_retest_leave_one_out(&pt, any_wrong ? FC_RETEST_LOO_SEEDS : 1, rank, size, host, unit,
+                            nunits, loo_wrong, loo_seconds, &all_seconds);
+    if (any_slow && nunits < size)
+        nloo_ranks = fc_retest_leave_rank_out(&pt, rank, size, host, unit, nunits, loo_seconds,
+                                              loo_ranks, loo_rank_seconds);
     if (rank == 0) {
         int failed = fc_retest_report(&o, size, hosts, all, rounds, unit, nunits, loo_wrong,
-                                      MPI_Wtime() - t0);
+                                      loo_seconds, all_seconds, loo_ranks, loo_rank_seconds,
+                                      nloo_ranks, &pt, MPI_Wtime() - t0);
 
         rc = failed < 0 ? FC_EXIT_FAIL : failed > 0 ? FC_EXIT_FAIL : FC_EXIT_PASS;
     }
@@ -325,6 +484,9 @@ int main(int argc, char **argv)
     free(hosts);
     free(unit);
     free(loo_wrong);
+    free(loo_seconds);
+    free(loo_rank_seconds);
+    free(loo_ranks);
     MPI_Finalize();
     fc_watchdog_stop();
     return rc;

@@ -113,7 +113,7 @@ n=$(rec coll 'my ($t) = grep { $_->{type} eq "retest" } @r; my @l = @{$t->{leave
      1 == grep { $_->{verdict} eq "right" && $_->{without} eq "'$H4'" } @l) ? 1 : 0')
 [ "$q" = "$H4" ] && [ "$n" = 1 ] && grep -q "^rack rack2: FAIL" "$TMP/coll.out" &&
     grep -q "^rack rack1: PASS" "$TMP/coll.out" && grep -q "^rack rack3: PASS" "$TMP/coll.out" &&
-    grep -q "^  FAIL rack rack2, cluster stage, node $H4: .*confirmed by 6 all_reduce retests, each without one node: without $H4 right, without $H1 wrong" "$TMP/coll.out"
+    grep -q "^  FAIL rack rack2, cluster stage, node $H4: .*confirmed by 6 retests of all_reduce int32 sum 64 KiB, each without one node: without $H4 right, without $H1 wrong" "$TMP/coll.out"
 ok $? "corrupting all_reduce only: the all_reduce without $H4 alone is right; only $H4 quarantined ($q)"
 
 # the same records without the retest's (as if it had been killed): every

@@ -19,7 +19,7 @@ res="$TMP/clean/results.jsonl"
 ok $? "results.jsonl holds 252 PASS point records with wrong=0 and a bandwidth"
 [ "$(jsonl "$res" 'my @e = grep { $_->{type} eq "stage_end" } @r; $e[0]{verdict}')" = PASS ]
 ok $? "results.jsonl ends the stage with verdict PASS"
-jsonl "$res" 'my ($p) = grep { $_->{type} eq "point" } @r; join(",", map { defined $p->{$_} ? 1 : 0 } qw(run_id stage collective backend dtype op bytes ranks hosts iters time_us algbw_gbps busbw_gbps slowest_rank wrong digest_ranks_agree digest_reps_agree limit verdict profile_sha256))' > "$TMP/fields"
+jsonl "$res" 'my ($p) = grep { $_->{type} eq "point" } @r; join(",", map { defined $p->{$_} ? 1 : 0 } qw(run_id stage collective backend dtype op bytes ranks hosts iters time_us algbw_gbps busbw_gbps arrival wrong digest_ranks_agree digest_reps_agree limit verdict profile_sha256))' > "$TMP/fields"
 ! grep -q 0 "$TMP/fields"
 ok $? "every point record has the fields a verdict is rebuilt from"
 mpirun -np 4 $NODE --iters 3 --warmup 1 --sizes 8KiB --collectives all_reduce \

@@ -29,7 +29,6 @@ static fc_point_summary_t group(const char *host, int nhosts, int nranks, double
     s.valid = 1;
     s.status = FC_OK;
     snprintf(s.host, sizeof(s.host), "%s", host);
-    snprintf(s.slowest_host, sizeof(s.slowest_host), "%s", host);
     s.nhosts = nhosts;
     s.nranks = nranks;
     s.busbw = busbw;

@@ -1,0 +1,440 @@
+/*
+ * fc_retest_slow.c - the retest's judgement of a confirmed slowness (see
+ * fc_retest_records.h; rank 0 of suites/retest.c, no MPI here). A group
+ * whose collective was slow, alone and again, is the group's fault until
+ * the retest places it on a unit (a host, or a rank on a one-host job):
+ *
+ *   1. point to point: every exchange of the retest's tournament is timed
+ *      (the median of its buffers); an exchange is slow when it took more
+ *      than FC_SLOW_FACTOR times the median exchange. A unit slow with
+ *      every partner (two at least) while every slow exchange touches it
+ *      is placed: its NIC, its link or its own progress is slow;
+ *   2. leave one out: the observed collective, checked and timed, among
+ *      all the units but one, for each unit in turn. When the run without
+ *      unit X is at least FC_SLOW_FACTOR times faster than every other
+ *      run without one, X is what makes the collective slow (a slowness
+ *      that follows the collective, not the point-to-point traffic); this
+ *      needs three units or more (with two, each run is one host alone).
+ *
+ * When both place a unit they must agree. Otherwise the slowness is the
+ * group's as a whole (its switch, its uplinks, or more than one node):
+ * every rack of the group fails and nobody is quarantined. The record
+ * holds every figure that decided.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fc_retest_records.h"
+
+#define FC_SLOW_FACTOR 3.0
+#define FC_SLOW_TEXT 1024
+
+typedef struct fc_slow {
+    const fc_retest_input_t *in;
+    int *unit_of;               /* per rank: its unit (host, or itself) */
+    int nunits;
+    char unit_names[64][FC_HOST_MAX + 16];  /* first 64 units named */
+    double median_ex;           /* median time of every exchange */
+    int p2p_unit, loo_unit;     /* placed by each method, -1 */
+    int p2p_rank;               /* the one rank slow with every partner, -1 */
+    int loo_rank;               /* the one rank whose absence is fast, -1 */
+    int p2p_slow, p2p_total;    /* slow exchanges, all exchanges */
+    double loo_best, loo_rest_min, loo_rest_max;
+} fc_slow_t;
+
+int fc_retest_group_is_slow(json_t *group)
+{
+    const char *k = json_string_value(json_object_get(group, "kind"));
+
+    return k != NULL && strcmp(k, "slow") == 0;
+}
+
+static int fc_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+static const char *fc_unit(const fc_slow_t *s, int u)
+{
+    return u >= 0 && u < 64 ? s->unit_names[u] : "?";
+}
+
+/* Units are the leave-one-out's (in->unit); names from the ranks' hosts. */
+static int fc_slow_setup(const fc_retest_input_t *in, fc_slow_t *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->in = in;
+    s->p2p_unit = s->loo_unit = s->p2p_rank = s->loo_rank = -1;
+    s->nunits = in->nunits;
+    if ((s->unit_of = calloc((size_t)in->nranks + 1, sizeof(int))) == NULL)
+        return -1;
+    for (int r = 0; r < in->nranks; ++r) {
+        int u = in->unit ? in->unit[r] : r;
+
+        s->unit_of[r] = u;
+        if (u >= 0 && u < 64 && !s->unit_names[u][0]) {
+            if (in->nunits == in->nranks)
+                snprintf(s->unit_names[u], sizeof(s->unit_names[u]), "rank %d", r);
+            else
+                snprintf(s->unit_names[u], sizeof(s->unit_names[u]), "%s", in->rank_hosts[r]);
+        }
+    }
+    return 0;
+}
+
+static int fc_slow_exchange(const fc_slow_t *s, const fc_exchange_t *e)
+{
+    return e->seconds > FC_SLOW_FACTOR * s->median_ex;
+}
+
+static int fc_slow_valid(const fc_exchange_t *e)
+{
+    return e->iters > 0 && e->sender >= 0;
+}
+
+/* Does x stand apart? by_host: x is a unit (host) and only exchanges off
+ * it count; else x is a rank and every exchange counts. x stands apart
+ * when it has two exchanges or more, and the fastest of them is at least
+ * FC_SLOW_FACTOR times slower than the 90th percentile of the exchanges
+ * that do not touch it: a few exchanges slowed by a busy machine elsewhere
+ * do not hide it, and one slow exchange of its own does not make it. */
+static int fc_slow_explains(const fc_slow_t *s, int x, int by_host)
+{
+    const fc_retest_input_t *in = s->in;
+    double *rest = calloc((size_t)in->nexchanges + 1, sizeof(double)), fastest = -1;
+    int mine = 0, nrest = 0, apart = 0;
+
+    if (rest == NULL)
+        return 0;
+    for (int i = 0; i < in->nexchanges; ++i) {
+        const fc_exchange_t *e = &in->exchanges[i];
+        int off, touches;
+
+        if (!fc_slow_valid(e))
+            continue;
+        off = s->unit_of[e->sender] != s->unit_of[e->receiver];
+        if (by_host && !off)
+            continue;
+        touches = by_host ? s->unit_of[e->sender] == x || s->unit_of[e->receiver] == x
+                          : e->sender == x || e->receiver == x;
+        if (touches) {
+            ++mine;
+            fastest = fastest < 0 || e->seconds < fastest ? e->seconds : fastest;
+        } else {
+            rest[nrest++] = e->seconds;
+        }
+    }
+    if (mine >= 2 && nrest > 0) {
+        qsort(rest, (size_t)nrest, sizeof(*rest), fc_cmp);
+        apart = fastest >= FC_SLOW_FACTOR * rest[(nrest - 1) * 9 / 10];
+    }
+    free(rest);
+    return apart;
+}
+
+/* Step 1: a rank slow with every partner (its own progress), else a host
+ * slow with every partner off it (its NIC or link), explaining every slow
+ * exchange. */
+static void fc_slow_p2p(fc_slow_t *s)
+{
+    const fc_retest_input_t *in = s->in;
+    double *t = calloc((size_t)in->nexchanges + 1, sizeof(double));
+    int n = 0;
+
+    if (t == NULL)
+        return;
+    for (int i = 0; i < in->nexchanges; ++i)
+        if (fc_slow_valid(&in->exchanges[i]))
+            t[n++] = in->exchanges[i].seconds;
+    s->p2p_total = n;
+    if (n > 0) {
+        qsort(t, (size_t)n, sizeof(*t), fc_cmp);
+        s->median_ex = t[n / 2];
+    }
+    free(t);
+    for (int i = 0; i < in->nexchanges; ++i)
+        s->p2p_slow += fc_slow_valid(&in->exchanges[i]) && fc_slow_exchange(s, &in->exchanges[i]);
+    if (n == 0 || s->p2p_slow == 0)
+        return;
+    for (int r = 0; r < in->nranks; ++r)
+        if (fc_slow_explains(s, r, 0)) {
+            s->p2p_rank = r;
+            s->p2p_unit = s->unit_of[r];
+            return;
+        }
+    for (int u = 0; u < s->nunits && s->nunits < in->nranks; ++u)
+        if (fc_slow_explains(s, u, 1)) {
+            s->p2p_unit = u;
+            return;
+        }
+}
+
+int fc_retest_loo_fastest(const double *seconds, int n, double *best_p, double *rest_min_p,
+                          double *rest_max_p)
+{
+    int best = -1;
+    double rest_min = 1e300, rest_max = 0;
+
+    if (seconds == NULL || n < 3)
+        return -1;
+    for (int u = 0; u < n; ++u)
+        if (seconds[u] > 0 && (best < 0 || seconds[u] < seconds[best]))
+            best = u;
+    if (best < 0)
+        return -1;
+    for (int u = 0; u < n; ++u) {
+        if (u == best)
+            continue;
+        if (seconds[u] <= 0)
+            return -1;          /* a run that did not time: cannot judge */
+        rest_min = seconds[u] < rest_min ? seconds[u] : rest_min;
+        rest_max = seconds[u] > rest_max ? seconds[u] : rest_max;
+    }
+    if (best_p) {
+        *best_p = seconds[best];
+        *rest_min_p = rest_min;
+        *rest_max_p = rest_max;
+    }
+    return seconds[best] * FC_SLOW_FACTOR <= rest_min ? best : -1;
+}
+
+/* Step 2: the one leave-one-out run that is fast; then, on a unit of
+ * several ranks, the one rank whose absence alone makes it fast. */
+static void fc_slow_loo(fc_slow_t *s)
+{
+    const fc_retest_input_t *in = s->in;
+
+    s->loo_unit = fc_retest_loo_fastest(in->loo_seconds, in->nunits, &s->loo_best,
+                                        &s->loo_rest_min, &s->loo_rest_max);
+    if (s->loo_unit < 0 || in->loo_rank_seconds == NULL)
+        return;
+    s->loo_rank = -1;
+    for (int k = 0; k < in->nloo_ranks; ++k) {
+        int faster = in->loo_rank_seconds[k] > 0 &&
+                     in->loo_rank_seconds[k] * FC_SLOW_FACTOR <= s->loo_rest_min;
+
+        if (faster && s->loo_rank >= 0) {
+            s->loo_rank = -1;   /* two of them: the host, not one rank */
+            return;
+        }
+        if (faster)
+            s->loo_rank = in->loo_ranks[k];
+    }
+}
+
+static json_t *fc_slow_loo_json(const fc_slow_t *s)
+{
+    json_t *list = json_array();
+
+    for (int u = 0; s->in->loo_seconds && u < s->in->nunits; ++u)
+        json_array_append_new(list, json_pack("{s:s, s:f}", "without", fc_unit(s, u),
+                                              "median_us", s->in->loo_seconds[u] * 1e6));
+    return list;
+}
+
+/* The exchanges of unit u (u < 0: the slow ones), with their times. */
+static json_t *fc_slow_exchanges_json(const fc_slow_t *s, int u)
+{
+    const fc_retest_input_t *in = s->in;
+    json_t *list = json_array();
+
+    for (int i = 0; i < in->nexchanges; ++i) {
+        const fc_exchange_t *e = &in->exchanges[i];
+        int slow;
+
+        if (!fc_slow_valid(e))
+            continue;
+        slow = fc_slow_exchange(s, e);
+        if (u >= 0 ? (s->unit_of[e->sender] != u && s->unit_of[e->receiver] != u) : !slow)
+            continue;
+        json_array_append_new(list, json_pack(
+            "{s:i, s:s, s:i, s:s, s:f, s:s}", "sender", e->sender, "sender_host",
+            in->rank_hosts[e->sender], "receiver", e->receiver, "receiver_host",
+            in->rank_hosts[e->receiver], "median_us", e->seconds * 1e6, "verdict",
+            slow ? "slow" : "fast"));
+    }
+    return list;
+}
+
+static const char *fc_str(json_t *o, const char *k)
+{
+    const char *v = json_string_value(json_object_get(o, k));
+
+    return v ? v : "";
+}
+
+static json_t *fc_slow_record(const fc_slow_t *s, json_t *group)
+{
+    const fc_retest_input_t *in = s->in;
+    char now[32];
+    json_t *rec;
+
+    fc_results_time(now, sizeof(now));
+    rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "type", "retest", "kind", "slow",
+                    "run_id", in->run_id, "stage", in->stage, "time", now, "source",
+                    "retest", "group", fc_str(group, "group"));
+    json_object_set_new(rec, "group_hosts", json_deep_copy(json_object_get(group, "hosts")));
+    json_object_set_new(rec, "racks", json_deep_copy(json_object_get(group, "racks")));
+    json_object_set_new(rec, "observed", json_string(fc_str(group, "observed")));
+    json_object_set_new(rec, "ranks", json_integer(in->nranks));
+    json_object_set_new(rec, "units", json_integer(in->nunits));
+    json_object_set_new(rec, "seconds", json_real(in->seconds));
+    json_object_set_new(rec, "collective", json_string(in->loo_label ? in->loo_label : ""));
+    json_object_set_new(rec, "all_median_us", json_real(in->all_seconds * 1e6));
+    json_object_set_new(rec, "leave_one_out", fc_slow_loo_json(s));
+    json_object_set_new(rec, "exchange_median_us", json_real(s->median_ex * 1e6));
+    json_object_set_new(rec, "exchanges_slow", json_integer(s->p2p_slow));
+    json_object_set_new(rec, "exchanges_timed", json_integer(s->p2p_total));
+    json_object_set_new(rec, "slow_factor", json_real(FC_SLOW_FACTOR));
+    json_object_set_new(rec, "verdict", json_string("FAIL"));
+    return rec;
+}
+
+/* The ranks of unit u, "3, 9", into buf. */
+static void fc_slow_ranks(const fc_slow_t *s, int u, char *buf, size_t len, json_t *ranks)
+{
+    size_t at = 0;
+
+    buf[0] = '\0';
+    for (int r = 0; r < s->in->nranks && at < len; ++r)
+        if (s->unit_of[r] == u) {
+            at += (size_t)snprintf(buf + at, len - at, "%s%d", at ? ", " : "", r);
+            json_array_append_new(ranks, json_integer(r));
+        }
+}
+
+static const char *fc_slow_host_of(const fc_slow_t *s, int u)
+{
+    for (int r = 0; r < s->in->nranks; ++r)
+        if (s->unit_of[r] == u)
+            return s->in->rank_hosts[r];
+    return "";
+}
+
+static int fc_slow_in_group(json_t *group, const char *host)
+{
+    size_t i;
+    json_t *h;
+
+    json_array_foreach(json_object_get(group, "hosts"), i, h)
+        if (json_is_string(h) && strcmp(json_string_value(h), host) == 0)
+            return 1;
+    return 0;
+}
+
+static void fc_slow_write(const fc_slow_t *s, json_t *group, int placed, fc_results_t *results,
+                          fc_tap_t *tap)
+{
+    json_t *rec = fc_slow_record(s, group), *ranks = json_array();
+    const char *obs = fc_str(group, "observed");
+    char why[3 * FC_SLOW_TEXT], loo[FC_SLOW_TEXT] = "", p2p[FC_SLOW_TEXT] = "", list[256];
+
+    if (s->loo_unit >= 0) {
+        char alone[64] = "";
+
+        if (s->loo_rank >= 0)
+            snprintf(alone, sizeof(alone), ", and as fast without its rank %d alone",
+                     s->loo_rank);
+        snprintf(loo, sizeof(loo), "without %s the %s took %.1f us, without any other "
+                 "%s %.1f to %.1f us%s", fc_unit(s, s->loo_unit), s->in->loo_label,
+                 s->loo_best * 1e6, s->in->nunits == s->in->nranks ? "rank" : "node",
+                 s->loo_rest_min * 1e6, s->loo_rest_max * 1e6, alone);
+    }
+    else if (s->in->loo_seconds && s->in->nunits >= 3)
+        snprintf(loo, sizeof(loo), "the %s without each %s took %.1f to %.1f us (none "
+                 "%.0f times faster than the others)", s->in->loo_label,
+                 s->in->nunits == s->in->nranks ? "rank" : "node",
+                 s->loo_best * 1e6, s->loo_rest_max * 1e6, FC_SLOW_FACTOR);
+    if (s->p2p_rank >= 0)
+        snprintf(p2p, sizeof(p2p), "rank %d's exchanges with every partner were slow (over "
+                 "%.0f times the median exchange of %.1f us)", s->p2p_rank, FC_SLOW_FACTOR,
+                 s->median_ex * 1e6);
+    else if (s->p2p_unit >= 0)
+        snprintf(p2p, sizeof(p2p), "its exchanges with every partner off it were slow (over "
+                 "%.0f times the median exchange of %.1f us)", FC_SLOW_FACTOR,
+                 s->median_ex * 1e6);
+    else
+        snprintf(p2p, sizeof(p2p), "%d of %d exchanges slow, no unit slow with every "
+                 "partner", s->p2p_slow, s->p2p_total);
+    if (placed >= 0) {
+        const char *host = fc_slow_host_of(s, placed);
+
+        int one = s->p2p_rank >= 0 && s->unit_of[s->p2p_rank] == placed ? s->p2p_rank :
+                  s->loo_rank >= 0 && s->unit_of[s->loo_rank] == placed ? s->loo_rank : -1;
+
+        if (one >= 0) {
+            snprintf(list, sizeof(list), "rank %d", one);
+            json_array_append_new(ranks, json_integer(one));
+        } else {
+            char r[200];
+
+            fc_slow_ranks(s, placed, r, sizeof(r), ranks);
+            snprintf(list, sizeof(list), "rank%s %s", strchr(r, ',') ? "s" : "", r);
+        }
+        snprintf(why, sizeof(why), "slowness placed on %s (%s): %s%s%s%s%s", host, list, loo,
+                 loo[0] && s->p2p_unit >= 0 ? "; " : "", s->p2p_unit >= 0 ? p2p : "",
+                 obs[0] ? "; observed: " : "", obs);
+        json_object_set_new(rec, "localised", json_true());
+        json_object_set_new(rec, "method", json_string(s->loo_unit >= 0 ? "leave-one-out"
+                                                                         : "point-to-point"));
+        json_object_set_new(rec, "culprit", json_pack("{s:s, s:o}", "host", host, "ranks",
+                                                      ranks));
+        json_object_set_new(rec, "exchanges", fc_slow_exchanges_json(s, placed));
+        json_object_set_new(rec, "rack", json_string(""));
+        json_object_set_new(rec, "implicates", json_pack("{s:s, s:s, s:s, s:b}", "part",
+                            "node", "host", host, "rack", "", "quarantine", 1));
+    } else {
+        json_t *hosts = json_object_get(group, "hosts");
+
+        json_decref(ranks);
+        snprintf(why, sizeof(why), "confirmed slowness in %s (%zu host%s), not placed on a "
+                 "node: %s%s%s; the group is slow as a whole (its switch or uplinks, or "
+                 "more than one node); nobody quarantined%s%s", fc_str(group, "group"),
+                 json_array_size(hosts), json_array_size(hosts) == 1 ? "" : "s", loo,
+                 loo[0] ? "; " : "", p2p, obs[0] ? "; observed: " : "", obs);
+        json_object_set_new(rec, "localised", json_false());
+        json_object_set_new(rec, "method", json_null());
+        json_object_set_new(rec, "culprit", json_null());
+        json_object_set_new(rec, "exchanges", fc_slow_exchanges_json(s, -1));
+        json_object_set_new(rec, "rack", json_string(""));
+        json_object_set_new(rec, "implicates", json_pack("{s:s, s:s, s:O, s:O, s:b}", "part",
+                            "group", "host", "", "racks", json_object_get(group, "racks"),
+                            "hosts", hosts, "quarantine", 0));
+    }
+    json_object_set_new(rec, "reasons", json_pack("[s]", why));
+    fc_tap_point(tap, FC_ERR_FAIL, "retest of the slowness in %s: %s", fc_str(group, "group"),
+                 why);
+    fc_results_append(results, rec);        /* takes rec */
+}
+
+int fc_retest_write_slow_records(const fc_retest_input_t *in, fc_results_t *results,
+                                 fc_tap_t *tap)
+{
+    fc_slow_t s;
+    json_t *group;
+    size_t i;
+    int written = 0, placed;
+
+    if (fc_slow_setup(in, &s) != 0) {
+        fprintf(stderr, "fabcert: retest: out of memory judging %d ranks\n", in->nranks);
+        return 0;
+    }
+    fc_slow_p2p(&s);
+    fc_slow_loo(&s);
+    placed = s.loo_unit >= 0 ? s.loo_unit : s.p2p_unit;
+    if (s.loo_unit >= 0 && s.p2p_unit >= 0 && s.loo_unit != s.p2p_unit)
+        placed = -1;            /* the two methods disagree */
+    json_array_foreach(json_object_get(in->groups, "groups"), i, group) {
+        if (!fc_retest_group_is_slow(group))
+            continue;
+        /* a unit outside the group cannot be what made the group slow */
+        fc_slow_write(&s, group, placed >= 0 && fc_slow_in_group(group, fc_slow_host_of(&s, placed))
+                                     ? placed : -1, results, tap);
+        ++written;
+    }
+    free(s.unit_of);
+    return written;
+}

@@ -1,0 +1,263 @@
+/*
+ * fc_stage_confirm.c - see fc_stage_confirm.h. World rank 0 makes the
+ * plan (suspect and control groups, named by the world rank of their
+ * first rank) and broadcasts it; each alone run is one group's point with
+ * every other rank waiting in the gather that follows it, so runs never
+ * overlap.
+ */
+#include "fc_stage_confirm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fc_log.h"
+#include "fc_stage_wrong.h"
+#include "fc_watchdog.h"
+
+typedef struct fc_confirm_plan {
+    int n;
+    int first[FC_CONFIRM_MAX_GROUPS][2];    /* world rank of the suspect's and
+                                             * the control's first rank, -1 */
+    int index[FC_CONFIRM_MAX_GROUPS][2];    /* rank 0: their summary index */
+} fc_confirm_plan_t;
+
+int fc_stage_timing_failure(const fc_point_summary_t *s, const fc_judgement_t *j)
+{
+    return j->status == FC_ERR_FAIL && s->status == FC_OK && !fc_stage_wrong_result(s);
+}
+
+static const char *fc_confirm_kind(const fc_stage_ctx_t *ctx)
+{
+    return ctx->grouping == FC_GROUP_HOST ? "node" :
+           ctx->grouping == FC_GROUP_RACK ? "rack" : "group";
+}
+
+/* A passing group of g's shape to measure beside it: the one whose busbw
+ * is closest to g's reference (its class median), else the first. */
+static int fc_confirm_control(const fc_test_point_t *pt, const fc_point_summary_t *sums,
+                              const fc_judgement_t *js, int n, int g)
+{
+    int best = -1;
+    double ref = js[g].peer_median_busbw;
+
+    for (int h = 0; h < n; ++h) {
+        double d, best_d;
+
+        if (h == g || sums[h].status != FC_OK || js[h].status != FC_OK ||
+            sums[h].nhosts != sums[g].nhosts || sums[h].nranks != sums[g].nranks ||
+            fc_judge_busbw_void(pt->coll, sums[h].nranks))
+            continue;
+        if (best < 0 || ref < 0) {
+            if (best < 0)
+                best = h;
+            continue;
+        }
+        d = sums[h].busbw > ref ? sums[h].busbw - ref : ref - sums[h].busbw;
+        best_d = sums[best].busbw > ref ? sums[best].busbw - ref : ref - sums[best].busbw;
+        if (d < best_d)
+            best = h;
+    }
+    return best;
+}
+
+static void fc_confirm_make_plan(const fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
+                                 const fc_point_summary_t *sums, fc_judgement_t *js,
+                                 int n, json_t **extra, fc_confirm_plan_t *plan)
+{
+    int over = 0;
+
+    plan->n = 0;
+    for (int g = 0; g < n; ++g) {
+        int h;
+
+        if (!fc_stage_timing_failure(&sums[g], &js[g]))
+            continue;
+        if (plan->n == FC_CONFIRM_MAX_GROUPS) {
+            ++over;
+            extra[g] = json_pack("{s:{s:s, s:s}}", "confirmation", "verdict", "unconfirmed",
+                                 "text", "not re-measured alone: more groups failed this "
+                                 "point than are confirmed one by one; the failure stands, "
+                                 "nobody is blamed for it");
+            continue;
+        }
+        h = fc_confirm_control(pt, sums, js, n, g);
+        plan->index[plan->n][0] = g;
+        plan->index[plan->n][1] = h;
+        plan->first[plan->n][0] = sums[g].first_world_rank;
+        plan->first[plan->n][1] = h >= 0 ? sums[h].first_world_rank : -1;
+        plan->n++;
+    }
+    if (over)
+        fc_log_info("%d %s(s) failed a point beyond the %d confirmed alone", over,
+                    fc_confirm_kind(ctx), FC_CONFIRM_MAX_GROUPS);
+}
+
+/* One alone run of group `first` (all ranks); rank 0 gets its summary. */
+static void fc_confirm_run(fc_stage_ctx_t *ctx, fc_backend_t *be, int my_first,
+                           const fc_engine_ident_t *ident, const fc_test_point_t *pt,
+                           int first, fc_point_summary_t *gathered, fc_point_summary_t *out)
+{
+    fc_point_summary_t mine;
+
+    memset(&mine, 0, sizeof(mine));
+    if (my_first == first) {
+        fc_engine_run_point(be, pt, NULL, ident, &mine);
+        if (be->rank != 0)
+            mine.valid = 0;
+    }
+    MPI_Gather(&mine, sizeof(mine), MPI_BYTE, gathered, sizeof(mine), MPI_BYTE, 0,
+               MPI_COMM_WORLD);
+    if (ctx->world_rank != 0)
+        return;
+    memset(out, 0, sizeof(*out));
+    for (int r = 0; r < ctx->world_size; ++r)
+        if (gathered[r].valid)
+            *out = gathered[r];
+}
+
+static json_t *fc_confirm_side_json(const fc_point_summary_t *s, const char *verdict)
+{
+    if (!s->valid)
+        return json_null();
+    return json_pack("{s:s, s:f, s:f, s:I, s:s}", "host", s->host, "median_us",
+                     s->time.median * 1e6, "busbw_gbps", s->busbw, "wrong",
+                     (json_int_t)s->wrong, "verdict", verdict);
+}
+
+/* Append the confirmation's short form to the first reason, so the line a
+ * person reads says both what failed and that it was reproduced. */
+static void fc_confirm_append(fc_judgement_t *j, const char *text)
+{
+    size_t at = strlen(j->reasons[0]);
+
+    if (j->nreasons == 0)
+        j->nreasons = 1;
+    snprintf(j->reasons[0] + at, sizeof(j->reasons[0]) - at, "; %s", text);
+}
+
+/* Rank 0: settle suspect g from its alone rounds a[] and control rounds c[]. */
+static void fc_confirm_settle(const fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
+                              fc_point_summary_t *sums, fc_judgement_t *js, int g,
+                              int h, const fc_point_summary_t *a,
+                              const fc_point_summary_t *c, json_t **extra)
+{
+    double pct = ctx->sp.max_below_median_pct, ref = js[g].peer_median_busbw;
+    int relative = ref >= 0 && sums[g].busbw < ref * (1 - pct / 100.0);
+    int failed = 0, measured = 0;
+    json_t *rounds = json_array(), *round_reasons = json_array();
+    char text[FC_REASON_MAX * 2], figs[FC_REASON_MAX / 4] = "", cfigs[FC_REASON_MAX / 4] = "";
+    char brief[FC_REASON_MAX];
+    size_t at = 0, cat = 0;
+
+    for (int r = 0; r < js[g].nreasons; ++r)
+        json_array_append_new(round_reasons, json_string(js[g].reasons[r]));
+    for (int r = 0; r < FC_CONFIRM_ROUNDS; ++r) {
+        fc_judgement_t ja;
+        int fail;
+
+        if (!a[r].valid || a[r].status != FC_OK) {
+            json_array_append_new(rounds, json_pack("{s:o, s:o}", "suspect", json_null(),
+                                                    "control", json_null()));
+            continue;
+        }
+        ++measured;
+        fc_judge_point_kind(&ctx->sp, pt, &a[r], 1, fc_confirm_kind(ctx), &ja);
+        fail = ja.status == FC_ERR_FAIL;
+        if (relative) {
+            double base = c[r].valid && c[r].status == FC_OK ? c[r].busbw : ref;
+
+            fail |= a[r].busbw < base * (1 - pct / 100.0);
+        }
+        failed += fail;
+        if (a[r].wrong > 0 && sums[g].wrong == 0) {
+            /* wrong bits alone: the retest's business, as any wrong result */
+            sums[g].wrong = a[r].wrong;
+            sums[g].bad_ranks = a[r].bad_ranks;
+            sums[g].first_bad_rank = a[r].first_bad_rank;
+            memcpy(sums[g].first_bad_host, a[r].first_bad_host, sizeof(a[r].first_bad_host));
+            sums[g].first_bad_iter = a[r].first_bad_iter;
+            sums[g].first_bad_pos = a[r].first_bad_pos;
+            sums[g].first_expected = a[r].first_expected;
+            sums[g].first_actual = a[r].first_actual;
+            sums[g].first_rank_wrong = a[r].first_rank_wrong;
+        }
+        at += (size_t)snprintf(figs + at, at < sizeof(figs) ? sizeof(figs) - at : 0, "%s%.3f",
+                               at ? ", " : "", a[r].busbw);
+        if (c[r].valid)
+            cat += (size_t)snprintf(cfigs + cat, cat < sizeof(cfigs) ? sizeof(cfigs) - cat : 0,
+                                    "%s%.3f", cat ? ", " : "", c[r].busbw);
+        json_array_append_new(rounds, json_pack(
+            "{s:o, s:o}", "suspect", fc_confirm_side_json(&a[r], fail ? "FAIL" : "PASS"),
+            "control", fc_confirm_side_json(&c[r], "PASS")));
+    }
+    if (h >= 0)
+        snprintf(text, sizeof(text), "alone, interleaved with %s (a passing %s of its "
+                 "shape): busbw %s GB/s against %s GB/s", sums[h].host,
+                 fc_confirm_kind(ctx), figs, cfigs);
+    else
+        snprintf(text, sizeof(text), "alone: busbw %s GB/s, median %.1f us", figs,
+                 a[FC_CONFIRM_ROUNDS - 1].time.median * 1e6);
+    if (h >= 0)
+        snprintf(brief, sizeof(brief), "confirmed alone: %s GB/s, %s GB/s for %s", figs,
+                 cfigs, sums[h].host);
+    else
+        snprintf(brief, sizeof(brief), "confirmed alone: %s GB/s, median %.1f us", figs,
+                 a[FC_CONFIRM_ROUNDS - 1].time.median * 1e6);
+    if (fc_stage_wrong_result(&sums[g])) {
+        js[g].status = FC_ERR_FAIL;
+    } else if (measured == FC_CONFIRM_ROUNDS && failed == FC_CONFIRM_ROUNDS) {
+        js[g].confirmed = 1;
+        fc_confirm_append(&js[g], brief);
+    } else if (measured == FC_CONFIRM_ROUNDS) {
+        js[g].status = FC_OK;
+        js[g].nreasons = 0;
+    }
+    /* measured < rounds: the failure stands, unconfirmed (nobody blamed) */
+    extra[g] = json_pack("{s:{s:s, s:s, s:s, s:o, s:o}}", "confirmation",
+                         "verdict", fc_stage_wrong_result(&sums[g]) ? "wrong_result" :
+                         js[g].confirmed ? "confirmed" : js[g].status == FC_OK
+                             ? "not_reproduced" : "not_measured",
+                         "text", text, "control", h >= 0 ? sums[h].host : "",
+                         "rounds", rounds, "round_reasons", round_reasons);
+}
+
+void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, int my_first,
+                            const fc_engine_ident_t *ident, int index,
+                            const fc_test_point_t *pt, fc_point_summary_t *sums,
+                            fc_judgement_t *js, int n, json_t **extra)
+{
+    fc_confirm_plan_t plan;
+    fc_point_summary_t *gathered = NULL;
+    fc_point_summary_t a[FC_CONFIRM_ROUNDS], c[FC_CONFIRM_ROUNDS];
+    char what[160];
+
+    memset(&plan, 0, sizeof(plan));
+    if (ctx->world_rank == 0)
+        fc_confirm_make_plan(ctx, pt, sums, js, n, extra, &plan);
+    MPI_Bcast(&plan.n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (plan.n == 0)
+        return;
+    MPI_Bcast(plan.first, 2 * FC_CONFIRM_MAX_GROUPS, MPI_INT, 0, MPI_COMM_WORLD);
+    if (ctx->world_rank == 0 &&
+        (gathered = calloc((size_t)ctx->world_size, sizeof(*gathered))) == NULL) {
+        fc_error("out of memory confirming %d group(s) alone", plan.n);
+        MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
+    }
+    fc_point_label(pt, what, sizeof(what));
+    snprintf(what + strlen(what), sizeof(what) - strlen(what), " (confirmed alone)");
+    fc_watchdog_progress(index, what);
+    for (int e = 0; e < plan.n; ++e) {
+        memset(a, 0, sizeof(a));
+        memset(c, 0, sizeof(c));
+        for (int r = 0; r < FC_CONFIRM_ROUNDS; ++r) {
+            fc_confirm_run(ctx, be, my_first, ident, pt, plan.first[e][0], gathered, &a[r]);
+            if (plan.first[e][1] >= 0)
+                fc_confirm_run(ctx, be, my_first, ident, pt, plan.first[e][1], gathered, &c[r]);
+        }
+        if (ctx->world_rank == 0)
+            fc_confirm_settle(ctx, pt, sums, js, plan.index[e][0], plan.index[e][1], a, c,
+                              extra);
+    }
+    free(gathered);
+}
