@@ -450,7 +450,8 @@ static fc_status_t fc_expect_key(const fc_yaml_ctx_t *ctx, int index, struct fy_
 }
 
 static const char *const fc_soak_keys[] = {
-    "duration_s", "window_s", "max_drift_pct", "max_error_delta", "nic_pattern", NULL,
+    "duration_s", "window_s", "max_drift_pct", "max_error_delta", "nic_pattern",
+    "confirm_windows", NULL,
 };
 
 static fc_status_t fc_soak_key(const fc_yaml_ctx_t *ctx, int index, struct fy_node *k,
@@ -466,6 +467,7 @@ static fc_status_t fc_soak_key(const fc_yaml_ctx_t *ctx, int index, struct fy_no
         return fc_yaml_number(ctx, k, v, "window_s", 0.1, 86400, &s->window_s);
     case 2: return fc_yaml_number(ctx, k, v, "max_drift_pct", 0, 1e6, &s->max_drift_pct);
     case 3: return fc_yaml_number(ctx, k, v, "max_error_delta", 0, 1e18, &s->max_error_delta);
+    case 5: return fc_yaml_int(ctx, k, v, "confirm_windows", 1, 1000, &s->confirm_windows);
     default:
         snprintf(buf, sizeof(buf), "nic_pattern");
         FC_CHECK(fc_yaml_expect_scalar(ctx, v, k, "a glob such as ib* or eth*", buf, sizeof(buf)));
@@ -655,6 +657,7 @@ static void fc_stage_defaults(fc_stage_profile_t *sp)
     sp->soak.duration_s = 3600;
     sp->soak.window_s = 0;              /* 0: a tenth of the duration */
     sp->soak.max_drift_pct = 10;
+    sp->soak.confirm_windows = 2;
     sp->soak.max_error_delta = 0;
     snprintf(sp->soak.nic_pattern, sizeof(sp->soak.nic_pattern), "*");
     for (int b = 0; b < FC_BG_KINDS; ++b) {

@@ -103,8 +103,10 @@ typedef struct fc_soak_profile {
     double duration_s;          /* loop the collective set this long */
     double window_s;            /* drift is judged between windows */
     int window_explicit;        /* window_s was in the profile */
-    double max_drift_pct;       /* slowest window's median time above the
-                                 * fastest one's; < 0: not judged */
+    double max_drift_pct;       /* sustained slowdown against the soak's lower
+                                 * quartile of window medians; < 0: not judged */
+    int confirm_windows;        /* drift counts when it lasts this many
+                                 * consecutive windows (default 2) */
     double max_error_delta;     /* NIC/port error counters may rise by this */
     char nic_pattern[64];       /* glob of the NICs whose counters count */
 } fc_soak_profile_t;

@@ -5,9 +5,12 @@
  * point, the median time of each window of soak.window_s, and judges:
  *   - wrong bits in any run, and the absolute limits on the median over
  *     the whole soak;
- *   - drift: the slowest window's median time above the fastest window's
- *     by more than max_drift_pct (a link that degrades or flaps, a GPU
- *     that throttles, a neighbour that heats up);
+ *   - drift: a slowdown sustained over confirm_windows consecutive
+ *     windows, against the lower quartile of the window medians, above
+ *     max_drift_pct (a link that degrades, a GPU that throttles); one
+ *     slow window (a busy neighbour) is recorded as a peak, not judged.
+ *     A drift is the whole soak group's until the runner's retest after
+ *     the soak places it on a node;
  * and the lowest rank on each node reads its link error counters
  * (lib/fc_counters.h) before and after the loop: an error counter that
  * rose by more than max_error_delta, a link that vanished or a counter
@@ -27,6 +30,7 @@
 #include <sys/resource.h>
 
 #include "fc_counters.h"
+#include "fc_drift.h"
 #include "fc_log.h"
 #include "fc_stage.h"
 #include "fc_stats.h"
@@ -108,8 +112,8 @@ static void fc_soak_merge(fc_soak_point_t *p, const fc_point_summary_t *s)
     t->time.max = fmax(t->time.max, s->time.max);
     t->time.p99 = fmax(t->time.p99, s->time.p99);
     if (s->time.max >= t->time.max) {
-        t->slowest_rank = s->slowest_rank;
-        memcpy(t->slowest_host, s->slowest_host, sizeof(t->slowest_host));
+        t->arrival_last_rank = s->arrival_last_rank;
+        memcpy(t->arrival_last_host, s->arrival_last_host, sizeof(t->arrival_last_host));
     }
     if (t->wrong == 0 && s->wrong > 0) {
         t->first_bad_rank = s->first_bad_rank;
@@ -187,45 +191,56 @@ static void fc_soak_report_point(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
     const fc_soak_profile_t *cfg = &ctx->sp.soak;
     fc_point_summary_t *t = &p->total;
     fc_judgement_t j;
+    fc_drift_t d;
     json_t *extra = json_object(), *wins = json_array(), *soak = json_object();
-    double fastest = 0, slowest = 0, mean = 0, var = 0, drift = -1;
-    int wf = 0, ws = 0, n = p->nwindows;
+    double mean = 0, var = 0;
+    int n = p->nwindows;
 
     t->time.median = fc_times_median(&p->run_medians);
     t->algbw = t->time.median > 0 ? (double)t->bytes / t->time.median / 1e9 : 0;
     t->busbw = fc_busbw(p, t->time.median);
     fc_judge_point(&ctx->sp, pt, t, 1, &j);
+    /* the whole soak's median is thousands of runs: a limit it fails is
+     * reproduced by construction */
+    j.confirmed = j.status == FC_ERR_FAIL;
     for (int w = 0; w < n; ++w) {
         double m = p->windows[w];
 
         json_array_append_new(wins, json_pack("{s:i, s:f, s:f}", "window", w,
                                               "median_us", m * 1e6, "busbw_gbps", fc_busbw(p, m)));
-        if (w == 0 || m < fastest)
-            fastest = m, wf = w;
-        if (w == 0 || m > slowest)
-            slowest = m, ws = w;
         mean += m / n;
     }
     for (int w = 0; w < n; ++w)
         var += (p->windows[w] - mean) * (p->windows[w] - mean) / n;
-    if (n >= 2 && fastest > 0) {
-        drift = (slowest / fastest - 1) * 100;
-        if (cfg->max_drift_pct >= 0 && drift > cfg->max_drift_pct && j.nreasons < 4) {
-            snprintf(j.reasons[j.nreasons++], sizeof(j.reasons[0]),
-                     "drift %.1f%%: window %d's median (%.1f us) is slower than window "
-                     "%d's (%.1f us) by more than the limit %.1f%%; slowest rank %d "
-                     "(host %s)", drift, ws, slowest * 1e6, wf, fastest * 1e6,
-                     cfg->max_drift_pct, t->slowest_rank, t->slowest_host);
-            j.status = FC_ERR_FAIL;
-        }
+    fc_drift_judge(p->windows, n, cfg->confirm_windows, &d);
+    if (d.drift_pct >= 0 && cfg->max_drift_pct >= 0 && d.drift_pct > cfg->max_drift_pct &&
+        j.nreasons < 4) {
+        snprintf(j.reasons[j.nreasons++], sizeof(j.reasons[0]),
+                 "sustained drift %.1f%%: windows %d to %d all ran at %.1f us or slower, "
+                 "against the soak's lower quartile of %.1f us (limit %.1f%% over %d "
+                 "consecutive windows)", d.drift_pct, d.from, d.to, d.sustained * 1e6,
+                 d.reference * 1e6, cfg->max_drift_pct, cfg->confirm_windows);
+        j.status = FC_ERR_FAIL;
+        j.confirmed = 1;
     }
-    if (n < 2)
+    if (d.drift_pct < 0 && cfg->max_drift_pct >= 0 && j.nnotes < FC_JUDGE_NOTES)
+        snprintf(j.notes[j.nnotes++], sizeof(j.notes[0]), "drift not judged: %d window(s), "
+                 "and a drift must last %d consecutive windows (make window_s shorter "
+                 "than the soak)", n, cfg->confirm_windows);
+    if (d.drift_pct < 0)
         fc_tap_diag(&ctx->tap, "drift not judged for this point: %d window(s); make "
                     "window_s shorter than the soak", n);
     json_object_set_new(soak, "runs", json_integer((json_int_t)p->runs));
     json_object_set_new(soak, "seconds", json_real(elapsed));
     json_object_set_new(soak, "windows", wins);
-    json_object_set_new(soak, "drift_pct", drift >= 0 ? json_real(drift) : json_null());
+    json_object_set_new(soak, "drift_pct", d.drift_pct >= 0 ? json_real(d.drift_pct) : json_null());
+    json_object_set_new(soak, "drift_windows", d.drift_pct >= 0 ?
+                        json_pack("[i,i]", d.from, d.to) : json_null());
+    json_object_set_new(soak, "reference_us", d.peak_pct >= 0 ? json_real(d.reference * 1e6)
+                                                              : json_null());
+    json_object_set_new(soak, "peak_window_pct", d.peak_pct >= 0 ? json_real(d.peak_pct)
+                                                                  : json_null());
+    json_object_set_new(soak, "confirm_windows", json_integer(cfg->confirm_windows));
     json_object_set_new(soak, "max_drift_pct", json_real(cfg->max_drift_pct));
     json_object_set_new(soak, "window_cv_pct", mean > 0 && n >= 2 ?
                         json_real(sqrt(var) / mean * 100) : json_null());
@@ -307,7 +322,7 @@ static void fc_soak_judge_counters(fc_stage_ctx_t *ctx, json_t *mine)
 static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
 {
     const fc_soak_profile_t *cfg = &ctx->sp.soak;
-    fc_engine_ident_t ident = { ctx->world_rank, ctx->host };
+    fc_engine_ident_t ident = { ctx->world_rank, ctx->host, fc_stage_comm_hosts(ctx, group) };
     fc_test_point_t *points = NULL;
     fc_soak_point_t *sp = NULL;
     fc_status_t status = FC_OK;

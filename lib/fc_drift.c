@@ -1,0 +1,57 @@
+/*
+ * fc_drift.c - see fc_drift.h. The lower quartile is interpolated between
+ * the sorted medians (the usual (n-1)p rule); the sustained level of a run
+ * of k windows is its minimum, so every window of the run was at least
+ * that slow.
+ */
+#include "fc_drift.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int fc_drift_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+void fc_drift_judge(const double *m, int n, int k, fc_drift_t *d)
+{
+    double *sorted, pos, slowest = 0;
+    int lo;
+
+    memset(d, 0, sizeof(*d));
+    d->drift_pct = d->peak_pct = -1;
+    if (n < 2 || n > FC_DRIFT_MAX_WINDOWS || k < 1)
+        return;
+    if ((sorted = malloc((size_t)n * sizeof(*sorted))) == NULL)
+        return;
+    memcpy(sorted, m, (size_t)n * sizeof(*m));
+    qsort(sorted, (size_t)n, sizeof(*sorted), fc_drift_cmp);
+    pos = (n - 1) * 0.25;
+    lo = (int)pos;
+    d->reference = sorted[lo] + (lo + 1 < n ? (pos - lo) * (sorted[lo + 1] - sorted[lo]) : 0);
+    free(sorted);
+    if (d->reference <= 0)
+        return;
+    for (int w = 0; w < n; ++w)
+        slowest = m[w] > slowest ? m[w] : slowest;
+    d->peak_pct = (slowest / d->reference - 1) * 100;
+    if (k > n)
+        return;
+    for (int w = 0; w + k <= n; ++w) {
+        double held = m[w];
+
+        for (int i = w + 1; i < w + k; ++i)
+            held = m[i] < held ? m[i] : held;
+        if (w == 0 || held > d->sustained) {
+            d->sustained = held;
+            d->from = w;
+            d->to = w + k - 1;
+        }
+    }
+    d->drift_pct = (d->sustained / d->reference - 1) * 100;
+    if (d->drift_pct < 0)
+        d->drift_pct = 0;
+}
