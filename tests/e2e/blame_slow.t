@@ -1,0 +1,209 @@
+#!/bin/bash
+# blame_slow.t - confirmation before blame for slowness (DESIGN rule 2,
+# issue 11), on a virtual cluster of uneven racks (2, 3 and 1 nodes, two
+# ranks per node), faults planted from outside the code under test:
+#   - a clean plan (node, pairs, rack, cluster, soak) passes every rack, in
+#     two consecutive runs: nothing slowed beside its neighbours is blamed;
+#   - one node's link shaped to 5 Mbit/s (tc tbf), three consecutive runs
+#     of the whole plan: that host alone is quarantined (its link, confirmed
+#     alone with known-good partners), its rack alone FAILs, every time;
+#   - one rank slowed by the MPI injector (tests/inject, 50 ms before each
+#     of its calls), in the cluster stage and in the rack stage: the rank
+#     that is slow is named (not the one that waited longest), by the
+#     retest's timed exchanges and its collective without each node, and
+#     only its host is quarantined;
+#   - a node slowed for its first calls only (the injector's TIMES): the
+#     node stage's failure is not reproduced alone, it passes, and its
+#     record holds both measurements.
+# The profile is thresholds/vcluster.yaml's plan cut short (64 KiB, three
+# iterations, a 4-second soak) with a latency limit on the rack and cluster
+# stages (15 ms: a 12-rank 64 KiB collective here takes about 1 ms).
+. tests/e2e/tap.sh
+FC=$BUILD/fabcert
+INJ=$PWD/$BUILD/libfc_inject.so
+vcluster_up fbs 2,3,1
+plan 17
+H1=${NAME}01 H2=${NAME}02 H4=${NAME}04 H5=${NAME}05
+cat > "$TMP/plan.yaml" <<'YAML'
+name: blame-slow
+description: the plan of tests/e2e/blame_slow.t, cut short
+seed: 20261203
+stages:
+  node:
+    required: true
+    timeout_s: 120
+    warmup: 1
+    iters: 3
+    sizes: [64KiB]
+    collectives: [all_reduce, all_gather]
+    dtypes: [float32]
+    ops: [sum]
+    relative:
+      max_below_median_pct: 95
+  pairs:
+    required: true
+    timeout_s: 120
+    warmup: 1
+    iters: 3
+    sizes: [64KiB]
+    relative:
+      max_below_median_pct: 80
+    limits:
+      - collective: any
+        min_busbw_gbps: 0.001
+        max_latency_us: 200000
+  rack:
+    required: true
+    timeout_s: 120
+    warmup: 1
+    iters: 3
+    sizes: [64KiB]
+    collectives: [all_reduce, all_gather]
+    dtypes: [int32]
+    ops: [sum]
+    relative:
+      max_below_median_pct: 95
+    limits:
+      - collective: any
+        max_latency_us: 15000
+  cluster:
+    required: true
+    timeout_s: 120
+    warmup: 1
+    iters: 3
+    sizes: [64KiB]
+    collectives: [all_reduce, all_gather]
+    dtypes: [int32]
+    ops: [sum]
+    limits:
+      - collective: any
+        max_latency_us: 15000
+  soak:
+    required: true
+    timeout_s: 90
+    warmup: 1
+    iters: 3
+    sizes: [64KiB]
+    collectives: [all_reduce]
+    dtypes: [int32]
+    ops: [sum]
+    limits:
+      - collective: any
+        max_latency_us: 15000
+    soak:
+      duration_s: 4
+      window_s: 1
+      max_drift_pct: 200
+      max_error_delta: 0
+      nic_pattern: "eth*"
+YAML
+# one_stage NAME: the plan with only that stage (the others left out of the
+# profile, so the racks are not INCOMPLETE for want of them)
+one_stage() {
+    perl -ne 'BEGIN { $k = shift } $in = $1 if /^  (\w+):$/; $in = "" if /^\S/;
+        print if $in eq "" || $in eq $k' "$1" "$TMP/plan.yaml" > "$TMP/$1.yaml"
+}
+run() {     # run OUT PROFILE [fabcert run options]: inside the first node
+    local out=$1 prof=$2; shift 2
+    local t0=$SECONDS
+    $VC --name $NAME exec ${NAME}01 $FC run --hosts "$D/hosts" --racks "$D/racks" --ppn 2 \
+        --profile "$prof" --out "$TMP/$out" "$@" > "$TMP/$out.out" 2> "$TMP/$out.err"
+    local rc=$?
+    echo $((SECONDS - t0)) > "$TMP/$out.secs"
+    return $rc
+}
+rec() { jsonl "$TMP/$1/results.jsonl" "$2"; }
+racks_are() {   # racks_are OUT V1 V2 V3
+    grep -q "^rack rack1: $2" "$TMP/$1.out" && grep -q "^rack rack2: $3" "$TMP/$1.out" &&
+        grep -q "^rack rack3: $4" "$TMP/$1.out"
+}
+quarantined() { rec "$1" 'join ",", map { $_->{host} } grep { $_->{type} eq "quarantine" } @r'; }
+
+# 1. a clean plan, twice
+for k in 1 2; do
+    run clean$k "$TMP/plan.yaml"
+    rc=$?
+    racks_are clean$k PASS PASS PASS
+    ok $(( rc != 0 || $? != 0 )) "clean run $k of the plan on racks of 2, 3 and 1 nodes: every rack PASSes ($rc, $(cat "$TMP/clean$k.secs") s)"
+    [ $rc -eq 0 ] || diag "$(grep -E '^  (FAIL|INCOMPLETE)' "$TMP/clean$k.out" | head -5)"
+done
+
+# 2. one node's link shaped to 5 Mbit/s: right in every one of three runs
+$VC --name $NAME slow $H4 5mbit > /dev/null
+right=0
+for k in 1 2 3; do
+    run slow$k "$TMP/plan.yaml"
+    rc=$?
+    q=$(quarantined slow$k)
+    others=$(rec slow$k 'scalar grep { ($_->{verdict} // "") eq "FAIL" && ref $_->{implicates} &&
+        ($_->{implicates}{host} // "") ne "'$H4'" && ($_->{implicates}{rack} // "") ne "rack2" } @r')
+    racks_are slow$k PASS FAIL PASS && [ $rc -eq 1 ] && [ "$q" = "$H4" ] && [ "$others" = 0 ]
+    st=$?
+    ok $st "slow link, run $k: $H4 alone quarantined, rack2 alone FAILs ($rc; quarantined: $q; failures elsewhere: $others; $(cat "$TMP/slow$k.secs") s)"
+    [ $st -eq 0 ] && right=$((right + 1))
+    [ $st -eq 0 ] || diag "$(grep -E '^rack|^  FAIL' "$TMP/slow$k.out" | head -6)"
+done
+$VC --name $NAME clear > /dev/null
+ok $(( right != 3 )) "the slow link is placed right in every one of 3 consecutive runs ($right of 3)"
+grep -q "^  FAIL rack rack2, pairs stage, link $H4: .*confirmed alone: .* with .* (same rack), .* with .* (across the spine); each partner known good" "$TMP/slow1.out"
+ok $? "the verdict gives the confirmation: slow alone with a known-good partner in its rack and one across the spine"
+n=$(rec slow1 'scalar grep { $_->{type} eq "pair" && $_->{verdict} eq "FAIL" &&
+    ($_->{confirmation}{verdict} // "") =~ /^node_[ab]$/ && $_->{implicates}{host} eq "'$H4'" } @r')
+ok $(( n != 5 )) "each of $H4's 5 pairs is explained by its confirmed link, and says so ($n)"
+perl -MJSON::PP -e 'local $/; my $c = decode_json(<>)->{certificate};
+    my @f = map { @{$_->{figures} || []} } @{$c->{stages} || []};
+    exit !(grep { ref $_->{confirmation} && ($_->{confirmation}{verdict} // "") =~ /^node_/ } @f)' \
+    "$TMP/slow1/certificates/rack2.json" 2> /dev/null
+ok $? "rack2's certificate carries the confirmation"
+
+# 3. one rank slowed in the cluster stage: the retest names it
+one_stage cluster
+R=$(rec clean1 'my ($s) = grep { $_->{type} eq "stage_start" } @r; my @h = @{$s->{rank_hosts}};
+    (grep { $h[$_] eq "'$H2'" } 0..$#h)[-1]')
+run crank "$TMP/cluster.yaml" --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H2 --env FC_INJECT_RANK=$R \
+    --env FC_INJECT_MODE=delay --env FC_INJECT_DELAY_US=50000
+rc=$?
+q=$(quarantined crank)
+racks_are crank FAIL PASS PASS && [ $rc -eq 1 ] && [ "$q" = "$H2" ]
+ok $? "a slowed rank in the cluster stage: only $H2 quarantined, only rack1 FAILs ($rc; $q)"
+[ "$q" = "$H2" ] || diag "$(grep -E '^rack|^  FAIL|retest' "$TMP/crank.out" | head -6)"
+n=$(rec crank 'scalar grep { $_->{type} eq "retest" && $_->{kind} eq "slow" && $_->{localised} &&
+    $_->{culprit}{host} eq "'$H2'" && "@{$_->{culprit}{ranks}}" eq "'$R'" } @r')
+grep -q "slowness placed on $H2 (rank $R): without $H2 the all_reduce int32 sum 64 KiB took" "$TMP/crank.out"
+ok $(( n != 1 || $? != 0 )) "the retest names rank $R of $H2, the slow one, with its evidence ($n)"
+n=$(rec crank 'scalar grep { $_->{type} eq "point" && $_->{verdict} eq "FAIL" &&
+    ($_->{confirmation}{verdict} // "") eq "confirmed" && $_->{implicates}{kind} eq "slow" &&
+    !$_->{implicates}{quarantine} } @r')
+ok $(( n < 1 )) "the cluster stage's failure was confirmed alone and named nobody before the retest ($n)"
+grep -q "slowest rank" "$TMP/crank/results.jsonl"
+ok $(( $? == 0 )) "no record names a 'slowest rank' (the one that waited longest)"
+
+# 4. one rank slowed in the rack stage (rack2, a rack of 3 nodes)
+one_stage rack
+R=$(rec clean1 'my ($s) = grep { $_->{type} eq "stage_start" } @r; my @h = @{$s->{rank_hosts}};
+    (grep { $h[$_] eq "'$H4'" } 0..$#h)[0]')
+run rrank "$TMP/rack.yaml" --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H4 --env FC_INJECT_RANK=$R \
+    --env FC_INJECT_MODE=delay --env FC_INJECT_DELAY_US=50000 --env FC_INJECT_COLL=allreduce
+rc=$?
+q=$(quarantined rrank)
+racks_are rrank PASS FAIL PASS && [ $rc -eq 1 ] && [ "$q" = "$H4" ] &&
+    grep -q "slowness placed on $H4 (rank $R)" "$TMP/rrank.out"
+ok $? "a rank slowed in all_reduce only, in the rack stage: rank $R of $H4 named by the collective without it; only $H4 quarantined ($rc; $q)"
+[ "$q" = "$H4" ] || diag "$(grep -E '^rack|^  FAIL|retest' "$TMP/rrank.out" | head -6)"
+
+# 5. a node slowed for its first calls only: not reproduced alone
+one_stage node
+run transient "$TMP/node.yaml" --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H5 \
+    --env FC_INJECT_MODE=delay --env FC_INJECT_DELAY_US=20000 --env FC_INJECT_TIMES=4
+rc=$?
+racks_are transient PASS PASS PASS
+ok $(( rc != 0 || $? != 0 )) "a node slow for its first calls only: every rack PASSes ($rc)"
+n=$(rec transient 'scalar grep { $_->{type} eq "point" && $_->{verdict} eq "PASS" && $_->{group} eq "'$H5'" &&
+    ($_->{confirmation}{verdict} // "") eq "not_reproduced" && @{$_->{confirmation}{round_reasons}} &&
+    @{$_->{confirmation}{rounds}} == 2 } @r')
+ok $(( n < 1 )) "its record holds the failure beside the others and the two alone rounds that passed ($n)"
+q=$(quarantined transient)
+ok $([ -z "$q" ]; echo $?) "nobody is quarantined for it (${q:-none})"
+diag "run times (s): clean $(cat "$TMP/clean1.secs") $(cat "$TMP/clean2.secs"), slow link $(cat "$TMP/slow1.secs") $(cat "$TMP/slow2.secs") $(cat "$TMP/slow3.secs")"
+diag "pairs confirmation (s): $(rec slow1 '(map { sprintf "%.1f", $_->{seconds} } grep { $_->{type} eq "pairs_confirmation" } @r)[0]') of $H4's slow link; retest of the slowed rank: $(sed -n 's/^retest cluster: done, \(.*\) s$/\1/p' "$TMP/crank.out") s launched"
+done_testing
