@@ -121,6 +121,15 @@ static void fc_judge_one(const fc_stage_profile_t *sp,
     fc_judge_limits(sp, pt, s, j);
 }
 
+/* Did an absolute limit judge this group's timing (a latency limit, or a
+ * busbw limit whose busbw means something)? */
+static int fc_judge_limits_judged(const fc_judgement_t *j, fc_coll_id_t coll, int nranks)
+{
+    return j->limit != NULL &&
+           (j->limit->max_latency_us >= 0 ||
+            (j->limit->min_busbw_gbps >= 0 && !fc_judge_busbw_void(coll, nranks)));
+}
+
 /* The relative rule for every group that ran, against its peer class. */
 static void fc_judge_relative(const fc_stage_profile_t *sp, const fc_test_point_t *pt,
                               const fc_point_summary_t *sums, int n, const char *kind,
@@ -156,7 +165,11 @@ static void fc_judge_relative(const fc_stage_profile_t *sp, const fc_test_point_
             fc_judge_note(j, "relative rule not applied: %s, so busbw says nothing",
                           why);
         } else if (!refs[g].applies) {
-            fc_judge_note(j, "relative rule not applied: %s", refs[g].why_not);
+            fc_judge_note(j, "relative rule not applied: %s; %s", refs[g].why_not,
+                          fc_judge_limits_judged(j, pt->coll, s->nranks)
+                              ? "judged on the absolute limits alone"
+                              : "no absolute limit covers this point either: only its bits "
+                                "were judged");
         } else {
             double floor_bw = refs[g].reference * (1.0 - sp->max_below_median_pct / 100.0);
 

@@ -205,7 +205,9 @@ static void fc_pairs_relative_json(const fc_pairs_run_t *run, const fc_pair_t *p
                  "relative.min_bytes (%s)", size, from);
     else
         snprintf(why, sizeof(why), "relative rule not applied: no peer of its path "
-                 "kind (%s); judged on the absolute limits alone", peers);
+                 "kind (%s); %s", peers, p->limit_bw >= 0 ? "judged on the absolute "
+                 "limits alone" : "no bandwidth limit covers it either: only its bits "
+                 "were judged");
     json_object_set_new(entry, "rules_not_applied", json_pack("[s]", why));
 }
 
@@ -488,9 +490,12 @@ static int fc_pairs_report_pair(fc_pairs_run_t *run, int k, int a, int b,
         }
         if (p->size_index == 0) {
             lat = p->lat_us;
-            json_object_set_new(rec, "latency_limit", json_pack(
+            json_object_set_new(rec, "latency_limit", p->limit_lat >= 0 ? json_pack(
                 "{s:f, s:i, s:I}", "max_latency_us", p->limit_lat, "line", p->lat_line,
-                "bytes", (json_int_t)FC_PAIRS_LAT_BYTES));
+                "bytes", (json_int_t)FC_PAIRS_LAT_BYTES) : json_null());
+            json_object_set_new(rec, "rules_not_applied", p->limit_lat >= 0 ? json_array() :
+                json_pack("[s]", "latency not judged: no limit of the profile covers 8 bytes "
+                          "(the latency message's size; limits match the size measured)"));
         }
     }
     if (slow[k]) {

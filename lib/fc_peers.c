@@ -149,12 +149,11 @@ static void fc_peer_judge_class(const fc_peer_shape_t *shape, int c, const int *
         } else if (members == 1) {
             fc_peer_class_text(shape, 1, kind, text, sizeof(text));
             snprintf(r->why_not, sizeof(r->why_not), "no peer of its shape: the only "
-                     "%s in this stage; judged on the absolute limits alone", text);
+                     "%s in this stage", text);
         } else {
             fc_peer_class_text(shape, members - 1, kind, text, sizeof(text));
             snprintf(r->why_not, sizeof(r->why_not), "its peers of the same shape "
-                     "(%s) gave no figure to compare; judged on the absolute limits "
-                     "alone", text);
+                     "(%s) gave no figure to compare", text);
         }
     }
 }
