@@ -27,7 +27,7 @@ typedef struct fc_coll_call {
     const void *send;
     void *recv;
     size_t count;           /* fc_coll_counts_t.count */
-    int root;               /* broadcast */
+    int root;               /* broadcast, reduce */
 } fc_coll_call_t;
 
 typedef struct fc_backend_ops {
@@ -37,7 +37,7 @@ typedef struct fc_backend_ops {
     fc_status_t (*fill_func)(fc_backend_t *be, const fc_pattern_t *p,
                              int32_t rank, uint64_t index_base, void *buf,
                              size_t count);
-    /* overwrite a buffer with a byte value, so stale output cannot pass */
+    /* set a buffer to a byte value (a buffer the call must leave alone) */
     fc_status_t (*poison_func)(fc_backend_t *be, void *buf, size_t bytes,
                                int byte);
     fc_status_t (*copy_func)(fc_backend_t *be, void *dst, const void *src,
@@ -48,6 +48,11 @@ typedef struct fc_backend_ops {
      * when it cannot tell) */
     fc_status_t (*run_func)(fc_backend_t *be, const fc_coll_call_t *call,
                             double *seconds_p);
+    /* batched timing, like nccl-tests: n calls back to back, calls[i % 2],
+     * after one common start, under one timer; *seconds_p is this rank's
+     * total. NULL: the backend has no batched mode (said in the records) */
+    fc_status_t (*run_batch_func)(fc_backend_t *be, const fc_coll_call_t calls[2], int n,
+                                  double *seconds_p);
     fc_status_t (*verify_func)(fc_backend_t *be, const fc_pattern_t *p,
                                int32_t src, uint64_t index_base,
                                const void *buf, size_t count,

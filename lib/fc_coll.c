@@ -1,8 +1,10 @@
 /*
- * fc_coll.c - the six collective descriptors. Each is a handful of lines:
- * counts, output blocks and the bus-bandwidth factor of nccl-tests
- * (doc/PERFORMANCE.md there: all_reduce 2(n-1)/n; all_gather,
- * reduce_scatter and all_to_all (n-1)/n; broadcast and sendrecv 1).
+ * fc_coll.c - the collective descriptors, one designated initialiser each:
+ * counts, output blocks, where an in-place input goes, and the
+ * bus-bandwidth factor of nccl-tests (doc/PERFORMANCE.md there:
+ * all_reduce 2(n-1)/n; all_gather, reduce_scatter and all_to_all
+ * (n-1)/n; broadcast, reduce and sendrecv 1). An in-place variant shares
+ * its base's counts and factor; only where its input lives differs.
  */
 #include "fc_coll.h"
 
@@ -142,19 +144,116 @@ static void fc_blocks_sendrecv(const fc_coll_counts_t *c, int rank, int n,
     fc_block_set(b, 0, c->count, fc_coll_ring_prev(rank, n), 0);
 }
 
+/* reduce_scatter in place: recv holds the whole input (n blocks); each
+ * rank's result lands in its own block, as NCCL defines it (recvbuff =
+ * sendbuff + rank * recvcount); the mpi backend moves MPI's result there */
+static void fc_counts_scatter_inplace(uint64_t bytes, size_t esize, int n,
+                                      fc_coll_counts_t *c)
+{
+    fc_counts_scatter(bytes, esize, n, c);
+    c->recv_elems = c->send_elems;
+}
+
+static void fc_blocks_reduce_scatter_inplace(const fc_coll_counts_t *c, int rank, int n,
+                                             int root, int k, fc_coll_block_t *b)
+{
+    (void)n, (void)root, (void)k;
+    fc_block_set(b, (size_t)rank * c->count, c->count, -1, (uint64_t)rank * c->count);
+}
+
+/* reduce: the root's output; another rank's recv is not output */
+static void fc_blocks_reduce(const fc_coll_counts_t *c, int rank, int n, int root,
+                             int k, fc_coll_block_t *b)
+{
+    (void)rank, (void)n, (void)root, (void)k;
+    fc_block_set(b, 0, c->count, -1, 0);
+}
+
+/* where an in-place rank's input goes: the whole buffer, its own block,
+ * or (broadcast) the root's buffer only */
+static void fc_stage_all(const fc_coll_counts_t *c, int rank, int n, int root,
+                         size_t *pos, size_t *len)
+{
+    (void)rank, (void)n, (void)root;
+    *pos = 0;
+    *len = c->send_elems;
+}
+
+static void fc_stage_own_block(const fc_coll_counts_t *c, int rank, int n, int root,
+                               size_t *pos, size_t *len)
+{
+    (void)n, (void)root;
+    *pos = (size_t)rank * c->count;
+    *len = c->count;
+}
+
+static void fc_stage_root(const fc_coll_counts_t *c, int rank, int n, int root,
+                          size_t *pos, size_t *len)
+{
+    (void)n;
+    *pos = 0;
+    *len = rank == root ? c->count : 0;
+}
+
 static const fc_coll_desc_t fc_coll_descs[FC_COLL_COUNT] = {
-    { FC_COLL_ALL_REDUCE, "all_reduce", 1, 1, fc_factor_all_reduce,
-      fc_counts_flat, fc_one_block, fc_blocks_all_reduce },
-    { FC_COLL_ALL_GATHER, "all_gather", 0, 1, fc_factor_n_minus_1,
-      fc_counts_gather, fc_n_blocks, fc_blocks_all_gather },
-    { FC_COLL_REDUCE_SCATTER, "reduce_scatter", 1, 0, fc_factor_n_minus_1,
-      fc_counts_scatter, fc_one_block, fc_blocks_reduce_scatter },
-    { FC_COLL_BROADCAST, "broadcast", 0, 1, fc_factor_one,
-      fc_counts_flat, fc_one_block, fc_blocks_broadcast },
-    { FC_COLL_ALL_TO_ALL, "all_to_all", 0, 0, fc_factor_n_minus_1,
-      fc_counts_all_to_all, fc_n_blocks, fc_blocks_all_to_all },
-    { FC_COLL_SENDRECV, "sendrecv", 0, 0, fc_factor_one,
-      fc_counts_flat, fc_one_block, fc_blocks_sendrecv },
+    [FC_COLL_ALL_REDUCE] = {
+        .id = FC_COLL_ALL_REDUCE, .name = "all_reduce", .base = FC_COLL_ALL_REDUCE,
+        .reduces = 1, .same_output = 1, .bus_factor_func = fc_factor_all_reduce,
+        .counts_func = fc_counts_flat, .block_count_func = fc_one_block,
+        .block_func = fc_blocks_all_reduce },
+    [FC_COLL_ALL_GATHER] = {
+        .id = FC_COLL_ALL_GATHER, .name = "all_gather", .base = FC_COLL_ALL_GATHER,
+        .same_output = 1, .bus_factor_func = fc_factor_n_minus_1,
+        .counts_func = fc_counts_gather, .block_count_func = fc_n_blocks,
+        .block_func = fc_blocks_all_gather },
+    [FC_COLL_REDUCE_SCATTER] = {
+        .id = FC_COLL_REDUCE_SCATTER, .name = "reduce_scatter",
+        .base = FC_COLL_REDUCE_SCATTER, .reduces = 1,
+        .bus_factor_func = fc_factor_n_minus_1, .counts_func = fc_counts_scatter,
+        .block_count_func = fc_one_block, .block_func = fc_blocks_reduce_scatter },
+    [FC_COLL_BROADCAST] = {
+        .id = FC_COLL_BROADCAST, .name = "broadcast", .base = FC_COLL_BROADCAST,
+        .same_output = 1, .rooted = 1, .bus_factor_func = fc_factor_one,
+        .counts_func = fc_counts_flat, .block_count_func = fc_one_block,
+        .block_func = fc_blocks_broadcast },
+    [FC_COLL_ALL_TO_ALL] = {
+        .id = FC_COLL_ALL_TO_ALL, .name = "all_to_all", .base = FC_COLL_ALL_TO_ALL,
+        .bus_factor_func = fc_factor_n_minus_1, .counts_func = fc_counts_all_to_all,
+        .block_count_func = fc_n_blocks, .block_func = fc_blocks_all_to_all },
+    [FC_COLL_SENDRECV] = {
+        .id = FC_COLL_SENDRECV, .name = "sendrecv", .base = FC_COLL_SENDRECV,
+        .bus_factor_func = fc_factor_one, .counts_func = fc_counts_flat,
+        .block_count_func = fc_one_block, .block_func = fc_blocks_sendrecv },
+    /* nccl-tests' reduce: busbw = algbw */
+    [FC_COLL_REDUCE] = {
+        .id = FC_COLL_REDUCE, .name = "reduce", .base = FC_COLL_REDUCE, .reduces = 1,
+        .rooted = 1, .root_output_only = 1, .bus_factor_func = fc_factor_one,
+        .counts_func = fc_counts_flat, .block_count_func = fc_one_block,
+        .block_func = fc_blocks_reduce },
+    [FC_COLL_ALL_REDUCE_INPLACE] = {
+        .id = FC_COLL_ALL_REDUCE_INPLACE, .name = "all_reduce_inplace",
+        .base = FC_COLL_ALL_REDUCE, .reduces = 1, .same_output = 1, .in_place = 1,
+        .bus_factor_func = fc_factor_all_reduce, .counts_func = fc_counts_flat,
+        .block_count_func = fc_one_block, .block_func = fc_blocks_all_reduce,
+        .stage_func = fc_stage_all },
+    [FC_COLL_ALL_GATHER_INPLACE] = {
+        .id = FC_COLL_ALL_GATHER_INPLACE, .name = "all_gather_inplace",
+        .base = FC_COLL_ALL_GATHER, .same_output = 1, .in_place = 1,
+        .bus_factor_func = fc_factor_n_minus_1, .counts_func = fc_counts_gather,
+        .block_count_func = fc_n_blocks, .block_func = fc_blocks_all_gather,
+        .stage_func = fc_stage_own_block },
+    [FC_COLL_REDUCE_SCATTER_INPLACE] = {
+        .id = FC_COLL_REDUCE_SCATTER_INPLACE, .name = "reduce_scatter_inplace",
+        .base = FC_COLL_REDUCE_SCATTER, .reduces = 1, .in_place = 1,
+        .bus_factor_func = fc_factor_n_minus_1, .counts_func = fc_counts_scatter_inplace,
+        .block_count_func = fc_one_block, .block_func = fc_blocks_reduce_scatter_inplace,
+        .stage_func = fc_stage_all },
+    [FC_COLL_BROADCAST_INPLACE] = {
+        .id = FC_COLL_BROADCAST_INPLACE, .name = "broadcast_inplace",
+        .base = FC_COLL_BROADCAST, .same_output = 1, .rooted = 1, .in_place = 1,
+        .bus_factor_func = fc_factor_one, .counts_func = fc_counts_flat,
+        .block_count_func = fc_one_block, .block_func = fc_blocks_broadcast,
+        .stage_func = fc_stage_root },
 };
 
 const fc_coll_desc_t *fc_coll_desc(fc_coll_id_t id)

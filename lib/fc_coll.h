@@ -24,6 +24,11 @@ typedef enum fc_coll_id {
     FC_COLL_BROADCAST,
     FC_COLL_ALL_TO_ALL,
     FC_COLL_SENDRECV,
+    FC_COLL_REDUCE,                 /* to a root, rotated over the ranks */
+    FC_COLL_ALL_REDUCE_INPLACE,     /* in place: the input is in recv */
+    FC_COLL_ALL_GATHER_INPLACE,
+    FC_COLL_REDUCE_SCATTER_INPLACE,
+    FC_COLL_BROADCAST_INPLACE,
     FC_COLL_COUNT
 } fc_coll_id_t;
 
@@ -47,8 +52,16 @@ typedef struct fc_coll_block {
 typedef struct fc_coll_desc {
     fc_coll_id_t id;
     const char *name;           /* as in profiles and results */
+    fc_coll_id_t base;          /* the operation: for an in-place variant, the
+                                 * collective it is in place of; else id */
     int reduces;                /* takes a reduction op */
     int same_output;            /* every rank must hold the same bits */
+    int rooted;                 /* has a root: rotated over the ranks, one
+                                 * iteration after another */
+    int root_output_only;       /* only the root's recv is output: the other
+                                 * ranks' recv must come back untouched */
+    int in_place;               /* this rank's input is staged in recv before
+                                 * each call (stage_func says where) */
     /* busbw = algbw * factor (nccl-tests' definitions) */
     double (*bus_factor_func)(int nranks);
     /* counts for a requested size in bytes; count is at least 1 */
@@ -58,6 +71,10 @@ typedef struct fc_coll_desc {
     int (*block_count_func)(int nranks);
     void (*block_func)(const fc_coll_counts_t *counts, int rank, int nranks,
                        int root, int k, fc_coll_block_t *block_p);
+    /* in place: where this rank's input goes in recv (*len_p 0: nowhere,
+     * e.g. a broadcast's non-root), in elements */
+    void (*stage_func)(const fc_coll_counts_t *counts, int rank, int nranks, int root,
+                       size_t *pos_p, size_t *len_p);
 } fc_coll_desc_t;
 
 const fc_coll_desc_t *fc_coll_desc(fc_coll_id_t id);

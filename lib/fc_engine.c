@@ -1,35 +1,49 @@
 /*
  * fc_engine.c - the one place that owns warm-up, timing and checking.
  *
- * Per iteration: poison the output (outside the timed region, with a byte
- * that changes each iteration so a call that writes nothing cannot pass on
- * stale bits), run the call (the backend times it from a barrier), then
- * check the same buffer outside the timed region:
- *  - the first time, and whenever a digest differs from the verified one,
- *    every element is compared with its expectation (fc_kernels.h);
- *  - once an output has verified element by element, its XXH3 digest is the
- *    expected digest, and later iterations are checked by digest (64-bit,
- *    so a changed bit escapes with probability 2^-64). A digest mismatch
- *    triggers the element-wise pass that names the place.
- * Every call's output is thus checked bitwise, warm-up included, at the
- * cost of a hash.
+ * The timed call must see what an application's call sees, so nothing is
+ * written into the output between calls: no poison. Instead each point has
+ * two input sets from two seeds, filled once into two send buffers, and the
+ * iterations alternate between them. The previous iteration's output is
+ * then always wrong for the current one: a call that writes nothing, or a
+ * transport that re-sends the previous iteration's data, leaves bits that
+ * fail the check. Per iteration, outside the timed region, the output is
+ * checked on the same buffer:
+ *  - the first time an (input set, root) pair is seen, and whenever a
+ *    digest differs from the verified one, every element is compared with
+ *    its expectation (fc_kernels.h);
+ *  - otherwise by its digest against that pair's verified digest (64-bit,
+ *    so a changed bit escapes with probability 2^-64); a mismatch runs the
+ *    element-wise pass that names the place.
+ * A rooted collective rotates its root over the ranks, one iteration after
+ * another; a reduce's non-root recv is set once to a known byte and must
+ * come back untouched. An in-place collective's input is copied into recv
+ * before each call (it consumes it), as an application's would be there.
+ *
+ * Two timings: per iteration (barrier, one call, the slowest rank's time:
+ * what the limits judge) and, after the checked iterations, batched like
+ * nccl-tests (the same number of calls back to back under one timer,
+ * alternating inputs and two output buffers; the last output of each is
+ * checked). Buffers live in an fc_engine_bufs_t that a stage keeps for all
+ * its points, so no point pays for allocation or first touch.
  */
 #include "fc_engine.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <stdio.h>
 
 #include "fc_log.h"
 #include "fc_profile.h"
 #include "fc_watchdog.h"
 
+#define FC_ENGINE_DIGESTS 64        /* (input set, root) pairs remembered */
+#define FC_SENTINEL_BYTE 0x5A
+
 /* What one rank found, gathered to rank 0. */
 typedef struct fc_rank_report {
     int32_t world_rank;
     char host[FC_HOST_MAX];
-    double mean_time;
     uint64_t wrong;
     int32_t first_iter;
     uint64_t first_pos;
@@ -37,7 +51,32 @@ typedef struct fc_rank_report {
     uint64_t first_actual;
     uint64_t digest0;       /* digest of the first iteration's output */
     int32_t reps_agree;
+    double batch_s;         /* batched: this rank's time per call, or -1 */
 } fc_rank_report_t;
+
+/* Verified digests per (input set, root). */
+typedef struct fc_verified {
+    int set, root;
+    uint64_t digest;
+} fc_verified_t;
+
+typedef struct fc_digests {
+    int n;
+    fc_verified_t e[FC_ENGINE_DIGESTS];
+} fc_digests_t;
+
+/* Everything one point's iterations need. */
+typedef struct fc_point_run {
+    fc_backend_t *be;
+    const fc_test_point_t *pt;
+    const fc_coll_desc_t *desc;
+    fc_coll_counts_t counts;
+    size_t esize;
+    fc_pattern_t pat[2];
+    void *send[2], *recv[2];
+    uint64_t sentinel;      /* digest of an untouched non-root recv */
+    fc_digests_t digests;
+} fc_point_run_t;
 
 void fc_point_label(const fc_test_point_t *pt, char *buf, size_t len)
 {
@@ -62,24 +101,130 @@ static fc_status_t fc_engine_agree(fc_backend_t *be, fc_status_t status)
     return (fc_status_t)worst;
 }
 
-static fc_status_t fc_engine_verify_output(fc_backend_t *be,
-                                           const fc_coll_desc_t *desc,
-                                           const fc_pattern_t *p,
-                                           const fc_coll_counts_t *counts,
-                                           const void *recv, int root,
-                                           fc_mismatch_t *m)
+void fc_engine_bufs_init(fc_engine_bufs_t *bufs)
 {
-    size_t esize = fc_dtype_info(p->dtype)->size;
-    int nblocks = desc->block_count_func(be->size);
+    memset(bufs, 0, sizeof(*bufs));
+}
 
+void fc_engine_bufs_free(fc_backend_t *be, fc_engine_bufs_t *bufs)
+{
+    for (int k = 0; k < 2; ++k) {
+        if (bufs->send[k])
+            be->ops->free_func(be, bufs->send[k]);
+        if (bufs->recv[k])
+            be->ops->free_func(be, bufs->recv[k]);
+    }
+    fc_engine_bufs_init(bufs);
+}
+
+/* Grow the buffers to hold send_bytes and recv_bytes (each pair). */
+static fc_status_t fc_engine_bufs_reserve(fc_backend_t *be, fc_engine_bufs_t *bufs,
+                                          size_t send_bytes, size_t recv_bytes)
+{
+    if (send_bytes > bufs->send_cap || recv_bytes > bufs->recv_cap) {
+        size_t s = send_bytes > bufs->send_cap ? send_bytes : bufs->send_cap;
+        size_t r = recv_bytes > bufs->recv_cap ? recv_bytes : bufs->recv_cap;
+
+        fc_engine_bufs_free(be, bufs);
+        for (int k = 0; k < 2; ++k) {
+            FC_CHECK(be->ops->alloc_func(be, s, &bufs->send[k]));
+            FC_CHECK(be->ops->alloc_func(be, r, &bufs->recv[k]));
+        }
+        bufs->send_cap = s;
+        bufs->recv_cap = r;
+    }
+    return FC_OK;
+}
+
+static int fc_engine_root(const fc_point_run_t *run, int it)
+{
+    return run->desc->rooted ? it % run->be->size : 0;
+}
+
+/* This rank's output region of recv, in elements. */
+static void fc_engine_span(const fc_point_run_t *run, int root, size_t *lo_p, size_t *hi_p)
+{
+    size_t lo = (size_t)-1, hi = 0;
+    int n = run->desc->block_count_func(run->be->size);
+
+    for (int k = 0; k < n; ++k) {
+        fc_coll_block_t b;
+
+        run->desc->block_func(&run->counts, run->be->rank, run->be->size, root, k, &b);
+        lo = b.pos < lo ? b.pos : lo;
+        hi = b.pos + b.len > hi ? b.pos + b.len : hi;
+    }
+    *lo_p = lo;
+    *hi_p = hi;
+}
+
+static int fc_engine_is_output(const fc_point_run_t *run, int root)
+{
+    return !run->desc->root_output_only || run->be->rank == root;
+}
+
+/* Element by element against input set `set` (or, off the root of a
+ * root-only collective, against the untouched sentinel). */
+static fc_status_t fc_engine_verify(fc_point_run_t *run, const void *recv, int set, int root,
+                                    fc_mismatch_t *m)
+{
+    fc_backend_t *be = run->be;
+    int nblocks = run->desc->block_count_func(be->size);
+
+    if (!fc_engine_is_output(run, root)) {
+        const uint8_t *b = recv;
+
+        /* rare: only when its digest changed; a host-side scan of bytes is
+         * enough to name the first one (the mpi backend's buffers) */
+        for (size_t k = 0; k < run->counts.recv_elems * run->esize; ++k)
+            if (b[k] != FC_SENTINEL_BYTE) {
+                if (m->wrong++ == 0) {
+                    m->first_pos = k / run->esize;
+                    m->expected_bits = FC_SENTINEL_BYTE;
+                    m->actual_bits = b[k];
+                }
+            }
+        return FC_OK;
+    }
     for (int k = 0; k < nblocks; ++k) {
         fc_coll_block_t b;
 
-        desc->block_func(counts, be->rank, be->size, root, k, &b);
-        FC_CHECK(be->ops->verify_func(be, p, b.src, b.index_base,
-                                      (const uint8_t *)recv + b.pos * esize,
+        run->desc->block_func(&run->counts, be->rank, be->size, root, k, &b);
+        FC_CHECK(be->ops->verify_func(be, &run->pat[set], b.src, b.index_base,
+                                      (const uint8_t *)recv + b.pos * run->esize,
                                       b.len, b.pos, m));
     }
+    return FC_OK;
+}
+
+/* Check one output: its digest against the verified one of (set, root),
+ * element by element when there is none yet or it differs. */
+static fc_status_t fc_engine_check(fc_point_run_t *run, const void *recv, int set, int root,
+                                   uint64_t *digest_p, fc_mismatch_t *m)
+{
+    fc_backend_t *be = run->be;
+    fc_digests_t *d = &run->digests;
+    size_t lo, hi;
+    uint64_t digest;
+    int have = -1;
+
+    if (!fc_engine_is_output(run, root)) {
+        FC_CHECK(be->ops->digest_func(be, recv, run->counts.recv_elems * run->esize, &digest));
+        *digest_p = digest;
+        return digest == run->sentinel ? FC_OK : fc_engine_verify(run, recv, set, root, m);
+    }
+    fc_engine_span(run, root, &lo, &hi);
+    FC_CHECK(be->ops->digest_func(be, (const uint8_t *)recv + lo * run->esize,
+                                  (hi - lo) * run->esize, &digest));
+    *digest_p = digest;
+    for (int i = 0; i < d->n; ++i)
+        if (d->e[i].set == set && d->e[i].root == root)
+            have = i;
+    if (have >= 0 && d->e[have].digest == digest)
+        return FC_OK;
+    FC_CHECK(fc_engine_verify(run, recv, set, root, m));
+    if (m->wrong == 0 && have < 0 && d->n < FC_ENGINE_DIGESTS)
+        d->e[d->n++] = (fc_verified_t){ set, root, digest };
     return FC_OK;
 }
 
@@ -90,84 +235,121 @@ static int fc_selftest_hits(const fc_selftest_t *st, const fc_test_point_t *pt,
            st->iter == iter && (st->coll == FC_ANY || st->coll == (int)pt->coll);
 }
 
-/* The iterations of one point on this rank. */
-static fc_status_t fc_engine_iterate(fc_backend_t *be, const fc_test_point_t *pt,
-                                     const fc_selftest_t *st,
-                                     const fc_engine_ident_t *ident,
-                                     const fc_coll_counts_t *counts,
-                                     const fc_pattern_t *p, void *send,
-                                     void *recv, double *times, double *waits,
-                                     fc_rank_report_t *rep)
+/* An in-place call consumes its input: stage this iteration's into recv. */
+static fc_status_t fc_engine_stage(fc_point_run_t *run, void *recv, int set, int root)
 {
-    const fc_coll_desc_t *desc = fc_coll_desc(pt->coll);
-    size_t esize = fc_dtype_info(pt->dtype)->size;
-    size_t recv_bytes = counts->recv_elems * esize;
-    fc_coll_call_t call = { pt->coll, pt->dtype, pt->op, send, recv,
-                            counts->count, 0 };
-    uint64_t verified_digest = 0;
-    int have_verified = 0;
+    size_t pos = 0, len = 0;
+
+    if (!run->desc->in_place)
+        return FC_OK;
+    run->desc->stage_func(&run->counts, run->be->rank, run->be->size, root, &pos, &len);
+    if (len == 0)
+        return FC_OK;
+    return run->be->ops->copy_func(run->be, (uint8_t *)recv + pos * run->esize,
+                                   run->send[set], len * run->esize);
+}
+
+static void fc_engine_note_wrong(fc_rank_report_t *rep, int it, const fc_mismatch_t *m)
+{
+    if (m->wrong == 0)
+        return;
+    if (rep->wrong == 0) {
+        rep->first_iter = it;
+        rep->first_pos = m->first_pos;
+        rep->first_expected = m->expected_bits;
+        rep->first_actual = m->actual_bits;
+    }
+    rep->wrong += m->wrong;
+}
+
+/* The checked iterations of one point on this rank. */
+static fc_status_t fc_engine_iterate(fc_point_run_t *run, const fc_selftest_t *st,
+                                     const fc_engine_ident_t *ident, double *times,
+                                     double *waits, fc_rank_report_t *rep)
+{
+    fc_backend_t *be = run->be;
+    const fc_test_point_t *pt = run->pt;
     int total = pt->warmup + pt->iters;
-    double sum = 0.0;
 
     rep->first_iter = -1;
     rep->reps_agree = 1;
     for (int it = 0; it < total; ++it) {
+        int set = it & 1, root = fc_engine_root(run, it);
+        fc_coll_call_t call = { pt->coll, pt->dtype, pt->op, run->send[set], run->recv[0],
+                                run->counts.count, root };
         fc_mismatch_t m = { 0, 0, 0, 0 };
         uint64_t digest;
         double seconds = 0.0;
 
-        FC_CHECK(be->ops->poison_func(be, recv, recv_bytes, 0xA5 ^ (it & 0xFF)));
-        if (pt->coll == FC_COLL_BROADCAST && be->rank == call.root)
-            FC_CHECK(be->ops->copy_func(be, recv, send, recv_bytes));
+        FC_CHECK(fc_engine_stage(run, run->recv[0], set, root));
+        if (it > 0 && !fc_engine_is_output(run, root) && fc_engine_is_output(run, fc_engine_root(run, it - 1)))
+            /* the root a moment ago, untouched now: its output goes */
+            FC_CHECK(be->ops->poison_func(be, run->recv[0], run->counts.recv_elems * run->esize,
+                                          FC_SENTINEL_BYTE));
         fc_watchdog_call_enter();
         FC_CHECK(be->ops->run_func(be, &call, &seconds));
         fc_watchdog_call_done();
-
         if (fc_selftest_hits(st, pt, ident->world_rank, it)) {
-            uint64_t idx = st->index >= 0 ? (uint64_t)st->index
-                                          : counts->recv_elems / 2;
-            if (idx >= counts->recv_elems)
-                idx = counts->recv_elems - 1;
-            FC_CHECK(be->ops->flip_bit_func(be, recv, idx * esize + st->bit / 8,
+            uint64_t idx = st->index >= 0 ? (uint64_t)st->index : run->counts.recv_elems / 2;
+
+            if (idx >= run->counts.recv_elems)
+                idx = run->counts.recv_elems - 1;
+            FC_CHECK(be->ops->flip_bit_func(be, run->recv[0], idx * run->esize + st->bit / 8,
                                             st->bit % 8));
             fc_log_info("self-test: flipped bit %d of element %llu of the %s "
-                        "output at iteration %d", st->bit,
-                        (unsigned long long)idx, desc->name, it);
+                        "output at iteration %d", st->bit, (unsigned long long)idx,
+                        run->desc->name, it);
         }
-
-        FC_CHECK(be->ops->digest_func(be, recv, recv_bytes, &digest));
-        if (!have_verified || digest != verified_digest) {
-            FC_CHECK(fc_engine_verify_output(be, desc, p, counts, recv,
-                                             call.root, &m));
-            if (m.wrong == 0 && !have_verified) {
-                verified_digest = digest;
-                have_verified = 1;
-            }
-        }
+        FC_CHECK(fc_engine_check(run, run->recv[0], set, root, &digest, &m));
         if (it == 0)
             rep->digest0 = digest;
-        else if (digest != rep->digest0)
-            rep->reps_agree = 0;
-        if (m.wrong > 0) {
-            if (rep->wrong == 0) {
-                rep->first_iter = it;
-                rep->first_pos = m.first_pos;
-                rep->first_expected = m.expected_bits;
-                rep->first_actual = m.actual_bits;
-            }
-            rep->wrong += m.wrong;
-        }
+        fc_engine_note_wrong(rep, it, &m);
         if (it >= pt->warmup) {
             times[it - pt->warmup] = seconds;
             waits[it - pt->warmup] = be->last_wait_s;
-            sum += seconds;
         }
     }
-    rep->mean_time = sum / pt->iters;
+    /* the same (set, root) must give the same bits every time: a digest
+     * that differed was checked element-wise above, so a disagreement
+     * with right elements cannot happen; a wrong one is already counted */
     return FC_OK;
 }
 
-/* Fold the ranks' reports into the summary (rank 0). */
+/* The batched timing: iters calls under one timer; the last output of
+ * each input set is checked. rep->batch_s is this rank's time per call,
+ * -1 when the backend has no batched mode or the collective consumes its
+ * input in place (a batch cannot re-stage it inside the timer). */
+static fc_status_t fc_engine_batch(fc_point_run_t *run, fc_rank_report_t *rep)
+{
+    fc_backend_t *be = run->be;
+    const fc_test_point_t *pt = run->pt;
+    fc_coll_call_t calls[2];
+    double seconds = 0;
+
+    rep->batch_s = -1;
+    if (be->ops->run_batch_func == NULL || run->desc->in_place || pt->iters < 2)
+        return FC_OK;
+    for (int k = 0; k < 2; ++k)
+        calls[k] = (fc_coll_call_t){ pt->coll, pt->dtype, pt->op, run->send[k], run->recv[k],
+                                     run->counts.count, 0 };
+    if (run->desc->root_output_only && be->rank != 0)
+        for (int k = 0; k < 2; ++k)
+            FC_CHECK(be->ops->poison_func(be, run->recv[k], run->counts.recv_elems * run->esize,
+                                          FC_SENTINEL_BYTE));
+    fc_watchdog_call_enter();
+    FC_CHECK(be->ops->run_batch_func(be, calls, pt->iters, &seconds));
+    fc_watchdog_call_done();
+    for (int k = 0; k < 2; ++k) {
+        fc_mismatch_t m = { 0, 0, 0, 0 };
+        uint64_t digest;
+
+        FC_CHECK(fc_engine_check(run, run->recv[k], k, 0, &digest, &m));
+        fc_engine_note_wrong(rep, pt->warmup + pt->iters, &m);
+    }
+    rep->batch_s = seconds / pt->iters;
+    return FC_OK;
+}
+
 /* Who arrived last at the starting barrier, iteration by iteration: the
  * rank that waited least (waits[r * iters + i]); the summary keeps the
  * one that was last most often and its median lateness. */
@@ -184,7 +366,6 @@ static void fc_engine_arrivals(const fc_test_point_t *pt, int nranks,
         goto out;
     for (int i = 0; i < pt->iters; ++i) {
         int r_min = 0;
-        double w_max = waits[i];
 
         for (int r = 0; r < nranks; ++r) {
             double w = waits[(size_t)r * pt->iters + i];
@@ -193,8 +374,6 @@ static void fc_engine_arrivals(const fc_test_point_t *pt, int nranks,
                 goto out;           /* the backend cannot tell */
             if (w < waits[(size_t)r_min * pt->iters + i])
                 r_min = r;
-            if (w > w_max)
-                w_max = w;
         }
         last[r_min]++;
     }
@@ -223,13 +402,15 @@ out:
     free(late);
 }
 
-static void fc_engine_summarise(const fc_test_point_t *pt,
-                                const fc_coll_counts_t *counts, int nranks,
-                                const fc_rank_report_t *reps,
+/* Fold the ranks' reports into the summary (rank 0). */
+static void fc_engine_summarise(const fc_point_run_t *run, const fc_rank_report_t *reps,
                                 const double *slowest_times, const double *waits,
                                 fc_point_summary_t *s)
 {
-    const fc_coll_desc_t *desc = fc_coll_desc(pt->coll);
+    const fc_test_point_t *pt = run->pt;
+    const fc_coll_desc_t *desc = run->desc;
+    int nranks = run->be->size;
+    double factor = nranks <= 1 ? 0 : desc->bus_factor_func(nranks), batch = 0;
 
     s->valid = 1;
     snprintf(s->host, sizeof(s->host), "%s", reps[0].host);
@@ -243,15 +424,19 @@ static void fc_engine_summarise(const fc_test_point_t *pt,
         s->nhosts += !seen;
     }
     s->first_world_rank = reps[0].world_rank;
-    s->bytes = counts->bytes;
-    s->count = counts->count;
+    s->bytes = run->counts.bytes;
+    s->count = run->counts.count;
     s->iters = pt->iters;
     s->warmup = pt->warmup;
     fc_stats_compute(slowest_times, (size_t)pt->iters, &s->time);
-    s->algbw = fc_stats_algbw(counts->bytes, s->time.median);
+    s->algbw = fc_stats_algbw(run->counts.bytes, s->time.median);
     /* one rank moves nothing between ranks: busbw says nothing (0, and
      * the judge says why), whatever the collective's factor */
-    s->busbw = nranks <= 1 ? 0 : s->algbw * desc->bus_factor_func(nranks);
+    s->busbw = s->algbw * factor;
+    for (int r = 0; r < nranks && batch >= 0; ++r)
+        batch = reps[r].batch_s < 0 ? -1 : reps[r].batch_s > batch ? reps[r].batch_s : batch;
+    s->batch_time_s = batch;
+    s->batch_busbw = batch > 0 ? fc_stats_algbw(run->counts.bytes, batch) * factor : -1;
     s->first_bad_rank = -1;
     s->disagree_rank = -1;
     s->digest_ranks_agree = 1;
@@ -276,8 +461,7 @@ static void fc_engine_summarise(const fc_test_point_t *pt,
         s->bad_ranks++;
         if (s->first_bad_rank < 0) {
             s->first_bad_rank = rep->world_rank;
-            snprintf(s->first_bad_host, sizeof(s->first_bad_host), "%s",
-                     rep->host);
+            snprintf(s->first_bad_host, sizeof(s->first_bad_host), "%s", rep->host);
             s->first_bad_iter = rep->first_iter;
             s->first_bad_pos = rep->first_pos;
             s->first_expected = rep->first_expected;
@@ -288,25 +472,58 @@ static void fc_engine_summarise(const fc_test_point_t *pt,
     fc_engine_arrivals(pt, nranks, reps, waits, s);
 }
 
+/* The point's inputs: two sets, filled once; a reduce's non-root recv set
+ * to the sentinel. */
+static fc_status_t fc_engine_prepare(fc_point_run_t *run, fc_engine_bufs_t *bufs)
+{
+    fc_backend_t *be = run->be;
+    const fc_test_point_t *pt = run->pt;
+    size_t send_bytes = run->counts.send_elems * run->esize;
+    size_t recv_bytes = run->counts.recv_elems * run->esize;
+
+    FC_CHECK(fc_engine_bufs_reserve(be, bufs, send_bytes, recv_bytes));
+    for (int k = 0; k < 2; ++k) {
+        /* two seeds: every output of one set is wrong for the other */
+        fc_pattern_make(pt->dtype, pt->op, be->size, pt->seed ^ (k ? 0x9E3779B9u : 0),
+                        &run->pat[k]);
+        run->send[k] = bufs->send[k];
+        run->recv[k] = bufs->recv[k];
+        FC_CHECK(be->ops->fill_func(be, &run->pat[k], be->rank, 0, run->send[k],
+                                    run->counts.send_elems));
+    }
+    if (run->desc->root_output_only) {
+        FC_CHECK(be->ops->poison_func(be, run->recv[0], recv_bytes, FC_SENTINEL_BYTE));
+        FC_CHECK(be->ops->digest_func(be, run->recv[0], recv_bytes, &run->sentinel));
+    }
+    return FC_OK;
+}
+
 fc_status_t fc_engine_run_point(fc_backend_t *be, const fc_test_point_t *pt,
                                 const fc_selftest_t *selftest,
-                                const fc_engine_ident_t *ident,
+                                const fc_engine_ident_t *ident, fc_engine_bufs_t *bufs,
                                 fc_point_summary_t *summary_p)
 {
-    size_t esize = fc_dtype_info(pt->dtype)->size;
-    fc_coll_counts_t counts;
-    fc_pattern_t pattern;
+    fc_point_run_t run;
+    fc_engine_bufs_t own;
     fc_rank_report_t rep, *reps = NULL;
     double *times = NULL, *slowest = NULL, *waits = NULL, *all_waits = NULL;
-    void *send = NULL, *recv = NULL;
     fc_status_t status = FC_OK;
 
+    memset(&run, 0, sizeof(run));
     memset(&rep, 0, sizeof(rep));
     memset(summary_p, 0, sizeof(*summary_p));
+    if (bufs == NULL) {
+        fc_engine_bufs_init(&own);
+        bufs = &own;
+    }
+    run.be = be;
+    run.pt = pt;
+    run.desc = fc_coll_desc(pt->coll);
+    run.esize = fc_dtype_info(pt->dtype)->size;
+    run.desc->counts_func(pt->bytes, run.esize, be->size, &run.counts);
     rep.world_rank = ident->world_rank;
+    rep.batch_s = -1;
     snprintf(rep.host, sizeof(rep.host), "%s", ident->host);
-    fc_coll_desc(pt->coll)->counts_func(pt->bytes, esize, be->size, &counts);
-    fc_pattern_make(pt->dtype, pt->op, be->size, pt->seed, &pattern);
 
     times = calloc((size_t)pt->iters, sizeof(*times));
     slowest = calloc((size_t)pt->iters, sizeof(*slowest));
@@ -320,30 +537,24 @@ fc_status_t fc_engine_run_point(fc_backend_t *be, const fc_test_point_t *pt,
         status = FC_ERR_INTERNAL;
     }
     if (status == FC_OK)
-        status = be->ops->alloc_func(be, counts.send_elems * esize, &send);
-    if (status == FC_OK)
-        status = be->ops->alloc_func(be, counts.recv_elems * esize, &recv);
-    if (status == FC_OK)
-        status = be->ops->fill_func(be, &pattern, be->rank, 0, send,
-                                    counts.send_elems);
+        status = fc_engine_prepare(&run, bufs);
     status = fc_engine_agree(be, status);
     if (status != FC_OK)
         goto out;
 
-    status = fc_engine_iterate(be, pt, selftest, ident, &counts, &pattern,
-                               send, recv, times, waits, &rep);
+    status = fc_engine_iterate(&run, selftest, ident, times, waits, &rep);
     status = fc_engine_agree(be, status);
+    if (status == FC_OK)
+        status = fc_engine_agree(be, fc_engine_batch(&run, &rep));
     if (status != FC_OK)
         goto out;
 
     /* the slowest rank's time of each iteration, and every rank's report */
     MPI_Reduce(times, slowest, pt->iters, MPI_DOUBLE, MPI_MAX, 0, be->comm);
-    MPI_Gather(&rep, sizeof(rep), MPI_BYTE, reps, sizeof(rep), MPI_BYTE, 0,
-               be->comm);
-    MPI_Gather(waits, pt->iters, MPI_DOUBLE, all_waits, pt->iters, MPI_DOUBLE, 0,
-               be->comm);
+    MPI_Gather(&rep, sizeof(rep), MPI_BYTE, reps, sizeof(rep), MPI_BYTE, 0, be->comm);
+    MPI_Gather(waits, pt->iters, MPI_DOUBLE, all_waits, pt->iters, MPI_DOUBLE, 0, be->comm);
     if (be->rank == 0)
-        fc_engine_summarise(pt, &counts, be->size, reps, slowest, all_waits, summary_p);
+        fc_engine_summarise(&run, reps, slowest, all_waits, summary_p);
 
 out:
     summary_p->status = status;
@@ -354,13 +565,12 @@ out:
         summary_p->nranks = be->size;
         summary_p->nhosts = ident->group_hosts;
         summary_p->arrival_last_rank = -1;
+        summary_p->batch_time_s = summary_p->batch_busbw = -1;
     }
     if (be->rank == 0)
         summary_p->valid = 1;
-    if (recv != NULL)
-        be->ops->free_func(be, recv);
-    if (send != NULL)
-        be->ops->free_func(be, send);
+    if (bufs == &own)
+        fc_engine_bufs_free(be, &own);
     free(reps);
     free(slowest);
     free(waits);

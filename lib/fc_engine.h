@@ -1,7 +1,8 @@
 /*
  * fc_engine.h - runs one test point (collective, type, op, size) on a
- * backend: fill, warm-up, timed iterations, bitwise check of every call's
- * output, digests across ranks and repetitions, and the statistics. The
+ * backend: two input sets, warm-up, timed iterations (per call, and
+ * batched), bitwise check of every call's output, digests across ranks,
+ * and the statistics. The
  * result is gathered to rank 0 of the backend's communicator as a fixed
  * size summary (fc_point_summary_t) that a stage can send on over MPI.
  */
@@ -51,6 +52,10 @@ typedef struct fc_point_summary {
     fc_time_stats_t time;   /* per iteration, slowest rank's time */
     double algbw;           /* GB/s, from the median time */
     double busbw;
+    double batch_time_s;    /* batched (nccl-tests' way): the slowest rank's
+                             * time per call over iters calls back to back;
+                             * -1 when not measured */
+    double batch_busbw;     /* busbw from it, -1 when not measured */
     /* Arrival at each call's starting barrier (evidence, not blame): the
      * rank that most often arrived last, in how many timed iterations, and
      * by how much after the first (median over those iterations). Its
@@ -75,6 +80,16 @@ typedef struct fc_point_summary {
     uint64_t digest;            /* rank 0's digest of the output */
 } fc_point_summary_t;
 
+/* The buffers a stage keeps for all its points (grown, never shrunk):
+ * two input sets and two outputs, on the backend's memory. */
+typedef struct fc_engine_bufs {
+    void *send[2], *recv[2];
+    size_t send_cap, recv_cap;      /* bytes of each */
+} fc_engine_bufs_t;
+
+void fc_engine_bufs_init(fc_engine_bufs_t *bufs);
+void fc_engine_bufs_free(fc_backend_t *be, fc_engine_bufs_t *bufs);
+
 typedef struct fc_engine_ident {
     int world_rank;
     const char *host;
@@ -82,12 +97,13 @@ typedef struct fc_engine_ident {
                              * that could not run still has its shape) */
 } fc_engine_ident_t;
 
-/* Run pt on be (all ranks of be->comm call this). The summary is written
- * on rank 0 of be->comm. The return is the status of running the point; a
- * wrong result is not an error here (the summary says so). */
+/* Run pt on be (all ranks of be->comm call this), in bufs (NULL: buffers
+ * of its own, allocated and freed here). The summary is written on rank 0
+ * of be->comm. The return is the status of running the point; a wrong
+ * result is not an error here (the summary says so). */
 fc_status_t fc_engine_run_point(fc_backend_t *be, const fc_test_point_t *pt,
                                 const fc_selftest_t *selftest,
-                                const fc_engine_ident_t *ident,
+                                const fc_engine_ident_t *ident, fc_engine_bufs_t *bufs,
                                 fc_point_summary_t *summary_p);
 
 /* "all_reduce float32 sum 4 KiB" */

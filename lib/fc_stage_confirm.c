@@ -94,15 +94,16 @@ static void fc_confirm_make_plan(const fc_stage_ctx_t *ctx, const fc_test_point_
 }
 
 /* One alone run of group `first` (all ranks); rank 0 gets its summary. */
-static void fc_confirm_run(fc_stage_ctx_t *ctx, fc_backend_t *be, int my_first,
-                           const fc_engine_ident_t *ident, const fc_test_point_t *pt,
-                           int first, fc_point_summary_t *gathered, fc_point_summary_t *out)
+static void fc_confirm_run(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_bufs_t *bufs,
+                           int my_first, const fc_engine_ident_t *ident,
+                           const fc_test_point_t *pt, int first,
+                           fc_point_summary_t *gathered, fc_point_summary_t *out)
 {
     fc_point_summary_t mine;
 
     memset(&mine, 0, sizeof(mine));
     if (my_first == first) {
-        fc_engine_run_point(be, pt, NULL, ident, &mine);
+        fc_engine_run_point(be, pt, NULL, ident, bufs, &mine);
         if (be->rank != 0)
             mine.valid = 0;
     }
@@ -222,8 +223,8 @@ static void fc_confirm_settle(const fc_stage_ctx_t *ctx, const fc_test_point_t *
                          "rounds", rounds, "round_reasons", round_reasons);
 }
 
-void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, int my_first,
-                            const fc_engine_ident_t *ident, int index,
+void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_bufs_t *bufs,
+                            int my_first, const fc_engine_ident_t *ident, int index,
                             const fc_test_point_t *pt, fc_point_summary_t *sums,
                             fc_judgement_t *js, int n, json_t **extra)
 {
@@ -251,9 +252,11 @@ void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, int my_first,
         memset(a, 0, sizeof(a));
         memset(c, 0, sizeof(c));
         for (int r = 0; r < FC_CONFIRM_ROUNDS; ++r) {
-            fc_confirm_run(ctx, be, my_first, ident, pt, plan.first[e][0], gathered, &a[r]);
+            fc_confirm_run(ctx, be, bufs, my_first, ident, pt, plan.first[e][0], gathered,
+                           &a[r]);
             if (plan.first[e][1] >= 0)
-                fc_confirm_run(ctx, be, my_first, ident, pt, plan.first[e][1], gathered, &c[r]);
+                fc_confirm_run(ctx, be, bufs, my_first, ident, pt, plan.first[e][1], gathered,
+                               &c[r]);
         }
         if (ctx->world_rank == 0)
             fc_confirm_settle(ctx, pt, sums, js, plan.index[e][0], plan.index[e][1], a, c,

@@ -28,13 +28,14 @@
 #define FC_CONFIRM_MAX_GROUPS 8
 
 /* All ranks of the stage, after point `index` ran on every group (be is
- * this rank's group backend, my_first the world rank of its group's rank
+ * this rank's group backend and bufs its buffers, my_first the world rank
+ * of its group's rank
  * 0, ident as the engine takes it). On world rank 0, sums/js hold the n
  * groups' summaries and judgements: they are settled here (js[g].confirmed,
  * status and reasons) and extra[g] gets a "confirmation" member for each
  * group that failed on timing. */
-void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, int my_first,
-                            const fc_engine_ident_t *ident, int index,
+void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_bufs_t *bufs,
+                            int my_first, const fc_engine_ident_t *ident, int index,
                             const fc_test_point_t *pt, fc_point_summary_t *sums,
                             fc_judgement_t *js, int n, json_t **extra);
 

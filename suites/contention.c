@@ -56,6 +56,7 @@ typedef struct fc_cont_run {
     MPI_Comm role_comm, group, ctrl;
     fc_bg_t bg;
     fc_backend_t be;                    /* foreground: the group's backend */
+    fc_engine_bufs_t bufs;              /* ... and its buffers, every phase */
     int have_be;
     int group_hosts;                    /* hosts in the foreground group */
     int kinds[FC_BG_KINDS], nkinds;
@@ -103,7 +104,8 @@ static void fc_cont_phase(fc_cont_run_t *run, const fc_test_point_t *pt, unsigne
             if (mask)
                 usleep(FC_SETTLE_US);
             if (run->have_be) {
-                fc_engine_run_point(&run->be, pt, &ctx->opts.selftest, &ident, &mine);
+                fc_engine_run_point(&run->be, pt, &ctx->opts.selftest, &ident, &run->bufs,
+                                    &mine);
                 if (run->be.rank != 0)
                     mine.valid = 0;
             }
@@ -447,6 +449,7 @@ int main(int argc, char **argv)
         /* one backend for every phase of every point */
         run.have_be = fc_backend_mpi_init(run.group, &run.be) == FC_OK;
         run.group_hosts = fc_stage_comm_hosts(&ctx, run.group);
+        fc_engine_bufs_init(&run.bufs);
     } else {
         ctx.grouping = run.cp->scope_rack ? FC_GROUP_RACK : FC_GROUP_ALL;
     }
@@ -467,8 +470,10 @@ int main(int argc, char **argv)
     if (is_bg)
         fc_bg_fini(&run.bg);
     if (is_fg) {
-        if (run.have_be)
+        if (run.have_be) {
+            fc_engine_bufs_free(&run.be, &run.bufs);
             run.be.ops->fini_func(&run.be);
+        }
         MPI_Comm_free(&run.group);
     }
     MPI_Comm_free(&run.role_comm);

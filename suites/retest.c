@@ -257,7 +257,7 @@ static void fc_retest_run_point(const fc_test_point_t *pt, MPI_Comm c, int rank,
         fc_engine_ident_t ident = { rank, host, 0 };
 
         if (fc_backend_mpi_init(c, &be) == FC_OK) {
-            fc_engine_run_point(&be, pt, NULL, &ident, &mine);
+            fc_engine_run_point(&be, pt, NULL, &ident, NULL, &mine);
             if (be.rank != 0)
                 mine.valid = 0;
             be.ops->fini_func(&be);

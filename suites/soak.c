@@ -327,6 +327,7 @@ static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
     fc_soak_point_t *sp = NULL;
     fc_status_t status = FC_OK;
     fc_backend_t be;
+    fc_engine_bufs_t bufs;          /* every run of every point */
     json_t *before = NULL;
     json_t *deltas;
     double t0, window_start = 0;
@@ -335,6 +336,7 @@ static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
     int npoints, window = 0, go = 1;
 
     FC_CHECK(fc_stage_open_backend(ctx, group, &be));
+    fc_engine_bufs_init(&bufs);
     npoints = fc_stage_points(ctx, &points);
     if (ctx->world_rank == 0 && (sp = calloc((size_t)npoints, sizeof(*sp))) == NULL) {
         fc_error("out of memory for %d soak points", npoints);
@@ -370,7 +372,7 @@ static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
             fc_point_label(&points[i], what, sizeof(what));
             fc_stage_progress(ctx, (int)(runs++ % INT_MAX), what);
             status = fc_status_worst(status, fc_engine_run_point(&be, &points[i],
-                                     &ctx->opts.selftest, &ident, &mine));
+                                     &ctx->opts.selftest, &ident, &bufs, &mine));
             if (ctx->world_rank == 0)
                 fc_soak_merge(&sp[i], &mine);
         }
@@ -393,6 +395,7 @@ static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
     json_decref(before);
     free(sp);
     free(points);
+    fc_engine_bufs_free(&be, &bufs);
     be.ops->fini_func(&be);
     return status;
 }

@@ -259,9 +259,18 @@ static void fc_nccl_fini(fc_backend_t *be)
 }
 
 static const fc_backend_ops_t fc_nccl_ops = {
-    "nccl", fc_nccl_alloc, fc_nccl_free, fc_nccl_fill, fc_nccl_poison,
-    fc_nccl_copy, fc_nccl_run, fc_nccl_verify, fc_nccl_digest,
-    fc_nccl_flip_bit, fc_nccl_fini,
+    .name = "nccl",
+    .alloc_func = fc_nccl_alloc,
+    .free_func = fc_nccl_free,
+    .fill_func = fc_nccl_fill,
+    .poison_func = fc_nccl_poison,
+    .copy_func = fc_nccl_copy,
+    .run_func = fc_nccl_run,
+    .run_batch_func = NULL,         /* batched timing: not yet on nccl */
+    .verify_func = fc_nccl_verify,
+    .digest_func = fc_nccl_digest,
+    .flip_bit_func = fc_nccl_flip_bit,
+    .fini_func = fc_nccl_fini,
 };
 
 static int fc_nccl_device_count(char *why, size_t len)
@@ -303,6 +312,7 @@ static fc_status_t fc_nccl_init(MPI_Comm comm, int local_rank, double timeout_s,
     be->ops = &fc_nccl_ops;
     be->comm = comm;
     be->priv = nb;
+    be->last_wait_s = -1;           /* the device's wait is not the host's */
     MPI_Comm_rank(comm, &be->rank);
     MPI_Comm_size(comm, &be->size);
     nb->timeout_s = timeout_s > 0 ? timeout_s : 600;

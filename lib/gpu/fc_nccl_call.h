@@ -2,8 +2,10 @@
  * fc_nccl_call.h - one NCCL call of the engine's collective set on one rank
  * (one GPU): the type and op maps and the call itself, shared by the nccl
  * backend (one rank per process) and the MPI-free node check (every GPU
- * from one process, the calls wrapped in one outer NCCL group). Broadcast
- * is in place on recv, like the mpi backend; all_to_all and sendrecv are
+ * from one process, the calls wrapped in one outer NCCL group). In-place
+ * variants follow NCCL's definitions (all_gather: sendbuff is this rank's
+ * block of recvbuff; reduce_scatter: recvbuff is this rank's block of
+ * sendbuff), which the descriptors in lib/fc_coll.c share; all_to_all and sendrecv are
  * grouped sends and receives (sendrecv: to the next rank of the ring, from
  * the previous one).
  */
@@ -46,15 +48,27 @@ static inline ncclResult_t fc_nccl_issue(int coll, int dtype, int op, const void
     size_t esize = (size_t)fc_dtype_size(dtype);
     ncclResult_t r = ncclSuccess;
 
-    switch (coll) {
+    char *at = (char *)recv + (size_t)rank * count * esize;     /* this rank's block */
+
+    switch ((fc_coll_id_t)coll) {
     case FC_COLL_ALL_REDUCE:
         return ncclAllReduce(send, recv, count, dt, fc_nccl_op(op), comm, stream);
+    case FC_COLL_ALL_REDUCE_INPLACE:
+        return ncclAllReduce(recv, recv, count, dt, fc_nccl_op(op), comm, stream);
     case FC_COLL_ALL_GATHER:
         return ncclAllGather(send, recv, count, dt, comm, stream);
+    case FC_COLL_ALL_GATHER_INPLACE:        /* sendbuff = recvbuff + rank * count */
+        return ncclAllGather(at, recv, count, dt, comm, stream);
     case FC_COLL_REDUCE_SCATTER:
         return ncclReduceScatter(send, recv, count, dt, fc_nccl_op(op), comm, stream);
+    case FC_COLL_REDUCE_SCATTER_INPLACE:    /* recvbuff = sendbuff + rank * count */
+        return ncclReduceScatter(recv, at, count, dt, fc_nccl_op(op), comm, stream);
     case FC_COLL_BROADCAST:
+        return ncclBroadcast(send, recv, count, dt, root, comm, stream);
+    case FC_COLL_BROADCAST_INPLACE:
         return ncclBroadcast(recv, recv, count, dt, root, comm, stream);
+    case FC_COLL_REDUCE:
+        return ncclReduce(send, recv, count, dt, fc_nccl_op(op), root, comm, stream);
     case FC_COLL_ALL_TO_ALL:
         if ((r = ncclGroupStart()) != ncclSuccess)
             return r;
@@ -73,9 +87,10 @@ static inline ncclResult_t fc_nccl_issue(int coll, int dtype, int op, const void
         if (r == ncclSuccess)
             r = ncclRecv(recv, count, dt, fc_coll_ring_prev(rank, nranks), comm, stream);
         return r == ncclSuccess ? ncclGroupEnd() : (ncclGroupEnd(), r);
-    default:
-        return ncclInvalidArgument;
+    case FC_COLL_COUNT:
+        break;
     }
+    return ncclInvalidArgument;
 }
 
 #endif

@@ -21,9 +21,16 @@
  *                     error         the chosen call runs, then returns
  *                                   MPI_ERR_OTHER (that call only): a call
  *                                   that reports a failure to its caller
+ *                     noop          the matching calls return success at once
+ *                                   and write nothing (a transport that drops
+ *                                   the operation); plant it on every rank of
+ *                                   the job (one host) or the others wait
+ *                     stale         send what the previous matching call of
+ *                                   the same size sent (a transport that
+ *                                   re-sends a stale copy of the buffer)
  *   FC_INJECT_PROGRAM only in this stage program (basename, e.g. "cluster")
  *   FC_INJECT_COLL    comma list of calls that count: allreduce, allgather,
- *                     reduce_scatter, bcast, alltoall, sendrecv, send
+ *                     reduce_scatter, bcast, alltoall, sendrecv, send, reduce
  *                     (default: all of them)
  *   FC_INJECT_CALL    act from the Nth matching call on (kill and stop: at
  *                     it); default 1
@@ -51,7 +58,11 @@
 #include <unistd.h>
 
 enum fc_inject_mode { FC_INJECT_OFF, FC_INJECT_CORRUPT, FC_INJECT_KILL,
-                      FC_INJECT_STOP, FC_INJECT_DELAY, FC_INJECT_ERROR };
+                      FC_INJECT_STOP, FC_INJECT_DELAY, FC_INJECT_ERROR, FC_INJECT_NOOP,
+                      FC_INJECT_STALE };
+
+/* What a wrapper does with a matching call. */
+enum fc_inject_act { FC_ACT_NONE = 0, FC_ACT_CORRUPT, FC_ACT_NOOP, FC_ACT_STALE };
 
 static struct {
     int configured;
@@ -62,6 +73,8 @@ static struct {
     int announced;
     int fail_pending;               /* error: the current call reports one */
     char host[256];
+    void *stale;                    /* stale: the previous call's data */
+    size_t stale_bytes;
 } fc_inj;
 
 static long fc_env_long(const char *name, long dflt)
@@ -101,6 +114,10 @@ static void fc_inject_configure(void)
         fc_inj.mode = FC_INJECT_DELAY;
     else if (strcmp(mode, "error") == 0)
         fc_inj.mode = FC_INJECT_ERROR;
+    else if (strcmp(mode, "noop") == 0)
+        fc_inj.mode = FC_INJECT_NOOP;
+    else if (strcmp(mode, "stale") == 0)
+        fc_inj.mode = FC_INJECT_STALE;
     else
         fprintf(stderr, "fc_inject: FC_INJECT_MODE '%s' unknown; injecting nothing\n", mode);
     snprintf(fc_inj.colls, sizeof(fc_inj.colls), ",%s,",
@@ -127,7 +144,7 @@ static void fc_inject_say(const char *what, const char *coll)
 }
 
 /* Does this call count? Then act on it: kill, stop and delay happen here;
- * returns 1 when the caller should corrupt what it sends. */
+ * returns what the caller should do (fc_inject_act). */
 static int fc_inject_call(const char *coll, int count, MPI_Datatype dt)
 {
     char key[64];
@@ -169,7 +186,13 @@ static int fc_inject_call(const char *coll, int count, MPI_Datatype dt)
     }
     case FC_INJECT_CORRUPT:
         fc_inject_say("corrupting what it sends", coll);
-        return (long)count * size > 0;
+        return (long)count * size > 0 ? FC_ACT_CORRUPT : FC_ACT_NONE;
+    case FC_INJECT_NOOP:
+        fc_inject_say("doing nothing", coll);
+        return FC_ACT_NOOP;
+    case FC_INJECT_STALE:
+        fc_inject_say("sending the previous call's data", coll);
+        return FC_ACT_STALE;
     case FC_INJECT_ERROR:
         if (fc_inj.calls == fc_inj.call_at) {
             fc_inject_say("returning MPI_ERR_OTHER", coll);
@@ -209,15 +232,67 @@ static void *fc_inject_corrupt_copy(const void *buf, int count, MPI_Datatype dt)
     return copy;
 }
 
+/* stale: the data the previous matching call sent when it had the same
+ * size (the current data is kept for the next call); NULL otherwise. The
+ * caller frees what is returned. */
+static void *fc_inject_stale_copy(const void *buf, int count, MPI_Datatype dt)
+{
+    int size = 0;
+    size_t bytes;
+    void *prev = NULL;
+
+    PMPI_Type_size(dt, &size);
+    bytes = (size_t)count * size;
+    if (fc_inj.stale && fc_inj.stale_bytes == bytes)
+        prev = fc_inj.stale;
+    else
+        free(fc_inj.stale);
+    fc_inj.stale = malloc(bytes ? bytes : 1);
+    fc_inj.stale_bytes = bytes;
+    if (fc_inj.stale)
+        memcpy(fc_inj.stale, buf, bytes);
+    return prev;
+}
+
+/* The buffer a wrapped call sends, after the action: a corrupted or a
+ * stale copy (*copy_p, to free), or buf itself. */
+static const void *fc_inject_send(int act, const void *buf, int count, MPI_Datatype dt,
+                                  void **copy_p)
+{
+    *copy_p = NULL;
+    if (buf == MPI_IN_PLACE)
+        return buf;
+    if (act == FC_ACT_CORRUPT)
+        *copy_p = fc_inject_corrupt_copy(buf, count, dt);
+    else if (act == FC_ACT_STALE)
+        *copy_p = fc_inject_stale_copy(buf, count, dt);
+    return *copy_p ? *copy_p : buf;
+}
+
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
                   MPI_Op op, MPI_Comm comm)
 {
     void *bad = NULL;
-    int rc;
+    int rc, act = fc_inject_call("allreduce", count, dt);
 
-    if (fc_inject_call("allreduce", count, dt) && sendbuf != MPI_IN_PLACE)
-        bad = fc_inject_corrupt_copy(sendbuf, count, dt);
-    rc = PMPI_Allreduce(bad ? bad : sendbuf, recvbuf, count, dt, op, comm);
+    if (act == FC_ACT_NOOP)
+        return MPI_SUCCESS;
+    rc = PMPI_Allreduce(fc_inject_send(act, sendbuf, count, dt, &bad), recvbuf, count, dt,
+                        op, comm);
+    free(bad);
+    return fc_inject_rc(rc);
+}
+
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+               int root, MPI_Comm comm)
+{
+    void *bad = NULL;
+    int rc, act = fc_inject_call("reduce", count, dt);
+
+    if (act == FC_ACT_NOOP)
+        return MPI_SUCCESS;
+    rc = PMPI_Reduce(fc_inject_send(act, sendbuf, count, dt, &bad), recvbuf, count, dt, op,
+                     root, comm);
     free(bad);
     return fc_inject_rc(rc);
 }
@@ -226,11 +301,13 @@ int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvb
                   int rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
     void *bad = NULL;
-    int rc;
+    int rc, act = fc_inject_call("allgather", sendbuf == MPI_IN_PLACE ? rcount : scount,
+                                 sendbuf == MPI_IN_PLACE ? rdt : sdt);
 
-    if (fc_inject_call("allgather", scount, sdt) && sendbuf != MPI_IN_PLACE)
-        bad = fc_inject_corrupt_copy(sendbuf, scount, sdt);
-    rc = PMPI_Allgather(bad ? bad : sendbuf, scount, sdt, recvbuf, rcount, rdt, comm);
+    if (act == FC_ACT_NOOP)
+        return MPI_SUCCESS;
+    rc = PMPI_Allgather(fc_inject_send(act, sendbuf, scount, sdt, &bad), scount, sdt, recvbuf,
+                        rcount, rdt, comm);
     free(bad);
     return fc_inject_rc(rc);
 }
@@ -239,12 +316,14 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int rcount,
                              MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     void *bad = NULL;
-    int n = 1, rc;
+    int n = 1, rc, act;
 
     PMPI_Comm_size(comm, &n);
-    if (fc_inject_call("reduce_scatter", rcount * n, dt) && sendbuf != MPI_IN_PLACE)
-        bad = fc_inject_corrupt_copy(sendbuf, rcount * n, dt);
-    rc = PMPI_Reduce_scatter_block(bad ? bad : sendbuf, recvbuf, rcount, dt, op, comm);
+    act = fc_inject_call("reduce_scatter", rcount * n, dt);
+    if (act == FC_ACT_NOOP)
+        return MPI_SUCCESS;
+    rc = PMPI_Reduce_scatter_block(fc_inject_send(act, sendbuf, rcount * n, dt, &bad), recvbuf,
+                                   rcount, dt, op, comm);
     free(bad);
     return fc_inject_rc(rc);
 }
@@ -253,12 +332,14 @@ int MPI_Alltoall(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbu
                  int rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
     void *bad = NULL;
-    int n = 1, rc;
+    int n = 1, rc, act;
 
     PMPI_Comm_size(comm, &n);
-    if (fc_inject_call("alltoall", scount * n, sdt) && sendbuf != MPI_IN_PLACE)
-        bad = fc_inject_corrupt_copy(sendbuf, scount * n, sdt);
-    rc = PMPI_Alltoall(bad ? bad : sendbuf, scount, sdt, recvbuf, rcount, rdt, comm);
+    act = fc_inject_call("alltoall", scount * n, sdt);
+    if (act == FC_ACT_NOOP)
+        return MPI_SUCCESS;
+    rc = PMPI_Alltoall(fc_inject_send(act, sendbuf, scount * n, sdt, &bad), scount, sdt,
+                       recvbuf, rcount, rdt, comm);
     free(bad);
     return fc_inject_rc(rc);
 }
@@ -271,8 +352,32 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
     int rank = -1, size = 0, rc, flip;
     long at = 0;
 
+    int act = fc_inject_call("bcast", count, dt);
+    void *stale = NULL;
+
     PMPI_Comm_rank(comm, &rank);
-    flip = fc_inject_call("bcast", count, dt) && rank == root && count > 0;
+    if (act == FC_ACT_NOOP)
+        return MPI_SUCCESS;
+    if (act == FC_ACT_STALE && rank == root) {
+        /* the root's data is its buffer: broadcast the previous call's,
+         * then put this call's back on the root */
+        void *now = malloc((size_t)count * 8 + 1);
+
+        PMPI_Type_size(dt, &size);
+        stale = fc_inject_stale_copy(buf, count, dt);
+        if (stale && now) {
+            memcpy(now, buf, (size_t)count * size);
+            memcpy(buf, stale, (size_t)count * size);
+            rc = PMPI_Bcast(buf, count, dt, root, comm);
+            memcpy(buf, now, (size_t)count * size);
+            free(now);
+            free(stale);
+            return fc_inject_rc(rc);
+        }
+        free(now);
+        free(stale);
+    }
+    flip = act == FC_ACT_CORRUPT && rank == root && count > 0;
     if (flip) {
         PMPI_Type_size(dt, &size);
         at = (fc_inj.index % count) * size + fc_inj.bit / 8 % size;
@@ -289,12 +394,12 @@ int MPI_Sendrecv(const void *sendbuf, int scount, MPI_Datatype sdt, int dest, in
                  MPI_Comm comm, MPI_Status *status)
 {
     void *bad = NULL;
-    int rc;
+    int rc, act = fc_inject_call("sendrecv", scount, sdt);
 
-    if (fc_inject_call("sendrecv", scount, sdt))
-        bad = fc_inject_corrupt_copy(sendbuf, scount, sdt);
-    rc = PMPI_Sendrecv(bad ? bad : sendbuf, scount, sdt, dest, stag, recvbuf, rcount, rdt,
-                       source, rtag, comm, status);
+    if (act == FC_ACT_NOOP)
+        return MPI_SUCCESS;
+    rc = PMPI_Sendrecv(fc_inject_send(act, sendbuf, scount, sdt, &bad), scount, sdt, dest, stag,
+                       recvbuf, rcount, rdt, source, rtag, comm, status);
     free(bad);
     return fc_inject_rc(rc);
 }
@@ -302,11 +407,11 @@ int MPI_Sendrecv(const void *sendbuf, int scount, MPI_Datatype sdt, int dest, in
 int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     void *bad = NULL;
-    int rc;
+    int rc, act = fc_inject_call("send", count, dt);
 
-    if (fc_inject_call("send", count, dt))
-        bad = fc_inject_corrupt_copy(buf, count, dt);
-    rc = PMPI_Send(bad ? bad : buf, count, dt, dest, tag, comm);
+    if (act == FC_ACT_NOOP)
+        return MPI_SUCCESS;
+    rc = PMPI_Send(fc_inject_send(act, buf, count, dt, &bad), count, dt, dest, tag, comm);
     free(bad);
     return fc_inject_rc(rc);
 }

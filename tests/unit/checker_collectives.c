@@ -44,11 +44,16 @@ static void simulate(const fc_coll_desc_t *d, const fc_pattern_t *p,
     for (size_t k = 0; k < cn->recv_elems; ++k) {
         uint64_t v = 0;
 
-        switch (d->id) {
+        switch (d->base) {
         case FC_COLL_ALL_REDUCE:
+        case FC_COLL_REDUCE:            /* what the root receives */
         case FC_COLL_REDUCE_SCATTER: {
-            size_t idx = d->id == FC_COLL_ALL_REDUCE ? k : r * cnt + k;
+            /* reduce_scatter in place (NCCL's definition): the whole input
+             * in recv, this rank's result in its own block */
+            size_t idx = d->base != FC_COLL_REDUCE_SCATTER ? k : d->in_place ? k : r * cnt + k;
 
+            if (d->base == FC_COLL_REDUCE_SCATTER && d->in_place && k / cnt != (size_t)r)
+                break;
             v = load(in[0], es, idx);
             for (int s = 1; s < NRANKS; ++s)
                 v = fc_test_combine(p->dtype, p->op, v, load(in[s], es, idx));
@@ -122,8 +127,16 @@ int main(void)
                           label, NRANKS, (unsigned long long)clean_wrong);
 
                 for (int r = 0; r < NRANKS; ++r) {
-                    size_t pos = fc_test_rand(&rng) % cn.recv_elems;
+                    /* a random element of the output (its blocks: an in-place
+                     * reduce_scatter's output is one block of recv) */
+                    fc_coll_block_t blk;
+                    size_t pos;
                     int bit = (int)(fc_test_rand(&rng) % (8 * es));
+
+                    d->block_func(&cn, r, NRANKS, 0,
+                                  (int)(fc_test_rand(&rng) % (uint64_t)d->block_count_func(NRANKS)),
+                                  &blk);
+                    pos = blk.pos + fc_test_rand(&rng) % blk.len;
                     uint64_t before = load(out[r], es, pos);
                     fc_mismatch_t m;
 
