@@ -98,7 +98,7 @@ $(BUILD)/obj/%.cu.o: %.cu $(wildcard kernels/*.h)
 
 $(BUILD)/obj/lib/gpu/%.o: lib/gpu/%.c $(wildcard lib/*.h lib/gpu/*.h kernels/*.h)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) -I$(CUDA_HOME)/include -I$(NCCL_INC) $(CFLAGS) $(WARN) -c $< -o $@
+	$(MPICC) $(CPPFLAGS) -I$(CUDA_HOME)/include $(if $(NCCL_INC),-I$(NCCL_INC)) $(CFLAGS) $(WARN) -c $< -o $@
 
 $(GPU_PLUGIN): $(BUILD)/obj/kernels/fc_kernels_cuda.cu.o $(BUILD)/obj/lib/gpu/fc_backend_nccl.o $(GPU_LIB_OBJS)
 	$(MPICC) -shared -o $@ $^ $(GPU_LDFLAGS) -lnccl -lcudart -lxxhash -lstdc++ -lm
@@ -118,6 +118,23 @@ $(GPU_TWINS): tests/gpu/pattern_twins.c $(BUILD)/obj/tests/gpu/pattern_twins_cud
 	@mkdir -p $(dir $@)
 	$(CC) -Ilib -Ikernels $(CFLAGS) $(WARN) -o $@ $^ $(GPU_LDFLAGS) -lcudart -lstdc++ -lm
 
+# host-side tests of the GPU code, built everywhere (no CUDA needed): the
+# NVML reader and judge against a stand-in NVML
+GPU_HEALTH_T := $(BUILD)/tests/gpu_health.t
+NVML_STANDIN := $(BUILD)/tests/libfc_nvml_standin.so
+all: $(GPU_HEALTH_T) $(NVML_STANDIN)
+
+$(NVML_STANDIN): tests/standin/fc_nvml_standin.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WARN) -shared -o $@ $<
+
+$(GPU_HEALTH_T): tests/gpu/gpu_health.c $(BUILD)/obj/lib/gpu/fc_nvml.o \
+                 $(BUILD)/obj/lib/gpu/fc_gpu_health.o $(BUILD)/obj/lib/fc_tap.o \
+                 $(BUILD)/obj/lib/fc_status.o | $(NVML_STANDIN)
+	@mkdir -p $(dir $@)
+	$(CC) -Ilib $(CFLAGS) $(WARN) -o $@ $^ -ljansson -ldl
+
+
 # ---- fuzz targets: the input parsers under AddressSanitizer and UBSan ------
 FUZZ     := $(BUILD)/tests/fuzz_inputs.t
 FUZZ_SRCS := $(addprefix lib/,fc_inventory.c fc_profile.c fc_coll.c fc_status.c fc_log.c \
@@ -136,7 +153,7 @@ $(FUZZ): $(FUZZ_OBJS)
 	$(MPICC) $(FUZZ_FLAGS) -o $@ $^ $(LIBS)
 
 check: all $(FUZZ)
-	$(PROVE) --exec '' $(UNIT) $(if $(HAVE_GPU),$(GPU_TWINS)) $(FUZZ) tests/e2e/*.t
+	$(PROVE) --exec '' $(UNIT) $(GPU_HEALTH_T) $(if $(HAVE_GPU),$(GPU_TWINS)) $(FUZZ) tests/e2e/*.t
 
 bench: all
 	bench/run
