@@ -135,6 +135,18 @@ $(GPU_HEALTH_T): tests/gpu/gpu_health.c $(BUILD)/obj/lib/gpu/fc_nvml.o \
 	$(CC) -Ilib $(CFLAGS) $(WARN) -o $@ $^ -ljansson -ldl
 
 
+# the GPU ranks' failure protocol with a stand-in communicator (run under
+# mpirun by tests/e2e/gpu_agree.t)
+GPU_AGREE := $(BUILD)/tests/gpu_agree
+all: $(GPU_AGREE)
+
+$(GPU_AGREE): tests/gpu/gpu_agree.c tests/standin/fc_comm_standin.c \
+              $(BUILD)/obj/lib/gpu/fc_gpu_agree.o $(BUILD)/obj/lib/gpu/fc_gpu_wait.o \
+              $(BUILD)/obj/lib/fc_log.o $(BUILD)/obj/lib/fc_status.o
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) -Itests/standin $(CFLAGS) $(WARN) -o $@ $^
+
+
 # ---- fuzz targets: the input parsers under AddressSanitizer and UBSan ------
 FUZZ     := $(BUILD)/tests/fuzz_inputs.t
 FUZZ_SRCS := $(addprefix lib/,fc_inventory.c fc_profile.c fc_coll.c fc_status.c fc_log.c \
