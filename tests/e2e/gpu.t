@@ -21,7 +21,7 @@ if "$BUILD/fabcert-node-gpu" --help > /dev/null 2>&1 &&
 fi
 plan 12
 
-[ -s "$PLUGIN" ] && nm -D --defined-only "$PLUGIN" | grep -q ' fc_gpu_plugin_v1$'
+[ -s "$PLUGIN" ] && nm -D --defined-only "$PLUGIN" | grep -q ' fc_gpu_plugin_v2$'
 ok $? "the GPU plugin is built and exports its table"
 # (cuobjdump is not in every toolkit image; the fat binary names its targets)
 archs=$(strings -a "$PLUGIN" | grep -o 'sm_[0-9]*' | sort -u | tr '\n' ' ')
