@@ -21,7 +21,7 @@
 #include "fc_kernels_dev.h"
 
 #define FC_BURN_WINDOW 8
-#define FC_BURN_MAX_ITERS 65536
+#define FC_BURN_MAX_ITERS (1 << 20)
 #define FC_BURN_WORKSPACE (32u << 20)
 #define FC_BURN_THREADS 256
 
@@ -342,6 +342,19 @@ int fc_burn_gemm(int kind, int n, double seconds, uint32_t seed, void *stream,
         r->tflops = r->gemm_s > 0 ? 2.0 * x.n * (double)x.n * x.n * r->iters / r->gemm_s / 1e12 : 0;
     }
     free(host);
+    /* after an error the GPU may still be using the buffers: free them
+     * only once the stream is idle (a bounded wait), else leave them */
+    if (e != 0) {
+        cudaEvent_t idle;
+        fc_burn_result_t scratch;
+
+        if (cudaEventCreateWithFlags(&idle, cudaEventDisableTiming) != cudaSuccess ||
+            cudaEventRecord(idle, x.s) != cudaSuccess || fc_burn_wait(idle, 60, &scratch) != 0) {
+            (void)cudaGetLastError();
+            return e;                   /* the buffers stay: the GPU is stuck or gone */
+        }
+        cudaEventDestroy(idle);
+    }
     fc_burn_free(&x);
     return e;
 }
