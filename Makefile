@@ -65,58 +65,104 @@ $(STANDIN): tests/standin/fc_gpu_standin.c lib/fc_plugin.h lib/fc_backend.h
 	$(MPICC) $(CPPFLAGS) $(CFLAGS) $(WARN) -shared -o $@ $<
 
 # ---- the GPU plugin: CUDA kernels and the nccl backend ---------------------
-# Built when the CUDA toolkit (nvcc, cudart) and NCCL are found; otherwise
-# left out with one line saying so, and the nccl backend reports itself
-# unavailable at run time. Architectures: Ampere (sm_80) and Hopper (sm_90),
-# plus PTX for newer GPUs.
+# Built when the CUDA toolkit (nvcc, cudart, cuBLASLt) and NCCL are found;
+# otherwise left out with one line saying so, and the nccl backend reports
+# itself unavailable at run time. Architectures: Ampere (sm_80) and Hopper
+# (sm_90), plus PTX for newer GPUs. On nodes whose driver is older than
+# this toolkit's runtime (CUDA 13 needs R580+), build with the node's own
+# toolkit: make CUDA_HOME=/usr/local/cuda-12.x (README, GPUs).
 CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(CUDA_HOME)/bin/nvcc
 GPU_ARCHS ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
              -gencode arch=compute_90,code=compute_90
 CUDA_LIB  := $(firstword $(dir $(wildcard $(CUDA_HOME)/lib64/libcudart.so $(CUDA_HOME)/lib/libcudart.so)))
+CUBLASLT  := $(firstword $(wildcard $(CUDA_HOME)/lib64/libcublasLt.so $(CUDA_HOME)/lib/libcublasLt.so))
 NCCL_INC  := $(firstword $(dir $(wildcard $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h)))
 NCCL_LIB  := $(firstword $(dir $(wildcard $(CUDA_HOME)/lib64/libnccl.so $(CUDA_HOME)/lib/libnccl.so \
                                           /usr/lib/x86_64-linux-gnu/libnccl.so)))
-HAVE_GPU  := $(if $(and $(wildcard $(NVCC)),$(CUDA_LIB),$(NCCL_INC),$(NCCL_LIB)),yes,)
+HAVE_GPU  := $(if $(and $(wildcard $(NVCC)),$(CUDA_LIB),$(CUBLASLT),$(NCCL_INC),$(NCCL_LIB)),yes,)
 GPU_PLUGIN := $(BUILD)/libfabcert_gpu.so
 GPU_NODE  := $(BUILD)/fabcert-node-gpu
 GPU_TWINS := $(BUILD)/tests/pattern_twins.t
+GPU_KTWINS := $(BUILD)/tests/kernel_twins.t
+GPU_INC   := -I$(CUDA_HOME)/include $(if $(NCCL_INC),-I$(NCCL_INC))
 GPU_LDFLAGS := -L$(CUDA_LIB) -L$(NCCL_LIB) -Wl,-rpath,$(CUDA_LIB) -Wl,-rpath,$(NCCL_LIB)
+GPU_CUDA_LIBS := -lnccl -lcublasLt -lcudart
 # the lib objects the plugin and the MPI-free program carry
 GPU_LIB_OBJS := $(addprefix $(BUILD)/obj/,lib/fc_coll.o lib/fc_log.o lib/fc_status.o \
                 kernels/fc_pattern_host.o kernels/fc_kernels_cpu.o)
+# CUDA code, and GPU host code that needs neither CUDA nor MPI (NVML is
+# opened at run time, the wait polls through a table)
+GPU_CU_OBJS := $(addprefix $(BUILD)/obj/,kernels/fc_kernels_cuda.cu.o lib/gpu/fc_burn.cu.o)
+GPU_HOST_OBJS := $(addprefix $(BUILD)/obj/lib/gpu/,fc_nvml.o fc_gpu_health.o fc_gpu_wait.o)
+GPU_NODE_OBJS := $(patsubst suites/gpu/%.c,$(BUILD)/obj/suites/gpu/%.o,$(wildcard suites/gpu/*.c))
+
+# host-side tests of the GPU code, built everywhere: the NVML reader and
+# judge against a stand-in NVML, the failure protocol with a stand-in
+# communicator (run under mpirun by tests/e2e/gpu_agree.t)
+GPU_HEALTH_T := $(BUILD)/tests/gpu_health.t
+NVML_STANDIN := $(BUILD)/tests/libfc_nvml_standin.so
+GPU_AGREE := $(BUILD)/tests/gpu_agree
+all: $(GPU_HEALTH_T) $(NVML_STANDIN) $(GPU_AGREE)
+GPU_UNIT  := $(GPU_HEALTH_T) $(if $(HAVE_GPU),$(GPU_TWINS) $(GPU_KTWINS))
 
 ifeq ($(HAVE_GPU),yes)
-all: $(GPU_PLUGIN) $(GPU_NODE) $(GPU_TWINS)
+all: $(GPU_PLUGIN) $(GPU_NODE) $(GPU_TWINS) $(GPU_KTWINS)
 else
-$(info fabcert: GPU plugin skipped: need $(NVCC), libcudart and NCCL (nccl.h, libnccl) under $(CUDA_HOME) or /usr; set CUDA_HOME)
+$(info fabcert: GPU plugin skipped: need $(NVCC), libcudart, libcublasLt and NCCL (nccl.h, libnccl) under $(CUDA_HOME) or /usr; set CUDA_HOME)
 endif
 
-$(BUILD)/obj/%.cu.o: %.cu $(wildcard kernels/*.h)
+$(BUILD)/obj/%.cu.o: %.cu $(wildcard kernels/*.h lib/gpu/*.h)
 	@mkdir -p $(dir $@)
 	$(NVCC) -O3 -Ikernels -Ilib $(GPU_ARCHS) -Xcompiler -fPIC -c $< -o $@
 
 $(BUILD)/obj/lib/gpu/%.o: lib/gpu/%.c $(wildcard lib/*.h lib/gpu/*.h kernels/*.h)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) -I$(CUDA_HOME)/include -I$(NCCL_INC) $(CFLAGS) $(WARN) -c $< -o $@
+	$(MPICC) $(CPPFLAGS) $(GPU_INC) $(CFLAGS) $(WARN) -c $< -o $@
 
-$(GPU_PLUGIN): $(BUILD)/obj/kernels/fc_kernels_cuda.cu.o $(BUILD)/obj/lib/gpu/fc_backend_nccl.o $(GPU_LIB_OBJS)
-	$(MPICC) -shared -o $@ $^ $(GPU_LDFLAGS) -lnccl -lcudart -lxxhash -lstdc++ -lm
+$(GPU_PLUGIN): $(GPU_CU_OBJS) $(BUILD)/obj/lib/gpu/fc_backend_nccl.o \
+               $(BUILD)/obj/lib/gpu/fc_gpu_agree.o $(GPU_HOST_OBJS) $(GPU_LIB_OBJS)
+	$(MPICC) -shared -o $@ $^ $(GPU_LDFLAGS) $(GPU_CUDA_LIBS) -ljansson -lxxhash -ldl -lpthread -lstdc++ -lm
 
 # the node stage in one process, without MPI (gcc, not mpicc)
-$(BUILD)/obj/suites/gpu/%.o: suites/gpu/%.c $(wildcard lib/*.h lib/gpu/*.h kernels/*.h)
+$(BUILD)/obj/suites/gpu/%.o: suites/gpu/%.c $(wildcard lib/*.h lib/gpu/*.h kernels/*.h suites/gpu/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) -Ilib -Ikernels -I$(CUDA_HOME)/include -I$(NCCL_INC) $(CFLAGS) $(WARN) -c $< -o $@
+	$(CC) -Ilib -Ikernels $(GPU_INC) $(CFLAGS) $(WARN) -c $< -o $@
 
-$(GPU_NODE): $(BUILD)/obj/suites/gpu/node_single.o $(BUILD)/obj/kernels/fc_kernels_cuda.cu.o \
-             $(GPU_LIB_OBJS) $(addprefix $(BUILD)/obj/lib/,fc_profile.o fc_inventory.o fc_tap.o fc_stats.o fc_results.o)
-	$(CC) -o $@ $^ $(GPU_LDFLAGS) -lnccl -lcudart -lfyaml -ljansson -lsodium -lxxhash -lstdc++ -lm
+$(GPU_NODE): $(GPU_NODE_OBJS) $(GPU_CU_OBJS) $(GPU_HOST_OBJS) $(GPU_LIB_OBJS) \
+             $(addprefix $(BUILD)/obj/lib/,fc_profile.o fc_inventory.o fc_tap.o fc_stats.o \
+                                          fc_results.o fc_judge.o fc_peers.o)
+	$(CC) -o $@ $^ $(GPU_LDFLAGS) $(GPU_CUDA_LIBS) -lfyaml -ljansson -lsodium -lxxhash -ldl \
+	    -lpthread -lstdc++ -lm
 
 # the shared generator compiled both ways (C and CUDA), compared on the host
 $(GPU_TWINS): tests/gpu/pattern_twins.c $(BUILD)/obj/tests/gpu/pattern_twins_cuda.cu.o \
               $(BUILD)/obj/lib/fc_tap.o $(BUILD)/obj/lib/fc_status.o $(BUILD)/obj/kernels/fc_pattern_host.o
 	@mkdir -p $(dir $@)
-	$(CC) -Ilib -Ikernels $(CFLAGS) $(WARN) -o $@ $^ $(GPU_LDFLAGS) -lcudart -lstdc++ -lm
+	$(CC) -Ilib -Ikernels $(GPU_INC) $(CFLAGS) $(WARN) -o $@ $^ $(GPU_LDFLAGS) -lcudart -lstdc++ -lm
+
+# the kernels' per-thread code run on the host over simulated grids
+$(GPU_KTWINS): tests/gpu/kernel_twins.c $(BUILD)/obj/tests/gpu/kernel_twins_cuda.cu.o \
+               $(addprefix $(BUILD)/obj/,lib/fc_tap.o lib/fc_status.o kernels/fc_pattern_host.o \
+                                         kernels/fc_kernels_cpu.o)
+	@mkdir -p $(dir $@)
+	$(CC) -Ilib -Ikernels $(CFLAGS) $(WARN) -o $@ $^ $(GPU_LDFLAGS) -lcudart -lxxhash -lstdc++ -lm
+
+$(NVML_STANDIN): tests/standin/fc_nvml_standin.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WARN) -shared -o $@ $<
+
+$(GPU_HEALTH_T): tests/gpu/gpu_health.c $(BUILD)/obj/lib/gpu/fc_nvml.o \
+                 $(BUILD)/obj/lib/gpu/fc_gpu_health.o $(BUILD)/obj/lib/fc_tap.o \
+                 $(BUILD)/obj/lib/fc_status.o | $(NVML_STANDIN)
+	@mkdir -p $(dir $@)
+	$(CC) -Ilib $(CFLAGS) $(WARN) -o $@ $^ -ljansson -ldl
+
+$(GPU_AGREE): tests/gpu/gpu_agree.c tests/standin/fc_comm_standin.c \
+              $(BUILD)/obj/lib/gpu/fc_gpu_agree.o $(BUILD)/obj/lib/gpu/fc_gpu_wait.o \
+              $(BUILD)/obj/lib/fc_log.o $(BUILD)/obj/lib/fc_status.o
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) -Itests/standin $(CFLAGS) $(WARN) -o $@ $^
 
 # ---- fuzz targets: the input parsers under AddressSanitizer and UBSan ------
 FUZZ     := $(BUILD)/tests/fuzz_inputs.t
@@ -136,7 +182,7 @@ $(FUZZ): $(FUZZ_OBJS)
 	$(MPICC) $(FUZZ_FLAGS) -o $@ $^ $(LIBS)
 
 check: all $(FUZZ)
-	$(PROVE) --exec '' $(UNIT) $(if $(HAVE_GPU),$(GPU_TWINS)) $(FUZZ) tests/e2e/*.t
+	$(PROVE) --exec '' $(UNIT) $(GPU_UNIT) $(FUZZ) tests/e2e/*.t
 
 bench: all
 	bench/run

@@ -215,15 +215,17 @@ FC_HD uint64_t fc_move_bits(int32_t dtype, uint32_t seed, int32_t src,
 
 /* ---- the generator: input element i of rank r ------------------------- */
 
-/* Value of an input element in slot j = (r + i) mod n with folded index x. */
-FC_HD int64_t fc_pattern_input_value_at(const fc_pattern_t *p, int32_t j,
-                                        uint32_t x)
+/* Value of an input element in slot j = (r + i) mod n with folded index x;
+ * op is passed in (as in fc_pattern_reduced_value) so that a caller with a
+ * constant op, like the GPU fill template, gets a specialised loop. */
+FC_HD int64_t fc_pattern_input_value_op(const fc_pattern_t *p, int32_t op,
+                                        int32_t j, uint32_t x)
 {
     uint32_t h = fc_pattern_g_hash(p, x);
     int64_t g = (int64_t)(h & p->g_mask);
     int64_t v;
 
-    switch (p->op) {
+    switch (op) {
     case FC_OP_SUM:
         return j < p->active ? g + fc_pattern_w(p, j) - p->bias : 0;
     case FC_OP_PROD:
@@ -236,6 +238,12 @@ FC_HD int64_t fc_pattern_input_value_at(const fc_pattern_t *p, int32_t j,
     default: /* min, max */
         return g + fc_pattern_w(p, j) - p->bias;
     }
+}
+
+FC_HD int64_t fc_pattern_input_value_at(const fc_pattern_t *p, int32_t j,
+                                        uint32_t x)
+{
+    return fc_pattern_input_value_op(p, p->op, j, x);
 }
 
 FC_HD uint64_t fc_pattern_input_bits(const fc_pattern_t *p, int32_t r,

@@ -56,8 +56,15 @@ const fc_gpu_plugin_t *fc_plugin_load(char *why, size_t len)
     }
     p = (const fc_gpu_plugin_t *)dlsym(h, FC_GPU_PLUGIN_SYMBOL);
     if (p == NULL || p->abi != FC_GPU_PLUGIN_ABI) {
-        snprintf(why, len, "%s is not a fabcert GPU plugin of ABI %d", path,
-                 FC_GPU_PLUGIN_ABI);
+        /* an older plugin exports an older table: say which, and the fix */
+        const int *old = dlsym(h, "fc_gpu_plugin_v1");
+
+        if (p == NULL && old != NULL)
+            snprintf(why, len, "%s is a fabcert GPU plugin of ABI %d, this program needs "
+                     "ABI %d: rebuild it (make)", path, *old, FC_GPU_PLUGIN_ABI);
+        else
+            snprintf(why, len, "%s is not a fabcert GPU plugin of ABI %d", path,
+                     FC_GPU_PLUGIN_ABI);
         dlclose(h);
         return NULL;
     }

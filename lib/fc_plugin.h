@@ -6,32 +6,66 @@
  * backend is then "not available", with the reason) and on GPU hosts.
  *
  * The object exports one symbol, FC_GPU_PLUGIN_SYMBOL, a table of the
- * functions below; its abi field must equal FC_GPU_PLUGIN_ABI.
+ * functions below; its abi field must equal FC_GPU_PLUGIN_ABI. ABI 2 added
+ * everything after describe_func (batched timing, GPU health from NVML,
+ * the cuBLAS burn) and renamed the symbol, so a program meets an ABI 1
+ * plugin with "rebuild it", never with a table it would read past. Every
+ * member after describe_func may be NULL in a plugin that cannot provide it
+ * (tests/standin): the caller then says that it is not available.
  */
 #ifndef FC_PLUGIN_H
 #define FC_PLUGIN_H
 
+#include <jansson.h>
 #include <mpi.h>
 #include <stddef.h>
 
 #include "fc_backend.h"
+#include "gpu/fc_gpu_health.h"
 
-#define FC_GPU_PLUGIN_ABI 1
-#define FC_GPU_PLUGIN_SYMBOL "fc_gpu_plugin_v1"
+#define FC_GPU_PLUGIN_ABI 2
+#define FC_GPU_PLUGIN_TABLE fc_gpu_plugin_v2
+#define FC_GPU_PLUGIN_STR_(x) #x
+#define FC_GPU_PLUGIN_STR(x) FC_GPU_PLUGIN_STR_(x)
+#define FC_GPU_PLUGIN_SYMBOL FC_GPU_PLUGIN_STR(FC_GPU_PLUGIN_TABLE)
 #define FC_GPU_PLUGIN_FILE "libfabcert_gpu.so"
 
 typedef struct fc_gpu_plugin {
     int abi;
-    /* GPUs this process can use; 0 with the reason in why when none */
+    /* GPUs this process can use; 0 with the reason in why when none (a
+     * driver too old for the plugin's CUDA runtime names the fix) */
     int (*device_count_func)(char *why, size_t len);
     /* the nccl backend on comm (collective over comm): device local_rank
-     * modulo the visible devices; a call that makes no progress for
-     * timeout_s is aborted (ncclCommAbort) and fails with FC_ERR_TIMEOUT */
+     * modulo the visible devices (a rank beyond them shares a GPU: logged,
+     * and a "warning" in describe); a call that makes no progress for
+     * timeout_s fails with FC_ERR_TIMEOUT and every rank aborts the
+     * communicator (ncclCommAbort) together */
     fc_status_t (*backend_init_func)(MPI_Comm comm, int local_rank,
                                      double timeout_s, fc_backend_t *be);
     /* this rank's device and versions as a JSON object (text): nccl,
-     * cuda_driver, cuda_runtime, gpu model, uuid, pci_bus_id */
+     * cuda_driver, cuda_runtime, gpu model, uuid, pci_bus_id, sm_count,
+     * visible_gpus, and "warning" when the GPU is shared */
     fc_status_t (*describe_func)(const fc_backend_t *be, char *json, size_t len);
+
+    /* ---- ABI 2 ---- */
+    /* n calls back to back between one start and one stop event, all
+     * ranks together (like run_func); *seconds_p = this rank's time / n,
+     * the figure nccl-tests reports. The output is that of the last call. */
+    fc_status_t (*run_batch_func)(fc_backend_t *be, const fc_coll_call_t *call, int n,
+                                  double *seconds_p);
+    /* GPU health from NVML (lib/gpu/fc_gpu_health.h): a snapshot of the GPU
+     * at pci_bus_id, or of every GPU when NULL; NULL with the reason when
+     * NVML cannot be loaded. The judge compares two snapshots. */
+    json_t *(*health_snapshot_func)(const char *pci_bus_id, char *why, size_t len);
+    json_t *(*health_judge_func)(const json_t *before, const json_t *after,
+                                 const fc_gpu_health_limits_t *limits, const char *host);
+    void (*health_limits_default_func)(fc_gpu_health_limits_t *limits);
+    /* The GEMM burn on be's GPU (lib/gpu/fc_burn.h): each kind of kinds
+     * ("bf16,fp16,fp64"; NULL: all) for seconds; a JSON object per kind
+     * (tflops, iterations, digest, mismatched iterations, algorithm), or
+     * NULL with the reason in why. */
+    json_t *(*burn_func)(const fc_backend_t *be, double seconds, const char *kinds,
+                         char *why, size_t len);
 } fc_gpu_plugin_t;
 
 /* Open the plugin: $FABCERT_GPU_PLUGIN, or FC_GPU_PLUGIN_FILE in the

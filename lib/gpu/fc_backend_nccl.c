@@ -2,116 +2,173 @@
  * fc_backend_nccl.c - the nccl backend, built into the GPU plugin
  * (build/libfabcert_gpu.so) with the CUDA kernels; see fc_plugin.h.
  *
- * One rank per GPU: the rank's local index picks the device. The NCCL
- * communicator is bootstrapped over MPI (rank 0's unique id broadcast on
- * the group communicator). Buffers are device memory; fill, verify, digest
- * and the self-test's bit flip run as kernels (kernels/fc_kernels_cuda.cu).
- * Each call is timed with CUDA events around the NCCL call alone, from a
- * common start (MPI barrier, then a stream sync). Every wait polls the
- * event, ncclCommGetAsyncError and a wall clock: an asynchronous NCCL
- * error fails the call with NCCL's message, and a call that does not
- * finish within the timeout is aborted with ncclCommAbort, so a wedged
- * NVLink or NIC becomes a named failure, not a hang.
+ * One rank per GPU: the rank's local index picks the device (more ranks
+ * than GPUs share one, and say so). The NCCL communicator is bootstrapped
+ * over MPI (rank 0's unique id broadcast). Buffers are device memory;
+ * fill, verify, digest and the self-test's bit flip run as kernels
+ * (kernels/fc_kernels_cuda.cu) whose results travel through a workspace
+ * made once.
+ *
+ * Timing: the stream is held by a gate (fc_cuda_gate_t) before the start
+ * event, the collective is enqueued behind it and the stop event after it;
+ * then the ranks agree that every one enqueued (this allreduce is the
+ * common start) and release their gates, so the events bracket the
+ * collective alone, not the host's launch. run_batch times n calls back to
+ * back between one pair of events (time / n), as nccl-tests does.
+ *
+ * Failure: every wait is bounded and polls the event, the communicator's
+ * asynchronous error and a clock (lib/gpu/fc_gpu_wait.h); after each call
+ * the ranks agree on its status and on any failure all abort the
+ * communicator together (lib/gpu/fc_gpu_agree.h), so a wedged NVLink or
+ * NIC becomes a named failure on every rank, not a hang. A failed init is
+ * aborted, never destroyed.
  */
 #include <cuda_runtime.h>
 #include <nccl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "fc_backend.h"
+#include "fc_burn.h"
+#include "fc_gpu_agree.h"
 #include "fc_kernels_cuda.h"
 #include "fc_log.h"
 #include "fc_nccl_call.h"
 #include "fc_plugin.h"
 
+/* a gate gives up after this long (then the call's time includes the wait
+ * for the slowest peer or the enqueue, and the backend says so) */
+#define FC_GATE_MAX_S 10.0
+/* the burn's inputs: the same on every GPU (fabcert-node-gpu uses it too) */
+#define FC_BURN_SEED 0xFC0B0125u
+
 typedef struct fc_nccl {
     ncclComm_t comm;
     cudaStream_t stream;
-    cudaEvent_t start, stop;
-    int device;
+    cudaEvent_t start, stop, mark;
+    cudaEvent_t waiting;            /* the event the current wait polls */
+    fc_cuda_ws_t *ws;
+    fc_cuda_gate_t *gate;
+    int device, ndev, local_rank;
     double timeout_s;
-    int aborted;
+    fc_gpu_peer_t peer;
+    unsigned long calls, gates_expired;
+    char devname[96];               /* "GPU 3 (local rank 3)" */
 } fc_nccl_t;
 
-#define FC_CUDA_CHECK(call)                                                   \
-    do {                                                                      \
-        cudaError_t e_ = (call);                                              \
-        if (e_ != cudaSuccess) {                                              \
-            fc_error("%s: %s (device %d)", #call, cudaGetErrorString(e_),      \
-                     fc_nccl_device(be));                                     \
-            return FC_ERR_FAIL;                                               \
-        }                                                                     \
+/* ---- the wait and the communicator, for fc_gpu_wait / fc_gpu_agree ---- */
+
+static fc_gpu_poll_t fc_nccl_poll(void *ctx, char *why, size_t len)
+{
+    fc_nccl_t *nb = ctx;
+    cudaError_t q = cudaEventQuery(nb->waiting);
+
+    if (q == cudaSuccess)
+        return FC_GPU_DONE;
+    if (q == cudaErrorNotReady) {
+        /* pending, not an error: the runtime keeps it as this thread's last
+         * error, so clear it before a launch check finds it */
+        (void)cudaGetLastError();
+        return FC_GPU_PENDING;
+    }
+    snprintf(why, len, "cudaEventQuery: %s", cudaGetErrorString(q));
+    return FC_GPU_ERROR;
+}
+
+static int fc_nccl_async_error(void *ctx, char *why, size_t len)
+{
+    fc_nccl_t *nb = ctx;
+    ncclResult_t async = ncclSuccess, r;
+
+    if (nb->comm == NULL)
+        return 0;
+    r = ncclCommGetAsyncError(nb->comm, &async);
+    if (r == ncclSuccess && (async == ncclSuccess || async == ncclInProgress))
+        return 0;
+    snprintf(why, len, "NCCL reported %s (%s)",
+             ncclGetErrorString(r != ncclSuccess ? r : async), ncclGetLastError(nb->comm));
+    return 1;
+}
+
+static void fc_nccl_abort(void *ctx)
+{
+    fc_nccl_t *nb = ctx;
+    ncclResult_t r;
+
+    if (nb->comm == NULL)
+        return;
+    if ((r = ncclCommAbort(nb->comm)) != ncclSuccess)
+        fc_error("ncclCommAbort on %s: %s", nb->devname, ncclGetErrorString(r));
+}
+
+static void fc_nccl_destroy(void *ctx)
+{
+    fc_nccl_t *nb = ctx;
+    ncclResult_t r;
+
+    if (nb->comm != NULL && (r = ncclCommDestroy(nb->comm)) != ncclSuccess)
+        fc_error("ncclCommDestroy on %s: %s", nb->devname, ncclGetErrorString(r));
+}
+
+static void fc_nccl_release(void *ctx)
+{
+    fc_nccl_t *nb = ctx;
+
+    if (nb->gate)
+        fc_cuda_gate_release(nb->gate);
+}
+
+static const fc_gpu_wait_ops_t fc_nccl_wait_ops = { fc_nccl_poll, fc_nccl_async_error };
+static const fc_gpu_comm_ops_t fc_nccl_comm_ops = { fc_nccl_abort, fc_nccl_destroy,
+                                                    fc_nccl_release };
+
+/* A CUDA call that failed, named with the device; FC_ERR_FAIL. */
+static fc_status_t fc_nccl_cuda_failed(const fc_nccl_t *nb, const char *file, int line,
+                                       const char *what, int err)
+{
+    fc_log_error_at(file, line, "%s on %s: %s", what, nb->devname, fc_cuda_error_string(err));
+    return FC_ERR_FAIL;
+}
+
+#define FC_NCCL_CUDA(nb, what, expr)                                              \
+    do {                                                                          \
+        int e_ = (int)(expr);                                                     \
+        if (e_ != 0)                                                              \
+            return fc_nccl_cuda_failed((nb), __FILE__, __LINE__, (what), e_);     \
     } while (0)
 
-static int fc_nccl_device(const fc_backend_t *be)
+/* Wait (bounded) for this rank's stream to reach this point: a local step
+ * (fill, poison, verify...). A failure is this rank's alone: it is logged,
+ * remembered (the end aborts the communicator everywhere) and returned. */
+static fc_status_t fc_nccl_local_wait(fc_nccl_t *nb, const char *what)
 {
-    const fc_nccl_t *nb = be ? be->priv : NULL;
+    char why[256];
+    cudaError_t e = cudaEventRecord(nb->mark, nb->stream);
+    fc_status_t st;
 
-    return nb ? nb->device : -1;
-}
-
-static double fc_wall(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Wait for the stream's work up to `ev`, polling NCCL's asynchronous error
- * and the clock; never sleeps without a bound. */
-static fc_status_t fc_nccl_wait(fc_backend_t *be, cudaEvent_t ev, const char *what)
-{
-    fc_nccl_t *nb = be->priv;
-    double deadline = fc_wall() + nb->timeout_s;
-
-    for (;;) {
-        cudaError_t q = cudaEventQuery(ev);
-        ncclResult_t async = ncclSuccess;
-
-        if (q == cudaSuccess)
-            return FC_OK;
-        if (q == cudaErrorNotReady)
-            (void)cudaGetLastError();   /* not an error: do not leave it for
-                                         * the next launch check to find */
-        else {
-            fc_error("%s on device %d: %s", what, nb->device, cudaGetErrorString(q));
-            return FC_ERR_FAIL;
-        }
-        if (ncclCommGetAsyncError(nb->comm, &async) != ncclSuccess || async != ncclSuccess) {
-            fc_error("%s on device %d: NCCL reported %s; aborting the communicator",
-                     what, nb->device, ncclGetErrorString(async));
-            ncclCommAbort(nb->comm);
-            nb->aborted = 1;
-            return FC_ERR_FAIL;
-        }
-        if (fc_wall() > deadline) {
-            fc_error("%s on device %d made no progress for %.0f s; aborting the "
-                     "NCCL communicator", what, nb->device, nb->timeout_s);
-            ncclCommAbort(nb->comm);
-            nb->aborted = 1;
-            return FC_ERR_TIMEOUT;
-        }
-        usleep(50);
+    if (e != cudaSuccess) {
+        snprintf(why, sizeof(why), "cudaEventRecord: %s", cudaGetErrorString(e));
+        st = FC_ERR_FAIL;
+    } else {
+        nb->waiting = nb->mark;
+        st = fc_gpu_wait(&fc_nccl_wait_ops, nb, nb->timeout_s, why, sizeof(why));
     }
+    if (st != FC_OK) {
+        fc_error("%s on %s: %s", what, nb->devname, why);
+        nb->peer.failed = 1;
+    }
+    return st;
 }
 
-static fc_status_t fc_nccl_sync(fc_backend_t *be, const char *what)
-{
-    fc_nccl_t *nb = be->priv;
-
-    FC_CUDA_CHECK(cudaEventRecord(nb->stop, nb->stream));
-    return fc_nccl_wait(be, nb->stop, what);
-}
+/* ---- the backend's operations ----------------------------------------- */
 
 static fc_status_t fc_nccl_alloc(fc_backend_t *be, size_t bytes, void **buf_p)
 {
+    fc_nccl_t *nb = be->priv;
     void *p = NULL;
 
-    FC_CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
+    FC_NCCL_CUDA(nb, "cudaMalloc", cudaMalloc(&p, bytes ? bytes : 1));
     *buf_p = p;
     return FC_OK;
 }
@@ -126,84 +183,104 @@ static fc_status_t fc_nccl_fill(fc_backend_t *be, const fc_pattern_t *p, int32_t
                                 uint64_t index_base, void *buf, size_t count)
 {
     fc_nccl_t *nb = be->priv;
-    int e = fc_cuda_fill(p, rank, index_base, buf, count, nb->stream);
 
-    if (e != 0) {
-        fc_error("fill kernel on device %d: %s", nb->device, fc_cuda_error_string(e));
-        return FC_ERR_FAIL;
-    }
-    return fc_nccl_sync(be, "fill");
+    FC_NCCL_CUDA(nb, "fill kernel", fc_cuda_fill(nb->ws, p, rank, index_base, buf, count,
+                                                 nb->stream));
+    return fc_nccl_local_wait(nb, "fill");
 }
 
 static fc_status_t fc_nccl_poison(fc_backend_t *be, void *buf, size_t bytes, int byte)
 {
     fc_nccl_t *nb = be->priv;
 
-    FC_CUDA_CHECK(cudaMemsetAsync(buf, byte, bytes, nb->stream));
-    return fc_nccl_sync(be, "poison");
+    FC_NCCL_CUDA(nb, "cudaMemsetAsync", fc_cuda_poison(buf, bytes, byte, nb->stream));
+    return fc_nccl_local_wait(nb, "poison");
 }
 
 static fc_status_t fc_nccl_copy(fc_backend_t *be, void *dst, const void *src, size_t bytes)
 {
     fc_nccl_t *nb = be->priv;
 
-    FC_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, nb->stream));
-    return fc_nccl_sync(be, "copy");
+    FC_NCCL_CUDA(nb, "cudaMemcpyAsync",
+                 cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, nb->stream));
+    return fc_nccl_local_wait(nb, "copy");
 }
 
-static ncclResult_t fc_nccl_call(fc_backend_t *be, const fc_coll_call_t *c)
-{
-    fc_nccl_t *nb = be->priv;
-
-    return fc_nccl_issue(c->coll, c->dtype, c->op, c->send, c->recv, c->count, c->root,
-                         be->rank, be->size, nb->comm, nb->stream);
-}
-
-static fc_status_t fc_nccl_run(fc_backend_t *be, const fc_coll_call_t *call,
-                               double *seconds_p)
+/* Enqueue gate, start, n calls (calls[i % 2]), stop on this rank's stream. */
+static fc_status_t fc_nccl_enqueue(fc_backend_t *be, const fc_coll_call_t calls[2], int n)
 {
     fc_nccl_t *nb = be->priv;
     ncclResult_t r;
-    float ms = 0;
-    fc_status_t st;
 
-    int ok, all_ok;
-    cudaError_t e = cudaSuccess;
+    fc_cuda_gate_arm(nb->gate);
+    FC_NCCL_CUDA(nb, "gate kernel", fc_cuda_gate_hold(nb->gate, nb->stream));
+    FC_NCCL_CUDA(nb, "cudaEventRecord", cudaEventRecord(nb->start, nb->stream));
+    for (int i = 0; i < n; ++i) {
+        const fc_coll_call_t *c = &calls[i & 1];
 
-    if (nb->aborted)
-        return FC_ERR_FAIL;
-    /* common start: this rank's device idle, then every rank together */
-    FC_CHECK(fc_nccl_sync(be, "pre-call sync"));
-    MPI_Barrier(be->comm);
-    st = (e = cudaEventRecord(nb->start, nb->stream)) == cudaSuccess ? FC_OK : FC_ERR_FAIL;
-    if (st == FC_OK && (r = fc_nccl_call(be, call)) != ncclSuccess) {
-        fc_error("%s on device %d: %s", fc_coll_desc(call->coll)->name, nb->device,
-                 ncclGetErrorString(r));
-        st = FC_ERR_FAIL;
-    }
-    if (st == FC_OK && (e = cudaEventRecord(nb->stop, nb->stream)) != cudaSuccess)
-        st = FC_ERR_FAIL;
-    if (e != cudaSuccess)
-        fc_error("cudaEventRecord on device %d: %s", nb->device, cudaGetErrorString(e));
-    if (st == FC_OK)
-        st = fc_nccl_wait(be, nb->stop, fc_coll_desc(call->coll)->name);
-    /* every rank learns whether any rank's call failed (each wait is
-     * bounded, so each rank gets here), and they abort together: a rank
-     * that aborted alone would leave its peers waiting in a collective */
-    ok = st == FC_OK;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, be->comm);
-    if (!all_ok) {
-        if (!nb->aborted) {
-            if (ok)
-                fc_error("%s on device %d: a peer's call failed; aborting the NCCL "
-                         "communicator with it", fc_coll_desc(call->coll)->name, nb->device);
-            ncclCommAbort(nb->comm);
-            nb->aborted = 1;
+        if ((r = fc_nccl_issue(c->coll, c->dtype, c->op, c->send, c->recv, c->count, c->root,
+                               be->rank, be->size, nb->comm, nb->stream)) != ncclSuccess) {
+            fc_error("%s on %s (call %d of %d): %s (%s)", fc_coll_desc(c->coll)->name,
+                     nb->devname, i + 1, n, ncclGetErrorString(r), ncclGetLastError(nb->comm));
+            return FC_ERR_FAIL;
         }
-        return st != FC_OK ? st : FC_ERR_FAIL;
     }
-    FC_CUDA_CHECK(cudaEventElapsedTime(&ms, nb->start, nb->stop));
-    *seconds_p = (double)ms * 1e-3;
+    FC_NCCL_CUDA(nb, "cudaEventRecord", cudaEventRecord(nb->stop, nb->stream));
+    return FC_OK;
+}
+
+/* n calls (calls[i % 2]) between one pair of events, every rank
+ * together; this rank's time per call. */
+static fc_status_t fc_nccl_run_n(fc_backend_t *be, const fc_coll_call_t calls[2], int n,
+                                 double *seconds_p)
+{
+    fc_nccl_t *nb = be->priv;
+    const char *name = fc_coll_desc(calls[0].coll)->name;
+    fc_status_t st;
+    float ms = 0;
+
+    if (nb->peer.aborted)
+        return FC_ERR_FAIL;    /* aborted by every rank together */
+    st = fc_nccl_enqueue(be, calls, n);
+    nb->waiting = nb->stop;
+    FC_CHECK(fc_gpu_call(&nb->peer, st, &fc_nccl_comm_ops, &fc_nccl_wait_ops, nb,
+                         nb->timeout_s, name));
+    ++nb->calls;
+    if (fc_cuda_gate_expired(nb->gate) && nb->gates_expired++ == 0)
+        fc_log_info("%s on %s: the stream's gate gave up after %.0f s (a peer or the "
+                    "enqueue was slower): that call's time includes the wait",
+                    name, nb->devname, FC_GATE_MAX_S);
+    FC_NCCL_CUDA(nb, "cudaEventElapsedTime", cudaEventElapsedTime(&ms, nb->start, nb->stop));
+    *seconds_p = (double)ms * 1e-3 / n;
+    return FC_OK;
+}
+
+static fc_status_t fc_nccl_run(fc_backend_t *be, const fc_coll_call_t *call, double *seconds_p)
+{
+    const fc_coll_call_t calls[2] = { *call, *call };
+
+    return fc_nccl_run_n(be, calls, 1, seconds_p);
+}
+
+/* The plugin table's batch (the MPI-free node check): one call n times;
+ * time per call. */
+static fc_status_t fc_nccl_run_batch(fc_backend_t *be, const fc_coll_call_t *call, int n,
+                                     double *seconds_p)
+{
+    const fc_coll_call_t calls[2] = { *call, *call };
+
+    return fc_nccl_run_n(be, calls, n < 1 ? 1 : n, seconds_p);
+}
+
+/* The backend table's batch (the engine's): calls[i % 2], n of them; this
+ * rank's total time. */
+static fc_status_t fc_nccl_run_pairs(fc_backend_t *be, const fc_coll_call_t calls[2], int n,
+                                     double *seconds_p)
+{
+    double per = 0;
+
+    FC_CHECK(fc_nccl_run_n(be, calls, n < 1 ? 1 : n, &per));
+    *seconds_p = per * (n < 1 ? 1 : n);
     return FC_OK;
 }
 
@@ -212,12 +289,12 @@ static fc_status_t fc_nccl_verify(fc_backend_t *be, const fc_pattern_t *p, int32
                                   uint64_t pos_base, fc_mismatch_t *m)
 {
     fc_nccl_t *nb = be->priv;
-    int e = fc_cuda_verify(p, src, index_base, buf, count, pos_base, m, nb->stream);
 
-    if (e != 0) {
-        fc_error("verify kernel on device %d: %s", nb->device, fc_cuda_error_string(e));
-        return FC_ERR_FAIL;
-    }
+    FC_NCCL_CUDA(nb, "verify kernel", fc_cuda_verify_enqueue(nb->ws, p, src, index_base, buf,
+                                                             count, nb->stream));
+    /* a verify that did not finish must not read as "no wrong element" */
+    FC_CHECK(fc_nccl_local_wait(nb, "verify"));
+    fc_cuda_verify_take(nb->ws, pos_base, m);
     return FC_OK;
 }
 
@@ -225,12 +302,10 @@ static fc_status_t fc_nccl_digest(fc_backend_t *be, const void *buf, size_t byte
                                   uint64_t *digest_p)
 {
     fc_nccl_t *nb = be->priv;
-    int e = fc_cuda_digest(buf, bytes, digest_p, nb->stream);
 
-    if (e != 0) {
-        fc_error("digest kernel on device %d: %s", nb->device, fc_cuda_error_string(e));
-        return FC_ERR_FAIL;
-    }
+    FC_NCCL_CUDA(nb, "digest kernel", fc_cuda_digest_enqueue(nb->ws, buf, bytes, nb->stream));
+    FC_CHECK(fc_nccl_local_wait(nb, "digest"));
+    *digest_p = fc_cuda_digest_take(nb->ws);
     return FC_OK;
 }
 
@@ -238,9 +313,25 @@ static fc_status_t fc_nccl_flip_bit(fc_backend_t *be, void *buf, size_t byte, in
 {
     fc_nccl_t *nb = be->priv;
 
-    if (fc_cuda_flip_bit(buf, byte, bit, nb->stream) != 0)
-        return FC_ERR_FAIL;
-    return fc_nccl_sync(be, "flip");
+    FC_NCCL_CUDA(nb, "flip kernel", fc_cuda_flip_bit(buf, byte, bit, nb->stream));
+    return fc_nccl_local_wait(nb, "flip");
+}
+
+/* Local resources (not the communicator). */
+static void fc_nccl_free_local(fc_nccl_t *nb)
+{
+    fc_gpu_peer_close(&nb->peer);
+    if (nb->start)
+        cudaEventDestroy(nb->start);
+    if (nb->stop)
+        cudaEventDestroy(nb->stop);
+    if (nb->mark)
+        cudaEventDestroy(nb->mark);
+    if (nb->stream)
+        cudaStreamDestroy(nb->stream);
+    fc_cuda_ws_destroy(nb->ws);
+    fc_cuda_gate_destroy(nb->gate);
+    free(nb);
 }
 
 static void fc_nccl_fini(fc_backend_t *be)
@@ -249,12 +340,13 @@ static void fc_nccl_fini(fc_backend_t *be)
 
     if (nb == NULL)
         return;
-    if (!nb->aborted)
-        ncclCommDestroy(nb->comm);
-    cudaEventDestroy(nb->start);
-    cudaEventDestroy(nb->stop);
-    cudaStreamDestroy(nb->stream);
-    free(nb);
+    /* collective: all abort if any rank failed, else all destroy */
+    fc_gpu_fini(&nb->peer, &fc_nccl_comm_ops, nb);
+    if (nb->gates_expired)
+        fc_log_info("%s: %lu of %lu calls waited past their gate (%.0f s); their times "
+                    "include that wait", nb->devname, nb->gates_expired, nb->calls,
+                    FC_GATE_MAX_S);
+    fc_nccl_free_local(nb);
     be->priv = NULL;
 }
 
@@ -266,36 +358,43 @@ static const fc_backend_ops_t fc_nccl_ops = {
     .poison_func = fc_nccl_poison,
     .copy_func = fc_nccl_copy,
     .run_func = fc_nccl_run,
-    .run_batch_func = NULL,         /* batched timing: not yet on nccl */
+    .run_batch_func = fc_nccl_run_pairs,
     .verify_func = fc_nccl_verify,
     .digest_func = fc_nccl_digest,
     .flip_bit_func = fc_nccl_flip_bit,
     .fini_func = fc_nccl_fini,
 };
 
-static int fc_nccl_device_count(char *why, size_t len)
+/* ---- initialisation ----------------------------------------------------- */
+
+/* This rank's device, stream, events, workspace and gate. */
+static fc_status_t fc_nccl_local_init(fc_nccl_t *nb, int local_rank)
 {
-    int n = 0;
-    cudaError_t e = cudaGetDeviceCount(&n);
+    char why[512];
 
-    if (e == cudaErrorInsufficientDriver) {
-        int driver = 0, runtime = 0;
-
-        cudaDriverGetVersion(&driver);
-        cudaRuntimeGetVersion(&runtime);
-        snprintf(why, len, "the GPU driver (CUDA %d.%d) is older than the CUDA runtime "
-                 "the plugin was built with (%d.%d): rebuild with CUDA_HOME set to the "
-                 "node's own CUDA toolkit (README, GPUs)", driver / 1000, driver % 1000 / 10,
-                 runtime / 1000, runtime % 1000 / 10);
-        return 0;
+    if ((nb->ndev = fc_cuda_device_count(why, sizeof(why))) == 0) {
+        fc_error("local rank %d: %s", local_rank, why);
+        return FC_ERR_FAIL;
     }
-    if (e != cudaSuccess) {
-        snprintf(why, len, "no usable GPU: %s", cudaGetErrorString(e));
-        return 0;
-    }
-    if (n == 0)
-        snprintf(why, len, "no GPU is visible to this process");
-    return n;
+    nb->device = local_rank % nb->ndev;
+    nb->local_rank = local_rank;
+    snprintf(nb->devname, sizeof(nb->devname), "GPU %d (local rank %d)", nb->device,
+             local_rank);
+    nb->peer.device = nb->devname;
+    if (local_rank >= nb->ndev)
+        fc_log_info("warning: local rank %d shares GPU %d with local rank %d: this host "
+                    "runs more ranks than its %d visible GPU(s), so both measure a shared "
+                    "GPU", local_rank, nb->device, nb->device, nb->ndev);
+    FC_NCCL_CUDA(nb, "cudaSetDevice", cudaSetDevice(nb->device));
+    FC_NCCL_CUDA(nb, "cudaStreamCreate",
+                 cudaStreamCreateWithFlags(&nb->stream, cudaStreamNonBlocking));
+    FC_NCCL_CUDA(nb, "cudaEventCreate", cudaEventCreate(&nb->start));
+    FC_NCCL_CUDA(nb, "cudaEventCreate", cudaEventCreate(&nb->stop));
+    FC_NCCL_CUDA(nb, "cudaEventCreate",
+                 cudaEventCreateWithFlags(&nb->mark, cudaEventDisableTiming));
+    FC_NCCL_CUDA(nb, "workspace", fc_cuda_ws_create(&nb->ws));
+    FC_NCCL_CUDA(nb, "gate", fc_cuda_gate_create(FC_GATE_MAX_S, &nb->gate));
+    return FC_OK;
 }
 
 static fc_status_t fc_nccl_init(MPI_Comm comm, int local_rank, double timeout_s,
@@ -303,52 +402,50 @@ static fc_status_t fc_nccl_init(MPI_Comm comm, int local_rank, double timeout_s,
 {
     fc_nccl_t *nb = calloc(1, sizeof(*nb));
     ncclUniqueId id;
-    int ndev = 0, ok = 1, all_ok;
     ncclResult_t r = ncclSuccess;
+    fc_status_t st;
+    int local, all;
 
     memset(be, 0, sizeof(*be));
     if (nb == NULL)
         return FC_ERR_INTERNAL;
     be->ops = &fc_nccl_ops;
     be->comm = comm;
-    be->priv = nb;
     be->last_wait_s = -1;           /* the device's wait is not the host's */
     MPI_Comm_rank(comm, &be->rank);
     MPI_Comm_size(comm, &be->size);
     nb->timeout_s = timeout_s > 0 ? timeout_s : 600;
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0)
-        ok = 0;
-    else {
-        nb->device = local_rank % ndev;
-        ok = cudaSetDevice(nb->device) == cudaSuccess &&
-             cudaStreamCreateWithFlags(&nb->stream, cudaStreamNonBlocking) == cudaSuccess &&
-             cudaEventCreate(&nb->start) == cudaSuccess &&
-             cudaEventCreate(&nb->stop) == cudaSuccess;
+    snprintf(nb->devname, sizeof(nb->devname), "no GPU (local rank %d)", local_rank);
+    fc_gpu_peer_open(&nb->peer, comm, nb->devname);
+    st = fc_nccl_local_init(nb, local_rank);
+    if (st == FC_OK && be->rank == 0 && (r = ncclGetUniqueId(&id)) != ncclSuccess) {
+        fc_error("ncclGetUniqueId on %s: %s", nb->devname, ncclGetErrorString(r));
+        st = FC_ERR_FAIL;
     }
-    if (be->rank == 0 && ok)
-        ok = ncclGetUniqueId(&id) == ncclSuccess;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-    if (!all_ok) {
-        fc_error("cannot set up device %d for NCCL (or a peer could not)", nb->device);
-        free(nb);
-        be->priv = NULL;
+    /* no communicator yet: a plain agreement, nothing to abort */
+    local = (int)st;
+    MPI_Allreduce(&local, &all, 1, MPI_INT, MPI_MAX, comm);
+    if (all != FC_OK) {
+        if (st == FC_OK)
+            fc_error("%s is ready, but a peer could not set up its GPU", nb->devname);
+        fc_nccl_free_local(nb);
         return FC_ERR_FAIL;
     }
     MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, comm);
-    r = ncclCommInitRank(&nb->comm, be->size, id, be->rank);
-    ok = r == ncclSuccess;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-    if (!all_ok) {
-        fc_error("ncclCommInitRank on device %d: %s", nb->device,
-                 r == ncclSuccess ? "a peer failed" : ncclGetErrorString(r));
-        /* abort, not destroy: destroying finalizes, which waits for peers
-         * whose communicator never came up */
-        if (ok)
-            ncclCommAbort(nb->comm);
-        free(nb);
-        be->priv = NULL;
+    nb->comm = NULL;
+    if ((r = ncclCommInitRank(&nb->comm, be->size, id, be->rank)) != ncclSuccess) {
+        fc_error("ncclCommInitRank on %s: %s (%s)", nb->devname, ncclGetErrorString(r),
+                 ncclGetLastError(nb->comm));
+        st = FC_ERR_FAIL;
+    }
+    /* a failed init is agreed and aborted everywhere, never destroyed:
+     * destroying finalises, which waits for peers whose communicator never
+     * came up */
+    if (fc_gpu_agree(&nb->peer, st, &fc_nccl_comm_ops, nb, "ncclCommInitRank") != FC_OK) {
+        fc_nccl_free_local(nb);
         return FC_ERR_FAIL;
     }
+    be->priv = nb;
     return FC_OK;
 }
 
@@ -357,7 +454,7 @@ static fc_status_t fc_nccl_describe(const fc_backend_t *be, char *json, size_t l
     const fc_nccl_t *nb = be->priv;
     struct cudaDeviceProp prop;
     int driver = 0, runtime = 0, nccl = 0;
-    char pci[32] = "", uuid[40] = "";
+    char pci[32] = "", uuid[40] = "", warning[256] = "";
 
     cudaDriverGetVersion(&driver);
     cudaRuntimeGetVersion(&runtime);
@@ -369,12 +466,66 @@ static fc_status_t fc_nccl_describe(const fc_backend_t *be, char *json, size_t l
         snprintf(uuid + strlen(uuid), sizeof(uuid) - strlen(uuid), "%s%02x",
                  i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "",
                  (unsigned char)prop.uuid.bytes[i]);
+    if (nb->local_rank >= nb->ndev)
+        snprintf(warning, sizeof(warning), ",\"warning\":\"local rank %d shares GPU %d with "
+                 "local rank %d: more ranks on this host than its %d visible GPU(s)\"",
+                 nb->local_rank, nb->device, nb->device, nb->ndev);
     snprintf(json, len, "{\"device\":%d,\"gpu\":\"%s\",\"uuid\":\"GPU-%s\","
-             "\"pci_bus_id\":\"%s\",\"cuda_driver\":%d,\"cuda_runtime\":%d,"
-             "\"nccl\":%d}", nb->device, prop.name, uuid, pci, driver, runtime, nccl);
+             "\"pci_bus_id\":\"%s\",\"sm_count\":%d,\"visible_gpus\":%d,\"cuda_driver\":%d,"
+             "\"cuda_runtime\":%d,\"nccl\":%d%s}", nb->device, prop.name, uuid, pci,
+             prop.multiProcessorCount, nb->ndev, driver, runtime, nccl, warning);
     return FC_OK;
 }
 
-const fc_gpu_plugin_t fc_gpu_plugin_v1 = {
-    FC_GPU_PLUGIN_ABI, fc_nccl_device_count, fc_nccl_init, fc_nccl_describe,
+/* The GEMM burn on this rank's GPU and stream: one object per kind. The
+ * seed is fixed, so every GPU of a model computes the same C and the
+ * ranks' digests can be compared (lib/gpu/fc_burn.h). */
+static json_t *fc_nccl_burn(const fc_backend_t *be, double seconds, const char *kinds,
+                            char *why, size_t len)
+{
+    const fc_nccl_t *nb = be->priv;
+    char list[64], *save = NULL, *w;
+    json_t *out;
+    cudaError_t e;
+
+    if ((e = cudaSetDevice(nb->device)) != cudaSuccess) {
+        snprintf(why, len, "cudaSetDevice on %s: %s", nb->devname, cudaGetErrorString(e));
+        return NULL;
+    }
+    snprintf(list, sizeof(list), "%s", kinds ? kinds : "bf16,fp16,fp64");
+    out = json_object();
+    for (w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        int kind = fc_burn_kind_from_name(w);
+        fc_burn_result_t r;
+
+        if (kind < 0) {
+            snprintf(why, len, "no burn kind '%s' (bf16, fp16, fp64)", w);
+            json_decref(out);
+            return NULL;
+        }
+        if (fc_burn_gemm(kind, 0, seconds, FC_BURN_SEED, nb->stream, &r) != 0) {
+            snprintf(why, len, "burn %s on %s: %s", w, nb->devname, r.why);
+            json_decref(out);
+            return NULL;
+        }
+        json_object_set_new(out, w, fc_burn_json(&r));
+    }
+    return out;
+}
+
+static int fc_nccl_device_count(char *why, size_t len)
+{
+    return fc_cuda_device_count(why, len);
+}
+
+const fc_gpu_plugin_t FC_GPU_PLUGIN_TABLE = {
+    .abi = FC_GPU_PLUGIN_ABI,
+    .device_count_func = fc_nccl_device_count,
+    .backend_init_func = fc_nccl_init,
+    .describe_func = fc_nccl_describe,
+    .run_batch_func = fc_nccl_run_batch,
+    .health_snapshot_func = fc_gpu_health_snapshot,
+    .health_judge_func = fc_gpu_health_judge,
+    .health_limits_default_func = fc_gpu_health_limits_default,
+    .burn_func = fc_nccl_burn,
 };

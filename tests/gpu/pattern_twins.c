@@ -4,8 +4,11 @@
  * here and as CUDA by nvcc (pattern_twins_cuda.cu, which also compiles it
  * for the device), and the two compilations must give the same bits for
  * every type, op, rank count, rank and a spread of indices (including
- * indices past 2^32). Runs on the host: no GPU needed. Built by `make`
- * where the CUDA toolkit is present, and run by `make check`.
+ * indices past 2^32). Where a GPU exists, the device compilation runs
+ * too: a kernel computes input ^ expectation for every type and op and
+ * the host's bits must match; elsewhere that point is skipped with the
+ * reason. Built by `make` where the CUDA toolkit is present, and run by
+ * `make check`.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +20,35 @@
 uint64_t fc_twins_input_cuda(const fc_pattern_t *p, int32_t r, uint64_t i);
 uint64_t fc_twins_expected_cuda(const fc_pattern_t *p, int32_t src, uint64_t i);
 int fc_twins_dtype_size_cuda(int32_t t);
+int fc_twins_device_run(const fc_pattern_t *p, int32_t r, uint64_t *out, size_t n, char *why,
+                        size_t len);
+
+/* The device compilation (a kernel) against the host's bits; 1 if run
+ * and equal, 0 if different, -1 (why) if it could not run. */
+static int fc_twins_device(fc_tap_t *tap, char *why, size_t len)
+{
+    enum { N = 1 << 16 };
+    static uint64_t out[N];
+    int same = 1;
+
+    for (int t = 0; t < FC_DTYPE_COUNT; ++t)
+        for (int op = 0; op <= FC_OP_NONE; ++op) {
+            fc_pattern_t p;
+
+            fc_pattern_make((fc_dtype_t)t, (fc_op_t)op, 8, 777u + (unsigned)t, &p);
+            if (fc_twins_device_run(&p, 3, out, N, why, len) != 0)
+                return -1;
+            for (size_t k = 0; k < N; ++k)
+                if (out[k] != (fc_pattern_input_bits(&p, 3, k) ^ fc_pattern_expected_bits(&p, 3, k))) {
+                    if (same)
+                        fc_tap_diag(tap, "device differs: %s op %d index %zu",
+                                    fc_dtype_info((fc_dtype_t)t)->name, op, k);
+                    same = 0;
+                    break;
+                }
+        }
+    return same;
+}
 
 int main(void)
 {
@@ -24,7 +56,7 @@ int main(void)
     fc_tap_t tap;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, FC_DTYPE_COUNT);
+    fc_tap_plan(&tap, FC_DTYPE_COUNT + 1);
     for (int t = 0; t < FC_DTYPE_COUNT; ++t) {
         uint64_t checked = 0, differ = 0;
 
@@ -52,6 +84,17 @@ int main(void)
         fc_tap_ok(&tap, differ == 0 && checked > 0, "%s: C and CUDA compilations of the "
                   "generator agree on %llu inputs and expectations",
                   fc_dtype_info((fc_dtype_t)t)->name, (unsigned long long)checked);
+    }
+    {
+        char why[256];
+        int dev = fc_twins_device(&tap, why, sizeof(why));
+
+        if (dev < 0)
+            fc_tap_skip(&tap, why, "the device compilation (a kernel on the GPU) agrees with "
+                        "the host for every type and op");
+        else
+            fc_tap_ok(&tap, dev, "the device compilation (a kernel on the GPU) agrees with the "
+                      "host for every type and op, 65536 indices each");
     }
     return fc_tap_done(&tap);
 }

@@ -37,7 +37,7 @@ static fc_status_t fc_standin_describe(const fc_backend_t *be, char *json, size_
     return FC_OK;
 }
 
-const fc_gpu_plugin_t fc_gpu_plugin_v1 = {
+const fc_gpu_plugin_t FC_GPU_PLUGIN_TABLE = {
     .abi = FC_GPU_PLUGIN_ABI,
     .device_count_func = fc_standin_device_count,
     .backend_init_func = fc_standin_init,
