@@ -1,0 +1,84 @@
+#!/bin/bash
+# checker_faults.t - the checker without a poison (issue 12), on this
+# machine (one host, 3 ranks), faults planted from outside by the MPI
+# injector (tests/inject):
+#   - a clean run of reduce (root rotated) and the in-place collectives
+#     passes, with per-iteration and batched busbw in every record;
+#   - a transport whose calls do nothing (mode noop): every point FAILs
+#     with wrong elements (the previous output is the other input set's);
+#   - a transport that re-sends the previous call's data (mode stale):
+#     every out-of-place point FAILs;
+#   - reduce with every root: a bit flipped in the root's output at the
+#     iteration rank 2 is root is caught on rank 2, and a flip in a
+#     non-root's untouched recv is caught as a write where none belongs;
+#   - the in-place variants catch a flipped bit like the others.
+. tests/e2e/tap.sh
+FC=$BUILD/fabcert
+INJ=$PWD/$BUILD/libfc_inject.so
+H=$(hostname)
+plan 10
+cat > "$TMP/ck.yaml" <<'YAML'
+name: checker-faults
+seed: 5
+stages:
+  node:
+    required: true
+    timeout_s: 120
+    warmup: 1
+    iters: 4
+    sizes: [64KiB]
+    collectives: [all_reduce, reduce, broadcast, all_reduce_inplace, all_gather_inplace,
+                  reduce_scatter_inplace, broadcast_inplace]
+    dtypes: [int32, bfloat16]
+    ops: [sum]
+YAML
+run() { local out=$1; shift; $FC run --np 3 --profile "$TMP/ck.yaml" --out "$TMP/$out" "$@" \
+            > "$TMP/$out.out" 2>&1; }
+rec() { jsonl "$TMP/$1/results.jsonl" "$2"; }
+
+run clean
+rc=$?
+n=$(rec clean 'scalar grep { $_->{type} eq "point" && $_->{verdict} eq "PASS" && $_->{wrong} == 0 } @r')
+ok $(( rc != 0 || n != 14 )) "reduce, broadcast and the in-place collectives pass clean ($rc, $n of 14)"
+n=$(rec clean 'scalar grep { $_->{type} eq "point" && ($_->{collective} =~ /inplace/ ? !$_->{batched} :
+    $_->{batched}{busbw_gbps} > 0 && $_->{batched}{calls} == 4) } @r')
+ok $(( n != 14 )) "every out-of-place record has its batched busbw beside the per-iteration one; in place says none ($n)"
+
+run noop --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H --env FC_INJECT_MODE=noop
+rc=$?
+n=$(rec noop 'scalar grep { $_->{type} eq "point" && $_->{verdict} eq "FAIL" && $_->{wrong} > 0 } @r')
+ok $(( rc != 1 || n != 14 )) "calls that write nothing: every point FAILs with wrong elements ($rc, $n of 14)"
+
+run stale --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H --env FC_INJECT_MODE=stale
+rc=$?
+n=$(rec stale 'scalar grep { $_->{type} eq "point" && $_->{collective} !~ /_inplace$/ &&
+    $_->{verdict} eq "FAIL" && $_->{wrong} > 0 } @r')
+ok $(( rc != 1 || n != 6 )) "a transport re-sending the previous call's data: every out-of-place point FAILs ($rc, $n of 6)"
+n=$(rec stale 'my ($p) = grep { $_->{type} eq "point" && $_->{collective} eq "all_reduce" } @r;
+    $p->{first_mismatch}{iteration}')
+ok $(( n != 1 )) "caught at the first call that sent stale data, iteration 1 ($n)"
+
+# reduce, every root: iterations 0..4 have roots 0, 1, 2, 0, 1
+run root --collectives reduce --dtypes int32 --selftest-corrupt rank=2,iter=2,index=9,coll=reduce
+rc=$?
+n=$(rec root 'my ($p) = grep { $_->{type} eq "point" } @r; my $m = $p->{first_mismatch};
+    join ":", $m->{rank}, $m->{iteration}, $m->{index}, $p->{wrong}')
+ok $(( rc != 1 )) "reduce: a flip in rank 2's output when it is the root exits 1 ($rc)"
+[ "$n" = "2:2:9:1" ]
+ok $? "and is found on rank 2, iteration 2, element 9, one element ($n)"
+run nonroot --collectives reduce --dtypes int32 --selftest-corrupt rank=1,iter=0,index=3,coll=reduce
+n=$(rec nonroot 'my ($p) = grep { $_->{type} eq "point" } @r; my $m = $p->{first_mismatch};
+    join ":", $m->{rank}, $m->{iteration}, $m->{index}, $p->{verdict}')
+[ "$n" = "1:0:3:FAIL" ]
+ok $? "reduce: a change in a non-root's recv (which the call must not write) is caught on rank 1 ($n)"
+
+# in place, a flip like any other
+run inplace --collectives all_gather_inplace,reduce_scatter_inplace --dtypes int32 \
+    --selftest-corrupt rank=1,iter=3
+rc=$?
+n=$(rec inplace 'join ",", map { "$_->{first_mismatch}{rank}:$_->{first_mismatch}{iteration}:$_->{wrong}" }
+    grep { $_->{type} eq "point" } @r')
+ok $(( rc != 1 )) "in place: a flipped bit exits 1 ($rc)"
+[ "$n" = "1:3:1,1:3:1" ]
+ok $? "and is found on rank 1 at iteration 3, one element, in all_gather and reduce_scatter in place ($n)"
+done_testing
