@@ -17,7 +17,11 @@
  *     wrong data from every remaining partner (same thresholds) is a bad
  *     receiver;
  *   - the result is localised when at least one rank is bad and every
- *     wrong exchange is explained by a bad sender or a bad receiver.
+ *     wrong exchange is explained by a bad sender or a bad receiver;
+ *   - the same is done receivers first; when both orders explain every
+ *     wrong exchange, the one that blames fewer ranks stands (two bad
+ *     receivers make their healthy partner's sends all look wrong), and
+ *     two different explanations of one size place nothing.
  * Two ranks alone, or two hosts whose only remote partner is each other,
  * cannot tell a bad sender from a bad receiver: that stays not localised.
  */

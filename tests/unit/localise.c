@@ -46,6 +46,7 @@ static int bad_host1_nic(int s, int r, const int *h) { return h[s] == 1 && h[r] 
 static int bad_rank3_receives(int s, int r, const int *h) { return r == 3; }
 static int one_wrong(int s, int r, const int *h) { return s == 1 && r == 4; }
 static int none(int s, int r, const int *h) { return 0; }
+static int bad_hosts12_receive(int s, int r, const int *h) { return h[r] == 1 || h[r] == 2; }
 
 static int only(const fc_blame_t *blame, int n, fc_blame_t what, int lo, int hi_excl,
                 const int *host, int by_host)
@@ -70,7 +71,7 @@ int main(void)
     int u;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 9);
+    fc_tap_plan(&tap, 11);
 
     build(4, single, bad_rank2_sends);
     u = fc_localise(4, single, nex, ex, blame);
@@ -114,6 +115,25 @@ int main(void)
     u = fc_localise(4, twohosts, nex, ex, blame);
     fc_tap_ok(&tap, u == 0 && only(blame, 4, FC_BLAME_SENDS, 1, 0, twohosts, 1),
               "two hosts, every send of host 1 wrong (shared memory too): host 1");
+
+    /* two bad receivers make every send of their one healthy partner look
+     * wrong: the simpler explanation (the two receivers) stands */
+    int three[6] = { 0, 1, 2, 0, 1, 2 };
+    int ok2 = 1;
+
+    build(6, three, bad_hosts12_receive);
+    u = fc_localise(6, three, nex, ex, blame);
+    for (int r = 0; r < 6; ++r)
+        ok2 &= blame[r] == (three[r] == 0 ? FC_BLAME_NONE : FC_BLAME_RECEIVES);
+    fc_tap_ok(&tap, u == 0 && ok2, "racks of one node, hosts 1 and 2 receiving wrong data: "
+              "they are the bad receivers, host 0 (all of whose sends look wrong) is not");
+    ok2 = 1;
+    build(12, six, bad_hosts12_receive);
+    u = fc_localise(12, six, nex, ex, blame);
+    for (int r = 0; r < 12; ++r)
+        ok2 &= blame[r] == (six[r] == 1 || six[r] == 2 ? FC_BLAME_RECEIVES : FC_BLAME_NONE);
+    fc_tap_ok(&tap, u == 0 && ok2, "6 hosts, 2 of them receiving wrong data: those 2, as "
+              "receivers");
 
     build(12, six, none);
     u = fc_localise(12, six, nex, ex, blame);
