@@ -96,7 +96,13 @@ static void fc_confirm_order(fc_confirm_run_t *run)
         }
 }
 
-/* Step 1: rack uplinks. */
+/* Step 1: rack uplinks. A rack R (two nodes or more) whose every pair to
+ * another rack was slow is confirmed alone: one of its nodes slow with a
+ * node outside it and fast with one of its own (so a slow pair inside R in
+ * its round, noise, does not hide the uplink). With two racks in all the
+ * two uplinks (and, when the other rack has one node, that node's link)
+ * are in series and cannot be told apart: both racks are marked, as the
+ * spine between them. */
 static void fc_confirm_uplinks(fc_confirm_run_t *run)
 {
     fc_pairs_confirm_t *c = run->c;
@@ -104,22 +110,19 @@ static void fc_confirm_uplinks(fc_confirm_run_t *run)
     if (c->nracks < 2)
         return;
     for (int r = 0; r < c->nracks; ++r) {
-        int cross = 0, cross_slow = 0, inside = 0, inside_slow = 0, nodes = 0;
+        int cross = 0, cross_slow = 0, nodes = 0;
 
         for (int v = 0; v < c->n; ++v)
             nodes += run->rack[v] == r;
         for (int k = 0; k < c->npairs; ++k) {
             int ia = run->rack[run->a[k]] == r, ib = run->rack[run->b[k]] == r;
 
-            if (ia && ib) {
-                ++inside;
-                inside_slow += run->slow[k];
-            } else if (ia || ib) {
+            if (ia != ib) {
                 ++cross;
                 cross_slow += run->slow[k];
             }
         }
-        if (nodes < 2 || cross < 2 || cross_slow != cross || inside_slow != 0)
+        if (nodes < 2 || cross < 2 || cross_slow != cross || c->uplink[r])
             continue;
         int u = fc_confirm_pick(run, NULL, 0, r);
         int u2 = fc_confirm_pick(run, &u, 1, r);
@@ -132,6 +135,14 @@ static void fc_confirm_uplinks(fc_confirm_run_t *run)
             continue;
         c->uplink_probe[r][1] = fc_confirm_probe(run, u, u2);
         c->uplink[r] = fc_probe_fast(c, c->uplink_probe[r][1]);
+        if (c->uplink[r] && c->nracks == 2) {
+            int other = 1 - r;
+
+            c->uplink[other] = 1;
+            c->spine_pair = 1;
+            c->uplink_probe[other][0] = c->uplink_probe[r][0];
+            c->uplink_probe[other][1] = c->uplink_probe[r][1];
+        }
     }
     for (int k = 0; k < c->npairs; ++k) {
         int ra = run->rack[run->a[k]], rb = run->rack[run->b[k]];

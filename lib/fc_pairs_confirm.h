@@ -9,9 +9,11 @@
  * judge it by the same limits), fc_pairs_confirm() decides, in this order:
  *
  *  1. A rack uplink: every pair that crosses from rack R (two nodes or
- *     more) to another rack was slow and every pair inside R was fast; it
- *     is confirmed when, alone, a node of R is slow with a node outside R
- *     and fast with a node of R. Its cross pairs are explained by it.
+ *     more) to another rack was slow; it is confirmed when, alone, a node
+ *     of R is slow with a node outside R and fast with a node of R. Its
+ *     cross pairs are explained by it. With only two racks the two
+ *     uplinks (and a one-node rack's link) are in series: both racks are
+ *     marked, as the spine between them, and nobody is quarantined.
  *  2. A node's NIC or link: a node with slow pairs left is probed alone
  *     with up to two known-good partners (one in its own rack first, so an
  *     uplink is not mistaken for a NIC, then one in another rack), each
@@ -68,6 +70,9 @@ typedef struct fc_pairs_confirm {
     int *probed;                /* 1: the node was probed with partners */
     /* per rack */
     int *uplink;                /* 1: the rack's uplink is confirmed */
+    int spine_pair;             /* two racks in all: their uplinks (and a
+                                 * one-node rack's link) are in series, both
+                                 * marked, not told apart */
     int (*uplink_probe)[2];     /* across, inside */
     /* per pair (index into the a[], b[] lists) */
     fc_pair_verdict_t *verdict;

@@ -238,7 +238,11 @@ static void fc_pairs_blame_data(const fc_pairs_run_t *run, int npairs, const int
                 ex[2 * k + 1].wrong += run->pairs[q].wrong_at[0];
             }
     }
-    fc_localise(run->nnodes, host, npairs * 2, ex, blame);
+    /* a placement that leaves a wrong exchange unexplained is no placement:
+     * nobody is blamed, the pairs stay with the runner's retest */
+    if (fc_localise(run->nnodes, host, npairs * 2, ex, blame) != 0)
+        for (int v = 0; v < run->nnodes; ++v)
+            blame[v] = FC_BLAME_NONE;
     free(ex);
     free(host);
 }
@@ -410,12 +414,34 @@ static json_t *fc_pair_slow_verdict(const fc_pairs_run_t *run, int k, int a, int
                          "quarantine", 0);
     case FC_PAIR_V_UPLINK: {
         json_t *racks = fc_uplink_racks(run, a, b);
+        int lone = -1;
 
-        snprintf(why, len, "explained by the uplink of rack %s%s%s: every pair leaving "
-                 "it was slow, alone too, while the pairs inside it were fast",
-                 json_string_value(json_array_get(racks, 0)),
-                 json_array_size(racks) > 1 ? " or of rack " : "",
-                 json_array_size(racks) > 1 ? json_string_value(json_array_get(racks, 1)) : "");
+        if (c->spine_pair) {
+            /* two racks: the rack of one node has its node's link in series */
+            for (int x = 0; x < run->nnodes; ++x) {
+                int single = 1;
+
+                for (int w = 0; w < run->nnodes; ++w)
+                    single &= w == x || run->node_racks[w] != run->node_racks[x];
+                if (single)
+                    lone = x;
+            }
+            snprintf(why, len, "explained by the spine between rack %s and rack %s: every "
+                     "pair between them was slow, alone too, while the pairs inside a rack "
+                     "were fast; %s's uplink, %s's uplink%s%s%s are in series and cannot be "
+                     "told apart", json_string_value(json_array_get(racks, 0)),
+                     json_string_value(json_array_get(racks, 1)),
+                     json_string_value(json_array_get(racks, 0)),
+                     json_string_value(json_array_get(racks, 1)),
+                     lone >= 0 ? " and the link of " : "", lone >= 0 ? fc_host(run, lone) : "",
+                     lone >= 0 ? " (alone in its rack)" : "");
+        } else {
+            snprintf(why, len, "explained by the uplink of rack %s%s%s: every pair leaving "
+                     "it was slow, alone too, while the pairs inside it were fast",
+                     json_string_value(json_array_get(racks, 0)),
+                     json_array_size(racks) > 1 ? " or of rack " : "",
+                     json_array_size(racks) > 1 ? json_string_value(json_array_get(racks, 1)) : "");
+        }
         return json_pack("{s:s, s:s, s:s, s:o, s:b}", "part", "uplink", "host", "", "rack",
                          json_string_value(json_array_get(racks, 0)), "racks", racks,
                          "quarantine", 0);

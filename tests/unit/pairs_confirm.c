@@ -105,7 +105,7 @@ int main(void)
     int ok;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 11);
+    fc_tap_plan(&tap, 13);
 
     /* racks of 2, 3 and 1; node 3 (rack 2) has a slow link; in its round
      * the pairs 0-1 and 4-5 were slowed by what ran beside them */
@@ -156,6 +156,28 @@ int main(void)
     for (int v = 0; v < f.n; ++v)
         ok &= !o.c.link[v];
     fc_tap_ok(&tap, ok, "two racks: the spine between them (both uplinks), no node");
+    fc_pairs_confirm_free(&o.c);
+
+    /* two racks, 3 and 1 nodes, the lone node's link slow: its link and
+     * both uplinks are in series; both racks marked, nobody blamed */
+    static const int three_one[] = { 3, 1 };
+    fabric_make(&f, three_one, 2);
+    f.bad_node[3] = 1;
+    run(&f, NULL, 64, &o);
+    fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && o.c.uplink[0] && o.c.uplink[1] &&
+                  o.c.spine_pair && verdict(&o, 0, 3) == FC_PAIR_V_UPLINK,
+              "racks of 3 and 1, the lone node slow: the spine between them, not rack 1's "
+              "uplink alone, no node quarantined");
+    fc_pairs_confirm_free(&o.c);
+
+    /* rack 0's uplink with a pair inside rack 0 slowed in its round only */
+    fabric_make(&f, three, 3);
+    f.bad_uplink[0] = 1;
+    int inside[] = { 0, 1, -1 };
+    run(&f, inside, 64, &o);
+    fc_tap_ok(&tap, o.c.uplink[0] && !o.c.uplink[1] && !o.c.uplink[2] &&
+                  verdict(&o, 0, 1) == FC_PAIR_V_NOT_REPRODUCED && verdict(&o, 0, 3) == FC_PAIR_V_UPLINK,
+              "a noisy pair inside the rack does not hide its uplink");
     fc_pairs_confirm_free(&o.c);
 
     /* one bad path, 1-4, in the uneven cluster */
