@@ -342,7 +342,10 @@ static void fc_write_culprit(fc_retest_judged_t *j, json_t *group, int c,
         fc_leave_one_out_text(j, confirm, sizeof(confirm));
     else
         fc_confirmation_text(j, c, confirm, sizeof(confirm));
+    /* the leave-one-out says the collective is right without the host,
+     * not whether its sends or its receives are wrong */
     snprintf(why, sizeof(why), "wrong data %s %s (rank%s %s) %s%s%s",
+             j->loo_unit >= 0 ? "in the collective follows" :
              dir == FC_BLAME_SENDS ? "sent by" : "received by", host,
              strchr(rank_list, ',') ? "s" : "", rank_list, confirm,
              obs[0] ? "; observed: " : "", obs);
@@ -350,6 +353,7 @@ static void fc_write_culprit(fc_retest_judged_t *j, json_t *group, int c,
     json_object_set_new(rec, "localised", json_true());
     json_object_set_new(rec, "culprit", json_pack("{s:s, s:s, s:o, s:s}", "host", host,
                         "rack", rack, "ranks", ranks, "direction",
+                        j->loo_unit >= 0 ? "send or receive" :
                         dir == FC_BLAME_SENDS ? "send" : "receive"));
     json_object_set_new(rec, "exchanges", fc_evidence_json(j, c));
     json_object_set_new(rec, "reasons", json_pack("[s]", why));

@@ -390,11 +390,15 @@ static void fc_slow_write(const fc_slow_t *s, json_t *group, int placed, fc_resu
         json_t *hosts = json_object_get(group, "hosts");
 
         json_decref(ranks);
+        /* what the evidence says about the fabric: slow exchanges point at
+         * it, none at the hosts' own load or the collective's algorithm */
         snprintf(why, sizeof(why), "confirmed slowness in %s (%zu host%s), not placed on a "
-                 "node: %s%s%s; the group is slow as a whole (its switch or uplinks, or "
-                 "more than one node); nobody quarantined%s%s", fc_str(group, "group"),
-                 json_array_size(hosts), json_array_size(hosts) == 1 ? "" : "s", loo,
-                 loo[0] ? "; " : "", p2p, obs[0] ? "; observed: " : "", obs);
+                 "node: %s%s%s; the group is slow as a whole (%s); nobody quarantined%s%s",
+                 fc_str(group, "group"), json_array_size(hosts),
+                 json_array_size(hosts) == 1 ? "" : "s", loo, loo[0] ? "; " : "", p2p,
+                 s->p2p_slow > 0 ? "its switch or uplinks, or more than one node" :
+                 "its point-to-point paths were all fast: the hosts' load, or the "
+                 "collective itself", obs[0] ? "; observed: " : "", obs);
         json_object_set_new(rec, "localised", json_false());
         json_object_set_new(rec, "method", json_null());
         json_object_set_new(rec, "culprit", json_null());

@@ -685,7 +685,7 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
         /* a wrong result implicates its group until a retest places it */
         fc_retest_launch_t rt = { args, exe_at, o->out_dir, o->run_id, name, suffix,
                                   st->profile.stages[stage].timeout_s, FC_LAUNCH_MARGIN_S,
-                                  &st->inv };
+                                  &st->inv, st->results_path, offset };
 
         if (fc_retest_after_stage(&rt, recs)) {
             json_decref(recs);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_exitinfo.h"
 #include "fc_launch.h"
 #include "fc_results.h"
 #include "fc_verdict.h"
@@ -103,6 +104,100 @@ static json_t *fc_retest_groups(const fc_retest_launch_t *l, json_t *recs)
                      "groups", groups);
 }
 
+/* What the launcher said about the retest, in a few words: its first
+ * notice of a rank that died, or how the launch ended. */
+static void fc_retest_end_text(const fc_launch_result_t *res, const char *log, char *buf,
+                               size_t len)
+{
+    FILE *f = fopen(log, "r");
+    char *text = NULL;
+    size_t n = 0;
+    json_t *ended = NULL, *first;
+
+    if (f != NULL) {
+        fseek(f, 0, SEEK_END);
+        n = (size_t)(ftell(f) > 0 ? ftell(f) : 0);
+        rewind(f);
+        if ((text = calloc(n + 1, 1)) != NULL && fread(text, 1, n, f) != n)
+            text[0] = '\0';
+        fclose(f);
+    }
+    ended = fc_exitinfo_parse(text ? text : "");
+    first = json_array_get(ended, 0);
+    if (res->not_started)
+        snprintf(buf, len, "the retest could not start");
+    else if (res->timed_out)
+        snprintf(buf, len, "the retest was killed at its limit (%.0f s)", res->seconds);
+    else if (first != NULL)
+        snprintf(buf, len, "the retest's rank %lld on %s ended (%s%lld)",
+                 (long long)json_integer_value(json_object_get(first, "rank")),
+                 fc_json_str(first, "host")[0] ? fc_json_str(first, "host") : "its host",
+                 json_integer_value(json_object_get(first, "signal")) ? "signal " : "exit code ",
+                 (long long)(json_integer_value(json_object_get(first, "signal")) ?
+                             json_integer_value(json_object_get(first, "signal")) :
+                             json_integer_value(json_object_get(first, "exit_code"))));
+    else
+        snprintf(buf, len, "the retest ended (exit status %d) without its records",
+                 res->exit_status);
+    json_decref(ended);
+    free(text);
+}
+
+/* A group whose retest wrote no record (it died, hung, could not start):
+ * the runner says so, with what the launcher said, so "could not be
+ * placed" is never mistaken for "the placement run crashed". The record
+ * speaks for the group's pending points like a retest's; it places
+ * nothing and quarantines nobody. */
+static void fc_retest_unfinished(const fc_retest_launch_t *l, json_t *groups,
+                                 const fc_launch_result_t *res, const char *log)
+{
+    json_t *recs = NULL, *g;
+    fc_results_t out;
+    char why[512], now[32];
+    size_t i;
+    int torn = 0, opened = 0;
+
+    if (fc_results_load(l->results_path, l->results_offset, &recs, &torn) != FC_OK)
+        recs = json_array();
+    fc_retest_end_text(res, log, why, sizeof(why));
+    json_array_foreach(json_object_get(groups, "groups"), i, g) {
+        json_t *r, *rec;
+        size_t k;
+        int have = 0;
+        char reason[1024];
+
+        json_array_foreach(recs, k, r)
+            have |= strcmp(fc_json_str(r, "type"), "retest") == 0 &&
+                    strcmp(fc_json_str(r, "group"), fc_json_str(g, "group")) == 0;
+        if (have)
+            continue;
+        if (!opened && fc_results_open(l->out_dir, &out) != FC_OK)
+            break;
+        opened = 1;
+        fc_results_time(now, sizeof(now));
+        snprintf(reason, sizeof(reason), "%s in %s, not localised: %s; nothing placed, "
+                 "nobody quarantined (see retest.%s%s.log); observed: %s",
+                 strcmp(fc_json_str(g, "kind"), "slow") ? "wrong result" : "confirmed slowness",
+                 fc_json_str(g, "group"), why, l->stage, l->suffix, fc_json_str(g, "observed"));
+        rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:O, s:O, s:b, s:b, s:[s], s:s}",
+                        "type", "retest", "source", "runner", "run_id", l->run_id, "stage",
+                        l->stage, "time", now, "group", fc_json_str(g, "group"), "kind",
+                        fc_json_str(g, "kind"), "group_hosts", json_object_get(g, "hosts"),
+                        "racks", json_object_get(g, "racks"), "localised", 0, "finished", 0,
+                        "reasons", reason, "verdict", "FAIL");
+        if (rec == NULL)
+            continue;
+        json_object_set_new(rec, "implicates", json_pack(
+            "{s:s, s:s, s:O, s:O, s:b}", "part", "group", "host", "", "racks",
+            json_object_get(g, "racks"), "hosts", json_object_get(g, "hosts"), "quarantine", 0));
+        fc_results_append(&out, rec);
+        printf("retest %s: %s: %s\n", l->stage, fc_json_str(g, "group"), why);
+    }
+    if (opened)
+        fc_results_close(&out);
+    json_decref(recs);
+}
+
 int fc_retest_after_stage(const fc_retest_launch_t *l, json_t *stage_recs)
 {
     char path[PATH_MAX + 64], tap[PATH_MAX + 64], log[PATH_MAX + 64];
@@ -147,12 +242,14 @@ int fc_retest_after_stage(const fc_retest_launch_t *l, json_t *stage_recs)
            "stage's hosts, to place it\n", l->stage,
            json_array_size(json_object_get(groups, "groups")));
     fflush(stdout);
-    json_decref(groups);
     fc_launch((char *const *)argv, tap, log, limit + l->margin_s, &res);
     printf("retest %s: %s, %.1f s\n", l->stage,
            res.not_started ? "could not start" :
            res.timed_out ? "killed at the limit: what it was to place stays unplaced" :
-           res.exit_status == 2 ? "rejected its input" : "done", res.seconds);
+           res.exit_status == 2 ? "rejected its input" : "ended", res.seconds);
+    fc_retest_unfinished(l, groups, &res, log);
+    json_decref(groups);
     json_decref(res.watchdog);
-    return !res.not_started;
+    json_decref(res.down);
+    return 1;
 }

@@ -27,11 +27,14 @@ typedef struct fc_retest_launch {
     double timeout_s;               /* the stage's */
     double margin_s;                /* the launcher's start-up and tear-down */
     const fc_inventory_t *inv;
+    const char *results_path;       /* results.jsonl, and where the stage's */
+    long results_offset;            /* records begin in it */
 } fc_retest_launch_t;
 
 /* Run the retest when the stage's records (an array) ask for one. Returns
- * 1 when it was launched (its records are then in results.jsonl), 0 when
- * none was needed or it could not start (said on stderr). */
+ * 1 when it was launched (its records, or the runner's record of a retest
+ * that did not finish, are then in results.jsonl), 0 when none was
+ * needed. */
 int fc_retest_after_stage(const fc_retest_launch_t *l, json_t *stage_recs);
 
 #endif
