@@ -2,7 +2,9 @@
 # verify.t - what `verify` proves, and what it does not (issue 10 item 5):
 #   - a signed certificate with a NUL byte and a forged suffix appended, or
 #     white space after its final newline, fails verify (the file is read
-#     with its real length, not up to the first NUL);
+#     with its real length, not up to the first NUL); so do members beside
+#     the certificate and its digest (a "verdict" appended inside the top
+#     object) and a digest algorithm other than sha256 (issue 10 item 4);
 #   - a FAIL rewritten to PASS with its unkeyed digest recomputed: verify
 #     without a key says "intact, NOT AUTHENTICATED" (it cannot know), with
 #     --pubkey the signature catches it, --require-signature fails it;
@@ -16,7 +18,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 G=tests/golden/report
-plan 27
+plan 29
 
 mkdir -p "$TMP/run"
 cp "$G/slow-link/results.jsonl" "$TMP/run/"
@@ -41,6 +43,22 @@ $FC verify "$TMP/ws.json" --pubkey "$TMP/site.pub" > "$TMP/ws.out" 2>&1
 rc=$?
 [ $rc -eq 1 ] && grep -q "3 byte(s) after the certificate's final newline" "$TMP/ws.out"
 ok $? "white space after the final newline: verify fails ($rc)"
+
+# members outside the signed certificate, and a digest that is no digest:
+# the file must be exactly {"certificate": ..., "digest": {sha256}}
+cp "$C" "$TMP/extra.json"; cp "$C.sig" "$TMP/extra.json.sig"
+perl -pi -e 's/\}\n\z/,"rack":"rack2","verdict":"PASS"}\n/' "$TMP/extra.json"
+$FC verify "$TMP/extra.json" --pubkey "$TMP/site.pub" > "$TMP/extra.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "FAILED: a member 'rack' beside the certificate and its digest" "$TMP/extra.out" &&
+    ! grep -q 'OK' "$TMP/extra.out"
+ok $? "members appended after the signed certificate fail verify ($rc): $(head -c 100 "$TMP/extra.out")"
+cp "$C" "$TMP/none.json"
+perl -pi -e 's/"algorithm":"sha256"/"algorithm":"none"/' "$TMP/none.json"
+$FC verify "$TMP/none.json" > "$TMP/none.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "FAILED: digest algorithm 'none'" "$TMP/none.out"
+ok $? "a digest algorithm other than sha256 fails verify ($rc)"
 
 # a forger rewrites FAIL to PASS and recomputes the unkeyed digest
 forge() {   # forge IN OUT: every "FAIL" verdict to "PASS", digest recomputed
