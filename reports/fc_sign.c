@@ -13,6 +13,8 @@
  *     clumsily edited, not who wrote it;
  *   - authenticated: the detached Ed25519 signature (RACK.json.sig) over the
  *     same bytes verifies with a public key the reader trusts (--pubkey).
+ * The file's name must be its rack's (RACK.json): a certificate copied
+ * over another rack's file fails.
  * A site that signs its certificates passes --require-signature (or a
  * profile with certificates: {require_signature: true} makes the run
  * demand a key): then a certificate without a checked signature fails.
@@ -359,6 +361,22 @@ out:
     return st;
 }
 
+/* A certificate is written as RACK.json: a file named for another rack (a
+ * PASS copied over a failed rack's certificate) would be read as that
+ * rack's, so the name must be the rack's own, whatever the directory. */
+static int fc_cert_named_for_rack(const char *path, const char *rack)
+{
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    size_t n = strlen(rack);
+
+    if (strncmp(base, rack, n) == 0 && strcmp(base + n, ".json") == 0)
+        return 1;
+    printf("%s: FAILED: the file is named %s, but it certifies rack %s (a certificate "
+           "is RACK.json): it was copied or renamed, and would be read as another "
+           "rack's\n", path, base, rack);
+    return 0;
+}
+
 fc_status_t fc_certificate_verify(const char *path, const char *pubkey_path,
                                   int require_signature)
 {
@@ -366,6 +384,7 @@ fc_status_t fc_certificate_verify(const char *path, const char *pubkey_path,
     json_t *doc = NULL, *cert;
     size_t len = 0;
     fc_status_t st;
+    int misnamed;
 
     if (sodium_init() < 0 || fc_read_bytes(path, &text, &len) != FC_OK)
         return FC_ERR_INVALID;
@@ -377,6 +396,7 @@ fc_status_t fc_certificate_verify(const char *path, const char *pubkey_path,
     printf("%s: digest OK (sha256 %s): rack %s, verdict %s\n", path,
            fc_json_str(json_object_get(doc, "digest"), "value"), fc_json_str(cert, "rack"),
            fc_json_str(cert, "verdict"));
+    misnamed = !fc_cert_named_for_rack(path, fc_json_str(cert, "rack"));
     if (pubkey_path != NULL) {
         st = fc_cert_check_signature(path, pubkey_path, body);
     } else {
@@ -392,6 +412,8 @@ fc_status_t fc_certificate_verify(const char *path, const char *pubkey_path,
             st = FC_ERR_FAIL;
         }
     }
+    if (misnamed && st != FC_ERR_INVALID)
+        st = FC_ERR_FAIL;
     free(body);
     json_decref(doc);
     return st;

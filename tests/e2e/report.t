@@ -64,10 +64,10 @@ rc=$?
 ok $? "an untouched certificate verifies: digest and signature ($rc)"
 
 tamper() {  # tamper NAME PERL-SUBSTITUTION EXPECTED-MESSAGE
-    cp "$C" "$TMP/t.json"; cp "$C.sig" "$TMP/t.json.sig"
-    perl -pi -e "$2" "$TMP/t.json"
-    cmp -s "$C" "$TMP/t.json" && { ok 1 "$1: the tampering changed nothing"; return; }
-    $FC verify "$TMP/t.json" --pubkey "$TMP/site.pub" > "$TMP/t.out" 2>&1
+    mkdir -p "$TMP/t"; cp "$C" "$TMP/t/rack1.json"; cp "$C.sig" "$TMP/t/rack1.json.sig"
+    perl -pi -e "$2" "$TMP/t/rack1.json"
+    cmp -s "$C" "$TMP/t/rack1.json" && { ok 1 "$1: the tampering changed nothing"; return; }
+    $FC verify "$TMP/t/rack1.json" --pubkey "$TMP/site.pub" > "$TMP/t.out" 2>&1
     local rc=$?
     [ $rc -eq 1 ] && grep -q "$3" "$TMP/t.out"
     ok $? "$1: verify fails ($rc) with '$3'"
