@@ -121,13 +121,28 @@ static const char *fc_scalar(struct fy_node *n, char *buf, size_t len)
     return buf;
 }
 
+/* buf holds the key's name on entry and the value on FC_OK. No value may
+ * hold a control character: a name or description is printed in the
+ * summary, and a newline there would forge a line ("rack r01: PASS"). */
 static fc_status_t fc_yaml_expect_scalar(const fc_yaml_ctx_t *ctx,
                                          struct fy_node *v, struct fy_node *k,
                                          const char *what, char *buf,
                                          size_t len)
 {
+    char key[64];
+    size_t slen = 0;
+    const char *s;
+
+    snprintf(key, sizeof(key), "%s", buf);
     if (v == NULL || !fy_node_is_scalar(v) || !fc_scalar(v, buf, len))
-        return fc_yaml_error(ctx, v, k, "'%s' must be %s", buf, what);
+        return fc_yaml_error(ctx, v, k, "'%s' must be %s", key, what);
+    s = fy_node_get_scalar(v, &slen);
+    for (size_t i = 0; i < slen; ++i)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+            return fc_yaml_error(ctx, v, k, "'%s' holds a control character (byte 0x%02x "
+                                 "at offset %zu): profile values are printed in the "
+                                 "reports, and must be printable text", key,
+                                 (unsigned char)s[i], i);
     return FC_OK;
 }
 

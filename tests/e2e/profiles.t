@@ -1,6 +1,8 @@
 #!/bin/bash
 # profiles.t - the shipped profiles are valid; each bad profile in
-# tests/profiles/bad gets its own error naming file:line:col and exit 2.
+# tests/profiles/bad gets its own error naming file:line:col and exit 2
+# (a name or description with a control character, which would forge a
+# summary line, among them).
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 declare -A expect=(
@@ -22,6 +24,8 @@ declare -A expect=(
     [soak-in-node]="soak-in-node.yaml:5:5: 'soak' belongs in stage 'soak', not in stage 'node'"
     [contention-in-node]="contention-in-node.yaml:6:5: 'contention' belongs in stage 'contention', not in stage 'node'"
     [expect-in-soak]="expect-in-soak.yaml:7:5: 'expect' belongs in stage 'preflight', not in stage 'soak'"
+    [name-newline]="name-newline.yaml:1:8: 'name' holds a control character (byte 0x0a at offset 5)"
+    [description-control]="description-control.yaml:2:15: 'description' holds a control character (byte 0x0d"
     [bad-background-hosts]="bad-background-hosts.yaml:5:25: 'background_hosts': range '04-01' runs backwards"
 )
 shipped=(thresholds/*.yaml)
