@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <sodium.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,29 @@ static size_t fc_append_visible(char *buf, size_t used, size_t len, const char *
     }
     buf[used] = '\0';
     return used;
+}
+
+void fc_print_line(FILE *out, const char *fmt, ...)
+{
+    va_list ap, again;
+    char *line;
+    int n;
+
+    va_start(ap, fmt);
+    va_copy(again, ap);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    line = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (line)
+        vsnprintf(line, (size_t)n + 1, fmt, again);
+    va_end(again);
+    if (line == NULL)
+        return;
+    for (int i = 0; i < n; ++i)
+        if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
+            line[i] = '?';
+    fprintf(out, "%s\n", line);
+    free(line);
 }
 
 void fc_overrides_text(const fc_run_verdict_t *v, char *buf, size_t len)
@@ -137,8 +161,8 @@ static void fc_summary_backend_notes(FILE *out, const fc_run_verdict_t *v)
             const fc_stage_verdict_t *sv = &v->racks[k].stages[s];
 
             if (sv->backend_note[0]) {
-                fprintf(out, "backend: the %s stage ran on %s: %s\n", fc_stage_name(s),
-                        sv->backend, sv->backend_note);
+                fc_print_line(out, "backend: the %s stage ran on %s: %s", fc_stage_name(s),
+                              sv->backend, sv->backend_note);
                 break;
             }
         }
@@ -151,19 +175,21 @@ void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
 
     fc_overrides_text(v, overrides, sizeof(overrides));
     if (overrides[0])
-        fprintf(out, "overrides: %s (not the profile %s as written)\n", overrides,
-                fc_json_str(v->plan, "profile"));
+        fc_print_line(out, "overrides: %s (not the profile %s as written)", overrides,
+                      fc_json_str(v->plan, "profile"));
     fc_summary_backend_notes(out, v);
 
     for (int k = 0; k < v->nracks; ++k) {
         const fc_rack_verdict_t *r = &v->racks[k];
         int nq = (int)json_array_size(r->quarantines);
 
-        fprintf(out, "rack %s: %s (%d host%s%s", r->rack, fc_verdict_name(r->verdict),
-                r->nhosts, r->nhosts == 1 ? "" : "s", nq ? ", " : "");
         if (nq)
-            fprintf(out, "%d quarantined", nq);
-        fprintf(out, ")\n");
+            fc_print_line(out, "rack %s: %s (%d host%s, %d quarantined)", r->rack,
+                          fc_verdict_name(r->verdict), r->nhosts, r->nhosts == 1 ? "" : "s",
+                          nq);
+        else
+            fc_print_line(out, "rack %s: %s (%d host%s)", r->rack, fc_verdict_name(r->verdict),
+                          r->nhosts, r->nhosts == 1 ? "" : "s");
         failed += r->verdict == FC_VERDICT_FAIL;
         incomplete += r->verdict == FC_VERDICT_INCOMPLETE;
     }
@@ -174,25 +200,26 @@ void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
             const fc_finding_t *fd = &r->findings[f];
 
             if (strcmp(fd->part, "stage") == 0)
-                fprintf(out, "  %s rack %s, %s stage: %s\n", fc_verdict_name(fd->verdict),
-                        r->rack, fd->stage, fd->text);
+                fc_print_line(out, "  %s rack %s, %s stage: %s", fc_verdict_name(fd->verdict),
+                              r->rack, fd->stage, fd->text);
             else
-                fprintf(out, "  %s rack %s, %s stage, %s%s%s: %s\n",
-                        fc_verdict_name(fd->verdict), r->rack, fd->stage, fd->part,
-                        fd->host[0] ? " " : "", fd->host, fd->text);
+                fc_print_line(out, "  %s rack %s, %s stage, %s%s%s: %s",
+                              fc_verdict_name(fd->verdict), r->rack, fd->stage, fd->part,
+                              fd->host[0] ? " " : "", fd->host, fd->text);
         }
         if (r->more_findings)
-            fprintf(out, "  ... and %d more findings on rack %s\n", r->more_findings, r->rack);
+            fc_print_line(out, "  ... and %d more findings on rack %s", r->more_findings,
+                          r->rack);
     }
     if (v->truncated_lines)
-        fprintf(out, "  note: %d record(s) in results.jsonl were cut off (a killed run)\n",
-                v->truncated_lines);
-    fprintf(out, "verdict: %s (%d rack%s: %d pass, %d fail, %d incomplete)\n",
-            fc_verdict_name(v->overall), v->nracks, v->nracks == 1 ? "" : "s",
-            v->nracks - failed - incomplete, failed, incomplete);
+        fc_print_line(out, "  note: %d record(s) in results.jsonl were cut off (a killed run)",
+                      v->truncated_lines);
+    fc_print_line(out, "verdict: %s (%d rack%s: %d pass, %d fail, %d incomplete)",
+                  fc_verdict_name(v->overall), v->nracks, v->nracks == 1 ? "" : "s",
+                  v->nracks - failed - incomplete, failed, incomplete);
     if (dir)
-        fprintf(out, "certificates: %s/certificates/, report: %s/report/index.html\n",
-                dir, dir);
+        fc_print_line(out, "certificates: %s/certificates/, report: %s/report/index.html",
+                      dir, dir);
 }
 
 /* Under a profile with certificates: {require_signature: true} (the run's
@@ -206,10 +233,10 @@ static int fc_report_unsigned_refused(const fc_run_verdict_t *v, const unsigned 
 
 static void fc_summary_unsigned(FILE *out, const fc_run_verdict_t *v)
 {
-    fprintf(out, "NOT CERTIFIED: profile %s requires signed certificates (certificates: "
-            "require_signature: true) and no --sign-key was given: no certificate was "
-            "written; sign them with: fabcert report DIR --sign-key KEY\n",
-            fc_json_str(v->plan, "profile"));
+    fc_print_line(out, "NOT CERTIFIED: profile %s requires signed certificates (certificates: "
+                  "require_signature: true) and no --sign-key was given: no certificate was "
+                  "written; sign them with: fabcert report DIR --sign-key KEY",
+                  fc_json_str(v->plan, "profile"));
 }
 
 fc_status_t fc_report_dir(const char *dir, const char *sign_key_path, int quiet,

@@ -67,6 +67,11 @@ void fc_check_label(json_t *rec, char *buf, size_t len);
 /* The run's command-line overrides as one line ("--iters 3, --stages
  * node"), "" when the profile ran as written. */
 void fc_overrides_text(const fc_run_verdict_t *v, char *buf, size_t len);
+/* One line of text for a person's terminal or summary.txt: formatted,
+ * every control character (from any input: a record's reason, a host
+ * name, a profile's name) shown as '?', then one newline, so no input can
+ * add or break a line. */
+void fc_print_line(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* What a technician should do about a part. */
 const char *fc_part_action(const char *part);
 

@@ -470,8 +470,8 @@ static void fc_quarantine(fc_run_state_t *st, const char *stage, const char *hos
     json_object_set_new(rec, "part", json_string(part));
     json_object_set_new(rec, "reason", json_string(reason));
     fc_append(st, rec);
-    printf("  quarantined %s (rack %s): %s: %s\n", host,
-           st->inv.racks[st->inv.host_rack[h]], part, reason);
+    fc_print_line(stdout, "  quarantined %s (rack %s): %s: %s", host,
+                  st->inv.racks[st->inv.host_rack[h]], part, reason);
 }
 
 /* The probe for a stuck stage, launched as the stages are. */
@@ -510,9 +510,9 @@ static int fc_diagnose_hang(fc_run_state_t *st, const char *stage, json_t *recs,
         const char *type = fc_json_str(f, "type");
 
         json_object_update(r, f);
-        printf("  %s %s\n", strcmp(type, "crash") == 0 ? "CRASH" :
-               strcmp(type, "hang") == 0 ? "HANG" : strcmp(type, "probe") == 0 ? "PROBE" :
-               "ERROR", why ? why : fc_json_str(f, "reason"));
+        fc_print_line(stdout, "  %s %s", strcmp(type, "crash") == 0 ? "CRASH" :
+                      strcmp(type, "hang") == 0 ? "HANG" : strcmp(type, "probe") == 0 ? "PROBE" :
+                      "ERROR", why ? why : fc_json_str(f, "reason"));
         fc_append(st, r);
         if (json_is_true(json_object_get(imp, "quarantine"))) {
             fc_quarantine(st, stage, fc_json_str(imp, "host"), fc_json_str(imp, "part"), why);
@@ -726,14 +726,16 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
             fc_quarantine(st, name, fc_json_str(imp, "host"), fc_json_str(imp, "part"), why);
         }
     }
+    /* the stage's own words (its reason, its first error) may hold any
+     * byte: fc_print_line keeps them to one line */
     if (skipped[0])
-        printf("stage %s: SKIPPED: %s\n", name, skipped);
+        fc_print_line(stdout, "stage %s: SKIPPED: %s", name, skipped);
     else
-        printf("stage %s: %s: %d checks, %d failed, %.1f s%s%s%s\n", name,
-               fc_stage_outcome(ended, end_status, points, failed), points, failed,
-               res.seconds, res.timed_out ? " (killed at the limit)" :
-               res.interrupted ? " (stopped: the run was interrupted)" : "",
-               end_error[0] ? ": " : "", end_error);
+        fc_print_line(stdout, "stage %s: %s: %d checks, %d failed, %.1f s%s%s%s", name,
+                      fc_stage_outcome(ended, end_status, points, failed), points, failed,
+                      res.seconds, res.timed_out ? " (killed at the limit)" :
+                      res.interrupted ? " (stopped: the run was interrupted)" : "",
+                      end_error[0] ? ": " : "", end_error);
     if (torn > 0)
         printf("stage %s: %d record(s) in results.jsonl could not be read: the stage "
                "is INCOMPLETE\n", name, torn);

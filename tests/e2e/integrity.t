@@ -20,10 +20,11 @@
 #     is a path, a host that never ran, a stage judged against another
 #     profile): never PASS;
 #   - the environment that shapes the measurement and the GPU plugin's
-#     origin are recorded; an override's value cannot fake a summary line.
+#     origin are recorded; an override's value, or a record's reason with
+#     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 37
+plan 38
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -215,6 +216,11 @@ jsonl "$TMP/env/certificates/default.json" '$r[0]{certificate}{plan}{environment
 ok $? "an Open MPI setting of the environment is in the certificate's plan"
 [ "$(grep -c '^verdict:' "$TMP/env/summary.txt")" = 1 ] && grep -q -- '--env X=1?verdict: PASS (faked)' "$TMP/env/summary.txt"
 ok $? "an override's control characters cannot add a line to the summary"
+edit forgeline 'if (/"type":"point"/ && /"stage":"cluster"/ && !$d++) { s/"verdict":"PASS"/"verdict":"FAIL"/; s/"reasons":\[\]/"reasons":["slow\\nrack rack1: PASS\\nverdict: PASS (forged)"]/ }'
+grep -q 'slow\\nrack rack1' "$TMP/forgeline/results.jsonl" && [ "$(grep -c '^verdict:' "$TMP/forgeline.out")" = 1 ] &&
+    [ "$(grep -c '^verdict:' "$TMP/forgeline/summary.txt")" = 1 ] && ! grep -q '^rack rack1: PASS' "$TMP/forgeline/summary.txt" &&
+    grep -q 'slow?rack rack1: PASS?verdict: PASS (forged)' "$TMP/forgeline/summary.txt"
+ok $? "a record's reason with newlines cannot add a line to the summary or the terminal"
 [ "$(cmp -s "$TMP/env/profile.yaml" thresholds/local.yaml; echo $?)" = 0 ] &&
     jsonl "$TMP/env/results.jsonl" '(grep { $_->{type} eq "plan" } @r)[0]{inputs}{profile}' | grep -q 'thresholds/local.yaml$'
 ok $? "the stages read a frozen copy of the profile in the output directory; the plan names the original"
