@@ -100,6 +100,8 @@ static fc_status_t fc_yaml_error(const fc_yaml_ctx_t *ctx, struct fy_node *n,
     va_list ap;
 
     fc_node_mark(n && fy_node_is_scalar(n) ? n : key, &line, &col);
+    if (line == 0)          /* an empty value (`stages:`) has no token: its key */
+        fc_node_mark(key, &line, &col);
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
@@ -545,13 +547,34 @@ typedef struct fc_stage_walk {
 
 /* A stage's own section (contention:, expect:, soak:) is read by that
  * stage's program only: anywhere else it would be accepted and ignored,
- * so it is an error like an unknown key. */
+ * so it is an error like an unknown key. So are rules a stage never
+ * applies: limits judge the points of the node, pairs, rack, cluster and
+ * soak stages (preflight has no points, contention judges the slowdown);
+ * a relative rule compares groups with their peers, and the cluster and
+ * soak stages judge one group, the whole job, which has none. */
 static fc_status_t fc_stage_section_placed(const fc_yaml_ctx_t *ctx, int index,
                                            int stage, struct fy_node *k)
 {
     int owner = index == 12 ? FC_STAGE_CONTENTION : index == 13 ? FC_STAGE_PREFLIGHT
               : index == 14 ? FC_STAGE_SOAK : stage;
 
+    if (index == 10 && (stage == FC_STAGE_PREFLIGHT || stage == FC_STAGE_CONTENTION))
+        return fc_yaml_error(ctx, k, k, "'limits' in stage '%s' would never be applied: %s",
+                             fc_stage_names[stage], stage == FC_STAGE_PREFLIGHT
+                             ? "the preflight stage measures no collective (its rules are "
+                               "under 'expect')"
+                             : "the contention stage judges the slowdown under load "
+                               "(contention: max_slowdown), not busbw or latency");
+    if (index == 9 && stage != FC_STAGE_NODE && stage != FC_STAGE_PAIRS &&
+        stage != FC_STAGE_RACK)
+        return fc_yaml_error(ctx, k, k, "'relative' in stage '%s' would never be applied: "
+                             "%s", fc_stage_names[stage],
+                             stage == FC_STAGE_CLUSTER || stage == FC_STAGE_SOAK
+                             ? "the stage judges one group, the whole job, which has no "
+                               "peers to be compared with (relative rules belong to the "
+                               "node, pairs and rack stages)"
+                             : "nothing in that stage compares groups with their peers "
+                               "(relative rules belong to the node, pairs and rack stages)");
     if (owner == stage)
         return FC_OK;
     return fc_yaml_error(ctx, k, k, "'%s' belongs in stage '%s', not in stage '%s', "
@@ -710,6 +733,25 @@ static fc_status_t fc_stages_key(const fc_yaml_ctx_t *ctx, int index,
     return FC_OK;
 }
 
+static int fc_profile_has_stage(const fc_profile_t *profile)
+{
+    for (int s = 0; s < FC_STAGE_COUNT; ++s)
+        if (profile->stages[s].present)
+            return 1;
+    return 0;
+}
+
+static const char *fc_stage_list(void)
+{
+    static char list[128];
+
+    list[0] = '\0';
+    for (int s = 0; s < FC_STAGE_COUNT; ++s)
+        snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+                 s ? ", " : "", fc_stage_names[s]);
+    return list;
+}
+
 static const char *const fc_top_keys[] = {
     "name", "description", "seed", "stages", "certificates", NULL,
 };
@@ -751,8 +793,12 @@ static fc_status_t fc_top_key(const fc_yaml_ctx_t *ctx, int index,
         for (int s = 0; s < FC_STAGE_COUNT; ++s)
             stage_keys[s] = fc_stage_names[s];
         stage_keys[FC_STAGE_COUNT] = NULL;
-        return fc_yaml_walk_map(ctx, v, k, "'stages'", stage_keys,
-                                fc_stages_key, profile);
+        FC_CHECK(fc_yaml_walk_map(ctx, v, k, "'stages'", stage_keys,
+                                  fc_stages_key, profile));
+        if (!fc_profile_has_stage(profile))     /* `run` would have nothing to run */
+            return fc_yaml_error(ctx, NULL, k, "'stages' names no stage: a profile names "
+                                 "at least one of %s", fc_stage_list());
+        return FC_OK;
     }
 }
 
@@ -825,6 +871,11 @@ fc_status_t fc_profile_load(const char *path, fc_profile_t *profile_p)
                               fc_top_keys, fc_top_key, profile);
     if (status == FC_OK && profile->name[0] == '\0') {
         fprintf(stderr, "fabcert: %s:1:1: the profile has no 'name'\n", path);
+        status = FC_ERR_INVALID;
+    }
+    if (status == FC_OK && !fc_profile_has_stage(profile)) {
+        fprintf(stderr, "fabcert: %s:1:1: the profile has no 'stages': it names at least "
+                "one of %s\n", path, fc_stage_list());
         status = FC_ERR_INVALID;
     }
     if (status == FC_OK)

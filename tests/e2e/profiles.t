@@ -2,7 +2,8 @@
 # profiles.t - the shipped profiles are valid; each bad profile in
 # tests/profiles/bad gets its own error naming file:line:col and exit 2
 # (a name or description with a control character, which would forge a
-# summary line, among them).
+# summary line; limits or relative rules under a stage that never applies
+# them; `stages:` empty or null, which `run` refuses, among them).
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 declare -A expect=(
@@ -26,6 +27,13 @@ declare -A expect=(
     [expect-in-soak]="expect-in-soak.yaml:7:5: 'expect' belongs in stage 'preflight', not in stage 'soak'"
     [name-newline]="name-newline.yaml:1:8: 'name' holds a control character (byte 0x0a at offset 5)"
     [description-control]="description-control.yaml:2:15: 'description' holds a control character (byte 0x0d"
+    [limits-in-preflight]="limits-in-preflight.yaml:5:5: 'limits' in stage 'preflight' would never be applied"
+    [limits-in-contention]="limits-in-contention.yaml:7:5: 'limits' in stage 'contention' would never be applied"
+    [relative-in-contention]="relative-in-contention.yaml:5:5: 'relative' in stage 'contention' would never be applied"
+    [relative-in-preflight]="relative-in-preflight.yaml:4:5: 'relative' in stage 'preflight' would never be applied"
+    [relative-in-cluster]="relative-in-cluster.yaml:5:5: 'relative' in stage 'cluster' would never be applied: the stage judges one group"
+    [stages-empty]="stages-empty.yaml:3:1: 'stages' names no stage"
+    [stages-null]="stages-null.yaml:3:1: 'stages' must be a mapping"
     [bad-background-hosts]="bad-background-hosts.yaml:5:25: 'background_hosts': range '04-01' runs backwards"
 )
 shipped=(thresholds/*.yaml)
