@@ -480,6 +480,7 @@ static fc_status_t fc_soak_key(const fc_yaml_ctx_t *ctx, int index, struct fy_no
     case 0: return fc_yaml_number(ctx, k, v, "duration_s", 1, 7 * 86400.0, &s->duration_s);
     case 1:
         s->window_explicit = 1;
+        fc_node_mark(v, &s->window_line, &s->window_col);
         return fc_yaml_number(ctx, k, v, "window_s", 0.1, 86400, &s->window_s);
     case 2: return fc_yaml_number(ctx, k, v, "max_drift_pct", 0, 1e6, &s->max_drift_pct);
     case 3: return fc_yaml_number(ctx, k, v, "max_error_delta", 0, 1e18, &s->max_error_delta);
@@ -729,6 +730,15 @@ static fc_status_t fc_stages_key(const fc_yaml_ctx_t *ctx, int index,
                                  sp->soak.duration_s);
         if (sp->soak.window_s <= 0)
             sp->soak.window_s = sp->soak.duration_s / 10;
+        /* drift is the slowest window against the fastest: with one
+         * window it could never be judged */
+        if (sp->soak.window_s > sp->soak.duration_s / 2) {
+            fprintf(stderr, "fabcert: %s:%d:%d: 'window_s' (%g) is more than half of "
+                    "soak.duration_s (%g): drift is judged between two windows or more, "
+                    "so it would never be judged\n", ctx->path, sp->soak.window_line,
+                    sp->soak.window_col, sp->soak.window_s, sp->soak.duration_s);
+            return FC_ERR_INVALID;
+        }
     }
     return FC_OK;
 }
@@ -963,14 +973,31 @@ fc_status_t fc_parse_duration(const char *what, const char *text, double *second
                 "or d, up to 7 days\n", what, text);
         return FC_ERR_INVALID;
     }
+    if (v * unit < 1) {         /* the least soak.duration_s a profile may say */
+        fprintf(stderr, "fabcert: --%s '%s': below the least soak duration, 1 s (the "
+                "profile's soak.duration_s is 1 s or more)\n", what, text);
+        return FC_ERR_INVALID;
+    }
     *seconds_p = v * unit;
     return FC_OK;
+}
+
+fc_status_t fc_soak_duration_check(const char *profile_path, const fc_stage_profile_t *sp,
+                                   double seconds)
+{
+    if (!sp->soak.window_explicit || sp->soak.window_s <= seconds / 2)
+        return FC_OK;
+    fprintf(stderr, "fabcert: --soak-duration %g s: the profile's window_s (%g s, %s:%d:%d) "
+            "is more than half of it, and drift is judged between two windows or more: "
+            "give a longer duration or a profile with a shorter window\n", seconds,
+            sp->soak.window_s, profile_path, sp->soak.window_line, sp->soak.window_col);
+    return FC_ERR_INVALID;
 }
 
 void fc_soak_set_duration(fc_stage_profile_t *sp, double seconds)
 {
     sp->soak.duration_s = seconds;
-    if (!sp->soak.window_explicit || sp->soak.window_s > seconds)
+    if (!sp->soak.window_explicit || sp->soak.window_s > seconds / 2)
         sp->soak.window_s = seconds / 10;
     if (sp->timeout_s < seconds + 60)
         sp->timeout_s = seconds + 120;

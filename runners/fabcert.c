@@ -938,8 +938,13 @@ static int fc_cmd_run(int argc, char **argv)
     if (fc_profile_load(st.o.profile, &st.profile) != FC_OK)
         return 2;
     /* the stage program applies the same override to the same profile */
-    if (st.o.soak_duration > 0)
+    if (st.o.soak_duration > 0) {
+        if (st.profile.stages[FC_STAGE_SOAK].present &&
+            fc_soak_duration_check(st.o.profile, &st.profile.stages[FC_STAGE_SOAK],
+                                   st.o.soak_duration) != FC_OK)
+            return 2;
         fc_soak_set_duration(&st.profile.stages[FC_STAGE_SOAK], st.o.soak_duration);
+    }
     if (st.o.sign_key) {
         unsigned char sk[64];
 
