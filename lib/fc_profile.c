@@ -507,7 +507,15 @@ static fc_status_t fc_cont_key(const fc_yaml_ctx_t *ctx, int index, struct fy_no
         c->scope_rack = strcmp(buf, "rack") == 0;
         return FC_OK;
     case 1: return fc_yaml_number(ctx, k, v, "max_slowdown", 1, 1e9, &c->max_slowdown);
-    case 2: return fc_yaml_number(ctx, k, v, "min_background_pct", 0, 100, &c->min_background_pct);
+    case 2:
+        FC_CHECK(fc_yaml_number(ctx, k, v, "min_background_pct", 0, 100,
+                                &c->min_background_pct));
+        /* 0 would certify a background that was never proven to load */
+        if (c->min_background_pct <= 0)
+            return fc_yaml_error(ctx, v, k, "'min_background_pct' is 0: the background "
+                                 "load must be proven, so give the share of its target "
+                                 "it must reach (above 0, up to 100)");
+        return FC_OK;
     case 3: return fc_yaml_int(ctx, k, v, "foreground_ranks_per_node", 1, 1024, &c->fg_per_node);
     case 4: return fc_yaml_int(ctx, k, v, "background_ranks_per_node", 1, 1024, &c->bg_per_node);
     case 5:
