@@ -430,6 +430,45 @@ static int fc_cont_role(const fc_stage_ctx_t *ctx, const fc_contention_profile_t
     return ctx->local_rank < cp->fg_per_node ? FC_ROLE_FG : FC_ROLE_IDLE;
 }
 
+/* The self-tests act on the foreground only (the engine flips a bit of a
+ * measured output; the hang is taken on entering a foreground point): a
+ * rank of --selftest-corrupt or --selftest-hang that is a background or
+ * idle rank would never fire, and the stage would pass a self-test that
+ * did nothing. Collective: every rank returns the same status; rank 0
+ * says which rank, on which host, and what it is. */
+static fc_status_t fc_cont_check_selftest(const fc_stage_ctx_t *ctx, int role)
+{
+    static const char *const roles[] = { "foreground", "background", "idle" };
+    int mine[2], first[2];
+    const char *opt[2] = { "--selftest-corrupt", "--selftest-hang" };
+    int want[2] = { ctx->opts.selftest.enabled ? ctx->opts.selftest.rank : -1,
+                    ctx->opts.hang_rank };
+    fc_status_t status = FC_OK;
+
+    for (int k = 0; k < 2; ++k)
+        mine[k] = want[k] == ctx->world_rank && role != FC_ROLE_FG ? role : -1;
+    MPI_Allreduce(mine, first, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    for (int k = 0; k < 2; ++k) {
+        if (want[k] < 0)
+            continue;
+        if (want[k] >= ctx->world_size) {
+            if (ctx->world_rank == 0)
+                fc_error("%s rank=%d: the contention stage has ranks 0 to %d only, so the "
+                         "self-test would never fire", opt[k], want[k], ctx->world_size - 1);
+            status = FC_ERR_INVALID;
+        } else if (first[k] >= 0) {
+            if (ctx->world_rank == 0)
+                fc_error("%s rank=%d: rank %d (host %s) is a %s rank of the contention "
+                         "stage, which the self-test does not act on: pick a foreground "
+                         "rank (the first foreground_ranks_per_node ranks of a node that "
+                         "is not in background_hosts)", opt[k], want[k], want[k],
+                         ctx->rank_hosts[want[k]], roles[first[k]]);
+            status = FC_ERR_INVALID;
+        }
+    }
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     fc_stage_ctx_t ctx;
@@ -451,6 +490,8 @@ int main(int argc, char **argv)
     is_bg = run.role == FC_ROLE_BG;
     MPI_Allreduce(&is_fg, &nfg, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(&is_bg, &nbg, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if ((status = fc_cont_check_selftest(&ctx, run.role)) != FC_OK)
+        return fc_stage_finish(&ctx, status);
     if (!ctx.skip_reason[0] && (nbg == 0 || nfg == 0 || run.nkinds == 0))
         snprintf(ctx.skip_reason, sizeof(ctx.skip_reason), "%s",
                  run.nkinds == 0 ? "the profile's contention stage names no background "

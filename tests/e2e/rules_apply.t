@@ -10,6 +10,9 @@
 #     injector makes one MPI_Allreduce of the foreground return an error)
 #     is FAIL, never a slowdown of 0 that passes; the same run without the
 #     fault passes;
+#   - --selftest-corrupt aimed at a background rank of the contention stage
+#     (which the self-test never acts on) is refused, exit 2, not a PASS
+#     of a self-test that did nothing (issue 10 item 16);
 #   - a background generator that logged an error while it ran (storage_dir
 #     on a 1 MiB tmpfs, in a private mount namespace: the writes fail with
 #     ENOSPC after the first blocks) leaves the measurement INCOMPLETE with
@@ -17,7 +20,7 @@
 #     10 item 6; needs root for the mount, skipped otherwise).
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 9
+plan 10
 rec() { jsonl "$TMP/$1/results.jsonl" "$2"; }    # rec OUT PERL-EXPR
 
 # 1. the size a limit sees
@@ -97,7 +100,15 @@ ok $? "the injector made one foreground all_reduce return an error"
 ok $? "a failed foreground point FAILs the stage and the rack, and says why ($rc)"
 n=$(rec cfail 'scalar grep { $_->{type} eq "contention" && $_->{verdict} eq "PASS" } @r')
 ok $(( n != 0 )) "no contention record of that point passes ($n)"
-# 4. a generator that failed while it ran: its load is not proven
+# 4. a self-test aimed at a background rank would never fire
+$FC run --out "$TMP/cbgself" --np 2 --profile "$TMP/cont.yaml" --selftest-corrupt rank=1,iter=1 \
+    > "$TMP/cbgself.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "selftest-corrupt rank=1: rank 1 (host $(hostname)) is a background rank of the contention stage" "$TMP/cbgself.out" &&
+    ! grep -q '^rack default: PASS' "$TMP/cbgself.out"
+ok $? "--selftest-corrupt on a background rank is refused by the contention stage, exit 2, naming rank and host ($rc)"
+
+# 5. a generator that failed while it ran: its load is not proven
 if [ "$(id -u)" = 0 ] && unshare -m true 2> /dev/null; then
     mkdir -p "$TMP/small"
     sed "s#storage_dir: /var/tmp#storage_dir: $TMP/small#; s#rate_mbps: 10}#rate_mbps: 10, direct: false}#" \
