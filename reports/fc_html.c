@@ -52,6 +52,12 @@ static void fc_html_overrides(FILE *f, const fc_run_verdict_t *v)
         }
         fprintf(f, "</p>\n");
     }
+    if (fc_sysfs_root_of(v)) {
+        fprintf(f, "<p class=\"FAIL\"><b>sysfs</b>: FC_SYSFS_ROOT=");
+        fc_html_escape(f, fc_sysfs_root_of(v));
+        fprintf(f, ": preflight's inventory and the soak's link counters were read from "
+                "that tree, not from /sys</p>\n");
+    }
     fc_overrides_text(v, overrides, sizeof(overrides));
     if (!overrides[0])
         return;

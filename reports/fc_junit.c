@@ -5,7 +5,8 @@
  * an <error type="INCOMPLETE"> for each reason a stage is incomplete on it
  * (a required stage left out, not run, not finished, ended in error or
  * judged nothing; a record that could not be read), so an incomplete rack
- * never shows green. Command-line overrides are a property of each suite. A check that
+ * never shows green. Command-line overrides are a property of each suite,
+ * and so is a sysfs tree read instead of /sys (sysfs_root). A check that
  * failed but is attributed to another rack (a slow pair whose other end
  * has the bad link) passes here, saying so in <system-out>.
  */
@@ -104,6 +105,11 @@ fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)
         if (overrides[0]) {
             fprintf(f, "      <property name=\"overrides\" value=\"");
             fc_xml_escape(f, overrides);
+            fprintf(f, "\"/>\n");
+        }
+        if (fc_sysfs_root_of(v)) {
+            fprintf(f, "      <property name=\"sysfs_root\" value=\"");
+            fc_xml_escape(f, fc_sysfs_root_of(v));
             fprintf(f, "\"/>\n");
         }
         for (int s = 0; s < FC_STAGE_COUNT; ++s)

@@ -117,6 +117,19 @@ void fc_overrides_text(const fc_run_verdict_t *v, char *buf, size_t len)
     }
 }
 
+const char *fc_sysfs_root_of(const fc_run_verdict_t *v)
+{
+    json_t *env = json_object_get(json_object_get(v->plan, "overrides"), "--env"), *e;
+    const char *root = json_string_value(json_object_get(
+        json_object_get(v->plan, "environment"), "FC_SYSFS_ROOT"));
+    size_t i;
+
+    json_array_foreach(env, i, e)       /* --env wins: it is what the ranks got */
+        if (json_is_string(e) && strncmp(json_string_value(e), "FC_SYSFS_ROOT=", 14) == 0)
+            root = json_string_value(e) + 14;
+    return root && root[0] ? root : NULL;
+}
+
 const char *fc_part_action(const char *part)
 {
     if (strcmp(part, "link") == 0 || strcmp(part, "NIC") == 0)
@@ -177,6 +190,10 @@ void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
     if (overrides[0])
         fc_print_line(out, "overrides: %s (not the profile %s as written)", overrides,
                       fc_json_str(v->plan, "profile"));
+    if (fc_sysfs_root_of(v))
+        fc_print_line(out, "sysfs: FC_SYSFS_ROOT=%s: preflight's inventory and the soak's "
+                      "link counters were read from that tree, not from /sys",
+                      fc_sysfs_root_of(v));
     fc_summary_backend_notes(out, v);
 
     for (int k = 0; k < v->nracks; ++k) {

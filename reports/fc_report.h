@@ -72,6 +72,11 @@ void fc_overrides_text(const fc_run_verdict_t *v, char *buf, size_t len);
  * name, a profile's name) shown as '?', then one newline, so no input can
  * add or break a line. */
 void fc_print_line(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The sysfs tree the run's preflight and soak read instead of /sys
+ * (FC_SYSFS_ROOT in the plan's environment or an --env override), or
+ * NULL: every report says it, so a run on a fixture tree cannot be taken
+ * for one on real hardware. */
+const char *fc_sysfs_root_of(const fc_run_verdict_t *v);
 /* What a technician should do about a part. */
 const char *fc_part_action(const char *part);
 

@@ -817,12 +817,14 @@ static json_t *fc_run_overrides(const fc_run_opts_t *o)
 
 /* Variables of the launching environment that change what is measured or
  * how (Open MPI's, UCX's and NCCL's settings, the GPU plugin, preloaded
- * libraries, visible devices): recorded in the plan, since they are as
- * much an override as a command-line option. */
+ * libraries, visible devices, fabcert's own FC_ hooks such as
+ * FC_SYSFS_ROOT, which points preflight and the soak at another sysfs
+ * tree): recorded in the plan, since they are as much an override as a
+ * command-line option. */
 static json_t *fc_run_environment(void)
 {
     static const char *const prefixes[] = {
-        "OMPI_MCA_", "UCX_", "NCCL_", "FABCERT_", "CUDA_VISIBLE_DEVICES",
+        "OMPI_MCA_", "UCX_", "NCCL_", "FABCERT_", "FC_", "CUDA_VISIBLE_DEVICES",
         "LD_PRELOAD", "LD_LIBRARY_PATH", "FI_", "PSM2_",
     };
     extern char **environ;

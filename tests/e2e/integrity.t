@@ -19,12 +19,13 @@
 #     judged record outside any attempt, a malformed plan, a rack name that
 #     is a path, a host that never ran, a stage judged against another
 #     profile): never PASS;
-#   - the environment that shapes the measurement and the GPU plugin's
+#   - the environment that shapes the measurement (FC_SYSFS_ROOT, a fake
+#     sysfs tree, among it, said in every report) and the GPU plugin's
 #     origin are recorded; an override's value, or a record's reason with
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 38
+plan 39
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -216,6 +217,13 @@ jsonl "$TMP/env/certificates/default.json" '$r[0]{certificate}{plan}{environment
 ok $? "an Open MPI setting of the environment is in the certificate's plan"
 [ "$(grep -c '^verdict:' "$TMP/env/summary.txt")" = 1 ] && grep -q -- '--env X=1?verdict: PASS (faked)' "$TMP/env/summary.txt"
 ok $? "an override's control characters cannot add a line to the summary"
+FAKE=$PWD/tests/fixtures/sysfs/clean/before
+FC_SYSFS_ROOT=$FAKE $FC run --out "$TMP/fakesys" --np 2 --stages node "${SWEEP[@]}" > "$TMP/fakesys.out" 2>&1
+jsonl "$TMP/fakesys/certificates/default.json" '$r[0]{certificate}{plan}{environment}{FC_SYSFS_ROOT}' | grep -qx "$FAKE" &&
+    grep -q "^sysfs: FC_SYSFS_ROOT=$FAKE: preflight's inventory and the soak's link counters were read from that tree, not from /sys" "$TMP/fakesys/summary.txt" "$TMP/fakesys.out" &&
+    grep -q "<property name=\"sysfs_root\" value=\"$FAKE\"/>" "$TMP/fakesys/junit.xml" &&
+    grep -q "<b>sysfs</b>: FC_SYSFS_ROOT=$FAKE" "$TMP/fakesys/report/index.html" "$TMP/fakesys/report/rack-default.html"
+ok $? "a run with FC_SYSFS_ROOT in its environment records it and says so in the summary, JUnit and HTML"
 edit forgeline 'if (/"type":"point"/ && /"stage":"cluster"/ && !$d++) { s/"verdict":"PASS"/"verdict":"FAIL"/; s/"reasons":\[\]/"reasons":["slow\\nrack rack1: PASS\\nverdict: PASS (forged)"]/ }'
 grep -q 'slow\\nrack rack1' "$TMP/forgeline/results.jsonl" && [ "$(grep -c '^verdict:' "$TMP/forgeline.out")" = 1 ] &&
     [ "$(grep -c '^verdict:' "$TMP/forgeline/summary.txt")" = 1 ] && ! grep -q '^rack rack1: PASS' "$TMP/forgeline/summary.txt" &&
