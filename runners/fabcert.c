@@ -62,6 +62,8 @@ typedef struct fc_run_opts {
     int ppn;                        /* cluster mode: ranks per node */
     int stages[FC_STAGE_COUNT];     /* --stages filter; all 1 if not given */
     const char *mpirun;             /* the launcher's program */
+    const char *mpirun_from;        /* "--mpirun", "$FABCERT_MPIRUN" or NULL
+                                     * (the default, mpirun or srun) */
     int srun;                       /* launch with Slurm's srun, not mpirun */
     int local;                      /* no inventory: this machine alone */
     const char *mpirun_args[FC_MAX_PASSTHRU];   /* to the launcher */
@@ -212,6 +214,7 @@ static int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
     memset(o, 0, sizeof(*o));
     fc_path_beside_exe("../thresholds/local.yaml", o->profile, sizeof(o->profile));
     o->mpirun = getenv("FABCERT_MPIRUN");
+    o->mpirun_from = o->mpirun ? "$FABCERT_MPIRUN" : NULL;
     o->ppn = 2;
     o->selftest_stage = -1;
     optind = 1;
@@ -228,7 +231,7 @@ static int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
         case O_RACKS: snprintf(o->racks, sizeof(o->racks), "%s", optarg); break;
         case O_NP: if (fc_parse_count("--np", optarg, &o->np)) return 2; break;
         case O_PPN: if (fc_parse_count("--ppn", optarg, &o->ppn)) return 2; break;
-        case O_MPIRUN: o->mpirun = optarg; break;
+        case O_MPIRUN: o->mpirun = optarg; o->mpirun_from = "--mpirun"; break;
         case O_SIGN_KEY: o->sign_key = optarg; break;
         case O_MPIRUN_ARG: o->mpirun_args[o->nmpirun_args++] = optarg; break;
         case O_LAUNCHER:
@@ -804,6 +807,14 @@ static json_t *fc_run_overrides(const fc_run_opts_t *o)
         for (int k = 0; k < o->nenv; ++k)
             json_array_append_new(env, json_string(o->env[k]));
         json_object_set_new(ov, "--env", env);
+    }
+    if (o->mpirun_from) {
+        /* another launcher program launches (and can shape) every stage */
+        char what[PATH_MAX + 32];
+
+        snprintf(what, sizeof(what), "%s%s", o->mpirun,
+                 strcmp(o->mpirun_from, "--mpirun") ? " (from $FABCERT_MPIRUN)" : "");
+        json_object_set_new(ov, "--mpirun", json_string(what));
     }
     if (o->nuser_mpirun_args > 0) {
         json_t *args = json_array();

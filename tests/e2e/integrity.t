@@ -6,8 +6,8 @@
 #     dead NVLink or HCA makes ncclCommInitRank fail): the stage ends with
 #     no check, the rack is INCOMPLETE with the stage's own error, exit 1;
 #   - a required stage left out with --stages: INCOMPLETE, naming it;
-#   - command-line overrides: in the plan, the certificate, the summary,
-#     the JUnit properties and the HTML;
+#   - command-line overrides (--mpirun PATH among them): in the plan, the
+#     certificate, the summary, the JUnit properties and the HTML;
 #   - --backend auto falling back to mpi: the backend each stage used, what
 #     was asked and why it fell back, in the certificate and the summary;
 #   - records that cannot be read (a torn line inside a stage, after the
@@ -25,7 +25,7 @@
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 39
+plan 40
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -86,6 +86,13 @@ grep -q '<b>Overrides</b> (not the profile as written): --env FC_TEST_MARK=1, --
 ok $? "the HTML pages show the overrides"
 $FC verify "$TMP/left/certificates/default.json" > /dev/null 2>&1
 ok $? "the certificate with its plan and overrides verifies"
+MPIRUN=$(command -v mpirun)
+$FC run --out "$TMP/launcher" --np 2 --stages node "${SWEEP[@]}" --mpirun "$MPIRUN" > "$TMP/launcher.out" 2>&1
+jsonl "$TMP/launcher/certificates/default.json" '$r[0]{certificate}{overrides}{"--mpirun"}' | grep -qx "$MPIRUN" &&
+    grep -q "^overrides: .*--mpirun $MPIRUN" "$TMP/launcher/summary.txt" &&
+    grep -q "<property name=\"overrides\" value=\".*--mpirun $MPIRUN" "$TMP/launcher/junit.xml" &&
+    grep -q "<b>Overrides</b> (not the profile as written): .*--mpirun $MPIRUN" "$TMP/launcher/report/index.html"
+ok $? "--mpirun PATH is an override: in the certificate, the summary, JUnit and the HTML"
 $FC run --out "$TMP/whole" --np 2 --profile "$TMP/two.yaml" > "$TMP/whole.out" 2>&1
 rc=$?
 [ $rc -eq 0 ] && jsonl "$TMP/whole/certificates/default.json" 'scalar keys %{$r[0]{certificate}{overrides}}' | grep -qx 0 &&
