@@ -412,8 +412,10 @@ static const char *fc_attempt_missing_host(const fc_attempt_t *a, const fc_rack_
 /* One stage on one rack, after its records were judged: was it left out,
  * did it run and finish, did it judge anything, can all its records be
  * read? Anything less than that is INCOMPLETE, never PASS; the reason is
- * a finding when the stage is required (or when a record was lost, which
- * could have been a failure). Also notes the backend the stage ran on. */
+ * a finding when the stage is required, or when the stage ran on the rack
+ * and what it left cannot be trusted whole (a record was lost, it ended in
+ * error, it did not finish: any of these could hide a failure), optional
+ * or not. Also notes the backend the stage ran on. */
 static void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_verdict_t *r,
                                           fc_stage_id_t s, const fc_stage_attempts_t *att,
                                           int last_index, int last_checks,
@@ -424,7 +426,8 @@ static void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_v
     const char *name = fc_stage_name(s);
     char text[FC_VERDICT_TEXT];
     const char *missing = NULL;     /* a host the stage did not run on */
-    int unreadable = 0;
+    const char *kind = out->required[s] ? "required" : "optional";
+    int unreadable = 0, broken = 0;
 
     if (last && last->start) {
         snprintf(sv->backend, sizeof(sv->backend), "%s", fc_json_str(last->start, "backend"));
@@ -453,36 +456,43 @@ static void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_v
     sv->ran = last && last->ended && !last->skipped;
     if (sv->verdict == FC_VERDICT_FAIL)
         return;         /* its failures are the evidence, and the worse verdict */
+    /* what a stage that was not run leaves missing counts only when the
+     * stage is required; what a stage that ran on the rack left broken (it
+     * did not finish, ended in error or FAIL outside its checks, judged
+     * against other profile bytes, an end record that contradicts its
+     * records) counts even when it is optional: its failures may be the
+     * ones that are missing */
     if (!out->selected[s]) {
-        snprintf(text, sizeof(text), "required stage %s was left out of this run "
-                 "(--stages): the profile's plan was not run whole", name);
+        snprintf(text, sizeof(text), "%s stage %s was left out of this run "
+                 "(--stages): the profile's plan was not run whole", kind, name);
     } else if (!sv->ran) {
         const char *why = last ? last->reason : skip_reason;
 
-        snprintf(text, sizeof(text), "required stage %s %s%s%s", name,
+        broken = last != NULL && !last->skipped;
+        snprintf(text, sizeof(text), "%s stage %s %s%s%s", kind, name,
                  last == NULL ? "did not run on any node of the rack" :
                  last->skipped ? "was skipped" : "did not finish",
                  why && why[0] ? ": " : "", why ? why : "");
-    } else if (last->other_profile) {
-        snprintf(text, sizeof(text), "required stage %s was judged against a profile "
+    } else if ((broken = last->other_profile)) {
+        snprintf(text, sizeof(text), "%s stage %s was judged against a profile "
                  "with sha256 %.12s, not the plan's %.12s (the profile changed during the "
-                 "run)", name, fc_json_str(last->start, "profile_sha256"),
+                 "run)", kind, name, fc_json_str(last->start, "profile_sha256"),
                  fc_json_str(out->plan, "profile_sha256"));
-    } else if (!fc_attempt_end_consistent(last)) {
-        snprintf(text, sizeof(text), "required stage %s has an end record that contradicts "
+    } else if ((broken = !fc_attempt_end_consistent(last))) {
+        snprintf(text, sizeof(text), "%s stage %s has an end record that contradicts "
                  "itself or its records (status '%s', verdict '%s', %d failed point(s), %d "
                  "failing record(s) in results.jsonl; %ld judged record(s) written, %ld "
-                 "read)", name, last->status, last->end_verdict, last->failed_points,
+                 "read)", kind, name, last->status, last->end_verdict, last->failed_points,
                  last->not_pass, last->judged_written, last->judged_seen);
-    } else if (strcmp(last->status, "ok") != 0 && strcmp(last->status, "fail") != 0) {
-        snprintf(text, sizeof(text), "required stage %s ended with status '%s'%s%s",
-                 name, last->status, last->error[0] ? ": " : "", last->error);
-    } else if (strcmp(last->status, "fail") == 0 && last->failed_points == 0) {
-        snprintf(text, sizeof(text), "required stage %s ended FAIL without a failing "
-                 "check%s%s", name, last->error[0] ? ": " : "", last->error);
+    } else if ((broken = strcmp(last->status, "ok") != 0 && strcmp(last->status, "fail") != 0)) {
+        snprintf(text, sizeof(text), "%s stage %s ended with status '%s'%s%s",
+                 kind, name, last->status, last->error[0] ? ": " : "", last->error);
+    } else if ((broken = strcmp(last->status, "fail") == 0 && last->failed_points == 0)) {
+        snprintf(text, sizeof(text), "%s stage %s ended FAIL without a failing "
+                 "check%s%s", kind, name, last->error[0] ? ": " : "", last->error);
     } else if (last_checks == 0) {
-        snprintf(text, sizeof(text), "required stage %s finished but judged no check "
-                 "on this rack", name);
+        snprintf(text, sizeof(text), "%s stage %s finished but judged no check "
+                 "on this rack", kind, name);
     } else if ((missing = fc_attempt_missing_host(last, r, text, sizeof(text), name))) {
         ;
     } else {
@@ -490,7 +500,7 @@ static void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_v
     }
     if (sv->verdict != FC_VERDICT_FAIL)
         sv->verdict = FC_VERDICT_INCOMPLETE;
-    if (out->required[s])
+    if (out->required[s] || broken)
         fc_add_finding(r, FC_VERDICT_INCOMPLETE, name, "stage", missing ? missing : "",
                        text, 0);
 }

@@ -18,6 +18,10 @@
  *       - ended with an error, or FAIL without a failing check (its own
  *         stage_end record says so: the backend could not start, ...),
  *       - or judged no check that concerns the rack;
+ *     or if an optional stage that ran on the rack did not finish, ended
+ *     with an error or FAIL without a failing check, was judged against
+ *     another profile, or has an end record that contradicts its records
+ *     (what is missing may be its failure);
  *     or if a record of any stage's attempt that included the rack could
  *     not be read (a torn line: its checks cannot all be known), or a
  *     record before the first stage could not be read;

@@ -5,6 +5,9 @@
 #   - a GPU backend whose init fails on every rank (a stand-in plugin, as a
 #     dead NVLink or HCA makes ncclCommInitRank fail): the stage ends with
 #     no check, the rack is INCOMPLETE with the stage's own error, exit 1;
+#   - the same backend in an optional stage (required: false): the stage
+#     ran and ended in error, so the rack is INCOMPLETE all the same, and
+#     JUnit has the error (issue 10 item 1);
 #   - a required stage left out with --stages: INCOMPLETE, naming it;
 #   - command-line overrides (--mpirun PATH among them): in the plan, the
 #     certificate, the summary, the JUnit properties and the HTML;
@@ -25,7 +28,7 @@
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 40
+plan 41
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -42,6 +45,38 @@ ok $? "the certificate says INCOMPLETE and that the stage ran on nccl"
 jsonl "$TMP/dead/certificates/default.json" 'my $p = $r[0]{certificate}{stages}[0]{backend}{gpu_plugin}; ($p->{beside_program} ? "bundled" : "foreign") . " " . length($p->{sha256}) . " $p->{path}"' | grep -q "^foreign 64 .*libfc_gpu_standin.so$" &&
     grep -q "^backend: the node stage ran on nccl: the GPU plugin came from .FABCERT_GPU_PLUGIN" "$TMP/dead/summary.txt"
 ok $? "a GPU plugin named by FABCERT_GPU_PLUGIN is recorded with its path and hash, and said"
+
+# an optional stage that ran and ended in error still counts against the rack
+cat > "$TMP/optnccl.yaml" <<'YAML'
+name: optional-nccl
+seed: 7
+stages:
+  node:
+    required: true
+    timeout_s: 120
+    sizes: [4KiB]
+    collectives: [all_reduce]
+    dtypes: [int32]
+    ops: [sum]
+    iters: 2
+  cluster:
+    required: false
+    backend: nccl
+    timeout_s: 120
+    sizes: [4KiB]
+    collectives: [all_reduce]
+    dtypes: [int32]
+    ops: [sum]
+    iters: 2
+YAML
+$FC run --out "$TMP/optdead" --np 2 --profile "$TMP/optnccl.yaml" \
+    --env FABCERT_GPU_PLUGIN="$PWD/$BUILD/tests/libfc_gpu_standin.so" > "$TMP/optdead.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q '^rack default: INCOMPLETE' "$TMP/optdead.out" &&
+    grep -q "^  INCOMPLETE rack default, cluster stage: optional stage cluster ended with status 'internal error'" "$TMP/optdead.out" &&
+    [ "$(xmllint --xpath 'string(//testsuite[@name="default"]/@errors)' "$TMP/optdead/junit.xml")" -ge 1 ] &&
+    grep -q 'message="optional stage cluster ended with status' "$TMP/optdead/junit.xml"
+ok $? "an optional stage that ran and ended in error makes the rack INCOMPLETE, with a JUnit error (rc $rc)"
 
 # 2. a required stage left out; 3. overrides in every report
 cat > "$TMP/two.yaml" <<'YAML'
