@@ -166,6 +166,23 @@ static int fc_record_is_stop(const char *type)
     return strcmp(type, "hang") == 0 || strcmp(type, "crash") == 0;
 }
 
+/* A record of the stage's latest attempt that comes after its stage_end
+ * and that only the stage writes: a judged check (the runner's accounts,
+ * hangs and crashes, and the retest's records legitimately come after the
+ * end) or a second stage_end. */
+static int fc_record_after_end(json_t *rec, const char *type,
+                               const fc_stage_attempts_t *att)
+{
+    const char *source = fc_json_str(rec, "source");
+
+    if (att->n == 0 || !att->a[att->n - 1].ended)
+        return 0;
+    if (strcmp(type, "stage_end") == 0)
+        return 1;
+    return fc_record_is_check(type) && strcmp(source, "runner") != 0 &&
+           strcmp(source, "retest") != 0;
+}
+
 /* Does this failing record implicate rack r? */
 static int fc_record_implicates(json_t *rec, const fc_rack_verdict_t *r,
                                 const fc_attempt_t *at)
@@ -518,8 +535,8 @@ static void fc_verdict_run_findings(const fc_run_verdict_t *out, fc_rack_verdict
                        "(results.jsonl is damaged there)", 0);
     if (misplaced > 0) {
         snprintf(text, sizeof(text), "%d record(s) in results.jsonl belong to another run "
-                 "or to no attempt of a stage of this plan: the directory does not hold "
-                 "one run whole", misplaced);
+                 "or to no attempt of a stage of this plan (judged before it began, or "
+                 "after it ended): the directory does not hold one run whole", misplaced);
         fc_add_finding(r, FC_VERDICT_INCOMPLETE, "run", "results", "", text, 0);
     }
     if (out->plan_legacy)
@@ -544,12 +561,19 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
     int unreadable_early = 0;   /* unreadable records before any stage */
     int misplaced = 0;          /* records of another run, or judged records
                                  * outside any attempt of a known stage */
+    unsigned char *ignored;     /* per record: misplaced, not evidence */
 
     memset(out, 0, sizeof(*out));
     memset(att, 0, sizeof(att));
     if ((st = fc_verdict_setup(records, out)) != FC_OK) {
         fc_verdict_free(out);
         return st;
+    }
+    /* records counted as misplaced that the racks' pass must not judge */
+    ignored = calloc(json_array_size(records) + 1, 1);
+    if (ignored == NULL) {
+        fc_verdict_free(out);
+        return FC_ERR_INTERNAL;
     }
     /* attempts, in order */
     json_array_foreach(records, i, rec) {
@@ -578,6 +602,13 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
         }
         if (s < 0)
             continue;
+        if (fc_record_after_end(rec, type, &att[s])) {
+            /* the stage's own judged record, or a second end, after its
+             * attempt ended: not evidence of that attempt (README rule 7) */
+            misplaced++;
+            ignored[i] = 1;
+            continue;
+        }
         if (fc_record_is_check(type) && !att[s].a[att[s].n - 1].ended &&
             strcmp(fc_json_str(rec, "verdict"), "PASS") != 0)
             att[s].a[att[s].n - 1].not_pass++;
@@ -635,9 +666,10 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             const fc_attempt_t *at;
             char text[FC_VERDICT_TEXT];
 
-            if (s < 0 || (fc_json_str(rec, "run_id")[0] &&
+            if (s < 0 || ignored[i] || (fc_json_str(rec, "run_id")[0] &&
                           strcmp(fc_json_str(rec, "run_id"), out->run_id) != 0))
-                continue;       /* another run's records are counted above */
+                continue;       /* another run's records, and records after
+                                 * their attempt's end, are counted above */
             if (strcmp(type, "stage_start") == 0) {
                 cur[s]++;
                 continue;
@@ -708,6 +740,7 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
     }
     if (out->nracks == 0)
         out->overall = FC_VERDICT_INCOMPLETE;
+    free(ignored);
     return FC_OK;
 }
 

@@ -25,6 +25,10 @@
  *     or if a record of any stage's attempt that included the rack could
  *     not be read (a torn line: its checks cannot all be known), or a
  *     record before the first stage could not be read;
+ *     or if results.jsonl holds another run's records, or judged records
+ *     outside an attempt (before its stage_start, or the stage's own
+ *     checks or a second stage_end after its stage_end: misplaced, never
+ *     evidence);
  *   - otherwise PASS.
  * For each stage the latest attempt that included a rack's hosts speaks
  * for that rack (the runner re-runs a stage once without hung hosts).

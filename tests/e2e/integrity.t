@@ -19,7 +19,7 @@
 #   - results.jsonl edited the ways a reviewer found to fake a PASS (a NUL
 #     before a failing record, an end record that contradicts its records,
 #     another run's records, two plans, an old plan, a misspelt verdict, a
-#     judged record outside any attempt, a malformed plan, a rack name that
+#     judged record outside any attempt or after its attempt's end, a malformed plan, a rack name that
 #     is a path, a host that never ran, a stage judged against another
 #     profile): never PASS;
 #   - the environment that shapes the measurement (FC_SYSFS_ROOT, a fake
@@ -28,7 +28,7 @@
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 41
+plan 42
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -140,6 +140,17 @@ $FC report "$TMP/lostone" > "$TMP/lostone.out" 2>&1
 rc=$?
 [ $rc -eq 1 ] && grep -q 'required stage node has an end record that contradicts .* 1 judged record(s) written, 0 read' "$TMP/lostone.out"
 ok $? "a record the stage wrote but results.jsonl lost leaves it INCOMPLETE (rc $rc)"
+
+# judged records moved after their stage's end, the end's counts zeroed to match
+mkdir -p "$TMP/afterend"; cp "$TMP/whole/profile.yaml" "$TMP/afterend/"
+perl -ne 'if (/"type":"point"/ && /"stage":"node"/) { $held .= $_; next }
+    if (/"type":"stage_end"/ && /"stage":"node"/) { s/"(points|judged_records)":\d+/"$1":0/g; $_ .= $held }
+    print' "$TMP/whole/results.jsonl" > "$TMP/afterend/results.jsonl"
+$FC report "$TMP/afterend" > "$TMP/afterend.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q '^verdict: INCOMPLETE' "$TMP/afterend.out" &&
+    grep -q 'record(s) in results.jsonl belong to another run or to no attempt of a stage of this plan (judged before it began, or after it ended)' "$TMP/afterend.out"
+ok $? "judged records after their stage's end are misplaced, not evidence (rc $rc)"
 
 # 4. --backend auto falls back, and says so
 $FC run --out "$TMP/auto" --np 2 --stages node --backend auto "${SWEEP[@]}" \
