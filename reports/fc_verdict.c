@@ -88,12 +88,16 @@ typedef struct fc_attempt {
     const char *status;     /* its stage_end's status: ok, fail, ... */
     const char *error;      /* the stage's first error, when it gave one */
     const char *end_verdict;    /* its stage_end's verdict */
-    int failed_points;      /* its stage_end's count */
+    /* its stage_end's counts, each a whole number >= 0, or -1 when it is
+     * missing or not one (the end record then contradicts itself) */
+    json_int_t failed_points;   /* TAP points that failed */
+    json_int_t points;          /* TAP points */
+    json_int_t judged_written;  /* records with a verdict it wrote */
+    json_int_t judged_np_written;   /* ... of which not PASS */
     int unreadable;         /* records of its time that could not be read */
-    int not_pass;           /* its own judged records that did not pass */
+    long not_pass;          /* its own check records that did not pass */
     long judged_seen;       /* its own records with a verdict, as read */
-    long judged_written;    /* and as its end record counts them (-1: an
-                             * end record that does not count them) */
+    long judged_np_seen;    /* ... of which not PASS */
     int other_profile;      /* it judged against another profile's bytes */
 } fc_attempt_t;
 
@@ -389,15 +393,56 @@ static fc_status_t fc_verdict_setup(json_t *records, fc_run_verdict_t *out)
     return FC_OK;
 }
 
-/* A stage's end record must agree with itself and with what it wrote: a
- * pass ends ok with no failed point; a fail names failed points, and
- * results.jsonl holds at least as many failing records of the attempt (a
- * failure that was counted but never written is a lost record). */
-static int fc_attempt_end_consistent(const fc_attempt_t *a)
+/* A count of a stage_end record: a whole number >= 0, else -1. */
+static json_int_t fc_end_count(json_t *end, const char *key)
 {
-    if (a->judged_written >= 0 && a->judged_seen != a->judged_written)
-        return 0;       /* a record the stage wrote is not there (or one is
-                         * there that it did not write) */
+    json_t *v = json_object_get(end, key);
+
+    return json_is_integer(v) && json_integer_value(v) >= 0 ? json_integer_value(v) : -1;
+}
+
+/* A stage's end record must agree with itself and with what it wrote:
+ * every count there (points, judged_records, judged_not_pass,
+ * failed_points) as a whole number; as many judged records, and as many
+ * of them not PASS, as results.jsonl holds for the attempt (a record the
+ * stage wrote is not there, or one is there that it did not write); a TAP
+ * point has at least one record, and records come from points; no more
+ * failed points than points; a pass ends ok with no failed point; a fail
+ * names failed points, and results.jsonl holds at least as many failing
+ * records (a failure that was counted but never written is a lost
+ * record). 1 if so, else 0 and why. */
+static int fc_attempt_end_consistent(const fc_attempt_t *a, char *why, size_t len)
+{
+    static const char *const names[] = {
+        "points", "judged_records", "judged_not_pass", "failed_points",
+    };
+    const json_int_t counts[] = {
+        a->points, a->judged_written, a->judged_np_written, a->failed_points,
+    };
+
+    for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); ++k)
+        if (counts[k] < 0) {
+            snprintf(why, len, "its '%s' is missing or not a whole number", names[k]);
+            return 0;
+        }
+    if (a->judged_seen != a->judged_written || a->judged_np_seen != a->judged_np_written) {
+        snprintf(why, len, "%lld judged record(s) written, %ld read; %lld not PASS "
+                 "written, %ld read", (long long)a->judged_written, a->judged_seen,
+                 (long long)a->judged_np_written, a->judged_np_seen);
+        return 0;
+    }
+    if (a->points > a->judged_seen || (a->points == 0) != (a->judged_seen == 0)) {
+        snprintf(why, len, "%lld point(s) but %ld judged record(s): every point has a "
+                 "record", (long long)a->points, a->judged_seen);
+        return 0;
+    }
+    if (a->failed_points > a->points) {
+        snprintf(why, len, "%lld failed point(s) of %lld", (long long)a->failed_points,
+                 (long long)a->points);
+        return 0;
+    }
+    snprintf(why, len, "%lld failed point(s), %ld failing record(s) in results.jsonl",
+             (long long)a->failed_points, a->not_pass);
     if (strcmp(a->status, "ok") == 0)
         return strcmp(a->end_verdict, "PASS") == 0 && a->failed_points == 0;
     if (strcmp(a->status, "fail") == 0 && a->failed_points > 0)
@@ -444,6 +489,7 @@ static void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_v
     char text[FC_VERDICT_TEXT];
     const char *missing = NULL;     /* a host the stage did not run on */
     const char *kind = out->required[s] ? "required" : "optional";
+    char contradiction[200];
     int unreadable = 0, broken = 0;
 
     if (last && last->start) {
@@ -495,12 +541,11 @@ static void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_v
                  "with sha256 %.12s, not the plan's %.12s (the profile changed during the "
                  "run)", kind, name, fc_json_str(last->start, "profile_sha256"),
                  fc_json_str(out->plan, "profile_sha256"));
-    } else if ((broken = !fc_attempt_end_consistent(last))) {
+    } else if ((broken = !fc_attempt_end_consistent(last, contradiction,
+                                                    sizeof(contradiction)))) {
         snprintf(text, sizeof(text), "%s stage %s has an end record that contradicts "
-                 "itself or its records (status '%s', verdict '%s', %d failed point(s), %d "
-                 "failing record(s) in results.jsonl; %ld judged record(s) written, %ld "
-                 "read)", kind, name, last->status, last->end_verdict, last->failed_points,
-                 last->not_pass, last->judged_written, last->judged_seen);
+                 "itself or its records (status '%s', verdict '%s': %s)", kind, name,
+                 last->status, last->end_verdict, contradiction);
     } else if ((broken = strcmp(last->status, "ok") != 0 && strcmp(last->status, "fail") != 0)) {
         snprintf(text, sizeof(text), "%s stage %s ended with status '%s'%s%s",
                  kind, name, last->status, last->error[0] ? ": " : "", last->error);
@@ -614,8 +659,11 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             att[s].a[att[s].n - 1].not_pass++;
         if (att[s].n > 0 && !att[s].a[att[s].n - 1].ended &&
             json_object_get(rec, "verdict") != NULL && strcmp(type, "stage_end") != 0 &&
-            strcmp(fc_json_str(rec, "source"), "runner") != 0)
+            strcmp(fc_json_str(rec, "source"), "runner") != 0) {
             att[s].a[att[s].n - 1].judged_seen++;
+            att[s].a[att[s].n - 1].judged_np_seen +=
+                strcmp(fc_json_str(rec, "verdict"), "PASS") != 0;
+        }
         if (strcmp(type, "stage_skip") == 0)
             skip_reason[s] = fc_json_str(rec, "reason");     /* the runner's */
         if (strcmp(type, "stage_start") == 0 && att[s].n < FC_MAX_ATTEMPTS) {
@@ -635,9 +683,10 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             a->status = fc_json_str(rec, "status");
             a->error = fc_json_str(rec, "error");
             a->end_verdict = fc_json_str(rec, "verdict");
-            a->failed_points = (int)json_integer_value(json_object_get(rec, "failed_points"));
-            a->judged_written = json_is_integer(json_object_get(rec, "judged_records"))
-                ? (long)json_integer_value(json_object_get(rec, "judged_records")) : -1;
+            a->failed_points = fc_end_count(rec, "failed_points");
+            a->points = fc_end_count(rec, "points");
+            a->judged_written = fc_end_count(rec, "judged_records");
+            a->judged_np_written = fc_end_count(rec, "judged_not_pass");
         } else if (strcmp(type, "stage_error") == 0) {
             /* the runner's account of an attempt that did not end (the
              * run was interrupted) or of a launch that never started */

@@ -17,6 +17,10 @@
  *         run, skipped, killed, or every host quarantined before it),
  *       - ended with an error, or FAIL without a failing check (its own
  *         stage_end record says so: the backend could not start, ...),
+ *       - has a stage_end that contradicts itself or its records (a count
+ *         missing or not a whole number; judged records, or those not
+ *         PASS, other than results.jsonl holds; more points than records;
+ *         more failed points than points; failures it does not hold),
  *       - or judged no check that concerns the rack;
  *     or if an optional stage that ran on the rack did not finish, ended
  *     with an error or FAIL without a failing check, was judged against
