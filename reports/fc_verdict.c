@@ -104,6 +104,9 @@ typedef struct fc_attempt {
 typedef struct fc_stage_attempts {
     fc_attempt_t a[FC_MAX_ATTEMPTS];
     int n;
+    int beyond;             /* stage_starts past FC_MAX_ATTEMPTS: their
+                             * records are not followed, so the stage
+                             * cannot be judged whole */
 } fc_stage_attempts_t;
 
 static int fc_json_has_string(json_t *array, const char *s)
@@ -505,6 +508,17 @@ static void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_v
                      "$FABCERT_GPU_PLUGIN, not the build: %s (sha256 %.16s)",
                      fc_json_str(sv->gpu_plugin, "path"), fc_json_str(sv->gpu_plugin, "sha256"));
     }
+    if (att->beyond > 0) {
+        /* the runner makes two attempts at most; records past the limit
+         * are not judged, and one of them could be a failure */
+        snprintf(text, sizeof(text), "the %s stage has %d attempts in results.jsonl, more "
+                 "than the %d the verdict follows (too many attempts): the records of "
+                 "the attempts past the %dth are not judged", name, att->n + att->beyond,
+                 FC_MAX_ATTEMPTS, FC_MAX_ATTEMPTS);
+        fc_add_finding(r, FC_VERDICT_INCOMPLETE, name, "results", "", text, 0);
+        if (sv->verdict != FC_VERDICT_FAIL)
+            sv->verdict = FC_VERDICT_INCOMPLETE;
+    }
     for (int a = 0; a < att->n; ++a)
         if (fc_attempt_includes(&att->a[a], r))
             unreadable += att->a[a].unreadable;
@@ -647,6 +661,11 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
         }
         if (s < 0)
             continue;
+        if ((fc_record_is_check(type) || fc_record_is_stop(type)) && !out->planned[s]) {
+            misplaced++;        /* a stage the plan does not have */
+            ignored[i] = 1;
+            continue;
+        }
         if (fc_record_after_end(rec, type, &att[s])) {
             /* the stage's own judged record, or a second end, after its
              * attempt ended: not evidence of that attempt (README rule 7) */
@@ -666,7 +685,10 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
         }
         if (strcmp(type, "stage_skip") == 0)
             skip_reason[s] = fc_json_str(rec, "reason");     /* the runner's */
-        if (strcmp(type, "stage_start") == 0 && att[s].n < FC_MAX_ATTEMPTS) {
+        if (strcmp(type, "stage_start") == 0 && att[s].n == FC_MAX_ATTEMPTS) {
+            att[s].beyond++;
+            open_stage = s;
+        } else if (strcmp(type, "stage_start") == 0) {
             att[s].a[att[s].n].hosts = json_object_get(rec, "rank_hosts");
             att[s].a[att[s].n].start = rec;
             att[s].a[att[s].n].other_profile =

@@ -32,7 +32,9 @@
  *     or if results.jsonl holds another run's records, or judged records
  *     outside an attempt (before its stage_start, or the stage's own
  *     checks or a second stage_end after its stage_end: misplaced, never
- *     evidence);
+ *     evidence), or judged records of a stage the plan does not have, or
+ *     a stage with more attempts than FC_MAX_ATTEMPTS (8; the runner makes
+ *     2): "too many attempts", for every rack;
  *   - otherwise PASS.
  * For each stage the latest attempt that included a rack's hosts speaks
  * for that rack (the runner re-runs a stage once without hung hosts).

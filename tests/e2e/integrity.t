@@ -29,7 +29,7 @@
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 45
+plan 47
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -176,6 +176,13 @@ grep -q "required stage node has an end record that contradicts .* point(s) but 
     grep -q '^verdict: INCOMPLETE' "$TMP/points.out"
 ok $? "an end record counting more points than records is INCOMPLETE"
 
+# more attempts of a stage than the verdict follows
+wedit nine 'if (/"stage":"node"/ && /"type":"(stage_start|point|stage_end)"/) { my $e = /"type":"stage_end"/; $a .= $_; $_ = $e ? $a x 9 : "" }'
+[ "$(grep -c '"type":"stage_start".*"stage":"node"\|"stage":"node".*"type":"stage_start"' "$TMP/nine/results.jsonl")" = 9 ] &&
+    grep -q 'INCOMPLETE rack default, node stage, results: the node stage has 9 attempts in results.jsonl, more than the 8 the verdict follows (too many attempts)' "$TMP/nine.out" &&
+    grep -q '^verdict: INCOMPLETE' "$TMP/nine.out"
+ok $? "a stage with more attempts than the verdict follows is INCOMPLETE: too many attempts"
+
 # 4. --backend auto falls back, and says so
 $FC run --out "$TMP/auto" --np 2 --stages node --backend auto "${SWEEP[@]}" \
     --env FABCERT_GPU_PLUGIN=/nonexistent/libfabcert_gpu.so > "$TMP/auto.out" 2>&1
@@ -269,6 +276,9 @@ ok $? "a check whose verdict is neither PASS nor INCOMPLETE fails, whatever its 
 edit orphan 'if (/"type":"plan"/) { $_ .= q({"type":"point","stage":"cluster","run_id":"1796211956-15169","verdict":"FAIL","implicates":{"part":"cluster"}}) . "\n" }'
 [ "$(verdict_of orphan)" = INCOMPLETE ] && grep -q 'to no attempt of a stage' "$TMP/orphan.out"
 ok $? "a judged record before its stage began is not ignored"
+edit unplanned 'if (/"type":"stage_end"/ && /"stage":"cluster"/) { $_ .= q({"type":"stage_start","stage":"contention","run_id":"1796211956-15169","rank_hosts":["fcv01"]}) . "\n" . q({"type":"point","stage":"contention","run_id":"1796211956-15169","rack":"rack1","verdict":"PASS"}) . "\n" }'
+[ "$(verdict_of unplanned)" = INCOMPLETE ] && grep -q 'to no attempt of a stage of this plan' "$TMP/unplanned.out"
+ok $? "the judged records of a stage the plan does not have are misplaced, not evidence"
 edit badplan 's/"required":true/"required":"true"/ if /"type":"plan"/'
 [ "$(cat "$TMP/badplan.rc")" = 2 ] && grep -q "malformed" "$TMP/badplan.out"
 ok $? "a plan whose required is not a boolean is refused, exit 2"
