@@ -17,6 +17,7 @@
 
 #include "fc_coll.h"
 #include "fc_results.h"
+#include "fc_verdict_figures.h"
 
 #define FC_MAX_SERIES 48
 #define FC_MAX_XS 32
@@ -658,11 +659,19 @@ static void fc_rack_page(FILE *f, const fc_run_verdict_t *v, const fc_rack_verdi
                 if (limit != json_object_get(rec, "limit"))
                     json_decref(limit);
             }
-            fprintf(f, "</td><td class=\"%s\">%s", fc_json_str(rec, "verdict"),
-                    fc_json_str(rec, "verdict"));
+            fprintf(f, "</td><td class=\"%s\">%s", fc_record_verdict(rec),
+                    fc_record_verdict(rec));
             if (strcmp(fc_json_str(rec, "verdict"), "FAIL") == 0) {
                 fprintf(f, ": ");
                 fc_html_escape(f, json_string_value(json_array_get(json_object_get(rec, "reasons"), 0)));
+            } else if (strcmp(fc_record_verdict(rec), "FAIL") == 0) {
+                char why[256];
+
+                fc_record_wrong_bits(rec, why, sizeof(why));
+                fprintf(f, ": its own figures show wrong bits (");
+                fc_html_escape(f, why);
+                fprintf(f, "), though its verdict says ");
+                fc_html_escape(f, fc_json_str(rec, "verdict"));
             }
             fprintf(f, "</td></tr>\n");
         }

@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fc_verdict_figures.h"
+
 static void fc_xml_escape(FILE *f, const char *s)
 {
     for (; *s; ++s) {
@@ -46,7 +48,15 @@ static int fc_array_has(json_t *array, json_t *item)
 static const char *fc_first_reason(json_t *rec)
 {
     const char *s = json_string_value(json_array_get(json_object_get(rec, "reasons"), 0));
+    static char wrong[320];
+    char why[256];
 
+    if (strcmp(fc_json_str(rec, "verdict"), "FAIL") != 0 &&
+        fc_record_wrong_bits(rec, why, sizeof(why))) {
+        snprintf(wrong, sizeof(wrong), "its own figures show wrong bits (%s), though its "
+                 "verdict says '%s'", why, fc_json_str(rec, "verdict"));
+        return wrong;
+    }
     return s ? s : "failed";
 }
 
@@ -149,7 +159,7 @@ fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)
                 fprintf(f, "\">\n      <error type=\"INCOMPLETE\" message=\"");
                 fc_xml_escape(f, fc_first_reason(rec));
                 fprintf(f, "\"/>\n    </testcase>\n");
-            } else if (strcmp(fc_json_str(rec, "verdict"), "FAIL") == 0) {
+            } else if (strcmp(fc_record_verdict(rec), "FAIL") == 0) {
                 json_t *imp = json_object_get(rec, "implicates");
 
                 fprintf(f, "\">\n      <system-out>failed, attributed to %s ",

@@ -6,6 +6,7 @@
  * checks is one finding with a count, not 200 lines.
  */
 #include "fc_verdict.h"
+#include "fc_verdict_figures.h"
 #include "fc_verdict_retest.h"
 
 #include <ctype.h>
@@ -207,11 +208,13 @@ static int fc_record_implicates(json_t *rec, const fc_rack_verdict_t *r,
     return fc_rack_has_host(r, fc_json_str(imp, "host"));
 }
 
-static void fc_record_text(json_t *rec, char *buf, size_t len)
+/* What failed and why; the reason is `why` when given, else the record's
+ * first. */
+static void fc_record_text(json_t *rec, const char *reason, char *buf, size_t len)
 {
     const char *type = fc_json_str(rec, "type");
     json_t *reasons = json_object_get(rec, "reasons");
-    const char *why = json_string_value(json_array_get(reasons, 0));
+    const char *why = reason ? reason : json_string_value(json_array_get(reasons, 0));
 
     if (why == NULL)
         why = fc_json_str(rec, "reason");
@@ -735,7 +738,9 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             const char *type = fc_json_str(rec, "type");
             int s = fc_stage_from_name(fc_json_str(rec, "stage"));
             const fc_attempt_t *at;
-            char text[FC_VERDICT_TEXT];
+            char text[FC_VERDICT_TEXT], wrong_why[256], wrong_text[400];
+            const char *verdict;
+            int wrong;
 
             if (s < 0 || ignored[i] || (fc_json_str(rec, "run_id")[0] &&
                           strcmp(fc_json_str(rec, "run_id"), out->run_id) != 0))
@@ -767,14 +772,22 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
                 r->stages[s].checks++;
                 last_checks[s] += cur[s] == last[s];
             }
-            if (strcmp(fc_json_str(rec, "verdict"), "INCOMPLETE") == 0 &&
-                fc_record_concerns(rec, r, at)) {
+            /* zero tolerance, applied again from the record's own
+             * figures: wrong bits fail it whatever its verdict says */
+            wrong = fc_record_wrong_bits(rec, wrong_why, sizeof(wrong_why)) &&
+                    strcmp(fc_json_str(rec, "verdict"), "FAIL") != 0;
+            verdict = wrong ? "FAIL" : fc_json_str(rec, "verdict");
+            if (wrong)
+                snprintf(wrong_text, sizeof(wrong_text), "its own figures show wrong bits "
+                         "(%s), though its verdict says '%s': wrong bits are never "
+                         "tolerated", wrong_why, fc_json_str(rec, "verdict"));
+            if (strcmp(verdict, "INCOMPLETE") == 0 && fc_record_concerns(rec, r, at)) {
                 /* measured, but not as the profile demands (e.g. the
                  * background load was not applied): not certified */
                 json_array_append(r->incomplete_checks, rec);
                 if (r->stages[s].verdict != FC_VERDICT_FAIL)
                     r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
-                fc_record_text(rec, text, sizeof(text));
+                fc_record_text(rec, NULL, text, sizeof(text));
                 fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), "measurement",
                                "", text, 0);
                 continue;
@@ -782,7 +795,7 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             /* anything but PASS that is not INCOMPLETE counts as a failure,
              * whatever its spelling; a wrong result a retest has judged
              * fails through the retest's record instead */
-            if (strcmp(fc_json_str(rec, "verdict"), "PASS") == 0 ||
+            if (strcmp(verdict, "PASS") == 0 ||
                 !fc_record_implicates(rec, r, at) || fc_retest_supersedes(records, i))
                 continue;
             json_t *imp = json_object_get(rec, "implicates");
@@ -792,7 +805,7 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             r->stages[s].failed++;
             json_array_append(r->failed_checks, rec);
             r->stages[s].verdict = FC_VERDICT_FAIL;
-            fc_record_text(rec, text, sizeof(text));
+            fc_record_text(rec, wrong ? wrong_text : NULL, text, sizeof(text));
             fc_add_finding(r, FC_VERDICT_FAIL, fc_stage_name(s), part, host, text,
                            strcmp(type, "pairs_node") == 0 || fc_record_is_stop(type));
         }

@@ -10,7 +10,8 @@
  *   - FAIL if a host of the rack was quarantined, or a failing record of
  *     any stage implicates the rack or one of its hosts (a cluster-wide
  *     slowdown implicates every rack that took part; a slow path between
- *     two racks implicates both);
+ *     two racks implicates both); a record whose own figures show wrong
+ *     bits is failing whatever its verdict says (fc_verdict_figures.h);
  *   - otherwise INCOMPLETE if a required stage of the profile
  *       - was left out of the run (--stages),
  *       - has no finished attempt that included a host of the rack (not

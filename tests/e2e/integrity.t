@@ -20,7 +20,8 @@
 #     before a failing record, an end record that contradicts its records
 #     or itself (a count missing, past an int, more points than records),
 #     another run's records, two plans, an old plan, a misspelt verdict, a
-#     judged record outside any attempt or after its attempt's end, a malformed plan, a rack name that
+#     judged record outside any attempt or after its attempt's end, a
+#     point whose figures show wrong bits under a PASS verdict, a malformed plan, a rack name that
 #     is a path, a host that never ran, a stage judged against another
 #     profile): never PASS;
 #   - the environment that shapes the measurement (FC_SYSFS_ROOT, a fake
@@ -29,7 +30,7 @@
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 47
+plan 48
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -273,6 +274,11 @@ ok $? "a plan that does not record overrides cannot certify"
 edit lower 'if (/"type":"point"/ && /"stage":"cluster"/ && !$d++) { s/"verdict":"PASS"/"verdict":"fail"/ }'
 [ "$(verdict_of lower)" = FAIL ]
 ok $? "a check whose verdict is neither PASS nor INCOMPLETE fails, whatever its spelling"
+edit wrongpass 'if (/"type":"point"/ && /"stage":"cluster"/ && !$d++) { s/"wrong":0/"wrong":3/; s/"digest_(ranks|reps)_agree":true/"digest_$1_agree":false/g }'
+[ "$(verdict_of wrongpass)" = FAIL ] &&
+    grep -q "FAIL rack rack1, cluster stage, rack: .*its own figures show wrong bits (wrong 3, digest_ranks_agree false, digest_reps_agree false), though its verdict says 'PASS'" "$TMP/wrongpass.out" &&
+    jsonl "$TMP/wrongpass/certificates/rack1.json" 'my ($s) = grep { $_->{stage} eq "cluster" } @{$r[0]{certificate}{stages}}; join ",", map { "$_->{verdict}/$_->{verdict_recorded}" } grep { $_->{wrong} } @{$s->{figures}}' | grep -qx 'FAIL/PASS'
+ok $? "a check whose own figures show wrong bits FAILs whatever its verdict says ($(verdict_of wrongpass))"
 edit orphan 'if (/"type":"plan"/) { $_ .= q({"type":"point","stage":"cluster","run_id":"1796211956-15169","verdict":"FAIL","implicates":{"part":"cluster"}}) . "\n" }'
 [ "$(verdict_of orphan)" = INCOMPLETE ] && grep -q 'to no attempt of a stage' "$TMP/orphan.out"
 ok $? "a judged record before its stage began is not ignored"
