@@ -163,6 +163,10 @@ const char *fc_part_action(const char *part)
         return "fix what kept the measurement from meeting the profile (for "
                "background traffic: its target directory, its ranks, its rates) "
                "and re-run the stage";
+    if (strcmp(part, "unplaced") == 0)
+        return "a check failed without naming a rack or host of this run's inventory, so "
+               "no rack of its stage is certified: read the record in results.jsonl, "
+               "find the part it measured and re-run the stage";
     return "inspect the evidence";
 }
 

@@ -612,6 +612,92 @@ static void fc_verdict_run_findings(const fc_run_verdict_t *out, fc_rack_verdict
                        "no check judged this rack: nothing is certified for it", 0);
 }
 
+/* Does the attempt include a host of any rack of the plan? */
+static int fc_attempt_includes_a_rack(const fc_run_verdict_t *out, const fc_attempt_t *at)
+{
+    for (int k = 0; k < out->nracks; ++k)
+        if (fc_attempt_includes(at, &out->racks[k]))
+            return 1;
+    return 0;
+}
+
+/* Records that say something failed (or could not be certified) but name
+ * no rack of the plan: a rack "ghost", a host of no rack, an implicates
+ * with no host. Rack by rack they would each be skipped; instead they
+ * count against every rack of their attempt (README: "a failure that names
+ * no rack of the plan"). unplaced[i]: 1 failing, 2 INCOMPLETE. */
+static void fc_verdict_find_unplaced(json_t *records, const fc_run_verdict_t *out,
+                                     fc_stage_attempts_t *att, const unsigned char *ignored,
+                                     unsigned char *unplaced)
+{
+    int cur[FC_STAGE_COUNT];
+    json_t *rec;
+    size_t i;
+
+    for (int s = 0; s < FC_STAGE_COUNT; ++s)
+        cur[s] = -1;
+    json_array_foreach(records, i, rec) {
+        const char *type = fc_json_str(rec, "type"), *verdict;
+        int s = fc_stage_from_name(fc_json_str(rec, "stage")), placed = 0;
+        const fc_attempt_t *at;
+
+        if (s < 0 || ignored[i] || (fc_json_str(rec, "run_id")[0] &&
+                                    strcmp(fc_json_str(rec, "run_id"), out->run_id) != 0))
+            continue;
+        if (strcmp(type, "stage_start") == 0) {
+            cur[s]++;
+            continue;
+        }
+        at = cur[s] >= 0 && cur[s] < FC_MAX_ATTEMPTS ? &att[s].a[cur[s]] : NULL;
+        if ((!fc_record_is_check(type) && !fc_record_is_stop(type)) || at == NULL)
+            continue;
+        verdict = fc_record_verdict(rec);
+        if (strcmp(verdict, "PASS") == 0)
+            continue;
+        if (strcmp(verdict, "INCOMPLETE") == 0) {
+            for (int k = 0; k < out->nracks && !placed; ++k)
+                placed = fc_record_concerns(rec, &out->racks[k], at);
+            unplaced[i] = placed ? 0 : 2;
+        } else if (!fc_retest_supersedes(records, i)) {
+            for (int k = 0; k < out->nracks && !placed; ++k)
+                placed = fc_record_implicates(rec, &out->racks[k], at);
+            unplaced[i] = placed ? 0 : 1;
+        }
+    }
+}
+
+/* An unplaced record (fc_verdict_find_unplaced) against rack r, one of
+ * its attempt's racks (or any rack, when the attempt has none of them). */
+static void fc_verdict_unplaced(fc_rack_verdict_t *r, fc_stage_id_t s, json_t *rec,
+                                int failing)
+{
+    json_t *imp = json_object_get(rec, "implicates");
+    const char *rack = fc_json_str(rec, "rack")[0] ? fc_json_str(rec, "rack")
+                                                   : fc_json_str(imp, "rack");
+    const char *host = fc_json_str(rec, "host")[0] ? fc_json_str(rec, "host")
+                                                   : fc_json_str(imp, "host");
+    char what[300], text[FC_VERDICT_TEXT];
+
+    fc_record_text(rec, NULL, what, sizeof(what));
+    snprintf(text, sizeof(text), "a %s that names no rack of the plan (rack '%s', host "
+             "'%s'), so it counts against every rack of its attempt: %s",
+             failing ? "failure" : "measurement not certified", rack, host, what);
+    json_array_append(r->checks, rec);
+    r->stages[s].checks++;
+    if (failing) {
+        r->stages[s].failed++;
+        json_array_append(r->failed_checks, rec);
+        r->stages[s].verdict = FC_VERDICT_FAIL;
+        fc_add_finding(r, FC_VERDICT_FAIL, fc_stage_name(s), "unplaced", "", text, 0);
+    } else {
+        json_array_append(r->incomplete_checks, rec);
+        if (r->stages[s].verdict != FC_VERDICT_FAIL)
+            r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
+        fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), "measurement", "",
+                       text, 0);
+    }
+}
+
 fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
 {
     fc_stage_attempts_t att[FC_STAGE_COUNT];
@@ -624,6 +710,7 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
     int misplaced = 0;          /* records of another run, or judged records
                                  * outside any attempt of a known stage */
     unsigned char *ignored;     /* per record: misplaced, not evidence */
+    unsigned char *unplaced;    /* per record: names no rack of the plan */
 
     memset(out, 0, sizeof(*out));
     memset(att, 0, sizeof(att));
@@ -633,7 +720,10 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
     }
     /* records counted as misplaced that the racks' pass must not judge */
     ignored = calloc(json_array_size(records) + 1, 1);
-    if (ignored == NULL) {
+    unplaced = calloc(json_array_size(records) + 1, 1);
+    if (ignored == NULL || unplaced == NULL) {
+        free(ignored);
+        free(unplaced);
         fc_verdict_free(out);
         return FC_ERR_INTERNAL;
     }
@@ -721,6 +811,7 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
                 skip_reason[s] = fc_json_str(rec, "reason");
         }
     }
+    fc_verdict_find_unplaced(records, out, att, ignored, unplaced);
     for (int k = 0; k < out->nracks; ++k) {
         fc_rack_verdict_t *r = &out->racks[k];
         int cur[FC_STAGE_COUNT], last[FC_STAGE_COUNT], last_checks[FC_STAGE_COUNT];
@@ -765,6 +856,11 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             if ((!fc_record_is_check(type) && !fc_record_is_stop(type)) || at == NULL)
                 continue;       /* (a judged record before its stage began is
                                  * counted as misplaced above) */
+            if (unplaced[i]) {
+                if (fc_attempt_includes(at, r) || !fc_attempt_includes_a_rack(out, at))
+                    fc_verdict_unplaced(r, (fc_stage_id_t)s, rec, unplaced[i] == 1);
+                continue;
+            }
             if (!fc_record_concerns(rec, r, at) && !fc_record_implicates(rec, r, at))
                 continue;
             json_array_append(r->checks, rec);
@@ -825,6 +921,7 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
     if (out->nracks == 0)
         out->overall = FC_VERDICT_INCOMPLETE;
     free(ignored);
+    free(unplaced);
     return FC_OK;
 }
 

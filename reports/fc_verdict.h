@@ -12,6 +12,10 @@
  *     slowdown implicates every rack that took part; a slow path between
  *     two racks implicates both); a record whose own figures show wrong
  *     bits is failing whatever its verdict says (fc_verdict_figures.h);
+ *     a failing record that implicates no rack of the plan (a rack or host
+ *     of no inventory, an implicates without host or rack) fails every
+ *     rack of its attempt (INCOMPLETE for such a record marked
+ *     INCOMPLETE);
  *   - otherwise INCOMPLETE if a required stage of the profile
  *       - was left out of the run (--stages),
  *       - has no finished attempt that included a host of the rack (not

@@ -21,7 +21,9 @@
 #     or itself (a count missing, past an int, more points than records),
 #     another run's records, two plans, an old plan, a misspelt verdict, a
 #     judged record outside any attempt or after its attempt's end, a
-#     point whose figures show wrong bits under a PASS verdict, a malformed plan, a rack name that
+#     point whose figures show wrong bits under a PASS verdict, a failure
+#     that names no rack of the plan (rack "ghost", an implicates without
+#     host), a malformed plan, a rack name that
 #     is a path, a host that never ran, a stage judged against another
 #     profile): never PASS;
 #   - the environment that shapes the measurement (FC_SYSFS_ROOT, a fake
@@ -30,7 +32,7 @@
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 48
+plan 50
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -279,6 +281,14 @@ edit wrongpass 'if (/"type":"point"/ && /"stage":"cluster"/ && !$d++) { s/"wrong
     grep -q "FAIL rack rack1, cluster stage, rack: .*its own figures show wrong bits (wrong 3, digest_ranks_agree false, digest_reps_agree false), though its verdict says 'PASS'" "$TMP/wrongpass.out" &&
     jsonl "$TMP/wrongpass/certificates/rack1.json" 'my ($s) = grep { $_->{stage} eq "cluster" } @{$r[0]{certificate}{stages}}; join ",", map { "$_->{verdict}/$_->{verdict_recorded}" } grep { $_->{wrong} } @{$s->{figures}}' | grep -qx 'FAIL/PASS'
 ok $? "a check whose own figures show wrong bits FAILs whatever its verdict says ($(verdict_of wrongpass))"
+edit ghost 'if (/"type":"point"/ && /"stage":"cluster"/ && !$d++) { s/"verdict":"PASS"/"verdict":"FAIL"/; s/"rack":""/"rack":"ghost"/; s/"group":"[^"]*"/"group":"ghosthost"/; s/"reasons":\[\]/"reasons":["slow"]/ }'
+[ "$(verdict_of ghost)" = FAIL ] &&
+    grep -q "^  FAIL rack rack1, cluster stage, unplaced: a failure that names no rack of the plan (rack 'ghost', host " "$TMP/ghost.out" &&
+    grep -q "^  FAIL rack rack2, cluster stage, unplaced: a failure that names no rack of the plan (rack 'ghost'" "$TMP/ghost.out"
+ok $? "a failing check whose rack is no rack of the plan FAILs every rack of its attempt"
+edit nohostimp 'if (/"type":"point"/ && /"stage":"rack"/ && /"rack":"rack1"/ && !$d++) { s/"verdict":"PASS"/"verdict":"FAIL"/; s/"implicates":null/"implicates":{"part":"link"}/; s/"reasons":\[\]/"reasons":["slow"]/ }'
+[ "$(verdict_of nohostimp)" = FAIL ] && grep -q "^  FAIL rack rack2, rack stage, unplaced: a failure that names no rack of the plan" "$TMP/nohostimp.out"
+ok $? "a failing check that implicates a part with no host or rack FAILs every rack of its attempt"
 edit orphan 'if (/"type":"plan"/) { $_ .= q({"type":"point","stage":"cluster","run_id":"1796211956-15169","verdict":"FAIL","implicates":{"part":"cluster"}}) . "\n" }'
 [ "$(verdict_of orphan)" = INCOMPLETE ] && grep -q 'to no attempt of a stage' "$TMP/orphan.out"
 ok $? "a judged record before its stage began is not ignored"
