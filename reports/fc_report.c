@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fc_results.h"
+#include "fc_verdict_plan.h"
 
 void fc_check_label(json_t *rec, char *buf, size_t len)
 {
@@ -284,6 +285,8 @@ fc_status_t fc_report_dir(const char *dir, const char *sign_key_path, int quiet,
     if ((st = fc_verdict_compute(records, &v)) != FC_OK)
         goto out_records;
     v.truncated_lines = bad;
+    /* the plan's stages and required flags, against the profile it names */
+    fc_verdict_check_plan_profile(&v, dir);
     snprintf(path, sizeof(path), "%s/certificates", dir);
     if ((st = fc_mkdir_p(path)) != FC_OK)
         goto out_verdict;

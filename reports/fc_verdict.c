@@ -925,6 +925,19 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
     return FC_OK;
 }
 
+void fc_verdict_add_run_finding(fc_run_verdict_t *v, fc_verdict_t verdict, const char *text)
+{
+    for (int k = 0; k < v->nracks; ++k) {
+        fc_rack_verdict_t *r = &v->racks[k];
+
+        fc_add_finding(r, verdict, "run", "results", "", text, 0);
+        if (verdict > r->verdict)
+            r->verdict = verdict;
+        if (r->verdict > v->overall)
+            v->overall = r->verdict;
+    }
+}
+
 void fc_verdict_free(fc_run_verdict_t *v)
 {
     for (int k = 0; k < v->nracks; ++k) {

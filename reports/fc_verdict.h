@@ -41,6 +41,10 @@
  *     a stage with more attempts than FC_MAX_ATTEMPTS (8; the runner makes
  *     2): "too many attempts", for every rack;
  *   - otherwise PASS.
+ *   - and `fabcert report` (fc_verdict_plan.h) leaves every rack
+ *     INCOMPLETE when the plan's stages, required flags or selection do
+ *     not match the frozen profile.yaml of the output directory, or that
+ *     file is missing or does not load;
  * For each stage the latest attempt that included a rack's hosts speaks
  * for that rack (the runner re-runs a stage once without hung hosts).
  */
@@ -148,5 +152,9 @@ const char *fc_json_str(json_t *obj, const char *key);
  * records hold no inventory. */
 fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out);
 void fc_verdict_free(fc_run_verdict_t *v);
+
+/* A finding of the whole run (stage "run", part "results") on every rack;
+ * the racks' and the run's verdicts stay the worst of their findings. */
+void fc_verdict_add_run_finding(fc_run_verdict_t *v, fc_verdict_t verdict, const char *text);
 
 #endif

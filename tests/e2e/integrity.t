@@ -23,7 +23,9 @@
 #     judged record outside any attempt or after its attempt's end, a
 #     point whose figures show wrong bits under a PASS verdict, a failure
 #     that names no rack of the plan (rack "ghost", an implicates without
-#     host), a malformed plan, a rack name that
+#     host), a plan that drops a required stage or marks it optional (the
+#     report checks the plan against the frozen profile.yaml), no frozen
+#     profile at all, a malformed plan, a rack name that
 #     is a path, a host that never ran, a stage judged against another
 #     profile): never PASS;
 #   - the environment that shapes the measurement (FC_SYSFS_ROOT, a fake
@@ -32,7 +34,7 @@
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 50
+plan 53
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -141,8 +143,9 @@ rc=$?
 [ $rc -eq 0 ] && jsonl "$TMP/whole/certificates/default.json" 'scalar keys %{$r[0]{certificate}{overrides}}' | grep -qx 0 &&
     ! grep -q '^overrides' "$TMP/whole/summary.txt"
 ok $? "the same profile run whole passes, with no overrides recorded (rc $rc)"
+[ $rc -eq 0 ] || diag "$(cat "$TMP/whole.out")"
 
-mkdir -p "$TMP/lostone"
+mkdir -p "$TMP/lostone"; cp "$TMP/whole/profile.yaml" "$TMP/lostone/"
 perl -ne 'print unless /"type":"point"/ && /"stage":"node"/ && !$d++' "$TMP/whole/results.jsonl" > "$TMP/lostone/results.jsonl"
 $FC report "$TMP/lostone" > "$TMP/lostone.out" 2>&1
 rc=$?
@@ -198,9 +201,10 @@ ok $? "the summary and the rack page say the stage fell back"
 
 # 6. records that cannot be read; checks that were lost
 G=tests/golden/report/clean/results.jsonl
+GP=tests/golden/report/clean/profile.yaml   # the profile that run froze
 torn() {    # torn NAME AWK-CONDITION: a copy of the clean run with a torn
             # line inserted after the first record matching the condition
-    mkdir -p "$TMP/$1"
+    mkdir -p "$TMP/$1"; cp "$GP" "$TMP/$1/"
     awk -v cond="$2" '{ print } !done && $0 ~ cond { print "{\"type\":\"point\",\"stage\":\"pa"; done = 1 }' \
         "$G" > "$TMP/$1/results.jsonl"
     $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
@@ -218,7 +222,7 @@ grep -q 'run stage, results: a record before the first stage could not be read' 
 ok $? "a torn line before the first stage makes the run INCOMPLETE"
 jsonl "$TMP/mid/certificates/rack1.json" '$r[0]{certificate}{truncated_records}' | grep -qx 1
 ok $? "the certificate counts the unreadable record"
-mkdir -p "$TMP/whole-again" && cp "$G" "$TMP/whole-again/"
+mkdir -p "$TMP/whole-again" && cp "$G" "$GP" "$TMP/whole-again/"
 $FC report "$TMP/whole-again" > "$TMP/whole-again.out" 2>&1
 ok $? "the same records whole pass"
 recount() {     # recount FILE: each stage_end counts the records its attempt
@@ -233,7 +237,7 @@ recount() {     # recount FILE: each stage_end counts the records its attempt
             $n{$s}++; $np{$s}++ if $r->{verdict} ne "PASS" }
         print' "$1"
 }
-mkdir -p "$TMP/lost"
+mkdir -p "$TMP/lost"; cp "$GP" "$TMP/lost/"
 grep -v '"stage":"rack"' "$G" | grep -v '^$' > "$TMP/lost/results.jsonl"
 grep '"stage":"rack"' "$G" | grep -E '"type":"stage_(start|end)"' >> "$TMP/lost/results.jsonl"
 recount "$TMP/lost/results.jsonl"
@@ -242,7 +246,7 @@ rc=$?
 [ $rc -eq 1 ] && grep -q '^  INCOMPLETE rack rack1, rack stage: required stage rack finished but judged no check on this rack' "$TMP/lost.out"
 ok $? "a stage that finished without a check on the rack is INCOMPLETE (rc $rc)"
 # an end record that says FAIL with no failing check
-mkdir -p "$TMP/failnocheck"
+mkdir -p "$TMP/failnocheck"; cp "$GP" "$TMP/failnocheck/"
 sed 's/\("stage":"cluster".*"status":\)"ok"/\1"fail"/; s/\("status":\)"ok"\(.*"stage":"cluster".*"type":"stage_end"\)/\1"fail"\2/' "$G" > "$TMP/failnocheck/results.jsonl"
 grep -q '"status":"fail"' "$TMP/failnocheck/results.jsonl" || diag "the fixture edit did not apply"
 $FC report "$TMP/failnocheck" > "$TMP/failnocheck.out" 2>&1
@@ -251,7 +255,7 @@ ok $? "a stage that ended FAIL without a failing check is INCOMPLETE, not PASS"
 
 # 7. edits that must never come out PASS (G: the clean golden run)
 edit() {    # edit NAME PERL-SUBSTITUTION-PROGRAM: report a changed copy of G
-    mkdir -p "$TMP/$1"
+    mkdir -p "$TMP/$1"; cp "$GP" "$TMP/$1/"
     perl -pe "$2" "$G" > "$TMP/$1/results.jsonl"
     $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
     echo $? > "$TMP/$1.rc"
@@ -289,6 +293,19 @@ ok $? "a failing check whose rack is no rack of the plan FAILs every rack of its
 edit nohostimp 'if (/"type":"point"/ && /"stage":"rack"/ && /"rack":"rack1"/ && !$d++) { s/"verdict":"PASS"/"verdict":"FAIL"/; s/"implicates":null/"implicates":{"part":"link"}/; s/"reasons":\[\]/"reasons":["slow"]/ }'
 [ "$(verdict_of nohostimp)" = FAIL ] && grep -q "^  FAIL rack rack2, rack stage, unplaced: a failure that names no rack of the plan" "$TMP/nohostimp.out"
 ok $? "a failing check that implicates a part with no host or rack FAILs every rack of its attempt"
+# the plan against the frozen profile it names (profile.yaml, hashed in the plan)
+edit plandrop 's/,\{"name":"rack","required":true,"selected":true,"timeout_s":[0-9.]*\}// if /"type":"plan"/; $_ = "" if /"stage":"rack"/'
+! grep -q '"name":"rack"' "$TMP/plandrop/results.jsonl" && [ "$(verdict_of plandrop)" = INCOMPLETE ] &&
+    grep -q "^  INCOMPLETE rack rack1, run stage, results: the plan record does not match the frozen profile (profile.yaml in the output directory): the profile has stage rack, the plan has not" "$TMP/plandrop.out"
+ok $? "a required stage dropped from the plan (and its records) is caught against the frozen profile"
+edit planopt 's/("name":"cluster","required":)true/${1}false/ if /"type":"plan"/'
+grep -q '"name":"cluster","required":false' "$TMP/planopt/results.jsonl" && [ "$(verdict_of planopt)" = INCOMPLETE ] &&
+    grep -q "the profile's stage cluster is required, the plan's optional" "$TMP/planopt.out"
+ok $? "a required stage marked optional in the plan is caught against the frozen profile"
+mkdir -p "$TMP/noprofile"; cp "$G" "$TMP/noprofile/results.jsonl"
+$FC report "$TMP/noprofile" > "$TMP/noprofile.out" 2>&1
+[ $? -eq 1 ] && grep -q "the plan record does not match the frozen profile (profile.yaml in the output directory): it cannot be read (No such file or directory)" "$TMP/noprofile.out"
+ok $? "without the frozen profile the plan cannot be checked: INCOMPLETE"
 edit orphan 'if (/"type":"plan"/) { $_ .= q({"type":"point","stage":"cluster","run_id":"1796211956-15169","verdict":"FAIL","implicates":{"part":"cluster"}}) . "\n" }'
 [ "$(verdict_of orphan)" = INCOMPLETE ] && grep -q 'to no attempt of a stage' "$TMP/orphan.out"
 ok $? "a judged record before its stage began is not ignored"

@@ -22,7 +22,7 @@ G=tests/golden/report
 plan 30
 
 mkdir -p "$TMP/run"
-cp "$G/slow-link/results.jsonl" "$TMP/run/"
+cp "$G/slow-link/results.jsonl" "$G/slow-link/profile.yaml" "$TMP/run/"
 $FC keygen "$TMP/site" > /dev/null
 $FC report "$TMP/run" --sign-key "$TMP/site.key" > /dev/null 2>&1
 C=$TMP/run/certificates/rack1.json
@@ -152,7 +152,7 @@ rc=$?
 ok $? "run without --sign-key under that profile refuses before anything runs (exit $rc)"
 
 # report of such a run: the clean golden run, its plan marked as the runner marks it
-mkdir -p "$TMP/req"
+mkdir -p "$TMP/req"; cp "$G/clean/profile.yaml" "$TMP/req/"
 perl -pe 's/^\{(.*"type":"plan".*)\}$/{$1,"require_signature":true}/' "$G/clean/results.jsonl" > "$TMP/req/results.jsonl"
 grep -q '"require_signature":true' "$TMP/req/results.jsonl"
 ok $? "fixture: the clean run's plan record requires signatures"
@@ -172,7 +172,7 @@ ok $? "... signed, and the summary does not say NOT CERTIFIED"
 $FC verify "$TMP/req/certificates/rack1.json" --pubkey "$TMP/site.pub" --require-signature > /dev/null
 ok $? "its certificate verifies with --require-signature"
 # without the profile setting nothing changes: the golden run certifies unsigned
-mkdir -p "$TMP/plain"; cp "$G/clean/results.jsonl" "$TMP/plain/"
+mkdir -p "$TMP/plain"; cp "$G/clean/results.jsonl" "$G/clean/profile.yaml" "$TMP/plain/"
 $FC report "$TMP/plain" > /dev/null 2>&1
 rc=$?
 [ $rc -eq 0 ] && [ -s "$TMP/plain/certificates/rack1.json" ]
