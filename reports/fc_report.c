@@ -186,6 +186,33 @@ static void fc_summary_backend_notes(FILE *out, const fc_run_verdict_t *v)
         }
 }
 
+/* Per stage of a rack, one short line when a rule could not judge some of
+ * its figures: how many, and the first such rule with why (the HTML, JUnit
+ * and the certificate have each one). */
+static void fc_summary_rules_not_applied(FILE *out, const fc_rack_verdict_t *r)
+{
+    for (int s = 0; s < FC_STAGE_COUNT; ++s) {
+        char first[1024] = "", text[1024];
+        int n = 0, checks = 0;
+        size_t i;
+        json_t *rec;
+
+        json_array_foreach(r->checks, i, rec) {
+            if (strcmp(fc_json_str(rec, "stage"), fc_stage_name((fc_stage_id_t)s)) != 0)
+                continue;
+            ++checks;
+            fc_rules_text(rec, 0, text, sizeof(text));
+            if (text[0] && n++ == 0)
+                snprintf(first, sizeof(first), "%s", text);
+        }
+        if (n > 0)
+            fc_print_line(out, "  note: rack %s, %s stage: a rule was not applied to %d of "
+                          "%d check(s) (each named in the HTML, JUnit and certificate); "
+                          "first: %.300s", r->rack, fc_stage_name((fc_stage_id_t)s), n,
+                          checks, first);
+    }
+}
+
 void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
 {
     int failed = 0, incomplete = 0;
@@ -232,6 +259,7 @@ void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
         if (r->more_findings)
             fc_print_line(out, "  ... and %d more findings on rack %s", r->more_findings,
                           r->rack);
+        fc_summary_rules_not_applied(out, r);
     }
     if (v->truncated_lines)
         fc_print_line(out, "  note: %d record(s) in results.jsonl were cut off (a killed run)",

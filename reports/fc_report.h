@@ -77,6 +77,17 @@ void fc_print_line(FILE *out, const char *fmt, ...) __attribute__((format(printf
  * NULL: every report says it, so a run on a fixture tree cannot be taken
  * for one on real hardware. */
 const char *fc_sysfs_root_of(const fc_run_verdict_t *v);
+/* The rules of a judged record's figures (fc_rules.c): an array of
+ * {"applied": bool, "text": "..."}, one per rule: a limit that judged it
+ * ("busbw >= 0.01 GB/s (profile line 21)"), the relative rule with its
+ * peer class, and each rule that did not apply with why ("busbw >= 1000
+ * GB/s (profile line 15): the bus factor of all_reduce on 1 rank is 0
+ * ...", applied false: the writers say "not applied"). Empty for records
+ * without such rules. */
+json_t *fc_rules_of(json_t *rec);
+/* The lines of fc_rules_of that applied (applied 1) or did not (0), joined
+ * with " | ", into buf ("" when none). */
+void fc_rules_text(json_t *rec, int applied, char *buf, size_t len);
 /* What a technician should do about a part. */
 const char *fc_part_action(const char *part);
 

@@ -4,6 +4,9 @@
 #   - the size a limit sees: all_gather of 1 MiB on 3 ranks moves 1048572
 #     bytes, and a limit from `min_bytes: 1MiB` up still judges it (the
 #     requested size, as the relative rule always used);
+#   - a limit that could not judge (busbw of a one-rank all_reduce) is said
+#     "not applied", with why, in the HTML (no threshold drawn), JUnit and
+#     the summary, never shown as a limit that judged (issue 18);
 #   - max_wrong: wrong bits are never tolerated; a profile that says
 #     otherwise is refused (file:line:col, exit 2);
 #   - a foreground point of the contention stage that failed (the fault
@@ -20,7 +23,7 @@
 #     10 item 6; needs root for the mount, skipped otherwise).
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 10
+plan 11
 rec() { jsonl "$TMP/$1/results.jsonl" "$2"; }    # rec OUT PERL-EXPR
 
 # 1. the size a limit sees
@@ -48,6 +51,33 @@ n=$(rec size 'my ($p) = grep { $_->{type} eq "point" } @r; join " ", $p->{bytes}
 ok $? "a 'min_bytes: 1MiB' limit judges all_gather of 1 MiB on 3 ranks (1048572 bytes moved) ($rc: $n)"
 grep -q "busbw .* is below the limit 100000.000 GB/s (profile line 11)" "$TMP/size.out"
 ok $? "and the failure names the limit and its line"
+
+# 1b. a limit that could not judge is said so in every report, never drawn as judging
+cat > "$TMP/onerank.yaml" <<'YAML'
+name: one-rank
+seed: 3
+stages:
+  node:
+    timeout_s: 60
+    warmup: 1
+    iters: 2
+    sizes: [1MiB]
+    collectives: [all_reduce]
+    dtypes: [int32]
+    ops: [sum]
+    limits:
+      - collective: any
+        min_busbw_gbps: 1000
+YAML
+$FC run --out "$TMP/onerank" --np 1 --profile "$TMP/onerank.yaml" > "$TMP/onerank.out" 2>&1
+rc=$?
+H=$TMP/onerank/report/rack-default.html
+why='busbw &gt;= 1000 GB/s (profile line 12): the bus factor of all_reduce on 1 rank is 0, so busbw says nothing'
+[ $rc -eq 0 ] && grep -q "<span class=\"INCOMPLETE\">not applied</span>: $why" "$H" &&
+    ! grep -q '&ge; 1000 GB/s' "$H" && ! grep -q 'threshold (min busbw)' "$H" &&
+    grep -q "<system-out>not applied: $why" "$TMP/onerank/junit.xml" &&
+    grep -q "^  note: rack default, node stage: a rule was not applied to 1 of 1 check(s) .*first: busbw >= 1000 GB/s (profile line 12): the bus factor of all_reduce on 1 rank is 0" "$TMP/onerank/summary.txt"
+ok $? "a one-rank all_reduce's busbw limit is shown not applied, with why, in the HTML, JUnit and summary ($rc)"
 
 # 2. max_wrong is 0 or the profile is refused
 sed 's/^    iters: 2$/    iters: 2\n    max_wrong: 5/' "$TMP/size.yaml" > "$TMP/wrong.yaml"
