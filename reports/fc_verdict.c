@@ -313,7 +313,20 @@ static fc_status_t fc_verdict_check_plan(json_t *plan)
             return FC_ERR_INVALID;
         }
     }
-    json_array_foreach(json_object_get(json_object_get(plan, "inventory"), "hosts"), i, h)
+    json_t *hosts = json_object_get(json_object_get(plan, "inventory"), "hosts"), *h2;
+    size_t j;
+
+    json_array_foreach(hosts, i, h)
+        for (j = 0; j < i; ++j)
+            if ((h2 = json_array_get(hosts, j)) &&
+                strcmp(fc_json_str(h, "host"), fc_json_str(h2, "host")) == 0) {
+                fprintf(stderr, "fabcert: the plan's inventory lists host '%s' twice (in "
+                        "racks '%s' and '%s'): a host is in exactly one rack\n",
+                        fc_json_str(h, "host"), fc_json_str(h2, "rack"),
+                        fc_json_str(h, "rack"));
+                return FC_ERR_INVALID;
+            }
+    json_array_foreach(hosts, i, h)
         if (!fc_rack_name_ok(fc_json_str(h, "rack"))) {
             fprintf(stderr, "fabcert: the plan's rack '%s' (of host '%s') cannot name a "
                     "certificate file: letters, digits, '-', '_' and '.' only, not first\n",

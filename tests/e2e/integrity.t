@@ -20,7 +20,8 @@
 #     before a failing record, an end record that contradicts its records
 #     or itself (a count missing, past an int, more points than records),
 #     another run's records, two plans, an old plan, a misspelt verdict, a
-#     judged record outside any attempt or after its attempt's end, a
+#     judged record outside any attempt or after its attempt's end, a host
+#     in two racks of the plan (exit 2), a
 #     point whose figures show wrong bits under a PASS verdict, a failure
 #     that names no rack of the plan (rack "ghost", an implicates without
 #     host), a plan that drops a required stage or marks it optional (the
@@ -34,7 +35,7 @@
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 53
+plan 54
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -315,6 +316,9 @@ ok $? "the judged records of a stage the plan does not have are misplaced, not e
 edit badplan 's/"required":true/"required":"true"/ if /"type":"plan"/'
 [ "$(cat "$TMP/badplan.rc")" = 2 ] && grep -q "malformed" "$TMP/badplan.out"
 ok $? "a plan whose required is not a boolean is refused, exit 2"
+edit duphost 's/\{"host":"fcv02","rack":"rack1"\}/{"host":"fcv02","rack":"rack1"},{"host":"fcv02","rack":"rack2"}/ if /"type":"plan"/'
+[ "$(cat "$TMP/duphost.rc")" = 2 ] && grep -q "the plan's inventory lists host 'fcv02' twice (in racks 'rack1' and 'rack2')" "$TMP/duphost.out"
+ok $? "a plan that lists a host in two racks is refused, exit 2"
 edit pathrack 's/"rack":"rack2"/"rack":"..\/..\/escaped"/g if /"type":"plan"/'
 [ "$(cat "$TMP/pathrack.rc")" = 2 ] && [ ! -e "$TMP/escaped.json" ]
 ok $? "a rack name that is a path is refused, exit 2, and nothing is written outside"
