@@ -428,8 +428,10 @@ void fc_bg_run_phase(fc_bg_t *bg, unsigned mask, MPI_Request *stop, fc_bg_tally_
         tally->bytes[FC_BG_STORAGE_FILE] = job.bytes;
     }
     tally->seconds = fc_now() - t0;
-    if ((mask >> FC_BG_STORAGE_FILE) & 1 && bg->file_error[0])
+    if ((mask >> FC_BG_STORAGE_FILE) & 1 && bg->file_error[0]) {
         snprintf(tally->error, sizeof(tally->error), "%s", bg->file_error);
+        tally->error_kind = FC_BG_STORAGE_FILE;
+    }
     if ((mask >> FC_BG_STORAGE_FILE) & 1 && bg->file_note[0])
         snprintf(tally->note, sizeof(tally->note), "%s", bg->file_note);
 }

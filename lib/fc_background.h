@@ -35,7 +35,12 @@ typedef struct fc_bg_tally {
     double bytes[FC_BG_KINDS];      /* moved by this rank */
     int generating[FC_BG_KINDS];    /* 1 if this rank generates the kind */
     double seconds;                 /* length of the phase on this rank */
-    char error[FC_BG_ERROR_MAX];    /* why a kind could not run here */
+    char error[FC_BG_ERROR_MAX];    /* why a kind could not run here, or
+                                     * failed while it ran: its load is then
+                                     * not proven, whatever it moved */
+    int error_kind;                 /* the kind that logged it (storage_file:
+                                     * the network kinds' MPI errors end the
+                                     * stage instead) */
     char note[FC_BG_ERROR_MAX];     /* e.g. the O_DIRECT fallback */
 } fc_bg_tally_t;
 

@@ -5,9 +5,10 @@
  * every finding keeps its evidence (the link, the counter, both values)
  * and the verdict is the worst of them: FAIL for what a healthy link does
  * not do (vanish, re-initialise, count errors), INCOMPLETE for what could
- * not be seen (a saturated counter, one missing at either end, no link at
- * all), PASS only when every counter of every link was read at both ends
- * and none of that happened. The links judged are those present at the
+ * not be seen (a saturated counter, one missing at either end, a link whose
+ * error counters could be read at neither end, no link at all), PASS only
+ * when every counter of every link was read at both ends and none of that
+ * happened. The links judged are those present at the
  * start; one that appeared during the soak is listed, not judged.
  */
 #include "fc_counters.h"
@@ -86,6 +87,7 @@ static void fc_judge_link(fc_link_judgement_t *j, const char *link, json_t *b, j
 {
     json_t *deltas = json_object(), *v, *old;
     const char *name;
+    int errors_read = 0;        /* error counters read at both ends */
 
     json_object_foreach(b, name, old) {
         v = json_object_get(a, name);
@@ -94,6 +96,7 @@ static void fc_judge_link(fc_link_judgement_t *j, const char *link, json_t *b, j
                           "and not after it", link, j->host, name);
             continue;
         }
+        errors_read += fc_counter_is_error(name) && json_is_integer(old);
         json_object_set_new(deltas, name, json_integer(json_integer_value(v) -
                                                        json_integer_value(old)));
         fc_judge_counter(j, link, name, json_integer_value(old), json_integer_value(v),
@@ -105,6 +108,13 @@ static void fc_judge_link(fc_link_judgement_t *j, const char *link, json_t *b, j
         if (json_object_get(b, name) == NULL)
             fc_judge_note(j, NULL, "link %s of host %s: %s could not be read before the "
                           "soak", link, j->host, name);
+    /* a link whose error counters were read at neither end (no statistics
+     * or counters directory) has empty maps: nothing rose, and nothing was
+     * seen either */
+    if (errors_read == 0)
+        fc_judge_note(j, NULL, "counters of link %s of host %s could not be read: no error "
+                      "counter of it was read at both ends of the soak (no statistics or "
+                      "counters in sysfs), so its errors are not known", link, j->host);
     json_object_set_new(json_object_get(j->out, "links"), link, deltas);
 }
 

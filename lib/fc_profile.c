@@ -100,6 +100,8 @@ static fc_status_t fc_yaml_error(const fc_yaml_ctx_t *ctx, struct fy_node *n,
     va_list ap;
 
     fc_node_mark(n && fy_node_is_scalar(n) ? n : key, &line, &col);
+    if (line == 0)          /* an empty value (`stages:`) has no token: its key */
+        fc_node_mark(key, &line, &col);
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
@@ -121,13 +123,28 @@ static const char *fc_scalar(struct fy_node *n, char *buf, size_t len)
     return buf;
 }
 
+/* buf holds the key's name on entry and the value on FC_OK. No value may
+ * hold a control character: a name or description is printed in the
+ * summary, and a newline there would forge a line ("rack r01: PASS"). */
 static fc_status_t fc_yaml_expect_scalar(const fc_yaml_ctx_t *ctx,
                                          struct fy_node *v, struct fy_node *k,
                                          const char *what, char *buf,
                                          size_t len)
 {
+    char key[64];
+    size_t slen = 0;
+    const char *s;
+
+    snprintf(key, sizeof(key), "%s", buf);
     if (v == NULL || !fy_node_is_scalar(v) || !fc_scalar(v, buf, len))
-        return fc_yaml_error(ctx, v, k, "'%s' must be %s", buf, what);
+        return fc_yaml_error(ctx, v, k, "'%s' must be %s", key, what);
+    s = fy_node_get_scalar(v, &slen);
+    for (size_t i = 0; i < slen; ++i)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+            return fc_yaml_error(ctx, v, k, "'%s' holds a control character (byte 0x%02x "
+                                 "at offset %zu): profile values are printed in the "
+                                 "reports, and must be printable text", key,
+                                 (unsigned char)s[i], i);
     return FC_OK;
 }
 
@@ -464,6 +481,7 @@ static fc_status_t fc_soak_key(const fc_yaml_ctx_t *ctx, int index, struct fy_no
     case 0: return fc_yaml_number(ctx, k, v, "duration_s", 1, 7 * 86400.0, &s->duration_s);
     case 1:
         s->window_explicit = 1;
+        fc_node_mark(v, &s->window_line, &s->window_col);
         return fc_yaml_number(ctx, k, v, "window_s", 0.1, 86400, &s->window_s);
     case 2: return fc_yaml_number(ctx, k, v, "max_drift_pct", 0, 1e6, &s->max_drift_pct);
     case 3: return fc_yaml_number(ctx, k, v, "max_error_delta", 0, 1e18, &s->max_error_delta);
@@ -491,7 +509,15 @@ static fc_status_t fc_cont_key(const fc_yaml_ctx_t *ctx, int index, struct fy_no
         c->scope_rack = strcmp(buf, "rack") == 0;
         return FC_OK;
     case 1: return fc_yaml_number(ctx, k, v, "max_slowdown", 1, 1e9, &c->max_slowdown);
-    case 2: return fc_yaml_number(ctx, k, v, "min_background_pct", 0, 100, &c->min_background_pct);
+    case 2:
+        FC_CHECK(fc_yaml_number(ctx, k, v, "min_background_pct", 0, 100,
+                                &c->min_background_pct));
+        /* 0 would certify a background that was never proven to load */
+        if (c->min_background_pct <= 0)
+            return fc_yaml_error(ctx, v, k, "'min_background_pct' is 0: the background "
+                                 "load must be proven, so give the share of its target "
+                                 "it must reach (above 0, up to 100)");
+        return FC_OK;
     case 3: return fc_yaml_int(ctx, k, v, "foreground_ranks_per_node", 1, 1024, &c->fg_per_node);
     case 4: return fc_yaml_int(ctx, k, v, "background_ranks_per_node", 1, 1024, &c->bg_per_node);
     case 5:
@@ -532,13 +558,34 @@ typedef struct fc_stage_walk {
 
 /* A stage's own section (contention:, expect:, soak:) is read by that
  * stage's program only: anywhere else it would be accepted and ignored,
- * so it is an error like an unknown key. */
+ * so it is an error like an unknown key. So are rules a stage never
+ * applies: limits judge the points of the node, pairs, rack, cluster and
+ * soak stages (preflight has no points, contention judges the slowdown);
+ * a relative rule compares groups with their peers, and the cluster and
+ * soak stages judge one group, the whole job, which has none. */
 static fc_status_t fc_stage_section_placed(const fc_yaml_ctx_t *ctx, int index,
                                            int stage, struct fy_node *k)
 {
     int owner = index == 12 ? FC_STAGE_CONTENTION : index == 13 ? FC_STAGE_PREFLIGHT
               : index == 14 ? FC_STAGE_SOAK : stage;
 
+    if (index == 10 && (stage == FC_STAGE_PREFLIGHT || stage == FC_STAGE_CONTENTION))
+        return fc_yaml_error(ctx, k, k, "'limits' in stage '%s' would never be applied: %s",
+                             fc_stage_names[stage], stage == FC_STAGE_PREFLIGHT
+                             ? "the preflight stage measures no collective (its rules are "
+                               "under 'expect')"
+                             : "the contention stage judges the slowdown under load "
+                               "(contention: max_slowdown), not busbw or latency");
+    if (index == 9 && stage != FC_STAGE_NODE && stage != FC_STAGE_PAIRS &&
+        stage != FC_STAGE_RACK)
+        return fc_yaml_error(ctx, k, k, "'relative' in stage '%s' would never be applied: "
+                             "%s", fc_stage_names[stage],
+                             stage == FC_STAGE_CLUSTER || stage == FC_STAGE_SOAK
+                             ? "the stage judges one group, the whole job, which has no "
+                               "peers to be compared with (relative rules belong to the "
+                               "node, pairs and rack stages)"
+                             : "nothing in that stage compares groups with their peers "
+                               "(relative rules belong to the node, pairs and rack stages)");
     if (owner == stage)
         return FC_OK;
     return fc_yaml_error(ctx, k, k, "'%s' belongs in stage '%s', not in stage '%s', "
@@ -694,8 +741,36 @@ static fc_status_t fc_stages_key(const fc_yaml_ctx_t *ctx, int index,
                                  sp->soak.duration_s);
         if (sp->soak.window_s <= 0)
             sp->soak.window_s = sp->soak.duration_s / 10;
+        /* drift is the slowest window against the fastest: with one
+         * window it could never be judged */
+        if (sp->soak.window_s > sp->soak.duration_s / 2) {
+            fprintf(stderr, "fabcert: %s:%d:%d: 'window_s' (%g) is more than half of "
+                    "soak.duration_s (%g): drift is judged between two windows or more, "
+                    "so it would never be judged\n", ctx->path, sp->soak.window_line,
+                    sp->soak.window_col, sp->soak.window_s, sp->soak.duration_s);
+            return FC_ERR_INVALID;
+        }
     }
     return FC_OK;
+}
+
+static int fc_profile_has_stage(const fc_profile_t *profile)
+{
+    for (int s = 0; s < FC_STAGE_COUNT; ++s)
+        if (profile->stages[s].present)
+            return 1;
+    return 0;
+}
+
+static const char *fc_stage_list(void)
+{
+    static char list[128];
+
+    list[0] = '\0';
+    for (int s = 0; s < FC_STAGE_COUNT; ++s)
+        snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+                 s ? ", " : "", fc_stage_names[s]);
+    return list;
 }
 
 static const char *const fc_top_keys[] = {
@@ -739,8 +814,12 @@ static fc_status_t fc_top_key(const fc_yaml_ctx_t *ctx, int index,
         for (int s = 0; s < FC_STAGE_COUNT; ++s)
             stage_keys[s] = fc_stage_names[s];
         stage_keys[FC_STAGE_COUNT] = NULL;
-        return fc_yaml_walk_map(ctx, v, k, "'stages'", stage_keys,
-                                fc_stages_key, profile);
+        FC_CHECK(fc_yaml_walk_map(ctx, v, k, "'stages'", stage_keys,
+                                  fc_stages_key, profile));
+        if (!fc_profile_has_stage(profile))     /* `run` would have nothing to run */
+            return fc_yaml_error(ctx, NULL, k, "'stages' names no stage: a profile names "
+                                 "at least one of %s", fc_stage_list());
+        return FC_OK;
     }
 }
 
@@ -813,6 +892,11 @@ fc_status_t fc_profile_load(const char *path, fc_profile_t *profile_p)
                               fc_top_keys, fc_top_key, profile);
     if (status == FC_OK && profile->name[0] == '\0') {
         fprintf(stderr, "fabcert: %s:1:1: the profile has no 'name'\n", path);
+        status = FC_ERR_INVALID;
+    }
+    if (status == FC_OK && !fc_profile_has_stage(profile)) {
+        fprintf(stderr, "fabcert: %s:1:1: the profile has no 'stages': it names at least "
+                "one of %s\n", path, fc_stage_list());
         status = FC_ERR_INVALID;
     }
     if (status == FC_OK)
@@ -900,14 +984,31 @@ fc_status_t fc_parse_duration(const char *what, const char *text, double *second
                 "or d, up to 7 days\n", what, text);
         return FC_ERR_INVALID;
     }
+    if (v * unit < 1) {         /* the least soak.duration_s a profile may say */
+        fprintf(stderr, "fabcert: --%s '%s': below the least soak duration, 1 s (the "
+                "profile's soak.duration_s is 1 s or more)\n", what, text);
+        return FC_ERR_INVALID;
+    }
     *seconds_p = v * unit;
     return FC_OK;
+}
+
+fc_status_t fc_soak_duration_check(const char *profile_path, const fc_stage_profile_t *sp,
+                                   double seconds)
+{
+    if (!sp->soak.window_explicit || sp->soak.window_s <= seconds / 2)
+        return FC_OK;
+    fprintf(stderr, "fabcert: --soak-duration %g s: the profile's window_s (%g s, %s:%d:%d) "
+            "is more than half of it, and drift is judged between two windows or more: "
+            "give a longer duration or a profile with a shorter window\n", seconds,
+            sp->soak.window_s, profile_path, sp->soak.window_line, sp->soak.window_col);
+    return FC_ERR_INVALID;
 }
 
 void fc_soak_set_duration(fc_stage_profile_t *sp, double seconds)
 {
     sp->soak.duration_s = seconds;
-    if (!sp->soak.window_explicit || sp->soak.window_s > seconds)
+    if (!sp->soak.window_explicit || sp->soak.window_s > seconds / 2)
         sp->soak.window_s = seconds / 10;
     if (sp->timeout_s < seconds + 60)
         sp->timeout_s = seconds + 120;

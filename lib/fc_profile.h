@@ -109,6 +109,7 @@ typedef struct fc_soak_profile {
                                  * consecutive windows (default 2) */
     double max_error_delta;     /* NIC/port error counters may rise by this */
     char nic_pattern[64];       /* glob of the NICs whose counters count */
+    int window_line, window_col;    /* where window_s is, for messages */
 } fc_soak_profile_t;
 
 typedef struct fc_stage_profile {
@@ -162,12 +163,20 @@ const fc_limit_rule_t *fc_profile_find_limit(const fc_stage_profile_t *sp,
 
 /* Parse "256KiB", "1MiB", "4096", "1GiB"; returns 0 on success. */
 int fc_parse_size(const char *text, uint64_t *bytes_p);
-/* "90", "90s", "30m", "8h", "2d" -> seconds (> 0, at most 7 days); a
- * malformed one is reported as the option --what and is FC_ERR_INVALID. */
+/* "90", "90s", "30m", "8h", "2d" -> seconds (1 s, the profile's least
+ * soak.duration_s, to 7 days); a malformed or out-of-range one is reported
+ * as the option --what and is FC_ERR_INVALID. */
 fc_status_t fc_parse_duration(const char *what, const char *text, double *seconds_p);
 /* A soak of `seconds` instead of the profile's: the window follows it
- * unless the profile set one, and the timeout grows to keep 60 s above. */
+ * unless the profile set one that still fits twice (drift needs two
+ * windows; `fabcert run` refuses the case instead, see
+ * fc_soak_duration_check), and the timeout grows to keep 60 s above. */
 void fc_soak_set_duration(fc_stage_profile_t *sp, double seconds);
+/* FC_OK when a soak of `seconds` keeps the profile's explicit window_s to
+ * at most half of it; else says so (naming the profile's line) and is
+ * FC_ERR_INVALID. */
+fc_status_t fc_soak_duration_check(const char *profile_path, const fc_stage_profile_t *sp,
+                                   double seconds);
 /* Command-line lists, "all_reduce,all_gather" or "4KiB,1MiB": each item
  * mapped (names by from_name); an unknown, extra or bad item, or an empty
  * name list, prints "fabcert: --WHAT: ..." and returns FC_ERR_INVALID. */

@@ -17,6 +17,7 @@
 
 #include "fc_inventory.h"
 #include "fc_results.h"
+#include "fc_verdict_figures.h"
 #include "fc_verdict_retest.h"
 
 char *fc_canonical_dump(const json_t *obj)
@@ -42,11 +43,13 @@ static json_t *fc_json_or_null(json_t *v)
 static json_t *fc_cert_figure(json_t *rec)
 {
     const char *type = fc_json_str(rec, "type");
-    char label[256];
+    char label[256], why[256];
     json_t *f;
 
     fc_check_label(rec, label, sizeof(label));
-    f = json_pack("{s:s, s:s}", "check", label, "verdict", fc_json_str(rec, "verdict"));
+    /* the report's verdict on the record: wrong bits in its own figures
+     * fail it whatever the stage wrote (fc_verdict_figures.h) */
+    f = json_pack("{s:s, s:s}", "check", label, "verdict", fc_record_verdict(rec));
     if (strcmp(type, "point") == 0) {
         json_t *limit = json_object_get(rec, "limit");
         json_t *rel = json_object_get(rec, "relative");
@@ -118,6 +121,18 @@ static json_t *fc_cert_figure(json_t *rec)
                             json_deep_copy(json_object_get(rec, "confirmation")));
     if (json_array_size(json_object_get(rec, "reasons")) > 0)
         json_object_set_new(f, "reasons", json_deep_copy(json_object_get(rec, "reasons")));
+    if (fc_record_wrong_bits(rec, why, sizeof(why)) &&
+        strcmp(fc_json_str(rec, "verdict"), "FAIL") != 0) {
+        char text[400];
+
+        snprintf(text, sizeof(text), "its own figures show wrong bits (%s), though its "
+                 "verdict says '%s': wrong bits are never tolerated", why,
+                 fc_json_str(rec, "verdict"));
+        if (json_object_get(f, "reasons") == NULL)
+            json_object_set_new(f, "reasons", json_array());
+        json_array_insert_new(json_object_get(f, "reasons"), 0, json_string(text));
+        json_object_set_new(f, "verdict_recorded", json_string(fc_json_str(rec, "verdict")));
+    }
     return f;
 }
 

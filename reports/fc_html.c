@@ -4,8 +4,9 @@
  * scripts, fonts or network. A rack page puts the verdict first, then what
  * to do about each failure (in words a technician can act on), the nodes,
  * and each stage with its figures against the limits: bus bandwidth
- * against message size per collective with the threshold drawn in, and
- * the pairs matrix as a heat map with the bad pairs marked.
+ * against message size per collective with the threshold drawn in (where
+ * it judged), the pairs matrix as a heat map with the bad pairs marked,
+ * and per check the rules that judged it and those not applied, and why.
  */
 #include "fc_report.h"
 
@@ -17,6 +18,7 @@
 
 #include "fc_coll.h"
 #include "fc_results.h"
+#include "fc_verdict_figures.h"
 
 #define FC_MAX_SERIES 48
 #define FC_MAX_XS 32
@@ -52,6 +54,12 @@ static void fc_html_overrides(FILE *f, const fc_run_verdict_t *v)
         }
         fprintf(f, "</p>\n");
     }
+    if (fc_sysfs_root_of(v)) {
+        fprintf(f, "<p class=\"FAIL\"><b>sysfs</b>: FC_SYSFS_ROOT=");
+        fc_html_escape(f, fc_sysfs_root_of(v));
+        fprintf(f, ": preflight's inventory and the soak's link counters were read from "
+                "that tree, not from /sys</p>\n");
+    }
     fc_overrides_text(v, overrides, sizeof(overrides));
     if (!overrides[0])
         return;
@@ -79,6 +87,24 @@ static void fc_html_backend_notes(FILE *f, const fc_run_verdict_t *v)
 static const char *fc_verdict_color(const char *v)
 {
     return strcmp(v, "PASS") == 0 ? "#1a7f37" : strcmp(v, "FAIL") == 0 ? "#cf222e" : "#9a6700";
+}
+
+/* The rules cell of a check: each rule that judged its figures, and each
+ * that did not, marked and with its reason (fc_rules_of): a limit that
+ * could not apply is never drawn as if it had judged. */
+static void fc_html_rules(FILE *f, json_t *rec)
+{
+    json_t *lines = fc_rules_of(rec), *l;
+    size_t i;
+
+    json_array_foreach(lines, i, l) {
+        if (i > 0)
+            fprintf(f, "<br>");
+        if (!json_is_true(json_object_get(l, "applied")))
+            fprintf(f, "<span class=\"INCOMPLETE\">not applied</span>: ");
+        fc_html_escape(f, fc_json_str(l, "text"));
+    }
+    json_decref(lines);
 }
 
 static void fc_html_head(FILE *f, const char *title)
@@ -207,6 +233,18 @@ static void fc_plot_busbw(FILE *f, const char *title, fc_series_t *ser, int nser
 #undef FC_PY
 }
 
+/* 1 if rec's rules_not_applied names the rule (its note starts so). */
+static int fc_rule_not_applied(json_t *rec, const char *rule)
+{
+    size_t i;
+    json_t *n;
+
+    json_array_foreach(json_object_get(rec, "rules_not_applied"), i, n)
+        if (json_is_string(n) && strncmp(json_string_value(n), rule, strlen(rule)) == 0)
+            return 1;
+    return 0;
+}
+
 static void fc_stage_plots(FILE *f, const fc_rack_verdict_t *r, const char *stage)
 {
     for (int c = 0; c < FC_COLL_COUNT; ++c) {
@@ -246,7 +284,10 @@ static void fc_stage_plots(FILE *f, const fc_rack_verdict_t *r, const char *stag
             ser[s].x[ser[s].n] = x;
             ser[s].y[ser[s].n++] = y;
             lim = json_number_value(json_object_get(json_object_get(rec, "limit"), "min_busbw_gbps"));
-            if (json_object_get(json_object_get(rec, "limit"), "min_busbw_gbps") && lim > 0) {
+            /* a limit that did not judge this point (busbw says nothing on
+             * one rank) is not drawn as its threshold */
+            if (json_object_get(json_object_get(rec, "limit"), "min_busbw_gbps") && lim > 0 &&
+                !fc_rule_not_applied(rec, "min_busbw_gbps")) {
                 int k;
 
                 for (k = 0; k < nl && lx[k] != x; ++k)
@@ -557,11 +598,11 @@ static void fc_rack_page(FILE *f, const fc_run_verdict_t *v, const fc_rack_verdi
         if (s == FC_STAGE_SOAK)
             fc_soak_plot(f, r);
         fprintf(f, "<details%s><summary>checks</summary>\n<table><tr><th>check</th>"
-                "<th>measured</th><th>limit</th><th>verdict</th></tr>\n",
+                "<th>measured</th><th>rules: judged by, or not applied and why</th>"
+                "<th>verdict</th></tr>\n",
                 r->stages[s].failed ? " open" : "");
         json_array_foreach(r->checks, i, rec) {
             char label[256];
-            json_t *limit = json_object_get(rec, "limit");
 
             if (strcmp(fc_json_str(rec, "stage"), fc_stage_name(s)) != 0 || shown++ > 2000)
                 continue;
@@ -607,10 +648,6 @@ static void fc_rack_page(FILE *f, const fc_run_verdict_t *v, const fc_rack_verdi
                 fprintf(f, "%.4g GB/s per direction, latency %.1f us",
                         json_number_value(json_object_get(z0, "bw_gbps")),
                         json_number_value(json_object_get(rec, "latency_us")));
-                if (json_number_value(json_object_get(z0, "min_bw_gbps")) >= 0)
-                    limit = json_pack("{s:f, s:f}", "min_busbw_gbps",
-                                      json_number_value(json_object_get(z0, "min_bw_gbps")),
-                                      "max_latency_us", -1.0);
             }
             else if (strcmp(fc_json_str(rec, "type"), "contention") == 0) {
                 json_t *bgs = json_object_get(rec, "background"), *b;
@@ -624,8 +661,6 @@ static void fc_rack_page(FILE *f, const fc_run_verdict_t *v, const fc_rack_verdi
                     fprintf(f, "; %s %.3g of %.3g MB/s", kind,
                             json_number_value(json_object_get(b, "achieved_mbps")),
                             json_number_value(json_object_get(b, "target_mbps")));
-                if (json_number_value(json_object_get(rec, "max_slowdown")) > 0)
-                    limit = json_pack("{s:f, s:f}", "min_busbw_gbps", -1.0, "max_latency_us", -1.0);
             }
             else if (strcmp(fc_json_str(rec, "type"), "preflight") == 0) {
                 json_t *inv = json_object_get(rec, "inventory"), *nic;
@@ -650,25 +685,20 @@ static void fc_rack_page(FILE *f, const fc_run_verdict_t *v, const fc_rack_verdi
             else
                 fc_html_escape(f, fc_json_str(rec, "stuck_at"));
             fprintf(f, "</td><td>");
-            if (json_is_object(limit)) {
-                double mb = json_number_value(json_object_get(limit, "min_busbw_gbps"));
-                double ml = json_number_value(json_object_get(limit, "max_latency_us"));
-
-                if (mb >= 0)
-                    fprintf(f, "&ge; %.4g GB/s ", mb);
-                if (ml >= 0)
-                    fprintf(f, "&le; %.0f us", ml);
-                if (strcmp(fc_json_str(rec, "type"), "contention") == 0)
-                    fprintf(f, "slowdown &le; %.2fx",
-                            json_number_value(json_object_get(rec, "max_slowdown")));
-                if (limit != json_object_get(rec, "limit"))
-                    json_decref(limit);
-            }
-            fprintf(f, "</td><td class=\"%s\">%s", fc_json_str(rec, "verdict"),
-                    fc_json_str(rec, "verdict"));
+            fc_html_rules(f, rec);
+            fprintf(f, "</td><td class=\"%s\">%s", fc_record_verdict(rec),
+                    fc_record_verdict(rec));
             if (strcmp(fc_json_str(rec, "verdict"), "FAIL") == 0) {
                 fprintf(f, ": ");
                 fc_html_escape(f, json_string_value(json_array_get(json_object_get(rec, "reasons"), 0)));
+            } else if (strcmp(fc_record_verdict(rec), "FAIL") == 0) {
+                char why[256];
+
+                fc_record_wrong_bits(rec, why, sizeof(why));
+                fprintf(f, ": its own figures show wrong bits (");
+                fc_html_escape(f, why);
+                fprintf(f, "), though its verdict says ");
+                fc_html_escape(f, fc_json_str(rec, "verdict"));
             }
             fc_html_confirmation(f, rec);
             fprintf(f, "</td></tr>\n");

@@ -5,7 +5,10 @@
  * an <error type="INCOMPLETE"> for each reason a stage is incomplete on it
  * (a required stage left out, not run, not finished, ended in error or
  * judged nothing; a record that could not be read), so an incomplete rack
- * never shows green. Command-line overrides are a property of each suite. A check that
+ * never shows green. Command-line overrides are a property of each suite,
+ * and so is a sysfs tree read instead of /sys (sysfs_root). Each testcase's
+ * <system-out> says which rules judged its figures and which were not
+ * applied, and why (fc_rules_of). A check that
  * failed but is attributed to another rack (a slow pair whose other end
  * has the bad link) passes here, saying so in <system-out>.
  */
@@ -14,6 +17,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "fc_verdict_figures.h"
 
 static void fc_xml_escape(FILE *f, const char *s)
 {
@@ -45,8 +50,48 @@ static int fc_array_has(json_t *array, json_t *item)
 static const char *fc_first_reason(json_t *rec)
 {
     const char *s = json_string_value(json_array_get(json_object_get(rec, "reasons"), 0));
+    static char wrong[320];
+    char why[256];
 
+    if (strcmp(fc_json_str(rec, "verdict"), "FAIL") != 0 &&
+        fc_record_wrong_bits(rec, why, sizeof(why))) {
+        snprintf(wrong, sizeof(wrong), "its own figures show wrong bits (%s), though its "
+                 "verdict says '%s'", why, fc_json_str(rec, "verdict"));
+        return wrong;
+    }
     return s ? s : "failed";
+}
+
+/* A testcase's <system-out>: for a check that failed but is attributed to
+ * another rack (attributed), which part and why; then the rules that
+ * judged its figures and those that did not apply, with why (a limit that
+ * could not judge must not read as one that passed). Nothing when there
+ * is nothing to say. */
+static void fc_junit_rules(FILE *f, const char *judged, const char *not_applied,
+                           json_t *attributed)
+{
+    if (!attributed && !judged[0] && !not_applied[0])
+        return;
+    fprintf(f, "      <system-out>");
+    if (attributed) {
+        json_t *imp = json_object_get(attributed, "implicates");
+
+        fprintf(f, "failed, attributed to %s ", fc_json_str(imp, "part"));
+        fc_xml_escape(f, fc_json_str(imp, "host"));
+        fprintf(f, " (rack ");
+        fc_xml_escape(f, fc_json_str(imp, "rack"));
+        fprintf(f, "): ");
+        fc_xml_escape(f, fc_first_reason(attributed));
+    }
+    if (judged[0]) {
+        fprintf(f, "%sjudged by: ", attributed ? "\n" : "");
+        fc_xml_escape(f, judged);
+    }
+    if (not_applied[0]) {
+        fprintf(f, "%snot applied: ", attributed || judged[0] ? "\n" : "");
+        fc_xml_escape(f, not_applied);
+    }
+    fprintf(f, "</system-out>\n");
 }
 
 /* A finding that says a stage's evidence is missing, not a measurement */
@@ -106,6 +151,11 @@ fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)
             fc_xml_escape(f, overrides);
             fprintf(f, "\"/>\n");
         }
+        if (fc_sysfs_root_of(v)) {
+            fprintf(f, "      <property name=\"sysfs_root\" value=\"");
+            fc_xml_escape(f, fc_sysfs_root_of(v));
+            fprintf(f, "\"/>\n");
+        }
         for (int s = 0; s < FC_STAGE_COUNT; ++s)
             if (r->stages[s].backend_note[0]) {
                 fprintf(f, "      <property name=\"backend_fallback.%s\" value=\"ran on ",
@@ -117,10 +167,12 @@ fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)
             }
         fprintf(f, "    </properties>\n");
         json_array_foreach(r->checks, i, rec) {
-            char label[256];
+            char label[256], judged[2048], not_applied[2048];
             int failed = fc_array_has(r->failed_checks, rec);
 
             fc_check_label(rec, label, sizeof(label));
+            fc_rules_text(rec, 1, judged, sizeof(judged));
+            fc_rules_text(rec, 0, not_applied, sizeof(not_applied));
             fprintf(f, "    <testcase classname=\"fabcert.");
             fc_xml_escape(f, r->rack);
             fputc('.', f);
@@ -138,22 +190,23 @@ fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)
                     fc_xml_escape(f, json_string_value(reason));
                     fputc('\n', f);
                 }
-                fprintf(f, "</failure>\n    </testcase>\n");
+                fprintf(f, "</failure>\n");
+                fc_junit_rules(f, judged, not_applied, NULL);
+                fprintf(f, "    </testcase>\n");
             } else if (fc_array_has(r->incomplete_checks, rec)) {
                 fprintf(f, "\">\n      <error type=\"INCOMPLETE\" message=\"");
                 fc_xml_escape(f, fc_first_reason(rec));
-                fprintf(f, "\"/>\n    </testcase>\n");
-            } else if (strcmp(fc_json_str(rec, "verdict"), "FAIL") == 0) {
-                json_t *imp = json_object_get(rec, "implicates");
-
-                fprintf(f, "\">\n      <system-out>failed, attributed to %s ",
-                        fc_json_str(imp, "part"));
-                fc_xml_escape(f, fc_json_str(imp, "host"));
-                fprintf(f, " (rack ");
-                fc_xml_escape(f, fc_json_str(imp, "rack"));
-                fprintf(f, "): ");
-                fc_xml_escape(f, fc_first_reason(rec));
-                fprintf(f, "</system-out>\n    </testcase>\n");
+                fprintf(f, "\"/>\n");
+                fc_junit_rules(f, judged, not_applied, NULL);
+                fprintf(f, "    </testcase>\n");
+            } else if (strcmp(fc_record_verdict(rec), "FAIL") == 0) {
+                fprintf(f, "\">\n");
+                fc_junit_rules(f, judged, not_applied, rec);
+                fprintf(f, "    </testcase>\n");
+            } else if (judged[0] || not_applied[0]) {
+                fprintf(f, "\">\n");
+                fc_junit_rules(f, judged, not_applied, NULL);
+                fprintf(f, "    </testcase>\n");
             } else {
                 fprintf(f, "\"/>\n");
             }

@@ -8,11 +8,13 @@
 
 #include <errno.h>
 #include <sodium.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fc_results.h"
+#include "fc_verdict_plan.h"
 
 void fc_check_label(json_t *rec, char *buf, size_t len)
 {
@@ -70,6 +72,29 @@ static size_t fc_append_visible(char *buf, size_t used, size_t len, const char *
     return used;
 }
 
+void fc_print_line(FILE *out, const char *fmt, ...)
+{
+    va_list ap, again;
+    char *line;
+    int n;
+
+    va_start(ap, fmt);
+    va_copy(again, ap);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    line = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (line)
+        vsnprintf(line, (size_t)n + 1, fmt, again);
+    va_end(again);
+    if (line == NULL)
+        return;
+    for (int i = 0; i < n; ++i)
+        if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
+            line[i] = '?';
+    fprintf(out, "%s\n", line);
+    free(line);
+}
+
 void fc_overrides_text(const fc_run_verdict_t *v, char *buf, size_t len)
 {
     json_t *ov = json_object_get(v->plan, "overrides"), *val;
@@ -92,6 +117,19 @@ void fc_overrides_text(const fc_run_verdict_t *v, char *buf, size_t len)
                                      ? json_string_value(item) : "?", 120);
         }
     }
+}
+
+const char *fc_sysfs_root_of(const fc_run_verdict_t *v)
+{
+    json_t *env = json_object_get(json_object_get(v->plan, "overrides"), "--env"), *e;
+    const char *root = json_string_value(json_object_get(
+        json_object_get(v->plan, "environment"), "FC_SYSFS_ROOT"));
+    size_t i;
+
+    json_array_foreach(env, i, e)       /* --env wins: it is what the ranks got */
+        if (json_is_string(e) && strncmp(json_string_value(e), "FC_SYSFS_ROOT=", 14) == 0)
+            root = json_string_value(e) + 14;
+    return root && root[0] ? root : NULL;
 }
 
 const char *fc_part_action(const char *part)
@@ -128,6 +166,10 @@ const char *fc_part_action(const char *part)
         return "fix what kept the measurement from meeting the profile (for "
                "background traffic: its target directory, its ranks, its rates) "
                "and re-run the stage";
+    if (strcmp(part, "unplaced") == 0)
+        return "a check failed without naming a rack or host of this run's inventory, so "
+               "no rack of its stage is certified: read the record in results.jsonl, "
+               "find the part it measured and re-run the stage";
     return "inspect the evidence";
 }
 
@@ -139,11 +181,38 @@ static void fc_summary_backend_notes(FILE *out, const fc_run_verdict_t *v)
             const fc_stage_verdict_t *sv = &v->racks[k].stages[s];
 
             if (sv->backend_note[0]) {
-                fprintf(out, "backend: the %s stage ran on %s: %s\n", fc_stage_name(s),
-                        sv->backend, sv->backend_note);
+                fc_print_line(out, "backend: the %s stage ran on %s: %s", fc_stage_name(s),
+                              sv->backend, sv->backend_note);
                 break;
             }
         }
+}
+
+/* Per stage of a rack, one short line when a rule could not judge some of
+ * its figures: how many, and the first such rule with why (the HTML, JUnit
+ * and the certificate have each one). */
+static void fc_summary_rules_not_applied(FILE *out, const fc_rack_verdict_t *r)
+{
+    for (int s = 0; s < FC_STAGE_COUNT; ++s) {
+        char first[1024] = "", text[1024];
+        int n = 0, checks = 0;
+        size_t i;
+        json_t *rec;
+
+        json_array_foreach(r->checks, i, rec) {
+            if (strcmp(fc_json_str(rec, "stage"), fc_stage_name((fc_stage_id_t)s)) != 0)
+                continue;
+            ++checks;
+            fc_rules_text(rec, 0, text, sizeof(text));
+            if (text[0] && n++ == 0)
+                snprintf(first, sizeof(first), "%s", text);
+        }
+        if (n > 0)
+            fc_print_line(out, "  note: rack %s, %s stage: a rule was not applied to %d of "
+                          "%d check(s) (each named in the HTML, JUnit and certificate); "
+                          "first: %.300s", r->rack, fc_stage_name((fc_stage_id_t)s), n,
+                          checks, first);
+    }
 }
 
 void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
@@ -153,19 +222,25 @@ void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
 
     fc_overrides_text(v, overrides, sizeof(overrides));
     if (overrides[0])
-        fprintf(out, "overrides: %s (not the profile %s as written)\n", overrides,
-                fc_json_str(v->plan, "profile"));
+        fc_print_line(out, "overrides: %s (not the profile %s as written)", overrides,
+                      fc_json_str(v->plan, "profile"));
+    if (fc_sysfs_root_of(v))
+        fc_print_line(out, "sysfs: FC_SYSFS_ROOT=%s: preflight's inventory and the soak's "
+                      "link counters were read from that tree, not from /sys",
+                      fc_sysfs_root_of(v));
     fc_summary_backend_notes(out, v);
 
     for (int k = 0; k < v->nracks; ++k) {
         const fc_rack_verdict_t *r = &v->racks[k];
         int nq = (int)json_array_size(r->quarantines);
 
-        fprintf(out, "rack %s: %s (%d host%s%s", r->rack, fc_verdict_name(r->verdict),
-                r->nhosts, r->nhosts == 1 ? "" : "s", nq ? ", " : "");
         if (nq)
-            fprintf(out, "%d quarantined", nq);
-        fprintf(out, ")\n");
+            fc_print_line(out, "rack %s: %s (%d host%s, %d quarantined)", r->rack,
+                          fc_verdict_name(r->verdict), r->nhosts, r->nhosts == 1 ? "" : "s",
+                          nq);
+        else
+            fc_print_line(out, "rack %s: %s (%d host%s)", r->rack, fc_verdict_name(r->verdict),
+                          r->nhosts, r->nhosts == 1 ? "" : "s");
         failed += r->verdict == FC_VERDICT_FAIL;
         incomplete += r->verdict == FC_VERDICT_INCOMPLETE;
     }
@@ -176,25 +251,27 @@ void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
             const fc_finding_t *fd = &r->findings[f];
 
             if (strcmp(fd->part, "stage") == 0)
-                fprintf(out, "  %s rack %s, %s stage: %s\n", fc_verdict_name(fd->verdict),
-                        r->rack, fd->stage, fd->text);
+                fc_print_line(out, "  %s rack %s, %s stage: %s", fc_verdict_name(fd->verdict),
+                              r->rack, fd->stage, fd->text);
             else
-                fprintf(out, "  %s rack %s, %s stage, %s%s%s: %s\n",
-                        fc_verdict_name(fd->verdict), r->rack, fd->stage, fd->part,
-                        fd->host[0] ? " " : "", fd->host, fd->text);
+                fc_print_line(out, "  %s rack %s, %s stage, %s%s%s: %s",
+                              fc_verdict_name(fd->verdict), r->rack, fd->stage, fd->part,
+                              fd->host[0] ? " " : "", fd->host, fd->text);
         }
         if (r->more_findings)
-            fprintf(out, "  ... and %d more findings on rack %s\n", r->more_findings, r->rack);
+            fc_print_line(out, "  ... and %d more findings on rack %s", r->more_findings,
+                          r->rack);
+        fc_summary_rules_not_applied(out, r);
     }
     if (v->truncated_lines)
-        fprintf(out, "  note: %d record(s) in results.jsonl were cut off (a killed run)\n",
-                v->truncated_lines);
-    fprintf(out, "verdict: %s (%d rack%s: %d pass, %d fail, %d incomplete)\n",
-            fc_verdict_name(v->overall), v->nracks, v->nracks == 1 ? "" : "s",
-            v->nracks - failed - incomplete, failed, incomplete);
+        fc_print_line(out, "  note: %d record(s) in results.jsonl were cut off (a killed run)",
+                      v->truncated_lines);
+    fc_print_line(out, "verdict: %s (%d rack%s: %d pass, %d fail, %d incomplete)",
+                  fc_verdict_name(v->overall), v->nracks, v->nracks == 1 ? "" : "s",
+                  v->nracks - failed - incomplete, failed, incomplete);
     if (dir)
-        fprintf(out, "certificates: %s/certificates/, report: %s/report/index.html\n",
-                dir, dir);
+        fc_print_line(out, "certificates: %s/certificates/, report: %s/report/index.html",
+                      dir, dir);
 }
 
 /* Under a profile with certificates: {require_signature: true} (the run's
@@ -208,10 +285,10 @@ static int fc_report_unsigned_refused(const fc_run_verdict_t *v, const unsigned 
 
 static void fc_summary_unsigned(FILE *out, const fc_run_verdict_t *v)
 {
-    fprintf(out, "NOT CERTIFIED: profile %s requires signed certificates (certificates: "
-            "require_signature: true) and no --sign-key was given: no certificate was "
-            "written; sign them with: fabcert report DIR --sign-key KEY\n",
-            fc_json_str(v->plan, "profile"));
+    fc_print_line(out, "NOT CERTIFIED: profile %s requires signed certificates (certificates: "
+                  "require_signature: true) and no --sign-key was given: no certificate was "
+                  "written; sign them with: fabcert report DIR --sign-key KEY",
+                  fc_json_str(v->plan, "profile"));
 }
 
 fc_status_t fc_report_dir(const char *dir, const char *sign_key_path, int quiet,
@@ -238,6 +315,8 @@ fc_status_t fc_report_dir(const char *dir, const char *sign_key_path, int quiet,
     if ((st = fc_verdict_compute(records, &v)) != FC_OK)
         goto out_records;
     v.truncated_lines = bad;
+    /* the plan's stages and required flags, against the profile it names */
+    fc_verdict_check_plan_profile(&v, dir);
     snprintf(path, sizeof(path), "%s/certificates", dir);
     if ((st = fc_mkdir_p(path)) != FC_OK)
         goto out_verdict;

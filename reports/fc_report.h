@@ -67,6 +67,27 @@ void fc_check_label(json_t *rec, char *buf, size_t len);
 /* The run's command-line overrides as one line ("--iters 3, --stages
  * node"), "" when the profile ran as written. */
 void fc_overrides_text(const fc_run_verdict_t *v, char *buf, size_t len);
+/* One line of text for a person's terminal or summary.txt: formatted,
+ * every control character (from any input: a record's reason, a host
+ * name, a profile's name) shown as '?', then one newline, so no input can
+ * add or break a line. */
+void fc_print_line(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The sysfs tree the run's preflight and soak read instead of /sys
+ * (FC_SYSFS_ROOT in the plan's environment or an --env override), or
+ * NULL: every report says it, so a run on a fixture tree cannot be taken
+ * for one on real hardware. */
+const char *fc_sysfs_root_of(const fc_run_verdict_t *v);
+/* The rules of a judged record's figures (fc_rules.c): an array of
+ * {"applied": bool, "text": "..."}, one per rule: a limit that judged it
+ * ("busbw >= 0.01 GB/s (profile line 21)"), the relative rule with its
+ * peer class, and each rule that did not apply with why ("busbw >= 1000
+ * GB/s (profile line 15): the bus factor of all_reduce on 1 rank is 0
+ * ...", applied false: the writers say "not applied"). Empty for records
+ * without such rules. */
+json_t *fc_rules_of(json_t *rec);
+/* The lines of fc_rules_of that applied (applied 1) or did not (0), joined
+ * with " | ", into buf ("" when none). */
+void fc_rules_text(json_t *rec, int applied, char *buf, size_t len);
 /* What a technician should do about a part. */
 const char *fc_part_action(const char *part);
 

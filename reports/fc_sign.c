@@ -3,14 +3,18 @@
  * `fabcert keygen` and `fabcert verify`.
  *
  * Two different promises, and verify says which one it gives:
- *   - intact: the file is byte for byte the canonical serialisation of what
- *     it holds (read with its real length: a NUL or anything after the final
- *     newline fails) and the SHA-256 stored beside the certificate member
+ *   - intact: the file is exactly {"certificate": ..., "digest":
+ *     {"algorithm": "sha256", "value": ...}} (no other member, no other
+ *     algorithm), byte for byte the canonical serialisation of what it
+ *     holds (read with its real length: a NUL or anything after the final
+ *     newline fails), and the SHA-256 stored beside the certificate member
  *     matches it. The digest is not keyed: whoever can edit the file can
  *     recompute it, so this proves only that the file was not damaged or
  *     clumsily edited, not who wrote it;
  *   - authenticated: the detached Ed25519 signature (RACK.json.sig) over the
  *     same bytes verifies with a public key the reader trusts (--pubkey).
+ * The file's name must be its rack's (RACK.json): a certificate copied
+ * over another rack's file fails.
  * A site that signs its certificates passes --require-signature (or a
  * profile with certificates: {require_signature: true} makes the run
  * demand a key): then a certificate without a checked signature fails.
@@ -262,7 +266,45 @@ static fc_status_t fc_cert_check_signature(const char *path, const char *pubkey_
     return st;
 }
 
-/* Parse, then check canonical form and digest; *doc_p and *body_p on FC_OK. */
+/* The file is exactly {"certificate": {...}, "digest": {"algorithm":
+ * "sha256", "value": 64 lower-case hex digits}}: a member beside them
+ * (a "verdict" appended after the signed certificate) is outside what the
+ * digest and the signature cover, so a reader could take it for the
+ * verdict; another algorithm ("none") would make the digest say nothing. */
+static int fc_cert_has_shape(const char *path, json_t *doc)
+{
+    json_t *digest = json_object_get(doc, "digest"), *v;
+    const char *key, *alg = fc_json_str(digest, "algorithm");
+    const char *hex = fc_json_str(digest, "value");
+    size_t n = strlen(hex);
+
+    json_object_foreach(doc, key, v)
+        if (strcmp(key, "certificate") != 0 && strcmp(key, "digest") != 0) {
+            printf("%s: FAILED: a member '%s' beside the certificate and its digest: "
+                   "nothing outside the certificate member is covered by the digest or "
+                   "the signature; the file was edited after it was written\n", path, key);
+            return 0;
+        }
+    json_object_foreach(digest, key, v)
+        if (strcmp(key, "algorithm") != 0 && strcmp(key, "value") != 0) {
+            printf("%s: FAILED: the digest has a member '%s': it holds algorithm and "
+                   "value only\n", path, key);
+            return 0;
+        }
+    if (strcmp(alg, "sha256") != 0) {
+        printf("%s: FAILED: digest algorithm '%s': a %s certificate's digest is "
+               "sha256\n", path, alg, FC_CERT_FORMAT);
+        return 0;
+    }
+    if (n != 64 || strspn(hex, "0123456789abcdef") != n) {
+        printf("%s: FAILED: the digest value is not 64 lower-case hex digits\n", path);
+        return 0;
+    }
+    return 1;
+}
+
+/* Parse, then check shape, canonical form and digest; *doc_p and *body_p
+ * on FC_OK. */
 static fc_status_t fc_cert_check_intact(const char *path, const char *text, size_t len,
                                         json_t **doc_p, char **body_p)
 {
@@ -293,6 +335,8 @@ static fc_status_t fc_cert_check_intact(const char *path, const char *text, size
                path, FC_CERT_FORMAT);
         goto out;
     }
+    if (!fc_cert_has_shape(path, doc))
+        goto out;
     canon = fc_canonical_dump(doc);
     if (!fc_cert_is_canonical(path, text, len, canon))
         goto out;
@@ -317,6 +361,22 @@ out:
     return st;
 }
 
+/* A certificate is written as RACK.json: a file named for another rack (a
+ * PASS copied over a failed rack's certificate) would be read as that
+ * rack's, so the name must be the rack's own, whatever the directory. */
+static int fc_cert_named_for_rack(const char *path, const char *rack)
+{
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    size_t n = strlen(rack);
+
+    if (strncmp(base, rack, n) == 0 && strcmp(base + n, ".json") == 0)
+        return 1;
+    printf("%s: FAILED: the file is named %s, but it certifies rack %s (a certificate "
+           "is RACK.json): it was copied or renamed, and would be read as another "
+           "rack's\n", path, base, rack);
+    return 0;
+}
+
 fc_status_t fc_certificate_verify(const char *path, const char *pubkey_path,
                                   int require_signature)
 {
@@ -324,6 +384,7 @@ fc_status_t fc_certificate_verify(const char *path, const char *pubkey_path,
     json_t *doc = NULL, *cert;
     size_t len = 0;
     fc_status_t st;
+    int misnamed;
 
     if (sodium_init() < 0 || fc_read_bytes(path, &text, &len) != FC_OK)
         return FC_ERR_INVALID;
@@ -335,6 +396,7 @@ fc_status_t fc_certificate_verify(const char *path, const char *pubkey_path,
     printf("%s: digest OK (sha256 %s): rack %s, verdict %s\n", path,
            fc_json_str(json_object_get(doc, "digest"), "value"), fc_json_str(cert, "rack"),
            fc_json_str(cert, "verdict"));
+    misnamed = !fc_cert_named_for_rack(path, fc_json_str(cert, "rack"));
     if (pubkey_path != NULL) {
         st = fc_cert_check_signature(path, pubkey_path, body);
     } else {
@@ -350,6 +412,8 @@ fc_status_t fc_certificate_verify(const char *path, const char *pubkey_path,
             st = FC_ERR_FAIL;
         }
     }
+    if (misnamed && st != FC_ERR_INVALID)
+        st = FC_ERR_FAIL;
     free(body);
     json_decref(doc);
     return st;

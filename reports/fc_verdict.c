@@ -6,6 +6,7 @@
  * checks is one finding with a count, not 200 lines.
  */
 #include "fc_verdict.h"
+#include "fc_verdict_figures.h"
 #include "fc_verdict_retest.h"
 
 #include <ctype.h>
@@ -88,18 +89,25 @@ typedef struct fc_attempt {
     const char *status;     /* its stage_end's status: ok, fail, ... */
     const char *error;      /* the stage's first error, when it gave one */
     const char *end_verdict;    /* its stage_end's verdict */
-    int failed_points;      /* its stage_end's count */
+    /* its stage_end's counts, each a whole number >= 0, or -1 when it is
+     * missing or not one (the end record then contradicts itself) */
+    json_int_t failed_points;   /* TAP points that failed */
+    json_int_t points;          /* TAP points */
+    json_int_t judged_written;  /* records with a verdict it wrote */
+    json_int_t judged_np_written;   /* ... of which not PASS */
     int unreadable;         /* records of its time that could not be read */
-    int not_pass;           /* its own judged records that did not pass */
+    long not_pass;          /* its own check records that did not pass */
     long judged_seen;       /* its own records with a verdict, as read */
-    long judged_written;    /* and as its end record counts them (-1: an
-                             * end record that does not count them) */
+    long judged_np_seen;    /* ... of which not PASS */
     int other_profile;      /* it judged against another profile's bytes */
 } fc_attempt_t;
 
 typedef struct fc_stage_attempts {
     fc_attempt_t a[FC_MAX_ATTEMPTS];
     int n;
+    int beyond;             /* stage_starts past FC_MAX_ATTEMPTS: their
+                             * records are not followed, so the stage
+                             * cannot be judged whole */
 } fc_stage_attempts_t;
 
 static int fc_json_has_string(json_t *array, const char *s)
@@ -166,6 +174,23 @@ static int fc_record_is_stop(const char *type)
     return strcmp(type, "hang") == 0 || strcmp(type, "crash") == 0;
 }
 
+/* A record of the stage's latest attempt that comes after its stage_end
+ * and that only the stage writes: a judged check (the runner's accounts,
+ * hangs and crashes, and the retest's records legitimately come after the
+ * end) or a second stage_end. */
+static int fc_record_after_end(json_t *rec, const char *type,
+                               const fc_stage_attempts_t *att)
+{
+    const char *source = fc_json_str(rec, "source");
+
+    if (att->n == 0 || !att->a[att->n - 1].ended)
+        return 0;
+    if (strcmp(type, "stage_end") == 0)
+        return 1;
+    return fc_record_is_check(type) && strcmp(source, "runner") != 0 &&
+           strcmp(source, "retest") != 0;
+}
+
 /* Does this failing record implicate rack r? */
 static int fc_record_implicates(json_t *rec, const fc_rack_verdict_t *r,
                                 const fc_attempt_t *at)
@@ -183,11 +208,13 @@ static int fc_record_implicates(json_t *rec, const fc_rack_verdict_t *r,
     return fc_rack_has_host(r, fc_json_str(imp, "host"));
 }
 
-static void fc_record_text(json_t *rec, char *buf, size_t len)
+/* What failed and why; the reason is `why` when given, else the record's
+ * first. */
+static void fc_record_text(json_t *rec, const char *reason, char *buf, size_t len)
 {
     const char *type = fc_json_str(rec, "type");
     json_t *reasons = json_object_get(rec, "reasons");
-    const char *why = json_string_value(json_array_get(reasons, 0));
+    const char *why = reason ? reason : json_string_value(json_array_get(reasons, 0));
 
     if (why == NULL)
         why = fc_json_str(rec, "reason");
@@ -286,7 +313,20 @@ static fc_status_t fc_verdict_check_plan(json_t *plan)
             return FC_ERR_INVALID;
         }
     }
-    json_array_foreach(json_object_get(json_object_get(plan, "inventory"), "hosts"), i, h)
+    json_t *hosts = json_object_get(json_object_get(plan, "inventory"), "hosts"), *h2;
+    size_t j;
+
+    json_array_foreach(hosts, i, h)
+        for (j = 0; j < i; ++j)
+            if ((h2 = json_array_get(hosts, j)) &&
+                strcmp(fc_json_str(h, "host"), fc_json_str(h2, "host")) == 0) {
+                fprintf(stderr, "fabcert: the plan's inventory lists host '%s' twice (in "
+                        "racks '%s' and '%s'): a host is in exactly one rack\n",
+                        fc_json_str(h, "host"), fc_json_str(h2, "rack"),
+                        fc_json_str(h, "rack"));
+                return FC_ERR_INVALID;
+            }
+    json_array_foreach(hosts, i, h)
         if (!fc_rack_name_ok(fc_json_str(h, "rack"))) {
             fprintf(stderr, "fabcert: the plan's rack '%s' (of host '%s') cannot name a "
                     "certificate file: letters, digits, '-', '_' and '.' only, not first\n",
@@ -372,15 +412,56 @@ static fc_status_t fc_verdict_setup(json_t *records, fc_run_verdict_t *out)
     return FC_OK;
 }
 
-/* A stage's end record must agree with itself and with what it wrote: a
- * pass ends ok with no failed point; a fail names failed points, and
- * results.jsonl holds at least as many failing records of the attempt (a
- * failure that was counted but never written is a lost record). */
-static int fc_attempt_end_consistent(const fc_attempt_t *a)
+/* A count of a stage_end record: a whole number >= 0, else -1. */
+static json_int_t fc_end_count(json_t *end, const char *key)
 {
-    if (a->judged_written >= 0 && a->judged_seen != a->judged_written)
-        return 0;       /* a record the stage wrote is not there (or one is
-                         * there that it did not write) */
+    json_t *v = json_object_get(end, key);
+
+    return json_is_integer(v) && json_integer_value(v) >= 0 ? json_integer_value(v) : -1;
+}
+
+/* A stage's end record must agree with itself and with what it wrote:
+ * every count there (points, judged_records, judged_not_pass,
+ * failed_points) as a whole number; as many judged records, and as many
+ * of them not PASS, as results.jsonl holds for the attempt (a record the
+ * stage wrote is not there, or one is there that it did not write); a TAP
+ * point has at least one record, and records come from points; no more
+ * failed points than points; a pass ends ok with no failed point; a fail
+ * names failed points, and results.jsonl holds at least as many failing
+ * records (a failure that was counted but never written is a lost
+ * record). 1 if so, else 0 and why. */
+static int fc_attempt_end_consistent(const fc_attempt_t *a, char *why, size_t len)
+{
+    static const char *const names[] = {
+        "points", "judged_records", "judged_not_pass", "failed_points",
+    };
+    const json_int_t counts[] = {
+        a->points, a->judged_written, a->judged_np_written, a->failed_points,
+    };
+
+    for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); ++k)
+        if (counts[k] < 0) {
+            snprintf(why, len, "its '%s' is missing or not a whole number", names[k]);
+            return 0;
+        }
+    if (a->judged_seen != a->judged_written || a->judged_np_seen != a->judged_np_written) {
+        snprintf(why, len, "%lld judged record(s) written, %ld read; %lld not PASS "
+                 "written, %ld read", (long long)a->judged_written, a->judged_seen,
+                 (long long)a->judged_np_written, a->judged_np_seen);
+        return 0;
+    }
+    if (a->points > a->judged_seen || (a->points == 0) != (a->judged_seen == 0)) {
+        snprintf(why, len, "%lld point(s) but %ld judged record(s): every point has a "
+                 "record", (long long)a->points, a->judged_seen);
+        return 0;
+    }
+    if (a->failed_points > a->points) {
+        snprintf(why, len, "%lld failed point(s) of %lld", (long long)a->failed_points,
+                 (long long)a->points);
+        return 0;
+    }
+    snprintf(why, len, "%lld failed point(s), %ld failing record(s) in results.jsonl",
+             (long long)a->failed_points, a->not_pass);
     if (strcmp(a->status, "ok") == 0)
         return strcmp(a->end_verdict, "PASS") == 0 && a->failed_points == 0;
     if (strcmp(a->status, "fail") == 0 && a->failed_points > 0)
@@ -412,8 +493,10 @@ static const char *fc_attempt_missing_host(const fc_attempt_t *a, const fc_rack_
 /* One stage on one rack, after its records were judged: was it left out,
  * did it run and finish, did it judge anything, can all its records be
  * read? Anything less than that is INCOMPLETE, never PASS; the reason is
- * a finding when the stage is required (or when a record was lost, which
- * could have been a failure). Also notes the backend the stage ran on. */
+ * a finding when the stage is required, or when the stage ran on the rack
+ * and what it left cannot be trusted whole (a record was lost, it ended in
+ * error, it did not finish: any of these could hide a failure), optional
+ * or not. Also notes the backend the stage ran on. */
 static void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_verdict_t *r,
                                           fc_stage_id_t s, const fc_stage_attempts_t *att,
                                           int last_index, int last_checks,
@@ -424,7 +507,9 @@ static void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_v
     const char *name = fc_stage_name(s);
     char text[FC_VERDICT_TEXT];
     const char *missing = NULL;     /* a host the stage did not run on */
-    int unreadable = 0;
+    const char *kind = out->required[s] ? "required" : "optional";
+    char contradiction[200];
+    int unreadable = 0, broken = 0;
 
     if (last && last->start) {
         snprintf(sv->backend, sizeof(sv->backend), "%s", fc_json_str(last->start, "backend"));
@@ -438,6 +523,17 @@ static void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_v
             snprintf(sv->backend_note, sizeof(sv->backend_note), "the GPU plugin came from "
                      "$FABCERT_GPU_PLUGIN, not the build: %s (sha256 %.16s)",
                      fc_json_str(sv->gpu_plugin, "path"), fc_json_str(sv->gpu_plugin, "sha256"));
+    }
+    if (att->beyond > 0) {
+        /* the runner makes two attempts at most; records past the limit
+         * are not judged, and one of them could be a failure */
+        snprintf(text, sizeof(text), "the %s stage has %d attempts in results.jsonl, more "
+                 "than the %d the verdict follows (too many attempts): the records of "
+                 "the attempts past the %dth are not judged", name, att->n + att->beyond,
+                 FC_MAX_ATTEMPTS, FC_MAX_ATTEMPTS);
+        fc_add_finding(r, FC_VERDICT_INCOMPLETE, name, "results", "", text, 0);
+        if (sv->verdict != FC_VERDICT_FAIL)
+            sv->verdict = FC_VERDICT_INCOMPLETE;
     }
     for (int a = 0; a < att->n; ++a)
         if (fc_attempt_includes(&att->a[a], r))
@@ -453,36 +549,42 @@ static void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_v
     sv->ran = last && last->ended && !last->skipped;
     if (sv->verdict == FC_VERDICT_FAIL)
         return;         /* its failures are the evidence, and the worse verdict */
+    /* what a stage that was not run leaves missing counts only when the
+     * stage is required; what a stage that ran on the rack left broken (it
+     * did not finish, ended in error or FAIL outside its checks, judged
+     * against other profile bytes, an end record that contradicts its
+     * records) counts even when it is optional: its failures may be the
+     * ones that are missing */
     if (!out->selected[s]) {
-        snprintf(text, sizeof(text), "required stage %s was left out of this run "
-                 "(--stages): the profile's plan was not run whole", name);
+        snprintf(text, sizeof(text), "%s stage %s was left out of this run "
+                 "(--stages): the profile's plan was not run whole", kind, name);
     } else if (!sv->ran) {
         const char *why = last ? last->reason : skip_reason;
 
-        snprintf(text, sizeof(text), "required stage %s %s%s%s", name,
+        broken = last != NULL && !last->skipped;
+        snprintf(text, sizeof(text), "%s stage %s %s%s%s", kind, name,
                  last == NULL ? "did not run on any node of the rack" :
                  last->skipped ? "was skipped" : "did not finish",
                  why && why[0] ? ": " : "", why ? why : "");
-    } else if (last->other_profile) {
-        snprintf(text, sizeof(text), "required stage %s was judged against a profile "
+    } else if ((broken = last->other_profile)) {
+        snprintf(text, sizeof(text), "%s stage %s was judged against a profile "
                  "with sha256 %.12s, not the plan's %.12s (the profile changed during the "
-                 "run)", name, fc_json_str(last->start, "profile_sha256"),
+                 "run)", kind, name, fc_json_str(last->start, "profile_sha256"),
                  fc_json_str(out->plan, "profile_sha256"));
-    } else if (!fc_attempt_end_consistent(last)) {
-        snprintf(text, sizeof(text), "required stage %s has an end record that contradicts "
-                 "itself or its records (status '%s', verdict '%s', %d failed point(s), %d "
-                 "failing record(s) in results.jsonl; %ld judged record(s) written, %ld "
-                 "read)", name, last->status, last->end_verdict, last->failed_points,
-                 last->not_pass, last->judged_written, last->judged_seen);
-    } else if (strcmp(last->status, "ok") != 0 && strcmp(last->status, "fail") != 0) {
-        snprintf(text, sizeof(text), "required stage %s ended with status '%s'%s%s",
-                 name, last->status, last->error[0] ? ": " : "", last->error);
-    } else if (strcmp(last->status, "fail") == 0 && last->failed_points == 0) {
-        snprintf(text, sizeof(text), "required stage %s ended FAIL without a failing "
-                 "check%s%s", name, last->error[0] ? ": " : "", last->error);
+    } else if ((broken = !fc_attempt_end_consistent(last, contradiction,
+                                                    sizeof(contradiction)))) {
+        snprintf(text, sizeof(text), "%s stage %s has an end record that contradicts "
+                 "itself or its records (status '%s', verdict '%s': %s)", kind, name,
+                 last->status, last->end_verdict, contradiction);
+    } else if ((broken = strcmp(last->status, "ok") != 0 && strcmp(last->status, "fail") != 0)) {
+        snprintf(text, sizeof(text), "%s stage %s ended with status '%s'%s%s",
+                 kind, name, last->status, last->error[0] ? ": " : "", last->error);
+    } else if ((broken = strcmp(last->status, "fail") == 0 && last->failed_points == 0)) {
+        snprintf(text, sizeof(text), "%s stage %s ended FAIL without a failing "
+                 "check%s%s", kind, name, last->error[0] ? ": " : "", last->error);
     } else if (last_checks == 0) {
-        snprintf(text, sizeof(text), "required stage %s finished but judged no check "
-                 "on this rack", name);
+        snprintf(text, sizeof(text), "%s stage %s finished but judged no check "
+                 "on this rack", kind, name);
     } else if ((missing = fc_attempt_missing_host(last, r, text, sizeof(text), name))) {
         ;
     } else {
@@ -490,7 +592,7 @@ static void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_v
     }
     if (sv->verdict != FC_VERDICT_FAIL)
         sv->verdict = FC_VERDICT_INCOMPLETE;
-    if (out->required[s])
+    if (out->required[s] || broken)
         fc_add_finding(r, FC_VERDICT_INCOMPLETE, name, "stage", missing ? missing : "",
                        text, 0);
 }
@@ -508,8 +610,8 @@ static void fc_verdict_run_findings(const fc_run_verdict_t *out, fc_rack_verdict
                        "(results.jsonl is damaged there)", 0);
     if (misplaced > 0) {
         snprintf(text, sizeof(text), "%d record(s) in results.jsonl belong to another run "
-                 "or to no attempt of a stage of this plan: the directory does not hold "
-                 "one run whole", misplaced);
+                 "or to no attempt of a stage of this plan (judged before it began, or "
+                 "after it ended): the directory does not hold one run whole", misplaced);
         fc_add_finding(r, FC_VERDICT_INCOMPLETE, "run", "results", "", text, 0);
     }
     if (out->plan_legacy)
@@ -523,6 +625,92 @@ static void fc_verdict_run_findings(const fc_run_verdict_t *out, fc_rack_verdict
                        "no check judged this rack: nothing is certified for it", 0);
 }
 
+/* Does the attempt include a host of any rack of the plan? */
+static int fc_attempt_includes_a_rack(const fc_run_verdict_t *out, const fc_attempt_t *at)
+{
+    for (int k = 0; k < out->nracks; ++k)
+        if (fc_attempt_includes(at, &out->racks[k]))
+            return 1;
+    return 0;
+}
+
+/* Records that say something failed (or could not be certified) but name
+ * no rack of the plan: a rack "ghost", a host of no rack, an implicates
+ * with no host. Rack by rack they would each be skipped; instead they
+ * count against every rack of their attempt (README: "a failure that names
+ * no rack of the plan"). unplaced[i]: 1 failing, 2 INCOMPLETE. */
+static void fc_verdict_find_unplaced(json_t *records, const fc_run_verdict_t *out,
+                                     fc_stage_attempts_t *att, const unsigned char *ignored,
+                                     unsigned char *unplaced)
+{
+    int cur[FC_STAGE_COUNT];
+    json_t *rec;
+    size_t i;
+
+    for (int s = 0; s < FC_STAGE_COUNT; ++s)
+        cur[s] = -1;
+    json_array_foreach(records, i, rec) {
+        const char *type = fc_json_str(rec, "type"), *verdict;
+        int s = fc_stage_from_name(fc_json_str(rec, "stage")), placed = 0;
+        const fc_attempt_t *at;
+
+        if (s < 0 || ignored[i] || (fc_json_str(rec, "run_id")[0] &&
+                                    strcmp(fc_json_str(rec, "run_id"), out->run_id) != 0))
+            continue;
+        if (strcmp(type, "stage_start") == 0) {
+            cur[s]++;
+            continue;
+        }
+        at = cur[s] >= 0 && cur[s] < FC_MAX_ATTEMPTS ? &att[s].a[cur[s]] : NULL;
+        if ((!fc_record_is_check(type) && !fc_record_is_stop(type)) || at == NULL)
+            continue;
+        verdict = fc_record_verdict(rec);
+        if (strcmp(verdict, "PASS") == 0)
+            continue;
+        if (strcmp(verdict, "INCOMPLETE") == 0) {
+            for (int k = 0; k < out->nracks && !placed; ++k)
+                placed = fc_record_concerns(rec, &out->racks[k], at);
+            unplaced[i] = placed ? 0 : 2;
+        } else if (!fc_retest_supersedes(records, i)) {
+            for (int k = 0; k < out->nracks && !placed; ++k)
+                placed = fc_record_implicates(rec, &out->racks[k], at);
+            unplaced[i] = placed ? 0 : 1;
+        }
+    }
+}
+
+/* An unplaced record (fc_verdict_find_unplaced) against rack r, one of
+ * its attempt's racks (or any rack, when the attempt has none of them). */
+static void fc_verdict_unplaced(fc_rack_verdict_t *r, fc_stage_id_t s, json_t *rec,
+                                int failing)
+{
+    json_t *imp = json_object_get(rec, "implicates");
+    const char *rack = fc_json_str(rec, "rack")[0] ? fc_json_str(rec, "rack")
+                                                   : fc_json_str(imp, "rack");
+    const char *host = fc_json_str(rec, "host")[0] ? fc_json_str(rec, "host")
+                                                   : fc_json_str(imp, "host");
+    char what[300], text[FC_VERDICT_TEXT];
+
+    fc_record_text(rec, NULL, what, sizeof(what));
+    snprintf(text, sizeof(text), "a %s that names no rack of the plan (rack '%s', host "
+             "'%s'), so it counts against every rack of its attempt: %s",
+             failing ? "failure" : "measurement not certified", rack, host, what);
+    json_array_append(r->checks, rec);
+    r->stages[s].checks++;
+    if (failing) {
+        r->stages[s].failed++;
+        json_array_append(r->failed_checks, rec);
+        r->stages[s].verdict = FC_VERDICT_FAIL;
+        fc_add_finding(r, FC_VERDICT_FAIL, fc_stage_name(s), "unplaced", "", text, 0);
+    } else {
+        json_array_append(r->incomplete_checks, rec);
+        if (r->stages[s].verdict != FC_VERDICT_FAIL)
+            r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
+        fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), "measurement", "",
+                       text, 0);
+    }
+}
+
 fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
 {
     fc_stage_attempts_t att[FC_STAGE_COUNT];
@@ -534,12 +722,23 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
     int unreadable_early = 0;   /* unreadable records before any stage */
     int misplaced = 0;          /* records of another run, or judged records
                                  * outside any attempt of a known stage */
+    unsigned char *ignored;     /* per record: misplaced, not evidence */
+    unsigned char *unplaced;    /* per record: names no rack of the plan */
 
     memset(out, 0, sizeof(*out));
     memset(att, 0, sizeof(att));
     if ((st = fc_verdict_setup(records, out)) != FC_OK) {
         fc_verdict_free(out);
         return st;
+    }
+    /* records counted as misplaced that the racks' pass must not judge */
+    ignored = calloc(json_array_size(records) + 1, 1);
+    unplaced = calloc(json_array_size(records) + 1, 1);
+    if (ignored == NULL || unplaced == NULL) {
+        free(ignored);
+        free(unplaced);
+        fc_verdict_free(out);
+        return FC_ERR_INTERNAL;
     }
     /* attempts, in order */
     json_array_foreach(records, i, rec) {
@@ -568,16 +767,34 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
         }
         if (s < 0)
             continue;
+        if ((fc_record_is_check(type) || fc_record_is_stop(type)) && !out->planned[s]) {
+            misplaced++;        /* a stage the plan does not have */
+            ignored[i] = 1;
+            continue;
+        }
+        if (fc_record_after_end(rec, type, &att[s])) {
+            /* the stage's own judged record, or a second end, after its
+             * attempt ended: not evidence of that attempt (README rule 7) */
+            misplaced++;
+            ignored[i] = 1;
+            continue;
+        }
         if (fc_record_is_check(type) && !att[s].a[att[s].n - 1].ended &&
             strcmp(fc_json_str(rec, "verdict"), "PASS") != 0)
             att[s].a[att[s].n - 1].not_pass++;
         if (att[s].n > 0 && !att[s].a[att[s].n - 1].ended &&
             json_object_get(rec, "verdict") != NULL && strcmp(type, "stage_end") != 0 &&
-            strcmp(fc_json_str(rec, "source"), "runner") != 0)
+            strcmp(fc_json_str(rec, "source"), "runner") != 0) {
             att[s].a[att[s].n - 1].judged_seen++;
+            att[s].a[att[s].n - 1].judged_np_seen +=
+                strcmp(fc_json_str(rec, "verdict"), "PASS") != 0;
+        }
         if (strcmp(type, "stage_skip") == 0)
             skip_reason[s] = fc_json_str(rec, "reason");     /* the runner's */
-        if (strcmp(type, "stage_start") == 0 && att[s].n < FC_MAX_ATTEMPTS) {
+        if (strcmp(type, "stage_start") == 0 && att[s].n == FC_MAX_ATTEMPTS) {
+            att[s].beyond++;
+            open_stage = s;
+        } else if (strcmp(type, "stage_start") == 0) {
             att[s].a[att[s].n].hosts = json_object_get(rec, "rank_hosts");
             att[s].a[att[s].n].start = rec;
             att[s].a[att[s].n].other_profile =
@@ -594,9 +811,10 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             a->status = fc_json_str(rec, "status");
             a->error = fc_json_str(rec, "error");
             a->end_verdict = fc_json_str(rec, "verdict");
-            a->failed_points = (int)json_integer_value(json_object_get(rec, "failed_points"));
-            a->judged_written = json_is_integer(json_object_get(rec, "judged_records"))
-                ? (long)json_integer_value(json_object_get(rec, "judged_records")) : -1;
+            a->failed_points = fc_end_count(rec, "failed_points");
+            a->points = fc_end_count(rec, "points");
+            a->judged_written = fc_end_count(rec, "judged_records");
+            a->judged_np_written = fc_end_count(rec, "judged_not_pass");
         } else if (strcmp(type, "stage_error") == 0) {
             /* the runner's account of an attempt that did not end (the
              * run was interrupted) or of a launch that never started */
@@ -606,6 +824,7 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
                 skip_reason[s] = fc_json_str(rec, "reason");
         }
     }
+    fc_verdict_find_unplaced(records, out, att, ignored, unplaced);
     for (int k = 0; k < out->nracks; ++k) {
         fc_rack_verdict_t *r = &out->racks[k];
         int cur[FC_STAGE_COUNT], last[FC_STAGE_COUNT], last_checks[FC_STAGE_COUNT];
@@ -623,11 +842,14 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             const char *type = fc_json_str(rec, "type");
             int s = fc_stage_from_name(fc_json_str(rec, "stage"));
             const fc_attempt_t *at;
-            char text[FC_VERDICT_TEXT];
+            char text[FC_VERDICT_TEXT], wrong_why[256], wrong_text[400];
+            const char *verdict;
+            int wrong;
 
-            if (s < 0 || (fc_json_str(rec, "run_id")[0] &&
+            if (s < 0 || ignored[i] || (fc_json_str(rec, "run_id")[0] &&
                           strcmp(fc_json_str(rec, "run_id"), out->run_id) != 0))
-                continue;       /* another run's records are counted above */
+                continue;       /* another run's records, and records after
+                                 * their attempt's end, are counted above */
             if (strcmp(type, "stage_start") == 0) {
                 cur[s]++;
                 continue;
@@ -647,6 +869,11 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             if ((!fc_record_is_check(type) && !fc_record_is_stop(type)) || at == NULL)
                 continue;       /* (a judged record before its stage began is
                                  * counted as misplaced above) */
+            if (unplaced[i]) {
+                if (fc_attempt_includes(at, r) || !fc_attempt_includes_a_rack(out, at))
+                    fc_verdict_unplaced(r, (fc_stage_id_t)s, rec, unplaced[i] == 1);
+                continue;
+            }
             if (!fc_record_concerns(rec, r, at) && !fc_record_implicates(rec, r, at))
                 continue;
             json_array_append(r->checks, rec);
@@ -654,14 +881,22 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
                 r->stages[s].checks++;
                 last_checks[s] += cur[s] == last[s];
             }
-            if (strcmp(fc_json_str(rec, "verdict"), "INCOMPLETE") == 0 &&
-                fc_record_concerns(rec, r, at)) {
+            /* zero tolerance, applied again from the record's own
+             * figures: wrong bits fail it whatever its verdict says */
+            wrong = fc_record_wrong_bits(rec, wrong_why, sizeof(wrong_why)) &&
+                    strcmp(fc_json_str(rec, "verdict"), "FAIL") != 0;
+            verdict = wrong ? "FAIL" : fc_json_str(rec, "verdict");
+            if (wrong)
+                snprintf(wrong_text, sizeof(wrong_text), "its own figures show wrong bits "
+                         "(%s), though its verdict says '%s': wrong bits are never "
+                         "tolerated", wrong_why, fc_json_str(rec, "verdict"));
+            if (strcmp(verdict, "INCOMPLETE") == 0 && fc_record_concerns(rec, r, at)) {
                 /* measured, but not as the profile demands (e.g. the
                  * background load was not applied): not certified */
                 json_array_append(r->incomplete_checks, rec);
                 if (r->stages[s].verdict != FC_VERDICT_FAIL)
                     r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
-                fc_record_text(rec, text, sizeof(text));
+                fc_record_text(rec, NULL, text, sizeof(text));
                 fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), "measurement",
                                "", text, 0);
                 continue;
@@ -669,7 +904,7 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             /* anything but PASS that is not INCOMPLETE counts as a failure,
              * whatever its spelling; a wrong result a retest has judged
              * fails through the retest's record instead */
-            if (strcmp(fc_json_str(rec, "verdict"), "PASS") == 0 ||
+            if (strcmp(verdict, "PASS") == 0 ||
                 !fc_record_implicates(rec, r, at) || fc_retest_supersedes(records, i))
                 continue;
             json_t *imp = json_object_get(rec, "implicates");
@@ -679,7 +914,7 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             r->stages[s].failed++;
             json_array_append(r->failed_checks, rec);
             r->stages[s].verdict = FC_VERDICT_FAIL;
-            fc_record_text(rec, text, sizeof(text));
+            fc_record_text(rec, wrong ? wrong_text : NULL, text, sizeof(text));
             fc_add_finding(r, FC_VERDICT_FAIL, fc_stage_name(s), part, host, text,
                            strcmp(type, "pairs_node") == 0 || fc_record_is_stop(type));
         }
@@ -698,7 +933,22 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
     }
     if (out->nracks == 0)
         out->overall = FC_VERDICT_INCOMPLETE;
+    free(ignored);
+    free(unplaced);
     return FC_OK;
+}
+
+void fc_verdict_add_run_finding(fc_run_verdict_t *v, fc_verdict_t verdict, const char *text)
+{
+    for (int k = 0; k < v->nracks; ++k) {
+        fc_rack_verdict_t *r = &v->racks[k];
+
+        fc_add_finding(r, verdict, "run", "results", "", text, 0);
+        if (verdict > r->verdict)
+            r->verdict = verdict;
+        if (r->verdict > v->overall)
+            v->overall = r->verdict;
+    }
 }
 
 void fc_verdict_free(fc_run_verdict_t *v)

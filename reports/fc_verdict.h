@@ -10,18 +10,41 @@
  *   - FAIL if a host of the rack was quarantined, or a failing record of
  *     any stage implicates the rack or one of its hosts (a cluster-wide
  *     slowdown implicates every rack that took part; a slow path between
- *     two racks implicates both);
+ *     two racks implicates both); a record whose own figures show wrong
+ *     bits is failing whatever its verdict says (fc_verdict_figures.h);
+ *     a failing record that implicates no rack of the plan (a rack or host
+ *     of no inventory, an implicates without host or rack) fails every
+ *     rack of its attempt (INCOMPLETE for such a record marked
+ *     INCOMPLETE);
  *   - otherwise INCOMPLETE if a required stage of the profile
  *       - was left out of the run (--stages),
  *       - has no finished attempt that included a host of the rack (not
  *         run, skipped, killed, or every host quarantined before it),
  *       - ended with an error, or FAIL without a failing check (its own
  *         stage_end record says so: the backend could not start, ...),
+ *       - has a stage_end that contradicts itself or its records (a count
+ *         missing or not a whole number; judged records, or those not
+ *         PASS, other than results.jsonl holds; more points than records;
+ *         more failed points than points; failures it does not hold),
  *       - or judged no check that concerns the rack;
+ *     or if an optional stage that ran on the rack did not finish, ended
+ *     with an error or FAIL without a failing check, was judged against
+ *     another profile, or has an end record that contradicts its records
+ *     (what is missing may be its failure);
  *     or if a record of any stage's attempt that included the rack could
  *     not be read (a torn line: its checks cannot all be known), or a
  *     record before the first stage could not be read;
+ *     or if results.jsonl holds another run's records, or judged records
+ *     outside an attempt (before its stage_start, or the stage's own
+ *     checks or a second stage_end after its stage_end: misplaced, never
+ *     evidence), or judged records of a stage the plan does not have, or
+ *     a stage with more attempts than FC_MAX_ATTEMPTS (8; the runner makes
+ *     2): "too many attempts", for every rack;
  *   - otherwise PASS.
+ *   - and `fabcert report` (fc_verdict_plan.h) leaves every rack
+ *     INCOMPLETE when the plan's stages, required flags or selection do
+ *     not match the frozen profile.yaml of the output directory, or that
+ *     file is missing or does not load;
  * For each stage the latest attempt that included a rack's hosts speaks
  * for that rack (the runner re-runs a stage once without hung hosts).
  */
@@ -129,5 +152,9 @@ const char *fc_json_str(json_t *obj, const char *key);
  * records hold no inventory. */
 fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out);
 void fc_verdict_free(fc_run_verdict_t *v);
+
+/* A finding of the whole run (stage "run", part "results") on every rack;
+ * the racks' and the run's verdicts stay the worst of their findings. */
+void fc_verdict_add_run_finding(fc_run_verdict_t *v, fc_verdict_t verdict, const char *text);
 
 #endif

@@ -62,6 +62,8 @@ typedef struct fc_run_opts {
     int ppn;                        /* cluster mode: ranks per node */
     int stages[FC_STAGE_COUNT];     /* --stages filter; all 1 if not given */
     const char *mpirun;             /* the launcher's program */
+    const char *mpirun_from;        /* "--mpirun", "$FABCERT_MPIRUN" or NULL
+                                     * (the default, mpirun or srun) */
     int srun;                       /* launch with Slurm's srun, not mpirun */
     int local;                      /* no inventory: this machine alone */
     const char *mpirun_args[FC_MAX_PASSTHRU];   /* to the launcher */
@@ -212,6 +214,7 @@ static int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
     memset(o, 0, sizeof(*o));
     fc_path_beside_exe("../thresholds/local.yaml", o->profile, sizeof(o->profile));
     o->mpirun = getenv("FABCERT_MPIRUN");
+    o->mpirun_from = o->mpirun ? "$FABCERT_MPIRUN" : NULL;
     o->ppn = 2;
     o->selftest_stage = -1;
     optind = 1;
@@ -228,7 +231,7 @@ static int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
         case O_RACKS: snprintf(o->racks, sizeof(o->racks), "%s", optarg); break;
         case O_NP: if (fc_parse_count("--np", optarg, &o->np)) return 2; break;
         case O_PPN: if (fc_parse_count("--ppn", optarg, &o->ppn)) return 2; break;
-        case O_MPIRUN: o->mpirun = optarg; break;
+        case O_MPIRUN: o->mpirun = optarg; o->mpirun_from = "--mpirun"; break;
         case O_SIGN_KEY: o->sign_key = optarg; break;
         case O_MPIRUN_ARG: o->mpirun_args[o->nmpirun_args++] = optarg; break;
         case O_LAUNCHER:
@@ -470,8 +473,8 @@ static void fc_quarantine(fc_run_state_t *st, const char *stage, const char *hos
     json_object_set_new(rec, "part", json_string(part));
     json_object_set_new(rec, "reason", json_string(reason));
     fc_append(st, rec);
-    printf("  quarantined %s (rack %s): %s: %s\n", host,
-           st->inv.racks[st->inv.host_rack[h]], part, reason);
+    fc_print_line(stdout, "  quarantined %s (rack %s): %s: %s", host,
+                  st->inv.racks[st->inv.host_rack[h]], part, reason);
 }
 
 /* The probe for a stuck stage, launched as the stages are. */
@@ -510,9 +513,9 @@ static int fc_diagnose_hang(fc_run_state_t *st, const char *stage, json_t *recs,
         const char *type = fc_json_str(f, "type");
 
         json_object_update(r, f);
-        printf("  %s %s\n", strcmp(type, "crash") == 0 ? "CRASH" :
-               strcmp(type, "hang") == 0 ? "HANG" : strcmp(type, "probe") == 0 ? "PROBE" :
-               "ERROR", why ? why : fc_json_str(f, "reason"));
+        fc_print_line(stdout, "  %s %s", strcmp(type, "crash") == 0 ? "CRASH" :
+                      strcmp(type, "hang") == 0 ? "HANG" : strcmp(type, "probe") == 0 ? "PROBE" :
+                      "ERROR", why ? why : fc_json_str(f, "reason"));
         fc_append(st, r);
         if (json_is_true(json_object_get(imp, "quarantine"))) {
             fc_quarantine(st, stage, fc_json_str(imp, "host"), fc_json_str(imp, "part"), why);
@@ -726,14 +729,16 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
             fc_quarantine(st, name, fc_json_str(imp, "host"), fc_json_str(imp, "part"), why);
         }
     }
+    /* the stage's own words (its reason, its first error) may hold any
+     * byte: fc_print_line keeps them to one line */
     if (skipped[0])
-        printf("stage %s: SKIPPED: %s\n", name, skipped);
+        fc_print_line(stdout, "stage %s: SKIPPED: %s", name, skipped);
     else
-        printf("stage %s: %s: %d checks, %d failed, %.1f s%s%s%s\n", name,
-               fc_stage_outcome(ended, end_status, points, failed), points, failed,
-               res.seconds, res.timed_out ? " (killed at the limit)" :
-               res.interrupted ? " (stopped: the run was interrupted)" : "",
-               end_error[0] ? ": " : "", end_error);
+        fc_print_line(stdout, "stage %s: %s: %d checks, %d failed, %.1f s%s%s%s", name,
+                      fc_stage_outcome(ended, end_status, points, failed), points, failed,
+                      res.seconds, res.timed_out ? " (killed at the limit)" :
+                      res.interrupted ? " (stopped: the run was interrupted)" : "",
+                      end_error[0] ? ": " : "", end_error);
     if (torn > 0)
         printf("stage %s: %d record(s) in results.jsonl could not be read: the stage "
                "is INCOMPLETE\n", name, torn);
@@ -803,6 +808,14 @@ static json_t *fc_run_overrides(const fc_run_opts_t *o)
             json_array_append_new(env, json_string(o->env[k]));
         json_object_set_new(ov, "--env", env);
     }
+    if (o->mpirun_from) {
+        /* another launcher program launches (and can shape) every stage */
+        char what[PATH_MAX + 32];
+
+        snprintf(what, sizeof(what), "%s%s", o->mpirun,
+                 strcmp(o->mpirun_from, "--mpirun") ? " (from $FABCERT_MPIRUN)" : "");
+        json_object_set_new(ov, "--mpirun", json_string(what));
+    }
     if (o->nuser_mpirun_args > 0) {
         json_t *args = json_array();
 
@@ -815,12 +828,14 @@ static json_t *fc_run_overrides(const fc_run_opts_t *o)
 
 /* Variables of the launching environment that change what is measured or
  * how (Open MPI's, UCX's and NCCL's settings, the GPU plugin, preloaded
- * libraries, visible devices): recorded in the plan, since they are as
- * much an override as a command-line option. */
+ * libraries, visible devices, fabcert's own FC_ hooks such as
+ * FC_SYSFS_ROOT, which points preflight and the soak at another sysfs
+ * tree): recorded in the plan, since they are as much an override as a
+ * command-line option. */
 static json_t *fc_run_environment(void)
 {
     static const char *const prefixes[] = {
-        "OMPI_MCA_", "UCX_", "NCCL_", "FABCERT_", "CUDA_VISIBLE_DEVICES",
+        "OMPI_MCA_", "UCX_", "NCCL_", "FABCERT_", "FC_", "CUDA_VISIBLE_DEVICES",
         "LD_PRELOAD", "LD_LIBRARY_PATH", "FI_", "PSM2_",
     };
     extern char **environ;
@@ -936,8 +951,13 @@ static int fc_cmd_run(int argc, char **argv)
     if (fc_profile_load(st.o.profile, &st.profile) != FC_OK)
         return 2;
     /* the stage program applies the same override to the same profile */
-    if (st.o.soak_duration > 0)
+    if (st.o.soak_duration > 0) {
+        if (st.profile.stages[FC_STAGE_SOAK].present &&
+            fc_soak_duration_check(st.o.profile, &st.profile.stages[FC_STAGE_SOAK],
+                                   st.o.soak_duration) != FC_OK)
+            return 2;
         fc_soak_set_duration(&st.profile.stages[FC_STAGE_SOAK], st.o.soak_duration);
+    }
     if (st.o.sign_key) {
         unsigned char sk[64];
 

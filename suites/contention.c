@@ -16,7 +16,9 @@
  * and each loaded phase is compared with the mean of the clean phases on
  * either side, so drift of the machine does not pass for contention. Every
  * phase's output is checked bitwise by the engine. A loaded measurement
- * whose background did not reach min_background_pct of its target rate is
+ * whose background did not reach min_background_pct of its target rate,
+ * moved no byte at all, or whose generator logged an error (a storage_dir
+ * missing, a write that failed: the error goes into the record) is
  * INCOMPLETE, never a pass: a generator that moved nothing must not make a
  * fabric look clean. A foreground point that failed, gave no time or
  * whose ranks disagree in any of the three phases is FAIL: its slowdown
@@ -47,6 +49,7 @@ typedef struct fc_phase_result {
     double achieved[FC_BG_KINDS];       /* MB/s per generating rank */
     int generating[FC_BG_KINDS];
     char error[FC_BG_ERROR_MAX], note[FC_BG_ERROR_MAX];
+    int error_kind;                     /* the kind that logged error */
 } fc_phase_result_t;
 
 typedef struct fc_cont_run {
@@ -148,8 +151,10 @@ static void fc_cont_phase(fc_cont_run_t *run, const fc_test_point_t *pt, unsigne
         out->achieved[k] = gen && secs > 0 ? bytes / gen / secs / 1e6 : 0;
     }
     for (int r = 0; r < ctx->world_size; ++r) {
-        if (!out->error[0] && tallies[r].error[0])
+        if (!out->error[0] && tallies[r].error[0]) {
             snprintf(out->error, sizeof(out->error), "%s", tallies[r].error);
+            out->error_kind = tallies[r].error_kind;
+        }
         if (!out->note[0] && tallies[r].note[0])
             snprintf(out->note, sizeof(out->note), "%s", tallies[r].note);
     }
@@ -193,6 +198,28 @@ static int fc_cont_fg_failed(int ngroups, const fc_phase_result_t *const ph[3],
                      "(rank %d, group of host %s)", phase, s->disagree_rank, s->host);
             return 1;
         }
+    }
+    return 0;
+}
+
+/* Rank 0: a kind whose generator logged an error during the phase, or that
+ * moved no byte at all, did not apply its load, however low the profile's
+ * min_background_pct: the measurement under it is INCOMPLETE. */
+static int fc_cont_load_unproven(const fc_phase_result_t *loaded, int k, double target,
+                                 char *why, size_t len)
+{
+    if (loaded->error[0] && loaded->error_kind == k) {
+        snprintf(why, len, "background %s logged an error (it reached %.3f MB/s per rank "
+                 "of its %.3f MB/s target): %s: the load was not applied as the profile "
+                 "says, so nothing is certified", fc_bg_kind_name(k), loaded->achieved[k],
+                 target, loaded->error);
+        return 1;
+    }
+    if (!(loaded->achieved[k] > 0)) {
+        snprintf(why, len, "background %s moved no bytes (%d generating rank(s)): the "
+                 "load was not applied, so nothing is certified", fc_bg_kind_name(k),
+                 loaded->generating[k]);
+        return 1;
     }
     return 0;
 }
@@ -243,13 +270,20 @@ static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
             json_object_set_new(bgj, fc_bg_kind_name(k), json_pack(
                 "{s:f, s:f, s:i}", "target_mbps", target, "achieved_mbps",
                 loaded->achieved[k], "ranks", loaded->generating[k]));
-            if (loaded->achieved[k] < target * cp->min_background_pct / 100.0) {
+            if (fc_cont_load_unproven(loaded, k, target, why, sizeof(why))) {
+                /* an error or nothing moved: never a load, whatever
+                 * min_background_pct says */
+                if (loaded->error[0] && loaded->error_kind == k)
+                    json_object_set_new(json_object_get(bgj, fc_bg_kind_name(k)), "error",
+                                        json_string(loaded->error));
+                json_array_append_new(reasons, json_string(why));
+                if (strcmp(verdict, "FAIL") != 0)
+                    verdict = "INCOMPLETE";
+            } else if (loaded->achieved[k] < target * cp->min_background_pct / 100.0) {
                 snprintf(why, sizeof(why), "background %s reached %.3f MB/s per rank, "
-                         "below %.0f%% of its %.3f MB/s target%s%s: the load was not "
+                         "below %.0f%% of its %.3f MB/s target: the load was not "
                          "applied, so nothing is certified", fc_bg_kind_name(k),
-                         loaded->achieved[k], cp->min_background_pct, target,
-                         k == FC_BG_STORAGE_FILE && loaded->error[0] ? ": " : "",
-                         k == FC_BG_STORAGE_FILE ? loaded->error : "");
+                         loaded->achieved[k], cp->min_background_pct, target);
                 json_array_append_new(reasons, json_string(why));
                 if (strcmp(verdict, "FAIL") != 0)
                     verdict = "INCOMPLETE";
@@ -399,6 +433,45 @@ static int fc_cont_role(const fc_stage_ctx_t *ctx, const fc_contention_profile_t
     return ctx->local_rank < cp->fg_per_node ? FC_ROLE_FG : FC_ROLE_IDLE;
 }
 
+/* The self-tests act on the foreground only (the engine flips a bit of a
+ * measured output; the hang is taken on entering a foreground point): a
+ * rank of --selftest-corrupt or --selftest-hang that is a background or
+ * idle rank would never fire, and the stage would pass a self-test that
+ * did nothing. Collective: every rank returns the same status; rank 0
+ * says which rank, on which host, and what it is. */
+static fc_status_t fc_cont_check_selftest(const fc_stage_ctx_t *ctx, int role)
+{
+    static const char *const roles[] = { "foreground", "background", "idle" };
+    int mine[2], first[2];
+    const char *opt[2] = { "--selftest-corrupt", "--selftest-hang" };
+    int want[2] = { ctx->opts.selftest.enabled ? ctx->opts.selftest.rank : -1,
+                    ctx->opts.hang_rank };
+    fc_status_t status = FC_OK;
+
+    for (int k = 0; k < 2; ++k)
+        mine[k] = want[k] == ctx->world_rank && role != FC_ROLE_FG ? role : -1;
+    MPI_Allreduce(mine, first, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    for (int k = 0; k < 2; ++k) {
+        if (want[k] < 0)
+            continue;
+        if (want[k] >= ctx->world_size) {
+            if (ctx->world_rank == 0)
+                fc_error("%s rank=%d: the contention stage has ranks 0 to %d only, so the "
+                         "self-test would never fire", opt[k], want[k], ctx->world_size - 1);
+            status = FC_ERR_INVALID;
+        } else if (first[k] >= 0) {
+            if (ctx->world_rank == 0)
+                fc_error("%s rank=%d: rank %d (host %s) is a %s rank of the contention "
+                         "stage, which the self-test does not act on: pick a foreground "
+                         "rank (the first foreground_ranks_per_node ranks of a node that "
+                         "is not in background_hosts)", opt[k], want[k], want[k],
+                         ctx->rank_hosts[want[k]], roles[first[k]]);
+            status = FC_ERR_INVALID;
+        }
+    }
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     fc_stage_ctx_t ctx;
@@ -420,6 +493,8 @@ int main(int argc, char **argv)
     is_bg = run.role == FC_ROLE_BG;
     MPI_Allreduce(&is_fg, &nfg, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(&is_bg, &nbg, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if ((status = fc_cont_check_selftest(&ctx, run.role)) != FC_OK)
+        return fc_stage_finish(&ctx, status);
     if (!ctx.skip_reason[0] && (nbg == 0 || nfg == 0 || run.nkinds == 0))
         snprintf(ctx.skip_reason, sizeof(ctx.skip_reason), "%s",
                  run.nkinds == 0 ? "the profile's contention stage names no background "

@@ -4,10 +4,11 @@
 # profile exit 2 without a verdict; a launcher that hangs is killed at the
 # profile's timeout plus the launch margin (15 s) and reported INCOMPLETE,
 # never PASS; a short soak passes with its windows and counters, and a flip
-# during it is caught.
+# during it is caught; a --soak-duration under 1 s, or one that leaves the
+# profile's window less than twice (drift needs two windows), exits 2.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 22
+plan 24
 
 $FC run --out "$TMP/run" --np 4 > "$TMP/run.out" 2> "$TMP/run.err"
 ok $? "fabcert run --np 4 exits 0 on a healthy machine"
@@ -111,6 +112,15 @@ $FC run --out "$TMP/soakbad" --np 2 --profile "$TMP/soak.yaml" --soak-duration 3
 rc=$?
 [ $rc -eq 2 ] && grep -q "soak-duration '3x': expected seconds" "$TMP/soakbad.out"
 ok $? "a malformed --soak-duration is refused, exit 2 ($rc)"
+$FC run --out "$TMP/soakshort" --np 2 --profile "$TMP/soak.yaml" --soak-duration 0.5 > "$TMP/soakshort.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "soak-duration '0.5': below the least soak duration, 1 s" "$TMP/soakshort.out" &&
+    [ ! -e "$TMP/soakshort/results.jsonl" ]
+ok $? "a --soak-duration below the profile's minimum (1 s) is refused, exit 2 ($rc)"
+$FC run --out "$TMP/soakone" --np 2 --profile "$TMP/soak.yaml" --soak-duration 1.5 > "$TMP/soakone.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "soak-duration 1.5 s: the profile's window_s (1 s, .*soak.yaml:14:17) is more than half of it" "$TMP/soakone.out"
+ok $? "a --soak-duration that leaves the profile's window_s less than twice is refused, exit 2 ($rc)"
 $FC run --out "$TMP/soakflip" --np 2 --profile "$TMP/soak.yaml" --selftest-stage soak \
     --selftest-corrupt rank=1,iter=1,coll=all_gather > "$TMP/soakflip.out" 2>&1
 rc=$?

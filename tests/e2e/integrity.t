@@ -5,25 +5,37 @@
 #   - a GPU backend whose init fails on every rank (a stand-in plugin, as a
 #     dead NVLink or HCA makes ncclCommInitRank fail): the stage ends with
 #     no check, the rack is INCOMPLETE with the stage's own error, exit 1;
+#   - the same backend in an optional stage (required: false): the stage
+#     ran and ended in error, so the rack is INCOMPLETE all the same, and
+#     JUnit has the error (issue 10 item 1);
 #   - a required stage left out with --stages: INCOMPLETE, naming it;
-#   - command-line overrides: in the plan, the certificate, the summary,
-#     the JUnit properties and the HTML;
+#   - command-line overrides (--mpirun PATH among them): in the plan, the
+#     certificate, the summary, the JUnit properties and the HTML;
 #   - --backend auto falling back to mpi: the backend each stage used, what
 #     was asked and why it fell back, in the certificate and the summary;
 #   - records that cannot be read (a torn line inside a stage, after the
 #     last stage, before the first) and a stage whose checks were lost:
 #     INCOMPLETE, never PASS; the same records whole still PASS;
 #   - results.jsonl edited the ways a reviewer found to fake a PASS (a NUL
-#     before a failing record, an end record that contradicts its records,
+#     before a failing record, an end record that contradicts its records
+#     or itself (a count missing, past an int, more points than records),
 #     another run's records, two plans, an old plan, a misspelt verdict, a
-#     judged record outside any attempt, a malformed plan, a rack name that
+#     judged record outside any attempt or after its attempt's end, a host
+#     in two racks of the plan (exit 2), a
+#     point whose figures show wrong bits under a PASS verdict, a failure
+#     that names no rack of the plan (rack "ghost", an implicates without
+#     host), a plan that drops a required stage or marks it optional (the
+#     report checks the plan against the frozen profile.yaml), no frozen
+#     profile at all, a malformed plan, a rack name that
 #     is a path, a host that never ran, a stage judged against another
 #     profile): never PASS;
-#   - the environment that shapes the measurement and the GPU plugin's
-#     origin are recorded; an override's value cannot fake a summary line.
+#   - the environment that shapes the measurement (FC_SYSFS_ROOT, a fake
+#     sysfs tree, among it, said in every report) and the GPU plugin's
+#     origin are recorded; an override's value, or a record's reason with
+#     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 37
+plan 54
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -40,6 +52,38 @@ ok $? "the certificate says INCOMPLETE and that the stage ran on nccl"
 jsonl "$TMP/dead/certificates/default.json" 'my $p = $r[0]{certificate}{stages}[0]{backend}{gpu_plugin}; ($p->{beside_program} ? "bundled" : "foreign") . " " . length($p->{sha256}) . " $p->{path}"' | grep -q "^foreign 64 .*libfc_gpu_standin.so$" &&
     grep -q "^backend: the node stage ran on nccl: the GPU plugin came from .FABCERT_GPU_PLUGIN" "$TMP/dead/summary.txt"
 ok $? "a GPU plugin named by FABCERT_GPU_PLUGIN is recorded with its path and hash, and said"
+
+# an optional stage that ran and ended in error still counts against the rack
+cat > "$TMP/optnccl.yaml" <<'YAML'
+name: optional-nccl
+seed: 7
+stages:
+  node:
+    required: true
+    timeout_s: 120
+    sizes: [4KiB]
+    collectives: [all_reduce]
+    dtypes: [int32]
+    ops: [sum]
+    iters: 2
+  cluster:
+    required: false
+    backend: nccl
+    timeout_s: 120
+    sizes: [4KiB]
+    collectives: [all_reduce]
+    dtypes: [int32]
+    ops: [sum]
+    iters: 2
+YAML
+$FC run --out "$TMP/optdead" --np 2 --profile "$TMP/optnccl.yaml" \
+    --env FABCERT_GPU_PLUGIN="$PWD/$BUILD/tests/libfc_gpu_standin.so" > "$TMP/optdead.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q '^rack default: INCOMPLETE' "$TMP/optdead.out" &&
+    grep -q "^  INCOMPLETE rack default, cluster stage: optional stage cluster ended with status 'internal error'" "$TMP/optdead.out" &&
+    [ "$(xmllint --xpath 'string(//testsuite[@name="default"]/@errors)' "$TMP/optdead/junit.xml")" -ge 1 ] &&
+    grep -q 'message="optional stage cluster ended with status' "$TMP/optdead/junit.xml"
+ok $? "an optional stage that ran and ended in error makes the rack INCOMPLETE, with a JUnit error (rc $rc)"
 
 # 2. a required stage left out; 3. overrides in every report
 cat > "$TMP/two.yaml" <<'YAML'
@@ -66,6 +110,10 @@ stages:
       window_s: 1
       max_drift_pct: 100000
 YAML
+# the soak FAILs a link that vanishes while it runs, and other tests' virtual
+# clusters come and go on a shared machine: follow one device-backed NIC
+phys=$(for i in /sys/class/net/*; do [ -L "$i" ] && ! readlink "$i" | grep -q /virtual/ && basename "$i"; done | head -1)
+echo "      nic_pattern: \"${phys:-*}\"" >> "$TMP/two.yaml"
 $FC run --out "$TMP/left" --np 2 --profile "$TMP/two.yaml" --stages node --iters 3 \
     --env FC_TEST_MARK=1 > "$TMP/left.out" 2>&1
 rc=$?
@@ -84,18 +132,63 @@ grep -q '<b>Overrides</b> (not the profile as written): --env FC_TEST_MARK=1, --
 ok $? "the HTML pages show the overrides"
 $FC verify "$TMP/left/certificates/default.json" > /dev/null 2>&1
 ok $? "the certificate with its plan and overrides verifies"
+MPIRUN=$(command -v mpirun)
+$FC run --out "$TMP/launcher" --np 2 --stages node "${SWEEP[@]}" --mpirun "$MPIRUN" > "$TMP/launcher.out" 2>&1
+jsonl "$TMP/launcher/certificates/default.json" '$r[0]{certificate}{overrides}{"--mpirun"}' | grep -qx "$MPIRUN" &&
+    grep -q "^overrides: .*--mpirun $MPIRUN" "$TMP/launcher/summary.txt" &&
+    grep -q "<property name=\"overrides\" value=\".*--mpirun $MPIRUN" "$TMP/launcher/junit.xml" &&
+    grep -q "<b>Overrides</b> (not the profile as written): .*--mpirun $MPIRUN" "$TMP/launcher/report/index.html"
+ok $? "--mpirun PATH is an override: in the certificate, the summary, JUnit and the HTML"
 $FC run --out "$TMP/whole" --np 2 --profile "$TMP/two.yaml" > "$TMP/whole.out" 2>&1
 rc=$?
 [ $rc -eq 0 ] && jsonl "$TMP/whole/certificates/default.json" 'scalar keys %{$r[0]{certificate}{overrides}}' | grep -qx 0 &&
     ! grep -q '^overrides' "$TMP/whole/summary.txt"
 ok $? "the same profile run whole passes, with no overrides recorded (rc $rc)"
+[ $rc -eq 0 ] || diag "$(cat "$TMP/whole.out")"
 
-mkdir -p "$TMP/lostone"
+mkdir -p "$TMP/lostone"; cp "$TMP/whole/profile.yaml" "$TMP/lostone/"
 perl -ne 'print unless /"type":"point"/ && /"stage":"node"/ && !$d++' "$TMP/whole/results.jsonl" > "$TMP/lostone/results.jsonl"
 $FC report "$TMP/lostone" > "$TMP/lostone.out" 2>&1
 rc=$?
 [ $rc -eq 1 ] && grep -q 'required stage node has an end record that contradicts .* 1 judged record(s) written, 0 read' "$TMP/lostone.out"
 ok $? "a record the stage wrote but results.jsonl lost leaves it INCOMPLETE (rc $rc)"
+
+# judged records moved after their stage's end, the end's counts zeroed to match
+mkdir -p "$TMP/afterend"; cp "$TMP/whole/profile.yaml" "$TMP/afterend/"
+perl -ne 'if (/"type":"point"/ && /"stage":"node"/) { $held .= $_; next }
+    if (/"type":"stage_end"/ && /"stage":"node"/) { s/"(points|judged_records)":\d+/"$1":0/g; $_ .= $held }
+    print' "$TMP/whole/results.jsonl" > "$TMP/afterend/results.jsonl"
+$FC report "$TMP/afterend" > "$TMP/afterend.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q '^verdict: INCOMPLETE' "$TMP/afterend.out" &&
+    grep -q 'record(s) in results.jsonl belong to another run or to no attempt of a stage of this plan (judged before it began, or after it ended)' "$TMP/afterend.out"
+ok $? "judged records after their stage's end are misplaced, not evidence (rc $rc)"
+
+# an end record's counts, each checked: missing, past an int, against the records
+wedit() {   # wedit NAME PERL-SUBSTITUTION: report a changed copy of the whole run
+    mkdir -p "$TMP/$1"; cp "$TMP/whole/profile.yaml" "$TMP/$1/"
+    perl -pe "$2" "$TMP/whole/results.jsonl" > "$TMP/$1/results.jsonl"
+    $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
+}
+wedit nojr 's/"judged_records":\d+,// if /"type":"stage_end"/ && /"stage":"node"/'
+grep -q "required stage node has an end record that contradicts itself or its records (status 'ok', verdict 'PASS': its 'judged_records' is missing or not a whole number)" "$TMP/nojr.out" &&
+    grep -q '^verdict: INCOMPLETE' "$TMP/nojr.out"
+ok $? "an end record without judged_records contradicts itself: INCOMPLETE"
+wedit fphuge 's/"failed_points":0/"failed_points":4294967296/ if /"type":"stage_end"/ && /"stage":"node"/'
+grep -q "required stage node has an end record that contradicts .*4294967296 failed point(s)" "$TMP/fphuge.out" &&
+    grep -q '^verdict: INCOMPLETE' "$TMP/fphuge.out"
+ok $? "failed_points past an int is not cut to 0: INCOMPLETE"
+wedit points 's/"points":(\d+)/"points":@{[$1 + 1]}/ if /"type":"stage_end"/ && /"stage":"node"/'
+grep -q "required stage node has an end record that contradicts .* point(s) but .* judged record(s): every point has a record" "$TMP/points.out" &&
+    grep -q '^verdict: INCOMPLETE' "$TMP/points.out"
+ok $? "an end record counting more points than records is INCOMPLETE"
+
+# more attempts of a stage than the verdict follows
+wedit nine 'if (/"stage":"node"/ && /"type":"(stage_start|point|stage_end)"/) { my $e = /"type":"stage_end"/; $a .= $_; $_ = $e ? $a x 9 : "" }'
+[ "$(grep -c '"type":"stage_start".*"stage":"node"\|"stage":"node".*"type":"stage_start"' "$TMP/nine/results.jsonl")" = 9 ] &&
+    grep -q 'INCOMPLETE rack default, node stage, results: the node stage has 9 attempts in results.jsonl, more than the 8 the verdict follows (too many attempts)' "$TMP/nine.out" &&
+    grep -q '^verdict: INCOMPLETE' "$TMP/nine.out"
+ok $? "a stage with more attempts than the verdict follows is INCOMPLETE: too many attempts"
 
 # 4. --backend auto falls back, and says so
 $FC run --out "$TMP/auto" --np 2 --stages node --backend auto "${SWEEP[@]}" \
@@ -109,9 +202,10 @@ ok $? "the summary and the rack page say the stage fell back"
 
 # 6. records that cannot be read; checks that were lost
 G=tests/golden/report/clean/results.jsonl
+GP=tests/golden/report/clean/profile.yaml   # the profile that run froze
 torn() {    # torn NAME AWK-CONDITION: a copy of the clean run with a torn
             # line inserted after the first record matching the condition
-    mkdir -p "$TMP/$1"
+    mkdir -p "$TMP/$1"; cp "$GP" "$TMP/$1/"
     awk -v cond="$2" '{ print } !done && $0 ~ cond { print "{\"type\":\"point\",\"stage\":\"pa"; done = 1 }' \
         "$G" > "$TMP/$1/results.jsonl"
     $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
@@ -129,18 +223,31 @@ grep -q 'run stage, results: a record before the first stage could not be read' 
 ok $? "a torn line before the first stage makes the run INCOMPLETE"
 jsonl "$TMP/mid/certificates/rack1.json" '$r[0]{certificate}{truncated_records}' | grep -qx 1
 ok $? "the certificate counts the unreadable record"
-mkdir -p "$TMP/whole-again" && cp "$G" "$TMP/whole-again/"
+mkdir -p "$TMP/whole-again" && cp "$G" "$GP" "$TMP/whole-again/"
 $FC report "$TMP/whole-again" > "$TMP/whole-again.out" 2>&1
 ok $? "the same records whole pass"
-mkdir -p "$TMP/lost"
+recount() {     # recount FILE: each stage_end counts the records its attempt
+                # now holds, as a stage that wrote no more would (a fixture
+                # that drops records on purpose, and is not about lost ones)
+    perl -i -MJSON::PP -ne 'my $r = eval { decode_json($_) }; my $s = $r ? $r->{stage} // "" : "";
+        if ($r && $r->{type} eq "stage_start") { $n{$s} = $np{$s} = 0; $open{$s} = 1 }
+        elsif ($r && $r->{type} eq "stage_end") { $open{$s} = 0;
+            s/"judged_not_pass":\d+/"judged_not_pass":$np{$s}/; s/"judged_records":\d+/"judged_records":$n{$s}/;
+            s/"points":(\d+)/"points":@{[$1 < $n{$s} ? $1 : $n{$s}]}/; s/"failed_points":(\d+)/"failed_points":@{[$1 < $np{$s} ? $1 : $np{$s}]}/ }
+        elsif ($r && $open{$s} && exists $r->{verdict} && ($r->{source} // "") ne "runner") {
+            $n{$s}++; $np{$s}++ if $r->{verdict} ne "PASS" }
+        print' "$1"
+}
+mkdir -p "$TMP/lost"; cp "$GP" "$TMP/lost/"
 grep -v '"stage":"rack"' "$G" | grep -v '^$' > "$TMP/lost/results.jsonl"
 grep '"stage":"rack"' "$G" | grep -E '"type":"stage_(start|end)"' >> "$TMP/lost/results.jsonl"
+recount "$TMP/lost/results.jsonl"
 $FC report "$TMP/lost" > "$TMP/lost.out" 2>&1
 rc=$?
 [ $rc -eq 1 ] && grep -q '^  INCOMPLETE rack rack1, rack stage: required stage rack finished but judged no check on this rack' "$TMP/lost.out"
 ok $? "a stage that finished without a check on the rack is INCOMPLETE (rc $rc)"
 # an end record that says FAIL with no failing check
-mkdir -p "$TMP/failnocheck"
+mkdir -p "$TMP/failnocheck"; cp "$GP" "$TMP/failnocheck/"
 sed 's/\("stage":"cluster".*"status":\)"ok"/\1"fail"/; s/\("status":\)"ok"\(.*"stage":"cluster".*"type":"stage_end"\)/\1"fail"\2/' "$G" > "$TMP/failnocheck/results.jsonl"
 grep -q '"status":"fail"' "$TMP/failnocheck/results.jsonl" || diag "the fixture edit did not apply"
 $FC report "$TMP/failnocheck" > "$TMP/failnocheck.out" 2>&1
@@ -149,7 +256,7 @@ ok $? "a stage that ended FAIL without a failing check is INCOMPLETE, not PASS"
 
 # 7. edits that must never come out PASS (G: the clean golden run)
 edit() {    # edit NAME PERL-SUBSTITUTION-PROGRAM: report a changed copy of G
-    mkdir -p "$TMP/$1"
+    mkdir -p "$TMP/$1"; cp "$GP" "$TMP/$1/"
     perl -pe "$2" "$G" > "$TMP/$1/results.jsonl"
     $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
     echo $? > "$TMP/$1.rc"
@@ -174,16 +281,50 @@ ok $? "a plan that does not record overrides cannot certify"
 edit lower 'if (/"type":"point"/ && /"stage":"cluster"/ && !$d++) { s/"verdict":"PASS"/"verdict":"fail"/ }'
 [ "$(verdict_of lower)" = FAIL ]
 ok $? "a check whose verdict is neither PASS nor INCOMPLETE fails, whatever its spelling"
+edit wrongpass 'if (/"type":"point"/ && /"stage":"cluster"/ && !$d++) { s/"wrong":0/"wrong":3/; s/"digest_(ranks|reps)_agree":true/"digest_$1_agree":false/g }'
+[ "$(verdict_of wrongpass)" = FAIL ] &&
+    grep -q "FAIL rack rack1, cluster stage, rack: .*its own figures show wrong bits (wrong 3, digest_ranks_agree false, digest_reps_agree false), though its verdict says 'PASS'" "$TMP/wrongpass.out" &&
+    jsonl "$TMP/wrongpass/certificates/rack1.json" 'my ($s) = grep { $_->{stage} eq "cluster" } @{$r[0]{certificate}{stages}}; join ",", map { "$_->{verdict}/$_->{verdict_recorded}" } grep { $_->{wrong} } @{$s->{figures}}' | grep -qx 'FAIL/PASS'
+ok $? "a check whose own figures show wrong bits FAILs whatever its verdict says ($(verdict_of wrongpass))"
+edit ghost 'if (/"type":"point"/ && /"stage":"cluster"/ && !$d++) { s/"verdict":"PASS"/"verdict":"FAIL"/; s/"rack":""/"rack":"ghost"/; s/"group":"[^"]*"/"group":"ghosthost"/; s/"reasons":\[\]/"reasons":["slow"]/ }'
+[ "$(verdict_of ghost)" = FAIL ] &&
+    grep -q "^  FAIL rack rack1, cluster stage, unplaced: a failure that names no rack of the plan (rack 'ghost', host " "$TMP/ghost.out" &&
+    grep -q "^  FAIL rack rack2, cluster stage, unplaced: a failure that names no rack of the plan (rack 'ghost'" "$TMP/ghost.out"
+ok $? "a failing check whose rack is no rack of the plan FAILs every rack of its attempt"
+edit nohostimp 'if (/"type":"point"/ && /"stage":"rack"/ && /"rack":"rack1"/ && !$d++) { s/"verdict":"PASS"/"verdict":"FAIL"/; s/"implicates":null/"implicates":{"part":"link"}/; s/"reasons":\[\]/"reasons":["slow"]/ }'
+[ "$(verdict_of nohostimp)" = FAIL ] && grep -q "^  FAIL rack rack2, rack stage, unplaced: a failure that names no rack of the plan" "$TMP/nohostimp.out"
+ok $? "a failing check that implicates a part with no host or rack FAILs every rack of its attempt"
+# the plan against the frozen profile it names (profile.yaml, hashed in the plan)
+edit plandrop 's/,\{"name":"rack","required":true,"selected":true,"timeout_s":[0-9.]*\}// if /"type":"plan"/; $_ = "" if /"stage":"rack"/'
+! grep -q '"name":"rack"' "$TMP/plandrop/results.jsonl" && [ "$(verdict_of plandrop)" = INCOMPLETE ] &&
+    grep -q "^  INCOMPLETE rack rack1, run stage, results: the plan record does not match the frozen profile (profile.yaml in the output directory): the profile has stage rack, the plan has not" "$TMP/plandrop.out"
+ok $? "a required stage dropped from the plan (and its records) is caught against the frozen profile"
+edit planopt 's/("name":"cluster","required":)true/${1}false/ if /"type":"plan"/'
+grep -q '"name":"cluster","required":false' "$TMP/planopt/results.jsonl" && [ "$(verdict_of planopt)" = INCOMPLETE ] &&
+    grep -q "the profile's stage cluster is required, the plan's optional" "$TMP/planopt.out"
+ok $? "a required stage marked optional in the plan is caught against the frozen profile"
+mkdir -p "$TMP/noprofile"; cp "$G" "$TMP/noprofile/results.jsonl"
+$FC report "$TMP/noprofile" > "$TMP/noprofile.out" 2>&1
+[ $? -eq 1 ] && grep -q "the plan record does not match the frozen profile (profile.yaml in the output directory): it cannot be read (No such file or directory)" "$TMP/noprofile.out"
+ok $? "without the frozen profile the plan cannot be checked: INCOMPLETE"
 edit orphan 'if (/"type":"plan"/) { $_ .= q({"type":"point","stage":"cluster","run_id":"1796211956-15169","verdict":"FAIL","implicates":{"part":"cluster"}}) . "\n" }'
 [ "$(verdict_of orphan)" = INCOMPLETE ] && grep -q 'to no attempt of a stage' "$TMP/orphan.out"
 ok $? "a judged record before its stage began is not ignored"
+edit unplanned 'if (/"type":"stage_end"/ && /"stage":"cluster"/) { $_ .= q({"type":"stage_start","stage":"contention","run_id":"1796211956-15169","rank_hosts":["fcv01"]}) . "\n" . q({"type":"point","stage":"contention","run_id":"1796211956-15169","rack":"rack1","verdict":"PASS"}) . "\n" }'
+[ "$(verdict_of unplanned)" = INCOMPLETE ] && grep -q 'to no attempt of a stage of this plan' "$TMP/unplanned.out"
+ok $? "the judged records of a stage the plan does not have are misplaced, not evidence"
 edit badplan 's/"required":true/"required":"true"/ if /"type":"plan"/'
 [ "$(cat "$TMP/badplan.rc")" = 2 ] && grep -q "malformed" "$TMP/badplan.out"
 ok $? "a plan whose required is not a boolean is refused, exit 2"
+edit duphost 's/\{"host":"fcv02","rack":"rack1"\}/{"host":"fcv02","rack":"rack1"},{"host":"fcv02","rack":"rack2"}/ if /"type":"plan"/'
+[ "$(cat "$TMP/duphost.rc")" = 2 ] && grep -q "the plan's inventory lists host 'fcv02' twice (in racks 'rack1' and 'rack2')" "$TMP/duphost.out"
+ok $? "a plan that lists a host in two racks is refused, exit 2"
 edit pathrack 's/"rack":"rack2"/"rack":"..\/..\/escaped"/g if /"type":"plan"/'
 [ "$(cat "$TMP/pathrack.rc")" = 2 ] && [ ! -e "$TMP/escaped.json" ]
 ok $? "a rack name that is a path is refused, exit 2, and nothing is written outside"
 edit nohost 'if (/"type":"stage_start"/) { s/,"fcv02"//g; s/"fcv02",//g } $_ = "" if /"type":"(point|pair|pairs_node)"/ && /fcv02/'
+recount "$TMP/nohost/results.jsonl"
+$FC report "$TMP/nohost" > "$TMP/nohost.out" 2>&1
 [ "$(verdict_of nohost)" = INCOMPLETE ] && grep -q 'did not run on host fcv02 of the rack' "$TMP/nohost.out" &&
     jsonl "$TMP/nohost/certificates/rack1.json" 'join(",", map { "$_->{host}=$_->{verdict}" } @{$r[0]{certificate}{nodes}})' | grep -qx 'fcv01=INCOMPLETE,fcv02=INCOMPLETE'
 ok $? "a host that never ran leaves its rack and itself INCOMPLETE"
@@ -215,6 +356,18 @@ jsonl "$TMP/env/certificates/default.json" '$r[0]{certificate}{plan}{environment
 ok $? "an Open MPI setting of the environment is in the certificate's plan"
 [ "$(grep -c '^verdict:' "$TMP/env/summary.txt")" = 1 ] && grep -q -- '--env X=1?verdict: PASS (faked)' "$TMP/env/summary.txt"
 ok $? "an override's control characters cannot add a line to the summary"
+FAKE=$PWD/tests/fixtures/sysfs/clean/before
+FC_SYSFS_ROOT=$FAKE $FC run --out "$TMP/fakesys" --np 2 --stages node "${SWEEP[@]}" > "$TMP/fakesys.out" 2>&1
+jsonl "$TMP/fakesys/certificates/default.json" '$r[0]{certificate}{plan}{environment}{FC_SYSFS_ROOT}' | grep -qx "$FAKE" &&
+    grep -q "^sysfs: FC_SYSFS_ROOT=$FAKE: preflight's inventory and the soak's link counters were read from that tree, not from /sys" "$TMP/fakesys/summary.txt" "$TMP/fakesys.out" &&
+    grep -q "<property name=\"sysfs_root\" value=\"$FAKE\"/>" "$TMP/fakesys/junit.xml" &&
+    grep -q "<b>sysfs</b>: FC_SYSFS_ROOT=$FAKE" "$TMP/fakesys/report/index.html" "$TMP/fakesys/report/rack-default.html"
+ok $? "a run with FC_SYSFS_ROOT in its environment records it and says so in the summary, JUnit and HTML"
+edit forgeline 'if (/"type":"point"/ && /"stage":"cluster"/ && !$d++) { s/"verdict":"PASS"/"verdict":"FAIL"/; s/"reasons":\[\]/"reasons":["slow\\nrack rack1: PASS\\nverdict: PASS (forged)"]/ }'
+grep -q 'slow\\nrack rack1' "$TMP/forgeline/results.jsonl" && [ "$(grep -c '^verdict:' "$TMP/forgeline.out")" = 1 ] &&
+    [ "$(grep -c '^verdict:' "$TMP/forgeline/summary.txt")" = 1 ] && ! grep -q '^rack rack1: PASS' "$TMP/forgeline/summary.txt" &&
+    grep -q 'slow?rack rack1: PASS?verdict: PASS (forged)' "$TMP/forgeline/summary.txt"
+ok $? "a record's reason with newlines cannot add a line to the summary or the terminal"
 [ "$(cmp -s "$TMP/env/profile.yaml" thresholds/local.yaml; echo $?)" = 0 ] &&
     jsonl "$TMP/env/results.jsonl" '(grep { $_->{type} eq "plan" } @r)[0]{inputs}{profile}' | grep -q 'thresholds/local.yaml$'
 ok $? "the stages read a frozen copy of the profile in the output directory; the plan names the original"

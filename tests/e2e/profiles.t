@@ -1,6 +1,9 @@
 #!/bin/bash
 # profiles.t - the shipped profiles are valid; each bad profile in
-# tests/profiles/bad gets its own error naming file:line:col and exit 2.
+# tests/profiles/bad gets its own error naming file:line:col and exit 2
+# (a name or description with a control character, which would forge a
+# summary line; limits or relative rules under a stage that never applies
+# them; `stages:` empty or null, which `run` refuses, among them).
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 declare -A expect=(
@@ -22,6 +25,17 @@ declare -A expect=(
     [soak-in-node]="soak-in-node.yaml:5:5: 'soak' belongs in stage 'soak', not in stage 'node'"
     [contention-in-node]="contention-in-node.yaml:6:5: 'contention' belongs in stage 'contention', not in stage 'node'"
     [expect-in-soak]="expect-in-soak.yaml:7:5: 'expect' belongs in stage 'preflight', not in stage 'soak'"
+    [name-newline]="name-newline.yaml:1:8: 'name' holds a control character (byte 0x0a at offset 5)"
+    [description-control]="description-control.yaml:2:15: 'description' holds a control character (byte 0x0d"
+    [limits-in-preflight]="limits-in-preflight.yaml:5:5: 'limits' in stage 'preflight' would never be applied"
+    [limits-in-contention]="limits-in-contention.yaml:7:5: 'limits' in stage 'contention' would never be applied"
+    [relative-in-contention]="relative-in-contention.yaml:5:5: 'relative' in stage 'contention' would never be applied"
+    [relative-in-preflight]="relative-in-preflight.yaml:4:5: 'relative' in stage 'preflight' would never be applied"
+    [relative-in-cluster]="relative-in-cluster.yaml:5:5: 'relative' in stage 'cluster' would never be applied: the stage judges one group"
+    [stages-empty]="stages-empty.yaml:3:1: 'stages' names no stage"
+    [stages-null]="stages-null.yaml:3:1: 'stages' must be a mapping"
+    [soak-one-window]="soak-one-window.yaml:7:17: 'window_s' (6) is more than half of soak.duration_s (10): drift is judged between two windows or more"
+    [min-background-zero]="min-background-zero.yaml:6:27: 'min_background_pct' is 0: the background load must be proven"
     [bad-background-hosts]="bad-background-hosts.yaml:5:25: 'background_hosts': range '04-01' runs backwards"
 )
 shipped=(thresholds/*.yaml)

@@ -18,7 +18,7 @@ plan 25
 
 for fx in clean slow-link soak-flap; do
     mkdir -p "$TMP/$fx"
-    cp "$G/$fx/results.jsonl" "$TMP/$fx/"
+    cp "$G/$fx/results.jsonl" "$G/$fx/profile.yaml" "$TMP/$fx/"
     $FC report "$TMP/$fx" > "$TMP/$fx.out" 2>&1
     echo $? > "$TMP/$fx.rc"
     same=0
@@ -64,10 +64,10 @@ rc=$?
 ok $? "an untouched certificate verifies: digest and signature ($rc)"
 
 tamper() {  # tamper NAME PERL-SUBSTITUTION EXPECTED-MESSAGE
-    cp "$C" "$TMP/t.json"; cp "$C.sig" "$TMP/t.json.sig"
-    perl -pi -e "$2" "$TMP/t.json"
-    cmp -s "$C" "$TMP/t.json" && { ok 1 "$1: the tampering changed nothing"; return; }
-    $FC verify "$TMP/t.json" --pubkey "$TMP/site.pub" > "$TMP/t.out" 2>&1
+    mkdir -p "$TMP/t"; cp "$C" "$TMP/t/rack1.json"; cp "$C.sig" "$TMP/t/rack1.json.sig"
+    perl -pi -e "$2" "$TMP/t/rack1.json"
+    cmp -s "$C" "$TMP/t/rack1.json" && { ok 1 "$1: the tampering changed nothing"; return; }
+    $FC verify "$TMP/t/rack1.json" --pubkey "$TMP/site.pub" > "$TMP/t.out" 2>&1
     local rc=$?
     [ $rc -eq 1 ] && grep -q "$3" "$TMP/t.out"
     ok $? "$1: verify fails ($rc) with '$3'"
@@ -84,7 +84,7 @@ rc=$?
 ok $? "another site's key does not verify the signature ($rc)"
 
 # a partial directory: the clean run cut off in the middle of the rack stage
-mkdir -p "$TMP/partial"
+mkdir -p "$TMP/partial"; cp "$G/clean/profile.yaml" "$TMP/partial/"
 n=$(grep -n '"type":"point"' "$G/clean/results.jsonl" | awk -F: -v s="$(grep -n '"type":"stage_start"' "$G/clean/results.jsonl" | sed -n 3p | cut -d: -f1)" '$1 > s { print $1; exit }')
 head -n "$n" "$G/clean/results.jsonl" > "$TMP/partial/results.jsonl"
 sed -n "$((n + 1))p" "$G/clean/results.jsonl" | head -c 100 >> "$TMP/partial/results.jsonl"

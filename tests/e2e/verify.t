@@ -2,7 +2,10 @@
 # verify.t - what `verify` proves, and what it does not (issue 10 item 5):
 #   - a signed certificate with a NUL byte and a forged suffix appended, or
 #     white space after its final newline, fails verify (the file is read
-#     with its real length, not up to the first NUL);
+#     with its real length, not up to the first NUL); so do members beside
+#     the certificate and its digest (a "verdict" appended inside the top
+#     object) and a digest algorithm other than sha256 (issue 10 item 4),
+#     and a certificate copied to another rack's file name (item 16);
 #   - a FAIL rewritten to PASS with its unkeyed digest recomputed: verify
 #     without a key says "intact, NOT AUTHENTICATED" (it cannot know), with
 #     --pubkey the signature catches it, --require-signature fails it;
@@ -16,31 +19,56 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 G=tests/golden/report
-plan 27
+plan 30
 
 mkdir -p "$TMP/run"
-cp "$G/slow-link/results.jsonl" "$TMP/run/"
+cp "$G/slow-link/results.jsonl" "$G/slow-link/profile.yaml" "$TMP/run/"
 $FC keygen "$TMP/site" > /dev/null
 $FC report "$TMP/run" --sign-key "$TMP/site.key" > /dev/null 2>&1
 C=$TMP/run/certificates/rack1.json
+# copies keep the rack's file name (verify checks it), each in its own directory
+mkdir -p "$TMP"/{nul,ws,extra,none,forged,badsig,renamed}
 $FC verify "$C" --pubkey "$TMP/site.pub" --require-signature > "$TMP/v.out" 2>&1
 ok $? "the untouched signed certificate verifies with --pubkey and --require-signature"
 
 # a NUL and a suffix appended: strlen would stop at the NUL
-cp "$C" "$TMP/nul.json"; cp "$C.sig" "$TMP/nul.json.sig"
-printf '\0{"verdict":"PASS"}\n' >> "$TMP/nul.json"
-$FC verify "$TMP/nul.json" --pubkey "$TMP/site.pub" > "$TMP/nul.out" 2>&1
+cp "$C" "$TMP/nul/rack1.json"; cp "$C.sig" "$TMP/nul/rack1.json.sig"
+printf '\0{"verdict":"PASS"}\n' >> "$TMP/nul/rack1.json"
+$FC verify "$TMP/nul/rack1.json" --pubkey "$TMP/site.pub" > "$TMP/nul.out" 2>&1
 rc=$?
 [ $rc -eq 1 ] && grep -q 'FAILED: a NUL byte at byte' "$TMP/nul.out" && ! grep -q 'OK' "$TMP/nul.out"
 ok $? "a NUL byte and a suffix appended: verify fails ($rc): $(head -c 120 "$TMP/nul.out")"
-$FC verify "$TMP/nul.json" > /dev/null 2>&1
+$FC verify "$TMP/nul/rack1.json" > /dev/null 2>&1
 ok $(( $? != 1 )) "... also without a key"
-cp "$C" "$TMP/ws.json"; cp "$C.sig" "$TMP/ws.json.sig"
-printf '\n \n' >> "$TMP/ws.json"
-$FC verify "$TMP/ws.json" --pubkey "$TMP/site.pub" > "$TMP/ws.out" 2>&1
+cp "$C" "$TMP/ws/rack1.json"; cp "$C.sig" "$TMP/ws/rack1.json.sig"
+printf '\n \n' >> "$TMP/ws/rack1.json"
+$FC verify "$TMP/ws/rack1.json" --pubkey "$TMP/site.pub" > "$TMP/ws.out" 2>&1
 rc=$?
 [ $rc -eq 1 ] && grep -q "3 byte(s) after the certificate's final newline" "$TMP/ws.out"
 ok $? "white space after the final newline: verify fails ($rc)"
+
+# a certificate copied over another rack's file
+cp "$C" "$TMP/renamed/rack2.json"; cp "$C.sig" "$TMP/renamed/rack2.json.sig"
+$FC verify "$TMP/renamed/rack2.json" --pubkey "$TMP/site.pub" > "$TMP/renamed.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "FAILED: the file is named rack2.json, but it certifies rack rack1" "$TMP/renamed.out"
+ok $? "a certificate renamed to another rack's file name fails verify ($rc), though intact and signed"
+
+# members outside the signed certificate, and a digest that is no digest:
+# the file must be exactly {"certificate": ..., "digest": {sha256}}
+cp "$C" "$TMP/extra/rack1.json"; cp "$C.sig" "$TMP/extra/rack1.json.sig"
+perl -pi -e 's/\}\n\z/,"rack":"rack2","verdict":"PASS"}\n/' "$TMP/extra/rack1.json"
+$FC verify "$TMP/extra/rack1.json" --pubkey "$TMP/site.pub" > "$TMP/extra.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "FAILED: a member 'rack' beside the certificate and its digest" "$TMP/extra.out" &&
+    ! grep -q 'OK' "$TMP/extra.out"
+ok $? "members appended after the signed certificate fail verify ($rc): $(head -c 100 "$TMP/extra.out")"
+cp "$C" "$TMP/none/rack1.json"
+perl -pi -e 's/"algorithm":"sha256"/"algorithm":"none"/' "$TMP/none/rack1.json"
+$FC verify "$TMP/none/rack1.json" > "$TMP/none.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "FAILED: digest algorithm 'none'" "$TMP/none.out"
+ok $? "a digest algorithm other than sha256 fails verify ($rc)"
 
 # a forger rewrites FAIL to PASS and recomputes the unkeyed digest
 forge() {   # forge IN OUT: every "FAIL" verdict to "PASS", digest recomputed
@@ -52,31 +80,31 @@ forge() {   # forge IN OUT: every "FAIL" verdict to "PASS", digest recomputed
         $t =~ s/"value":"[0-9a-f]{64}"\}\}\n\z/"value":"$d"}}\n/;
         open(my $o, ">", $ARGV[1]) or die; print $o $t' "$1" "$2"
 }
-forge "$C" "$TMP/forged.json"; cp "$C.sig" "$TMP/forged.json.sig"
-grep -q '"verdict":"FAIL"' "$C" && ! grep -q '"verdict":"FAIL"' "$TMP/forged.json"
+forge "$C" "$TMP/forged/rack1.json"; cp "$C.sig" "$TMP/forged/rack1.json.sig"
+grep -q '"verdict":"FAIL"' "$C" && ! grep -q '"verdict":"FAIL"' "$TMP/forged/rack1.json"
 ok $? "the forgery turned the rack's FAIL verdicts into PASS"
-$FC verify "$TMP/forged.json" > "$TMP/f0.out" 2>&1
+$FC verify "$TMP/forged/rack1.json" > "$TMP/f0.out" 2>&1
 rc=$?
 [ $rc -eq 0 ] && grep -q 'digest OK.*verdict PASS' "$TMP/f0.out" &&
     grep -q 'intact, NOT AUTHENTICATED' "$TMP/f0.out" && grep -q 'anyone who can edit the file' "$TMP/f0.out"
 ok $? "without a key the forgery is only 'intact, NOT AUTHENTICATED' ($rc), never 'signature OK'"
 grep -q 'a signature file is there: give --pubkey' "$TMP/f0.out"
 ok $? "... and verify points at the signature file it did not check"
-$FC verify "$TMP/forged.json" --pubkey "$TMP/site.pub" > "$TMP/f1.out" 2>&1
+$FC verify "$TMP/forged/rack1.json" --pubkey "$TMP/site.pub" > "$TMP/f1.out" 2>&1
 rc=$?
 [ $rc -eq 1 ] && grep -q 'FAILED: signature does not match' "$TMP/f1.out"
 ok $? "with --pubkey the forgery fails: the signature does not match ($rc)"
-$FC verify "$TMP/forged.json" --require-signature > "$TMP/f2.out" 2>&1
+$FC verify "$TMP/forged/rack1.json" --require-signature > "$TMP/f2.out" 2>&1
 rc=$?
 [ $rc -eq 1 ] && grep -q 'FAILED: --require-signature: no public key' "$TMP/f2.out"
 ok $? "--require-signature without a key fails (exit $rc)"
-rm "$TMP/forged.json.sig"
-$FC verify "$TMP/forged.json" --pubkey "$TMP/site.pub" --require-signature > "$TMP/f3.out" 2>&1
+rm "$TMP/forged/rack1.json.sig"
+$FC verify "$TMP/forged/rack1.json" --pubkey "$TMP/site.pub" --require-signature > "$TMP/f3.out" 2>&1
 rc=$?
 [ $rc -eq 1 ] && grep -q 'FAILED: no signature' "$TMP/f3.out"
 ok $? "--require-signature with a key and no .sig fails (exit $rc)"
-cp "$C" "$TMP/badsig.json"; { cat "$C.sig"; printf 'junk\n'; } > "$TMP/badsig.json.sig"
-$FC verify "$TMP/badsig.json" --pubkey "$TMP/site.pub" > "$TMP/bs.out" 2>&1
+cp "$C" "$TMP/badsig/rack1.json"; { cat "$C.sig"; printf 'junk\n'; } > "$TMP/badsig/rack1.json.sig"
+$FC verify "$TMP/badsig/rack1.json" --pubkey "$TMP/site.pub" > "$TMP/bs.out" 2>&1
 rc=$?
 [ $rc -eq 1 ] && grep -q 'is not one signature' "$TMP/bs.out"
 ok $? "a signature file with bytes after the signature fails ($rc)"
@@ -124,7 +152,7 @@ rc=$?
 ok $? "run without --sign-key under that profile refuses before anything runs (exit $rc)"
 
 # report of such a run: the clean golden run, its plan marked as the runner marks it
-mkdir -p "$TMP/req"
+mkdir -p "$TMP/req"; cp "$G/clean/profile.yaml" "$TMP/req/"
 perl -pe 's/^\{(.*"type":"plan".*)\}$/{$1,"require_signature":true}/' "$G/clean/results.jsonl" > "$TMP/req/results.jsonl"
 grep -q '"require_signature":true' "$TMP/req/results.jsonl"
 ok $? "fixture: the clean run's plan record requires signatures"
@@ -144,7 +172,7 @@ ok $? "... signed, and the summary does not say NOT CERTIFIED"
 $FC verify "$TMP/req/certificates/rack1.json" --pubkey "$TMP/site.pub" --require-signature > /dev/null
 ok $? "its certificate verifies with --require-signature"
 # without the profile setting nothing changes: the golden run certifies unsigned
-mkdir -p "$TMP/plain"; cp "$G/clean/results.jsonl" "$TMP/plain/"
+mkdir -p "$TMP/plain"; cp "$G/clean/results.jsonl" "$G/clean/profile.yaml" "$TMP/plain/"
 $FC report "$TMP/plain" > /dev/null 2>&1
 rc=$?
 [ $rc -eq 0 ] && [ -s "$TMP/plain/certificates/rack1.json" ]

@@ -238,8 +238,8 @@ static int fc_fuzz_results(const fc_buf_t *in)
 
 static int fc_fuzz_certificate(const fc_buf_t *in)
 {
-    fc_write(fc_tmp_path("cert.json"), in);
-    return fc_certificate_verify(fc_tmp_path("cert.json"), NULL, 0) == FC_OK;
+    fc_write(fc_tmp_path("rack1.json"), in);
+    return fc_certificate_verify(fc_tmp_path("rack1.json"), NULL, 0) == FC_OK;
 }
 
 typedef struct fc_target {
@@ -338,7 +338,7 @@ next:
     free(in.p);
     unlink(fc_tmp_path("profile.yaml"));
     unlink(fc_tmp_path("results.jsonl"));
-    unlink(fc_tmp_path("cert.json"));
+    unlink(fc_tmp_path("rack1.json"));
     unlink(fc_tmp_path("junit.xml"));
     rmdir(fc_tmp);
     fclose(tap);

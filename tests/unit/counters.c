@@ -11,6 +11,9 @@
  *   reset          the RDMA port's counters went down to 0: FAIL
  *   saturated      symbol_error at 65535 (its 16-bit maximum) at both
  *                  ends: a delta of 0 that proves nothing: INCOMPLETE
+ *   nocounters     eth0 and the RDMA port mlx5_0/1 are there at both ends,
+ *                  with no statistics or counters directory: empty counter
+ *                  maps that prove nothing: INCOMPLETE, naming each link
  *   extended       the same narrow counters saturated, but 64-bit files
  *                  (counters_ext/symbol_error_64, hw_counters/link_downed)
  *                  are there and are read instead: PASS
@@ -71,7 +74,7 @@ int main(void)
     const char *link;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 24);
+    fc_tap_plan(&tap, 27);
 
     j = judge("clean", "PASS", NULL);
     fc_tap_ok(&tap, delta(j, "eth0", "rx_dropped") == 4 &&
@@ -120,6 +123,19 @@ int main(void)
     fc_tap_ok(&tap, json_array_size(json_object_get(j, "saturated")) == 1 &&
               json_is_null(json_object_get(j, "link")),
               "saturated: listed, and no link is blamed for what could not be seen");
+    json_decref(j);
+
+    j = judge("nocounters", "INCOMPLETE", "counters of link eth0 of host node7 could not "
+              "be read");
+    {
+        const char *all = json_dumps(json_object_get(j, "reasons"), 0);
+
+        fc_tap_ok(&tap, strstr(all, "counters of link mlx5_0/1 of host node7 could not be "
+                               "read") != NULL && json_is_null(json_object_get(j, "link")),
+                  "nocounters: the RDMA port without counters is named too, and no link "
+                  "is blamed");
+        free((void *)all);
+    }
     json_decref(j);
 
     j = judge("extended", "PASS", NULL);

@@ -1,0 +1,177 @@
+/*
+ * fc_rules.c - which rules judged a figure, and which did not, in words
+ * the reports share (fc_report.h: fc_rules_of). A stage writes, beside each
+ * figure, the limit rule it matched, the relative rule's peer class and
+ * reference, and `rules_not_applied`: a rule that could not judge that
+ * figure and why (a one-rank all_reduce's bus factor of 0 makes busbw say
+ * nothing, a group alone in its class has no peer, a size below
+ * relative.min_bytes). Shown without this, a limit cell reading ">= 1000
+ * GB/s" beside a PASS looks like a limit that judged; so each rule of a
+ * figure is one line, applied or not; the text of one that did not apply
+ * says the rule and why, and the writers mark it "not applied".
+ */
+#include "fc_report.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* One line into lines: {"applied": bool, "text": ...}. */
+__attribute__((format(printf, 3, 4)))
+static void fc_rule_add(json_t *lines, int applied, const char *fmt, ...)
+{
+    char text[FC_VERDICT_TEXT];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    json_array_append_new(lines, json_pack("{s:b, s:s}", "applied", applied, "text", text));
+}
+
+/* The note in notes that starts with prefix, or NULL. */
+static const char *fc_rule_note(json_t *notes, const char *prefix)
+{
+    size_t i;
+    json_t *n;
+
+    json_array_foreach(notes, i, n)
+        if (json_is_string(n) && strncmp(json_string_value(n), prefix, strlen(prefix)) == 0)
+            return json_string_value(n);
+    return NULL;
+}
+
+/* What follows "not applied: " in a note, or the note. */
+static const char *fc_rule_why(const char *note)
+{
+    const char *at = strstr(note, "not applied: ");
+
+    return at ? at + strlen("not applied: ") : note;
+}
+
+/* The rules of one set of figures: a limit (min busbw/bandwidth, max
+ * latency and its profile line), the relative rule as it met them, and
+ * the notes of rules that did not apply; `size` prefixes each line ("64
+ * KiB: ") for a pair's sizes. */
+static void fc_rules_figures(json_t *lines, const char *size, double min_bw, double max_lat,
+                             long line, json_t *rel, json_t *notes, const char *bw_name)
+{
+    const char *busbw_note = fc_rule_note(notes, "min_busbw_gbps");
+    const char *rel_note = fc_rule_note(notes, "relative rule");
+    size_t i;
+    json_t *n;
+
+    if (min_bw >= 0 && busbw_note)
+        fc_rule_add(lines, 0, "%s%s >= %.4g GB/s (profile line %ld): %s", size,
+                    bw_name, min_bw, line, fc_rule_why(busbw_note));
+    else if (min_bw >= 0)
+        fc_rule_add(lines, 1, "%s%s >= %.4g GB/s (profile line %ld)", size, bw_name, min_bw,
+                    line);
+    if (max_lat >= 0)
+        fc_rule_add(lines, 1, "%smedian time <= %.0f us (profile line %ld)", size, max_lat,
+                    line);
+    if (json_is_object(rel)) {
+        json_t *ref = json_object_get(rel, "peer_median_busbw_gbps");
+        const char *which = "median";
+
+        if (ref == NULL) {
+            ref = json_object_get(rel, "peer_upper_median_gbps");
+            which = "upper median";
+        }
+        fc_rule_add(lines, 1, "%srelative: at most %.4g%% below the %s %.4g GB/s of %s%s",
+                    size, json_number_value(json_object_get(rel, "max_below_median_pct")),
+                    which, json_number_value(ref),
+                    json_object_get(rel, "class") ? fc_json_str(rel, "class")
+                                                  : "all the stage's groups",
+                    json_object_get(rel, "class") ? "" : " (no peer class recorded)");
+    }
+    if (rel_note)
+        fc_rule_add(lines, 0, "%srelative rule: %s", size, fc_rule_why(rel_note));
+    json_array_foreach(notes, i, n)
+        if (json_is_string(n) && json_string_value(n) != busbw_note &&
+            json_string_value(n) != rel_note)
+            fc_rule_add(lines, 0, "%s%s", size, json_string_value(n));
+}
+
+/* A soak point's drift rule: judged when the soak had two windows or
+ * more, else not applied (the stage may say so itself in its notes). */
+static void fc_rules_drift(json_t *lines, json_t *soak, json_t *notes)
+{
+    double max = json_number_value(json_object_get(soak, "max_drift_pct"));
+    size_t nw = json_array_size(json_object_get(soak, "windows"));
+
+    if (!json_is_object(soak) || max < 0 || fc_rule_note(notes, "drift"))
+        return;
+    if (nw >= 2 && json_is_number(json_object_get(soak, "drift_pct")))
+        fc_rule_add(lines, 1, "drift <= %.4g%% (max_drift_pct, over %zu windows)", max, nw);
+    else
+        fc_rule_add(lines, 0, "drift <= %.4g%%: %zu window(s), and drift is judged between "
+                    "two or more", max, nw);
+}
+
+json_t *fc_rules_of(json_t *rec)
+{
+    const char *type = fc_json_str(rec, "type");
+    json_t *lines = json_array(), *z;
+    size_t i;
+
+    if (strcmp(type, "point") == 0) {
+        json_t *limit = json_object_get(rec, "limit");
+
+        fc_rules_figures(lines, "", json_is_object(limit)
+                         ? json_number_value(json_object_get(limit, "min_busbw_gbps")) : -1,
+                         json_is_object(limit)
+                         ? json_number_value(json_object_get(limit, "max_latency_us")) : -1,
+                         (long)json_integer_value(json_object_get(limit, "line")),
+                         json_object_get(rec, "relative"),
+                         json_object_get(rec, "rules_not_applied"), "busbw");
+        fc_rules_drift(lines, json_object_get(rec, "soak"),
+                       json_object_get(rec, "rules_not_applied"));
+    } else if (strcmp(type, "soak_counters") == 0) {
+        if (json_is_number(json_object_get(rec, "max_error_delta")))
+            fc_rule_add(lines, 1, "error counters rise by at most %.0f (max_error_delta)",
+                        json_number_value(json_object_get(rec, "max_error_delta")));
+    } else if (strcmp(type, "pair") == 0) {
+        json_t *lat = json_object_get(rec, "latency_limit");
+
+        json_array_foreach(json_object_get(rec, "sizes"), i, z) {
+            char size[48];
+
+            fc_format_size((uint64_t)json_integer_value(json_object_get(z, "bytes")), size,
+                           sizeof(size) - 2);
+            strcat(size, ": ");
+            fc_rules_figures(lines, size, json_object_get(z, "min_bw_gbps")
+                             ? json_number_value(json_object_get(z, "min_bw_gbps")) : -1, -1,
+                             (long)json_integer_value(json_object_get(z, "limit_line")),
+                             json_object_get(z, "relative"),
+                             json_object_get(z, "rules_not_applied"), "bandwidth");
+        }
+        if (json_is_object(lat) && json_number_value(json_object_get(lat, "max_latency_us")) >= 0)
+            fc_rule_add(lines, 1, "latency <= %.0f us (profile line %lld)",
+                        json_number_value(json_object_get(lat, "max_latency_us")),
+                        (long long)json_integer_value(json_object_get(lat, "line")));
+    } else if (strcmp(type, "contention") == 0) {
+        if (json_number_value(json_object_get(rec, "max_slowdown")) > 0)
+            fc_rule_add(lines, 1, "slowdown <= %.2fx",
+                        json_number_value(json_object_get(rec, "max_slowdown")));
+        json_array_foreach(json_object_get(rec, "rules_not_applied"), i, z)
+            if (json_is_string(z))
+                fc_rule_add(lines, 0, "%s", json_string_value(z));
+    }
+    return lines;
+}
+
+void fc_rules_text(json_t *rec, int applied, char *buf, size_t len)
+{
+    json_t *lines = fc_rules_of(rec), *l;
+    size_t i, used = 0;
+
+    buf[0] = '\0';
+    json_array_foreach(lines, i, l)
+        if (json_is_true(json_object_get(l, "applied")) == applied && used + 3 < len) {
+            snprintf(buf + used, len - used, "%s%s", used ? " | " : "",
+                     fc_json_str(l, "text"));
+            used = strlen(buf);
+        }
+    json_decref(lines);
+}

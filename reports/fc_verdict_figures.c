@@ -1,0 +1,66 @@
+/*
+ * fc_verdict_figures.c - see fc_verdict_figures.h. The figures read are
+ * the ones the stages write: a point's and a contention record's `wrong`
+ * and digest agreement, a pair's `wrong` per size.
+ */
+#include "fc_verdict_figures.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fc_verdict.h"
+
+/* A count of wrong elements that is not a whole number 0 (absent is 0). */
+static int fc_count_wrong(json_t *v)
+{
+    return v != NULL && !json_is_null(v) &&
+           !(json_is_integer(v) && json_integer_value(v) == 0);
+}
+
+static void fc_why_add(char *why, size_t len, const char *what, json_t *v)
+{
+    char *text = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+    size_t used = strlen(why);
+
+    snprintf(why + used, len - used, "%s%s %s", used ? ", " : "", what,
+             text ? text : "missing");
+    free(text);
+}
+
+int fc_record_wrong_bits(json_t *rec, char *why, size_t len)
+{
+    static const char *const digests[] = { "digest_ranks_agree", "digest_reps_agree" };
+    const char *type = fc_json_str(rec, "type");
+    json_t *sizes = json_object_get(rec, "sizes"), *z;
+    size_t i;
+
+    why[0] = '\0';
+    if (strcmp(type, "retest") == 0 || !fc_record_is_check(type))
+        return 0;
+    if (fc_count_wrong(json_object_get(rec, "wrong")))
+        fc_why_add(why, len, "wrong", json_object_get(rec, "wrong"));
+    for (size_t d = 0; d < sizeof(digests) / sizeof(digests[0]); ++d) {
+        json_t *v = json_object_get(rec, digests[d]);
+
+        if (v != NULL && !json_is_true(v))
+            fc_why_add(why, len, digests[d], v);
+    }
+    if (strcmp(type, "pair") == 0)
+        json_array_foreach(sizes, i, z)
+            if (fc_count_wrong(json_object_get(z, "wrong"))) {
+                char what[64];
+
+                snprintf(what, sizeof(what), "wrong at %lld bytes",
+                         (long long)json_integer_value(json_object_get(z, "bytes")));
+                fc_why_add(why, len, what, json_object_get(z, "wrong"));
+            }
+    return why[0] != '\0';
+}
+
+const char *fc_record_verdict(json_t *rec)
+{
+    char why[256];
+
+    return fc_record_wrong_bits(rec, why, sizeof(why)) ? "FAIL" : fc_json_str(rec, "verdict");
+}

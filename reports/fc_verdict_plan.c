@@ -1,0 +1,90 @@
+/*
+ * fc_verdict_plan.c - see fc_verdict_plan.h. Each mismatch is one finding
+ * of the "run" (part "results") on every rack, through
+ * fc_verdict_add_run_finding, which keeps the racks' and the run's
+ * verdicts the worst of their findings.
+ */
+#include "fc_verdict_plan.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The stages the recorded --stages override names (all when absent). */
+static void fc_plan_stages_selected(const fc_run_verdict_t *v, int selected[FC_STAGE_COUNT])
+{
+    const char *arg = json_string_value(json_object_get(json_object_get(v->plan, "overrides"),
+                                                        "--stages"));
+    char buf[256], *save = NULL;
+
+    for (int s = 0; s < FC_STAGE_COUNT; ++s)
+        selected[s] = arg == NULL;
+    if (arg == NULL)
+        return;
+    snprintf(buf, sizeof(buf), "%s", arg);
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        if (fc_stage_from_name(t) >= 0)
+            selected[fc_stage_from_name(t)] = 1;
+}
+
+/* The text names profile.yaml, not the directory's path: the same
+ * directory reports the same bytes wherever it is. */
+static void fc_plan_mismatch(fc_run_verdict_t *v, const char *what)
+{
+    char text[FC_VERDICT_TEXT];
+
+    snprintf(text, sizeof(text), "the plan record does not match the frozen profile "
+             "(profile.yaml in the output directory): %s: which stages this run required "
+             "cannot be known", what);
+    fc_verdict_add_run_finding(v, FC_VERDICT_INCOMPLETE, text);
+}
+
+void fc_verdict_check_plan_profile(fc_run_verdict_t *v, const char *dir)
+{
+    static fc_profile_t profile;        /* large: not on the stack */
+    char path[4200], what[300];
+    int selected[FC_STAGE_COUNT];
+
+    snprintf(path, sizeof(path), "%s/profile.yaml", dir);
+    if (access(path, F_OK) != 0) {
+        snprintf(what, sizeof(what), "it cannot be read (%s)", strerror(errno));
+        fc_plan_mismatch(v, what);
+        return;
+    }
+    if (fc_profile_load(path, &profile) != FC_OK) {
+        fc_plan_mismatch(v, "it does not load as a profile (the error is above)");
+        return;
+    }
+    if (strcmp(profile.sha256, fc_json_str(v->plan, "profile_sha256")) != 0) {
+        snprintf(what, sizeof(what), "its sha256 is %.16s, the plan's %.16s", profile.sha256,
+                 fc_json_str(v->plan, "profile_sha256"));
+        fc_plan_mismatch(v, what);
+        return;
+    }
+    if (strcmp(profile.name, fc_json_str(v->plan, "profile")) != 0) {
+        snprintf(what, sizeof(what), "its name is '%.60s', the plan's '%.60s'", profile.name,
+                 fc_json_str(v->plan, "profile"));
+        fc_plan_mismatch(v, what);
+    }
+    fc_plan_stages_selected(v, selected);
+    for (int s = 0; s < FC_STAGE_COUNT; ++s) {
+        const fc_stage_profile_t *sp = &profile.stages[s];
+        const char *name = fc_stage_name((fc_stage_id_t)s);
+
+        what[0] = '\0';
+        if (sp->present != v->planned[s])
+            snprintf(what, sizeof(what), "the profile %s stage %s, the plan %s", sp->present
+                     ? "has" : "has no", name, v->planned[s] ? "has" : "has not");
+        else if (sp->present && sp->required != v->required[s])
+            snprintf(what, sizeof(what), "the profile's stage %s is %s, the plan's %s", name,
+                     sp->required ? "required" : "optional",
+                     v->required[s] ? "required" : "optional");
+        else if (sp->present && selected[s] != v->selected[s])
+            snprintf(what, sizeof(what), "the plan marks stage %s %s, but the run's --stages "
+                     "%s", name, v->selected[s] ? "selected" : "left out",
+                     selected[s] ? "selects it (or was not given)" : "leaves it out");
+        if (what[0])
+            fc_plan_mismatch(v, what);
+    }
+}

@@ -1,0 +1,25 @@
+/*
+ * fc_verdict_plan.h - the plan record checked against the profile it
+ * claims. The verdicts take which stages a rack needs, and which of them
+ * are required, from the runner's plan record; an edit there (a required
+ * stage dropped from the list, or marked optional) would make a rack PASS
+ * on less evidence. `fabcert run` freezes the profile it judged against
+ * in the output directory (DIR/profile.yaml, the file the stages read,
+ * whose SHA-256 the plan records), so `report` reads it again and checks
+ * that the plan says the same: the same bytes (sha256), name, stages and
+ * required flags, and stages selected exactly as the recorded --stages
+ * override says (all of them without it). A mismatch, or a frozen profile
+ * that is missing or does not load, leaves every rack INCOMPLETE with the
+ * reason (it is not bad input to refuse: the report is still written, and
+ * says why nothing is certified).
+ */
+#ifndef FC_VERDICT_PLAN_H
+#define FC_VERDICT_PLAN_H
+
+#include "fc_verdict.h"
+
+/* Check v's plan against DIR/profile.yaml; a finding on every rack for
+ * each thing that does not match. */
+void fc_verdict_check_plan_profile(fc_run_verdict_t *v, const char *dir);
+
+#endif
