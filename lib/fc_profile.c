@@ -741,13 +741,16 @@ static fc_status_t fc_stages_key(const fc_yaml_ctx_t *ctx, int index,
                                  sp->soak.duration_s);
         if (sp->soak.window_s <= 0)
             sp->soak.window_s = sp->soak.duration_s / 10;
-        /* drift is the slowest window against the fastest: with one
-         * window it could never be judged */
-        if (sp->soak.window_s > sp->soak.duration_s / 2) {
-            fprintf(stderr, "fabcert: %s:%d:%d: 'window_s' (%g) is more than half of "
-                    "soak.duration_s (%g): drift is judged between two windows or more, "
-                    "so it would never be judged\n", ctx->path, sp->soak.window_line,
-                    sp->soak.window_col, sp->soak.window_s, sp->soak.duration_s);
+        /* drift is a slowdown held over confirm_windows windows against the
+         * others: with fewer windows than that and one more it could never
+         * be judged */
+        if (sp->soak.window_s > sp->soak.duration_s / fc_soak_min_windows(sp)) {
+            fprintf(stderr, "fabcert: %s:%d:%d: 'window_s' (%g) leaves fewer than %d "
+                    "windows in soak.duration_s (%g): drift must last confirm_windows "
+                    "(%d) windows beside at least one other, so it would never be "
+                    "judged\n", ctx->path, sp->soak.window_line, sp->soak.window_col,
+                    sp->soak.window_s, fc_soak_min_windows(sp), sp->soak.duration_s,
+                    sp->soak.confirm_windows);
             return FC_ERR_INVALID;
         }
     }
@@ -993,22 +996,29 @@ fc_status_t fc_parse_duration(const char *what, const char *text, double *second
     return FC_OK;
 }
 
+int fc_soak_min_windows(const fc_stage_profile_t *sp)
+{
+    return sp->soak.confirm_windows + 1 > 2 ? sp->soak.confirm_windows + 1 : 2;
+}
+
 fc_status_t fc_soak_duration_check(const char *profile_path, const fc_stage_profile_t *sp,
                                    double seconds)
 {
-    if (!sp->soak.window_explicit || sp->soak.window_s <= seconds / 2)
+    if (!sp->soak.window_explicit || sp->soak.window_s <= seconds / fc_soak_min_windows(sp))
         return FC_OK;
     fprintf(stderr, "fabcert: --soak-duration %g s: the profile's window_s (%g s, %s:%d:%d) "
-            "is more than half of it, and drift is judged between two windows or more: "
-            "give a longer duration or a profile with a shorter window\n", seconds,
-            sp->soak.window_s, profile_path, sp->soak.window_line, sp->soak.window_col);
+            "leaves fewer than %d windows in it, and drift must last confirm_windows (%d) "
+            "windows beside at least one other: give a longer duration or a profile with a "
+            "shorter window\n", seconds, sp->soak.window_s, profile_path,
+            sp->soak.window_line, sp->soak.window_col, fc_soak_min_windows(sp),
+            sp->soak.confirm_windows);
     return FC_ERR_INVALID;
 }
 
 void fc_soak_set_duration(fc_stage_profile_t *sp, double seconds)
 {
     sp->soak.duration_s = seconds;
-    if (!sp->soak.window_explicit || sp->soak.window_s > seconds / 2)
+    if (!sp->soak.window_explicit || sp->soak.window_s > seconds / fc_soak_min_windows(sp))
         sp->soak.window_s = seconds / 10;
     if (sp->timeout_s < seconds + 60)
         sp->timeout_s = seconds + 120;

@@ -175,6 +175,9 @@ void fc_soak_set_duration(fc_stage_profile_t *sp, double seconds);
 /* FC_OK when a soak of `seconds` keeps the profile's explicit window_s to
  * at most half of it; else says so (naming the profile's line) and is
  * FC_ERR_INVALID. */
+/* The fewest soak windows in which drift can be judged: confirm_windows
+ * and one more (at least 2). */
+int fc_soak_min_windows(const fc_stage_profile_t *sp);
 fc_status_t fc_soak_duration_check(const char *profile_path, const fc_stage_profile_t *sp,
                                    double seconds);
 /* Command-line lists, "all_reduce,all_gather" or "4KiB,1MiB": each item

@@ -14,6 +14,7 @@
 
 #include "fc_exitinfo.h"
 #include "fc_launch.h"
+#include "fc_report.h"
 #include "fc_results.h"
 #include "fc_verdict.h"
 
@@ -191,7 +192,7 @@ static void fc_retest_unfinished(const fc_retest_launch_t *l, json_t *groups,
             "{s:s, s:s, s:O, s:O, s:b}", "part", "group", "host", "", "racks",
             json_object_get(g, "racks"), "hosts", json_object_get(g, "hosts"), "quarantine", 0));
         fc_results_append(&out, rec);
-        printf("retest %s: %s: %s\n", l->stage, fc_json_str(g, "group"), why);
+        fc_print_line(stdout, "retest %s: %s: %s", l->stage, fc_json_str(g, "group"), why);
     }
     if (opened)
         fc_results_close(&out);

@@ -34,7 +34,7 @@ declare -A expect=(
     [relative-in-cluster]="relative-in-cluster.yaml:5:5: 'relative' in stage 'cluster' would never be applied: the stage judges one group"
     [stages-empty]="stages-empty.yaml:3:1: 'stages' names no stage"
     [stages-null]="stages-null.yaml:3:1: 'stages' must be a mapping"
-    [soak-one-window]="soak-one-window.yaml:7:17: 'window_s' (6) is more than half of soak.duration_s (10): drift is judged between two windows or more"
+    [soak-one-window]="soak-one-window.yaml:7:17: 'window_s' (6) leaves fewer than 3 windows in soak.duration_s (10): drift must last confirm_windows (2) windows beside at least one other"
     [min-background-zero]="min-background-zero.yaml:6:27: 'min_background_pct' is 0: the background load must be proven"
     [bad-background-hosts]="bad-background-hosts.yaml:5:25: 'background_hosts': range '04-01' runs backwards"
 )
