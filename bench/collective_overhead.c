@@ -107,7 +107,7 @@ int main(int argc, char **argv)
 
         for (uint64_t bytes = 64 << 10; bytes <= max_bytes; bytes *= bytes < (4 << 20) ? 16 : 4) {
             fc_test_point_t pt = { (fc_coll_id_t)c, FC_FLOAT32, d->reduces ? FC_OP_SUM : FC_OP_NONE,
-                                   bytes, 2, bytes >= (64u << 20) ? iters / 2 : iters, 11 };
+                                   bytes, 2, bytes >= (64u << 20) ? iters / 2 : iters, 11, 1 };
             double checked[16], bare[16], ratio[16], busbw = 0, batched = 0;
             fc_coll_counts_t counts;
             int nr = rounds > 16 ? 16 : rounds;

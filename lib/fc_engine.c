@@ -327,7 +327,8 @@ static fc_status_t fc_engine_batch(fc_point_run_t *run, fc_rank_report_t *rep)
     double seconds = 0;
 
     rep->batch_s = -1;
-    if (be->ops->run_batch_func == NULL || run->desc->in_place || pt->iters < 2)
+    if (!pt->batched || be->ops->run_batch_func == NULL || run->desc->in_place ||
+        pt->iters < 2)
         return FC_OK;
     for (int k = 0; k < 2; ++k)
         calls[k] = (fc_coll_call_t){ pt->coll, pt->dtype, pt->op, run->send[k], run->recv[k],

@@ -24,6 +24,7 @@ typedef struct fc_test_point {
     int warmup;
     int iters;
     uint32_t seed;
+    int batched;            /* 1: also time it batched (nccl-tests' way) */
 } fc_test_point_t;
 
 /* The documented self-test: corrupt one element so an operator can prove

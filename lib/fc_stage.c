@@ -283,6 +283,10 @@ int fc_stage_points(const fc_stage_ctx_t *ctx, fc_test_point_t **points_p)
                         desc->id, sp->dtypes[t], desc->reduces ? sp->ops[o] : FC_OP_NONE,
                         sp->sizes[z], sp->warmup, sp->iters,
                         ctx->profile.seed + 7919u * (uint32_t)n,
+                        /* a sweep stage's figure; the soak (drift over
+                         * time) and the contention stage (ratios of
+                         * phases) judge per-iteration figures only */
+                        ctx->stage != FC_STAGE_SOAK && ctx->stage != FC_STAGE_CONTENTION,
                     };
     }
     *points_p = pts;

@@ -239,7 +239,7 @@ static void fc_retest_loo_point(const fc_retest_opts_t *o, int rank, fc_test_poi
     *any_slow_p = spec[3];
     *any_wrong_p = spec[4];
     *pt = (fc_test_point_t){ (fc_coll_id_t)spec[0], (fc_dtype_t)spec[1], (fc_op_t)spec[2],
-                             (uint64_t)bytes, 1, (int)o->iters, o->seed };
+                             (uint64_t)bytes, 1, (int)o->iters, o->seed, 0 };
 }
 
 /* The point on comm (NULL: this rank sits out), checked and timed by the

@@ -101,13 +101,13 @@ n=$(jsonl "$TMP/soak/results.jsonl" 'my @p = grep { $_->{type} eq "point" && $_-
 ok $? "every point ran, checked, in several windows, with its drift ($n)"
 n=$(jsonl "$TMP/soak/results.jsonl" 'scalar grep { $_->{type} eq "soak_counters" && $_->{host} eq "'"$(hostname)"'" && $_->{verdict} eq "PASS" && exists $_->{links}{lo} == 0 } @r')
 ok $(( n != 1 )) "the host's link error counters are read before and after ($n)"
-$FC run --out "$TMP/soak2" --np 2 --profile "$TMP/soak.yaml" --soak-duration 2s > "$TMP/soak2.out" 2>&1
+$FC run --out "$TMP/soak2" --np 2 --profile "$TMP/soak.yaml" --soak-duration 4s > "$TMP/soak2.out" 2>&1
 rc=$?
 n=$(jsonl "$TMP/soak2/results.jsonl" 'my ($p) = grep { $_->{type} eq "plan" } @r; my ($s) = grep { $_->{type} eq "point" } @r;
     sprintf "%g %.1f %d", $p->{soak_duration_s}, $s->{soak}{seconds}, scalar @{$s->{soak}{windows}}')
 set -- $n
-[ $rc -eq 0 ] && [ "$1" = 2 ] && awk -v s="$2" 'BEGIN { exit !(s >= 2 && s < 2.9) }' && [ "$3" -ge 2 ]
-ok $? "--soak-duration 2s replaces the profile's 3 s, and the plan records it ($n)"
+[ $rc -eq 0 ] && [ "$1" = 4 ] && awk -v s="$2" 'BEGIN { exit !(s >= 4 && s < 4.9) }' && [ "$3" -ge 3 ]
+ok $? "--soak-duration 4s replaces the profile's 3 s, and the plan records it ($n)"
 $FC run --out "$TMP/soakbad" --np 2 --profile "$TMP/soak.yaml" --soak-duration 3x > "$TMP/soakbad.out" 2>&1
 rc=$?
 [ $rc -eq 2 ] && grep -q "soak-duration '3x': expected seconds" "$TMP/soakbad.out"
@@ -120,7 +120,7 @@ ok $? "a --soak-duration below the profile's minimum (1 s) is refused, exit 2 ($
 $FC run --out "$TMP/soakone" --np 2 --profile "$TMP/soak.yaml" --soak-duration 1.5 > "$TMP/soakone.out" 2>&1
 rc=$?
 [ $rc -eq 2 ] && grep -q "soak-duration 1.5 s: the profile's window_s (1 s, .*soak.yaml:14:17) leaves fewer than 3 windows in it" "$TMP/soakone.out"
-ok $? "a --soak-duration that leaves the profile's window_s less than twice is refused, exit 2 ($rc)"
+ok $? "a --soak-duration that leaves the profile's window_s fewer windows than a drift needs is refused, exit 2 ($rc)"
 $FC run --out "$TMP/soakflip" --np 2 --profile "$TMP/soak.yaml" --selftest-stage soak \
     --selftest-corrupt rank=1,iter=1,coll=all_gather > "$TMP/soakflip.out" 2>&1
 rc=$?

@@ -106,7 +106,7 @@ stages:
     dtypes: [int32]
     ops: [sum]
     soak:
-      duration_s: 2
+      duration_s: 3
       window_s: 1
       max_drift_pct: 100000
 YAML

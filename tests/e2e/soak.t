@@ -78,7 +78,9 @@ ok $? "rack2, whose links held, passes"
 
 # 3. a link that slows down mid-soak: drift between windows
 start drift "$TMP/tight.yaml"; pid=$!
-started drift; sleep 2
+# early enough that the slowdown holds over two windows or more (a drift
+# must last two: one slow window is a peak)
+started drift; sleep 1
 $VC --name $NAME slow $H3 5mbit > /dev/null
 wait $pid
 rc=$?

@@ -52,7 +52,7 @@ static fc_stage_profile_t profile(double max_below_pct, uint64_t relative_min_by
 
 static fc_test_point_t point(fc_coll_id_t coll, uint64_t bytes)
 {
-    fc_test_point_t pt = { coll, FC_FLOAT32, FC_OP_SUM, bytes, 1, 5, 1 };
+    fc_test_point_t pt = { coll, FC_FLOAT32, FC_OP_SUM, bytes, 1, 5, 1, 0 };
 
     if (coll == FC_COLL_ALL_GATHER || coll == FC_COLL_BROADCAST)
         pt.op = FC_OP_NONE;
