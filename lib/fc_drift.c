@@ -1,8 +1,7 @@
 /*
- * fc_drift.c - see fc_drift.h. The lower quartile is interpolated between
- * the sorted medians (the usual (n-1)p rule); the sustained level of a run
- * of k windows is its minimum, so every window of the run was at least
- * that slow.
+ * fc_drift.c - see fc_drift.h. The lower quartile is the sorted medians'
+ * element (n-1)/4, rounded down; the sustained level of a run of k windows
+ * is its minimum, so every window of the run was at least that slow.
  */
 #include "fc_drift.h"
 
@@ -29,9 +28,12 @@ void fc_drift_judge(const double *m, int n, int k, fc_drift_t *d)
         return;
     memcpy(sorted, m, (size_t)n * sizeof(*m));
     qsort(sorted, (size_t)n, sizeof(*sorted), fc_drift_cmp);
+    /* the order statistic at (n-1)/4, not interpolated: with a few windows
+     * most of which have slowed, interpolation would lift the reference
+     * towards the slow ones and hide the drift it is there to show */
     pos = (n - 1) * 0.25;
     lo = (int)pos;
-    d->reference = sorted[lo] + (lo + 1 < n ? (pos - lo) * (sorted[lo + 1] - sorted[lo]) : 0);
+    d->reference = sorted[lo];
     free(sorted);
     if (d->reference <= 0)
         return;
