@@ -16,7 +16,7 @@
 #     node stage's failure is not reproduced alone, it passes, and its
 #     record holds both measurements.
 # The profile is thresholds/vcluster.yaml's plan cut short (64 KiB, three
-# iterations, a 4-second soak) with a latency limit on the rack and cluster
+# iterations, a 3-second soak) with a latency limit on the rack and cluster
 # stages (15 ms: a 12-rank 64 KiB collective here takes about 1 ms).
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
@@ -91,7 +91,7 @@ stages:
       - collective: any
         max_latency_us: 15000
     soak:
-      duration_s: 4
+      duration_s: 3
       window_s: 1
       max_drift_pct: 200
       max_error_delta: 0
