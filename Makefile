@@ -130,7 +130,7 @@ $(BUILD)/obj/suites/gpu/%.o: suites/gpu/%.c $(wildcard lib/*.h lib/gpu/*.h kerne
 	$(CC) -Ilib -Ikernels $(GPU_INC) $(CFLAGS) $(WARN) -c $< -o $@
 
 $(GPU_NODE): $(GPU_NODE_OBJS) $(GPU_CU_OBJS) $(GPU_HOST_OBJS) $(GPU_LIB_OBJS) \
-             $(addprefix $(BUILD)/obj/lib/,fc_profile.o fc_inventory.o fc_tap.o fc_stats.o \
+             $(addprefix $(BUILD)/obj/lib/,fc_profile.o fc_stages.o fc_inventory.o fc_tap.o fc_stats.o \
                                           fc_results.o fc_judge.o fc_peers.o)
 	$(CC) -o $@ $^ $(GPU_LDFLAGS) $(GPU_CUDA_LIBS) -lfyaml -ljansson -lsodium -lxxhash -ldl \
 	    -lpthread -lstdc++ -lm
@@ -166,7 +166,7 @@ $(GPU_AGREE): tests/gpu/gpu_agree.c tests/standin/fc_comm_standin.c \
 
 # ---- fuzz targets: the input parsers under AddressSanitizer and UBSan ------
 FUZZ     := $(BUILD)/tests/fuzz_inputs.t
-FUZZ_SRCS := $(addprefix lib/,fc_inventory.c fc_profile.c fc_coll.c fc_status.c fc_log.c \
+FUZZ_SRCS := $(addprefix lib/,fc_inventory.c fc_profile.c fc_stages.c fc_coll.c fc_status.c fc_log.c \
                fc_results.c) kernels/fc_pattern_host.c $(wildcard reports/*.c) \
              tests/fuzz/fuzz_inputs.c
 FUZZ_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(FUZZ_SRCS))

@@ -19,23 +19,6 @@
 
 #include "fc_inventory.h"
 
-static const char *const fc_stage_names[FC_STAGE_COUNT] = {
-    "preflight", "node", "pairs", "rack", "cluster", "contention", "soak",
-};
-
-const char *fc_stage_name(fc_stage_id_t stage)
-{
-    return fc_stage_names[stage];
-}
-
-int fc_stage_from_name(const char *name)
-{
-    for (int s = 0; s < FC_STAGE_COUNT; ++s)
-        if (strcmp(name, fc_stage_names[s]) == 0)
-            return s;
-    return -1;
-}
-
 int fc_parse_size(const char *text, uint64_t *bytes_p)
 {
     static const struct { const char *suffix; uint64_t mult; } units[] = {
@@ -566,31 +549,25 @@ typedef struct fc_stage_walk {
 static fc_status_t fc_stage_section_placed(const fc_yaml_ctx_t *ctx, int index,
                                            int stage, struct fy_node *k)
 {
-    int owner = index == 12 ? FC_STAGE_CONTENTION : index == 13 ? FC_STAGE_PREFLIGHT
-              : index == 14 ? FC_STAGE_SOAK : stage;
+    const fc_stage_desc_t *d = fc_stage_desc((fc_stage_id_t)stage);
+    unsigned want = index == 12 ? FC_SECT_CONTENTION : index == 13 ? FC_SECT_EXPECT
+                  : index == 14 ? FC_SECT_SOAK : 0;
+    int owner = stage;
 
-    if (index == 10 && (stage == FC_STAGE_PREFLIGHT || stage == FC_STAGE_CONTENTION))
+    if (index == 10 && !(d->sections & FC_SECT_LIMITS))
         return fc_yaml_error(ctx, k, k, "'limits' in stage '%s' would never be applied: %s",
-                             fc_stage_names[stage], stage == FC_STAGE_PREFLIGHT
-                             ? "the preflight stage measures no collective (its rules are "
-                               "under 'expect')"
-                             : "the contention stage judges the slowdown under load "
-                               "(contention: max_slowdown), not busbw or latency");
-    if (index == 9 && stage != FC_STAGE_NODE && stage != FC_STAGE_PAIRS &&
-        stage != FC_STAGE_RACK)
+                             d->name, d->no_limits);
+    if (index == 9 && !(d->sections & FC_SECT_RELATIVE))
         return fc_yaml_error(ctx, k, k, "'relative' in stage '%s' would never be applied: "
-                             "%s", fc_stage_names[stage],
-                             stage == FC_STAGE_CLUSTER || stage == FC_STAGE_SOAK
-                             ? "the stage judges one group, the whole job, which has no "
-                               "peers to be compared with (relative rules belong to the "
-                               "node, pairs and rack stages)"
-                             : "nothing in that stage compares groups with their peers "
-                               "(relative rules belong to the node, pairs and rack stages)");
-    if (owner == stage)
+                             "%s", d->name, d->no_relative);
+    if (want == 0 || (d->sections & want))
         return FC_OK;
+    for (int s = 0; s < FC_STAGE_COUNT; ++s)
+        if (fc_stage_desc((fc_stage_id_t)s)->sections & want)
+            owner = s;
     return fc_yaml_error(ctx, k, k, "'%s' belongs in stage '%s', not in stage '%s', "
                          "where nothing would read it", fc_stage_keys[index],
-                         fc_stage_names[owner], fc_stage_names[stage]);
+                         fc_stage_name((fc_stage_id_t)owner), d->name);
 }
 
 static fc_status_t fc_stage_key(const fc_yaml_ctx_t *ctx, int index,
@@ -731,9 +708,9 @@ static fc_status_t fc_stages_key(const fc_yaml_ctx_t *ctx, int index,
 
     fc_stage_defaults(sp);
     sp->present = 1;
-    snprintf(where, sizeof(where), "stage '%s'", fc_stage_names[index]);
+    snprintf(where, sizeof(where), "stage '%s'", fc_stage_name((fc_stage_id_t)index));
     FC_CHECK(fc_yaml_walk_map(ctx, v, k, where, fc_stage_keys, fc_stage_key, &w));
-    if (index == FC_STAGE_SOAK) {
+    if (fc_stage_desc((fc_stage_id_t)index)->sections & FC_SECT_SOAK) {
         /* the watchdog must not end a soak that is only doing its job */
         if (sp->timeout_s < sp->soak.duration_s + 60)
             return fc_yaml_error(ctx, NULL, k, "stage 'soak': timeout_s (%g) must exceed "
@@ -772,7 +749,7 @@ static const char *fc_stage_list(void)
     list[0] = '\0';
     for (int s = 0; s < FC_STAGE_COUNT; ++s)
         snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-                 s ? ", " : "", fc_stage_names[s]);
+                 s ? ", " : "", fc_stage_name((fc_stage_id_t)s));
     return list;
 }
 
@@ -815,7 +792,7 @@ static fc_status_t fc_top_key(const fc_yaml_ctx_t *ctx, int index,
                                 profile);
     default:
         for (int s = 0; s < FC_STAGE_COUNT; ++s)
-            stage_keys[s] = fc_stage_names[s];
+            stage_keys[s] = fc_stage_name((fc_stage_id_t)s);
         stage_keys[FC_STAGE_COUNT] = NULL;
         FC_CHECK(fc_yaml_walk_map(ctx, v, k, "'stages'", stage_keys,
                                   fc_stages_key, profile));

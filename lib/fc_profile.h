@@ -18,18 +18,9 @@
 
 #include "fc_coll.h"
 #include "fc_pattern_host.h"
+#include "fc_stages.h"
 #include "fc_status.h"
 
-typedef enum fc_stage_id {
-    FC_STAGE_PREFLIGHT = 0,
-    FC_STAGE_NODE,
-    FC_STAGE_PAIRS,
-    FC_STAGE_RACK,
-    FC_STAGE_CLUSTER,
-    FC_STAGE_CONTENTION,
-    FC_STAGE_SOAK,
-    FC_STAGE_COUNT
-} fc_stage_id_t;
 
 #define FC_PROFILE_MAX_SIZES 64
 #define FC_PROFILE_MAX_LIMITS 64
@@ -149,8 +140,6 @@ typedef struct fc_profile {
     fc_stage_profile_t stages[FC_STAGE_COUNT];
 } fc_profile_t;
 
-const char *fc_stage_name(fc_stage_id_t stage);
-int fc_stage_from_name(const char *name);       /* -1 if unknown */
 
 /* Load and validate; on error prints "file:line:col: message" to stderr
  * and returns FC_ERR_INVALID. */

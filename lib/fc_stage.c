@@ -247,7 +247,7 @@ static void fc_stage_apply_overrides(fc_stage_ctx_t *ctx)
         memcpy(sp->ops, o->ops, sizeof(o->ops));
         sp->nops = o->nops;
     }
-    if (o->soak_duration > 0 && ctx->stage == FC_STAGE_SOAK)
+    if (o->soak_duration > 0 && (fc_stage_desc(ctx->stage)->sections & FC_SECT_SOAK))
         fc_soak_set_duration(sp, o->soak_duration);
 }
 
@@ -286,7 +286,7 @@ int fc_stage_points(const fc_stage_ctx_t *ctx, fc_test_point_t **points_p)
                         /* a sweep stage's figure; the soak (drift over
                          * time) and the contention stage (ratios of
                          * phases) judge per-iteration figures only */
-                        ctx->stage != FC_STAGE_SOAK && ctx->stage != FC_STAGE_CONTENTION,
+                        fc_stage_desc(ctx->stage)->batched,
                     };
     }
     *points_p = pts;
@@ -494,8 +494,7 @@ static void fc_stage_choose_backend(fc_stage_ctx_t *ctx)
         snprintf(ctx->opts.backend, sizeof(ctx->opts.backend), "%s", ctx->sp.backend);
     snprintf(ctx->backend_requested, sizeof(ctx->backend_requested), "%s",
              ctx->opts.backend[0] ? ctx->opts.backend : "mpi");
-    wants_gpu = strcmp(ctx->opts.backend, "mpi") != 0 && ctx->stage != FC_STAGE_PAIRS &&
-                ctx->stage != FC_STAGE_CONTENTION;
+    wants_gpu = strcmp(ctx->opts.backend, "mpi") != 0 && fc_stage_desc(ctx->stage)->gpu_capable;
     if (!wants_gpu) {
         if (strcmp(ctx->backend_requested, "mpi") != 0)
             snprintf(ctx->backend_note, sizeof(ctx->backend_note), "the %s stage measures "
@@ -589,11 +588,10 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
             fflush(stdout);
             ctx->tap.active = 0;
         } else {
-            /* the pairs, contention and soak stages' counts depend on the
-             * nodes, the traffic kinds, the links: plan at the end */
-            fc_tap_plan(&ctx->tap, stage == FC_STAGE_PAIRS || stage == FC_STAGE_CONTENTION ||
-                                   stage == FC_STAGE_PREFLIGHT || stage == FC_STAGE_SOAK
-                                       ? -1 : fc_stage_point_count(&ctx->sp));
+            /* a stage whose count depends on the nodes, the traffic kinds,
+             * the links plans at the end */
+            fc_tap_plan(&ctx->tap, fc_stage_desc(stage)->plan_known
+                                       ? fc_stage_point_count(&ctx->sp) : -1);
         }
         if (ctx->backend_note[0])
             fc_tap_diag(&ctx->tap, "%s", ctx->backend_note);

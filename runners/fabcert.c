@@ -45,12 +45,6 @@
 #define FC_LAUNCH_MARGIN_S 15
 #define FC_MAX_ATTEMPTS 2
 
-static const fc_stage_id_t fc_plan_order[] = {
-    FC_STAGE_PREFLIGHT, FC_STAGE_NODE, FC_STAGE_PAIRS, FC_STAGE_RACK,
-    FC_STAGE_CLUSTER, FC_STAGE_CONTENTION, FC_STAGE_SOAK,
-};
-
-#define FC_PLAN_STAGES (int)(sizeof(fc_plan_order) / sizeof(fc_plan_order[0]))
 
 typedef struct fc_run_opts {
     char profile[PATH_MAX];
@@ -564,10 +558,14 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
         nhealthy += st->healthy[h];
     if (attempt > 1)
         snprintf(suffix, sizeof(suffix), ".%d", attempt);
-    if (nhealthy == 0 || (stage == FC_STAGE_PAIRS && nhealthy < 2)) {
+    if (nhealthy == 0 || nhealthy < fc_stage_desc(stage)->min_hosts) {
         json_t *r = fc_run_record(st, "stage_skip", name);
-        const char *why = nhealthy == 0 ? "no healthy host is left" :
-                                          "fewer than 2 healthy hosts";
+        char few[64];
+        const char *why = few;
+
+        snprintf(few, sizeof(few), "fewer than %d healthy hosts", fc_stage_desc(stage)->min_hosts);
+        if (nhealthy == 0)
+            why = "no healthy host is left";
 
         json_object_set_new(r, "reason", json_string(why));
         fc_append(st, r);
@@ -578,16 +576,17 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
     snprintf(exe + strlen(exe), sizeof(exe) - strlen(exe), "%s", name);
     snprintf(tap, sizeof(tap), "%s/%s%s.tap", o->out_dir, name, suffix);
     snprintf(log, sizeof(log), "%s/%s%s.log", o->out_dir, name, suffix);
-    /* ranks per node: the pairs stage one, the contention stage its
-     * foreground plus background ranks, the others --ppn */
-    int per_node = stage == FC_STAGE_PAIRS || stage == FC_STAGE_PREFLIGHT ? 1 :
-                   stage == FC_STAGE_CONTENTION
-                       ? st->profile.stages[stage].cont.fg_per_node +
-                         st->profile.stages[stage].cont.bg_per_node
-                       : o->ppn;
+    /* ranks per node, by the stage table: one, the contention stage's
+     * foreground plus background ranks, or --ppn */
+    fc_stage_ranks_t rule = fc_stage_desc(stage)->ranks;
+    int per_node = rule == FC_RANKS_ONE ? 1 :
+                   rule == FC_RANKS_ROLES ? st->profile.stages[stage].cont.fg_per_node +
+                                            st->profile.stages[stage].cont.bg_per_node
+                                          : o->ppn;
 
-    ranks = !cluster ? (stage == FC_STAGE_PREFLIGHT ? 1 :
-                        stage == FC_STAGE_CONTENTION && o->np < per_node ? per_node : o->np)
+    /* on this machine alone: --np ranks, at least the roles' */
+    ranks = !cluster ? (rule == FC_RANKS_ONE ? 1 :
+                        rule == FC_RANKS_ROLES && o->np < per_node ? per_node : o->np)
                      : nhealthy * per_node;
     snprintf(np, sizeof(np), "%d", ranks);
     args[nargs++] = o->mpirun;
@@ -759,18 +758,13 @@ static int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt,
     return 0;
 }
 
-/* The contention stage's background_hosts must be hosts of the inventory:
- * a typo would otherwise leave the stage without background, found out
- * only after the earlier stages have run. */
-static int fc_check_background_hosts(const fc_run_state_t *st)
+/* A background_hosts list: every host in the inventory, else exit 2. */
+static int fc_check_hostlist(const fc_run_state_t *st, const char *list)
 {
-    const fc_stage_profile_t *sp = &st->profile.stages[FC_STAGE_CONTENTION];
     char (*names)[FC_INV_NAME_MAX] = NULL, err[256];
     int n = 0, bad = 0;
 
-    if (!sp->present || !st->o.stages[FC_STAGE_CONTENTION] || !sp->cont.background_hosts[0])
-        return 0;
-    if (fc_hostlist_expand(sp->cont.background_hosts, &names, &n, err, sizeof(err)) != FC_OK) {
+    if (fc_hostlist_expand(list, &names, &n, err, sizeof(err)) != FC_OK) {
         fprintf(stderr, "fabcert: %s: background_hosts: %s\n", st->o.profile, err);
         return 2;
     }
@@ -782,6 +776,25 @@ static int fc_check_background_hosts(const fc_run_state_t *st)
         }
     free(names);
     return bad;
+}
+
+
+/* The contention stage's background_hosts must be hosts of the inventory:
+ * a typo would otherwise leave the stage without background, found out
+ * only after the earlier stages have run. */
+static int fc_check_background_hosts(const fc_run_state_t *st)
+{
+    for (int s = 0; s < FC_STAGE_COUNT; ++s) {
+        const fc_stage_profile_t *sp = &st->profile.stages[s];
+        int rc;
+
+        if (!(fc_stage_desc((fc_stage_id_t)s)->sections & FC_SECT_CONTENTION) ||
+            !sp->present || !st->o.stages[s] || !sp->cont.background_hosts[0])
+            continue;
+        if ((rc = fc_check_hostlist(st, sp->cont.background_hosts)) != 0)
+            return rc;
+    }
+    return 0;
 }
 
 /* Every command-line option that changes what is measured or how, as
@@ -951,12 +964,14 @@ static int fc_cmd_run(int argc, char **argv)
     if (fc_profile_load(st.o.profile, &st.profile) != FC_OK)
         return 2;
     /* the stage program applies the same override to the same profile */
-    if (st.o.soak_duration > 0) {
-        if (st.profile.stages[FC_STAGE_SOAK].present &&
-            fc_soak_duration_check(st.o.profile, &st.profile.stages[FC_STAGE_SOAK],
-                                   st.o.soak_duration) != FC_OK)
+    for (int s = 0; s < FC_STAGE_COUNT && st.o.soak_duration > 0; ++s) {
+        fc_stage_profile_t *sp = &st.profile.stages[s];
+
+        if (!(fc_stage_desc((fc_stage_id_t)s)->sections & FC_SECT_SOAK))
+            continue;
+        if (sp->present && fc_soak_duration_check(st.o.profile, sp, st.o.soak_duration) != FC_OK)
             return 2;
-        fc_soak_set_duration(&st.profile.stages[FC_STAGE_SOAK], st.o.soak_duration);
+        fc_soak_set_duration(sp, st.o.soak_duration);
     }
     if (st.o.sign_key) {
         unsigned char sk[64];
@@ -992,8 +1007,8 @@ static int fc_cmd_run(int argc, char **argv)
         st.healthy[h] = 1;
 
     stages = json_array();
-    for (int k = 0; k < FC_PLAN_STAGES; ++k) {
-        fc_stage_id_t s = fc_plan_order[k];
+    for (int k = 0; k < FC_STAGE_COUNT; ++k) {
+        fc_stage_id_t s = (fc_stage_id_t)k;     /* the stage table's order */
 
         if (!st.profile.stages[s].present)
             continue;
@@ -1054,8 +1069,8 @@ static int fc_cmd_run(int argc, char **argv)
            FC_VERSION, st.o.run_id, st.inv.nhosts, st.inv.nracks, st.profile.name);
     fflush(stdout);
     fc_launch_catch_signals();
-    for (int k = 0; k < FC_PLAN_STAGES; ++k) {
-        fc_stage_id_t s = fc_plan_order[k];
+    for (int k = 0; k < FC_STAGE_COUNT; ++k) {
+        fc_stage_id_t s = (fc_stage_id_t)k;     /* the stage table's order */
         int hung = 0;
 
         if (!st.profile.stages[s].present || !st.o.stages[s])

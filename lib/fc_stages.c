@@ -1,0 +1,66 @@
+/*
+ * fc_stages.c - the stage table (see fc_stages.h), one designated
+ * initialiser per stage. The pairs and contention stages measure the
+ * network between hosts and always use MPI (not gpu_capable); the
+ * preflight stage may open the GPU plugin to count the GPUs.
+ */
+#include "fc_stages.h"
+
+#include <string.h>
+
+#define FC_WHOLE_JOB "the stage judges one group, the whole job, which has no peers to be " \
+                     "compared with (relative rules belong to the node, pairs and rack stages)"
+
+static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
+    [FC_STAGE_PREFLIGHT] = {
+        .id = FC_STAGE_PREFLIGHT, .name = "preflight", .ranks = FC_RANKS_ONE,
+        .min_hosts = 1, .gpu_capable = 1, .sections = FC_SECT_EXPECT, .view = FC_VIEW_TABLE,
+        .no_limits = "the preflight stage measures no collective (its rules are under "
+                     "'expect')",
+        .no_relative = "nothing in that stage compares groups with their peers (relative "
+                       "rules belong to the node, pairs and rack stages)" },
+    [FC_STAGE_NODE] = {
+        .id = FC_STAGE_NODE, .name = "node", .ranks = FC_RANKS_PPN, .min_hosts = 1,
+        .gpu_capable = 1, .plan_known = 1, .batched = 1,
+        .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE },
+    [FC_STAGE_PAIRS] = {
+        .id = FC_STAGE_PAIRS, .name = "pairs", .ranks = FC_RANKS_ONE, .min_hosts = 2,
+        .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE, .view = FC_VIEW_PAIRS },
+    [FC_STAGE_RACK] = {
+        .id = FC_STAGE_RACK, .name = "rack", .ranks = FC_RANKS_PPN, .min_hosts = 1,
+        .gpu_capable = 1, .plan_known = 1, .batched = 1,
+        .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE },
+    [FC_STAGE_CLUSTER] = {
+        .id = FC_STAGE_CLUSTER, .name = "cluster", .ranks = FC_RANKS_PPN, .min_hosts = 1,
+        .gpu_capable = 1, .plan_known = 1, .batched = 1, .sections = FC_SECT_LIMITS,
+        .no_relative = FC_WHOLE_JOB },
+    [FC_STAGE_CONTENTION] = {
+        .id = FC_STAGE_CONTENTION, .name = "contention", .ranks = FC_RANKS_ROLES,
+        .min_hosts = 1, .sections = FC_SECT_CONTENTION, .view = FC_VIEW_TABLE,
+        .no_limits = "the contention stage judges the slowdown under load (contention: "
+                     "max_slowdown), not busbw or latency",
+        .no_relative = "nothing in that stage compares groups with their peers (relative "
+                       "rules belong to the node, pairs and rack stages)" },
+    [FC_STAGE_SOAK] = {
+        .id = FC_STAGE_SOAK, .name = "soak", .ranks = FC_RANKS_PPN, .min_hosts = 1,
+        .gpu_capable = 1, .sections = FC_SECT_LIMITS | FC_SECT_SOAK,
+        .no_relative = FC_WHOLE_JOB, .view = FC_VIEW_SOAK },
+};
+
+const fc_stage_desc_t *fc_stage_desc(fc_stage_id_t stage)
+{
+    return &fc_stages[stage];
+}
+
+const char *fc_stage_name(fc_stage_id_t stage)
+{
+    return fc_stages[stage].name;
+}
+
+int fc_stage_from_name(const char *name)
+{
+    for (int s = 0; s < FC_STAGE_COUNT; ++s)
+        if (strcmp(name, fc_stages[s].name) == 0)
+            return s;
+    return -1;
+}

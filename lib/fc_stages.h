@@ -1,0 +1,70 @@
+/*
+ * fc_stages.h - the stage table: one entry per stage of the plan, and the
+ * only place that lists them. Everything that differs between stages and
+ * that another part needs to know (the runner, the stage programs, the
+ * profile reader, the reports) is a field here, not a comparison with a
+ * stage constant: its name (in profiles, records and suites/NAME), its
+ * place in the plan (the enum's order), how many ranks it takes per node,
+ * how few hosts it can run on, whether it may run on the GPU backend,
+ * whether its TAP plan is known before it runs, whether its points are
+ * also timed batched, and which profile sections it reads. Adding a stage
+ * is one entry here, its enum value, and its program in suites/.
+ */
+#ifndef FC_STAGES_H
+#define FC_STAGES_H
+
+typedef enum fc_stage_id {         /* in plan order */
+    FC_STAGE_PREFLIGHT = 0,
+    FC_STAGE_NODE,
+    FC_STAGE_PAIRS,
+    FC_STAGE_RACK,
+    FC_STAGE_CLUSTER,
+    FC_STAGE_CONTENTION,
+    FC_STAGE_SOAK,
+    FC_STAGE_COUNT
+} fc_stage_id_t;
+
+/* How many ranks a stage takes on each node. */
+typedef enum fc_stage_ranks {
+    FC_RANKS_PPN = 0,               /* --ppn */
+    FC_RANKS_ONE,                   /* one per node (inventory, pairs) */
+    FC_RANKS_ROLES,                 /* contention: foreground + background */
+} fc_stage_ranks_t;
+
+/* Profile sections a stage reads (bits of fc_stage_desc_t.sections). */
+enum {
+    FC_SECT_LIMITS = 1 << 0,        /* limits: (absolute) */
+    FC_SECT_RELATIVE = 1 << 1,      /* relative: its groups have peers */
+    FC_SECT_EXPECT = 1 << 2,        /* expect: (preflight) */
+    FC_SECT_CONTENTION = 1 << 3,    /* contention: */
+    FC_SECT_SOAK = 1 << 4,          /* soak: */
+};
+
+/* How the reports show a stage's figures beside the per-point table. */
+typedef enum fc_stage_view {
+    FC_VIEW_SWEEP = 0,              /* busbw against size, the limit drawn in */
+    FC_VIEW_PAIRS,                  /* the pair matrix as a heat map */
+    FC_VIEW_SOAK,                   /* window medians, with the drift limit */
+    FC_VIEW_TABLE,                  /* the table alone */
+} fc_stage_view_t;
+
+typedef struct fc_stage_desc {
+    fc_stage_id_t id;
+    const char *name;               /* profiles, records, suites/NAME */
+    fc_stage_ranks_t ranks;         /* ranks per node */
+    int min_hosts;                  /* fewer healthy hosts: skipped, said why */
+    int gpu_capable;                /* may run on the nccl backend */
+    int plan_known;                 /* its TAP plan is known before it runs
+                                     * (its points are the profile's sweep) */
+    int batched;                    /* its points are also timed batched */
+    unsigned sections;              /* FC_SECT_* it reads */
+    const char *no_limits;          /* why limits: would never apply, or NULL */
+    const char *no_relative;        /* why relative: would never apply, or NULL */
+    fc_stage_view_t view;           /* how the reports show its figures */
+} fc_stage_desc_t;
+
+const fc_stage_desc_t *fc_stage_desc(fc_stage_id_t stage);
+const char *fc_stage_name(fc_stage_id_t stage);
+int fc_stage_from_name(const char *name);       /* -1 if unknown */
+
+#endif
