@@ -1,0 +1,114 @@
+/*
+ * fc_run.h - what the parts of `fabcert run` share: its options (parsed
+ * in fc_run_opts.c), the run's state (the profile, the inventory, which
+ * hosts are healthy; fc_run_state.c keeps it and writes the runner's own
+ * records), and one attempt of a stage (fc_run_stage.c: the launcher's
+ * argument list, the launch, the retest, the scan of what it wrote, the
+ * diagnosis of a stage that did not end). The subcommands are in
+ * fabcert.c.
+ */
+#ifndef FC_RUN_H
+#define FC_RUN_H
+
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+
+#include "fc_inventory.h"
+#include "fc_profile.h"
+#include "fc_status.h"
+
+#define FC_MAX_PASSTHRU 128
+/* mpirun's start-up and tear-down and the watchdog's grace, on top of a
+ * stage's timeout */
+#define FC_LAUNCH_MARGIN_S 15
+#define FC_MAX_ATTEMPTS 2
+
+typedef struct fc_run_opts {
+    char profile[PATH_MAX];
+    char out_dir[PATH_MAX];
+    char hosts[PATH_MAX];           /* inventory host list, "" if none */
+    char racks[PATH_MAX];           /* rack map, "" if none */
+    char run_id[64];
+    int np;                         /* local mode: ranks */
+    int ppn;                        /* cluster mode: ranks per node */
+    int stages[FC_STAGE_COUNT];     /* --stages filter; all 1 if not given */
+    const char *mpirun;             /* the launcher's program */
+    const char *mpirun_from;        /* "--mpirun", "$FABCERT_MPIRUN" or NULL
+                                     * (the default, mpirun or srun) */
+    int srun;                       /* launch with Slurm's srun, not mpirun */
+    int local;                      /* no inventory: this machine alone */
+    const char *mpirun_args[FC_MAX_PASSTHRU];   /* to the launcher */
+    int nmpirun_args;
+    const char *stage_args[FC_MAX_PASSTHRU];    /* sweep overrides */
+    int nstage_args;
+    const char *selftest_args[8];               /* self-tests */
+    int nselftest_args;
+    int selftest_stage;             /* stage the self-tests go to; -1 all */
+    const char *sign_key;           /* secret key for the certificates */
+    double soak_duration;           /* --soak-duration; 0: the profile's */
+    const char *env[FC_MAX_PASSTHRU];   /* --env NAME[=VALUE] */
+    int nenv;
+    int nuser_mpirun_args;          /* of mpirun_args, given as --mpirun-arg */
+    char stages_arg[256];           /* every --stages as given, "" if none */
+    /* the files as the user named them; the stages read frozen copies in
+     * the output directory (fc_run_freeze_inputs) */
+    char profile_source[PATH_MAX], hosts_source[PATH_MAX], racks_source[PATH_MAX];
+} fc_run_opts_t;
+
+typedef struct fc_run_state {
+    fc_run_opts_t o;
+    fc_profile_t profile;
+    fc_inventory_t inv;
+    int *healthy;                   /* per inventory host */
+    int *quarantined;
+    char results_path[PATH_MAX + 32];
+    const char *probe_stage;        /* the stage a probe is for */
+} fc_run_state_t;
+
+/* ---- options (fc_run_opts.c) ----------------------------------------- */
+
+void fc_usage(FILE *out);
+/* `fabcert run`'s command line into o; 0, or the exit status (2: bad
+ * usage, said on stderr). */
+int fc_parse_run(int argc, char **argv, fc_run_opts_t *o);
+/* Every option that changed what is measured, as given (the certificate's
+ * overrides). */
+json_t *fc_run_overrides(const fc_run_opts_t *o);
+/* The launching environment's variables that shape the measurement. */
+json_t *fc_run_environment(void);
+
+/* ---- the run's state and records (fc_run_state.c) ------------------- */
+
+fc_status_t fc_run_load_inventory(fc_run_state_t *st);
+/* A rack map of the whole cluster with a host list of part of it: say
+ * what was left out. */
+void fc_print_left_out(const fc_inventory_t *inv);
+/* The inventory as the plan record holds it. */
+json_t *fc_inventory_json(const fc_inventory_t *inv);
+/* 1 when the run spans an inventory of hosts (mpirun with a hostfile or
+ * srun), 0 on this machine alone. */
+int fc_cluster_mode(const fc_run_opts_t *o);
+/* Append rec (taken) to results.jsonl. */
+void fc_append(fc_run_state_t *st, json_t *rec);
+/* A record of the runner's own, with the common fields. */
+json_t *fc_run_record(const fc_run_state_t *st, const char *type, const char *stage);
+int fc_write_run_json(const fc_run_state_t *st, json_t *stages);
+long fc_file_size(const char *path);
+/* Record a quarantine (once per host) and take it out of later stages. */
+void fc_quarantine(fc_run_state_t *st, const char *stage, const char *host,
+                   const char *part, const char *why);
+/* 0, or 2 when a contention stage's background_hosts names a host that is
+ * not in the inventory. */
+int fc_check_background_hosts(const fc_run_state_t *st);
+fc_status_t fc_run_freeze_inputs(fc_run_state_t *st);
+int fc_run_check_rack_names(const fc_inventory_t *inv);
+int fc_run_claim_results(const fc_run_state_t *st);
+
+/* ---- one attempt of a stage (fc_run_stage.c) ------------------------- */
+
+/* Launch one attempt of a stage on the healthy hosts. Returns 2 on bad
+ * input (the caller stops), 0 otherwise; *hung_p when it did not end. */
+int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt, int *hung_p);
+
+#endif

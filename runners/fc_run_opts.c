@@ -1,0 +1,323 @@
+/*
+ * fc_run_opts.c - `fabcert run`'s command line: the options, their checks
+ * (each bad one is one message and exit 2), and what the certificate says
+ * of them: every option that changed what was measured (overrides) and
+ * the environment variables that shape a measurement.
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fc_results.h"
+#include "fc_run.h"
+
+void fc_usage(FILE *out)
+{
+    fprintf(out,
+"usage: fabcert run [options]     certify a cluster (or this machine) by rack\n"
+"       fabcert report DIR [--sign-key KEY]\n"
+"                                 verdicts, certificates, HTML, JUnit and a\n"
+"                                 summary from a run's output directory\n"
+"       fabcert keygen PREFIX     make PREFIX.key (owner only) and PREFIX.pub\n"
+"       fabcert verify CERT [--pubkey PUB] [--require-signature]\n"
+"                                 check a certificate: intact (its digest;\n"
+"                                 not who wrote it) and, with --pubkey, signed\n"
+"       fabcert check-profile FILE\n"
+"                                 validate a threshold profile, print its hash\n"
+"       fabcert check-inventory [--hosts FILE] [--racks FILE]\n"
+"                                 validate an inventory, print host -> rack\n"
+"       fabcert version           print the version\n"
+"       fabcert --help            this text\n"
+"\n"
+"run options:\n"
+"  --hosts FILE          host list: one host or Slurm range per line\n"
+"                        (gpu[001-016,020]); without --hosts and --racks,\n"
+"                        this machine is a one-node cluster\n"
+"  --racks FILE          rack map: 'HOSTS RACK' or 'RACK: HOSTS' per line\n"
+"  --profile FILE        threshold profile (default: thresholds/local.yaml)\n"
+"  --out DIR             output directory (default: fabcert-out/RUN_ID)\n"
+"  --stages LIST         run only these of the profile's stages\n"
+"  --ppn N               ranks per node on a cluster (default 2)\n"
+"  --np N                ranks on this machine alone (default: its cores, 2-8)\n"
+"  --launcher NAME       mpirun (default) or srun: Slurm starts the ranks\n"
+"                        itself (srun --mpi=pmix, one job step per stage)\n"
+"  --mpirun PATH         the launcher's program (default: $FABCERT_MPIRUN,\n"
+"                        else mpirun or srun)\n"
+"  --mpirun-arg ARG      pass ARG to the launcher (repeat; e.g. --mpirun-arg\n"
+"                        --mca --mpirun-arg btl_tcp_if_include --mpirun-arg ib0)\n"
+"  --env NAME[=VALUE]    export NAME to every rank (mpirun -x; srun passes\n"
+"                        the environment)\n"
+"  --sizes LIST, --iters N, --warmup N, --collectives LIST, --dtypes LIST,\n"
+"  --ops LIST            override the profile's sweep in every stage\n"
+"  --soak-duration D     how long the soak runs, instead of the profile's\n"
+"                        soak.duration_s (90, 90s, 30m, 8h, 2d; the timeout\n"
+"                        grows with it)\n"
+"  --backend NAME        mpi, nccl or auto for the collective stages (default:\n"
+"                        the profile's, else mpi); nccl where a rank has no\n"
+"                        GPU skips the stage, and its racks are INCOMPLETE\n"
+"  --selftest-corrupt rank=R,iter=I[,index=K][,bit=B][,coll=NAME]\n"
+"                        flip one output bit to prove the checker catches it\n"
+"  --selftest-hang rank=R,index=K\n"
+"                        stop rank R at point K to prove the watchdog\n"
+"  --selftest-stage NAME the stage the self-tests apply to (default: all)\n"
+"  --sign-key KEY        sign each rack's certificate with this secret key\n"
+"\n"
+"The output directory holds run.json, results.jsonl (one JSON record per\n"
+"measurement, flushed as made), STAGE.tap and STAGE.log per stage attempt,\n"
+"and the reports: certificates/RACK.json (+ .sig), report/*.html,\n"
+"junit.xml and summary.txt.\n"
+"Running as root sets OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM)=1 for mpirun.\n"
+"\n"
+"exit status: 0 every rack passed; 1 a rack failed, or is INCOMPLETE (a\n"
+"required stage did not run or finish on it); 2 bad usage or input.\n");
+}
+
+static int fc_default_np(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+    return cores < 2 ? 2 : cores > 8 ? 8 : (int)cores;
+}
+
+static int fc_parse_count(const char *what, const char *text, int *out)
+{
+    char *end;
+    long v = strtol(text, &end, 10);
+
+    if (*text == '\0' || *end != '\0' || v < 1 || v > 100000) {
+        fprintf(stderr, "fabcert: %s '%s': expected a count from 1 to 100000\n",
+                what, text);
+        return 2;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
+{
+    enum { O_PROFILE = 1, O_OUT, O_NP, O_PPN, O_MPIRUN, O_MPIRUN_ARG, O_ENV, O_LAUNCHER,
+           O_HOSTS, O_RACKS, O_STAGES, O_STAGE_OPT, O_SELFTEST, O_SELFTEST_STAGE,
+           O_SIGN_KEY, O_HELP };
+    static const struct option longopts[] = {
+        { "profile", required_argument, NULL, O_PROFILE },
+        { "out", required_argument, NULL, O_OUT },
+        { "np", required_argument, NULL, O_NP },
+        { "ppn", required_argument, NULL, O_PPN },
+        { "mpirun", required_argument, NULL, O_MPIRUN },
+        { "mpirun-arg", required_argument, NULL, O_MPIRUN_ARG },
+        { "env", required_argument, NULL, O_ENV },
+        { "launcher", required_argument, NULL, O_LAUNCHER },
+        { "hosts", required_argument, NULL, O_HOSTS },
+        { "racks", required_argument, NULL, O_RACKS },
+        { "stages", required_argument, NULL, O_STAGES },
+        { "sizes", required_argument, NULL, O_STAGE_OPT },
+        { "iters", required_argument, NULL, O_STAGE_OPT },
+        { "warmup", required_argument, NULL, O_STAGE_OPT },
+        { "collectives", required_argument, NULL, O_STAGE_OPT },
+        { "dtypes", required_argument, NULL, O_STAGE_OPT },
+        { "ops", required_argument, NULL, O_STAGE_OPT },
+        { "backend", required_argument, NULL, O_STAGE_OPT },
+        { "soak-duration", required_argument, NULL, O_STAGE_OPT },
+        { "selftest-corrupt", required_argument, NULL, O_SELFTEST },
+        { "selftest-hang", required_argument, NULL, O_SELFTEST },
+        { "selftest-stage", required_argument, NULL, O_SELFTEST_STAGE },
+        { "sign-key", required_argument, NULL, O_SIGN_KEY },
+        { "help", no_argument, NULL, O_HELP },
+        { NULL, 0, NULL, 0 },
+    };
+    static char names[FC_MAX_PASSTHRU][48];
+    int c, index, nnames = 0, any_stage = 0;
+
+    memset(o, 0, sizeof(*o));
+    fc_path_beside_exe("../thresholds/local.yaml", o->profile, sizeof(o->profile));
+    o->mpirun = getenv("FABCERT_MPIRUN");
+    o->mpirun_from = o->mpirun ? "$FABCERT_MPIRUN" : NULL;
+    o->ppn = 2;
+    o->selftest_stage = -1;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", longopts, &index)) != -1) {
+        if (o->nmpirun_args + 2 > FC_MAX_PASSTHRU || o->nstage_args + 2 > FC_MAX_PASSTHRU ||
+            o->nselftest_args + 2 > 8 || nnames == FC_MAX_PASSTHRU) {
+            fprintf(stderr, "fabcert: too many options\n");
+            return 2;
+        }
+        switch (c) {
+        case O_PROFILE: snprintf(o->profile, sizeof(o->profile), "%s", optarg); break;
+        case O_OUT: snprintf(o->out_dir, sizeof(o->out_dir), "%s", optarg); break;
+        case O_HOSTS: snprintf(o->hosts, sizeof(o->hosts), "%s", optarg); break;
+        case O_RACKS: snprintf(o->racks, sizeof(o->racks), "%s", optarg); break;
+        case O_NP: if (fc_parse_count("--np", optarg, &o->np)) return 2; break;
+        case O_PPN: if (fc_parse_count("--ppn", optarg, &o->ppn)) return 2; break;
+        case O_MPIRUN: o->mpirun = optarg; o->mpirun_from = "--mpirun"; break;
+        case O_SIGN_KEY: o->sign_key = optarg; break;
+        case O_MPIRUN_ARG: o->mpirun_args[o->nmpirun_args++] = optarg; break;
+        case O_LAUNCHER:
+            if (strcmp(optarg, "mpirun") != 0 && strcmp(optarg, "srun") != 0) {
+                fprintf(stderr, "fabcert: --launcher: '%s' is not mpirun or srun\n", optarg);
+                return 2;
+            }
+            o->srun = strcmp(optarg, "srun") == 0;
+            break;
+        case O_ENV:
+            if (o->nenv == FC_MAX_PASSTHRU) {
+                fprintf(stderr, "fabcert: too many --env\n");
+                return 2;
+            }
+            o->env[o->nenv++] = optarg;
+            break;
+        case O_STAGES: {
+            char buf[256], *save = NULL;
+
+            snprintf(buf, sizeof(buf), "%s", optarg);
+            if (strlen(o->stages_arg) + strlen(optarg) + 2 > sizeof(o->stages_arg)) {
+                fprintf(stderr, "fabcert: --stages: too long\n");
+                return 2;
+            }
+            snprintf(o->stages_arg + strlen(o->stages_arg),
+                     sizeof(o->stages_arg) - strlen(o->stages_arg), "%s%s",
+                     o->stages_arg[0] ? "," : "", optarg);
+            for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                int s = fc_stage_from_name(t);
+
+                if (s < 0) {
+                    fprintf(stderr, "fabcert: --stages: unknown stage '%s'\n", t);
+                    return 2;
+                }
+                o->stages[s] = 1;
+                any_stage = 1;
+            }
+            break;
+        }
+        case O_SELFTEST_STAGE:
+            if ((o->selftest_stage = fc_stage_from_name(optarg)) < 0) {
+                fprintf(stderr, "fabcert: --selftest-stage: unknown stage '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        case O_STAGE_OPT:
+        case O_SELFTEST:
+            snprintf(names[nnames], sizeof(names[0]), "--%s", longopts[index].name);
+            if (c == O_STAGE_OPT && strcmp(longopts[index].name, "soak-duration") == 0 &&
+                fc_parse_duration("soak-duration", optarg, &o->soak_duration) != FC_OK)
+                return 2;
+            if (c == O_STAGE_OPT) {
+                o->stage_args[o->nstage_args++] = names[nnames++];
+                o->stage_args[o->nstage_args++] = optarg;
+            } else {
+                o->selftest_args[o->nselftest_args++] = names[nnames++];
+                o->selftest_args[o->nselftest_args++] = optarg;
+            }
+            break;
+        case O_HELP:
+            fc_usage(stdout);
+            exit(0);
+        default:
+            fc_usage(stderr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "fabcert: unexpected argument '%s'\n", argv[optind]);
+        return 2;
+    }
+    if (!any_stage)
+        for (int s = 0; s < FC_STAGE_COUNT; ++s)
+            o->stages[s] = 1;
+    if (o->np == 0)
+        o->np = fc_default_np();
+    if (o->mpirun == NULL)
+        o->mpirun = o->srun ? "srun" : "mpirun";
+    o->nuser_mpirun_args = o->nmpirun_args;
+    /* mpirun forwards named variables (-x); srun passes the environment */
+    for (int k = 0; k < o->nenv; ++k) {
+        char name[256];
+        const char *eq = strchr(o->env[k], '=');
+
+        if (!o->srun) {
+            if (o->nmpirun_args + 2 > FC_MAX_PASSTHRU) {
+                fprintf(stderr, "fabcert: too many options\n");
+                return 2;
+            }
+            o->mpirun_args[o->nmpirun_args++] = "-x";
+            o->mpirun_args[o->nmpirun_args++] = o->env[k];
+        } else if (eq) {
+            snprintf(name, sizeof(name), "%.*s", (int)(eq - o->env[k]), o->env[k]);
+            setenv(name, eq + 1, 1);
+        }
+    }
+    return 0;
+}
+
+/* Every command-line option that changes what is measured or how, as
+ * given: the certificate shows them beside the profile's hash, so a run
+ * with overrides is never mistaken for the profile as written. */
+json_t *fc_run_overrides(const fc_run_opts_t *o)
+{
+    json_t *ov = json_object();
+    const char *const *pairs[2] = { o->stage_args, o->selftest_args };
+    int npairs[2] = { o->nstage_args, o->nselftest_args };
+
+    for (int k = 0; k < 2; ++k)
+        for (int i = 0; i + 1 < npairs[k]; i += 2)
+            json_object_set_new(ov, pairs[k][i], json_string(pairs[k][i + 1]));
+    if (o->stages_arg[0])
+        json_object_set_new(ov, "--stages", json_string(o->stages_arg));
+    if (o->selftest_stage >= 0)
+        json_object_set_new(ov, "--selftest-stage",
+                            json_string(fc_stage_name((fc_stage_id_t)o->selftest_stage)));
+    if (o->nenv > 0) {
+        json_t *env = json_array();
+
+        for (int k = 0; k < o->nenv; ++k)
+            json_array_append_new(env, json_string(o->env[k]));
+        json_object_set_new(ov, "--env", env);
+    }
+    if (o->mpirun_from) {
+        /* another launcher program launches (and can shape) every stage */
+        char what[PATH_MAX + 32];
+
+        snprintf(what, sizeof(what), "%s%s", o->mpirun,
+                 strcmp(o->mpirun_from, "--mpirun") ? " (from $FABCERT_MPIRUN)" : "");
+        json_object_set_new(ov, "--mpirun", json_string(what));
+    }
+    if (o->nuser_mpirun_args > 0) {
+        json_t *args = json_array();
+
+        for (int k = 0; k < o->nuser_mpirun_args; ++k)
+            json_array_append_new(args, json_string(o->mpirun_args[k]));
+        json_object_set_new(ov, "--mpirun-arg", args);
+    }
+    return ov;
+}
+
+/* Variables of the launching environment that change what is measured or
+ * how (Open MPI's, UCX's and NCCL's settings, the GPU plugin, preloaded
+ * libraries, visible devices, fabcert's own FC_ hooks such as
+ * FC_SYSFS_ROOT, which points preflight and the soak at another sysfs
+ * tree): recorded in the plan, since they are as much an override as a
+ * command-line option. */
+json_t *fc_run_environment(void)
+{
+    static const char *const prefixes[] = {
+        "OMPI_MCA_", "UCX_", "NCCL_", "FABCERT_", "FC_", "CUDA_VISIBLE_DEVICES",
+        "LD_PRELOAD", "LD_LIBRARY_PATH", "FI_", "PSM2_",
+    };
+    extern char **environ;
+    json_t *env = json_object();
+
+    for (char **e = environ; *e; ++e) {
+        const char *eq = strchr(*e, '=');
+        char name[256];
+
+        if (eq == NULL || (size_t)(eq - *e) >= sizeof(name))
+            continue;
+        snprintf(name, sizeof(name), "%.*s", (int)(eq - *e), *e);
+        for (size_t k = 0; k < sizeof(prefixes) / sizeof(prefixes[0]); ++k)
+            if (strncmp(name, prefixes[k], strlen(prefixes[k])) == 0)
+                json_object_set_new(env, name, json_string(eq + 1));
+    }
+    return env;
+}

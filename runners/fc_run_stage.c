@@ -1,0 +1,354 @@
+/*
+ * fc_run_stage.c - one attempt of a stage: skip it (too few healthy
+ * hosts), build the launcher's argument list (mpirun with a hostfile, or
+ * one srun job step), launch it bounded by the stage's timeout, run the
+ * retest its pending results ask for, scan what it wrote (quarantine what
+ * a confirmed finding names), print its outcome, and diagnose a stage that
+ * did not end (runners/fc_diagnose.h).
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fc_diagnose.h"
+#include "fc_probe.h"
+#include "fc_report.h"
+#include "fc_results.h"
+#include "fc_retest.h"
+#include "fc_run.h"
+
+/* The probe for a stuck stage, launched as the stages are. */
+static json_t *fc_run_probe(void *arg, json_t *hosts, char *err, size_t errlen)
+{
+    const fc_run_state_t *st = arg;
+    fc_probe_launch_t pl = { st->o.mpirun, st->o.srun, st->o.mpirun_args,
+                             st->o.nmpirun_args, st->o.out_dir, st->probe_stage, 5.0 };
+
+    return fc_probe_run(&pl, hosts, err, errlen);
+}
+
+/* The stage did not end: say why, from what the ranks and the launcher
+ * said (runners/fc_diagnose.h), and quarantine the hosts it places.
+ * Returns the number of hosts quarantined. */
+static int fc_diagnose_hang(fc_run_state_t *st, const char *stage, json_t *recs,
+                            const fc_launch_result_t *res, const char *log_path)
+{
+    fc_diag_in_t in = { &st->inv, stage, recs, res, log_path,
+                        fc_cluster_mode(&st->o) ? fc_run_probe : NULL, st, json_array(),
+                        st->profile.stages[fc_stage_from_name(stage)].timeout_s };
+    json_t *found, *f;
+    size_t i;
+    int quarantined = 0;
+
+    for (int h = 0; h < st->inv.nhosts; ++h)
+        if (st->healthy[h])
+            json_array_append_new(in.hosts, json_string(st->inv.hosts[h]));
+    st->probe_stage = stage;
+    found = fc_diagnose_unfinished(&in);
+    json_decref(in.hosts);
+    json_array_foreach(found, i, f) {
+        json_t *r = fc_run_record(st, fc_json_str(f, "type"), stage);
+        json_t *imp = json_object_get(f, "implicates");
+        const char *why = json_string_value(json_array_get(json_object_get(f, "reasons"), 0));
+        const char *type = fc_json_str(f, "type");
+
+        json_object_update(r, f);
+        fc_print_line(stdout, "  %s %s", strcmp(type, "crash") == 0 ? "CRASH" :
+                      strcmp(type, "hang") == 0 ? "HANG" : strcmp(type, "probe") == 0 ? "PROBE" :
+                      "ERROR", why ? why : fc_json_str(f, "reason"));
+        fc_append(st, r);
+        if (json_is_true(json_object_get(imp, "quarantine"))) {
+            fc_quarantine(st, stage, fc_json_str(imp, "host"), fc_json_str(imp, "part"), why);
+            ++quarantined;
+        }
+    }
+    json_decref(found);
+    return quarantined;
+}
+
+/* What the runner prints for a finished attempt: the stage's own end
+ * record decides, and nothing judged is never a pass. */
+static const char *fc_stage_outcome(int ended, const char *status, int points, int failed)
+{
+    if (!ended)
+        return "DID NOT FINISH";
+    if (strcmp(status, "ok") != 0 && strcmp(status, "fail") != 0)
+        return "ERROR";
+    if (strcmp(status, "fail") == 0 && failed == 0)
+        return "ERROR (failed outside its checks)";
+    if (points == 0)
+        return "NOTHING JUDGED";
+    return failed ? "FAIL" : "PASS";
+}
+
+/* One attempt's launcher command line and where its files go. */
+typedef struct fc_stage_launch {
+    const char *args[3 * FC_MAX_PASSTHRU + 64];
+    int nargs;
+    int exe_at;                     /* args[exe_at] is the stage program */
+    int ranks, nhealthy;
+    char exe[PATH_MAX], hostfile[PATH_MAX + 64], tap[PATH_MAX + 64], log[PATH_MAX + 64];
+    char np[16], nodes[64], tasks[64];
+    char nodelist[65536];           /* srun: the healthy hosts */
+} fc_stage_launch_t;
+
+/* The launcher's argument list for one attempt on the healthy hosts:
+ * mpirun with a hostfile (or -np on this machine alone), or one srun job
+ * step; then the stage program and its options. Returns 2 when a file
+ * cannot be written. */
+static int fc_stage_argv(const fc_run_state_t *st, fc_stage_id_t stage, int attempt,
+                         const char *suffix, fc_stage_launch_t *l)
+{
+    const fc_run_opts_t *o = &st->o;
+    const char *name = fc_stage_name(stage);
+    int cluster = fc_cluster_mode(o);
+    /* ranks per node, by the stage table: one, the contention stage's
+     * foreground plus background ranks, or --ppn */
+    fc_stage_ranks_t rule = fc_stage_desc(stage)->ranks;
+    int per_node = rule == FC_RANKS_ONE ? 1 :
+                   rule == FC_RANKS_ROLES ? st->profile.stages[stage].cont.fg_per_node +
+                                            st->profile.stages[stage].cont.bg_per_node
+                                          : o->ppn;
+
+    fc_path_beside_exe("suites/", l->exe, sizeof(l->exe));
+    snprintf(l->exe + strlen(l->exe), sizeof(l->exe) - strlen(l->exe), "%s", name);
+    snprintf(l->tap, sizeof(l->tap), "%s/%s%s.tap", o->out_dir, name, suffix);
+    snprintf(l->log, sizeof(l->log), "%s/%s%s.log", o->out_dir, name, suffix);
+    /* on this machine alone: --np ranks, at least the roles' */
+    l->ranks = !cluster ? (rule == FC_RANKS_ONE ? 1 :
+                           rule == FC_RANKS_ROLES && o->np < per_node ? per_node : o->np)
+                        : l->nhealthy * per_node;
+    snprintf(l->np, sizeof(l->np), "%d", l->ranks);
+    l->nargs = 0;
+    l->args[l->nargs++] = o->mpirun;
+    if (o->srun) {
+        /* one job step per stage on the healthy hosts; the watchdog and
+         * the runner bound it, not Slurm's time limit */
+        size_t len = 0;
+
+        l->args[l->nargs++] = "--mpi=pmix";
+        l->args[l->nargs++] = "--kill-on-bad-exit=0";
+        l->args[l->nargs++] = "-n";
+        l->args[l->nargs++] = l->np;
+        l->nodelist[0] = '\0';
+        for (int h = 0; h < st->inv.nhosts && (cluster || h == 0); ++h)
+            if (st->healthy[h] && len + strlen(st->inv.hosts[h]) + 2 < sizeof(l->nodelist))
+                len += (size_t)snprintf(l->nodelist + len, sizeof(l->nodelist) - len, "%s%s",
+                                        len ? "," : "", st->inv.hosts[h]);
+        snprintf(l->nodes, sizeof(l->nodes), "--nodes=%d", cluster ? l->nhealthy : 1);
+        l->args[l->nargs++] = l->nodes;
+        l->args[l->nargs++] = "--nodelist";
+        l->args[l->nargs++] = l->nodelist;
+        if (cluster) {
+            snprintf(l->tasks, sizeof(l->tasks), "--ntasks-per-node=%d", per_node);
+            l->args[l->nargs++] = l->tasks;
+        }
+    } else {
+        l->args[l->nargs++] = "--oversubscribe";
+        l->args[l->nargs++] = "--bind-to";
+        l->args[l->nargs++] = "none";
+        l->args[l->nargs++] = "-np";
+        l->args[l->nargs++] = l->np;
+    }
+    if (cluster && !o->srun) {
+        FILE *f;
+
+        snprintf(l->hostfile, sizeof(l->hostfile), "%s/hostfile.%s%s", o->out_dir, name,
+                 suffix);
+        if ((f = fopen(l->hostfile, "w")) == NULL) {
+            fprintf(stderr, "fabcert: cannot write %s: %s\n", l->hostfile, strerror(errno));
+            return 2;
+        }
+        for (int h = 0; h < st->inv.nhosts; ++h)
+            if (st->healthy[h])
+                fprintf(f, "%s slots=%d\n", st->inv.hosts[h], per_node);
+        fclose(f);
+        l->args[l->nargs++] = "--hostfile";
+        l->args[l->nargs++] = l->hostfile;
+        l->args[l->nargs++] = "--map-by";
+        l->args[l->nargs++] = "node";
+    }
+    for (int k = 0; k < o->nmpirun_args; ++k)
+        l->args[l->nargs++] = o->mpirun_args[k];
+    l->exe_at = l->nargs;
+    l->args[l->nargs++] = l->exe;
+    l->args[l->nargs++] = "--profile";
+    l->args[l->nargs++] = o->profile;
+    l->args[l->nargs++] = "--out";
+    l->args[l->nargs++] = o->out_dir;
+    l->args[l->nargs++] = "--run-id";
+    l->args[l->nargs++] = o->run_id;
+    l->args[l->nargs++] = "--hosts";
+    l->args[l->nargs++] = o->hosts;
+    if (o->racks[0]) {
+        l->args[l->nargs++] = "--racks";
+        l->args[l->nargs++] = o->racks;
+    }
+    for (int k = 0; k < o->nstage_args; ++k)
+        l->args[l->nargs++] = o->stage_args[k];
+    /* self-tests apply to a stage's first attempt only: rank numbers
+     * change once hosts are quarantined */
+    if (attempt == 1 && (o->selftest_stage < 0 || o->selftest_stage == (int)stage))
+        for (int k = 0; k < o->nselftest_args; ++k)
+            l->args[l->nargs++] = o->selftest_args[k];
+    l->args[l->nargs] = NULL;
+    return 0;
+}
+
+/* What an attempt wrote, for the runner's line: did it end, how, its
+ * checks and failures; and quarantine every host a confirmed finding
+ * names. */
+typedef struct fc_stage_scan {
+    int ended, points, failed;
+    char skipped[512], end_status[32], end_error[512];
+} fc_stage_scan_t;
+
+static void fc_stage_scan(fc_run_state_t *st, const char *name, json_t *recs,
+                          fc_stage_scan_t *sc)
+{
+    json_t *rec;
+    size_t i;
+
+    memset(sc, 0, sizeof(*sc));
+    json_array_foreach(recs, i, rec) {
+        const char *type = fc_json_str(rec, "type");
+        json_t *imp = json_object_get(rec, "implicates");
+
+        if (strcmp(type, "stage_end") == 0) {
+            sc->ended = 1;
+            snprintf(sc->end_status, sizeof(sc->end_status), "%s", fc_json_str(rec, "status"));
+            snprintf(sc->end_error, sizeof(sc->end_error), "%s", fc_json_str(rec, "error"));
+            if (strcmp(fc_json_str(rec, "verdict"), "SKIP") == 0)
+                snprintf(sc->skipped, sizeof(sc->skipped), "%s", fc_json_str(rec, "reason"));
+        }
+        if (fc_record_is_check(type)) {
+            ++sc->points;
+            if (strcmp(fc_json_str(rec, "verdict"), "PASS") != 0)
+                ++sc->failed;
+        }
+        if (strcmp(fc_json_str(rec, "verdict"), "FAIL") == 0 &&
+            json_is_true(json_object_get(imp, "quarantine"))) {
+            char why[1024];
+            const char *what = json_string_value(json_array_get(json_object_get(rec, "reasons"), 0));
+
+            if (strcmp(type, "point") == 0)
+                snprintf(why, sizeof(why), "%s %s%s%s %lld bytes: %s",
+                         fc_json_str(rec, "collective"), fc_json_str(rec, "dtype"),
+                         strcmp(fc_json_str(rec, "op"), "none") ? " " : "",
+                         strcmp(fc_json_str(rec, "op"), "none") ? fc_json_str(rec, "op") : "",
+                         (long long)json_integer_value(json_object_get(rec, "bytes")),
+                         what ? what : "failed");
+            else
+                snprintf(why, sizeof(why), "%s", what ? what : "failed");
+            fc_quarantine(st, name, fc_json_str(imp, "host"), fc_json_str(imp, "part"), why);
+        }
+    }
+}
+
+int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt, int *hung_p)
+{
+    const fc_run_opts_t *o = &st->o;
+    const char *name = fc_stage_name(stage);
+    fc_stage_launch_t *l = calloc(1, sizeof(*l));
+    char suffix[16] = "";
+    fc_launch_result_t res;
+    fc_stage_scan_t sc;
+    long offset;
+    json_t *recs;
+    int torn = 0;
+
+    *hung_p = 0;
+    if (l == NULL) {
+        fprintf(stderr, "fabcert: out of memory launching the %s stage\n", name);
+        return 2;
+    }
+    for (int h = 0; h < st->inv.nhosts; ++h)
+        l->nhealthy += st->healthy[h];
+    if (attempt > 1)
+        snprintf(suffix, sizeof(suffix), ".%d", attempt);
+    if (l->nhealthy == 0 || l->nhealthy < fc_stage_desc(stage)->min_hosts) {
+        json_t *r = fc_run_record(st, "stage_skip", name);
+        char why[64];
+
+        snprintf(why, sizeof(why), l->nhealthy == 0 ? "no healthy host is left"
+                 : "fewer than %d healthy hosts", fc_stage_desc(stage)->min_hosts);
+        json_object_set_new(r, "reason", json_string(why));
+        fc_append(st, r);
+        printf("stage %s: skipped: %s\n", name, why);
+        free(l);
+        return 0;
+    }
+    if (fc_stage_argv(st, stage, attempt, suffix, l) != 0) {
+        free(l);
+        return 2;
+    }
+    printf("stage %s%s: %d host(s), %d rank(s), timeout %.0f s\n", name,
+           attempt > 1 ? " (again, without the hosts blamed)" : "", l->nhealthy,
+           l->ranks, st->profile.stages[stage].timeout_s);
+    fflush(stdout);
+    offset = fc_file_size(st->results_path);
+    fc_launch((char *const *)l->args, l->tap, l->log,
+              st->profile.stages[stage].timeout_s + FC_LAUNCH_MARGIN_S, &res);
+    if (res.exit_status == 2) {
+        char *text = NULL;
+
+        fprintf(stderr, "fabcert: the %s stage rejected its input:\n", name);
+        if (fc_read_text_file(l->log, &text) == FC_OK)
+            fputs(text, stderr);
+        free(text);
+        fc_launch_result_free(&res);
+        free(l);
+        return 2;
+    }
+    /* what this attempt appended (nothing if it never opened the file) */
+    if (access(st->results_path, F_OK) != 0 ||
+        fc_results_load(st->results_path, offset, &recs, &torn) != FC_OK)
+        recs = json_array();
+    {
+        /* a wrong result or a confirmed slowness implicates its group
+         * until a retest places it */
+        fc_retest_launch_t rt = { l->args, l->exe_at, o->out_dir, o->run_id, name, suffix,
+                                  st->profile.stages[stage].timeout_s, FC_LAUNCH_MARGIN_S,
+                                  &st->inv, st->results_path, offset };
+
+        if (fc_retest_after_stage(&rt, recs)) {
+            json_decref(recs);
+            if (fc_results_load(st->results_path, offset, &recs, &torn) != FC_OK)
+                recs = json_array();
+        }
+    }
+    fc_stage_scan(st, name, recs, &sc);
+    /* the stage's own words (its reason, its first error) may hold any
+     * byte: fc_print_line keeps them to one line */
+    if (sc.skipped[0])
+        fc_print_line(stdout, "stage %s: SKIPPED: %s", name, sc.skipped);
+    else
+        fc_print_line(stdout, "stage %s: %s: %d checks, %d failed, %.1f s%s%s%s", name,
+                      fc_stage_outcome(sc.ended, sc.end_status, sc.points, sc.failed),
+                      sc.points, sc.failed, res.seconds,
+                      res.timed_out ? " (killed at the limit)" :
+                      res.interrupted ? " (stopped: the run was interrupted)" : "",
+                      sc.end_error[0] ? ": " : "", sc.end_error);
+    if (torn > 0)
+        printf("stage %s: %d record(s) in results.jsonl could not be read: the stage "
+               "is INCOMPLETE\n", name, torn);
+    if (!sc.ended && res.interrupted) {
+        /* an operator's stop, not a hang: nobody is quarantined */
+        json_t *r = fc_run_record(st, "stage_error", name);
+        char why[128];
+
+        snprintf(why, sizeof(why), "interrupted by signal %d after %.1f s; the stage "
+                 "was stopped", fc_launch_interrupted(), res.seconds);
+        json_object_set_new(r, "reason", json_string(why));
+        fc_append(st, r);
+    } else if (!sc.ended) {
+        *hung_p = fc_diagnose_hang(st, name, recs, &res, l->log) > 0;
+    }
+    json_decref(recs);
+    fc_launch_result_free(&res);
+    free(l);
+    return 0;
+}
