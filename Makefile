@@ -38,6 +38,7 @@ $(BUILD)/obj/%.o: %.c $(wildcard lib/*.h kernels/*.h reports/*.h runners/*.h tes
 
 $(BUILD)/libfabcert.a: $(LIB_OBJS)
 	@mkdir -p $(dir $@)
+	@rm -f $@       # a removed source must not live on in the archive
 	ar rcs $@ $^
 
 $(BUILD)/suites/%: $(BUILD)/obj/suites/%.o $(BUILD)/libfabcert.a

@@ -1,0 +1,86 @@
+/*
+ * fc_stage_sweep.c - a sweep stage's loop (node, rack, cluster): every
+ * point on every group at once, judged on rank 0, a timing failure
+ * confirmed alone (fc_stage_confirm.h), then written. One set of buffers
+ * serves every point.
+ */
+#include "fc_stage.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fc_judge.h"
+#include "fc_log.h"
+#include "fc_stage_confirm.h"
+#include "fc_stage_int.h"
+
+fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
+{
+    fc_engine_ident_t ident = { ctx->world_rank, ctx->host, fc_stage_comm_hosts(ctx, group) };
+    fc_point_summary_t mine, *all = NULL;
+    fc_judgement_t *js = NULL;
+    json_t **extra = NULL;
+    fc_backend_t be;
+    fc_engine_bufs_t bufs;          /* one set of buffers for every point */
+    fc_status_t status = FC_OK;
+    int ngroups_max = ctx->world_size, npoints, my_first = ctx->world_rank;
+    fc_test_point_t *points = NULL;
+
+    if (ctx->skip_reason[0])
+        return FC_ERR_SKIP;
+    if ((status = fc_stage_open_backend(ctx, group, &be)) != FC_OK) {
+        fc_error("stage %s: the %s backend could not start on this rank (%s); "
+                 "nothing was measured", fc_stage_name(ctx->stage), ctx->opts.backend,
+                 fc_status_str(status));
+        return status;
+    }
+    MPI_Bcast(&my_first, 1, MPI_INT, 0, group);     /* names this rank's group */
+    fc_engine_bufs_init(&bufs);
+    if (ctx->world_rank == 0 &&
+        ((all = calloc((size_t)ngroups_max, sizeof(*all))) == NULL ||
+         (js = calloc((size_t)ngroups_max, sizeof(*js))) == NULL ||
+         (extra = calloc((size_t)ngroups_max, sizeof(*extra))) == NULL)) {
+        fc_error("out of memory for %d summaries", ngroups_max);
+        MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
+    }
+    npoints = fc_stage_points(ctx, &points);
+    for (int i = 0; i < npoints; ++i) {
+        const fc_test_point_t *pt = &points[i];
+        char what[128];
+        int ngroups = 0;
+
+        fc_point_label(pt, what, sizeof(what));
+        fc_stage_progress(ctx, i, what);
+        status = fc_status_worst(status, fc_engine_run_point(&be, pt, &ctx->opts.selftest,
+                                                             &ident, &bufs, &mine));
+        if (be.rank != 0)
+            mine.valid = 0;
+        MPI_Gather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, 0,
+                   MPI_COMM_WORLD);
+        if (ctx->world_rank == 0) {
+            for (int r = 0; r < ctx->world_size; ++r)
+                if (all[r].valid)
+                    all[ngroups++] = all[r];
+            fc_judge_point_kind(&ctx->sp, pt, all, ngroups,
+                                ctx->grouping == FC_GROUP_HOST ? "node" :
+                                ctx->grouping == FC_GROUP_RACK ? "rack" : "group", js);
+        }
+        /* a timing failure is re-measured alone before it is believed */
+        fc_stage_confirm_point(ctx, &be, &bufs, my_first, &ident, i, pt, all, js, ngroups,
+                               extra);
+        if (ctx->world_rank != 0)
+            continue;
+        fc_stage_report_judged(ctx, pt, all, js, ngroups, extra);
+        for (int g = 0; g < ngroups; ++g) {
+            json_decref(extra[g]);
+            extra[g] = NULL;
+        }
+    }
+    free(points);
+    free(all);
+    free(js);
+    free(extra);
+    fc_engine_bufs_free(&be, &bufs);
+    be.ops->fini_func(&be);
+    return status;
+}

@@ -1,0 +1,483 @@
+/*
+ * fc_stage_world.c - a stage program's world: MPI start-up, the profile
+ * (read on rank 0, broadcast), the inventory and the host of every rank,
+ * the backend (mpi, or the GPU plugin's nccl, or the reason it cannot
+ * run), the group communicators, the watchdog's progress marks, and the
+ * end (the stage_end record that the verdicts check, exit status). Only
+ * world rank 0 prints TAP and writes results.jsonl; every other rank
+ * reports to it. Bad options or a bad profile are found before any
+ * collective runs and end every rank with exit status 2.
+ */
+#include "fc_stage.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sodium.h>
+
+#include "fc_log.h"
+#include "fc_stage_int.h"
+#include "fc_version.h"
+#include "fc_watchdog.h"
+
+fc_status_t fc_stage_load_profile(fc_stage_ctx_t *ctx)
+{
+    int status = FC_OK;
+
+    if (ctx->world_rank == 0) {
+        status = fc_profile_load(ctx->opts.profile_path, &ctx->profile);
+        if (status == FC_OK && !ctx->profile.stages[ctx->stage].present) {
+            fprintf(stderr, "fabcert: %s:1:1: the profile has no stage '%s'\n",
+                    ctx->opts.profile_path, fc_stage_name(ctx->stage));
+            status = FC_ERR_INVALID;
+        }
+    }
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (status != FC_OK)
+        return (fc_status_t)status;
+    MPI_Bcast(&ctx->profile, sizeof(ctx->profile), MPI_BYTE, 0, MPI_COMM_WORLD);
+    ctx->sp = ctx->profile.stages[ctx->stage];
+    fc_stage_apply_overrides(ctx);
+    return FC_OK;
+}
+
+json_t *fc_stage_gather_json(json_t *mine, MPI_Comm comm)
+{
+    char *text = mine ? json_dumps(mine, JSON_COMPACT | JSON_SORT_KEYS) : NULL, *all = NULL;
+    int len = text ? (int)strlen(text) + 1 : 0, rank, size, *lens = NULL, *displs = NULL;
+    json_t *docs = NULL;
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (rank == 0) {
+        lens = calloc((size_t)size, sizeof(int));
+        displs = calloc((size_t)size, sizeof(int));
+    }
+    MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
+    if (rank == 0) {
+        size_t total = 0;
+
+        for (int r = 0; r < size; ++r) {
+            displs[r] = (int)total;
+            total += (size_t)lens[r];
+        }
+        all = malloc(total + 1);
+    }
+    MPI_Gatherv(text, len, MPI_CHAR, all, lens, displs, MPI_CHAR, 0, comm);
+    if (rank == 0) {
+        docs = json_array();
+        for (int r = 0; r < size; ++r) {
+            json_t *d = lens[r] > 0 ? json_loads(all + displs[r], 0, NULL) : NULL;
+
+            json_array_append_new(docs, d ? d : json_null());
+        }
+    }
+    free(text);
+    free(all);
+    free(lens);
+    free(displs);
+    return docs;
+}
+
+/* The GPU plugin that ran: its path, whether it is the one built beside
+ * the program, and the SHA-256 of its bytes. */
+json_t *fc_stage_plugin_json(void)
+{
+    unsigned char digest[crypto_hash_sha256_BYTES], chunk[65536];
+    char hex[2 * crypto_hash_sha256_BYTES + 1] = "";
+    crypto_hash_sha256_state hs;
+    int bundled = 0;
+    const char *path = fc_plugin_path(&bundled);
+    FILE *f = fopen(path, "rb");
+    size_t n;
+
+    if (f != NULL) {
+        crypto_hash_sha256_init(&hs);
+        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+            crypto_hash_sha256_update(&hs, chunk, n);
+        fclose(f);
+        crypto_hash_sha256_final(&hs, digest);
+        sodium_bin2hex(hex, sizeof(hex), digest, sizeof(digest));
+    }
+    return json_pack("{s:s, s:b, s:s}", "path", path, "beside_program", bundled,
+                     "sha256", hex);
+}
+
+/* Rank 0 reads a file; every rank gets its text (NULL if no path). */
+static fc_status_t fc_stage_bcast_file(const fc_stage_ctx_t *ctx,
+                                       const char *path, char **text_p)
+{
+    long len = 0;
+    char *text = NULL;
+
+    *text_p = NULL;
+    if (path[0] == '\0')
+        return FC_OK;
+    if (ctx->world_rank == 0) {
+        if (fc_read_text_file(path, &text) == FC_OK)
+            len = (long)strlen(text);
+        else
+            len = -1;
+    }
+    MPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    if (len < 0)
+        return FC_ERR_INVALID;
+    if (ctx->world_rank != 0 && (text = malloc((size_t)len + 1)) == NULL) {
+        fc_error("out of memory for %ld bytes of %s", len, path);
+        MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
+    }
+    MPI_Bcast(text, (int)len + 1, MPI_CHAR, 0, MPI_COMM_WORLD);
+    *text_p = text;
+    return FC_OK;
+}
+
+/* The inventory, the host and rack of every rank, and the check that the
+ * launcher put every rank on a host the inventory names. */
+fc_status_t fc_stage_load_inventory(fc_stage_ctx_t *ctx)
+{
+    const fc_stage_opts_t *o = &ctx->opts;
+    char *hosts_text = NULL, *racks_text = NULL;
+    int status = FC_OK, *racks = NULL;
+    size_t n = (size_t)ctx->world_size;
+
+    if (fc_stage_bcast_file(ctx, o->hosts_path, &hosts_text) != FC_OK ||
+        fc_stage_bcast_file(ctx, o->racks_path, &racks_text) != FC_OK)
+        status = FC_ERR_INVALID;
+    else if (hosts_text || racks_text) {
+        /* rank 0 parses first and prints; the others parse the same text */
+        if (ctx->world_rank == 0)
+            status = fc_inventory_parse(hosts_text, o->hosts_path, racks_text,
+                                        o->racks_path, &ctx->inv);
+        MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (status == FC_OK && ctx->world_rank != 0 &&
+            fc_inventory_parse(hosts_text, o->hosts_path, racks_text,
+                               o->racks_path, &ctx->inv) != FC_OK)
+            MPI_Abort(MPI_COMM_WORLD, FC_EXIT_USAGE);
+    } else {
+        fc_inventory_parse(ctx->host, "(this host)", NULL, NULL, &ctx->inv);
+    }
+    free(hosts_text);
+    free(racks_text);
+    if (status != FC_OK)
+        return (fc_status_t)status;
+
+    ctx->rank_hosts = calloc(n, FC_HOST_MAX);
+    racks = calloc(n, sizeof(int));
+    ctx->rank_racks = racks;
+    if (ctx->rank_hosts == NULL || racks == NULL) {
+        fc_error("out of memory for %d ranks", ctx->world_size);
+        MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
+    }
+    MPI_Allgather(ctx->host, FC_HOST_MAX, MPI_CHAR, ctx->rank_hosts,
+                  FC_HOST_MAX, MPI_CHAR, MPI_COMM_WORLD);
+    for (size_t r = 0; r < n; ++r) {
+        int h = fc_inventory_find_host(&ctx->inv, ctx->rank_hosts[r]);
+
+        if (!o->hosts_path[0] && !o->racks_path[0])
+            h = 0;              /* no inventory: this host, rack "default" */
+        if (h < 0) {
+            if (ctx->world_rank == 0)
+                fprintf(stderr, "fabcert: %s: host '%s' (rank %zu) was given by "
+                        "the launcher but is not in the inventory\n",
+                        o->hosts_path[0] ? o->hosts_path : o->racks_path,
+                        ctx->rank_hosts[r], r);
+            status = FC_ERR_INVALID;
+            continue;
+        }
+        racks[r] = ctx->inv.host_rack[h];
+    }
+    if (status == FC_OK)
+        ctx->rack = racks[ctx->world_rank];
+    for (int r = 0; r < ctx->world_rank; ++r)
+        if (strcmp(ctx->rank_hosts[r], ctx->host) == 0)
+            ctx->local_rank++;
+    return (fc_status_t)status;
+}
+
+/* --backend nccl or auto: every rank must have the GPU plugin and a GPU.
+ * nccl without them skips the stage (with the reason of the first rank
+ * that lacks them); auto falls back to mpi and says why. The pairs and
+ * contention stages measure the network between hosts and use MPI. */
+void fc_stage_choose_backend(fc_stage_ctx_t *ctx)
+{
+    char why[512] = "";
+    const fc_gpu_plugin_t *pl = NULL;
+    int ok, first_bad, mine;
+    int wants_gpu;
+
+    if (ctx->opts.backend[0] == '\0')
+        snprintf(ctx->opts.backend, sizeof(ctx->opts.backend), "%s", ctx->sp.backend);
+    snprintf(ctx->backend_requested, sizeof(ctx->backend_requested), "%s",
+             ctx->opts.backend[0] ? ctx->opts.backend : "mpi");
+    wants_gpu = strcmp(ctx->opts.backend, "mpi") != 0 && fc_stage_desc(ctx->stage)->gpu_capable;
+    if (!wants_gpu) {
+        if (strcmp(ctx->backend_requested, "mpi") != 0)
+            snprintf(ctx->backend_note, sizeof(ctx->backend_note), "the %s stage measures "
+                     "the network between hosts: mpi, not %s", fc_stage_name(ctx->stage),
+                     ctx->backend_requested);
+        snprintf(ctx->opts.backend, sizeof(ctx->opts.backend), "mpi");
+        return;
+    }
+    pl = fc_plugin_load(why, sizeof(why));
+    ok = pl != NULL && pl->device_count_func(why, sizeof(why)) > 0;
+    mine = ok ? ctx->world_size : ctx->world_rank;
+    MPI_Allreduce(&mine, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first_bad == ctx->world_size) {
+        ctx->gpu = pl;
+        snprintf(ctx->opts.backend, sizeof(ctx->opts.backend), "nccl");
+        return;
+    }
+    MPI_Bcast(why, sizeof(why), MPI_CHAR, first_bad, MPI_COMM_WORLD);
+    if (strcmp(ctx->opts.backend, "auto") == 0)
+        snprintf(ctx->backend_note, sizeof(ctx->backend_note), "--backend auto: "
+                 "using mpi, as host %s (rank %d) cannot use nccl: %s",
+                 ctx->rank_hosts[first_bad], first_bad, why);
+    else
+        snprintf(ctx->skip_reason, sizeof(ctx->skip_reason), "--backend nccl: host "
+                 "%s (rank %d) cannot run it: %s", ctx->rank_hosts[first_bad],
+                 first_bad, why);
+    snprintf(ctx->opts.backend, sizeof(ctx->opts.backend), "mpi");
+}
+
+fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
+                          fc_stage_ctx_t *ctx)
+{
+    fc_status_t status;
+    int ok;
+
+    memset(ctx, 0, sizeof(*ctx));
+    ctx->stage = stage;
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &ctx->world_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ctx->world_size);
+    if (gethostname(ctx->host, sizeof(ctx->host) - 1) != 0)
+        snprintf(ctx->host, sizeof(ctx->host), "unknown-host");
+    fc_log_set_identity(ctx->host, ctx->world_rank);
+
+    status = fc_stage_parse(*argc, *argv, &ctx->opts, ctx->world_rank != 0);
+    if (status != FC_OK)
+        return status;
+    if (ctx->opts.run_id[0] == '\0' && ctx->world_rank == 0)
+        snprintf(ctx->opts.run_id, sizeof(ctx->opts.run_id), "%ld-%d",
+                 (long)time(NULL), (int)getpid());
+    MPI_Bcast(ctx->opts.run_id, sizeof(ctx->opts.run_id), MPI_CHAR, 0,
+              MPI_COMM_WORLD);
+    FC_CHECK(fc_stage_load_profile(ctx));
+    FC_CHECK(fc_stage_load_inventory(ctx));
+    fc_stage_choose_backend(ctx);
+    FC_CHECK(fc_watchdog_start(ctx->sp.timeout_s, fc_stage_name(stage),
+                               ctx->world_rank, ctx->host));
+
+    fc_tap_init(&ctx->tap, stdout, ctx->world_rank == 0);
+    ok = 1;
+    if (ctx->world_rank == 0)
+        ok = fc_results_open(ctx->opts.out_dir, &ctx->results) == FC_OK;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok)
+        return FC_ERR_INVALID;
+    if (ctx->world_rank == 0) {
+        json_t *rec = fc_stage_record(ctx, "stage_start");
+
+        json_t *hosts = json_array();
+
+        for (int r = 0; r < ctx->world_size; ++r)
+            json_array_append_new(hosts, json_string(ctx->rank_hosts[r]));
+        json_object_set_new(rec, "ranks", json_integer(ctx->world_size));
+        json_object_set_new(rec, "rank_hosts", hosts);
+        json_object_set_new(rec, "timeout_s", json_real(ctx->sp.timeout_s));
+        json_object_set_new(rec, "version", json_string(FC_VERSION));
+        if (getenv("SLURM_JOB_ID"))     /* started by Slurm: which job and step */
+            json_object_set_new(rec, "slurm", json_pack("{s:s, s:s}", "job_id",
+                                getenv("SLURM_JOB_ID"), "step_id",
+                                getenv("SLURM_STEP_ID") ? getenv("SLURM_STEP_ID") : ""));
+        if (ctx->backend_note[0])
+            json_object_set_new(rec, "backend_note", json_string(ctx->backend_note));
+        json_object_set_new(rec, "backend_requested", json_string(ctx->backend_requested));
+        if (ctx->gpu)       /* which code measured: a plugin is a program too */
+            json_object_set_new(rec, "gpu_plugin", fc_stage_plugin_json());
+        fc_results_append(&ctx->results, rec);
+        if (ctx->skip_reason[0]) {
+            fprintf(stderr, "fabcert: stage %s skipped: %s\n", fc_stage_name(stage),
+                    ctx->skip_reason);
+            fprintf(stdout, "TAP version 13\n1..0 # SKIP %s\n", ctx->skip_reason);
+            fflush(stdout);
+            ctx->tap.active = 0;
+        } else {
+            /* a stage whose count depends on the nodes, the traffic kinds,
+             * the links plans at the end */
+            fc_tap_plan(&ctx->tap, fc_stage_desc(stage)->plan_known
+                                       ? fc_stage_point_count(&ctx->sp) : -1);
+        }
+        if (ctx->backend_note[0])
+            fc_tap_diag(&ctx->tap, "%s", ctx->backend_note);
+        fc_tap_diag(&ctx->tap, "fabcert %s stage %s: run %s, %d ranks, "
+                    "profile %s (sha256 %.12s)", FC_VERSION,
+                    fc_stage_name(stage), ctx->opts.run_id, ctx->world_size,
+                    ctx->profile.name, ctx->profile.sha256);
+    }
+    return FC_OK;
+}
+
+fc_status_t fc_stage_split_by_host(fc_stage_ctx_t *ctx, MPI_Comm *comm_p)
+{
+    char *all = malloc((size_t)ctx->world_size * FC_HOST_MAX);
+    int color = 0;
+
+    if (all == NULL) {
+        fc_error("out of memory for %d host names", ctx->world_size);
+        return FC_ERR_INTERNAL;
+    }
+    MPI_Allgather(ctx->host, FC_HOST_MAX, MPI_CHAR, all, FC_HOST_MAX, MPI_CHAR,
+                  MPI_COMM_WORLD);
+    while (strncmp(all + (size_t)color * FC_HOST_MAX, ctx->host, FC_HOST_MAX) != 0)
+        ++color;
+    free(all);
+    ctx->grouping = FC_GROUP_HOST;
+    MPI_Comm_split(MPI_COMM_WORLD, color, ctx->world_rank, comm_p);
+    return FC_OK;
+}
+
+fc_status_t fc_stage_split_by_rack(fc_stage_ctx_t *ctx, MPI_Comm *comm_p)
+{
+    ctx->grouping = FC_GROUP_RACK;
+    MPI_Comm_split(MPI_COMM_WORLD, ctx->rack, ctx->world_rank, comm_p);
+    return FC_OK;
+}
+
+fc_status_t fc_stage_whole(fc_stage_ctx_t *ctx, MPI_Comm *comm_p)
+{
+    ctx->grouping = FC_GROUP_ALL;
+    MPI_Comm_dup(MPI_COMM_WORLD, comm_p);
+    return FC_OK;
+}
+
+void fc_stage_progress(fc_stage_ctx_t *ctx, int index, const char *what)
+{
+    fc_watchdog_progress(index, what);
+    if (ctx->opts.hang_rank == ctx->world_rank && ctx->opts.hang_index == index) {
+        fc_log_info("self-test: stopping rank %d (SIGSTOP) at %s",
+                    ctx->world_rank, what);
+        raise(SIGSTOP);
+    }
+}
+
+const char *fc_stage_group_name(const fc_stage_ctx_t *ctx, int r)
+{
+    switch (ctx->grouping) {
+    case FC_GROUP_HOST: return ctx->rank_hosts[r];
+    case FC_GROUP_RACK: return ctx->inv.racks[ctx->rank_racks[r]];
+    default: return "cluster";
+    }
+}
+
+const char *fc_stage_group_rack(const fc_stage_ctx_t *ctx, int r)
+{
+    return ctx->grouping == FC_GROUP_ALL ? "" : ctx->inv.racks[ctx->rank_racks[r]];
+}
+
+int fc_stage_comm_hosts(const fc_stage_ctx_t *ctx, MPI_Comm comm)
+{
+    int n, nhosts = 0, *world = NULL;
+
+    MPI_Comm_size(comm, &n);
+    if ((world = calloc((size_t)n, sizeof(int))) == NULL)
+        return 0;
+    MPI_Allgather(&ctx->world_rank, 1, MPI_INT, world, 1, MPI_INT, comm);
+    for (int i = 0; i < n; ++i) {
+        int seen = 0;
+
+        for (int k = 0; k < i && !seen; ++k)
+            seen = strcmp(ctx->rank_hosts[world[k]], ctx->rank_hosts[world[i]]) == 0;
+        nhosts += !seen;
+    }
+    free(world);
+    return nhosts;
+}
+
+fc_status_t fc_stage_open_backend(fc_stage_ctx_t *ctx, MPI_Comm group, fc_backend_t *be_p)
+{
+    if (ctx->gpu) {
+        char desc[512] = "{}", *all_desc = NULL;
+
+        /* a call stuck for a quarter of the stage's time is aborted and
+         * named by the backend, before the watchdog ends the whole rank */
+        double call_timeout = ctx->sp.timeout_s / 4 > 10 ? ctx->sp.timeout_s / 4 : 10;
+
+        FC_CHECK(ctx->gpu->backend_init_func(group, ctx->local_rank, call_timeout, be_p));
+        if (ctx->gpu->describe_func(be_p, desc, sizeof(desc)) != FC_OK)
+            snprintf(desc, sizeof(desc), "{}");
+        if (ctx->world_rank == 0)
+            all_desc = calloc((size_t)ctx->world_size, sizeof(desc));
+        MPI_Gather(desc, sizeof(desc), MPI_CHAR, all_desc, sizeof(desc), MPI_CHAR, 0,
+                   MPI_COMM_WORLD);
+        if (ctx->world_rank == 0 && all_desc) {
+            json_t *rec = fc_stage_record(ctx, "devices"), *list = json_array();
+
+            for (int r = 0; r < ctx->world_size; ++r) {
+                json_t *d = json_loads(all_desc + (size_t)r * sizeof(desc), 0, NULL);
+
+                if (d == NULL)
+                    d = json_object();
+                json_object_set_new(d, "rank", json_integer(r));
+                json_object_set_new(d, "host", json_string(ctx->rank_hosts[r]));
+                json_array_append_new(list, d);
+            }
+            json_object_set_new(rec, "devices", list);
+            fc_results_append(&ctx->results, rec);
+        }
+        free(all_desc);
+    } else {
+        FC_CHECK(fc_backend_mpi_init(group, be_p));
+    }
+    return FC_OK;
+}
+
+int fc_stage_finish(fc_stage_ctx_t *ctx, fc_status_t status)
+{
+    int failed = ctx->failed_points;
+
+    if (ctx->world_rank == 0) {
+        json_t *rec = fc_stage_record(ctx, "stage_end");
+
+        if (failed > 0)
+            status = fc_status_worst(status, FC_ERR_FAIL);
+        if (ctx->skip_reason[0]) {
+            status = FC_ERR_SKIP;
+            json_object_set_new(rec, "reason", json_string(ctx->skip_reason));
+        } else if (status != FC_OK && (status != FC_ERR_FAIL || failed == 0) &&
+                   fc_log_first_error()[0]) {
+            /* why the stage could not judge: its first error, as logged */
+            json_object_set_new(rec, "error", json_string(fc_log_first_error()));
+        }
+        json_object_set_new(rec, "points", json_integer(ctx->tap.current));
+        /* what this stage handed to results.jsonl: the verdicts check that
+         * every one of these records is there */
+        json_object_set_new(rec, "judged_records", json_integer(ctx->results.judged));
+        json_object_set_new(rec, "judged_not_pass", json_integer(ctx->results.judged_not_pass));
+        json_object_set_new(rec, "failed_points", json_integer(failed));
+        json_object_set_new(rec, "status", json_string(fc_status_str(status)));
+        json_object_set_new(rec, "verdict", json_string(
+            status == FC_OK ? "PASS" : status == FC_ERR_SKIP ? "SKIP" : "FAIL"));
+        fc_results_append(&ctx->results, rec);
+        fc_results_close(&ctx->results);
+        fc_tap_done(&ctx->tap);
+    }
+    MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (failed > 0)
+        status = fc_status_worst(status, FC_ERR_FAIL);
+    MPI_Finalize();
+    fc_watchdog_stop();     /* after MPI_Finalize, which can hang too */
+    fc_inventory_free(&ctx->inv);
+    free(ctx->rank_hosts);
+    free(ctx->rank_racks);
+    return fc_status_exit_code(status);
+}
+
+int fc_stage_exit(fc_status_t status)
+{
+    MPI_Finalize();
+    return status == FC_ERR_SKIP ? FC_EXIT_PASS : fc_status_exit_code(status);
+}
