@@ -36,6 +36,12 @@ $(BUILD)/obj/%.o: %.c $(wildcard lib/*.h kernels/*.h reports/*.h runners/*.h tes
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c $< -o $@
 
+# the CPU checker's hot loops, one object per instruction set
+# (kernels/fc_check_isa.h); fc_check_base.o takes the flags above alone
+$(BUILD)/obj/kernels/fc_check_avx2.o: override CFLAGS += -march=x86-64-v3
+$(BUILD)/obj/kernels/fc_check_avx512.o: override CFLAGS += -march=x86-64-v4 -mprefer-vector-width=512
+FC_CHECK_OBJS := $(addprefix $(BUILD)/obj/kernels/,fc_check_base.o fc_check_avx2.o fc_check_avx512.o)
+
 $(BUILD)/libfabcert.a: $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	@rm -f $@       # a removed source must not live on in the archive
@@ -91,6 +97,7 @@ GPU_LDFLAGS := -L$(CUDA_LIB) -L$(NCCL_LIB) -Wl,-rpath,$(CUDA_LIB) -Wl,-rpath,$(N
 GPU_CUDA_LIBS := -lnccl -lcublasLt -lcudart
 # the lib objects the plugin and the MPI-free program carry
 GPU_LIB_OBJS := $(addprefix $(BUILD)/obj/,lib/fc_coll.o lib/fc_log.o lib/fc_status.o \
+<<<<<<< HEAD
                 kernels/fc_pattern_host.o kernels/fc_kernels_cpu.o)
 # CUDA code, and GPU host code that needs neither CUDA nor MPI (NVML is
 # opened at run time, the wait polls through a table)
@@ -106,6 +113,9 @@ NVML_STANDIN := $(BUILD)/tests/libfc_nvml_standin.so
 GPU_AGREE := $(BUILD)/tests/gpu_agree
 all: $(GPU_HEALTH_T) $(NVML_STANDIN) $(GPU_AGREE)
 GPU_UNIT  := $(GPU_HEALTH_T) $(if $(HAVE_GPU),$(GPU_TWINS) $(GPU_KTWINS))
+=======
+                kernels/fc_pattern_host.o kernels/fc_kernels_cpu.o) $(FC_CHECK_OBJS)
+>>>>>>> h12k
 
 ifeq ($(HAVE_GPU),yes)
 all: $(GPU_PLUGIN) $(GPU_NODE) $(GPU_TWINS) $(GPU_KTWINS)

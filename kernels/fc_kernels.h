@@ -38,4 +38,24 @@ void fc_cpu_verify(const fc_pattern_t *p, int32_t src, uint64_t index_base,
 /* XXH3-64 of a buffer. */
 uint64_t fc_cpu_digest(const void *buf, size_t bytes);
 
+/* The instruction sets fc_cpu_verify and fc_cpu_digest are built for
+ * (kernels/fc_check_isa.h). Each computes the same results; the best one
+ * the CPU supports is used unless fc_cpu_isa_set chose another. */
+typedef enum fc_cpu_isa {
+    FC_CPU_ISA_BASE = 0,    /* x86-64 baseline (SSE2) */
+    FC_CPU_ISA_AVX2,        /* x86-64-v3 */
+    FC_CPU_ISA_AVX512,      /* x86-64-v4 */
+    FC_CPU_ISA_COUNT
+} fc_cpu_isa_t;
+
+/* 1 if this CPU can run isa's code, else 0. */
+int fc_cpu_isa_supported(fc_cpu_isa_t isa);
+/* "base", "avx2", "avx512". */
+const char *fc_cpu_isa_name(fc_cpu_isa_t isa);
+/* The instruction set in use. */
+fc_cpu_isa_t fc_cpu_isa_get(void);
+/* Use isa from now on, in every thread; -1 (nothing changed) if this CPU
+ * cannot run it. */
+int fc_cpu_isa_set(fc_cpu_isa_t isa);
+
 #endif

@@ -4,9 +4,10 @@
  * here and as CUDA by nvcc (pattern_twins_cuda.cu, which also compiles it
  * for the device), and the two compilations must give the same bits for
  * every type, op, rank count, rank and a spread of indices (including
- * indices past 2^32). Where a GPU exists, the device compilation runs
- * too: a kernel computes input ^ expectation for every type and op and
- * the host's bits must match; elsewhere that point is skipped with the
+ * indices past 2^32, and past 2^34, where the group index of uint8
+ * crosses 2^32). Where a GPU exists, the device compilation runs too: a
+ * kernel computes input ^ expectation for every type and op and the
+ * host's bits must match; elsewhere that point is skipped with the
  * reason. Built by `make` where the CUDA toolkit is present, and run by
  * `make check`.
  */
@@ -50,6 +51,25 @@ static int fc_twins_device(fc_tap_t *tap, char *why, size_t len)
     return same;
 }
 
+/* The indices to compare: 0..4095, then a geometric spread to 4e10, with
+ * the 32 indices around each of 2^32, 2^33 and 2^34 (where the group index
+ * of 4-, 2- and 1-byte types crosses 2^32) taken in passing. */
+static uint64_t fc_twins_next_index(uint64_t i)
+{
+    static const int edges[] = { 32, 33, 34 };
+    uint64_t next = i < 4096 ? i + 1 : i * 3 / 2 + 7;
+
+    for (int e = 0; e < 3; ++e) {
+        uint64_t lo = (1ull << edges[e]) - 16, hi = (1ull << edges[e]) + 16;
+
+        if (i >= lo && i + 1 < hi)
+            return i + 1;
+        if (i < lo && next > lo)
+            return lo;
+    }
+    return next;
+}
+
 int main(void)
 {
     static const int nranks[] = { 1, 2, 3, 8, 300 };
@@ -70,7 +90,8 @@ int main(void)
 
                 fc_pattern_make((fc_dtype_t)t, (fc_op_t)op, nranks[n], 20261202u + (unsigned)op, &p);
                 for (int r = 0; r < nranks[n]; r += nranks[n] > 8 ? 37 : 1)
-                    for (uint64_t i = 0; i < 5000000000ull; i = i < 4096 ? i + 1 : i * 3 / 2 + 7) {
+                    for (uint64_t i = 0; i < 40000000000ull;
+                         i = fc_twins_next_index(i)) {
                         ++checked;
                         if (fc_pattern_input_bits(&p, r, i) != fc_twins_input_cuda(&p, r, i) ||
                             fc_pattern_expected_bits(&p, r, i) != fc_twins_expected_cuda(&p, r, i)) {

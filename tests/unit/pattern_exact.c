@@ -2,9 +2,13 @@
  * pattern_exact.c - for every type, op and a range of rank counts, the
  * closed-form expectation of fc_pattern.h equals, bit for bit, the result
  * of reducing the generated inputs in many random orders and groupings with
- * the type's own arithmetic. Also checks that the data is not trivial (the
- * expected values take many different values) and that move data never
- * holds a NaN or Inf.
+ * the type's own arithmetic, at indices from 0 and across the 2^32
+ * boundaries of the element index and of the group index (fc_pattern.h's
+ * element groups: 2^33 elements for 16-bit types, 2^34 for uint8). Also
+ * checks that the data is not trivial (the expected values take many
+ * different values), that move data never holds a NaN or Inf, and that
+ * the values' bits (g_mask) stay below the sign bit of the hash slice an
+ * element gets.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,13 +36,14 @@ static int is_nan_or_inf(int dtype, uint64_t bits)
 
 int main(void)
 {
-    static const uint64_t bases[] = { 0, (1ull << 32) - ELEMS / 2 };
+    static const uint64_t bases[] = { 0, (1ull << 32) - ELEMS / 2, (1ull << 33) - ELEMS / 2,
+                                      (1ull << 34) - ELEMS / 2 };
     uint64_t *vals = malloc(300 * sizeof(*vals));
     uint64_t rng = 0x9E3779B97F4A7C15ull;
     fc_tap_t tap;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, FC_DTYPE_COUNT * 4 * NCOUNTS + FC_DTYPE_COUNT);
+    fc_tap_plan(&tap, FC_DTYPE_COUNT * 4 * NCOUNTS + 2 * FC_DTYPE_COUNT);
     for (int dt = 0; dt < FC_DTYPE_COUNT; ++dt) {
         for (int op = 0; op < 4; ++op) {
             for (int c = 0; c < NCOUNTS; ++c) {
@@ -47,7 +52,7 @@ int main(void)
                 fc_pattern_t p;
 
                 fc_pattern_make(dt, op, n, 1234u + (uint32_t)c, &p);
-                for (int b = 0; b < 2; ++b) {
+                for (int b = 0; b < 4; ++b) {
                     for (uint64_t i = bases[b]; i < bases[b] + ELEMS; ++i) {
                         uint64_t expected = fc_pattern_expected_bits(&p, -1, i);
 
@@ -82,6 +87,22 @@ int main(void)
                 bad += is_nan_or_inf(dt, fc_pattern_input_bits(&p, r, i));
         fc_tap_ok(&tap, bad == 0, "%s move data holds no NaN or Inf (%d found)",
                   fc_dtype_info(dt)->name, bad);
+    }
+    for (int dt = 0; dt < FC_DTYPE_COUNT; ++dt) {
+        uint32_t sign_bit = 1u << (8 * (fc_dtype_size(dt) < 4 ? fc_dtype_size(dt) : 4) - 1);
+        uint32_t widest = 0;
+
+        for (int op = 0; op < 4; ++op)
+            for (int c = 0; c < NCOUNTS; ++c) {
+                fc_pattern_t p;
+
+                fc_pattern_make(dt, op, rank_counts[c], 5, &p);
+                if (p.g_mask > widest)
+                    widest = p.g_mask;
+            }
+        fc_tap_ok(&tap, widest < sign_bit, "%s: g_mask (at most 0x%x) stays below the "
+                  "sign bit of an element's hash slice (0x%x)", fc_dtype_info(dt)->name,
+                  widest, sign_bit);
     }
     free(vals);
     return fc_tap_done(&tap);
