@@ -97,8 +97,7 @@ GPU_LDFLAGS := -L$(CUDA_LIB) -L$(NCCL_LIB) -Wl,-rpath,$(CUDA_LIB) -Wl,-rpath,$(N
 GPU_CUDA_LIBS := -lnccl -lcublasLt -lcudart
 # the lib objects the plugin and the MPI-free program carry
 GPU_LIB_OBJS := $(addprefix $(BUILD)/obj/,lib/fc_coll.o lib/fc_log.o lib/fc_status.o \
-<<<<<<< HEAD
-                kernels/fc_pattern_host.o kernels/fc_kernels_cpu.o)
+                kernels/fc_pattern_host.o kernels/fc_kernels_cpu.o) $(FC_CHECK_OBJS)
 # CUDA code, and GPU host code that needs neither CUDA nor MPI (NVML is
 # opened at run time, the wait polls through a table)
 GPU_CU_OBJS := $(addprefix $(BUILD)/obj/,kernels/fc_kernels_cuda.cu.o lib/gpu/fc_burn.cu.o)
@@ -113,9 +112,6 @@ NVML_STANDIN := $(BUILD)/tests/libfc_nvml_standin.so
 GPU_AGREE := $(BUILD)/tests/gpu_agree
 all: $(GPU_HEALTH_T) $(NVML_STANDIN) $(GPU_AGREE)
 GPU_UNIT  := $(GPU_HEALTH_T) $(if $(HAVE_GPU),$(GPU_TWINS) $(GPU_KTWINS))
-=======
-                kernels/fc_pattern_host.o kernels/fc_kernels_cpu.o) $(FC_CHECK_OBJS)
->>>>>>> h12k
 
 ifeq ($(HAVE_GPU),yes)
 all: $(GPU_PLUGIN) $(GPU_NODE) $(GPU_TWINS) $(GPU_KTWINS)
@@ -155,7 +151,7 @@ $(GPU_TWINS): tests/gpu/pattern_twins.c $(BUILD)/obj/tests/gpu/pattern_twins_cud
 # the kernels' per-thread code run on the host over simulated grids
 $(GPU_KTWINS): tests/gpu/kernel_twins.c $(BUILD)/obj/tests/gpu/kernel_twins_cuda.cu.o \
                $(addprefix $(BUILD)/obj/,lib/fc_tap.o lib/fc_status.o kernels/fc_pattern_host.o \
-                                         kernels/fc_kernels_cpu.o)
+                                         kernels/fc_kernels_cpu.o) $(FC_CHECK_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) -Ilib -Ikernels $(CFLAGS) $(WARN) -o $@ $^ $(GPU_LDFLAGS) -lcudart -lxxhash -lstdc++ -lm
 

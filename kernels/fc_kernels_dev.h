@@ -86,18 +86,20 @@ template <typename T> union fc_vec_u {
 template <int DT, int OP>
 FC_HD typename fc_elem<DT>::t fc_expect(const fc_pattern_t *p, int32_t src, uint64_t i)
 {
-    return (typename fc_elem<DT>::t)fc_pattern_expected_folded(p, DT, OP, src, fc_index_fold(i));
+    return (typename fc_elem<DT>::t)fc_pattern_expected_lane(p, DT, OP, src, fc_elem_group(DT, i),
+                                                             fc_elem_lane(DT, i));
 }
 
 /* Input bits of element i of rank r, whose slot is j = (r + i) mod n. */
 template <int DT, int OP>
 FC_HD typename fc_elem<DT>::t fc_input(const fc_pattern_t *p, int32_t r, int32_t j, uint64_t i)
 {
-    uint32_t x = fc_index_fold(i);
+    uint32_t h;
 
     if (OP == FC_OP_NONE)
-        return (typename fc_elem<DT>::t)fc_move_bits(DT, p->seed, r, x);
-    return (typename fc_elem<DT>::t)fc_value_to_bits(DT, fc_pattern_input_value_op(p, OP, j, x));
+        return (typename fc_elem<DT>::t)fc_move_bits(DT, p->seed, r, i);
+    h = fc_pattern_g_hash(p, DT, fc_elem_group(DT, i), fc_elem_lane(DT, i));
+    return (typename fc_elem<DT>::t)fc_value_to_bits(DT, fc_pattern_input_value_op(p, OP, j, h));
 }
 
 /* One thread's share of a verification: adds its wrong elements to *wrong_p

@@ -284,17 +284,11 @@ FC_HD uint64_t fc_move_bits(int32_t dtype, uint32_t seed, int32_t src,
 
 /* ---- the generator: input element i of rank r ------------------------- */
 
-<<<<<<< HEAD
-/* Value of an input element in slot j = (r + i) mod n with folded index x;
- * op is passed in (as in fc_pattern_reduced_value) so that a caller with a
- * constant op, like the GPU fill template, gets a specialised loop. */
+/* Value of an input element in slot j = (r + i) mod n with element hash
+ * h; op is passed in (as in fc_pattern_reduced_value) so that a caller
+ * with a constant op, like the GPU fill template, gets a specialised loop. */
 FC_HD int64_t fc_pattern_input_value_op(const fc_pattern_t *p, int32_t op,
-                                        int32_t j, uint32_t x)
-=======
-/* Value of an input element in slot j = (r + i) mod n with element hash h. */
-FC_HD int64_t fc_pattern_input_value_at(const fc_pattern_t *p, int32_t j,
-                                        uint32_t h)
->>>>>>> h12k
+                                        int32_t j, uint32_t h)
 {
     int64_t g = (int64_t)(h & p->g_mask);
     int64_t v;
@@ -314,10 +308,9 @@ FC_HD int64_t fc_pattern_input_value_at(const fc_pattern_t *p, int32_t j,
     }
 }
 
-FC_HD int64_t fc_pattern_input_value_at(const fc_pattern_t *p, int32_t j,
-                                        uint32_t x)
+FC_HD int64_t fc_pattern_input_value_at(const fc_pattern_t *p, int32_t j, uint32_t h)
 {
-    return fc_pattern_input_value_op(p, p->op, j, x);
+    return fc_pattern_input_value_op(p, p->op, j, h);
 }
 
 FC_HD uint64_t fc_pattern_input_bits(const fc_pattern_t *p, int32_t r,

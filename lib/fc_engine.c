@@ -290,7 +290,13 @@ static fc_status_t fc_engine_iterate(fc_point_run_t *run, const fc_selftest_t *s
         FC_CHECK(be->ops->run_func(be, &call, &seconds));
         fc_watchdog_call_done();
         if (fc_selftest_hits(st, pt, ident->world_rank, it)) {
-            uint64_t idx = st->index >= 0 ? (uint64_t)st->index : run->counts.recv_elems / 2;
+            size_t lo, hi;
+            uint64_t idx;
+
+            /* by default the middle of this rank's own output (an in-place
+             * reduce_scatter's is one block of the buffer) */
+            fc_engine_span(run, root, &lo, &hi);
+            idx = st->index >= 0 ? (uint64_t)st->index : lo + (hi - lo) / 2;
 
             if (idx >= run->counts.recv_elems)
                 idx = run->counts.recv_elems - 1;
