@@ -26,6 +26,7 @@ const char *fc_pair_verdict_name(fc_pair_verdict_t v)
     case FC_PAIR_V_NODE_B: return "node_b";
     case FC_PAIR_V_UPLINK: return "uplink";
     case FC_PAIR_V_PATH: return "path";
+    case FC_PAIR_V_UNPLACED: return "unplaced";
     case FC_PAIR_V_UNCONFIRMED: return "unconfirmed";
     }
     return "?";
@@ -60,17 +61,24 @@ static int fc_probe_fast(const fc_pairs_confirm_t *c, int i)
 }
 
 /* The least slow node that is not in `not` (count entries), not a
- * confirmed bad link, and (want_rack >= 0) in rack want_rack or
- * (want_rack < -1) not in rack -want_rack-2; -1 when none. */
-static int fc_confirm_pick(const fc_confirm_run_t *run, const int *not, int count,
-                           int want_rack)
+ * confirmed bad link, not across a confirmed bad uplink from node `from`
+ * (when from >= 0: a probe through that uplink says nothing of either end)
+ * and (want_rack >= 0) in rack want_rack or (want_rack < -1) not in rack
+ * -want_rack-2; -1 when none. */
+static int fc_confirm_pick(const fc_confirm_run_t *run, int from, const int *not,
+                           int count, int want_rack)
 {
-    for (int i = 0; i < run->c->n; ++i) {
-        int g = run->order[i], skip = run->c->link[g];
+    const fc_pairs_confirm_t *c = run->c;
+
+    for (int i = 0; i < c->n; ++i) {
+        int g = run->order[i], skip = c->link[g];
 
         for (int k = 0; k < count && !skip; ++k)
             skip = not[k] == g;
         if (skip)
+            continue;
+        if (from >= 0 && run->rack[g] != run->rack[from] &&
+            (c->uplink[run->rack[g]] || c->uplink[run->rack[from]]))
             continue;
         if (want_rack >= 0 && run->rack[g] != want_rack)
             continue;
@@ -96,13 +104,47 @@ static void fc_confirm_order(fc_confirm_run_t *run)
         }
 }
 
+static int fc_rack_nodes(const fc_confirm_run_t *run, int r)
+{
+    int nodes = 0;
+
+    for (int v = 0; v < run->c->n; ++v)
+        nodes += run->rack[v] == r;
+    return nodes;
+}
+
+/* A node to vouch for w, the partner across the spine of rack r's uplink
+ * test: with three racks or more, one in neither r nor w's rack (so w's
+ * link and w's rack's uplink are both shown good); with two, one in w's
+ * rack (its link alone: the uplinks are in series anyway). Not across a
+ * confirmed uplink from w, not a confirmed link; -1 when none. */
+static int fc_confirm_uplink_voucher(const fc_confirm_run_t *run, int w, int r, int u)
+{
+    const fc_pairs_confirm_t *c = run->c;
+
+    for (int i = 0; i < c->n; ++i) {
+        int h = run->order[i], rh = run->rack[h];
+
+        if (h == w || h == u || c->link[h] || rh == r)
+            continue;
+        if (c->nracks >= 3 ? rh == run->rack[w] : rh != run->rack[w])
+            continue;
+        if (rh != run->rack[w] && (c->uplink[rh] || c->uplink[run->rack[w]]))
+            continue;
+        return h;
+    }
+    return -1;
+}
+
 /* Step 1: rack uplinks. A rack R (two nodes or more) whose every pair to
  * another rack was slow is confirmed alone: one of its nodes slow with a
- * node outside it and fast with one of its own (so a slow pair inside R in
- * its round, noise, does not hide the uplink). With two racks in all the
- * two uplinks (and, when the other rack has one node, that node's link)
- * are in series and cannot be told apart: both racks are marked, as the
- * spine between them. */
+ * node outside it that is itself shown good (fast with a third rack's
+ * node), and fast with one of its own (so a slow pair inside R in its
+ * round, noise, does not hide the uplink, and a bad node outside R does
+ * not pass for R's uplink). Two partners outside are tried. With two
+ * racks in all the two uplinks (and, when the other rack has one node,
+ * that node's link) are in series and cannot be told apart: both racks
+ * are marked, as the spine between them. */
 static void fc_confirm_uplinks(fc_confirm_run_t *run)
 {
     fc_pairs_confirm_t *c = run->c;
@@ -110,10 +152,8 @@ static void fc_confirm_uplinks(fc_confirm_run_t *run)
     if (c->nracks < 2)
         return;
     for (int r = 0; r < c->nracks; ++r) {
-        int cross = 0, cross_slow = 0, nodes = 0;
+        int cross = 0, cross_slow = 0, nodes = fc_rack_nodes(run, r), tried[2], ntried = 0;
 
-        for (int v = 0; v < c->n; ++v)
-            nodes += run->rack[v] == r;
         for (int k = 0; k < c->npairs; ++k) {
             int ia = run->rack[run->a[k]] == r, ib = run->rack[run->b[k]] == r;
 
@@ -124,24 +164,37 @@ static void fc_confirm_uplinks(fc_confirm_run_t *run)
         }
         if (nodes < 2 || cross < 2 || cross_slow != cross || c->uplink[r])
             continue;
-        int u = fc_confirm_pick(run, NULL, 0, r);
-        int u2 = fc_confirm_pick(run, &u, 1, r);
-        int w = fc_confirm_pick(run, NULL, 0, -r - 2);
+        int u = fc_confirm_pick(run, -1, NULL, 0, r);
+        int u2 = u < 0 ? -1 : fc_confirm_pick(run, -1, &u, 1, r);
 
-        if (u < 0 || u2 < 0 || w < 0)
-            continue;
-        c->uplink_probe[r][0] = fc_confirm_probe(run, u, w);
-        if (!fc_probe_slow(c, c->uplink_probe[r][0]))
-            continue;
-        c->uplink_probe[r][1] = fc_confirm_probe(run, u, u2);
-        c->uplink[r] = fc_probe_fast(c, c->uplink_probe[r][1]);
+        while (u2 >= 0 && ntried < 2) {
+            int w = fc_confirm_pick(run, u, tried, ntried, -r - 2), h;
+
+            if (w < 0)
+                break;
+            tried[ntried++] = w;
+            c->uplink_probe[r][0] = fc_confirm_probe(run, u, w);
+            if (!fc_probe_slow(c, c->uplink_probe[r][0]))
+                break;          /* fast alone (or unmeasured): no uplink fault */
+            /* two racks, w alone in its own: w's link is in series with
+             * the uplinks, said so as the spine between them */
+            if (c->nracks > 2 || fc_rack_nodes(run, run->rack[w]) > 1) {
+                if ((h = fc_confirm_uplink_voucher(run, w, r, u)) < 0)
+                    continue;
+                c->uplink_probe[r][2] = fc_confirm_probe(run, w, h);
+                if (!fc_probe_fast(c, c->uplink_probe[r][2]))
+                    continue;   /* w is suspect itself: another partner */
+            }
+            c->uplink_probe[r][1] = fc_confirm_probe(run, u, u2);
+            c->uplink[r] = fc_probe_fast(c, c->uplink_probe[r][1]);
+            break;
+        }
         if (c->uplink[r] && c->nracks == 2) {
             int other = 1 - r;
 
             c->uplink[other] = 1;
             c->spine_pair = 1;
-            c->uplink_probe[other][0] = c->uplink_probe[r][0];
-            c->uplink_probe[other][1] = c->uplink_probe[r][1];
+            memcpy(c->uplink_probe[other], c->uplink_probe[r], sizeof(c->uplink_probe[r]));
         }
     }
     for (int k = 0; k < c->npairs; ++k) {
@@ -170,16 +223,16 @@ static void fc_confirm_node(fc_confirm_run_t *run, int v)
     int partners[FC_CONFIRM_PARTNERS], np = 0, all_slow = 1;
 
     c->probed[v] = 1;
-    partners[np] = fc_confirm_pick(run, &v, 1, run->rack[v]);          /* own rack */
+    partners[np] = fc_confirm_pick(run, v, &v, 1, run->rack[v]);       /* own rack */
     np += partners[np] >= 0;
-    partners[np] = fc_confirm_pick(run, &v, 1, -run->rack[v] - 2);     /* across */
+    partners[np] = fc_confirm_pick(run, v, &v, 1, -run->rack[v] - 2);  /* across */
     np += partners[np] >= 0;
     while (np < FC_CONFIRM_PARTNERS) {
         int not[FC_CONFIRM_PARTNERS + 1] = { v };
         int g;
 
         memcpy(not + 1, partners, (size_t)np * sizeof(int));
-        if ((g = fc_confirm_pick(run, not, np + 1, -1)) < 0)
+        if ((g = fc_confirm_pick(run, v, not, np + 1, -1)) < 0)
             break;
         partners[np++] = g;
     }
@@ -193,12 +246,20 @@ static void fc_confirm_node(fc_confirm_run_t *run, int v)
     }
     if (!all_slow || np < FC_CONFIRM_PARTNERS)
         return;
-    /* each partner known good: fast alone with a third node */
+    /* each partner known good: fast alone with a third node (a second
+     * one tried when the first probe was slow: one noisy probe, or a
+     * third node that is slow itself, does not unvouch a good partner) */
     for (int k = 0; k < np; ++k) {
-        int not[2] = { v, partners[k] };
-        int h = fc_confirm_pick(run, not, 2, -1);
+        int not[3] = { v, partners[k], -1 };
 
-        c->vouch_probe[v][k] = h < 0 ? -1 : fc_confirm_probe(run, partners[k], h);
+        for (int tries = 0; tries < 2; ++tries) {
+            int h = fc_confirm_pick(run, partners[k], not, 2 + tries, -1);
+
+            c->vouch_probe[v][k] = h < 0 ? -1 : fc_confirm_probe(run, partners[k], h);
+            if (h < 0 || fc_probe_fast(c, c->vouch_probe[v][k]))
+                break;
+            not[2] = h;
+        }
         if (!fc_probe_fast(c, c->vouch_probe[v][k]))
             return;
     }
@@ -207,6 +268,16 @@ static void fc_confirm_node(fc_confirm_run_t *run, int v)
         if (run->slow[k] && c->verdict[k] == FC_PAIR_V_UNCONFIRMED &&
             (run->a[k] == v || run->b[k] == v))
             c->verdict[k] = run->a[k] == v ? FC_PAIR_V_NODE_A : FC_PAIR_V_NODE_B;
+}
+
+/* Node v was fast alone with one of its partners at least: its own link
+ * is not what slows a pair of it. */
+int fc_confirm_clear(const fc_pairs_confirm_t *c, int v)
+{
+    for (int k = 0; k < FC_CONFIRM_PARTNERS; ++k)
+        if (fc_probe_fast(c, c->partner_probe[v][k]))
+            return 1;
+    return 0;
 }
 
 static int fc_confirm_alloc(int n, int nracks, int npairs, int max_probes,
@@ -234,7 +305,7 @@ static int fc_confirm_alloc(int n, int nracks, int npairs, int max_probes,
         for (int k = 0; k < FC_CONFIRM_PARTNERS; ++k)
             c->partner_probe[v][k] = c->vouch_probe[v][k] = -1;
     for (int r = 0; r < nracks; ++r)
-        c->uplink_probe[r][0] = c->uplink_probe[r][1] = -1;
+        c->uplink_probe[r][0] = c->uplink_probe[r][1] = c->uplink_probe[r][2] = -1;
     for (int k = 0; k < npairs; ++k)
         c->alone_probe[k] = -1;
     return 0;
@@ -273,7 +344,8 @@ int fc_pairs_confirm(int n, const int *rack, int nracks, int npairs, const int *
             continue;
         c->alone_probe[k] = fc_confirm_probe(&run, a[k], b[k]);
         if (fc_probe_slow(c, c->alone_probe[k]))
-            c->verdict[k] = FC_PAIR_V_PATH;
+            c->verdict[k] = fc_confirm_clear(c, a[k]) && fc_confirm_clear(c, b[k])
+                            ? FC_PAIR_V_PATH : FC_PAIR_V_UNPLACED;
         else if (fc_probe_fast(c, c->alone_probe[k]))
             c->verdict[k] = FC_PAIR_V_NOT_REPRODUCED;
     }

@@ -45,7 +45,12 @@ typedef enum fc_pair_verdict {
     FC_PAIR_V_NODE_A,           /* explained by node a's confirmed link */
     FC_PAIR_V_NODE_B,           /* explained by node b's confirmed link */
     FC_PAIR_V_UPLINK,           /* explained by a confirmed rack uplink */
-    FC_PAIR_V_PATH,             /* slow alone too; neither end is at fault */
+    FC_PAIR_V_PATH,             /* slow alone too; both ends are fast alone
+                                 * with another partner: the path between */
+    FC_PAIR_V_UNPLACED,         /* slow alone too; an end is slow with its
+                                 * other partners too, which could not be
+                                 * shown good (or has none): several slow
+                                 * links, or two nodes in all, not placed */
     FC_PAIR_V_UNCONFIRMED,      /* slow in its round, the probes ran out */
 } fc_pair_verdict_t;
 
@@ -73,7 +78,7 @@ typedef struct fc_pairs_confirm {
     int spine_pair;             /* two racks in all: their uplinks (and a
                                  * one-node rack's link) are in series, both
                                  * marked, not told apart */
-    int (*uplink_probe)[2];     /* across, inside */
+    int (*uplink_probe)[3];     /* across, inside, the across partner's voucher */
     /* per pair (index into the a[], b[] lists) */
     fc_pair_verdict_t *verdict;
     int *alone_probe;           /* its own alone re-measure, -1 */
@@ -86,6 +91,9 @@ int fc_pairs_confirm(int n, const int *rack, int nracks, int npairs, const int *
                      const int *b, const int *slow, int max_probes,
                      fc_pairs_probe_func_t probe, void *arg, fc_pairs_confirm_t *c);
 void fc_pairs_confirm_free(fc_pairs_confirm_t *c);
+
+/* Node v was fast alone with one of its partners at least. */
+int fc_confirm_clear(const fc_pairs_confirm_t *c, int v);
 
 /* "not_reproduced", "node_a", ... for records. */
 const char *fc_pair_verdict_name(fc_pair_verdict_t v);

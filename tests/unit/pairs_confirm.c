@@ -21,6 +21,7 @@ typedef struct fabric {
     int bad_node[MAXN];         /* its link is slow */
     int bad_uplink[MAXN];       /* per rack */
     int bad_path[MAXN][MAXN];
+    int noisy[MAXN][MAXN];      /* slow when measured alone (a busy machine) */
     int probes;
 } fabric_t;
 
@@ -37,7 +38,7 @@ static int probe(void *arg, int x, int y)
     fabric_t *f = arg;
 
     f->probes++;
-    return truly_slow(f, x, y);
+    return truly_slow(f, x, y) || f->noisy[x][y] || f->noisy[y][x];
 }
 
 /* racks: node counts per rack, e.g. {2, 3, 1} */
@@ -105,7 +106,7 @@ int main(void)
     int ok;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 13);
+    fc_tap_plan(&tap, 17);
 
     /* racks of 2, 3 and 1; node 3 (rack 2) has a slow link; in its round
      * the pairs 0-1 and 4-5 were slowed by what ran beside them */
@@ -192,8 +193,8 @@ int main(void)
     fabric_make(&f, pair_only, 1);
     f.bad_node[1] = 1;
     run(&f, NULL, 64, &o);
-    fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && verdict(&o, 0, 1) == FC_PAIR_V_PATH,
-              "two nodes: the slow pair is confirmed alone as the path, no node blamed");
+    fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && verdict(&o, 0, 1) == FC_PAIR_V_UNPLACED,
+              "two nodes: the slow pair is confirmed alone but not placed, no node blamed");
     fc_pairs_confirm_free(&o.c);
 
     /* a clean fabric, a noisy tournament */
@@ -215,7 +216,7 @@ int main(void)
     for (int v = 0; v < f.n; ++v)
         if (v != 3)
             ok &= verdict(&o, v, 3) == FC_PAIR_V_UNCONFIRMED ||
-                  verdict(&o, v, 3) == FC_PAIR_V_PATH;
+                  verdict(&o, v, 3) == FC_PAIR_V_UNPLACED;
     fc_tap_ok(&tap, ok, "probes exhausted: no quarantine, no pass (%d probe)", f.probes);
     fc_pairs_confirm_free(&o.c);
 
@@ -226,8 +227,67 @@ int main(void)
     run(&f, NULL, 64, &o);
     ok = links_exactly(&o, f.n, -1);
     for (int k = 0; k < o.npairs; ++k)
-        ok &= o.c.verdict[k] == FC_PAIR_V_PATH;
-    fc_tap_ok(&tap, ok, "every pair slow alone: each is its path, no node is singled out");
+        ok &= o.c.verdict[k] == FC_PAIR_V_UNPLACED;
+    fc_tap_ok(&tap, ok, "every pair slow alone: none placed (not called a path), no node "
+              "is singled out");
+    fc_pairs_confirm_free(&o.c);
+
+    /* both nodes of a two-node rack slow: with them, rack 0's uplink is
+     * one of three suspects two of which are bad; nothing can be placed,
+     * and "the path" would be a lie */
+    static const int two_three[] = { 2, 3 , 2 };
+    fabric_make(&f, two_three, 3);
+    f.bad_node[0] = f.bad_node[1] = 1;
+    run(&f, NULL, 64, &o);
+    ok = links_exactly(&o, f.n, -1) && !o.c.uplink[0] &&
+         verdict(&o, 0, 1) == FC_PAIR_V_UNPLACED;
+    for (int v = 2; v < f.n; ++v)
+        ok &= verdict(&o, 0, v) != FC_PAIR_V_PATH && verdict(&o, 1, v) != FC_PAIR_V_PATH &&
+              verdict(&o, 0, v) != FC_PAIR_V_OK;
+    fc_tap_ok(&tap, ok, "both nodes of a two-node rack slow: nobody quarantined, no pair "
+              "called a path");
+    fc_pairs_confirm_free(&o.c);
+
+    /* rack 0's uplink and node 2's link (rack 1) both slow, three pairs of
+     * racks 1 and 2 slowed in their round: rack 0's nodes are then the
+     * least slow, yet a probe through the uplink says nothing of node 2
+     * or of its partners; the uplink is named, node 2 confirmed with
+     * partners and vouchers none behind it */
+    static const int two_two_two[] = { 2, 2, 2 };
+    fabric_make(&f, two_two_two, 3);
+    f.bad_uplink[0] = 1;
+    f.bad_node[2] = 1;
+    int busy[] = { 3, 4, 3, 5, 4, 5, -1 };
+    run(&f, busy, 64, &o);
+    ok = o.c.uplink[0] && !o.c.uplink[1] && !o.c.uplink[2] && links_exactly(&o, f.n, 2) &&
+         verdict(&o, 2, 3) == FC_PAIR_V_NODE_A && verdict(&o, 0, 2) == FC_PAIR_V_UPLINK;
+    for (int i = 0; i < o.c.nprobes; ++i)
+        if (o.c.probes[i].x != 0 && o.c.probes[i].x != 1)
+            ok &= o.c.probes[i].y > 1 || o.c.probes[i].x < 2;
+    fc_tap_ok(&tap, ok, "a bad uplink and a bad node in another rack: both named, no "
+              "partner or voucher behind the uplink");
+    fc_pairs_confirm_free(&o.c);
+
+    /* racks of 5, 3 and 1, node 1 slow; the first vouching probe of its
+     * partner node 0 (with node 2) is slow alone by noise: node 0 is
+     * vouched for by another third node, node 1 is still confirmed */
+    static const int five_three_one[] = { 5, 3, 1 };
+    fabric_make(&f, five_three_one, 3);
+    f.bad_node[1] = 1;
+    f.noisy[0][2] = 1;
+    run(&f, NULL, 64, &o);
+    fc_tap_ok(&tap, links_exactly(&o, f.n, 1) && verdict(&o, 1, 4) == FC_PAIR_V_NODE_A,
+              "a noisy vouching probe: the partner is vouched for by another node, the "
+              "slow node confirmed (%d probes)", o.c.nprobes);
+    fc_pairs_confirm_free(&o.c);
+
+    /* a path between two racks slow alone, both ends fast elsewhere */
+    fabric_make(&f, three, 3);
+    f.bad_path[0][7] = 1;
+    run(&f, NULL, 64, &o);
+    fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && verdict(&o, 0, 7) == FC_PAIR_V_PATH &&
+                  fc_confirm_clear(&o.c, 0) && fc_confirm_clear(&o.c, 7),
+              "a path across the spine: both ends fast with another partner, the path named");
     fc_pairs_confirm_free(&o.c);
     return fc_tap_done(&tap);
 }
