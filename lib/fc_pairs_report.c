@@ -4,7 +4,8 @@
  * limits (collective "sendrecv": min_busbw_gbps is the bandwidth of one
  * direction; max_latency_us the 8-byte half round trip, matched at 8
  * bytes, the size of that message) and against the upper median of the
- * pairs of its path kind (lib/fc_peers.h). What a round found slow is only
+ * pairs of its path kind (lib/fc_peers.h) and, across the spine with three
+ * racks or more, by rack (fc_pairs_rack_rule). What a round found slow is only
  * a suspicion: the confirmation (lib/fc_pairs_confirm.h, measured alone)
  * decides what each pair and node record says, and only a node it
  * confirms is quarantined. Wrong data is placed from the pairs' own
@@ -86,6 +87,68 @@ static int fc_pairs_reference(fc_pairs_run_t *run, int z)
     return ok;
 }
 
+/* The rack rule at size z (three racks or more): for each rack, the
+ * median of its pairs across the spine against the median of the pairs
+ * across the spine between the other racks. A rack whose median is more
+ * than the allowed percentage below puts its pairs across the spine under
+ * that reference (rack_ref), which a pair measured alone is judged by too.
+ * With two racks every pair across the spine leaves both: there is no
+ * other rack to compare with, and a slowness of the whole spine is judged
+ * on the absolute limits alone (docs/DECISIONS.md). */
+static void fc_pairs_rack_rule(fc_pairs_run_t *run, int z)
+{
+    const fc_stage_profile_t *sp = &run->ctx->sp;
+    int nracks = run->ctx->inv.nracks, n = run->npairs;
+    double *mine = calloc((size_t)n + 1, sizeof(double));
+    double *others = calloc((size_t)n + 1, sizeof(double));
+
+    for (int k = 0; k < n; ++k)
+        if (run->pairs[k].size_index == z)
+            run->pairs[k].rack_rule_rack = -1;
+    if (mine == NULL || others == NULL || nracks < 3 || sp->max_below_median_pct < 0 ||
+        sp->sizes[z] < sp->relative_min_bytes) {
+        free(mine);
+        free(others);
+        return;
+    }
+    for (int r = 0; r < nracks; ++r) {
+        size_t nm = 0, no = 0;
+
+        for (int k = 0; k < n; ++k) {
+            const fc_pair_t *p = &run->pairs[k];
+            int ra = run->node_racks[p->a], rb = run->node_racks[p->b];
+
+            if (p->size_index != z || ra == rb)
+                continue;
+            if (ra == r || rb == r)
+                mine[nm++] = p->bw_gbps;
+            else
+                others[no++] = p->bw_gbps;
+        }
+        if (nm == 0 || no == 0)
+            continue;
+        double m = fc_stats_median(mine, nm), o = fc_stats_median(others, no);
+
+        if (m >= o * (1.0 - sp->max_below_median_pct / 100.0))
+            continue;
+        for (int k = 0; k < n; ++k) {
+            fc_pair_t *p = &run->pairs[k];
+            int ra = run->node_racks[p->a], rb = run->node_racks[p->b];
+
+            if (p->size_index != z || ra == rb || (ra != r && rb != r))
+                continue;
+            if (p->rack_rule_rack >= 0 && p->rack_median <= m)
+                continue;       /* leaves two such racks: the slower one */
+            p->rack_rule_rack = r;
+            p->rack_median = m;
+            p->rack_ref = o;
+            p->rack_ref_members = (int)no;
+        }
+    }
+    free(mine);
+    free(others);
+}
+
 /* "upper median of 13 pairs in the same rack" */
 static void fc_pairs_class_text(const fc_pairs_run_t *run, const fc_pair_t *p,
                                 int members, char *buf, size_t len)
@@ -134,6 +197,17 @@ static void fc_pairs_judge_timing(const fc_pairs_run_t *run, fc_pair_t *p)
                      p->bw_gbps, 100.0 * (1.0 - p->bw_gbps / p->ref), peers,
                      p->ref, sp->max_below_median_pct);
     }
+    if (p->rack_rule_rack >= 0 &&
+        p->bw_gbps < p->rack_ref * (1.0 - sp->max_below_median_pct / 100.0)) {
+        p->slow = 1;
+        fc_pair_fail(p, "bandwidth %.4f GB/s is %.0f%% below the median of the %d "
+                     "pairs across the spine between the other racks (%.4f GB/s; "
+                     "allowed %.0f%%), where rack %s's pairs across the spine have "
+                     "a median of %.4f GB/s", p->bw_gbps,
+                     100.0 * (1.0 - p->bw_gbps / p->rack_ref), p->rack_ref_members,
+                     p->rack_ref, sp->max_below_median_pct,
+                     run->ctx->inv.racks[p->rack_rule_rack], p->rack_median);
+    }
 }
 
 void fc_pairs_judge_alone(const fc_pairs_run_t *run, fc_pair_t *p)
@@ -145,6 +219,10 @@ void fc_pairs_judge_alone(const fc_pairs_run_t *run, fc_pair_t *p)
     p->rel = t ? t->rel : FC_PAIR_REL_OFF;
     p->ref = t ? t->ref : -1;
     p->ref_members = t ? t->ref_members : 0;
+    p->rack_rule_rack = t ? t->rack_rule_rack : -1;
+    p->rack_median = t ? t->rack_median : 0;
+    p->rack_ref = t ? t->rack_ref : 0;
+    p->rack_ref_members = t ? t->rack_ref_members : 0;
     fc_pairs_judge_timing(run, p);
     p->ntiming = p->nreasons;
 }
@@ -157,6 +235,7 @@ void fc_pairs_judge(fc_pairs_run_t *run)
         if (!fc_pairs_reference(run, z))
             fc_error("out of memory: the relative rule of the pairs stage is not "
                      "applied at %llu bytes", (unsigned long long)sp->sizes[z]);
+        fc_pairs_rack_rule(run, z);
         for (int k = 0; k < run->npairs; ++k) {
             fc_pair_t *p = &run->pairs[k];
 
@@ -189,6 +268,11 @@ static void fc_pairs_relative_json(const fc_pairs_run_t *run, const fc_pair_t *p
 
     if (p->rel == FC_PAIR_REL_OFF)
         return;
+    if (p->rack_rule_rack >= 0)
+        json_object_set_new(entry, "rack_rule", json_pack(
+            "{s:s, s:f, s:f, s:i}", "rack", run->ctx->inv.racks[p->rack_rule_rack],
+            "rack_median_gbps", p->rack_median, "other_racks_median_gbps", p->rack_ref,
+            "other_racks_pairs", p->rack_ref_members));
     if (p->rel == FC_PAIR_REL_APPLIED) {
         fc_pairs_class_text(run, p, p->ref_members, peers, sizeof(peers));
         json_object_set_new(entry, "relative", json_pack(
@@ -337,6 +421,48 @@ static json_t *fc_probe_json(const fc_pairs_run_t *run, int i)
                      pr->slow ? "slow" : "fast", "sizes", sizes);
 }
 
+/* What the confirmation learnt of node v's own link, for a pair of it it
+ * could not place: "b1 is fast alone with c1", "b1 is slow alone with
+ * every partner tried (...), none of which could be shown good", "b1 has
+ * no other partner to try". */
+static void fc_end_text(const fc_pairs_run_t *run, int v, char *buf, size_t len)
+{
+    const fc_pairs_confirm_t *c = &run->confirm;
+    size_t at;
+
+    if (fc_confirm_clear(c, v)) {
+        for (int k = 0; k < FC_CONFIRM_PARTNERS; ++k) {
+            int i = c->partner_probe[v][k];
+
+            if (i >= 0 && c->probes[i].slow == 0) {
+                at = (size_t)snprintf(buf, len, "%s is fast alone (", fc_host(run, v));
+                if (at < len)
+                    at += fc_probe_text(run, i, v, buf + at, len - at);
+                if (at < len)
+                    snprintf(buf + at, len - at, ")");
+                return;
+            }
+        }
+    }
+    if (c->partner_probe[v][0] < 0) {
+        snprintf(buf, len, "%s has no other partner to try%s", fc_host(run, v),
+                 c->exhausted ? " (the probes ran out)" : " that is not itself suspect");
+        return;
+    }
+    at = (size_t)snprintf(buf, len, "%s is slow alone with every partner tried too (",
+                          fc_host(run, v));
+    for (int k = 0; k < FC_CONFIRM_PARTNERS && at < len; ++k) {
+        if (c->partner_probe[v][k] < 0)
+            continue;
+        at += (size_t)snprintf(buf + at, len - at, "%s", k ? ", " : "");
+        if (at < len)
+            at += fc_probe_text(run, c->partner_probe[v][k], v, buf + at, len - at);
+    }
+    if (at < len)
+        snprintf(buf + at, len - at, "), and they could not all be shown good: more than "
+                 "one link is slow");
+}
+
 /* The node's alone evidence: "confirmed alone: 0.0002 GB/s with b1 (same
  * rack), 0.0003 GB/s with c1 (across the spine); each partner fast alone
  * with a third node (b1: 0.9 GB/s with a2 ...)" */
@@ -447,12 +573,26 @@ static json_t *fc_pair_slow_verdict(const fc_pairs_run_t *run, int k, int a, int
                          "quarantine", 0);
     }
     case FC_PAIR_V_PATH:
-        snprintf(why, len, "slow alone too (%s)%s", alone, run->nnodes == 2 ?
-                 "; with two nodes it cannot be placed on either end" :
-                 "; neither end is slow with its known-good partners: the path between them");
+        snprintf(why, len, "slow alone too (%s); %s and %s are each fast alone with "
+                 "another partner: the path between them", alone, fc_host(run, a),
+                 fc_host(run, b));
         return json_pack("{s:s, s:[s,s], s:[s,s], s:b}", "part", "path", "hosts",
                          fc_host(run, a), fc_host(run, b), "racks", fc_rack_of(run, a),
                          fc_rack_of(run, b), "quarantine", 0);
+    case FC_PAIR_V_UNPLACED: {
+        char ends[2][384];
+
+        fc_end_text(run, a, ends[0], sizeof(ends[0]));
+        fc_end_text(run, b, ends[1], sizeof(ends[1]));
+        snprintf(why, len, "slow alone too (%s), not placed: %s; %s", alone, ends[0],
+                 ends[1]);
+        /* not "localised": false, which asks the runner for a retest: the
+         * confirmation has measured all a retest could */
+        return json_pack("{s:s, s:s, s:[s,s], s:[s,s], s:b}", "part", "group",
+                         "group", "the pair's two nodes", "hosts", fc_host(run, a),
+                         fc_host(run, b), "racks", fc_rack_of(run, a), fc_rack_of(run, b),
+                         "quarantine", 0);
+    }
     case FC_PAIR_V_NOT_REPRODUCED:
         snprintf(why, len, "slow in its round beside other pairs, not reproduced alone "
                  "(%s): not judged a fault", alone);
@@ -479,7 +619,7 @@ static int fc_pairs_report_pair(fc_pairs_run_t *run, int k, int a, int b,
     json_t *rec = fc_stage_record(ctx, "pair"), *sizes = json_array();
     json_t *reasons = json_array(), *round_reasons = json_array(), *impl = json_null();
     int bad = 0, wrong_node = -1;
-    char first_reason[FC_REASON_MAX + 40], verdict_why[FC_REASON_MAX * 2] = "";
+    char first_reason[FC_REASON_MAX + 40], verdict_why[FC_REASON_MAX * 3] = "";
     double lat = 0;
 
     for (int q = 0; q < run->npairs; ++q) {
