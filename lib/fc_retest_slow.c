@@ -6,9 +6,13 @@
  *
  *   1. point to point: every exchange of the retest's tournament is timed
  *      (the median of its buffers); an exchange is slow when it took more
- *      than FC_SLOW_FACTOR times the median exchange. A unit slow with
- *      every partner (two at least) while every slow exchange touches it
- *      is placed: its NIC, its link or its own progress is slow;
+ *      than FC_SLOW_FACTOR times the lower quartile of them all. A unit (a rank, else
+ *      a host) whose fastest exchange is that much slower than the others'
+ *      stands apart and is placed: its NIC, its link or its own progress
+ *      is slow. Once placed its exchanges leave the others' reference, so
+ *      a second slow unit stands apart too (each is placed, with its own
+ *      record); more than half the units standing apart is the group's
+ *      slowness, not theirs;
  *   2. leave one out: the observed collective, checked and timed, among
  *      all the units but one, for each unit in turn. When the run without
  *      unit X is at least FC_SLOW_FACTOR times faster than every other
@@ -16,7 +20,8 @@
  *      that follows the collective, not the point-to-point traffic); this
  *      needs three units or more (with two, each run is one host alone).
  *
- * When both place a unit they must agree. Otherwise the slowness is the
+ * When both place units the leave-one-out's must be among the point to
+ * point's (every unit placed then has a record). Otherwise the slowness is the
  * group's as a whole (its switch, its uplinks, or more than one node):
  * every rack of the group fails and nobody is quarantined. The record
  * holds every figure that decided.
@@ -29,15 +34,19 @@
 
 #define FC_SLOW_FACTOR 3.0
 #define FC_SLOW_TEXT 1024
+#define FC_SLOW_MAX_PLACED 32
 
 typedef struct fc_slow {
     const fc_retest_input_t *in;
     int *unit_of;               /* per rank: its unit (host, or itself) */
     int nunits;
     char unit_names[64][FC_HOST_MAX + 16];  /* first 64 units named */
-    double median_ex;           /* median time of every exchange */
-    int p2p_unit, loo_unit;     /* placed by each method, -1 */
-    int p2p_rank;               /* the one rank slow with every partner, -1 */
+    double ref_ex;              /* the lower quartile of every exchange's time */
+    int np2p;                   /* units placed by point to point */
+    int p2p_units[FC_SLOW_MAX_PLACED];
+    int p2p_ranks[FC_SLOW_MAX_PLACED];  /* its one slow rank, or -1: the host */
+    int np2p_refused;           /* units that stood apart, more than half */
+    int loo_unit;               /* placed by leave-one-out, -1 */
     int loo_rank;               /* the one rank whose absence is fast, -1 */
     int p2p_slow, p2p_total;    /* slow exchanges, all exchanges */
     double loo_best, loo_rest_min, loo_rest_max;
@@ -67,7 +76,7 @@ static int fc_slow_setup(const fc_retest_input_t *in, fc_slow_t *s)
 {
     memset(s, 0, sizeof(*s));
     s->in = in;
-    s->p2p_unit = s->loo_unit = s->p2p_rank = s->loo_rank = -1;
+    s->loo_unit = s->loo_rank = -1;
     s->nunits = in->nunits;
     if ((s->unit_of = calloc((size_t)in->nranks + 1, sizeof(int))) == NULL)
         return -1;
@@ -87,7 +96,7 @@ static int fc_slow_setup(const fc_retest_input_t *in, fc_slow_t *s)
 
 static int fc_slow_exchange(const fc_slow_t *s, const fc_exchange_t *e)
 {
-    return e->seconds > FC_SLOW_FACTOR * s->median_ex;
+    return e->seconds > FC_SLOW_FACTOR * s->ref_ex;
 }
 
 static int fc_slow_valid(const fc_exchange_t *e)
@@ -98,10 +107,12 @@ static int fc_slow_valid(const fc_exchange_t *e)
 /* Does x stand apart? by_host: x is a unit (host) and only exchanges off
  * it count; else x is a rank and every exchange counts. x stands apart
  * when it has two exchanges or more, and the fastest of them is at least
- * FC_SLOW_FACTOR times slower than the 90th percentile of the exchanges
- * that do not touch it: a few exchanges slowed by a busy machine elsewhere
- * do not hide it, and one slow exchange of its own does not make it. */
-static int fc_slow_explains(const fc_slow_t *s, int x, int by_host)
+ * FC_SLOW_FACTOR times slower than the median of the exchanges that touch
+ * neither it nor a rank already placed (placed[rank]): exchanges slowed
+ * by a busy machine elsewhere, or by a second slow unit, do not hide it
+ * while they are fewer than half the others, and one slow exchange of its
+ * own does not make it. */
+static int fc_slow_explains(const fc_slow_t *s, int x, int by_host, const int *placed)
 {
     const fc_retest_input_t *in = s->in;
     double *rest = calloc((size_t)in->nexchanges + 1, sizeof(double)), fastest = -1;
@@ -123,53 +134,91 @@ static int fc_slow_explains(const fc_slow_t *s, int x, int by_host)
         if (touches) {
             ++mine;
             fastest = fastest < 0 || e->seconds < fastest ? e->seconds : fastest;
-        } else {
+        } else if (!placed[e->sender] && !placed[e->receiver]) {
             rest[nrest++] = e->seconds;
         }
     }
     if (mine >= 2 && nrest > 0) {
         qsort(rest, (size_t)nrest, sizeof(*rest), fc_cmp);
-        apart = fastest >= FC_SLOW_FACTOR * rest[(nrest - 1) * 9 / 10];
+        apart = fastest >= FC_SLOW_FACTOR * rest[nrest / 2];
     }
     free(rest);
     return apart;
 }
 
-/* Step 1: a rank slow with every partner (its own progress), else a host
- * slow with every partner off it (its NIC or link), explaining every slow
- * exchange. */
+/* Index of unit u among the point-to-point placements, or -1. */
+static int fc_slow_p2p_index(const fc_slow_t *s, int u)
+{
+    for (int k = 0; k < s->np2p; ++k)
+        if (s->p2p_units[k] == u)
+            return k;
+    return -1;
+}
+
+static void fc_slow_p2p_add(fc_slow_t *s, int u, int rank, int *placed)
+{
+    int k = fc_slow_p2p_index(s, u);
+
+    if (k >= 0) {
+        s->p2p_ranks[k] = -1;   /* a second rank of the host: the host */
+    } else if (s->np2p < FC_SLOW_MAX_PLACED) {
+        s->p2p_units[s->np2p] = u;
+        s->p2p_ranks[s->np2p++] = rank;
+    }
+    for (int r = 0; r < s->in->nranks; ++r)
+        if (rank >= 0 ? r == rank : s->unit_of[r] == u)
+            placed[r] = 1;
+}
+
+/* Step 1: ranks slow with every partner (their own progress), then hosts
+ * slow with every partner off them (their NIC or link), each standing
+ * apart from the exchanges of the units not placed; repeated until no
+ * other one does. More than half the units placed: none is. */
 static void fc_slow_p2p(fc_slow_t *s)
 {
     const fc_retest_input_t *in = s->in;
     double *t = calloc((size_t)in->nexchanges + 1, sizeof(double));
-    int n = 0;
+    int *placed = calloc((size_t)in->nranks + 1, sizeof(int));
+    int n = 0, more = 1;
 
-    if (t == NULL)
-        return;
+    if (t == NULL || placed == NULL)
+        goto out;
     for (int i = 0; i < in->nexchanges; ++i)
         if (fc_slow_valid(&in->exchanges[i]))
             t[n++] = in->exchanges[i].seconds;
     s->p2p_total = n;
     if (n > 0) {
         qsort(t, (size_t)n, sizeof(*t), fc_cmp);
-        s->median_ex = t[n / 2];
+        s->ref_ex = t[(n - 1) / 4];     /* most may be slow: two bad hosts of six
+                                         * touch 55% of the exchanges */
     }
-    free(t);
     for (int i = 0; i < in->nexchanges; ++i)
         s->p2p_slow += fc_slow_valid(&in->exchanges[i]) && fc_slow_exchange(s, &in->exchanges[i]);
     if (n == 0 || s->p2p_slow == 0)
-        return;
-    for (int r = 0; r < in->nranks; ++r)
-        if (fc_slow_explains(s, r, 0)) {
-            s->p2p_rank = r;
-            s->p2p_unit = s->unit_of[r];
-            return;
-        }
-    for (int u = 0; u < s->nunits && s->nunits < in->nranks; ++u)
-        if (fc_slow_explains(s, u, 1)) {
-            s->p2p_unit = u;
-            return;
-        }
+        goto out;
+    while (more) {
+        more = 0;
+        for (int r = 0; r < in->nranks; ++r)
+            if (!placed[r] && fc_slow_explains(s, r, 0, placed)) {
+                fc_slow_p2p_add(s, s->unit_of[r], r, placed);
+                more = 1;
+            }
+    }
+    for (more = s->nunits < in->nranks; more;) {
+        more = 0;
+        for (int u = 0; u < s->nunits; ++u)
+            if (fc_slow_p2p_index(s, u) < 0 && fc_slow_explains(s, u, 1, placed)) {
+                fc_slow_p2p_add(s, u, -1, placed);
+                more = 1;
+            }
+    }
+    if (2 * s->np2p > s->nunits) {
+        s->np2p_refused = s->np2p;
+        s->np2p = 0;
+    }
+out:
+    free(t);
+    free(placed);
 }
 
 int fc_retest_loo_fastest(const double *seconds, int n, double *best_p, double *rest_min_p,
@@ -285,7 +334,7 @@ static json_t *fc_slow_record(const fc_slow_t *s, json_t *group)
     json_object_set_new(rec, "collective", json_string(in->loo_label ? in->loo_label : ""));
     json_object_set_new(rec, "all_median_us", json_real(in->all_seconds * 1e6));
     json_object_set_new(rec, "leave_one_out", fc_slow_loo_json(s));
-    json_object_set_new(rec, "exchange_median_us", json_real(s->median_ex * 1e6));
+    json_object_set_new(rec, "exchange_lower_quartile_us", json_real(s->ref_ex * 1e6));
     json_object_set_new(rec, "exchanges_slow", json_integer(s->p2p_slow));
     json_object_set_new(rec, "exchanges_timed", json_integer(s->p2p_total));
     json_object_set_new(rec, "slow_factor", json_real(FC_SLOW_FACTOR));
@@ -325,6 +374,29 @@ static int fc_slow_in_group(json_t *group, const char *host)
     return 0;
 }
 
+/* "; n04 and n05 stand apart too (each has its own record)": the other
+ * units placed. */
+static const char *fc_slow_also(const fc_slow_t *s, int placed)
+{
+    static char buf[FC_SLOW_TEXT];
+    size_t at = 0;
+    int others = 0, k;
+
+    for (k = 0; k < s->np2p && at < sizeof(buf); ++k) {
+        if (s->p2p_units[k] == placed)
+            continue;
+        at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%s",
+                               others == 0 ? "; " : k == s->np2p - 1 ||
+                               (k == s->np2p - 2 && s->p2p_units[k + 1] == placed)
+                               ? " and " : ", ", fc_unit(s, s->p2p_units[k]));
+        ++others;
+    }
+    if (at < sizeof(buf))
+        snprintf(buf + at, sizeof(buf) - at, " stand%s apart too (each has its own record)",
+                 others == 1 ? "s" : "");
+    return buf;
+}
+
 static void fc_slow_write(const fc_slow_t *s, json_t *group, int placed, fc_results_t *results,
                           fc_tap_t *tap)
 {
@@ -348,21 +420,37 @@ static void fc_slow_write(const fc_slow_t *s, json_t *group, int placed, fc_resu
                  "%.0f times faster than the others)", s->in->loo_label,
                  s->in->nunits == s->in->nranks ? "rank" : "node",
                  s->loo_best * 1e6, s->loo_rest_max * 1e6, FC_SLOW_FACTOR);
-    if (s->p2p_rank >= 0)
+    int k = placed >= 0 ? fc_slow_p2p_index(s, placed) : -1;
+    int p2p_rank = k >= 0 ? s->p2p_ranks[k] : -1;
+
+    if (p2p_rank >= 0)
         snprintf(p2p, sizeof(p2p), "rank %d's exchanges with every partner were slow (over "
-                 "%.0f times the median exchange of %.1f us)", s->p2p_rank, FC_SLOW_FACTOR,
-                 s->median_ex * 1e6);
-    else if (s->p2p_unit >= 0)
+                 "%.0f times the lower quartile exchange, %.1f us)%s", p2p_rank, FC_SLOW_FACTOR,
+                 s->ref_ex * 1e6, s->np2p > 1 ? fc_slow_also(s, placed) : "");
+    else if (k >= 0)
         snprintf(p2p, sizeof(p2p), "its exchanges with every partner off it were slow (over "
-                 "%.0f times the median exchange of %.1f us)", FC_SLOW_FACTOR,
-                 s->median_ex * 1e6);
+                 "%.0f times the lower quartile exchange, %.1f us)%s", FC_SLOW_FACTOR,
+                 s->ref_ex * 1e6, s->np2p > 1 ? fc_slow_also(s, placed) : "");
+    else if (s->np2p > 0) {
+        size_t at = (size_t)snprintf(p2p, sizeof(p2p), "the exchanges stood apart on ");
+
+        for (int j = 0; j < s->np2p && at < sizeof(p2p); ++j)
+            at += (size_t)snprintf(p2p + at, sizeof(p2p) - at, "%s%s", j ? ", " : "",
+                                   fc_unit(s, s->p2p_units[j]));
+        if (at < sizeof(p2p))
+            snprintf(p2p + at, sizeof(p2p) - at, ", the leave-one-out on %s: the two "
+                     "disagree", fc_unit(s, s->loo_unit));
+    } else if (s->np2p_refused > 0)
+        snprintf(p2p, sizeof(p2p), "%d of %d exchanges slow; %d of the %d units stood apart, "
+                 "more than half: the group's slowness, not theirs", s->p2p_slow,
+                 s->p2p_total, s->np2p_refused, s->nunits);
     else
         snprintf(p2p, sizeof(p2p), "%d of %d exchanges slow, no unit slow with every "
                  "partner", s->p2p_slow, s->p2p_total);
     if (placed >= 0) {
         const char *host = fc_slow_host_of(s, placed);
 
-        int one = s->p2p_rank >= 0 && s->unit_of[s->p2p_rank] == placed ? s->p2p_rank :
+        int one = p2p_rank >= 0 ? p2p_rank :
                   s->loo_rank >= 0 && s->unit_of[s->loo_rank] == placed ? s->loo_rank : -1;
 
         if (one >= 0) {
@@ -374,12 +462,14 @@ static void fc_slow_write(const fc_slow_t *s, json_t *group, int placed, fc_resu
             fc_slow_ranks(s, placed, r, sizeof(r), ranks);
             snprintf(list, sizeof(list), "rank%s %s", strchr(r, ',') ? "s" : "", r);
         }
+        if (s->loo_unit != placed)
+            loo[0] = '\0';     /* the leave-one-out placed another unit */
         snprintf(why, sizeof(why), "slowness placed on %s (%s): %s%s%s%s%s", host, list, loo,
-                 loo[0] && s->p2p_unit >= 0 ? "; " : "", s->p2p_unit >= 0 ? p2p : "",
+                 loo[0] && k >= 0 ? "; " : "", k >= 0 ? p2p : "",
                  obs[0] ? "; observed: " : "", obs);
         json_object_set_new(rec, "localised", json_true());
-        json_object_set_new(rec, "method", json_string(s->loo_unit >= 0 ? "leave-one-out"
-                                                                         : "point-to-point"));
+        json_object_set_new(rec, "method", json_string(s->loo_unit == placed ? "leave-one-out"
+                                                                             : "point-to-point"));
         json_object_set_new(rec, "culprit", json_pack("{s:s, s:o}", "host", host, "ranks",
                                                       ranks));
         json_object_set_new(rec, "exchanges", fc_slow_exchanges_json(s, placed));
@@ -397,8 +487,8 @@ static void fc_slow_write(const fc_slow_t *s, json_t *group, int placed, fc_resu
                  fc_str(group, "group"), json_array_size(hosts),
                  json_array_size(hosts) == 1 ? "" : "s", loo, loo[0] ? "; " : "", p2p,
                  s->p2p_slow > 0 ? "its switch or uplinks, or more than one node" :
-                 "its point-to-point paths were all fast: the hosts' load, or the "
-                 "collective itself", obs[0] ? "; observed: " : "", obs);
+                 "no exchange stood out from the others: the hosts' load, the collective "
+                 "itself, or a slowness most of its paths share", obs[0] ? "; observed: " : "", obs);
         json_object_set_new(rec, "localised", json_false());
         json_object_set_new(rec, "method", json_null());
         json_object_set_new(rec, "culprit", json_null());
@@ -420,7 +510,7 @@ int fc_retest_write_slow_records(const fc_retest_input_t *in, fc_results_t *resu
     fc_slow_t s;
     json_t *group;
     size_t i;
-    int written = 0, placed;
+    int written = 0, culprits[FC_SLOW_MAX_PLACED], nculprits = 0;
 
     if (fc_slow_setup(in, &s) != 0) {
         fprintf(stderr, "fabcert: retest: out of memory judging %d ranks\n", in->nranks);
@@ -428,16 +518,28 @@ int fc_retest_write_slow_records(const fc_retest_input_t *in, fc_results_t *resu
     }
     fc_slow_p2p(&s);
     fc_slow_loo(&s);
-    placed = s.loo_unit >= 0 ? s.loo_unit : s.p2p_unit;
-    if (s.loo_unit >= 0 && s.p2p_unit >= 0 && s.loo_unit != s.p2p_unit)
-        placed = -1;            /* the two methods disagree */
+    /* the culprits: every unit the point to point placed, which must hold
+     * the leave-one-out's when both place; else the leave-one-out's */
+    if (s.np2p > 0 && (s.loo_unit < 0 || fc_slow_p2p_index(&s, s.loo_unit) >= 0)) {
+        memcpy(culprits, s.p2p_units, sizeof(int) * (size_t)s.np2p);
+        nculprits = s.np2p;
+    } else if (s.np2p == 0 && s.loo_unit >= 0) {
+        culprits[nculprits++] = s.loo_unit;
+    }
     json_array_foreach(json_object_get(in->groups, "groups"), i, group) {
+        int mine = 0;
+
         if (!fc_retest_group_is_slow(group))
             continue;
         /* a unit outside the group cannot be what made the group slow */
-        fc_slow_write(&s, group, placed >= 0 && fc_slow_in_group(group, fc_slow_host_of(&s, placed))
-                                     ? placed : -1, results, tap);
-        ++written;
+        for (int k = 0; k < nculprits; ++k)
+            if (fc_slow_in_group(group, fc_slow_host_of(&s, culprits[k]))) {
+                fc_slow_write(&s, group, culprits[k], results, tap);
+                ++mine;
+            }
+        if (mine == 0)
+            fc_slow_write(&s, group, -1, results, tap);
+        written += mine ? mine : 1;
     }
     free(s.unit_of);
     return written;

@@ -67,7 +67,7 @@ void fc_retest_figure(json_t *rec, json_t *f)
 
     static const char *const slow_keys[] = {
         "kind", "method", "collective", "all_median_us", "leave_one_out",
-        "exchange_median_us", "exchanges_slow", "exchanges_timed", "slow_factor",
+        "exchange_lower_quartile_us", "exchanges_slow", "exchanges_timed", "slow_factor",
     };
     int slow = strcmp(fc_kind(rec), "slow") == 0;
 
