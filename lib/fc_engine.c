@@ -491,7 +491,7 @@ static fc_status_t fc_engine_prepare(fc_point_run_t *run, fc_engine_bufs_t *bufs
     FC_CHECK(fc_engine_bufs_reserve(be, bufs, send_bytes, recv_bytes));
     for (int k = 0; k < 2; ++k) {
         /* two seeds: every output of one set is wrong for the other */
-        fc_pattern_make(pt->dtype, pt->op, be->size, pt->seed ^ (k ? 0x9E3779B9u : 0),
+        fc_pattern_make(pt->dtype, pt->op, be->size, fc_pattern_set_seed(pt->seed, k),
                         &run->pat[k]);
         run->send[k] = bufs->send[k];
         run->recv[k] = bufs->recv[k];

@@ -34,7 +34,8 @@
 /* The buffers the tournament and the confirmation measure with. */
 typedef struct fc_pairs_bufs {
     fc_pairs_run_t *run;
-    int32_t *sendbuf, *recvbuf;
+    int32_t *sendbuf[2];    /* the two input sets' */
+    int32_t *recvbuf;
     fc_pair_side_t *mine;   /* this node's sides, one per size */
     fc_pair_side_t *all;    /* rank 0: every node's */
 } fc_pairs_bufs_t;
@@ -44,10 +45,11 @@ static double fc_now(void)
     return MPI_Wtime();
 }
 
-/* Exchange sizes[z] bytes with partner, warmup + iters times; verify every
- * received buffer. */
+/* Exchange sizes[z] bytes with partner, warmup + iters times, alternating
+ * the two input sets (a buffer delivered again is wrong for the set it
+ * stands in for); verify every received buffer. */
 static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
-                             int32_t *sendbuf, int32_t *recvbuf,
+                             int32_t *const sendbuf[2], int32_t *recvbuf,
                              fc_pair_side_t *side)
 {
     const fc_stage_profile_t *sp = &run->ctx->sp;
@@ -56,7 +58,7 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
     size_t count = (size_t)(bytes / sizeof(int32_t));
     int total = sp->warmup + sp->iters;
     double *times = calloc((size_t)total + 1, sizeof(double));
-    fc_pattern_t pat;
+    fc_pattern_t pat[2];
     char lat[FC_PAIRS_LAT_BYTES] = { 0 };
 
     memset(side, 0, sizeof(*side));
@@ -69,9 +71,12 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
         fc_error("cannot measure %llu bytes", (unsigned long long)bytes);
         MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
     }
-    fc_pattern_make(FC_INT32, FC_OP_NONE, run->nnodes,
-                    run->ctx->profile.seed + 104729u * (uint32_t)z, &pat);
-    fc_cpu_fill(&pat, run->node, 0, sendbuf, count);
+    for (int k = 0; k < 2; ++k) {
+        fc_pattern_make(FC_INT32, FC_OP_NONE, run->nnodes,
+                        fc_pattern_set_seed(run->ctx->profile.seed + 104729u * (uint32_t)z, k),
+                        &pat[k]);
+        fc_cpu_fill(&pat[k], run->node, 0, sendbuf[k], count);
+    }
     MPI_Sendrecv(NULL, 0, MPI_BYTE, partner, FC_PAIRS_TAG, NULL, 0, MPI_BYTE,
                  partner, FC_PAIRS_TAG, run->leaders, MPI_STATUS_IGNORE);
     for (int it = 0; it < total; ++it) {
@@ -80,7 +85,7 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
 
         memset(recvbuf, 0xA5, count * sizeof(int32_t));
         t0 = fc_now();
-        MPI_Sendrecv(sendbuf, (int)count, MPI_INT32_T, partner, FC_PAIRS_TAG,
+        MPI_Sendrecv(sendbuf[it % 2], (int)count, MPI_INT32_T, partner, FC_PAIRS_TAG,
                      recvbuf, (int)count, MPI_INT32_T, partner, FC_PAIRS_TAG,
                      run->leaders, MPI_STATUS_IGNORE);
         times[it] = fc_now() - t0;
@@ -90,7 +95,7 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
 
             ((unsigned char *)&recvbuf[k])[0] ^= (unsigned char)(1u << st->bit);
         }
-        fc_cpu_verify(&pat, partner, 0, recvbuf, count, 0, &m);
+        fc_cpu_verify(&pat[it % 2], partner, 0, recvbuf, count, 0, &m);
         if (m.wrong > 0 && side->wrong == 0) {
             side->first_iter = it;
             side->first_pos = m.first_pos;
@@ -272,20 +277,22 @@ static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
     const fc_stage_profile_t *sp = &ctx->sp;
     int rounds = fc_pairs_rounds(run->nnodes), nz = sp->nsizes;
     uint64_t max_bytes = 0;
-    fc_pairs_bufs_t bufs = { run, NULL, NULL, NULL, NULL };
+    fc_pairs_bufs_t bufs = { .run = run };
 
     for (int z = 0; z < nz; ++z)
         if (sp->sizes[z] > max_bytes)
             max_bytes = sp->sizes[z];
     bufs.mine = calloc((size_t)nz, sizeof(*bufs.mine));
-    bufs.sendbuf = malloc(max_bytes + 64);
+    bufs.sendbuf[0] = malloc(max_bytes + 64);
+    bufs.sendbuf[1] = malloc(max_bytes + 64);
     bufs.recvbuf = malloc(max_bytes + 64);
     if (ctx->world_rank == 0) {
         bufs.all = calloc((size_t)run->nnodes * (size_t)nz, sizeof(*bufs.all));
         run->pairs = calloc((size_t)run->nnodes * (size_t)run->nnodes * (size_t)nz + 1,
                             sizeof(*run->pairs));
     }
-    if (bufs.mine == NULL || bufs.sendbuf == NULL || bufs.recvbuf == NULL ||
+    if (bufs.mine == NULL || bufs.sendbuf[0] == NULL || bufs.sendbuf[1] == NULL ||
+        bufs.recvbuf == NULL ||
         (ctx->world_rank == 0 && (bufs.all == NULL || run->pairs == NULL))) {
         fc_error("out of memory for the pairs stage (%llu-byte buffers)",
                  (unsigned long long)max_bytes);
@@ -341,7 +348,8 @@ static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
     if (run->confirmed)
         fc_pairs_confirm_free(&run->confirm);
     free(run->alone);
-    free(bufs.mine); free(bufs.all); free(bufs.sendbuf); free(bufs.recvbuf);
+    free(bufs.mine); free(bufs.all); free(bufs.recvbuf);
+    free(bufs.sendbuf[0]); free(bufs.sendbuf[1]);
     return FC_OK;
 }
 

@@ -20,6 +20,8 @@
 #     corruption in cluster, not localised", nobody is quarantined;
 #   - the same host in the pairs stage: the pairs' own checked exchanges
 #     (both directions) place it, not the partners that received from it;
+#     and re-sending its previous buffer (mode stale): the exchanges
+#     alternate two input sets, so the replay is caught and placed too;
 # and on this machine alone (node stage, 4 ranks), rank 2 corrupting its
 # sends: the retest names rank 2, not rank 0 that observed it first.
 # Needs root (namespaces); skips with the reason otherwise.
@@ -27,7 +29,7 @@
 FC=$BUILD/fabcert
 INJ=$PWD/$BUILD/libfc_inject.so
 vcluster_up fbd 2,3,1
-plan 19
+plan 20
 H1=${NAME}01 H4=${NAME}04
 # one stage per profile (a required stage left out would make the racks
 # INCOMPLETE); the virtual cluster's settings, and no relative rule for
@@ -148,6 +150,15 @@ n=$(rec pairs 'scalar grep { $_->{type} eq "pair" && $_->{verdict} eq "FAIL" && 
     grep -q "^  FAIL rack rack2, pairs stage, node $H4: .*wrong data sent by $H4, confirmed with every one of its 5 partners" "$TMP/pairs.out" &&
     [ "$(rec pairs 'scalar grep { $_->{type} eq "pairs_node" && $_->{verdict} eq "FAIL" } @r')" = 1 ]
 ok $? "pairs stage: the 5 pairs with wrong data implicate $H4, not the partners that received it; only $H4 quarantined ($q)"
+
+# 4b. the same host re-sending what its previous call sent: each buffer is
+# the other input set's, wrong for this one
+run stale pairs --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H4 --env FC_INJECT_MODE=stale
+q=$(rec stale 'join ",", map { $_->{host} } grep { $_->{type} eq "quarantine" } @r')
+n=$(rec stale 'scalar grep { $_->{type} eq "pair" && $_->{verdict} eq "FAIL" && $_->{implicates}{host} eq "'$H4'" } @r')
+[ "$q" = "$H4" ] && [ "$n" = 5 ] && grep -q "^rack rack1: PASS" "$TMP/stale.out" &&
+    grep -q "^rack rack3: PASS" "$TMP/stale.out"
+ok $? "pairs stage, $H4 re-sending stale buffers: its 5 pairs implicate it, only it quarantined ($q, $n)"
 
 # 5. this machine alone, node stage: rank 2 corrupts, rank 0 sees it first
 $FC run --out "$TMP/node" --stages node --np 4 --sizes 4KiB --collectives all_reduce \
