@@ -1,9 +1,9 @@
 /*
  * fc_judge.c - see fc_judge.h. A point is judged per group in three
  * steps: bits and digests, the absolute limit matched on the requested
- * size, then the relative rule against the group's peer class. Only the
- * groups that ran and whose busbw means something (a bus factor above 0)
- * give a figure to their class.
+ * size, then the relative rule against the group's peer class. The groups
+ * that ran give their class a figure: busbw, or algbw where busbw means
+ * nothing (one rank: a bus factor of 0), every member of a class alike.
  */
 #include "fc_judge.h"
 
@@ -41,6 +41,16 @@ static void fc_judge_note(fc_judgement_t *j, const char *fmt, ...)
 int fc_judge_busbw_void(fc_coll_id_t coll, int nranks)
 {
     return nranks <= 1 || fc_coll_desc(coll)->bus_factor_func(nranks) <= 0;
+}
+
+double fc_judge_relative_figure(fc_coll_id_t coll, const fc_point_summary_t *s)
+{
+    return fc_judge_busbw_void(coll, s->nranks) ? s->algbw : s->busbw;
+}
+
+const char *fc_judge_relative_figure_name(fc_coll_id_t coll, int nranks)
+{
+    return fc_judge_busbw_void(coll, nranks) ? "algbw" : "busbw";
 }
 
 /* Why busbw says nothing here: "the bus factor of all_reduce on 1 rank is
@@ -137,10 +147,10 @@ static void fc_judge_relative(const fc_stage_profile_t *sp, const fc_test_point_
 {
     fc_peer_shape_t *shapes = calloc((size_t)n + 1, sizeof(*shapes));
     fc_peer_ref_t *refs = calloc((size_t)n + 1, sizeof(*refs));
-    double *busbw = calloc((size_t)n + 1, sizeof(*busbw));
+    double *figure = calloc((size_t)n + 1, sizeof(*figure));
     int *has = calloc((size_t)n + 1, sizeof(*has));
 
-    if (shapes == NULL || refs == NULL || busbw == NULL || has == NULL) {
+    if (shapes == NULL || refs == NULL || figure == NULL || has == NULL) {
         for (int g = 0; g < n; ++g)
             fc_judge_fail(&out[g], "out of memory judging %d groups against their peers", n);
         goto out;
@@ -148,23 +158,18 @@ static void fc_judge_relative(const fc_stage_profile_t *sp, const fc_test_point_
     for (int g = 0; g < n; ++g) {
         shapes[g].nhosts = sums[g].nhosts;
         shapes[g].nranks = sums[g].nranks;
-        busbw[g] = sums[g].busbw;
-        has[g] = sums[g].status == FC_OK && !fc_judge_busbw_void(pt->coll, sums[g].nranks);
+        figure[g] = fc_judge_relative_figure(pt->coll, &sums[g]);
+        has[g] = sums[g].status == FC_OK && figure[g] > 0;
     }
-    fc_peers_reference(shapes, busbw, has, n, FC_PEER_MEDIAN, kind, refs);
+    fc_peers_reference(shapes, figure, has, n, FC_PEER_MEDIAN, kind, refs);
     for (int g = 0; g < n; ++g) {
         const fc_point_summary_t *s = &sums[g];
         fc_judgement_t *j = &out[g];
+        const char *name = fc_judge_relative_figure_name(pt->coll, s->nranks);
 
         if (s->status != FC_OK)
             continue;
-        if (fc_judge_busbw_void(pt->coll, s->nranks)) {
-            char why[128];
-
-            fc_judge_void_why(pt->coll, s->nranks, why, sizeof(why));
-            fc_judge_note(j, "relative rule not applied: %s, so busbw says nothing",
-                          why);
-        } else if (!refs[g].applies) {
+        if (!refs[g].applies) {
             fc_judge_note(j, "relative rule not applied: %s; %s", refs[g].why_not,
                           fc_judge_limits_judged(j, pt->coll, s->nranks)
                               ? "judged on the absolute limits alone"
@@ -174,12 +179,13 @@ static void fc_judge_relative(const fc_stage_profile_t *sp, const fc_test_point_
             double floor_bw = refs[g].reference * (1.0 - sp->max_below_median_pct / 100.0);
 
             j->peer_median_busbw = refs[g].reference;
+            j->peer_algbw = fc_judge_busbw_void(pt->coll, s->nranks);
             j->peer_count = refs[g].members;
             snprintf(j->peer_class, sizeof(j->peer_class), "%s", refs[g].class_desc);
-            if (s->busbw < floor_bw)
-                fc_judge_fail(j, "busbw %.3f GB/s on host %s is %.0f%% below %s "
-                              "(%.3f GB/s; allowed %.0f%%)", s->busbw, s->host,
-                              100.0 * (1.0 - s->busbw / refs[g].reference),
+            if (figure[g] < floor_bw)
+                fc_judge_fail(j, "%s %.3f GB/s on host %s is %.0f%% below %s "
+                              "(%.3f GB/s; allowed %.0f%%)", name, figure[g], s->host,
+                              100.0 * (1.0 - figure[g] / refs[g].reference),
                               refs[g].class_desc, refs[g].reference,
                               sp->max_below_median_pct);
         }
@@ -187,7 +193,7 @@ static void fc_judge_relative(const fc_stage_profile_t *sp, const fc_test_point_
 out:
     free(shapes);
     free(refs);
-    free(busbw);
+    free(figure);
     free(has);
 }
 
@@ -230,9 +236,11 @@ void fc_judgement_set_rules(json_t *rec, const fc_judgement_t *j,
 
     if (j->peer_median_busbw >= 0)
         json_object_set_new(rec, "relative", json_pack(
-            "{s:f, s:f, s:s, s:i}", "peer_median_busbw_gbps", j->peer_median_busbw,
-            "max_below_median_pct", max_below_median_pct, "class", j->peer_class,
-            "peers", j->peer_count));
+            "{s:f, s:f, s:s, s:i, s:s}", j->peer_algbw ? "peer_median_algbw_gbps"
+                                                       : "peer_median_busbw_gbps",
+            j->peer_median_busbw, "max_below_median_pct", max_below_median_pct, "class",
+            j->peer_class, "peers", j->peer_count, "figure",
+            j->peer_algbw ? "algbw" : "busbw"));
     for (int k = 0; k < j->nnotes; ++k)
         json_array_append_new(notes, json_string(j->notes[k]));
     json_object_set_new(rec, "rules_not_applied", notes);

@@ -32,7 +32,10 @@ typedef struct fc_judgement {
     int nreasons;
     char reasons[4][FC_REASON_MAX];
     const fc_limit_rule_t *limit;   /* the absolute rule applied, or NULL */
-    double peer_median_busbw;       /* relative rule's reference, or -1 */
+    double peer_median_busbw;       /* relative rule's reference, or -1 (of
+                                     * algbw when peer_algbw) */
+    int peer_algbw;                 /* 1: the rule compared algbw (busbw
+                                     * says nothing for this shape) */
     int peer_count;                 /* groups in that reference */
     char peer_class[FC_PEER_TEXT_MAX];  /* "median of 2 racks of 3 nodes x
                                          * 2 ranks (network)" */
@@ -55,6 +58,14 @@ void fc_judge_point(const fc_stage_profile_t *sp, const fc_test_point_t *pt,
  * (a bus factor of 0 for all_reduce, all_gather, reduce_scatter and
  * all_to_all; broadcast and sendrecv move nothing between ranks). */
 int fc_judge_busbw_void(fc_coll_id_t coll, int nranks);
+/* The figure the relative rule compares for a group of s->nranks running
+ * coll: busbw, or where busbw says nothing (one rank) algbw: groups of one
+ * shape running one point move the same bytes, so bytes over time compares
+ * like with like (a one-rank node 40,000 times slower than its peers is
+ * caught). */
+double fc_judge_relative_figure(fc_coll_id_t coll, const fc_point_summary_t *s);
+/* "busbw" or "algbw": the name of that figure. */
+const char *fc_judge_relative_figure_name(fc_coll_id_t coll, int nranks);
 
 /* Into a point record: "relative" (the reference, its peer class and the
  * allowed percentage) where the relative rule judged, and

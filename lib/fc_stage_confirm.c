@@ -7,6 +7,7 @@
  */
 #include "fc_stage_confirm.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +34,9 @@ static const char *fc_confirm_kind(const fc_stage_ctx_t *ctx)
            ctx->grouping == FC_GROUP_RACK ? "rack" : "group";
 }
 
-/* A passing group of g's shape to measure beside it: the one whose busbw
- * is closest to g's reference (its class median), else the first. */
+/* A passing group of g's shape to measure beside it: the one whose
+ * relative figure (busbw, or algbw for one rank) is closest to g's
+ * reference (its class median), else the first. */
 static int fc_confirm_control(const fc_test_point_t *pt, const fc_point_summary_t *sums,
                               const fc_judgement_t *js, int n, int g)
 {
@@ -45,16 +47,15 @@ static int fc_confirm_control(const fc_test_point_t *pt, const fc_point_summary_
         double d, best_d;
 
         if (h == g || sums[h].status != FC_OK || js[h].status != FC_OK ||
-            sums[h].nhosts != sums[g].nhosts || sums[h].nranks != sums[g].nranks ||
-            fc_judge_busbw_void(pt->coll, sums[h].nranks))
+            sums[h].nhosts != sums[g].nhosts || sums[h].nranks != sums[g].nranks)
             continue;
         if (best < 0 || ref < 0) {
             if (best < 0)
                 best = h;
             continue;
         }
-        d = sums[h].busbw > ref ? sums[h].busbw - ref : ref - sums[h].busbw;
-        best_d = sums[best].busbw > ref ? sums[best].busbw - ref : ref - sums[best].busbw;
+        d = fabs(fc_judge_relative_figure(pt->coll, &sums[h]) - ref);
+        best_d = fabs(fc_judge_relative_figure(pt->coll, &sums[best]) - ref);
         if (d < best_d)
             best = h;
     }
@@ -121,9 +122,9 @@ static json_t *fc_confirm_side_json(const fc_point_summary_t *s, const char *ver
 {
     if (!s->valid)
         return json_null();
-    return json_pack("{s:s, s:f, s:f, s:I, s:s}", "host", s->host, "median_us",
-                     s->time.median * 1e6, "busbw_gbps", s->busbw, "wrong",
-                     (json_int_t)s->wrong, "verdict", verdict);
+    return json_pack("{s:s, s:f, s:f, s:f, s:I, s:s}", "host", s->host, "median_us",
+                     s->time.median * 1e6, "busbw_gbps", s->busbw, "algbw_gbps", s->algbw,
+                     "wrong", (json_int_t)s->wrong, "verdict", verdict);
 }
 
 /* Append the confirmation's short form to the first reason, so the line a
@@ -144,7 +145,9 @@ static void fc_confirm_settle(const fc_stage_ctx_t *ctx, const fc_test_point_t *
                               const fc_point_summary_t *c, json_t **extra)
 {
     double pct = ctx->sp.max_below_median_pct, ref = js[g].peer_median_busbw;
-    int relative = ref >= 0 && sums[g].busbw < ref * (1 - pct / 100.0);
+    int relative = ref >= 0 &&
+                   fc_judge_relative_figure(pt->coll, &sums[g]) < ref * (1 - pct / 100.0);
+    const char *figure = fc_judge_relative_figure_name(pt->coll, sums[g].nranks);
     int failed = 0, measured = 0;
     json_t *rounds = json_array(), *round_reasons = json_array();
     char text[FC_REASON_MAX * 2], figs[FC_REASON_MAX / 4] = "", cfigs[FC_REASON_MAX / 4] = "";
@@ -166,9 +169,10 @@ static void fc_confirm_settle(const fc_stage_ctx_t *ctx, const fc_test_point_t *
         fc_judge_point_kind(&ctx->sp, pt, &a[r], 1, fc_confirm_kind(ctx), &ja);
         fail = ja.status == FC_ERR_FAIL;
         if (relative) {
-            double base = c[r].valid && c[r].status == FC_OK ? c[r].busbw : ref;
+            double base = c[r].valid && c[r].status == FC_OK
+                          ? fc_judge_relative_figure(pt->coll, &c[r]) : ref;
 
-            fail |= a[r].busbw < base * (1 - pct / 100.0);
+            fail |= fc_judge_relative_figure(pt->coll, &a[r]) < base * (1 - pct / 100.0);
         }
         failed += fail;
         if (a[r].wrong > 0 && sums[g].wrong == 0) {
@@ -184,20 +188,21 @@ static void fc_confirm_settle(const fc_stage_ctx_t *ctx, const fc_test_point_t *
             sums[g].first_rank_wrong = a[r].first_rank_wrong;
         }
         at += (size_t)snprintf(figs + at, at < sizeof(figs) ? sizeof(figs) - at : 0, "%s%.3f",
-                               at ? ", " : "", a[r].busbw);
+                               at ? ", " : "", fc_judge_relative_figure(pt->coll, &a[r]));
         if (c[r].valid)
             cat += (size_t)snprintf(cfigs + cat, cat < sizeof(cfigs) ? sizeof(cfigs) - cat : 0,
-                                    "%s%.3f", cat ? ", " : "", c[r].busbw);
+                                    "%s%.3f", cat ? ", " : "",
+                                    fc_judge_relative_figure(pt->coll, &c[r]));
         json_array_append_new(rounds, json_pack(
             "{s:o, s:o}", "suspect", fc_confirm_side_json(&a[r], fail ? "FAIL" : "PASS"),
             "control", fc_confirm_side_json(&c[r], "PASS")));
     }
     if (h >= 0)
         snprintf(text, sizeof(text), "alone, interleaved with %s (a passing %s of its "
-                 "shape): busbw %s GB/s against %s GB/s", sums[h].host,
-                 fc_confirm_kind(ctx), figs, cfigs);
+                 "shape): %s %s GB/s against %s GB/s", sums[h].host,
+                 fc_confirm_kind(ctx), figure, figs, cfigs);
     else
-        snprintf(text, sizeof(text), "alone: busbw %s GB/s, median %.1f us", figs,
+        snprintf(text, sizeof(text), "alone: %s %s GB/s, median %.1f us", figure, figs,
                  a[FC_CONFIRM_ROUNDS - 1].time.median * 1e6);
     if (h >= 0)
         snprintf(brief, sizeof(brief), "confirmed alone: %s GB/s, %s GB/s for %s", figs,

@@ -73,6 +73,9 @@ static json_t *fc_cert_figure(json_t *rec)
         json_object_set_new(f, "max_latency_us", fc_limit_or_null(limit, "max_latency_us"));
         json_object_set_new(f, "peer_median_busbw_gbps",
                             fc_limit_or_null(rel, "peer_median_busbw_gbps"));
+        if (json_object_get(rel, "peer_median_algbw_gbps"))
+            json_object_set_new(f, "peer_median_algbw_gbps",
+                                fc_limit_or_null(rel, "peer_median_algbw_gbps"));
         /* which rules judged it: the peer class, and the rules that could
          * not apply with why (records from before peer classes have none) */
         if (json_object_get(rel, "class"))

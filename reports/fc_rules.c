@@ -74,6 +74,8 @@ static void fc_rules_figures(json_t *lines, const char *size, double min_bw, dou
         json_t *ref = json_object_get(rel, "peer_median_busbw_gbps");
         const char *which = "median";
 
+        if (ref == NULL && (ref = json_object_get(rel, "peer_median_algbw_gbps")) != NULL)
+            which = "median algbw (one rank: busbw says nothing),";
         if (ref == NULL) {
             ref = json_object_get(rel, "peer_upper_median_gbps");
             which = "upper median";

@@ -3,7 +3,8 @@
 # virtual cluster of racks of 5, 3 and 1 nodes (runners/vcluster). Shows:
 #   - at --ppn 1 and at --ppn 2 a clean cluster PASSes every rack: the
 #     one-node rack is not failed for being unlike the others, and a
-#     one-rank group (bus factor 0) is judged on time only;
+#     one-rank group (bus factor 0) is compared by algbw with the groups of
+#     its shape (none for the one-node rack: judged on time only);
 #   - each record says how the relative rule met it: the class it was
 #     compared with ("the median of the other 8 nodes of 1 node x 2 ranks (intra-node)",
 #     "23 pairs across the spine"), or that it could not apply and why
@@ -58,8 +59,8 @@ ok $(( rc != 0 || $? != 0 )) "--ppn 1: a clean cluster of racks of 5, 3 and 1 no
 [ $rc -eq 0 ] || diag "$(grep -E 'FAIL|INCOMPLETE' "$TMP/clean1.out" | head -5)"
 n=$(rec clean1 'scalar grep { $_->{type} eq "point" && $_->{stage} eq "rack" && $_->{group} eq "rack3" &&
     $_->{collective} eq "all_reduce" && $_->{busbw_gbps} == 0 && $_->{verdict} eq "PASS" &&
-    grep { /relative rule not applied: the bus factor of all_reduce on 1 rank is 0/ } @{$_->{rules_not_applied}} } @r')
-ok $(( n != 1 )) "the one-rank rack's all_reduce (busbw 0) is not compared, and says why ($n)"
+    grep { /relative rule not applied: no peer of its shape: the only rack of 1 node x 1 rank/ } @{$_->{rules_not_applied}} } @r')
+ok $(( n != 1 )) "the one-rank rack's all_reduce (busbw 0, algbw compared) has no peer of its shape, and says so ($n)"
 n=$(rec clean1 'scalar grep { $_->{type} eq "point" && $_->{stage} eq "rack" && $_->{group} eq "rack1" &&
     $_->{collective} eq "all_gather" && !$_->{relative} &&
     grep { /no peer of its shape: the only rack of 5 nodes x 5 ranks \(network\)/ } @{$_->{rules_not_applied}} } @r')
@@ -70,8 +71,9 @@ n=$(rec clean1 'my %c; for my $p (grep { $_->{type} eq "pair" && "$_->{host_a} $
 ok $? "pairs are compared with pairs of their path: 13 in the same rack, 23 across the spine"
 [ $? -eq 0 ] || diag "classes of $H2's pairs: $n"
 n=$(rec clean1 'scalar grep { $_->{type} eq "point" && $_->{stage} eq "node" && $_->{ranks} == 1 &&
-    $_->{verdict} eq "PASS" && !$_->{relative} && @{$_->{rules_not_applied}} } @r')
-ok $(( n != 27 )) "every point of the one-rank node checks is judged on bits and time only, and says so ($n of 27)"
+    $_->{verdict} eq "PASS" && ($_->{relative}{figure} // "") eq "algbw" &&
+    $_->{relative}{class} =~ /the median of the other 8 nodes of 1 node x 1 rank/ } @r')
+ok $(( n != 27 )) "every point of the one-rank node checks is compared by algbw with the other 8 nodes, and says so ($n of 27)"
 perl -MJSON::PP -e 'local $/; my $c = decode_json(<>)->{certificate};
     my @f = map { @{$_->{figures} || []} } @{$c->{stages} || []};
     exit !(grep { ref $_->{rules_not_applied} && grep { /no peer of its shape/ } @{$_->{rules_not_applied}} } @f)' \

@@ -192,39 +192,50 @@ static void test_pair_paths(void)
               "one pair of each kind: no reference, and why: '%s'", ref[1].why_not);
 }
 
-/* A one-rank group: busbw is 0 (bus factor 2(n-1)/n) or a copy to itself;
- * it is judged on bits and time, and says so; it is never compared. */
+/* A one-rank group: busbw is 0 (bus factor 2(n-1)/n) or a copy to itself,
+ * so min_busbw does not apply and says so; the relative rule compares
+ * algbw among the groups of that shape instead (they run the same point
+ * on the same bytes), so a node far slower than its peers fails. */
 static void test_one_rank(void)
 {
     fc_stage_profile_t sp = profile(50, 0);
     fc_test_point_t ar = point(FC_COLL_ALL_REDUCE, 1 << 20);
     fc_test_point_t bc = point(FC_COLL_BROADCAST, 1 << 20);
-    fc_point_summary_t s[2] = { group("gpu01", 1, 1, 0.0, 1e-4),
-                                group("gpu02", 1, 1, 0.0, 1e-4) };
-    fc_judgement_t js[2];
+    fc_point_summary_t s[3] = { group("gpu01", 1, 1, 0.0, 1e-4),
+                                group("gpu02", 1, 1, 0.0, 1e-4),
+                                group("gpu03", 1, 1, 0.0, 1e-4) };
+    fc_judgement_t js[3];
 
+    s[0].algbw = 50.0;
+    s[1].algbw = 52.0;
+    s[2].algbw = 51.0;
     sp.nlimits = 1;
     sp.limits[0] = (fc_limit_rule_t){ FC_ANY, FC_ANY, FC_ANY, 0, UINT64_MAX, 5.0,
                                       1000.0, 12 };
-    fc_judge_point_kind(&sp, &ar, s, 2, "node", js);
-    fc_tap_ok(&tap, js[0].status == FC_OK && js[1].status == FC_OK &&
-                  js[0].peer_median_busbw < 0 &&
+    fc_judge_point_kind(&sp, &ar, s, 3, "node", js);
+    fc_tap_ok(&tap, js[0].status == FC_OK && js[1].status == FC_OK && js[2].status == FC_OK &&
+                  js[0].peer_algbw && js[0].peer_median_busbw > 51 &&
                   has_note(&js[0], "min_busbw_gbps (profile line 12) not applied: the bus "
-                           "factor of all_reduce on 1 rank is 0") &&
-                  has_note(&js[0], "relative rule not applied: the bus factor of "
-                           "all_reduce on 1 rank is 0"),
-              "a one-rank node: busbw 0 fails neither min_busbw nor the relative "
-              "rule, and the record says both did not apply");
+                           "factor of all_reduce on 1 rank is 0"),
+              "one-rank nodes alike: min_busbw does not apply (and says so), the relative "
+              "rule compares their algbw, all pass");
     if (js[0].status != FC_OK)
-        show(js, 2);
-    s[0].busbw = 3.0;       /* a copy to itself: a number, but not the fabric */
-    s[1].busbw = 300.0;
-    fc_judge_point_kind(&sp, &bc, s, 2, "node", js);
-    fc_tap_ok(&tap, js[0].status == FC_OK && has_note(&js[0], "broadcast on 1 rank "
-                                                      "moves no data between ranks"),
-              "broadcast on one rank (bus factor 1) is not compared either");
+        show(js, 3);
+    s[2].algbw = 51.0 / 40000;
+    fc_judge_point_kind(&sp, &ar, s, 3, "node", js);
+    fc_tap_ok(&tap, js[0].status == FC_OK && js[1].status == FC_OK &&
+                  js[2].status == FC_ERR_FAIL &&
+                  strstr(js[2].reasons[0], "algbw 0.001 GB/s on host gpu03 is 100% below "
+                         "the median of the other 2 nodes") != NULL,
+              "a one-rank node 40,000 times slower than its peers fails by algbw: '%s'",
+              js[2].reasons[0]);
+    fc_judge_point_kind(&sp, &bc, s, 3, "node", js);
+    fc_tap_ok(&tap, js[2].status == FC_ERR_FAIL && js[2].peer_algbw &&
+                  has_note(&js[0], "broadcast on 1 rank moves no data between ranks"),
+              "broadcast on one rank: no busbw limit, but algbw against its peers");
+    s[2].algbw = 51.0;
     s[1].time.median = 2e-3;   /* 2000 us, limit 1000 us */
-    fc_judge_point_kind(&sp, &ar, s, 2, "node", js);
+    fc_judge_point_kind(&sp, &ar, s, 3, "node", js);
     fc_tap_ok(&tap, js[0].status == FC_OK && js[1].status == FC_ERR_FAIL &&
                   strstr(js[1].reasons[0], "median time 2000.0 us is above the limit") != NULL,
               "its time is still judged: a one-rank node over max_latency_us fails");
@@ -275,7 +286,7 @@ static void test_no_figure_and_sizes(void)
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 18);
+    fc_tap_plan(&tap, 19);
     test_uneven_racks();
     test_small_classes();
     test_pair_paths();
