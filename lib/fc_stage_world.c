@@ -260,6 +260,19 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
     status = fc_stage_parse(*argc, *argv, &ctx->opts, ctx->world_rank != 0);
     if (status != FC_OK)
         return status;
+    /* a self-test on a rank this stage does not have would never fire,
+     * and the stage would pass a self-test that did nothing */
+    if ((ctx->opts.selftest.enabled && ctx->opts.selftest.rank >= ctx->world_size) ||
+        ctx->opts.hang_rank >= ctx->world_size) {
+        if (ctx->world_rank == 0)
+            fc_error("--selftest-%s rank=%d: the %s stage has ranks 0 to %d only, so the "
+                     "self-test would never fire (give the runner --selftest-stage, or a "
+                     "lower rank)", ctx->opts.hang_rank >= ctx->world_size ? "hang" : "corrupt",
+                     ctx->opts.hang_rank >= ctx->world_size ? ctx->opts.hang_rank
+                                                            : ctx->opts.selftest.rank,
+                     fc_stage_name(stage), ctx->world_size - 1);
+        return FC_ERR_INVALID;
+    }
     if (ctx->opts.run_id[0] == '\0' && ctx->world_rank == 0)
         snprintf(ctx->opts.run_id, sizeof(ctx->opts.run_id), "%ld-%d",
                  (long)time(NULL), (int)getpid());

@@ -22,7 +22,7 @@
 FC=$BUILD/fabcert
 INJ=$PWD/$BUILD/libfc_inject.so
 vcluster_up fbs 2,3,1
-plan 17
+plan 20
 H1=${NAME}01 H2=${NAME}02 H4=${NAME}04 H5=${NAME}05
 cat > "$TMP/plan.yaml" <<'YAML'
 name: blame-slow
@@ -204,6 +204,38 @@ n=$(rec transient 'scalar grep { $_->{type} eq "point" && $_->{verdict} eq "PASS
 ok $(( n < 1 )) "its record holds the failure beside the others and the two alone rounds that passed ($n)"
 q=$(quarantined transient)
 ok $([ -z "$q" ]; echo $?) "nobody is quarantined for it (${q:-none})"
+# 6. rack2's uplink (3 of the 6 nodes) shaped to 5 Mbit/s, the pairs
+# stage judged by its relative rule alone: 9 of the 11 pairs across the
+# spine are slow, so their class's upper median is slow too; the rack rule
+# (rack2's pairs across the spine against those between rack1 and rack3)
+# catches it and the confirmation names the uplink, not a node
+one_stage pairs
+perl -ni -e 'print unless /min_busbw_gbps/' "$TMP/pairs.yaml"
+$VC --name $NAME slow-uplink 2 5mbit > /dev/null
+run uplink "$TMP/pairs.yaml" --ppn 1
+rc=$?
+$VC --name $NAME clear > /dev/null
+racks_are uplink PASS FAIL PASS
+st=$?
+q=$(quarantined uplink)
+ok $(( rc != 1 || st != 0 )) "rack2's uplink slow, relative rule only: rack2 alone FAILs ($rc; $(cat "$TMP/uplink.secs") s; quarantined: ${q:-none})"
+[ $rc -eq 1 ] && [ $st -eq 0 ] || diag "$(grep -E '^rack|^  FAIL' "$TMP/uplink.out" | head -6)"
+n=$(rec uplink 'scalar grep { $_->{type} eq "pair" && $_->{verdict} eq "FAIL" &&
+    $_->{implicates}{part} eq "uplink" && $_->{implicates}{rack} eq "rack2" &&
+    grep({ /between the other racks/ } @{$_->{confirmation}{round_reasons}}) } @r')
+ok $(( n != 9 || ${#q} != 0 )) "its 9 pairs across the spine blame rack2's uplink by the rack rule, nobody quarantined ($n)"
+# 7. one rank per node, the node stage: busbw says nothing for one rank,
+# so the relative rule compares algbw among the nodes of that shape; a
+# node whose every call is 20 ms late is caught, confirmed and quarantined
+run onerank "$TMP/node.yaml" --ppn 1 --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H5 \
+    --env FC_INJECT_MODE=delay --env FC_INJECT_DELAY_US=20000
+rc=$?
+racks_are onerank PASS FAIL PASS
+st=$?
+q=$(quarantined onerank)
+n=$(rec onerank 'scalar grep { $_->{type} eq "point" && $_->{verdict} eq "FAIL" && $_->{group} eq "'$H5'" &&
+    ($_->{relative}{figure} // "") eq "algbw" } @r')
+ok $(( rc != 1 || st != 0 || n < 1 )) "one rank per node, $H5 slowed: judged by algbw among its peers, only rack2 FAILs ($rc; quarantined: ${q:-none}; $n)"
 diag "run times (s): clean $(cat "$TMP/clean1.secs") $(cat "$TMP/clean2.secs"), slow link $(cat "$TMP/slow1.secs") $(cat "$TMP/slow2.secs") $(cat "$TMP/slow3.secs")"
 diag "pairs confirmation (s): $(rec slow1 '(map { sprintf "%.1f", $_->{seconds} } grep { $_->{type} eq "pairs_confirmation" } @r)[0]') of $H4's slow link; retest of the slowed rank: $(sed -n 's/^retest cluster: done, \(.*\) s$/\1/p' "$TMP/crank.out") s launched"
 done_testing

@@ -14,8 +14,9 @@
 #     is FAIL, never a slowdown of 0 that passes; the same run without the
 #     fault passes;
 #   - --selftest-corrupt aimed at a background rank of the contention stage
-#     (which the self-test never acts on) is refused, exit 2, not a PASS
-#     of a self-test that did nothing (issue 10 item 16);
+#     (which the self-test never acts on), or at a rank the stage does not
+#     have, is refused, exit 2, not a PASS of a self-test that did nothing
+#     (issue 10 item 16);
 #   - a background generator that logged an error while it ran (storage_dir
 #     on a 1 MiB tmpfs, in a private mount namespace: the writes fail with
 #     ENOSPC after the first blocks) leaves the measurement INCOMPLETE with
@@ -23,7 +24,7 @@
 #     10 item 6; needs root for the mount, skipped otherwise).
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 11
+plan 12
 rec() { jsonl "$TMP/$1/results.jsonl" "$2"; }    # rec OUT PERL-EXPR
 
 # 1. the size a limit sees
@@ -137,6 +138,12 @@ rc=$?
 [ $rc -eq 2 ] && grep -q "selftest-corrupt rank=1: rank 1 (host $(hostname)) is a background rank of the contention stage" "$TMP/cbgself.out" &&
     ! grep -q '^rack default: PASS' "$TMP/cbgself.out"
 ok $? "--selftest-corrupt on a background rank is refused by the contention stage, exit 2, naming rank and host ($rc)"
+$FC run --out "$TMP/farself" --np 2 --stages node --sizes 4KiB --collectives all_reduce \
+    --selftest-corrupt rank=5,iter=1 > "$TMP/farself.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "selftest-corrupt rank=5: the node stage has ranks 0 to 1 only" "$TMP/farself.out" &&
+    ! grep -q '^rack default: PASS' "$TMP/farself.out"
+ok $? "--selftest-corrupt on a rank the stage does not have is refused, exit 2, not passed ($rc)"
 
 # 5. a generator that failed while it ran: its load is not proven
 if [ "$(id -u)" = 0 ] && unshare -m true 2> /dev/null; then
