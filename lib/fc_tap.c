@@ -5,6 +5,7 @@
 #include "fc_tap.h"
 
 #include <stdarg.h>
+#include <string.h>
 
 void fc_tap_init(fc_tap_t *tap, FILE *out, int active)
 {
@@ -65,6 +66,35 @@ void fc_tap_ok(fc_tap_t *tap, int success, const char *fmt, ...)
     va_start(ap, fmt);
     fc_tap_vpoint(tap, success ? FC_OK : FC_ERR_FAIL, NULL, fmt, ap);
     va_end(ap);
+}
+
+int fc_tap_is_int(fc_tap_t *tap, long long got, long long want, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    fc_tap_vpoint(tap, got == want ? FC_OK : FC_ERR_FAIL, NULL, fmt, ap);
+    va_end(ap);
+    if (got != want) {
+        fc_tap_diag(tap, "    got: %lld", got);
+        fc_tap_diag(tap, " wanted: %lld", want);
+    }
+    return got == want;
+}
+
+int fc_tap_is_str(fc_tap_t *tap, const char *got, const char *want, const char *fmt, ...)
+{
+    int same = got && want ? strcmp(got, want) == 0 : got == want;
+    va_list ap;
+
+    va_start(ap, fmt);
+    fc_tap_vpoint(tap, same ? FC_OK : FC_ERR_FAIL, NULL, fmt, ap);
+    va_end(ap);
+    if (!same) {
+        fc_tap_diag(tap, "    got: '%s'", got ? got : "(null)");
+        fc_tap_diag(tap, " wanted: '%s'", want ? want : "(null)");
+    }
+    return same;
 }
 
 void fc_tap_skip(fc_tap_t *tap, const char *reason, const char *fmt, ...)

@@ -34,6 +34,13 @@ void fc_tap_point(fc_tap_t *tap, fc_status_t status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void fc_tap_ok(fc_tap_t *tap, int success, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* ok when got == want; otherwise not ok, followed by "#   got: G" and
+ * "# wanted: W" so a failure says what it saw. Return whether it passed. */
+int fc_tap_is_int(fc_tap_t *tap, long long got, long long want, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* The same for strings (NULL reads "(null)" and equals only NULL). */
+int fc_tap_is_str(fc_tap_t *tap, const char *got, const char *want, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 void fc_tap_skip(fc_tap_t *tap, const char *reason, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void fc_tap_diag(fc_tap_t *tap, const char *fmt, ...)

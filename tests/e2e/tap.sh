@@ -20,6 +20,16 @@ ok() {  # ok CONDITION-EXIT-STATUS DESCRIPTION
     fi
 }
 diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+# is GOT WANTED DESCRIPTION: ok when the two strings are equal; otherwise
+# not ok, and what was got and wanted as diagnostics
+is() {
+    if [ "$1" = "$2" ]; then
+        ok 0 "$3"
+    else
+        ok 1 "$3"
+        diag "    got: '$1'" " wanted: '$2'"
+    fi
+}
 # check DESCRIPTION COMMAND...: ok if the command succeeds
 check() { local d=$1; shift; "$@"; ok $? "$d"; }
 done_testing() { [ "$FC_TESTS_FAILED" -eq 0 ]; }

@@ -12,7 +12,7 @@
 
 static void drive(fc_tap_t *t)
 {
-    fc_tap_plan(t, 5);
+    fc_tap_plan(t, 9);
     fc_tap_diag(t, "stage %s on %d ranks", "node", 4);
     fc_tap_ok(t, 1, "all_reduce int32 sum %d KiB", 4);
     fc_tap_yaml_begin(t);
@@ -22,6 +22,10 @@ static void drive(fc_tap_t *t)
     fc_tap_skip(t, "no GPU on host vm", "nccl all_reduce");
     fc_tap_point(t, FC_ERR_TIMEOUT, "broadcast float16 256 KiB");
     fc_tap_ok(t, 1, "sendrecv");
+    fc_tap_is_int(t, 12, 12, "ranks");
+    fc_tap_is_int(t, 11, 12, "ranks of %s", "rack2");
+    fc_tap_is_str(t, "gpu07", "gpu07", "culprit");
+    fc_tap_is_str(t, NULL, "gpu07", "culprit of %d", 2);
     fc_tap_bail(t, "profile %s unreadable", "x.yaml");
 }
 
@@ -64,7 +68,7 @@ int main(void)
         fc_tap_diag(&t, "got:\n%s", mem);
     fc_tap_ok(&t, slen == 0, "an inactive producer prints nothing (%zu bytes)", slen);
     fc_tap_ok(&t, done_rc == 1, "fc_tap_done reports failure after a not ok");
-    fc_tap_ok(&t, tap.failed == 2 && tap.skipped == 1 && tap.current == 5,
+    fc_tap_ok(&t, tap.failed == 4 && tap.skipped == 1 && tap.current == 9,
               "counts: %d failed, %d skipped, %d points", tap.failed,
               tap.skipped, tap.current);
     free(mem);
