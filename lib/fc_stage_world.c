@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <sodium.h>
 
+#include "fc_alloc.h"
 #include "fc_log.h"
 #include "fc_stage_int.h"
 #include "fc_version.h"
@@ -242,6 +243,14 @@ void fc_stage_choose_backend(fc_stage_ctx_t *ctx)
     snprintf(ctx->opts.backend, sizeof(ctx->opts.backend), "mpi");
 }
 
+/* Out of memory or a broken invariant on one rank ends the whole job now
+ * (lib/fc_alloc.h), rather than leaving its peers to the watchdog. */
+static void fc_stage_die(void)
+{
+    MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
+    _exit(FC_EXIT_FAIL);
+}
+
 fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
                           fc_stage_ctx_t *ctx)
 {
@@ -251,6 +260,7 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
     memset(ctx, 0, sizeof(*ctx));
     ctx->stage = stage;
     MPI_Init(argc, argv);
+    fc_alloc_set_die(fc_stage_die);
     MPI_Comm_rank(MPI_COMM_WORLD, &ctx->world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ctx->world_size);
     if (gethostname(ctx->host, sizeof(ctx->host) - 1) != 0)
