@@ -211,8 +211,7 @@ static fc_status_t fc_yaml_names(const fc_yaml_ctx_t *ctx, const fc_yaml_field_t
 static fc_status_t fc_yaml_read(const fc_yaml_ctx_t *ctx, const fc_yaml_field_t *f,
                                 struct fy_node *k, struct fy_node *v, void *base)
 {
-    void *member = (char *)base + (f->type == FC_YAML_FUNC ||
-                                   f->offset == FC_YAML_NOT_KEPT ? 0 : f->offset);
+    void *member = (char *)base + (f->offset == FC_YAML_NOT_KEPT ? 0 : f->offset);
     char buf[512];
 
     switch (f->type) {

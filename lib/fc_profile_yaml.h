@@ -21,7 +21,7 @@
 typedef struct fc_yaml_ctx {
     const char *path;               /* the profile's file */
     int stage;                      /* fc_stage_id_t of the stage being read,
-                                     * -1 outside stages: */
+                                     * -1 outside a stage */
 } fc_yaml_ctx_t;
 
 typedef struct fc_yaml_field fc_yaml_field_t;
