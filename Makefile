@@ -19,6 +19,9 @@ PROVE    ?= prove
 
 LIB_SRCS := $(wildcard lib/*.c) $(wildcard kernels/*.c)
 LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
+# the profile loader (lib/fc_profile*.c), MPI-free: also linked by the
+# MPI-free node program and the fuzz target
+PROFILE_SRCS := $(wildcard lib/fc_profile*.c)
 SUITES   := $(patsubst suites/%.c,$(BUILD)/suites/%,$(wildcard suites/*.c))
 UNIT     := $(patsubst tests/unit/%.c,$(BUILD)/tests/%.t,$(wildcard tests/unit/*.c))
 BENCH    := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
@@ -137,7 +140,8 @@ $(BUILD)/obj/suites/gpu/%.o: suites/gpu/%.c $(wildcard lib/*.h lib/gpu/*.h kerne
 	$(CC) -Ilib -Ikernels $(GPU_INC) $(CFLAGS) $(WARN) -c $< -o $@
 
 $(GPU_NODE): $(GPU_NODE_OBJS) $(GPU_CU_OBJS) $(GPU_HOST_OBJS) $(GPU_LIB_OBJS) \
-             $(addprefix $(BUILD)/obj/lib/,fc_profile.o fc_stages.o fc_inventory.o fc_tap.o fc_stats.o \
+             $(PROFILE_SRCS:%.c=$(BUILD)/obj/%.o) \
+             $(addprefix $(BUILD)/obj/lib/,fc_stages.o fc_inventory.o fc_tap.o fc_stats.o \
                                           fc_results.o fc_judge.o fc_peers.o)
 	$(CC) -o $@ $^ $(GPU_LDFLAGS) $(GPU_CUDA_LIBS) -lfyaml -ljansson -lsodium -lxxhash -ldl \
 	    -lpthread -lstdc++ -lm
@@ -173,8 +177,8 @@ $(GPU_AGREE): tests/gpu/gpu_agree.c tests/standin/fc_comm_standin.c \
 
 # ---- fuzz targets: the input parsers under AddressSanitizer and UBSan ------
 FUZZ     := $(BUILD)/tests/fuzz_inputs.t
-FUZZ_SRCS := $(addprefix lib/,fc_inventory.c fc_profile.c fc_stages.c fc_coll.c fc_status.c fc_log.c \
-               fc_results.c) kernels/fc_pattern_host.c $(wildcard reports/*.c) \
+FUZZ_SRCS := $(addprefix lib/,fc_inventory.c fc_stages.c fc_coll.c fc_status.c fc_log.c \
+               fc_results.c) $(PROFILE_SRCS) kernels/fc_pattern_host.c $(wildcard reports/*.c) \
              tests/fuzz/fuzz_inputs.c
 FUZZ_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(FUZZ_SRCS))
 FUZZ_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \

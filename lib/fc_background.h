@@ -1,17 +1,12 @@
 /*
  * fc_background.h - background traffic for the contention stage, run by
  * ranks that are not part of the measured communicator, so it competes on
- * the fabric (and the storage) the way another job would:
+ * the fabric (and the storage) the way another job would. Each kind is a
+ * file of its own behind one ops table (lib/fc_bg_kind.h):
  *
- *   storage_file  large-block writes, each followed by fsync, and reads
- *                 back, to one file per rank in the profile's storage_dir
- *                 (O_DIRECT where the filesystem takes it; the fallback to
- *                 buffered I/O is reported);
- *   storage_net   many-to-few incast: clients send large messages to a few
- *                 "storage" ranks (in another rack with placement
- *                 cross-rack), in on/off bursts: the checkpoint pattern;
- *   tenant        another tenant's job: all-to-all exchanges among the
- *                 background ranks, or a random permutation of pairs.
+ *   storage_file  large-block writes + fsync and reads (fc_bg_storage_file.c)
+ *   storage_net   many-to-few incast in bursts: checkpoints (fc_bg_storage_net.c)
+ *   tenant        another job: all-to-all or a permutation (fc_bg_tenant.c)
  *
  * Each kind sends at a target rate per generating rank (during the "on"
  * part of each period when duty < 1) and counts what it actually moved.
@@ -25,12 +20,14 @@
 #define FC_BACKGROUND_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 #include "fc_profile.h"
 #include "fc_status.h"
 
 #define FC_BG_ERROR_MAX 2048
 
+/* One phase on one rank, gathered by the foreground's rank 0. */
 typedef struct fc_bg_tally {
     double bytes[FC_BG_KINDS];      /* moved by this rank */
     int generating[FC_BG_KINDS];    /* 1 if this rank generates the kind */
@@ -44,31 +41,27 @@ typedef struct fc_bg_tally {
     char note[FC_BG_ERROR_MAX];     /* e.g. the O_DIRECT fallback */
 } fc_bg_tally_t;
 
+/* The background ranks' generator, shared by every kind. */
 typedef struct fc_bg {
     MPI_Comm comm;                  /* the background ranks */
-    int rank, size;
-    const fc_contention_profile_t *cp;
-    char host[64];
-    int storage_target;             /* storage_net: this rank is storage */
-    int nclients, *clients;         /* storage_net: a target's clients */
-    int my_target;                  /* storage_net: a client's target, or -1 */
-    int net_roles;                  /* storage_net: some rank has a role */
-    int fd;                         /* storage_file */
-    char path[700];
-    char file_error[FC_BG_ERROR_MAX];
-    char file_note[FC_BG_ERROR_MAX];
-    MPI_Comm net_comm, tenant_comm; /* one per network kind: no cross-matching */
-    void *buf;                      /* the source of every send and write */
-    void *file_rbuf, *tenant_rbuf;  /* reads and tenant receives */
-    void *net_rbufs;                /* storage_net target: one block per client */
-    size_t buf_bytes;
-    uint64_t file_offset, file_blocks;
+    int rank;                       /* this rank in comm */
+    int size;                       /* ranks in comm */
+    int world_rank;                 /* this rank in MPI_COMM_WORLD */
+    const fc_contention_profile_t *cp;  /* the profile's settings */
+    char host[64];                  /* this rank's host, for messages */
+    void *buf;                      /* the read-only source of every send
+                                     * and write */
+    size_t buf_bytes;               /* its size: the largest enabled block,
+                                     * aligned, and one alignment more */
+    void *state[FC_BG_KINDS];       /* each enabled kind's own (its file's
+                                     * struct); NULL for the others */
 } fc_bg_t;
 
 /* Set up on the background communicator (collective over it). racks[r]
  * is the rack index of background rank r. A storage_dir that is missing
- * or not writable is not fatal here: the kind records the error and moves
- * nothing, and the stage reports its measurements INCOMPLETE. */
+ * or not writable is not fatal here: the kind logs and records the error
+ * and moves nothing, and the stage reports its measurements INCOMPLETE.
+ * fc_bg_fini is called after it whatever it returns. */
 fc_status_t fc_bg_init(fc_bg_t *bg, MPI_Comm comm, const fc_contention_profile_t *cp,
                        const char *host, const int *racks);
 

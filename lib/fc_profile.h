@@ -8,7 +8,8 @@
  * of its peers fails) and the number of wrong elements tolerated (0).
  * Parsing is strict: an unknown key, a wrong type or a bad value is an
  * error naming file:line:column, and the caller exits 2. The SHA-256 of
- * the file goes into every result and certificate.
+ * the file goes into every result and certificate. The loader is
+ * lib/fc_profile*.c: each section a table of keys (fc_profile_yaml.h).
  */
 #ifndef FC_PROFILE_H
 #define FC_PROFILE_H
@@ -31,8 +32,8 @@ typedef struct fc_limit_rule {
     int coll;               /* fc_coll_id_t or FC_ANY */
     int dtype;              /* fc_dtype_t or FC_ANY */
     int op;                 /* fc_op_t or FC_ANY */
-    uint64_t min_bytes;     /* size range, inclusive */
-    uint64_t max_bytes;
+    uint64_t min_bytes;     /* requested size range, inclusive, from ... */
+    uint64_t max_bytes;     /* ... to this (UINT64_MAX: no upper end) */
     double min_busbw_gbps;  /* < 0: no limit */
     double max_latency_us;  /* median time; < 0: no limit */
     int line;               /* where the rule is, for messages */
@@ -46,8 +47,10 @@ typedef enum fc_bg_kind {
     FC_BG_KINDS
 } fc_bg_kind_t;
 
+/* One kind's settings (contention: NAME: {...}); each kind reads the rate
+ * keys and its own (lib/fc_profile_contention.c). */
 typedef struct fc_bg_profile {
-    int enabled;
+    int enabled;            /* the profile names the kind: it runs */
     uint64_t block;         /* bytes per write or message */
     double rate_mbps;       /* target per generating rank, 10^6 bytes/s */
     double duty;            /* share of each period spent sending (bursts) */
@@ -72,8 +75,8 @@ typedef struct fc_contention_profile {
                                  * other tenant, the storage servers) and
                                  * the others only measure; "" for both
                                  * on every node */
-    char storage_dir[512];
-    fc_bg_profile_t kinds[FC_BG_KINDS];
+    char storage_dir[512];      /* storage_file writes its files here */
+    fc_bg_profile_t kinds[FC_BG_KINDS]; /* per fc_bg_kind_t */
 } fc_contention_profile_t;
 
 const char *fc_bg_kind_name(int kind);
@@ -109,35 +112,36 @@ typedef struct fc_stage_profile {
     double timeout_s;       /* the stage is ended after this long */
     int warmup;             /* untimed (but checked) iterations */
     int iters;              /* timed iterations */
-    uint64_t sizes[FC_PROFILE_MAX_SIZES];
-    int nsizes;
-    int colls[FC_COLL_COUNT];
-    int ncolls;
-    int dtypes[FC_DTYPE_COUNT];
-    int ndtypes;
-    int ops[4];
-    int nops;
+    uint64_t sizes[FC_PROFILE_MAX_SIZES];   /* requested message sizes, bytes */
+    int nsizes;             /* entries in sizes */
+    int colls[FC_COLL_COUNT];   /* fc_coll_id_t to sweep */
+    int ncolls;             /* entries in colls */
+    int dtypes[FC_DTYPE_COUNT]; /* fc_dtype_t to sweep */
+    int ndtypes;            /* entries in dtypes */
+    int ops[4];             /* fc_op_t to sweep (reductions) */
+    int nops;               /* entries in ops */
     uint64_t max_wrong;     /* wrong elements tolerated: always 0 (the
                              * profile may say so; no other value loads) */
     double max_below_median_pct;  /* relative rule; < 0: none */
     char backend[16];             /* mpi, nccl or auto (--backend wins) */
     uint64_t relative_min_bytes;  /* ... for sizes from this up (latency-
                                    * bound sizes are noisy on busy hosts) */
-    fc_limit_rule_t limits[FC_PROFILE_MAX_LIMITS];
-    int nlimits;
+    fc_limit_rule_t limits[FC_PROFILE_MAX_LIMITS];  /* absolute, first match */
+    int nlimits;            /* entries in limits */
     fc_contention_profile_t cont;   /* the contention stage's settings */
     fc_preflight_profile_t expect;  /* the preflight stage's expectations */
     fc_soak_profile_t soak;         /* the soak stage's settings */
 } fc_stage_profile_t;
 
 typedef struct fc_profile {
-    char path[1024];
-    char name[128];
+    char path[1024];        /* the file it was loaded from */
+    char name[128];         /* name: (required) */
     char sha256[65];        /* hex digest of the file's bytes */
-    uint32_t seed;
+    uint32_t seed;          /* of the data pattern (default 1) */
     int require_signature;  /* certificates: {require_signature: true}: no
                              * certificate is written without --sign-key */
-    fc_stage_profile_t stages[FC_STAGE_COUNT];
+    fc_stage_profile_t stages[FC_STAGE_COUNT];  /* per fc_stage_id_t; present
+                                                 * if the profile names it */
 } fc_profile_t;
 
 
@@ -161,12 +165,12 @@ fc_status_t fc_parse_duration(const char *what, const char *text, double *second
  * windows; `fabcert run` refuses the case instead, see
  * fc_soak_duration_check), and the timeout grows to keep 60 s above. */
 void fc_soak_set_duration(fc_stage_profile_t *sp, double seconds);
-/* FC_OK when a soak of `seconds` keeps the profile's explicit window_s to
- * at most half of it; else says so (naming the profile's line) and is
- * FC_ERR_INVALID. */
 /* The fewest soak windows in which drift can be judged: confirm_windows
  * and one more (at least 2). */
 int fc_soak_min_windows(const fc_stage_profile_t *sp);
+/* FC_OK when a soak of `seconds` leaves the profile's explicit window_s
+ * fc_soak_min_windows windows; else says so (naming the profile's line)
+ * and is FC_ERR_INVALID. */
 fc_status_t fc_soak_duration_check(const char *profile_path, const fc_stage_profile_t *sp,
                                    double seconds);
 /* Command-line lists, "all_reduce,all_gather" or "4KiB,1MiB": each item

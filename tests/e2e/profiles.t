@@ -3,7 +3,8 @@
 # tests/profiles/bad gets its own error naming file:line:col and exit 2
 # (a name or description with a control character, which would forge a
 # summary line; limits or relative rules under a stage that never applies
-# them; `stages:` empty or null, which `run` refuses, among them).
+# them; `stages:` empty or null, which `run` refuses; a background kind's
+# key under another kind, which would be read by nothing, among them).
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 declare -A expect=(
@@ -37,6 +38,7 @@ declare -A expect=(
     [soak-one-window]="soak-one-window.yaml:7:17: 'window_s' (6) leaves fewer than 3 windows in soak.duration_s (10): drift must last confirm_windows (2) windows beside at least one other"
     [min-background-zero]="min-background-zero.yaml:6:27: 'min_background_pct' is 0: the background load must be proven"
     [bad-background-hosts]="bad-background-hosts.yaml:5:25: 'background_hosts': range '04-01' runs backwards"
+    [bg-key-other-kind]="bg-key-other-kind.yaml:5:43: unknown key 'targets' in tenant (expected one of: block, rate_mbps, duty, period_s, pattern)"
 )
 shipped=(thresholds/*.yaml)
 plan $(( ${#shipped[@]} + 2 * ${#expect[@]} + 4 ))

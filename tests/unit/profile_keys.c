@@ -1,0 +1,123 @@
+/*
+ * profile_keys.c - unit tests of the profile loader's key tables
+ * (lib/fc_profile*.c): keys reach their members by name, whatever their
+ * order in the file (a table matched by position would misroute them);
+ * every background kind has a name and a section of its own, and a key
+ * one kind does not read is refused under it; the defaults a profile
+ * leaves alone are the documented ones.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fc_profile.h"
+#include "fc_tap.h"
+
+/* Load `text` as a profile; the profile is left zeroed on an error. */
+static fc_status_t load_text(const char *text, fc_profile_t *profile)
+{
+    char path[] = "/tmp/fabcert-profile-keys.XXXXXX";
+    int fd = mkstemp(path);
+    fc_status_t status;
+    FILE *f;
+
+    memset(profile, 0, sizeof(*profile));
+    if (fd < 0 || (f = fdopen(fd, "w")) == NULL)
+        return FC_ERR_INTERNAL;
+    fputs(text, f);
+    fclose(f);
+    status = fc_profile_load(path, profile);
+    unlink(path);
+    return status;
+}
+
+int main(void)
+{
+    static fc_profile_t p;
+    const fc_stage_profile_t *cs = &p.stages[FC_STAGE_CONTENTION];
+    const fc_stage_profile_t *ss = &p.stages[FC_STAGE_SOAK];
+    char text[1024];
+    fc_tap_t tap;
+
+    fc_tap_init(&tap, stdout, 1);
+    fc_tap_plan(&tap, 10 + 2 * FC_BG_KINDS);
+
+    /* the contention keys after the kinds, the soak keys in reverse */
+    fc_tap_ok(&tap, load_text(
+        "name: order\n"
+        "stages:\n"
+        "  contention:\n"
+        "    contention:\n"
+        "      tenant: {pattern: permutation, block: 64KiB}\n"
+        "      storage_net: {placement: any, targets: 3}\n"
+        "      background_hosts: gpu[01-02]\n"
+        "      phase_s: 2.5\n"
+        "      scope: rack\n"
+        "  soak:\n"
+        "    timeout_s: 200\n"
+        "    soak: {confirm_windows: 3, nic_pattern: ib*, max_error_delta: 4,\n"
+        "           max_drift_pct: 20, window_s: 10, duration_s: 100}\n", &p) == FC_OK,
+        "a profile whose keys are in another order than the tables loads");
+    fc_tap_ok(&tap, cs->cont.phase_s == 2.5 && strcmp(cs->cont.background_hosts, "gpu[01-02]") == 0
+                    && cs->cont.scope_rack == 1,
+              "phase_s (%g), background_hosts (%s) and scope reach their members after "
+              "the kinds", cs->cont.phase_s, cs->cont.background_hosts);
+    fc_tap_ok(&tap, cs->cont.kinds[FC_BG_TENANT].permutation == 1 &&
+                    cs->cont.kinds[FC_BG_TENANT].block == 64 << 10 &&
+                    cs->cont.kinds[FC_BG_STORAGE_NET].targets == 3 &&
+                    cs->cont.kinds[FC_BG_STORAGE_NET].cross_rack == 0,
+              "each kind's keys reach that kind's settings");
+    fc_tap_ok(&tap, cs->cont.kinds[FC_BG_TENANT].enabled &&
+                    cs->cont.kinds[FC_BG_STORAGE_NET].enabled &&
+                    !cs->cont.kinds[FC_BG_STORAGE_FILE].enabled,
+              "the kinds named are on, the one not named is off");
+    fc_tap_ok(&tap, ss->soak.duration_s == 100 && ss->soak.window_s == 10 &&
+                    ss->soak.window_explicit && ss->soak.max_drift_pct == 20 &&
+                    ss->soak.max_error_delta == 4 && strcmp(ss->soak.nic_pattern, "ib*") == 0 &&
+                    ss->soak.confirm_windows == 3,
+              "the soak keys, written in reverse, each reach their member");
+    fc_tap_ok(&tap, ss->soak.window_line == 13 && ss->soak.window_col == 41,
+              "window_s is marked where it is written (%d:%d)", ss->soak.window_line,
+              ss->soak.window_col);
+
+    /* every kind: a name of its own, a section, its rate keys */
+    for (int k = 0; k < FC_BG_KINDS; ++k) {
+        const char *name = fc_bg_kind_name(k);
+        int distinct = strcmp(name, "?") != 0;
+
+        for (int o = 0; o < k; ++o)
+            distinct &= strcmp(name, fc_bg_kind_name(o)) != 0;
+        fc_tap_ok(&tap, distinct, "kind %d has a name of its own (%s)", k, name);
+        snprintf(text, sizeof(text), "name: kind\nstages:\n  contention:\n    contention:\n"
+                 "      storage_dir: /tmp\n      %s: {rate_mbps: 7}\n", name);
+        fc_tap_ok(&tap, load_text(text, &p) == FC_OK && cs->cont.kinds[k].enabled &&
+                        cs->cont.kinds[k].rate_mbps == 7,
+                  "%s: {rate_mbps: 7} turns that kind on at 7 MB/s", name);
+    }
+    fc_tap_ok(&tap, load_text("name: x\nstages:\n  contention:\n    contention:\n"
+                              "      tenant: {direct: false}\n", &p) == FC_ERR_INVALID,
+              "a storage_file key under tenant is refused");
+
+    /* the defaults a profile leaves alone */
+    fc_tap_ok(&tap, load_text("name: d\nstages:\n  contention: {}\n", &p) == FC_OK &&
+                    cs->cont.kinds[FC_BG_TENANT].block == 256 << 10 &&
+                    cs->cont.kinds[FC_BG_STORAGE_NET].block == 1 << 20 &&
+                    cs->cont.kinds[FC_BG_STORAGE_NET].duty == 0.7 &&
+                    cs->cont.kinds[FC_BG_STORAGE_FILE].duty == 1.0 &&
+                    cs->cont.kinds[FC_BG_STORAGE_FILE].direct == 1 &&
+                    cs->cont.kinds[FC_BG_TENANT].rate_mbps == 100 &&
+                    cs->cont.phase_s == 1.5 && cs->cont.min_background_pct == 50,
+              "kind defaults: tenant blocks 256 KiB, storage_net duty 0.7, O_DIRECT on, "
+              "100 MB/s; phase_s 1.5, min_background_pct 50");
+    fc_tap_ok(&tap, p.seed == 1 && cs->timeout_s == 600 && cs->iters == 10 &&
+                    cs->nsizes == 3 && strcmp(cs->backend, "mpi") == 0 &&
+                    cs->max_below_median_pct < 0,
+              "stage defaults: seed 1, 600 s, 10 iterations, three sizes, mpi, no "
+              "relative rule");
+    fc_tap_ok(&tap, load_text("name: b\nstages:\n  node: {backend: nccl, warmup: 0}\n", &p)
+                    == FC_OK && strcmp(p.stages[FC_STAGE_NODE].backend, "nccl") == 0 &&
+                    p.stages[FC_STAGE_NODE].warmup == 0,
+              "backend: nccl is kept as its name");
+    return fc_tap_done(&tap);
+}
