@@ -6,9 +6,11 @@
  * and each stage with its figures against the limits: bus bandwidth
  * against message size per collective with the threshold drawn in (where
  * it judged), the pairs matrix as a heat map with the bad pairs marked,
- * and per check the rules that judged it and those not applied, and why.
+ * and per check what it measured (the cell of its type, fc_record.h), the
+ * rules that judged it and those not applied, and why. The page's frame
+ * is fc_html_page.c's.
  */
-#include "fc_report.h"
+#include "fc_html.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,6 +19,9 @@
 #include <string.h>
 
 #include "fc_coll.h"
+#include "fc_html_page.h"
+#include "fc_record.h"
+#include "fc_report_text.h"
 #include "fc_results.h"
 #include "fc_verdict_figures.h"
 
@@ -24,109 +29,12 @@
 #define FC_MAX_XS 32
 #define FC_MAX_NODES 64
 
-static void fc_html_escape(FILE *f, const char *s)
-{
-    for (; s && *s; ++s) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
-
-/* A visible line when the run did not follow the profile as written. */
-static void fc_html_overrides(FILE *f, const fc_run_verdict_t *v)
-{
-    char overrides[4096];
-    json_t *env = json_object_get(v->plan, "environment"), *val;
-    const char *name;
-
-    if (json_object_size(env) > 0) {
-        fprintf(f, "<p class=\"muted\">Environment that shapes the measurement:");
-        json_object_foreach(env, name, val) {
-            fprintf(f, " ");
-            fc_html_escape(f, name);
-            fprintf(f, "=");
-            fc_html_escape(f, json_string_value(val));
-        }
-        fprintf(f, "</p>\n");
-    }
-    if (fc_sysfs_root_of(v)) {
-        fprintf(f, "<p class=\"FAIL\"><b>sysfs</b>: FC_SYSFS_ROOT=");
-        fc_html_escape(f, fc_sysfs_root_of(v));
-        fprintf(f, ": preflight's inventory and the soak's link counters were read from "
-                "that tree, not from /sys</p>\n");
-    }
-    fc_overrides_text(v, overrides, sizeof(overrides));
-    if (!overrides[0])
-        return;
-    fprintf(f, "<p class=\"FAIL\"><b>Overrides</b> (not the profile as written): ");
-    fc_html_escape(f, overrides);
-    fprintf(f, "</p>\n");
-}
-
-/* A visible line for each stage that ran on another backend than asked. */
-static void fc_html_backend_notes(FILE *f, const fc_run_verdict_t *v)
-{
-    for (int s = 0; s < FC_STAGE_COUNT; ++s)
-        for (int k = 0; k < v->nracks; ++k)
-            if (v->racks[k].stages[s].backend_note[0]) {
-                fprintf(f, "<p class=\"INCOMPLETE\"><b>Backend</b>: the %s stage ran on ",
-                        fc_stage_name(s));
-                fc_html_escape(f, v->racks[k].stages[s].backend);
-                fprintf(f, ": ");
-                fc_html_escape(f, v->racks[k].stages[s].backend_note);
-                fprintf(f, "</p>\n");
-                break;
-            }
-}
-
-static const char *fc_verdict_color(const char *v)
-{
-    return strcmp(v, "PASS") == 0 ? "#1a7f37" : strcmp(v, "FAIL") == 0 ? "#cf222e" : "#9a6700";
-}
-
-/* The rules cell of a check: each rule that judged its figures, and each
- * that did not, marked and with its reason (fc_rules_of): a limit that
- * could not apply is never drawn as if it had judged. */
-static void fc_html_rules(FILE *f, json_t *rec)
-{
-    json_t *lines = fc_rules_of(rec), *l;
-    size_t i;
-
-    json_array_foreach(lines, i, l) {
-        if (i > 0)
-            fprintf(f, "<br>");
-        if (!json_is_true(json_object_get(l, "applied")))
-            fprintf(f, "<span class=\"INCOMPLETE\">not applied</span>: ");
-        fc_html_escape(f, fc_json_str(l, "text"));
-    }
-    json_decref(lines);
-}
-
-static void fc_html_head(FILE *f, const char *title)
-{
-    fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>");
-    fc_html_escape(f, title);
-    fprintf(f, "</title>\n<style>\n"
-        "body{font-family:sans-serif;margin:2em;max-width:1100px;color:#1f2328}\n"
-        ".verdict{font-size:2em;font-weight:bold;padding:.4em .8em;color:#fff;border-radius:6px;display:inline-block}\n"
-        "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #d0d7de;padding:3px 8px;text-align:left;font-size:.9em}\n"
-        "th{background:#f6f8fa}.PASS{color:#1a7f37;font-weight:bold}.FAIL{color:#cf222e;font-weight:bold}\n"
-        ".INCOMPLETE{color:#9a6700;font-weight:bold}.todo li{margin:.4em 0}.muted{color:#656d76}\n"
-        "svg{background:#fff;border:1px solid #d0d7de;margin:4px}\n"
-        "</style></head><body>\n");
-}
-
 /* ---- busbw against size ------------------------------------------------ */
 
 typedef struct fc_series {
-    char name[96];
-    int n;
-    double x[FC_MAX_XS], y[FC_MAX_XS];
+    char name[96];                  /* its legend: group, type and op */
+    int n;                          /* points in x[] and y[] */
+    double x[FC_MAX_XS], y[FC_MAX_XS];  /* size in bytes, busbw in GB/s */
 } fc_series_t;
 
 static const char *const fc_palette[] = {
@@ -245,7 +153,7 @@ static int fc_rule_not_applied(json_t *rec, const char *rule)
     return 0;
 }
 
-static void fc_stage_plots(FILE *f, const fc_rack_verdict_t *r, const char *stage)
+static void fc_html_stage_plots(FILE *f, const fc_rack_verdict_t *r, const char *stage)
 {
     for (int c = 0; c < FC_COLL_COUNT; ++c) {
         const char *coll = fc_coll_desc((fc_coll_id_t)c)->name;
@@ -260,7 +168,7 @@ static void fc_stage_plots(FILE *f, const fc_rack_verdict_t *r, const char *stag
             double x, y, lim;
             int s;
 
-            if (strcmp(fc_json_str(rec, "type"), "point") != 0 ||
+            if (fc_record_id(rec) != FC_RECORD_POINT ||
                 strcmp(fc_json_str(rec, "stage"), stage) != 0 ||
                 strcmp(fc_json_str(rec, "collective"), coll) != 0)
                 continue;
@@ -318,7 +226,7 @@ static void fc_stage_plots(FILE *f, const fc_rack_verdict_t *r, const char *stag
 
 /* One line per soak point: its window medians over the soak, and dashed in
  * the same colour the drift limit above its fastest window. */
-static void fc_soak_plot(FILE *f, const fc_rack_verdict_t *r)
+static void fc_html_soak_plot(FILE *f, const fc_rack_verdict_t *r)
 {
     const double W = FC_PLOT_W, H = FC_PLOT_H, L = FC_PLOT_L, R = FC_PLOT_R;
     const double T = FC_PLOT_T, B = FC_PLOT_B;
@@ -395,7 +303,7 @@ static void fc_soak_plot(FILE *f, const fc_rack_verdict_t *r)
 
 /* ---- pairs heat map ----------------------------------------------------- */
 
-static void fc_pairs_heatmap(FILE *f, const fc_rack_verdict_t *r)
+static void fc_html_pairs_heatmap(FILE *f, const fc_rack_verdict_t *r)
 {
     char hosts[FC_MAX_NODES][64];
     double bw[FC_MAX_NODES][FC_MAX_NODES];
@@ -413,7 +321,7 @@ static void fc_pairs_heatmap(FILE *f, const fc_rack_verdict_t *r)
         json_t *sizes = json_object_get(rec, "sizes");
         double b;
 
-        if (strcmp(fc_json_str(rec, "type"), "pair") != 0)
+        if (fc_record_id(rec) != FC_RECORD_PAIR)
             continue;
         for (int k = 0; k < 2; ++k) {
             for (idx[k] = 0; idx[k] < n && strcmp(hosts[idx[k]], names[k]) != 0; ++idx[k])
@@ -480,6 +388,24 @@ next:;
 
 /* ---- pages ------------------------------------------------------------- */
 
+/* The rules cell of a check: each rule that judged its figures, and each
+ * that did not, marked and with its reason (fc_rules_of): a limit that
+ * could not apply is never drawn as if it had judged. */
+static void fc_html_rules(FILE *f, json_t *rec)
+{
+    json_t *lines = fc_rules_of(rec), *l;
+    size_t i;
+
+    json_array_foreach(lines, i, l) {
+        if (i > 0)
+            fprintf(f, "<br>");
+        if (!json_is_true(json_object_get(l, "applied")))
+            fprintf(f, "<span class=\"INCOMPLETE\">not applied</span>: ");
+        fc_html_escape(f, fc_json_str(l, "text"));
+    }
+    json_decref(lines);
+}
+
 /* What the confirmation alone found, under a check's verdict. */
 static void fc_html_confirmation(FILE *f, json_t *rec)
 {
@@ -492,26 +418,9 @@ static void fc_html_confirmation(FILE *f, json_t *rec)
     fprintf(f, "</span>");
 }
 
-static void fc_rack_page(FILE *f, const fc_run_verdict_t *v, const fc_rack_verdict_t *r)
+/* What to do about each finding, in words a technician can act on. */
+static void fc_html_rack_todo(FILE *f, const fc_rack_verdict_t *r)
 {
-    const char *verdict = fc_verdict_name(r->verdict);
-    char title[160];
-
-    snprintf(title, sizeof(title), "fabcert: rack %s: %s", r->rack, verdict);
-    fc_html_head(f, title);
-    fprintf(f, "<p><a href=\"index.html\">all racks</a></p>\n<h1>Rack ");
-    fc_html_escape(f, r->rack);
-    fprintf(f, "</h1>\n<div class=\"verdict\" style=\"background:%s\">%s</div>\n",
-            fc_verdict_color(verdict), verdict);
-    fprintf(f, "<p class=\"muted\">run ");
-    fc_html_escape(f, v->run_id);
-    fprintf(f, ", %s to %s, profile ", v->started, v->finished);
-    fc_html_escape(f, fc_json_str(v->plan, "profile"));
-    fprintf(f, " (sha256 %.16s), fabcert ", fc_json_str(v->plan, "profile_sha256"));
-    fc_html_escape(f, fc_json_str(v->plan, "version"));
-    fprintf(f, "</p>\n");
-    fc_html_overrides(f, v);
-
     if (r->nfindings > 0) {
         fprintf(f, "<h2>What to do</h2>\n<ol class=\"todo\">\n");
         for (int k = 0; k < r->nfindings; ++k) {
@@ -537,7 +446,11 @@ static void fc_rack_page(FILE *f, const fc_run_verdict_t *v, const fc_rack_verdi
     } else {
         fprintf(f, "<p>Every check passed on every node of this rack.</p>\n");
     }
+}
 
+/* The rack's nodes: each one's verdict, quarantined or in service. */
+static void fc_html_rack_nodes(FILE *f, const fc_rack_verdict_t *r)
+{
     fprintf(f, "<h2>Nodes</h2>\n<table><tr><th>host</th><th>verdict</th><th>status</th></tr>\n");
     for (int h = 0; h < r->nhosts; ++h) {
         const char *why = NULL;
@@ -569,170 +482,118 @@ static void fc_rack_page(FILE *f, const fc_run_verdict_t *v, const fc_rack_verdi
         fprintf(f, "</td></tr>\n");
     }
     fprintf(f, "</table>\n");
+}
 
-    for (int s = 0; s < FC_STAGE_COUNT; ++s) {
-        const char *sv = fc_verdict_name(r->stages[s].verdict);
-        size_t i;
-        json_t *rec;
-        int shown = 0;
+/* One row of a stage's table of checks: its label, what it measured (the
+ * cell of its type), the rules that judged it, and its verdict. */
+static void fc_html_check_row(FILE *f, json_t *rec)
+{
+    const fc_record_type_t *t = fc_record_type_of(rec);
+    char label[256];
 
-        if (!v->planned[s])
-            continue;
-        fprintf(f, "<h2>%s stage: <span class=\"%s\">%s</span></h2>\n", fc_stage_name(s), sv, sv);
-        fprintf(f, "<p>%d checks, %d failed%s%s%s", r->stages[s].checks,
-                r->stages[s].failed, !v->selected[s] ? "; left out of this run (--stages)" :
-                r->stages[s].ran ? "" : "; the stage did not run or finish on this rack",
-                v->required[s] ? "" : " (optional stage)",
-                r->stages[s].backend[0] ? "; backend " : "");
-        fc_html_escape(f, r->stages[s].backend);
-        if (r->stages[s].backend_note[0]) {
-            fprintf(f, " (");
-            fc_html_escape(f, r->stages[s].backend_note);
-            fprintf(f, ")");
-        }
-        fprintf(f, ".</p>\n");
-        if (s == FC_STAGE_PAIRS)
-            fc_pairs_heatmap(f, r);
-        else
-            fc_stage_plots(f, r, fc_stage_name(s));
-        if (s == FC_STAGE_SOAK)
-            fc_soak_plot(f, r);
-        fprintf(f, "<details%s><summary>checks</summary>\n<table><tr><th>check</th>"
-                "<th>measured</th><th>rules: judged by, or not applied and why</th>"
-                "<th>verdict</th></tr>\n",
-                r->stages[s].failed ? " open" : "");
-        json_array_foreach(r->checks, i, rec) {
-            char label[256];
+    fc_check_label(rec, label, sizeof(label));
+    fprintf(f, "<tr><td>");
+    fc_html_escape(f, label);
+    fprintf(f, "</td><td>");
+    if (t->cell)
+        t->cell(f, rec);
+    fprintf(f, "</td><td>");
+    fc_html_rules(f, rec);
+    fprintf(f, "</td><td class=\"%s\">%s", fc_record_verdict(rec),
+            fc_record_verdict(rec));
+    if (strcmp(fc_json_str(rec, "verdict"), "FAIL") == 0) {
+        fprintf(f, ": ");
+        fc_html_escape(f, json_string_value(json_array_get(json_object_get(rec, "reasons"), 0)));
+    } else if (strcmp(fc_record_verdict(rec), "FAIL") == 0) {
+        char why[256];
 
-            if (strcmp(fc_json_str(rec, "stage"), fc_stage_name(s)) != 0 || shown++ > 2000)
-                continue;
-            fc_check_label(rec, label, sizeof(label));
-            fprintf(f, "<tr><td>");
-            fc_html_escape(f, label);
-            fprintf(f, "</td><td>");
-            if (strcmp(fc_json_str(rec, "type"), "point") == 0) {
-                json_t *soak = json_object_get(rec, "soak");
-
-                fprintf(f, "busbw %.4g GB/s, median %.1f us, %lld wrong",
-                        json_number_value(json_object_get(rec, "busbw_gbps")),
-                        json_number_value(json_object_get(json_object_get(rec, "time_us"), "median")),
-                        (long long)json_integer_value(json_object_get(rec, "wrong")));
-                if (json_is_object(soak)) {
-                    fprintf(f, "; %lld runs in %zu windows",
-                            (long long)json_integer_value(json_object_get(soak, "runs")),
-                            json_array_size(json_object_get(soak, "windows")));
-                    if (json_is_number(json_object_get(soak, "drift_pct")))
-                        fprintf(f, ", drift %.1f%% (limit %.1f%%)",
-                                json_number_value(json_object_get(soak, "drift_pct")),
-                                json_number_value(json_object_get(soak, "max_drift_pct")));
-                }
-            }
-            else if (strcmp(fc_json_str(rec, "type"), "soak_counters") == 0) {
-                json_t *links = json_object_get(rec, "links"), *c, *cv;
-                const char *link, *name;
-                int moved = 0;
-
-                json_object_foreach(links, link, c)
-                    json_object_foreach(c, name, cv)
-                        if (json_integer_value(cv) != 0) {
-                            fprintf(f, "%s", moved++ ? "; " : "");
-                            fc_html_escape(f, link);
-                            fprintf(f, " %s %+lld", name, (long long)json_integer_value(cv));
-                        }
-                if (!moved)
-                    fprintf(f, "no counter of %zu link(s) moved", json_object_size(links));
-            }
-            else if (strcmp(fc_json_str(rec, "type"), "pair") == 0) {
-                json_t *z0 = json_array_get(json_object_get(rec, "sizes"), 0);
-
-                fprintf(f, "%.4g GB/s per direction, latency %.1f us",
-                        json_number_value(json_object_get(z0, "bw_gbps")),
-                        json_number_value(json_object_get(rec, "latency_us")));
-            }
-            else if (strcmp(fc_json_str(rec, "type"), "contention") == 0) {
-                json_t *bgs = json_object_get(rec, "background"), *b;
-                const char *kind;
-
-                fprintf(f, "slowdown %.2fx (%.1f us loaded, %.1f us clean)",
-                        json_number_value(json_object_get(rec, "slowdown")),
-                        json_number_value(json_object_get(rec, "loaded_median_us")),
-                        json_number_value(json_object_get(rec, "clean_median_us")));
-                json_object_foreach(bgs, kind, b)
-                    fprintf(f, "; %s %.3g of %.3g MB/s", kind,
-                            json_number_value(json_object_get(b, "achieved_mbps")),
-                            json_number_value(json_object_get(b, "target_mbps")));
-            }
-            else if (strcmp(fc_json_str(rec, "type"), "preflight") == 0) {
-                json_t *inv = json_object_get(rec, "inventory"), *nic;
-                size_t ni;
-
-                fprintf(f, "%lld cores, %lld MiB, %lld GPU(s); ",
-                        (long long)json_integer_value(json_object_get(inv, "cores")),
-                        (long long)json_integer_value(json_object_get(inv, "memory_mib")),
-                        (long long)json_integer_value(json_object_get(inv, "gpus")));
-                json_array_foreach(json_object_get(inv, "nics"), ni, nic) {
-                    fc_html_escape(f, fc_json_str(nic, "name"));
-                    fprintf(f, " %s MTU %lld; ", fc_json_str(nic, "state"),
-                            (long long)json_integer_value(json_object_get(nic, "mtu")));
-                }
-            }
-            else if (strcmp(fc_json_str(rec, "type"), "pairs_node") == 0)
-                fprintf(f, "slow with %lld of %lld partners",
-                        (long long)json_integer_value(json_object_get(rec, "slow_partners")),
-                        (long long)json_integer_value(json_object_get(rec, "partners")));
-            else if (strcmp(fc_json_str(rec, "type"), "retest") == 0)
-                fc_html_escape(f, json_string_value(json_array_get(json_object_get(rec, "reasons"), 0)));
-            else
-                fc_html_escape(f, fc_json_str(rec, "stuck_at"));
-            fprintf(f, "</td><td>");
-            fc_html_rules(f, rec);
-            fprintf(f, "</td><td class=\"%s\">%s", fc_record_verdict(rec),
-                    fc_record_verdict(rec));
-            if (strcmp(fc_json_str(rec, "verdict"), "FAIL") == 0) {
-                fprintf(f, ": ");
-                fc_html_escape(f, json_string_value(json_array_get(json_object_get(rec, "reasons"), 0)));
-            } else if (strcmp(fc_record_verdict(rec), "FAIL") == 0) {
-                char why[256];
-
-                fc_record_wrong_bits(rec, why, sizeof(why));
-                fprintf(f, ": its own figures show wrong bits (");
-                fc_html_escape(f, why);
-                fprintf(f, "), though its verdict says ");
-                fc_html_escape(f, fc_json_str(rec, "verdict"));
-            }
-            fc_html_confirmation(f, rec);
-            fprintf(f, "</td></tr>\n");
-        }
-        fprintf(f, "</table></details>\n");
+        fc_record_wrong_bits(rec, why, sizeof(why));
+        fprintf(f, ": its own figures show wrong bits (");
+        fc_html_escape(f, why);
+        fprintf(f, "), though its verdict says ");
+        fc_html_escape(f, fc_json_str(rec, "verdict"));
     }
+    fc_html_confirmation(f, rec);
+    fprintf(f, "</td></tr>\n");
+}
+
+/* One stage on the rack: its verdict and what it ran on, its plots, and
+ * its checks (the first 2001 of them). */
+static void fc_html_rack_stage(FILE *f, const fc_run_verdict_t *v,
+                               const fc_rack_verdict_t *r, int s)
+{
+    const char *sv = fc_verdict_name(r->stages[s].verdict);
+    size_t i;
+    json_t *rec;
+    int shown = 0;
+
+    fprintf(f, "<h2>%s stage: <span class=\"%s\">%s</span></h2>\n", fc_stage_name(s), sv, sv);
+    fprintf(f, "<p>%d checks, %d failed%s%s%s", r->stages[s].checks,
+            r->stages[s].failed, !v->selected[s] ? "; left out of this run (--stages)" :
+            r->stages[s].ran ? "" : "; the stage did not run or finish on this rack",
+            v->required[s] ? "" : " (optional stage)",
+            r->stages[s].backend[0] ? "; backend " : "");
+    fc_html_escape(f, r->stages[s].backend);
+    if (r->stages[s].backend_note[0]) {
+        fprintf(f, " (");
+        fc_html_escape(f, r->stages[s].backend_note);
+        fprintf(f, ")");
+    }
+    fprintf(f, ".</p>\n");
+    if (s == FC_STAGE_PAIRS)
+        fc_html_pairs_heatmap(f, r);
+    else
+        fc_html_stage_plots(f, r, fc_stage_name(s));
+    if (s == FC_STAGE_SOAK)
+        fc_html_soak_plot(f, r);
+    fprintf(f, "<details%s><summary>checks</summary>\n<table><tr><th>check</th>"
+            "<th>measured</th><th>rules: judged by, or not applied and why</th>"
+            "<th>verdict</th></tr>\n",
+            r->stages[s].failed ? " open" : "");
+    json_array_foreach(r->checks, i, rec)
+        if (strcmp(fc_json_str(rec, "stage"), fc_stage_name(s)) == 0 && shown++ <= 2000)
+            fc_html_check_row(f, rec);
+    fprintf(f, "</table></details>\n");
+}
+
+static void fc_html_rack_page(FILE *f, const fc_run_verdict_t *v, const fc_rack_verdict_t *r)
+{
+    const char *verdict = fc_verdict_name(r->verdict);
+    char title[160];
+
+    snprintf(title, sizeof(title), "fabcert: rack %s: %s", r->rack, verdict);
+    fc_html_head(f, title);
+    fprintf(f, "<p><a href=\"index.html\">all racks</a></p>\n<h1>Rack ");
+    fc_html_escape(f, r->rack);
+    fprintf(f, "</h1>\n<div class=\"verdict\" style=\"background:%s\">%s</div>\n",
+            fc_html_verdict_color(verdict), verdict);
+    fprintf(f, "<p class=\"muted\">run ");
+    fc_html_escape(f, v->run_id);
+    fprintf(f, ", %s to %s, profile ", v->started, v->finished);
+    fc_html_escape(f, fc_json_str(v->plan, "profile"));
+    fprintf(f, " (sha256 %.16s), fabcert ", fc_json_str(v->plan, "profile_sha256"));
+    fc_html_escape(f, fc_json_str(v->plan, "version"));
+    fprintf(f, "</p>\n");
+    fc_html_overrides(f, v);
+    fc_html_rack_todo(f, r);
+    fc_html_rack_nodes(f, r);
+    for (int s = 0; s < FC_STAGE_COUNT; ++s)
+        if (v->planned[s])
+            fc_html_rack_stage(f, v, r, s);
     fprintf(f, "<p class=\"muted\">The signed record of this page is "
             "certificates/%s.json; check it with <code>fabcert verify</code>.</p>\n", r->rack);
     fprintf(f, "</body></html>\n");
 }
 
-fc_status_t fc_html_write(const char *dir, const fc_run_verdict_t *v)
+/* The index: the run's verdict, what was not the profile as written, and
+ * one row per rack with its first finding. */
+static void fc_html_index(FILE *f, const fc_run_verdict_t *v)
 {
-    char path[4300];
-    FILE *f;
-
-    snprintf(path, sizeof(path), "%s/report", dir);
-    FC_CHECK(fc_mkdir_p(path));
-    for (int k = 0; k < v->nracks; ++k) {
-        snprintf(path, sizeof(path), "%s/report/rack-%s.html", dir, v->racks[k].rack);
-        if ((f = fopen(path, "w")) == NULL)
-            goto fail;
-        fc_rack_page(f, v, &v->racks[k]);
-        if (fclose(f) != 0)
-            goto fail;
-    }
-    snprintf(path, sizeof(path), "%s/report/index.html", dir);
-    if ((f = fopen(path, "w")) == NULL)
-        goto fail;
     fc_html_head(f, "fabcert: racks");
     fprintf(f, "<h1>fabcert run ");
     fc_html_escape(f, v->run_id);
     fprintf(f, "</h1>\n<div class=\"verdict\" style=\"background:%s\">%s</div>\n",
-            fc_verdict_color(fc_verdict_name(v->overall)), fc_verdict_name(v->overall));
+            fc_html_verdict_color(fc_verdict_name(v->overall)), fc_verdict_name(v->overall));
     fprintf(f, "<p class=\"muted\">%s to %s, profile ", v->started, v->finished);
     fc_html_escape(f, fc_json_str(v->plan, "profile"));
     fprintf(f, ", fabcert ");
@@ -768,6 +629,27 @@ fc_status_t fc_html_write(const char *dir, const fc_run_verdict_t *v)
         fprintf(f, "</td></tr>\n");
     }
     fprintf(f, "</table>\n</body></html>\n");
+}
+
+fc_status_t fc_html_write(const char *dir, const fc_run_verdict_t *v)
+{
+    char path[4300];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/report", dir);
+    FC_CHECK(fc_mkdir_p(path));
+    for (int k = 0; k < v->nracks; ++k) {
+        snprintf(path, sizeof(path), "%s/report/rack-%s.html", dir, v->racks[k].rack);
+        if ((f = fopen(path, "w")) == NULL)
+            goto fail;
+        fc_html_rack_page(f, v, &v->racks[k]);
+        if (fclose(f) != 0)
+            goto fail;
+    }
+    snprintf(path, sizeof(path), "%s/report/index.html", dir);
+    if ((f = fopen(path, "w")) == NULL)
+        goto fail;
+    fc_html_index(f, v);
     if (fclose(f) != 0)
         goto fail;
     return FC_OK;

@@ -1,13 +1,15 @@
 /*
- * fc_verdict.c - see fc_verdict.h. One pass over the records gathers the
- * plan, the inventory and each stage's attempts (a stage_start opens an
- * attempt, its stage_end closes it); a second pass judges every rack.
- * Failures are grouped by (stage, part, host) so that a node failing 200
- * checks is one finding with a count, not 200 lines.
+ * fc_verdict.c - see fc_verdict.h. The plan and the racks come from the
+ * plan record; one pass over the records finds each stage's attempts (a
+ * stage_start opens an attempt, its stage_end closes it) and what is no
+ * evidence of any; then rack by rack its records are judged into
+ * findings, each stage is checked for missing evidence, and what holds for
+ * the whole run is added. What each type of record is comes from the
+ * record-type table (fc_record.h). Failures are grouped by (stage, part,
+ * host) so that a node failing 200 checks is one finding with a count,
+ * not 200 lines.
  */
 #include "fc_verdict.h"
-#include "fc_verdict_figures.h"
-#include "fc_verdict_retest.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -15,16 +17,53 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_record.h"
+#include "fc_verdict_figures.h"
+#include "fc_verdict_retest.h"
+
 #define FC_MAX_ATTEMPTS 8
 
-const char *fc_verdict_name(fc_verdict_t v)
-{
-    switch (v) {
-    case FC_VERDICT_PASS: return "PASS";
-    case FC_VERDICT_FAIL: return "FAIL";
-    default: return "INCOMPLETE";
-    }
-}
+typedef struct fc_attempt {
+    json_t *hosts;          /* rank_hosts of its stage_start */
+    json_t *start;          /* its stage_start record */
+    int ended, skipped;     /* its stage_end was read; it said SKIP */
+    const char *reason;     /* why it was skipped */
+    const char *status;     /* its stage_end's status: ok, fail, ... */
+    const char *error;      /* the stage's first error, when it gave one */
+    const char *end_verdict;    /* its stage_end's verdict */
+    /* its stage_end's counts, each a whole number >= 0, or -1 when it is
+     * missing or not one (the end record then contradicts itself) */
+    json_int_t failed_points;   /* TAP points that failed */
+    json_int_t points;          /* TAP points */
+    json_int_t judged_written;  /* records with a verdict it wrote */
+    json_int_t judged_np_written;   /* ... of which not PASS */
+    int unreadable;         /* records of its time that could not be read */
+    long not_pass;          /* its own check records that did not pass */
+    long judged_seen;       /* its own records with a verdict, as read */
+    long judged_np_seen;    /* ... of which not PASS */
+    int other_profile;      /* it judged against another profile's bytes */
+} fc_attempt_t;
+
+typedef struct fc_stage_attempts {
+    fc_attempt_t a[FC_MAX_ATTEMPTS];    /* in the order they began */
+    int n;                  /* attempts in a[] */
+    int beyond;             /* stage_starts past FC_MAX_ATTEMPTS: their
+                             * records are not followed, so the stage
+                             * cannot be judged whole */
+} fc_stage_attempts_t;
+
+/* What the first pass over the records found, for every rack's pass. */
+typedef struct fc_verdict_scan {
+    fc_stage_attempts_t att[FC_STAGE_COUNT];    /* each stage's attempts */
+    const char *skip_reason[FC_STAGE_COUNT];    /* why the runner skipped a
+                                                 * stage or could not launch it */
+    int unreadable_early;   /* unreadable records before any stage */
+    int misplaced;          /* records of another run, or judged records
+                             * outside any attempt of a known stage */
+    unsigned char *ignored; /* per record: misplaced, not evidence */
+    unsigned char *unplaced;    /* per record: names no rack of the plan
+                                 * (1 failing, 2 INCOMPLETE) */
+} fc_verdict_scan_t;
 
 fc_status_t fc_results_load(const char *path, long from, json_t **records_p,
                             int *bad_lines_p)
@@ -72,210 +111,6 @@ fc_status_t fc_results_load(const char *path, long from, json_t **records_p,
     if (bad_lines_p)
         *bad_lines_p = bad;
     return FC_OK;
-}
-
-const char *fc_json_str(json_t *obj, const char *key)
-{
-    const char *s = json_string_value(json_object_get(obj, key));
-
-    return s ? s : "";
-}
-
-typedef struct fc_attempt {
-    json_t *hosts;          /* rank_hosts of its stage_start */
-    json_t *start;          /* its stage_start record */
-    int ended, skipped;
-    const char *reason;     /* why it was skipped */
-    const char *status;     /* its stage_end's status: ok, fail, ... */
-    const char *error;      /* the stage's first error, when it gave one */
-    const char *end_verdict;    /* its stage_end's verdict */
-    /* its stage_end's counts, each a whole number >= 0, or -1 when it is
-     * missing or not one (the end record then contradicts itself) */
-    json_int_t failed_points;   /* TAP points that failed */
-    json_int_t points;          /* TAP points */
-    json_int_t judged_written;  /* records with a verdict it wrote */
-    json_int_t judged_np_written;   /* ... of which not PASS */
-    int unreadable;         /* records of its time that could not be read */
-    long not_pass;          /* its own check records that did not pass */
-    long judged_seen;       /* its own records with a verdict, as read */
-    long judged_np_seen;    /* ... of which not PASS */
-    int other_profile;      /* it judged against another profile's bytes */
-} fc_attempt_t;
-
-typedef struct fc_stage_attempts {
-    fc_attempt_t a[FC_MAX_ATTEMPTS];
-    int n;
-    int beyond;             /* stage_starts past FC_MAX_ATTEMPTS: their
-                             * records are not followed, so the stage
-                             * cannot be judged whole */
-} fc_stage_attempts_t;
-
-static int fc_json_has_string(json_t *array, const char *s)
-{
-    size_t i;
-    json_t *v;
-
-    json_array_foreach(array, i, v)
-        if (json_is_string(v) && strcmp(json_string_value(v), s) == 0)
-            return 1;
-    return 0;
-}
-
-static int fc_rack_has_host(const fc_rack_verdict_t *r, const char *host)
-{
-    for (int h = 0; h < r->nhosts; ++h)
-        if (strcmp(r->hosts[h], host) == 0)
-            return 1;
-    return 0;
-}
-
-static int fc_attempt_includes(const fc_attempt_t *at, const fc_rack_verdict_t *r)
-{
-    for (int h = 0; h < r->nhosts; ++h)
-        if (fc_json_has_string(at->hosts, r->hosts[h]))
-            return 1;
-    return 0;
-}
-
-int fc_record_is_check(const char *type)
-{
-    static const char *const checks[] = {
-        "point", "pair", "pairs_node", "contention", "preflight", "soak_counters",
-        "retest",
-    };
-
-    for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); ++i)
-        if (strcmp(type, checks[i]) == 0)
-            return 1;
-    return 0;
-}
-
-/* Does this judged record concern rack r (was the rack measured by it)? */
-static int fc_record_concerns(json_t *rec, const fc_rack_verdict_t *r,
-                              const fc_attempt_t *at)
-{
-    const char *type = fc_json_str(rec, "type");
-
-    if (strcmp(type, "retest") == 0)
-        return fc_retest_concerns(rec, r->rack);
-    if (strcmp(type, "pair") == 0)
-        return strcmp(fc_json_str(rec, "rack_a"), r->rack) == 0 ||
-               strcmp(fc_json_str(rec, "rack_b"), r->rack) == 0;
-    if ((strcmp(type, "point") == 0 || strcmp(type, "contention") == 0) &&
-        fc_json_str(rec, "rack")[0] == '\0')
-        return at != NULL && fc_attempt_includes(at, r);     /* whole job */
-    return strcmp(fc_json_str(rec, "rack"), r->rack) == 0;
-}
-
-/* The runner's account of a stage that did not end: a hang, or a crash
- * (ranks that died: runners/fc_diagnose.h). */
-static int fc_record_is_stop(const char *type)
-{
-    return strcmp(type, "hang") == 0 || strcmp(type, "crash") == 0;
-}
-
-/* A record of the stage's latest attempt that comes after its stage_end
- * and that only the stage writes: a judged check (the runner's accounts,
- * hangs and crashes, and the retest's records legitimately come after the
- * end) or a second stage_end. */
-static int fc_record_after_end(json_t *rec, const char *type,
-                               const fc_stage_attempts_t *att)
-{
-    const char *source = fc_json_str(rec, "source");
-
-    if (att->n == 0 || !att->a[att->n - 1].ended)
-        return 0;
-    if (strcmp(type, "stage_end") == 0)
-        return 1;
-    return fc_record_is_check(type) && strcmp(source, "runner") != 0 &&
-           strcmp(source, "retest") != 0;
-}
-
-/* Does this failing record implicate rack r? */
-static int fc_record_implicates(json_t *rec, const fc_rack_verdict_t *r,
-                                const fc_attempt_t *at)
-{
-    json_t *imp = json_object_get(rec, "implicates");
-
-    if (!json_is_object(imp))
-        return fc_record_concerns(rec, r, at);
-    if (strcmp(fc_json_str(imp, "part"), "cluster") == 0)
-        return at != NULL && fc_attempt_includes(at, r);
-    if (fc_json_has_string(json_object_get(imp, "racks"), r->rack))
-        return 1;
-    if (strcmp(fc_json_str(imp, "rack"), r->rack) == 0)
-        return 1;
-    return fc_rack_has_host(r, fc_json_str(imp, "host"));
-}
-
-/* What failed and why; the reason is `why` when given, else the record's
- * first. */
-static void fc_record_text(json_t *rec, const char *reason, char *buf, size_t len)
-{
-    const char *type = fc_json_str(rec, "type");
-    json_t *reasons = json_object_get(rec, "reasons");
-    const char *why = reason ? reason : json_string_value(json_array_get(reasons, 0));
-
-    if (why == NULL)
-        why = fc_json_str(rec, "reason");
-    if (strcmp(type, "point") == 0 || strcmp(type, "contention") == 0) {
-        char what[200];
-
-        snprintf(what, sizeof(what), "%s %s%s%s %lld bytes on %s",
-                 fc_json_str(rec, "collective"), fc_json_str(rec, "dtype"),
-                 strcmp(fc_json_str(rec, "op"), "none") ? " " : "",
-                 strcmp(fc_json_str(rec, "op"), "none") ? fc_json_str(rec, "op") : "",
-                 (long long)json_integer_value(json_object_get(rec, "bytes")),
-                 fc_json_str(rec, "group"));
-        if (strcmp(type, "contention") == 0)
-            snprintf(what + strlen(what), sizeof(what) - strlen(what), " under %s",
-                     fc_json_str(rec, "kind"));
-        snprintf(buf, len, "%s: %s", what, why);
-    } else if (strcmp(type, "pair") == 0) {
-        snprintf(buf, len, "pair %s <-> %s: %s", fc_json_str(rec, "host_a"),
-                 fc_json_str(rec, "host_b"), why);
-    } else if (strcmp(type, "pairs_node") == 0 || strcmp(type, "preflight") == 0) {
-        snprintf(buf, len, "node %s: %s", fc_json_str(rec, "host"), why);
-    } else {
-        snprintf(buf, len, "%s", why);
-    }
-}
-
-/* primary: the text is the verdict on the part itself (a quarantine, a
- * node's localisation, a hang) and replaces a measurement's text */
-static void fc_add_finding(fc_rack_verdict_t *r, fc_verdict_t verdict,
-                           const char *stage, const char *part,
-                           const char *host, const char *text, int primary)
-{
-    for (int i = 0; i < r->nfindings; ++i) {
-        fc_finding_t *f = &r->findings[i];
-
-        if (f->verdict == verdict && strcmp(f->stage, stage) == 0 &&
-            strcmp(f->part, part) == 0 && strcmp(f->host, host) == 0) {
-            /* the same part failing again: count it, keep the first text */
-            char *more = strstr(f->text, " [and ");
-            int n = more ? atoi(more + 6) : 0;
-
-            if (more)
-                *more = '\0';
-            if (primary)
-                snprintf(f->text, sizeof(f->text), "%s", text);
-            snprintf(f->text + strlen(f->text), sizeof(f->text) - strlen(f->text),
-                     " [and %d more]", n + 1);
-            return;
-        }
-    }
-    if (r->nfindings == FC_VERDICT_MAX_REASONS) {
-        r->more_findings++;
-        return;
-    }
-    fc_finding_t *f = &r->findings[r->nfindings++];
-
-    f->verdict = verdict;
-    snprintf(f->stage, sizeof(f->stage), "%s", stage);
-    snprintf(f->part, sizeof(f->part), "%s", part);
-    snprintf(f->host, sizeof(f->host), "%s", host);
-    snprintf(f->text, sizeof(f->text), "%s", text);
 }
 
 int fc_rack_name_ok(const char *name)
@@ -343,7 +178,7 @@ static fc_status_t fc_verdict_setup(json_t *records, fc_run_verdict_t *out)
     int nplans = 0;
 
     json_array_foreach(records, i, rec)
-        if (strcmp(fc_json_str(rec, "type"), "plan") == 0) {
+        if (fc_record_id(rec) == FC_RECORD_PLAN) {
             plan = rec;
             ++nplans;
         }
@@ -412,12 +247,400 @@ static fc_status_t fc_verdict_setup(json_t *records, fc_run_verdict_t *out)
     return FC_OK;
 }
 
+static int fc_rack_has_host(const fc_rack_verdict_t *r, const char *host)
+{
+    for (int h = 0; h < r->nhosts; ++h)
+        if (strcmp(r->hosts[h], host) == 0)
+            return 1;
+    return 0;
+}
+
+static int fc_attempt_includes(const fc_attempt_t *at, const fc_rack_verdict_t *r)
+{
+    for (int h = 0; h < r->nhosts; ++h)
+        if (fc_json_has_string(at->hosts, r->hosts[h]))
+            return 1;
+    return 0;
+}
+
+/* Does this judged record concern rack r (was the rack measured by it)? */
+static int fc_record_concerns(json_t *rec, const fc_rack_verdict_t *r,
+                              const fc_attempt_t *at)
+{
+    if (fc_record_whole_job(rec))
+        return at != NULL && fc_attempt_includes(at, r);
+    return fc_record_names_rack(rec, r->rack);
+}
+
+/* Does this failing record implicate rack r? What its `implicates` names
+ * (every rack of its attempt for the part "cluster"), else the racks it
+ * concerns. */
+static int fc_record_implicates(json_t *rec, const fc_rack_verdict_t *r,
+                                const fc_attempt_t *at)
+{
+    json_t *imp = json_object_get(rec, "implicates");
+
+    if (!json_is_object(imp))
+        return fc_record_concerns(rec, r, at);
+    if (strcmp(fc_json_str(imp, "part"), "cluster") == 0)
+        return at != NULL && fc_attempt_includes(at, r);
+    if (fc_json_has_string(json_object_get(imp, "racks"), r->rack))
+        return 1;
+    if (strcmp(fc_json_str(imp, "rack"), r->rack) == 0)
+        return 1;
+    return fc_rack_has_host(r, fc_json_str(imp, "host"));
+}
+
+/* primary: the text is the verdict on the part itself (a quarantine, a
+ * node's localisation, a hang) and replaces a measurement's text */
+static void fc_add_finding(fc_rack_verdict_t *r, fc_verdict_t verdict, const char *stage,
+                           const char *part, const char *host, const char *text, int primary)
+{
+    for (int i = 0; i < r->nfindings; ++i) {
+        fc_finding_t *f = &r->findings[i];
+
+        if (f->verdict == verdict && strcmp(f->stage, stage) == 0 &&
+            strcmp(f->part, part) == 0 && strcmp(f->host, host) == 0) {
+            /* the same part failing again: count it, keep the first text */
+            char *more = strstr(f->text, " [and ");
+            int n = more ? atoi(more + 6) : 0;
+
+            if (more)
+                *more = '\0';
+            if (primary)
+                snprintf(f->text, sizeof(f->text), "%s", text);
+            snprintf(f->text + strlen(f->text), sizeof(f->text) - strlen(f->text),
+                     " [and %d more]", n + 1);
+            return;
+        }
+    }
+    if (r->nfindings == FC_VERDICT_MAX_REASONS) {
+        r->more_findings++;
+        return;
+    }
+    fc_finding_t *f = &r->findings[r->nfindings++];
+
+    f->verdict = verdict;
+    snprintf(f->stage, sizeof(f->stage), "%s", stage);
+    snprintf(f->part, sizeof(f->part), "%s", part);
+    snprintf(f->host, sizeof(f->host), "%s", host);
+    snprintf(f->text, sizeof(f->text), "%s", text);
+}
+
+/* Does the attempt include a host of any rack of the plan? */
+static int fc_attempt_includes_a_rack(const fc_run_verdict_t *out, const fc_attempt_t *at)
+{
+    for (int k = 0; k < out->nracks; ++k)
+        if (fc_attempt_includes(at, &out->racks[k]))
+            return 1;
+    return 0;
+}
+
+/* Records that say something failed (or could not be certified) but name
+ * no rack of the plan: a rack "ghost", a host of no rack, an implicates
+ * with no host. Rack by rack they would each be skipped; instead they
+ * count against every rack of their attempt (README: "a failure that names
+ * no rack of the plan"). */
+static void fc_verdict_find_unplaced(json_t *records, const fc_run_verdict_t *out,
+                                     fc_verdict_scan_t *scan)
+{
+    int cur[FC_STAGE_COUNT];
+    json_t *rec;
+    size_t i;
+
+    for (int s = 0; s < FC_STAGE_COUNT; ++s)
+        cur[s] = -1;
+    json_array_foreach(records, i, rec) {
+        const fc_record_type_t *t = fc_record_type_of(rec);
+        int s = fc_stage_from_name(fc_json_str(rec, "stage")), placed = 0;
+        const fc_attempt_t *at;
+        const char *verdict;
+
+        if (s < 0 || scan->ignored[i] || (fc_json_str(rec, "run_id")[0] &&
+                                          strcmp(fc_json_str(rec, "run_id"), out->run_id) != 0))
+            continue;
+        if (t->id == FC_RECORD_STAGE_START) {
+            cur[s]++;
+            continue;
+        }
+        at = cur[s] >= 0 && cur[s] < FC_MAX_ATTEMPTS ? &scan->att[s].a[cur[s]] : NULL;
+        if ((!t->check && !t->stop) || at == NULL)
+            continue;
+        verdict = fc_record_verdict(rec);
+        if (strcmp(verdict, "PASS") == 0)
+            continue;
+        if (strcmp(verdict, "INCOMPLETE") == 0) {
+            for (int k = 0; k < out->nracks && !placed; ++k)
+                placed = fc_record_concerns(rec, &out->racks[k], at);
+            scan->unplaced[i] = placed ? 0 : 2;
+        } else if (!fc_retest_supersedes(records, i)) {
+            for (int k = 0; k < out->nracks && !placed; ++k)
+                placed = fc_record_implicates(rec, &out->racks[k], at);
+            scan->unplaced[i] = placed ? 0 : 1;
+        }
+    }
+}
+
+/* An unplaced record (fc_verdict_find_unplaced) against rack r, one of
+ * its attempt's racks (or any rack, when the attempt has none of them). */
+static void fc_verdict_unplaced(fc_rack_verdict_t *r, fc_stage_id_t s, json_t *rec,
+                                int failing)
+{
+    json_t *imp = json_object_get(rec, "implicates");
+    const char *rack = fc_json_str(rec, "rack")[0] ? fc_json_str(rec, "rack")
+                                                   : fc_json_str(imp, "rack");
+    const char *host = fc_json_str(rec, "host")[0] ? fc_json_str(rec, "host")
+                                                   : fc_json_str(imp, "host");
+    char what[300], text[FC_VERDICT_TEXT];
+
+    fc_record_text(rec, NULL, what, sizeof(what));
+    snprintf(text, sizeof(text), "a %s that names no rack of the plan (rack '%s', host "
+             "'%s'), so it counts against every rack of its attempt: %s",
+             failing ? "failure" : "measurement not certified", rack, host, what);
+    json_array_append(r->checks, rec);
+    r->stages[s].checks++;
+    if (failing) {
+        r->stages[s].failed++;
+        json_array_append(r->failed_checks, rec);
+        r->stages[s].verdict = FC_VERDICT_FAIL;
+        fc_add_finding(r, FC_VERDICT_FAIL, fc_stage_name(s), "unplaced", "", text, 0);
+    } else {
+        json_array_append(r->incomplete_checks, rec);
+        if (r->stages[s].verdict != FC_VERDICT_FAIL)
+            r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
+        fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), "measurement", "",
+                       text, 0);
+    }
+}
+
+/* A quarantine of one of r's hosts fails the rack, on the part named. */
+static void fc_verdict_quarantine(fc_rack_verdict_t *r, json_t *rec)
+{
+    char text[FC_VERDICT_TEXT];
+
+    if (!fc_rack_has_host(r, fc_json_str(rec, "host")))
+        return;
+    json_array_append(r->quarantines, rec);
+    snprintf(text, sizeof(text), "host %s quarantined after the %s stage: %s",
+             fc_json_str(rec, "host"), fc_json_str(rec, "stage"), fc_json_str(rec, "reason"));
+    fc_add_finding(r, FC_VERDICT_FAIL, fc_json_str(rec, "stage"), fc_json_str(rec, "part"),
+                   fc_json_str(rec, "host"), text, 1);
+}
+
+/* A judged record (records[i], of type t) that concerns or implicates r,
+ * in stage s's attempt at: a check of the rack; not certified when it
+ * concerns r and is INCOMPLETE; a failure of the rack when it implicates
+ * r and is anything but PASS or INCOMPLETE (and no retest judged it). */
+static void fc_verdict_judge_record(json_t *records, size_t i, const fc_record_type_t *t,
+                                    fc_rack_verdict_t *r, fc_stage_id_t s,
+                                    const fc_attempt_t *at)
+{
+    json_t *rec = json_array_get(records, i);
+    char text[FC_VERDICT_TEXT], wrong_why[256], wrong_text[400];
+    const char *verdict;
+    int wrong;
+
+    /* zero tolerance, applied again from the record's own figures: wrong
+     * bits fail it whatever its verdict says */
+    wrong = fc_record_wrong_bits(rec, wrong_why, sizeof(wrong_why)) &&
+            strcmp(fc_json_str(rec, "verdict"), "FAIL") != 0;
+    verdict = wrong ? "FAIL" : fc_json_str(rec, "verdict");
+    if (wrong)
+        snprintf(wrong_text, sizeof(wrong_text), "its own figures show wrong bits "
+                 "(%s), though its verdict says '%s': wrong bits are never "
+                 "tolerated", wrong_why, fc_json_str(rec, "verdict"));
+    if (strcmp(verdict, "INCOMPLETE") == 0 && fc_record_concerns(rec, r, at)) {
+        /* measured, but not as the profile demands (e.g. the background
+         * load was not applied): not certified */
+        json_array_append(r->incomplete_checks, rec);
+        if (r->stages[s].verdict != FC_VERDICT_FAIL)
+            r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
+        fc_record_text(rec, NULL, text, sizeof(text));
+        fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), "measurement", "",
+                       text, 0);
+        return;
+    }
+    /* anything but PASS that is not INCOMPLETE counts as a failure,
+     * whatever its spelling; a wrong result a retest has judged fails
+     * through the retest's record instead */
+    if (strcmp(verdict, "PASS") == 0 ||
+        !fc_record_implicates(rec, r, at) || fc_retest_supersedes(records, i))
+        return;
+    json_t *imp = json_object_get(rec, "implicates");
+    const char *part = json_is_object(imp) ? fc_json_str(imp, "part") : "rack";
+    const char *host = json_is_object(imp) ? fc_json_str(imp, "host") : "";
+
+    r->stages[s].failed++;
+    json_array_append(r->failed_checks, rec);
+    r->stages[s].verdict = FC_VERDICT_FAIL;
+    fc_record_text(rec, wrong ? wrong_text : NULL, text, sizeof(text));
+    fc_add_finding(r, FC_VERDICT_FAIL, fc_stage_name(s), part, host, text, t->names_part);
+}
+
+static void fc_verdict_judge_rack(json_t *records, const fc_run_verdict_t *out,
+                                  const fc_verdict_scan_t *scan, fc_rack_verdict_t *r,
+                                  const int last[FC_STAGE_COUNT], int last_checks[FC_STAGE_COUNT])
+{
+    int cur[FC_STAGE_COUNT];
+    json_t *rec;
+    size_t i;
+
+    for (int s = 0; s < FC_STAGE_COUNT; ++s) {
+        cur[s] = -1;
+        last_checks[s] = 0;
+    }
+    json_array_foreach(records, i, rec) {
+        const fc_record_type_t *t = fc_record_type_of(rec);
+        int s = fc_stage_from_name(fc_json_str(rec, "stage"));
+        const fc_attempt_t *at;
+
+        if (s < 0 || scan->ignored[i] || (fc_json_str(rec, "run_id")[0] &&
+                      strcmp(fc_json_str(rec, "run_id"), out->run_id) != 0))
+            continue;       /* another run's records, and records after
+                             * their attempt's end, are counted already */
+        if (t->id == FC_RECORD_STAGE_START) {
+            cur[s]++;
+            continue;
+        }
+        at = cur[s] >= 0 && cur[s] < FC_MAX_ATTEMPTS ? &scan->att[s].a[cur[s]] : NULL;
+        if (t->id == FC_RECORD_QUARANTINE) {
+            fc_verdict_quarantine(r, rec);
+            continue;
+        }
+        if ((!t->check && !t->stop) || at == NULL)
+            continue;       /* (a judged record before its stage began is
+                             * counted as misplaced) */
+        if (scan->unplaced[i]) {
+            if (fc_attempt_includes(at, r) || !fc_attempt_includes_a_rack(out, at))
+                fc_verdict_unplaced(r, (fc_stage_id_t)s, rec, scan->unplaced[i] == 1);
+            continue;
+        }
+        if (!fc_record_concerns(rec, r, at) && !fc_record_implicates(rec, r, at))
+            continue;
+        json_array_append(r->checks, rec);
+        if (!t->stop) {
+            r->stages[s].checks++;
+            last_checks[s] += cur[s] == last[s];
+        }
+        fc_verdict_judge_record(records, i, t, r, (fc_stage_id_t)s, at);
+    }
+}
+
+/* A record of the stage's latest attempt that comes after its stage_end
+ * and that only the stage writes: a judged check (the runner's accounts,
+ * hangs and crashes, and the retest's records legitimately come after the
+ * end) or a second stage_end. */
+static int fc_record_after_end(json_t *rec, const fc_record_type_t *t,
+                               const fc_stage_attempts_t *att)
+{
+    const char *source = fc_json_str(rec, "source");
+
+    if (att->n == 0 || !att->a[att->n - 1].ended)
+        return 0;
+    if (t->id == FC_RECORD_STAGE_END)
+        return 1;
+    return t->check && strcmp(source, "runner") != 0 && strcmp(source, "retest") != 0;
+}
+
 /* A count of a stage_end record: a whole number >= 0, else -1. */
 static json_int_t fc_end_count(json_t *end, const char *key)
 {
     json_t *v = json_object_get(end, key);
 
     return json_is_integer(v) && json_integer_value(v) >= 0 ? json_integer_value(v) : -1;
+}
+
+static void fc_verdict_scan(json_t *records, const fc_run_verdict_t *out,
+                            fc_verdict_scan_t *scan)
+{
+    fc_stage_attempts_t *att = scan->att;
+    int open_stage = -1;        /* the stage whose attempt started last */
+    json_t *rec;
+    size_t i;
+
+    json_array_foreach(records, i, rec) {
+        const fc_record_type_t *t = fc_record_type_of(rec);
+        int s = fc_stage_from_name(fc_json_str(rec, "stage"));
+        int judged = t->check || t->stop;
+
+        if (t->id == FC_RECORD_UNREADABLE) {
+            /* stages run one after another: a line that cannot be read
+             * belongs to the attempt that started last (its own records or
+             * the runner's account of it) */
+            if (open_stage >= 0)
+                att[open_stage].a[att[open_stage].n - 1].unreadable++;
+            else
+                scan->unreadable_early++;
+            continue;
+        }
+        if (fc_json_str(rec, "run_id")[0] &&
+            strcmp(fc_json_str(rec, "run_id"), out->run_id) != 0) {
+            scan->misplaced++;
+            continue;
+        }
+        if (judged && (s < 0 || att[s].n == 0)) {
+            scan->misplaced++;
+            continue;
+        }
+        if (s < 0)
+            continue;
+        if (judged && !out->planned[s]) {
+            scan->misplaced++;      /* a stage the plan does not have */
+            scan->ignored[i] = 1;
+            continue;
+        }
+        if (fc_record_after_end(rec, t, &att[s])) {
+            /* the stage's own judged record, or a second end, after its
+             * attempt ended: not evidence of that attempt (README rule 7) */
+            scan->misplaced++;
+            scan->ignored[i] = 1;
+            continue;
+        }
+        if (t->check && !att[s].a[att[s].n - 1].ended &&
+            strcmp(fc_json_str(rec, "verdict"), "PASS") != 0)
+            att[s].a[att[s].n - 1].not_pass++;
+        if (att[s].n > 0 && !att[s].a[att[s].n - 1].ended &&
+            json_object_get(rec, "verdict") != NULL && t->id != FC_RECORD_STAGE_END &&
+            strcmp(fc_json_str(rec, "source"), "runner") != 0) {
+            att[s].a[att[s].n - 1].judged_seen++;
+            att[s].a[att[s].n - 1].judged_np_seen +=
+                strcmp(fc_json_str(rec, "verdict"), "PASS") != 0;
+        }
+        if (t->id == FC_RECORD_STAGE_SKIP)
+            scan->skip_reason[s] = fc_json_str(rec, "reason");   /* the runner's */
+        if (t->id == FC_RECORD_STAGE_START && att[s].n == FC_MAX_ATTEMPTS) {
+            att[s].beyond++;
+            open_stage = s;
+        } else if (t->id == FC_RECORD_STAGE_START) {
+            att[s].a[att[s].n].hosts = json_object_get(rec, "rank_hosts");
+            att[s].a[att[s].n].start = rec;
+            att[s].a[att[s].n].other_profile =
+                strcmp(fc_json_str(rec, "profile_sha256"),
+                       fc_json_str(out->plan, "profile_sha256")) != 0;
+            att[s].n++;
+            open_stage = s;
+        } else if (t->id == FC_RECORD_STAGE_END && att[s].n > 0) {
+            fc_attempt_t *a = &att[s].a[att[s].n - 1];
+
+            a->ended = 1;
+            a->skipped = strcmp(fc_json_str(rec, "verdict"), "SKIP") == 0;
+            a->reason = fc_json_str(rec, "reason");
+            a->status = fc_json_str(rec, "status");
+            a->error = fc_json_str(rec, "error");
+            a->end_verdict = fc_json_str(rec, "verdict");
+            a->failed_points = fc_end_count(rec, "failed_points");
+            a->points = fc_end_count(rec, "points");
+            a->judged_written = fc_end_count(rec, "judged_records");
+            a->judged_np_written = fc_end_count(rec, "judged_not_pass");
+        } else if (t->id == FC_RECORD_STAGE_ERROR) {
+            /* the runner's account of an attempt that did not end (the
+             * run was interrupted) or of a launch that never started */
+            if (att[s].n > 0 && !att[s].a[att[s].n - 1].ended)
+                att[s].a[att[s].n - 1].reason = fc_json_str(rec, "reason");
+            else if (att[s].n == 0)
+                scan->skip_reason[s] = fc_json_str(rec, "reason");
+        }
+    }
 }
 
 /* A stage's end record must agree with itself and with what it wrote:
@@ -499,8 +722,7 @@ static const char *fc_attempt_missing_host(const fc_attempt_t *a, const fc_rack_
  * or not. Also notes the backend the stage ran on. */
 static void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_verdict_t *r,
                                           fc_stage_id_t s, const fc_stage_attempts_t *att,
-                                          int last_index, int last_checks,
-                                          const char *skip_reason)
+                                          int last_index, int last_checks, const char *skip_reason)
 {
     fc_stage_verdict_t *sv = &r->stages[s];
     const fc_attempt_t *last = last_index >= 0 ? &att->a[last_index] : NULL;
@@ -597,6 +819,15 @@ static void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_v
                        text, 0);
 }
 
+const char *fc_verdict_name(fc_verdict_t v)
+{
+    switch (v) {
+    case FC_VERDICT_PASS: return "PASS";
+    case FC_VERDICT_FAIL: return "FAIL";
+    default: return "INCOMPLETE";
+    }
+}
+
 /* What holds for the whole run, found once and given to every rack. */
 static void fc_verdict_run_findings(const fc_run_verdict_t *out, fc_rack_verdict_t *r,
                                     int unreadable_early, int misplaced)
@@ -625,305 +856,49 @@ static void fc_verdict_run_findings(const fc_run_verdict_t *out, fc_rack_verdict
                        "no check judged this rack: nothing is certified for it", 0);
 }
 
-/* Does the attempt include a host of any rack of the plan? */
-static int fc_attempt_includes_a_rack(const fc_run_verdict_t *out, const fc_attempt_t *at)
-{
-    for (int k = 0; k < out->nracks; ++k)
-        if (fc_attempt_includes(at, &out->racks[k]))
-            return 1;
-    return 0;
-}
-
-/* Records that say something failed (or could not be certified) but name
- * no rack of the plan: a rack "ghost", a host of no rack, an implicates
- * with no host. Rack by rack they would each be skipped; instead they
- * count against every rack of their attempt (README: "a failure that names
- * no rack of the plan"). unplaced[i]: 1 failing, 2 INCOMPLETE. */
-static void fc_verdict_find_unplaced(json_t *records, const fc_run_verdict_t *out,
-                                     fc_stage_attempts_t *att, const unsigned char *ignored,
-                                     unsigned char *unplaced)
-{
-    int cur[FC_STAGE_COUNT];
-    json_t *rec;
-    size_t i;
-
-    for (int s = 0; s < FC_STAGE_COUNT; ++s)
-        cur[s] = -1;
-    json_array_foreach(records, i, rec) {
-        const char *type = fc_json_str(rec, "type"), *verdict;
-        int s = fc_stage_from_name(fc_json_str(rec, "stage")), placed = 0;
-        const fc_attempt_t *at;
-
-        if (s < 0 || ignored[i] || (fc_json_str(rec, "run_id")[0] &&
-                                    strcmp(fc_json_str(rec, "run_id"), out->run_id) != 0))
-            continue;
-        if (strcmp(type, "stage_start") == 0) {
-            cur[s]++;
-            continue;
-        }
-        at = cur[s] >= 0 && cur[s] < FC_MAX_ATTEMPTS ? &att[s].a[cur[s]] : NULL;
-        if ((!fc_record_is_check(type) && !fc_record_is_stop(type)) || at == NULL)
-            continue;
-        verdict = fc_record_verdict(rec);
-        if (strcmp(verdict, "PASS") == 0)
-            continue;
-        if (strcmp(verdict, "INCOMPLETE") == 0) {
-            for (int k = 0; k < out->nracks && !placed; ++k)
-                placed = fc_record_concerns(rec, &out->racks[k], at);
-            unplaced[i] = placed ? 0 : 2;
-        } else if (!fc_retest_supersedes(records, i)) {
-            for (int k = 0; k < out->nracks && !placed; ++k)
-                placed = fc_record_implicates(rec, &out->racks[k], at);
-            unplaced[i] = placed ? 0 : 1;
-        }
-    }
-}
-
-/* An unplaced record (fc_verdict_find_unplaced) against rack r, one of
- * its attempt's racks (or any rack, when the attempt has none of them). */
-static void fc_verdict_unplaced(fc_rack_verdict_t *r, fc_stage_id_t s, json_t *rec,
-                                int failing)
-{
-    json_t *imp = json_object_get(rec, "implicates");
-    const char *rack = fc_json_str(rec, "rack")[0] ? fc_json_str(rec, "rack")
-                                                   : fc_json_str(imp, "rack");
-    const char *host = fc_json_str(rec, "host")[0] ? fc_json_str(rec, "host")
-                                                   : fc_json_str(imp, "host");
-    char what[300], text[FC_VERDICT_TEXT];
-
-    fc_record_text(rec, NULL, what, sizeof(what));
-    snprintf(text, sizeof(text), "a %s that names no rack of the plan (rack '%s', host "
-             "'%s'), so it counts against every rack of its attempt: %s",
-             failing ? "failure" : "measurement not certified", rack, host, what);
-    json_array_append(r->checks, rec);
-    r->stages[s].checks++;
-    if (failing) {
-        r->stages[s].failed++;
-        json_array_append(r->failed_checks, rec);
-        r->stages[s].verdict = FC_VERDICT_FAIL;
-        fc_add_finding(r, FC_VERDICT_FAIL, fc_stage_name(s), "unplaced", "", text, 0);
-    } else {
-        json_array_append(r->incomplete_checks, rec);
-        if (r->stages[s].verdict != FC_VERDICT_FAIL)
-            r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
-        fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), "measurement", "",
-                       text, 0);
-    }
-}
-
 fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
 {
-    fc_stage_attempts_t att[FC_STAGE_COUNT];
-    const char *skip_reason[FC_STAGE_COUNT] = { 0 };
-    json_t *rec;
-    size_t i;
+    fc_verdict_scan_t scan;
     fc_status_t st;
-    int open_stage = -1;        /* the stage whose attempt started last */
-    int unreadable_early = 0;   /* unreadable records before any stage */
-    int misplaced = 0;          /* records of another run, or judged records
-                                 * outside any attempt of a known stage */
-    unsigned char *ignored;     /* per record: misplaced, not evidence */
-    unsigned char *unplaced;    /* per record: names no rack of the plan */
 
     memset(out, 0, sizeof(*out));
-    memset(att, 0, sizeof(att));
+    memset(&scan, 0, sizeof(scan));
     if ((st = fc_verdict_setup(records, out)) != FC_OK) {
         fc_verdict_free(out);
         return st;
     }
     /* records counted as misplaced that the racks' pass must not judge */
-    ignored = calloc(json_array_size(records) + 1, 1);
-    unplaced = calloc(json_array_size(records) + 1, 1);
-    if (ignored == NULL || unplaced == NULL) {
-        free(ignored);
-        free(unplaced);
+    scan.ignored = calloc(json_array_size(records) + 1, 1);
+    scan.unplaced = calloc(json_array_size(records) + 1, 1);
+    if (scan.ignored == NULL || scan.unplaced == NULL) {
+        free(scan.ignored);
+        free(scan.unplaced);
         fc_verdict_free(out);
         return FC_ERR_INTERNAL;
     }
-    /* attempts, in order */
-    json_array_foreach(records, i, rec) {
-        const char *type = fc_json_str(rec, "type");
-        int s = fc_stage_from_name(fc_json_str(rec, "stage"));
-
-        if (strcmp(type, FC_UNREADABLE_RECORD) == 0) {
-            /* stages run one after another: a line that cannot be read
-             * belongs to the attempt that started last (its own records or
-             * the runner's account of it) */
-            if (open_stage >= 0)
-                att[open_stage].a[att[open_stage].n - 1].unreadable++;
-            else
-                unreadable_early++;
-            continue;
-        }
-        if (fc_json_str(rec, "run_id")[0] &&
-            strcmp(fc_json_str(rec, "run_id"), out->run_id) != 0) {
-            misplaced++;
-            continue;
-        }
-        if ((fc_record_is_check(type) || fc_record_is_stop(type)) &&
-            (s < 0 || att[s].n == 0)) {
-            misplaced++;
-            continue;
-        }
-        if (s < 0)
-            continue;
-        if ((fc_record_is_check(type) || fc_record_is_stop(type)) && !out->planned[s]) {
-            misplaced++;        /* a stage the plan does not have */
-            ignored[i] = 1;
-            continue;
-        }
-        if (fc_record_after_end(rec, type, &att[s])) {
-            /* the stage's own judged record, or a second end, after its
-             * attempt ended: not evidence of that attempt (README rule 7) */
-            misplaced++;
-            ignored[i] = 1;
-            continue;
-        }
-        if (fc_record_is_check(type) && !att[s].a[att[s].n - 1].ended &&
-            strcmp(fc_json_str(rec, "verdict"), "PASS") != 0)
-            att[s].a[att[s].n - 1].not_pass++;
-        if (att[s].n > 0 && !att[s].a[att[s].n - 1].ended &&
-            json_object_get(rec, "verdict") != NULL && strcmp(type, "stage_end") != 0 &&
-            strcmp(fc_json_str(rec, "source"), "runner") != 0) {
-            att[s].a[att[s].n - 1].judged_seen++;
-            att[s].a[att[s].n - 1].judged_np_seen +=
-                strcmp(fc_json_str(rec, "verdict"), "PASS") != 0;
-        }
-        if (strcmp(type, "stage_skip") == 0)
-            skip_reason[s] = fc_json_str(rec, "reason");     /* the runner's */
-        if (strcmp(type, "stage_start") == 0 && att[s].n == FC_MAX_ATTEMPTS) {
-            att[s].beyond++;
-            open_stage = s;
-        } else if (strcmp(type, "stage_start") == 0) {
-            att[s].a[att[s].n].hosts = json_object_get(rec, "rank_hosts");
-            att[s].a[att[s].n].start = rec;
-            att[s].a[att[s].n].other_profile =
-                strcmp(fc_json_str(rec, "profile_sha256"),
-                       fc_json_str(out->plan, "profile_sha256")) != 0;
-            att[s].n++;
-            open_stage = s;
-        } else if (strcmp(type, "stage_end") == 0 && att[s].n > 0) {
-            fc_attempt_t *a = &att[s].a[att[s].n - 1];
-
-            a->ended = 1;
-            a->skipped = strcmp(fc_json_str(rec, "verdict"), "SKIP") == 0;
-            a->reason = fc_json_str(rec, "reason");
-            a->status = fc_json_str(rec, "status");
-            a->error = fc_json_str(rec, "error");
-            a->end_verdict = fc_json_str(rec, "verdict");
-            a->failed_points = fc_end_count(rec, "failed_points");
-            a->points = fc_end_count(rec, "points");
-            a->judged_written = fc_end_count(rec, "judged_records");
-            a->judged_np_written = fc_end_count(rec, "judged_not_pass");
-        } else if (strcmp(type, "stage_error") == 0) {
-            /* the runner's account of an attempt that did not end (the
-             * run was interrupted) or of a launch that never started */
-            if (att[s].n > 0 && !att[s].a[att[s].n - 1].ended)
-                att[s].a[att[s].n - 1].reason = fc_json_str(rec, "reason");
-            else if (att[s].n == 0)
-                skip_reason[s] = fc_json_str(rec, "reason");
-        }
-    }
-    fc_verdict_find_unplaced(records, out, att, ignored, unplaced);
+    fc_verdict_scan(records, out, &scan);
+    fc_verdict_find_unplaced(records, out, &scan);
     for (int k = 0; k < out->nracks; ++k) {
         fc_rack_verdict_t *r = &out->racks[k];
-        int cur[FC_STAGE_COUNT], last[FC_STAGE_COUNT], last_checks[FC_STAGE_COUNT];
+        int last[FC_STAGE_COUNT], last_checks[FC_STAGE_COUNT];
 
+        /* per stage, the latest attempt that included the rack speaks
+         * for it */
         for (int s = 0; s < FC_STAGE_COUNT; ++s) {
-            cur[s] = last[s] = -1;
-            last_checks[s] = 0;
-            for (int a = 0; a < att[s].n; ++a)
-                if (fc_attempt_includes(&att[s].a[a], r))
+            last[s] = -1;
+            for (int a = 0; a < scan.att[s].n; ++a)
+                if (fc_attempt_includes(&scan.att[s].a[a], r))
                     last[s] = a;
         }
         /* judged records and quarantines, each against the attempt it
          * belongs to */
-        json_array_foreach(records, i, rec) {
-            const char *type = fc_json_str(rec, "type");
-            int s = fc_stage_from_name(fc_json_str(rec, "stage"));
-            const fc_attempt_t *at;
-            char text[FC_VERDICT_TEXT], wrong_why[256], wrong_text[400];
-            const char *verdict;
-            int wrong;
-
-            if (s < 0 || ignored[i] || (fc_json_str(rec, "run_id")[0] &&
-                          strcmp(fc_json_str(rec, "run_id"), out->run_id) != 0))
-                continue;       /* another run's records, and records after
-                                 * their attempt's end, are counted above */
-            if (strcmp(type, "stage_start") == 0) {
-                cur[s]++;
-                continue;
-            }
-            at = cur[s] >= 0 && cur[s] < FC_MAX_ATTEMPTS ? &att[s].a[cur[s]] : NULL;
-            if (strcmp(type, "quarantine") == 0) {
-                if (fc_rack_has_host(r, fc_json_str(rec, "host"))) {
-                    json_array_append(r->quarantines, rec);
-                    snprintf(text, sizeof(text), "host %s quarantined after the "
-                             "%s stage: %s", fc_json_str(rec, "host"), fc_json_str(rec, "stage"),
-                             fc_json_str(rec, "reason"));
-                    fc_add_finding(r, FC_VERDICT_FAIL, fc_json_str(rec, "stage"),
-                                   fc_json_str(rec, "part"), fc_json_str(rec, "host"), text, 1);
-                }
-                continue;
-            }
-            if ((!fc_record_is_check(type) && !fc_record_is_stop(type)) || at == NULL)
-                continue;       /* (a judged record before its stage began is
-                                 * counted as misplaced above) */
-            if (unplaced[i]) {
-                if (fc_attempt_includes(at, r) || !fc_attempt_includes_a_rack(out, at))
-                    fc_verdict_unplaced(r, (fc_stage_id_t)s, rec, unplaced[i] == 1);
-                continue;
-            }
-            if (!fc_record_concerns(rec, r, at) && !fc_record_implicates(rec, r, at))
-                continue;
-            json_array_append(r->checks, rec);
-            if (!fc_record_is_stop(type)) {
-                r->stages[s].checks++;
-                last_checks[s] += cur[s] == last[s];
-            }
-            /* zero tolerance, applied again from the record's own
-             * figures: wrong bits fail it whatever its verdict says */
-            wrong = fc_record_wrong_bits(rec, wrong_why, sizeof(wrong_why)) &&
-                    strcmp(fc_json_str(rec, "verdict"), "FAIL") != 0;
-            verdict = wrong ? "FAIL" : fc_json_str(rec, "verdict");
-            if (wrong)
-                snprintf(wrong_text, sizeof(wrong_text), "its own figures show wrong bits "
-                         "(%s), though its verdict says '%s': wrong bits are never "
-                         "tolerated", wrong_why, fc_json_str(rec, "verdict"));
-            if (strcmp(verdict, "INCOMPLETE") == 0 && fc_record_concerns(rec, r, at)) {
-                /* measured, but not as the profile demands (e.g. the
-                 * background load was not applied): not certified */
-                json_array_append(r->incomplete_checks, rec);
-                if (r->stages[s].verdict != FC_VERDICT_FAIL)
-                    r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
-                fc_record_text(rec, NULL, text, sizeof(text));
-                fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), "measurement",
-                               "", text, 0);
-                continue;
-            }
-            /* anything but PASS that is not INCOMPLETE counts as a failure,
-             * whatever its spelling; a wrong result a retest has judged
-             * fails through the retest's record instead */
-            if (strcmp(verdict, "PASS") == 0 ||
-                !fc_record_implicates(rec, r, at) || fc_retest_supersedes(records, i))
-                continue;
-            json_t *imp = json_object_get(rec, "implicates");
-            const char *part = json_is_object(imp) ? fc_json_str(imp, "part") : "rack";
-            const char *host = json_is_object(imp) ? fc_json_str(imp, "host") : "";
-
-            r->stages[s].failed++;
-            json_array_append(r->failed_checks, rec);
-            r->stages[s].verdict = FC_VERDICT_FAIL;
-            fc_record_text(rec, wrong ? wrong_text : NULL, text, sizeof(text));
-            fc_add_finding(r, FC_VERDICT_FAIL, fc_stage_name(s), part, host, text,
-                           strcmp(type, "pairs_node") == 0 || fc_record_is_stop(type));
-        }
+        fc_verdict_judge_rack(records, out, &scan, r, last, last_checks);
         /* stages that did not run, finish or judge anything for this rack */
-        for (int sg = 0; sg < FC_STAGE_COUNT; ++sg)
-            if (out->planned[sg])
-                fc_verdict_stage_completeness(out, r, (fc_stage_id_t)sg, &att[sg],
-                                              last[sg], last_checks[sg], skip_reason[sg]);
-        fc_verdict_run_findings(out, r, unreadable_early, misplaced);
+        for (int s = 0; s < FC_STAGE_COUNT; ++s)
+            if (out->planned[s])
+                fc_verdict_stage_completeness(out, r, (fc_stage_id_t)s, &scan.att[s],
+                                              last[s], last_checks[s], scan.skip_reason[s]);
+        fc_verdict_run_findings(out, r, scan.unreadable_early, scan.misplaced);
         r->verdict = FC_VERDICT_PASS;
         for (int f = 0; f < r->nfindings; ++f)
             if (r->findings[f].verdict > r->verdict)
@@ -933,8 +908,8 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
     }
     if (out->nracks == 0)
         out->overall = FC_VERDICT_INCOMPLETE;
-    free(ignored);
-    free(unplaced);
+    free(scan.ignored);
+    free(scan.unplaced);
     return FC_OK;
 }
 
