@@ -1,10 +1,12 @@
 /*
- * fc_certificate.c - per-rack certificates: what goes in, the canonical
- * form, its SHA-256 digest and (with a secret key) its detached Ed25519
- * signature. See fc_report.h for the format; keys, digests and `verify`
- * are in fc_sign.c.
+ * fc_certificate.c - per-rack certificates (fc_certificate.h): what goes
+ * in, and the file: its canonical form, its SHA-256 digest and (with a
+ * secret key) its detached Ed25519 signature (fc_sign.h says the format;
+ * keys, digests and `verify` are in fc_sign.c). Each judged record is one
+ * figure: what every figure has is here, what its type adds comes from the
+ * record-type table (fc_record.h, fc_cert_figure.c).
  */
-#include "fc_report.h"
+#include "fc_certificate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,34 +17,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fc_inventory.h"
-#include "fc_results.h"
+#include "fc_record.h"
+#include "fc_report_text.h"
+#include "fc_sign.h"
 #include "fc_verdict_figures.h"
-#include "fc_verdict_retest.h"
-
-char *fc_canonical_dump(const json_t *obj)
-{
-    return json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII |
-                           JSON_REAL_PRECISION(6));
-}
-
-static json_t *fc_limit_or_null(json_t *limit, const char *key)
-{
-    json_t *v = json_object_get(limit, key);
-
-    return json_is_number(v) && json_number_value(v) >= 0
-               ? json_real(json_number_value(v)) : json_null();
-}
-
-static json_t *fc_json_or_null(json_t *v)
-{
-    return v ? json_deep_copy(v) : json_null();
-}
 
 /* One judged record as the certificate shows it: figures beside limits. */
 static json_t *fc_cert_figure(json_t *rec)
 {
-    const char *type = fc_json_str(rec, "type");
+    const fc_record_type_t *t = fc_record_type_of(rec);
     char label[256], why[256];
     json_t *f;
 
@@ -50,74 +33,8 @@ static json_t *fc_cert_figure(json_t *rec)
     /* the report's verdict on the record: wrong bits in its own figures
      * fail it whatever the stage wrote (fc_verdict_figures.h) */
     f = json_pack("{s:s, s:s}", "check", label, "verdict", fc_record_verdict(rec));
-    if (strcmp(type, "point") == 0) {
-        json_t *limit = json_object_get(rec, "limit");
-        json_t *rel = json_object_get(rec, "relative");
-
-        json_object_set_new(f, "group", json_string(fc_json_str(rec, "group")));
-        json_object_set_new(f, "bytes", fc_json_or_null(json_object_get(rec, "bytes")));
-        json_object_set_new(f, "busbw_gbps", fc_json_or_null(json_object_get(rec, "busbw_gbps")));
-        json_object_set_new(f, "time_median_us", fc_json_or_null(
-            json_object_get(json_object_get(rec, "time_us"), "median")));
-        if (json_is_object(json_object_get(rec, "soak"))) {
-            json_t *soak = json_object_get(rec, "soak");
-
-            json_object_set_new(f, "soak_runs", fc_json_or_null(json_object_get(soak, "runs")));
-            json_object_set_new(f, "soak_windows", json_integer(
-                (json_int_t)json_array_size(json_object_get(soak, "windows"))));
-            json_object_set_new(f, "drift_pct", fc_json_or_null(json_object_get(soak, "drift_pct")));
-            json_object_set_new(f, "max_drift_pct", fc_limit_or_null(soak, "max_drift_pct"));
-        }
-        json_object_set_new(f, "wrong", fc_json_or_null(json_object_get(rec, "wrong")));
-        json_object_set_new(f, "min_busbw_gbps", fc_limit_or_null(limit, "min_busbw_gbps"));
-        json_object_set_new(f, "max_latency_us", fc_limit_or_null(limit, "max_latency_us"));
-        json_object_set_new(f, "peer_median_busbw_gbps",
-                            fc_limit_or_null(rel, "peer_median_busbw_gbps"));
-        if (json_object_get(rel, "peer_median_algbw_gbps"))
-            json_object_set_new(f, "peer_median_algbw_gbps",
-                                fc_limit_or_null(rel, "peer_median_algbw_gbps"));
-        /* which rules judged it: the peer class, and the rules that could
-         * not apply with why (records from before peer classes have none) */
-        if (json_object_get(rel, "class"))
-            json_object_set_new(f, "peer_class", fc_json_or_null(json_object_get(rel, "class")));
-        if (json_array_size(json_object_get(rec, "rules_not_applied")) > 0)
-            json_object_set_new(f, "rules_not_applied",
-                                json_deep_copy(json_object_get(rec, "rules_not_applied")));
-    } else if (strcmp(type, "pair") == 0) {
-        json_object_set_new(f, "host_a", json_string(fc_json_str(rec, "host_a")));
-        json_object_set_new(f, "host_b", json_string(fc_json_str(rec, "host_b")));
-        json_object_set_new(f, "latency_us", fc_json_or_null(json_object_get(rec, "latency_us")));
-        json_object_set_new(f, "sizes", fc_json_or_null(json_object_get(rec, "sizes")));
-    } else if (strcmp(type, "contention") == 0) {
-        json_object_set_new(f, "group", json_string(fc_json_str(rec, "group")));
-        json_object_set_new(f, "bytes", fc_json_or_null(json_object_get(rec, "bytes")));
-        json_object_set_new(f, "kind", json_string(fc_json_str(rec, "kind")));
-        json_object_set_new(f, "clean_median_us", fc_json_or_null(json_object_get(rec, "clean_median_us")));
-        json_object_set_new(f, "loaded_median_us", fc_json_or_null(json_object_get(rec, "loaded_median_us")));
-        json_object_set_new(f, "slowdown", fc_json_or_null(json_object_get(rec, "slowdown")));
-        json_object_set_new(f, "max_slowdown", fc_limit_or_null(rec, "max_slowdown"));
-        json_object_set_new(f, "background", fc_json_or_null(json_object_get(rec, "background")));
-        if (json_object_get(rec, "background_hosts"))
-            json_object_set_new(f, "background_hosts",
-                                fc_json_or_null(json_object_get(rec, "background_hosts")));
-        json_object_set_new(f, "wrong", fc_json_or_null(json_object_get(rec, "wrong")));
-    } else if (strcmp(type, "preflight") == 0) {
-        json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));
-    } else if (strcmp(type, "soak_counters") == 0) {
-        json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));
-        json_object_set_new(f, "counter_deltas", fc_json_or_null(json_object_get(rec, "links")));
-        json_object_set_new(f, "max_error_delta", fc_json_or_null(json_object_get(rec, "max_error_delta")));
-    } else if (strcmp(type, "retest") == 0) {
-        fc_retest_figure(rec, f);
-    } else if (strcmp(type, "pairs_node") == 0) {
-        json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));
-        json_object_set_new(f, "slow_partners", fc_json_or_null(json_object_get(rec, "slow_partners")));
-        json_object_set_new(f, "partners", fc_json_or_null(json_object_get(rec, "partners")));
-    } else {
-        json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));
-        json_object_set_new(f, "ranks", json_string(fc_json_str(rec, "ranks")));
-        json_object_set_new(f, "stuck_at", json_string(fc_json_str(rec, "stuck_at")));
-    }
+    if (t->figure)
+        t->figure(rec, f);
     /* what a confirmation alone found (DESIGN rule 2), where one ran */
     if (json_is_object(json_object_get(rec, "confirmation")))
         json_object_set_new(f, "confirmation",
@@ -235,7 +152,7 @@ json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t 
 
         /* the node's inventory, from its latest preflight record */
         json_array_foreach(r->checks, ci, c)
-            if (strcmp(fc_json_str(c, "type"), "preflight") == 0 &&
+            if (fc_record_id(c) == FC_RECORD_PREFLIGHT &&
                 strcmp(fc_json_str(c, "host"), host) == 0) {
                 json_decref(inv);
                 inv = json_deep_copy(json_object_get(c, "inventory"));

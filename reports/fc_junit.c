@@ -8,16 +8,18 @@
  * never shows green. Command-line overrides are a property of each suite,
  * and so is a sysfs tree read instead of /sys (sysfs_root). Each testcase's
  * <system-out> says which rules judged its figures and which were not
- * applied, and why (fc_rules_of). A check that
+ * applied, and why (fc_rules_of, fc_record.h). A check that
  * failed but is attributed to another rack (a slow pair whose other end
  * has the bad link) passes here, saying so in <system-out>.
  */
-#include "fc_report.h"
+#include "fc_junit.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "fc_record.h"
+#include "fc_report_text.h"
 #include "fc_verdict_figures.h"
 
 static void fc_xml_escape(FILE *f, const char *s)

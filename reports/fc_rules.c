@@ -1,6 +1,8 @@
 /*
  * fc_rules.c - which rules judged a figure, and which did not, in words
- * the reports share (fc_report.h: fc_rules_of). A stage writes, beside each
+ * the reports share (fc_rules.h; the writers ask fc_rules_of in
+ * fc_record.h, which picks the function of the record's type from the
+ * record-type table). A stage writes, beside each
  * figure, the limit rule it matched, the relative rule's peer class and
  * reference, and `rules_not_applied`: a rule that could not judge that
  * figure and why (a one-rank all_reduce's bus factor of 0 makes busbw say
@@ -10,17 +12,23 @@
  * figure is one line, applied or not; the text of one that did not apply
  * says the rule and why, and the writers mark it "not applied".
  */
-#include "fc_report.h"
+#include "fc_rules.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "fc_json.h"
+#include "fc_profile.h"
+
+/* The longest line of a rule. */
+#define FC_RULE_TEXT 512
+
 /* One line into lines: {"applied": bool, "text": ...}. */
 __attribute__((format(printf, 3, 4)))
 static void fc_rule_add(json_t *lines, int applied, const char *fmt, ...)
 {
-    char text[FC_VERDICT_TEXT];
+    char text[FC_RULE_TEXT];
     va_list ap;
 
     va_start(ap, fmt);
@@ -111,61 +119,67 @@ static void fc_rules_drift(json_t *lines, json_t *soak, json_t *notes)
                     "two or more", max, nw);
 }
 
-json_t *fc_rules_of(json_t *rec)
+void fc_rules_point(json_t *rec, json_t *lines)
 {
-    const char *type = fc_json_str(rec, "type");
-    json_t *lines = json_array(), *z;
-    size_t i;
+    json_t *limit = json_object_get(rec, "limit");
 
-    if (strcmp(type, "point") == 0) {
-        json_t *limit = json_object_get(rec, "limit");
-
-        fc_rules_figures(lines, "", json_is_object(limit)
-                         ? json_number_value(json_object_get(limit, "min_busbw_gbps")) : -1,
-                         json_is_object(limit)
-                         ? json_number_value(json_object_get(limit, "max_latency_us")) : -1,
-                         (long)json_integer_value(json_object_get(limit, "line")),
-                         json_object_get(rec, "relative"),
-                         json_object_get(rec, "rules_not_applied"), "busbw");
-        fc_rules_drift(lines, json_object_get(rec, "soak"),
-                       json_object_get(rec, "rules_not_applied"));
-    } else if (strcmp(type, "soak_counters") == 0) {
-        if (json_is_number(json_object_get(rec, "max_error_delta")))
-            fc_rule_add(lines, 1, "error counters rise by at most %.0f (max_error_delta)",
-                        json_number_value(json_object_get(rec, "max_error_delta")));
-    } else if (strcmp(type, "pair") == 0) {
-        json_t *lat = json_object_get(rec, "latency_limit");
-
-        json_array_foreach(json_object_get(rec, "sizes"), i, z) {
-            char size[48];
-
-            fc_format_size((uint64_t)json_integer_value(json_object_get(z, "bytes")), size,
-                           sizeof(size) - 2);
-            strcat(size, ": ");
-            fc_rules_figures(lines, size, json_object_get(z, "min_bw_gbps")
-                             ? json_number_value(json_object_get(z, "min_bw_gbps")) : -1, -1,
-                             (long)json_integer_value(json_object_get(z, "limit_line")),
-                             json_object_get(z, "relative"),
-                             json_object_get(z, "rules_not_applied"), "bandwidth");
-        }
-        if (json_is_object(lat) && json_number_value(json_object_get(lat, "max_latency_us")) >= 0)
-            fc_rule_add(lines, 1, "latency <= %.0f us (profile line %lld)",
-                        json_number_value(json_object_get(lat, "max_latency_us")),
-                        (long long)json_integer_value(json_object_get(lat, "line")));
-    } else if (strcmp(type, "contention") == 0) {
-        if (json_number_value(json_object_get(rec, "max_slowdown")) > 0)
-            fc_rule_add(lines, 1, "slowdown <= %.2fx",
-                        json_number_value(json_object_get(rec, "max_slowdown")));
-        json_array_foreach(json_object_get(rec, "rules_not_applied"), i, z)
-            if (json_is_string(z))
-                fc_rule_add(lines, 0, "%s", json_string_value(z));
-    }
-    return lines;
+    fc_rules_figures(lines, "", json_is_object(limit)
+                     ? json_number_value(json_object_get(limit, "min_busbw_gbps")) : -1,
+                     json_is_object(limit)
+                     ? json_number_value(json_object_get(limit, "max_latency_us")) : -1,
+                     (long)json_integer_value(json_object_get(limit, "line")),
+                     json_object_get(rec, "relative"),
+                     json_object_get(rec, "rules_not_applied"), "busbw");
+    fc_rules_drift(lines, json_object_get(rec, "soak"),
+                   json_object_get(rec, "rules_not_applied"));
 }
 
-void fc_rules_text(json_t *rec, int applied, char *buf, size_t len)
+void fc_rules_soak_counters(json_t *rec, json_t *lines)
 {
-    json_t *lines = fc_rules_of(rec), *l;
+    if (json_is_number(json_object_get(rec, "max_error_delta")))
+        fc_rule_add(lines, 1, "error counters rise by at most %.0f (max_error_delta)",
+                    json_number_value(json_object_get(rec, "max_error_delta")));
+}
+
+void fc_rules_pair(json_t *rec, json_t *lines)
+{
+    json_t *lat = json_object_get(rec, "latency_limit"), *z;
+    size_t i;
+
+    json_array_foreach(json_object_get(rec, "sizes"), i, z) {
+        char size[48];
+
+        fc_format_size((uint64_t)json_integer_value(json_object_get(z, "bytes")), size,
+                       sizeof(size) - 2);
+        strcat(size, ": ");
+        fc_rules_figures(lines, size, json_object_get(z, "min_bw_gbps")
+                         ? json_number_value(json_object_get(z, "min_bw_gbps")) : -1, -1,
+                         (long)json_integer_value(json_object_get(z, "limit_line")),
+                         json_object_get(z, "relative"),
+                         json_object_get(z, "rules_not_applied"), "bandwidth");
+    }
+    if (json_is_object(lat) && json_number_value(json_object_get(lat, "max_latency_us")) >= 0)
+        fc_rule_add(lines, 1, "latency <= %.0f us (profile line %lld)",
+                    json_number_value(json_object_get(lat, "max_latency_us")),
+                    (long long)json_integer_value(json_object_get(lat, "line")));
+}
+
+void fc_rules_contention(json_t *rec, json_t *lines)
+{
+    json_t *z;
+    size_t i;
+
+    if (json_number_value(json_object_get(rec, "max_slowdown")) > 0)
+        fc_rule_add(lines, 1, "slowdown <= %.2fx",
+                    json_number_value(json_object_get(rec, "max_slowdown")));
+    json_array_foreach(json_object_get(rec, "rules_not_applied"), i, z)
+        if (json_is_string(z))
+            fc_rule_add(lines, 0, "%s", json_string_value(z));
+}
+
+void fc_rules_lines_text(json_t *lines, int applied, char *buf, size_t len)
+{
+    json_t *l;
     size_t i, used = 0;
 
     buf[0] = '\0';
@@ -175,5 +189,4 @@ void fc_rules_text(json_t *rec, int applied, char *buf, size_t len)
                      fc_json_str(l, "text"));
             used = strlen(buf);
         }
-    json_decref(lines);
 }

@@ -23,7 +23,7 @@
  * O_NOFOLLOW: it never overwrites a file and never follows a symbolic link
  * planted where a key is to be written.
  */
-#include "fc_report.h"
+#include "fc_sign.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,9 +35,16 @@
 #include <unistd.h>
 
 #include "fc_inventory.h"
+#include "fc_json.h"
 
 /* Larger than any certificate a run writes; a bound on what verify reads. */
 #define FC_CERT_MAX_BYTES (256u << 20)
+
+char *fc_canonical_dump(const json_t *obj)
+{
+    return json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII |
+                           JSON_REAL_PRECISION(6));
+}
 
 void fc_hex_encode(const unsigned char *in, size_t n, char *out)
 {

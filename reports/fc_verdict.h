@@ -47,12 +47,16 @@
  *     file is missing or does not load;
  * For each stage the latest attempt that included a rack's hosts speaks
  * for that rack (the runner re-runs a stage once without hung hosts).
+ * What each type of record is (a check, the runner's account of a hang,
+ * context) and which racks it concerns is the record-type table's
+ * (fc_record.h).
  */
 #ifndef FC_VERDICT_H
 #define FC_VERDICT_H
 
 #include <jansson.h>
 
+#include "fc_json.h"
 #include "fc_profile.h"
 #include "fc_status.h"
 
@@ -70,15 +74,16 @@ const char *fc_verdict_name(fc_verdict_t v);
 
 /* One finding against a rack: a failure or the reason it is incomplete. */
 typedef struct fc_finding {
-    fc_verdict_t verdict;
-    char stage[16];
+    fc_verdict_t verdict;           /* FAIL, or INCOMPLETE */
+    char stage[16];                 /* the stage it is about, or "run" */
     char part[16];                  /* link, NIC, GPU, node, rack, path, ... */
     char host[FC_VERDICT_NAME];     /* the host to pull, "" if none */
-    char text[FC_VERDICT_TEXT];
+    char text[FC_VERDICT_TEXT];     /* the evidence, one line ("... [and 3
+                                     * more]" when it stands for several) */
 } fc_finding_t;
 
 typedef struct fc_stage_verdict {
-    fc_verdict_t verdict;
+    fc_verdict_t verdict;           /* the stage's, on this rack */
     int ran;                        /* a finished attempt included the rack */
     int checks, failed;             /* judged records for this rack */
     char backend[16];               /* what the stage really ran on ("" if
@@ -91,17 +96,17 @@ typedef struct fc_stage_verdict {
 } fc_stage_verdict_t;
 
 typedef struct fc_rack_verdict {
-    char rack[FC_VERDICT_NAME];
-    int nhosts;
-    char (*hosts)[FC_VERDICT_NAME];
-    fc_verdict_t verdict;
-    fc_stage_verdict_t stages[FC_STAGE_COUNT];
-    int nfindings;
-    fc_finding_t findings[FC_VERDICT_MAX_REASONS];
+    char rack[FC_VERDICT_NAME];     /* its name in the plan's inventory */
+    int nhosts;                     /* hosts in hosts[] */
+    char (*hosts)[FC_VERDICT_NAME]; /* its hosts, in inventory order */
+    fc_verdict_t verdict;           /* the worst of its findings */
+    fc_stage_verdict_t stages[FC_STAGE_COUNT];  /* per stage, by id */
+    int nfindings;                  /* findings in findings[] */
+    fc_finding_t findings[FC_VERDICT_MAX_REASONS];  /* in the order found */
     int more_findings;              /* findings beyond the array */
-    json_t *checks;                 /* the judged records (point, pair,
-                                     * pairs_node, hang) that measured or
-                                     * implicate this rack, in order */
+    json_t *checks;                 /* the judged records (checks, hangs and
+                                     * crashes: fc_record.h) that measured
+                                     * or implicate this rack, in order */
     json_t *quarantines;            /* quarantine records of its hosts */
     json_t *failed_checks;          /* those of checks that fail the rack
                                      * (same objects) */
@@ -109,16 +114,16 @@ typedef struct fc_rack_verdict {
 } fc_rack_verdict_t;
 
 typedef struct fc_run_verdict {
-    int nracks;
-    fc_rack_verdict_t *racks;
+    int nracks;                     /* racks in racks[] */
+    fc_rack_verdict_t *racks;       /* in the inventory's order */
     int planned[FC_STAGE_COUNT];    /* stage in the profile's plan */
     int selected[FC_STAGE_COUNT];   /* and run by this invocation (not left
                                      * out by --stages) */
-    int required[FC_STAGE_COUNT];
-    fc_verdict_t overall;
+    int required[FC_STAGE_COUNT];   /* and required by the profile */
+    fc_verdict_t overall;           /* the worst rack's verdict */
     json_t *plan;                   /* the runner's plan record */
-    char run_id[64];
-    char started[32], finished[32];
+    char run_id[64];                /* the plan's run id */
+    char started[32], finished[32]; /* the first and last record times */
     int truncated_lines;            /* records cut off by a kill */
     int plan_legacy;                /* the plan predates recording overrides
                                      * and stage selection */
@@ -128,24 +133,12 @@ typedef struct fc_run_verdict {
  * and '.', not first, not empty); the runner refuses others up front. */
 int fc_rack_name_ok(const char *name);
 
-/* The type of the marker record fc_results_load puts where a line could
- * not be read: the stage whose attempt was open there is INCOMPLETE. */
-#define FC_UNREADABLE_RECORD "unreadable_record"
-
 /* Read results.jsonl, from byte offset `from`, into an array of records.
  * A line that is not a JSON object (cut off by a kill, a full disk) is
  * counted in *bad_lines_p and left in place as a marker record of type
- * FC_UNREADABLE_RECORD with its line number. */
+ * FC_UNREADABLE_RECORD (fc_record.h) with its line number. */
 fc_status_t fc_results_load(const char *path, long from, json_t **records_p,
                             int *bad_lines_p);
-
-/* 1 if records of this type are judged checks (they carry a verdict,
- * reasons and what they implicate): point, pair, pairs_node, contention,
- * preflight, soak_counters. */
-int fc_record_is_check(const char *type);
-
-/* The string member `key` of a record, or "" when absent. */
-const char *fc_json_str(json_t *obj, const char *key);
 
 /* Verdicts from the records; the plan (stages and which are required)
  * comes from the `plan` record the runner writes. FC_ERR_INVALID when the

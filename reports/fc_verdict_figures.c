@@ -1,7 +1,9 @@
 /*
  * fc_verdict_figures.c - see fc_verdict_figures.h. The figures read are
  * the ones the stages write: a point's and a contention record's `wrong`
- * and digest agreement, a pair's `wrong` per size.
+ * and digest agreement, a pair's `wrong` per size. Which types are judged
+ * again, and which per size, the record-type table says (bits_rejudged,
+ * bits_per_size in fc_record.h).
  */
 #include "fc_verdict_figures.h"
 
@@ -9,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fc_verdict.h"
+#include "fc_json.h"
+#include "fc_record.h"
 
 /* A count of wrong elements that is not a whole number 0 (absent is 0). */
 static int fc_count_wrong(json_t *v)
@@ -31,12 +34,12 @@ static void fc_why_add(char *why, size_t len, const char *what, json_t *v)
 int fc_record_wrong_bits(json_t *rec, char *why, size_t len)
 {
     static const char *const digests[] = { "digest_ranks_agree", "digest_reps_agree" };
-    const char *type = fc_json_str(rec, "type");
+    const fc_record_type_t *t = fc_record_type_of(rec);
     json_t *sizes = json_object_get(rec, "sizes"), *z;
     size_t i;
 
     why[0] = '\0';
-    if (strcmp(type, "retest") == 0 || !fc_record_is_check(type))
+    if (!t->bits_rejudged)
         return 0;
     if (fc_count_wrong(json_object_get(rec, "wrong")))
         fc_why_add(why, len, "wrong", json_object_get(rec, "wrong"));
@@ -46,7 +49,7 @@ int fc_record_wrong_bits(json_t *rec, char *why, size_t len)
         if (v != NULL && !json_is_true(v))
             fc_why_add(why, len, digests[d], v);
     }
-    if (strcmp(type, "pair") == 0)
+    if (t->bits_per_size)
         json_array_foreach(sizes, i, z)
             if (fc_count_wrong(json_object_get(z, "wrong"))) {
                 char what[64];

@@ -7,7 +7,8 @@
 
 #include <string.h>
 
-#include "fc_verdict.h"
+#include "fc_json.h"
+#include "fc_record.h"
 
 static int fc_pending(json_t *rec)
 {
@@ -32,53 +33,16 @@ int fc_retest_supersedes(json_t *records, size_t at)
         return 0;
     for (size_t i = at + 1; i < json_array_size(records); ++i) {
         json_t *r = json_array_get(records, i);
-        const char *type = fc_json_str(r, "type");
+        fc_record_id_t id;
 
         if (strcmp(fc_json_str(r, "stage"), stage) != 0)
             continue;
-        if (strcmp(type, "stage_start") == 0)
+        id = fc_record_id(r);
+        if (id == FC_RECORD_STAGE_START)
             return 0;
-        if (strcmp(type, "retest") == 0 && strcmp(fc_json_str(r, "group"), group) == 0 &&
+        if (id == FC_RECORD_RETEST && strcmp(fc_json_str(r, "group"), group) == 0 &&
             strcmp(fc_kind(r), kind) == 0)
             return 1;
     }
     return 0;
-}
-
-int fc_retest_concerns(json_t *rec, const char *rack)
-{
-    size_t i;
-    json_t *v;
-
-    if (strcmp(fc_json_str(rec, "rack"), rack) == 0)
-        return 1;
-    json_array_foreach(json_object_get(rec, "racks"), i, v)
-        if (json_is_string(v) && strcmp(json_string_value(v), rack) == 0)
-            return 1;
-    return 0;
-}
-
-void fc_retest_figure(json_t *rec, json_t *f)
-{
-    static const char *const keys[] = {
-        "group", "group_hosts", "localised", "culprit", "observed", "ranks", "hosts",
-        "bytes", "iterations", "exchanges_checked", "exchanges_wrong", "exchanges",
-    };
-
-    static const char *const slow_keys[] = {
-        "kind", "method", "collective", "all_median_us", "leave_one_out",
-        "exchange_lower_quartile_us", "exchanges_slow", "exchanges_timed", "slow_factor",
-    };
-    int slow = strcmp(fc_kind(rec), "slow") == 0;
-
-    for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); ++k) {
-        json_t *v = json_object_get(rec, keys[k]);
-
-        json_object_set_new(f, keys[k], v ? json_deep_copy(v) : json_null());
-    }
-    for (size_t k = 0; slow && k < sizeof(slow_keys) / sizeof(slow_keys[0]); ++k) {
-        json_t *v = json_object_get(rec, slow_keys[k]);
-
-        json_object_set_new(f, slow_keys[k], v ? json_deep_copy(v) : json_null());
-    }
 }

@@ -6,7 +6,9 @@
  * it (before that stage's next attempt): then the retest speaks instead. A
  * retest that confirmed a node implicates that node's rack alone; one that
  * could not place the fault implicates every rack of the group, "not
- * localised"; either is a FAIL, never a PASS.
+ * localised"; either is a FAIL, never a PASS. (Which racks a retest record
+ * concerns, and its certificate figure, are the record-type table's:
+ * fc_record.h.)
  */
 #ifndef FC_VERDICT_RETEST_H
 #define FC_VERDICT_RETEST_H
@@ -16,12 +18,5 @@
 /* 1 when records[at] is a pending wrong result that a later retest record
  * has judged (so the retest, not this record, fails the racks). */
 int fc_retest_supersedes(json_t *records, size_t at);
-
-/* 1 when a retest record concerns rack: one of the group's racks, or the
- * culprit's. */
-int fc_retest_concerns(json_t *rec, const char *rack);
-
-/* The certificate's figures of a retest record, added to f. */
-void fc_retest_figure(json_t *rec, json_t *f);
 
 #endif

@@ -10,11 +10,14 @@
 #     byte, a changed figure, a swapped verdict, a signature by another key
 #     and a damaged signature each fail with their own message;
 #   - a partial output directory (results cut off mid-stage) gives
-#     INCOMPLETE for the racks it touches, never PASS.
+#     INCOMPLETE for the racks it touches, never PASS;
+#   - the record-type table (reports/fc_record.c) has a row for every
+#     record type the stages and the runner write, and a record of a type
+#     it does not name is context, never evidence.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 G=tests/golden/report
-plan 25
+plan 27
 
 for fx in clean slow-link soak-flap; do
     mkdir -p "$TMP/$fx"
@@ -98,4 +101,31 @@ grep -q 'INCOMPLETE rack rack1, rack stage: required stage rack did not finish' 
     grep -q 'INCOMPLETE rack rack1, cluster stage: required stage cluster did not run' "$TMP/partial.out" &&
     grep -q '1 record(s) in results.jsonl were cut off' "$TMP/partial.out"
 ok $? "the summary says which stages did not finish or run, and that a record was cut off"
+
+# the record-type table: every type a writer in lib/, suites/ or runners/
+# names has its row, or the reports would take it for an unknown type
+writer_types() {    # each type name the writers give a record, once
+    perl -ne 'while (/(?:fc_stage_record|fc_run_record|fc_diag_finding)\(\s*&?\w+,\s*"(\w+)"|"type",\s*"(\w+)"/g) { print(($1 // $2), "\n") }' \
+        $(find lib suites runners -name "*.c") | sort -u
+}
+types=$(writer_types | wc -l)
+missing=$(writer_types | while read -r t; do
+    grep -qE "(\.name = |FC_RECORD_CONTEXT\(FC_RECORD_[A-Z_]+, )\"$t\"" reports/fc_record.c || echo "$t"; done)
+[ -z "$missing" ] && [ "$types" -ge 20 ]
+ok $? "every record type the stages and the runner write has a row in the record-type table ($types found${missing:+; missing: $missing})"
+# a type the table does not name (a later fabcert's record) is no evidence:
+# the clean run with one after its end certifies exactly as without it
+mkdir -p "$TMP/unknown"; cp "$G/clean/profile.yaml" "$TMP/unknown/"
+run_id=$(jsonl "$G/clean/results.jsonl" '$r[0]{run_id}')
+{ cat "$G/clean/results.jsonl"
+  echo "{\"type\":\"frobnicate\",\"run_id\":\"$run_id\",\"stage\":\"cluster\",\"rack\":\"rack1\",\"host\":\"fcv01\"}"
+} > "$TMP/unknown/results.jsonl"
+$FC report "$TMP/unknown" > /dev/null 2>&1
+rc=$?
+same=0
+for f in certificates/rack1.json certificates/rack2.json junit.xml summary.txt; do
+    cmp -s "$G/clean/expected/$f" "$TMP/unknown/$f" || same=1
+done
+[ $rc -eq 0 ] && [ $same -eq 0 ]
+ok $? "a record of a type the table does not name is not judged: the same certificates, JUnit and summary (rc $rc)"
 done_testing

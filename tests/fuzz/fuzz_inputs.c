@@ -22,9 +22,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fc_certificate.h"
 #include "fc_inventory.h"
+#include "fc_junit.h"
 #include "fc_profile.h"
-#include "fc_report.h"
+#include "fc_sign.h"
+#include "fc_summary.h"
 #include "fc_verdict.h"
 
 typedef struct fc_buf {

@@ -1,0 +1,131 @@
+/*
+ * fc_cert_figure.c - see fc_cert_figure.h. The members are the stages'
+ * own (lib/fc_stage.c, lib/fc_pairs_report.c, suites/, the retest in
+ * lib/fc_retest_records.c and lib/fc_retest_slow.c, the runner's
+ * runners/fc_diagnose*.c); a limit the profile did not set (absent or
+ * negative) is null.
+ */
+#include "fc_cert_figure.h"
+
+#include <string.h>
+
+#include "fc_json.h"
+
+static json_t *fc_limit_or_null(json_t *limit, const char *key)
+{
+    json_t *v = json_object_get(limit, key);
+
+    return json_is_number(v) && json_number_value(v) >= 0
+               ? json_real(json_number_value(v)) : json_null();
+}
+
+static json_t *fc_json_or_null(json_t *v)
+{
+    return v ? json_deep_copy(v) : json_null();
+}
+
+void fc_figure_point(json_t *rec, json_t *f)
+{
+    json_t *limit = json_object_get(rec, "limit");
+    json_t *rel = json_object_get(rec, "relative");
+
+    json_object_set_new(f, "group", json_string(fc_json_str(rec, "group")));
+    json_object_set_new(f, "bytes", fc_json_or_null(json_object_get(rec, "bytes")));
+    json_object_set_new(f, "busbw_gbps", fc_json_or_null(json_object_get(rec, "busbw_gbps")));
+    json_object_set_new(f, "time_median_us", fc_json_or_null(
+        json_object_get(json_object_get(rec, "time_us"), "median")));
+    if (json_is_object(json_object_get(rec, "soak"))) {
+        json_t *soak = json_object_get(rec, "soak");
+
+        json_object_set_new(f, "soak_runs", fc_json_or_null(json_object_get(soak, "runs")));
+        json_object_set_new(f, "soak_windows", json_integer(
+            (json_int_t)json_array_size(json_object_get(soak, "windows"))));
+        json_object_set_new(f, "drift_pct", fc_json_or_null(json_object_get(soak, "drift_pct")));
+        json_object_set_new(f, "max_drift_pct", fc_limit_or_null(soak, "max_drift_pct"));
+    }
+    json_object_set_new(f, "wrong", fc_json_or_null(json_object_get(rec, "wrong")));
+    json_object_set_new(f, "min_busbw_gbps", fc_limit_or_null(limit, "min_busbw_gbps"));
+    json_object_set_new(f, "max_latency_us", fc_limit_or_null(limit, "max_latency_us"));
+    json_object_set_new(f, "peer_median_busbw_gbps",
+                        fc_limit_or_null(rel, "peer_median_busbw_gbps"));
+    if (json_object_get(rel, "peer_median_algbw_gbps"))     /* one rank: algbw compared */
+        json_object_set_new(f, "peer_median_algbw_gbps",
+                            fc_limit_or_null(rel, "peer_median_algbw_gbps"));
+    /* which rules judged it: the peer class, and the rules that could
+     * not apply with why (records from before peer classes have none) */
+    if (json_object_get(rel, "class"))
+        json_object_set_new(f, "peer_class", fc_json_or_null(json_object_get(rel, "class")));
+    if (json_array_size(json_object_get(rec, "rules_not_applied")) > 0)
+        json_object_set_new(f, "rules_not_applied",
+                            json_deep_copy(json_object_get(rec, "rules_not_applied")));
+}
+
+void fc_figure_pair(json_t *rec, json_t *f)
+{
+    json_object_set_new(f, "host_a", json_string(fc_json_str(rec, "host_a")));
+    json_object_set_new(f, "host_b", json_string(fc_json_str(rec, "host_b")));
+    json_object_set_new(f, "latency_us", fc_json_or_null(json_object_get(rec, "latency_us")));
+    json_object_set_new(f, "sizes", fc_json_or_null(json_object_get(rec, "sizes")));
+}
+
+void fc_figure_pairs_node(json_t *rec, json_t *f)
+{
+    json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));
+    json_object_set_new(f, "slow_partners", fc_json_or_null(json_object_get(rec, "slow_partners")));
+    json_object_set_new(f, "partners", fc_json_or_null(json_object_get(rec, "partners")));
+}
+
+void fc_figure_contention(json_t *rec, json_t *f)
+{
+    json_object_set_new(f, "group", json_string(fc_json_str(rec, "group")));
+    json_object_set_new(f, "bytes", fc_json_or_null(json_object_get(rec, "bytes")));
+    json_object_set_new(f, "kind", json_string(fc_json_str(rec, "kind")));
+    json_object_set_new(f, "clean_median_us", fc_json_or_null(json_object_get(rec, "clean_median_us")));
+    json_object_set_new(f, "loaded_median_us", fc_json_or_null(json_object_get(rec, "loaded_median_us")));
+    json_object_set_new(f, "slowdown", fc_json_or_null(json_object_get(rec, "slowdown")));
+    json_object_set_new(f, "max_slowdown", fc_limit_or_null(rec, "max_slowdown"));
+    json_object_set_new(f, "background", fc_json_or_null(json_object_get(rec, "background")));
+    if (json_object_get(rec, "background_hosts"))
+        json_object_set_new(f, "background_hosts",
+                            fc_json_or_null(json_object_get(rec, "background_hosts")));
+    json_object_set_new(f, "wrong", fc_json_or_null(json_object_get(rec, "wrong")));
+}
+
+void fc_figure_host(json_t *rec, json_t *f)
+{
+    json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));
+}
+
+void fc_figure_soak_counters(json_t *rec, json_t *f)
+{
+    json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));
+    json_object_set_new(f, "counter_deltas", fc_json_or_null(json_object_get(rec, "links")));
+    json_object_set_new(f, "max_error_delta", fc_json_or_null(json_object_get(rec, "max_error_delta")));
+}
+
+/* The evidence that places (or could not place) a fault: the group, the
+ * culprit, every exchange; a slowness retest adds its timings. */
+void fc_figure_retest(json_t *rec, json_t *f)
+{
+    static const char *const keys[] = {
+        "group", "group_hosts", "localised", "culprit", "observed", "ranks", "hosts",
+        "bytes", "iterations", "exchanges_checked", "exchanges_wrong", "exchanges",
+    };
+    static const char *const slow_keys[] = {
+        "kind", "method", "collective", "all_median_us", "leave_one_out",
+        "exchange_lower_quartile_us", "exchanges_slow", "exchanges_timed", "slow_factor",
+    };
+    int slow = strcmp(fc_json_str(rec, "kind"), "slow") == 0;
+
+    for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); ++k)
+        json_object_set_new(f, keys[k], fc_json_or_null(json_object_get(rec, keys[k])));
+    for (size_t k = 0; slow && k < sizeof(slow_keys) / sizeof(slow_keys[0]); ++k)
+        json_object_set_new(f, slow_keys[k], fc_json_or_null(json_object_get(rec, slow_keys[k])));
+}
+
+void fc_figure_stop(json_t *rec, json_t *f)
+{
+    json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));
+    json_object_set_new(f, "ranks", json_string(fc_json_str(rec, "ranks")));
+    json_object_set_new(f, "stuck_at", json_string(fc_json_str(rec, "stuck_at")));
+}

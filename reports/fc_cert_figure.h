@@ -1,0 +1,27 @@
+/*
+ * fc_cert_figure.h - what each type of judged record adds to its figure in
+ * the certificate (a stage's "figures"): the measured values beside the
+ * limits they were judged against, copied from the record (null where
+ * the record has none, so a missing figure is seen as missing). The
+ * record-type table (fc_record.h) names one of these per type; the
+ * certificate (fc_certificate.c) adds what every figure has: the check's
+ * label, the report's verdict, the reasons, a confirmation, and what the
+ * zero tolerance for wrong bits found. A leaf: it includes nothing of the
+ * reports but fc_json.h.
+ */
+#ifndef FC_CERT_FIGURE_H
+#define FC_CERT_FIGURE_H
+
+#include <jansson.h>
+
+/* Each adds the members of its type's record rec to the figure f. */
+void fc_figure_point(json_t *rec, json_t *f);           /* busbw, time, limits, soak drift */
+void fc_figure_pair(json_t *rec, json_t *f);            /* hosts, latency, sizes */
+void fc_figure_pairs_node(json_t *rec, json_t *f);      /* host, slow partners */
+void fc_figure_contention(json_t *rec, json_t *f);      /* slowdown, background load */
+void fc_figure_host(json_t *rec, json_t *f);            /* the host (preflight) */
+void fc_figure_soak_counters(json_t *rec, json_t *f);   /* counter deltas, limit */
+void fc_figure_retest(json_t *rec, json_t *f);          /* group, culprit, exchanges */
+void fc_figure_stop(json_t *rec, json_t *f);            /* host, ranks, where stuck */
+
+#endif

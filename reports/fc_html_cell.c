@@ -1,0 +1,102 @@
+/*
+ * fc_html_cell.c - see fc_html_cell.h. Numbers are read as the stages
+ * write them; a figure that is absent reads as 0, and the certificate
+ * beside the page has it as null.
+ */
+#include "fc_html_cell.h"
+
+#include "fc_html_page.h"
+#include "fc_json.h"
+
+void fc_cell_point(FILE *f, json_t *rec)
+{
+    json_t *soak = json_object_get(rec, "soak");
+
+    fprintf(f, "busbw %.4g GB/s, median %.1f us, %lld wrong",
+            json_number_value(json_object_get(rec, "busbw_gbps")),
+            json_number_value(json_object_get(json_object_get(rec, "time_us"), "median")),
+            (long long)json_integer_value(json_object_get(rec, "wrong")));
+    if (json_is_object(soak)) {
+        fprintf(f, "; %lld runs in %zu windows",
+                (long long)json_integer_value(json_object_get(soak, "runs")),
+                json_array_size(json_object_get(soak, "windows")));
+        if (json_is_number(json_object_get(soak, "drift_pct")))
+            fprintf(f, ", drift %.1f%% (limit %.1f%%)",
+                    json_number_value(json_object_get(soak, "drift_pct")),
+                    json_number_value(json_object_get(soak, "max_drift_pct")));
+    }
+}
+
+void fc_cell_soak_counters(FILE *f, json_t *rec)
+{
+    json_t *links = json_object_get(rec, "links"), *c, *cv;
+    const char *link, *name;
+    int moved = 0;
+
+    json_object_foreach(links, link, c)
+        json_object_foreach(c, name, cv)
+            if (json_integer_value(cv) != 0) {
+                fprintf(f, "%s", moved++ ? "; " : "");
+                fc_html_escape(f, link);
+                fprintf(f, " %s %+lld", name, (long long)json_integer_value(cv));
+            }
+    if (!moved)
+        fprintf(f, "no counter of %zu link(s) moved", json_object_size(links));
+}
+
+void fc_cell_pair(FILE *f, json_t *rec)
+{
+    json_t *z0 = json_array_get(json_object_get(rec, "sizes"), 0);
+
+    fprintf(f, "%.4g GB/s per direction, latency %.1f us",
+            json_number_value(json_object_get(z0, "bw_gbps")),
+            json_number_value(json_object_get(rec, "latency_us")));
+}
+
+void fc_cell_contention(FILE *f, json_t *rec)
+{
+    json_t *bgs = json_object_get(rec, "background"), *b;
+    const char *kind;
+
+    fprintf(f, "slowdown %.2fx (%.1f us loaded, %.1f us clean)",
+            json_number_value(json_object_get(rec, "slowdown")),
+            json_number_value(json_object_get(rec, "loaded_median_us")),
+            json_number_value(json_object_get(rec, "clean_median_us")));
+    json_object_foreach(bgs, kind, b)
+        fprintf(f, "; %s %.3g of %.3g MB/s", kind,
+                json_number_value(json_object_get(b, "achieved_mbps")),
+                json_number_value(json_object_get(b, "target_mbps")));
+}
+
+void fc_cell_preflight(FILE *f, json_t *rec)
+{
+    json_t *inv = json_object_get(rec, "inventory"), *nic;
+    size_t ni;
+
+    fprintf(f, "%lld cores, %lld MiB, %lld GPU(s); ",
+            (long long)json_integer_value(json_object_get(inv, "cores")),
+            (long long)json_integer_value(json_object_get(inv, "memory_mib")),
+            (long long)json_integer_value(json_object_get(inv, "gpus")));
+    json_array_foreach(json_object_get(inv, "nics"), ni, nic) {
+        fc_html_escape(f, fc_json_str(nic, "name"));
+        fprintf(f, " %s MTU %lld; ", fc_json_str(nic, "state"),
+                (long long)json_integer_value(json_object_get(nic, "mtu")));
+    }
+}
+
+void fc_cell_pairs_node(FILE *f, json_t *rec)
+{
+    fprintf(f, "slow with %lld of %lld partners",
+            (long long)json_integer_value(json_object_get(rec, "slow_partners")),
+            (long long)json_integer_value(json_object_get(rec, "partners")));
+}
+
+void fc_cell_retest(FILE *f, json_t *rec)
+{
+    fc_html_escape(f, json_string_value(json_array_get(json_object_get(rec, "reasons"), 0)));
+}
+
+void fc_cell_stop(FILE *f, json_t *rec)
+{
+    fc_html_escape(f, fc_json_str(rec, "stuck_at"));
+}

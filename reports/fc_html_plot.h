@@ -1,0 +1,22 @@
+/*
+ * fc_html_plot.h - the plots of a rack's page, as inline SVG: a stage's
+ * busbw against message size per collective (threshold dashed where it
+ * judged), the soak's median time per window (drift limit dashed), and
+ * the pairs stage's heat map (bad pairs marked). A plot with nothing to
+ * draw writes nothing.
+ */
+#ifndef FC_HTML_PLOT_H
+#define FC_HTML_PLOT_H
+
+#include <stdio.h>
+
+#include "fc_verdict.h"
+
+/* One plot per collective of the stage's points that measured rack r. */
+void fc_html_stage_plots(FILE *f, const fc_rack_verdict_t *r, const char *stage);
+/* The window medians of each of r's soak points. */
+void fc_html_soak_plot(FILE *f, const fc_rack_verdict_t *r);
+/* r's pairs, bandwidth per direction at the largest size. */
+void fc_html_pairs_heatmap(FILE *f, const fc_rack_verdict_t *r);
+
+#endif

@@ -1,0 +1,215 @@
+/*
+ * fc_html_rack.c - one rack's page (fc_html_rack.h), for the person who
+ * has to act on it: the verdict first, then what to do about each finding
+ * (in words a technician can act on), the nodes, and each stage with its
+ * plots (fc_html_plot.c) and its table of checks: per check its label,
+ * what it measured (the cell of its type, fc_record.h), the rules that
+ * judged it and those not applied with why, and its verdict.
+ */
+#include "fc_html_rack.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "fc_html_page.h"
+#include "fc_html_plot.h"
+#include "fc_record.h"
+#include "fc_report_text.h"
+#include "fc_verdict_figures.h"
+
+/* The rules cell of a check: each rule that judged its figures, and each
+ * that did not, marked and with its reason (fc_rules_of): a limit that
+ * could not apply is never drawn as if it had judged. */
+static void fc_html_rules(FILE *f, json_t *rec)
+{
+    json_t *lines = fc_rules_of(rec), *l;
+    size_t i;
+
+    json_array_foreach(lines, i, l) {
+        if (i > 0)
+            fprintf(f, "<br>");
+        if (!json_is_true(json_object_get(l, "applied")))
+            fprintf(f, "<span class=\"INCOMPLETE\">not applied</span>: ");
+        fc_html_escape(f, fc_json_str(l, "text"));
+    }
+    json_decref(lines);
+}
+
+/* What the confirmation alone found, under a check's verdict. */
+static void fc_html_confirmation(FILE *f, json_t *rec)
+{
+    json_t *c = json_object_get(rec, "confirmation");
+
+    if (!json_is_object(c) || !fc_json_str(c, "text")[0])
+        return;
+    fprintf(f, "<br><span class=\"muted\">confirmation (%s): ", fc_json_str(c, "verdict"));
+    fc_html_escape(f, fc_json_str(c, "text"));
+    fprintf(f, "</span>");
+}
+
+/* What to do about each finding, in words a technician can act on. */
+static void fc_html_rack_todo(FILE *f, const fc_rack_verdict_t *r)
+{
+    if (r->nfindings > 0) {
+        fprintf(f, "<h2>What to do</h2>\n<ol class=\"todo\">\n");
+        for (int k = 0; k < r->nfindings; ++k) {
+            const fc_finding_t *fd = &r->findings[k];
+
+            fprintf(f, "<li><span class=\"%s\">%s</span> in the %s stage: <b>",
+                    fc_verdict_name(fd->verdict), fc_verdict_name(fd->verdict), fd->stage);
+            fc_html_escape(f, fd->part);
+            if (fd->host[0]) {
+                fprintf(f, " of host ");
+                fc_html_escape(f, fd->host);
+            }
+            fprintf(f, "</b>. ");
+            fc_html_escape(f, fc_part_action(fd->part));
+            fprintf(f, ".<br><span class=\"muted\">Evidence: ");
+            fc_html_escape(f, fd->text);
+            fprintf(f, "</span></li>\n");
+        }
+        if (r->more_findings)
+            fprintf(f, "<li>... and %d more findings (see the certificate)</li>\n",
+                    r->more_findings);
+        fprintf(f, "</ol>\n");
+    } else {
+        fprintf(f, "<p>Every check passed on every node of this rack.</p>\n");
+    }
+}
+
+/* The rack's nodes: each one's verdict, quarantined or in service. */
+static void fc_html_rack_nodes(FILE *f, const fc_rack_verdict_t *r)
+{
+    fprintf(f, "<h2>Nodes</h2>\n<table><tr><th>host</th><th>verdict</th><th>status</th></tr>\n");
+    for (int h = 0; h < r->nhosts; ++h) {
+        const char *why = NULL;
+        size_t i;
+        json_t *q;
+
+        json_array_foreach(r->quarantines, i, q)
+            if (why == NULL && strcmp(fc_json_str(q, "host"), r->hosts[h]) == 0)
+                why = fc_json_str(q, "reason");
+        int implicated = 0;
+
+        json_array_foreach(r->failed_checks, i, q)
+            implicated |= strcmp(fc_json_str(json_object_get(q, "implicates"), "host"),
+                                 r->hosts[h]) == 0;
+        fprintf(f, "<tr><td>");
+        fc_html_escape(f, r->hosts[h]);
+        {
+            const char *nv = why || implicated ? "FAIL" :
+                             r->verdict == FC_VERDICT_INCOMPLETE ? "INCOMPLETE" : "PASS";
+
+            fprintf(f, "</td><td class=\"%s\">%s", nv, nv);
+        }
+        if (why) {
+            fprintf(f, "</td><td><span class=\"FAIL\">quarantined</span>: ");
+            fc_html_escape(f, why);
+        } else {
+            fprintf(f, "</td><td>in service");
+        }
+        fprintf(f, "</td></tr>\n");
+    }
+    fprintf(f, "</table>\n");
+}
+
+/* One row of a stage's table of checks: its label, what it measured (the
+ * cell of its type), the rules that judged it, and its verdict. */
+static void fc_html_check_row(FILE *f, json_t *rec)
+{
+    const fc_record_type_t *t = fc_record_type_of(rec);
+    char label[256];
+
+    fc_check_label(rec, label, sizeof(label));
+    fprintf(f, "<tr><td>");
+    fc_html_escape(f, label);
+    fprintf(f, "</td><td>");
+    if (t->cell)
+        t->cell(f, rec);
+    fprintf(f, "</td><td>");
+    fc_html_rules(f, rec);
+    fprintf(f, "</td><td class=\"%s\">%s", fc_record_verdict(rec),
+            fc_record_verdict(rec));
+    if (strcmp(fc_json_str(rec, "verdict"), "FAIL") == 0) {
+        fprintf(f, ": ");
+        fc_html_escape(f, json_string_value(json_array_get(json_object_get(rec, "reasons"), 0)));
+    } else if (strcmp(fc_record_verdict(rec), "FAIL") == 0) {
+        char why[256];
+
+        fc_record_wrong_bits(rec, why, sizeof(why));
+        fprintf(f, ": its own figures show wrong bits (");
+        fc_html_escape(f, why);
+        fprintf(f, "), though its verdict says ");
+        fc_html_escape(f, fc_json_str(rec, "verdict"));
+    }
+    fc_html_confirmation(f, rec);
+    fprintf(f, "</td></tr>\n");
+}
+
+/* One stage on the rack: its verdict and what it ran on, its plots, and
+ * its checks (the first 2001 of them). */
+static void fc_html_rack_stage(FILE *f, const fc_run_verdict_t *v,
+                               const fc_rack_verdict_t *r, int s)
+{
+    const char *sv = fc_verdict_name(r->stages[s].verdict);
+    size_t i;
+    json_t *rec;
+    int shown = 0;
+
+    fprintf(f, "<h2>%s stage: <span class=\"%s\">%s</span></h2>\n", fc_stage_name(s), sv, sv);
+    fprintf(f, "<p>%d checks, %d failed%s%s%s", r->stages[s].checks,
+            r->stages[s].failed, !v->selected[s] ? "; left out of this run (--stages)" :
+            r->stages[s].ran ? "" : "; the stage did not run or finish on this rack",
+            v->required[s] ? "" : " (optional stage)",
+            r->stages[s].backend[0] ? "; backend " : "");
+    fc_html_escape(f, r->stages[s].backend);
+    if (r->stages[s].backend_note[0]) {
+        fprintf(f, " (");
+        fc_html_escape(f, r->stages[s].backend_note);
+        fprintf(f, ")");
+    }
+    fprintf(f, ".</p>\n");
+    if (s == FC_STAGE_PAIRS)
+        fc_html_pairs_heatmap(f, r);
+    else
+        fc_html_stage_plots(f, r, fc_stage_name(s));
+    if (s == FC_STAGE_SOAK)
+        fc_html_soak_plot(f, r);
+    fprintf(f, "<details%s><summary>checks</summary>\n<table><tr><th>check</th>"
+            "<th>measured</th><th>rules: judged by, or not applied and why</th>"
+            "<th>verdict</th></tr>\n",
+            r->stages[s].failed ? " open" : "");
+    json_array_foreach(r->checks, i, rec)
+        if (strcmp(fc_json_str(rec, "stage"), fc_stage_name(s)) == 0 && shown++ <= 2000)
+            fc_html_check_row(f, rec);
+    fprintf(f, "</table></details>\n");
+}
+
+void fc_html_rack_page(FILE *f, const fc_run_verdict_t *v, const fc_rack_verdict_t *r)
+{
+    const char *verdict = fc_verdict_name(r->verdict);
+    char title[160];
+
+    snprintf(title, sizeof(title), "fabcert: rack %s: %s", r->rack, verdict);
+    fc_html_head(f, title);
+    fprintf(f, "<p><a href=\"index.html\">all racks</a></p>\n<h1>Rack ");
+    fc_html_escape(f, r->rack);
+    fprintf(f, "</h1>\n<div class=\"verdict\" style=\"background:%s\">%s</div>\n",
+            fc_html_verdict_color(verdict), verdict);
+    fprintf(f, "<p class=\"muted\">run ");
+    fc_html_escape(f, v->run_id);
+    fprintf(f, ", %s to %s, profile ", v->started, v->finished);
+    fc_html_escape(f, fc_json_str(v->plan, "profile"));
+    fprintf(f, " (sha256 %.16s), fabcert ", fc_json_str(v->plan, "profile_sha256"));
+    fc_html_escape(f, fc_json_str(v->plan, "version"));
+    fprintf(f, "</p>\n");
+    fc_html_overrides(f, v);
+    fc_html_rack_todo(f, r);
+    fc_html_rack_nodes(f, r);
+    for (int s = 0; s < FC_STAGE_COUNT; ++s)
+        if (v->planned[s])
+            fc_html_rack_stage(f, v, r, s);
+    fprintf(f, "<p class=\"muted\">The signed record of this page is "
+            "certificates/%s.json; check it with <code>fabcert verify</code>.</p>\n", r->rack);
+    fprintf(f, "</body></html>\n");
+}

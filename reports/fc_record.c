@@ -1,0 +1,282 @@
+/*
+ * fc_record.c - the record-type table (fc_record.h) and the names it gives
+ * records: a check's label, shared by the certificate, the HTML, JUnit and
+ * the summary, and what a finding says before its reason. The label and
+ * the finding's subject of a measurement are one text: the label gives
+ * its size as people read it ("4 KiB"), the finding as the stage wrote it
+ * ("4096 bytes"), and a finding names the node where a label names what
+ * was checked on it ("node h: ..." for "link of h").
+ *
+ * Each row says who writes the type (lib/, suites/, runners/).
+ */
+#include "fc_record.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "fc_cert_figure.h"
+#include "fc_html_cell.h"
+#include "fc_json.h"
+#include "fc_profile.h"
+#include "fc_rules.h"
+
+/* ---- names --------------------------------------------------------------- */
+
+/* A point or a contention record: "all_reduce float32 sum 4 KiB on rack1
+ * [under storage]", the size in bytes (in_bytes) or as people read it. */
+static void fc_name_sweep(json_t *rec, int in_bytes, int contention, char *buf, size_t len)
+{
+    const char *op = fc_json_str(rec, "op");
+    json_int_t bytes = json_integer_value(json_object_get(rec, "bytes"));
+    char size[32];
+
+    if (in_bytes)
+        snprintf(size, sizeof(size), "%lld bytes", (long long)bytes);
+    else
+        fc_format_size((uint64_t)bytes, size, sizeof(size));
+    snprintf(buf, len, "%s %s%s%s %s on %s%s%s", fc_json_str(rec, "collective"),
+             fc_json_str(rec, "dtype"), strcmp(op, "none") ? " " : "",
+             strcmp(op, "none") ? op : "", size, fc_json_str(rec, "group"),
+             contention ? " under " : "", contention ? fc_json_str(rec, "kind") : "");
+}
+
+static void fc_label_point(json_t *rec, char *buf, size_t len)
+{
+    fc_name_sweep(rec, 0, 0, buf, len);
+}
+
+static void fc_label_contention(json_t *rec, char *buf, size_t len)
+{
+    fc_name_sweep(rec, 0, 1, buf, len);
+}
+
+/* A finding's measurement is cut at 199 characters, so its reason shows. */
+static void fc_subject_point(json_t *rec, char *buf, size_t len)
+{
+    char what[200];
+
+    fc_name_sweep(rec, 1, 0, what, sizeof(what));
+    snprintf(buf, len, "%s", what);
+}
+
+static void fc_subject_contention(json_t *rec, char *buf, size_t len)
+{
+    char what[200];
+
+    fc_name_sweep(rec, 1, 1, what, sizeof(what));
+    snprintf(buf, len, "%s", what);
+}
+
+static void fc_label_pair(json_t *rec, char *buf, size_t len)
+{
+    snprintf(buf, len, "pair %s <-> %s", fc_json_str(rec, "host_a"),
+             fc_json_str(rec, "host_b"));
+}
+
+static void fc_label_pairs_node(json_t *rec, char *buf, size_t len)
+{
+    snprintf(buf, len, "link of %s", fc_json_str(rec, "host"));
+}
+
+static void fc_label_preflight(json_t *rec, char *buf, size_t len)
+{
+    snprintf(buf, len, "inventory of %s", fc_json_str(rec, "host"));
+}
+
+static void fc_subject_node(json_t *rec, char *buf, size_t len)
+{
+    snprintf(buf, len, "node %s", fc_json_str(rec, "host"));
+}
+
+static void fc_label_soak_counters(json_t *rec, char *buf, size_t len)
+{
+    snprintf(buf, len, "link error counters of %s", fc_json_str(rec, "host"));
+}
+
+static void fc_label_retest(json_t *rec, char *buf, size_t len)
+{
+    snprintf(buf, len, "retest of the %s in %s", strcmp(fc_json_str(rec, "kind"), "slow")
+             ? "wrong result" : "slowness", fc_json_str(rec, "group")[0]
+             ? fc_json_str(rec, "group") : "the stage");
+}
+
+static void fc_label_hang(json_t *rec, char *buf, size_t len)
+{
+    snprintf(buf, len, "arrival of %s", fc_json_str(rec, "host")[0]
+             ? fc_json_str(rec, "host") : "every rank");
+}
+
+static void fc_label_crash(json_t *rec, char *buf, size_t len)
+{
+    snprintf(buf, len, "ranks %s of %s (died)", fc_json_str(rec, "ranks"),
+             fc_json_str(rec, "host")[0] ? fc_json_str(rec, "host") : "the job");
+}
+
+/* A type that is never judged, or that the table does not name. */
+static void fc_label_type(json_t *rec, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", fc_json_str(rec, "type"));
+}
+
+/* ---- the table ------------------------------------------------------------ */
+
+/* Context: never judged, named by its type, concerning its `rack`. */
+#define FC_RECORD_CONTEXT(ident, type_name) \
+    [ident] = { .id = ident, .name = type_name, .rack_keys = { "rack" }, \
+                .label = fc_label_type }
+
+static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
+    FC_RECORD_CONTEXT(FC_RECORD_UNKNOWN, ""),   /* name unused: never matched */
+    /* lib/fc_stage.c: the node, rack, cluster and soak stages */
+    [FC_RECORD_POINT] = {
+        .id = FC_RECORD_POINT, .name = "point", .check = 1, .bits_rejudged = 1,
+        .rack_keys = { "rack" }, .whole_job = 1, .label = fc_label_point,
+        .subject = fc_subject_point, .figure = fc_figure_point, .cell = fc_cell_point,
+        .rules = fc_rules_point },
+    /* lib/fc_pairs_report.c: the pairs stage */
+    [FC_RECORD_PAIR] = {
+        .id = FC_RECORD_PAIR, .name = "pair", .check = 1, .bits_rejudged = 1,
+        .bits_per_size = 1, .rack_keys = { "rack_a", "rack_b" }, .label = fc_label_pair,
+        .subject = fc_label_pair, .figure = fc_figure_pair, .cell = fc_cell_pair,
+        .rules = fc_rules_pair },
+    [FC_RECORD_PAIRS_NODE] = {
+        .id = FC_RECORD_PAIRS_NODE, .name = "pairs_node", .check = 1, .names_part = 1,
+        .bits_rejudged = 1, .rack_keys = { "rack" }, .label = fc_label_pairs_node,
+        .subject = fc_subject_node, .figure = fc_figure_pairs_node,
+        .cell = fc_cell_pairs_node },
+    /* suites/contention.c */
+    [FC_RECORD_CONTENTION] = {
+        .id = FC_RECORD_CONTENTION, .name = "contention", .check = 1, .bits_rejudged = 1,
+        .rack_keys = { "rack" }, .whole_job = 1, .label = fc_label_contention,
+        .subject = fc_subject_contention, .figure = fc_figure_contention,
+        .cell = fc_cell_contention, .rules = fc_rules_contention },
+    /* suites/preflight.c */
+    [FC_RECORD_PREFLIGHT] = {
+        .id = FC_RECORD_PREFLIGHT, .name = "preflight", .check = 1, .bits_rejudged = 1,
+        .rack_keys = { "rack" }, .label = fc_label_preflight, .subject = fc_subject_node,
+        .figure = fc_figure_host, .cell = fc_cell_preflight },
+    /* suites/soak.c */
+    [FC_RECORD_SOAK_COUNTERS] = {
+        .id = FC_RECORD_SOAK_COUNTERS, .name = "soak_counters", .check = 1,
+        .bits_rejudged = 1, .rack_keys = { "rack" }, .label = fc_label_soak_counters,
+        .figure = fc_figure_soak_counters, .cell = fc_cell_soak_counters,
+        .rules = fc_rules_soak_counters },
+    /* lib/fc_retest_records.c, lib/fc_retest_slow.c (suites/retest.c) and
+     * runners/fc_retest.c: its wrong exchanges are the evidence, so its
+     * figures are not judged again */
+    [FC_RECORD_RETEST] = {
+        .id = FC_RECORD_RETEST, .name = "retest", .check = 1, .rack_keys = { "rack" },
+        .racks_key = "racks", .label = fc_label_retest, .figure = fc_figure_retest,
+        .cell = fc_cell_retest },
+    /* runners/fc_diagnose_stuck.c, runners/fc_diagnose_crash.c */
+    [FC_RECORD_HANG] = {
+        .id = FC_RECORD_HANG, .name = "hang", .stop = 1, .names_part = 1,
+        .rack_keys = { "rack" }, .label = fc_label_hang, .figure = fc_figure_stop,
+        .cell = fc_cell_stop },
+    [FC_RECORD_CRASH] = {
+        .id = FC_RECORD_CRASH, .name = "crash", .stop = 1, .names_part = 1,
+        .rack_keys = { "rack" }, .label = fc_label_crash, .figure = fc_figure_stop,
+        .cell = fc_cell_stop },
+    /* runners/fc_diagnose_stuck.c: no attempt began, so the quarantine
+     * that follows it is what fails the host's rack */
+    FC_RECORD_CONTEXT(FC_RECORD_PROBE, "probe"),
+    /* runners/fabcert.c */
+    FC_RECORD_CONTEXT(FC_RECORD_QUARANTINE, "quarantine"),
+    FC_RECORD_CONTEXT(FC_RECORD_PLAN, "plan"),
+    FC_RECORD_CONTEXT(FC_RECORD_STAGE_SKIP, "stage_skip"),
+    /* runners/fabcert.c, runners/fc_diagnose.c */
+    FC_RECORD_CONTEXT(FC_RECORD_STAGE_ERROR, "stage_error"),
+    /* lib/fc_stage.c */
+    FC_RECORD_CONTEXT(FC_RECORD_STAGE_START, "stage_start"),
+    FC_RECORD_CONTEXT(FC_RECORD_STAGE_END, "stage_end"),
+    FC_RECORD_CONTEXT(FC_RECORD_DEVICES, "devices"),
+    /* suites/pairs.c */
+    FC_RECORD_CONTEXT(FC_RECORD_PAIRS_SCHEDULE, "pairs_schedule"),
+    FC_RECORD_CONTEXT(FC_RECORD_PAIRS_CONFIRMATION, "pairs_confirmation"),
+    /* suites/soak.c */
+    FC_RECORD_CONTEXT(FC_RECORD_SOAK_WINDOW, "soak_window"),
+    /* reports/fc_verdict_setup.c (fc_results_load), never on disk */
+    FC_RECORD_CONTEXT(FC_RECORD_UNREADABLE, FC_UNREADABLE_RECORD),
+};
+
+const fc_record_type_t *fc_record_type_named(const char *type)
+{
+    for (int i = FC_RECORD_UNKNOWN + 1; i < FC_RECORD_COUNT; ++i)
+        if (strcmp(fc_record_types[i].name, type) == 0)
+            return &fc_record_types[i];
+    return &fc_record_types[FC_RECORD_UNKNOWN];
+}
+
+const fc_record_type_t *fc_record_type_of(json_t *rec)
+{
+    return fc_record_type_named(fc_json_str(rec, "type"));
+}
+
+fc_record_id_t fc_record_id(json_t *rec)
+{
+    return fc_record_type_of(rec)->id;
+}
+
+int fc_record_is_check(const char *type)
+{
+    return fc_record_type_named(type)->check;
+}
+
+/* ---- what the writers and the verdicts ask -------------------------------- */
+
+void fc_check_label(json_t *rec, char *buf, size_t len)
+{
+    fc_record_type_of(rec)->label(rec, buf, len);
+}
+
+void fc_record_text(json_t *rec, const char *reason, char *buf, size_t len)
+{
+    const fc_record_type_t *t = fc_record_type_of(rec);
+    json_t *reasons = json_object_get(rec, "reasons");
+    const char *why = reason ? reason : json_string_value(json_array_get(reasons, 0));
+    size_t used;
+
+    if (why == NULL)
+        why = fc_json_str(rec, "reason");
+    if (t->subject == NULL) {
+        snprintf(buf, len, "%s", why);
+        return;
+    }
+    /* "subject: why", cut to len as one text */
+    t->subject(rec, buf, len);
+    used = strlen(buf);
+    snprintf(buf + used, len - used, ": %s", why);
+}
+
+int fc_record_names_rack(json_t *rec, const char *rack)
+{
+    const fc_record_type_t *t = fc_record_type_of(rec);
+
+    for (size_t k = 0; k < sizeof(t->rack_keys) / sizeof(t->rack_keys[0]); ++k)
+        if (t->rack_keys[k] && strcmp(fc_json_str(rec, t->rack_keys[k]), rack) == 0)
+            return 1;
+    return t->racks_key && fc_json_has_string(json_object_get(rec, t->racks_key), rack);
+}
+
+int fc_record_whole_job(json_t *rec)
+{
+    return fc_record_type_of(rec)->whole_job && fc_json_str(rec, "rack")[0] == '\0';
+}
+
+json_t *fc_rules_of(json_t *rec)
+{
+    const fc_record_type_t *t = fc_record_type_of(rec);
+    json_t *lines = json_array();
+
+    if (t->rules)
+        t->rules(rec, lines);
+    return lines;
+}
+
+void fc_rules_text(json_t *rec, int applied, char *buf, size_t len)
+{
+    json_t *lines = fc_rules_of(rec);
+
+    fc_rules_lines_text(lines, applied, buf, len);
+    json_decref(lines);
+}

@@ -1,0 +1,142 @@
+/*
+ * fc_report_text.c - see fc_report_text.h. Texts that reach a terminal go
+ * through fc_print_line or fc_append_visible: a value from the command
+ * line, a record or the plan cannot fake a line of the summary.
+ */
+#include "fc_report_text.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Append text to buf, control characters shown as '?' (an override's value
+ * must not fake a line of the summary), at most max bytes of it. */
+static size_t fc_append_visible(char *buf, size_t used, size_t len, const char *text,
+                                size_t max)
+{
+    size_t n = 0;
+
+    for (; *text && n < max && used + 1 < len; ++text, ++n)
+        buf[used++] = (unsigned char)*text < 0x20 || *text == 0x7f ? '?' : *text;
+    if (*text && used + 4 < len) {
+        memcpy(buf + used, "...", 3);       /* cut: the certificate has it whole */
+        used += 3;
+    }
+    buf[used] = '\0';
+    return used;
+}
+
+void fc_print_line(FILE *out, const char *fmt, ...)
+{
+    va_list ap, again;
+    char *line;
+    int n;
+
+    va_start(ap, fmt);
+    va_copy(again, ap);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    line = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (line)
+        vsnprintf(line, (size_t)n + 1, fmt, again);
+    va_end(again);
+    if (line == NULL)
+        return;
+    for (int i = 0; i < n; ++i)
+        if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
+            line[i] = '?';
+    fprintf(out, "%s\n", line);
+    free(line);
+}
+
+void fc_overrides_text(const fc_run_verdict_t *v, char *buf, size_t len)
+{
+    json_t *ov = json_object_get(v->plan, "overrides"), *val;
+    const char *key;
+    size_t used = 0;
+
+    buf[0] = '\0';
+    /* every option is named, however long the values: each value is cut to
+     * its first 120 characters here */
+    json_object_foreach(ov, key, val) {
+        json_t *items = json_is_array(val) ? val : NULL, *item;
+        size_t n = items ? json_array_size(items) : 1;
+
+        for (size_t i = 0; i < n && used + 8 < len; ++i) {
+            item = items ? json_array_get(items, i) : val;
+            used = fc_append_visible(buf, used, len, used ? ", " : "", 2);
+            used = fc_append_visible(buf, used, len, key, 40);
+            used = fc_append_visible(buf, used, len, " ", 1);
+            used = fc_append_visible(buf, used, len, json_is_string(item)
+                                     ? json_string_value(item) : "?", 120);
+        }
+    }
+}
+
+const char *fc_sysfs_root_of(const fc_run_verdict_t *v)
+{
+    json_t *env = json_object_get(json_object_get(v->plan, "overrides"), "--env"), *e;
+    const char *root = json_string_value(json_object_get(
+        json_object_get(v->plan, "environment"), "FC_SYSFS_ROOT"));
+    size_t i;
+
+    json_array_foreach(env, i, e)       /* --env wins: it is what the ranks got */
+        if (json_is_string(e) && strncmp(json_string_value(e), "FC_SYSFS_ROOT=", 14) == 0)
+            root = json_string_value(e) + 14;
+    return root && root[0] ? root : NULL;
+}
+
+/* What to do per part a finding names: a link or a NIC the same. */
+static const struct fc_part_advice {
+    const char *part;       /* a finding's part */
+    const char *action;     /* what a technician does about it */
+} fc_part_advice[] = {
+    { "link",
+      "check the node's NIC, its cable and its switch port (swap the "
+      "cable first), then re-run the pairs stage" },
+    { "NIC",
+      "check the node's NIC, its cable and its switch port (swap the "
+      "cable first), then re-run the pairs stage" },
+    { "uplink",
+      "check the rack's uplinks to the spine (cables, optics and the ports "
+      "at both ends); the rack's nodes are fast with each other" },
+    { "path",
+      "check the switch path between the two hosts (ports, uplinks, "
+      "routing); both nodes are fine with other partners" },
+    { "GPU",
+      "take the node out of service; run the GPU vendor's diagnostics "
+      "and replace the GPU that produced wrong bits" },
+    { "node",
+      "take the node out of service and run its diagnostics (memory, "
+      "PCIe, GPUs); it produced wrong data, was slow or did not respond" },
+    { "rack",
+      "check the rack's ToR switch and uplinks; the suspect host is "
+      "the slowest one" },
+    { "cluster",
+      "check the spine and the links between racks; every rack that "
+      "took part was slowed" },
+    { "group",
+      "a wrong result or a confirmed slowness in this group was not placed on "
+      "one node; check the evidence (its switch, its uplinks), re-run, and "
+      "retest the group's nodes in pairs" },
+    { "stage",
+      "re-run: the stage did not complete on this rack, so nothing is "
+      "certified for it" },
+    { "measurement",
+      "fix what kept the measurement from meeting the profile (for "
+      "background traffic: its target directory, its ranks, its rates) "
+      "and re-run the stage" },
+    { "unplaced",
+      "a check failed without naming a rack or host of this run's inventory, so "
+      "no rack of its stage is certified: read the record in results.jsonl, "
+      "find the part it measured and re-run the stage" },
+};
+
+const char *fc_part_action(const char *part)
+{
+    for (size_t i = 0; i < sizeof(fc_part_advice) / sizeof(fc_part_advice[0]); ++i)
+        if (strcmp(part, fc_part_advice[i].part) == 0)
+            return fc_part_advice[i].action;
+    return "inspect the evidence";
+}

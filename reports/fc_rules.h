@@ -1,0 +1,27 @@
+/*
+ * fc_rules.h - the rules that judged a record's figures, one line each:
+ * {"applied": bool, "text": "..."}: a limit that judged it ("busbw >= 0.01
+ * GB/s (profile line 21)"), the relative rule with its peer class, and
+ * each rule that did not apply with why ("busbw >= 1000 GB/s (profile
+ * line 15): the bus factor of all_reduce on 1 rank is 0 ...", applied
+ * false: the writers say "not applied"). One function per type of judged
+ * record that has such rules; the record-type table (fc_record.h) names
+ * them, and its fc_rules_of / fc_rules_text are what the writers call.
+ */
+#ifndef FC_RULES_H
+#define FC_RULES_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+/* Each appends to lines the rules of its type's record rec. */
+void fc_rules_point(json_t *rec, json_t *lines);           /* limits, relative, drift */
+void fc_rules_pair(json_t *rec, json_t *lines);            /* per size; latency */
+void fc_rules_contention(json_t *rec, json_t *lines);      /* max slowdown */
+void fc_rules_soak_counters(json_t *rec, json_t *lines);   /* max error delta */
+
+/* The texts of lines that applied (applied 1) or did not (0), joined with
+ * " | ", into buf ("" when none). */
+void fc_rules_lines_text(json_t *lines, int applied, char *buf, size_t len);
+
+#endif

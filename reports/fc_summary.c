@@ -1,0 +1,116 @@
+/*
+ * fc_summary.c - the text summary (fc_summary.h), on the terminal and in
+ * summary.txt: what was not the profile as written comes first (overrides,
+ * a sysfs tree, a backend that fell back), then one line per rack, then
+ * every finding, then per rack and stage one `note:` line when a rule was
+ * not applied to some checks. Every line goes through fc_print_line, so no
+ * input can add or break one.
+ */
+#include "fc_summary.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "fc_record.h"
+#include "fc_report_text.h"
+
+/* Each stage that ran on another backend than it was asked to, once. */
+static void fc_summary_backend_notes(FILE *out, const fc_run_verdict_t *v)
+{
+    for (int s = 0; s < FC_STAGE_COUNT; ++s)
+        for (int k = 0; k < v->nracks; ++k) {
+            const fc_stage_verdict_t *sv = &v->racks[k].stages[s];
+
+            if (sv->backend_note[0]) {
+                fc_print_line(out, "backend: the %s stage ran on %s: %s", fc_stage_name(s),
+                              sv->backend, sv->backend_note);
+                break;
+            }
+        }
+}
+
+/* Per stage of a rack, one short line when a rule could not judge some of
+ * its figures: how many, and the first such rule with why (the HTML, JUnit
+ * and the certificate have each one). */
+static void fc_summary_rules_not_applied(FILE *out, const fc_rack_verdict_t *r)
+{
+    for (int s = 0; s < FC_STAGE_COUNT; ++s) {
+        char first[1024] = "", text[1024];
+        int n = 0, checks = 0;
+        size_t i;
+        json_t *rec;
+
+        json_array_foreach(r->checks, i, rec) {
+            if (strcmp(fc_json_str(rec, "stage"), fc_stage_name((fc_stage_id_t)s)) != 0)
+                continue;
+            ++checks;
+            fc_rules_text(rec, 0, text, sizeof(text));
+            if (text[0] && n++ == 0)
+                snprintf(first, sizeof(first), "%s", text);
+        }
+        if (n > 0)
+            fc_print_line(out, "  note: rack %s, %s stage: a rule was not applied to %d of "
+                          "%d check(s) (each named in the HTML, JUnit and certificate); "
+                          "first: %.300s", r->rack, fc_stage_name((fc_stage_id_t)s), n,
+                          checks, first);
+    }
+}
+
+void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
+{
+    int failed = 0, incomplete = 0;
+    char overrides[4096];
+
+    fc_overrides_text(v, overrides, sizeof(overrides));
+    if (overrides[0])
+        fc_print_line(out, "overrides: %s (not the profile %s as written)", overrides,
+                      fc_json_str(v->plan, "profile"));
+    if (fc_sysfs_root_of(v))
+        fc_print_line(out, "sysfs: FC_SYSFS_ROOT=%s: preflight's inventory and the soak's "
+                      "link counters were read from that tree, not from /sys",
+                      fc_sysfs_root_of(v));
+    fc_summary_backend_notes(out, v);
+
+    for (int k = 0; k < v->nracks; ++k) {
+        const fc_rack_verdict_t *r = &v->racks[k];
+        int nq = (int)json_array_size(r->quarantines);
+
+        if (nq)
+            fc_print_line(out, "rack %s: %s (%d host%s, %d quarantined)", r->rack,
+                          fc_verdict_name(r->verdict), r->nhosts, r->nhosts == 1 ? "" : "s",
+                          nq);
+        else
+            fc_print_line(out, "rack %s: %s (%d host%s)", r->rack, fc_verdict_name(r->verdict),
+                          r->nhosts, r->nhosts == 1 ? "" : "s");
+        failed += r->verdict == FC_VERDICT_FAIL;
+        incomplete += r->verdict == FC_VERDICT_INCOMPLETE;
+    }
+    for (int k = 0; k < v->nracks; ++k) {
+        const fc_rack_verdict_t *r = &v->racks[k];
+
+        for (int f = 0; f < r->nfindings; ++f) {
+            const fc_finding_t *fd = &r->findings[f];
+
+            if (strcmp(fd->part, "stage") == 0)
+                fc_print_line(out, "  %s rack %s, %s stage: %s", fc_verdict_name(fd->verdict),
+                              r->rack, fd->stage, fd->text);
+            else
+                fc_print_line(out, "  %s rack %s, %s stage, %s%s%s: %s",
+                              fc_verdict_name(fd->verdict), r->rack, fd->stage, fd->part,
+                              fd->host[0] ? " " : "", fd->host, fd->text);
+        }
+        if (r->more_findings)
+            fc_print_line(out, "  ... and %d more findings on rack %s", r->more_findings,
+                          r->rack);
+        fc_summary_rules_not_applied(out, r);
+    }
+    if (v->truncated_lines)
+        fc_print_line(out, "  note: %d record(s) in results.jsonl were cut off (a killed run)",
+                      v->truncated_lines);
+    fc_print_line(out, "verdict: %s (%d rack%s: %d pass, %d fail, %d incomplete)",
+                  fc_verdict_name(v->overall), v->nracks, v->nracks == 1 ? "" : "s",
+                  v->nracks - failed - incomplete, failed, incomplete);
+    if (dir)
+        fc_print_line(out, "certificates: %s/certificates/, report: %s/report/index.html",
+                      dir, dir);
+}

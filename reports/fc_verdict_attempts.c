@@ -1,0 +1,307 @@
+/*
+ * fc_verdict_attempts.c - each stage's attempts, and whether the one that
+ * speaks for a rack is complete. The first pass over the records opens an
+ * attempt at each stage_start and closes it at its stage_end, counting
+ * what the attempt's records hold against what its end record says, and
+ * sets aside what is no evidence of any attempt (another run's records,
+ * a check before its stage began or after it ended). Then, per rack and
+ * stage, the latest attempt that included the rack must have run,
+ * finished, agreed with its records and judged something there: anything
+ * less is INCOMPLETE, with the reason.
+ */
+#include "fc_verdict_scan.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* A record of the stage's latest attempt that comes after its stage_end
+ * and that only the stage writes: a judged check (the runner's accounts,
+ * hangs and crashes, and the retest's records legitimately come after the
+ * end) or a second stage_end. */
+static int fc_record_after_end(json_t *rec, const fc_record_type_t *t,
+                               const fc_stage_attempts_t *att)
+{
+    const char *source = fc_json_str(rec, "source");
+
+    if (att->n == 0 || !att->a[att->n - 1].ended)
+        return 0;
+    if (t->id == FC_RECORD_STAGE_END)
+        return 1;
+    return t->check && strcmp(source, "runner") != 0 && strcmp(source, "retest") != 0;
+}
+
+/* A count of a stage_end record: a whole number >= 0, else -1. */
+static json_int_t fc_end_count(json_t *end, const char *key)
+{
+    json_t *v = json_object_get(end, key);
+
+    return json_is_integer(v) && json_integer_value(v) >= 0 ? json_integer_value(v) : -1;
+}
+
+void fc_verdict_scan(json_t *records, const fc_run_verdict_t *out, fc_verdict_scan_t *scan)
+{
+    fc_stage_attempts_t *att = scan->att;
+    int open_stage = -1;        /* the stage whose attempt started last */
+    json_t *rec;
+    size_t i;
+
+    json_array_foreach(records, i, rec) {
+        const fc_record_type_t *t = fc_record_type_of(rec);
+        int s = fc_stage_from_name(fc_json_str(rec, "stage"));
+        int judged = t->check || t->stop;
+
+        if (t->id == FC_RECORD_UNREADABLE) {
+            /* stages run one after another: a line that cannot be read
+             * belongs to the attempt that started last (its own records or
+             * the runner's account of it) */
+            if (open_stage >= 0)
+                att[open_stage].a[att[open_stage].n - 1].unreadable++;
+            else
+                scan->unreadable_early++;
+            continue;
+        }
+        if (fc_json_str(rec, "run_id")[0] &&
+            strcmp(fc_json_str(rec, "run_id"), out->run_id) != 0) {
+            scan->misplaced++;
+            continue;
+        }
+        if (judged && (s < 0 || att[s].n == 0)) {
+            scan->misplaced++;
+            continue;
+        }
+        if (s < 0)
+            continue;
+        if (judged && !out->planned[s]) {
+            scan->misplaced++;      /* a stage the plan does not have */
+            scan->ignored[i] = 1;
+            continue;
+        }
+        if (fc_record_after_end(rec, t, &att[s])) {
+            /* the stage's own judged record, or a second end, after its
+             * attempt ended: not evidence of that attempt (README rule 7) */
+            scan->misplaced++;
+            scan->ignored[i] = 1;
+            continue;
+        }
+        if (t->check && !att[s].a[att[s].n - 1].ended &&
+            strcmp(fc_json_str(rec, "verdict"), "PASS") != 0)
+            att[s].a[att[s].n - 1].not_pass++;
+        if (att[s].n > 0 && !att[s].a[att[s].n - 1].ended &&
+            json_object_get(rec, "verdict") != NULL && t->id != FC_RECORD_STAGE_END &&
+            strcmp(fc_json_str(rec, "source"), "runner") != 0) {
+            att[s].a[att[s].n - 1].judged_seen++;
+            att[s].a[att[s].n - 1].judged_np_seen +=
+                strcmp(fc_json_str(rec, "verdict"), "PASS") != 0;
+        }
+        if (t->id == FC_RECORD_STAGE_SKIP)
+            scan->skip_reason[s] = fc_json_str(rec, "reason");   /* the runner's */
+        if (t->id == FC_RECORD_STAGE_START && att[s].n == FC_MAX_ATTEMPTS) {
+            att[s].beyond++;
+            open_stage = s;
+        } else if (t->id == FC_RECORD_STAGE_START) {
+            att[s].a[att[s].n].hosts = json_object_get(rec, "rank_hosts");
+            att[s].a[att[s].n].start = rec;
+            att[s].a[att[s].n].other_profile =
+                strcmp(fc_json_str(rec, "profile_sha256"),
+                       fc_json_str(out->plan, "profile_sha256")) != 0;
+            att[s].n++;
+            open_stage = s;
+        } else if (t->id == FC_RECORD_STAGE_END && att[s].n > 0) {
+            fc_attempt_t *a = &att[s].a[att[s].n - 1];
+
+            a->ended = 1;
+            a->skipped = strcmp(fc_json_str(rec, "verdict"), "SKIP") == 0;
+            a->reason = fc_json_str(rec, "reason");
+            a->status = fc_json_str(rec, "status");
+            a->error = fc_json_str(rec, "error");
+            a->end_verdict = fc_json_str(rec, "verdict");
+            a->failed_points = fc_end_count(rec, "failed_points");
+            a->points = fc_end_count(rec, "points");
+            a->judged_written = fc_end_count(rec, "judged_records");
+            a->judged_np_written = fc_end_count(rec, "judged_not_pass");
+        } else if (t->id == FC_RECORD_STAGE_ERROR) {
+            /* the runner's account of an attempt that did not end (the
+             * run was interrupted) or of a launch that never started */
+            if (att[s].n > 0 && !att[s].a[att[s].n - 1].ended)
+                att[s].a[att[s].n - 1].reason = fc_json_str(rec, "reason");
+            else if (att[s].n == 0)
+                scan->skip_reason[s] = fc_json_str(rec, "reason");
+        }
+    }
+}
+
+/* A stage's end record must agree with itself and with what it wrote:
+ * every count there (points, judged_records, judged_not_pass,
+ * failed_points) as a whole number; as many judged records, and as many
+ * of them not PASS, as results.jsonl holds for the attempt (a record the
+ * stage wrote is not there, or one is there that it did not write); a TAP
+ * point has at least one record, and records come from points; no more
+ * failed points than points; a pass ends ok with no failed point; a fail
+ * names failed points, and results.jsonl holds at least as many failing
+ * records (a failure that was counted but never written is a lost
+ * record). 1 if so, else 0 and why. */
+static int fc_attempt_end_consistent(const fc_attempt_t *a, char *why, size_t len)
+{
+    static const char *const names[] = {
+        "points", "judged_records", "judged_not_pass", "failed_points",
+    };
+    const json_int_t counts[] = {
+        a->points, a->judged_written, a->judged_np_written, a->failed_points,
+    };
+
+    for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); ++k)
+        if (counts[k] < 0) {
+            snprintf(why, len, "its '%s' is missing or not a whole number", names[k]);
+            return 0;
+        }
+    if (a->judged_seen != a->judged_written || a->judged_np_seen != a->judged_np_written) {
+        snprintf(why, len, "%lld judged record(s) written, %ld read; %lld not PASS "
+                 "written, %ld read", (long long)a->judged_written, a->judged_seen,
+                 (long long)a->judged_np_written, a->judged_np_seen);
+        return 0;
+    }
+    if (a->points > a->judged_seen || (a->points == 0) != (a->judged_seen == 0)) {
+        snprintf(why, len, "%lld point(s) but %ld judged record(s): every point has a "
+                 "record", (long long)a->points, a->judged_seen);
+        return 0;
+    }
+    if (a->failed_points > a->points) {
+        snprintf(why, len, "%lld failed point(s) of %lld", (long long)a->failed_points,
+                 (long long)a->points);
+        return 0;
+    }
+    snprintf(why, len, "%lld failed point(s), %ld failing record(s) in results.jsonl",
+             (long long)a->failed_points, a->not_pass);
+    if (strcmp(a->status, "ok") == 0)
+        return strcmp(a->end_verdict, "PASS") == 0 && a->failed_points == 0;
+    if (strcmp(a->status, "fail") == 0 && a->failed_points > 0)
+        return strcmp(a->end_verdict, "FAIL") == 0 && a->not_pass >= a->failed_points;
+    return 1;           /* errors and failures outside checks: judged below */
+}
+
+/* A host of the rack that did not take part in the attempt that speaks for
+ * the rack (not quarantined: that FAILs the rack anyway) was not tested. */
+static const char *fc_attempt_missing_host(const fc_attempt_t *a, const fc_rack_verdict_t *r,
+                                           char *text, size_t len, const char *stage)
+{
+    for (int h = 0; h < r->nhosts; ++h) {
+        size_t i;
+        json_t *q;
+        int quarantined = 0;
+
+        json_array_foreach(r->quarantines, i, q)
+            quarantined |= strcmp(fc_json_str(q, "host"), r->hosts[h]) == 0;
+        if (!quarantined && !fc_json_has_string(a->hosts, r->hosts[h])) {
+            snprintf(text, len, "required stage %s did not run on host %s of the rack",
+                     stage, r->hosts[h]);
+            return r->hosts[h];
+        }
+    }
+    return NULL;
+}
+
+/* One stage on one rack, after its records were judged: was it left out,
+ * did it run and finish, did it judge anything, can all its records be
+ * read? Anything less than that is INCOMPLETE, never PASS; the reason is
+ * a finding when the stage is required, or when the stage ran on the rack
+ * and what it left cannot be trusted whole (a record was lost, it ended in
+ * error, it did not finish: any of these could hide a failure), optional
+ * or not. Also notes the backend the stage ran on. */
+void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_verdict_t *r,
+                                   fc_stage_id_t s, const fc_stage_attempts_t *att,
+                                   int last_index, int last_checks, const char *skip_reason)
+{
+    fc_stage_verdict_t *sv = &r->stages[s];
+    const fc_attempt_t *last = last_index >= 0 ? &att->a[last_index] : NULL;
+    const char *name = fc_stage_name(s);
+    char text[FC_VERDICT_TEXT];
+    const char *missing = NULL;     /* a host the stage did not run on */
+    const char *kind = out->required[s] ? "required" : "optional";
+    char contradiction[200];
+    int unreadable = 0, broken = 0;
+
+    if (last && last->start) {
+        snprintf(sv->backend, sizeof(sv->backend), "%s", fc_json_str(last->start, "backend"));
+        snprintf(sv->backend_requested, sizeof(sv->backend_requested), "%s",
+                 fc_json_str(last->start, "backend_requested"));
+        snprintf(sv->backend_note, sizeof(sv->backend_note), "%s",
+                 fc_json_str(last->start, "backend_note"));
+        sv->gpu_plugin = json_incref(json_object_get(last->start, "gpu_plugin"));
+        if (sv->gpu_plugin && !json_is_true(json_object_get(sv->gpu_plugin, "beside_program")) &&
+            sv->backend_note[0] == '\0')
+            snprintf(sv->backend_note, sizeof(sv->backend_note), "the GPU plugin came from "
+                     "$FABCERT_GPU_PLUGIN, not the build: %s (sha256 %.16s)",
+                     fc_json_str(sv->gpu_plugin, "path"), fc_json_str(sv->gpu_plugin, "sha256"));
+    }
+    if (att->beyond > 0) {
+        /* the runner makes two attempts at most; records past the limit
+         * are not judged, and one of them could be a failure */
+        snprintf(text, sizeof(text), "the %s stage has %d attempts in results.jsonl, more "
+                 "than the %d the verdict follows (too many attempts): the records of "
+                 "the attempts past the %dth are not judged", name, att->n + att->beyond,
+                 FC_MAX_ATTEMPTS, FC_MAX_ATTEMPTS);
+        fc_add_finding(r, FC_VERDICT_INCOMPLETE, name, "results", "", text, 0);
+        if (sv->verdict != FC_VERDICT_FAIL)
+            sv->verdict = FC_VERDICT_INCOMPLETE;
+    }
+    for (int a = 0; a < att->n; ++a)
+        if (fc_attempt_includes(&att->a[a], r))
+            unreadable += att->a[a].unreadable;
+    if (unreadable > 0) {
+        snprintf(text, sizeof(text), "%d record(s) of the %s stage could not be read "
+                 "(results.jsonl has a torn or damaged line): its checks cannot all be "
+                 "known", unreadable, name);
+        fc_add_finding(r, FC_VERDICT_INCOMPLETE, name, "results", "", text, 0);
+        if (sv->verdict != FC_VERDICT_FAIL)
+            sv->verdict = FC_VERDICT_INCOMPLETE;
+    }
+    sv->ran = last && last->ended && !last->skipped;
+    if (sv->verdict == FC_VERDICT_FAIL)
+        return;         /* its failures are the evidence, and the worse verdict */
+    /* what a stage that was not run leaves missing counts only when the
+     * stage is required; what a stage that ran on the rack left broken (it
+     * did not finish, ended in error or FAIL outside its checks, judged
+     * against other profile bytes, an end record that contradicts its
+     * records) counts even when it is optional: its failures may be the
+     * ones that are missing */
+    if (!out->selected[s]) {
+        snprintf(text, sizeof(text), "%s stage %s was left out of this run "
+                 "(--stages): the profile's plan was not run whole", kind, name);
+    } else if (!sv->ran) {
+        const char *why = last ? last->reason : skip_reason;
+
+        broken = last != NULL && !last->skipped;
+        snprintf(text, sizeof(text), "%s stage %s %s%s%s", kind, name,
+                 last == NULL ? "did not run on any node of the rack" :
+                 last->skipped ? "was skipped" : "did not finish",
+                 why && why[0] ? ": " : "", why ? why : "");
+    } else if ((broken = last->other_profile)) {
+        snprintf(text, sizeof(text), "%s stage %s was judged against a profile "
+                 "with sha256 %.12s, not the plan's %.12s (the profile changed during the "
+                 "run)", kind, name, fc_json_str(last->start, "profile_sha256"),
+                 fc_json_str(out->plan, "profile_sha256"));
+    } else if ((broken = !fc_attempt_end_consistent(last, contradiction,
+                                                    sizeof(contradiction)))) {
+        snprintf(text, sizeof(text), "%s stage %s has an end record that contradicts "
+                 "itself or its records (status '%s', verdict '%s': %s)", kind, name,
+                 last->status, last->end_verdict, contradiction);
+    } else if ((broken = strcmp(last->status, "ok") != 0 && strcmp(last->status, "fail") != 0)) {
+        snprintf(text, sizeof(text), "%s stage %s ended with status '%s'%s%s",
+                 kind, name, last->status, last->error[0] ? ": " : "", last->error);
+    } else if ((broken = strcmp(last->status, "fail") == 0 && last->failed_points == 0)) {
+        snprintf(text, sizeof(text), "%s stage %s ended FAIL without a failing "
+                 "check%s%s", kind, name, last->error[0] ? ": " : "", last->error);
+    } else if (last_checks == 0) {
+        snprintf(text, sizeof(text), "%s stage %s finished but judged no check "
+                 "on this rack", kind, name);
+    } else if ((missing = fc_attempt_missing_host(last, r, text, sizeof(text), name))) {
+        ;
+    } else {
+        return;
+    }
+    if (sv->verdict != FC_VERDICT_FAIL)
+        sv->verdict = FC_VERDICT_INCOMPLETE;
+    if (out->required[s] || broken)
+        fc_add_finding(r, FC_VERDICT_INCOMPLETE, name, "stage", missing ? missing : "",
+                       text, 0);
+}
