@@ -67,3 +67,22 @@ const char *fc_record_verdict(json_t *rec)
 
     return fc_record_wrong_bits(rec, why, sizeof(why)) ? "FAIL" : fc_json_str(rec, "verdict");
 }
+
+int fc_record_contradiction(json_t *rec, char *why, size_t len)
+{
+    const fc_record_type_t *t = fc_record_type_of(rec);
+    const char *verdict = fc_json_str(rec, "verdict");
+    json_t *conf = json_object_get(rec, "confirmation");
+    const char *cv = fc_json_str(conf, "verdict");
+
+    why[0] = '\0';
+    if (t->id == FC_RECORD_RETEST && strcmp(verdict, "FAIL") != 0)
+        snprintf(why, len, "a retest record whose verdict is '%s': a retest follows an "
+                 "observed fault and is always a FAIL", verdict);
+    else if (strcmp(verdict, "PASS") == 0 && json_is_object(conf) && cv[0] &&
+             strcmp(cv, "ok") != 0 && strcmp(cv, "not_reproduced") != 0)
+        snprintf(why, len, "it passes though its confirmation says '%s'", cv);
+    else if (strcmp(verdict, "PASS") == 0 && json_is_true(json_object_get(conf, "confirmed")))
+        snprintf(why, len, "it passes though its confirmation confirmed the fault");
+    return why[0] != '\0';
+}

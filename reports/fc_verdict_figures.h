@@ -26,4 +26,11 @@ int fc_record_wrong_bits(json_t *rec, char *why, size_t len);
  * bits, else its own verdict ("" when it has none). */
 const char *fc_record_verdict(json_t *rec);
 
+/* 1 when rec contradicts itself, so neither its PASS nor the fault it
+ * clears can be taken on trust: a retest record that is not a FAIL, or a
+ * PASS whose confirmation did not clear it (its verdict other than "ok"
+ * or "not_reproduced", or confirmed true). why says which. The rack it
+ * concerns is INCOMPLETE, never PASS. */
+int fc_record_contradiction(json_t *rec, char *why, size_t len);
+
 #endif

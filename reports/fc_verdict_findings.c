@@ -204,6 +204,18 @@ static void fc_verdict_judge_record(json_t *records, size_t i, const fc_record_t
         snprintf(wrong_text, sizeof(wrong_text), "its own figures show wrong bits "
                  "(%s), though its verdict says '%s': wrong bits are never "
                  "tolerated", wrong_why, fc_json_str(rec, "verdict"));
+    if (!wrong && fc_record_contradiction(rec, wrong_why, sizeof(wrong_why)) &&
+        (fc_record_concerns(rec, r, at) || fc_record_implicates(rec, r, at))) {
+        json_array_append(r->incomplete_checks, rec);
+        if (r->stages[s].verdict != FC_VERDICT_FAIL)
+            r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
+        fc_record_text(rec, NULL, wrong_text, sizeof(wrong_text));
+        snprintf(text, sizeof(text), "a record contradicts itself (%.200s), so it "
+                 "certifies nothing: %.200s", wrong_why, wrong_text);
+        fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), "measurement", "",
+                       text, 0);
+        return;
+    }
     if (strcmp(verdict, "INCOMPLETE") == 0 && fc_record_concerns(rec, r, at)) {
         /* measured, but not as the profile demands (e.g. the background
          * load was not applied): not certified */

@@ -40,8 +40,10 @@ int fc_retest_supersedes(json_t *records, size_t at)
         id = fc_record_id(r);
         if (id == FC_RECORD_STAGE_START)
             return 0;
+        /* only a FAIL supersedes: a retest record that passes contradicts
+         * itself (fc_record_contradiction) and clears nothing */
         if (id == FC_RECORD_RETEST && strcmp(fc_json_str(r, "group"), group) == 0 &&
-            strcmp(fc_kind(r), kind) == 0)
+            strcmp(fc_kind(r), kind) == 0 && strcmp(fc_json_str(r, "verdict"), "FAIL") == 0)
             return 1;
     }
     return 0;

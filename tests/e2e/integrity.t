@@ -35,7 +35,7 @@
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 54
+plan 56
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -182,6 +182,23 @@ wedit points 's/"points":(\d+)/"points":@{[$1 + 1]}/ if /"type":"stage_end"/ && 
 grep -q "required stage node has an end record that contradicts .* point(s) but .* judged record(s): every point has a record" "$TMP/points.out" &&
     grep -q '^verdict: INCOMPLETE' "$TMP/points.out"
 ok $? "an end record counting more points than records is INCOMPLETE"
+
+# a record that contradicts itself certifies nothing: a PASS whose
+# confirmation confirmed its fault, and (below) a retest record that passes
+wedit confpass 's/"verdict":"PASS"/"confirmation":{"verdict":"confirmed","text":"forged"},"verdict":"PASS"/ if /"type":"point"/ && /"stage":"node"/ && !$d++'
+grep -q "INCOMPLETE rack default, node stage, measurement: a record contradicts itself (it passes though its confirmation says 'confirmed')" "$TMP/confpass.out" &&
+    grep -q '^verdict: INCOMPLETE' "$TMP/confpass.out"
+ok $? "a PASS whose confirmation says confirmed is a contradiction: INCOMPLETE"
+$FC run --out "$TMP/rt" --np 3 --stages node "${SWEEP[@]}" --selftest-corrupt rank=1,iter=1 \
+    > "$TMP/rt.out" 2>&1
+mkdir -p "$TMP/rtpass"; cp "$TMP/rt/profile.yaml" "$TMP/rtpass/"
+perl -pe 's/"verdict":"FAIL"/"verdict":"PASS"/ if /"type":"retest"/' "$TMP/rt/results.jsonl" > "$TMP/rtpass/results.jsonl"
+$FC report "$TMP/rtpass" > "$TMP/rtpass.out" 2>&1
+rc=$?
+[ "$(grep -c '"type":"retest"' "$TMP/rtpass/results.jsonl")" -ge 1 ] && [ $rc -eq 1 ] &&
+    ! grep -q '^rack default: PASS' "$TMP/rtpass.out" &&
+    grep -q "a retest record whose verdict is 'PASS': a retest follows an observed fault and is always a FAIL" "$TMP/rtpass.out"
+ok $? "a retest record forged to PASS clears nothing: the wrong result still fails the rack (rc $rc)"
 
 # more attempts of a stage than the verdict follows
 wedit nine 'if (/"stage":"node"/ && /"type":"(stage_start|point|stage_end)"/) { my $e = /"type":"stage_end"/; $a .= $_; $_ = $e ? $a x 9 : "" }'
