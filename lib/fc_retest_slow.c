@@ -40,12 +40,16 @@ typedef struct fc_slow {
     const fc_retest_input_t *in;
     int *unit_of;               /* per rank: its unit (host, or itself) */
     int nunits;
-    char unit_names[64][FC_HOST_MAX + 16];  /* first 64 units named */
+    char (*unit_names)[FC_HOST_MAX + 16];   /* per unit: "rank 3" or its host */
+    int one_host;               /* the job has one host: units are ranks */
+    int nracks;                 /* racks the job's hosts are in */
     double ref_ex;              /* the lower quartile of every exchange's time */
     int np2p;                   /* units placed by point to point */
     int p2p_units[FC_SLOW_MAX_PLACED];
     int p2p_ranks[FC_SLOW_MAX_PLACED];  /* its one slow rank, or -1: the host */
     int np2p_refused;           /* units that stood apart, more than half */
+    int series_unit;            /* stood apart, but alone in its rack of two
+                                 * racks: in series with both uplinks, -1 */
     int loo_unit;               /* placed by leave-one-out, -1 */
     int loo_rank;               /* the one rank whose absence is fast, -1 */
     int p2p_slow, p2p_total;    /* slow exchanges, all exchanges */
@@ -68,30 +72,73 @@ static int fc_cmp(const void *a, const void *b)
 
 static const char *fc_unit(const fc_slow_t *s, int u)
 {
-    return u >= 0 && u < 64 ? s->unit_names[u] : "?";
+    return u >= 0 && u < s->nunits ? s->unit_names[u] : "?";
 }
 
-/* Units are the leave-one-out's (in->unit); names from the ranks' hosts. */
+/* The rack of host (the runner's host_racks), "" when not known. */
+static const char *fc_slow_rack(const fc_slow_t *s, const char *host)
+{
+    const char *r = json_string_value(json_object_get(
+        json_object_get(s->in->groups, "host_racks"), host));
+
+    return r ? r : "";
+}
+
+/* Units are the leave-one-out's (in->unit): ranks on a one-host job, else
+ * hosts; named "rank 3" or by the host. */
 static int fc_slow_setup(const fc_retest_input_t *in, fc_slow_t *s)
 {
     memset(s, 0, sizeof(*s));
     s->in = in;
     s->loo_unit = s->loo_rank = -1;
     s->nunits = in->nunits;
-    if ((s->unit_of = calloc((size_t)in->nranks + 1, sizeof(int))) == NULL)
+    s->one_host = 1;
+    for (int r = 1; r < in->nranks; ++r)
+        s->one_host &= strcmp(in->rank_hosts[r], in->rank_hosts[0]) == 0;
+    s->unit_of = calloc((size_t)in->nranks + 1, sizeof(int));
+    s->unit_names = calloc((size_t)in->nunits + 1, sizeof(*s->unit_names));
+    if (s->unit_of == NULL || s->unit_names == NULL)
         return -1;
     for (int r = 0; r < in->nranks; ++r) {
         int u = in->unit ? in->unit[r] : r;
 
         s->unit_of[r] = u;
-        if (u >= 0 && u < 64 && !s->unit_names[u][0]) {
-            if (in->nunits == in->nranks)
+        if (u >= 0 && u < in->nunits && !s->unit_names[u][0]) {
+            if (s->one_host)
                 snprintf(s->unit_names[u], sizeof(s->unit_names[u]), "rank %d", r);
             else
                 snprintf(s->unit_names[u], sizeof(s->unit_names[u]), "%s", in->rank_hosts[r]);
         }
     }
+    for (int r = 0; r < in->nranks; ++r) {
+        int first = 1;
+
+        for (int q = 0; q < r && first; ++q)
+            first = strcmp(fc_slow_rack(s, in->rank_hosts[q]),
+                           fc_slow_rack(s, in->rank_hosts[r])) != 0;
+        s->nracks += first;
+    }
     return 0;
+}
+
+/* Host unit u is the only host of the job in its rack: its link and its
+ * rack's uplink are in series (and, with two racks in all, the other
+ * rack's uplink too). */
+static int fc_slow_alone_in_rack(const fc_slow_t *s, int u)
+{
+    const char *host = NULL, *rack;
+
+    for (int r = 0; r < s->in->nranks && host == NULL; ++r)
+        if (s->unit_of[r] == u)
+            host = s->in->rank_hosts[r];
+    if (host == NULL || s->one_host)
+        return 0;
+    rack = fc_slow_rack(s, host);
+    for (int r = 0; r < s->in->nranks; ++r)
+        if (strcmp(s->in->rank_hosts[r], host) != 0 &&
+            strcmp(fc_slow_rack(s, s->in->rank_hosts[r]), rack) == 0)
+            return 0;
+    return rack[0] != '\0';
 }
 
 static int fc_slow_exchange(const fc_slow_t *s, const fc_exchange_t *e)
@@ -116,7 +163,7 @@ static int fc_slow_explains(const fc_slow_t *s, int x, int by_host, const int *p
 {
     const fc_retest_input_t *in = s->in;
     double *rest = calloc((size_t)in->nexchanges + 1, sizeof(double)), fastest = -1;
-    int mine = 0, nrest = 0, apart = 0;
+    int mine = 0, mine_on_host = 0, nrest = 0, apart = 0;
 
     if (rest == NULL)
         return 0;
@@ -133,12 +180,16 @@ static int fc_slow_explains(const fc_slow_t *s, int x, int by_host, const int *p
                           : e->sender == x || e->receiver == x;
         if (touches) {
             ++mine;
+            mine_on_host += strcmp(in->rank_hosts[e->sender], in->rank_hosts[e->receiver]) == 0;
             fastest = fastest < 0 || e->seconds < fastest ? e->seconds : fastest;
         } else if (!placed[e->sender] && !placed[e->receiver]) {
             rest[nrest++] = e->seconds;
         }
     }
-    if (mine >= 2 && nrest > 0) {
+    /* a rank is placed on its own only when it is slow with a partner on
+     * its own host too: slow with remote partners alone is its host's
+     * NIC or link, judged by host */
+    if (mine >= 2 && nrest > 0 && (by_host || mine_on_host > 0)) {
         qsort(rest, (size_t)nrest, sizeof(*rest), fc_cmp);
         apart = fastest >= FC_SLOW_FACTOR * rest[nrest / 2];
     }
@@ -204,7 +255,7 @@ static void fc_slow_p2p(fc_slow_t *s)
                 more = 1;
             }
     }
-    for (more = s->nunits < in->nranks; more;) {
+    for (more = !s->one_host; more;) {
         more = 0;
         for (int u = 0; u < s->nunits; ++u)
             if (fc_slow_p2p_index(s, u) < 0 && fc_slow_explains(s, u, 1, placed)) {
@@ -412,13 +463,13 @@ static void fc_slow_write(const fc_slow_t *s, json_t *group, int placed, fc_resu
                      s->loo_rank);
         snprintf(loo, sizeof(loo), "without %s the %s took %.1f us, without any other "
                  "%s %.1f to %.1f us%s", fc_unit(s, s->loo_unit), s->in->loo_label,
-                 s->loo_best * 1e6, s->in->nunits == s->in->nranks ? "rank" : "node",
+                 s->loo_best * 1e6, s->one_host ? "rank" : "node",
                  s->loo_rest_min * 1e6, s->loo_rest_max * 1e6, alone);
     }
     else if (s->in->loo_seconds && s->in->nunits >= 3)
         snprintf(loo, sizeof(loo), "the %s without each %s took %.1f to %.1f us (none "
                  "%.0f times faster than the others)", s->in->loo_label,
-                 s->in->nunits == s->in->nranks ? "rank" : "node",
+                 s->one_host ? "rank" : "node",
                  s->loo_best * 1e6, s->loo_rest_max * 1e6, FC_SLOW_FACTOR);
     int k = placed >= 0 ? fc_slow_p2p_index(s, placed) : -1;
     int p2p_rank = k >= 0 ? s->p2p_ranks[k] : -1;
@@ -431,6 +482,12 @@ static void fc_slow_write(const fc_slow_t *s, json_t *group, int placed, fc_resu
         snprintf(p2p, sizeof(p2p), "its exchanges with every partner off it were slow (over "
                  "%.0f times the lower quartile exchange, %.1f us)%s", FC_SLOW_FACTOR,
                  s->ref_ex * 1e6, s->np2p > 1 ? fc_slow_also(s, placed) : "");
+    else if (s->series_unit >= 0)
+        snprintf(p2p, sizeof(p2p), "%s stands apart, but it is alone in rack %s and the job "
+                 "has two racks: its link, rack %s's uplink and the other rack's uplink are "
+                 "in series and cannot be told apart (the spine between the racks)",
+                 fc_unit(s, s->series_unit), fc_slow_rack(s, fc_slow_host_of(s, s->series_unit)),
+                 fc_slow_rack(s, fc_slow_host_of(s, s->series_unit)));
     else if (s->np2p > 0) {
         size_t at = (size_t)snprintf(p2p, sizeof(p2p), "the exchanges stood apart on ");
 
@@ -464,8 +521,13 @@ static void fc_slow_write(const fc_slow_t *s, json_t *group, int placed, fc_resu
         }
         if (s->loo_unit != placed)
             loo[0] = '\0';     /* the leave-one-out placed another unit */
-        snprintf(why, sizeof(why), "slowness placed on %s (%s): %s%s%s%s%s", host, list, loo,
-                 loo[0] && k >= 0 ? "; " : "", k >= 0 ? p2p : "",
+        char series[FC_HOST_MAX + 120] = "";
+
+        if (one < 0 && fc_slow_alone_in_rack(s, placed))
+            snprintf(series, sizeof(series), "; %s is alone in rack %s: its link and the "
+                     "rack's uplink are in series", host, fc_slow_rack(s, host));
+        snprintf(why, sizeof(why), "slowness placed on %s (%s): %s%s%s%s%s%s", host, list, loo,
+                 loo[0] && k >= 0 ? "; " : "", k >= 0 ? p2p : "", series,
                  obs[0] ? "; observed: " : "", obs);
         json_object_set_new(rec, "localised", json_true());
         json_object_set_new(rec, "method", json_string(s->loo_unit == placed ? "leave-one-out"
@@ -518,6 +580,7 @@ int fc_retest_write_slow_records(const fc_retest_input_t *in, fc_results_t *resu
     }
     fc_slow_p2p(&s);
     fc_slow_loo(&s);
+    s.series_unit = -1;
     /* the culprits: every unit the point to point placed, which must hold
      * the leave-one-out's when both place; else the leave-one-out's */
     if (s.np2p > 0 && (s.loo_unit < 0 || fc_slow_p2p_index(&s, s.loo_unit) >= 0)) {
@@ -525,6 +588,19 @@ int fc_retest_write_slow_records(const fc_retest_input_t *in, fc_results_t *resu
         nculprits = s.np2p;
     } else if (s.np2p == 0 && s.loo_unit >= 0) {
         culprits[nculprits++] = s.loo_unit;
+    }
+    /* a host alone in its rack, with two racks in all: its link, its
+     * rack's uplink and the other rack's uplink are in series; nothing
+     * here tells them apart, so nobody is placed (the pairs stage says
+     * the same: the spine between them) */
+    for (int k = 0; k < nculprits; ++k) {
+        int j = fc_slow_p2p_index(&s, culprits[k]);
+        int host_level = j >= 0 ? s.p2p_ranks[j] < 0 : s.loo_rank < 0;
+
+        if (host_level && s.nracks == 2 && fc_slow_alone_in_rack(&s, culprits[k])) {
+            s.series_unit = culprits[k];
+            nculprits = 0;
+        }
     }
     json_array_foreach(json_object_get(in->groups, "groups"), i, group) {
         int mine = 0;
@@ -542,5 +618,6 @@ int fc_retest_write_slow_records(const fc_retest_input_t *in, fc_results_t *resu
         written += mine ? mine : 1;
     }
     free(s.unit_of);
+    free(s.unit_names);
     return written;
 }

@@ -15,31 +15,43 @@
 #include "fc_retest_records.h"
 #include "fc_tap.h"
 
-#define HOSTS 6
-#define PPN 2
-#define RANKS (HOSTS * PPN)
+#define MAXH 80
+#define MAXR 160
 #define FAST 1e-4
 #define SLOW 1e-2
 
 typedef struct world {
-    char hosts[RANKS][FC_HOST_MAX];
-    int unit[RANKS];
-    fc_exchange_t ex[RANKS * RANKS];
+    int nhosts, ppn, nranks;
+    char hosts[MAXR][FC_HOST_MAX];
+    int rack[MAXH];             /* per host, 1-based rack number */
+    int unit[MAXR];
+    fc_exchange_t ex[MAXR * MAXR];
     int nex;
-    int slow_host[HOSTS];
-    int slow_rank[RANKS];
+    int slow_host[MAXH];
+    int slow_rank[MAXR];
 } world_t;
 
 static fc_tap_t tap;
 static char dir[] = "/tmp/fc-retest-slow-XXXXXX";
 
-static void world_make(world_t *w)
+/* nhosts hosts of ppn ranks, all in rack 1 unless set otherwise */
+static void world_shape(world_t *w, int nhosts, int ppn)
 {
     memset(w, 0, sizeof(*w));
-    for (int r = 0; r < RANKS; ++r) {
-        snprintf(w->hosts[r], FC_HOST_MAX, "n%02d", r / PPN + 1);
-        w->unit[r] = r / PPN;
+    w->nhosts = nhosts;
+    w->ppn = ppn;
+    w->nranks = nhosts * ppn;
+    for (int r = 0; r < w->nranks; ++r) {
+        snprintf(w->hosts[r], FC_HOST_MAX, "n%02d", r / ppn + 1);
+        w->unit[r] = r / ppn;
     }
+    for (int h = 0; h < nhosts; ++h)
+        w->rack[h] = 1;
+}
+
+static void world_make(world_t *w)
+{
+    world_shape(w, 6, 2);
 }
 
 /* Every ordered pair of ranks, timed from the truth; noisy[] lists
@@ -47,8 +59,8 @@ static void world_make(world_t *w)
 static void world_time(world_t *w, const int *noisy)
 {
     w->nex = 0;
-    for (int a = 0; a < RANKS; ++a)
-        for (int b = 0; b < RANKS; ++b) {
+    for (int a = 0; a < w->nranks; ++a)
+        for (int b = 0; b < w->nranks; ++b) {
             int off = w->unit[a] != w->unit[b];
             int slow = w->slow_rank[a] || w->slow_rank[b] ||
                        (off && (w->slow_host[w->unit[a]] || w->slow_host[w->unit[b]]));
@@ -68,14 +80,30 @@ static void world_time(world_t *w, const int *noisy)
 static int judge(world_t *w, const double *loo, char culprits[][FC_HOST_MAX], int max,
                  char *why, size_t whylen)
 {
-    json_t *groups = json_pack("{s:[{s:s, s:[s,s,s,s,s,s], s:[s], s:s, s:s}]}", "groups",
-                               "group", "cluster", "hosts", "n01", "n02", "n03", "n04",
-                               "n05", "n06", "racks", "r1", "kind", "slow", "observed",
-                               "all_reduce slow");
+    json_t *groups = json_object(), *g = json_object(), *hosts = json_array();
+    json_t *racks = json_array(), *host_racks = json_object();
+
+    for (int h = 0; h < w->nhosts; ++h) {
+        char name[16], rack[16];
+
+        snprintf(name, sizeof(name), "n%02d", h + 1);
+        snprintf(rack, sizeof(rack), "r%d", w->rack[h]);
+        json_array_append_new(hosts, json_string(name));
+        json_object_set_new(host_racks, name, json_string(rack));
+        if (h == 0 || w->rack[h] != w->rack[h - 1])
+            json_array_append_new(racks, json_string(rack));
+    }
+    json_object_set_new(g, "group", json_string("cluster"));
+    json_object_set_new(g, "hosts", hosts);
+    json_object_set_new(g, "racks", racks);
+    json_object_set_new(g, "kind", json_string("slow"));
+    json_object_set_new(g, "observed", json_string("all_reduce slow"));
+    json_object_set_new(groups, "groups", json_pack("[o]", g));
+    json_object_set_new(groups, "host_racks", host_racks);
     fc_retest_input_t in = {
-        .run_id = "t", .stage = "cluster", .nranks = RANKS, .rank_hosts = w->hosts,
-        .exchanges = w->ex, .nexchanges = w->nex, .rounds = RANKS - 1, .bytes = 65536,
-        .iters = 4, .seconds = 1, .unit = w->unit, .nunits = HOSTS, .loo_seconds = loo,
+        .run_id = "t", .stage = "cluster", .nranks = w->nranks, .rank_hosts = w->hosts,
+        .exchanges = w->ex, .nexchanges = w->nex, .rounds = w->nranks - 1, .bytes = 65536,
+        .iters = 4, .seconds = 1, .unit = w->unit, .nunits = w->nhosts, .loo_seconds = loo,
         .all_seconds = SLOW, .loo_label = "all_reduce int32 sum 64 KiB", .groups = groups,
     };
     fc_results_t res;
@@ -120,7 +148,7 @@ int main(void)
     int n;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 7);
+    fc_tap_plan(&tap, 11);
     if (mkdtemp(dir) == NULL)
         fc_tap_bail(&tap, "mkdtemp failed");
 
@@ -173,10 +201,55 @@ int main(void)
     world_make(&w);
     w.slow_host[1] = 1;
     world_time(&w, NULL);
-    double loo[HOSTS] = { SLOW, SLOW, SLOW, SLOW, FAST, SLOW };
+    double loo[6] = { SLOW, SLOW, SLOW, SLOW, FAST, SLOW };
     n = judge(&w, loo, c, 8, why, sizeof(why));
     fc_tap_ok(&tap, n == 1 && c[0][0] == '\0' && strstr(why, "disagree"),
               "the two methods disagree: nobody placed, the record says so (%d, %s)", n, c[0]);
+
+    /* racks of 3 and 1 hosts, the lone host's exchanges slow: its link and
+     * both uplinks are in series, nobody is placed */
+    world_shape(&w, 4, 2);
+    w.rack[3] = 2;
+    w.slow_host[3] = 1;
+    world_time(&w, NULL);
+    n = judge(&w, NULL, c, 8, why, sizeof(why));
+    fc_tap_ok(&tap, n == 1 && c[0][0] == '\0' && strstr(why, "alone in rack r2") &&
+                  strstr(why, "in series"),
+              "two racks, the host alone in its rack slow: not placed, in series (%s)", c[0]);
+
+    /* racks of 3, 2 and 1: the lone host slow is placed, with the note */
+    world_shape(&w, 6, 2);
+    w.rack[3] = w.rack[4] = 2;
+    w.rack[5] = 3;
+    w.slow_host[5] = 1;
+    world_time(&w, NULL);
+    n = judge(&w, NULL, c, 8, why, sizeof(why));
+    fc_tap_ok(&tap, n == 1 && strcmp(c[0], "n06") == 0 &&
+                  strstr(why, "n06 is alone in rack r3: its link and the rack's uplink are in "
+                         "series"),
+              "three racks, the lone host slow: placed, its uplink in series said (%s)", c[0]);
+
+    /* one rank per host: slow with every remote partner is the host's
+     * link, named by host, never "rank N's" own progress */
+    world_shape(&w, 6, 1);
+    w.slow_host[2] = 1;
+    world_time(&w, NULL);
+    n = judge(&w, NULL, c, 8, why, sizeof(why));
+    fc_tap_ok(&tap, n == 1 && strcmp(c[0], "n03") == 0 && !strstr(why, "rank 2's") &&
+                  strstr(why, "its exchanges with every partner off it were slow"),
+              "one rank per host: the slow host named by its link, not its rank (%s)", c[0]);
+
+    /* 70 hosts: every unit named in the evidence, none '?' */
+    world_shape(&w, 70, 1);
+    w.slow_host[68] = 1;
+    world_time(&w, NULL);
+    double many[70];
+    for (int u = 0; u < 70; ++u)
+        many[u] = u == 68 ? FAST : SLOW;
+    n = judge(&w, many, c, 8, why, sizeof(why));
+    fc_tap_ok(&tap, n == 1 && strcmp(c[0], "n69") == 0 && strstr(why, "without n69") &&
+                  !strchr(why, '?'),
+              "70 hosts: the 69th named in the evidence, no unit '?' (%s)", c[0]);
     rmdir(dir);
     return fc_tap_done(&tap);
 }
