@@ -200,25 +200,29 @@ static int fc_retest_units(int size, char (*hosts)[FC_HOST_MAX], int *unit)
     return nhosts <= 1 ? size : nhosts;
 }
 
-/* The collective the leave-one-out runs: the one the stage observed
- * (first group that names it; the runner writes it), else int32
- * all_reduce sum of --bytes. Rank 0 reads the groups file; every rank
- * gets the point. */
-static void fc_retest_loo_point(const fc_retest_opts_t *o, int rank, fc_test_point_t *pt,
-                                int *any_slow_p, int *any_wrong_p)
+/* The collectives the leave-one-out runs, one per kind of fault: for the
+ * wrong results, the one the first group with a wrong result observed, in
+ * int32 (exact, so one flipped bit can never round away in a float sum);
+ * for the slowness, the one the first slow group observed, in its own
+ * type (the kinds must not share one: a slow all_gather's leave-one-out
+ * says nothing of a node corrupting all_reduce). Without a point in the
+ * runner's file: int32 all_reduce sum of --bytes. Rank 0 reads the
+ * groups file; every rank gets the points. */
+static void fc_retest_loo_points(const fc_retest_opts_t *o, int rank, fc_test_point_t *wrong_pt,
+                                 fc_test_point_t *slow_pt, int *any_slow_p, int *any_wrong_p)
 {
-    int spec[5] = { FC_COLL_ALL_REDUCE, FC_INT32, FC_OP_SUM, 0, 0 };
-    long long bytes = o->bytes;
+    /* per kind (0 wrong, 1 slow): collective, dtype, op, seen */
+    int spec[2][4] = { { FC_COLL_ALL_REDUCE, FC_INT32, FC_OP_SUM, 0 },
+                       { FC_COLL_ALL_REDUCE, FC_INT32, FC_OP_SUM, 0 } };
+    long long bytes[2] = { o->bytes, o->bytes };
+    int found[2] = { 0, 0 };
 
     if (rank == 0) {
         json_t *groups = json_load_file(o->groups_path, 0, NULL), *g;
         size_t i;
 
         json_array_foreach(json_object_get(groups, "groups"), i, g) {
-            spec[3] |= fc_retest_group_is_slow(g);
-            spec[4] |= !fc_retest_group_is_slow(g);
-        }
-        json_array_foreach(json_object_get(groups, "groups"), i, g) {
+            int kind = fc_retest_group_is_slow(g);
             json_t *p = json_object_get(g, "point");
             int c = fc_coll_from_name(json_string_value(json_object_get(p, "collective")) ?
                                       json_string_value(json_object_get(p, "collective")) : "");
@@ -228,26 +232,28 @@ static void fc_retest_loo_point(const fc_retest_opts_t *o, int rank, fc_test_poi
             int op = opn && strcmp(opn, "none") ? fc_op_from_name(opn) : FC_OP_NONE;
             json_int_t b = json_integer_value(json_object_get(p, "bytes"));
 
-            if (c < 0 || d < 0 || (opn && strcmp(opn, "none") && op < 0) || b <= 0 ||
-                b > (1ll << 32))
+            spec[kind][3] = 1;
+            if (found[kind] || c < 0 || d < 0 || (opn && strcmp(opn, "none") && op < 0) ||
+                b <= 0 || b > (1ll << 32))
                 continue;
-            /* a wrong result is placed in int32 (exact, so one flipped bit
-             * can never round away in a float sum); a slowness is timed
-             * in the type that was slow */
-            spec[0] = c;
-            spec[1] = spec[3] ? d : FC_INT32;
-            spec[2] = op;
-            bytes = b;
-            break;
+            spec[kind][0] = c;
+            spec[kind][1] = kind ? d : FC_INT32;
+            spec[kind][2] = op;
+            bytes[kind] = b;
+            found[kind] = 1;
         }
         json_decref(groups);
     }
-    MPI_Bcast(spec, 5, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Bcast(&bytes, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
-    *any_slow_p = spec[3];
-    *any_wrong_p = spec[4];
-    *pt = (fc_test_point_t){ (fc_coll_id_t)spec[0], (fc_dtype_t)spec[1], (fc_op_t)spec[2],
-                             (uint64_t)bytes, 1, (int)o->iters, o->seed, 0 };
+    MPI_Bcast(spec, 8, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(bytes, 2, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    *any_wrong_p = spec[0][3];
+    *any_slow_p = spec[1][3];
+    *wrong_pt = (fc_test_point_t){ (fc_coll_id_t)spec[0][0], (fc_dtype_t)spec[0][1],
+                                   (fc_op_t)spec[0][2], (uint64_t)bytes[0], 1, (int)o->iters,
+                                   o->seed, 0 };
+    *slow_pt = (fc_test_point_t){ (fc_coll_id_t)spec[1][0], (fc_dtype_t)spec[1][1],
+                                  (fc_op_t)spec[1][2], (uint64_t)bytes[1], 1, (int)o->iters,
+                                  o->seed, 0 };
 }
 
 /* The point on comm (NULL: this rank sits out), checked and timed by the
@@ -375,7 +381,8 @@ static int fc_retest_report(const fc_retest_opts_t *o, int size, char (*hosts)[F
                             const uint64_t *loo_wrong, const double *loo_seconds,
                             double all_seconds, const int *loo_ranks,
                             const double *loo_rank_seconds, int nloo_ranks,
-                            const fc_test_point_t *pt, double seconds)
+                            const fc_test_point_t *wrong_pt, const fc_test_point_t *slow_pt,
+                            double seconds)
 {
     fc_retest_input_t in;
     json_error_t jerr;
@@ -414,11 +421,12 @@ static int fc_retest_report(const fc_retest_opts_t *o, int size, char (*hosts)[F
     in.loo_ranks = loo_ranks;
     in.loo_rank_seconds = nloo_ranks ? loo_rank_seconds : NULL;
     in.nloo_ranks = nloo_ranks;
-    fc_point_label(pt, label, sizeof(label));
-    in.loo_label = label;
     fc_tap_init(&tap, stdout, 1);
     fc_tap_plan(&tap, -1);
+    fc_point_label(wrong_pt, label, sizeof(label));
+    in.loo_label = label;
     failed = fc_retest_write_records(&in, &results, &tap);
+    fc_point_label(slow_pt, label, sizeof(label));
     failed += fc_retest_write_slow_records(&in, &results, &tap);
     fc_tap_done(&tap);
     fc_results_close(&results);
@@ -436,7 +444,9 @@ int main(int argc, char **argv)
     uint64_t *loo_wrong = NULL;
     double *loo_seconds = NULL, *loo_rank_seconds = NULL, all_seconds = 0, t0;
     int *loo_ranks = NULL, nloo_ranks = 0, any_slow = 0, any_wrong = 0;
-    fc_test_point_t pt;
+    fc_test_point_t wrong_pt, slow_pt;
+    uint64_t *unused_wrong = NULL;
+    double *unused_seconds = NULL, unused_all = 0;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -463,7 +473,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
     }
     MPI_Allgather(host, FC_HOST_MAX, MPI_CHAR, hosts, FC_HOST_MAX, MPI_CHAR, MPI_COMM_WORLD);
-    fc_retest_loo_point(&o, rank, &pt, &any_slow, &any_wrong);
+    fc_retest_loo_points(&o, rank, &wrong_pt, &slow_pt, &any_slow, &any_wrong);
     t0 = MPI_Wtime();
     if (fc_retest_tournament(&o, rank, size, &mine, &rounds) != FC_OK)
         MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
@@ -474,15 +484,28 @@ int main(int argc, char **argv)
     MPI_Gather(mine, (int)(rounds * sizeof(*mine)), MPI_BYTE, all,
                (int)(rounds * sizeof(*mine)), MPI_BYTE, 0, MPI_COMM_WORLD);
     nunits = fc_retest_units(size, hosts, unit);
-    fc_retest_leave_one_out(&pt, any_wrong ? FC_RETEST_LOO_SEEDS : 1, rank, size, host, unit,
-                            nunits, loo_wrong, loo_seconds, &all_seconds);
+    /* one leave-one-out per kind of fault, each on its own collective */
+    unused_wrong = calloc((size_t)size, sizeof(uint64_t));
+    unused_seconds = calloc((size_t)size, sizeof(double));
+    if (unused_wrong == NULL || unused_seconds == NULL) {
+        fc_error("out of memory for %d leave-one-out results", size);
+        MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
+    }
+    if (any_wrong || !any_slow)
+        fc_retest_leave_one_out(&wrong_pt, FC_RETEST_LOO_SEEDS, rank, size, host, unit,
+                                nunits, loo_wrong, any_slow ? unused_seconds : loo_seconds,
+                                any_slow ? &unused_all : &all_seconds);
+    if (any_slow)
+        fc_retest_leave_one_out(&slow_pt, 1, rank, size, host, unit, nunits,
+                                any_wrong ? unused_wrong : loo_wrong, loo_seconds,
+                                &all_seconds);
     if (any_slow && nunits < size)
-        nloo_ranks = fc_retest_leave_rank_out(&pt, rank, size, host, unit, nunits, loo_seconds,
-                                              loo_ranks, loo_rank_seconds);
+        nloo_ranks = fc_retest_leave_rank_out(&slow_pt, rank, size, host, unit, nunits,
+                                              loo_seconds, loo_ranks, loo_rank_seconds);
     if (rank == 0) {
         int failed = fc_retest_report(&o, size, hosts, all, rounds, unit, nunits, loo_wrong,
                                       loo_seconds, all_seconds, loo_ranks, loo_rank_seconds,
-                                      nloo_ranks, &pt, MPI_Wtime() - t0);
+                                      nloo_ranks, &wrong_pt, &slow_pt, MPI_Wtime() - t0);
 
         rc = failed < 0 ? FC_EXIT_FAIL : failed > 0 ? FC_EXIT_FAIL : FC_EXIT_PASS;
     }
@@ -495,6 +518,8 @@ int main(int argc, char **argv)
     free(loo_seconds);
     free(loo_rank_seconds);
     free(loo_ranks);
+    free(unused_wrong);
+    free(unused_seconds);
     MPI_Finalize();
     fc_watchdog_stop();
     return rc;
