@@ -37,9 +37,14 @@ json_t *fc_stage_record(const fc_stage_ctx_t *ctx, const char *type)
  * group of several hosts it is the group's, pending the runner's retest,
  * which places the slowness on a node or says that it cannot: nobody is
  * named before that, least of all the rank that waited longest. */
+/* What a failed group implicates. A one-host group's confirmed slowness
+ * quarantines its node only when a group of the same point passed
+ * (peer_passed): when every group failed the point (the machine's load,
+ * a slow fabric everywhere) nothing singles this node out, and it is not
+ * pulled for what all of them share. */
 static json_t *fc_implicates_json(const fc_stage_ctx_t *ctx,
                                   const fc_point_summary_t *s,
-                                  const fc_judgement_t *j)
+                                  const fc_judgement_t *j, int peer_passed)
 {
     const char *part = ctx->grouping == FC_GROUP_RACK ? "rack" : "cluster";
 
@@ -50,7 +55,7 @@ static json_t *fc_implicates_json(const fc_stage_ctx_t *ctx,
     if (s->status == FC_OK && (ctx->grouping == FC_GROUP_HOST || s->nhosts == 1))
         return json_pack("{s:s, s:s, s:s, s:b}", "part", "node", "host", s->host,
                          "rack", ctx->inv.racks[ctx->rank_racks[s->first_world_rank]],
-                         "quarantine", j->confirmed);
+                         "quarantine", j->confirmed && peer_passed);
     if (s->status == FC_OK && j->confirmed)
         return fc_stage_slow_implicates(ctx, s->first_world_rank);
     if (ctx->grouping == FC_GROUP_HOST)
@@ -70,7 +75,7 @@ static json_t *fc_time_json(const fc_time_stats_t *t)
 static json_t *fc_point_json(const fc_stage_ctx_t *ctx,
                              const fc_test_point_t *pt,
                              const fc_point_summary_t *s,
-                             const fc_judgement_t *j)
+                             const fc_judgement_t *j, int peer_passed)
 {
     json_t *rec = fc_stage_record(ctx, "point");
     json_t *reasons = json_array(), *imp;
@@ -128,7 +133,13 @@ static json_t *fc_point_json(const fc_stage_ctx_t *ctx,
     fc_judgement_set_rules(rec, j, ctx->sp.max_below_median_pct);
     for (int r = 0; r < j->nreasons; ++r)
         json_array_append_new(reasons, json_string(j->reasons[r]));
-    imp = fc_implicates_json(ctx, s, j);
+    imp = fc_implicates_json(ctx, s, j, peer_passed);
+    if (j->status != FC_OK && j->confirmed && !peer_passed && !fc_stage_wrong_result(s) &&
+        json_is_false(json_object_get(imp, "quarantine")) && json_object_get(imp, "host") &&
+        json_string_value(json_object_get(imp, "host"))[0])
+        json_array_append_new(reasons, json_string(
+            "not quarantined: no other group of this point passed it, so nothing singles "
+            "this node out (the stage is slow as a whole: the machine's load or the fabric)"));
     if (json_is_false(json_object_get(imp, "localised"))) {
         char pending[FC_REASON_MAX + 128];
         const char *kind = json_string_value(json_object_get(imp, "kind"));
@@ -160,7 +171,11 @@ void fc_stage_report_judged(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
     char label[128];
 
     for (int g = 0; g < ngroups; ++g) {
-        json_t *rec = fc_point_json(ctx, pt, &sums[g], &js[g]);
+        int peer_passed = ngroups == 1;     /* alone: nothing to compare with */
+
+        for (int h = 0; h < ngroups && !peer_passed; ++h)
+            peer_passed = h != g && sums[h].status == FC_OK && js[h].status == FC_OK;
+        json_t *rec = fc_point_json(ctx, pt, &sums[g], &js[g], peer_passed);
 
         if (extra != NULL && extra[g] != NULL)
             json_object_update(rec, extra[g]);

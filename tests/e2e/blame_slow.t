@@ -22,7 +22,7 @@
 FC=$BUILD/fabcert
 INJ=$PWD/$BUILD/libfc_inject.so
 vcluster_up fbs 2,3,1
-plan 20
+plan 21
 H1=${NAME}01 H2=${NAME}02 H4=${NAME}04 H5=${NAME}05
 cat > "$TMP/plan.yaml" <<'YAML'
 name: blame-slow
@@ -236,6 +236,17 @@ q=$(quarantined onerank)
 n=$(rec onerank 'scalar grep { $_->{type} eq "point" && $_->{verdict} eq "FAIL" && $_->{group} eq "'$H5'" &&
     ($_->{relative}{figure} // "") eq "algbw" } @r')
 ok $(( rc != 1 || st != 0 || n < 1 )) "one rank per node, $H5 slowed: judged by algbw among its peers, only rack2 FAILs ($rc; quarantined: ${q:-none}; $n)"
+# 8. every node slowed alike (the injector on every host: the machine's
+# load), an absolute limit failed by all: nothing singles one node out, so
+# nobody is quarantined, every rack FAILs
+{ cat "$TMP/node.yaml"; printf '    limits:\n      - collective: any\n        max_latency_us: 5000\n'; } > "$TMP/nodelim.yaml"
+run allslow "$TMP/nodelim.yaml" --ppn 1 --env LD_PRELOAD=$INJ --env 'FC_INJECT_HOST=*' \
+    --env FC_INJECT_MODE=delay --env FC_INJECT_DELAY_US=20000
+rc=$?
+racks_are allslow FAIL FAIL FAIL
+st=$?
+q=$(quarantined allslow)
+ok $(( rc != 1 || st != 0 || ${#q} != 0 )) "every node slowed alike past a limit: every rack FAILs, nobody quarantined ($rc; ${q:-none})"
 diag "run times (s): clean $(cat "$TMP/clean1.secs") $(cat "$TMP/clean2.secs"), slow link $(cat "$TMP/slow1.secs") $(cat "$TMP/slow2.secs") $(cat "$TMP/slow3.secs")"
 diag "pairs confirmation (s): $(rec slow1 '(map { sprintf "%.1f", $_->{seconds} } grep { $_->{type} eq "pairs_confirmation" } @r)[0]') of $H4's slow link; retest of the slowed rank: $(sed -n 's/^retest cluster: done, \(.*\) s$/\1/p' "$TMP/crank.out") s launched"
 done_testing

@@ -9,7 +9,9 @@
  * would do to its peers: the blame has to be found through the fabric.
  *
  * Configuration (environment; unset means "off"):
- *   FC_INJECT_HOST    the host whose ranks misbehave (gethostname); required
+ *   FC_INJECT_HOST    the host whose ranks misbehave (gethostname), or "*"
+ *                     for every host (a load the whole machine shares);
+ *                     required
  *   FC_INJECT_RANK    only this world rank of that host (default: all of them)
  *   FC_INJECT_MODE    corrupt-send  flip one bit of what the rank sends (a
  *                                   scratch copy: its own buffer stays right)
@@ -97,7 +99,7 @@ static void fc_inject_configure(void)
     if (host == NULL || mode == NULL)
         return;
     gethostname(fc_inj.host, sizeof(fc_inj.host) - 1);
-    if (strcmp(host, fc_inj.host) != 0)
+    if (strcmp(host, "*") != 0 && strcmp(host, fc_inj.host) != 0)
         return;
     if (prog && *prog && strcmp(prog, program_invocation_short_name) != 0)
         return;
