@@ -25,6 +25,7 @@ const char *fc_pair_verdict_name(fc_pair_verdict_t v)
     case FC_PAIR_V_NODE_A: return "node_a";
     case FC_PAIR_V_NODE_B: return "node_b";
     case FC_PAIR_V_UPLINK: return "uplink";
+    case FC_PAIR_V_SPINE: return "spine";
     case FC_PAIR_V_PATH: return "path";
     case FC_PAIR_V_UNPLACED: return "unplaced";
     case FC_PAIR_V_UNCONFIRMED: return "unconfirmed";
@@ -200,9 +201,54 @@ static void fc_confirm_uplinks(fc_confirm_run_t *run)
     for (int k = 0; k < c->npairs; ++k) {
         int ra = run->rack[run->a[k]], rb = run->rack[run->b[k]];
 
-        if (run->slow[k] && ra != rb && (c->uplink[ra] || c->uplink[rb]))
+        if (run->slow[k] && ra != rb && (c->uplink[ra] || c->uplink[rb]) &&
+            c->verdict[k] == FC_PAIR_V_UNCONFIRMED)
             c->verdict[k] = FC_PAIR_V_UPLINK;
     }
+}
+
+/* Step 2b, after the nodes: two racks A and B of two nodes or more whose
+ * every pair between them is slow and still unexplained, a node of each
+ * fast with one of its own rack, and slow with each other alone: the
+ * spine between them (A's uplink or B's), when no third rack's node was
+ * there to tell which (its only nodes were themselves slow, say). */
+static void fc_confirm_spines(fc_confirm_run_t *run)
+{
+    fc_pairs_confirm_t *c = run->c;
+
+    for (int ra = 0; ra < c->nracks; ++ra)
+        for (int rb = ra + 1; rb < c->nracks; ++rb) {
+            int between = 0, open = 1, u, u2, w, w2, p[3];
+
+            for (int k = 0; k < c->npairs && open; ++k) {
+                int a = run->rack[run->a[k]], b = run->rack[run->b[k]];
+
+                if ((a == ra && b == rb) || (a == rb && b == ra)) {
+                    ++between;
+                    open = run->slow[k] && c->verdict[k] == FC_PAIR_V_UNCONFIRMED;
+                }
+            }
+            if (!open || between < 2 || c->uplink[ra] || c->uplink[rb])
+                continue;
+            u = fc_confirm_pick(run, -1, NULL, 0, ra);
+            u2 = u < 0 ? -1 : fc_confirm_pick(run, -1, &u, 1, ra);
+            w = fc_confirm_pick(run, -1, NULL, 0, rb);
+            w2 = w < 0 ? -1 : fc_confirm_pick(run, -1, &w, 1, rb);
+            if (u2 < 0 || w2 < 0)
+                continue;
+            if (!fc_probe_slow(c, p[0] = fc_confirm_probe(run, u, w)) ||
+                !fc_probe_fast(c, p[1] = fc_confirm_probe(run, u, u2)) ||
+                !fc_probe_fast(c, p[2] = fc_confirm_probe(run, w, w2)))
+                continue;
+            for (int k = 0; k < c->npairs; ++k) {
+                int a = run->rack[run->a[k]], b = run->rack[run->b[k]];
+
+                if ((a == ra && b == rb) || (a == rb && b == ra)) {
+                    c->verdict[k] = FC_PAIR_V_SPINE;
+                    memcpy(c->spine_probe[k], p, sizeof(p));
+                }
+            }
+        }
 }
 
 /* Slow tournament pairs of v not yet explained. */
@@ -298,8 +344,10 @@ static int fc_confirm_alloc(int n, int nracks, int npairs, int max_probes,
     c->uplink_probe = calloc((size_t)nracks + 1, sizeof(*c->uplink_probe));
     c->verdict = calloc((size_t)npairs + 1, sizeof(*c->verdict));
     c->alone_probe = calloc((size_t)npairs + 1, sizeof(int));
+    c->spine_probe = calloc((size_t)npairs + 1, sizeof(*c->spine_probe));
     if (!c->probes || !c->link || !c->alone_in_rack || !c->probed || !c->partner_probe ||
-        !c->vouch_probe || !c->uplink || !c->uplink_probe || !c->verdict || !c->alone_probe)
+        !c->vouch_probe || !c->uplink || !c->uplink_probe || !c->verdict || !c->alone_probe ||
+        !c->spine_probe)
         return -1;
     for (int v = 0; v < n; ++v)
         for (int k = 0; k < FC_CONFIRM_PARTNERS; ++k)
@@ -307,7 +355,8 @@ static int fc_confirm_alloc(int n, int nracks, int npairs, int max_probes,
     for (int r = 0; r < nracks; ++r)
         c->uplink_probe[r][0] = c->uplink_probe[r][1] = c->uplink_probe[r][2] = -1;
     for (int k = 0; k < npairs; ++k)
-        c->alone_probe[k] = -1;
+        c->alone_probe[k] = c->spine_probe[k][0] = c->spine_probe[k][1] =
+            c->spine_probe[k][2] = -1;
     return 0;
 }
 
@@ -338,6 +387,10 @@ int fc_pairs_confirm(int n, const int *rack, int nracks, int npairs, const int *
         if (fc_confirm_open(&run, v) > 0)
             fc_confirm_node(&run, v);
     }
+    /* step 2b: uplinks again, with the nodes confirmed since set aside
+     * as partners and vouchers; then the spine between two racks */
+    fc_confirm_uplinks(&run);
+    fc_confirm_spines(&run);
     /* step 3: what is left, alone */
     for (int k = 0; k < npairs; ++k) {
         if (c->verdict[k] != FC_PAIR_V_UNCONFIRMED)
@@ -372,4 +425,5 @@ void fc_pairs_confirm_free(fc_pairs_confirm_t *c)
     free(c->uplink_probe);
     free(c->verdict);
     free(c->alone_probe);
+    free(c->spine_probe);
 }

@@ -45,6 +45,9 @@ typedef enum fc_pair_verdict {
     FC_PAIR_V_NODE_A,           /* explained by node a's confirmed link */
     FC_PAIR_V_NODE_B,           /* explained by node b's confirmed link */
     FC_PAIR_V_UPLINK,           /* explained by a confirmed rack uplink */
+    FC_PAIR_V_SPINE,            /* explained by the spine between its two
+                                 * racks: one of their uplinks, which no
+                                 * third rack's node could tell apart */
     FC_PAIR_V_PATH,             /* slow alone too; both ends are fast alone
                                  * with another partner: the path between */
     FC_PAIR_V_UNPLACED,         /* slow alone too; an end is slow with its
@@ -82,6 +85,7 @@ typedef struct fc_pairs_confirm {
     /* per pair (index into the a[], b[] lists) */
     fc_pair_verdict_t *verdict;
     int *alone_probe;           /* its own alone re-measure, -1 */
+    int (*spine_probe)[3];      /* FC_PAIR_V_SPINE: across, inside each rack */
 } fc_pairs_confirm_t;
 
 /* n nodes in racks rack[v] (0..nracks-1), npairs pairs (a[k], b[k]) of the

@@ -87,49 +87,72 @@ static int fc_pairs_reference(fc_pairs_run_t *run, int z)
     return ok;
 }
 
-/* The rack rule at size z (three racks or more): for each rack, the
- * median of its pairs across the spine against the median of the pairs
- * across the spine between the other racks. A rack whose median is more
- * than the allowed percentage below puts its pairs across the spine under
- * that reference (rack_ref), which a pair measured alone is judged by too.
- * With two racks every pair across the spine leaves both: there is no
- * other rack to compare with, and a slowness of the whole spine is judged
- * on the absolute limits alone (docs/DECISIONS.md). */
+/* The median bandwidth of the pairs at size z between racks ra and rb
+ * (ra != rb), into *median_p; returns how many there are. */
+static int fc_pairs_between(const fc_pairs_run_t *run, int z, int ra, int rb, double *scratch,
+                            double *median_p)
+{
+    int n = 0;
+
+    for (int k = 0; k < run->npairs; ++k) {
+        const fc_pair_t *p = &run->pairs[k];
+        int a = run->node_racks[p->a], b = run->node_racks[p->b];
+
+        if (p->size_index == z && ((a == ra && b == rb) || (a == rb && b == ra)))
+            scratch[n++] = p->bw_gbps;
+    }
+    *median_p = n > 0 ? fc_stats_median(scratch, (size_t)n) : 0;
+    return n;
+}
+
+/* The rack rule at size z (three racks or more), over pairs of racks:
+ * the median of the pairs between each two racks, and for each rack R the
+ * fastest such median among the pairs of racks without R (a slow uplink
+ * only slows; the fastest pair of racks is the fabric as it should be,
+ * however many other uplinks are slow). A rack whose every pair of racks
+ * is more than the allowed percentage below that reference puts its pairs
+ * across the spine under it (rack_ref), which a pair measured alone is
+ * judged by too: one bad uplink slowing most pairs across the spine no
+ * longer sets their class's upper median, nor do two bad uplinks of four
+ * racks hide each other. With two racks every pair across the spine
+ * leaves both: there is no other pair of racks to compare with, and a
+ * slowness of the whole spine is judged on the absolute limits alone
+ * (docs/DECISIONS.md). */
 static void fc_pairs_rack_rule(fc_pairs_run_t *run, int z)
 {
     const fc_stage_profile_t *sp = &run->ctx->sp;
     int nracks = run->ctx->inv.nracks, n = run->npairs;
-    double *mine = calloc((size_t)n + 1, sizeof(double));
-    double *others = calloc((size_t)n + 1, sizeof(double));
+    double *scratch = calloc((size_t)n + 1, sizeof(double));
+    double keep = 1.0 - sp->max_below_median_pct / 100.0;
 
     for (int k = 0; k < n; ++k)
         if (run->pairs[k].size_index == z)
             run->pairs[k].rack_rule_rack = -1;
-    if (mine == NULL || others == NULL || nracks < 3 || sp->max_below_median_pct < 0 ||
+    if (scratch == NULL || nracks < 3 || sp->max_below_median_pct < 0 ||
         sp->sizes[z] < sp->relative_min_bytes) {
-        free(mine);
-        free(others);
+        free(scratch);
         return;
     }
     for (int r = 0; r < nracks; ++r) {
-        size_t nm = 0, no = 0;
+        double ref = -1, m, mine_max = -1;
+        int ref_n = 0, ref_a = -1, ref_b = -1, mine = 0, cnt;
 
-        for (int k = 0; k < n; ++k) {
-            const fc_pair_t *p = &run->pairs[k];
-            int ra = run->node_racks[p->a], rb = run->node_racks[p->b];
-
-            if (p->size_index != z || ra == rb)
-                continue;
-            if (ra == r || rb == r)
-                mine[nm++] = p->bw_gbps;
-            else
-                others[no++] = p->bw_gbps;
-        }
-        if (nm == 0 || no == 0)
-            continue;
-        double m = fc_stats_median(mine, nm), o = fc_stats_median(others, no);
-
-        if (m >= o * (1.0 - sp->max_below_median_pct / 100.0))
+        for (int a = 0; a < nracks; ++a)
+            for (int b = a + 1; b < nracks; ++b) {
+                if ((cnt = fc_pairs_between(run, z, a, b, scratch, &m)) == 0)
+                    continue;
+                if (a == r || b == r) {
+                    ++mine;
+                    mine_max = m > mine_max ? m : mine_max;
+                } else if (m > ref) {
+                    ref = m;
+                    ref_n = cnt;
+                    ref_a = a;
+                    ref_b = b;
+                }
+            }
+        /* every pair of racks with r slow beside the fastest without it */
+        if (mine == 0 || ref <= 0 || mine_max >= ref * keep)
             continue;
         for (int k = 0; k < n; ++k) {
             fc_pair_t *p = &run->pairs[k];
@@ -137,16 +160,17 @@ static void fc_pairs_rack_rule(fc_pairs_run_t *run, int z)
 
             if (p->size_index != z || ra == rb || (ra != r && rb != r))
                 continue;
-            if (p->rack_rule_rack >= 0 && p->rack_median <= m)
+            if (p->rack_rule_rack >= 0 && p->rack_median <= mine_max)
                 continue;       /* leaves two such racks: the slower one */
             p->rack_rule_rack = r;
-            p->rack_median = m;
-            p->rack_ref = o;
-            p->rack_ref_members = (int)no;
+            p->rack_median = mine_max;
+            p->rack_ref = ref;
+            p->rack_ref_members = ref_n;
+            p->rack_ref_a = ref_a;
+            p->rack_ref_b = ref_b;
         }
     }
-    free(mine);
-    free(others);
+    free(scratch);
 }
 
 /* "upper median of 13 pairs in the same rack" */
@@ -201,12 +225,14 @@ static void fc_pairs_judge_timing(const fc_pairs_run_t *run, fc_pair_t *p)
         p->bw_gbps < p->rack_ref * (1.0 - sp->max_below_median_pct / 100.0)) {
         p->slow = 1;
         fc_pair_fail(p, "bandwidth %.4f GB/s is %.0f%% below the median of the %d "
-                     "pairs across the spine between the other racks (%.4f GB/s; "
-                     "allowed %.0f%%), where rack %s's pairs across the spine have "
-                     "a median of %.4f GB/s", p->bw_gbps,
+                     "pairs between rack %s and rack %s, the fastest pair of racks without "
+                     "rack %s (%.4f GB/s; allowed %.0f%%), where every pair of racks with "
+                     "rack %s has a median of %.4f GB/s or less", p->bw_gbps,
                      100.0 * (1.0 - p->bw_gbps / p->rack_ref), p->rack_ref_members,
-                     p->rack_ref, sp->max_below_median_pct,
-                     run->ctx->inv.racks[p->rack_rule_rack], p->rack_median);
+                     run->ctx->inv.racks[p->rack_ref_a], run->ctx->inv.racks[p->rack_ref_b],
+                     run->ctx->inv.racks[p->rack_rule_rack], p->rack_ref,
+                     sp->max_below_median_pct, run->ctx->inv.racks[p->rack_rule_rack],
+                     p->rack_median);
     }
 }
 
@@ -223,6 +249,8 @@ void fc_pairs_judge_alone(const fc_pairs_run_t *run, fc_pair_t *p)
     p->rack_median = t ? t->rack_median : 0;
     p->rack_ref = t ? t->rack_ref : 0;
     p->rack_ref_members = t ? t->rack_ref_members : 0;
+    p->rack_ref_a = t ? t->rack_ref_a : 0;
+    p->rack_ref_b = t ? t->rack_ref_b : 0;
     fc_pairs_judge_timing(run, p);
     p->ntiming = p->nreasons;
 }
@@ -270,9 +298,10 @@ static void fc_pairs_relative_json(const fc_pairs_run_t *run, const fc_pair_t *p
         return;
     if (p->rack_rule_rack >= 0)
         json_object_set_new(entry, "rack_rule", json_pack(
-            "{s:s, s:f, s:f, s:i}", "rack", run->ctx->inv.racks[p->rack_rule_rack],
-            "rack_median_gbps", p->rack_median, "other_racks_median_gbps", p->rack_ref,
-            "other_racks_pairs", p->rack_ref_members));
+            "{s:s, s:f, s:f, s:[s,s], s:i}", "rack", run->ctx->inv.racks[p->rack_rule_rack],
+            "rack_pairs_max_median_gbps", p->rack_median, "reference_gbps", p->rack_ref,
+            "reference_racks", run->ctx->inv.racks[p->rack_ref_a],
+            run->ctx->inv.racks[p->rack_ref_b], "reference_pairs", p->rack_ref_members));
     if (p->rel == FC_PAIR_REL_APPLIED) {
         fc_pairs_class_text(run, p, p->ref_members, peers, sizeof(peers));
         json_object_set_new(entry, "relative", json_pack(
@@ -482,12 +511,14 @@ static void fc_node_evidence_text(const fc_pairs_run_t *run, int v, char *buf, s
         const fc_pairs_probe_t *pr;
         int i = c->vouch_probe[v][k];
 
-        if (i < 0)
-            continue;
+        if (i < 0 || (k > 0 && i == c->vouch_probe[v][0]))
+            continue;           /* the two partners vouched for each other */
         pr = &c->probes[i];
-        at += (size_t)snprintf(buf + at, len - at, "%s%s fast with %s", k ? "; " :
+        at += (size_t)snprintf(buf + at, len - at, "%s%s fast with %s%s", k ? "; " :
                                "; each partner known good: ", fc_host(run, pr->x),
-                               fc_host(run, pr->y));
+                               fc_host(run, pr->y),
+                               k == 0 && FC_CONFIRM_PARTNERS > 1 && c->vouch_probe[v][1] == i
+                                   ? " (each vouching for the other)" : "");
     }
 }
 
@@ -562,14 +593,37 @@ static json_t *fc_pair_slow_verdict(const fc_pairs_run_t *run, int k, int a, int
                      lone >= 0 ? " and the link of " : "", lone >= 0 ? fc_host(run, lone) : "",
                      lone >= 0 ? " (alone in its rack)" : "");
         } else {
-            snprintf(why, len, "explained by the uplink of rack %s%s%s: every pair leaving "
-                     "it was slow, alone too, while the pairs inside it were fast",
-                     json_string_value(json_array_get(racks, 0)),
-                     json_array_size(racks) > 1 ? " or of rack " : "",
-                     json_array_size(racks) > 1 ? json_string_value(json_array_get(racks, 1)) : "");
+            if (json_array_size(racks) > 1)
+                snprintf(why, len, "explained by the uplinks of rack %s and rack %s, each "
+                         "confirmed: every pair leaving either was slow, alone too, while "
+                         "the pairs inside each were fast",
+                         json_string_value(json_array_get(racks, 0)),
+                         json_string_value(json_array_get(racks, 1)));
+            else
+                snprintf(why, len, "explained by the uplink of rack %s: every pair leaving "
+                         "it was slow, alone too, while the pairs inside it were fast",
+                         json_string_value(json_array_get(racks, 0)));
         }
         return json_pack("{s:s, s:s, s:s, s:o, s:b}", "part", "uplink", "host", "", "rack",
                          json_string_value(json_array_get(racks, 0)), "racks", racks,
+                         "quarantine", 0);
+    }
+    case FC_PAIR_V_SPINE: {
+        char across[200], in_a[200], in_b[200];
+        const int *p = c->spine_probe[k];
+
+        fc_probe_text(run, p[0], c->probes[p[0]].x, across, sizeof(across));
+        fc_probe_text(run, p[1], c->probes[p[1]].x, in_a, sizeof(in_a));
+        fc_probe_text(run, p[2], c->probes[p[2]].x, in_b, sizeof(in_b));
+        snprintf(why, len, "explained by the spine between rack %s and rack %s: every pair "
+                 "between them was slow; alone, %s %s, while %s %s and %s %s; rack %s's "
+                 "uplink and rack %s's cannot be told apart (no node of a third rack could "
+                 "vouch for either)", fc_rack_of(run, a), fc_rack_of(run, b),
+                 fc_host(run, c->probes[p[0]].x), across, fc_host(run, c->probes[p[1]].x),
+                 in_a, fc_host(run, c->probes[p[2]].x), in_b, fc_rack_of(run, a),
+                 fc_rack_of(run, b));
+        return json_pack("{s:s, s:s, s:s, s:[s,s], s:b}", "part", "uplink", "host", "", "rack",
+                         fc_rack_of(run, a), "racks", fc_rack_of(run, a), fc_rack_of(run, b),
                          "quarantine", 0);
     }
     case FC_PAIR_V_PATH:

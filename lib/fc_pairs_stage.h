@@ -51,15 +51,16 @@ typedef struct fc_pair {
     fc_pair_rel_t rel;      /* the relative rule: reference or why none */
     double ref;             /* the upper median of its peer class */
     int ref_members;        /* pairs in that class */
-    /* the rack rule (three racks or more): a pair across the spine leaving
-     * a rack whose pairs across the spine are, as a median, slow beside
-     * those between the other racks is judged against the latter, so one
-     * bad uplink among many racks, slowing most pairs across the spine,
-     * does not set their class's upper median */
+    /* the rack rule (three racks or more, fc_pairs_rack_rule): a pair
+     * across the spine leaving a rack whose every pair of racks is slow
+     * beside the fastest pair of racks without it is judged against the
+     * latter, so bad uplinks slowing most pairs across the spine do not
+     * set their class's upper median */
     int rack_rule_rack;     /* that rack's index, or -1 */
-    double rack_median;     /* the median of that rack's pairs across the spine */
-    double rack_ref;        /* the median of the other racks' ones */
-    int rack_ref_members;   /* pairs in the latter */
+    double rack_median;     /* the fastest median of its pairs of racks */
+    double rack_ref;        /* the fastest median of a pair of racks without it */
+    int rack_ref_members;   /* pairs between that pair of racks */
+    int rack_ref_a, rack_ref_b;     /* that pair of racks */
 } fc_pair_t;
 
 typedef struct fc_pairs_run {

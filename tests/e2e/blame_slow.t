@@ -222,7 +222,7 @@ ok $(( rc != 1 || st != 0 )) "rack2's uplink slow, relative rule only: rack2 alo
 [ $rc -eq 1 ] && [ $st -eq 0 ] || diag "$(grep -E '^rack|^  FAIL' "$TMP/uplink.out" | head -6)"
 n=$(rec uplink 'scalar grep { $_->{type} eq "pair" && $_->{verdict} eq "FAIL" &&
     $_->{implicates}{part} eq "uplink" && $_->{implicates}{rack} eq "rack2" &&
-    grep({ /between the other racks/ } @{$_->{confirmation}{round_reasons}}) } @r')
+    grep({ /the fastest pair of racks without rack rack2/ } @{$_->{confirmation}{round_reasons}}) } @r')
 ok $(( n != 9 || ${#q} != 0 )) "its 9 pairs across the spine blame rack2's uplink by the rack rule, nobody quarantined ($n)"
 # 7. one rank per node, the node stage: busbw says nothing for one rank,
 # so the relative rule compares algbw among the nodes of that shape; a

@@ -106,7 +106,7 @@ int main(void)
     int ok;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 17);
+    fc_tap_plan(&tap, 19);
 
     /* racks of 2, 3 and 1; node 3 (rack 2) has a slow link; in its round
      * the pairs 0-1 and 4-5 were slowed by what ran beside them */
@@ -279,6 +279,32 @@ int main(void)
     fc_tap_ok(&tap, links_exactly(&o, f.n, 1) && verdict(&o, 1, 4) == FC_PAIR_V_NODE_A,
               "a noisy vouching probe: the partner is vouched for by another node, the "
               "slow node confirmed (%d probes)", o.c.nprobes);
+    fc_pairs_confirm_free(&o.c);
+
+    /* racks of 2, 3 and 1: rack 0's uplink slow and the lone node 5 of
+     * rack 2 slow: no third rack's node can vouch for either uplink, so the
+     * pairs between racks 0 and 1 are the spine between them, node 5 is
+     * confirmed, nothing is called a path */
+    fabric_make(&f, uneven, 3);
+    f.bad_uplink[0] = 1;
+    f.bad_node[5] = 1;
+    run(&f, NULL, 64, &o);
+    ok = links_exactly(&o, f.n, 5) && !o.c.uplink[1] && !o.c.uplink[2] &&
+         verdict(&o, 0, 2) == FC_PAIR_V_SPINE && verdict(&o, 1, 4) == FC_PAIR_V_SPINE &&
+         verdict(&o, 2, 3) == FC_PAIR_V_OK;
+    fc_tap_ok(&tap, ok, "a slow uplink whose only third rack's node is slow: the spine "
+              "between the two racks, the node confirmed, no path");
+    fc_pairs_confirm_free(&o.c);
+
+    /* four racks of two, racks 0 and 1's uplinks both slow: both named */
+    static const int four_two[] = { 2, 2, 2, 2 };
+    fabric_make(&f, four_two, 4);
+    f.bad_uplink[0] = f.bad_uplink[1] = 1;
+    run(&f, NULL, 64, &o);
+    fc_tap_ok(&tap, o.c.uplink[0] && o.c.uplink[1] && !o.c.uplink[2] && !o.c.uplink[3] &&
+                  links_exactly(&o, f.n, -1) && verdict(&o, 0, 2) == FC_PAIR_V_UPLINK &&
+                  verdict(&o, 4, 6) == FC_PAIR_V_OK,
+              "two slow uplinks of four racks: both named, nobody else");
     fc_pairs_confirm_free(&o.c);
 
     /* a path between two racks slow alone, both ends fast elsewhere */
