@@ -70,6 +70,7 @@ typedef struct fc_stage_ctx {
     int local_rank;             /* among the ranks on this host */
     const fc_gpu_plugin_t *gpu; /* the GPU plugin, when backend is nccl */
     char skip_reason[512];      /* the stage cannot run here: why */
+    char selftest_unfit[512];   /* a self-test this stage cannot run: why */
     char backend_note[512];     /* --backend auto fell back to mpi: why */
     char backend_requested[16]; /* what the profile or --backend asked for */
 } fc_stage_ctx_t;

@@ -270,18 +270,20 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
     status = fc_stage_parse(*argc, *argv, &ctx->opts, ctx->world_rank != 0);
     if (status != FC_OK)
         return status;
-    /* a self-test on a rank this stage does not have would never fire,
-     * and the stage would pass a self-test that did nothing */
+    /* a self-test on a rank this stage does not have would never fire
+     * (the runner refuses one up front, so here hosts were quarantined
+     * before the stage): not run, and recorded as not certified below */
     if ((ctx->opts.selftest.enabled && ctx->opts.selftest.rank >= ctx->world_size) ||
         ctx->opts.hang_rank >= ctx->world_size) {
-        if (ctx->world_rank == 0)
-            fc_error("--selftest-%s rank=%d: the %s stage has ranks 0 to %d only, so the "
-                     "self-test would never fire (give the runner --selftest-stage, or a "
-                     "lower rank)", ctx->opts.hang_rank >= ctx->world_size ? "hang" : "corrupt",
-                     ctx->opts.hang_rank >= ctx->world_size ? ctx->opts.hang_rank
-                                                            : ctx->opts.selftest.rank,
-                     fc_stage_name(stage), ctx->world_size - 1);
-        return FC_ERR_INVALID;
+        int hang = ctx->opts.hang_rank >= ctx->world_size;
+
+        snprintf(ctx->selftest_unfit, sizeof(ctx->selftest_unfit), "the self-test asked "
+                 "for (--selftest-%s rank=%d) could not run: the %s stage has ranks 0 to %d "
+                 "only (hosts were quarantined before it), so the checker was not proven "
+                 "here", hang ? "hang" : "corrupt", hang ? ctx->opts.hang_rank
+                 : ctx->opts.selftest.rank, fc_stage_name(stage), ctx->world_size - 1);
+        ctx->opts.selftest.enabled = 0;
+        ctx->opts.hang_rank = -1;
     }
     if (ctx->opts.run_id[0] == '\0' && ctx->world_rank == 0)
         snprintf(ctx->opts.run_id, sizeof(ctx->opts.run_id), "%ld-%d",
@@ -322,6 +324,24 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
         if (ctx->gpu)       /* which code measured: a plugin is a program too */
             json_object_set_new(rec, "gpu_plugin", fc_stage_plugin_json());
         fc_results_append(&ctx->results, rec);
+        if (ctx->selftest_unfit[0]) {
+            json_t *st = fc_stage_record(ctx, "selftest"), *racks = json_array();
+
+            for (int r = 0; r < ctx->world_size; ++r) {
+                const char *rack = ctx->inv.racks[ctx->rank_racks[r]];
+                int seen = 0;
+
+                for (size_t k = 0; k < json_array_size(racks) && !seen; ++k)
+                    seen = strcmp(json_string_value(json_array_get(racks, k)), rack) == 0;
+                if (!seen)
+                    json_array_append_new(racks, json_string(rack));
+            }
+            json_object_set_new(st, "racks", racks);
+            json_object_set_new(st, "reasons", json_pack("[s]", ctx->selftest_unfit));
+            json_object_set_new(st, "verdict", json_string("INCOMPLETE"));
+            fc_results_append(&ctx->results, st);
+            fc_log_info("%s", ctx->selftest_unfit);
+        }
         if (ctx->skip_reason[0]) {
             fprintf(stderr, "fabcert: stage %s skipped: %s\n", fc_stage_name(stage),
                     ctx->skip_reason);

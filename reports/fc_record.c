@@ -100,6 +100,11 @@ static void fc_label_retest(json_t *rec, char *buf, size_t len)
              ? fc_json_str(rec, "group") : "the stage");
 }
 
+static void fc_label_selftest(json_t *rec, char *buf, size_t len)
+{
+    snprintf(buf, len, "self-test of the %s stage", fc_json_str(rec, "stage"));
+}
+
 static void fc_label_hang(json_t *rec, char *buf, size_t len)
 {
     snprintf(buf, len, "arrival of %s", fc_json_str(rec, "host")[0]
@@ -177,6 +182,11 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
         .id = FC_RECORD_CRASH, .name = "crash", .stop = 1, .names_part = 1,
         .rack_keys = { "rack" }, .label = fc_label_crash, .figure = fc_figure_stop,
         .cell = fc_cell_stop },
+    /* lib/fc_stage_world.c: a self-test asked for on a rank the stage no
+     * longer has (hosts quarantined before it): INCOMPLETE, not a pass */
+    [FC_RECORD_SELFTEST] = {
+        .id = FC_RECORD_SELFTEST, .name = "selftest", .check = 1, .racks_key = "racks",
+        .label = fc_label_selftest },
     /* runners/fc_diagnose_stuck.c: no attempt began, so the quarantine
      * that follows it is what fails the host's rack */
     FC_RECORD_CONTEXT(FC_RECORD_PROBE, "probe"),

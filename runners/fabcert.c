@@ -118,6 +118,25 @@ static int fc_cmd_run(int argc, char **argv)
         json_decref(stages);
         return 2;
     }
+    /* a self-test on a rank a stage it goes to does not have would never
+     * fire there: refused before anything runs (a quarantine that shrinks
+     * a stage later is the stage's to record: not certified) */
+    if (fc_selftest_rank(&st.o) >= 0)
+        for (int k = 0; k < FC_STAGE_COUNT; ++k) {
+            int ranks = fc_stage_ranks_planned(&st, (fc_stage_id_t)k, st.inv.nhosts);
+
+            if (!st.profile.stages[k].present || !st.o.stages[k] ||
+                (st.o.selftest_stage >= 0 && st.o.selftest_stage != k) ||
+                st.inv.nhosts < fc_stage_desc((fc_stage_id_t)k)->min_hosts ||
+                fc_selftest_rank(&st.o) < ranks)
+                continue;
+            fprintf(stderr, "fabcert: a self-test on rank %d: the %s stage has ranks 0 to %d "
+                    "only, so it would never fire there (aim it with --selftest-stage, or "
+                    "give a lower rank)\n", fc_selftest_rank(&st.o), fc_stage_name((fc_stage_id_t)k),
+                    ranks - 1);
+            json_decref(stages);
+            return 2;
+        }
     if (fc_write_run_json(&st, stages) != 0)
         return 2;
     if (geteuid() == 0) {

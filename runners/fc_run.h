@@ -110,5 +110,9 @@ int fc_run_claim_results(const fc_run_state_t *st);
 /* Launch one attempt of a stage on the healthy hosts. Returns 2 on bad
  * input (the caller stops), 0 otherwise; *hung_p when it did not end. */
 int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt, int *hung_p);
+/* The ranks stage would run on nhealthy hosts (--np on this machine). */
+int fc_stage_ranks_planned(const fc_run_state_t *st, fc_stage_id_t stage, int nhealthy);
+/* The highest rank=R among the self-test options, -1 when none. */
+int fc_selftest_rank(const fc_run_opts_t *o);
 
 #endif

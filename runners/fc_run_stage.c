@@ -95,6 +95,35 @@ typedef struct fc_stage_launch {
     char nodelist[65536];           /* srun: the healthy hosts */
 } fc_stage_launch_t;
 
+int fc_stage_ranks_planned(const fc_run_state_t *st, fc_stage_id_t stage, int nhealthy)
+{
+    const fc_run_opts_t *o = &st->o;
+    fc_stage_ranks_t rule = fc_stage_desc(stage)->ranks;
+    int per_node = rule == FC_RANKS_ONE ? 1 :
+                   rule == FC_RANKS_ROLES ? st->profile.stages[stage].cont.fg_per_node +
+                                            st->profile.stages[stage].cont.bg_per_node
+                                          : o->ppn;
+
+    if (!fc_cluster_mode(o))
+        return rule == FC_RANKS_ONE ? 1 : rule == FC_RANKS_ROLES && o->np < per_node
+                                          ? per_node : o->np;
+    return nhealthy * per_node;
+}
+
+int fc_selftest_rank(const fc_run_opts_t *o)
+{
+    int worst = -1;
+
+    for (int k = 0; k + 1 < o->nselftest_args; k += 2) {
+        const char *r = strstr(o->selftest_args[k + 1], "rank=");
+        int v;
+
+        if (r && sscanf(r + 5, "%d", &v) == 1 && v > worst)
+            worst = v;
+    }
+    return worst;
+}
+
 /* The launcher's argument list for one attempt on the healthy hosts:
  * mpirun with a hostfile (or -np on this machine alone), or one srun job
  * step; then the stage program and its options. Returns 2 when a file
@@ -118,9 +147,7 @@ static int fc_stage_argv(const fc_run_state_t *st, fc_stage_id_t stage, int atte
     snprintf(l->tap, sizeof(l->tap), "%s/%s%s.tap", o->out_dir, name, suffix);
     snprintf(l->log, sizeof(l->log), "%s/%s%s.log", o->out_dir, name, suffix);
     /* on this machine alone: --np ranks, at least the roles' */
-    l->ranks = !cluster ? (rule == FC_RANKS_ONE ? 1 :
-                           rule == FC_RANKS_ROLES && o->np < per_node ? per_node : o->np)
-                        : l->nhealthy * per_node;
+    l->ranks = fc_stage_ranks_planned(st, stage, l->nhealthy);
     snprintf(l->np, sizeof(l->np), "%d", l->ranks);
     l->nargs = 0;
     l->args[l->nargs++] = o->mpirun;

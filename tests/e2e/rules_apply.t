@@ -141,7 +141,7 @@ ok $? "--selftest-corrupt on a background rank is refused by the contention stag
 $FC run --out "$TMP/farself" --np 2 --stages node --sizes 4KiB --collectives all_reduce \
     --selftest-corrupt rank=5,iter=1 > "$TMP/farself.out" 2>&1
 rc=$?
-[ $rc -eq 2 ] && grep -q "selftest-corrupt rank=5: the node stage has ranks 0 to 1 only" "$TMP/farself.out" &&
+[ $rc -eq 2 ] && grep -q "a self-test on rank 5: the node stage has ranks 0 to 1 only" "$TMP/farself.out" &&
     ! grep -q '^rack default: PASS' "$TMP/farself.out"
 ok $? "--selftest-corrupt on a rank the stage does not have is refused, exit 2, not passed ($rc)"
 
