@@ -5,6 +5,17 @@
  * all_reduce 2(n-1)/n; all_gather, reduce_scatter and all_to_all
  * (n-1)/n; broadcast, reduce and sendrecv 1). An in-place variant shares
  * its base's counts and factor; only where its input lives differs.
+ *
+ * one_rank_copies says what a call on a one-rank communicator is bound to
+ * do: an out-of-place call must copy its send buffer into its receive
+ * buffer (all_reduce, all_gather, reduce_scatter, reduce, all_to_all;
+ * sendrecv sends to itself); an in-place one and a broadcast need move
+ * nothing (the mpi backend's broadcast is MPI_Bcast on recv, where the
+ * root's data was copied before the timed call; nccl's out-of-place one
+ * copies, but one descriptor serves both backends, so the smaller promise
+ * holds). What a library does beyond that (Open MPI 4.1's in-place
+ * reduce_scatter_block on one rank copies through a scratch buffer) is
+ * not relied on.
  */
 #include "fc_coll.h"
 
@@ -200,17 +211,18 @@ static const fc_coll_desc_t fc_coll_descs[FC_COLL_COUNT] = {
         .id = FC_COLL_ALL_REDUCE, .name = "all_reduce", .base = FC_COLL_ALL_REDUCE,
         .reduces = 1, .same_output = 1, .bus_factor_func = fc_factor_all_reduce,
         .counts_func = fc_counts_flat, .block_count_func = fc_one_block,
-        .block_func = fc_blocks_all_reduce },
+        .block_func = fc_blocks_all_reduce, .one_rank_copies = 1 },
     [FC_COLL_ALL_GATHER] = {
         .id = FC_COLL_ALL_GATHER, .name = "all_gather", .base = FC_COLL_ALL_GATHER,
         .same_output = 1, .bus_factor_func = fc_factor_n_minus_1,
         .counts_func = fc_counts_gather, .block_count_func = fc_n_blocks,
-        .block_func = fc_blocks_all_gather },
+        .block_func = fc_blocks_all_gather, .one_rank_copies = 1 },
     [FC_COLL_REDUCE_SCATTER] = {
         .id = FC_COLL_REDUCE_SCATTER, .name = "reduce_scatter",
         .base = FC_COLL_REDUCE_SCATTER, .reduces = 1,
         .bus_factor_func = fc_factor_n_minus_1, .counts_func = fc_counts_scatter,
-        .block_count_func = fc_one_block, .block_func = fc_blocks_reduce_scatter },
+        .block_count_func = fc_one_block, .block_func = fc_blocks_reduce_scatter,
+        .one_rank_copies = 1 },
     [FC_COLL_BROADCAST] = {
         .id = FC_COLL_BROADCAST, .name = "broadcast", .base = FC_COLL_BROADCAST,
         .same_output = 1, .rooted = 1, .bus_factor_func = fc_factor_one,
@@ -219,17 +231,19 @@ static const fc_coll_desc_t fc_coll_descs[FC_COLL_COUNT] = {
     [FC_COLL_ALL_TO_ALL] = {
         .id = FC_COLL_ALL_TO_ALL, .name = "all_to_all", .base = FC_COLL_ALL_TO_ALL,
         .bus_factor_func = fc_factor_n_minus_1, .counts_func = fc_counts_all_to_all,
-        .block_count_func = fc_n_blocks, .block_func = fc_blocks_all_to_all },
+        .block_count_func = fc_n_blocks, .block_func = fc_blocks_all_to_all,
+        .one_rank_copies = 1 },
     [FC_COLL_SENDRECV] = {
         .id = FC_COLL_SENDRECV, .name = "sendrecv", .base = FC_COLL_SENDRECV,
         .bus_factor_func = fc_factor_one, .counts_func = fc_counts_flat,
-        .block_count_func = fc_one_block, .block_func = fc_blocks_sendrecv },
+        .block_count_func = fc_one_block, .block_func = fc_blocks_sendrecv,
+        .one_rank_copies = 1 },
     /* nccl-tests' reduce: busbw = algbw */
     [FC_COLL_REDUCE] = {
         .id = FC_COLL_REDUCE, .name = "reduce", .base = FC_COLL_REDUCE, .reduces = 1,
         .rooted = 1, .root_output_only = 1, .bus_factor_func = fc_factor_one,
         .counts_func = fc_counts_flat, .block_count_func = fc_one_block,
-        .block_func = fc_blocks_reduce },
+        .block_func = fc_blocks_reduce, .one_rank_copies = 1 },
     [FC_COLL_ALL_REDUCE_INPLACE] = {
         .id = FC_COLL_ALL_REDUCE_INPLACE, .name = "all_reduce_inplace",
         .base = FC_COLL_ALL_REDUCE, .reduces = 1, .same_output = 1, .in_place = 1,

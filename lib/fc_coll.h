@@ -62,6 +62,12 @@ typedef struct fc_coll_desc {
                                  * ranks' recv must come back untouched */
     int in_place;               /* this rank's input is staged in recv before
                                  * each call (stage_func says where) */
+    int one_rank_copies;        /* on one rank the call must still copy its
+                                 * input to its output (out of place), so
+                                 * its time is a memory copy; 0: it need
+                                 * move nothing (in place, or a broadcast,
+                                 * whose root already holds its data), so
+                                 * its time is the call's overhead */
     /* busbw = algbw * factor (nccl-tests' definitions) */
     double (*bus_factor_func)(int nranks);
     /* counts for a requested size in bytes; count is at least 1 */

@@ -4,6 +4,10 @@
  * size, then the relative rule against the group's peer class. The groups
  * that ran give their class a figure: busbw, or algbw where busbw means
  * nothing (one rank: a bus factor of 0), every member of a class alike.
+ * A one-rank point whose call need move nothing (a broadcast, an in-place
+ * variant: fc_coll.c's one_rank_copies) gives no figure at all: its time
+ * is the call's overhead, and comparing it would fail healthy nodes on
+ * timer noise; the record says so.
  */
 #include "fc_judge.h"
 
@@ -51,6 +55,22 @@ double fc_judge_relative_figure(fc_coll_id_t coll, const fc_point_summary_t *s)
 const char *fc_judge_relative_figure_name(fc_coll_id_t coll, int nranks)
 {
     return fc_judge_busbw_void(coll, nranks) ? "algbw" : "busbw";
+}
+
+int fc_judge_moves_nothing(fc_coll_id_t coll, int nranks)
+{
+    return nranks == 1 && !fc_coll_desc(coll)->one_rank_copies;
+}
+
+/* Why a one-rank call moves nothing: "broadcast moves nothing on one rank
+ * (its root already holds the data)". */
+static void fc_judge_nothing_why(fc_coll_id_t coll, char *buf, size_t len)
+{
+    const fc_coll_desc_t *d = fc_coll_desc(coll);
+
+    snprintf(buf, len, "%s moves nothing on one rank (%s)", d->name,
+             d->in_place ? "its input is already its output"
+                         : "its root already holds the data");
 }
 
 /* Why busbw says nothing here: "the bus factor of all_reduce on 1 rank is
@@ -140,6 +160,15 @@ static int fc_judge_limits_judged(const fc_judgement_t *j, fc_coll_id_t coll, in
             (j->limit->min_busbw_gbps >= 0 && !fc_judge_busbw_void(coll, nranks)));
 }
 
+/* What judged a group the relative rule did not. */
+static const char *fc_judge_alone_text(const fc_judgement_t *j, const fc_test_point_t *pt,
+                                       const fc_point_summary_t *s)
+{
+    return fc_judge_limits_judged(j, pt->coll, s->nranks)
+               ? "judged on the absolute limits alone"
+               : "no absolute limit covers this point either: only its bits were judged";
+}
+
 /* The relative rule for every group that ran, against its peer class. */
 static void fc_judge_relative(const fc_stage_profile_t *sp, const fc_test_point_t *pt,
                               const fc_point_summary_t *sums, int n, const char *kind,
@@ -159,7 +188,8 @@ static void fc_judge_relative(const fc_stage_profile_t *sp, const fc_test_point_
         shapes[g].nhosts = sums[g].nhosts;
         shapes[g].nranks = sums[g].nranks;
         figure[g] = fc_judge_relative_figure(pt->coll, &sums[g]);
-        has[g] = sums[g].status == FC_OK && figure[g] > 0;
+        has[g] = sums[g].status == FC_OK && figure[g] > 0 &&
+                 !fc_judge_moves_nothing(pt->coll, sums[g].nranks);
     }
     fc_peers_reference(shapes, figure, has, n, FC_PEER_MEDIAN, kind, refs);
     for (int g = 0; g < n; ++g) {
@@ -169,12 +199,15 @@ static void fc_judge_relative(const fc_stage_profile_t *sp, const fc_test_point_
 
         if (s->status != FC_OK)
             continue;
-        if (!refs[g].applies) {
+        if (fc_judge_moves_nothing(pt->coll, s->nranks)) {
+            char why[128];
+
+            fc_judge_nothing_why(pt->coll, why, sizeof(why));
+            fc_judge_note(j, "relative rule not applied: %s, so its time is the call's "
+                          "overhead, not a transfer; %s", why, fc_judge_alone_text(j, pt, s));
+        } else if (!refs[g].applies) {
             fc_judge_note(j, "relative rule not applied: %s; %s", refs[g].why_not,
-                          fc_judge_limits_judged(j, pt->coll, s->nranks)
-                              ? "judged on the absolute limits alone"
-                              : "no absolute limit covers this point either: only its bits "
-                                "were judged");
+                          fc_judge_alone_text(j, pt, s));
         } else {
             double floor_bw = refs[g].reference * (1.0 - sp->max_below_median_pct / 100.0);
 

@@ -6,8 +6,9 @@
  * groups of the same shape (lib/fc_peers.h): same nodes, ranks and
  * transport. Each failure becomes one sentence that names the host, rank
  * and the part implicated; each rule that could not judge a group (no
- * peer of its shape, a bus factor of 0, a size below the rule's range)
- * becomes a note that says so, so the record shows which rules judged it.
+ * peer of its shape, a bus factor of 0, a one-rank call that moves
+ * nothing, a size below the rule's range) becomes a note that says so,
+ * so the record shows which rules judged it.
  *
  * Sizes: every size range of a profile (a limit's min_bytes/max_bytes,
  * relative.min_bytes) is matched against the requested size, the one the
@@ -66,6 +67,11 @@ int fc_judge_busbw_void(fc_coll_id_t coll, int nranks);
 double fc_judge_relative_figure(fc_coll_id_t coll, const fc_point_summary_t *s);
 /* "busbw" or "algbw": the name of that figure. */
 const char *fc_judge_relative_figure_name(fc_coll_id_t coll, int nranks);
+/* 1 when coll on nranks ranks need move no data at all (one rank, and a
+ * broadcast or an in-place variant): its algbw is bytes over the call's
+ * overhead, so the relative rule does not compare it (and says "moves
+ * nothing on one rank"); bits and time are still judged. */
+int fc_judge_moves_nothing(fc_coll_id_t coll, int nranks);
 
 /* Into a point record: "relative" (the reference, its peer class and the
  * allowed percentage) where the relative rule judged, and

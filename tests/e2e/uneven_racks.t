@@ -4,7 +4,8 @@
 #   - at --ppn 1 and at --ppn 2 a clean cluster PASSes every rack: the
 #     one-node rack is not failed for being unlike the others, and a
 #     one-rank group (bus factor 0) is compared by algbw with the groups of
-#     its shape (none for the one-node rack: judged on time only);
+#     its shape (none for the one-node rack: judged on time only) where
+#     its call copies data, never for a broadcast (it moves nothing);
 #   - each record says how the relative rule met it: the class it was
 #     compared with ("the median of the other 8 nodes of 1 node x 2 ranks (intra-node)",
 #     "23 pairs across the spine"), or that it could not apply and why
@@ -26,7 +27,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcu 5,3,1
-plan 14
+plan 15
 H2=${NAME}02 H6=${NAME}06 H9=${NAME}09
 # profile STAGES: thresholds/vcluster.yaml with only these stages (a
 # required stage left out would make every rack INCOMPLETE)
@@ -71,9 +72,14 @@ n=$(rec clean1 'my %c; for my $p (grep { $_->{type} eq "pair" && "$_->{host_a} $
 ok $? "pairs are compared with pairs of their path: 13 in the same rack, 23 across the spine"
 [ $? -eq 0 ] || diag "classes of $H2's pairs: $n"
 n=$(rec clean1 'scalar grep { $_->{type} eq "point" && $_->{stage} eq "node" && $_->{ranks} == 1 &&
+    $_->{collective} ne "broadcast" &&
     $_->{verdict} eq "PASS" && ($_->{relative}{figure} // "") eq "algbw" &&
     $_->{relative}{class} =~ /the median of the other 8 nodes of 1 node x 1 rank/ } @r')
-ok $(( n != 27 )) "every point of the one-rank node checks is compared by algbw with the other 8 nodes, and says so ($n of 27)"
+ok $(( n != 18 )) "every all_reduce and all_gather of the one-rank node checks (a copy) is compared by algbw with the other 8 nodes, and says so ($n of 18)"
+n=$(rec clean1 'scalar grep { $_->{type} eq "point" && $_->{ranks} == 1 && $_->{collective} eq "broadcast" &&
+    $_->{verdict} eq "PASS" && !$_->{relative} &&
+    grep { /relative rule not applied: broadcast moves nothing on one rank/ } @{$_->{rules_not_applied}} } @r')
+ok $(( n != 10 )) "a one-rank broadcast (9 nodes, the one-node rack) moves nothing and is never compared, and says so ($n of 10)"
 perl -MJSON::PP -e 'local $/; my $c = decode_json(<>)->{certificate};
     my @f = map { @{$_->{figures} || []} } @{$c->{stages} || []};
     exit !(grep { ref $_->{rules_not_applied} && grep { /no peer of its shape/ } @{$_->{rules_not_applied}} } @f)' \

@@ -4,10 +4,11 @@
  * uneven racks are compared only with racks of their own shape, a class
  * of one is judged on the absolute limits alone and says so, pairs in the
  * same rack and across the spine are separate classes, a one-rank group
- * has no busbw to judge (time only), a group that did not run gives no
- * figure to its class, and a size rule sees the requested size (all_gather
- * of 1 MiB on 3 ranks moves 1048572 bytes, and a `min_bytes: 1MiB` limit
- * still applies to it).
+ * has no busbw to judge (its algbw is compared, but only where its call
+ * copies data: never a broadcast's or an in-place call's), a group that
+ * did not run gives no figure to its class, and a size rule sees the
+ * requested size (all_gather of 1 MiB on 3 ranks moves 1048572 bytes, and
+ * a `min_bytes: 1MiB` limit still applies to it).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,15 +231,76 @@ static void test_one_rank(void)
               "a one-rank node 40,000 times slower than its peers fails by algbw: '%s'",
               js[2].reasons[0]);
     fc_judge_point_kind(&sp, &bc, s, 3, "node", js);
-    fc_tap_ok(&tap, js[2].status == FC_ERR_FAIL && js[2].peer_algbw &&
-                  has_note(&js[0], "broadcast on 1 rank moves no data between ranks"),
-              "broadcast on one rank: no busbw limit, but algbw against its peers");
+    fc_tap_ok(&tap, js[2].status == FC_OK && js[2].peer_median_busbw < 0 &&
+                  has_note(&js[0], "broadcast on 1 rank moves no data between ranks") &&
+                  has_note(&js[2], "relative rule not applied: broadcast moves nothing on "
+                           "one rank (its root already holds the data)"),
+              "broadcast on one rank: no busbw limit, and no relative rule either (its "
+              "'algbw' is the call's overhead): a 40,000 times lower one passes, and says so");
     s[2].algbw = 51.0;
     s[1].time.median = 2e-3;   /* 2000 us, limit 1000 us */
     fc_judge_point_kind(&sp, &ar, s, 3, "node", js);
     fc_tap_ok(&tap, js[0].status == FC_OK && js[1].status == FC_ERR_FAIL &&
                   strstr(js[1].reasons[0], "median time 2000.0 us is above the limit") != NULL,
               "its time is still judged: a one-rank node over max_latency_us fails");
+}
+
+/* Which one-rank points the relative rule may compare: those whose call
+ * copies data on one rank (the out-of-place ones), written out here from
+ * what each call does on a one-rank communicator (Open MPI 4.1: a copy
+ * of 64 MiB takes milliseconds; MPI_Bcast and the in-place all_reduce and
+ * all_gather return in under a microsecond), not read back from
+ * fc_coll.c. Three healthy nodes, each point at a size where the others'
+ * noise is ten-fold: one that moves nothing is never failed and says so;
+ * one that copies still fails a node 40,000 times slower. */
+static void test_one_rank_moves(void)
+{
+    static const struct { fc_coll_id_t coll; int copies; } want[] = {
+        { FC_COLL_ALL_REDUCE, 1 },          { FC_COLL_ALL_GATHER, 1 },
+        { FC_COLL_REDUCE_SCATTER, 1 },      { FC_COLL_BROADCAST, 0 },
+        { FC_COLL_ALL_TO_ALL, 1 },          { FC_COLL_SENDRECV, 1 },
+        { FC_COLL_REDUCE, 1 },              { FC_COLL_ALL_REDUCE_INPLACE, 0 },
+        { FC_COLL_ALL_GATHER_INPLACE, 0 },  { FC_COLL_REDUCE_SCATTER_INPLACE, 0 },
+        { FC_COLL_BROADCAST_INPLACE, 0 },
+    };
+    fc_stage_profile_t sp = profile(50, 0);
+    int bad = 0, n = (int)(sizeof(want) / sizeof(want[0]));
+
+    fc_tap_ok(&tap, n == FC_COLL_COUNT, "every collective is listed (%d of %d)", n,
+              FC_COLL_COUNT);
+    for (int c = 0; c < n; ++c) {
+        fc_test_point_t pt = point(want[c].coll, 4096);
+        fc_point_summary_t s[3] = { group("n1", 1, 1, 0.0, 1e-6), group("n2", 1, 1, 0.0, 1e-6),
+                                    group("n3", 1, 1, 0.0, 1e-6) };
+        fc_judgement_t js[3];
+        const char *name = fc_coll_desc(want[c].coll)->name;
+        int ok;
+
+        s[0].algbw = 4.0;               /* one node quick, one ten times slower */
+        s[1].algbw = 0.4;
+        s[2].algbw = 4.0 / 40000;
+        fc_judge_point_kind(&sp, &pt, s, 3, "node", js);
+        if (want[c].copies)
+            ok = fc_judge_moves_nothing(want[c].coll, 1) == 0 &&
+                 js[2].status == FC_ERR_FAIL && js[2].peer_algbw &&
+                 strstr(js[2].reasons[0], "algbw") != NULL && js[0].status == FC_OK;
+        else
+            ok = fc_judge_moves_nothing(want[c].coll, 1) == 1 && js[0].status == FC_OK &&
+                 js[1].status == FC_OK && js[2].status == FC_OK &&
+                 js[2].peer_median_busbw < 0 && js[2].peer_class[0] == '\0' &&
+                 has_note(&js[2], "moves nothing on one rank") &&
+                 !has_note(&js[2], "no peer of its shape");
+        /* on two ranks every call moves data: the rule compares it */
+        ok = ok && !fc_judge_moves_nothing(want[c].coll, 2);
+        if (!ok) {
+            ++bad;
+            fc_tap_diag(&tap, "%s on one rank (copies: %d):", name, want[c].copies);
+            show(js, 3);
+        }
+    }
+    fc_tap_ok(&tap, bad == 0, "one rank: all_reduce, all_gather, reduce_scatter, all_to_all, "
+              "sendrecv and reduce (they copy) are compared by algbw; broadcast and the four "
+              "in-place variants (they move nothing) are not, and say so (%d wrong)", bad);
 }
 
 /* Groups that did not run give no figure; sizes are the requested ones. */
@@ -286,11 +348,12 @@ static void test_no_figure_and_sizes(void)
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 19);
+    fc_tap_plan(&tap, 21);
     test_uneven_racks();
     test_small_classes();
     test_pair_paths();
     test_one_rank();
+    test_one_rank_moves();
     test_no_figure_and_sizes();
     return fc_tap_done(&tap);
 }
