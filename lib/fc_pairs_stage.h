@@ -1,7 +1,8 @@
 /*
  * fc_pairs_stage.h - what the pairs stage's program (suites/pairs.c: the
- * measurements over MPI) and its judgement (lib/fc_pairs_report.c: limits,
- * the relative rule, the confirmation's verdicts, records and TAP) share.
+ * measurements over MPI) and its judgement share (lib/fc_pairs_judge.c:
+ * limits, the relative and rack rules; lib/fc_pairs_report.c: the
+ * confirmation's verdicts, records and TAP).
  * Rank 0 holds every pair at every size measured in the tournament
  * (`pairs`) and every pair measured alone by the confirmation (`alone`,
  * one entry per probe and size, in probe order).
@@ -84,6 +85,10 @@ void fc_pairs_judge(fc_pairs_run_t *run);
 void fc_pairs_judge_alone(const fc_pairs_run_t *run, fc_pair_t *p);
 /* Rank 0: the tournament's entry for nodes (a, b) at size z, or NULL. */
 fc_pair_t *fc_pairs_find(const fc_pairs_run_t *run, int a, int b, int z);
+/* p's peer class as a phrase: "13 pairs in the same rack" (members of
+ * them). */
+void fc_pairs_class_text(const fc_pairs_run_t *run, const fc_pair_t *p, int members,
+                         char *buf, size_t len);
 /* Rank 0: localise (the confirmation's verdicts), write the records and
  * TAP. Returns the failed checks. */
 int fc_pairs_report(fc_pairs_run_t *run);

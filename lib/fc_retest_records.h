@@ -67,7 +67,8 @@ typedef struct fc_retest_input {
 int fc_retest_write_records(const fc_retest_input_t *in, fc_results_t *results,
                             fc_tap_t *tap);
 /* The same for the groups whose confirmed slowness waits to be placed
- * (kind "slow"): lib/fc_retest_slow.c. */
+ * (kind "slow"): lib/fc_retest_slow.c judges, lib/fc_retest_slow_records.c
+ * writes. */
 int fc_retest_write_slow_records(const fc_retest_input_t *in, fc_results_t *results,
                                  fc_tap_t *tap);
 /* Of n leave-one-out times, the one at least FC_SLOW_FACTOR times faster

@@ -1,0 +1,283 @@
+/*
+ * fc_pairs_evidence.c - the pairs confirmation's findings as people and
+ * programs read them (rank 0; see fc_pairs_evidence.h): each probe
+ * measured alone as a figure ("0.0002 GB/s with b1 (same rack)") and as
+ * JSON, what was learnt of a node's own link, and a slow pair's verdict
+ * after confirmation (a node's link, a rack's uplink, the spine between
+ * two racks, the path between two nodes, not placed, not reproduced, not
+ * confirmed) with the part it implicates and the sentence that says why.
+ * lib/fc_pairs_report.c puts them into the pair and pairs_node records.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fc_pairs_evidence.h"
+
+/* The slowest size of probe i (its figure in the texts), or NULL. */
+static const fc_pair_t *fc_probe_figure(const fc_pairs_run_t *run, int i)
+{
+    const fc_pair_t *worst = NULL;
+    int nz = run->ctx->sp.nsizes;
+
+    if (i < 0 || i >= run->confirm.nprobes || run->confirm.probes[i].slow < 0)
+        return NULL;
+    for (int z = 0; z < nz; ++z) {
+        const fc_pair_t *p = &run->alone[i * nz + z];
+
+        if (worst == NULL || (p->slow && !worst->slow) ||
+            (p->slow == worst->slow && p->bw_gbps < worst->bw_gbps))
+            worst = p;
+    }
+    return worst;
+}
+
+/* "0.0002 GB/s with b1 (same rack)" for probe i seen from node v */
+static size_t fc_probe_text(const fc_pairs_run_t *run, int i, int v, char *buf, size_t len)
+{
+    const fc_pair_t *p = fc_probe_figure(run, i);
+    int other;
+
+    if (p == NULL)
+        return (size_t)snprintf(buf, len, "not measured");
+    other = p->a == v ? p->b : p->a;
+    return (size_t)snprintf(buf, len, "%.4f GB/s%s with %s (%s)", p->bw_gbps,
+                            p->slow ? ", slow," : "", fc_host(run, other),
+                            run->node_racks[other] == run->node_racks[v] ? "same rack"
+                                                                          : "across the spine");
+}
+
+/* Probe i as JSON: both hosts, every size, slow or not. */
+json_t *fc_pairs_probe_json(const fc_pairs_run_t *run, int i)
+{
+    int nz = run->ctx->sp.nsizes;
+    json_t *sizes = json_array();
+    const fc_pairs_probe_t *pr;
+
+    if (i < 0 || i >= run->confirm.nprobes)
+        return json_null();
+    pr = &run->confirm.probes[i];
+    for (int z = 0; pr->slow >= 0 && z < nz; ++z) {
+        const fc_pair_t *p = &run->alone[i * nz + z];
+
+        json_array_append_new(sizes, json_pack(
+            "{s:I, s:f, s:f, s:b, s:s}", "bytes", (json_int_t)run->ctx->sp.sizes[z],
+            "bw_gbps", p->bw_gbps, "latency_us", p->lat_us, "slow", p->slow,
+            "reason", p->nreasons ? p->reasons[0] : ""));
+    }
+    return json_pack("{s:s, s:s, s:s, s:o}", "host_a", fc_host(run, pr->x), "host_b",
+                     fc_host(run, pr->y), "result", pr->slow < 0 ? "not measured" :
+                     pr->slow ? "slow" : "fast", "sizes", sizes);
+}
+
+/* What the confirmation learnt of node v's own link, for a pair of it it
+ * could not place: "b1 is fast alone with c1", "b1 is slow alone with
+ * every partner tried (...), none of which could be shown good", "b1 has
+ * no other partner to try". */
+static void fc_end_text(const fc_pairs_run_t *run, int v, char *buf, size_t len)
+{
+    const fc_pairs_confirm_t *c = &run->confirm;
+    size_t at;
+
+    if (fc_confirm_clear(c, v)) {
+        for (int k = 0; k < FC_CONFIRM_PARTNERS; ++k) {
+            int i = c->partner_probe[v][k];
+
+            if (i >= 0 && c->probes[i].slow == 0) {
+                at = (size_t)snprintf(buf, len, "%s is fast alone (", fc_host(run, v));
+                if (at < len)
+                    at += fc_probe_text(run, i, v, buf + at, len - at);
+                if (at < len)
+                    snprintf(buf + at, len - at, ")");
+                return;
+            }
+        }
+    }
+    if (c->partner_probe[v][0] < 0) {
+        snprintf(buf, len, "%s has no other partner to try%s", fc_host(run, v),
+                 c->exhausted ? " (the probes ran out)" : " that is not itself suspect");
+        return;
+    }
+    at = (size_t)snprintf(buf, len, "%s is slow alone with every partner tried too (",
+                          fc_host(run, v));
+    for (int k = 0; k < FC_CONFIRM_PARTNERS && at < len; ++k) {
+        if (c->partner_probe[v][k] < 0)
+            continue;
+        at += (size_t)snprintf(buf + at, len - at, "%s", k ? ", " : "");
+        if (at < len)
+            at += fc_probe_text(run, c->partner_probe[v][k], v, buf + at, len - at);
+    }
+    if (at < len)
+        snprintf(buf + at, len - at, "), and they could not all be shown good: more than "
+                 "one link is slow");
+}
+
+/* The node's alone evidence: "confirmed alone: 0.0002 GB/s with b1 (same
+ * rack), 0.0003 GB/s with c1 (across the spine); each partner fast alone
+ * with a third node (b1: 0.9 GB/s with a2 ...)" */
+void fc_pairs_node_evidence_text(const fc_pairs_run_t *run, int v, char *buf, size_t len)
+{
+    const fc_pairs_confirm_t *c = &run->confirm;
+    size_t at = 0;
+
+    for (int k = 0; k < FC_CONFIRM_PARTNERS && at < len; ++k) {
+        if (c->partner_probe[v][k] < 0)
+            continue;
+        at += (size_t)snprintf(buf + at, len - at, "%s", at ? ", " : "");
+        if (at < len)
+            at += fc_probe_text(run, c->partner_probe[v][k], v, buf + at, len - at);
+    }
+    for (int k = 0; k < FC_CONFIRM_PARTNERS && at < len && c->link[v]; ++k) {
+        const fc_pairs_probe_t *pr;
+        int i = c->vouch_probe[v][k];
+
+        if (i < 0 || (k > 0 && i == c->vouch_probe[v][0]))
+            continue;           /* the two partners vouched for each other */
+        pr = &c->probes[i];
+        at += (size_t)snprintf(buf + at, len - at, "%s%s fast with %s%s", k ? "; " :
+                               "; each partner known good: ", fc_host(run, pr->x),
+                               fc_host(run, pr->y),
+                               k == 0 && FC_CONFIRM_PARTNERS > 1 && c->vouch_probe[v][1] == i
+                                   ? " (each vouching for the other)" : "");
+    }
+}
+
+json_t *fc_pairs_node_confirmation_json(const fc_pairs_run_t *run, int v)
+{
+    const fc_pairs_confirm_t *c = &run->confirm;
+    json_t *partners = json_array(), *vouch = json_array();
+
+    for (int k = 0; k < FC_CONFIRM_PARTNERS; ++k) {
+        if (c->partner_probe[v][k] >= 0)
+            json_array_append_new(partners, fc_pairs_probe_json(run, c->partner_probe[v][k]));
+        if (c->vouch_probe[v][k] >= 0)
+            json_array_append_new(vouch, fc_pairs_probe_json(run, c->vouch_probe[v][k]));
+    }
+    return json_pack("{s:b, s:b, s:o, s:o}", "confirmed", c->link[v], "alone_in_rack",
+                     c->alone_in_rack[v], "partners", partners, "partners_known_good",
+                     vouch);
+}
+
+/* The racks whose uplink explains pair (a, b). */
+static json_t *fc_uplink_racks(const fc_pairs_run_t *run, int a, int b)
+{
+    json_t *racks = json_array();
+
+    if (run->confirm.uplink[run->node_racks[a]])
+        json_array_append_new(racks, json_string(fc_rack_of(run, a)));
+    if (run->confirm.uplink[run->node_racks[b]])
+        json_array_append_new(racks, json_string(fc_rack_of(run, b)));
+    return racks;
+}
+
+/* A slow pair's verdict after confirmation: its implicates (or NULL for a
+ * pass) and the first reason, into why. */
+json_t *fc_pairs_slow_verdict(const fc_pairs_run_t *run, int k, int a, int b,
+                              fc_pair_verdict_t v, char *why, size_t len)
+{
+    const fc_pairs_confirm_t *c = &run->confirm;
+    char alone[256] = "";
+    int culprit = v == FC_PAIR_V_NODE_A ? a : b;
+
+    if (run->confirmed && c->alone_probe[k] >= 0)
+        fc_probe_text(run, c->alone_probe[k], a, alone, sizeof(alone));
+    switch (v) {
+    case FC_PAIR_V_NODE_A:
+    case FC_PAIR_V_NODE_B:
+        snprintf(why, len, "explained by %s's link, confirmed alone with known-good "
+                 "partners", fc_host(run, culprit));
+        return json_pack("{s:s, s:s, s:s, s:b}", "part", "link", "host",
+                         fc_host(run, culprit), "rack", fc_rack_of(run, culprit),
+                         "quarantine", 0);
+    case FC_PAIR_V_UPLINK: {
+        json_t *racks = fc_uplink_racks(run, a, b);
+        int lone = -1;
+
+        if (c->spine_pair) {
+            /* two racks: the rack of one node has its node's link in series */
+            for (int x = 0; x < run->nnodes; ++x) {
+                int single = 1;
+
+                for (int w = 0; w < run->nnodes; ++w)
+                    single &= w == x || run->node_racks[w] != run->node_racks[x];
+                if (single)
+                    lone = x;
+            }
+            snprintf(why, len, "explained by the spine between rack %s and rack %s: every "
+                     "pair between them was slow, alone too, while the pairs inside a rack "
+                     "were fast; %s's uplink, %s's uplink%s%s%s are in series and cannot be "
+                     "told apart", json_string_value(json_array_get(racks, 0)),
+                     json_string_value(json_array_get(racks, 1)),
+                     json_string_value(json_array_get(racks, 0)),
+                     json_string_value(json_array_get(racks, 1)),
+                     lone >= 0 ? " and the link of " : "", lone >= 0 ? fc_host(run, lone) : "",
+                     lone >= 0 ? " (alone in its rack)" : "");
+        } else {
+            if (json_array_size(racks) > 1)
+                snprintf(why, len, "explained by the uplinks of rack %s and rack %s, each "
+                         "confirmed: every pair leaving either was slow, alone too, while "
+                         "the pairs inside each were fast",
+                         json_string_value(json_array_get(racks, 0)),
+                         json_string_value(json_array_get(racks, 1)));
+            else
+                snprintf(why, len, "explained by the uplink of rack %s: every pair leaving "
+                         "it was slow, alone too, while the pairs inside it were fast",
+                         json_string_value(json_array_get(racks, 0)));
+        }
+        return json_pack("{s:s, s:s, s:s, s:o, s:b}", "part", "uplink", "host", "", "rack",
+                         json_string_value(json_array_get(racks, 0)), "racks", racks,
+                         "quarantine", 0);
+    }
+    case FC_PAIR_V_SPINE: {
+        char across[200], in_a[200], in_b[200];
+        const int *p = c->spine_probe[k];
+
+        fc_probe_text(run, p[0], c->probes[p[0]].x, across, sizeof(across));
+        fc_probe_text(run, p[1], c->probes[p[1]].x, in_a, sizeof(in_a));
+        fc_probe_text(run, p[2], c->probes[p[2]].x, in_b, sizeof(in_b));
+        snprintf(why, len, "explained by the spine between rack %s and rack %s: every pair "
+                 "between them was slow; alone, %s %s, while %s %s and %s %s; rack %s's "
+                 "uplink and rack %s's cannot be told apart (no node of a third rack could "
+                 "vouch for either)", fc_rack_of(run, a), fc_rack_of(run, b),
+                 fc_host(run, c->probes[p[0]].x), across, fc_host(run, c->probes[p[1]].x),
+                 in_a, fc_host(run, c->probes[p[2]].x), in_b, fc_rack_of(run, a),
+                 fc_rack_of(run, b));
+        return json_pack("{s:s, s:s, s:s, s:[s,s], s:b}", "part", "uplink", "host", "", "rack",
+                         fc_rack_of(run, a), "racks", fc_rack_of(run, a), fc_rack_of(run, b),
+                         "quarantine", 0);
+    }
+    case FC_PAIR_V_PATH:
+        snprintf(why, len, "slow alone too (%s); %s and %s are each fast alone with "
+                 "another partner: the path between them", alone, fc_host(run, a),
+                 fc_host(run, b));
+        return json_pack("{s:s, s:[s,s], s:[s,s], s:b}", "part", "path", "hosts",
+                         fc_host(run, a), fc_host(run, b), "racks", fc_rack_of(run, a),
+                         fc_rack_of(run, b), "quarantine", 0);
+    case FC_PAIR_V_UNPLACED: {
+        char ends[2][384];
+
+        fc_end_text(run, a, ends[0], sizeof(ends[0]));
+        fc_end_text(run, b, ends[1], sizeof(ends[1]));
+        snprintf(why, len, "slow alone too (%s), not placed: %s; %s", alone, ends[0],
+                 ends[1]);
+        /* not "localised": false, which asks the runner for a retest: the
+         * confirmation has measured all a retest could */
+        return json_pack("{s:s, s:s, s:[s,s], s:[s,s], s:b}", "part", "group",
+                         "group", "the pair's two nodes", "hosts", fc_host(run, a),
+                         fc_host(run, b), "racks", fc_rack_of(run, a), fc_rack_of(run, b),
+                         "quarantine", 0);
+    }
+    case FC_PAIR_V_NOT_REPRODUCED:
+        snprintf(why, len, "slow in its round beside other pairs, not reproduced alone "
+                 "(%s): not judged a fault", alone);
+        return NULL;
+    default:
+        snprintf(why, len, "slow in its round; not confirmed alone (%s): the pair's "
+                 "nodes are not blamed and not passed", c->exhausted ?
+                 "the confirmation's probes ran out" : "it could not be measured");
+        return json_pack("{s:s, s:[s,s], s:[s,s], s:b, s:b}", "part", "path", "hosts",
+                         fc_host(run, a), fc_host(run, b), "racks", fc_rack_of(run, a),
+                         fc_rack_of(run, b), "quarantine", 0, "confirmed", 0);
+    }
+}
+

@@ -1,0 +1,285 @@
+/*
+ * fc_pairs_judge.c - the pairs stage's judgement of each pair (rank 0;
+ * see fc_pairs_stage.h): the profile's absolute limits (collective
+ * "sendrecv": min_busbw_gbps is the bandwidth of one direction;
+ * max_latency_us the 8-byte half round trip, matched at 8 bytes, the size
+ * of that message), the relative rule against the upper median of the
+ * pairs of its path kind (lib/fc_peers.h) and, across the spine with
+ * three racks or more, the rack rule (fc_pairs_rack_rule), and wrong data.
+ * A pair measured alone by the confirmation is judged by the same limits
+ * and the same references as its tournament entry. What a round finds
+ * slow is only a suspicion: lib/fc_pairs_report.c writes what the
+ * confirmation made of it.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fc_log.h"
+#include "fc_pairs_stage.h"
+#include "fc_peers.h"
+#include "fc_stats.h"
+
+static void fc_pair_fail(fc_pair_t *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void fc_pair_fail(fc_pair_t *p, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (p->nreasons == 3)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(p->reasons[p->nreasons++], FC_REASON_MAX, fmt, ap);
+    va_end(ap);
+}
+
+fc_pair_t *fc_pairs_find(const fc_pairs_run_t *run, int a, int b, int z)
+{
+    int lo = a < b ? a : b, hi = a < b ? b : a;
+
+    for (int q = 0; q < run->npairs; ++q)
+        if (run->pairs[q].a == lo && run->pairs[q].b == hi && run->pairs[q].size_index == z)
+            return &run->pairs[q];
+    return NULL;
+}
+
+/* The relative rule's reference of every pair measured at size z: the
+ * upper median of its peer class (same rack, or across the spine), so
+ * that up to half the pairs of a class being slow does not drag the
+ * reference down. Returns 0 when out of memory. */
+static int fc_pairs_reference(fc_pairs_run_t *run, int z)
+{
+    const fc_stage_profile_t *sp = &run->ctx->sp;
+    int n = run->npairs, k = 0, *idx = calloc((size_t)n + 1, sizeof(int));
+    int *has = calloc((size_t)n + 1, sizeof(int));
+    double *bw = calloc((size_t)n + 1, sizeof(double));
+    fc_peer_shape_t *shapes = calloc((size_t)n + 1, sizeof(*shapes));
+    fc_peer_ref_t *refs = calloc((size_t)n + 1, sizeof(*refs));
+    int ok = idx && has && bw && shapes && refs;
+
+    for (int q = 0; ok && q < n; ++q) {
+        const fc_pair_t *p = &run->pairs[q];
+
+        if (p->size_index != z)
+            continue;
+        shapes[k] = (fc_peer_shape_t){ 2, 2, fc_peer_pair_path(run->node_racks[p->a],
+                                                               run->node_racks[p->b]) };
+        bw[k] = p->bw_gbps;
+        has[k] = 1;
+        idx[k++] = q;
+    }
+    if (ok)
+        fc_peers_reference(shapes, bw, has, k, FC_PEER_UPPER_MEDIAN, "pair", refs);
+    for (int i = 0; ok && i < k; ++i) {
+        fc_pair_t *p = &run->pairs[idx[i]];
+
+        p->rel = sp->max_below_median_pct < 0 ? FC_PAIR_REL_OFF :
+                 sp->sizes[z] < sp->relative_min_bytes ? FC_PAIR_REL_SMALL :
+                 refs[i].applies ? FC_PAIR_REL_APPLIED : FC_PAIR_REL_ALONE;
+        p->ref = refs[i].applies ? refs[i].reference : -1;
+        p->ref_members = refs[i].members;
+    }
+    free(idx); free(has); free(bw); free(shapes); free(refs);
+    return ok;
+}
+
+/* The median bandwidth of the pairs at size z between racks ra and rb
+ * (ra != rb), into *median_p; returns how many there are. */
+static int fc_pairs_between(const fc_pairs_run_t *run, int z, int ra, int rb, double *scratch,
+                            double *median_p)
+{
+    int n = 0;
+
+    for (int k = 0; k < run->npairs; ++k) {
+        const fc_pair_t *p = &run->pairs[k];
+        int a = run->node_racks[p->a], b = run->node_racks[p->b];
+
+        if (p->size_index == z && ((a == ra && b == rb) || (a == rb && b == ra)))
+            scratch[n++] = p->bw_gbps;
+    }
+    *median_p = n > 0 ? fc_stats_median(scratch, (size_t)n) : 0;
+    return n;
+}
+
+/* The rack rule at size z (three racks or more), over pairs of racks:
+ * the median of the pairs between each two racks, and for each rack R the
+ * fastest such median among the pairs of racks without R (a slow uplink
+ * only slows; the fastest pair of racks is the fabric as it should be,
+ * however many other uplinks are slow). A rack whose every pair of racks
+ * is more than the allowed percentage below that reference puts its pairs
+ * across the spine under it (rack_ref), which a pair measured alone is
+ * judged by too: one bad uplink slowing most pairs across the spine no
+ * longer sets their class's upper median, nor do two bad uplinks of four
+ * racks hide each other. With two racks every pair across the spine
+ * leaves both: there is no other pair of racks to compare with, and a
+ * slowness of the whole spine is judged on the absolute limits alone
+ * (docs/DECISIONS.md). */
+static void fc_pairs_rack_rule(fc_pairs_run_t *run, int z)
+{
+    const fc_stage_profile_t *sp = &run->ctx->sp;
+    int nracks = run->ctx->inv.nracks, n = run->npairs;
+    double *scratch = calloc((size_t)n + 1, sizeof(double));
+    double keep = 1.0 - sp->max_below_median_pct / 100.0;
+
+    for (int k = 0; k < n; ++k)
+        if (run->pairs[k].size_index == z)
+            run->pairs[k].rack_rule_rack = -1;
+    if (scratch == NULL || nracks < 3 || sp->max_below_median_pct < 0 ||
+        sp->sizes[z] < sp->relative_min_bytes) {
+        free(scratch);
+        return;
+    }
+    for (int r = 0; r < nracks; ++r) {
+        double ref = -1, m, mine_max = -1;
+        int ref_n = 0, ref_a = -1, ref_b = -1, mine = 0, cnt;
+
+        for (int a = 0; a < nracks; ++a)
+            for (int b = a + 1; b < nracks; ++b) {
+                if ((cnt = fc_pairs_between(run, z, a, b, scratch, &m)) == 0)
+                    continue;
+                if (a == r || b == r) {
+                    ++mine;
+                    mine_max = m > mine_max ? m : mine_max;
+                } else if (m > ref) {
+                    ref = m;
+                    ref_n = cnt;
+                    ref_a = a;
+                    ref_b = b;
+                }
+            }
+        /* every pair of racks with r slow beside the fastest without it */
+        if (mine == 0 || ref <= 0 || mine_max >= ref * keep)
+            continue;
+        for (int k = 0; k < n; ++k) {
+            fc_pair_t *p = &run->pairs[k];
+            int ra = run->node_racks[p->a], rb = run->node_racks[p->b];
+
+            if (p->size_index != z || ra == rb || (ra != r && rb != r))
+                continue;
+            if (p->rack_rule_rack >= 0 && p->rack_median <= mine_max)
+                continue;       /* leaves two such racks: the slower one */
+            p->rack_rule_rack = r;
+            p->rack_median = mine_max;
+            p->rack_ref = ref;
+            p->rack_ref_members = ref_n;
+            p->rack_ref_a = ref_a;
+            p->rack_ref_b = ref_b;
+        }
+    }
+    free(scratch);
+}
+
+void fc_pairs_class_text(const fc_pairs_run_t *run, const fc_pair_t *p, int members,
+                         char *buf, size_t len)
+{
+    fc_peer_shape_t shape = { 2, 2, fc_peer_pair_path(run->node_racks[p->a],
+                                                      run->node_racks[p->b]) };
+
+    fc_peer_class_text(&shape, members, "pair", buf, len);
+}
+
+/* The limits and the relative rule on p (its rel and ref already set). */
+static void fc_pairs_judge_timing(const fc_pairs_run_t *run, fc_pair_t *p)
+{
+    const fc_stage_profile_t *sp = &run->ctx->sp;
+    int z = p->size_index;
+    const fc_limit_rule_t *rule = fc_profile_find_limit(
+        sp, FC_COLL_SENDRECV, FC_INT32, FC_OP_NONE, sp->sizes[z]);
+    const fc_limit_rule_t *lat_rule = fc_profile_find_limit(
+        sp, FC_COLL_SENDRECV, FC_INT32, FC_OP_NONE, FC_PAIRS_LAT_BYTES);
+
+    p->limit_bw = rule ? rule->min_busbw_gbps : -1;
+    p->limit_line = rule ? rule->line : 0;
+    p->limit_lat = lat_rule ? lat_rule->max_latency_us : -1;
+    p->lat_line = lat_rule ? lat_rule->line : 0;
+    if (rule && rule->min_busbw_gbps >= 0 && p->bw_gbps < rule->min_busbw_gbps) {
+        p->slow = 1;
+        fc_pair_fail(p, "bandwidth %.4f GB/s per direction is below the "
+                     "limit %.4f GB/s (profile line %d)", p->bw_gbps,
+                     rule->min_busbw_gbps, rule->line);
+    }
+    if (z == 0 && lat_rule && lat_rule->max_latency_us >= 0 &&
+        p->lat_us > lat_rule->max_latency_us) {
+        p->slow = 1;
+        fc_pair_fail(p, "latency %.1f us is above the limit %.1f us "
+                     "(profile line %d)", p->lat_us,
+                     lat_rule->max_latency_us, lat_rule->line);
+    }
+    if (p->rel == FC_PAIR_REL_APPLIED &&
+        p->bw_gbps < p->ref * (1.0 - sp->max_below_median_pct / 100.0)) {
+        char peers[128];
+
+        fc_pairs_class_text(run, p, p->ref_members, peers, sizeof(peers));
+        p->slow = 1;
+        fc_pair_fail(p, "bandwidth %.4f GB/s is %.0f%% below the upper median "
+                     "of %s (%.4f GB/s; allowed %.0f%%)",
+                     p->bw_gbps, 100.0 * (1.0 - p->bw_gbps / p->ref), peers,
+                     p->ref, sp->max_below_median_pct);
+    }
+    if (p->rack_rule_rack >= 0 &&
+        p->bw_gbps < p->rack_ref * (1.0 - sp->max_below_median_pct / 100.0)) {
+        p->slow = 1;
+        fc_pair_fail(p, "bandwidth %.4f GB/s is %.0f%% below the median of the %d "
+                     "pairs between rack %s and rack %s, the fastest pair of racks without "
+                     "rack %s (%.4f GB/s; allowed %.0f%%), where every pair of racks with "
+                     "rack %s has a median of %.4f GB/s or less", p->bw_gbps,
+                     100.0 * (1.0 - p->bw_gbps / p->rack_ref), p->rack_ref_members,
+                     run->ctx->inv.racks[p->rack_ref_a], run->ctx->inv.racks[p->rack_ref_b],
+                     run->ctx->inv.racks[p->rack_rule_rack], p->rack_ref,
+                     sp->max_below_median_pct, run->ctx->inv.racks[p->rack_rule_rack],
+                     p->rack_median);
+    }
+}
+
+void fc_pairs_judge_alone(const fc_pairs_run_t *run, fc_pair_t *p)
+{
+    const fc_pair_t *t = fc_pairs_find(run, p->a, p->b, p->size_index);
+
+    p->slow = 0;
+    p->nreasons = 0;
+    p->rel = t ? t->rel : FC_PAIR_REL_OFF;
+    p->ref = t ? t->ref : -1;
+    p->ref_members = t ? t->ref_members : 0;
+    p->rack_rule_rack = t ? t->rack_rule_rack : -1;
+    p->rack_median = t ? t->rack_median : 0;
+    p->rack_ref = t ? t->rack_ref : 0;
+    p->rack_ref_members = t ? t->rack_ref_members : 0;
+    p->rack_ref_a = t ? t->rack_ref_a : 0;
+    p->rack_ref_b = t ? t->rack_ref_b : 0;
+    fc_pairs_judge_timing(run, p);
+    p->ntiming = p->nreasons;
+}
+
+void fc_pairs_judge(fc_pairs_run_t *run)
+{
+    const fc_stage_profile_t *sp = &run->ctx->sp;
+
+    for (int z = 0; z < sp->nsizes; ++z) {
+        if (!fc_pairs_reference(run, z))
+            fc_error("out of memory: the relative rule of the pairs stage is not "
+                     "applied at %llu bytes", (unsigned long long)sp->sizes[z]);
+        fc_pairs_rack_rule(run, z);
+        for (int k = 0; k < run->npairs; ++k) {
+            fc_pair_t *p = &run->pairs[k];
+
+            if (p->size_index != z)
+                continue;
+            fc_pairs_judge_timing(run, p);
+            p->ntiming = p->nreasons;
+            if (p->wrong > sp->max_wrong)
+                fc_pair_fail(p, "%llu wrong elements received on %s (rank of "
+                             "node %d) from %s, first at element %llu of iteration %d: "
+                             "expected 0x%08llx, got 0x%08llx",
+                             (unsigned long long)p->wrong,
+                             run->node_hosts[p->bad_node], p->bad_node,
+                             run->node_hosts[p->first.partner],
+                             (unsigned long long)p->first.first_pos,
+                             p->first.first_iter,
+                             (unsigned long long)p->first.expected,
+                             (unsigned long long)p->first.actual);
+        }
+    }
+}
+
