@@ -4,8 +4,10 @@
  * "sendrecv": min_busbw_gbps is the bandwidth of one direction;
  * max_latency_us the 8-byte half round trip, matched at 8 bytes, the size
  * of that message), the relative rule against the upper median of the
- * pairs of its path kind (lib/fc_peers.h) and, across the spine with
- * three racks or more, the rack rule (fc_pairs_rack_rule), and wrong data.
+ * pairs of its path kind (lib/fc_peers.h), across the spine with three
+ * racks or more the rack rule (fc_pairs_rack_rule), inside a rack the
+ * same-rack rule (fc_pairs_same_rack_rule: its rack's pairs against those
+ * inside the other racks), and wrong data.
  * A pair measured alone by the confirmation is judged by the same limits
  * and the same references as its tournament entry. What a round finds
  * slow is only a suspicion: lib/fc_pairs_report.c writes what the
@@ -83,6 +85,13 @@ static int fc_pairs_reference(fc_pairs_run_t *run, int z)
     }
     free(idx); free(has); free(bw); free(shapes); free(refs);
     return ok;
+}
+
+static int fc_pairs_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
 }
 
 /* The median bandwidth of the pairs at size z between racks ra and rb
@@ -171,6 +180,108 @@ static void fc_pairs_rack_rule(fc_pairs_run_t *run, int z)
     free(scratch);
 }
 
+/* The bandwidths at size z of the pairs inside rack r (r < 0: inside any
+ * rack but -r-1), into scratch; returns how many, and into *nracks_p how
+ * many racks they are in and into *only_p the rack when one (else -1). */
+static int fc_pairs_inside(const fc_pairs_run_t *run, int z, int r, double *scratch,
+                           int *nracks_p, int *only_p)
+{
+    int n = 0, nracks = run->ctx->inv.nracks, with = 0, only = -1;
+
+    for (int q = 0; q < nracks; ++q) {
+        int here = 0;
+
+        if (r >= 0 ? q != r : q == -r - 1)
+            continue;
+        for (int k = 0; k < run->npairs; ++k) {
+            const fc_pair_t *p = &run->pairs[k];
+
+            if (p->size_index == z && run->node_racks[p->a] == q &&
+                run->node_racks[p->b] == q) {
+                scratch[n++] = p->bw_gbps;
+                ++here;
+            }
+        }
+        if (here > 0) {
+            ++with;
+            only = with == 1 ? q : -1;
+        }
+    }
+    *nracks_p = with;
+    *only_p = only;
+    return n;
+}
+
+/* The same-rack rule at size z: the pairs inside a rack against the pairs
+ * inside the other racks (leave one rack out), the counterpart of the rack
+ * rule for the pairs of the same-rack class. A rack whose pairs inside it
+ * have a median more than the allowed percentage below the upper median of
+ * the pairs inside every other rack puts them under it (same_ref): a slow
+ * switch of a rack that holds most of the same-rack pairs (racks of 5, 3
+ * and 1: 10 of 13) sets their class's upper median to its own slow figure
+ * and passed; judged by the other racks' pairs it fails. Gated on the
+ * rack's median, like the rack rule, so one pair of a healthy rack that
+ * a busy machine slowed is not judged by it (the class rule judges that
+ * pair). A rack with pairs inside it when no other rack has any has
+ * nothing to be compared with, and its records say so (FC_PAIR_SAME_NONE). */
+static void fc_pairs_same_rack_rule(fc_pairs_run_t *run, int z)
+{
+    const fc_stage_profile_t *sp = &run->ctx->sp;
+    int nracks = run->ctx->inv.nracks, n = run->npairs;
+    double *scratch = calloc((size_t)n + 1, sizeof(double));
+    double keep = 1.0 - sp->max_below_median_pct / 100.0;
+
+    for (int k = 0; k < n; ++k)
+        if (run->pairs[k].size_index == z)
+            run->pairs[k].same = FC_PAIR_SAME_OFF;
+    if (scratch == NULL || sp->max_below_median_pct < 0 ||
+        sp->sizes[z] < sp->relative_min_bytes) {
+        free(scratch);
+        return;
+    }
+    for (int r = 0; r < nracks; ++r) {
+        int mine, others, with, only, unused;
+        double median, ref = 0;
+        fc_pair_same_t verdict;
+
+        if ((mine = fc_pairs_inside(run, z, r, scratch, &unused, &unused)) == 0)
+            continue;
+        median = fc_stats_median(scratch, (size_t)mine);
+        others = fc_pairs_inside(run, z, -r - 1, scratch, &with, &only);
+        if (others > 0) {
+            qsort(scratch, (size_t)others, sizeof(*scratch), fc_pairs_cmp_double);
+            ref = scratch[others / 2];      /* the upper median, as the class's */
+        }
+        verdict = others == 0 ? FC_PAIR_SAME_NONE :
+                  median < ref * keep ? FC_PAIR_SAME_APPLIED : FC_PAIR_SAME_CLEAR;
+        for (int k = 0; k < n; ++k) {
+            fc_pair_t *p = &run->pairs[k];
+
+            if (p->size_index != z || run->node_racks[p->a] != r ||
+                run->node_racks[p->b] != r)
+                continue;
+            p->same = verdict;
+            p->same_median = median;
+            p->same_ref = ref;
+            p->same_ref_members = others;
+            p->same_ref_racks = with;
+            p->same_ref_rack = only;
+        }
+    }
+    free(scratch);
+}
+
+void fc_pairs_same_rack_text(const fc_pairs_run_t *run, const fc_pair_t *p, char *buf,
+                             size_t len)
+{
+    if (p->same_ref_rack >= 0)
+        snprintf(buf, len, "upper median of the %d pair%s inside rack %s", p->same_ref_members,
+                 p->same_ref_members == 1 ? "" : "s", run->ctx->inv.racks[p->same_ref_rack]);
+    else
+        snprintf(buf, len, "upper median of the %d pairs inside the other %d racks",
+                 p->same_ref_members, p->same_ref_racks);
+}
+
 void fc_pairs_class_text(const fc_pairs_run_t *run, const fc_pair_t *p, int members,
                          char *buf, size_t len)
 {
@@ -218,6 +329,21 @@ static void fc_pairs_judge_timing(const fc_pairs_run_t *run, fc_pair_t *p)
                      p->bw_gbps, 100.0 * (1.0 - p->bw_gbps / p->ref), peers,
                      p->ref, sp->max_below_median_pct);
     }
+    if (p->same == FC_PAIR_SAME_APPLIED &&
+        p->bw_gbps < p->same_ref * (1.0 - sp->max_below_median_pct / 100.0)) {
+        char ref[160];
+
+        fc_pairs_same_rack_text(run, p, ref, sizeof(ref));
+        /* a second sentence only when the class's rule did not say it */
+        if (!p->slow || p->rel != FC_PAIR_REL_APPLIED ||
+            p->bw_gbps >= p->ref * (1.0 - sp->max_below_median_pct / 100.0))
+            fc_pair_fail(p, "bandwidth %.4f GB/s is %.0f%% below the %s (%.4f GB/s; "
+                         "allowed %.0f%%), where the pairs inside rack %s have a median of "
+                         "%.4f GB/s", p->bw_gbps, 100.0 * (1.0 - p->bw_gbps / p->same_ref),
+                         ref, p->same_ref, sp->max_below_median_pct,
+                         run->ctx->inv.racks[run->node_racks[p->a]], p->same_median);
+        p->slow = 1;
+    }
     if (p->rack_rule_rack >= 0 &&
         p->bw_gbps < p->rack_ref * (1.0 - sp->max_below_median_pct / 100.0)) {
         p->slow = 1;
@@ -248,6 +374,12 @@ void fc_pairs_judge_alone(const fc_pairs_run_t *run, fc_pair_t *p)
     p->rack_ref_members = t ? t->rack_ref_members : 0;
     p->rack_ref_a = t ? t->rack_ref_a : 0;
     p->rack_ref_b = t ? t->rack_ref_b : 0;
+    p->same = t ? t->same : FC_PAIR_SAME_OFF;
+    p->same_median = t ? t->same_median : 0;
+    p->same_ref = t ? t->same_ref : 0;
+    p->same_ref_members = t ? t->same_ref_members : 0;
+    p->same_ref_racks = t ? t->same_ref_racks : 0;
+    p->same_ref_rack = t ? t->same_ref_rack : -1;
     fc_pairs_judge_timing(run, p);
     p->ntiming = p->nreasons;
 }
@@ -261,6 +393,7 @@ void fc_pairs_judge(fc_pairs_run_t *run)
             fc_error("out of memory: the relative rule of the pairs stage is not "
                      "applied at %llu bytes", (unsigned long long)sp->sizes[z]);
         fc_pairs_rack_rule(run, z);
+        fc_pairs_same_rack_rule(run, z);
         for (int k = 0; k < run->npairs; ++k) {
             fc_pair_t *p = &run->pairs[k];
 

@@ -19,6 +19,35 @@
 #include "fc_pairs.h"
 #include "fc_pairs_evidence.h"
 
+/* The same-rack rule as it met pair p (inside a rack, its class's rule
+ * applied), into its size entry: "same_rack_rule" (its rack's median, the
+ * reference and its pairs, and rack_slow: whether that median was below
+ * the allowed percentage, which puts each pair of the rack under the
+ * reference), or a note that no other rack had pairs to compare with. */
+static void fc_pairs_same_rack_json(const fc_pairs_run_t *run, const fc_pair_t *p,
+                                    json_t *entry)
+{
+    const char *rack = run->ctx->inv.racks[run->node_racks[p->a]];
+    char ref[160], why[FC_REASON_MAX];
+
+    if (p->same == FC_PAIR_SAME_NONE) {
+        snprintf(why, sizeof(why), "same-rack rule not applied: no other rack has two "
+                 "nodes or more in this stage, so the pairs inside rack %s are compared "
+                 "only with each other (a slowness they all share, such as their switch's, "
+                 "is judged on the absolute limits alone)", rack);
+        json_object_set_new(entry, "rules_not_applied", json_pack("[s]", why));
+        return;
+    }
+    if (p->same != FC_PAIR_SAME_CLEAR && p->same != FC_PAIR_SAME_APPLIED)
+        return;
+    fc_pairs_same_rack_text(run, p, ref, sizeof(ref));
+    json_object_set_new(entry, "same_rack_rule", json_pack(
+        "{s:s, s:f, s:f, s:s, s:i, s:i, s:f, s:b}", "rack", rack, "rack_pairs_median_gbps",
+        p->same_median, "reference_gbps", p->same_ref, "class", ref, "reference_pairs",
+        p->same_ref_members, "reference_racks", p->same_ref_racks, "max_below_median_pct",
+        run->ctx->sp.max_below_median_pct, "rack_slow", p->same == FC_PAIR_SAME_APPLIED));
+}
+
 /* The relative rule as it met pair p, into its size entry: the reference
  * and its class, or why the rule did not apply. */
 static void fc_pairs_relative_json(const fc_pairs_run_t *run, const fc_pair_t *p,
@@ -41,6 +70,7 @@ static void fc_pairs_relative_json(const fc_pairs_run_t *run, const fc_pair_t *p
             "{s:f, s:f, s:s, s:i}", "peer_upper_median_gbps", p->ref,
             "max_below_median_pct", sp->max_below_median_pct, "class", peers,
             "peers", p->ref_members));
+        fc_pairs_same_rack_json(run, p, entry);
         return;
     }
     fc_format_size(sp->sizes[p->size_index], size, sizeof(size));

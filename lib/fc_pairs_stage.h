@@ -34,6 +34,16 @@ typedef enum fc_pair_rel {
     FC_PAIR_REL_SMALL,      /* size below relative.min_bytes */
 } fc_pair_rel_t;
 
+/* How the same-rack rule met a pair inside a rack at one size. */
+typedef enum fc_pair_same {
+    FC_PAIR_SAME_OFF = 0,   /* across the spine, or no relative rule here */
+    FC_PAIR_SAME_NONE,      /* no other rack has pairs inside it: nothing to
+                             * compare its rack's pairs with */
+    FC_PAIR_SAME_CLEAR,     /* its rack's pairs, as a median, are not slow
+                             * beside those inside the other racks */
+    FC_PAIR_SAME_APPLIED,   /* they are: it is judged against the latter */
+} fc_pair_same_t;
+
 /* A pair at one size, both sides merged (rank 0). */
 typedef struct fc_pair {
     int a, b, size_index;
@@ -62,6 +72,17 @@ typedef struct fc_pair {
     double rack_ref;        /* the fastest median of a pair of racks without it */
     int rack_ref_members;   /* pairs between that pair of racks */
     int rack_ref_a, rack_ref_b;     /* that pair of racks */
+    /* the same-rack rule (fc_pairs_same_rack_rule): a pair inside a rack
+     * whose pairs inside it are, as a median, slow beside the pairs inside
+     * the other racks is judged against the latter's upper median, so a
+     * slow switch of a rack holding most of the same-rack pairs does not
+     * set their class's upper median */
+    fc_pair_same_t same;
+    double same_median;     /* the median of the pairs inside its rack */
+    double same_ref;        /* the upper median of the pairs inside the others */
+    int same_ref_members;   /* those pairs */
+    int same_ref_racks;     /* the racks they are inside */
+    int same_ref_rack;      /* the one such rack when there is one, else -1 */
 } fc_pair_t;
 
 typedef struct fc_pairs_run {
@@ -85,6 +106,10 @@ void fc_pairs_judge(fc_pairs_run_t *run);
 void fc_pairs_judge_alone(const fc_pairs_run_t *run, fc_pair_t *p);
 /* Rank 0: the tournament's entry for nodes (a, b) at size z, or NULL. */
 fc_pair_t *fc_pairs_find(const fc_pairs_run_t *run, int a, int b, int z);
+/* The same-rack rule's reference of p as a phrase: "upper median of the
+ * 3 pairs inside rack rack2". */
+void fc_pairs_same_rack_text(const fc_pairs_run_t *run, const fc_pair_t *p, char *buf,
+                             size_t len);
 /* p's peer class as a phrase: "13 pairs in the same rack" (members of
  * them). */
 void fc_pairs_class_text(const fc_pairs_run_t *run, const fc_pair_t *p, int members,

@@ -7,7 +7,7 @@
  * reference, and `rules_not_applied`: a rule that could not judge that
  * figure and why (a one-rank all_reduce's bus factor of 0 makes busbw say
  * nothing, a group alone in its class has no peer, a size below
- * relative.min_bytes). Shown without this, a limit cell reading ">= 1000
+ * relative.min_bytes), and for a pair inside a rack the same-rack rule. Shown without this, a limit cell reading ">= 1000
  * GB/s" beside a PASS looks like a limit that judged; so each rule of a
  * figure is one line, applied or not; the text of one that did not apply
  * says the rule and why, and the writers mark it "not applied".
@@ -141,6 +141,25 @@ void fc_rules_soak_counters(json_t *rec, json_t *lines)
                     json_number_value(json_object_get(rec, "max_error_delta")));
 }
 
+/* A pair inside a rack: the same-rack rule, its rack's pairs against the
+ * pairs inside the other racks. */
+static void fc_rules_same_rack(json_t *lines, const char *size, json_t *same)
+{
+    double pct = json_number_value(json_object_get(same, "max_below_median_pct"));
+
+    if (!json_is_object(same))
+        return;
+    fc_rule_add(lines, 1, "%ssame-rack rule: the pairs inside rack %s (median %.4g GB/s) "
+                "%s %.4g%% below the %s (%.4g GB/s)%s", size, fc_json_str(same, "rack"),
+                json_number_value(json_object_get(same, "rack_pairs_median_gbps")),
+                json_is_true(json_object_get(same, "rack_slow")) ? "are more than"
+                                                                 : "are at most",
+                pct, fc_json_str(same, "class"),
+                json_number_value(json_object_get(same, "reference_gbps")),
+                json_is_true(json_object_get(same, "rack_slow"))
+                    ? ": each is judged against it" : "");
+}
+
 void fc_rules_pair(json_t *rec, json_t *lines)
 {
     json_t *lat = json_object_get(rec, "latency_limit"), *z;
@@ -157,6 +176,7 @@ void fc_rules_pair(json_t *rec, json_t *lines)
                          (long)json_integer_value(json_object_get(z, "limit_line")),
                          json_object_get(z, "relative"),
                          json_object_get(z, "rules_not_applied"), "bandwidth");
+        fc_rules_same_rack(lines, size, json_object_get(z, "same_rack_rule"));
     }
     if (json_is_object(lat) && json_number_value(json_object_get(lat, "max_latency_us")) >= 0)
         fc_rule_add(lines, 1, "latency <= %.0f us (profile line %lld)",

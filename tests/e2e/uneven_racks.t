@@ -10,7 +10,8 @@
 #     compared with ("the median of the other 8 nodes of 1 node x 2 ranks (intra-node)",
 #     "23 pairs across the spine"), or that it could not apply and why
 #     ("no peer of its shape", "the bus factor ... is 0"), also in the
-#     certificate;
+#     certificate; a pair inside a rack also says how the same-rack rule
+#     (its rack's pairs against those inside the other racks) met it;
 #   - a node slowed with tc tbf still fails its own rack (named, its link
 #     implicated) and only that rack.
 # To keep the cost down (9 nodes on a 2-core machine) each run has only
@@ -27,7 +28,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcu 5,3,1
-plan 15
+plan 16
 H2=${NAME}02 H6=${NAME}06 H9=${NAME}09
 # profile STAGES: thresholds/vcluster.yaml with only these stages (a
 # required stage left out would make every rack INCOMPLETE)
@@ -71,6 +72,14 @@ n=$(rec clean1 'my %c; for my $p (grep { $_->{type} eq "pair" && "$_->{host_a} $
 [[ "$n" == *"13 pairs in the same rack"* && "$n" == *"23 pairs across the spine"* ]]
 ok $? "pairs are compared with pairs of their path: 13 in the same rack, 23 across the spine"
 [ $? -eq 0 ] || diag "classes of $H2's pairs: $n"
+n=$(rec clean1 'my @s = map { my $p = $_; map { [$p->{rack_a}, $_->{same_rack_rule} || {}] } @{$p->{sizes}} }
+        grep { $_->{type} eq "pair" && $_->{rack_a} eq $_->{rack_b} } @r;
+    my $a = grep { $_->[0] eq "rack1" && ($_->[1]{class} // "") eq "upper median of the 3 pairs inside rack rack2" &&
+        defined $_->[1]{rack_slow} && !$_->[1]{rack_slow} } @s;
+    my $b = grep { $_->[0] eq "rack2" && ($_->[1]{class} // "") eq "upper median of the 10 pairs inside rack rack1" &&
+        defined $_->[1]{rack_slow} && !$_->[1]{rack_slow} } @s;
+    "$a+$b of " . scalar @s')
+is "$n" "10+3 of 13" "the same-rack rule: rack1's 10 pairs inside are judged against rack2's 3, and rack2's against rack1's (neither rack slow), and the records say so"
 n=$(rec clean1 'scalar grep { $_->{type} eq "point" && $_->{stage} eq "node" && $_->{ranks} == 1 &&
     $_->{collective} ne "broadcast" &&
     $_->{verdict} eq "PASS" && ($_->{relative}{figure} // "") eq "algbw" &&

@@ -1,0 +1,244 @@
+/*
+ * pairs_judge.c - unit tests of the pairs stage's judgement
+ * (lib/fc_pairs_judge.c) on planted matrices of pair bandwidths, no MPI:
+ * the same-rack rule. With racks of 5, 3 and 1 nodes, 10 of the 13 pairs
+ * inside a rack are the 5-node rack's, so their class's upper median is
+ * that rack's own figure: a slow switch of that rack (every pair inside
+ * it slow, its pairs across the spine fast) hid from the class's rule and
+ * passed. Each case plants a matrix, judges it as the stage does, and
+ * checks which pairs are slow, by which rule, against which reference.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fc_pairs_stage.h"
+#include "fc_tap.h"
+
+#define MAXN 12
+
+static fc_tap_t tap;
+
+typedef struct matrix {
+    fc_stage_ctx_t ctx;
+    fc_pairs_run_t run;
+    char racks[4][FC_INV_NAME_MAX];
+    char hosts[MAXN][FC_HOST_MAX];
+    int node_racks[MAXN];
+    fc_pair_t pairs[MAXN * MAXN];
+} matrix_t;
+
+/* per_rack: node counts; a 256 KiB size; relative rule pct%, from 0 bytes.
+ * Pairs inside a rack move `inside` GB/s, across the spine `across`, each
+ * wandering by up to +-30% (a busy machine), deterministically. */
+static void matrix_make(matrix_t *m, const int *per_rack, int nracks, double pct,
+                        double inside, double across)
+{
+    int n = 0;
+    unsigned seed = 12345;
+
+    memset(m, 0, sizeof(*m));
+    m->ctx.sp.max_below_median_pct = pct;
+    m->ctx.sp.relative_min_bytes = 0;
+    m->ctx.sp.nsizes = 1;
+    m->ctx.sp.sizes[0] = 256 << 10;
+    m->ctx.inv.nracks = nracks;
+    m->ctx.inv.racks = m->racks;
+    for (int r = 0; r < nracks; ++r) {
+        snprintf(m->racks[r], sizeof(m->racks[r]), "rack%d", r + 1);
+        for (int k = 0; k < per_rack[r]; ++k, ++n) {
+            m->node_racks[n] = r;
+            snprintf(m->hosts[n], sizeof(m->hosts[n]), "n%02d", n + 1);
+        }
+    }
+    m->run.ctx = &m->ctx;
+    m->run.nnodes = n;
+    m->run.node_hosts = m->hosts;
+    m->run.node_racks = m->node_racks;
+    m->run.pairs = m->pairs;
+    for (int a = 0; a < n; ++a)
+        for (int b = a + 1; b < n; ++b) {
+            fc_pair_t *p = &m->pairs[m->run.npairs++];
+
+            seed = seed * 1103515245u + 12345u;
+            p->a = a;
+            p->b = b;
+            p->bad_node = -1;
+            p->bw_gbps = (m->node_racks[a] == m->node_racks[b] ? inside : across) *
+                         (0.7 + 0.6 * (double)((seed >> 16) % 1000) / 1000.0);
+            p->lat_us = 20;
+        }
+}
+
+/* Every pair inside rack r (index) moves bw. */
+static void matrix_slow_rack(matrix_t *m, int r, double bw)
+{
+    for (int k = 0; k < m->run.npairs; ++k)
+        if (m->node_racks[m->pairs[k].a] == r && m->node_racks[m->pairs[k].b] == r)
+            m->pairs[k].bw_gbps = bw;
+}
+
+static int is_inside(const matrix_t *m, const fc_pair_t *p, int r)
+{
+    return m->node_racks[p->a] == r && m->node_racks[p->b] == r;
+}
+
+/* How many pairs are slow: inside rack r (r >= 0), or elsewhere (r < 0). */
+static int count_slow(const matrix_t *m, int r)
+{
+    int n = 0;
+
+    for (int k = 0; k < m->run.npairs; ++k)
+        if (m->pairs[k].slow && (r >= 0 ? is_inside(m, &m->pairs[k], r)
+                                        : !is_inside(m, &m->pairs[k], -r - 1)))
+            ++n;
+    return n;
+}
+
+static void show_slow(const matrix_t *m)
+{
+    for (int k = 0; k < m->run.npairs; ++k)
+        if (m->pairs[k].slow)
+            fc_tap_diag(&tap, "slow: %s <-> %s: %s", m->hosts[m->pairs[k].a],
+                        m->hosts[m->pairs[k].b], m->pairs[k].reasons[0]);
+}
+
+/* The first pair inside rack r. */
+static fc_pair_t *inside_pair(matrix_t *m, int r)
+{
+    for (int k = 0; k < m->run.npairs; ++k)
+        if (is_inside(m, &m->pairs[k], r))
+            return &m->pairs[k];
+    return NULL;
+}
+
+static void test_clean_uneven(void)
+{
+    static matrix_t m;
+    const int racks[3] = { 5, 3, 1 };
+    int spine_off = 1;
+
+    matrix_make(&m, racks, 3, 80, 1.0, 0.5);
+    fc_pairs_judge(&m.run);
+    fc_tap_is_int(&tap, count_slow(&m, -4), 0, "racks of 5, 3 and 1 nodes, clean (each pair "
+                  "within +-30%%): no pair is slow");
+    for (int k = 0; k < m.run.npairs; ++k)
+        if (m.node_racks[m.pairs[k].a] != m.node_racks[m.pairs[k].b])
+            spine_off &= m.pairs[k].same == FC_PAIR_SAME_OFF;
+    fc_tap_ok(&tap, inside_pair(&m, 0)->same == FC_PAIR_SAME_CLEAR &&
+                  inside_pair(&m, 1)->same == FC_PAIR_SAME_CLEAR && spine_off,
+              "the same-rack rule judged both racks with pairs inside (not slow), and no "
+              "pair across the spine");
+    char text[160];
+
+    fc_pairs_same_rack_text(&m.run, inside_pair(&m, 0), text, sizeof(text));
+    fc_tap_is_str(&tap, text, "upper median of the 3 pairs inside rack rack2",
+                  "the 5-node rack's reference is the pairs inside the other rack");
+    fc_pairs_same_rack_text(&m.run, inside_pair(&m, 1), text, sizeof(text));
+    fc_tap_is_str(&tap, text, "upper median of the 10 pairs inside rack rack1",
+                  "and the 3-node rack's, the 5-node rack's pairs");
+}
+
+static void test_slow_switch(void)
+{
+    static matrix_t m;
+    const int racks[3] = { 5, 3, 1 };
+    fc_pair_t *p, alone;
+    int ok;
+
+    matrix_make(&m, racks, 3, 80, 1.0, 0.5);
+    matrix_slow_rack(&m, 0, 0.05);          /* rack1's switch: 20 times slower inside */
+    fc_pairs_judge(&m.run);
+    p = inside_pair(&m, 0);
+    ok = count_slow(&m, 0) == 10 && count_slow(&m, -1) == 0;
+    fc_tap_ok(&tap, ok, "the 5-node rack's switch slow (its 10 pairs inside at 0.05 GB/s, "
+              "20 times slower): all 10 slow, no other pair (%d, %d)", count_slow(&m, 0),
+              count_slow(&m, -1));
+    if (!ok)
+        show_slow(&m);
+    fc_tap_ok(&tap, p->rel == FC_PAIR_REL_APPLIED && p->ref < 0.06,
+              "the class's own rule could not see it: the upper median of the 13 pairs "
+              "inside a rack is rack1's slow figure (%.3f GB/s)", p->ref);
+    fc_tap_ok(&tap, p->same == FC_PAIR_SAME_APPLIED && p->same_ref > 0.7 &&
+                  p->same_ref_members == 3 && p->nreasons == 1 &&
+                  strstr(p->reasons[0], "below the upper median of the 3 pairs inside rack "
+                         "rack2") != NULL &&
+                  strstr(p->reasons[0], "the pairs inside rack rack1 have a median of "
+                         "0.0500 GB/s") != NULL,
+              "the same-rack rule caught it, and says against what: '%s'", p->reasons[0]);
+
+    /* measured alone, the confirmation judges by the same reference */
+    memset(&alone, 0, sizeof(alone));
+    alone.a = p->a;
+    alone.b = p->b;
+    alone.bw_gbps = 0.04;
+    fc_pairs_judge_alone(&m.run, &alone);
+    ok = alone.slow;
+    alone.bw_gbps = 0.9;
+    fc_pairs_judge_alone(&m.run, &alone);
+    fc_tap_ok(&tap, ok && !alone.slow, "alone, the same pair is slow at 0.04 GB/s and fast "
+              "at 0.9 GB/s against the same reference");
+}
+
+static void test_gate_and_small_rack(void)
+{
+    static matrix_t m;
+    const int racks[3] = { 5, 3, 1 };
+    int ok;
+
+    /* one node of rack1 slow: 4 of its 10 pairs; the rack's median is
+     * healthy, so the rule leaves the rack alone and the class judges */
+    matrix_make(&m, racks, 3, 80, 1.0, 0.5);
+    for (int k = 0; k < m.run.npairs; ++k)
+        if (m.pairs[k].a == 0 && is_inside(&m, &m.pairs[k], 0))
+            m.pairs[k].bw_gbps = 0.05;
+    fc_pairs_judge(&m.run);
+    ok = count_slow(&m, 0) == 4 && inside_pair(&m, 0)->same == FC_PAIR_SAME_CLEAR &&
+         strstr(inside_pair(&m, 0)->reasons[0], "upper median of 13 pairs in the same "
+                "rack") != NULL;
+    fc_tap_ok(&tap, ok, "one slow node in the 5-node rack: its 4 pairs inside fail by the "
+              "class's rule; the rack's median is healthy, so the same-rack rule does not "
+              "put the rack under it");
+    if (!ok)
+        show_slow(&m);
+
+    /* the 3-node rack's switch slow: the class's rule already sees it (10
+     * healthy pairs set the upper median); the same-rack rule agrees and
+     * adds no second sentence */
+    matrix_make(&m, racks, 3, 80, 1.0, 0.5);
+    matrix_slow_rack(&m, 1, 0.05);
+    fc_pairs_judge(&m.run);
+    ok = count_slow(&m, 1) == 3 && count_slow(&m, -2) == 0 &&
+         inside_pair(&m, 1)->same == FC_PAIR_SAME_APPLIED && inside_pair(&m, 1)->nreasons == 1 &&
+         inside_pair(&m, 0)->same == FC_PAIR_SAME_CLEAR;
+    fc_tap_ok(&tap, ok, "the 3-node rack's switch slow: its 3 pairs fail (one reason each), "
+              "nothing else");
+    if (!ok)
+        show_slow(&m);
+}
+
+static void test_nothing_to_compare(void)
+{
+    static matrix_t m;
+    const int racks[3] = { 5, 1, 1 };
+
+    /* racks of 5, 1 and 1: only rack1 has pairs inside; never compared
+     * with nothing, and the record says so (FC_PAIR_SAME_NONE) */
+    matrix_make(&m, racks, 3, 80, 1.0, 0.5);
+    matrix_slow_rack(&m, 0, 0.05);
+    fc_pairs_judge(&m.run);
+    fc_tap_ok(&tap, inside_pair(&m, 0)->same == FC_PAIR_SAME_NONE && count_slow(&m, 0) == 0,
+              "racks of 5, 1 and 1: the pairs inside rack1 have no other rack's to be "
+              "compared with (the rule says it did not apply; absolute limits judge them)");
+}
+
+int main(void)
+{
+    fc_tap_init(&tap, stdout, 1);
+    fc_tap_plan(&tap, 11);
+    test_clean_uneven();
+    test_slow_switch();
+    test_gate_and_small_rack();
+    test_nothing_to_compare();
+    return fc_tap_done(&tap);
+}
