@@ -13,13 +13,18 @@
 #     certificate; a pair inside a rack also says how the same-rack rule
 #     (its rack's pairs against those inside the other racks) met it;
 #   - a node slowed with tc tbf still fails its own rack (named, its link
-#     implicated) and only that rack.
+#     implicated) and only that rack: at --ppn 2 through the pairs stage,
+#     at --ppn 1 through the rack stage's relative rule against the one
+#     rack of its shape (an allocation of 3 nodes of the 5-node rack);
+#   - FC_E2E_REPEAT=N runs each clean plan N more times (figures: runs
+#     that PASS every rack, seconds each); off by default.
 # To keep the cost down (9 nodes on a 2-core machine) each run has only
 # the stages where groups of different shapes meet: node, pairs and rack
 # at --ppn 1; node and rack at --ppn 2 (pairs take one rank per node
 # whatever --ppn is); pairs and rack with the slowed node. The cluster
 # stage is one group (nothing to compare), preflight, contention and soak
-# have no relative rule. One size (64 KiB, where the relative rules
+# have no relative rule; the --ppn 1 slowed node runs the rack stage
+# alone. One size (64 KiB, where the relative rules
 # apply), three collectives, 3 iterations; each run's profile is
 # thresholds/vcluster.yaml cut to the stages it runs (a required stage
 # left out makes every rack INCOMPLETE), with the pairs' relative limit
@@ -28,7 +33,8 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcu 5,3,1
-plan 16
+repeat=${FC_E2E_REPEAT:-0}
+plan $(( 19 + ( repeat > 0 ? 2 : 0 ) ))
 H2=${NAME}02 H6=${NAME}06 H9=${NAME}09
 # profile STAGES: thresholds/vcluster.yaml with only these stages (a
 # required stage left out would make every rack INCOMPLETE)
@@ -41,7 +47,7 @@ profile() {
 run() {     # run OUT-NAME PPN STAGES [fabcert run options]: inside the first node
     local out=$1 ppn=$2 stages=$3; shift 3
     profile $stages
-    $VC --name $NAME exec ${NAME}01 $FC run --hosts "$D/hosts" --racks "$D/racks" \
+    $VC --name $NAME exec ${NAME}01 $FC run --hosts "${HOSTS:-$D/hosts}" --racks "$D/racks" \
         --ppn $ppn --profile "$TMP/$stages.yaml" \
         --sizes 64KiB --iters 3 --collectives all_reduce,all_gather,broadcast \
         --dtypes float32 --ops sum --out "$TMP/$out" "$@" > "$TMP/$out.out" 2> "$TMP/$out.err"
@@ -124,4 +130,54 @@ n=$(rec slow 'scalar grep { $_->{type} eq "pair" && $_->{verdict} eq "FAIL" && (
 ok $(( n != 0 )) "no pair failure is blamed on another node ($n)"
 n=$(rec slow 'scalar grep { $_->{type} eq "stage_start" && $_->{stage} eq "rack" && !grep { $_ eq "'$H2'" } @{$_->{rank_hosts}} } @r')
 ok $(( n != 1 )) "the slowed node is quarantined before the rack stage"
+
+# 4. one rank per node, the rack stage alone, a node slowed: the racks of
+#    5, 3 and 1 nodes are classes of one there, so the run covers an
+#    allocation of part of the cluster (rack1's first 3 nodes, rack2,
+#    rack3): rack1 and rack2 are peers (3 nodes x 3 ranks over the
+#    network) and the rack stage's relative rule judges rack1, with $H2
+#    slowed to 10 Mbit/s, against rack2
+grep -v -x -e ${NAME}04 -e ${NAME}05 "$D/hosts" > "$TMP/hosts7"
+$VC --name $NAME slow $H2 10mbit > /dev/null
+t0=$(date +%s)
+HOSTS=$TMP/hosts7 run rack1 1 rack
+rc=$?
+secs=$(( $(date +%s) - t0 ))
+$VC --name $NAME clear
+racks_are rack1 FAIL PASS PASS
+st=$?
+ok $(( rc != 1 || st != 0 )) "--ppn 1, the rack stage, $H2 slowed: rack1 FAILs, rack2 and rack3 PASS ($rc; $secs s)"
+[ $rc -eq 1 ] && [ $st -eq 0 ] || diag "$(grep -E '^rack|^  FAIL|^#' "$TMP/rack1.out" | head -8)"
+n=$(rec rack1 'my $c = grep { $_->{type} eq "point" && $_->{group} eq "rack3" && !$_->{relative} } @r;
+    my @p = grep { $_->{type} eq "point" && $_->{stage} eq "rack" &&
+        ($_->{relative}{class} // "") eq "the other rack of 3 nodes x 3 ranks (network)" } @r;
+    my $a = grep { $_->{group} eq "rack1" && $_->{verdict} eq "FAIL" } @p;
+    my $b = grep { $_->{group} eq "rack2" && $_->{verdict} eq "PASS" } @p;
+    "rack1 $a fail, rack2 $b pass, rack3 $c alone"')
+[[ "$n" =~ ^rack1\ [123]\ fail,\ rack2\ 3\ pass,\ rack3\ 3\ alone$ ]]
+ok $? "rack1 fails against its one peer, rack2 (3 nodes x 3 ranks), which passes against it; the records name the class; rack3 has none ($n)"
+n=$(rec rack1 'scalar grep { $_->{type} eq "point" && $_->{stage} eq "rack" && $_->{verdict} eq "FAIL" &&
+    grep { /below the other rack of 3 nodes x 3 ranks \(network\)/ } @{$_->{reasons}} } @r')
+q=$(rec rack1 'join ",", map { $_->{host} } grep { $_->{type} eq "quarantine" } @r')
+[ "$n" -ge 1 ] && { [ "$q" = "$H2" ] || [ -z "$q" ]; }
+ok $? "the failure is the relative rule's, in words ($n point(s)); nobody but $H2 quarantined (${q:-nobody})"
+
+# FC_E2E_REPEAT=N: each clean plan (--ppn 1: node, pairs, rack; --ppn 2:
+# node, rack) N more times, for figures; off by default (make check)
+repeat=${FC_E2E_REPEAT:-0}
+if [ "$repeat" -gt 0 ] 2> /dev/null; then
+    for plan in "1 node,pairs,rack" "2 node,rack"; do
+        set -- $plan
+        pass=0 times=""
+        for i in $(seq 1 "$repeat"); do
+            t0=$(date +%s%N)
+            run rep$1_$i $1 $2
+            rc=$?
+            racks_are rep$1_$i PASS PASS PASS && [ $rc -eq 0 ] && pass=$((pass + 1))
+            [ $rc -eq 0 ] || diag "--ppn $1 repeat $i: $(grep -E '^rack|^  FAIL' "$TMP/rep$1_$i.out" | head -4)"
+            times="$times $(awk "BEGIN { printf \"%.1f\", ($(date +%s%N) - $t0) / 1e9 }")"
+        done
+        ok $(( pass != repeat )) "--ppn $1 ($2), clean, repeated: $pass of $repeat runs PASS every rack (s:$times)"
+    done
+fi
 done_testing
