@@ -24,7 +24,7 @@
  * what the limits judge) and, after the checked iterations, batched like
  * nccl-tests (the same number of calls back to back under one timer,
  * alternating inputs and two output buffers; the last output of each is
- * checked). Buffers live in an fc_engine_bufs_t that a stage keeps for all
+ * checked; in place only where a call on its own output changes nothing). Buffers live in an fc_engine_bufs_t that a stage keeps for all
  * its points, so no point pays for allocation or first touch.
  */
 #include "fc_engine.h"
@@ -321,10 +321,34 @@ static fc_status_t fc_engine_iterate(fc_point_run_t *run, const fc_selftest_t *s
     return FC_OK;
 }
 
+const char *fc_engine_batch_none(const fc_backend_t *be, const fc_test_point_t *pt)
+{
+    const fc_coll_desc_t *d = fc_coll_desc(pt->coll);
+
+    if (!pt->batched)
+        return "this stage times per iteration only";
+    if (be->ops->run_batch_func == NULL)
+        return "the backend has no batched mode";
+    if (pt->iters < 2)
+        return "fewer than 2 iterations";
+    if (d->in_place && d->reduces && (pt->op == FC_OP_SUM || pt->op == FC_OP_PROD))
+        return "in place, each call of a batch would reduce the previous call's output "
+               "again (nccl-tests times it so, unchecked), which no pattern predicts, so "
+               "no output of the batch could be checked";
+    if (pt->coll == FC_COLL_REDUCE_SCATTER_INPLACE)
+        return "in place, MPI leaves each result at the buffer's start (the mpi backend "
+               "moves it after the call), where the next call of a batch reads an input, "
+               "so no output of the batch could be checked";
+    return NULL;
+}
+
 /* The batched timing: iters calls under one timer; the last output of
  * each input set is checked. rep->batch_s is this rank's time per call,
- * -1 when the backend has no batched mode or the collective consumes its
- * input in place (a batch cannot re-stage it inside the timer). */
+ * -1 when fc_engine_batch_none says why not. An in-place batch is staged
+ * once per buffer, before the timer, and each call works on the previous
+ * call's output of that buffer, as nccl-tests' in-place timing does: only
+ * where that changes nothing (the moves, a min or max all_reduce), so that
+ * the last outputs are still the input sets' and are checked. */
 static fc_status_t fc_engine_batch(fc_point_run_t *run, fc_rank_report_t *rep)
 {
     fc_backend_t *be = run->be;
@@ -333,12 +357,13 @@ static fc_status_t fc_engine_batch(fc_point_run_t *run, fc_rank_report_t *rep)
     double seconds = 0;
 
     rep->batch_s = -1;
-    if (!pt->batched || be->ops->run_batch_func == NULL || run->desc->in_place ||
-        pt->iters < 2)
+    if (fc_engine_batch_none(be, pt) != NULL)
         return FC_OK;
-    for (int k = 0; k < 2; ++k)
+    for (int k = 0; k < 2; ++k) {
         calls[k] = (fc_coll_call_t){ pt->coll, pt->dtype, pt->op, run->send[k], run->recv[k],
                                      run->counts.count, 0 };
+        FC_CHECK(fc_engine_stage(run, run->recv[k], k, 0));
+    }
     if (run->desc->root_output_only && be->rank != 0)
         for (int k = 0; k < 2; ++k)
             FC_CHECK(be->ops->poison_func(be, run->recv[k], run->counts.recv_elems * run->esize,
