@@ -29,10 +29,11 @@
 
 /* The bare loop: barrier + the backend's call, iters times, nothing in
  * between but what the call itself needs: the same buffers as the
- * engine's (its two input sets, one after the other), the same root
- * rotation, and for an in-place call its input copied into recv first
- * (an in-place call without fresh input reduces its own output), so that
- * only the checking differs; the slowest rank's median. */
+ * engine's (its two input sets, one after the other; a reduce's non-root
+ * recv apart from the root's), the same root rotation, and for an
+ * in-place call its input copied into recv first (an in-place call
+ * without fresh input reduces its own output), so that only the checking
+ * differs; the slowest rank's median. */
 static double fc_bare_median(fc_backend_t *be, const fc_test_point_t *pt,
                              const fc_engine_bufs_t *bufs, const fc_coll_counts_t *counts)
 {
@@ -48,6 +49,9 @@ static double fc_bare_median(fc_backend_t *be, const fc_test_point_t *pt,
         fc_coll_call_t call = { pt->coll, pt->dtype, pt->op, bufs->send[k & 1], bufs->recv[0],
                                 count, rooted ? k % be->size : 0 };
         double s = 0;
+
+        if (d->root_output_only && be->rank != call.root)
+            call.recv = bufs->recv[1];      /* as the engine: a buffer of its own */
 
         if (d->in_place) {
             size_t pos = 0, len = 0;

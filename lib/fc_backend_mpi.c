@@ -107,8 +107,9 @@ static fc_status_t fc_mpi_fill(fc_backend_t *be, const fc_pattern_t *p,
     return FC_OK;
 }
 
-/* A buffer the collective must not write (a reduce's non-root recv), set to
- * a known byte once per point, outside any timing. */
+/* A buffer the collective must not write (a reduce's non-root recv, a
+ * buffer of its own), set to a known byte once per point before the
+ * warm-up, outside any timing. */
 static fc_status_t fc_mpi_poison(fc_backend_t *be, void *buf, size_t bytes,
                                  int byte)
 {

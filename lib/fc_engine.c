@@ -16,8 +16,11 @@
  *    so a changed bit escapes with probability 2^-64); a mismatch runs the
  *    element-wise pass that names the place.
  * A rooted collective rotates its root over the ranks, one iteration after
- * another; a reduce's non-root recv is set once to a known byte and must
- * come back untouched. An in-place collective's input is copied into recv
+ * another. A reduce's non-root recv is a buffer of its own (recv[1]; the
+ * root's output is recv[0]), set to a known byte once per point before the
+ * warm-up: a correct call never writes it, so it stays valid through every
+ * iteration and needs nothing between calls, and any byte a call writes
+ * there is caught by its digest and named element by element. An in-place collective's input is copied into recv
  * before each call (it consumes it), as an application's would be there.
  *
  * Two timings: per iteration (barrier, one call, the slowest rank's time:
@@ -74,7 +77,7 @@ typedef struct fc_point_run {
     size_t esize;
     fc_pattern_t pat[2];
     void *send[2], *recv[2];
-    uint64_t sentinel;      /* digest of an untouched non-root recv */
+    uint64_t sentinel;      /* digest of an untouched non-root recv (recv[1]) */
     fc_digests_t digests;
 } fc_point_run_t;
 
@@ -161,6 +164,13 @@ static void fc_engine_span(const fc_point_run_t *run, int root, size_t *lo_p, si
 static int fc_engine_is_output(const fc_point_run_t *run, int root)
 {
     return !run->desc->root_output_only || run->be->rank == root;
+}
+
+/* The recv a call with this root gets on this rank: recv[0], or off the
+ * root of a root-only collective the sentinel buffer recv[1]. */
+static void *fc_engine_recv(const fc_point_run_t *run, int root)
+{
+    return fc_engine_is_output(run, root) ? run->recv[0] : run->recv[1];
 }
 
 /* Element by element against input set `set` (or, off the root of a
@@ -275,17 +285,13 @@ static fc_status_t fc_engine_iterate(fc_point_run_t *run, const fc_selftest_t *s
     rep->reps_agree = 1;
     for (int it = 0; it < total; ++it) {
         int set = it & 1, root = fc_engine_root(run, it);
-        fc_coll_call_t call = { pt->coll, pt->dtype, pt->op, run->send[set], run->recv[0],
-                                run->counts.count, root };
+        fc_coll_call_t call = { pt->coll, pt->dtype, pt->op, run->send[set],
+                                fc_engine_recv(run, root), run->counts.count, root };
         fc_mismatch_t m = { 0, 0, 0, 0 };
         uint64_t digest;
         double seconds = 0.0;
 
-        FC_CHECK(fc_engine_stage(run, run->recv[0], set, root));
-        if (it > 0 && !fc_engine_is_output(run, root) && fc_engine_is_output(run, fc_engine_root(run, it - 1)))
-            /* the root a moment ago, untouched now: its output goes */
-            FC_CHECK(be->ops->poison_func(be, run->recv[0], run->counts.recv_elems * run->esize,
-                                          FC_SENTINEL_BYTE));
+        FC_CHECK(fc_engine_stage(run, call.recv, set, root));
         fc_watchdog_call_enter();
         FC_CHECK(be->ops->run_func(be, &call, &seconds));
         fc_watchdog_call_done();
@@ -300,13 +306,13 @@ static fc_status_t fc_engine_iterate(fc_point_run_t *run, const fc_selftest_t *s
 
             if (idx >= run->counts.recv_elems)
                 idx = run->counts.recv_elems - 1;
-            FC_CHECK(be->ops->flip_bit_func(be, run->recv[0], idx * run->esize + st->bit / 8,
+            FC_CHECK(be->ops->flip_bit_func(be, call.recv, idx * run->esize + st->bit / 8,
                                             st->bit % 8));
             fc_log_info("self-test: flipped bit %d of element %llu of the %s "
                         "output at iteration %d", st->bit, (unsigned long long)idx,
                         run->desc->name, it);
         }
-        FC_CHECK(fc_engine_check(run, run->recv[0], set, root, &digest, &m));
+        FC_CHECK(fc_engine_check(run, call.recv, set, root, &digest, &m));
         if (it == 0)
             rep->digest0 = digest;
         fc_engine_note_wrong(rep, it, &m);
@@ -359,15 +365,14 @@ static fc_status_t fc_engine_batch(fc_point_run_t *run, fc_rank_report_t *rep)
     rep->batch_s = -1;
     if (fc_engine_batch_none(be, pt) != NULL)
         return FC_OK;
+    /* root 0: off it, a reduce's calls both get the sentinel buffer, still
+     * untouched (the root writes recv[1], which the next point sets again) */
     for (int k = 0; k < 2; ++k) {
-        calls[k] = (fc_coll_call_t){ pt->coll, pt->dtype, pt->op, run->send[k], run->recv[k],
+        calls[k] = (fc_coll_call_t){ pt->coll, pt->dtype, pt->op, run->send[k],
+                                     fc_engine_is_output(run, 0) ? run->recv[k] : run->recv[1],
                                      run->counts.count, 0 };
-        FC_CHECK(fc_engine_stage(run, run->recv[k], k, 0));
+        FC_CHECK(fc_engine_stage(run, calls[k].recv, k, 0));
     }
-    if (run->desc->root_output_only && be->rank != 0)
-        for (int k = 0; k < 2; ++k)
-            FC_CHECK(be->ops->poison_func(be, run->recv[k], run->counts.recv_elems * run->esize,
-                                          FC_SENTINEL_BYTE));
     fc_watchdog_call_enter();
     FC_CHECK(be->ops->run_batch_func(be, calls, pt->iters, &seconds));
     fc_watchdog_call_done();
@@ -375,7 +380,7 @@ static fc_status_t fc_engine_batch(fc_point_run_t *run, fc_rank_report_t *rep)
         fc_mismatch_t m = { 0, 0, 0, 0 };
         uint64_t digest;
 
-        FC_CHECK(fc_engine_check(run, run->recv[k], k, 0, &digest, &m));
+        FC_CHECK(fc_engine_check(run, calls[k].recv, k, 0, &digest, &m));
         fc_engine_note_wrong(rep, pt->warmup + pt->iters, &m);
     }
     rep->batch_s = seconds / pt->iters;
@@ -504,8 +509,8 @@ static void fc_engine_summarise(const fc_point_run_t *run, const fc_rank_report_
     fc_engine_arrivals(pt, nranks, reps, waits, s);
 }
 
-/* The point's inputs: two sets, filled once; a reduce's non-root recv set
- * to the sentinel. */
+/* The point's inputs: two sets, filled once; a reduce's non-root recv
+ * (recv[1]) set to the sentinel, once, before the warm-up. */
 static fc_status_t fc_engine_prepare(fc_point_run_t *run, fc_engine_bufs_t *bufs)
 {
     fc_backend_t *be = run->be;
@@ -524,8 +529,8 @@ static fc_status_t fc_engine_prepare(fc_point_run_t *run, fc_engine_bufs_t *bufs
                                     run->counts.send_elems));
     }
     if (run->desc->root_output_only) {
-        FC_CHECK(be->ops->poison_func(be, run->recv[0], recv_bytes, FC_SENTINEL_BYTE));
-        FC_CHECK(be->ops->digest_func(be, run->recv[0], recv_bytes, &run->sentinel));
+        FC_CHECK(be->ops->poison_func(be, run->recv[1], recv_bytes, FC_SENTINEL_BYTE));
+        FC_CHECK(be->ops->digest_func(be, run->recv[1], recv_bytes, &run->sentinel));
     }
     return FC_OK;
 }

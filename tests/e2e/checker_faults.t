@@ -11,13 +11,15 @@
 #     every out-of-place point FAILs;
 #   - reduce with every root: a bit flipped in the root's output at the
 #     iteration rank 2 is root is caught on rank 2, and a flip in a
-#     non-root's untouched recv is caught as a write where none belongs;
+#     non-root's untouched recv is caught as a write where none belongs,
+#     by the engine's self-test and by the injector's scribble (a write by
+#     the call itself, after the rank's own turn as root);
 #   - the in-place variants catch a flipped bit like the others.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 INJ=$PWD/$BUILD/libfc_inject.so
 H=$(hostname)
-plan 10
+plan 11
 cat > "$TMP/ck.yaml" <<'YAML'
 name: checker-faults
 seed: 5
@@ -73,6 +75,16 @@ n=$(rec nonroot 'my ($p) = grep { $_->{type} eq "point" } @r; my $m = $p->{first
     join ":", $m->{rank}, $m->{iteration}, $m->{index}, $p->{verdict}')
 [ "$n" = "1:0:3:FAIL" ]
 ok $? "reduce: a change in a non-root's recv (which the call must not write) is caught on rank 1 ($n)"
+# the transport writes there (injector, from outside): rank 1's third call
+# off the root is iteration 3, after its turn as root at iteration 1; the
+# known byte set once before the warm-up must still be there to catch it
+run scribble --collectives reduce --dtypes int32 --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H \
+    --env FC_INJECT_RANK=1 --env FC_INJECT_MODE=scribble --env FC_INJECT_COLL=reduce \
+    --env FC_INJECT_CALL=3 --env FC_INJECT_TIMES=1 --env FC_INJECT_INDEX=5
+n=$(rec scribble 'my ($p) = grep { $_->{type} eq "point" } @r; my $m = $p->{first_mismatch};
+    join ":", $m->{rank}, $m->{iteration}, $m->{index}, $p->{verdict}')
+[ "$n" = "1:3:5:FAIL" ]
+ok $? "reduce: a transport writing a non-root's recv at iteration 3 is caught there, on rank 1, element 5 ($n)"
 
 # in place, a flip like any other
 run inplace --collectives all_gather_inplace,reduce_scatter_inplace --dtypes int32 \
