@@ -27,8 +27,11 @@
  * what the limits judge) and, after the checked iterations, batched like
  * nccl-tests (the same number of calls back to back under one timer,
  * alternating inputs and two output buffers; the last output of each is
- * checked; in place only where a call on its own output changes nothing). Buffers live in an fc_engine_bufs_t that a stage keeps for all
- * its points, so no point pays for allocation or first touch.
+ * checked; in place only where a call on its own output changes nothing).
+ * Buffers live in an fc_engine_bufs_t that a stage keeps for all its
+ * points; they grow when a point needs more, and each new buffer is
+ * written whole when it is allocated, so no timed call pays for
+ * allocation or first touch.
  */
 #include "fc_engine.h"
 
@@ -120,7 +123,11 @@ void fc_engine_bufs_free(fc_backend_t *be, fc_engine_bufs_t *bufs)
     fc_engine_bufs_init(bufs);
 }
 
-/* Grow the buffers to hold send_bytes and recv_bytes (each pair). */
+/* Grow the buffers to hold send_bytes and recv_bytes (each pair). Each
+ * new buffer is written whole at once, outside any timer: fresh host
+ * memory faults its pages in on first touch, and a buffer first written
+ * by a timed call (recv[1] is first written in the batch) put those
+ * faults in the first point's figure at each new size. */
 static fc_status_t fc_engine_bufs_reserve(fc_backend_t *be, fc_engine_bufs_t *bufs,
                                           size_t send_bytes, size_t recv_bytes)
 {
@@ -131,7 +138,9 @@ static fc_status_t fc_engine_bufs_reserve(fc_backend_t *be, fc_engine_bufs_t *bu
         fc_engine_bufs_free(be, bufs);
         for (int k = 0; k < 2; ++k) {
             FC_CHECK(be->ops->alloc_func(be, s, &bufs->send[k]));
+            FC_CHECK(be->ops->poison_func(be, bufs->send[k], s, 0));
             FC_CHECK(be->ops->alloc_func(be, r, &bufs->recv[k]));
+            FC_CHECK(be->ops->poison_func(be, bufs->recv[k], r, 0));
         }
         bufs->send_cap = s;
         bufs->recv_cap = r;
