@@ -1,16 +1,21 @@
 /*
  * collective_overhead.c - benchmark (prints figures, asserts nothing): does
- * checking leak into the timed region? For every collective of the set and
- * each size from 64 KiB to 256 MiB, the engine's checked point (per
+ * checking leak into the timed region? For every collective of the set at
+ * 64 KiB, 1, 4, 16, 64 and 256 MiB, the engine's checked point (per
  * iteration: barrier, one call, the slowest rank's median) against a bare
  * loop of the same backend call (barrier, the call, timed; same buffers
  * filled once, nothing in between), interleaved round by round in one run
- * so the machine's noise hits both alike. Prints the median over rounds of
- * each, the median ratio checked/bare with its spread (min-max over
- * rounds), and the engine's per-iteration and batched busbw side by side.
- * Target: ratio <= 1.03 at every size.
+ * so the machine's noise hits both alike, the engine first in even rounds
+ * and the bare loop first in odd ones so that an order effect cancels.
+ * Prints the median over rounds of each, the median ratio checked/bare
+ * with its spread (min-max over rounds), and the engine's per-iteration
+ * and batched busbw side by side (medians over rounds, the batched one
+ * with its spread); where a point has no batched figure, the engine's
+ * reason (fc_engine_batch_none). Target: ratio <= 1.03 at every size.
  *
  *   mpirun -np 2 build/bench/collective_overhead [rounds] [iters] [max_mib]
+ *                [collective,...|all] [min_mib]
+ * e.g. only all_reduce at 16 MiB, 7 rounds: ... 7 20 16 all_reduce 16
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -24,15 +29,16 @@
 
 /* The bare loop: barrier + the backend's call, iters times, nothing in
  * between but what the call itself needs: the same buffers as the
- * engine's (its two input sets, one after the other), the same root
- * rotation, and for an in-place call its input copied into recv first
- * (an in-place call without fresh input reduces its own output), so that
- * only the checking differs; the slowest rank's median. */
+ * engine's (its two input sets, one after the other; a reduce's non-root
+ * recv apart from the root's), the same root rotation, and for an
+ * in-place call its input copied into recv first (an in-place call
+ * without fresh input reduces its own output), so that only the checking
+ * differs; the slowest rank's median. */
 static double fc_bare_median(fc_backend_t *be, const fc_test_point_t *pt,
                              const fc_engine_bufs_t *bufs, const fc_coll_counts_t *counts)
 {
     const fc_coll_desc_t *d = fc_coll_desc(pt->coll);
-    size_t count = counts->count;
+    size_t count = counts->count, esize = fc_dtype_info(pt->dtype)->size;
     double *times = calloc((size_t)pt->iters, sizeof(double));
     double *slowest = calloc((size_t)pt->iters, sizeof(double));
     int rooted = d->rooted;
@@ -44,11 +50,14 @@ static double fc_bare_median(fc_backend_t *be, const fc_test_point_t *pt,
                                 count, rooted ? k % be->size : 0 };
         double s = 0;
 
+        if (d->root_output_only && be->rank != call.root)
+            call.recv = bufs->recv[1];      /* as the engine: a buffer of its own */
+
         if (d->in_place) {
             size_t pos = 0, len = 0;
 
             d->stage_func(counts, be->rank, be->size, call.root, &pos, &len);
-            memcpy((uint8_t *)bufs->recv[0] + pos * 4, bufs->send[k & 1], len * 4);
+            memcpy((uint8_t *)bufs->recv[0] + pos * esize, bufs->send[k & 1], len * esize);
         }
         be->ops->run_func(be, &call, &s);
         if (it >= 0)
@@ -74,10 +83,34 @@ static double fc_median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* median, min and max of v[0..n) (sorts v) */
+static void fc_spread(double *v, int n, double *lo, double *hi, double *med)
+{
+    *med = fc_median(v, n);
+    *lo = v[0];
+    *hi = v[n - 1];
+}
+
+static int fc_wanted(const char *list, const char *name)
+{
+    char key[64], all[512];
+
+    if (list == NULL || strcmp(list, "all") == 0)
+        return 1;
+    snprintf(all, sizeof(all), ",%s,", list);
+    snprintf(key, sizeof(key), ",%s,", name);
+    return strstr(all, key) != NULL;
+}
+
+static const uint64_t fc_sizes[] = { 64u << 10, 1u << 20, 4u << 20, 16u << 20, 64u << 20,
+                                     256u << 20 };
+
 int main(int argc, char **argv)
 {
     int rounds = argc > 1 ? atoi(argv[1]) : 3, iters = argc > 2 ? atoi(argv[2]) : 20;
     uint64_t max_bytes = (uint64_t)(argc > 3 ? atoi(argv[3]) : 256) << 20;
+    const char *colls = argc > 4 ? argv[4] : "all";
+    uint64_t min_bytes = (uint64_t)(argc > 5 ? atof(argv[5]) * 1048576.0 : 0);
     int rank, size, rows = 0, met = 0;
     char host[FC_HOST_MAX] = "";
     fc_backend_t be;
@@ -90,7 +123,8 @@ int main(int argc, char **argv)
     fc_log_set_identity(host, rank);
     if (rounds < 1 || iters < 2) {
         if (rank == 0)
-            fprintf(stderr, "usage: collective_overhead [rounds >= 1] [iters >= 2] [max_mib]\n");
+            fprintf(stderr, "usage: collective_overhead [rounds >= 1] [iters >= 2] [max_mib] "
+                    "[collective,... | all] [min_mib]\n");
         MPI_Finalize();
         return 2;
     }
@@ -98,56 +132,74 @@ int main(int argc, char **argv)
     fc_engine_bufs_init(&bufs);
     if (rank == 0)
         printf("# checked point / bare loop of the same call, float32 (sum), %d ranks, "
-               "%d iterations, %d interleaved rounds; target ratio <= 1.03\n"
-               "%-24s %10s %11s %11s %7s %15s %9s %9s\n", size, iters, rounds,
+               "%d iterations, %d interleaved rounds (the engine first in even rounds, the "
+               "bare loop first in odd ones); medians over rounds, (min-max) the spread; "
+               "target ratio <= 1.03\n"
+               "%-24s %10s %11s %11s %7s %15s %9s %9s %15s\n", size, iters, rounds,
                "collective", "bytes", "checked_us", "bare_us", "ratio", "(min-max)",
-               "busbw", "batched");
+               "busbw", "batched", "(min-max)");
     for (int c = 0; c < FC_COLL_COUNT; ++c) {
         const fc_coll_desc_t *d = fc_coll_desc((fc_coll_id_t)c);
+        const char *none = NULL;
 
-        for (uint64_t bytes = 64 << 10; bytes <= max_bytes; bytes *= bytes < (4 << 20) ? 16 : 4) {
+        if (!fc_wanted(colls, d->name))
+            continue;
+        for (size_t z = 0; z < sizeof(fc_sizes) / sizeof(fc_sizes[0]); ++z) {
+            uint64_t bytes = fc_sizes[z];
             fc_test_point_t pt = { (fc_coll_id_t)c, FC_FLOAT32, d->reduces ? FC_OP_SUM : FC_OP_NONE,
                                    bytes, 2, bytes >= (64u << 20) ? iters / 2 : iters, 11, 1 };
-            double checked[16], bare[16], ratio[16], busbw = 0, batched = 0;
+            double checked[16], bare[16], ratio[16], busbw[16], batched[16];
             fc_coll_counts_t counts;
-            int nr = rounds > 16 ? 16 : rounds;
+            int nr = rounds > 16 ? 16 : rounds, nb = 0, wrong = 0;
 
+            if (bytes < min_bytes || bytes > max_bytes)
+                continue;
+            if (pt.iters < 2)
+                pt.iters = 2;
+            none = fc_engine_batch_none(&be, &pt);
             d->counts_func(bytes, 4, size, &counts);
             for (int r = 0; r < nr; ++r) {
                 fc_engine_ident_t ident = { rank, host, 1 };
                 fc_point_summary_t s;
 
                 memset(&s, 0, sizeof(s));
+                /* alternate which goes first, so that an order effect
+                 * (caches, the other's allocations) cancels over rounds */
+                if (r % 2 == 1)
+                    bare[r] = fc_bare_median(&be, &pt, &bufs, &counts);
                 fc_engine_run_point(&be, &pt, NULL, &ident, &bufs, &s);
-                /* the bare loop on the same buffers */
-                bare[r] = fc_bare_median(&be, &pt, &bufs, &counts);
+                if (r % 2 == 0)
+                    bare[r] = fc_bare_median(&be, &pt, &bufs, &counts);
                 MPI_Bcast(&s, sizeof(s), MPI_BYTE, 0, MPI_COMM_WORLD);
                 checked[r] = s.time.median;
                 ratio[r] = checked[r] / bare[r];
-                busbw = s.busbw;
-                batched = s.batch_busbw;
-                if (s.wrong && rank == 0)
-                    printf("# WRONG ELEMENTS in %s %llu\n", d->name, (unsigned long long)bytes);
+                busbw[r] = s.busbw;
+                if (s.batch_busbw >= 0)
+                    batched[nb++] = s.batch_busbw;
+                wrong |= s.wrong != 0 || s.status != FC_OK;
             }
             if (rank == 0) {
-                double rmin = 1e300, rmax = 0, rmed;
+                double lo, hi, med, bw, blo, bhi, bmed;
+                char rspread[40], bat[24] = "n/a", bspread[40] = "";
 
-                for (int r = 0; r < nr; ++r) {
-                    rmin = ratio[r] < rmin ? ratio[r] : rmin;
-                    rmax = ratio[r] > rmax ? ratio[r] : rmax;
+                fc_spread(ratio, nr, &lo, &hi, &med);
+                snprintf(rspread, sizeof(rspread), "(%.3f-%.3f)", lo, hi);
+                fc_spread(busbw, nr, &blo, &bhi, &bw);
+                if (nb > 0) {
+                    fc_spread(batched, nb, &blo, &bhi, &bmed);
+                    snprintf(bat, sizeof(bat), "%.3f", bmed);
+                    snprintf(bspread, sizeof(bspread), "(%.3f-%.3f)", blo, bhi);
                 }
-                rmed = fc_median(ratio, nr);
                 ++rows;
-                met += rmed <= 1.03;
-                char bat[32] = "n/a";   /* in place: a batch cannot re-stage */
-
-                if (batched >= 0)
-                    snprintf(bat, sizeof(bat), "%.3f", batched);
-                printf("%-24s %10llu %11.1f %11.1f %7.3f   (%.3f-%.3f) %9.3f %9s\n", d->name,
+                met += med <= 1.03;
+                printf("%-24s %10llu %11.1f %11.1f %7.3f %15s %9.3f %9s %15s%s\n", d->name,
                        (unsigned long long)bytes, fc_median(checked, nr) * 1e6,
-                       fc_median(bare, nr) * 1e6, rmed, rmin, rmax, busbw, bat);
+                       fc_median(bare, nr) * 1e6, med, rspread, bw, bat, bspread,
+                       wrong ? "  WRONG ELEMENTS OR A FAILED RUN" : "");
             }
         }
+        if (rank == 0 && none != NULL)
+            printf("#   %s: no batched figure: %s\n", d->name, none);
     }
     if (rank == 0)
         printf("# %d of %d rows at or below 1.03\n", met, rows);

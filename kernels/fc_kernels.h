@@ -2,7 +2,8 @@
  * fc_kernels.h - the contract that the CPU kernels (fc_kernels_cpu.c) and
  * the GPU kernels (fc_kernels_cuda.cu) both implement: fill an input buffer
  * from the pattern, verify an output buffer against the pattern's
- * expectation, digest a buffer. Buffers are arrays of elements of the
+ * expectation, verify that a buffer the call must leave alone holds its
+ * known byte, digest a buffer. Buffers are arrays of elements of the
  * pattern's type; "index_base" is the pattern index of element 0 and
  * "pos_base" the position of element 0 in the whole output buffer (so that
  * a mismatch can be reported at its place in what the collective wrote).
@@ -34,6 +35,14 @@ void fc_cpu_fill(const fc_pattern_t *p, int32_t rank, uint64_t index_base,
 void fc_cpu_verify(const fc_pattern_t *p, int32_t src, uint64_t index_base,
                    const void *buf, size_t count, uint64_t pos_base,
                    fc_mismatch_t *m);
+
+/* Verify count elements of esize bytes (1, 2, 4 or 8) that must each be
+ * the byte `byte` repeated: a buffer the call must leave alone (a reduce's
+ * non-root recv). Adds the elements with any changed bit to *m, keeping
+ * the first in position order if m->wrong was 0 (expected bits: the byte
+ * repeated over the element). */
+void fc_cpu_verify_untouched(const void *buf, size_t count, size_t esize, int byte,
+                             uint64_t pos_base, fc_mismatch_t *m);
 
 /* XXH3-64 of a buffer. */
 uint64_t fc_cpu_digest(const void *buf, size_t bytes);

@@ -195,6 +195,34 @@ void fc_cpu_verify(const fc_pattern_t *p, int32_t src, uint64_t index_base,
     m->wrong += wrong;
 }
 
+/* The byte repeated over an element of size bytes. */
+static uint64_t fc_repeat_byte(int byte, size_t size)
+{
+    uint64_t mask = size == 8 ? ~0ull : ((1ull << (8 * size)) - 1);
+
+    return (0x0101010101010101ull * (uint8_t)byte) & mask;
+}
+
+void fc_cpu_verify_untouched(const void *buf, size_t count, size_t esize, int byte,
+                             uint64_t pos_base, fc_mismatch_t *m)
+{
+    uint64_t expected = fc_repeat_byte(byte, esize), wrong = 0;
+    size_t first = count;
+
+    /* rare (only after a digest differed): one pass, element by element */
+    for (size_t k = 0; k < count; ++k)
+        if (fc_load_bits(buf, esize, k) != expected) {
+            if (wrong++ == 0)
+                first = k;
+        }
+    if (wrong > 0 && m->wrong == 0) {
+        m->first_pos = pos_base + first;
+        m->expected_bits = expected;
+        m->actual_bits = fc_load_bits(buf, esize, first);
+    }
+    m->wrong += wrong;
+}
+
 uint64_t fc_cpu_digest(const void *buf, size_t bytes)
 {
     return fc_check_ops()->digest(buf, bytes);

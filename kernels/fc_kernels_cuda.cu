@@ -67,6 +67,21 @@ fc_verify_kernel(fc_pattern_t p, int32_t src, uint64_t index_base, const uint8_t
     }
 }
 
+template <typename T>
+__global__ void __launch_bounds__(FC_THREADS)
+fc_untouched_kernel(const uint8_t *buf, size_t count, T expected, fc_dev_result_t *res)
+{
+    unsigned long long wrong = 0, first = ~0ull;
+
+    fc_untouched_thread<T>(buf, count, expected, blockIdx.x * (size_t)blockDim.x + threadIdx.x,
+                           (size_t)gridDim.x * blockDim.x, &wrong, &first);
+    fc_block_reduce<FC_THREADS>(&wrong, &first);
+    if (threadIdx.x == 0 && wrong) {
+        atomicAdd(&res->wrong, wrong);
+        atomicMin(&res->first, first);
+    }
+}
+
 template <int DT, int OP>
 __global__ void __launch_bounds__(FC_THREADS)
 fc_fill_kernel(fc_pattern_t p, int32_t rank, uint64_t index_base, uint8_t *buf, size_t count)
@@ -106,6 +121,24 @@ __global__ void fc_first_kernel(fc_pattern_t p, int32_t src, uint64_t index_base
     if (k == ~0ull)
         return;
     res->expected = fc_pattern_expected_bits(&p, src, index_base + k) & mask;
+    switch (size) {
+    case 1: res->actual = buf[k]; break;
+    case 2: res->actual = ((const uint16_t *)buf)[k]; break;
+    case 4: res->actual = ((const uint32_t *)buf)[k]; break;
+    default: res->actual = ((const uint64_t *)buf)[k]; break;
+    }
+}
+
+/* an untouched buffer's first changed element: its bits and the known
+ * byte repeated (one thread) */
+__global__ void fc_untouched_first_kernel(const uint8_t *buf, int size, uint64_t expected,
+                                          fc_dev_result_t *res)
+{
+    uint64_t k = res->first;
+
+    if (k == ~0ull)
+        return;
+    res->expected = expected;
     switch (size) {
     case 1: res->actual = buf[k]; break;
     case 2: res->actual = ((const uint16_t *)buf)[k]; break;
@@ -343,6 +376,51 @@ int fc_cuda_verify(fc_cuda_ws_t *ws, const fc_pattern_t *p, int32_t src, uint64_
     if (e == 0)
         fc_cuda_verify_take(ws, pos_base, m);
     return e;
+}
+
+int fc_cuda_verify_untouched_enqueue(fc_cuda_ws_t *ws, const void *dbuf, size_t count,
+                                     int esize, int byte, void *stream)
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    uint64_t rep = 0x0101010101010101ull * (uint8_t)byte;
+    unsigned grid = fc_grid(ws, count / FC_UNROLL + 1);
+    const uint8_t *b = (const uint8_t *)dbuf;
+    int e;
+
+    if (esize != 1 && esize != 2 && esize != 4 && esize != 8)
+        return (int)cudaErrorInvalidValue;
+    if (esize < 8)
+        rep &= (1ull << (8 * esize)) - 1;
+    fc_clear_stale_error();
+    fc_reset_kernel<<<1, 1, 0, s>>>(ws->dres);
+    if ((e = fc_launched()) != 0)
+        return e;
+    if (count > 0) {
+        switch (esize) {
+        case 1:
+            fc_untouched_kernel<uint8_t><<<grid, FC_THREADS, 0, s>>>(b, count, (uint8_t)rep,
+                                                                     ws->dres);
+            break;
+        case 2:
+            fc_untouched_kernel<uint16_t><<<grid, FC_THREADS, 0, s>>>(b, count, (uint16_t)rep,
+                                                                      ws->dres);
+            break;
+        case 4:
+            fc_untouched_kernel<uint32_t><<<grid, FC_THREADS, 0, s>>>(b, count, (uint32_t)rep,
+                                                                      ws->dres);
+            break;
+        default:
+            fc_untouched_kernel<uint64_t><<<grid, FC_THREADS, 0, s>>>(b, count, rep, ws->dres);
+            break;
+        }
+        if ((e = fc_launched()) != 0)
+            return e;
+    }
+    fc_untouched_first_kernel<<<1, 1, 0, s>>>(b, esize, rep, ws->dres);
+    if ((e = fc_launched()) != 0)
+        return e;
+    return (int)cudaMemcpyAsync(ws->hres, ws->dres, sizeof(*ws->hres),
+                                cudaMemcpyDeviceToHost, s);
 }
 
 int fc_cuda_digest_enqueue(fc_cuda_ws_t *ws, const void *dbuf, size_t bytes, void *stream)

@@ -68,6 +68,13 @@ int fc_cuda_verify(fc_cuda_ws_t *ws, const fc_pattern_t *p, int32_t src, uint64_
                    const void *dbuf, size_t count, uint64_t pos_base, fc_mismatch_t *m,
                    void *stream);
 
+/* fc_cpu_verify_untouched's twin: count elements of esize bytes must each
+ * be `byte` repeated; reset, check, fetch the first changed element and
+ * copy the result to the host side (no wait); read it with
+ * fc_cuda_verify_take. */
+int fc_cuda_verify_untouched_enqueue(fc_cuda_ws_t *ws, const void *dbuf, size_t count,
+                                     int esize, int byte, void *stream);
+
 int fc_cuda_digest_enqueue(fc_cuda_ws_t *ws, const void *dbuf, size_t bytes, void *stream);
 uint64_t fc_cuda_digest_take(const fc_cuda_ws_t *ws);
 int fc_cuda_digest(fc_cuda_ws_t *ws, const void *dbuf, size_t bytes, uint64_t *digest_p,

@@ -1,10 +1,11 @@
 /*
- * fc_kernels_dev.h - what one GPU thread does in the fill, verification and
- * digest kernels, written as __host__ __device__ templates so that the same
- * code runs in two places: the kernels of fc_kernels_cuda.cu call it with
- * their own thread index and grid stride, and tests/gpu/kernel_twins_cuda.cu
- * calls it on the host for every thread of a simulated grid and compares
- * the result with the CPU kernels (kernels/fc_kernels_cpu.c). The indexing
+ * fc_kernels_dev.h - what one GPU thread does in the fill, verification,
+ * untouched-buffer and digest kernels, written as __host__ __device__
+ * templates so that the same code runs in two places: the kernels of
+ * fc_kernels_cuda.cu call it with their own thread index and grid stride,
+ * and tests/gpu/kernel_twins_cuda.cu calls it on the host for every thread
+ * of a simulated grid and compares the result with the CPU kernels
+ * (kernels/fc_kernels_cpu.c). The indexing
  * (a misaligned head, the 16-byte vector body, the tail, the unrolling) is
  * where a fast kernel goes wrong, and this way it is tested without a GPU.
  *
@@ -148,6 +149,29 @@ FC_HD void fc_verify_thread(const fc_pattern_t *p, int32_t src, uint64_t index_b
                 first = i;
         }
     }
+    *wrong_p += wrong;
+    if (first < *first_p)
+        *first_p = first;
+}
+
+/* One thread's share of checking that a buffer the call must leave alone
+ * still holds `expected` (a byte repeated) in every element: adds its
+ * changed elements to *wrong_p and keeps the lowest position in *first_p.
+ * Element by element, grid-stride: it runs only after a digest differed. */
+template <typename T>
+FC_HD void fc_untouched_thread(const uint8_t *buf, size_t count, T expected, size_t tid,
+                               size_t stride, unsigned long long *wrong_p,
+                               unsigned long long *first_p)
+{
+    const T *e = (const T *)buf;
+    unsigned long long wrong = 0, first = ~0ull;
+
+    for (size_t k = tid; k < count; k += stride)
+        if (e[k] != expected) {
+            ++wrong;
+            if (first == ~0ull)
+                first = k;
+        }
     *wrong_p += wrong;
     if (first < *first_p)
         *first_p = first;

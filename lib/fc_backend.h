@@ -57,6 +57,14 @@ typedef struct fc_backend_ops {
                                int32_t src, uint64_t index_base,
                                const void *buf, size_t count,
                                uint64_t pos_base, fc_mismatch_t *m);
+    /* count elements of esize bytes that the call must leave alone (a
+     * reduce's non-root recv), each the byte `byte` repeated: the changed
+     * ones are added to *m as verify_func adds wrong ones (pos_base: the
+     * position of element 0), on the backend's memory (kernels/fc_kernels.h,
+     * fc_cpu_verify_untouched and its GPU twin) */
+    fc_status_t (*verify_untouched_func)(fc_backend_t *be, const void *buf, size_t count,
+                                         size_t esize, int byte, uint64_t pos_base,
+                                         fc_mismatch_t *m);
     fc_status_t (*digest_func)(fc_backend_t *be, const void *buf,
                                size_t bytes, uint64_t *digest_p);
     /* self-test: flip one bit of one byte of a buffer */

@@ -16,16 +16,22 @@
  *    so a changed bit escapes with probability 2^-64); a mismatch runs the
  *    element-wise pass that names the place.
  * A rooted collective rotates its root over the ranks, one iteration after
- * another; a reduce's non-root recv is set once to a known byte and must
- * come back untouched. An in-place collective's input is copied into recv
+ * another. A reduce's non-root recv is a buffer of its own (recv[1]; the
+ * root's output is recv[0]), set to a known byte once per point before the
+ * warm-up: a correct call never writes it, so it stays valid through every
+ * iteration and needs nothing between calls, and any byte a call writes
+ * there is caught by its digest and named element by element. An in-place collective's input is copied into recv
  * before each call (it consumes it), as an application's would be there.
  *
  * Two timings: per iteration (barrier, one call, the slowest rank's time:
  * what the limits judge) and, after the checked iterations, batched like
  * nccl-tests (the same number of calls back to back under one timer,
  * alternating inputs and two output buffers; the last output of each is
- * checked). Buffers live in an fc_engine_bufs_t that a stage keeps for all
- * its points, so no point pays for allocation or first touch.
+ * checked; in place only where a call on its own output changes nothing).
+ * Buffers live in an fc_engine_bufs_t that a stage keeps for all its
+ * points; they grow when a point needs more, and each new buffer is
+ * written whole when it is allocated, so no timed call pays for
+ * allocation or first touch.
  */
 #include "fc_engine.h"
 
@@ -74,7 +80,7 @@ typedef struct fc_point_run {
     size_t esize;
     fc_pattern_t pat[2];
     void *send[2], *recv[2];
-    uint64_t sentinel;      /* digest of an untouched non-root recv */
+    uint64_t sentinel;      /* digest of an untouched non-root recv (recv[1]) */
     fc_digests_t digests;
 } fc_point_run_t;
 
@@ -117,7 +123,11 @@ void fc_engine_bufs_free(fc_backend_t *be, fc_engine_bufs_t *bufs)
     fc_engine_bufs_init(bufs);
 }
 
-/* Grow the buffers to hold send_bytes and recv_bytes (each pair). */
+/* Grow the buffers to hold send_bytes and recv_bytes (each pair). Each
+ * new buffer is written whole at once, outside any timer: fresh host
+ * memory faults its pages in on first touch, and a buffer first written
+ * by a timed call (recv[1] is first written in the batch) put those
+ * faults in the first point's figure at each new size. */
 static fc_status_t fc_engine_bufs_reserve(fc_backend_t *be, fc_engine_bufs_t *bufs,
                                           size_t send_bytes, size_t recv_bytes)
 {
@@ -128,7 +138,9 @@ static fc_status_t fc_engine_bufs_reserve(fc_backend_t *be, fc_engine_bufs_t *bu
         fc_engine_bufs_free(be, bufs);
         for (int k = 0; k < 2; ++k) {
             FC_CHECK(be->ops->alloc_func(be, s, &bufs->send[k]));
+            FC_CHECK(be->ops->poison_func(be, bufs->send[k], s, 0));
             FC_CHECK(be->ops->alloc_func(be, r, &bufs->recv[k]));
+            FC_CHECK(be->ops->poison_func(be, bufs->recv[k], r, 0));
         }
         bufs->send_cap = s;
         bufs->recv_cap = r;
@@ -163,6 +175,13 @@ static int fc_engine_is_output(const fc_point_run_t *run, int root)
     return !run->desc->root_output_only || run->be->rank == root;
 }
 
+/* The recv a call with this root gets on this rank: recv[0], or off the
+ * root of a root-only collective the sentinel buffer recv[1]. */
+static void *fc_engine_recv(const fc_point_run_t *run, int root)
+{
+    return fc_engine_is_output(run, root) ? run->recv[0] : run->recv[1];
+}
+
 /* Element by element against input set `set` (or, off the root of a
  * root-only collective, against the untouched sentinel). */
 static fc_status_t fc_engine_verify(fc_point_run_t *run, const void *recv, int set, int root,
@@ -171,21 +190,11 @@ static fc_status_t fc_engine_verify(fc_point_run_t *run, const void *recv, int s
     fc_backend_t *be = run->be;
     int nblocks = run->desc->block_count_func(be->size);
 
-    if (!fc_engine_is_output(run, root)) {
-        const uint8_t *b = recv;
-
-        /* rare: only when its digest changed; a host-side scan of bytes is
-         * enough to name the first one (the mpi backend's buffers) */
-        for (size_t k = 0; k < run->counts.recv_elems * run->esize; ++k)
-            if (b[k] != FC_SENTINEL_BYTE) {
-                if (m->wrong++ == 0) {
-                    m->first_pos = k / run->esize;
-                    m->expected_bits = FC_SENTINEL_BYTE;
-                    m->actual_bits = b[k];
-                }
-            }
-        return FC_OK;
-    }
+    if (!fc_engine_is_output(run, root))
+        /* rare: only when its digest changed; through the backend, on its
+         * memory (the nccl backend's is the GPU's), element by element */
+        return be->ops->verify_untouched_func(be, recv, run->counts.recv_elems, run->esize,
+                                              FC_SENTINEL_BYTE, 0, m);
     for (int k = 0; k < nblocks; ++k) {
         fc_coll_block_t b;
 
@@ -275,17 +284,13 @@ static fc_status_t fc_engine_iterate(fc_point_run_t *run, const fc_selftest_t *s
     rep->reps_agree = 1;
     for (int it = 0; it < total; ++it) {
         int set = it & 1, root = fc_engine_root(run, it);
-        fc_coll_call_t call = { pt->coll, pt->dtype, pt->op, run->send[set], run->recv[0],
-                                run->counts.count, root };
+        fc_coll_call_t call = { pt->coll, pt->dtype, pt->op, run->send[set],
+                                fc_engine_recv(run, root), run->counts.count, root };
         fc_mismatch_t m = { 0, 0, 0, 0 };
         uint64_t digest;
         double seconds = 0.0;
 
-        FC_CHECK(fc_engine_stage(run, run->recv[0], set, root));
-        if (it > 0 && !fc_engine_is_output(run, root) && fc_engine_is_output(run, fc_engine_root(run, it - 1)))
-            /* the root a moment ago, untouched now: its output goes */
-            FC_CHECK(be->ops->poison_func(be, run->recv[0], run->counts.recv_elems * run->esize,
-                                          FC_SENTINEL_BYTE));
+        FC_CHECK(fc_engine_stage(run, call.recv, set, root));
         fc_watchdog_call_enter();
         FC_CHECK(be->ops->run_func(be, &call, &seconds));
         fc_watchdog_call_done();
@@ -300,13 +305,13 @@ static fc_status_t fc_engine_iterate(fc_point_run_t *run, const fc_selftest_t *s
 
             if (idx >= run->counts.recv_elems)
                 idx = run->counts.recv_elems - 1;
-            FC_CHECK(be->ops->flip_bit_func(be, run->recv[0], idx * run->esize + st->bit / 8,
+            FC_CHECK(be->ops->flip_bit_func(be, call.recv, idx * run->esize + st->bit / 8,
                                             st->bit % 8));
             fc_log_info("self-test: flipped bit %d of element %llu of the %s "
                         "output at iteration %d", st->bit, (unsigned long long)idx,
                         run->desc->name, it);
         }
-        FC_CHECK(fc_engine_check(run, run->recv[0], set, root, &digest, &m));
+        FC_CHECK(fc_engine_check(run, call.recv, set, root, &digest, &m));
         if (it == 0)
             rep->digest0 = digest;
         fc_engine_note_wrong(rep, it, &m);
@@ -321,10 +326,34 @@ static fc_status_t fc_engine_iterate(fc_point_run_t *run, const fc_selftest_t *s
     return FC_OK;
 }
 
+const char *fc_engine_batch_none(const fc_backend_t *be, const fc_test_point_t *pt)
+{
+    const fc_coll_desc_t *d = fc_coll_desc(pt->coll);
+
+    if (!pt->batched)
+        return "this stage times per iteration only";
+    if (be->ops->run_batch_func == NULL)
+        return "the backend has no batched mode";
+    if (pt->iters < 2)
+        return "fewer than 2 iterations";
+    if (d->in_place && d->reduces && (pt->op == FC_OP_SUM || pt->op == FC_OP_PROD))
+        return "in place, each call of a batch would reduce the previous call's output "
+               "again (nccl-tests times it so, unchecked), which no pattern predicts, so "
+               "no output of the batch could be checked";
+    if (pt->coll == FC_COLL_REDUCE_SCATTER_INPLACE)
+        return "in place, MPI leaves each result at the buffer's start (the mpi backend "
+               "moves it after the call), where the next call of a batch reads an input, "
+               "so no output of the batch could be checked";
+    return NULL;
+}
+
 /* The batched timing: iters calls under one timer; the last output of
  * each input set is checked. rep->batch_s is this rank's time per call,
- * -1 when the backend has no batched mode or the collective consumes its
- * input in place (a batch cannot re-stage it inside the timer). */
+ * -1 when fc_engine_batch_none says why not. An in-place batch is staged
+ * once per buffer, before the timer, and each call works on the previous
+ * call's output of that buffer, as nccl-tests' in-place timing does: only
+ * where that changes nothing (the moves, a min or max all_reduce), so that
+ * the last outputs are still the input sets' and are checked. */
 static fc_status_t fc_engine_batch(fc_point_run_t *run, fc_rank_report_t *rep)
 {
     fc_backend_t *be = run->be;
@@ -333,16 +362,16 @@ static fc_status_t fc_engine_batch(fc_point_run_t *run, fc_rank_report_t *rep)
     double seconds = 0;
 
     rep->batch_s = -1;
-    if (!pt->batched || be->ops->run_batch_func == NULL || run->desc->in_place ||
-        pt->iters < 2)
+    if (fc_engine_batch_none(be, pt) != NULL)
         return FC_OK;
-    for (int k = 0; k < 2; ++k)
-        calls[k] = (fc_coll_call_t){ pt->coll, pt->dtype, pt->op, run->send[k], run->recv[k],
+    /* root 0: off it, a reduce's calls both get the sentinel buffer, still
+     * untouched (the root writes recv[1], which the next point sets again) */
+    for (int k = 0; k < 2; ++k) {
+        calls[k] = (fc_coll_call_t){ pt->coll, pt->dtype, pt->op, run->send[k],
+                                     fc_engine_is_output(run, 0) ? run->recv[k] : run->recv[1],
                                      run->counts.count, 0 };
-    if (run->desc->root_output_only && be->rank != 0)
-        for (int k = 0; k < 2; ++k)
-            FC_CHECK(be->ops->poison_func(be, run->recv[k], run->counts.recv_elems * run->esize,
-                                          FC_SENTINEL_BYTE));
+        FC_CHECK(fc_engine_stage(run, calls[k].recv, k, 0));
+    }
     fc_watchdog_call_enter();
     FC_CHECK(be->ops->run_batch_func(be, calls, pt->iters, &seconds));
     fc_watchdog_call_done();
@@ -350,7 +379,7 @@ static fc_status_t fc_engine_batch(fc_point_run_t *run, fc_rank_report_t *rep)
         fc_mismatch_t m = { 0, 0, 0, 0 };
         uint64_t digest;
 
-        FC_CHECK(fc_engine_check(run, run->recv[k], k, 0, &digest, &m));
+        FC_CHECK(fc_engine_check(run, calls[k].recv, k, 0, &digest, &m));
         fc_engine_note_wrong(rep, pt->warmup + pt->iters, &m);
     }
     rep->batch_s = seconds / pt->iters;
@@ -479,8 +508,8 @@ static void fc_engine_summarise(const fc_point_run_t *run, const fc_rank_report_
     fc_engine_arrivals(pt, nranks, reps, waits, s);
 }
 
-/* The point's inputs: two sets, filled once; a reduce's non-root recv set
- * to the sentinel. */
+/* The point's inputs: two sets, filled once; a reduce's non-root recv
+ * (recv[1]) set to the sentinel, once, before the warm-up. */
 static fc_status_t fc_engine_prepare(fc_point_run_t *run, fc_engine_bufs_t *bufs)
 {
     fc_backend_t *be = run->be;
@@ -499,8 +528,8 @@ static fc_status_t fc_engine_prepare(fc_point_run_t *run, fc_engine_bufs_t *bufs
                                     run->counts.send_elems));
     }
     if (run->desc->root_output_only) {
-        FC_CHECK(be->ops->poison_func(be, run->recv[0], recv_bytes, FC_SENTINEL_BYTE));
-        FC_CHECK(be->ops->digest_func(be, run->recv[0], recv_bytes, &run->sentinel));
+        FC_CHECK(be->ops->poison_func(be, run->recv[1], recv_bytes, FC_SENTINEL_BYTE));
+        FC_CHECK(be->ops->digest_func(be, run->recv[1], recv_bytes, &run->sentinel));
     }
     return FC_OK;
 }

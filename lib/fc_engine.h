@@ -107,6 +107,11 @@ fc_status_t fc_engine_run_point(fc_backend_t *be, const fc_test_point_t *pt,
                                 const fc_engine_ident_t *ident, fc_engine_bufs_t *bufs,
                                 fc_point_summary_t *summary_p);
 
+/* Why pt has no batched figure on be (the stage times per iteration only,
+ * the backend has no batched mode, an in-place call whose batch could not
+ * be checked...), or NULL when it has one. */
+const char *fc_engine_batch_none(const fc_backend_t *be, const fc_test_point_t *pt);
+
 /* "all_reduce float32 sum 4 KiB" */
 void fc_point_label(const fc_test_point_t *pt, char *buf, size_t len);
 

@@ -9,7 +9,10 @@
  * functions below; its abi field must equal FC_GPU_PLUGIN_ABI. ABI 2 added
  * everything after describe_func (batched timing, GPU health from NVML,
  * the cuBLAS burn) and renamed the symbol, so a program meets an ABI 1
- * plugin with "rebuild it", never with a table it would read past. Every
+ * plugin with "rebuild it", never with a table it would read past. ABI 3
+ * changed the backend table the plugin's backend fills (fc_backend_ops_t
+ * gained run_batch_func and verify_untouched_func) and renamed the symbol
+ * again. Every
  * member after describe_func may be NULL in a plugin that cannot provide it
  * (tests/standin): the caller then says that it is not available.
  */
@@ -23,8 +26,8 @@
 #include "fc_backend.h"
 #include "gpu/fc_gpu_health.h"
 
-#define FC_GPU_PLUGIN_ABI 2
-#define FC_GPU_PLUGIN_TABLE fc_gpu_plugin_v2
+#define FC_GPU_PLUGIN_ABI 3
+#define FC_GPU_PLUGIN_TABLE fc_gpu_plugin_v3
 #define FC_GPU_PLUGIN_STR_(x) #x
 #define FC_GPU_PLUGIN_STR(x) FC_GPU_PLUGIN_STR_(x)
 #define FC_GPU_PLUGIN_SYMBOL FC_GPU_PLUGIN_STR(FC_GPU_PLUGIN_TABLE)

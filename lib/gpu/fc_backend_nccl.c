@@ -298,6 +298,22 @@ static fc_status_t fc_nccl_verify(fc_backend_t *be, const fc_pattern_t *p, int32
     return FC_OK;
 }
 
+/* A buffer the call must leave alone (device memory: checked by a kernel,
+ * never read on the host) */
+static fc_status_t fc_nccl_verify_untouched(fc_backend_t *be, const void *buf, size_t count,
+                                            size_t esize, int byte, uint64_t pos_base,
+                                            fc_mismatch_t *m)
+{
+    fc_nccl_t *nb = be->priv;
+
+    FC_NCCL_CUDA(nb, "untouched-buffer kernel",
+                 fc_cuda_verify_untouched_enqueue(nb->ws, buf, count, (int)esize, byte,
+                                                  nb->stream));
+    FC_CHECK(fc_nccl_local_wait(nb, "untouched-buffer check"));
+    fc_cuda_verify_take(nb->ws, pos_base, m);
+    return FC_OK;
+}
+
 static fc_status_t fc_nccl_digest(fc_backend_t *be, const void *buf, size_t bytes,
                                   uint64_t *digest_p)
 {
@@ -360,6 +376,7 @@ static const fc_backend_ops_t fc_nccl_ops = {
     .run_func = fc_nccl_run,
     .run_batch_func = fc_nccl_run_pairs,
     .verify_func = fc_nccl_verify,
+    .verify_untouched_func = fc_nccl_verify_untouched,
     .digest_func = fc_nccl_digest,
     .flip_bit_func = fc_nccl_flip_bit,
     .fini_func = fc_nccl_fini,

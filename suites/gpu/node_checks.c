@@ -2,7 +2,8 @@
  * node_checks.c - the checks of fabcert-node-gpu that need no
  * communicator: the kernels on GPU 0 (the GPU fill equals the CPU fill,
  * the verification passes a correct output and finds a planted flip with
- * its bits, the digest changes with the flip, a stale cudaErrorNotReady is
+ * its bits, the digest changes with the flip, a buffer a call must leave
+ * alone is checked on the GPU as on the CPU, a stale cudaErrorNotReady is
  * not taken for a launch error, the gate holds a stream and lets it go at
  * its bound); the GEMM burn on every GPU at once (lib/gpu/fc_burn.h:
  * TFLOPS, C bitwise equal across iterations and across GPUs of one model
@@ -73,6 +74,49 @@ static void fc_check_one(fc_gpu_ctx_t *g, int t, int op, int nranks, void *dbuf,
     }
     if (d1 == d2)
         ok[3] = 0;
+}
+
+/* The check of a buffer a call must leave alone (a reduce's non-root
+ * recv, on the GPU): its known byte everywhere passes; one changed bit in
+ * each element size is named, at its place, with the same bits as the CPU
+ * twin names from a host copy. */
+static void fc_check_untouched(fc_gpu_ctx_t *g, void *dbuf, void *hbuf, size_t count)
+{
+    cudaStream_t s = g->streams[0];
+    static const int sizes[] = { 1, 2, 4, 8 };
+    int ok = 1;
+
+    for (int z = 0; z < 4; ++z) {
+        size_t esize = (size_t)sizes[z], pos = count / 3 + 1;
+        fc_mismatch_t m = { 0, 0, 0, 0 }, c = { 0, 0, 0, 0 };
+
+        FC_CK(g, 0, cudaMemsetAsync(dbuf, 0x5A, count * esize, s));
+        FC_CK(g, 0, fc_cuda_verify_untouched_enqueue(g->ws[0], dbuf, count, (int)esize, 0x5A, s));
+        fc_node_wait(g, 0, "untouched-buffer check");
+        fc_cuda_verify_take(g->ws[0], 0, &m);
+        ok &= m.wrong == 0;
+        FC_CK(g, 0, fc_cuda_flip_bit(dbuf, pos * esize + esize - 1, 3, s));
+        FC_CK(g, 0, fc_cuda_verify_untouched_enqueue(g->ws[0], dbuf, count, (int)esize, 0x5A, s));
+        fc_node_wait(g, 0, "untouched-buffer check");
+        memset(&m, 0, sizeof(m));
+        fc_cuda_verify_take(g->ws[0], 7, &m);
+        FC_CK(g, 0, cudaMemcpyAsync(hbuf, dbuf, count * esize, cudaMemcpyDeviceToHost, s));
+        fc_node_wait(g, 0, "untouched-buffer copy");
+        fc_cpu_verify_untouched(hbuf, count, esize, 0x5A, 7, &c);
+        if (m.wrong != 1 || m.first_pos != 7 + pos || m.wrong != c.wrong ||
+            m.first_pos != c.first_pos || m.expected_bits != c.expected_bits ||
+            m.actual_bits != c.actual_bits) {
+            fc_tap_diag(&g->tap, "untouched %zu-byte buffer, bit changed at %zu: GPU %llu at "
+                        "%llu (0x%llx), CPU %llu at %llu (0x%llx)", esize, pos,
+                        (unsigned long long)m.wrong, (unsigned long long)m.first_pos,
+                        (unsigned long long)m.actual_bits, (unsigned long long)c.wrong,
+                        (unsigned long long)c.first_pos, (unsigned long long)c.actual_bits);
+            ok = 0;
+        }
+    }
+    fc_tap_ok(&g->tap, ok, "a buffer the call must leave alone passes with its known byte, and "
+              "one changed bit is named at its element with the CPU twin's bits (1, 2, 4 "
+              "and 8-byte elements)");
 }
 
 /* A pending event query leaves cudaErrorNotReady behind; the next
@@ -155,6 +199,7 @@ void fc_node_kernel_checks(fc_gpu_ctx_t *g)
     fc_tap_ok(&g->tap, ok[2], "a planted bit flip is found as exactly 1 wrong element, at its "
               "position, with its expected and actual bits");
     fc_tap_ok(&g->tap, ok[3], "the GPU digest changes with one flipped bit");
+    fc_check_untouched(g, dbuf, hbuf, count);
     fc_check_stale_error(g, dbuf);
     fc_check_gate(g, dbuf);
     cudaFree(dbuf);

@@ -84,3 +84,29 @@ extern "C" uint64_t fc_twins_digest_reference(const void *buf, size_t bytes)
         acc += fc_mix64((uint64_t)b[k] ^ fc_mix64(~(uint64_t)k));
     return acc;
 }
+
+/* the untouched-buffer check's per-thread code over a grid of `stride`
+ * threads, for elements of esize bytes that must each be `byte` repeated */
+extern "C" void fc_twins_untouched_grid(const void *buf, size_t count, size_t esize, int byte,
+                                        size_t stride, uint64_t *wrong_p, uint64_t *first_p)
+{
+    const uint8_t *b = (const uint8_t *)buf;
+    uint64_t rep = 0x0101010101010101ull * (uint8_t)byte;
+    unsigned long long wrong = 0, first = ~0ull;
+
+    for (size_t tid = 0; tid < stride; ++tid)
+        switch (esize) {
+        case 1: fc_untouched_thread<uint8_t>(b, count, (uint8_t)rep, tid, stride, &wrong, &first);
+                break;
+        case 2: fc_untouched_thread<uint16_t>(b, count, (uint16_t)rep, tid, stride, &wrong,
+                                              &first);
+                break;
+        case 4: fc_untouched_thread<uint32_t>(b, count, (uint32_t)rep, tid, stride, &wrong,
+                                              &first);
+                break;
+        default: fc_untouched_thread<uint64_t>(b, count, rep, tid, stride, &wrong, &first);
+                 break;
+        }
+    *wrong_p = wrong;
+    *first_p = first;
+}

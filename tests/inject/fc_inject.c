@@ -5,8 +5,9 @@
  * MPI_X here calls PMPI_X), loaded into every rank with
  *   fabcert run --env LD_PRELOAD=$PWD/build/libfc_inject.so --env FC_INJECT_...
  * and acting only on the ranks of one host. It never touches the stage's
- * own buffers after a call, so what the suite sees is what a faulty node
- * would do to its peers: the blame has to be found through the fabric.
+ * own buffers after a call (but for scribble, which is a call writing
+ * where it must not), so what the suite sees is what a faulty node would
+ * do to its peers: the blame has to be found through the fabric.
  *
  * Configuration (environment; unset means "off"):
  *   FC_INJECT_HOST    the host whose ranks misbehave (gethostname), or "*"
@@ -30,6 +31,12 @@
  *                     stale         send what the previous matching call of
  *                                   the same size sent (a transport that
  *                                   re-sends a stale copy of the buffer)
+ *                     scribble      MPI_Reduce off the root: flip one bit
+ *                                   (FC_INJECT_INDEX, FC_INJECT_BIT) of the
+ *                                   recv buffer, which the call must leave
+ *                                   alone (a transport writing where it
+ *                                   must not); only the calls on which the
+ *                                   rank is not the root count
  *   FC_INJECT_PROGRAM only in this stage program (basename, e.g. "cluster")
  *   FC_INJECT_COLL    comma list of calls that count: allreduce, allgather,
  *                     reduce_scatter, bcast, alltoall, sendrecv, send, reduce
@@ -61,10 +68,11 @@
 
 enum fc_inject_mode { FC_INJECT_OFF, FC_INJECT_CORRUPT, FC_INJECT_KILL,
                       FC_INJECT_STOP, FC_INJECT_DELAY, FC_INJECT_ERROR, FC_INJECT_NOOP,
-                      FC_INJECT_STALE };
+                      FC_INJECT_STALE, FC_INJECT_SCRIBBLE };
 
 /* What a wrapper does with a matching call. */
-enum fc_inject_act { FC_ACT_NONE = 0, FC_ACT_CORRUPT, FC_ACT_NOOP, FC_ACT_STALE };
+enum fc_inject_act { FC_ACT_NONE = 0, FC_ACT_CORRUPT, FC_ACT_NOOP, FC_ACT_STALE,
+                     FC_ACT_SCRIBBLE };
 
 static struct {
     int configured;
@@ -120,6 +128,8 @@ static void fc_inject_configure(void)
         fc_inj.mode = FC_INJECT_NOOP;
     else if (strcmp(mode, "stale") == 0)
         fc_inj.mode = FC_INJECT_STALE;
+    else if (strcmp(mode, "scribble") == 0)
+        fc_inj.mode = FC_INJECT_SCRIBBLE;
     else
         fprintf(stderr, "fc_inject: FC_INJECT_MODE '%s' unknown; injecting nothing\n", mode);
     snprintf(fc_inj.colls, sizeof(fc_inj.colls), ",%s,",
@@ -195,6 +205,9 @@ static int fc_inject_call(const char *coll, int count, MPI_Datatype dt)
     case FC_INJECT_STALE:
         fc_inject_say("sending the previous call's data", coll);
         return FC_ACT_STALE;
+    case FC_INJECT_SCRIBBLE:
+        fc_inject_say("writing into a recv buffer the call must leave alone", coll);
+        return FC_ACT_SCRIBBLE;
     case FC_INJECT_ERROR:
         if (fc_inj.calls == fc_inj.call_at) {
             fc_inject_say("returning MPI_ERR_OTHER", coll);
@@ -289,13 +302,26 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, M
                int root, MPI_Comm comm)
 {
     void *bad = NULL;
-    int rc, act = fc_inject_call("reduce", count, dt);
+    int rc, act, rank = -1, size = 0;
 
+    PMPI_Comm_rank(comm, &rank);
+    if (!fc_inj.configured)
+        fc_inject_configure();
+    /* scribble counts only the calls off the root */
+    act = fc_inj.mode == FC_INJECT_SCRIBBLE && rank == root ? 0
+                                                             : fc_inject_call("reduce", count, dt);
     if (act == FC_ACT_NOOP)
         return MPI_SUCCESS;
     rc = PMPI_Reduce(fc_inject_send(act, sendbuf, count, dt, &bad), recvbuf, count, dt, op,
                      root, comm);
     free(bad);
+    if (act == FC_ACT_SCRIBBLE && count > 0) {
+        long at;
+
+        PMPI_Type_size(dt, &size);
+        at = (fc_inj.index % count) * size + fc_inj.bit / 8 % size;
+        ((unsigned char *)recvbuf)[at] ^= (unsigned char)(1u << (fc_inj.bit % 8));
+    }
     return fc_inject_rc(rc);
 }
 

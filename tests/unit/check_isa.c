@@ -16,7 +16,9 @@
  * plus one uint8 buffer longer than one count call (FC_CHECK_CHUNK_WORDS
  * words) with flips on both sides of the seam; and the digest of every
  * build equals libxxhash's XXH3_64bits on lengths around the vector and
- * block sizes, and changes with any single flipped bit.
+ * block sizes, and changes with any single flipped bit; and the check of a
+ * buffer a call must leave alone (fc_cpu_verify_untouched) counts changed
+ * elements, not bytes, and names the first with its bits.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,6 +189,40 @@ static int check_digest(fc_tap_t *tap, int isa, uint64_t *rng, uint8_t *buf, siz
     return bad;
 }
 
+/* fc_cpu_verify_untouched (a reduce's non-root recv): 1, 2, 4, 8-byte
+ * elements; problems found. */
+static int check_untouched(fc_tap_t *tap, uint8_t *buf)
+{
+    static const size_t sizes[] = { 1, 2, 4, 8 };
+    const size_t n = 4099;
+    int bad = 0;
+
+    for (int z = 0; z < 4; ++z) {
+        size_t es = sizes[z];
+        uint64_t rep = es == 8 ? 0x5A5A5A5A5A5A5A5Aull
+                               : 0x5A5A5A5A5A5A5A5Aull & ((1ull << (8 * es)) - 1);
+        fc_mismatch_t m = { 0, 0, 0, 0 };
+
+        memset(buf, 0x5A, n * es);
+        fc_cpu_verify_untouched(buf, n, es, 0x5A, 0, &m);
+        bad += m.wrong != 0;
+        /* element 17: its last byte; element 2000: every byte; the last */
+        buf[17 * es + es - 1] ^= 0x80;
+        memset(buf + 2000 * es, 0, es);
+        buf[(n - 1) * es] ^= 1;
+        fc_cpu_verify_untouched(buf, n, es, 0x5A, 50, &m);
+        if (m.wrong != 3 || m.first_pos != 67 || m.expected_bits != rep ||
+            m.actual_bits != (rep ^ (0x80ull << (8 * (es - 1))))) {
+            fc_tap_diag(tap, "untouched %zu-byte elements: %llu changed, first %llu, "
+                        "expected 0x%llx actual 0x%llx", es, (unsigned long long)m.wrong,
+                        (unsigned long long)m.first_pos, (unsigned long long)m.expected_bits,
+                        (unsigned long long)m.actual_bits);
+            ++bad;
+        }
+    }
+    return bad;
+}
+
 int main(void)
 {
     static fc_mismatch_t flips[FC_CPU_ISA_COUNT][FC_DTYPE_COUNT][FC_OP_COUNT][NCOUNTS][3][4];
@@ -201,7 +237,7 @@ int main(void)
     for (size_t k = 0; k < dig_max; ++k)
         dig[k] = (uint8_t)fc_test_rand(&rng);
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, FC_CPU_ISA_COUNT * (FC_DTYPE_COUNT + 2) + FC_DTYPE_COUNT + 1);
+    fc_tap_plan(&tap, FC_CPU_ISA_COUNT * (FC_DTYPE_COUNT + 2) + FC_DTYPE_COUNT + 2);
     fc_tap_ok(&tap, fc_cpu_isa_supported(best) && fc_cpu_isa_supported(FC_CPU_ISA_BASE) &&
               (best == FC_CPU_ISA_COUNT - 1 || !fc_cpu_isa_supported(best + 1)),
               "the default build (%s) is the best this CPU supports", fc_cpu_isa_name(best));
@@ -244,6 +280,9 @@ int main(void)
                   "and bits for the same flips (%d differ)", fc_dtype_info(dt)->name, differ);
     }
     fc_cpu_isa_set(best);
+    fc_tap_ok(&tap, check_untouched(&tap, buf) == 0, "a buffer a call must leave alone: its "
+              "known byte everywhere passes; changed elements are counted once each (several "
+              "changed bytes in one element too) and the first is named with its bits");
     free(buf);
     free(dig);
     return fc_tap_done(&tap);
