@@ -4,7 +4,8 @@
  * the relative rule, the confirmation's verdicts, records and TAP) share.
  * Rank 0 holds every pair at every size measured in the tournament
  * (`pairs`) and every pair measured alone by the confirmation (`alone`,
- * one entry per probe and size, in probe order).
+ * one entry per measurement and size, in measurement order: a probe's
+ * two or three measurements follow each other).
  */
 #ifndef FC_PAIRS_STAGE_H
 #define FC_PAIRS_STAGE_H
@@ -71,7 +72,8 @@ typedef struct fc_pairs_run {
     int *node_racks;                    /* rank 0 */
     fc_pair_t *pairs;                   /* rank 0: every pair, every size */
     int npairs;
-    fc_pair_t *alone;                   /* rank 0: probe p, size z at p*nsizes+z */
+    fc_pair_t *alone;                   /* rank 0: measurement m, size z at
+                                         * m*nsizes+z */
     fc_pairs_confirm_t confirm;         /* rank 0: the confirmation's verdicts */
     int confirmed;                      /* 1 once confirm holds them */
     double confirm_seconds;

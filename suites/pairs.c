@@ -205,15 +205,16 @@ static int fc_pairs_probe_step(fc_pairs_bufs_t *bufs, int x, int y, int index)
     return slow;
 }
 
-/* Rank 0's probe for fc_pairs_confirm(): name the pair to every leader,
- * then measure it with them. */
+/* Rank 0's measurement for fc_pairs_confirm(): name the pair to every
+ * leader, then measure it once with them, kept as measurement number
+ * confirm.nmeasures (the confirmation asks for the second and third). */
 static int fc_pairs_probe(void *arg, int x, int y)
 {
     fc_pairs_bufs_t *bufs = arg;
     int msg[2] = { x, y };
 
     MPI_Bcast(msg, 2, MPI_INT, 0, bufs->run->leaders);
-    return fc_pairs_probe_step(bufs, x, y, bufs->run->confirm.nprobes);
+    return fc_pairs_probe_step(bufs, x, y, bufs->run->confirm.nmeasures);
 }
 
 /* Rank 0: confirm the tournament's slow pairs alone (fc_pairs_confirm.h);
@@ -222,7 +223,7 @@ static void fc_pairs_confirm_alone(fc_pairs_bufs_t *bufs)
 {
     fc_pairs_run_t *run = bufs->run;
     int n = run->nnodes, npairs = n * (n - 1) / 2, k = 0, nslow = 0;
-    int max_probes = 4 * n + 8, stop[2] = { -1, -1 };
+    int max_measures = FC_CONFIRM_MAX_MEASURES * (4 * n + 8), stop[2] = { -1, -1 };
 
     if (run->ctx->world_rank != 0) {
         for (int index = 0;; ++index) {
@@ -238,7 +239,7 @@ static void fc_pairs_confirm_alone(fc_pairs_bufs_t *bufs)
     int *slow = calloc((size_t)npairs + 1, sizeof(int));
     double t0 = MPI_Wtime();
 
-    run->alone = calloc((size_t)max_probes * (size_t)run->ctx->sp.nsizes + 1,
+    run->alone = calloc((size_t)max_measures * (size_t)run->ctx->sp.nsizes + 1,
                         sizeof(*run->alone));
     if (a && b && slow && run->alone) {
         for (int i = 0; i < n; ++i)
@@ -253,7 +254,7 @@ static void fc_pairs_confirm_alone(fc_pairs_bufs_t *bufs)
                 nslow += slow[k];
             }
         run->confirmed = fc_pairs_confirm(n, run->node_racks, run->ctx->inv.nracks, npairs,
-                                          a, b, slow, max_probes, fc_pairs_probe, bufs,
+                                          a, b, slow, max_measures, fc_pairs_probe, bufs,
                                           &run->confirm) == 0;
     }
     if (!run->confirmed)
@@ -263,8 +264,9 @@ static void fc_pairs_confirm_alone(fc_pairs_bufs_t *bufs)
     run->confirm_seconds = MPI_Wtime() - t0;
     if (nslow > 0)
         fc_tap_diag(&run->ctx->tap, "pairs: %d slow pair(s) in the rounds; confirmation: %d "
-                    "pair(s) measured alone in %.2f s%s", nslow,
-                    run->confirmed ? run->confirm.nprobes : 0, run->confirm_seconds,
+                    "pair(s) probed alone (%d measurements) in %.2f s%s", nslow,
+                    run->confirmed ? run->confirm.nprobes : 0,
+                    run->confirmed ? run->confirm.nmeasures : 0, run->confirm_seconds,
                     run->confirm.exhausted ? " (the probes ran out)" : "");
     free(a);
     free(b);
@@ -339,7 +341,9 @@ static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
         json_t *rec = fc_stage_record(ctx, "pairs_confirmation");
 
         json_object_set_new(rec, "probes", json_integer(run->confirmed ? run->confirm.nprobes : 0));
-        json_object_set_new(rec, "max_probes", json_integer(run->confirm.max_probes));
+        json_object_set_new(rec, "measurements",
+                            json_integer(run->confirmed ? run->confirm.nmeasures : 0));
+        json_object_set_new(rec, "max_measurements", json_integer(run->confirm.max_measures));
         json_object_set_new(rec, "exhausted", json_boolean(run->confirm.exhausted));
         json_object_set_new(rec, "seconds", json_real(run->confirm_seconds));
         fc_results_append(&ctx->results, rec);
