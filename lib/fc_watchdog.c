@@ -179,22 +179,46 @@ static void fc_wd_format_down(void)
 
     fc_json_escape(fc_wd.what, what, sizeof(what));
     fc_json_escape(fc_wd.host, host, sizeof(host));
-    n = snprintf(fc_wd.down[next], sizeof(fc_wd.down[next]), FC_WATCHDOG_DOWN_TAG
+    /* left open: the handler appends how long before this rank's own
+     * deadline it came, and closes it */
+    n = snprintf(fc_wd.down[next], sizeof(fc_wd.down[next]) - 32, FC_WATCHDOG_DOWN_TAG
                  "{\"stage\":\"%s\",\"rank\":%d,\"host\":\"%s\",\"index\":%d,"
-                 "\"at\":\"%s\",\"signal\":%d}\n", fc_wd.stage, fc_wd.rank, host,
-                 fc_wd.index, what, SIGTERM);
-    fc_wd.down_len[next] = n < 0 ? 0 : (size_t)n < sizeof(fc_wd.down[next])
-                                          ? (size_t)n : sizeof(fc_wd.down[next]) - 1;
+                 "\"at\":\"%s\",\"signal\":%d,\"before_deadline_ms\":", fc_wd.stage,
+                 fc_wd.rank, host, fc_wd.index, what, SIGTERM);
+    fc_wd.down_len[next] = n < 0 ? 0 : (size_t)n < sizeof(fc_wd.down[next]) - 32
+                                          ? (size_t)n : sizeof(fc_wd.down[next]) - 33;
     fc_wd.down_cur = next;
 }
 
-/* The launcher is tearing the job down: say where this rank was, then
- * end as SIGTERM would have ended it. */
+/* The launcher is tearing the job down: say where this rank was and how
+ * long before its own deadline the tear-down came (negative: after it; a
+ * rank that was stopped at its deadline is woken by the tear-down and says
+ * so late), then end as SIGTERM would have ended it. Only
+ * async-signal-safe calls: clock_gettime, write, signal, raise. */
 static void fc_wd_on_term(int sig)
 {
     int cur = fc_wd.down_cur;
-    ssize_t rc = write(STDERR_FILENO, fc_wd.down[cur], fc_wd.down_len[cur]);
+    char line[sizeof(fc_wd.down[0])], digits[24];
+    size_t len = fc_wd.down_len[cur], nd = 0;
+    struct timespec now;
+    long long ms = 0;
+    ssize_t rc;
 
+    for (size_t i = 0; i < len; ++i)
+        line[i] = fc_wd.down[cur][i];
+    if (clock_gettime(CLOCK_MONOTONIC, &now) == 0)
+        ms = ((long long)fc_wd.deadline.tv_sec - (long long)now.tv_sec) * 1000 +
+             ((long long)fc_wd.deadline.tv_nsec - (long long)now.tv_nsec) / 1000000;
+    if (ms < 0)
+        line[len++] = '-';
+    for (unsigned long long v = ms < 0 ? (unsigned long long)-ms : (unsigned long long)ms;
+         nd == 0 || v > 0; v /= 10)
+        digits[nd++] = (char)('0' + v % 10);
+    while (nd > 0)
+        line[len++] = digits[--nd];
+    line[len++] = '}';
+    line[len++] = '\n';
+    rc = write(STDERR_FILENO, line, len);
     (void)rc;
     signal(sig, SIG_DFL);
     raise(sig);

@@ -24,9 +24,14 @@
  * A rank that the launcher tears down (SIGTERM: mpirun ends the job when
  * one of its processes died) says so before it goes, with one line
  *
- *     FABCERT-DOWN {"stage":..,"rank":..,"host":..,"index":..,"at":..,"signal":15}
+ *     FABCERT-DOWN {"stage":..,"rank":..,"host":..,"index":..,"at":..,"signal":15,
+ *                   "before_deadline_ms":..}
  *
- * so that after a crash the ranks that said nothing are the dead ones.
+ * so that after a crash the ranks that said nothing are the dead ones, and
+ * after a timeout a rank torn down before its own deadline came (it
+ * started later than the rank that fired first) is not taken for one
+ * that did not arrive (before_deadline_ms: how long before this rank's
+ * own deadline the tear-down came; negative after it).
  * The watchdog uses no MPI, so it works while MPI is stuck.
  */
 #ifndef FC_WATCHDOG_H

@@ -117,6 +117,14 @@ int fc_diag_silent(const fc_diag_rank_t *r)
     return r->wd == NULL && r->late == NULL && r->down == NULL && !r->ended_by_launcher;
 }
 
+int fc_diag_torn_early(const fc_diag_rank_t *r)
+{
+    json_t *ms = json_object_get(r->down, "before_deadline_ms");
+
+    return r->wd == NULL && r->late == NULL && r->down != NULL && json_is_integer(ms) &&
+           (double)json_integer_value(ms) / 1000.0 > -FC_LATE_REPORT_S;
+}
+
 /* How the launcher says a rank ended, e.g. "exited on signal 9 (Killed)". */
 void fc_diag_note_text(json_t *note, char *buf, size_t len)
 {
@@ -141,7 +149,7 @@ int fc_diag_host_ranks(const fc_diag_t *d, const char *host,
 
     buf[0] = '\0';
     for (size_t k = 0; k < d->n; ++k)
-        if (d->ranks[k].host && strcmp(d->ranks[k].host, host) == 0 &&
+        if (d->ranks[k].host && (host == NULL || strcmp(d->ranks[k].host, host) == 0) &&
             (keep == NULL || keep(&d->ranks[k]))) {
             snprintf(buf + strlen(buf), len - strlen(buf), "%s%zu", n ? "," : "", k);
             ++n;

@@ -57,10 +57,17 @@ json_t *fc_diag_finding(fc_diag_t *d, const char *type, const char *host,
 /* Said nothing at all (no watchdog report, no tear-down line), and the
  * launcher did not say that it ended the rank itself. */
 int fc_diag_silent(const fc_diag_rank_t *r);
+/* No watchdog report, but a tear-down line that came before its own
+ * deadline, or within FC_LATE_REPORT_S after it: each rank's deadline
+ * starts at its own start-up, so a rank that started later than the one
+ * that fired first is torn down before its watchdog could speak. Never
+ * one that did not arrive. (A stopped rank, woken by the tear-down past
+ * its deadline, says so late, as its watchdog would.) */
+int fc_diag_torn_early(const fc_diag_rank_t *r);
 /* How the launcher says a rank ended, e.g. "exited on signal 9 (Killed)". */
 void fc_diag_note_text(json_t *note, char *buf, size_t len);
-/* Comma list of the ranks of `host` for which keep (NULL: all) holds;
- * returns their count. */
+/* Comma list of the ranks of `host` (NULL: every host) for which keep
+ * (NULL: all) holds; returns their count. */
 int fc_diag_host_ranks(const fc_diag_t *d, const char *host,
                        int (*keep)(const fc_diag_rank_t *), char *buf, size_t len);
 /* Is rank k the first of its host (so that each host is seen once)? */

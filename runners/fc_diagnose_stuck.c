@@ -179,12 +179,17 @@ static void fc_diag_stuck_evidence(json_t *rec, const fc_diag_t *d, json_t *prob
 
 void fc_diag_stuck(fc_diag_t *d)
 {
-    char psum[512], ssum[512], why[2048], ranks[256];
+    char psum[512], ssum[768], why[2048], ranks[256], early[256] = "";
     json_t *hosts = fc_diag_hosts(d), *probe = NULL, *h, *rec;
     json_t *by_probe = fc_diag_probe(d, hosts, &probe, psum, sizeof(psum));
     json_t *by_stall = fc_diag_stalled_hosts(d, ssum, sizeof(ssum));
     json_t *placed = json_array_size(by_probe) > 0 ? by_probe : by_stall;
     size_t i;
+
+    if (fc_diag_host_ranks(d, NULL, fc_diag_torn_early, early, sizeof(early)) > 0)
+        snprintf(ssum + strlen(ssum), sizeof(ssum) - strlen(ssum), " (ranks %s were torn "
+                 "down before their own deadline came: they started later than the first "
+                 "to report, and gave no account)", early);
 
     json_array_foreach(placed, i, h) {
         const char *host = json_string_value(h);
@@ -208,8 +213,9 @@ void fc_diag_stuck(fc_diag_t *d)
     }
     if (json_array_size(placed) == 0) {
         snprintf(why, sizeof(why), "the stage did not finish within %.0f s; every rank "
-                 "reported, stuck in %s, and nothing places it: the probe: %s; the ranks' "
+                 "reported%s, stuck in %s, and nothing places it: the probe: %s; the ranks' "
                  "own accounts: %s; nobody is quarantined", d->timeout_s,
+                 early[0] ? " or was torn down before its own deadline" : "",
                  d->stuck_at[0] ? d->stuck_at : "(unknown)", psum, ssum);
         rec = fc_diag_finding(d, "hang", "", "", why, "cluster", 0);
         fc_diag_stuck_evidence(rec, d, probe, psum, ssum);

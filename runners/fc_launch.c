@@ -60,6 +60,12 @@ static void fc_scan_tagged(const char *line, const char *tag, json_t *list)
         json_array_append_new(list, j);
 }
 
+void fc_launch_scan_line(const char *line, fc_launch_result_t *res)
+{
+    fc_scan_tagged(line, FC_WATCHDOG_TAG, res->watchdog);
+    fc_scan_tagged(line, FC_WATCHDOG_DOWN_TAG, res->down);
+}
+
 /* Keep complete stderr lines; pick out the watchdog's and the tear-down
  * lines of the ranks. */
 static void fc_scan_stderr(char *pending, size_t *plen, fc_launch_result_t *res)
@@ -68,8 +74,7 @@ static void fc_scan_stderr(char *pending, size_t *plen, fc_launch_result_t *res)
 
     while ((nl = memchr(line, '\n', *plen - (size_t)(line - pending))) != NULL) {
         *nl = '\0';
-        fc_scan_tagged(line, FC_WATCHDOG_TAG, res->watchdog);
-        fc_scan_tagged(line, FC_WATCHDOG_DOWN_TAG, res->down);
+        fc_launch_scan_line(line, res);
         line = nl + 1;
     }
     *plen -= (size_t)(line - pending);

@@ -31,6 +31,11 @@ int fc_launch_interrupted(void);
 /* argv[0] is looked up in PATH. */
 void fc_launch(char *const argv[], const char *tap_path, const char *log_path,
                double limit_s, fc_launch_result_t *res);
+/* One line of the launcher's stderr: a watchdog report or a tear-down
+ * line goes into res->watchdog or res->down (both arrays made by the
+ * caller); other lines are ignored. What fc_launch() does with each line;
+ * tests/unit/diagnose.c feeds it fixture lines. */
+void fc_launch_scan_line(const char *line, fc_launch_result_t *res);
 /* Free what fc_launch() gathered. */
 void fc_launch_result_free(fc_launch_result_t *res);
 
