@@ -68,6 +68,8 @@ typedef struct fc_pairs_run {
     fc_stage_ctx_t *ctx;
     MPI_Comm leaders;       /* one rank per node; MPI_COMM_NULL elsewhere */
     int node, nnodes;
+    int *leader_world;      /* world rank of each node's leader (its peer
+                             * in an exchange, for the MPI error line) */
     char (*node_hosts)[FC_HOST_MAX];    /* rank 0 */
     int *node_racks;                    /* rank 0 */
     fc_pair_t *pairs;                   /* rank 0: every pair, every size */

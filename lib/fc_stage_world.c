@@ -21,6 +21,7 @@
 #include "fc_alloc.h"
 #include "fc_log.h"
 #include "fc_stage_int.h"
+#include "fc_stage_mpierr.h"
 #include "fc_version.h"
 #include "fc_watchdog.h"
 
@@ -295,6 +296,8 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
     fc_stage_choose_backend(ctx);
     FC_CHECK(fc_watchdog_start(ctx->sp.timeout_s, fc_stage_name(stage),
                                ctx->world_rank, ctx->host));
+    /* before any communicator is derived from MPI_COMM_WORLD: they inherit it */
+    fc_stage_catch_mpi_errors();
 
     fc_tap_init(&ctx->tap, stdout, ctx->world_rank == 0);
     ok = 1;

@@ -41,6 +41,7 @@ static struct {
     double timeout_s;
     char stage[32], host[256];
     int rank, index;
+    int peer;                       /* point-to-point partner, -1 */
     char what[160];
     clockid_t main_cpu;             /* the main thread's CPU clock */
     int have_cpu;
@@ -258,6 +259,7 @@ fc_status_t fc_watchdog_start(double timeout_s, const char *stage, int rank,
     snprintf(fc_wd.what, sizeof(fc_wd.what), "start-up");
     fc_wd.rank = rank;
     fc_wd.index = -1;
+    fc_wd.peer = -1;
     fc_wd.stop = 0;
     fc_wd.nsamples = 0;
     fc_wd.have_cpu = pthread_getcpuclockid(pthread_self(), &fc_wd.main_cpu) == 0;
@@ -302,4 +304,25 @@ void fc_watchdog_stop(void)
     pthread_join(fc_wd.thread, NULL);
     fc_wd.running = 0;
     signal(SIGTERM, SIG_DFL);   /* the stage is over: nothing left to say */
+}
+
+void fc_watchdog_peer(int world_rank)
+{
+    __atomic_store_n(&fc_wd.peer, world_rank, __ATOMIC_RELAXED);
+}
+
+void fc_watchdog_mpi_error(const char *error, int error_class)
+{
+    char what[sizeof(fc_wd.what) * 2], host[sizeof(fc_wd.host) * 2], err[512];
+
+    pthread_mutex_lock(&fc_wd.lock);
+    fc_json_escape(fc_wd.what, what, sizeof(what));
+    fc_json_escape(fc_wd.host, host, sizeof(host));
+    fc_json_escape(error, err, sizeof(err));
+    fprintf(stderr, FC_WATCHDOG_MPIERR_TAG "{\"stage\":\"%s\",\"rank\":%d,\"host\":\"%s\","
+            "\"index\":%d,\"at\":\"%s\",\"peer\":%d,\"error\":\"%s\",\"class\":%d}\n",
+            fc_wd.stage, fc_wd.rank, host, fc_wd.index, what,
+            __atomic_load_n(&fc_wd.peer, __ATOMIC_RELAXED), err, error_class);
+    fflush(stderr);
+    pthread_mutex_unlock(&fc_wd.lock);
 }

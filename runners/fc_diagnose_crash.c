@@ -34,7 +34,7 @@ static int fc_diag_silent_unnamed(const fc_diag_rank_t *r)
  * tear-down line that came before its own deadline (fc_diag_torn_early). */
 static int fc_diag_missing(const fc_diag_rank_t *r)
 {
-    return r->wd == NULL && !fc_diag_torn_early(r);
+    return r->wd == NULL && !fc_diag_torn_early(r) && r->mpierr == NULL;
 }
 
 /* Silent ranks that the launcher does not name, off `host`. */

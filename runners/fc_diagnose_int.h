@@ -34,6 +34,8 @@ typedef struct fc_diag_rank {
                              * tear-down began */
     int ended_by_launcher;  /* the launcher named it after the tear-down
                              * began: torn down, not dead of itself */
+    json_t *mpierr;         /* its MPI call failed (FABCERT-MPIERR): it
+                             * observed a fault and ended the job */
 } fc_diag_rank_t;
 
 typedef struct fc_diag {
@@ -83,5 +85,9 @@ int fc_diag_not_arrived(fc_diag_t *d);
 void fc_diag_stuck(fc_diag_t *d);
 /* The launcher hung before the stage started: the probe may place it. */
 void fc_diag_never_started(fc_diag_t *d);
+/* Ranks ended because an MPI call failed, and no rank died or went
+ * missing of itself: they observed the fault; the probe may place it,
+ * else nobody is blamed. */
+void fc_diag_mpi_failed(fc_diag_t *d);
 
 #endif

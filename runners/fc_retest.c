@@ -250,7 +250,6 @@ int fc_retest_after_stage(const fc_retest_launch_t *l, json_t *stage_recs)
            res.exit_status == 2 ? "rejected its input" : "ended", res.seconds);
     fc_retest_unfinished(l, groups, &res, log);
     json_decref(groups);
-    json_decref(res.watchdog);
-    json_decref(res.down);
+    fc_launch_result_free(&res);
     return 1;
 }

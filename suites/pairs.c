@@ -23,11 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
 #include "fc_kernels.h"
 #include "fc_log.h"
 #include "fc_pairs.h"
 #include "fc_pairs_stage.h"
 #include "fc_stats.h"
+#include "fc_watchdog.h"
 
 #define FC_PAIRS_TAG 4242
 
@@ -77,6 +79,7 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
                         &pat[k]);
         fc_cpu_fill(&pat[k], run->node, 0, sendbuf[k], count);
     }
+    fc_watchdog_peer(run->leader_world ? run->leader_world[partner] : -1);
     MPI_Sendrecv(NULL, 0, MPI_BYTE, partner, FC_PAIRS_TAG, NULL, 0, MPI_BYTE,
                  partner, FC_PAIRS_TAG, run->leaders, MPI_STATUS_IGNORE);
     for (int it = 0; it < total; ++it) {
@@ -121,6 +124,7 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
         times[it] = fc_now() - t0;
     }
     side->lat_us = fc_stats_median(times + sp->warmup, (size_t)sp->iters) / 2 * 1e6;
+    fc_watchdog_peer(-1);
     free(times);
 }
 
@@ -379,6 +383,8 @@ int main(int argc, char **argv)
 
         MPI_Comm_rank(run.leaders, &run.node);
         MPI_Comm_size(run.leaders, &run.nnodes);
+        run.leader_world = fc_xcalloc((size_t)run.nnodes, sizeof(int), "the leaders' ranks");
+        MPI_Allgather(&ctx.world_rank, 1, MPI_INT, run.leader_world, 1, MPI_INT, run.leaders);
         if (ctx.world_rank == 0) {
             run.node_hosts = calloc((size_t)run.nnodes, FC_HOST_MAX);
             run.node_racks = calloc((size_t)run.nnodes, sizeof(int));
@@ -402,6 +408,7 @@ int main(int argc, char **argv)
     MPI_Comm_free(&node_comm);
     free(run.node_hosts);
     free(run.node_racks);
+    free(run.leader_world);
     free(run.pairs);
     return fc_stage_finish(&ctx, status);
 }

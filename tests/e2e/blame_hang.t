@@ -17,6 +17,13 @@
 #     and the ranks' own accounts of their last seconds (the stopped ranks
 #     used no CPU, the waiting ones polled) name that host alone; the stage
 #     runs again without it and the other racks PASS;
+#   - every rank of one healthy node has an MPI call fail inside the
+#     cluster stage (the injector's fail mode: the communicator's error
+#     handler called with MPI_ERR_OTHER, as the library does when a
+#     transport error hits a call, e.g. a peer's link died): those ranks
+#     say so (FABCERT-MPIERR) and end the job; mpirun names one of them,
+#     yet they observed the fault: the probe finds every host answering,
+#     so nobody is quarantined and the stage's racks FAIL as a group;
 #   - a node whose fabric stops forwarding mid-stage (its MPI traffic's
 #     TCP ports held back by tc on both ends of its link, while the
 #     launcher's own traffic passes): every rank reports stuck, none of
@@ -31,7 +38,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcb 2,3,1
-plan 19
+plan 23
 H1=${NAME}01 H2=${NAME}02 H4=${NAME}04 H5=${NAME}05
 INJ="--env LD_PRELOAD=$PWD/$BUILD/libfc_inject.so"
 # p.yaml: the rack and cluster stages; c.yaml: the cluster stage alone
@@ -125,6 +132,27 @@ ok $([ "$q" = "$H2" ]; echo $?) "only $H2 is quarantined ($q)"
 [ $rc -eq 1 ] && grep -q "^rack rack1: FAIL" "$TMP/stop.out" && grep -q "^rack rack2: PASS" "$TMP/stop.out" &&
     grep -q "^rack rack3: PASS" "$TMP/stop.out"
 ok $? "the stage runs again without it: rack2 and rack3 PASS, rack1 FAILs ($rc)"
+
+# 3b. both ranks of $H2 (healthy) have the cluster stage's third all_reduce
+# fail through the communicator's error handler: observers, not culprits
+t0=$(date +%s)
+run mpierr $INJ --env FC_INJECT_HOST=$H2 --env FC_INJECT_MODE=fail --env FC_INJECT_PROGRAM=cluster \
+    --env FC_INJECT_CALL=3 --profile "$TMP/c.yaml"
+rc=$?
+diag "mpierr: $(( $(date +%s) - t0 )) s"
+n=$(rec mpierr 'my @h = grep { $_->{type} eq "hang" || $_->{type} eq "crash" } @r; my @e = map { @{$_->{evidence}{mpi_errors} || []} } @h;
+    scalar(@h) . ":" . join(",", map { "$_->{type}/$_->{host}/" . ($_->{implicates}{quarantine} ? 1 : 0) } @h) . ":" .
+    (@e && !grep({ $_->{host} ne "'$H2'" } @e) ? "'$H2'" : "?")')
+ok $([ "$n" = "1:hang//0:$H2" ]; echo $?) "an MPI call failed on $H2's ranks: one record, nobody placed, the failed calls of $H2 as evidence ($n)"
+q=$(quarantined mpierr)
+ok $([ -z "$q" ]; echo $?) "the observer $H2 is not quarantined (${q:-nobody})"
+n=$(rec mpierr 'my ($h) = grep { $_->{type} eq "hang" } @r; $h->{evidence}{probe}')
+grep -q "HANG an MPI call failed and ended the stage after .*on $H2 (in all_reduce float32 sum .*MPI_ERR_OTHER.*those ranks observed a fault, they did not cause it, and the probe places none" "$TMP/mpierr.out" &&
+    echo "$n" | grep -q "6 host(s), 30 of 30 directed exchanges arrived intact"
+ok $? "the run says which call failed where, and that the probe found every host answering ($n)"
+[ $rc -eq 1 ] && grep -q "^rack rack1: FAIL" "$TMP/mpierr.out" && grep -q "^rack rack2: FAIL" "$TMP/mpierr.out" &&
+    grep -q "^rack rack3: FAIL" "$TMP/mpierr.out"
+ok $? "the stage's racks FAIL as a group ($rc)"
 
 # 4. $H5's fabric stops forwarding while the cluster stage runs
 cut() {     # cut DEV [command prefix]: hold back the MPI ports on DEV's egress

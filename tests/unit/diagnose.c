@@ -12,7 +12,12 @@
  *     "missing";
  *   - a rank stopped at its deadline and woken by the tear-down says so
  *     past its deadline: it did not arrive;
- *   - a host silent at the timeout did not arrive, as before.
+ *   - a host silent at the timeout did not arrive, as before;
+ *   - a rank whose MPI call failed (its FABCERT-MPIERR line; the launcher
+ *     names it as the first to end) observed a fault: it is not blamed;
+ *     the point-to-point probe places the fault when a host answers no
+ *     partner, else nobody is quarantined; a rank that died beside it is
+ *     still the one blamed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +52,41 @@ static void down(char *buf, size_t len, int rank, const char *host, long before_
              "\"before_deadline_ms\":%ld}\n", rank, host, before_ms);
 }
 
+/* A failed MPI call's line; peer -1: none named. */
+static void mpierr(char *buf, size_t len, int rank, const char *host, int peer)
+{
+    snprintf(buf + strlen(buf), len - strlen(buf),
+             "FABCERT-MPIERR {\"stage\":\"cluster\",\"rank\":%d,\"host\":\"%s\",\"index\":3,"
+             "\"at\":\"all_reduce int32 sum 64 KiB\",\"peer\":%d,"
+             "\"error\":\"MPI_ERR_OTHER: known error not in list\",\"class\":16}\n",
+             rank, host, peer);
+}
+
+/* The probe's answers: every host hears every other, but `cut` (or none
+ * when NULL), which hears nobody and is heard by nobody. */
+static json_t *probe(void *arg, json_t *hosts, char *err, size_t errlen)
+{
+    const char *cut = arg;
+    json_t *answers = json_array(), *h;
+    size_t i, j;
+
+    json_array_foreach(hosts, i, h) {
+        json_t *heard = json_array(), *g;
+
+        json_array_foreach(hosts, j, g)
+            if (j != i && !(cut && (strcmp(json_string_value(h), cut) == 0 ||
+                                    strcmp(json_string_value(g), cut) == 0)))
+                json_array_append_new(heard, json_integer((json_int_t)j));
+        json_array_append_new(answers, json_pack("{s:i, s:s, s:o}", "rank", (int)i, "host",
+                                                 json_string_value(h), "heard", heard));
+    }
+    return json_pack("{s:O, s:o, s:f, s:s}", "hosts", hosts, "answers", answers, "seconds",
+                     1.0, "log", "probe.log");
+}
+
+static const char *probe_cut;   /* the next diagnosis's probe: NULL, none */
+static int probe_on;
+
 /* The findings of the diagnosis of `text` (the launcher's stderr, the
  * launch ended after `seconds`), as "type host quarantine; ..." */
 static json_t *diagnose(const char *text, double seconds, char *summary, size_t len)
@@ -65,6 +105,7 @@ static json_t *diagnose(const char *text, double seconds, char *summary, size_t 
     fclose(fp);
     res.watchdog = json_array();
     res.down = json_array();
+    res.mpierr = json_array();
     for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
         fc_launch_scan_line(line, &res);
     free(copy);
@@ -81,7 +122,13 @@ static json_t *diagnose(const char *text, double seconds, char *summary, size_t 
     in.res = &res;
     in.log_path = log_path;
     in.timeout_s = 20;
+    in.hosts = json_pack("[s,s,s]", "a1", "b1", "c1");
+    if (probe_on) {
+        in.probe = probe;
+        in.probe_arg = (void *)probe_cut;
+    }
     out = fc_diagnose_unfinished(&in);
+    json_decref(in.hosts);
     summary[0] = '\0';
     json_array_foreach(out, i, f)
         snprintf(summary + strlen(summary), len - strlen(summary), "%s%s %s %s",
@@ -116,7 +163,7 @@ int main(void)
     int fd;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 6);
+    fc_tap_plan(&tap, 12);
     if ((fd = mkstemp(log_path)) < 0)
         fc_tap_bail(&tap, "cannot make a temporary file");
     close(fd);
@@ -173,6 +220,67 @@ int main(void)
     expect(out, got, "hang c1 quarantine", "a host silent at the timeout did not arrive");
     fc_tap_ok(&tap, strstr(reason(out, 0), "ranks 4,5 on host c1 did not arrive") != NULL,
               "named with its ranks");
+    json_decref(out);
+
+    /* 5. rank 2 (b1) had its all_reduce fail (a peer's link died) and
+     * ended the job; mpirun names it, the others were torn down (rank 4's
+     * line lost as the job ended, as happens); the probe finds every host
+     * answering */
+    static const char aborted[] =
+        "MPI_ABORT was invoked on rank 2 in communicator MPI_COMM_WORLD\n"
+        "with errorcode 1.\n"
+        "mpirun has exited due to process rank 2 with PID 0 on\n"
+        "node b1 exiting improperly. There are three reasons this could occur:\n";
+    probe_on = 1;
+    probe_cut = NULL;
+    snprintf(text, sizeof(text), "%s", aborted);
+    mpierr(text, sizeof(text), 2, "b1", -1);
+    for (int r = 0; r < 6; ++r)
+        if (r != 2 && r != 4)
+            down(text, sizeof(text), r, r < 2 ? "a1" : r < 4 ? "b1" : "c1", 17000);
+    out = diagnose(text, 2.1, got, sizeof(got));
+    expect(out, got, "hang  nobody",
+           "a rank whose MPI call failed observed the fault: nobody placed, nobody quarantined");
+    fc_tap_ok(&tap, strstr(reason(out, 0), "rank 2 on b1 (in all_reduce int32 sum 64 KiB, no "
+                                           "peer named (a collective): MPI_ERR_OTHER") != NULL &&
+                  strstr(reason(out, 0), "rank(s) 4 said nothing") != NULL &&
+                  strstr(reason(out, 0), "6 of 6 directed exchanges arrived intact") != NULL,
+              "the record says which call failed where, and what the probe found");
+    fc_tap_diag(&tap, "%s", reason(out, 0));
+    json_decref(out);
+
+    /* 6. the same, and c1's fabric stopped forwarding: the probe places it */
+    probe_cut = "c1";
+    out = diagnose(text, 2.1, got, sizeof(got));
+    expect(out, got, "hang c1 quarantine",
+           "the probe places the fault on the host that answers no partner, not the observer");
+    fc_tap_ok(&tap, strcmp(json_string_value(json_object_get(json_object_get(
+                      json_array_get(out, 0), "implicates"), "part")), "link") == 0,
+              "as its link");
+    json_decref(out);
+
+    /* 7. the failed call was a pairs exchange with rank 4: the peer is named */
+    probe_cut = NULL;
+    snprintf(text, sizeof(text), "%s", aborted);
+    mpierr(text, sizeof(text), 2, "b1", 4);
+    for (int r = 0; r < 6; ++r)
+        if (r != 2)
+            down(text, sizeof(text), r, r < 2 ? "a1" : r < 4 ? "b1" : "c1", 17000);
+    out = diagnose(text, 2.1, got, sizeof(got));
+    fc_tap_ok(&tap, strstr(reason(out, 0), "its peer rank 4 on c1") != NULL,
+              "a point-to-point call's failure names its peer");
+    json_decref(out);
+
+    /* 8. c1's ranks were killed, and rank 2's call failed for it: c1 died */
+    snprintf(text, sizeof(text), "%s", "mpirun noticed that process rank 4 with PID 0 on node "
+             "c1 exited on signal 9 (Killed).\n");
+    mpierr(text, sizeof(text), 2, "b1", -1);
+    for (int r = 0; r < 4; ++r)
+        if (r != 2)
+            down(text, sizeof(text), r, r < 2 ? "a1" : "b1", 17000);
+    out = diagnose(text, 2.1, got, sizeof(got));
+    expect(out, got, "crash c1 quarantine",
+           "beside a rank that died, the one whose call failed is not blamed");
     json_decref(out);
 
     fc_inventory_free(&inv);
