@@ -132,4 +132,8 @@ void fc_figure_stop(json_t *rec, json_t *f)
     json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));
     json_object_set_new(f, "ranks", json_string(fc_json_str(rec, "ranks")));
     json_object_set_new(f, "stuck_at", json_string(fc_json_str(rec, "stuck_at")));
+    /* what placed it, or why nothing did: the launcher's words, the ranks'
+     * accounts, the probe's answers, the failed MPI calls */
+    if (json_is_object(json_object_get(rec, "evidence")))
+        json_object_set(f, "evidence", json_object_get(rec, "evidence"));
 }

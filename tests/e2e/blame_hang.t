@@ -38,7 +38,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcb 2,3,1
-plan 23
+plan 25
 H1=${NAME}01 H2=${NAME}02 H4=${NAME}04 H5=${NAME}05
 INJ="--env LD_PRELOAD=$PWD/$BUILD/libfc_inject.so"
 # p.yaml: the rack and cluster stages; c.yaml: the cluster stage alone
@@ -112,6 +112,16 @@ ok $? "rack2 (with $H4) FAILs, rack1 and rack3 PASS ($rc)"
 grep -q "exited on signal 9" "$TMP/kill/certificates/rack2.json" &&
     ! grep -q "exited on signal 9" "$TMP/kill/certificates/rack1.json"
 ok $? "rack2's certificate holds the crash's evidence, rack1's does not"
+# the evidence where people and programs read it: rack2's HTML page says
+# who died and how the others ended; its certificate holds the record's
+# evidence (the launcher's words, the torn-down count, no watchdog fired)
+grep -q "ranks 3,9 on host $H4 died: the launcher reports rank [39] exited on signal 9 (Killed).*other rank(s) were torn down" "$TMP/kill/report/rack-rack2.html" &&
+    perl -MJSON::PP -e 'local $/; my $c = decode_json(<>)->{certificate};
+        my @f = grep { ref $_->{evidence} } map { @{$_->{figures} || []} } @{$c->{stages} || []};
+        exit !(grep { !$_->{evidence}{timeout_came} && $_->{evidence}{torn_down_ranks} > 0 &&
+                      grep({ /exited on signal 9/ } @{$_->{evidence}{launcher}}) } @f)' \
+        "$TMP/kill/certificates/rack2.json"
+ok $? "the crash in rack2's HTML (who died, the others torn down) and its evidence in the certificate"
 
 # 3. both ranks of $H2 stopped in the cluster stage's third all_reduce
 t0=$(date +%s)
@@ -124,7 +134,7 @@ ok $([ "$n" = "1:$H2/1,7/node/1" ]; echo $?) "stuck in a collective: one hang re
 n=$(rec stop 'my ($h) = grep { $_->{type} eq "hang" } @r; $h->{evidence}{probe}')
 echo "$n" | grep -q "6 host(s), 30 of 30 directed exchanges arrived intact"
 ok $? "the probe ran on the 6 hosts and every pair answered ($n)"
-n=$(rec stop 'my ($h) = grep { $_->{type} eq "hang" } @r; join ",", map { sprintf "%s:%s", $_->{rank}, $_->{cpu_pct} < 2 ? "idle" : "busy" } @{$h->{evidence}{ranks}}')
+n=$(rec stop 'my ($h) = grep { $_->{type} eq "hang" } @r; join ",", map { sprintf "%s:%s", $_->{rank}, $_->{cpu_pct} < 0.2 ? "idle" : "busy" } @{$h->{evidence}{ranks}}')
 ok $([ "$n" = "0:busy,1:idle,2:busy,3:busy,4:busy,5:busy,6:busy,7:idle,8:busy,9:busy,10:busy,11:busy" ]; echo $?) \
     "the ranks' accounts: only $H2's ranks were idle ($n)"
 q=$(quarantined stop)
@@ -132,6 +142,13 @@ ok $([ "$q" = "$H2" ]; echo $?) "only $H2 is quarantined ($q)"
 [ $rc -eq 1 ] && grep -q "^rack rack1: FAIL" "$TMP/stop.out" && grep -q "^rack rack2: PASS" "$TMP/stop.out" &&
     grep -q "^rack rack3: PASS" "$TMP/stop.out"
 ok $? "the stage runs again without it: rack2 and rack3 PASS, rack1 FAILs ($rc)"
+grep -q "the processes of host $H2 stopped making progress: ranks 1,7 used at most [0-9.]*% of a core .*a point-to-point probe found every host answering" "$TMP/stop/report/rack-rack1.html" &&
+    perl -MJSON::PP -e 'local $/; my $c = decode_json(<>)->{certificate};
+        my @f = grep { ref $_->{evidence} } map { @{$_->{figures} || []} } @{$c->{stages} || []};
+        exit !(grep { $_->{evidence}{probe} =~ /30 of 30 directed exchanges/ &&
+                      @{$_->{evidence}{probe_answers} || []} == 6 && @{$_->{evidence}{ranks} || []} == 12 } @f)' \
+        "$TMP/stop/certificates/rack1.json"
+ok $? "the placement in rack1's HTML (idle ranks, the probe) and its evidence in the certificate (the probe's 6 answers, the 12 ranks' accounts)"
 
 # 3b. both ranks of $H2 (healthy) have the cluster stage's third all_reduce
 # fail through the communicator's error handler: observers, not culprits
