@@ -310,6 +310,7 @@ void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_buf
     fc_watchdog_progress(index, what);
     for (int e = 0; e < plan.n; ++e) {
         int nrounds = 0, more = 1;
+        double t0 = MPI_Wtime();
 
         memset(a, 0, sizeof(a));
         memset(c, 0, sizeof(c));
@@ -330,9 +331,15 @@ void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_buf
             }
             MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
         }
-        if (ctx->world_rank == 0)
-            fc_stage_confirm_settle(&ctx->sp, fc_confirm_kind(ctx), pt, sums, js,
-                                    plan.index[e][0], plan.index[e][1], a, c, nrounds, extra);
+        if (ctx->world_rank == 0) {
+            int g = plan.index[e][0];
+
+            fc_stage_confirm_settle(&ctx->sp, fc_confirm_kind(ctx), pt, sums, js, g,
+                                    plan.index[e][1], a, c, nrounds, extra);
+            json_object_set_new(json_object_get(extra[g], "confirmation"), "seconds",
+                                json_real(MPI_Wtime() - t0));
+            ctx->confirm_s += MPI_Wtime() - t0;
+        }
     }
     free(gathered);
 }

@@ -261,6 +261,7 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
     memset(ctx, 0, sizeof(*ctx));
     ctx->stage = stage;
     MPI_Init(argc, argv);
+    ctx->started_s = MPI_Wtime();
     fc_alloc_set_die(fc_stage_die);
     MPI_Comm_rank(MPI_COMM_WORLD, &ctx->world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ctx->world_size);
@@ -504,6 +505,10 @@ int fc_stage_finish(fc_stage_ctx_t *ctx, fc_status_t status)
         json_object_set_new(rec, "judged_records", json_integer(ctx->results.judged));
         json_object_set_new(rec, "judged_not_pass", json_integer(ctx->results.judged_not_pass));
         json_object_set_new(rec, "failed_points", json_integer(failed));
+        /* what the stage took, and of that its confirmations alone (what
+         * confirmation before blame adds to a run) */
+        json_object_set_new(rec, "seconds", json_real(MPI_Wtime() - ctx->started_s));
+        json_object_set_new(rec, "confirm_seconds", json_real(ctx->confirm_s));
         json_object_set_new(rec, "status", json_string(fc_status_str(status)));
         json_object_set_new(rec, "verdict", json_string(
             status == FC_OK ? "PASS" : status == FC_ERR_SKIP ? "SKIP" : "FAIL"));

@@ -266,6 +266,7 @@ static void fc_pairs_confirm_alone(fc_pairs_bufs_t *bufs)
                  "(they fail, nobody is quarantined)");
     MPI_Bcast(stop, 2, MPI_INT, 0, run->leaders);
     run->confirm_seconds = MPI_Wtime() - t0;
+    run->ctx->confirm_s += run->confirm_seconds;
     if (nslow > 0)
         fc_tap_diag(&run->ctx->tap, "pairs: %d slow pair(s) in the rounds; confirmation: %d "
                     "pair(s) probed alone (%d measurements) in %.2f s%s", nslow,

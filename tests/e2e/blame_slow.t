@@ -279,6 +279,10 @@ racks_are allslow FAIL FAIL FAIL
 st=$?
 q=$(quarantined allslow)
 ok $(( rc != 1 || st != 0 || ${#q} != 0 )) "every node slowed alike past a limit: every rack FAILs, nobody quarantined ($rc; ${q:-none})"
-diag "run times (s): clean $(cat "$TMP/clean1.secs") $(cat "$TMP/clean2.secs"), slow link $(cat "$TMP/slow1.secs") $(cat "$TMP/slow2.secs") $(cat "$TMP/slow3.secs")"
-diag "pairs confirmation (s): $(rec slow1 '(map { sprintf "%.1f", $_->{seconds} } grep { $_->{type} eq "pairs_confirmation" } @r)[0]') of $H4's slow link; retest of the slowed rank: $(sed -n 's/^retest cluster: done, \(.*\) s$/\1/p' "$TMP/crank.out") s launched"
+# what the confirmations and retests add to each run (README, "How long
+# confirmation takes"): the run's wall time beside its records' figures
+for r in clean1 clean2 slow1 slow2 slow3 crank rrank transient uplink onerank allslow; do
+    [ -e "$TMP/$r/results.jsonl" ] && diag "cost $r: wall $(cat "$TMP/$r.secs") s; $(cost "$TMP/$r")"
+done
+diag "pairs confirmation (s): $(rec slow1 '(map { sprintf "%.1f s, %d probes, %d measurements", $_->{seconds}, $_->{probes}, $_->{measurements} } grep { $_->{type} eq "pairs_confirmation" } @r)[0]') for $H4's slow link"
 done_testing
