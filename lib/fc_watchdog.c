@@ -48,6 +48,11 @@ static struct {
     fc_wd_sample_t samples[FC_WATCHDOG_SAMPLES];
     int nsamples;
     long entered, done;             /* measured calls (atomic) */
+    long long last_sample_ms;       /* CLOCK_MONOTONIC of the newest sample,
+                                     * and the longest gap between two in
+                                     * the last 10 s, ending when (atomic):
+                                     * the handler's "since_sample_ms" */
+    long long max_gap_ms, max_gap_at_ms;
     char down[2][768];              /* the tear-down line, two copies */
     volatile sig_atomic_t down_cur; /* which copy is whole */
     size_t down_len[2];
@@ -82,8 +87,18 @@ static void fc_wd_sample(void)
     s->t = fc_wd_now();
     s->cpu = fc_wd.have_cpu && clock_gettime(fc_wd.main_cpu, &ts) == 0
                  ? (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 : -1.0;
+    long long now_ms = (long long)(s->t * 1000);
+    long long gap = fc_wd.nsamples > 0 ? now_ms - fc_wd.last_sample_ms : 0;
+
     s->done = __atomic_load_n(&fc_wd.done, __ATOMIC_RELAXED);
     ++fc_wd.nsamples;
+    /* a process stopped and woken samples once at once: the gap it
+     * leaves is kept a while, so the tear-down line still shows it */
+    if (gap >= fc_wd.max_gap_ms || now_ms - fc_wd.max_gap_at_ms > 10000) {
+        __atomic_store_n(&fc_wd.max_gap_ms, gap, __ATOMIC_RELAXED);
+        __atomic_store_n(&fc_wd.max_gap_at_ms, now_ms, __ATOMIC_RELAXED);
+    }
+    __atomic_store_n(&fc_wd.last_sample_ms, now_ms, __ATOMIC_RELAXED);
 }
 
 /* The main thread's CPU seconds and completed calls over the last window
@@ -191,32 +206,54 @@ static void fc_wd_format_down(void)
     fc_wd.down_cur = next;
 }
 
-/* The launcher is tearing the job down: say where this rank was and how
- * long before its own deadline the tear-down came (negative: after it; a
- * rank that was stopped at its deadline is woken by the tear-down and says
- * so late), then end as SIGTERM would have ended it. Only
- * async-signal-safe calls: clock_gettime, write, signal, raise. */
+/* v in decimal at line + *len (async-signal-safe). */
+static void fc_wd_put_ll(char *line, size_t *len, long long v)
+{
+    char digits[24];
+    size_t nd = 0;
+
+    if (v < 0)
+        line[(*len)++] = '-';
+    for (unsigned long long u = v < 0 ? (unsigned long long)-v : (unsigned long long)v;
+         nd == 0 || u > 0; u /= 10)
+        digits[nd++] = (char)('0' + u % 10);
+    while (nd > 0)
+        line[(*len)++] = digits[--nd];
+}
+
+/* The launcher is tearing the job down: say where this rank was, how long
+ * before its own deadline the tear-down came (negative: after it) and how
+ * long ago the watchdog thread last sampled (a process that was stopped,
+ * SIGSTOP, and is woken by the tear-down has a gap of seconds: it was not
+ * running, whatever its deadline), then end as SIGTERM would have ended
+ * it. Only async-signal-safe calls: clock_gettime, write, signal, raise. */
 static void fc_wd_on_term(int sig)
 {
+    static const char gap_key[] = ",\"since_sample_ms\":";
     int cur = fc_wd.down_cur;
-    char line[sizeof(fc_wd.down[0])], digits[24];
-    size_t len = fc_wd.down_len[cur], nd = 0;
+    char line[sizeof(fc_wd.down[0])];
+    size_t len = fc_wd.down_len[cur];
     struct timespec now;
-    long long ms = 0;
+    long long ms = 0, gap = -1;
     ssize_t rc;
 
     for (size_t i = 0; i < len; ++i)
         line[i] = fc_wd.down[cur][i];
-    if (clock_gettime(CLOCK_MONOTONIC, &now) == 0)
+    if (clock_gettime(CLOCK_MONOTONIC, &now) == 0) {
+        long long now_ms = (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+        long long held = __atomic_load_n(&fc_wd.max_gap_ms, __ATOMIC_RELAXED);
+
         ms = ((long long)fc_wd.deadline.tv_sec - (long long)now.tv_sec) * 1000 +
              ((long long)fc_wd.deadline.tv_nsec - (long long)now.tv_nsec) / 1000000;
-    if (ms < 0)
-        line[len++] = '-';
-    for (unsigned long long v = ms < 0 ? (unsigned long long)-ms : (unsigned long long)ms;
-         nd == 0 || v > 0; v /= 10)
-        digits[nd++] = (char)('0' + v % 10);
-    while (nd > 0)
-        line[len++] = digits[--nd];
+        gap = now_ms - __atomic_load_n(&fc_wd.last_sample_ms, __ATOMIC_RELAXED);
+        if (now_ms - __atomic_load_n(&fc_wd.max_gap_at_ms, __ATOMIC_RELAXED) <= 10000 &&
+            held > gap)
+            gap = held;
+    }
+    fc_wd_put_ll(line, &len, ms);
+    for (size_t i = 0; gap_key[i]; ++i)
+        line[len++] = gap_key[i];
+    fc_wd_put_ll(line, &len, gap);
     line[len++] = '}';
     line[len++] = '\n';
     rc = write(STDERR_FILENO, line, len);
@@ -262,6 +299,7 @@ fc_status_t fc_watchdog_start(double timeout_s, const char *stage, int rank,
     fc_wd.peer = -1;
     fc_wd.stop = 0;
     fc_wd.nsamples = 0;
+    fc_wd.max_gap_ms = fc_wd.max_gap_at_ms = 0;
     fc_wd.have_cpu = pthread_getcpuclockid(pthread_self(), &fc_wd.main_cpu) == 0;
     fc_wd_sample();
     fc_wd_format_down();

@@ -25,13 +25,15 @@
  * one of its processes died) says so before it goes, with one line
  *
  *     FABCERT-DOWN {"stage":..,"rank":..,"host":..,"index":..,"at":..,"signal":15,
- *                   "before_deadline_ms":..}
+ *                   "before_deadline_ms":..,"since_sample_ms":..}
  *
  * so that after a crash the ranks that said nothing are the dead ones, and
  * after a timeout a rank torn down before its own deadline came (it
  * started later than the rank that fired first) is not taken for one
  * that did not arrive (before_deadline_ms: how long before this rank's
- * own deadline the tear-down came; negative after it).
+ * own deadline the tear-down came, negative after it; since_sample_ms:
+ * how long the process had not run its watchdog thread, seconds for one
+ * that was stopped).
  * A rank whose MPI call failed (the library reported an error: a peer's
  * link died, a transport gave up) is an observer of the fault, not its
  * cause; the stage's error handler (lib/fc_stage_mpierr.c) has it say so

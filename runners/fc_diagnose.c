@@ -157,9 +157,12 @@ static int fc_diag_only_observed(const fc_diag_t *d)
 int fc_diag_torn_early(const fc_diag_rank_t *r)
 {
     json_t *ms = json_object_get(r->down, "before_deadline_ms");
+    json_t *gap = json_object_get(r->down, "since_sample_ms");
 
     return r->wd == NULL && r->late == NULL && r->down != NULL && json_is_integer(ms) &&
-           (double)json_integer_value(ms) / 1000.0 > -FC_LATE_REPORT_S;
+           (double)json_integer_value(ms) / 1000.0 > -FC_LATE_REPORT_S &&
+           json_is_integer(gap) && json_integer_value(gap) >= 0 &&
+           (double)json_integer_value(gap) / 1000.0 <= FC_LATE_REPORT_S;
 }
 
 /* How the launcher says a rank ended, e.g. "exited on signal 9 (Killed)". */

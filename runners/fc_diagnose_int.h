@@ -60,11 +60,13 @@ json_t *fc_diag_finding(fc_diag_t *d, const char *type, const char *host,
  * launcher did not say that it ended the rank itself. */
 int fc_diag_silent(const fc_diag_rank_t *r);
 /* No watchdog report, but a tear-down line that came before its own
- * deadline, or within FC_LATE_REPORT_S after it: each rank's deadline
- * starts at its own start-up, so a rank that started later than the one
- * that fired first is torn down before its watchdog could speak. Never
- * one that did not arrive. (A stopped rank, woken by the tear-down past
- * its deadline, says so late, as its watchdog would.) */
+ * deadline, or within FC_LATE_REPORT_S after it, from a process that was
+ * running (its watchdog thread sampled within FC_LATE_REPORT_S): each
+ * rank's deadline starts at its own start-up, so a rank that started
+ * later than the one that fired first is torn down before its watchdog
+ * could speak. Never one that did not arrive. (A stopped rank, woken by
+ * the tear-down, says so: a gap of seconds since its last sample, and,
+ * past its deadline, a late line.) */
 int fc_diag_torn_early(const fc_diag_rank_t *r);
 /* How the launcher says a rank ended, e.g. "exited on signal 9 (Killed)". */
 void fc_diag_note_text(json_t *note, char *buf, size_t len);

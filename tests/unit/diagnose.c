@@ -43,13 +43,22 @@ static void wd(char *buf, size_t len, int rank, const char *host)
              "\"cpu_s\":0.5000,\"done_in_window\":0}\n", rank, host);
 }
 
-/* A tear-down line, before_ms before the rank's own deadline. */
-static void down(char *buf, size_t len, int rank, const char *host, long before_ms)
+/* A tear-down line, before_ms before the rank's own deadline, gap_ms
+ * after its watchdog's last sample. */
+static void down_gap(char *buf, size_t len, int rank, const char *host, long before_ms,
+                     long gap_ms)
 {
     snprintf(buf + strlen(buf), len - strlen(buf),
              "FABCERT-DOWN {\"stage\":\"cluster\",\"rank\":%d,\"host\":\"%s\",\"index\":3,"
              "\"at\":\"all_reduce int32 sum 64 KiB\",\"signal\":15,"
-             "\"before_deadline_ms\":%ld}\n", rank, host, before_ms);
+             "\"before_deadline_ms\":%ld,\"since_sample_ms\":%ld}\n", rank, host, before_ms,
+             gap_ms);
+}
+
+/* ... from a rank that was running (sampled 200 ms ago). */
+static void down(char *buf, size_t len, int rank, const char *host, long before_ms)
+{
+    down_gap(buf, len, rank, host, before_ms, 200);
 }
 
 /* A failed MPI call's line; peer -1: none named. */
@@ -163,7 +172,7 @@ int main(void)
     int fd;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 12);
+    fc_tap_plan(&tap, 13);
     if ((fd = mkstemp(log_path)) < 0)
         fc_tap_bail(&tap, "cannot make a temporary file");
     close(fd);
@@ -210,6 +219,19 @@ int main(void)
     out = diagnose(text, 23.2, got, sizeof(got));
     expect(out, got, "hang c1 quarantine",
            "ranks torn down 3 s past their own deadline were not running at it");
+    json_decref(out);
+
+    /* 3b. c1's ranks started late and were stopped (SIGSTOP) for 9 s:
+     * woken by the tear-down before their own deadline, but their
+     * watchdog had not run for 9 s: they did not arrive */
+    text[0] = '\0';
+    for (int r = 0; r < 4; ++r)
+        wd(text, sizeof(text), r, r < 2 ? "a1" : "b1");
+    down_gap(text, sizeof(text), 4, "c1", 1000, 9000);
+    down_gap(text, sizeof(text), 5, "c1", 1020, 9010);
+    out = diagnose(text, 23.2, got, sizeof(got));
+    expect(out, got, "hang c1 quarantine",
+           "ranks torn down before their deadline that had not run for 9 s did not arrive");
     json_decref(out);
 
     /* 4. c1's ranks silent at the timeout: did not arrive */
