@@ -1,7 +1,9 @@
 /*
  * fc_drift.c - see fc_drift.h. The lower quartile is the sorted medians'
  * element (n-1)/4, rounded down; the sustained level of a run of k windows
- * is its minimum, so every window of the run was at least that slow.
+ * is its minimum, so every window of the run was at least that slow; the
+ * intermittent level is the sorted medians' element n - max(k, ceil(n/4)),
+ * so that many windows, wherever they fell, were at least that slow.
  */
 #include "fc_drift.h"
 
@@ -21,7 +23,7 @@ void fc_drift_judge(const double *m, int n, int k, fc_drift_t *d)
     int lo;
 
     memset(d, 0, sizeof(*d));
-    d->drift_pct = d->peak_pct = -1;
+    d->drift_pct = d->peak_pct = d->intermittent_pct = -1;
     if (n < 2 || n > FC_DRIFT_MAX_WINDOWS || k < 1)
         return;
     if ((sorted = malloc((size_t)n * sizeof(*sorted))) == NULL)
@@ -34,6 +36,9 @@ void fc_drift_judge(const double *m, int n, int k, fc_drift_t *d)
     pos = (n - 1) * 0.25;
     lo = (int)pos;
     d->reference = sorted[lo];
+    d->slow_windows = (n + 3) / 4 > k ? (n + 3) / 4 : k;
+    if (d->slow_windows <= n)
+        d->intermittent = sorted[n - d->slow_windows];
     free(sorted);
     if (d->reference <= 0)
         return;
@@ -56,4 +61,12 @@ void fc_drift_judge(const double *m, int n, int k, fc_drift_t *d)
     d->drift_pct = (d->sustained / d->reference - 1) * 100;
     if (d->drift_pct < 0)
         d->drift_pct = 0;
+    d->intermittent_pct = (d->intermittent / d->reference - 1) * 100;
+    if (d->intermittent_pct < 0)
+        d->intermittent_pct = 0;
+}
+
+double fc_drift_worst_pct(const fc_drift_t *d)
+{
+    return d->intermittent_pct > d->drift_pct ? d->intermittent_pct : d->drift_pct;
 }

@@ -1,7 +1,8 @@
 /*
  * fc_pairs_confirm.c - see fc_pairs_confirm.h. Every probe goes through
  * fc_confirm_probe(), which caches by unordered pair (a pair is never
- * measured alone twice) and enforces the budget.
+ * probed twice), takes the measurements the confirmation rule asks for
+ * (lib/fc_confirm_rule.h) and enforces the budget in measurements.
  */
 #include "fc_pairs_confirm.h"
 
@@ -33,21 +34,34 @@ const char *fc_pair_verdict_name(fc_pair_verdict_t v)
     return "?";
 }
 
-/* The index of the probe x <-> y, measuring it if it was not yet; -1 when
- * the budget is spent. */
+/* The index of the probe x <-> y, probing it if it was not yet: alone
+ * twice, a third time when the two disagree; -1 when its three
+ * measurements no longer fit in the budget. */
 static int fc_confirm_probe(fc_confirm_run_t *run, int x, int y)
 {
     fc_pairs_confirm_t *c = run->c;
+    fc_pairs_probe_t *pr;
+    fc_confirm_decision_t d;
 
     for (int i = 0; i < c->nprobes; ++i)
         if ((c->probes[i].x == x && c->probes[i].y == y) ||
             (c->probes[i].x == y && c->probes[i].y == x))
             return i;
-    if (c->nprobes >= c->max_probes) {
+    if (c->nmeasures + FC_CONFIRM_MAX_MEASURES > c->max_measures) {
         c->exhausted = 1;
         return -1;
     }
-    c->probes[c->nprobes] = (fc_pairs_probe_t){ x, y, run->probe(run->arg, x, y) };
+    pr = &c->probes[c->nprobes];
+    memset(pr, 0, sizeof(*pr));
+    pr->x = x;
+    pr->y = y;
+    pr->first = c->nmeasures;
+    do {
+        pr->meas[pr->nmeasures++] = run->probe(run->arg, x, y);
+        c->nmeasures++;
+        d = fc_confirm_decide(pr->meas, pr->nmeasures);
+    } while (d == FC_CONFIRM_MORE && pr->nmeasures < FC_CONFIRM_MAX_MEASURES);
+    pr->slow = d == FC_CONFIRM_SLOW ? 1 : d == FC_CONFIRM_CLEARED ? 0 : -1;
     return c->nprobes++;
 }
 
@@ -326,15 +340,16 @@ int fc_confirm_clear(const fc_pairs_confirm_t *c, int v)
     return 0;
 }
 
-static int fc_confirm_alloc(int n, int nracks, int npairs, int max_probes,
+static int fc_confirm_alloc(int n, int nracks, int npairs, int max_measures,
                             fc_pairs_confirm_t *c)
 {
     memset(c, 0, sizeof(*c));
     c->n = n;
     c->nracks = nracks;
     c->npairs = npairs;
-    c->max_probes = max_probes;
-    c->probes = calloc((size_t)max_probes + 1, sizeof(*c->probes));
+    c->max_measures = max_measures;
+    c->probes = calloc((size_t)max_measures / FC_CONFIRM_MIN_MEASURES + 1,
+                       sizeof(*c->probes));
     c->link = calloc((size_t)n + 1, sizeof(int));
     c->alone_in_rack = calloc((size_t)n + 1, sizeof(int));
     c->probed = calloc((size_t)n + 1, sizeof(int));
@@ -361,13 +376,13 @@ static int fc_confirm_alloc(int n, int nracks, int npairs, int max_probes,
 }
 
 int fc_pairs_confirm(int n, const int *rack, int nracks, int npairs, const int *a,
-                     const int *b, const int *slow, int max_probes,
+                     const int *b, const int *slow, int max_measures,
                      fc_pairs_probe_func_t probe, void *arg, fc_pairs_confirm_t *c)
 {
     fc_confirm_run_t run = { c, rack, a, b, slow, NULL, NULL, probe, arg };
     int status = -1;
 
-    if (fc_confirm_alloc(n, nracks, npairs, max_probes < 0 ? 0 : max_probes, c) != 0)
+    if (fc_confirm_alloc(n, nracks, npairs, max_measures < 0 ? 0 : max_measures, c) != 0)
         goto out;
     run.slowc = calloc((size_t)n + 1, sizeof(int));
     run.order = calloc((size_t)n + 1, sizeof(int));

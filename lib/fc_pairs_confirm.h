@@ -5,8 +5,11 @@
  * spine. Nothing measured in a round is blamed until it is reproduced
  * alone: every other pair idle, one pair measured at a time.
  *
- * Given the tournament's slow pairs and a probe (measure x <-> y alone and
- * judge it by the same limits), fc_pairs_confirm() decides, in this order:
+ * Given the tournament's slow pairs and a measurement (x <-> y alone, judged
+ * by the same limits), fc_pairs_confirm() decides, in this order. Each
+ * probe below is decided by the rule of lib/fc_confirm_rule.h: two alone
+ * measurements, and a third when they disagree (the majority of three);
+ * every measurement is kept.
  *
  *  1. A rack uplink: every pair that crosses from rack R (two nodes or
  *     more) to another rack was slow; it is confirmed when, alone, a node
@@ -27,15 +30,19 @@
  *     measurements on record.
  *
  * Nodes are visited most-slow first, so one bad node among n costs about
- * four probes, not n. At most max_probes are made; what is left then is
- * UNCONFIRMED: never a pass, never a quarantine. Pure logic: the probe is
- * a callback (suites/pairs.c measures over MPI; tests/unit/pairs_confirm.c
- * simulates a fabric).
+ * four probes (eight measurements), not n. At most max_measures
+ * measurements are made, a probe starting only while its three fit; what
+ * is left then is UNCONFIRMED: never a pass, never a quarantine. Pure
+ * logic: the measurement is a callback (suites/pairs.c measures over MPI;
+ * tests/unit/pairs_confirm.c simulates a fabric).
  */
 #ifndef FC_PAIRS_CONFIRM_H
 #define FC_PAIRS_CONFIRM_H
 
-/* Measure x <-> y alone and judge it: 1 slow, 0 fast, -1 not measured. */
+#include "fc_confirm_rule.h"
+
+/* Measure x <-> y alone once and judge it: 1 slow, 0 fast, -1 not
+ * measured. It is measurement number c->nmeasures (from 0) of the run. */
 typedef int (*fc_pairs_probe_func_t)(void *arg, int x, int y);
 
 /* What became of a pair of the tournament. */
@@ -57,19 +64,23 @@ typedef enum fc_pair_verdict {
     FC_PAIR_V_UNCONFIRMED,      /* slow in its round, the probes ran out */
 } fc_pair_verdict_t;
 
-/* One alone measurement. */
+/* One probe: a pair measured alone two or three times, and the decision. */
 typedef struct fc_pairs_probe {
     int x, y;
-    int slow;                   /* 1 slow, 0 fast, -1 not measured */
+    int slow;                   /* the decision: 1 slow, 0 fast, -1 not measured */
+    int first;                  /* its measurements are numbers first .. */
+    int nmeasures;              /* ... first + nmeasures - 1, in order */
+    int meas[FC_CONFIRM_MAX_MEASURES];  /* each one's judgement (1, 0, -1) */
 } fc_pairs_probe_t;
 
 #define FC_CONFIRM_PARTNERS 2
 
 typedef struct fc_pairs_confirm {
     int n, npairs, nracks;
-    fc_pairs_probe_t *probes;   /* every alone measurement, in order */
-    int nprobes, max_probes;
-    int exhausted;              /* max_probes was reached */
+    fc_pairs_probe_t *probes;   /* every probe, in order */
+    int nprobes;
+    int nmeasures, max_measures;    /* alone measurements made, allowed */
+    int exhausted;              /* a probe did not fit in max_measures */
     /* per node */
     int *link;                  /* 1: its NIC or link is confirmed */
     int *alone_in_rack;         /* its partners were all across the spine */
@@ -89,10 +100,11 @@ typedef struct fc_pairs_confirm {
 } fc_pairs_confirm_t;
 
 /* n nodes in racks rack[v] (0..nracks-1), npairs pairs (a[k], b[k]) of the
- * tournament with slow[k]; max_probes bounds the alone measurements.
- * Returns 0, or -1 when out of memory (then nothing is confirmed). */
+ * tournament with slow[k]; max_measures bounds the alone measurements
+ * (probe calls). Returns 0, or -1 when out of memory (then nothing is
+ * confirmed). */
 int fc_pairs_confirm(int n, const int *rack, int nracks, int npairs, const int *a,
-                     const int *b, const int *slow, int max_probes,
+                     const int *b, const int *slow, int max_measures,
                      fc_pairs_probe_func_t probe, void *arg, fc_pairs_confirm_t *c);
 void fc_pairs_confirm_free(fc_pairs_confirm_t *c);
 

@@ -14,16 +14,14 @@
 
 #include "fc_pairs_evidence.h"
 
-/* The slowest size of probe i (its figure in the texts), or NULL. */
-static const fc_pair_t *fc_probe_figure(const fc_pairs_run_t *run, int i)
+/* The slowest size of measurement m (its figure in the texts). */
+static const fc_pair_t *fc_measure_figure(const fc_pairs_run_t *run, int m)
 {
     const fc_pair_t *worst = NULL;
     int nz = run->ctx->sp.nsizes;
 
-    if (i < 0 || i >= run->confirm.nprobes || run->confirm.probes[i].slow < 0)
-        return NULL;
     for (int z = 0; z < nz; ++z) {
-        const fc_pair_t *p = &run->alone[i * nz + z];
+        const fc_pair_t *p = &run->alone[m * nz + z];
 
         if (worst == NULL || (p->slow && !worst->slow) ||
             (p->slow == worst->slow && p->bw_gbps < worst->bw_gbps))
@@ -32,42 +30,67 @@ static const fc_pair_t *fc_probe_figure(const fc_pairs_run_t *run, int i)
     return worst;
 }
 
-/* "0.0002 GB/s with b1 (same rack)" for probe i seen from node v */
+/* "0.0002, 0.0003 GB/s (slow 2 of 2) with b1 (same rack)" for probe i
+ * seen from node v: every alone measurement's figure, in order */
 static size_t fc_probe_text(const fc_pairs_run_t *run, int i, int v, char *buf, size_t len)
 {
-    const fc_pair_t *p = fc_probe_figure(run, i);
-    int other;
+    const fc_pairs_probe_t *pr;
+    const fc_pair_t *p = NULL;
+    size_t at = 0;
+    int other, nslow;
 
-    if (p == NULL)
+    if (i < 0 || i >= run->confirm.nprobes || run->confirm.probes[i].slow < 0)
         return (size_t)snprintf(buf, len, "not measured");
-    other = p->a == v ? p->b : p->a;
-    return (size_t)snprintf(buf, len, "%.4f GB/s%s with %s (%s)", p->bw_gbps,
-                            p->slow ? ", slow," : "", fc_host(run, other),
-                            run->node_racks[other] == run->node_racks[v] ? "same rack"
-                                                                          : "across the spine");
+    pr = &run->confirm.probes[i];
+    for (int k = 0; k < pr->nmeasures; ++k) {
+        p = fc_measure_figure(run, pr->first + k);
+        at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%s%.4f", k ? ", " : "",
+                               p->bw_gbps);
+    }
+    other = pr->x == v ? pr->y : pr->x;
+    nslow = fc_confirm_slow_count(pr->meas, pr->nmeasures);
+    if (nslow > 0)
+        at += (size_t)snprintf(buf + at, at < len ? len - at : 0, " GB/s (slow %d of %d) with",
+                               nslow, pr->nmeasures);
+    else
+        at += (size_t)snprintf(buf + at, at < len ? len - at : 0, " GB/s with");
+    return at + (size_t)snprintf(buf + at, at < len ? len - at : 0, " %s (%s)",
+                                 fc_host(run, other),
+                                 run->node_racks[other] == run->node_racks[v]
+                                     ? "same rack" : "across the spine");
 }
 
-/* Probe i as JSON: both hosts, every size, slow or not. */
+/* Probe i as JSON: both hosts, the decision, and every alone measurement
+ * (every size, slow or not). */
 json_t *fc_pairs_probe_json(const fc_pairs_run_t *run, int i)
 {
     int nz = run->ctx->sp.nsizes;
-    json_t *sizes = json_array();
+    json_t *measurements = json_array();
     const fc_pairs_probe_t *pr;
 
     if (i < 0 || i >= run->confirm.nprobes)
         return json_null();
     pr = &run->confirm.probes[i];
-    for (int z = 0; pr->slow >= 0 && z < nz; ++z) {
-        const fc_pair_t *p = &run->alone[i * nz + z];
+    for (int k = 0; k < pr->nmeasures; ++k) {
+        json_t *sizes = json_array();
 
-        json_array_append_new(sizes, json_pack(
-            "{s:I, s:f, s:f, s:b, s:s}", "bytes", (json_int_t)run->ctx->sp.sizes[z],
-            "bw_gbps", p->bw_gbps, "latency_us", p->lat_us, "slow", p->slow,
-            "reason", p->nreasons ? p->reasons[0] : ""));
+        for (int z = 0; pr->meas[k] >= 0 && z < nz; ++z) {
+            const fc_pair_t *p = &run->alone[(pr->first + k) * nz + z];
+
+            json_array_append_new(sizes, json_pack(
+                "{s:I, s:f, s:f, s:b, s:s}", "bytes", (json_int_t)run->ctx->sp.sizes[z],
+                "bw_gbps", p->bw_gbps, "latency_us", p->lat_us, "slow", p->slow,
+                "reason", p->nreasons ? p->reasons[0] : ""));
+        }
+        json_array_append_new(measurements, json_pack(
+            "{s:s, s:o}", "result", pr->meas[k] < 0 ? "not measured" :
+            pr->meas[k] ? "slow" : "fast", "sizes", sizes));
     }
-    return json_pack("{s:s, s:s, s:s, s:o}", "host_a", fc_host(run, pr->x), "host_b",
+    return json_pack("{s:s, s:s, s:s, s:i, s:o}", "host_a", fc_host(run, pr->x), "host_b",
                      fc_host(run, pr->y), "result", pr->slow < 0 ? "not measured" :
-                     pr->slow ? "slow" : "fast", "sizes", sizes);
+                     pr->slow ? "slow" : "fast", "slow_measurements",
+                     fc_confirm_slow_count(pr->meas, pr->nmeasures), "measurements",
+                     measurements);
 }
 
 /* What the confirmation learnt of node v's own link, for a pair of it it
@@ -170,17 +193,37 @@ static json_t *fc_uplink_racks(const fc_pairs_run_t *run, int a, int b)
     return racks;
 }
 
+/* "0.0003 GB/s": the tournament's figure of pair (a, b), its slowest size
+ * that was slow (the concurrent measurement beside the alone ones). */
+static void fc_round_text(const fc_pairs_run_t *run, int a, int b, char *buf, size_t len)
+{
+    const fc_pair_t *worst = NULL;
+
+    for (int z = 0; z < run->ctx->sp.nsizes; ++z) {
+        const fc_pair_t *p = fc_pairs_find(run, a, b, z);
+
+        if (p != NULL && (worst == NULL || (p->slow && !worst->slow) ||
+                          (p->slow == worst->slow && p->bw_gbps < worst->bw_gbps)))
+            worst = p;
+    }
+    if (worst == NULL)
+        snprintf(buf, len, "not measured");
+    else
+        snprintf(buf, len, "%.4f GB/s", worst->bw_gbps);
+}
+
 /* A slow pair's verdict after confirmation: its implicates (or NULL for a
  * pass) and the first reason, into why. */
 json_t *fc_pairs_slow_verdict(const fc_pairs_run_t *run, int k, int a, int b,
                               fc_pair_verdict_t v, char *why, size_t len)
 {
     const fc_pairs_confirm_t *c = &run->confirm;
-    char alone[256] = "";
+    char alone[256] = "", round[64];
     int culprit = v == FC_PAIR_V_NODE_A ? a : b;
 
     if (run->confirmed && c->alone_probe[k] >= 0)
         fc_probe_text(run, c->alone_probe[k], a, alone, sizeof(alone));
+    fc_round_text(run, a, b, round, sizeof(round));
     switch (v) {
     case FC_PAIR_V_NODE_A:
     case FC_PAIR_V_NODE_B:
@@ -247,9 +290,9 @@ json_t *fc_pairs_slow_verdict(const fc_pairs_run_t *run, int k, int a, int b,
                          "quarantine", 0);
     }
     case FC_PAIR_V_PATH:
-        snprintf(why, len, "slow alone too (%s); %s and %s are each fast alone with "
-                 "another partner: the path between them", alone, fc_host(run, a),
-                 fc_host(run, b));
+        snprintf(why, len, "slow in its round (%s), alone too (%s); %s and %s are each "
+                 "fast alone with another partner: the path between them", round, alone,
+                 fc_host(run, a), fc_host(run, b));
         return json_pack("{s:s, s:[s,s], s:[s,s], s:b}", "part", "path", "hosts",
                          fc_host(run, a), fc_host(run, b), "racks", fc_rack_of(run, a),
                          fc_rack_of(run, b), "quarantine", 0);
@@ -258,8 +301,8 @@ json_t *fc_pairs_slow_verdict(const fc_pairs_run_t *run, int k, int a, int b,
 
         fc_end_text(run, a, ends[0], sizeof(ends[0]));
         fc_end_text(run, b, ends[1], sizeof(ends[1]));
-        snprintf(why, len, "slow alone too (%s), not placed: %s; %s", alone, ends[0],
-                 ends[1]);
+        snprintf(why, len, "slow in its round (%s), alone too (%s), not placed: %s; %s",
+                 round, alone, ends[0], ends[1]);
         /* not "localised": false, which asks the runner for a retest: the
          * confirmation has measured all a retest could */
         return json_pack("{s:s, s:s, s:[s,s], s:[s,s], s:b}", "part", "group",
@@ -268,8 +311,8 @@ json_t *fc_pairs_slow_verdict(const fc_pairs_run_t *run, int k, int a, int b,
                          "quarantine", 0);
     }
     case FC_PAIR_V_NOT_REPRODUCED:
-        snprintf(why, len, "slow in its round beside other pairs, not reproduced alone "
-                 "(%s): not judged a fault", alone);
+        snprintf(why, len, "slow in its round beside other pairs (%s), not reproduced "
+                 "alone (%s): not judged a fault", round, alone);
         return NULL;
     default:
         snprintf(why, len, "slow in its round; not confirmed alone (%s): the pair's "

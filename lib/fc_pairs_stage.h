@@ -5,7 +5,8 @@
  * confirmation's verdicts, records and TAP).
  * Rank 0 holds every pair at every size measured in the tournament
  * (`pairs`) and every pair measured alone by the confirmation (`alone`,
- * one entry per probe and size, in probe order).
+ * one entry per measurement and size, in measurement order: a probe's
+ * two or three measurements follow each other).
  */
 #ifndef FC_PAIRS_STAGE_H
 #define FC_PAIRS_STAGE_H
@@ -89,11 +90,14 @@ typedef struct fc_pairs_run {
     fc_stage_ctx_t *ctx;
     MPI_Comm leaders;       /* one rank per node; MPI_COMM_NULL elsewhere */
     int node, nnodes;
+    int *leader_world;      /* world rank of each node's leader (its peer
+                             * in an exchange, for the MPI error line) */
     char (*node_hosts)[FC_HOST_MAX];    /* rank 0 */
     int *node_racks;                    /* rank 0 */
     fc_pair_t *pairs;                   /* rank 0: every pair, every size */
     int npairs;
-    fc_pair_t *alone;                   /* rank 0: probe p, size z at p*nsizes+z */
+    fc_pair_t *alone;                   /* rank 0: measurement m, size z at
+                                         * m*nsizes+z */
     fc_pairs_confirm_t confirm;         /* rank 0: the confirmation's verdicts */
     int confirmed;                      /* 1 once confirm holds them */
     double confirm_seconds;

@@ -100,7 +100,8 @@ typedef struct fc_soak_profile {
     double max_drift_pct;       /* sustained slowdown against the soak's lower
                                  * quartile of window medians; < 0: not judged */
     int confirm_windows;        /* drift counts when it lasts this many
-                                 * consecutive windows (default 2) */
+                                 * consecutive windows (default 2), or comes
+                                 * back in this many and a quarter of them */
     double max_error_delta;     /* NIC/port error counters may rise by this */
     char nic_pattern[64];       /* glob of the NICs whose counters count */
     int window_line, window_col;    /* where window_s is, for messages */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_confirm_rule.h"
 #include "fc_log.h"
 #include "fc_stage_wrong.h"
 #include "fc_watchdog.h"
@@ -138,43 +139,93 @@ static void fc_confirm_append(fc_judgement_t *j, const char *text)
     snprintf(j->reasons[0] + at, sizeof(j->reasons[0]) - at, "; %s", text);
 }
 
-/* Rank 0: settle suspect g from its alone rounds a[] and control rounds c[]. */
-static void fc_confirm_settle(const fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
-                              fc_point_summary_t *sums, fc_judgement_t *js, int g,
-                              int h, const fc_point_summary_t *a,
-                              const fc_point_summary_t *c, json_t **extra)
+int fc_stage_confirm_round(const fc_stage_profile_t *sp, const fc_test_point_t *pt,
+                           const char *kind, double ref, int relative,
+                           const fc_point_summary_t *a, const fc_point_summary_t *c)
 {
-    double pct = ctx->sp.max_below_median_pct, ref = js[g].peer_median_busbw;
-    int relative = ref >= 0 &&
-                   fc_judge_relative_figure(pt->coll, &sums[g]) < ref * (1 - pct / 100.0);
-    const char *figure = fc_judge_relative_figure_name(pt->coll, sums[g].nranks);
-    int failed = 0, measured = 0;
-    json_t *rounds = json_array(), *round_reasons = json_array();
-    char text[FC_REASON_MAX * 2], figs[FC_REASON_MAX / 4] = "", cfigs[FC_REASON_MAX / 4] = "";
-    char brief[FC_REASON_MAX];
-    size_t at = 0, cat = 0;
+    fc_judgement_t ja;
+    int fail;
 
+    if (!a->valid || a->status != FC_OK)
+        return -1;
+    fc_judge_point_kind(sp, pt, a, 1, kind, &ja);
+    fail = ja.status == FC_ERR_FAIL;
+    if (relative) {
+        double base = c->valid && c->status == FC_OK ? fc_judge_relative_figure(pt->coll, c)
+                                                     : ref;
+
+        fail |= fc_judge_relative_figure(pt->coll, a) < base *
+                                                        (1 - sp->max_below_median_pct / 100.0);
+    }
+    return fail;
+}
+
+/* 1 when the relative rule failed group g in the point (beside the others). */
+static int fc_confirm_relative(const fc_stage_profile_t *sp, const fc_test_point_t *pt,
+                               const fc_point_summary_t *s, const fc_judgement_t *j)
+{
+    double ref = j->peer_median_busbw;
+
+    return ref >= 0 &&
+           fc_judge_relative_figure(pt->coll, s) < ref * (1 - sp->max_below_median_pct / 100.0);
+}
+
+fc_confirm_decision_t fc_stage_confirm_decide(const fc_stage_profile_t *sp,
+                                              const fc_test_point_t *pt, const char *kind,
+                                              const fc_point_summary_t *s,
+                                              const fc_judgement_t *j,
+                                              const fc_point_summary_t *a,
+                                              const fc_point_summary_t *c, int nrounds,
+                                              int *fails)
+{
+    int relative = fc_confirm_relative(sp, pt, s, j);
+
+    for (int r = 0; r < nrounds; ++r)
+        fails[r] = fc_stage_confirm_round(sp, pt, kind, j->peer_median_busbw, relative, &a[r],
+                                          &c[r]);
+    return fc_confirm_decide(fails, nrounds);
+}
+
+/* "0.041, 0.912, 0.050" GB/s: the relative figure of each valid round */
+static void fc_confirm_figures(const fc_test_point_t *pt, const fc_point_summary_t *x,
+                               int nrounds, char *buf, size_t len)
+{
+    size_t at = 0;
+
+    buf[0] = '\0';
+    for (int r = 0; r < nrounds; ++r) {
+        if (x[r].valid && x[r].status == FC_OK)
+            at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%s%.3f",
+                                   r ? ", " : "", fc_judge_relative_figure(pt->coll, &x[r]));
+        else
+            at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%snot measured",
+                                   r ? ", " : "");
+    }
+}
+
+void fc_stage_confirm_settle(const fc_stage_profile_t *sp, const char *kind,
+                             const fc_test_point_t *pt, fc_point_summary_t *sums,
+                             fc_judgement_t *js, int g, int h, const fc_point_summary_t *a,
+                             const fc_point_summary_t *c, int nrounds, json_t **extra)
+{
+    const char *figure = fc_judge_relative_figure_name(pt->coll, sums[g].nranks);
+    int fails[FC_CONFIRM_MAX_MEASURES];
+    fc_confirm_decision_t d;
+    json_t *rounds = json_array(), *round_reasons = json_array();
+    char text[FC_REASON_MAX * 2], figs[FC_REASON_MAX / 4], cfigs[FC_REASON_MAX / 4];
+    char brief[FC_REASON_MAX], tally[64], beside[96];
+
+    if (nrounds > FC_CONFIRM_MAX_MEASURES)
+        nrounds = FC_CONFIRM_MAX_MEASURES;
+    d = fc_stage_confirm_decide(sp, pt, kind, &sums[g], &js[g], a, c, nrounds, fails);
     for (int r = 0; r < js[g].nreasons; ++r)
         json_array_append_new(round_reasons, json_string(js[g].reasons[r]));
-    for (int r = 0; r < FC_CONFIRM_ROUNDS; ++r) {
-        fc_judgement_t ja;
-        int fail;
-
-        if (!a[r].valid || a[r].status != FC_OK) {
+    for (int r = 0; r < nrounds; ++r) {
+        if (fails[r] < 0) {
             json_array_append_new(rounds, json_pack("{s:o, s:o}", "suspect", json_null(),
                                                     "control", json_null()));
             continue;
         }
-        ++measured;
-        fc_judge_point_kind(&ctx->sp, pt, &a[r], 1, fc_confirm_kind(ctx), &ja);
-        fail = ja.status == FC_ERR_FAIL;
-        if (relative) {
-            double base = c[r].valid && c[r].status == FC_OK
-                          ? fc_judge_relative_figure(pt->coll, &c[r]) : ref;
-
-            fail |= fc_judge_relative_figure(pt->coll, &a[r]) < base * (1 - pct / 100.0);
-        }
-        failed += fail;
         if (a[r].wrong > 0 && sums[g].wrong == 0) {
             /* wrong bits alone: the retest's business, as any wrong result */
             sums[g].wrong = a[r].wrong;
@@ -187,45 +238,49 @@ static void fc_confirm_settle(const fc_stage_ctx_t *ctx, const fc_test_point_t *
             sums[g].first_actual = a[r].first_actual;
             sums[g].first_rank_wrong = a[r].first_rank_wrong;
         }
-        at += (size_t)snprintf(figs + at, at < sizeof(figs) ? sizeof(figs) - at : 0, "%s%.3f",
-                               at ? ", " : "", fc_judge_relative_figure(pt->coll, &a[r]));
-        if (c[r].valid)
-            cat += (size_t)snprintf(cfigs + cat, cat < sizeof(cfigs) ? sizeof(cfigs) - cat : 0,
-                                    "%s%.3f", cat ? ", " : "",
-                                    fc_judge_relative_figure(pt->coll, &c[r]));
         json_array_append_new(rounds, json_pack(
-            "{s:o, s:o}", "suspect", fc_confirm_side_json(&a[r], fail ? "FAIL" : "PASS"),
+            "{s:o, s:o}", "suspect", fc_confirm_side_json(&a[r], fails[r] ? "FAIL" : "PASS"),
             "control", fc_confirm_side_json(&c[r], "PASS")));
     }
+    fc_confirm_figures(pt, a, nrounds, figs, sizeof(figs));
+    fc_confirm_figures(pt, c, nrounds, cfigs, sizeof(cfigs));
+    fc_confirm_tally_text(fails, nrounds, tally, sizeof(tally));
+    snprintf(beside, sizeof(beside), "beside the others %s %.3f GB/s, median %.1f us",
+             figure, fc_judge_relative_figure(pt->coll, &sums[g]),
+             sums[g].time.median * 1e6);
     if (h >= 0)
-        snprintf(text, sizeof(text), "alone, interleaved with %s (a passing %s of its "
-                 "shape): %s %s GB/s against %s GB/s", sums[h].host,
-                 fc_confirm_kind(ctx), figure, figs, cfigs);
+        snprintf(text, sizeof(text), "%s; alone, interleaved with %s (a passing %s of its "
+                 "shape): %s %s GB/s against %s GB/s: %s", beside, sums[h].host, kind,
+                 figure, figs, cfigs, tally);
     else
-        snprintf(text, sizeof(text), "alone: %s %s GB/s, median %.1f us", figure, figs,
-                 a[FC_CONFIRM_ROUNDS - 1].time.median * 1e6);
+        snprintf(text, sizeof(text), "%s; alone: %s %s GB/s, median %.1f us: %s", beside,
+                 figure, figs, a[nrounds - 1].time.median * 1e6, tally);
     if (h >= 0)
-        snprintf(brief, sizeof(brief), "confirmed alone: %s GB/s, %s GB/s for %s", figs,
-                 cfigs, sums[h].host);
+        snprintf(brief, sizeof(brief), "confirmed alone (%s): %s %s GB/s against %s GB/s "
+                 "for %s", tally, figure, figs, cfigs, sums[h].host);
     else
-        snprintf(brief, sizeof(brief), "confirmed alone: %s GB/s, median %.1f us", figs,
-                 a[FC_CONFIRM_ROUNDS - 1].time.median * 1e6);
+        snprintf(brief, sizeof(brief), "confirmed alone (%s): %s %s GB/s, median %.1f us",
+                 tally, figure, figs, a[nrounds - 1].time.median * 1e6);
     if (fc_stage_wrong_result(&sums[g])) {
         js[g].status = FC_ERR_FAIL;
-    } else if (measured == FC_CONFIRM_ROUNDS && failed == FC_CONFIRM_ROUNDS) {
+    } else if (d == FC_CONFIRM_SLOW) {
         js[g].confirmed = 1;
         fc_confirm_append(&js[g], brief);
-    } else if (measured == FC_CONFIRM_ROUNDS) {
+    } else if (d == FC_CONFIRM_CLEARED) {
         js[g].status = FC_OK;
         js[g].nreasons = 0;
     }
-    /* measured < rounds: the failure stands, unconfirmed (nobody blamed) */
-    extra[g] = json_pack("{s:{s:s, s:s, s:s, s:o, s:o}}", "confirmation",
+    /* not measured (or the rounds cut short): the failure stands,
+     * unconfirmed (nobody blamed) */
+    extra[g] = json_pack("{s:{s:s, s:s, s:s, s:o, s:o, s:o, s:i, s:i}}", "confirmation",
                          "verdict", fc_stage_wrong_result(&sums[g]) ? "wrong_result" :
                          js[g].confirmed ? "confirmed" : js[g].status == FC_OK
                              ? "not_reproduced" : "not_measured",
                          "text", text, "control", h >= 0 ? sums[h].host : "",
-                         "rounds", rounds, "round_reasons", round_reasons);
+                         "concurrent", fc_confirm_side_json(&sums[g], "FAIL"),
+                         "rounds", rounds, "round_reasons", round_reasons,
+                         "alone_measurements", nrounds,
+                         "alone_slow", fc_confirm_slow_count(fails, nrounds));
 }
 
 void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_bufs_t *bufs,
@@ -235,7 +290,7 @@ void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_buf
 {
     fc_confirm_plan_t plan;
     fc_point_summary_t *gathered = NULL;
-    fc_point_summary_t a[FC_CONFIRM_ROUNDS], c[FC_CONFIRM_ROUNDS];
+    fc_point_summary_t a[FC_CONFIRM_MAX_MEASURES], c[FC_CONFIRM_MAX_MEASURES];
     char what[160];
 
     memset(&plan, 0, sizeof(plan));
@@ -254,18 +309,37 @@ void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_buf
     snprintf(what + strlen(what), sizeof(what) - strlen(what), " (confirmed alone)");
     fc_watchdog_progress(index, what);
     for (int e = 0; e < plan.n; ++e) {
+        int nrounds = 0, more = 1;
+        double t0 = MPI_Wtime();
+
         memset(a, 0, sizeof(a));
         memset(c, 0, sizeof(c));
-        for (int r = 0; r < FC_CONFIRM_ROUNDS; ++r) {
+        /* two alone rounds; a third when they disagree (fc_confirm_rule.h) */
+        while (more) {
             fc_confirm_run(ctx, be, bufs, my_first, ident, pt, plan.first[e][0], gathered,
-                           &a[r]);
+                           &a[nrounds]);
             if (plan.first[e][1] >= 0)
                 fc_confirm_run(ctx, be, bufs, my_first, ident, pt, plan.first[e][1], gathered,
-                               &c[r]);
+                               &c[nrounds]);
+            ++nrounds;
+            if (ctx->world_rank == 0) {
+                int g = plan.index[e][0], fails[FC_CONFIRM_MAX_MEASURES];
+
+                more = nrounds < FC_CONFIRM_MAX_MEASURES &&
+                       fc_stage_confirm_decide(&ctx->sp, pt, fc_confirm_kind(ctx), &sums[g],
+                                               &js[g], a, c, nrounds, fails) == FC_CONFIRM_MORE;
+            }
+            MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
         }
-        if (ctx->world_rank == 0)
-            fc_confirm_settle(ctx, pt, sums, js, plan.index[e][0], plan.index[e][1], a, c,
-                              extra);
+        if (ctx->world_rank == 0) {
+            int g = plan.index[e][0];
+
+            fc_stage_confirm_settle(&ctx->sp, fc_confirm_kind(ctx), pt, sums, js, g,
+                                    plan.index[e][1], a, c, nrounds, extra);
+            json_object_set_new(json_object_get(extra[g], "confirmation"), "seconds",
+                                json_real(MPI_Wtime() - t0));
+            ctx->confirm_s += MPI_Wtime() - t0;
+        }
     }
     free(gathered);
 }

@@ -6,11 +6,14 @@
  * because of its own parts. A group that failed a point on its timing
  * alone (its bits were right) is measured again *alone*: every other
  * group idle, interleaved with a passing peer of its own class as the
- * control (suspect, control, suspect, control). The failure stands only
- * when every alone round fails too: the absolute limits on the suspect's
- * own figures, and the relative rule against the control measured in the
- * same round (or, with no control, against the class's reference). What
- * is not reproduced passes, and its record keeps both measurements.
+ * control (suspect, control, suspect, control). Each alone round is
+ * judged by the absolute limits on the suspect's own figures and the
+ * relative rule against the control measured in the same round (or, with
+ * no control, against the class's reference), and the rounds decide by
+ * the one rule of lib/fc_confirm_rule.h: two rounds, a third when they
+ * disagree, the majority of three. What is not reproduced passes; the
+ * record keeps every measurement (the one beside the others and each
+ * alone round, with its control).
  *
  * At most FC_CONFIRM_MAX_GROUPS groups are re-measured per point; the
  * others keep their failure unconfirmed (never a pass, never a
@@ -22,9 +25,9 @@
 
 #include <jansson.h>
 
+#include "fc_confirm_rule.h"
 #include "fc_stage.h"
 
-#define FC_CONFIRM_ROUNDS 2
 #define FC_CONFIRM_MAX_GROUPS 8
 
 /* All ranks of the stage, after point `index` ran on every group (be is
@@ -42,5 +45,38 @@ void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_buf
 /* 1 when a judged group failed on its timing only (it ran, its bits were
  * right): what the confirmation re-measures. */
 int fc_stage_timing_failure(const fc_point_summary_t *s, const fc_judgement_t *j);
+
+/* The pure part, for rank 0 and the unit tests (tests/unit/stage_confirm.c).
+ *
+ * One alone round: 1 the suspect a failed it (the limits on its own
+ * figures; with relative set, its relative figure more than the profile's
+ * percentage below the control c measured in the same round, or below ref
+ * when c did not run), 0 it passed, -1 it was not measured. kind names the
+ * group in messages ("node", "rack"). */
+int fc_stage_confirm_round(const fc_stage_profile_t *sp, const fc_test_point_t *pt,
+                           const char *kind, double ref, int relative,
+                           const fc_point_summary_t *a, const fc_point_summary_t *c);
+
+/* The decision after nrounds alone rounds a[] (controls c[]) of a group
+ * that failed the point with summary s and judgement j beside the others:
+ * each round's result into fails[], then the rule's decision
+ * (FC_CONFIRM_MORE: measure another round). */
+fc_confirm_decision_t fc_stage_confirm_decide(const fc_stage_profile_t *sp,
+                                              const fc_test_point_t *pt, const char *kind,
+                                              const fc_point_summary_t *s,
+                                              const fc_judgement_t *j,
+                                              const fc_point_summary_t *a,
+                                              const fc_point_summary_t *c, int nrounds,
+                                              int *fails);
+
+/* Settle suspect g (control h, or -1) of the n groups in sums/js after its
+ * nrounds alone rounds: confirmed (js[g].confirmed, the evidence appended
+ * to its first reason), cleared (PASS) or left standing unconfirmed, and
+ * extra[g] = {"confirmation": {verdict, text, control, concurrent, rounds,
+ * round_reasons, alone_measurements, alone_slow}}. */
+void fc_stage_confirm_settle(const fc_stage_profile_t *sp, const char *kind,
+                             const fc_test_point_t *pt, fc_point_summary_t *sums,
+                             fc_judgement_t *js, int g, int h, const fc_point_summary_t *a,
+                             const fc_point_summary_t *c, int nrounds, json_t **extra);
 
 #endif

@@ -21,6 +21,7 @@
 #include "fc_alloc.h"
 #include "fc_log.h"
 #include "fc_stage_int.h"
+#include "fc_stage_mpierr.h"
 #include "fc_version.h"
 #include "fc_watchdog.h"
 
@@ -260,6 +261,7 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
     memset(ctx, 0, sizeof(*ctx));
     ctx->stage = stage;
     MPI_Init(argc, argv);
+    ctx->started_s = MPI_Wtime();
     fc_alloc_set_die(fc_stage_die);
     MPI_Comm_rank(MPI_COMM_WORLD, &ctx->world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ctx->world_size);
@@ -295,6 +297,8 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
     fc_stage_choose_backend(ctx);
     FC_CHECK(fc_watchdog_start(ctx->sp.timeout_s, fc_stage_name(stage),
                                ctx->world_rank, ctx->host));
+    /* before any communicator is derived from MPI_COMM_WORLD: they inherit it */
+    fc_stage_catch_mpi_errors();
 
     fc_tap_init(&ctx->tap, stdout, ctx->world_rank == 0);
     ok = 1;
@@ -501,6 +505,10 @@ int fc_stage_finish(fc_stage_ctx_t *ctx, fc_status_t status)
         json_object_set_new(rec, "judged_records", json_integer(ctx->results.judged));
         json_object_set_new(rec, "judged_not_pass", json_integer(ctx->results.judged_not_pass));
         json_object_set_new(rec, "failed_points", json_integer(failed));
+        /* what the stage took, and of that its confirmations alone (what
+         * confirmation before blame adds to a run) */
+        json_object_set_new(rec, "seconds", json_real(MPI_Wtime() - ctx->started_s));
+        json_object_set_new(rec, "confirm_seconds", json_real(ctx->confirm_s));
         json_object_set_new(rec, "status", json_string(fc_status_str(status)));
         json_object_set_new(rec, "verdict", json_string(
             status == FC_OK ? "PASS" : status == FC_ERR_SKIP ? "SKIP" : "FAIL"));

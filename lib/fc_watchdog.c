@@ -41,12 +41,18 @@ static struct {
     double timeout_s;
     char stage[32], host[256];
     int rank, index;
+    int peer;                       /* point-to-point partner, -1 */
     char what[160];
     clockid_t main_cpu;             /* the main thread's CPU clock */
     int have_cpu;
     fc_wd_sample_t samples[FC_WATCHDOG_SAMPLES];
     int nsamples;
     long entered, done;             /* measured calls (atomic) */
+    long long last_sample_ms;       /* CLOCK_MONOTONIC of the newest sample,
+                                     * and the longest gap between two in
+                                     * the last 10 s, ending when (atomic):
+                                     * the handler's "since_sample_ms" */
+    long long max_gap_ms, max_gap_at_ms;
     char down[2][768];              /* the tear-down line, two copies */
     volatile sig_atomic_t down_cur; /* which copy is whole */
     size_t down_len[2];
@@ -81,8 +87,18 @@ static void fc_wd_sample(void)
     s->t = fc_wd_now();
     s->cpu = fc_wd.have_cpu && clock_gettime(fc_wd.main_cpu, &ts) == 0
                  ? (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 : -1.0;
+    long long now_ms = (long long)(s->t * 1000);
+    long long gap = fc_wd.nsamples > 0 ? now_ms - fc_wd.last_sample_ms : 0;
+
     s->done = __atomic_load_n(&fc_wd.done, __ATOMIC_RELAXED);
     ++fc_wd.nsamples;
+    /* a process stopped and woken samples once at once: the gap it
+     * leaves is kept a while, so the tear-down line still shows it */
+    if (gap >= fc_wd.max_gap_ms || now_ms - fc_wd.max_gap_at_ms > 10000) {
+        __atomic_store_n(&fc_wd.max_gap_ms, gap, __ATOMIC_RELAXED);
+        __atomic_store_n(&fc_wd.max_gap_at_ms, now_ms, __ATOMIC_RELAXED);
+    }
+    __atomic_store_n(&fc_wd.last_sample_ms, now_ms, __ATOMIC_RELAXED);
 }
 
 /* The main thread's CPU seconds and completed calls over the last window
@@ -179,22 +195,68 @@ static void fc_wd_format_down(void)
 
     fc_json_escape(fc_wd.what, what, sizeof(what));
     fc_json_escape(fc_wd.host, host, sizeof(host));
-    n = snprintf(fc_wd.down[next], sizeof(fc_wd.down[next]), FC_WATCHDOG_DOWN_TAG
+    /* left open: the handler appends how long before this rank's own
+     * deadline it came, and closes it */
+    n = snprintf(fc_wd.down[next], sizeof(fc_wd.down[next]) - 32, FC_WATCHDOG_DOWN_TAG
                  "{\"stage\":\"%s\",\"rank\":%d,\"host\":\"%s\",\"index\":%d,"
-                 "\"at\":\"%s\",\"signal\":%d}\n", fc_wd.stage, fc_wd.rank, host,
-                 fc_wd.index, what, SIGTERM);
-    fc_wd.down_len[next] = n < 0 ? 0 : (size_t)n < sizeof(fc_wd.down[next])
-                                          ? (size_t)n : sizeof(fc_wd.down[next]) - 1;
+                 "\"at\":\"%s\",\"signal\":%d,\"before_deadline_ms\":", fc_wd.stage,
+                 fc_wd.rank, host, fc_wd.index, what, SIGTERM);
+    fc_wd.down_len[next] = n < 0 ? 0 : (size_t)n < sizeof(fc_wd.down[next]) - 32
+                                          ? (size_t)n : sizeof(fc_wd.down[next]) - 33;
     fc_wd.down_cur = next;
 }
 
-/* The launcher is tearing the job down: say where this rank was, then
- * end as SIGTERM would have ended it. */
+/* v in decimal at line + *len (async-signal-safe). */
+static void fc_wd_put_ll(char *line, size_t *len, long long v)
+{
+    char digits[24];
+    size_t nd = 0;
+
+    if (v < 0)
+        line[(*len)++] = '-';
+    for (unsigned long long u = v < 0 ? (unsigned long long)-v : (unsigned long long)v;
+         nd == 0 || u > 0; u /= 10)
+        digits[nd++] = (char)('0' + u % 10);
+    while (nd > 0)
+        line[(*len)++] = digits[--nd];
+}
+
+/* The launcher is tearing the job down: say where this rank was, how long
+ * before its own deadline the tear-down came (negative: after it) and how
+ * long ago the watchdog thread last sampled (a process that was stopped,
+ * SIGSTOP, and is woken by the tear-down has a gap of seconds: it was not
+ * running, whatever its deadline), then end as SIGTERM would have ended
+ * it. Only async-signal-safe calls: clock_gettime, write, signal, raise. */
 static void fc_wd_on_term(int sig)
 {
+    static const char gap_key[] = ",\"since_sample_ms\":";
     int cur = fc_wd.down_cur;
-    ssize_t rc = write(STDERR_FILENO, fc_wd.down[cur], fc_wd.down_len[cur]);
+    char line[sizeof(fc_wd.down[0])];
+    size_t len = fc_wd.down_len[cur];
+    struct timespec now;
+    long long ms = 0, gap = -1;
+    ssize_t rc;
 
+    for (size_t i = 0; i < len; ++i)
+        line[i] = fc_wd.down[cur][i];
+    if (clock_gettime(CLOCK_MONOTONIC, &now) == 0) {
+        long long now_ms = (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+        long long held = __atomic_load_n(&fc_wd.max_gap_ms, __ATOMIC_RELAXED);
+
+        ms = ((long long)fc_wd.deadline.tv_sec - (long long)now.tv_sec) * 1000 +
+             ((long long)fc_wd.deadline.tv_nsec - (long long)now.tv_nsec) / 1000000;
+        gap = now_ms - __atomic_load_n(&fc_wd.last_sample_ms, __ATOMIC_RELAXED);
+        if (now_ms - __atomic_load_n(&fc_wd.max_gap_at_ms, __ATOMIC_RELAXED) <= 10000 &&
+            held > gap)
+            gap = held;
+    }
+    fc_wd_put_ll(line, &len, ms);
+    for (size_t i = 0; gap_key[i]; ++i)
+        line[len++] = gap_key[i];
+    fc_wd_put_ll(line, &len, gap);
+    line[len++] = '}';
+    line[len++] = '\n';
+    rc = write(STDERR_FILENO, line, len);
     (void)rc;
     signal(sig, SIG_DFL);
     raise(sig);
@@ -234,8 +296,10 @@ fc_status_t fc_watchdog_start(double timeout_s, const char *stage, int rank,
     snprintf(fc_wd.what, sizeof(fc_wd.what), "start-up");
     fc_wd.rank = rank;
     fc_wd.index = -1;
+    fc_wd.peer = -1;
     fc_wd.stop = 0;
     fc_wd.nsamples = 0;
+    fc_wd.max_gap_ms = fc_wd.max_gap_at_ms = 0;
     fc_wd.have_cpu = pthread_getcpuclockid(pthread_self(), &fc_wd.main_cpu) == 0;
     fc_wd_sample();
     fc_wd_format_down();
@@ -278,4 +342,25 @@ void fc_watchdog_stop(void)
     pthread_join(fc_wd.thread, NULL);
     fc_wd.running = 0;
     signal(SIGTERM, SIG_DFL);   /* the stage is over: nothing left to say */
+}
+
+void fc_watchdog_peer(int world_rank)
+{
+    __atomic_store_n(&fc_wd.peer, world_rank, __ATOMIC_RELAXED);
+}
+
+void fc_watchdog_mpi_error(const char *error, int error_class)
+{
+    char what[sizeof(fc_wd.what) * 2], host[sizeof(fc_wd.host) * 2], err[512];
+
+    pthread_mutex_lock(&fc_wd.lock);
+    fc_json_escape(fc_wd.what, what, sizeof(what));
+    fc_json_escape(fc_wd.host, host, sizeof(host));
+    fc_json_escape(error, err, sizeof(err));
+    fprintf(stderr, FC_WATCHDOG_MPIERR_TAG "{\"stage\":\"%s\",\"rank\":%d,\"host\":\"%s\","
+            "\"index\":%d,\"at\":\"%s\",\"peer\":%d,\"error\":\"%s\",\"class\":%d}\n",
+            fc_wd.stage, fc_wd.rank, host, fc_wd.index, what,
+            __atomic_load_n(&fc_wd.peer, __ATOMIC_RELAXED), err, error_class);
+    fflush(stderr);
+    pthread_mutex_unlock(&fc_wd.lock);
 }

@@ -24,9 +24,26 @@
  * A rank that the launcher tears down (SIGTERM: mpirun ends the job when
  * one of its processes died) says so before it goes, with one line
  *
- *     FABCERT-DOWN {"stage":..,"rank":..,"host":..,"index":..,"at":..,"signal":15}
+ *     FABCERT-DOWN {"stage":..,"rank":..,"host":..,"index":..,"at":..,"signal":15,
+ *                   "before_deadline_ms":..,"since_sample_ms":..}
  *
- * so that after a crash the ranks that said nothing are the dead ones.
+ * so that after a crash the ranks that said nothing are the dead ones, and
+ * after a timeout a rank torn down before its own deadline came (it
+ * started later than the rank that fired first) is not taken for one
+ * that did not arrive (before_deadline_ms: how long before this rank's
+ * own deadline the tear-down came, negative after it; since_sample_ms:
+ * how long the process had not run its watchdog thread, seconds for one
+ * that was stopped).
+ * A rank whose MPI call failed (the library reported an error: a peer's
+ * link died, a transport gave up) is an observer of the fault, not its
+ * cause; the stage's error handler (lib/fc_stage_mpierr.c) has it say so
+ * before it ends, with one line
+ *
+ *     FABCERT-MPIERR {"stage":..,"rank":..,"host":..,"index":..,"at":..,
+ *                     "peer":..,"error":..,"class":..}
+ *
+ * (peer: the world rank of the point-to-point partner in flight, or -1
+ * inside a collective, where the library does not say which peer failed).
  * The watchdog uses no MPI, so it works while MPI is stuck.
  */
 #ifndef FC_WATCHDOG_H
@@ -36,6 +53,7 @@
 
 #define FC_WATCHDOG_TAG "FABCERT-WATCHDOG "
 #define FC_WATCHDOG_DOWN_TAG "FABCERT-DOWN "
+#define FC_WATCHDOG_MPIERR_TAG "FABCERT-MPIERR "
 
 fc_status_t fc_watchdog_start(double timeout_s, const char *stage, int rank,
                               const char *host);
@@ -46,5 +64,11 @@ void fc_watchdog_progress(int index, const char *what);
 void fc_watchdog_call_enter(void);
 void fc_watchdog_call_done(void);
 void fc_watchdog_stop(void);
+/* The world rank of the point-to-point partner of the exchange being
+ * entered, or -1 when none (a collective). */
+void fc_watchdog_peer(int world_rank);
+/* An MPI call failed with `error` (the library's words) of error class
+ * `error_class`: print the FABCERT-MPIERR line (the caller ends the rank). */
+void fc_watchdog_mpi_error(const char *error, int error_class);
 
 #endif

@@ -41,6 +41,10 @@ void fc_figure_point(json_t *rec, json_t *f)
         json_object_set_new(f, "soak_windows", json_integer(
             (json_int_t)json_array_size(json_object_get(soak, "windows"))));
         json_object_set_new(f, "drift_pct", fc_json_or_null(json_object_get(soak, "drift_pct")));
+        /* the intermittent condition, where the stage judged it */
+        if (json_is_number(json_object_get(soak, "intermittent_pct")))
+            json_object_set_new(f, "intermittent_pct",
+                                json_deep_copy(json_object_get(soak, "intermittent_pct")));
         json_object_set_new(f, "max_drift_pct", fc_limit_or_null(soak, "max_drift_pct"));
     }
     json_object_set_new(f, "wrong", fc_json_or_null(json_object_get(rec, "wrong")));
@@ -128,4 +132,8 @@ void fc_figure_stop(json_t *rec, json_t *f)
     json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));
     json_object_set_new(f, "ranks", json_string(fc_json_str(rec, "ranks")));
     json_object_set_new(f, "stuck_at", json_string(fc_json_str(rec, "stuck_at")));
+    /* what placed it, or why nothing did: the launcher's words, the ranks'
+     * accounts, the probe's answers, the failed MPI calls */
+    if (json_is_object(json_object_get(rec, "evidence")))
+        json_object_set(f, "evidence", json_object_get(rec, "evidence"));
 }

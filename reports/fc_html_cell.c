@@ -24,6 +24,11 @@ void fc_cell_point(FILE *f, json_t *rec)
             fprintf(f, ", drift %.1f%% (limit %.1f%%)",
                     json_number_value(json_object_get(soak, "drift_pct")),
                     json_number_value(json_object_get(soak, "max_drift_pct")));
+        if (json_is_number(json_object_get(soak, "intermittent_pct")))
+            fprintf(f, ", intermittent %.1f%% (the slowest %lld windows)",
+                    json_number_value(json_object_get(soak, "intermittent_pct")),
+                    (long long)json_integer_value(json_object_get(soak,
+                                                                  "intermittent_windows")));
     }
 }
 

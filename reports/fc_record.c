@@ -205,6 +205,8 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
     FC_RECORD_CONTEXT(FC_RECORD_PAIRS_CONFIRMATION, "pairs_confirmation"),
     /* suites/soak.c */
     FC_RECORD_CONTEXT(FC_RECORD_SOAK_WINDOW, "soak_window"),
+    /* runners/fc_retest.c */
+    FC_RECORD_CONTEXT(FC_RECORD_RETEST_LAUNCH, "retest_launch"),
     /* reports/fc_verdict_setup.c (fc_results_load), never on disk */
     FC_RECORD_CONTEXT(FC_RECORD_UNREADABLE, FC_UNREADABLE_RECORD),
 };

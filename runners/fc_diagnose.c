@@ -90,6 +90,12 @@ static int fc_diag_load(fc_diag_t *d)
         if (r >= 0 && (size_t)r < d->n)
             d->ranks[r].down = w;
     }
+    json_array_foreach(res->mpierr, i, w) {
+        json_int_t r = json_integer_value(json_object_get(w, "rank"));
+
+        if (r >= 0 && (size_t)r < d->n && d->ranks[r].mpierr == NULL)
+            d->ranks[r].mpierr = w;
+    }
     fc_read_text_file(d->in->log_path, &log);
     d->notes = fc_exitinfo_parse(log);
     first_wd = fc_diag_first_watchdog_line(log);
@@ -100,7 +106,10 @@ static int fc_diag_load(fc_diag_t *d)
     json_array_foreach(d->notes, i, w) {
         json_int_t r = json_integer_value(json_object_get(w, "rank"));
 
-        if (r < 0 || (size_t)r >= d->n || d->ranks[r].note || d->ranks[r].ended_by_launcher)
+        /* a rank whose MPI call failed ended the job itself (MPI_Abort):
+         * the launcher's word on it is no death */
+        if (r < 0 || (size_t)r >= d->n || d->ranks[r].note || d->ranks[r].ended_by_launcher ||
+            d->ranks[r].mpierr)
             continue;
         if (json_is_true(json_object_get(w, "after_abort")) ||
             (first_wd > 0 && json_integer_value(json_object_get(w, "line")) > first_wd))
@@ -111,10 +120,49 @@ static int fc_diag_load(fc_diag_t *d)
     return 1;
 }
 
-/* Said nothing at all: no watchdog report, no tear-down line. */
+/* Said nothing at all: no watchdog report, no tear-down line, no failed
+ * MPI call. */
 int fc_diag_silent(const fc_diag_rank_t *r)
 {
-    return r->wd == NULL && r->late == NULL && r->down == NULL && !r->ended_by_launcher;
+    return r->wd == NULL && r->late == NULL && r->down == NULL && r->mpierr == NULL &&
+           !r->ended_by_launcher;
+}
+
+/* Some rank's MPI call failed, and no rank is left to blame of itself:
+ * after the timeout none is missing; after an early end none is dead (a
+ * silent rank the launcher names, or a host whose every rank is silent;
+ * a silent rank beside others of its host that spoke lost its line as
+ * the abort ended the job). Then the ranks that failed observed the
+ * fault. */
+static int fc_diag_only_observed(const fc_diag_t *d)
+{
+    int failed = 0, other = 0;
+    char list[256], all[256];
+
+    for (size_t k = 0; k < d->n; ++k) {
+        const fc_diag_rank_t *r = &d->ranks[k];
+
+        failed += r->mpierr != NULL;
+        if (d->timeout_came)
+            other += r->wd == NULL && r->mpierr == NULL && !fc_diag_torn_early(r);
+        else
+            other += (fc_diag_silent(r) && r->note != NULL) ||
+                     (fc_diag_first_of_host(d, k) &&
+                      fc_diag_host_ranks(d, r->host, fc_diag_silent, list, sizeof(list)) ==
+                          fc_diag_host_ranks(d, r->host, NULL, all, sizeof(all)));
+    }
+    return failed > 0 && other == 0;
+}
+
+int fc_diag_torn_early(const fc_diag_rank_t *r)
+{
+    json_t *ms = json_object_get(r->down, "before_deadline_ms");
+    json_t *gap = json_object_get(r->down, "since_sample_ms");
+
+    return r->wd == NULL && r->late == NULL && r->down != NULL && json_is_integer(ms) &&
+           (double)json_integer_value(ms) / 1000.0 > -FC_LATE_REPORT_S &&
+           json_is_integer(gap) && json_integer_value(gap) >= 0 &&
+           (double)json_integer_value(gap) / 1000.0 <= FC_LATE_REPORT_S;
 }
 
 /* How the launcher says a rank ended, e.g. "exited on signal 9 (Killed)". */
@@ -141,7 +189,7 @@ int fc_diag_host_ranks(const fc_diag_t *d, const char *host,
 
     buf[0] = '\0';
     for (size_t k = 0; k < d->n; ++k)
-        if (d->ranks[k].host && strcmp(d->ranks[k].host, host) == 0 &&
+        if (d->ranks[k].host && (host == NULL || strcmp(d->ranks[k].host, host) == 0) &&
             (keep == NULL || keep(&d->ranks[k]))) {
             snprintf(buf + strlen(buf), len - strlen(buf), "%s%zu", n ? "," : "", k);
             ++n;
@@ -177,6 +225,8 @@ json_t *fc_diagnose_unfinished(const fc_diag_in_t *in)
         json_array_append_new(d.out, r);
         if (in->res->timed_out)
             fc_diag_never_started(&d);
+    } else if (fc_diag_only_observed(&d)) {
+        fc_diag_mpi_failed(&d);
     } else if (!d.timeout_came) {
         fc_diag_crashes(&d);
     } else if (!fc_diag_not_arrived(&d)) {

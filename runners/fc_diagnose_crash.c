@@ -30,9 +30,11 @@ static int fc_diag_silent_unnamed(const fc_diag_rank_t *r)
     return fc_diag_silent(r) && r->note == NULL;
 }
 
+/* Did not report in time: no watchdog report by its deadline, and no
+ * tear-down line that came before its own deadline (fc_diag_torn_early). */
 static int fc_diag_missing(const fc_diag_rank_t *r)
 {
-    return r->wd == NULL;
+    return r->wd == NULL && !fc_diag_torn_early(r) && r->mpierr == NULL;
 }
 
 /* Silent ranks that the launcher does not name, off `host`. */
@@ -209,10 +211,15 @@ int fc_diag_not_arrived(fc_diag_t *d)
         ++named;
         ndead = fc_diag_host_ranks(d, host, fc_diag_silent_named, dead, sizeof(dead));
         if (ndead == 0) {
+            char early[256], also[384] = "";
+
+            if (fc_diag_host_ranks(d, NULL, fc_diag_torn_early, early, sizeof(early)) > 0)
+                snprintf(also, sizeof(also), "; ranks %s were torn down before their own "
+                         "deadline came (they started later) and are not counted", early);
             snprintf(why, sizeof(why), "rank%s %s on host %s did not arrive: no report by "
-                     "the stage's %.0f s timeout%s%s%s", n > 1 ? "s" : "", ranks, host,
+                     "the stage's %.0f s timeout%s%s%s%s", n > 1 ? "s" : "", ranks, host,
                      d->timeout_s, d->stuck_at[0] ? " (the others were in " : "",
-                     d->stuck_at, d->stuck_at[0] ? ")" : "");
+                     d->stuck_at, d->stuck_at[0] ? ")" : "", also);
             rec = fc_diag_finding(d, "hang", host, ranks, why, "node", 1);
             json_object_set_new(rec, "stuck_at", json_string(d->stuck_at));
             continue;

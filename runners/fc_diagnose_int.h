@@ -34,6 +34,8 @@ typedef struct fc_diag_rank {
                              * tear-down began */
     int ended_by_launcher;  /* the launcher named it after the tear-down
                              * began: torn down, not dead of itself */
+    json_t *mpierr;         /* its MPI call failed (FABCERT-MPIERR): it
+                             * observed a fault and ended the job */
 } fc_diag_rank_t;
 
 typedef struct fc_diag {
@@ -57,10 +59,19 @@ json_t *fc_diag_finding(fc_diag_t *d, const char *type, const char *host,
 /* Said nothing at all (no watchdog report, no tear-down line), and the
  * launcher did not say that it ended the rank itself. */
 int fc_diag_silent(const fc_diag_rank_t *r);
+/* No watchdog report, but a tear-down line that came before its own
+ * deadline, or within FC_LATE_REPORT_S after it, from a process that was
+ * running (its watchdog thread sampled within FC_LATE_REPORT_S): each
+ * rank's deadline starts at its own start-up, so a rank that started
+ * later than the one that fired first is torn down before its watchdog
+ * could speak. Never one that did not arrive. (A stopped rank, woken by
+ * the tear-down, says so: a gap of seconds since its last sample, and,
+ * past its deadline, a late line.) */
+int fc_diag_torn_early(const fc_diag_rank_t *r);
 /* How the launcher says a rank ended, e.g. "exited on signal 9 (Killed)". */
 void fc_diag_note_text(json_t *note, char *buf, size_t len);
-/* Comma list of the ranks of `host` for which keep (NULL: all) holds;
- * returns their count. */
+/* Comma list of the ranks of `host` (NULL: every host) for which keep
+ * (NULL: all) holds; returns their count. */
 int fc_diag_host_ranks(const fc_diag_t *d, const char *host,
                        int (*keep)(const fc_diag_rank_t *), char *buf, size_t len);
 /* Is rank k the first of its host (so that each host is seen once)? */
@@ -76,5 +87,9 @@ int fc_diag_not_arrived(fc_diag_t *d);
 void fc_diag_stuck(fc_diag_t *d);
 /* The launcher hung before the stage started: the probe may place it. */
 void fc_diag_never_started(fc_diag_t *d);
+/* Ranks ended because an MPI call failed, and no rank died or went
+ * missing of itself: they observed the fault; the probe may place it,
+ * else nobody is blamed. */
+void fc_diag_mpi_failed(fc_diag_t *d);
 
 #endif

@@ -145,9 +145,10 @@ static json_t *fc_diag_hosts(const fc_diag_t *d)
     return hosts;
 }
 
-/* Run the probe; the hosts it places (maybe empty) or NULL. */
+/* Run the probe; the hosts it places (maybe empty) or NULL. lead says why,
+ * on the runner's output (NULL: stuck, or never started). */
 static json_t *fc_diag_probe(const fc_diag_t *d, json_t *hosts, json_t **probe_p,
-                             char *summary, size_t len)
+                             char *summary, size_t len, const char *lead)
 {
     char err[512] = "";
 
@@ -157,8 +158,8 @@ static json_t *fc_diag_probe(const fc_diag_t *d, json_t *hosts, json_t **probe_p
         return NULL;
     }
     printf("  %s%s: probing the %zu host(s) point to point\n",
-           d->start ? "every rank is stuck in " : "the stage never started",
-           d->start ? d->stuck_at : "", json_array_size(hosts));
+           lead ? lead : d->start ? "every rank is stuck in " : "the stage never started",
+           lead ? "" : d->start ? d->stuck_at : "", json_array_size(hosts));
     fflush(stdout);
     *probe_p = d->in->probe(d->in->probe_arg, hosts, err, sizeof(err));
     if (*probe_p == NULL) {
@@ -179,12 +180,17 @@ static void fc_diag_stuck_evidence(json_t *rec, const fc_diag_t *d, json_t *prob
 
 void fc_diag_stuck(fc_diag_t *d)
 {
-    char psum[512], ssum[512], why[2048], ranks[256];
+    char psum[512], ssum[768], why[2048], ranks[256], early[256] = "";
     json_t *hosts = fc_diag_hosts(d), *probe = NULL, *h, *rec;
-    json_t *by_probe = fc_diag_probe(d, hosts, &probe, psum, sizeof(psum));
+    json_t *by_probe = fc_diag_probe(d, hosts, &probe, psum, sizeof(psum), NULL);
     json_t *by_stall = fc_diag_stalled_hosts(d, ssum, sizeof(ssum));
     json_t *placed = json_array_size(by_probe) > 0 ? by_probe : by_stall;
     size_t i;
+
+    if (fc_diag_host_ranks(d, NULL, fc_diag_torn_early, early, sizeof(early)) > 0)
+        snprintf(ssum + strlen(ssum), sizeof(ssum) - strlen(ssum), " (ranks %s were torn "
+                 "down before their own deadline came: they started later than the first "
+                 "to report, and gave no account)", early);
 
     json_array_foreach(placed, i, h) {
         const char *host = json_string_value(h);
@@ -208,8 +214,9 @@ void fc_diag_stuck(fc_diag_t *d)
     }
     if (json_array_size(placed) == 0) {
         snprintf(why, sizeof(why), "the stage did not finish within %.0f s; every rank "
-                 "reported, stuck in %s, and nothing places it: the probe: %s; the ranks' "
+                 "reported%s, stuck in %s, and nothing places it: the probe: %s; the ranks' "
                  "own accounts: %s; nobody is quarantined", d->timeout_s,
+                 early[0] ? " or was torn down before its own deadline" : "",
                  d->stuck_at[0] ? d->stuck_at : "(unknown)", psum, ssum);
         rec = fc_diag_finding(d, "hang", "", "", why, "cluster", 0);
         fc_diag_stuck_evidence(rec, d, probe, psum, ssum);
@@ -224,7 +231,7 @@ void fc_diag_never_started(fc_diag_t *d)
 {
     char psum[512], why[1536];
     json_t *probe = NULL, *h, *rec;
-    json_t *silent = fc_diag_probe(d, d->in->hosts, &probe, psum, sizeof(psum));
+    json_t *silent = fc_diag_probe(d, d->in->hosts, &probe, psum, sizeof(psum), NULL);
     size_t i;
 
     d->timeout_s = d->in->timeout_s;
@@ -241,4 +248,90 @@ void fc_diag_never_started(fc_diag_t *d)
     }
     json_decref(silent);
     json_decref(probe);
+}
+
+/* "rank 3 on b1 (in all_reduce float32 sum 64 KiB, peer rank 4 on c1:
+ * MPI_ERR_OTHER: known error not in list)" for each rank whose MPI call
+ * failed, and their lines for the record. */
+static json_t *fc_diag_failed_calls(const fc_diag_t *d, char *text, size_t len, char *ranks,
+                                    size_t rlen)
+{
+    json_t *hosts = json_object_get(d->start, "rank_hosts"), *lines = json_array();
+    size_t at = 0;
+    int n = 0;
+
+    text[0] = ranks[0] = '\0';
+    for (size_t k = 0; k < d->n; ++k) {
+        json_t *e = d->ranks[k].mpierr;
+        json_int_t peer;
+        char peer_text[320] = "";
+
+        if (e == NULL)
+            continue;
+        json_array_append(lines, e);
+        snprintf(ranks + strlen(ranks), rlen - strlen(ranks), "%s%zu", n ? "," : "", k);
+        if (++n > 4)
+            continue;
+        peer = json_integer_value(json_object_get(e, "peer"));
+        if (json_is_integer(json_object_get(e, "peer")) && peer >= 0 &&
+            (size_t)peer < json_array_size(hosts))
+            snprintf(peer_text, sizeof(peer_text), "its peer rank %lld on %s",
+                     (long long)peer, json_string_value(json_array_get(hosts, (size_t)peer)));
+        else
+            snprintf(peer_text, sizeof(peer_text), "no peer named (a collective)");
+        at += (size_t)snprintf(text + at, at < len ? len - at : 0, "%srank %zu on %s (in %s, %s: "
+                               "%s)", n > 1 ? "; " : "", k, d->ranks[k].host,
+                               fc_json_str(e, "at"), peer_text, fc_json_str(e, "error"));
+    }
+    if (n > 4 && at < len)
+        snprintf(text + at, len - at, "; and %d more", n - 4);
+    return lines;
+}
+
+void fc_diag_mpi_failed(fc_diag_t *d)
+{
+    char psum[512], calls[1024], failed[256], why[2816], ranks[256], lead[300], lost[256];
+    char lost_text[384] = "";
+    json_t *hosts = fc_diag_hosts(d), *probe = NULL, *h, *rec;
+    json_t *lines = fc_diag_failed_calls(d, calls, sizeof(calls), failed, sizeof(failed));
+    json_t *by_probe;
+    size_t i;
+
+    lost[0] = '\0';
+    snprintf(lead, sizeof(lead), "an MPI call failed on rank(s) %s", failed);
+    by_probe = fc_diag_probe(d, hosts, &probe, psum, sizeof(psum), lead);
+    /* ranks that said nothing beside their host's others: their line was
+     * lost as the abort ended the job (fc_diag_only_observed) */
+    if (fc_diag_host_ranks(d, NULL, fc_diag_silent, lost, sizeof(lost)) > 0)
+        snprintf(lost_text, sizeof(lost_text), "; rank(s) %s said nothing (their tear-down "
+                 "line lost as the job ended; others of their host spoke): not blamed", lost);
+
+    json_array_foreach(by_probe, i, h) {
+        const char *host = json_string_value(h);
+
+        fc_diag_host_ranks(d, host, NULL, ranks, sizeof(ranks));
+        snprintf(why, sizeof(why), "an MPI call failed and ended the stage after %.1f s: "
+                 "%s; those ranks observed the fault, they did not cause it: a "
+                 "point-to-point probe among the %zu hosts found %s answering no partner "
+                 "(%s): its fabric stopped forwarding%s", d->in->res->seconds, calls,
+                 json_array_size(hosts), host, psum, lost_text);
+        rec = fc_diag_finding(d, "hang", host, ranks, why, "link", 1);
+        json_object_set_new(rec, "evidence", json_pack("{s:s, s:O, s:s, s:O?, s:s}", "failed_ranks",
+                            failed, "mpi_errors", lines, "probe", psum, "probe_answers",
+                            json_object_get(probe, "answers"), "silent_not_blamed", lost));
+    }
+    if (json_array_size(by_probe) == 0) {
+        snprintf(why, sizeof(why), "an MPI call failed and ended the stage after %.1f s: "
+                 "%s; those ranks observed a fault, they did not cause it, and the probe "
+                 "places none: %s%s; nobody is quarantined", d->in->res->seconds, calls, psum,
+                 lost_text);
+        rec = fc_diag_finding(d, "hang", "", "", why, "cluster", 0);
+        json_object_set_new(rec, "evidence", json_pack("{s:s, s:O, s:s, s:O?, s:s}", "failed_ranks",
+                            failed, "mpi_errors", lines, "probe", psum, "probe_answers",
+                            json_object_get(probe, "answers"), "silent_not_blamed", lost));
+    }
+    json_decref(lines);
+    json_decref(by_probe);
+    json_decref(probe);
+    json_decref(hosts);
 }

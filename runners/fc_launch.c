@@ -60,6 +60,14 @@ static void fc_scan_tagged(const char *line, const char *tag, json_t *list)
         json_array_append_new(list, j);
 }
 
+void fc_launch_scan_line(const char *line, fc_launch_result_t *res)
+{
+    fc_scan_tagged(line, FC_WATCHDOG_TAG, res->watchdog);
+    fc_scan_tagged(line, FC_WATCHDOG_DOWN_TAG, res->down);
+    if (res->mpierr)
+        fc_scan_tagged(line, FC_WATCHDOG_MPIERR_TAG, res->mpierr);
+}
+
 /* Keep complete stderr lines; pick out the watchdog's and the tear-down
  * lines of the ranks. */
 static void fc_scan_stderr(char *pending, size_t *plen, fc_launch_result_t *res)
@@ -68,8 +76,7 @@ static void fc_scan_stderr(char *pending, size_t *plen, fc_launch_result_t *res)
 
     while ((nl = memchr(line, '\n', *plen - (size_t)(line - pending))) != NULL) {
         *nl = '\0';
-        fc_scan_tagged(line, FC_WATCHDOG_TAG, res->watchdog);
-        fc_scan_tagged(line, FC_WATCHDOG_DOWN_TAG, res->down);
+        fc_launch_scan_line(line, res);
         line = nl + 1;
     }
     *plen -= (size_t)(line - pending);
@@ -91,6 +98,7 @@ void fc_launch(char *const argv[], const char *tap_path, const char *log_path,
     memset(res, 0, sizeof(*res));
     res->watchdog = json_array();
     res->down = json_array();
+    res->mpierr = json_array();
     if (tap == NULL || log == NULL || pipe(out) != 0 || pipe(err) != 0) {
         fprintf(stderr, "fabcert: cannot create %s or %s: %s\n", tap_path,
                 log_path, strerror(errno));
@@ -197,5 +205,6 @@ void fc_launch_result_free(fc_launch_result_t *res)
 {
     json_decref(res->watchdog);
     json_decref(res->down);
-    res->watchdog = res->down = NULL;
+    json_decref(res->mpierr);
+    res->watchdog = res->down = res->mpierr = NULL;
 }

@@ -3,7 +3,8 @@
  * Its stdout (the stage's TAP) goes to a file as it comes; its stderr goes
  * to a log file, and the watchdog lines in it (lib/fc_watchdog.h) are kept
  * as JSON for the runner's hang diagnosis, as are the tear-down lines of
- * ranks that the launcher ended (FABCERT-DOWN). Past the limit, or when the
+ * ranks that the launcher ended (FABCERT-DOWN) and the lines of ranks whose
+ * MPI call failed (FABCERT-MPIERR). Past the limit, or when the
  * runner is interrupted (SIGINT, SIGTERM, SIGHUP: an operator's Ctrl-C, a
  * batch system's cancel), the whole process group gets SIGTERM, then
  * SIGKILL: nothing the runner starts outlives it.
@@ -21,6 +22,7 @@ typedef struct fc_launch_result {
     double seconds;
     json_t *watchdog;       /* array of the ranks' watchdog reports */
     json_t *down;           /* array of the ranks' tear-down lines */
+    json_t *mpierr;         /* array of the ranks' failed-MPI-call lines */
 } fc_launch_result_t;
 
 /* Catch SIGINT, SIGTERM and SIGHUP from now on: a launch under way is
@@ -31,6 +33,12 @@ int fc_launch_interrupted(void);
 /* argv[0] is looked up in PATH. */
 void fc_launch(char *const argv[], const char *tap_path, const char *log_path,
                double limit_s, fc_launch_result_t *res);
+/* One line of the launcher's stderr: a watchdog report, a tear-down line
+ * or a failed MPI call's line goes into res->watchdog, res->down or
+ * res->mpierr (arrays made by the caller; mpierr may be NULL); other lines
+ * are ignored. What fc_launch() does with each line;
+ * tests/unit/diagnose.c feeds it fixture lines. */
+void fc_launch_scan_line(const char *line, fc_launch_result_t *res);
 /* Free what fc_launch() gathered. */
 void fc_launch_result_free(fc_launch_result_t *res);
 

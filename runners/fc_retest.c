@@ -199,6 +199,28 @@ static void fc_retest_unfinished(const fc_retest_launch_t *l, json_t *groups,
     json_decref(recs);
 }
 
+/* How long the retest's launch took (start-up and end included: what the
+ * retest adds to a run), as a retest_launch record. */
+static void fc_retest_launch_record(const fc_retest_launch_t *l, json_t *groups,
+                                    const fc_launch_result_t *res)
+{
+    fc_results_t out;
+    char now[32];
+    json_t *rec;
+
+    if (fc_results_open(l->out_dir, &out) != FC_OK)
+        return;
+    fc_results_time(now, sizeof(now));
+    rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:i, s:b, s:I}", "type", "retest_launch",
+                    "source", "runner", "run_id", l->run_id, "stage", l->stage, "time", now,
+                    "seconds", res->seconds, "exit_status", res->exit_status, "timed_out",
+                    res->timed_out, "groups",
+                    (json_int_t)json_array_size(json_object_get(groups, "groups")));
+    if (rec != NULL)
+        fc_results_append(&out, rec);
+    fc_results_close(&out);
+}
+
 int fc_retest_after_stage(const fc_retest_launch_t *l, json_t *stage_recs)
 {
     char path[PATH_MAX + 64], tap[PATH_MAX + 64], log[PATH_MAX + 64];
@@ -249,8 +271,8 @@ int fc_retest_after_stage(const fc_retest_launch_t *l, json_t *stage_recs)
            res.timed_out ? "killed at the limit: what it was to place stays unplaced" :
            res.exit_status == 2 ? "rejected its input" : "ended", res.seconds);
     fc_retest_unfinished(l, groups, &res, log);
+    fc_retest_launch_record(l, groups, &res);
     json_decref(groups);
-    json_decref(res.watchdog);
-    json_decref(res.down);
+    fc_launch_result_free(&res);
     return 1;
 }

@@ -23,11 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
 #include "fc_kernels.h"
 #include "fc_log.h"
 #include "fc_pairs.h"
 #include "fc_pairs_stage.h"
 #include "fc_stats.h"
+#include "fc_watchdog.h"
 
 #define FC_PAIRS_TAG 4242
 
@@ -77,6 +79,7 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
                         &pat[k]);
         fc_cpu_fill(&pat[k], run->node, 0, sendbuf[k], count);
     }
+    fc_watchdog_peer(run->leader_world ? run->leader_world[partner] : -1);
     MPI_Sendrecv(NULL, 0, MPI_BYTE, partner, FC_PAIRS_TAG, NULL, 0, MPI_BYTE,
                  partner, FC_PAIRS_TAG, run->leaders, MPI_STATUS_IGNORE);
     for (int it = 0; it < total; ++it) {
@@ -121,6 +124,7 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
         times[it] = fc_now() - t0;
     }
     side->lat_us = fc_stats_median(times + sp->warmup, (size_t)sp->iters) / 2 * 1e6;
+    fc_watchdog_peer(-1);
     free(times);
 }
 
@@ -205,15 +209,16 @@ static int fc_pairs_probe_step(fc_pairs_bufs_t *bufs, int x, int y, int index)
     return slow;
 }
 
-/* Rank 0's probe for fc_pairs_confirm(): name the pair to every leader,
- * then measure it with them. */
+/* Rank 0's measurement for fc_pairs_confirm(): name the pair to every
+ * leader, then measure it once with them, kept as measurement number
+ * confirm.nmeasures (the confirmation asks for the second and third). */
 static int fc_pairs_probe(void *arg, int x, int y)
 {
     fc_pairs_bufs_t *bufs = arg;
     int msg[2] = { x, y };
 
     MPI_Bcast(msg, 2, MPI_INT, 0, bufs->run->leaders);
-    return fc_pairs_probe_step(bufs, x, y, bufs->run->confirm.nprobes);
+    return fc_pairs_probe_step(bufs, x, y, bufs->run->confirm.nmeasures);
 }
 
 /* Rank 0: confirm the tournament's slow pairs alone (fc_pairs_confirm.h);
@@ -222,7 +227,7 @@ static void fc_pairs_confirm_alone(fc_pairs_bufs_t *bufs)
 {
     fc_pairs_run_t *run = bufs->run;
     int n = run->nnodes, npairs = n * (n - 1) / 2, k = 0, nslow = 0;
-    int max_probes = 4 * n + 8, stop[2] = { -1, -1 };
+    int max_measures = FC_CONFIRM_MAX_MEASURES * (4 * n + 8), stop[2] = { -1, -1 };
 
     if (run->ctx->world_rank != 0) {
         for (int index = 0;; ++index) {
@@ -238,7 +243,7 @@ static void fc_pairs_confirm_alone(fc_pairs_bufs_t *bufs)
     int *slow = calloc((size_t)npairs + 1, sizeof(int));
     double t0 = MPI_Wtime();
 
-    run->alone = calloc((size_t)max_probes * (size_t)run->ctx->sp.nsizes + 1,
+    run->alone = calloc((size_t)max_measures * (size_t)run->ctx->sp.nsizes + 1,
                         sizeof(*run->alone));
     if (a && b && slow && run->alone) {
         for (int i = 0; i < n; ++i)
@@ -253,7 +258,7 @@ static void fc_pairs_confirm_alone(fc_pairs_bufs_t *bufs)
                 nslow += slow[k];
             }
         run->confirmed = fc_pairs_confirm(n, run->node_racks, run->ctx->inv.nracks, npairs,
-                                          a, b, slow, max_probes, fc_pairs_probe, bufs,
+                                          a, b, slow, max_measures, fc_pairs_probe, bufs,
                                           &run->confirm) == 0;
     }
     if (!run->confirmed)
@@ -261,10 +266,12 @@ static void fc_pairs_confirm_alone(fc_pairs_bufs_t *bufs)
                  "(they fail, nobody is quarantined)");
     MPI_Bcast(stop, 2, MPI_INT, 0, run->leaders);
     run->confirm_seconds = MPI_Wtime() - t0;
+    run->ctx->confirm_s += run->confirm_seconds;
     if (nslow > 0)
         fc_tap_diag(&run->ctx->tap, "pairs: %d slow pair(s) in the rounds; confirmation: %d "
-                    "pair(s) measured alone in %.2f s%s", nslow,
-                    run->confirmed ? run->confirm.nprobes : 0, run->confirm_seconds,
+                    "pair(s) probed alone (%d measurements) in %.2f s%s", nslow,
+                    run->confirmed ? run->confirm.nprobes : 0,
+                    run->confirmed ? run->confirm.nmeasures : 0, run->confirm_seconds,
                     run->confirm.exhausted ? " (the probes ran out)" : "");
     free(a);
     free(b);
@@ -339,7 +346,9 @@ static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
         json_t *rec = fc_stage_record(ctx, "pairs_confirmation");
 
         json_object_set_new(rec, "probes", json_integer(run->confirmed ? run->confirm.nprobes : 0));
-        json_object_set_new(rec, "max_probes", json_integer(run->confirm.max_probes));
+        json_object_set_new(rec, "measurements",
+                            json_integer(run->confirmed ? run->confirm.nmeasures : 0));
+        json_object_set_new(rec, "max_measurements", json_integer(run->confirm.max_measures));
         json_object_set_new(rec, "exhausted", json_boolean(run->confirm.exhausted));
         json_object_set_new(rec, "seconds", json_real(run->confirm_seconds));
         fc_results_append(&ctx->results, rec);
@@ -375,6 +384,8 @@ int main(int argc, char **argv)
 
         MPI_Comm_rank(run.leaders, &run.node);
         MPI_Comm_size(run.leaders, &run.nnodes);
+        run.leader_world = fc_xcalloc((size_t)run.nnodes, sizeof(int), "the leaders' ranks");
+        MPI_Allgather(&ctx.world_rank, 1, MPI_INT, run.leader_world, 1, MPI_INT, run.leaders);
         if (ctx.world_rank == 0) {
             run.node_hosts = calloc((size_t)run.nnodes, FC_HOST_MAX);
             run.node_racks = calloc((size_t)run.nnodes, sizeof(int));
@@ -398,6 +409,7 @@ int main(int argc, char **argv)
     MPI_Comm_free(&node_comm);
     free(run.node_hosts);
     free(run.node_racks);
+    free(run.leader_world);
     free(run.pairs);
     return fc_stage_finish(&ctx, status);
 }

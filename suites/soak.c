@@ -8,7 +8,10 @@
  *   - drift: a slowdown sustained over confirm_windows consecutive
  *     windows, against the lower quartile of the window medians, above
  *     max_drift_pct (a link that degrades, a GPU that throttles); one
- *     slow window (a busy neighbour) is recorded as a peak, not judged.
+ *     slow window (a busy neighbour) is recorded as a peak, not judged;
+ *     and a slowdown that comes and goes: the level the slowest quarter of
+ *     the windows (and at least confirm_windows of them) all reached,
+ *     against the same lower quartile (lib/fc_drift.h).
  *     A drift is the whole soak group's until the runner's retest after
  *     the soak places it on a node;
  * and the lowest rank on each node reads its link error counters
@@ -222,6 +225,27 @@ static void fc_soak_report_point(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
                  d.reference * 1e6, cfg->max_drift_pct, cfg->confirm_windows);
         j.status = FC_ERR_FAIL;
         j.confirmed = 1;
+    } else if (d.intermittent_pct >= 0 && cfg->max_drift_pct >= 0 &&
+               d.intermittent_pct > cfg->max_drift_pct && j.nreasons < 4) {
+        char list[160];
+        size_t at = 0;
+        int slow = 0;
+
+        list[0] = '\0';
+        for (int w = 0; w < n; ++w)
+            if (p->windows[w] >= d.intermittent && ++slow <= 12)
+                at += (size_t)snprintf(list + at, at < sizeof(list) ? sizeof(list) - at : 0,
+                                       "%s%d", slow > 1 ? ", " : "", w);
+        if (slow > 12 && at < sizeof(list))
+            snprintf(list + at, sizeof(list) - at, ", ...");
+        snprintf(j.reasons[j.nreasons++], sizeof(j.reasons[0]),
+                 "intermittent drift %.1f%%: %d of %d windows (%s) ran at %.1f us or slower, "
+                 "not in a row, against the soak's lower quartile of %.1f us (limit %.1f%% "
+                 "in a quarter of the windows and at least %d)", d.intermittent_pct, slow, n,
+                 list, d.intermittent * 1e6, d.reference * 1e6, cfg->max_drift_pct,
+                 cfg->confirm_windows);
+        j.status = FC_ERR_FAIL;
+        j.confirmed = 1;
     }
     if (d.drift_pct < 0 && cfg->max_drift_pct >= 0 && j.nnotes < FC_JUDGE_NOTES)
         snprintf(j.notes[j.nnotes++], sizeof(j.notes[0]), "drift not judged: %d window(s), "
@@ -236,6 +260,10 @@ static void fc_soak_report_point(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
     json_object_set_new(soak, "drift_pct", d.drift_pct >= 0 ? json_real(d.drift_pct) : json_null());
     json_object_set_new(soak, "drift_windows", d.drift_pct >= 0 ?
                         json_pack("[i,i]", d.from, d.to) : json_null());
+    json_object_set_new(soak, "intermittent_pct", d.intermittent_pct >= 0
+                        ? json_real(d.intermittent_pct) : json_null());
+    json_object_set_new(soak, "intermittent_windows", d.intermittent_pct >= 0
+                        ? json_integer(d.slow_windows) : json_null());
     json_object_set_new(soak, "reference_us", d.peak_pct >= 0 ? json_real(d.reference * 1e6)
                                                               : json_null());
     json_object_set_new(soak, "peak_window_pct", d.peak_pct >= 0 ? json_real(d.peak_pct)

@@ -102,7 +102,7 @@ grep -q "wrong data sent by $H4 .*confirmed by 5 retests" "$TMP/send/report/rack
     grep -q "confirmed by 5 retests" "$TMP/send/summary.txt"
 ok $? "the HTML and the summary show the confirmation"
 secs=$(rec send '(grep { $_->{type} eq "retest" } @r)[0]{seconds}')
-launch=$(sed -n 's/^retest cluster: done, \(.*\) s$/\1/p' "$TMP/send.out")
+launch=$(rec send 'sprintf "%.1f", (grep { $_->{type} eq "retest_launch" } @r)[0]{seconds} // -1')
 diag "retest: ${launch} s launched, of which $(printf %.1f "$secs") s of checks (12 ranks: 11 rounds of exchanges, 6 all_reduce without one node); whole run ${took} s"
 
 # 2b. the same host corrupting only what it sends into all_reduce: its
@@ -171,4 +171,9 @@ ok $(( rc != 1 )) "node stage, rank 2 corrupting its sends: exit 1 ($rc)"
 [ "$culprit" = 2 ] && [ "$first" != 2 ] &&
     grep -q "^  FAIL rack default, node stage, node $(hostname): .*wrong data sent by $(hostname) (rank 2) confirmed by 3 retests: rank 2 -> rank 0 wrong, rank 0 -> rank 2 right" "$TMP/node.out"
 ok $? "the retest names rank 2 (the ranks: $culprit), not rank $first that observed it"
+# what the confirmations and retests added to each run (README, "How long
+# confirmation takes")
+for r in clean send coll once pairs stale; do
+    [ -e "$TMP/$r/results.jsonl" ] && diag "cost $r: $(cost "$TMP/$r")"
+done
 done_testing

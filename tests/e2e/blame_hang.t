@@ -17,6 +17,13 @@
 #     and the ranks' own accounts of their last seconds (the stopped ranks
 #     used no CPU, the waiting ones polled) name that host alone; the stage
 #     runs again without it and the other racks PASS;
+#   - every rank of one healthy node has an MPI call fail inside the
+#     cluster stage (the injector's fail mode: the communicator's error
+#     handler called with MPI_ERR_OTHER, as the library does when a
+#     transport error hits a call, e.g. a peer's link died): those ranks
+#     say so (FABCERT-MPIERR) and end the job; mpirun names one of them,
+#     yet they observed the fault: the probe finds every host answering,
+#     so nobody is quarantined and the stage's racks FAIL as a group;
 #   - a node whose fabric stops forwarding mid-stage (its MPI traffic's
 #     TCP ports held back by tc on both ends of its link, while the
 #     launcher's own traffic passes): every rank reports stuck, none of
@@ -31,7 +38,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcb 2,3,1
-plan 19
+plan 25
 H1=${NAME}01 H2=${NAME}02 H4=${NAME}04 H5=${NAME}05
 INJ="--env LD_PRELOAD=$PWD/$BUILD/libfc_inject.so"
 # p.yaml: the rack and cluster stages; c.yaml: the cluster stage alone
@@ -105,6 +112,16 @@ ok $? "rack2 (with $H4) FAILs, rack1 and rack3 PASS ($rc)"
 grep -q "exited on signal 9" "$TMP/kill/certificates/rack2.json" &&
     ! grep -q "exited on signal 9" "$TMP/kill/certificates/rack1.json"
 ok $? "rack2's certificate holds the crash's evidence, rack1's does not"
+# the evidence where people and programs read it: rack2's HTML page says
+# who died and how the others ended; its certificate holds the record's
+# evidence (the launcher's words, the torn-down count, no watchdog fired)
+grep -q "ranks 3,9 on host $H4 died: the launcher reports rank [39] exited on signal 9 (Killed).*other rank(s) were torn down" "$TMP/kill/report/rack-rack2.html" &&
+    perl -MJSON::PP -e 'local $/; my $c = decode_json(<>)->{certificate};
+        my @f = grep { ref $_->{evidence} } map { @{$_->{figures} || []} } @{$c->{stages} || []};
+        exit !(grep { !$_->{evidence}{timeout_came} && $_->{evidence}{torn_down_ranks} > 0 &&
+                      grep({ /exited on signal 9/ } @{$_->{evidence}{launcher}}) } @f)' \
+        "$TMP/kill/certificates/rack2.json"
+ok $? "the crash in rack2's HTML (who died, the others torn down) and its evidence in the certificate"
 
 # 3. both ranks of $H2 stopped in the cluster stage's third all_reduce
 t0=$(date +%s)
@@ -117,7 +134,7 @@ ok $([ "$n" = "1:$H2/1,7/node/1" ]; echo $?) "stuck in a collective: one hang re
 n=$(rec stop 'my ($h) = grep { $_->{type} eq "hang" } @r; $h->{evidence}{probe}')
 echo "$n" | grep -q "6 host(s), 30 of 30 directed exchanges arrived intact"
 ok $? "the probe ran on the 6 hosts and every pair answered ($n)"
-n=$(rec stop 'my ($h) = grep { $_->{type} eq "hang" } @r; join ",", map { sprintf "%s:%s", $_->{rank}, $_->{cpu_pct} < 2 ? "idle" : "busy" } @{$h->{evidence}{ranks}}')
+n=$(rec stop 'my ($h) = grep { $_->{type} eq "hang" } @r; join ",", map { sprintf "%s:%s", $_->{rank}, $_->{cpu_pct} < 0.2 ? "idle" : "busy" } @{$h->{evidence}{ranks}}')
 ok $([ "$n" = "0:busy,1:idle,2:busy,3:busy,4:busy,5:busy,6:busy,7:idle,8:busy,9:busy,10:busy,11:busy" ]; echo $?) \
     "the ranks' accounts: only $H2's ranks were idle ($n)"
 q=$(quarantined stop)
@@ -125,6 +142,34 @@ ok $([ "$q" = "$H2" ]; echo $?) "only $H2 is quarantined ($q)"
 [ $rc -eq 1 ] && grep -q "^rack rack1: FAIL" "$TMP/stop.out" && grep -q "^rack rack2: PASS" "$TMP/stop.out" &&
     grep -q "^rack rack3: PASS" "$TMP/stop.out"
 ok $? "the stage runs again without it: rack2 and rack3 PASS, rack1 FAILs ($rc)"
+grep -q "the processes of host $H2 stopped making progress: ranks 1,7 used at most [0-9.]*% of a core .*a point-to-point probe found every host answering" "$TMP/stop/report/rack-rack1.html" &&
+    perl -MJSON::PP -e 'local $/; my $c = decode_json(<>)->{certificate};
+        my @f = grep { ref $_->{evidence} } map { @{$_->{figures} || []} } @{$c->{stages} || []};
+        exit !(grep { $_->{evidence}{probe} =~ /30 of 30 directed exchanges/ &&
+                      @{$_->{evidence}{probe_answers} || []} == 6 && @{$_->{evidence}{ranks} || []} == 12 } @f)' \
+        "$TMP/stop/certificates/rack1.json"
+ok $? "the placement in rack1's HTML (idle ranks, the probe) and its evidence in the certificate (the probe's 6 answers, the 12 ranks' accounts)"
+
+# 3b. both ranks of $H2 (healthy) have the cluster stage's third all_reduce
+# fail through the communicator's error handler: observers, not culprits
+t0=$(date +%s)
+run mpierr $INJ --env FC_INJECT_HOST=$H2 --env FC_INJECT_MODE=fail --env FC_INJECT_PROGRAM=cluster \
+    --env FC_INJECT_CALL=3 --profile "$TMP/c.yaml"
+rc=$?
+diag "mpierr: $(( $(date +%s) - t0 )) s"
+n=$(rec mpierr 'my @h = grep { $_->{type} eq "hang" || $_->{type} eq "crash" } @r; my @e = map { @{$_->{evidence}{mpi_errors} || []} } @h;
+    scalar(@h) . ":" . join(",", map { "$_->{type}/$_->{host}/" . ($_->{implicates}{quarantine} ? 1 : 0) } @h) . ":" .
+    (@e && !grep({ $_->{host} ne "'$H2'" } @e) ? "'$H2'" : "?")')
+ok $([ "$n" = "1:hang//0:$H2" ]; echo $?) "an MPI call failed on $H2's ranks: one record, nobody placed, the failed calls of $H2 as evidence ($n)"
+q=$(quarantined mpierr)
+ok $([ -z "$q" ]; echo $?) "the observer $H2 is not quarantined (${q:-nobody})"
+n=$(rec mpierr 'my ($h) = grep { $_->{type} eq "hang" } @r; $h->{evidence}{probe}')
+grep -q "HANG an MPI call failed and ended the stage after .*on $H2 (in all_reduce float32 sum .*MPI_ERR_OTHER.*those ranks observed a fault, they did not cause it, and the probe places none" "$TMP/mpierr.out" &&
+    echo "$n" | grep -q "6 host(s), 30 of 30 directed exchanges arrived intact"
+ok $? "the run says which call failed where, and that the probe found every host answering ($n)"
+[ $rc -eq 1 ] && grep -q "^rack rack1: FAIL" "$TMP/mpierr.out" && grep -q "^rack rack2: FAIL" "$TMP/mpierr.out" &&
+    grep -q "^rack rack3: FAIL" "$TMP/mpierr.out"
+ok $? "the stage's racks FAIL as a group ($rc)"
 
 # 4. $H5's fabric stops forwarding while the cluster stage runs
 cut() {     # cut DEV [command prefix]: hold back the MPI ports on DEV's egress

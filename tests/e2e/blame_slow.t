@@ -22,7 +22,7 @@
 FC=$BUILD/fabcert
 INJ=$PWD/$BUILD/libfc_inject.so
 vcluster_up fbs 2,3,1
-plan 21
+plan 24
 H1=${NAME}01 H2=${NAME}02 H4=${NAME}04 H5=${NAME}05
 cat > "$TMP/plan.yaml" <<'YAML'
 name: blame-slow
@@ -155,6 +155,19 @@ perl -MJSON::PP -e 'local $/; my $c = decode_json(<>)->{certificate};
     exit !(grep { ref $_->{confirmation} && ($_->{confirmation}{verdict} // "") =~ /^node_/ } @f)' \
     "$TMP/slow1/certificates/rack2.json" 2> /dev/null
 ok $? "rack2's certificate carries the confirmation"
+# the evidence where people and programs read it: rack2's HTML page says
+# the link was confirmed alone, every alone measurement listed; its
+# certificate holds each of the node's alone probes, each two or three
+# measurements, and the partners' vouching
+grep -q "confirmed alone: [0-9.]*, [0-9.]*\(, [0-9.]*\)\? GB/s (slow [23] of [23]) with [^ ]* (same rack), .* (across the spine); each partner known good" "$TMP/slow1/report/rack-rack2.html" &&
+    grep -q "explained by $H4's link, confirmed alone with known-good partners" "$TMP/slow1/report/rack-rack2.html" &&
+    perl -MJSON::PP -e 'local $/; my $c = decode_json(<>)->{certificate};
+        my @f = map { @{$_->{figures} || []} } @{$c->{stages} || []};
+        my @n = grep { ref $_->{confirmation} && $_->{confirmation}{confirmed} &&
+            @{$_->{confirmation}{partners}} == 2 && @{$_->{confirmation}{partners_known_good}} &&
+            !grep({ @{$_->{measurements}} < 2 || $_->{slow_measurements} < 2 } @{$_->{confirmation}{partners}}) } @f;
+        exit !@n' "$TMP/slow1/certificates/rack2.json"
+ok $? "rack2's HTML shows the link confirmed alone with every measurement; its certificate holds each alone probe's measurements"
 
 # 3. one rank slowed in the cluster stage: the retest names it
 one_stage cluster
@@ -177,6 +190,19 @@ n=$(rec crank 'scalar grep { $_->{type} eq "point" && $_->{verdict} eq "FAIL" &&
 ok $(( n < 1 )) "the cluster stage's failure was confirmed alone and named nobody before the retest ($n)"
 grep -q "slowest rank" "$TMP/crank/results.jsonl"
 ok $(( $? == 0 )) "no record names a 'slowest rank' (the one that waited longest)"
+# rack1's HTML says where the slowness was placed and how it was
+# confirmed; its certificate holds the retest's evidence (the culprit, the
+# collective without each node) and the alone rounds
+grep -q "slowness placed on $H2 (rank $R): without $H2 the all_reduce int32 sum 64 KiB took" "$TMP/crank/report/rack-rack1.html" &&
+    grep -q "confirmed alone (slow in [23] of [23] alone measurements)" "$TMP/crank/report/rack-rack1.html" &&
+    perl -MJSON::PP -e 'local $/; my $c = decode_json(<>)->{certificate};
+        my @f = map { @{$_->{figures} || []} } @{$c->{stages} || []};
+        my @r = grep { ($_->{kind} // "") eq "slow" && $_->{localised} && $_->{culprit}{host} eq "'$H2'" &&
+            "@{$_->{culprit}{ranks}}" eq "'$R'" && ref $_->{leave_one_out} && @{$_->{leave_one_out}} } @f;
+        my @p = grep { ref $_->{confirmation} && $_->{confirmation}{verdict} eq "confirmed" &&
+            @{$_->{confirmation}{rounds}} >= 2 && ref $_->{confirmation}{concurrent} } @f;
+        exit !(@r && @p)' "$TMP/crank/certificates/rack1.json"
+ok $? "rack1's HTML shows the placement and the confirmation; its certificate the retest's evidence and the alone rounds"
 
 # 4. one rank slowed in the rack stage (rack2, a rack of 3 nodes)
 one_stage rack
@@ -190,6 +216,12 @@ racks_are rrank PASS FAIL PASS && [ $rc -eq 1 ] && [ "$q" = "$H4" ] &&
     grep -q "slowness placed on $H4 (rank $R)" "$TMP/rrank.out"
 ok $? "a rank slowed in all_reduce only, in the rack stage: rank $R of $H4 named by the collective without it; only $H4 quarantined ($rc; $q)"
 [ "$q" = "$H4" ] || diag "$(grep -E '^rack|^  FAIL|retest' "$TMP/rrank.out" | head -6)"
+grep -q "slowness placed on $H4 (rank $R)" "$TMP/rrank/report/rack-rack2.html" &&
+    perl -MJSON::PP -e 'local $/; my $c = decode_json(<>)->{certificate};
+        my @f = map { @{$_->{figures} || []} } @{$c->{stages} || []};
+        exit !grep { ($_->{kind} // "") eq "slow" && $_->{localised} && $_->{culprit}{host} eq "'$H4'" &&
+            "@{$_->{culprit}{ranks}}" eq "'$R'" } @f' "$TMP/rrank/certificates/rack2.json"
+ok $? "rack2's HTML shows the placement on rank $R of $H4; its certificate the retest's evidence"
 
 # 5. a node slowed for its first calls only: not reproduced alone
 one_stage node
@@ -247,6 +279,10 @@ racks_are allslow FAIL FAIL FAIL
 st=$?
 q=$(quarantined allslow)
 ok $(( rc != 1 || st != 0 || ${#q} != 0 )) "every node slowed alike past a limit: every rack FAILs, nobody quarantined ($rc; ${q:-none})"
-diag "run times (s): clean $(cat "$TMP/clean1.secs") $(cat "$TMP/clean2.secs"), slow link $(cat "$TMP/slow1.secs") $(cat "$TMP/slow2.secs") $(cat "$TMP/slow3.secs")"
-diag "pairs confirmation (s): $(rec slow1 '(map { sprintf "%.1f", $_->{seconds} } grep { $_->{type} eq "pairs_confirmation" } @r)[0]') of $H4's slow link; retest of the slowed rank: $(sed -n 's/^retest cluster: done, \(.*\) s$/\1/p' "$TMP/crank.out") s launched"
+# what the confirmations and retests add to each run (README, "How long
+# confirmation takes"): the run's wall time beside its records' figures
+for r in clean1 clean2 slow1 slow2 slow3 crank rrank transient uplink onerank allslow; do
+    [ -e "$TMP/$r/results.jsonl" ] && diag "cost $r: wall $(cat "$TMP/$r.secs") s; $(cost "$TMP/$r")"
+done
+diag "pairs confirmation (s): $(rec slow1 '(map { sprintf "%.1f s, %d probes, %d measurements", $_->{seconds}, $_->{probes}, $_->{measurements} } grep { $_->{type} eq "pairs_confirmation" } @r)[0]') for $H4's slow link"
 done_testing

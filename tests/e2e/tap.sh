@@ -41,6 +41,17 @@ jsonl() {
         die $@ if $@' "$1" "$2"
 }
 
+# cost DIR: what confirmation before blame cost the run in DIR, from its
+# records: the stages' own time (stage_end seconds), of which their
+# confirmations alone (confirm_seconds), and the retests' launches
+# (retest_launch seconds, start-up and end included); one line
+cost() {
+    jsonl "$1/results.jsonl" 'my ($s, $c, $t, $n) = (0, 0, 0, 0);
+        for (@r) { if ($_->{type} eq "stage_end") { $s += $_->{seconds} // 0; $c += $_->{confirm_seconds} // 0 }
+                   if ($_->{type} eq "retest_launch") { $t += $_->{seconds}; ++$n } }
+        sprintf "stages %.1f s, of which confirmations alone %.1f s; %d retest launch(es) %.1f s", $s, $c, $n, $t'
+}
+
 # vcluster_up PREFIX [NODES]: build a virtual cluster for this test, of
 # 2 racks x 2 nodes or of the racks NODES lists (e.g. 2,3,1: uneven racks) (runners/vcluster), named PREFIX plus a random number, or skip the
 # whole test with the reason (not root, a tool missing, no namespaces).

@@ -24,6 +24,13 @@
  *                     error         the chosen call runs, then returns
  *                                   MPI_ERR_OTHER (that call only): a call
  *                                   that reports a failure to its caller
+ *                     fail          the chosen call does not run: the
+ *                                   communicator's error handler is called
+ *                                   with MPI_ERR_OTHER, as the library does
+ *                                   when a transport error hits a call (a
+ *                                   peer's link died); the default handler
+ *                                   aborts the job. Plant it on a healthy
+ *                                   host: the observer of a fault
  *                     noop          the matching calls return success at once
  *                                   and write nothing (a transport that drops
  *                                   the operation); plant it on every rank of
@@ -68,11 +75,11 @@
 
 enum fc_inject_mode { FC_INJECT_OFF, FC_INJECT_CORRUPT, FC_INJECT_KILL,
                       FC_INJECT_STOP, FC_INJECT_DELAY, FC_INJECT_ERROR, FC_INJECT_NOOP,
-                      FC_INJECT_STALE, FC_INJECT_SCRIBBLE };
+                      FC_INJECT_STALE, FC_INJECT_SCRIBBLE, FC_INJECT_FAIL };
 
 /* What a wrapper does with a matching call. */
 enum fc_inject_act { FC_ACT_NONE = 0, FC_ACT_CORRUPT, FC_ACT_NOOP, FC_ACT_STALE,
-                     FC_ACT_SCRIBBLE };
+                     FC_ACT_SCRIBBLE, FC_ACT_FAIL };
 
 static struct {
     int configured;
@@ -130,6 +137,8 @@ static void fc_inject_configure(void)
         fc_inj.mode = FC_INJECT_STALE;
     else if (strcmp(mode, "scribble") == 0)
         fc_inj.mode = FC_INJECT_SCRIBBLE;
+    else if (strcmp(mode, "fail") == 0)
+        fc_inj.mode = FC_INJECT_FAIL;
     else
         fprintf(stderr, "fc_inject: FC_INJECT_MODE '%s' unknown; injecting nothing\n", mode);
     snprintf(fc_inj.colls, sizeof(fc_inj.colls), ",%s,",
@@ -208,6 +217,11 @@ static int fc_inject_call(const char *coll, int count, MPI_Datatype dt)
     case FC_INJECT_SCRIBBLE:
         fc_inject_say("writing into a recv buffer the call must leave alone", coll);
         return FC_ACT_SCRIBBLE;
+    case FC_INJECT_FAIL:
+        if (fc_inj.calls != fc_inj.call_at)
+            return 0;
+        fc_inject_say("failing it through the communicator's error handler", coll);
+        return FC_ACT_FAIL;
     case FC_INJECT_ERROR:
         if (fc_inj.calls == fc_inj.call_at) {
             fc_inject_say("returning MPI_ERR_OTHER", coll);
@@ -226,6 +240,14 @@ static int fc_inject_rc(int rc)
     if (!fc_inj.fail_pending)
         return rc;
     fc_inj.fail_pending = 0;
+    return MPI_ERR_OTHER;
+}
+
+/* fail: the call did not run; the library hands the error to the
+ * communicator's handler (which may end the process), and returns it. */
+static int fc_inject_fail(MPI_Comm comm)
+{
+    PMPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
     return MPI_ERR_OTHER;
 }
 
@@ -292,6 +314,8 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt
 
     if (act == FC_ACT_NOOP)
         return MPI_SUCCESS;
+    if (act == FC_ACT_FAIL)
+        return fc_inject_fail(comm);
     rc = PMPI_Allreduce(fc_inject_send(act, sendbuf, count, dt, &bad), recvbuf, count, dt,
                         op, comm);
     free(bad);
@@ -312,6 +336,8 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, M
                                                              : fc_inject_call("reduce", count, dt);
     if (act == FC_ACT_NOOP)
         return MPI_SUCCESS;
+    if (act == FC_ACT_FAIL)
+        return fc_inject_fail(comm);
     rc = PMPI_Reduce(fc_inject_send(act, sendbuf, count, dt, &bad), recvbuf, count, dt, op,
                      root, comm);
     free(bad);
@@ -334,6 +360,8 @@ int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvb
 
     if (act == FC_ACT_NOOP)
         return MPI_SUCCESS;
+    if (act == FC_ACT_FAIL)
+        return fc_inject_fail(comm);
     rc = PMPI_Allgather(fc_inject_send(act, sendbuf, scount, sdt, &bad), scount, sdt, recvbuf,
                         rcount, rdt, comm);
     free(bad);
@@ -350,6 +378,8 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int rcount,
     act = fc_inject_call("reduce_scatter", rcount * n, dt);
     if (act == FC_ACT_NOOP)
         return MPI_SUCCESS;
+    if (act == FC_ACT_FAIL)
+        return fc_inject_fail(comm);
     rc = PMPI_Reduce_scatter_block(fc_inject_send(act, sendbuf, rcount * n, dt, &bad), recvbuf,
                                    rcount, dt, op, comm);
     free(bad);
@@ -366,6 +396,8 @@ int MPI_Alltoall(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbu
     act = fc_inject_call("alltoall", scount * n, sdt);
     if (act == FC_ACT_NOOP)
         return MPI_SUCCESS;
+    if (act == FC_ACT_FAIL)
+        return fc_inject_fail(comm);
     rc = PMPI_Alltoall(fc_inject_send(act, sendbuf, scount * n, sdt, &bad), scount, sdt,
                        recvbuf, rcount, rdt, comm);
     free(bad);
@@ -386,6 +418,8 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
     PMPI_Comm_rank(comm, &rank);
     if (act == FC_ACT_NOOP)
         return MPI_SUCCESS;
+    if (act == FC_ACT_FAIL)
+        return fc_inject_fail(comm);
     if (act == FC_ACT_STALE && rank == root) {
         /* the root's data is its buffer: broadcast the previous call's,
          * then put this call's back on the root */
@@ -426,6 +460,8 @@ int MPI_Sendrecv(const void *sendbuf, int scount, MPI_Datatype sdt, int dest, in
 
     if (act == FC_ACT_NOOP)
         return MPI_SUCCESS;
+    if (act == FC_ACT_FAIL)
+        return fc_inject_fail(comm);
     rc = PMPI_Sendrecv(fc_inject_send(act, sendbuf, scount, sdt, &bad), scount, sdt, dest, stag,
                        recvbuf, rcount, rdt, source, rtag, comm, status);
     free(bad);
@@ -439,6 +475,8 @@ int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI
 
     if (act == FC_ACT_NOOP)
         return MPI_SUCCESS;
+    if (act == FC_ACT_FAIL)
+        return fc_inject_fail(comm);
     rc = PMPI_Send(fc_inject_send(act, buf, count, dt, &bad), count, dt, dest, tag, comm);
     free(bad);
     return fc_inject_rc(rc);

@@ -3,8 +3,11 @@
  * fabric: each case plants the truth (bad node links, a bad rack uplink, a
  * bad path) and, separately, what the tournament saw (the truth plus pairs
  * slowed only by what ran beside them). The probe answers from the truth
- * alone, as a pair measured alone would. Each case checks who is blamed,
- * what each pair became, and that nobody healthy is.
+ * alone, as a pair measured alone would, or from a planted sequence of
+ * answers for a flaky pair (slow, fast, slow: the confirmation rule of
+ * lib/fc_confirm_rule.h, the majority of three, decides). Each case checks
+ * who is blamed, what each pair became, and that nobody healthy is; the
+ * budget counts measurements.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +25,10 @@ typedef struct fabric {
     int bad_uplink[MAXN];       /* per rack */
     int bad_path[MAXN][MAXN];
     int noisy[MAXN][MAXN];      /* slow when measured alone (a busy machine) */
-    int probes;
+    const char *seq[MAXN][MAXN];    /* flaky: "SFS", one letter per alone
+                                     * measurement of the pair (S slow, F fast) */
+    int used[MAXN][MAXN];       /* letters of seq used */
+    int probes;                 /* measurements asked for */
 } fabric_t;
 
 static fc_tap_t tap;
@@ -36,9 +42,25 @@ static int truly_slow(const fabric_t *f, int x, int y)
 static int probe(void *arg, int x, int y)
 {
     fabric_t *f = arg;
+    int lo = x < y ? x : y, hi = x < y ? y : x;
 
     f->probes++;
+    if (f->seq[lo][hi] != NULL) {
+        char c = f->seq[lo][hi][f->used[lo][hi]];
+
+        if (c == '\0')
+            fc_tap_bail(&tap, "pair %d-%d measured more often than its sequence '%s'", lo, hi,
+                        f->seq[lo][hi]);
+        f->used[lo][hi]++;
+        return c == 'S';
+    }
     return truly_slow(f, x, y) || f->noisy[x][y] || f->noisy[y][x];
+}
+
+/* The production budget: three measurements for each of 4n + 8 probes. */
+static int budget(int n)
+{
+    return FC_CONFIRM_MAX_MEASURES * (4 * n + 8);
 }
 
 /* racks: node counts per rack, e.g. {2, 3, 1} */
@@ -65,7 +87,7 @@ static int pair_of(const outcome_t *o, int x, int y)
 }
 
 /* noise: extra (x, y) pairs slow in the tournament only, -1 terminated */
-static void run(fabric_t *f, const int *noise, int max_probes, outcome_t *o)
+static void run(fabric_t *f, const int *noise, int max_measures, outcome_t *o)
 {
     memset(o, 0, sizeof(*o));
     for (int i = 0; i < f->n; ++i)
@@ -77,8 +99,9 @@ static void run(fabric_t *f, const int *noise, int max_probes, outcome_t *o)
     for (int k = 0; noise && noise[k] >= 0; k += 2)
         o->slow[pair_of(o, noise[k], noise[k + 1])] = 1;
     f->probes = 0;
+    memset(f->used, 0, sizeof(f->used));
     if (fc_pairs_confirm(f->n, f->rack, f->nracks, o->npairs, o->a, o->b, o->slow,
-                         max_probes, probe, f, &o->c) != 0)
+                         max_measures, probe, f, &o->c) != 0)
         fc_tap_bail(&tap, "fc_pairs_confirm failed");
 }
 
@@ -106,14 +129,14 @@ int main(void)
     int ok;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 19);
+    fc_tap_plan(&tap, 25);
 
     /* racks of 2, 3 and 1; node 3 (rack 2) has a slow link; in its round
      * the pairs 0-1 and 4-5 were slowed by what ran beside them */
     fabric_make(&f, uneven, 3);
     f.bad_node[3] = 1;
     int noise[] = { 0, 1, 4, 5, -1 };
-    run(&f, noise, 64, &o);
+    run(&f, noise, budget(f.n), &o);
     ok = links_exactly(&o, f.n, 3);
     for (int v = 0; v < f.n; ++v)
         if (v != 3)
@@ -124,14 +147,16 @@ int main(void)
                   verdict(&o, 4, 5) == FC_PAIR_V_NOT_REPRODUCED &&
                   verdict(&o, 0, 2) == FC_PAIR_V_OK,
               "pairs slowed only by their round are not reproduced alone and pass");
-    fc_tap_ok(&tap, o.c.nprobes <= 8 && !o.c.exhausted && !o.c.alone_in_rack[3],
-              "one bad node costs %d probes (at most 8), partner in its own rack", o.c.nprobes);
+    fc_tap_ok(&tap, o.c.nprobes <= 8 && o.c.nmeasures == 2 * o.c.nprobes &&
+                  f.probes == o.c.nmeasures && !o.c.exhausted && !o.c.alone_in_rack[3],
+              "one bad node costs %d probes (at most 8) of two agreeing measurements each "
+              "(%d), partner in its own rack", o.c.nprobes, o.c.nmeasures);
     fc_pairs_confirm_free(&o.c);
 
     /* the node alone in its rack (node 5, rack 3) */
     fabric_make(&f, uneven, 3);
     f.bad_node[5] = 1;
-    run(&f, NULL, 64, &o);
+    run(&f, NULL, budget(f.n), &o);
     fc_tap_ok(&tap, links_exactly(&o, f.n, 5) && o.c.alone_in_rack[5],
               "a node alone in its rack is confirmed, and marked as in series with its "
               "rack's uplink");
@@ -140,7 +165,7 @@ int main(void)
     /* rack 0's uplink (3 nodes, 3 racks): every pair leaving rack 0 slow */
     fabric_make(&f, three, 3);
     f.bad_uplink[0] = 1;
-    run(&f, NULL, 64, &o);
+    run(&f, NULL, budget(f.n), &o);
     ok = o.c.uplink[0] && !o.c.uplink[1] && !o.c.uplink[2];
     for (int v = 0; v < f.n; ++v)
         ok &= !o.c.link[v];
@@ -152,7 +177,7 @@ int main(void)
     /* two racks of two with a slow uplink: either rack's uplink */
     fabric_make(&f, two_two, 2);
     f.bad_uplink[1] = 1;
-    run(&f, NULL, 64, &o);
+    run(&f, NULL, budget(f.n), &o);
     ok = o.c.uplink[0] && o.c.uplink[1];
     for (int v = 0; v < f.n; ++v)
         ok &= !o.c.link[v];
@@ -164,7 +189,7 @@ int main(void)
     static const int three_one[] = { 3, 1 };
     fabric_make(&f, three_one, 2);
     f.bad_node[3] = 1;
-    run(&f, NULL, 64, &o);
+    run(&f, NULL, budget(f.n), &o);
     fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && o.c.uplink[0] && o.c.uplink[1] &&
                   o.c.spine_pair && verdict(&o, 0, 3) == FC_PAIR_V_UPLINK,
               "racks of 3 and 1, the lone node slow: the spine between them, not rack 1's "
@@ -175,7 +200,7 @@ int main(void)
     fabric_make(&f, three, 3);
     f.bad_uplink[0] = 1;
     int inside[] = { 0, 1, -1 };
-    run(&f, inside, 64, &o);
+    run(&f, inside, budget(f.n), &o);
     fc_tap_ok(&tap, o.c.uplink[0] && !o.c.uplink[1] && !o.c.uplink[2] &&
                   verdict(&o, 0, 1) == FC_PAIR_V_NOT_REPRODUCED && verdict(&o, 0, 3) == FC_PAIR_V_UPLINK,
               "a noisy pair inside the rack does not hide its uplink");
@@ -184,7 +209,7 @@ int main(void)
     /* one bad path, 1-4, in the uneven cluster */
     fabric_make(&f, uneven, 3);
     f.bad_path[1][4] = 1;
-    run(&f, NULL, 64, &o);
+    run(&f, NULL, budget(f.n), &o);
     fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && verdict(&o, 1, 4) == FC_PAIR_V_PATH,
               "a slow path alone implicates the path, not its ends");
     fc_pairs_confirm_free(&o.c);
@@ -192,7 +217,7 @@ int main(void)
     /* two nodes: one slow pair, nothing to compare with */
     fabric_make(&f, pair_only, 1);
     f.bad_node[1] = 1;
-    run(&f, NULL, 64, &o);
+    run(&f, NULL, budget(f.n), &o);
     fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && verdict(&o, 0, 1) == FC_PAIR_V_UNPLACED,
               "two nodes: the slow pair is confirmed alone but not placed, no node blamed");
     fc_pairs_confirm_free(&o.c);
@@ -200,36 +225,41 @@ int main(void)
     /* a clean fabric, a noisy tournament */
     fabric_make(&f, uneven, 3);
     int loud[] = { 0, 1, 2, 3, 4, 5, 0, 5, -1 };
-    run(&f, loud, 64, &o);
+    run(&f, loud, budget(f.n), &o);
     ok = links_exactly(&o, f.n, -1);
     for (int k = 0; k < o.npairs; ++k)
         ok &= o.c.verdict[k] == (o.slow[k] ? FC_PAIR_V_NOT_REPRODUCED : FC_PAIR_V_OK);
     fc_tap_ok(&tap, ok, "a clean fabric with 4 pairs slowed in their rounds: nothing blamed");
     fc_pairs_confirm_free(&o.c);
 
-    /* budget of one probe: the bad node cannot be confirmed, its pairs are
-     * neither passed nor blamed on it */
+    /* a budget of one probe (three measurements): the bad node cannot be
+     * confirmed, its pairs are neither passed nor blamed on it */
     fabric_make(&f, uneven, 3);
     f.bad_node[3] = 1;
-    run(&f, NULL, 1, &o);
-    ok = links_exactly(&o, f.n, -1) && o.c.exhausted && f.probes <= 1;
+    run(&f, NULL, FC_CONFIRM_MAX_MEASURES, &o);
+    ok = links_exactly(&o, f.n, -1) && o.c.exhausted && f.probes <= 3 && o.c.nprobes == 1;
     for (int v = 0; v < f.n; ++v)
         if (v != 3)
             ok &= verdict(&o, v, 3) == FC_PAIR_V_UNCONFIRMED ||
                   verdict(&o, v, 3) == FC_PAIR_V_UNPLACED;
-    fc_tap_ok(&tap, ok, "probes exhausted: no quarantine, no pass (%d probe)", f.probes);
+    fc_tap_ok(&tap, ok, "probes exhausted: no quarantine, no pass (%d measurements)",
+              f.probes);
     fc_pairs_confirm_free(&o.c);
 
     /* the whole fabric slow: no partner is known good, no node blamed */
     fabric_make(&f, three, 3);
     for (int v = 0; v < f.n; ++v)
         f.bad_node[v] = 1;
-    run(&f, NULL, 64, &o);
+    run(&f, NULL, budget(f.n), &o);
     ok = links_exactly(&o, f.n, -1);
     for (int k = 0; k < o.npairs; ++k)
         ok &= o.c.verdict[k] == FC_PAIR_V_UNPLACED;
     fc_tap_ok(&tap, ok, "every pair slow alone: none placed (not called a path), no node "
               "is singled out");
+    fc_tap_ok(&tap, !o.c.exhausted && o.c.nmeasures == f.probes &&
+                  o.c.nmeasures <= budget(f.n),
+              "the worst case (every pair of 8 slow) stays within the budget: %d of %d "
+              "measurements", o.c.nmeasures, budget(f.n));
     fc_pairs_confirm_free(&o.c);
 
     /* both nodes of a two-node rack slow: with them, rack 0's uplink is
@@ -238,7 +268,7 @@ int main(void)
     static const int two_three[] = { 2, 3 , 2 };
     fabric_make(&f, two_three, 3);
     f.bad_node[0] = f.bad_node[1] = 1;
-    run(&f, NULL, 64, &o);
+    run(&f, NULL, budget(f.n), &o);
     ok = links_exactly(&o, f.n, -1) && !o.c.uplink[0] &&
          verdict(&o, 0, 1) == FC_PAIR_V_UNPLACED;
     for (int v = 2; v < f.n; ++v)
@@ -258,7 +288,7 @@ int main(void)
     f.bad_uplink[0] = 1;
     f.bad_node[2] = 1;
     int busy[] = { 3, 4, 3, 5, 4, 5, -1 };
-    run(&f, busy, 64, &o);
+    run(&f, busy, budget(f.n), &o);
     ok = o.c.uplink[0] && !o.c.uplink[1] && !o.c.uplink[2] && links_exactly(&o, f.n, 2) &&
          verdict(&o, 2, 3) == FC_PAIR_V_NODE_A && verdict(&o, 0, 2) == FC_PAIR_V_UPLINK;
     for (int i = 0; i < o.c.nprobes; ++i)
@@ -275,7 +305,7 @@ int main(void)
     fabric_make(&f, five_three_one, 3);
     f.bad_node[1] = 1;
     f.noisy[0][2] = 1;
-    run(&f, NULL, 64, &o);
+    run(&f, NULL, budget(f.n), &o);
     fc_tap_ok(&tap, links_exactly(&o, f.n, 1) && verdict(&o, 1, 4) == FC_PAIR_V_NODE_A,
               "a noisy vouching probe: the partner is vouched for by another node, the "
               "slow node confirmed (%d probes)", o.c.nprobes);
@@ -288,7 +318,7 @@ int main(void)
     fabric_make(&f, uneven, 3);
     f.bad_uplink[0] = 1;
     f.bad_node[5] = 1;
-    run(&f, NULL, 64, &o);
+    run(&f, NULL, budget(f.n), &o);
     ok = links_exactly(&o, f.n, 5) && !o.c.uplink[1] && !o.c.uplink[2] &&
          verdict(&o, 0, 2) == FC_PAIR_V_SPINE && verdict(&o, 1, 4) == FC_PAIR_V_SPINE &&
          verdict(&o, 2, 3) == FC_PAIR_V_OK;
@@ -300,7 +330,7 @@ int main(void)
     static const int four_two[] = { 2, 2, 2, 2 };
     fabric_make(&f, four_two, 4);
     f.bad_uplink[0] = f.bad_uplink[1] = 1;
-    run(&f, NULL, 64, &o);
+    run(&f, NULL, budget(f.n), &o);
     fc_tap_ok(&tap, o.c.uplink[0] && o.c.uplink[1] && !o.c.uplink[2] && !o.c.uplink[3] &&
                   links_exactly(&o, f.n, -1) && verdict(&o, 0, 2) == FC_PAIR_V_UPLINK &&
                   verdict(&o, 4, 6) == FC_PAIR_V_OK,
@@ -310,10 +340,53 @@ int main(void)
     /* a path between two racks slow alone, both ends fast elsewhere */
     fabric_make(&f, three, 3);
     f.bad_path[0][7] = 1;
-    run(&f, NULL, 64, &o);
+    run(&f, NULL, budget(f.n), &o);
     fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && verdict(&o, 0, 7) == FC_PAIR_V_PATH &&
                   fc_confirm_clear(&o.c, 0) && fc_confirm_clear(&o.c, 7),
               "a path across the spine: both ends fast with another partner, the path named");
+    fc_pairs_confirm_free(&o.c);
+
+    /* the confirmation rule: pair 1-4 slow in its round only, then flaky
+     * alone; its ends are fast with their other partners */
+    static const char *const flaky[][2] = {
+        { "SFS", "slow, fast, slow: the path is confirmed by the third measurement" },
+        { "FSF", "fast, slow, fast: cleared by the third measurement, not reproduced" },
+        { "SS", "slow twice: the two agree, the path is confirmed, no third measurement" },
+        { "FF", "fast twice: the two agree, not reproduced, no third measurement" },
+    };
+    for (int t = 0; t < 4; ++t) {
+        const fc_pairs_probe_t *pr;
+        int nslow = 0, want;
+
+        for (const char *q = flaky[t][0]; *q; ++q)
+            nslow += *q == 'S';
+        want = 2 * nslow > (int)strlen(flaky[t][0]) ? FC_PAIR_V_PATH : FC_PAIR_V_NOT_REPRODUCED;
+        int one_four[] = { 1, 4, -1 };
+
+        fabric_make(&f, uneven, 3);
+        f.seq[1][4] = flaky[t][0];
+        run(&f, one_four, budget(f.n), &o);
+        pr = &o.c.probes[o.c.alone_probe[pair_of(&o, 1, 4)]];
+        ok = links_exactly(&o, f.n, -1) && verdict(&o, 1, 4) == want &&
+             pr->nmeasures == (int)strlen(flaky[t][0]) && f.used[1][4] == pr->nmeasures &&
+             pr->slow == (want == FC_PAIR_V_PATH) && o.c.nmeasures == f.probes;
+        for (int k = 0; k < pr->nmeasures; ++k)
+            ok &= pr->meas[k] == (flaky[t][0][k] == 'S');
+        fc_tap_ok(&tap, ok, "%s (%d measurements kept)", flaky[t][1], pr->nmeasures);
+        fc_pairs_confirm_free(&o.c);
+    }
+
+    /* a slow node whose first alone measurement with its own-rack partner
+     * came out fast (a lucky moment): the two disagree, the third is slow,
+     * the node is confirmed */
+    fabric_make(&f, uneven, 3);
+    f.bad_node[3] = 1;
+    f.seq[2][3] = "FSS";
+    run(&f, NULL, budget(f.n), &o);
+    ok = links_exactly(&o, f.n, 3) && f.used[2][3] == 3 &&
+         o.c.probes[o.c.partner_probe[3][0]].nmeasures == 3;
+    fc_tap_ok(&tap, ok, "a slow node measured fast once alone: the majority of three "
+              "confirms it (partner %s)", o.c.partner_probe[3][0] >= 0 ? "probed" : "missing");
     fc_pairs_confirm_free(&o.c);
     return fc_tap_done(&tap);
 }

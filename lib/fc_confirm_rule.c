@@ -1,0 +1,44 @@
+/*
+ * fc_confirm_rule.c - see fc_confirm_rule.h: two alone measurements that
+ * agree decide, two that disagree ask for a third, three decide by their
+ * majority.
+ */
+#include "fc_confirm_rule.h"
+
+#include <stdio.h>
+
+int fc_confirm_slow_count(const int *slow, int n)
+{
+    int count = 0;
+
+    for (int i = 0; i < n; ++i)
+        count += slow[i] == 1;
+    return count;
+}
+
+fc_confirm_decision_t fc_confirm_decide(const int *slow, int n)
+{
+    int count;
+
+    for (int i = 0; i < n; ++i)
+        if (slow[i] < 0)
+            return FC_CONFIRM_UNMEASURED;
+    if (n < FC_CONFIRM_MIN_MEASURES)
+        return FC_CONFIRM_MORE;
+    count = fc_confirm_slow_count(slow, n);
+    if (n < FC_CONFIRM_MAX_MEASURES) {
+        if (count == n)
+            return FC_CONFIRM_SLOW;
+        return count == 0 ? FC_CONFIRM_CLEARED : FC_CONFIRM_MORE;
+    }
+    return 2 * count > n ? FC_CONFIRM_SLOW : FC_CONFIRM_CLEARED;
+}
+
+void fc_confirm_tally_text(const int *slow, int n, char *buf, size_t len)
+{
+    if (fc_confirm_decide(slow, n) == FC_CONFIRM_UNMEASURED)
+        snprintf(buf, len, "not measured");
+    else
+        snprintf(buf, len, "slow in %d of %d alone measurements",
+                 fc_confirm_slow_count(slow, n), n);
+}

@@ -1,0 +1,42 @@
+/*
+ * fc_confirm_rule.h - the one rule by which a slowness seen beside others
+ * is confirmed alone (DESIGN rule 2), wherever it is measured: the pairs
+ * stage's probes (lib/fc_pairs_confirm.c) and the sweep stages' groups
+ * (lib/fc_stage_confirm.c). The suspect is measured alone twice; when the
+ * two agree they decide; when they disagree a third measurement decides:
+ * the majority of three. One unlucky measurement (a busy machine) neither
+ * confirms nor clears a suspect, and a flaky part slow two times of three
+ * is confirmed. A measurement that could not be taken decides nothing:
+ * the suspicion stands, unconfirmed (never a pass, never a blame).
+ *
+ * Pure logic: the callers take the measurements and keep every one of
+ * them in their records; tests/unit/pairs_confirm.c and
+ * tests/unit/stage_confirm.c plant flaky sequences.
+ */
+#ifndef FC_CONFIRM_RULE_H
+#define FC_CONFIRM_RULE_H
+
+#include <stddef.h>
+
+#define FC_CONFIRM_MIN_MEASURES 2   /* alone measurements always taken */
+#define FC_CONFIRM_MAX_MEASURES 3   /* ... and the third, when they disagree */
+
+typedef enum fc_confirm_decision {
+    FC_CONFIRM_MORE = -2,           /* take another measurement */
+    FC_CONFIRM_UNMEASURED = -1,     /* a measurement could not be taken */
+    FC_CONFIRM_CLEARED = 0,         /* fast alone: not reproduced */
+    FC_CONFIRM_SLOW = 1,            /* slow alone: reproduced */
+} fc_confirm_decision_t;
+
+/* The decision after n alone measurements, slow[i] each one's judgement
+ * (1 slow, 0 fast, -1 not measured): FC_CONFIRM_MORE while n is below two,
+ * or two that disagree; otherwise the majority. */
+fc_confirm_decision_t fc_confirm_decide(const int *slow, int n);
+
+/* Measurements of slow[0..n-1] that were slow. */
+int fc_confirm_slow_count(const int *slow, int n);
+
+/* "slow in 2 of 3 alone measurements" (or "not measured"), for texts. */
+void fc_confirm_tally_text(const int *slow, int n, char *buf, size_t len);
+
+#endif

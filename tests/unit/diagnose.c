@@ -1,0 +1,311 @@
+/*
+ * diagnose.c - unit tests of the runner's diagnosis of a stage that did
+ * not end (runners/fc_diagnose*.c) on fixture launcher text: the ranks'
+ * FABCERT-WATCHDOG and FABCERT-DOWN lines and Open MPI's notices, fed
+ * line by line through fc_launch_scan_line() as the launcher's stderr is,
+ * on a cluster of three hosts in three racks, two ranks each. Each case
+ * checks which hosts are blamed (and quarantined), and that nobody else
+ * is:
+ *   - start-up skew: the ranks of c1 started 4 s late (a slow shared
+ *     filesystem) and were torn down before their own deadline came,
+ *     after the first rank's watchdog fired: they did arrive, nobody is
+ *     "missing";
+ *   - a rank stopped at its deadline and woken by the tear-down says so
+ *     past its deadline: it did not arrive;
+ *   - a host silent at the timeout did not arrive, as before;
+ *   - a rank whose MPI call failed (its FABCERT-MPIERR line; the launcher
+ *     names it as the first to end) observed a fault: it is not blamed;
+ *     the point-to-point probe places the fault when a host answers no
+ *     partner, else nobody is quarantined; a rank that died beside it is
+ *     still the one blamed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fc_diagnose.h"
+#include "fc_inventory.h"
+#include "fc_launch.h"
+#include "fc_tap.h"
+
+static fc_tap_t tap;
+static fc_inventory_t inv;
+static char log_path[] = "/tmp/fc-diagnose-XXXXXX";
+
+/* A watchdog report in time (late 0.01 s), busy in all_reduce. */
+static void wd(char *buf, size_t len, int rank, const char *host)
+{
+    snprintf(buf + strlen(buf), len - strlen(buf),
+             "FABCERT-WATCHDOG {\"stage\":\"cluster\",\"rank\":%d,\"host\":\"%s\","
+             "\"index\":3,\"at\":\"all_reduce int32 sum 64 KiB\",\"timeout_s\":20,"
+             "\"late_s\":0.010,\"calls_entered\":10,\"calls_done\":9,\"window_s\":5.00,"
+             "\"cpu_s\":0.5000,\"done_in_window\":0}\n", rank, host);
+}
+
+/* A tear-down line, before_ms before the rank's own deadline, gap_ms
+ * after its watchdog's last sample. */
+static void down_gap(char *buf, size_t len, int rank, const char *host, long before_ms,
+                     long gap_ms)
+{
+    snprintf(buf + strlen(buf), len - strlen(buf),
+             "FABCERT-DOWN {\"stage\":\"cluster\",\"rank\":%d,\"host\":\"%s\",\"index\":3,"
+             "\"at\":\"all_reduce int32 sum 64 KiB\",\"signal\":15,"
+             "\"before_deadline_ms\":%ld,\"since_sample_ms\":%ld}\n", rank, host, before_ms,
+             gap_ms);
+}
+
+/* ... from a rank that was running (sampled 200 ms ago). */
+static void down(char *buf, size_t len, int rank, const char *host, long before_ms)
+{
+    down_gap(buf, len, rank, host, before_ms, 200);
+}
+
+/* A failed MPI call's line; peer -1: none named. */
+static void mpierr(char *buf, size_t len, int rank, const char *host, int peer)
+{
+    snprintf(buf + strlen(buf), len - strlen(buf),
+             "FABCERT-MPIERR {\"stage\":\"cluster\",\"rank\":%d,\"host\":\"%s\",\"index\":3,"
+             "\"at\":\"all_reduce int32 sum 64 KiB\",\"peer\":%d,"
+             "\"error\":\"MPI_ERR_OTHER: known error not in list\",\"class\":16}\n",
+             rank, host, peer);
+}
+
+/* The probe's answers: every host hears every other, but `cut` (or none
+ * when NULL), which hears nobody and is heard by nobody. */
+static json_t *probe(void *arg, json_t *hosts, char *err, size_t errlen)
+{
+    const char *cut = arg;
+    json_t *answers = json_array(), *h;
+    size_t i, j;
+
+    json_array_foreach(hosts, i, h) {
+        json_t *heard = json_array(), *g;
+
+        json_array_foreach(hosts, j, g)
+            if (j != i && !(cut && (strcmp(json_string_value(h), cut) == 0 ||
+                                    strcmp(json_string_value(g), cut) == 0)))
+                json_array_append_new(heard, json_integer((json_int_t)j));
+        json_array_append_new(answers, json_pack("{s:i, s:s, s:o}", "rank", (int)i, "host",
+                                                 json_string_value(h), "heard", heard));
+    }
+    return json_pack("{s:O, s:o, s:f, s:s}", "hosts", hosts, "answers", answers, "seconds",
+                     1.0, "log", "probe.log");
+}
+
+static const char *probe_cut;   /* the next diagnosis's probe: NULL, none */
+static int probe_on;
+
+/* The findings of the diagnosis of `text` (the launcher's stderr, the
+ * launch ended after `seconds`), as "type host quarantine; ..." */
+static json_t *diagnose(const char *text, double seconds, char *summary, size_t len)
+{
+    static const char *const rank_hosts[] = { "a1", "a1", "b1", "b1", "c1", "c1" };
+    fc_launch_result_t res = { .exit_status = 1, .seconds = seconds };
+    json_t *recs = json_array(), *hosts = json_array(), *start = json_object(), *out, *f;
+    fc_diag_in_t in;
+    char *copy = strdup(text), *line, *save = NULL;
+    FILE *fp = fopen(log_path, "w");
+    size_t i;
+
+    if (fp == NULL || copy == NULL)
+        fc_tap_bail(&tap, "cannot write %s", log_path);
+    fputs(text, fp);
+    fclose(fp);
+    res.watchdog = json_array();
+    res.down = json_array();
+    res.mpierr = json_array();
+    for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+        fc_launch_scan_line(line, &res);
+    free(copy);
+    for (i = 0; i < 6; ++i)
+        json_array_append_new(hosts, json_string(rank_hosts[i]));
+    json_object_set_new(start, "type", json_string("stage_start"));
+    json_object_set_new(start, "rank_hosts", hosts);
+    json_object_set_new(start, "timeout_s", json_real(20.0));
+    json_array_append_new(recs, start);
+    memset(&in, 0, sizeof(in));
+    in.inv = &inv;
+    in.stage = "cluster";
+    in.recs = recs;
+    in.res = &res;
+    in.log_path = log_path;
+    in.timeout_s = 20;
+    in.hosts = json_pack("[s,s,s]", "a1", "b1", "c1");
+    if (probe_on) {
+        in.probe = probe;
+        in.probe_arg = (void *)probe_cut;
+    }
+    out = fc_diagnose_unfinished(&in);
+    json_decref(in.hosts);
+    summary[0] = '\0';
+    json_array_foreach(out, i, f)
+        snprintf(summary + strlen(summary), len - strlen(summary), "%s%s %s %s",
+                 i ? "; " : "", json_string_value(json_object_get(f, "type")),
+                 json_string_value(json_object_get(f, "host")),
+                 json_is_true(json_object_get(json_object_get(f, "implicates"), "quarantine"))
+                     ? "quarantine" : "nobody");
+    json_decref(recs);
+    fc_launch_result_free(&res);
+    return out;
+}
+
+static const char *reason(json_t *out, size_t i)
+{
+    const char *r = json_string_value(json_array_get(
+        json_object_get(json_array_get(out, i), "reasons"), 0));
+
+    return r ? r : "";
+}
+
+static void expect(json_t *out, const char *got, const char *want, const char *what)
+{
+    fc_tap_ok(&tap, strcmp(got, want) == 0, "%s: '%s'", what, want);
+    if (strcmp(got, want) != 0)
+        fc_tap_diag(&tap, "got '%s'; %s", got, reason(out, 0));
+}
+
+int main(void)
+{
+    char text[8192], got[1024];
+    json_t *out;
+    int fd;
+
+    fc_tap_init(&tap, stdout, 1);
+    fc_tap_plan(&tap, 13);
+    if ((fd = mkstemp(log_path)) < 0)
+        fc_tap_bail(&tap, "cannot make a temporary file");
+    close(fd);
+    if (fc_inventory_parse("a1\nb1\nc1\n", "hosts", "a1 rack1\nb1 rack2\nc1 rack3\n", "racks",
+                           &inv) != FC_OK)
+        fc_tap_bail(&tap, "cannot parse the fixture inventory");
+
+    /* 1. start-up skew: c1's ranks started 4 s after the others; the first
+     * watchdogs fired at 20 s, their ranks ended 3 s later, and mpirun tore
+     * down c1's ranks 1 s before their own deadline */
+    text[0] = '\0';
+    for (int r = 0; r < 4; ++r)
+        wd(text, sizeof(text), r, r < 2 ? "a1" : "b1");
+    down(text, sizeof(text), 4, "c1", 1000);
+    down(text, sizeof(text), 5, "c1", 1020);
+    out = diagnose(text, 23.2, got, sizeof(got));
+    expect(out, got, "hang  nobody",
+           "ranks torn down before their own deadline are not 'did not arrive'");
+    fc_tap_ok(&tap, strstr(reason(out, 0), "did not arrive") == NULL &&
+                  strstr(reason(out, 0), "ranks 4,5 were torn down before their own deadline") !=
+                      NULL,
+              "the record says why they gave no report");
+    fc_tap_diag(&tap, "%s", reason(out, 0));
+    json_decref(out);
+
+    /* 2. the same, and a1's ranks silent: a1 alone did not arrive */
+    text[0] = '\0';
+    for (int r = 2; r < 4; ++r)
+        wd(text, sizeof(text), r, "b1");
+    down(text, sizeof(text), 4, "c1", 1000);
+    down(text, sizeof(text), 5, "c1", 1020);
+    out = diagnose(text, 23.2, got, sizeof(got));
+    expect(out, got, "hang a1 quarantine",
+           "beside ranks torn down early, a silent host alone did not arrive");
+    json_decref(out);
+
+    /* 3. c1's ranks stopped (SIGSTOP) at their deadline: woken by the
+     * tear-down 3 s past it, they say so late */
+    text[0] = '\0';
+    for (int r = 0; r < 4; ++r)
+        wd(text, sizeof(text), r, r < 2 ? "a1" : "b1");
+    down(text, sizeof(text), 4, "c1", -3100);
+    down(text, sizeof(text), 5, "c1", -3120);
+    out = diagnose(text, 23.2, got, sizeof(got));
+    expect(out, got, "hang c1 quarantine",
+           "ranks torn down 3 s past their own deadline were not running at it");
+    json_decref(out);
+
+    /* 3b. c1's ranks started late and were stopped (SIGSTOP) for 9 s:
+     * woken by the tear-down before their own deadline, but their
+     * watchdog had not run for 9 s: they did not arrive */
+    text[0] = '\0';
+    for (int r = 0; r < 4; ++r)
+        wd(text, sizeof(text), r, r < 2 ? "a1" : "b1");
+    down_gap(text, sizeof(text), 4, "c1", 1000, 9000);
+    down_gap(text, sizeof(text), 5, "c1", 1020, 9010);
+    out = diagnose(text, 23.2, got, sizeof(got));
+    expect(out, got, "hang c1 quarantine",
+           "ranks torn down before their deadline that had not run for 9 s did not arrive");
+    json_decref(out);
+
+    /* 4. c1's ranks silent at the timeout: did not arrive */
+    text[0] = '\0';
+    for (int r = 0; r < 4; ++r)
+        wd(text, sizeof(text), r, r < 2 ? "a1" : "b1");
+    out = diagnose(text, 23.2, got, sizeof(got));
+    expect(out, got, "hang c1 quarantine", "a host silent at the timeout did not arrive");
+    fc_tap_ok(&tap, strstr(reason(out, 0), "ranks 4,5 on host c1 did not arrive") != NULL,
+              "named with its ranks");
+    json_decref(out);
+
+    /* 5. rank 2 (b1) had its all_reduce fail (a peer's link died) and
+     * ended the job; mpirun names it, the others were torn down (rank 4's
+     * line lost as the job ended, as happens); the probe finds every host
+     * answering */
+    static const char aborted[] =
+        "MPI_ABORT was invoked on rank 2 in communicator MPI_COMM_WORLD\n"
+        "with errorcode 1.\n"
+        "mpirun has exited due to process rank 2 with PID 0 on\n"
+        "node b1 exiting improperly. There are three reasons this could occur:\n";
+    probe_on = 1;
+    probe_cut = NULL;
+    snprintf(text, sizeof(text), "%s", aborted);
+    mpierr(text, sizeof(text), 2, "b1", -1);
+    for (int r = 0; r < 6; ++r)
+        if (r != 2 && r != 4)
+            down(text, sizeof(text), r, r < 2 ? "a1" : r < 4 ? "b1" : "c1", 17000);
+    out = diagnose(text, 2.1, got, sizeof(got));
+    expect(out, got, "hang  nobody",
+           "a rank whose MPI call failed observed the fault: nobody placed, nobody quarantined");
+    fc_tap_ok(&tap, strstr(reason(out, 0), "rank 2 on b1 (in all_reduce int32 sum 64 KiB, no "
+                                           "peer named (a collective): MPI_ERR_OTHER") != NULL &&
+                  strstr(reason(out, 0), "rank(s) 4 said nothing") != NULL &&
+                  strstr(reason(out, 0), "6 of 6 directed exchanges arrived intact") != NULL,
+              "the record says which call failed where, and what the probe found");
+    fc_tap_diag(&tap, "%s", reason(out, 0));
+    json_decref(out);
+
+    /* 6. the same, and c1's fabric stopped forwarding: the probe places it */
+    probe_cut = "c1";
+    out = diagnose(text, 2.1, got, sizeof(got));
+    expect(out, got, "hang c1 quarantine",
+           "the probe places the fault on the host that answers no partner, not the observer");
+    fc_tap_ok(&tap, strcmp(json_string_value(json_object_get(json_object_get(
+                      json_array_get(out, 0), "implicates"), "part")), "link") == 0,
+              "as its link");
+    json_decref(out);
+
+    /* 7. the failed call was a pairs exchange with rank 4: the peer is named */
+    probe_cut = NULL;
+    snprintf(text, sizeof(text), "%s", aborted);
+    mpierr(text, sizeof(text), 2, "b1", 4);
+    for (int r = 0; r < 6; ++r)
+        if (r != 2)
+            down(text, sizeof(text), r, r < 2 ? "a1" : r < 4 ? "b1" : "c1", 17000);
+    out = diagnose(text, 2.1, got, sizeof(got));
+    fc_tap_ok(&tap, strstr(reason(out, 0), "its peer rank 4 on c1") != NULL,
+              "a point-to-point call's failure names its peer");
+    json_decref(out);
+
+    /* 8. c1's ranks were killed, and rank 2's call failed for it: c1 died */
+    snprintf(text, sizeof(text), "%s", "mpirun noticed that process rank 4 with PID 0 on node "
+             "c1 exited on signal 9 (Killed).\n");
+    mpierr(text, sizeof(text), 2, "b1", -1);
+    for (int r = 0; r < 4; ++r)
+        if (r != 2)
+            down(text, sizeof(text), r, r < 2 ? "a1" : "b1", 17000);
+    out = diagnose(text, 2.1, got, sizeof(got));
+    expect(out, got, "crash c1 quarantine",
+           "beside a rank that died, the one whose call failed is not blamed");
+    json_decref(out);
+
+    fc_inventory_free(&inv);
+    unlink(log_path);
+    return fc_tap_done(&tap);
+}

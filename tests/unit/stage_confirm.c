@@ -1,0 +1,211 @@
+/*
+ * stage_confirm.c - unit tests of the confirmation rule (lib/fc_confirm_rule.c)
+ * and of the sweep stages' confirmation decision (lib/fc_stage_confirm.c,
+ * its pure part): a rack of three racks fails the relative rule beside
+ * the others, then its alone rounds are planted (slow or fast against a
+ * fast control measured in the same round). Two rounds that agree decide
+ * and ask for no third; two that disagree ask for a third, and the
+ * majority of the three decides (slow, fast, slow is confirmed; fast,
+ * slow, fast is cleared). The settled record keeps every measurement: the
+ * one beside the others and each alone round with its control.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fc_confirm_rule.h"
+#include "fc_judge.h"
+#include "fc_stage_confirm.h"
+#include "fc_tap.h"
+
+static fc_tap_t tap;
+
+/* A summary of one rack that ran: 3 nodes, 6 ranks, busbw, median time. */
+static fc_point_summary_t group(const char *host, double busbw)
+{
+    fc_point_summary_t s;
+
+    memset(&s, 0, sizeof(s));
+    s.valid = 1;
+    s.status = FC_OK;
+    snprintf(s.host, sizeof(s.host), "%s", host);
+    s.nhosts = 3;
+    s.nranks = 6;
+    s.busbw = busbw;
+    s.algbw = busbw;
+    s.time.median = 1e-3 / busbw;
+    s.digest_ranks_agree = 1;
+    s.digest_reps_agree = 1;
+    s.first_bad_rank = -1;
+    s.disagree_rank = -1;
+    return s;
+}
+
+typedef struct settled {
+    fc_point_summary_t sums[3];
+    fc_judgement_t js[3];
+    json_t *extra[3];
+    int nrounds;
+} settled_t;
+
+/* Racks b1 (the suspect, 0.1 GB/s beside the others), a1 and c1 (1 GB/s);
+ * its alone rounds follow seq ("SFS": slow, fast, slow), a1 the control,
+ * as many rounds as the rule asks for (at most three); then settled. */
+static void confirm(const char *seq, settled_t *o)
+{
+    fc_stage_profile_t sp;
+    fc_test_point_t pt = { FC_COLL_ALL_REDUCE, FC_INT32, FC_OP_SUM, 65536, 1, 3, 1, 0 };
+    fc_point_summary_t a[FC_CONFIRM_MAX_MEASURES], c[FC_CONFIRM_MAX_MEASURES];
+    int fails[FC_CONFIRM_MAX_MEASURES];
+    fc_confirm_decision_t d = FC_CONFIRM_MORE;
+
+    memset(&sp, 0, sizeof(sp));
+    sp.max_below_median_pct = 50;
+    memset(o, 0, sizeof(*o));
+    o->sums[0] = group("b1", 0.1);
+    o->sums[1] = group("a1", 1.0);
+    o->sums[2] = group("c1", 1.0);
+    fc_judge_point_kind(&sp, &pt, o->sums, 3, "rack", o->js);
+    while (d == FC_CONFIRM_MORE && o->nrounds < FC_CONFIRM_MAX_MEASURES) {
+        int k = o->nrounds++;
+
+        if (seq[k] == '\0')
+            fc_tap_bail(&tap, "'%s': a round asked for beyond the planted ones", seq);
+        a[k] = group("b1", seq[k] == 'S' ? 0.1 + 0.01 * k : 0.9 + 0.01 * k);
+        a[k].valid = seq[k] != '-';
+        c[k] = group("a1", 1.0);
+        d = fc_stage_confirm_decide(&sp, &pt, "rack", &o->sums[0], &o->js[0], a, c, o->nrounds,
+                                    fails);
+    }
+    fc_stage_confirm_settle(&sp, "rack", &pt, o->sums, o->js, 0, 1, a, c, o->nrounds,
+                            o->extra);
+}
+
+static json_t *conf(const settled_t *o)
+{
+    return json_object_get(o->extra[0], "confirmation");
+}
+
+static const char *conf_str(const settled_t *o, const char *key)
+{
+    const char *v = json_string_value(json_object_get(conf(o), key));
+
+    return v ? v : "";
+}
+
+static void done(settled_t *o)
+{
+    for (int g = 0; g < 3; ++g)
+        json_decref(o->extra[g]);
+}
+
+int main(void)
+{
+    settled_t o;
+    int ok;
+
+    fc_tap_init(&tap, stdout, 1);
+    fc_tap_plan(&tap, 10);
+
+    /* the rule itself */
+    {
+        static const struct {
+            int slow[3], n;
+            fc_confirm_decision_t want;
+        } rule[] = {
+            { { 1 }, 1, FC_CONFIRM_MORE },
+            { { 1, 1 }, 2, FC_CONFIRM_SLOW },
+            { { 0, 0 }, 2, FC_CONFIRM_CLEARED },
+            { { 1, 0 }, 2, FC_CONFIRM_MORE },
+            { { 0, 1 }, 2, FC_CONFIRM_MORE },
+            { { 1, 0, 1 }, 3, FC_CONFIRM_SLOW },
+            { { 0, 1, 0 }, 3, FC_CONFIRM_CLEARED },
+            { { 0, 1, 1 }, 3, FC_CONFIRM_SLOW },
+            { { 1, -1 }, 2, FC_CONFIRM_UNMEASURED },
+            { { 1, 0, -1 }, 3, FC_CONFIRM_UNMEASURED },
+        };
+        ok = 1;
+        for (size_t i = 0; i < sizeof(rule) / sizeof(rule[0]); ++i)
+            if (fc_confirm_decide(rule[i].slow, rule[i].n) != rule[i].want) {
+                fc_tap_diag(&tap, "case %zu: %d", i, fc_confirm_decide(rule[i].slow, rule[i].n));
+                ok = 0;
+            }
+        fc_tap_ok(&tap, ok, "the rule: two that agree decide, two that disagree ask for a "
+                  "third, three decide by their majority, a missing one decides nothing");
+    }
+
+    /* the suspect failed beside the others (the relative rule) */
+    confirm("SS", &o);
+    fc_tap_ok(&tap, o.js[0].confirmed && o.js[0].status == FC_ERR_FAIL && o.nrounds == 2 &&
+                  strcmp(conf_str(&o, "verdict"), "confirmed") == 0 &&
+                  json_array_size(json_object_get(conf(&o), "rounds")) == 2,
+              "slow twice alone: confirmed after two rounds, no third (%d rounds)", o.nrounds);
+    done(&o);
+
+    confirm("FF", &o);
+    fc_tap_ok(&tap, !o.js[0].confirmed && o.js[0].status == FC_OK && o.nrounds == 2 &&
+                  strcmp(conf_str(&o, "verdict"), "not_reproduced") == 0,
+              "fast twice alone: not reproduced after two rounds, it passes (%d rounds)",
+              o.nrounds);
+    done(&o);
+
+    confirm("SFS", &o);
+    fc_tap_ok(&tap, o.js[0].confirmed && o.js[0].status == FC_ERR_FAIL && o.nrounds == 3 &&
+                  strcmp(conf_str(&o, "verdict"), "confirmed") == 0,
+              "slow, fast, slow alone: the third round decides, confirmed (%d rounds)",
+              o.nrounds);
+    fc_tap_ok(&tap, json_array_size(json_object_get(conf(&o), "rounds")) == 3 &&
+                  json_integer_value(json_object_get(conf(&o), "alone_slow")) == 2 &&
+                  strstr(conf_str(&o, "text"), "0.100, 0.910, 0.120") != NULL &&
+                  strstr(conf_str(&o, "text"), "beside the others busbw 0.100") != NULL &&
+                  strstr(conf_str(&o, "text"), "slow in 2 of 3") != NULL &&
+                  strstr(o.js[0].reasons[0], "confirmed alone (slow in 2 of 3") != NULL,
+              "its record keeps every measurement: beside the others, and the three alone "
+              "rounds with their controls");
+    fc_tap_diag(&tap, "text: %s", conf_str(&o, "text"));
+    fc_tap_diag(&tap, "reason: %s", o.js[0].reasons[0]);
+    done(&o);
+
+    confirm("FSF", &o);
+    fc_tap_ok(&tap, !o.js[0].confirmed && o.js[0].status == FC_OK && o.nrounds == 3 &&
+                  strcmp(conf_str(&o, "verdict"), "not_reproduced") == 0 &&
+                  strstr(conf_str(&o, "text"), "slow in 1 of 3") != NULL,
+              "fast, slow, fast alone: the third round decides, not reproduced (%d rounds)",
+              o.nrounds);
+    done(&o);
+
+    confirm("FSS", &o);
+    fc_tap_ok(&tap, o.js[0].confirmed && o.nrounds == 3,
+              "fast, slow, slow alone: confirmed by the majority (%d rounds)", o.nrounds);
+    done(&o);
+
+    confirm("SFF", &o);
+    fc_tap_ok(&tap, !o.js[0].confirmed && o.js[0].status == FC_OK && o.nrounds == 3,
+              "slow, fast, fast alone: cleared by the majority (%d rounds)", o.nrounds);
+    done(&o);
+
+    /* a round that could not be measured decides nothing */
+    confirm("S-", &o);
+    fc_tap_ok(&tap, !o.js[0].confirmed && o.js[0].status == FC_ERR_FAIL && o.nrounds == 2 &&
+                  strcmp(conf_str(&o, "verdict"), "not_measured") == 0,
+              "a round not measured: the failure stands, unconfirmed (nobody blamed)");
+    done(&o);
+
+    /* the control measured in the same round is the reference: a round
+     * where everything was slow (the machine) does not count as slow */
+    {
+        fc_stage_profile_t sp;
+        fc_test_point_t pt = { FC_COLL_ALL_REDUCE, FC_INT32, FC_OP_SUM, 65536, 1, 3, 1, 0 };
+        fc_point_summary_t sums[3] = { group("b1", 0.1), group("a1", 1.0), group("c1", 1.0) };
+        fc_point_summary_t a = group("b1", 0.1), c = group("a1", 0.15);
+        fc_judgement_t js[3];
+
+        memset(&sp, 0, sizeof(sp));
+        sp.max_below_median_pct = 50;
+        fc_judge_point_kind(&sp, &pt, sums, 3, "rack", js);
+        fc_tap_ok(&tap, fc_stage_confirm_round(&sp, &pt, "rack", js[0].peer_median_busbw, 1, &a,
+                                               &c) == 0,
+                  "an alone round is judged against the control of the same round");
+    }
+    return fc_tap_done(&tap);
+}
