@@ -25,19 +25,27 @@ const char *fc_verdict_name(fc_verdict_t v)
 
 /* What holds for the whole run, found once and given to every rack. */
 static void fc_verdict_run_findings(const fc_run_verdict_t *out, fc_rack_verdict_t *r,
-                                    int unreadable_early, int misplaced)
+                                    const fc_verdict_scan_t *scan)
 {
     char text[FC_VERDICT_TEXT];
     int checks = 0;
 
-    if (unreadable_early > 0)
+    if (scan->unreadable_early > 0)
         fc_add_finding(r, FC_VERDICT_INCOMPLETE, "run", "results", "",
                        "a record before the first stage could not be read "
                        "(results.jsonl is damaged there)", 0);
-    if (misplaced > 0) {
+    if (scan->misplaced > 0) {
         snprintf(text, sizeof(text), "%d record(s) in results.jsonl belong to another run "
                  "or to no attempt of a stage of this plan (judged before it began, or "
-                 "after it ended): the directory does not hold one run whole", misplaced);
+                 "after it ended): the directory does not hold one run whole",
+                 scan->misplaced);
+        fc_add_finding(r, FC_VERDICT_INCOMPLETE, "run", "results", "", text, 0);
+    }
+    if (scan->forged > 0) {
+        snprintf(text, sizeof(text), "%d record(s) in results.jsonl name a writer "
+                 "(`source`) that never writes their type (a stage's check said to come "
+                 "from the runner or the retest): not evidence, and the directory does not "
+                 "hold one run whole", scan->forged);
         fc_add_finding(r, FC_VERDICT_INCOMPLETE, "run", "results", "", text, 0);
     }
     if (out->plan_legacy)
@@ -93,7 +101,7 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             if (out->planned[s])
                 fc_verdict_stage_completeness(out, r, (fc_stage_id_t)s, &scan.att[s],
                                               last[s], last_checks[s], scan.skip_reason[s]);
-        fc_verdict_run_findings(out, r, scan.unreadable_early, scan.misplaced);
+        fc_verdict_run_findings(out, r, &scan);
         r->verdict = FC_VERDICT_PASS;
         for (int f = 0; f < r->nfindings; ++f)
             if (r->findings[f].verdict > r->verdict)

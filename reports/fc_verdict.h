@@ -32,12 +32,18 @@
  *     another profile, or has an end record that contradicts its records
  *     (what is missing may be its failure);
  *     or if a record of any stage's attempt that included the rack could
- *     not be read (a torn line: its checks cannot all be known), or a
- *     record before the first stage could not be read;
+ *     not be read (a torn line, a NUL, a key given twice: its checks
+ *     cannot all be known), or a record before the first stage could not
+ *     be read;
  *     or if results.jsonl holds another run's records, or judged records
- *     outside an attempt (before its stage_start, or the stage's own
- *     checks or a second stage_end after its stage_end: misplaced, never
- *     evidence), or judged records of a stage the plan does not have, or
+ *     outside an attempt (before its stage_start), or after a stage_end
+ *     a record of its stage of a type neither the runner nor the retest
+ *     writes (its checks, its context, a second stage_end: misplaced,
+ *     never evidence; fc_record.h's writers), or a record whose `source`
+ *     names a writer that never writes its type (forged: not evidence, and
+ *     a stage's record inside its attempt is counted against its end
+ *     record whatever it claims), or judged records of a stage the plan
+ *     does not have, or
  *     a stage with more attempts than FC_MAX_ATTEMPTS (8; the runner makes
  *     2): "too many attempts", for every rack;
  *   - otherwise PASS.

@@ -14,20 +14,19 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A record of the stage's latest attempt that comes after its stage_end
- * and that only the stage writes: a judged check (the runner's accounts,
- * hangs and crashes, and the retest's records legitimately come after the
- * end) or a second stage_end. */
+/* A record of the stage after its latest attempt's stage_end that only
+ * the runner or the retest may write there (the record-type table says
+ * which types those are, fc_record.h): the runner's accounts (a hang, a
+ * crash, a quarantine, a skip or launch error of the next attempt) and
+ * the retest's records follow the end; the stage's own records (its
+ * checks, its context, a second end), whatever `source` they claim, do
+ * not. A stage_start opens the next attempt. */
 static int fc_record_after_end(json_t *rec, const fc_record_type_t *t,
                                const fc_stage_attempts_t *att)
 {
-    const char *source = fc_json_str(rec, "source");
-
-    if (att->n == 0 || !att->a[att->n - 1].ended)
+    if (att->n == 0 || !att->a[att->n - 1].ended || t->id == FC_RECORD_STAGE_START)
         return 0;
-    if (t->id == FC_RECORD_STAGE_END)
-        return 1;
-    return t->check && strcmp(source, "runner") != 0 && strcmp(source, "retest") != 0;
+    return !fc_record_may_follow_end(rec);
 }
 
 /* A count of a stage_end record: a whole number >= 0, else -1. */
@@ -65,6 +64,13 @@ void fc_verdict_scan(json_t *records, const fc_run_verdict_t *out, fc_verdict_sc
             scan->misplaced++;
             continue;
         }
+        if (!fc_record_source_ok(rec)) {
+            /* a stage's check that says the runner or the retest wrote
+             * it, a hang that says a stage did: no writer makes those */
+            scan->forged++;
+            scan->ignored[i] = 1;
+            continue;
+        }
         if (judged && (s < 0 || att[s].n == 0)) {
             scan->misplaced++;
             continue;
@@ -77,7 +83,7 @@ void fc_verdict_scan(json_t *records, const fc_run_verdict_t *out, fc_verdict_sc
             continue;
         }
         if (fc_record_after_end(rec, t, &att[s])) {
-            /* the stage's own judged record, or a second end, after its
+            /* the stage's own record (a check, a second end) after its
              * attempt ended: not evidence of that attempt (README rule 7) */
             scan->misplaced++;
             scan->ignored[i] = 1;
@@ -86,9 +92,12 @@ void fc_verdict_scan(json_t *records, const fc_run_verdict_t *out, fc_verdict_sc
         if (t->check && !att[s].a[att[s].n - 1].ended &&
             strcmp(fc_json_str(rec, "verdict"), "PASS") != 0)
             att[s].a[att[s].n - 1].not_pass++;
+        /* every record with a verdict of a type the stage writes counts
+         * against its end record: the runner's accounts of the attempt (a
+         * hang, a crash) are the only ones it does not write */
         if (att[s].n > 0 && !att[s].a[att[s].n - 1].ended &&
             json_object_get(rec, "verdict") != NULL && t->id != FC_RECORD_STAGE_END &&
-            strcmp(fc_json_str(rec, "source"), "runner") != 0) {
+            fc_record_stage_writes(rec)) {
             att[s].a[att[s].n - 1].judged_seen++;
             att[s].a[att[s].n - 1].judged_np_seen +=
                 strcmp(fc_json_str(rec, "verdict"), "PASS") != 0;

@@ -53,6 +53,8 @@ typedef struct fc_verdict_scan {
     int unreadable_early;   /* unreadable records before any stage */
     int misplaced;          /* records of another run, or judged records
                              * outside any attempt of a known stage */
+    int forged;             /* records whose `source` names a writer that
+                             * does not write their type (fc_record.h) */
     unsigned char *ignored; /* per record: misplaced, not evidence */
     unsigned char *unplaced;    /* per record: names no rack of the plan
                                  * (1 failing, 2 INCOMPLETE) */

@@ -20,7 +20,10 @@
 #     before a failing record, an end record that contradicts its records
 #     or itself (a count missing, past an int, more points than records),
 #     another run's records, two plans, an old plan, a misspelt verdict, a
-#     judged record outside any attempt or after its attempt's end, a host
+#     judged record outside any attempt or after its attempt's end, a
+#     stage's check labelled as the retest's after its end or as the
+#     runner's inside its attempt, a stage's context after its end, a
+#     record with a key given twice, a host
 #     in two racks of the plan (exit 2), a
 #     point whose figures show wrong bits under a PASS verdict, a failure
 #     that names no rack of the plan (rack "ghost", an implicates without
@@ -35,7 +38,7 @@
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 56
+plan 60
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -251,7 +254,8 @@ recount() {     # recount FILE: each stage_end counts the records its attempt
         elsif ($r && $r->{type} eq "stage_end") { $open{$s} = 0;
             s/"judged_not_pass":\d+/"judged_not_pass":$np{$s}/; s/"judged_records":\d+/"judged_records":$n{$s}/;
             s/"points":(\d+)/"points":@{[$1 < $n{$s} ? $1 : $n{$s}]}/; s/"failed_points":(\d+)/"failed_points":@{[$1 < $np{$s} ? $1 : $np{$s}]}/ }
-        elsif ($r && $open{$s} && exists $r->{verdict} && ($r->{source} // "") ne "runner") {
+        elsif ($r && $open{$s} && exists $r->{verdict} &&
+               $r->{type} !~ /^(hang|crash|retest|quarantine|stage_error|stage_skip|probe|plan)$/) {
             $n{$s}++; $np{$s}++ if $r->{verdict} ne "PASS" }
         print' "$1"
 }
@@ -330,6 +334,37 @@ ok $? "a judged record before its stage began is not ignored"
 edit unplanned 'if (/"type":"stage_end"/ && /"stage":"cluster"/) { $_ .= q({"type":"stage_start","stage":"contention","run_id":"1796211956-15169","rank_hosts":["fcv01"]}) . "\n" . q({"type":"point","stage":"contention","run_id":"1796211956-15169","rack":"rack1","verdict":"PASS"}) . "\n" }'
 [ "$(verdict_of unplanned)" = INCOMPLETE ] && grep -q 'to no attempt of a stage of this plan' "$TMP/unplanned.out"
 ok $? "the judged records of a stage the plan does not have are misplaced, not evidence"
+# forged or misplaced records (the record-type table says who writes each
+# type, and which may follow a stage's end): rack2's node checks removed,
+# the counts made to match, and two of them put back labelled as the
+# retest's after the end, or as the runner's inside the attempt
+forge() {   # forge NAME WHERE SOURCE: rack2's node points, two of them back
+    mkdir -p "$TMP/$1"; cp "$GP" "$TMP/$1/"
+    perl -ne 'BEGIN { ($where, $src) = splice @ARGV, 0, 2 }
+        if (/"type":"point"/ && /"stage":"node"/ && /"rack":"rack2"/) { $n++ < 2 and push @p, $_; next }
+        if (/"type":"stage_end"/ && /"stage":"node"/) { s/^\{/{"source":"$src",/ for @p;
+            print @p if $where eq "in"; print; print @p if $where eq "after"; next }
+        print' "$2" "$3" "$G" > "$TMP/$1/results.jsonl"
+    recount "$TMP/$1/results.jsonl"
+    $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
+}
+forge retestlabel after retest
+[ "$(verdict_of retestlabel)" = INCOMPLETE ] && ! grep -q '^rack rack2: PASS' "$TMP/retestlabel.out" &&
+    grep -q 'INCOMPLETE rack rack2, run stage, results: 2 record(s) in results.jsonl name a writer (`source`) that never writes their type' "$TMP/retestlabel.out"
+ok $? "a stage's checks after its end labelled as the retest's are not evidence: rack2 INCOMPLETE, not PASS"
+forge runnerlabel in runner
+[ "$(verdict_of runnerlabel)" = INCOMPLETE ] && ! grep -q '^rack rack2: PASS' "$TMP/runnerlabel.out" &&
+    grep -q 'INCOMPLETE rack rack2, run stage, results: 2 record(s) in results.jsonl name a writer (`source`) that never writes their type' "$TMP/runnerlabel.out" &&
+    grep -q 'INCOMPLETE rack rack2, node stage: required stage node has an end record that contradicts .*10 judged record(s) written, 8 read' "$TMP/runnerlabel.out"
+ok $? "a stage's checks inside its attempt labelled as the runner's are not evidence and do not escape the record count"
+edit lateschedule 'if (/"type":"pairs_schedule"/) { $s = $_ } if (/"type":"stage_end"/ && /"stage":"pairs"/) { $_ .= $s }'
+[ "$(grep -c '"type":"pairs_schedule"' "$TMP/lateschedule/results.jsonl")" = 2 ] && [ "$(verdict_of lateschedule)" = INCOMPLETE ] &&
+    grep -q '1 record(s) in results.jsonl belong to another run or to no attempt' "$TMP/lateschedule.out"
+ok $? "a record only the stage writes (its schedule) after the stage's end is misplaced"
+edit dupkey 'if (/"type":"point"/ && /"stage":"cluster"/ && !$d++) { s/"verdict":"PASS"/"verdict":"FAIL","verdict":"PASS"/ }'
+grep -q '"verdict":"FAIL","verdict":"PASS"' "$TMP/dupkey/results.jsonl" && [ "$(verdict_of dupkey)" = INCOMPLETE ] &&
+    grep -q 'cluster stage, results: 1 record(s) of the cluster stage could not be read' "$TMP/dupkey.out"
+ok $? "a record with a key given twice cannot be read: its stage is INCOMPLETE"
 edit badplan 's/"required":true/"required":"true"/ if /"type":"plan"/'
 [ "$(cat "$TMP/badplan.rc")" = 2 ] && grep -q "malformed" "$TMP/badplan.out"
 ok $? "a plan whose required is not a boolean is refused, exit 2"
