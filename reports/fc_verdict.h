@@ -48,9 +48,10 @@
  *     2): "too many attempts", for every rack;
  *   - otherwise PASS.
  *   - and `fabcert report` (fc_verdict_plan.h) leaves every rack
- *     INCOMPLETE when the plan's stages, required flags or selection do
- *     not match the frozen profile.yaml of the output directory, or that
- *     file is missing or does not load;
+ *     INCOMPLETE when the plan's stages, required flags, selection or
+ *     require_signature do not match the frozen profile.yaml of the
+ *     output directory, or that file is missing or does not load; and
+ *     whether certificates must be signed is that profile's word;
  * For each stage the latest attempt that included a rack's hosts speaks
  * for that rack (the runner re-runs a stage once without hung hosts).
  * What each type of record is (a check, the runner's account of a hang,
@@ -133,6 +134,10 @@ typedef struct fc_run_verdict {
     int truncated_lines;            /* records cut off by a kill */
     int plan_legacy;                /* the plan predates recording overrides
                                      * and stage selection */
+    int require_signature;          /* certificates must be signed: the
+                                     * frozen profile.yaml says so
+                                     * (fc_verdict_plan.h), or the plan
+                                     * does where that cannot be read */
 } fc_run_verdict_t;
 
 /* 1 if a rack name can name a certificate file (letters, digits, '-', '_'

@@ -46,6 +46,10 @@ void fc_verdict_check_plan_profile(fc_run_verdict_t *v, const char *dir)
     char path[4200], what[300];
     int selected[FC_STAGE_COUNT];
 
+    /* until the frozen profile says otherwise, the plan's word; the
+     * profile's certificates: {require_signature: true} below is never
+     * lifted by a plan that lost it */
+    v->require_signature = json_is_true(json_object_get(v->plan, "require_signature"));
     snprintf(path, sizeof(path), "%s/profile.yaml", dir);
     if (access(path, F_OK) != 0) {
         snprintf(what, sizeof(what), "it cannot be read (%s)", strerror(errno));
@@ -56,6 +60,11 @@ void fc_verdict_check_plan_profile(fc_run_verdict_t *v, const char *dir)
         fc_plan_mismatch(v, "it does not load as a profile (the error is above)");
         return;
     }
+    if (profile.require_signature != v->require_signature)
+        fc_plan_mismatch(v, profile.require_signature
+                         ? "the profile requires signed certificates, the plan does not say so"
+                         : "the plan requires signed certificates, the profile does not");
+    v->require_signature |= profile.require_signature;
     if (strcmp(profile.sha256, fc_json_str(v->plan, "profile_sha256")) != 0) {
         snprintf(what, sizeof(what), "its sha256 is %.16s, the plan's %.16s", profile.sha256,
                  fc_json_str(v->plan, "profile_sha256"));
