@@ -129,6 +129,18 @@ void fc_verdict_add_run_finding(fc_run_verdict_t *v, fc_verdict_t verdict, const
     }
 }
 
+void fc_verdict_add_stage_finding(fc_run_verdict_t *v, fc_rack_verdict_t *r, fc_stage_id_t s,
+                                  fc_verdict_t verdict, const char *part, const char *text)
+{
+    fc_add_finding(r, verdict, fc_stage_name(s), part, "", text, 0);
+    if (verdict > r->stages[s].verdict)
+        r->stages[s].verdict = verdict;
+    if (verdict > r->verdict)
+        r->verdict = verdict;
+    if (r->verdict > v->overall)
+        v->overall = r->verdict;
+}
+
 void fc_verdict_free(fc_run_verdict_t *v)
 {
     for (int k = 0; k < v->nracks; ++k) {

@@ -51,7 +51,9 @@
  *     INCOMPLETE when the plan's stages, required flags, selection or
  *     require_signature do not match the frozen profile.yaml of the
  *     output directory, or that file is missing or does not load; and
- *     whether certificates must be signed is that profile's word;
+ *     whether certificates must be signed is that profile's word; and
+ *     a rack INCOMPLETE on which a stage whose frozen profile says
+ *     backend: nccl ran on another backend (--backend lifted it);
  * For each stage the latest attempt that included a rack's hosts speaks
  * for that rack (the runner re-runs a stage once without hung hosts).
  * What each type of record is (a check, the runner's account of a hang,
@@ -160,5 +162,9 @@ void fc_verdict_free(fc_run_verdict_t *v);
 /* A finding of the whole run (stage "run", part "results") on every rack;
  * the racks' and the run's verdicts stay the worst of their findings. */
 void fc_verdict_add_run_finding(fc_run_verdict_t *v, fc_verdict_t verdict, const char *text);
+/* A finding of stage s on rack r (part: "backend", ...); the stage's, the
+ * rack's and the run's verdicts stay the worst of their findings. */
+void fc_verdict_add_stage_finding(fc_run_verdict_t *v, fc_rack_verdict_t *r, fc_stage_id_t s,
+                                  fc_verdict_t verdict, const char *part, const char *text);
 
 #endif

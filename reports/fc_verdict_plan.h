@@ -12,7 +12,10 @@
  * without it). Whether certificates must be signed is the frozen
  * profile's certificates: {require_signature: true} (v->require_signature;
  * the plan's flag only adds to it): a plan line that lost it must not
- * give unsigned certificates. A mismatch, or a frozen profile
+ * give unsigned certificates. A stage whose frozen profile says backend:
+ * nccl and whose stage_start says it ran on anything else (--backend auto
+ * or mpi on the command line wins in the stage) is INCOMPLETE on every
+ * rack it ran on, naming why. A mismatch, or a frozen profile
  * that is missing or does not load, leaves every rack INCOMPLETE with the
  * reason (it is not bad input to refuse: the report is still written, and
  * says why nothing is certified).

@@ -38,7 +38,7 @@
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 60
+plan 61
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -219,6 +219,29 @@ ok $? "the certificate names the backend asked for, the one used and why ($(cut 
 grep -q '^backend: the node stage ran on mpi: --backend auto: using mpi' "$TMP/auto/summary.txt" &&
     grep -q 'backend mpi (--backend auto: using mpi' "$TMP/auto/report/rack-default.html"
 ok $? "the summary and the rack page say the stage fell back"
+
+# a profile's backend: nccl lifted by --backend mpi (the command line wins
+# in the stage): the stage measured host memory, so its racks are not PASS
+cat > "$TMP/needgpu.yaml" <<'YAML'
+name: needs-gpus
+seed: 7
+stages:
+  node:
+    required: true
+    timeout_s: 120
+    backend: nccl
+    sizes: [4KiB]
+    collectives: [all_reduce]
+    dtypes: [int32]
+    ops: [sum]
+    iters: 2
+YAML
+$FC run --out "$TMP/lifted" --np 2 --profile "$TMP/needgpu.yaml" --backend mpi > "$TMP/lifted.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q '^rack default: INCOMPLETE' "$TMP/lifted.out" &&
+    grep -q '^  INCOMPLETE rack default, node stage, backend: stage node ran on mpi, but the profile says backend: nccl (--backend mpi on the command line lifted it)' "$TMP/lifted.out" &&
+    jsonl "$TMP/lifted/certificates/default.json" 'my $s = $r[0]{certificate}{stages}[0]; "$s->{verdict} $s->{backend}{used}"' | grep -qx 'INCOMPLETE mpi'
+ok $? "a stage whose profile says backend: nccl that ran on mpi (--backend mpi) is INCOMPLETE, with the reason (rc $rc)"
 
 # 6. records that cannot be read; checks that were lost
 G=tests/golden/report/clean/results.jsonl
