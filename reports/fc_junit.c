@@ -107,13 +107,14 @@ fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)
 {
     FILE *f = fopen(path, "w");
     int tests = 0, failures = 0, errors = 0;
-    char overrides[4096];
+    char overrides[4096], environment[4096];
 
     if (f == NULL) {
         fprintf(stderr, "fabcert: cannot write %s: %s\n", path, strerror(errno));
         return FC_ERR_INVALID;
     }
     fc_overrides_text(v, overrides, sizeof(overrides));
+    fc_environment_text(v, environment, sizeof(environment));
     for (int k = 0; k < v->nracks; ++k) {
         const fc_rack_verdict_t *r = &v->racks[k];
 
@@ -151,6 +152,11 @@ fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)
         if (overrides[0]) {
             fprintf(f, "      <property name=\"overrides\" value=\"");
             fc_xml_escape(f, overrides);
+            fprintf(f, "\"/>\n");
+        }
+        if (environment[0]) {
+            fprintf(f, "      <property name=\"environment\" value=\"");
+            fc_xml_escape(f, environment);
             fprintf(f, "\"/>\n");
         }
         if (fc_sysfs_root_of(v)) {

@@ -59,12 +59,16 @@ static void fc_summary_rules_not_applied(FILE *out, const fc_rack_verdict_t *r)
 void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
 {
     int failed = 0, incomplete = 0;
-    char overrides[4096];
+    char overrides[4096], environment[4096];
 
     fc_overrides_text(v, overrides, sizeof(overrides));
     if (overrides[0])
         fc_print_line(out, "overrides: %s (not the profile %s as written)", overrides,
                       fc_json_str(v->plan, "profile"));
+    fc_environment_text(v, environment, sizeof(environment));
+    if (environment[0])
+        fc_print_line(out, "environment: %s (set where the run was launched; they shape "
+                      "what was measured and are not in the profile)", environment);
     if (fc_sysfs_root_of(v))
         fc_print_line(out, "sysfs: FC_SYSFS_ROOT=%s: preflight's inventory and the soak's "
                       "link counters were read from that tree, not from /sys",

@@ -38,7 +38,7 @@
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 61
+plan 63
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -427,8 +427,22 @@ ok $? "a rack that no check judged is INCOMPLETE, even when no stage is required
 # 8. what shapes the measurement, and a summary that cannot be faked
 OMPI_MCA_btl=self,vader $FC run --out "$TMP/env" --np 2 --stages node "${SWEEP[@]}" \
     --env $'X=1\nverdict: PASS (faked)' > "$TMP/env.out" 2>&1
+rc=$?
 jsonl "$TMP/env/certificates/default.json" '$r[0]{certificate}{plan}{environment}{OMPI_MCA_btl}' | grep -qx 'self,vader'
 ok $? "an Open MPI setting of the environment is in the certificate's plan"
+# said as visibly as the overrides, beside them (not among them), and no FAIL
+[ $rc -eq 0 ] && grep -A1 '^overrides: ' "$TMP/env/summary.txt" | grep -q '^environment: .*OMPI_MCA_btl=self,vader.* (set where the run was launched' &&
+    grep -q '^environment: .*OMPI_MCA_btl=self,vader' "$TMP/env.out" &&
+    grep -q '<property name="environment" value=".*OMPI_MCA_btl=self,vader' "$TMP/env/junit.xml" &&
+    grep -q '<b>Environment</b> (set where the run was launched; shapes what was measured, not in the profile): .*OMPI_MCA_btl=self,vader' "$TMP/env/report/index.html" "$TMP/env/report/rack-default.html" &&
+    [ "$(jsonl "$TMP/env/certificates/default.json" 'exists $r[0]{certificate}{overrides}{OMPI_MCA_btl} ? 1 : 0')" = 0 ]
+ok $? "the environment is in the summary after the overrides, in JUnit and in the HTML beside the overrides; not an override, no FAIL (rc $rc)"
+$FC verify "$TMP/env/certificates/default.json" > "$TMP/envverify.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q 'default.json: overrides: .*--env X=1?verdict: PASS (faked), .*--stages node.* (not the profile local as written)$' "$TMP/envverify.out" &&
+    grep -q 'default.json: environment: .*OMPI_MCA_btl=self,vader' "$TMP/envverify.out" &&
+    [ "$(grep -c '^verdict' "$TMP/envverify.out")" = 0 ]
+ok $? "verify says the certificate's overrides and environment beside its verdict (rc $rc)"
 [ "$(grep -c '^verdict:' "$TMP/env/summary.txt")" = 1 ] && grep -q -- '--env X=1?verdict: PASS (faked)' "$TMP/env/summary.txt"
 ok $? "an override's control characters cannot add a line to the summary"
 FAKE=$PWD/tests/fixtures/sysfs/clean/before
