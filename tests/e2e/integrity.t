@@ -240,8 +240,9 @@ $FC run --out "$TMP/lifted" --np 2 --profile "$TMP/needgpu.yaml" --backend mpi >
 rc=$?
 [ $rc -eq 1 ] && grep -q '^rack default: INCOMPLETE' "$TMP/lifted.out" &&
     grep -q '^  INCOMPLETE rack default, node stage, backend: stage node ran on mpi, but the profile says backend: nccl (--backend mpi on the command line lifted it)' "$TMP/lifted.out" &&
-    jsonl "$TMP/lifted/certificates/default.json" 'my $s = $r[0]{certificate}{stages}[0]; "$s->{verdict} $s->{backend}{used}"' | grep -qx 'INCOMPLETE mpi'
-ok $? "a stage whose profile says backend: nccl that ran on mpi (--backend mpi) is INCOMPLETE, with the reason (rc $rc)"
+    jsonl "$TMP/lifted/certificates/default.json" 'my $s = $r[0]{certificate}{stages}[0]; "$s->{verdict} $s->{backend}{used}"' | grep -qx 'INCOMPLETE mpi' &&
+    grep -q 'error type="INCOMPLETE" message="stage node ran on mpi, but the profile says backend: nccl' "$TMP/lifted/junit.xml"
+ok $? "a stage whose profile says backend: nccl that ran on mpi (--backend mpi) is INCOMPLETE, with the reason in every report (rc $rc)"
 
 # 6. records that cannot be read; checks that were lost
 G=tests/golden/report/clean/results.jsonl
