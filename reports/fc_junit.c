@@ -98,12 +98,13 @@ static void fc_junit_rules(FILE *f, const char *judged, const char *not_applied,
 
 /* A finding that says a stage's evidence is missing, not a measurement:
  * the stage did not run or finish whole, records are missing or
- * misplaced, or it ran on another backend than its profile demands */
+ * misplaced, it ran on another backend than its profile demands, or the
+ * rack's hosts were not all in the run */
 static int fc_junit_is_stage_error(const fc_finding_t *fd)
 {
     return fd->verdict == FC_VERDICT_INCOMPLETE &&
            (strcmp(fd->part, "stage") == 0 || strcmp(fd->part, "results") == 0 ||
-            strcmp(fd->part, "backend") == 0);
+            strcmp(fd->part, "backend") == 0 || strcmp(fd->part, "inventory") == 0);
 }
 
 fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)

@@ -16,7 +16,7 @@
  * The file's name must be its rack's (RACK.json): a certificate copied
  * over another rack's file fails. Beside the verdict, verify says what
  * ran: the certificate's command-line overrides and the environment that
- * shaped the measurement.
+ * shaped the measurement, and the rack's hosts the run left out.
  * A site that signs its certificates passes --require-signature (or a
  * profile with certificates: {require_signature: true} makes the run
  * demand a key): then a certificate without a checked signature fails.
@@ -409,6 +409,22 @@ static void fc_cert_say_what_ran(const char *path, json_t *cert)
     else
         fc_print_line(stdout, "%s: environment: %s", path, json_is_object(env)
                       ? "none that shapes the measurement" : "not recorded");
+    if (json_array_size(json_object_get(cert, "hosts_left_out")) > 0) {
+        json_t *left = json_object_get(cert, "hosts_left_out"), *h;
+        size_t i, used = 0, shown = 0;
+
+        text[0] = '\0';
+        json_array_foreach(left, i, h)      /* the first few: the file has them all */
+            if (used + 80 < sizeof(text) / 8) {
+                used += (size_t)snprintf(text + used, sizeof(text) - used, "%s%.64s",
+                                         i ? ", " : "", json_is_string(h)
+                                         ? json_string_value(h) : "?");
+                ++shown;
+            }
+        fc_print_line(stdout, "%s: %zu host(s) the rack map gives the rack were left out of "
+                      "the run: %s%s", path, json_array_size(left), text,
+                      shown < json_array_size(left) ? ", ..." : "");
+    }
 }
 
 fc_status_t fc_certificate_verify(const char *path, const char *pubkey_path,

@@ -52,6 +52,24 @@ static void fc_verdict_run_findings(const fc_run_verdict_t *out, fc_rack_verdict
         fc_add_finding(r, FC_VERDICT_INCOMPLETE, "run", "results", "",
                        "the plan record predates recording command-line overrides and "
                        "stage selection: what ran cannot be certified", 0);
+    if (json_array_size(r->hosts_left_out) > 0) {
+        size_t n = json_array_size(r->hosts_left_out), i, used;
+        json_t *h;
+
+        used = (size_t)snprintf(text, sizeof(text), "%zu of the %zu hosts the rack map "
+                                "gives rack %s were not in the run (not in the host list, "
+                                "or outside the allocation): the rack is tested in part: ",
+                                n, n + (size_t)r->nhosts, r->rack);
+        json_array_foreach(r->hosts_left_out, i, h) {
+            if (used + 80 > sizeof(text)) {
+                snprintf(text + used, sizeof(text) - used, " [and %zu more]", n - i);
+                break;
+            }
+            used += (size_t)snprintf(text + used, sizeof(text) - used, "%s%s", i ? ", " : "",
+                                     json_string_value(h));
+        }
+        fc_add_finding(r, FC_VERDICT_INCOMPLETE, "run", "inventory", "", text, 0);
+    }
     for (int s = 0; s < FC_STAGE_COUNT; ++s)
         checks += r->stages[s].checks;
     if (checks == 0)
@@ -145,6 +163,7 @@ void fc_verdict_free(fc_run_verdict_t *v)
 {
     for (int k = 0; k < v->nracks; ++k) {
         free(v->racks[k].hosts);
+        json_decref(v->racks[k].hosts_left_out);
         json_decref(v->racks[k].checks);
         json_decref(v->racks[k].quarantines);
         json_decref(v->racks[k].failed_checks);

@@ -16,7 +16,11 @@
  *     of no inventory, an implicates without host or rack) fails every
  *     rack of its attempt (INCOMPLETE for such a record marked
  *     INCOMPLETE);
- *   - otherwise INCOMPLETE if a required stage of the profile
+ *   - otherwise INCOMPLETE if the rack map gives the rack hosts that the
+ *     run left out (not in the host list, or outside the Slurm
+ *     allocation): it is tested in part (a rack none of whose hosts ran
+ *     is not reported at all);
+ *     or if a required stage of the profile
  *       - was left out of the run (--stages),
  *       - has no finished attempt that included a host of the rack (not
  *         run, skipped, killed, or every host quarantined before it),
@@ -108,6 +112,9 @@ typedef struct fc_rack_verdict {
     char rack[FC_VERDICT_NAME];     /* its name in the plan's inventory */
     int nhosts;                     /* hosts in hosts[] */
     char (*hosts)[FC_VERDICT_NAME]; /* its hosts, in inventory order */
+    json_t *hosts_left_out;         /* the hosts the rack map gives it that
+                                     * the run left out (not in the host
+                                     * list or the allocation), or NULL */
     fc_verdict_t verdict;           /* the worst of its findings */
     fc_stage_verdict_t stages[FC_STAGE_COUNT];  /* per stage, by id */
     int nfindings;                  /* findings in findings[] */

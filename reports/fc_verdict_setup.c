@@ -113,6 +113,14 @@ static fc_status_t fc_verdict_check_plan(json_t *plan)
                         fc_json_str(h, "rack"));
                 return FC_ERR_INVALID;
             }
+    /* a host the run left out of its rack cannot also be one that ran */
+    json_array_foreach(json_object_get(json_object_get(plan, "inventory"), "left_out"), i, h)
+        json_array_foreach(hosts, j, h2)
+            if (strcmp(fc_json_str(h, "host"), fc_json_str(h2, "host")) == 0) {
+                fprintf(stderr, "fabcert: the plan's inventory lists host '%s' both in "
+                        "the run and as left out of it\n", fc_json_str(h, "host"));
+                return FC_ERR_INVALID;
+            }
     json_array_foreach(hosts, i, h)
         if (!fc_rack_name_ok(fc_json_str(h, "rack"))) {
             fprintf(stderr, "fabcert: the plan's rack '%s' (of host '%s') cannot name a "
@@ -196,6 +204,17 @@ fc_status_t fc_verdict_setup(json_t *records, fc_run_verdict_t *out)
         }
         snprintf(r->hosts[r->nhosts++], FC_VERDICT_NAME, "%s", fc_json_str(h, "host"));
     }
+    /* the rack map's hosts of each rack that the run left out (a plan
+     * before they were recorded names none); those of a rack none of whose
+     * hosts ran are not the plan's */
+    json_array_foreach(json_object_get(json_object_get(plan, "inventory"), "left_out"), i, h)
+        for (k = 0; k < (size_t)out->nracks; ++k)
+            if (strcmp(out->racks[k].rack, fc_json_str(h, "rack")) == 0) {
+                if (out->racks[k].hosts_left_out == NULL)
+                    out->racks[k].hosts_left_out = json_array();
+                json_array_append_new(out->racks[k].hosts_left_out,
+                                      json_string(fc_json_str(h, "host")));
+            }
     return FC_OK;
 }
 

@@ -13,6 +13,10 @@
 #     certificate, the summary, the JUnit properties and the HTML;
 #   - --backend auto falling back to mpi: the backend each stage used, what
 #     was asked and why it fell back, in the certificate and the summary;
+#     a profile's backend: nccl lifted by --backend mpi: INCOMPLETE;
+#   - a rack map of 32 hosts for a rack, a host list of one: the rack is
+#     INCOMPLETE, its left-out hosts named in the plan, the certificate,
+#     the summary, JUnit and verify;
 #   - records that cannot be read (a torn line inside a stage, after the
 #     last stage, before the first) and a stage whose checks were lost:
 #     INCOMPLETE, never PASS; the same records whole still PASS;
@@ -33,12 +37,13 @@
 #     is a path, a host that never ran, a stage judged against another
 #     profile): never PASS;
 #   - the environment that shapes the measurement (FC_SYSFS_ROOT, a fake
-#     sysfs tree, among it, said in every report) and the GPU plugin's
-#     origin are recorded; an override's value, or a record's reason with
+#     sysfs tree, among it, said in every report; OMPI_MCA_btl in the
+#     summary, JUnit, the HTML and verify) and the GPU plugin's origin are
+#     recorded; an override's value, or a record's reason with
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 63
+plan 65
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -243,6 +248,25 @@ rc=$?
     jsonl "$TMP/lifted/certificates/default.json" 'my $s = $r[0]{certificate}{stages}[0]; "$s->{verdict} $s->{backend}{used}"' | grep -qx 'INCOMPLETE mpi' &&
     grep -q 'error type="INCOMPLETE" message="stage node ran on mpi, but the profile says backend: nccl' "$TMP/lifted/junit.xml"
 ok $? "a stage whose profile says backend: nccl that ran on mpi (--backend mpi) is INCOMPLETE, with the reason in every report (rc $rc)"
+
+# a rack certified on part of its hosts: a rack map of 32 hosts for r01, a
+# host list (an allocation) of one of them; r02, none of whose hosts runs,
+# is not reported at all
+hostname > "$TMP/onehost"
+printf 'r01: %s ghost[01-31]\nr02: ghost[40-41]\n' "$(hostname)" > "$TMP/bigracks"
+$FC run --out "$TMP/partrack" --hosts "$TMP/onehost" --racks "$TMP/bigracks" --stages node \
+    "${SWEEP[@]}" > "$TMP/partrack.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q '^# rack r01: 31 of the 32 hosts the rack map gives it are not in this run' "$TMP/partrack.out" &&
+    grep -q "^rack r01: INCOMPLETE (1 host of the rack map's 32, 31 not in the run)$" "$TMP/partrack.out" &&
+    grep -q '^  INCOMPLETE rack r01, run stage, inventory: 31 of the 32 hosts the rack map gives rack r01 were not in the run (not in the host list, or outside the allocation): the rack is tested in part: ghost01, ghost02, ' "$TMP/partrack.out" &&
+    ! grep -q '^rack r02' "$TMP/partrack.out" && [ ! -e "$TMP/partrack/certificates/r02.json" ]
+ok $? "a rack the run tested on 1 of its 32 hosts is INCOMPLETE, naming the others; a rack none of whose hosts ran is not reported (rc $rc)"
+[ "$(jsonl "$TMP/partrack/results.jsonl" 'scalar @{(grep { $_->{type} eq "plan" } @r)[0]{inventory}{left_out}}')" = 31 ] &&
+    [ "$(jsonl "$TMP/partrack/certificates/r01.json" 'join ",", @{$r[0]{certificate}{hosts_left_out}}[0, 30]')" = ghost01,ghost31 ] &&
+    grep -q 'error type="INCOMPLETE" message="31 of the 32 hosts the rack map gives rack r01' "$TMP/partrack/junit.xml" &&
+    $FC verify "$TMP/partrack/certificates/r01.json" | grep -q 'r01.json: 31 host(s) the rack map gives the rack were left out of the run: ghost01, '
+ok $? "the plan, the certificate, JUnit and verify name the left-out hosts"
 
 # 6. records that cannot be read; checks that were lost
 G=tests/golden/report/clean/results.jsonl
