@@ -154,10 +154,11 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
         .bits_rejudged = 1, .rack_keys = { "rack" }, .label = fc_label_pairs_node,
         .subject = fc_subject_node, .figure = fc_figure_pairs_node,
         .cell = fc_cell_pairs_node },
-    /* suites/contention.c */
+    /* suites/contention.c: `racks` names the racks of the foreground's
+     * hosts (background_hosts generate only, and are not judged by it) */
     [FC_RECORD_CONTENTION] = {
         .id = FC_RECORD_CONTENTION, .name = "contention", .writers = FC_BY_STAGE,
-        .check = 1, .bits_rejudged = 1,
+        .check = 1, .bits_rejudged = 1, .racks_key = "racks",
         .rack_keys = { "rack" }, .whole_job = 1, .label = fc_label_contention,
         .subject = fc_subject_contention, .figure = fc_figure_contention,
         .cell = fc_cell_contention, .rules = fc_rules_contention },
@@ -316,7 +317,11 @@ int fc_record_names_rack(json_t *rec, const char *rack)
 
 int fc_record_whole_job(json_t *rec)
 {
-    return fc_record_type_of(rec)->whole_job && fc_json_str(rec, "rack")[0] == '\0';
+    const fc_record_type_t *t = fc_record_type_of(rec);
+
+    /* a record that names the racks it measured speaks for those alone */
+    return t->whole_job && fc_json_str(rec, "rack")[0] == '\0' &&
+           !(t->racks_key && json_object_get(rec, t->racks_key));
 }
 
 json_t *fc_rules_of(json_t *rec)

@@ -107,8 +107,9 @@ typedef struct fc_record_type {
                                      * concerns (NULL: unused) */
     const char *racks_key;          /* an array member naming more racks it
                                      * concerns, or NULL */
-    int whole_job;                  /* with an empty `rack`, it concerns
-                                     * every rack of its attempt */
+    int whole_job;                  /* with an empty `rack` (and no
+                                     * racks_key member), it concerns every
+                                     * rack of its attempt */
     fc_record_name_func_t label;    /* its label in every report */
     fc_record_name_func_t subject;  /* what a finding names before the
                                      * reason, or NULL: the reason alone */
@@ -151,8 +152,8 @@ void fc_check_label(json_t *rec, char *buf, size_t len);
 void fc_record_text(json_t *rec, const char *reason, char *buf, size_t len);
 
 /* 1 if rec names rack among the racks it concerns (its rack_keys and
- * racks_key); whether it speaks for its whole job instead (whole_job and
- * no `rack`: the verdicts then ask its attempt). */
+ * racks_key); whether it speaks for its whole job instead (whole_job, no
+ * `rack` and no racks_key member: the verdicts then ask its attempt). */
 int fc_record_names_rack(json_t *rec, const char *rack);
 int fc_record_whole_job(json_t *rec);
 

@@ -30,7 +30,9 @@
  *         missing or not a whole number; judged records, or those not
  *         PASS, other than results.jsonl holds; more points than records;
  *         more failed points than points; failures it does not hold),
- *       - or judged no check that concerns the rack;
+ *       - or judged no check that concerns the rack (a contention record
+ *         judges the racks of its measured hosts, `racks`: a rack of
+ *         background_hosts alone is not judged by it);
  *     or if an optional stage that ran on the rack did not finish, ended
  *     with an error or FAIL without a failing check, was judged against
  *     another profile, or has an end record that contradicts its records
