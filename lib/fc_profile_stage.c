@@ -14,6 +14,10 @@
 #include "fc_profile_sections.h"
 
 /* ---- limits: a list of rules, the first matching a point applies --------- */
+/* (A rule that an earlier rule matches wholly would never apply, whatever
+ * it says: refused, naming both, rather than dead in silence. Rules that
+ * overlap in part are fine: the later one judges the points the earlier
+ * does not match.) */
 
 /* A stage whose limits judge one kind of point (the stage table's
  * judges_only: the pairs stage, sendrecv of int32) never applies a rule
@@ -71,26 +75,47 @@ static const fc_yaml_section_t fc_limit_section = {
     .where = "a limit rule", .keys = fc_limit_keys, .done = fc_limit_done,
 };
 
+/* 1 if rule a matches every point rule b matches: then b, after a, would
+ * never apply (the first matching rule does). */
+static int fc_limit_covers(const fc_limit_rule_t *a, const fc_limit_rule_t *b)
+{
+    return (a->coll == FC_ANY || a->coll == b->coll) &&
+           (a->dtype == FC_ANY || a->dtype == b->dtype) &&
+           (a->op == FC_ANY || a->op == b->op) &&
+           a->min_bytes <= b->min_bytes && a->max_bytes >= b->max_bytes;
+}
+
 static fc_status_t fc_limits_read(const fc_yaml_ctx_t *ctx, const fc_yaml_field_t *f,
                                   struct fy_node *k, struct fy_node *v, void *base)
 {
     fc_stage_profile_t *sp = base;
     void *iter = NULL;
     struct fy_node *item;
-    int col;
 
     if (v == NULL || fy_node_get_type(v) != FYNT_SEQUENCE)
         return fc_yaml_error(ctx, v, k, "'limits' must be a list of rules");
     while ((item = fy_node_sequence_iterate(v, &iter)) != NULL) {
+        void *it = NULL;
+        struct fy_node_pair *first = fy_node_get_type(item) == FYNT_MAPPING
+                                         ? fy_node_mapping_iterate(item, &it) : NULL;
+        struct fy_node *at = first ? fy_node_pair_key(first) : k;
         fc_limit_rule_t *r;
 
         if (sp->nlimits == FC_PROFILE_MAX_LIMITS)
             return fc_yaml_error(ctx, item, k, "more than %d limit rules",
                                  FC_PROFILE_MAX_LIMITS);
         r = &sp->limits[sp->nlimits++];
-        *r = (fc_limit_rule_t){ FC_ANY, FC_ANY, FC_ANY, 0, UINT64_MAX, -1, -1, 0 };
-        fc_yaml_mark(k, &r->line, &col);
+        *r = (fc_limit_rule_t){ FC_ANY, FC_ANY, FC_ANY, 0, UINT64_MAX, -1, -1, 0, 0 };
+        fc_yaml_mark(at, &r->line, &r->col);
         FC_CHECK(fc_yaml_walk(ctx, item, k, &fc_limit_section, r));
+        /* a rule shadowed by an earlier one is silently dead: refused */
+        for (int i = 0; i < sp->nlimits - 1; ++i)
+            if (fc_limit_covers(&sp->limits[i], r))
+                return fc_yaml_error(ctx, at, k, "this limit rule would never be applied: "
+                                     "the rule at line %d, column %d, before it, matches "
+                                     "every point it matches, and the first matching rule "
+                                     "applies (put the narrower rule first)",
+                                     sp->limits[i].line, sp->limits[i].col);
     }
     return FC_OK;
 }

@@ -43,7 +43,7 @@ int main(void)
     fc_tap_t tap;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 12 + 2 * FC_BG_KINDS);
+    fc_tap_plan(&tap, 14 + 2 * FC_BG_KINDS);
 
     /* the contention keys after the kinds, the soak keys in reverse */
     fc_tap_ok(&tap, load_text(
@@ -121,6 +121,29 @@ int main(void)
                     == FC_OK && strcmp(p.stages[FC_STAGE_NODE].backend, "nccl") == 0 &&
                     p.stages[FC_STAGE_NODE].warmup == 0,
               "backend: nccl is kept as its name");
+
+    /* limit rules: a rule an earlier one matches wholly is refused; the
+     * narrower first, or rules that overlap in part, load */
+    fc_tap_ok(&tap, load_text("name: l\nstages:\n  node:\n    limits:\n"
+                              "      - {collective: all_reduce, max_bytes: 32KiB, min_busbw_gbps: 100}\n"
+                              "      - {collective: any, dtype: int32, max_bytes: 1MiB, "
+                              "min_busbw_gbps: 1}\n"
+                              "      - {collective: all_reduce, min_bytes: 64KiB, "
+                              "max_latency_us: 9}\n"
+                              "      - {collective: any, min_busbw_gbps: 0.5}\n", &p) == FC_OK &&
+                    p.stages[FC_STAGE_NODE].nlimits == 4 &&
+                    p.stages[FC_STAGE_NODE].limits[1].line == 6 &&
+                    p.stages[FC_STAGE_NODE].limits[1].col == 10,
+              "the narrower rule first, then wider ones that match other points too, load "
+              "(each rule marked at its first key: %d:%d)", p.stages[FC_STAGE_NODE].limits[1].line,
+              p.stages[FC_STAGE_NODE].limits[1].col);
+    fc_tap_ok(&tap, load_text("name: l\nstages:\n  node:\n    limits:\n"
+                              "      - {collective: any, dtype: int32, min_busbw_gbps: 1}\n"
+                              "      - {collective: all_gather, dtype: int32, op: sum, "
+                              "min_bytes: 4KiB, max_bytes: 64KiB, min_busbw_gbps: 9}\n", &p)
+                    == FC_ERR_INVALID,
+              "a rule that an earlier rule matches wholly (any collective of int32, then "
+              "all_gather int32 sum 4-64 KiB) is refused");
 
     /* the stage keys each stage reads, by the stage table */
     {
