@@ -50,8 +50,9 @@
  *     a stage's record inside its attempt is counted against its end
  *     record whatever it claims), or judged records of a stage the plan
  *     does not have, or
- *     a stage with more attempts than FC_MAX_ATTEMPTS (8; the runner makes
- *     2): "too many attempts", for every rack;
+ *     a stage with more attempts than FC_VERDICT_MAX_ATTEMPTS (8; the
+ *     runner makes FC_RUN_MAX_ATTEMPTS, 2): "too many attempts", for every
+ *     rack;
  *   - otherwise PASS.
  *   - and `fabcert report` (fc_verdict_plan.h) leaves every rack
  *     INCOMPLETE when the plan's stages, required flags, selection or
@@ -61,7 +62,8 @@
  *     a rack INCOMPLETE on which a stage whose frozen profile says
  *     backend: nccl ran on another backend (--backend lifted it);
  * For each stage the latest attempt that included a rack's hosts speaks
- * for that rack (the runner re-runs a stage once without hung hosts).
+ * for that rack (the runner re-runs a stage once, without the hosts a
+ * hang quarantined: FC_RUN_MAX_ATTEMPTS is 2).
  * What each type of record is (a check, the runner's account of a hang,
  * context) and which racks it concerns is the record-type table's
  * (fc_record.h).
@@ -75,6 +77,12 @@
 #include "fc_profile.h"
 #include "fc_status.h"
 
+/* Attempts of one stage the verdict follows; records of attempts past it
+ * are not judged, and the stage is INCOMPLETE ("too many attempts"). The
+ * runner makes FC_RUN_MAX_ATTEMPTS (2, runners/fc_run.h), which must not
+ * exceed it (runners/fabcert.c checks at compile time): more in a
+ * results.jsonl means it was edited or merged from several runs. */
+#define FC_VERDICT_MAX_ATTEMPTS 8
 #define FC_VERDICT_MAX_REASONS 32
 #define FC_VERDICT_NAME 64
 #define FC_VERDICT_TEXT 512

@@ -104,7 +104,7 @@ void fc_verdict_scan(json_t *records, const fc_run_verdict_t *out, fc_verdict_sc
         }
         if (t->id == FC_RECORD_STAGE_SKIP)
             scan->skip_reason[s] = fc_json_str(rec, "reason");   /* the runner's */
-        if (t->id == FC_RECORD_STAGE_START && att[s].n == FC_MAX_ATTEMPTS) {
+        if (t->id == FC_RECORD_STAGE_START && att[s].n == FC_VERDICT_MAX_ATTEMPTS) {
             att[s].beyond++;
             open_stage = s;
         } else if (t->id == FC_RECORD_STAGE_START) {
@@ -243,12 +243,13 @@ void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_verdict_
                      fc_json_str(sv->gpu_plugin, "path"), fc_json_str(sv->gpu_plugin, "sha256"));
     }
     if (att->beyond > 0) {
-        /* the runner makes two attempts at most; records past the limit
-         * are not judged, and one of them could be a failure */
+        /* the runner makes FC_RUN_MAX_ATTEMPTS (2) at most; records past
+         * the verdict's limit are not judged, and one of them could be a
+         * failure */
         snprintf(text, sizeof(text), "the %s stage has %d attempts in results.jsonl, more "
                  "than the %d the verdict follows (too many attempts): the records of "
                  "the attempts past the %dth are not judged", name, att->n + att->beyond,
-                 FC_MAX_ATTEMPTS, FC_MAX_ATTEMPTS);
+                 FC_VERDICT_MAX_ATTEMPTS, FC_VERDICT_MAX_ATTEMPTS);
         fc_add_finding(r, FC_VERDICT_INCOMPLETE, name, "results", "", text, 0);
         if (sv->verdict != FC_VERDICT_FAIL)
             sv->verdict = FC_VERDICT_INCOMPLETE;

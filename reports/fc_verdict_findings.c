@@ -120,7 +120,7 @@ void fc_verdict_find_unplaced(json_t *records, const fc_run_verdict_t *out,
             cur[s]++;
             continue;
         }
-        at = cur[s] >= 0 && cur[s] < FC_MAX_ATTEMPTS ? &scan->att[s].a[cur[s]] : NULL;
+        at = cur[s] >= 0 && cur[s] < FC_VERDICT_MAX_ATTEMPTS ? &scan->att[s].a[cur[s]] : NULL;
         if ((!t->check && !t->stop) || at == NULL)
             continue;
         verdict = fc_record_verdict(rec);
@@ -271,7 +271,7 @@ void fc_verdict_judge_rack(json_t *records, const fc_run_verdict_t *out,
             cur[s]++;
             continue;
         }
-        at = cur[s] >= 0 && cur[s] < FC_MAX_ATTEMPTS ? &scan->att[s].a[cur[s]] : NULL;
+        at = cur[s] >= 0 && cur[s] < FC_VERDICT_MAX_ATTEMPTS ? &scan->att[s].a[cur[s]] : NULL;
         if (t->id == FC_RECORD_QUARANTINE) {
             fc_verdict_quarantine(r, rec);
             continue;

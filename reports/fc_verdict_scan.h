@@ -14,7 +14,6 @@
 #include "fc_record.h"
 #include "fc_verdict.h"
 
-#define FC_MAX_ATTEMPTS 8
 
 typedef struct fc_attempt {
     json_t *hosts;          /* rank_hosts of its stage_start */
@@ -38,9 +37,9 @@ typedef struct fc_attempt {
 } fc_attempt_t;
 
 typedef struct fc_stage_attempts {
-    fc_attempt_t a[FC_MAX_ATTEMPTS];    /* in the order they began */
+    fc_attempt_t a[FC_VERDICT_MAX_ATTEMPTS];    /* in the order they began */
     int n;                  /* attempts in a[] */
-    int beyond;             /* stage_starts past FC_MAX_ATTEMPTS: their
+    int beyond;             /* stage_starts past FC_VERDICT_MAX_ATTEMPTS: their
                              * records are not followed, so the stage
                              * cannot be judged whole */
 } fc_stage_attempts_t;
