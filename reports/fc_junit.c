@@ -104,7 +104,8 @@ static int fc_junit_is_stage_error(const fc_finding_t *fd)
 {
     return fd->verdict == FC_VERDICT_INCOMPLETE &&
            (strcmp(fd->part, "stage") == 0 || strcmp(fd->part, "results") == 0 ||
-            strcmp(fd->part, "backend") == 0 || strcmp(fd->part, "inventory") == 0);
+            strcmp(fd->part, "backend") == 0 || strcmp(fd->part, "inventory") == 0 ||
+            strcmp(fd->part, "gpus") == 0);
 }
 
 fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)

@@ -137,6 +137,15 @@ static const struct fc_part_advice {
       "fix what kept the measurement from meeting the profile (for "
       "background traffic: its target directory, its ranks, its rates) "
       "and re-run the stage" },
+    { "gpus",
+      "re-run the stage with one rank per GPU (--ppn, the GPUs each host has): "
+      "the GPUs named were never tested" },
+    { "backend",
+      "re-run the stage on the backend the profile names (no --backend "
+      "override): it measured host memory, not the GPUs" },
+    { "inventory",
+      "run on every host the rack map gives the rack (the whole rack in the "
+      "host list or the allocation): a rack is certified whole or not at all" },
     { "unplaced",
       "a check failed without naming a rack or host of this run's inventory, so "
       "no rack of its stage is certified: read the record in results.jsonl, "

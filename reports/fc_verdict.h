@@ -30,6 +30,9 @@
  *         missing or not a whole number; judged records, or those not
  *         PASS, other than results.jsonl holds; more points than records;
  *         more failed points than points; failures it does not hold),
+ *       - or, on the nccl backend, ran fewer ranks on a host of the rack
+ *         than the GPUs it has visible (its devices record): the GPUs
+ *         not tested are named (any nccl stage that ran, optional too);
  *       - or judged no check that concerns the rack (a contention record
  *         judges the racks of its measured hosts, `racks`: a rack of
  *         background_hosts alone is not judged by it);

@@ -104,6 +104,8 @@ void fc_verdict_scan(json_t *records, const fc_run_verdict_t *out, fc_verdict_sc
         }
         if (t->id == FC_RECORD_STAGE_SKIP)
             scan->skip_reason[s] = fc_json_str(rec, "reason");   /* the runner's */
+        if (t->id == FC_RECORD_DEVICES && att[s].n > 0 && !att[s].a[att[s].n - 1].ended)
+            att[s].a[att[s].n - 1].devices = rec;
         if (t->id == FC_RECORD_STAGE_START && att[s].n == FC_VERDICT_MAX_ATTEMPTS) {
             att[s].beyond++;
             open_stage = s;
@@ -209,6 +211,59 @@ static const char *fc_attempt_missing_host(const fc_attempt_t *a, const fc_rack_
     return NULL;
 }
 
+/* The GPUs of a host of rack r that an nccl attempt did not test: the
+ * devices record gives each rank's GPU and how many GPUs its host has
+ * visible; a host with fewer ranks than GPUs (the node stage at --ppn 2 on
+ * an 8-GPU node) tested only some of them. A finding per such host, naming
+ * the GPUs left untested; 1 if there was one. */
+static int fc_attempt_untested_gpus(const fc_attempt_t *a, fc_rack_verdict_t *r,
+                                    const char *stage)
+{
+    int found = 0;
+
+    for (int h = 0; h < r->nhosts && a->devices; ++h) {
+        unsigned char used[1024] = { 0 };
+        int visible = -1, nused = 0, ranks = 0, first = -1, last = -1;
+        char text[FC_VERDICT_TEXT], list[300] = "";
+        size_t i, len = 0;
+        json_t *d;
+
+        json_array_foreach(json_object_get(a->devices, "devices"), i, d) {
+            json_int_t dev = json_integer_value(json_object_get(d, "device"));
+
+            if (strcmp(fc_json_str(d, "host"), r->hosts[h]) != 0)
+                continue;
+            ++ranks;
+            visible = (int)json_integer_value(json_object_get(d, "visible_gpus"));
+            if (dev >= 0 && dev < (json_int_t)sizeof(used) && !used[dev]++)
+                ++nused;
+        }
+        if (ranks == 0 || visible <= nused || visible > (int)sizeof(used))
+            continue;
+        /* the untested GPUs as ranges: "2-7", "1, 3, 5-7" */
+        for (int g = 0; g <= visible; ++g) {
+            if (g < visible && !used[g]) {
+                if (first < 0)
+                    first = g;
+                last = g;
+                continue;
+            }
+            if (first >= 0 && len + 24 < sizeof(list))
+                len += (size_t)(first == last
+                    ? snprintf(list + len, sizeof(list) - len, "%s%d", len ? ", " : "", first)
+                    : snprintf(list + len, sizeof(list) - len, "%s%d-%d", len ? ", " : "",
+                               first, last));
+            first = -1;
+        }
+        snprintf(text, sizeof(text), "the %s stage ran %d rank(s) on host %s, which has %d "
+                 "GPU(s) visible: GPU(s) %s were not tested (run it with --ppn %d, one rank "
+                 "per GPU)", stage, ranks, r->hosts[h], visible, list, visible);
+        fc_add_finding(r, FC_VERDICT_INCOMPLETE, stage, "gpus", r->hosts[h], text, 0);
+        found = 1;
+    }
+    return found;
+}
+
 /* One stage on one rack, after its records were judged: was it left out,
  * did it run and finish, did it judge anything, can all its records be
  * read? Anything less than that is INCOMPLETE, never PASS; the reason is
@@ -266,6 +321,11 @@ void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_verdict_
             sv->verdict = FC_VERDICT_INCOMPLETE;
     }
     sv->ran = last && last->ended && !last->skipped;
+    /* a GPU a stage of one rank per GPU never ran on is not certified,
+     * whatever the stage is (optional too: its PASS would cover it) */
+    if (sv->ran && strcmp(sv->backend, "nccl") == 0 &&
+        fc_attempt_untested_gpus(last, r, name) && sv->verdict != FC_VERDICT_FAIL)
+        sv->verdict = FC_VERDICT_INCOMPLETE;
     if (sv->verdict == FC_VERDICT_FAIL)
         return;         /* its failures are the evidence, and the worse verdict */
     /* what a stage that was not run leaves missing counts only when the

@@ -34,6 +34,9 @@ typedef struct fc_attempt {
     long judged_seen;       /* its own records with a verdict, as read */
     long judged_np_seen;    /* ... of which not PASS */
     int other_profile;      /* it judged against another profile's bytes */
+    json_t *devices;        /* its devices record (the nccl backend's GPU
+                             * of every rank, and how many each host has
+                             * visible), or NULL */
 } fc_attempt_t;
 
 typedef struct fc_stage_attempts {

@@ -14,6 +14,9 @@
 #   - --backend auto falling back to mpi: the backend each stage used, what
 #     was asked and why it fell back, in the certificate and the summary;
 #     a profile's backend: nccl lifted by --backend mpi: INCOMPLETE;
+#   - an nccl stage that ran fewer ranks on a host than its GPUs (a
+#     devices record as the stage writes it): INCOMPLETE, naming the GPUs
+#     not tested;
 #   - a rack map of 32 hosts for a rack, a host list of one: the rack is
 #     INCOMPLETE, its left-out hosts named in the plan, the certificate,
 #     the summary, JUnit and verify;
@@ -43,7 +46,7 @@
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 65
+plan 66
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -413,6 +416,21 @@ edit dupkey 'if (/"type":"point"/ && /"stage":"cluster"/ && !$d++) { s/"verdict"
 grep -q '"verdict":"FAIL","verdict":"PASS"' "$TMP/dupkey/results.jsonl" && [ "$(verdict_of dupkey)" = INCOMPLETE ] &&
     grep -q 'cluster stage, results: 1 record(s) of the cluster stage could not be read' "$TMP/dupkey.out"
 ok $? "a record with a key given twice cannot be read: its stage is INCOMPLETE"
+# an nccl stage with fewer ranks on a host than its GPUs tested some of
+# them only: the devices record of a node stage at --ppn 2, on 8-GPU hosts
+# in rack1, a host of 4 GPUs using GPUs 0 and 2 in rack2 (the GPU plugin
+# cannot run here: the record is written as the stage writes it)
+edit gpus 'if (/"type":"stage_start"/ && /"stage":"node"/) { s/"backend":"mpi"/"backend":"nccl"/;
+    my @h = ("fcv01", "fcv02", "fcv03", "fcv04"); my %vis = (fcv01 => 8, fcv02 => 8, fcv03 => 4, fcv04 => 2);
+    my $d = join ",", map { my $h = $h[$_ % 4]; sprintf q({"device":%d,"host":"%s","rank":%d,"visible_gpus":%d}),
+        ($h eq "fcv03" ? 2 : 1) * int($_ / 4), $h, $_, $vis{$h} } 0..7;
+    $_ .= q({"devices":[) . $d . q(],"run_id":"1796211956-15169","stage":"node","type":"devices"}) . "\n" }'
+[ "$(verdict_of gpus)" = INCOMPLETE ] &&
+    grep -q '^  INCOMPLETE rack rack1, node stage, gpus fcv01: the node stage ran 2 rank(s) on host fcv01, which has 8 GPU(s) visible: GPU(s) 2-7 were not tested (run it with --ppn 8, one rank per GPU)$' "$TMP/gpus.out" &&
+    grep -q '^  INCOMPLETE rack rack2, node stage, gpus fcv03: .* which has 4 GPU(s) visible: GPU(s) 1, 3 were not tested' "$TMP/gpus.out" &&
+    ! grep -q 'gpus fcv04' "$TMP/gpus.out" &&
+    grep -q 'error type="INCOMPLETE" message="the node stage ran 2 rank(s) on host fcv02, which has 8 GPU(s) visible' "$TMP/gpus/junit.xml"
+ok $? "an nccl stage with fewer ranks than GPUs on a host certifies none of its untested GPUs: INCOMPLETE, naming them"
 edit badplan 's/"required":true/"required":"true"/ if /"type":"plan"/'
 [ "$(cat "$TMP/badplan.rc")" = 2 ] && grep -q "malformed" "$TMP/badplan.out"
 ok $? "a plan whose required is not a boolean is refused, exit 2"
