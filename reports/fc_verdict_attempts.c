@@ -235,8 +235,10 @@ static int fc_attempt_untested_gpus(const fc_attempt_t *a, fc_rack_verdict_t *r,
                 continue;
             ++ranks;
             visible = (int)json_integer_value(json_object_get(d, "visible_gpus"));
-            if (dev >= 0 && dev < (json_int_t)sizeof(used) && !used[dev]++)
+            if (dev >= 0 && dev < (json_int_t)sizeof(used) && !used[dev]) {
+                used[dev] = 1;
                 ++nused;
+            }
         }
         if (ranks == 0 || visible <= nused || visible > (int)sizeof(used))
             continue;
