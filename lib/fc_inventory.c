@@ -267,6 +267,7 @@ typedef struct fc_inv_builder {
     char (*map_host)[FC_INV_NAME_MAX];
     int *map_rack, *map_line;
     int nmap, cap_map;
+    int cap_left_out;               /* of inv->left_out and left_out_rack */
 } fc_inv_builder_t;
 
 static int fc_grow(void **p, int *cap, int need, size_t elem)
@@ -436,7 +437,8 @@ static fc_status_t fc_inv_rack_line(char *line, int lineno, void *arg)
 }
 
 /* Racks of the map none of whose hosts is in this run are not part of it:
- * compact the rack list (order kept) and renumber the hosts' racks. */
+ * compact the rack list (order kept) and renumber the hosts' racks, and
+ * keep the left-out hosts of the racks that stay (renumbered too). */
 static fc_status_t fc_inv_drop_racks_outside(fc_inventory_t *inv, const int *rack_hosts)
 {
     int *renum, kept = 0;
@@ -458,6 +460,17 @@ static fc_status_t fc_inv_drop_racks_outside(fc_inventory_t *inv, const int *rac
     for (int h = 0; h < inv->nhosts; ++h)
         inv->host_rack[h] = renum[inv->host_rack[h]];
     inv->nracks = kept;
+    kept = 0;
+    for (int k = 0; k < inv->nleft_out; ++k) {
+        int r = inv->left_out_rack[k];
+
+        if (rack_hosts[r] == 0)
+            continue;       /* a rack none of whose hosts ran: not reported */
+        if (kept != k)
+            memcpy(inv->left_out[kept], inv->left_out[k], FC_INV_NAME_MAX);
+        inv->left_out_rack[kept++] = renum[r];
+    }
+    inv->nleft_out = kept;
     free(renum);
     return FC_OK;
 }
@@ -521,7 +534,18 @@ fc_status_t fc_inventory_parse(const char *hosts_text, const char *hosts_path,
 
             map_hosts[b.map_rack[m]]++;
             if (h < 0) {
+                int k = inv.nleft_out, cap = b.cap_left_out;    /* both grow alike */
+
                 inv.map_hosts_left_out++;
+                if (fc_grow((void **)&inv.left_out, &b.cap_left_out, k + 1,
+                            FC_INV_NAME_MAX) != 0 ||
+                    fc_grow((void **)&inv.left_out_rack, &cap, k + 1, sizeof(int)) != 0) {
+                    st = FC_ERR_INTERNAL;
+                    goto out;
+                }
+                snprintf(inv.left_out[k], FC_INV_NAME_MAX, "%s", b.map_host[m]);
+                inv.left_out_rack[k] = b.map_rack[m];
+                inv.nleft_out++;
                 continue;
             }
             inv.host_rack[h] = b.map_rack[m];
@@ -591,5 +615,7 @@ void fc_inventory_free(fc_inventory_t *inv)
     free(inv->host_rack);
     free(inv->host_line);
     free(inv->racks);
+    free(inv->left_out);
+    free(inv->left_out_rack);
     memset(inv, 0, sizeof(*inv));
 }

@@ -11,7 +11,9 @@
  * rack; a rack must name at least one host; a host must not be listed
  * twice. The rack map may describe the whole cluster and the host list a
  * part of it (a Slurm allocation): the map's other hosts, and the racks
- * none of whose hosts is in the list, are left out of the run (counted).
+ * none of whose hosts is in the list, are left out of the run (counted);
+ * the left-out hosts of a rack that is in the run are named (left_out),
+ * since that rack is tested only in part.
  * Without a host list, the hosts are those of the rack map; without a rack
  * map, every host is in one rack named "default". Errors name file:line and
  * the caller exits 2. Parsing works on text, so MPI ranks can parse what
@@ -35,6 +37,10 @@ typedef struct fc_inventory {
     char (*racks)[FC_INV_NAME_MAX];     /* in order of first mention */
     int map_hosts_left_out;             /* rack-map hosts not in the host list */
     int racks_left_out;                 /* racks with none of its hosts in it */
+    int nleft_out;                      /* of those hosts, the ones in racks[]: */
+    char (*left_out)[FC_INV_NAME_MAX];  /* a rack this run certifies only in
+                                         * part, in rack-map order */
+    int *left_out_rack;                 /* the rack index of each */
     char hosts_path[1024];              /* "" when not given */
     char racks_path[1024];
 } fc_inventory_t;

@@ -27,7 +27,9 @@
 #define FC_PROFILE_MAX_LIMITS 64
 #define FC_ANY (-1)
 
-/* An absolute limit; the first rule matching a test point applies. */
+/* An absolute limit; the first rule matching a test point applies (a
+ * rule that an earlier one matches wholly is refused by the loader: it
+ * would never apply). */
 typedef struct fc_limit_rule {
     int coll;               /* fc_coll_id_t or FC_ANY */
     int dtype;              /* fc_dtype_t or FC_ANY */
@@ -36,7 +38,8 @@ typedef struct fc_limit_rule {
     uint64_t max_bytes;     /* ... to this (UINT64_MAX: no upper end) */
     double min_busbw_gbps;  /* < 0: no limit */
     double max_latency_us;  /* median time; < 0: no limit */
-    int line;               /* where the rule is, for messages */
+    int line, col;          /* where the rule is (its first key), for
+                            * messages */
 } fc_limit_rule_t;
 
 /* Background traffic of the contention stage (lib/fc_background.h). */

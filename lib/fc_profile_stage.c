@@ -14,6 +14,41 @@
 #include "fc_profile_sections.h"
 
 /* ---- limits: a list of rules, the first matching a point applies --------- */
+/* (A rule that an earlier rule matches wholly would never apply, whatever
+ * it says: refused, naming both, rather than dead in silence. Rules that
+ * overlap in part are fine: the later one judges the points the earlier
+ * does not match.) */
+
+/* A stage whose limits judge one kind of point (the stage table's
+ * judges_only: the pairs stage, sendrecv of int32) never applies a rule
+ * for another collective, type or an op: refused at that key. */
+static fc_status_t fc_limit_judged_kind(const fc_yaml_ctx_t *ctx, struct fy_node *map,
+                                        const fc_limit_rule_t *r)
+{
+    const fc_stage_desc_t *d = fc_stage_desc((fc_stage_id_t)ctx->stage);
+    char coll[32], dtype[32];
+    const char *key = NULL, *value;
+    struct fy_node *n;
+    size_t len = 0;
+
+    if (ctx->stage < 0 || d->judges_only == NULL ||
+        sscanf(d->judges_only, "%31s %31s", coll, dtype) != 2)
+        return FC_OK;
+    if (r->coll != FC_ANY && r->coll != fc_coll_from_name(coll))
+        key = "collective";
+    else if (r->dtype != FC_ANY && r->dtype != fc_dtype_from_name(dtype))
+        key = "dtype";
+    else if (r->op != FC_ANY)
+        key = "op";
+    if (key == NULL)
+        return FC_OK;
+    n = fy_node_mapping_lookup_by_string(map, key, FY_NT);
+    value = n ? fy_node_get_scalar(n, &len) : NULL;
+    return fc_yaml_error(ctx, n, NULL, "a limit rule for %s '%.*s' in stage '%s' would never "
+                         "be applied: the %s stage judges %s of %s alone (no op)", key,
+                         value ? (int)(len < 40 ? len : 40) : 1, value ? value : "?", d->name,
+                         d->name, coll, dtype);
+}
 
 static fc_status_t fc_limit_done(const fc_yaml_ctx_t *ctx, struct fy_node *k,
                                  struct fy_node *map, void *base)
@@ -22,7 +57,7 @@ static fc_status_t fc_limit_done(const fc_yaml_ctx_t *ctx, struct fy_node *k,
 
     if (r->min_bytes > r->max_bytes)
         return fc_yaml_error(ctx, map, k, "a limit rule has min_bytes above max_bytes");
-    return FC_OK;
+    return fc_limit_judged_kind(ctx, map, r);
 }
 
 static const fc_yaml_field_t fc_limit_keys[] = {
@@ -40,26 +75,47 @@ static const fc_yaml_section_t fc_limit_section = {
     .where = "a limit rule", .keys = fc_limit_keys, .done = fc_limit_done,
 };
 
+/* 1 if rule a matches every point rule b matches: then b, after a, would
+ * never apply (the first matching rule does). */
+static int fc_limit_covers(const fc_limit_rule_t *a, const fc_limit_rule_t *b)
+{
+    return (a->coll == FC_ANY || a->coll == b->coll) &&
+           (a->dtype == FC_ANY || a->dtype == b->dtype) &&
+           (a->op == FC_ANY || a->op == b->op) &&
+           a->min_bytes <= b->min_bytes && a->max_bytes >= b->max_bytes;
+}
+
 static fc_status_t fc_limits_read(const fc_yaml_ctx_t *ctx, const fc_yaml_field_t *f,
                                   struct fy_node *k, struct fy_node *v, void *base)
 {
     fc_stage_profile_t *sp = base;
     void *iter = NULL;
     struct fy_node *item;
-    int col;
 
     if (v == NULL || fy_node_get_type(v) != FYNT_SEQUENCE)
         return fc_yaml_error(ctx, v, k, "'limits' must be a list of rules");
     while ((item = fy_node_sequence_iterate(v, &iter)) != NULL) {
+        void *it = NULL;
+        struct fy_node_pair *first = fy_node_get_type(item) == FYNT_MAPPING
+                                         ? fy_node_mapping_iterate(item, &it) : NULL;
+        struct fy_node *at = first ? fy_node_pair_key(first) : k;
         fc_limit_rule_t *r;
 
         if (sp->nlimits == FC_PROFILE_MAX_LIMITS)
             return fc_yaml_error(ctx, item, k, "more than %d limit rules",
                                  FC_PROFILE_MAX_LIMITS);
         r = &sp->limits[sp->nlimits++];
-        *r = (fc_limit_rule_t){ FC_ANY, FC_ANY, FC_ANY, 0, UINT64_MAX, -1, -1, 0 };
-        fc_yaml_mark(k, &r->line, &col);
+        *r = (fc_limit_rule_t){ FC_ANY, FC_ANY, FC_ANY, 0, UINT64_MAX, -1, -1, 0, 0 };
+        fc_yaml_mark(at, &r->line, &r->col);
         FC_CHECK(fc_yaml_walk(ctx, item, k, &fc_limit_section, r));
+        /* a rule shadowed by an earlier one is silently dead: refused */
+        for (int i = 0; i < sp->nlimits - 1; ++i)
+            if (fc_limit_covers(&sp->limits[i], r))
+                return fc_yaml_error(ctx, at, k, "this limit rule would never be applied: "
+                                     "the rule at line %d, column %d, before it, matches "
+                                     "every point it matches, and the first matching rule "
+                                     "applies (put the narrower rule first)",
+                                     sp->limits[i].line, sp->limits[i].col);
     }
     return FC_OK;
 }
@@ -121,17 +177,22 @@ static const fc_yaml_choice_t fc_backend_choices[] = {
 static const fc_yaml_field_t fc_stage_keys[] = {
     FC_KEY_BOOL("required", fc_stage_profile_t, required),
     FC_KEY_NUMBER("timeout_s", fc_stage_profile_t, timeout_s, 1, 7 * 86400.0),
-    FC_KEY_INT("warmup", fc_stage_profile_t, warmup, 0, 1000000),
-    FC_KEY_INT("iters", fc_stage_profile_t, iters, 1, 1000000),
-    FC_KEY_FUNC("sizes", fc_sizes_read),
-    FC_KEY_NAMES("collectives", fc_stage_profile_t, colls, ncolls, fc_coll_from_name),
-    FC_KEY_NAMES("dtypes", fc_stage_profile_t, dtypes, ndtypes, fc_dtype_from_name),
-    FC_KEY_NAMES("ops", fc_stage_profile_t, ops, nops, fc_reduce_op_from_name),
+    FC_KEY_INT("warmup", fc_stage_profile_t, warmup, 0, 1000000,
+               .stage_section = FC_SECT_SWEEP),
+    FC_KEY_INT("iters", fc_stage_profile_t, iters, 1, 1000000, .stage_section = FC_SECT_SWEEP),
+    FC_KEY_FUNC("sizes", fc_sizes_read, .stage_section = FC_SECT_SWEEP),
+    FC_KEY_NAMES("collectives", fc_stage_profile_t, colls, ncolls, fc_coll_from_name,
+                 .stage_section = FC_SECT_KINDS),
+    FC_KEY_NAMES("dtypes", fc_stage_profile_t, dtypes, ndtypes, fc_dtype_from_name,
+                 .stage_section = FC_SECT_KINDS),
+    FC_KEY_NAMES("ops", fc_stage_profile_t, ops, nops, fc_reduce_op_from_name,
+                 .stage_section = FC_SECT_KINDS),
     FC_KEY_FUNC("max_wrong", fc_max_wrong_read),
     { .key = "relative", .type = FC_YAML_MAP, .offset = 0, .section = &fc_relative_section,
       .stage_section = FC_SECT_RELATIVE },
     FC_KEY_FUNC("limits", fc_limits_read, .stage_section = FC_SECT_LIMITS),
-    FC_KEY_CHOICE_STRING("backend", fc_stage_profile_t, backend, fc_backend_choices),
+    FC_KEY_CHOICE_STRING("backend", fc_stage_profile_t, backend, fc_backend_choices,
+                         .stage_section = FC_SECT_BACKEND),
     FC_KEY_MAP("contention", fc_stage_profile_t, cont, &fc_contention_section,
                .stage_section = FC_SECT_CONTENTION),
     FC_KEY_MAP("expect", fc_stage_profile_t, expect, &fc_expect_section,
@@ -141,27 +202,43 @@ static const fc_yaml_field_t fc_stage_keys[] = {
     FC_KEY_END
 };
 
+/* Why stage d would never read a key of a section it does not read (the
+ * stage table's words), or NULL for a stage's own section (contention:,
+ * expect:, soak:), which belongs to another stage. */
+static const char *fc_stage_unread_why(const fc_stage_desc_t *d, unsigned section)
+{
+    switch (section) {
+    case FC_SECT_LIMITS: return d->no_limits;
+    case FC_SECT_RELATIVE: return d->no_relative;
+    case FC_SECT_SWEEP: return d->no_sweep;
+    case FC_SECT_KINDS: return d->no_kinds;
+    case FC_SECT_BACKEND: return d->no_backend;
+    default: return NULL;
+    }
+}
+
 /* A stage's own section (contention:, expect:, soak:) is read by that
  * stage's program only: anywhere else it would be accepted and ignored,
- * so it is an error like an unknown key. So are rules a stage never
- * applies: limits judge the points of the node, pairs, rack, cluster and
- * soak stages (preflight has no points, contention judges the slowdown);
- * a relative rule compares groups with their peers, and the cluster and
- * soak stages judge one group, the whole job, which has none. */
+ * so it is an error like an unknown key. So is every key the stage table
+ * says a stage never reads: limits judge the points of the node, pairs,
+ * rack, cluster and soak stages (preflight has no points, contention
+ * judges the slowdown); a relative rule compares groups with their peers,
+ * and the cluster and soak stages judge one group, the whole job, which
+ * has none; preflight sweeps nothing; pairs measures sendrecv of int32
+ * whatever collectives, dtypes and ops say; pairs and contention always
+ * run on mpi. */
 static fc_status_t fc_stage_key_admit(const fc_yaml_ctx_t *ctx, const fc_yaml_field_t *f,
                                       struct fy_node *k)
 {
     const fc_stage_desc_t *d = fc_stage_desc((fc_stage_id_t)ctx->stage);
+    const char *why = fc_stage_unread_why(d, f->stage_section);
     int owner = ctx->stage;
 
     if (f->stage_section == 0 || (d->sections & f->stage_section))
         return FC_OK;
-    if (f->stage_section == FC_SECT_LIMITS)
+    if (why != NULL)
         return fc_yaml_error(ctx, k, k, "'%s' in stage '%s' would never be applied: %s",
-                             f->key, d->name, d->no_limits);
-    if (f->stage_section == FC_SECT_RELATIVE)
-        return fc_yaml_error(ctx, k, k, "'%s' in stage '%s' would never be applied: %s",
-                             f->key, d->name, d->no_relative);
+                             f->key, d->name, why);
     for (int s = 0; s < FC_STAGE_COUNT; ++s)
         if (fc_stage_desc((fc_stage_id_t)s)->sections & f->stage_section)
             owner = s;

@@ -66,6 +66,10 @@ typedef struct fc_stage_ctx {
     int rack;                   /* this rank's rack (index into inv.racks) */
     char (*rank_hosts)[FC_HOST_MAX];    /* host of every world rank */
     int *rank_racks;                    /* rack of every world rank */
+    unsigned char *rank_measures;       /* per world rank: 1 if it is one of the
+                                         * measured groups' ranks; NULL: every
+                                         * rank is (the contention stage's
+                                         * background and idle ranks are not) */
     fc_grouping_t grouping;     /* set by the split functions */
     int local_rank;             /* among the ranks on this host */
     const fc_gpu_plugin_t *gpu; /* the GPU plugin, when backend is nccl */

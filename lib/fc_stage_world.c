@@ -524,6 +524,7 @@ int fc_stage_finish(fc_stage_ctx_t *ctx, fc_status_t status)
     fc_inventory_free(&ctx->inv);
     free(ctx->rank_hosts);
     free(ctx->rank_racks);
+    free(ctx->rank_measures);
     return fc_status_exit_code(status);
 }
 

@@ -24,15 +24,15 @@ static int fc_json_has(json_t *array, const char *s)
     return 0;
 }
 
-/* hosts and racks of rank r's group, in rank order */
-static void fc_group_members(const fc_stage_ctx_t *ctx, int r, json_t *hosts, json_t *racks)
+void fc_stage_group_members(const fc_stage_ctx_t *ctx, int r, json_t *hosts, json_t *racks)
 {
     const char *group = fc_stage_group_name(ctx, r);
 
     for (int q = 0; q < ctx->world_size; ++q) {
         const char *rack = ctx->inv.racks[ctx->rank_racks[q]];
 
-        if (strcmp(fc_stage_group_name(ctx, q), group) != 0)
+        if (strcmp(fc_stage_group_name(ctx, q), group) != 0 ||
+            (ctx->rank_measures && !ctx->rank_measures[q]))
             continue;
         if (!fc_json_has(hosts, ctx->rank_hosts[q]))
             json_array_append_new(hosts, json_string(ctx->rank_hosts[q]));
@@ -46,7 +46,7 @@ json_t *fc_stage_wrong_implicates(const fc_stage_ctx_t *ctx, int r)
     json_t *hosts = json_array(), *racks = json_array();
     int one_host, one_rack;
 
-    fc_group_members(ctx, r, hosts, racks);
+    fc_stage_group_members(ctx, r, hosts, racks);
     one_host = json_array_size(hosts) == 1;
     one_rack = json_array_size(racks) == 1;
     return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:b, s:b}",
@@ -71,7 +71,7 @@ void fc_stage_pending_text(const fc_stage_ctx_t *ctx, int r, const char *what, c
     json_t *hosts = json_array(), *racks = json_array();
     size_t n;
 
-    fc_group_members(ctx, r, hosts, racks);
+    fc_stage_group_members(ctx, r, hosts, racks);
     n = json_array_size(hosts);
     snprintf(buf, len, "%s in %s (%zu host%s), not yet localised", what,
              fc_stage_group_name(ctx, r), n, n == 1 ? "" : "s");

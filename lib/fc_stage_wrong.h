@@ -16,6 +16,11 @@
  * repetitions that disagree on the bits. */
 int fc_stage_wrong_result(const fc_point_summary_t *s);
 
+/* The hosts and racks of world rank r's group, in rank order, appended to
+ * the two arrays: the ranks it measured with (not the contention stage's
+ * background or idle ranks: ctx->rank_measures). */
+void fc_stage_group_members(const fc_stage_ctx_t *ctx, int r, json_t *hosts, json_t *racks);
+
 /* {part: "group" ("node" when the group is one host), host: that host or
  * "", rack, group, hosts: [...], racks: [...], quarantine: false,
  * localised: false} for the group of world rank r. */

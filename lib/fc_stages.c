@@ -1,8 +1,11 @@
 /*
  * fc_stages.c - the stage table (see fc_stages.h), one designated
  * initialiser per stage. The pairs and contention stages measure the
- * network between hosts and always use MPI (not gpu_capable); the
- * preflight stage may open the GPU plugin to count the GPUs.
+ * network between hosts and always use MPI (not gpu_capable: their
+ * profile refuses backend:); the preflight stage may open the GPU plugin
+ * to count the GPUs (backend: nccl there skips it without one), and
+ * sweeps nothing. Each stage's sections say which profile keys its
+ * program reads: the profile refuses the others (fc_profile_stage.c).
  */
 #include "fc_stages.h"
 
@@ -10,40 +13,51 @@
 
 #define FC_WHOLE_JOB "the stage judges one group, the whole job, which has no peers to be " \
                      "compared with (relative rules belong to the node, pairs and rack stages)"
+#define FC_SWEEPS (FC_SECT_SWEEP | FC_SECT_KINDS | FC_SECT_BACKEND)
+#define FC_MPI_ONLY "stage measures the network between hosts and always runs on mpi"
 
 static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
     [FC_STAGE_PREFLIGHT] = {
         .id = FC_STAGE_PREFLIGHT, .name = "preflight", .ranks = FC_RANKS_ONE,
-        .min_hosts = 1, .gpu_capable = 1, .sections = FC_SECT_EXPECT, .view = FC_VIEW_TABLE,
+        .min_hosts = 1, .gpu_capable = 1, .sections = FC_SECT_EXPECT | FC_SECT_BACKEND,
+        .view = FC_VIEW_TABLE,
         .no_limits = "the preflight stage measures no collective (its rules are under "
                      "'expect')",
+        .no_sweep = "the preflight stage measures no collective: it reads each node's "
+                    "inventory against 'expect'",
+        .no_kinds = "the preflight stage measures no collective: it reads each node's "
+                    "inventory against 'expect'",
         .no_relative = "nothing in that stage compares groups with their peers (relative "
                        "rules belong to the node, pairs and rack stages)" },
     [FC_STAGE_NODE] = {
         .id = FC_STAGE_NODE, .name = "node", .ranks = FC_RANKS_PPN, .min_hosts = 1,
         .gpu_capable = 1, .plan_known = 1, .batched = 1,
-        .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE },
+        .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE | FC_SWEEPS },
     [FC_STAGE_PAIRS] = {
         .id = FC_STAGE_PAIRS, .name = "pairs", .ranks = FC_RANKS_ONE, .min_hosts = 2,
-        .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE, .view = FC_VIEW_PAIRS },
+        .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE | FC_SECT_SWEEP, .view = FC_VIEW_PAIRS,
+        .no_kinds = "the pairs stage measures sendrecv of int32 between two nodes, whatever "
+                    "the profile lists",
+        .no_backend = "the pairs " FC_MPI_ONLY, .judges_only = "sendrecv int32" },
     [FC_STAGE_RACK] = {
         .id = FC_STAGE_RACK, .name = "rack", .ranks = FC_RANKS_PPN, .min_hosts = 1,
         .gpu_capable = 1, .plan_known = 1, .batched = 1,
-        .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE },
+        .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE | FC_SWEEPS },
     [FC_STAGE_CLUSTER] = {
         .id = FC_STAGE_CLUSTER, .name = "cluster", .ranks = FC_RANKS_PPN, .min_hosts = 1,
-        .gpu_capable = 1, .plan_known = 1, .batched = 1, .sections = FC_SECT_LIMITS,
-        .no_relative = FC_WHOLE_JOB },
+        .gpu_capable = 1, .plan_known = 1, .batched = 1,
+        .sections = FC_SECT_LIMITS | FC_SWEEPS, .no_relative = FC_WHOLE_JOB },
     [FC_STAGE_CONTENTION] = {
         .id = FC_STAGE_CONTENTION, .name = "contention", .ranks = FC_RANKS_ROLES,
-        .min_hosts = 1, .sections = FC_SECT_CONTENTION, .view = FC_VIEW_TABLE,
+        .min_hosts = 1, .sections = FC_SECT_CONTENTION | FC_SECT_SWEEP | FC_SECT_KINDS,
+        .view = FC_VIEW_TABLE, .no_backend = "the contention " FC_MPI_ONLY,
         .no_limits = "the contention stage judges the slowdown under load (contention: "
                      "max_slowdown), not busbw or latency",
         .no_relative = "nothing in that stage compares groups with their peers (relative "
                        "rules belong to the node, pairs and rack stages)" },
     [FC_STAGE_SOAK] = {
         .id = FC_STAGE_SOAK, .name = "soak", .ranks = FC_RANKS_PPN, .min_hosts = 1,
-        .gpu_capable = 1, .sections = FC_SECT_LIMITS | FC_SECT_SOAK,
+        .gpu_capable = 1, .sections = FC_SECT_LIMITS | FC_SECT_SOAK | FC_SWEEPS,
         .no_relative = FC_WHOLE_JOB, .view = FC_VIEW_SOAK },
 };
 

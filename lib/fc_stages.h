@@ -31,13 +31,19 @@ typedef enum fc_stage_ranks {
     FC_RANKS_ROLES,                 /* contention: foreground + background */
 } fc_stage_ranks_t;
 
-/* Profile sections a stage reads (bits of fc_stage_desc_t.sections). */
+/* Profile keys and sections a stage reads (bits of
+ * fc_stage_desc_t.sections); a key of a bit the stage does not read is
+ * refused in its profile (lib/fc_profile_stage.c), with the stage's
+ * reason below (no_*), or naming the stage the section belongs to. */
 enum {
     FC_SECT_LIMITS = 1 << 0,        /* limits: (absolute) */
     FC_SECT_RELATIVE = 1 << 1,      /* relative: its groups have peers */
     FC_SECT_EXPECT = 1 << 2,        /* expect: (preflight) */
     FC_SECT_CONTENTION = 1 << 3,    /* contention: */
     FC_SECT_SOAK = 1 << 4,          /* soak: */
+    FC_SECT_SWEEP = 1 << 5,         /* sizes:, iters:, warmup: */
+    FC_SECT_KINDS = 1 << 6,         /* collectives:, dtypes:, ops: */
+    FC_SECT_BACKEND = 1 << 7,       /* backend: */
 };
 
 /* How the reports show a stage's figures beside the per-point table. */
@@ -60,6 +66,13 @@ typedef struct fc_stage_desc {
     unsigned sections;              /* FC_SECT_* it reads */
     const char *no_limits;          /* why limits: would never apply, or NULL */
     const char *no_relative;        /* why relative: would never apply, or NULL */
+    const char *no_sweep;           /* why sizes/iters/warmup are not read */
+    const char *no_kinds;           /* why collectives/dtypes/ops are not */
+    const char *no_backend;         /* why backend: is not */
+    const char *judges_only;        /* "COLLECTIVE DTYPE": the one kind of
+                                     * point its limits judge (a rule for
+                                     * another would never apply), or NULL:
+                                     * the points of its sweep */
     fc_stage_view_t view;           /* how the reports show its figures */
 } fc_stage_desc_t;
 

@@ -92,6 +92,9 @@ void fc_figure_contention(json_t *rec, json_t *f)
     if (json_object_get(rec, "background_hosts"))
         json_object_set_new(f, "background_hosts",
                             fc_json_or_null(json_object_get(rec, "background_hosts")));
+    if (json_object_get(rec, "measured_hosts"))
+        json_object_set_new(f, "measured_hosts",
+                            fc_json_or_null(json_object_get(rec, "measured_hosts")));
     json_object_set_new(f, "wrong", fc_json_or_null(json_object_get(rec, "wrong")));
 }
 

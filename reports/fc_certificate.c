@@ -187,9 +187,9 @@ json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t 
             "stage", fd->stage, "part", fd->part, "host", fd->host, "evidence",
             fd->text, "action", fc_part_action(fd->part)));
     }
-    json_t *overrides = json_object_get(plan, "overrides");
+    json_t *overrides = json_object_get(plan, "overrides"), *cert;
 
-    return json_pack("{s:s, s:s, s:s, s:{s:s, s:s, s:s, s:s}, s:{s:s, s:s}, "
+    cert = json_pack("{s:s, s:s, s:s, s:{s:s, s:s, s:s, s:s}, s:{s:s, s:s}, "
                      "s:o, s:o, s:o, s:i, s:i, s:o, s:o}",
                      "format", FC_CERT_FORMAT, "rack", r->rack, "verdict",
                      fc_verdict_name(r->verdict), "run", "id", v->run_id,
@@ -201,6 +201,11 @@ json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t 
                      r->more_findings, "truncated_records", v->truncated_lines,
                      "plan", fc_cert_plan(v), "overrides",
                      overrides ? json_deep_copy(overrides) : json_object());
+    /* the hosts the rack map gives the rack that the run left out: its
+     * nodes are not the whole rack (absent when none were) */
+    if (cert && json_array_size(r->hosts_left_out) > 0)
+        json_object_set_new(cert, "hosts_left_out", json_deep_copy(r->hosts_left_out));
+    return cert;
 }
 
 static fc_status_t fc_write_file(const char *path, const char *text, mode_t mode)

@@ -24,20 +24,8 @@ void fc_html_escape(FILE *f, const char *s)
 
 void fc_html_overrides(FILE *f, const fc_run_verdict_t *v)
 {
-    char overrides[4096];
-    json_t *env = json_object_get(v->plan, "environment"), *val;
-    const char *name;
+    char overrides[4096], environment[4096];
 
-    if (json_object_size(env) > 0) {
-        fprintf(f, "<p class=\"muted\">Environment that shapes the measurement:");
-        json_object_foreach(env, name, val) {
-            fprintf(f, " ");
-            fc_html_escape(f, name);
-            fprintf(f, "=");
-            fc_html_escape(f, json_string_value(val));
-        }
-        fprintf(f, "</p>\n");
-    }
     if (fc_sysfs_root_of(v)) {
         fprintf(f, "<p class=\"FAIL\"><b>sysfs</b>: FC_SYSFS_ROOT=");
         fc_html_escape(f, fc_sysfs_root_of(v));
@@ -45,11 +33,19 @@ void fc_html_overrides(FILE *f, const fc_run_verdict_t *v)
                 "that tree, not from /sys</p>\n");
     }
     fc_overrides_text(v, overrides, sizeof(overrides));
-    if (!overrides[0])
-        return;
-    fprintf(f, "<p class=\"FAIL\"><b>Overrides</b> (not the profile as written): ");
-    fc_html_escape(f, overrides);
-    fprintf(f, "</p>\n");
+    if (overrides[0]) {
+        fprintf(f, "<p class=\"FAIL\"><b>Overrides</b> (not the profile as written): ");
+        fc_html_escape(f, overrides);
+        fprintf(f, "</p>\n");
+    }
+    /* beside the overrides, as visible: they are not in the profile either */
+    fc_environment_text(v, environment, sizeof(environment));
+    if (environment[0]) {
+        fprintf(f, "<p class=\"FAIL\"><b>Environment</b> (set where the run was launched; "
+                "shapes what was measured, not in the profile): ");
+        fc_html_escape(f, environment);
+        fprintf(f, "</p>\n");
+    }
 }
 
 void fc_html_backend_notes(FILE *f, const fc_run_verdict_t *v)

@@ -96,24 +96,30 @@ static void fc_junit_rules(FILE *f, const char *judged, const char *not_applied,
     fprintf(f, "</system-out>\n");
 }
 
-/* A finding that says a stage's evidence is missing, not a measurement */
+/* A finding that says a stage's evidence is missing, not a measurement:
+ * the stage did not run or finish whole, records are missing or
+ * misplaced, it ran on another backend than its profile demands, or the
+ * rack's hosts were not all in the run */
 static int fc_junit_is_stage_error(const fc_finding_t *fd)
 {
     return fd->verdict == FC_VERDICT_INCOMPLETE &&
-           (strcmp(fd->part, "stage") == 0 || strcmp(fd->part, "results") == 0);
+           (strcmp(fd->part, "stage") == 0 || strcmp(fd->part, "results") == 0 ||
+            strcmp(fd->part, "backend") == 0 || strcmp(fd->part, "inventory") == 0 ||
+            strcmp(fd->part, "gpus") == 0);
 }
 
 fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)
 {
     FILE *f = fopen(path, "w");
     int tests = 0, failures = 0, errors = 0;
-    char overrides[4096];
+    char overrides[4096], environment[4096];
 
     if (f == NULL) {
         fprintf(stderr, "fabcert: cannot write %s: %s\n", path, strerror(errno));
         return FC_ERR_INVALID;
     }
     fc_overrides_text(v, overrides, sizeof(overrides));
+    fc_environment_text(v, environment, sizeof(environment));
     for (int k = 0; k < v->nracks; ++k) {
         const fc_rack_verdict_t *r = &v->racks[k];
 
@@ -151,6 +157,11 @@ fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)
         if (overrides[0]) {
             fprintf(f, "      <property name=\"overrides\" value=\"");
             fc_xml_escape(f, overrides);
+            fprintf(f, "\"/>\n");
+        }
+        if (environment[0]) {
+            fprintf(f, "      <property name=\"environment\" value=\"");
+            fc_xml_escape(f, environment);
             fprintf(f, "\"/>\n");
         }
         if (fc_sysfs_root_of(v)) {

@@ -126,43 +126,52 @@ static void fc_label_type(json_t *rec, char *buf, size_t len)
 /* ---- the table ------------------------------------------------------------ */
 
 /* Context: never judged, named by its type, concerning its `rack`. */
-#define FC_RECORD_CONTEXT(ident, type_name) \
-    [ident] = { .id = ident, .name = type_name, .rack_keys = { "rack" }, \
+#define FC_RECORD_CONTEXT(ident, type_name, by) \
+    [ident] = { .id = ident, .name = type_name, .writers = by, .rack_keys = { "rack" }, \
                 .label = fc_label_type }
 
 static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
-    FC_RECORD_CONTEXT(FC_RECORD_UNKNOWN, ""),   /* name unused: never matched */
+    /* name unused: never matched; anyone's, so neither counted against a
+     * stage's end nor misplaced after it by its writer */
+    FC_RECORD_CONTEXT(FC_RECORD_UNKNOWN, "", FC_BY_STAGE | FC_BY_RUNNER | FC_BY_RETEST),
     /* lib/fc_stage.c: the node, rack, cluster and soak stages */
     [FC_RECORD_POINT] = {
-        .id = FC_RECORD_POINT, .name = "point", .check = 1, .bits_rejudged = 1,
+        .id = FC_RECORD_POINT, .name = "point", .writers = FC_BY_STAGE,
+        .check = 1, .bits_rejudged = 1,
         .rack_keys = { "rack" }, .whole_job = 1, .label = fc_label_point,
         .subject = fc_subject_point, .figure = fc_figure_point, .cell = fc_cell_point,
         .rules = fc_rules_point },
     /* lib/fc_pairs_report.c: the pairs stage */
     [FC_RECORD_PAIR] = {
-        .id = FC_RECORD_PAIR, .name = "pair", .check = 1, .bits_rejudged = 1,
+        .id = FC_RECORD_PAIR, .name = "pair", .writers = FC_BY_STAGE,
+        .check = 1, .bits_rejudged = 1,
         .bits_per_size = 1, .rack_keys = { "rack_a", "rack_b" }, .label = fc_label_pair,
         .subject = fc_label_pair, .figure = fc_figure_pair, .cell = fc_cell_pair,
         .rules = fc_rules_pair },
     [FC_RECORD_PAIRS_NODE] = {
-        .id = FC_RECORD_PAIRS_NODE, .name = "pairs_node", .check = 1, .names_part = 1,
+        .id = FC_RECORD_PAIRS_NODE, .name = "pairs_node", .writers = FC_BY_STAGE,
+        .check = 1, .names_part = 1,
         .bits_rejudged = 1, .rack_keys = { "rack" }, .label = fc_label_pairs_node,
         .subject = fc_subject_node, .figure = fc_figure_pairs_node,
         .cell = fc_cell_pairs_node },
-    /* suites/contention.c */
+    /* suites/contention.c: `racks` names the racks of the foreground's
+     * hosts (background_hosts generate only, and are not judged by it) */
     [FC_RECORD_CONTENTION] = {
-        .id = FC_RECORD_CONTENTION, .name = "contention", .check = 1, .bits_rejudged = 1,
+        .id = FC_RECORD_CONTENTION, .name = "contention", .writers = FC_BY_STAGE,
+        .check = 1, .bits_rejudged = 1, .racks_key = "racks",
         .rack_keys = { "rack" }, .whole_job = 1, .label = fc_label_contention,
         .subject = fc_subject_contention, .figure = fc_figure_contention,
         .cell = fc_cell_contention, .rules = fc_rules_contention },
     /* suites/preflight.c */
     [FC_RECORD_PREFLIGHT] = {
-        .id = FC_RECORD_PREFLIGHT, .name = "preflight", .check = 1, .bits_rejudged = 1,
+        .id = FC_RECORD_PREFLIGHT, .name = "preflight", .writers = FC_BY_STAGE,
+        .check = 1, .bits_rejudged = 1,
         .rack_keys = { "rack" }, .label = fc_label_preflight, .subject = fc_subject_node,
         .figure = fc_figure_host, .cell = fc_cell_preflight },
     /* suites/soak.c */
     [FC_RECORD_SOAK_COUNTERS] = {
-        .id = FC_RECORD_SOAK_COUNTERS, .name = "soak_counters", .check = 1,
+        .id = FC_RECORD_SOAK_COUNTERS, .name = "soak_counters", .writers = FC_BY_STAGE,
+        .check = 1,
         .bits_rejudged = 1, .rack_keys = { "rack" }, .label = fc_label_soak_counters,
         .figure = fc_figure_soak_counters, .cell = fc_cell_soak_counters,
         .rules = fc_rules_soak_counters },
@@ -170,45 +179,49 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
      * runners/fc_retest.c: its wrong exchanges are the evidence, so its
      * figures are not judged again */
     [FC_RECORD_RETEST] = {
-        .id = FC_RECORD_RETEST, .name = "retest", .check = 1, .rack_keys = { "rack" },
+        .id = FC_RECORD_RETEST, .name = "retest", .writers = FC_BY_RETEST | FC_BY_RUNNER,
+        .check = 1, .rack_keys = { "rack" },
         .racks_key = "racks", .label = fc_label_retest, .figure = fc_figure_retest,
         .cell = fc_cell_retest },
     /* runners/fc_diagnose_stuck.c, runners/fc_diagnose_crash.c */
     [FC_RECORD_HANG] = {
-        .id = FC_RECORD_HANG, .name = "hang", .stop = 1, .names_part = 1,
+        .id = FC_RECORD_HANG, .name = "hang", .writers = FC_BY_RUNNER,
+        .stop = 1, .names_part = 1,
         .rack_keys = { "rack" }, .label = fc_label_hang, .figure = fc_figure_stop,
         .cell = fc_cell_stop },
     [FC_RECORD_CRASH] = {
-        .id = FC_RECORD_CRASH, .name = "crash", .stop = 1, .names_part = 1,
+        .id = FC_RECORD_CRASH, .name = "crash", .writers = FC_BY_RUNNER,
+        .stop = 1, .names_part = 1,
         .rack_keys = { "rack" }, .label = fc_label_crash, .figure = fc_figure_stop,
         .cell = fc_cell_stop },
     /* lib/fc_stage_world.c: a self-test asked for on a rank the stage no
      * longer has (hosts quarantined before it): INCOMPLETE, not a pass */
     [FC_RECORD_SELFTEST] = {
-        .id = FC_RECORD_SELFTEST, .name = "selftest", .check = 1, .racks_key = "racks",
+        .id = FC_RECORD_SELFTEST, .name = "selftest", .writers = FC_BY_STAGE,
+        .check = 1, .racks_key = "racks",
         .label = fc_label_selftest },
     /* runners/fc_diagnose_stuck.c: no attempt began, so the quarantine
      * that follows it is what fails the host's rack */
-    FC_RECORD_CONTEXT(FC_RECORD_PROBE, "probe"),
+    FC_RECORD_CONTEXT(FC_RECORD_PROBE, "probe", FC_BY_RUNNER),
     /* runners/fabcert.c */
-    FC_RECORD_CONTEXT(FC_RECORD_QUARANTINE, "quarantine"),
-    FC_RECORD_CONTEXT(FC_RECORD_PLAN, "plan"),
-    FC_RECORD_CONTEXT(FC_RECORD_STAGE_SKIP, "stage_skip"),
+    FC_RECORD_CONTEXT(FC_RECORD_QUARANTINE, "quarantine", FC_BY_RUNNER),
+    FC_RECORD_CONTEXT(FC_RECORD_PLAN, "plan", FC_BY_RUNNER),
+    FC_RECORD_CONTEXT(FC_RECORD_STAGE_SKIP, "stage_skip", FC_BY_RUNNER),
     /* runners/fabcert.c, runners/fc_diagnose.c */
-    FC_RECORD_CONTEXT(FC_RECORD_STAGE_ERROR, "stage_error"),
+    FC_RECORD_CONTEXT(FC_RECORD_STAGE_ERROR, "stage_error", FC_BY_RUNNER),
     /* lib/fc_stage.c */
-    FC_RECORD_CONTEXT(FC_RECORD_STAGE_START, "stage_start"),
-    FC_RECORD_CONTEXT(FC_RECORD_STAGE_END, "stage_end"),
-    FC_RECORD_CONTEXT(FC_RECORD_DEVICES, "devices"),
+    FC_RECORD_CONTEXT(FC_RECORD_STAGE_START, "stage_start", FC_BY_STAGE),
+    FC_RECORD_CONTEXT(FC_RECORD_STAGE_END, "stage_end", FC_BY_STAGE),
+    FC_RECORD_CONTEXT(FC_RECORD_DEVICES, "devices", FC_BY_STAGE),
     /* suites/pairs.c */
-    FC_RECORD_CONTEXT(FC_RECORD_PAIRS_SCHEDULE, "pairs_schedule"),
-    FC_RECORD_CONTEXT(FC_RECORD_PAIRS_CONFIRMATION, "pairs_confirmation"),
+    FC_RECORD_CONTEXT(FC_RECORD_PAIRS_SCHEDULE, "pairs_schedule", FC_BY_STAGE),
+    FC_RECORD_CONTEXT(FC_RECORD_PAIRS_CONFIRMATION, "pairs_confirmation", FC_BY_STAGE),
     /* suites/soak.c */
-    FC_RECORD_CONTEXT(FC_RECORD_SOAK_WINDOW, "soak_window"),
+    FC_RECORD_CONTEXT(FC_RECORD_SOAK_WINDOW, "soak_window", FC_BY_STAGE),
     /* runners/fc_retest.c */
-    FC_RECORD_CONTEXT(FC_RECORD_RETEST_LAUNCH, "retest_launch"),
+    FC_RECORD_CONTEXT(FC_RECORD_RETEST_LAUNCH, "retest_launch", FC_BY_RUNNER),
     /* reports/fc_verdict_setup.c (fc_results_load), never on disk */
-    FC_RECORD_CONTEXT(FC_RECORD_UNREADABLE, FC_UNREADABLE_RECORD),
+    FC_RECORD_CONTEXT(FC_RECORD_UNREADABLE, FC_UNREADABLE_RECORD, 0),
 };
 
 const fc_record_type_t *fc_record_type_named(const char *type)
@@ -232,6 +245,40 @@ fc_record_id_t fc_record_id(json_t *rec)
 int fc_record_is_check(const char *type)
 {
     return fc_record_type_named(type)->check;
+}
+
+/* The writer a record names: no `source`, the stage; "runner"; "retest";
+ * anything else, nobody's. */
+static int fc_record_claimed_writer(json_t *rec)
+{
+    json_t *source = json_object_get(rec, "source");
+
+    if (source == NULL)
+        return FC_BY_STAGE;
+    if (json_is_string(source) && strcmp(json_string_value(source), "runner") == 0)
+        return FC_BY_RUNNER;
+    if (json_is_string(source) && strcmp(json_string_value(source), "retest") == 0)
+        return FC_BY_RETEST;
+    return 0;
+}
+
+int fc_record_source_ok(json_t *rec)
+{
+    return (fc_record_type_of(rec)->writers & fc_record_claimed_writer(rec)) != 0;
+}
+
+int fc_record_stage_writes(json_t *rec)
+{
+    return (fc_record_type_of(rec)->writers & FC_BY_STAGE) != 0;
+}
+
+int fc_record_may_follow_end(json_t *rec)
+{
+    const fc_record_type_t *t = fc_record_type_of(rec);
+
+    if (t->id == FC_RECORD_UNKNOWN)
+        return 1;       /* never judged, wherever it is */
+    return (t->writers & (FC_BY_RUNNER | FC_BY_RETEST) & fc_record_claimed_writer(rec)) != 0;
 }
 
 /* ---- what the writers and the verdicts ask -------------------------------- */
@@ -272,7 +319,11 @@ int fc_record_names_rack(json_t *rec, const char *rack)
 
 int fc_record_whole_job(json_t *rec)
 {
-    return fc_record_type_of(rec)->whole_job && fc_json_str(rec, "rack")[0] == '\0';
+    const fc_record_type_t *t = fc_record_type_of(rec);
+
+    /* a record that names the racks it measured speaks for those alone */
+    return t->whole_job && fc_json_str(rec, "rack")[0] == '\0' &&
+           !(t->racks_key && json_object_get(rec, t->racks_key));
 }
 
 json_t *fc_rules_of(json_t *rec)

@@ -15,10 +15,10 @@
  *
  * A type the table does not name (a record of a later fabcert, a typo)
  * gets the entry FC_RECORD_UNKNOWN, which keeps what the reports always
- * did with one: it is not judged (neither evidence nor misplaced; its
- * verdict member, if any, is still counted against its stage's end record
- * like any record with a verdict), its label is its type name and a
- * finding's text about it the reason alone.
+ * did with one: it is not judged (neither evidence nor misplaced, whatever
+ * writer its `source` names; its verdict member, if any, is still counted
+ * against its stage's end record like any record with a verdict), its
+ * label is its type name and a finding's text about it the reason alone.
  *
  * Adding a type: a name in fc_record_id_t and a row in fc_record.c's
  * table; for a judged type, its figure (fc_cert_figure.h), its cell
@@ -69,6 +69,16 @@ typedef enum fc_record_id {
     FC_RECORD_COUNT
 } fc_record_id_t;
 
+/* Who writes a type (fc_record_type_t.writers), and how its records say
+ * so: the stage program inside its attempt (no `source` member), the
+ * runner ("source":"runner") or the retest program that follows a stage
+ * ("source":"retest"). Only the runner's and the retest's types may
+ * follow a stage's end; only the stage's own are counted against its end
+ * record. */
+#define FC_BY_STAGE 1
+#define FC_BY_RUNNER 2
+#define FC_BY_RETEST 4
+
 /* A record's name in the reports, into buf. */
 typedef void (*fc_record_name_func_t)(json_t *rec, char *buf, size_t len);
 /* Add a judged record's members to its certificate figure. */
@@ -87,6 +97,7 @@ typedef struct fc_record_type {
     int stop;                       /* the runner's account of an attempt
                                      * that did not end: judged like a
                                      * check, not counted as one */
+    int writers;                    /* FC_BY_* of whoever writes it */
     int names_part;                 /* a failure of it is the verdict on the
                                      * part itself: its text replaces a
                                      * measurement's in the finding */
@@ -97,8 +108,9 @@ typedef struct fc_record_type {
                                      * concerns (NULL: unused) */
     const char *racks_key;          /* an array member naming more racks it
                                      * concerns, or NULL */
-    int whole_job;                  /* with an empty `rack`, it concerns
-                                     * every rack of its attempt */
+    int whole_job;                  /* with an empty `rack` (and no
+                                     * racks_key member), it concerns every
+                                     * rack of its attempt */
     fc_record_name_func_t label;    /* its label in every report */
     fc_record_name_func_t subject;  /* what a finding names before the
                                      * reason, or NULL: the reason alone */
@@ -113,6 +125,18 @@ const fc_record_type_t *fc_record_type_named(const char *type);
 /* The entry of a record's type; its id. */
 const fc_record_type_t *fc_record_type_of(json_t *rec);
 fc_record_id_t fc_record_id(json_t *rec);
+
+/* 1 if rec's `source` (none: the stage) is one of its type's writers; a
+ * record that claims another writer is forged or misplaced. A type the
+ * table does not name may come from anyone. */
+int fc_record_source_ok(json_t *rec);
+/* 1 if the stage program writes rec's type: its records with a verdict
+ * are counted against the stage's end record (judged_records). */
+int fc_record_stage_writes(json_t *rec);
+/* 1 if rec may follow its stage's end: a type the runner or the retest
+ * writes (a hang, a crash, a quarantine, a retest, ...), labelled so, or
+ * a type the table does not name (never judged, so never misplaced). */
+int fc_record_may_follow_end(json_t *rec);
 
 /* 1 if records of this type are judged checks (they carry a verdict,
  * reasons and what they implicate): point, pair, pairs_node, contention,
@@ -129,8 +153,8 @@ void fc_check_label(json_t *rec, char *buf, size_t len);
 void fc_record_text(json_t *rec, const char *reason, char *buf, size_t len);
 
 /* 1 if rec names rack among the racks it concerns (its rack_keys and
- * racks_key); whether it speaks for its whole job instead (whole_job and
- * no `rack`: the verdicts then ask its attempt). */
+ * racks_key); whether it speaks for its whole job instead (whole_job, no
+ * `rack` and no racks_key member: the verdicts then ask its attempt). */
 int fc_record_names_rack(json_t *rec, const char *rack);
 int fc_record_whole_job(json_t *rec);
 

@@ -20,13 +20,14 @@
 #include "fc_summary.h"
 #include "fc_verdict_plan.h"
 
-/* Under a profile with certificates: {require_signature: true} (the run's
- * plan record says so) a report without a key writes no certificate: an
- * unsigned one would look signed off. The rest is written; the run is not
- * certified and the exit status is not 0. */
+/* Under a profile with certificates: {require_signature: true} (the
+ * frozen profile.yaml of the output directory says so, read by the plan
+ * check: fc_verdict_plan.h) a report without a key writes no certificate:
+ * an unsigned one would look signed off. The rest is written; the run is
+ * not certified and the exit status is not 0. */
 static int fc_report_unsigned_refused(const fc_run_verdict_t *v, const unsigned char *key)
 {
-    return key == NULL && json_is_true(json_object_get(v->plan, "require_signature"));
+    return key == NULL && v->require_signature;
 }
 
 static void fc_summary_unsigned(FILE *out, const fc_run_verdict_t *v)

@@ -50,16 +50,16 @@ void fc_print_line(FILE *out, const char *fmt, ...)
     free(line);
 }
 
-void fc_overrides_text(const fc_run_verdict_t *v, char *buf, size_t len)
+void fc_settings_text(json_t *settings, const char *sep, char *buf, size_t len)
 {
-    json_t *ov = json_object_get(v->plan, "overrides"), *val;
+    json_t *val;
     const char *key;
     size_t used = 0;
 
     buf[0] = '\0';
-    /* every option is named, however long the values: each value is cut to
-     * its first 120 characters here */
-    json_object_foreach(ov, key, val) {
+    /* every setting is named, however long the values: each value is cut
+     * to its first 120 characters here */
+    json_object_foreach(settings, key, val) {
         json_t *items = json_is_array(val) ? val : NULL, *item;
         size_t n = items ? json_array_size(items) : 1;
 
@@ -67,11 +67,21 @@ void fc_overrides_text(const fc_run_verdict_t *v, char *buf, size_t len)
             item = items ? json_array_get(items, i) : val;
             used = fc_append_visible(buf, used, len, used ? ", " : "", 2);
             used = fc_append_visible(buf, used, len, key, 40);
-            used = fc_append_visible(buf, used, len, " ", 1);
+            used = fc_append_visible(buf, used, len, sep, 1);
             used = fc_append_visible(buf, used, len, json_is_string(item)
                                      ? json_string_value(item) : "?", 120);
         }
     }
+}
+
+void fc_overrides_text(const fc_run_verdict_t *v, char *buf, size_t len)
+{
+    fc_settings_text(json_object_get(v->plan, "overrides"), " ", buf, len);
+}
+
+void fc_environment_text(const fc_run_verdict_t *v, char *buf, size_t len)
+{
+    fc_settings_text(json_object_get(v->plan, "environment"), "=", buf, len);
 }
 
 const char *fc_sysfs_root_of(const fc_run_verdict_t *v)
@@ -127,6 +137,15 @@ static const struct fc_part_advice {
       "fix what kept the measurement from meeting the profile (for "
       "background traffic: its target directory, its ranks, its rates) "
       "and re-run the stage" },
+    { "gpus",
+      "re-run the stage with one rank per GPU (--ppn, the GPUs each host has): "
+      "the GPUs named were never tested" },
+    { "backend",
+      "re-run the stage on the backend the profile names (no --backend "
+      "override): it measured host memory, not the GPUs" },
+    { "inventory",
+      "run on every host the rack map gives the rack (the whole rack in the "
+      "host list or the allocation): a rack is certified whole or not at all" },
     { "unplaced",
       "a check failed without naming a rack or host of this run's inventory, so "
       "no rack of its stage is certified: read the record in results.jsonl, "

@@ -1,7 +1,8 @@
 /*
  * fc_report_text.h - the words every writer of the reports shares: one
  * safe line for a terminal or summary.txt, the run's command-line
- * overrides as one line, the sysfs tree a run read instead of /sys, and
+ * overrides and its measurement-shaping environment as one line each,
+ * the sysfs tree a run read instead of /sys, and
  * what a technician should do about each kind of part a finding names.
  * A leaf: it reads the run's verdicts and calls no writer.
  */
@@ -13,9 +14,18 @@
 
 #include "fc_verdict.h"
 
+/* A JSON object of settings as one line, each "KEY<sep>VALUE" (an array
+ * value gives one per item), joined with ", ", control characters shown
+ * as '?', each value cut at 120 characters; "" for none. */
+void fc_settings_text(json_t *settings, const char *sep, char *buf, size_t len);
 /* The run's command-line overrides as one line ("--iters 3, --stages
  * node"), "" when the profile ran as written. */
 void fc_overrides_text(const fc_run_verdict_t *v, char *buf, size_t len);
+/* The variables of the launching environment that shape the measurement,
+ * as the plan recorded them ("OMPI_MCA_btl=self,vader, UCX_TLS=rc"), ""
+ * when there were none. They stand beside the overrides, not among them:
+ * every report says them as visibly, and they never fail a run. */
+void fc_environment_text(const fc_run_verdict_t *v, char *buf, size_t len);
 /* One line of text for a person's terminal or summary.txt: formatted,
  * every control character (from any input: a record's reason, a host
  * name, a profile's name) shown as '?', then one newline, so no input can

@@ -14,7 +14,9 @@
  *   - authenticated: the detached Ed25519 signature (RACK.json.sig) over the
  *     same bytes verifies with a public key the reader trusts (--pubkey).
  * The file's name must be its rack's (RACK.json): a certificate copied
- * over another rack's file fails.
+ * over another rack's file fails. Beside the verdict, verify says what
+ * ran: the certificate's command-line overrides and the environment that
+ * shaped the measurement, and the rack's hosts the run left out.
  * A site that signs its certificates passes --require-signature (or a
  * profile with certificates: {require_signature: true} makes the run
  * demand a key): then a certificate without a checked signature fails.
@@ -36,6 +38,7 @@
 
 #include "fc_inventory.h"
 #include "fc_json.h"
+#include "fc_report_text.h"
 
 /* Larger than any certificate a run writes; a bound on what verify reads. */
 #define FC_CERT_MAX_BYTES (256u << 20)
@@ -384,6 +387,46 @@ static int fc_cert_named_for_rack(const char *path, const char *rack)
     return 0;
 }
 
+/* A verdict is what it is under what ran: the certificate's command-line
+ * overrides and the environment that shaped the measurement, said beside
+ * the verdict (a PASS of a run with --iters 1 is not the profile's). */
+static void fc_cert_say_what_ran(const char *path, json_t *cert)
+{
+    json_t *env = json_object_get(json_object_get(cert, "plan"), "environment");
+    const char *profile = fc_json_str(json_object_get(cert, "profile"), "name");
+    char text[4096];
+
+    fc_settings_text(json_object_get(cert, "overrides"), " ", text, sizeof(text));
+    if (text[0])
+        fc_print_line(stdout, "%s: overrides: %s (not the profile %s as written)", path, text,
+                      profile);
+    else
+        fc_print_line(stdout, "%s: overrides: none (the profile %s as written)", path, profile);
+    fc_settings_text(env, "=", text, sizeof(text));
+    if (text[0])
+        fc_print_line(stdout, "%s: environment: %s (set where the run was launched; they "
+                      "shape what was measured and are not in the profile)", path, text);
+    else
+        fc_print_line(stdout, "%s: environment: %s", path, json_is_object(env)
+                      ? "none that shapes the measurement" : "not recorded");
+    if (json_array_size(json_object_get(cert, "hosts_left_out")) > 0) {
+        json_t *left = json_object_get(cert, "hosts_left_out"), *h;
+        size_t i, used = 0, shown = 0;
+
+        text[0] = '\0';
+        json_array_foreach(left, i, h)      /* the first few: the file has them all */
+            if (used + 80 < sizeof(text) / 8) {
+                used += (size_t)snprintf(text + used, sizeof(text) - used, "%s%.64s",
+                                         i ? ", " : "", json_is_string(h)
+                                         ? json_string_value(h) : "?");
+                ++shown;
+            }
+        fc_print_line(stdout, "%s: %zu host(s) the rack map gives the rack were left out of "
+                      "the run: %s%s", path, json_array_size(left), text,
+                      shown < json_array_size(left) ? ", ..." : "");
+    }
+}
+
 fc_status_t fc_certificate_verify(const char *path, const char *pubkey_path,
                                   int require_signature)
 {
@@ -403,6 +446,7 @@ fc_status_t fc_certificate_verify(const char *path, const char *pubkey_path,
     printf("%s: digest OK (sha256 %s): rack %s, verdict %s\n", path,
            fc_json_str(json_object_get(doc, "digest"), "value"), fc_json_str(cert, "rack"),
            fc_json_str(cert, "verdict"));
+    fc_cert_say_what_ran(path, cert);
     misnamed = !fc_cert_named_for_rack(path, fc_json_str(cert, "rack"));
     if (pubkey_path != NULL) {
         st = fc_cert_check_signature(path, pubkey_path, body);

@@ -59,12 +59,16 @@ static void fc_summary_rules_not_applied(FILE *out, const fc_rack_verdict_t *r)
 void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
 {
     int failed = 0, incomplete = 0;
-    char overrides[4096];
+    char overrides[4096], environment[4096];
 
     fc_overrides_text(v, overrides, sizeof(overrides));
     if (overrides[0])
         fc_print_line(out, "overrides: %s (not the profile %s as written)", overrides,
                       fc_json_str(v->plan, "profile"));
+    fc_environment_text(v, environment, sizeof(environment));
+    if (environment[0])
+        fc_print_line(out, "environment: %s (set where the run was launched; they shape "
+                      "what was measured and are not in the profile)", environment);
     if (fc_sysfs_root_of(v))
         fc_print_line(out, "sysfs: FC_SYSFS_ROOT=%s: preflight's inventory and the soak's "
                       "link counters were read from that tree, not from /sys",
@@ -74,14 +78,21 @@ void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
     for (int k = 0; k < v->nracks; ++k) {
         const fc_rack_verdict_t *r = &v->racks[k];
         int nq = (int)json_array_size(r->quarantines);
+        int nl = (int)json_array_size(r->hosts_left_out);
+        char left[96] = "";
 
+        /* "2 hosts" must not stand for a 32-node rack */
+        if (nl)
+            snprintf(left, sizeof(left), " of the rack map's %d, %d not in the run",
+                     r->nhosts + nl, nl);
         if (nq)
-            fc_print_line(out, "rack %s: %s (%d host%s, %d quarantined)", r->rack,
+            fc_print_line(out, "rack %s: %s (%d host%s%s, %d quarantined)", r->rack,
                           fc_verdict_name(r->verdict), r->nhosts, r->nhosts == 1 ? "" : "s",
-                          nq);
+                          left, nq);
         else
-            fc_print_line(out, "rack %s: %s (%d host%s)", r->rack, fc_verdict_name(r->verdict),
-                          r->nhosts, r->nhosts == 1 ? "" : "s");
+            fc_print_line(out, "rack %s: %s (%d host%s%s)", r->rack,
+                          fc_verdict_name(r->verdict), r->nhosts, r->nhosts == 1 ? "" : "s",
+                          left);
         failed += r->verdict == FC_VERDICT_FAIL;
         incomplete += r->verdict == FC_VERDICT_INCOMPLETE;
     }

@@ -25,25 +25,51 @@ const char *fc_verdict_name(fc_verdict_t v)
 
 /* What holds for the whole run, found once and given to every rack. */
 static void fc_verdict_run_findings(const fc_run_verdict_t *out, fc_rack_verdict_t *r,
-                                    int unreadable_early, int misplaced)
+                                    const fc_verdict_scan_t *scan)
 {
     char text[FC_VERDICT_TEXT];
     int checks = 0;
 
-    if (unreadable_early > 0)
+    if (scan->unreadable_early > 0)
         fc_add_finding(r, FC_VERDICT_INCOMPLETE, "run", "results", "",
                        "a record before the first stage could not be read "
                        "(results.jsonl is damaged there)", 0);
-    if (misplaced > 0) {
+    if (scan->misplaced > 0) {
         snprintf(text, sizeof(text), "%d record(s) in results.jsonl belong to another run "
                  "or to no attempt of a stage of this plan (judged before it began, or "
-                 "after it ended): the directory does not hold one run whole", misplaced);
+                 "after it ended): the directory does not hold one run whole",
+                 scan->misplaced);
+        fc_add_finding(r, FC_VERDICT_INCOMPLETE, "run", "results", "", text, 0);
+    }
+    if (scan->forged > 0) {
+        snprintf(text, sizeof(text), "%d record(s) in results.jsonl name a writer "
+                 "(`source`) that never writes their type (a stage's check said to come "
+                 "from the runner or the retest): not evidence, and the directory does not "
+                 "hold one run whole", scan->forged);
         fc_add_finding(r, FC_VERDICT_INCOMPLETE, "run", "results", "", text, 0);
     }
     if (out->plan_legacy)
         fc_add_finding(r, FC_VERDICT_INCOMPLETE, "run", "results", "",
                        "the plan record predates recording command-line overrides and "
                        "stage selection: what ran cannot be certified", 0);
+    if (json_array_size(r->hosts_left_out) > 0) {
+        size_t n = json_array_size(r->hosts_left_out), i, used;
+        json_t *h;
+
+        used = (size_t)snprintf(text, sizeof(text), "%zu of the %zu hosts the rack map "
+                                "gives rack %s were not in the run (not in the host list, "
+                                "or outside the allocation): the rack is tested in part: ",
+                                n, n + (size_t)r->nhosts, r->rack);
+        json_array_foreach(r->hosts_left_out, i, h) {
+            if (used + 80 > sizeof(text)) {
+                snprintf(text + used, sizeof(text) - used, " [and %zu more]", n - i);
+                break;
+            }
+            used += (size_t)snprintf(text + used, sizeof(text) - used, "%s%s", i ? ", " : "",
+                                     json_string_value(h));
+        }
+        fc_add_finding(r, FC_VERDICT_INCOMPLETE, "run", "inventory", "", text, 0);
+    }
     for (int s = 0; s < FC_STAGE_COUNT; ++s)
         checks += r->stages[s].checks;
     if (checks == 0)
@@ -93,7 +119,7 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
             if (out->planned[s])
                 fc_verdict_stage_completeness(out, r, (fc_stage_id_t)s, &scan.att[s],
                                               last[s], last_checks[s], scan.skip_reason[s]);
-        fc_verdict_run_findings(out, r, scan.unreadable_early, scan.misplaced);
+        fc_verdict_run_findings(out, r, &scan);
         r->verdict = FC_VERDICT_PASS;
         for (int f = 0; f < r->nfindings; ++f)
             if (r->findings[f].verdict > r->verdict)
@@ -121,10 +147,23 @@ void fc_verdict_add_run_finding(fc_run_verdict_t *v, fc_verdict_t verdict, const
     }
 }
 
+void fc_verdict_add_stage_finding(fc_run_verdict_t *v, fc_rack_verdict_t *r, fc_stage_id_t s,
+                                  fc_verdict_t verdict, const char *part, const char *text)
+{
+    fc_add_finding(r, verdict, fc_stage_name(s), part, "", text, 0);
+    if (verdict > r->stages[s].verdict)
+        r->stages[s].verdict = verdict;
+    if (verdict > r->verdict)
+        r->verdict = verdict;
+    if (r->verdict > v->overall)
+        v->overall = r->verdict;
+}
+
 void fc_verdict_free(fc_run_verdict_t *v)
 {
     for (int k = 0; k < v->nracks; ++k) {
         free(v->racks[k].hosts);
+        json_decref(v->racks[k].hosts_left_out);
         json_decref(v->racks[k].checks);
         json_decref(v->racks[k].quarantines);
         json_decref(v->racks[k].failed_checks);

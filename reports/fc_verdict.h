@@ -16,7 +16,11 @@
  *     of no inventory, an implicates without host or rack) fails every
  *     rack of its attempt (INCOMPLETE for such a record marked
  *     INCOMPLETE);
- *   - otherwise INCOMPLETE if a required stage of the profile
+ *   - otherwise INCOMPLETE if the rack map gives the rack hosts that the
+ *     run left out (not in the host list, or outside the Slurm
+ *     allocation): it is tested in part (a rack none of whose hosts ran
+ *     is not reported at all);
+ *     or if a required stage of the profile
  *       - was left out of the run (--stages),
  *       - has no finished attempt that included a host of the rack (not
  *         run, skipped, killed, or every host quarantined before it),
@@ -26,27 +30,43 @@
  *         missing or not a whole number; judged records, or those not
  *         PASS, other than results.jsonl holds; more points than records;
  *         more failed points than points; failures it does not hold),
- *       - or judged no check that concerns the rack;
+ *       - or, on the nccl backend, ran fewer ranks on a host of the rack
+ *         than the GPUs it has visible (its devices record): the GPUs
+ *         not tested are named (any nccl stage that ran, optional too);
+ *       - or judged no check that concerns the rack (a contention record
+ *         judges the racks of its measured hosts, `racks`: a rack of
+ *         background_hosts alone is not judged by it);
  *     or if an optional stage that ran on the rack did not finish, ended
  *     with an error or FAIL without a failing check, was judged against
  *     another profile, or has an end record that contradicts its records
  *     (what is missing may be its failure);
  *     or if a record of any stage's attempt that included the rack could
- *     not be read (a torn line: its checks cannot all be known), or a
- *     record before the first stage could not be read;
+ *     not be read (a torn line, a NUL, a key given twice: its checks
+ *     cannot all be known), or a record before the first stage could not
+ *     be read;
  *     or if results.jsonl holds another run's records, or judged records
- *     outside an attempt (before its stage_start, or the stage's own
- *     checks or a second stage_end after its stage_end: misplaced, never
- *     evidence), or judged records of a stage the plan does not have, or
- *     a stage with more attempts than FC_MAX_ATTEMPTS (8; the runner makes
- *     2): "too many attempts", for every rack;
+ *     outside an attempt (before its stage_start), or after a stage_end
+ *     a record of its stage of a type neither the runner nor the retest
+ *     writes (its checks, its context, a second stage_end: misplaced,
+ *     never evidence; fc_record.h's writers), or a record whose `source`
+ *     names a writer that never writes its type (forged: not evidence, and
+ *     a stage's record inside its attempt is counted against its end
+ *     record whatever it claims), or judged records of a stage the plan
+ *     does not have, or
+ *     a stage with more attempts than FC_VERDICT_MAX_ATTEMPTS (8; the
+ *     runner makes FC_RUN_MAX_ATTEMPTS, 2): "too many attempts", for every
+ *     rack;
  *   - otherwise PASS.
  *   - and `fabcert report` (fc_verdict_plan.h) leaves every rack
- *     INCOMPLETE when the plan's stages, required flags or selection do
- *     not match the frozen profile.yaml of the output directory, or that
- *     file is missing or does not load;
+ *     INCOMPLETE when the plan's stages, required flags, selection or
+ *     require_signature do not match the frozen profile.yaml of the
+ *     output directory, or that file is missing or does not load; and
+ *     whether certificates must be signed is that profile's word; and
+ *     a rack INCOMPLETE on which a stage whose frozen profile says
+ *     backend: nccl ran on another backend (--backend lifted it);
  * For each stage the latest attempt that included a rack's hosts speaks
- * for that rack (the runner re-runs a stage once without hung hosts).
+ * for that rack (the runner re-runs a stage once, without the hosts a
+ * hang quarantined: FC_RUN_MAX_ATTEMPTS is 2).
  * What each type of record is (a check, the runner's account of a hang,
  * context) and which racks it concerns is the record-type table's
  * (fc_record.h).
@@ -60,6 +80,12 @@
 #include "fc_profile.h"
 #include "fc_status.h"
 
+/* Attempts of one stage the verdict follows; records of attempts past it
+ * are not judged, and the stage is INCOMPLETE ("too many attempts"). The
+ * runner makes FC_RUN_MAX_ATTEMPTS (2, runners/fc_run.h), which must not
+ * exceed it (runners/fabcert.c checks at compile time): more in a
+ * results.jsonl means it was edited or merged from several runs. */
+#define FC_VERDICT_MAX_ATTEMPTS 8
 #define FC_VERDICT_MAX_REASONS 32
 #define FC_VERDICT_NAME 64
 #define FC_VERDICT_TEXT 512
@@ -99,6 +125,9 @@ typedef struct fc_rack_verdict {
     char rack[FC_VERDICT_NAME];     /* its name in the plan's inventory */
     int nhosts;                     /* hosts in hosts[] */
     char (*hosts)[FC_VERDICT_NAME]; /* its hosts, in inventory order */
+    json_t *hosts_left_out;         /* the hosts the rack map gives it that
+                                     * the run left out (not in the host
+                                     * list or the allocation), or NULL */
     fc_verdict_t verdict;           /* the worst of its findings */
     fc_stage_verdict_t stages[FC_STAGE_COUNT];  /* per stage, by id */
     int nfindings;                  /* findings in findings[] */
@@ -127,6 +156,10 @@ typedef struct fc_run_verdict {
     int truncated_lines;            /* records cut off by a kill */
     int plan_legacy;                /* the plan predates recording overrides
                                      * and stage selection */
+    int require_signature;          /* certificates must be signed: the
+                                     * frozen profile.yaml says so
+                                     * (fc_verdict_plan.h), or the plan
+                                     * does where that cannot be read */
 } fc_run_verdict_t;
 
 /* 1 if a rack name can name a certificate file (letters, digits, '-', '_'
@@ -149,5 +182,9 @@ void fc_verdict_free(fc_run_verdict_t *v);
 /* A finding of the whole run (stage "run", part "results") on every rack;
  * the racks' and the run's verdicts stay the worst of their findings. */
 void fc_verdict_add_run_finding(fc_run_verdict_t *v, fc_verdict_t verdict, const char *text);
+/* A finding of stage s on rack r (part: "backend", ...); the stage's, the
+ * rack's and the run's verdicts stay the worst of their findings. */
+void fc_verdict_add_stage_finding(fc_run_verdict_t *v, fc_rack_verdict_t *r, fc_stage_id_t s,
+                                  fc_verdict_t verdict, const char *part, const char *text);
 
 #endif

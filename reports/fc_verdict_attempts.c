@@ -14,20 +14,19 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A record of the stage's latest attempt that comes after its stage_end
- * and that only the stage writes: a judged check (the runner's accounts,
- * hangs and crashes, and the retest's records legitimately come after the
- * end) or a second stage_end. */
+/* A record of the stage after its latest attempt's stage_end that only
+ * the runner or the retest may write there (the record-type table says
+ * which types those are, fc_record.h): the runner's accounts (a hang, a
+ * crash, a quarantine, a skip or launch error of the next attempt) and
+ * the retest's records follow the end; the stage's own records (its
+ * checks, its context, a second end), whatever `source` they claim, do
+ * not. A stage_start opens the next attempt. */
 static int fc_record_after_end(json_t *rec, const fc_record_type_t *t,
                                const fc_stage_attempts_t *att)
 {
-    const char *source = fc_json_str(rec, "source");
-
-    if (att->n == 0 || !att->a[att->n - 1].ended)
+    if (att->n == 0 || !att->a[att->n - 1].ended || t->id == FC_RECORD_STAGE_START)
         return 0;
-    if (t->id == FC_RECORD_STAGE_END)
-        return 1;
-    return t->check && strcmp(source, "runner") != 0 && strcmp(source, "retest") != 0;
+    return !fc_record_may_follow_end(rec);
 }
 
 /* A count of a stage_end record: a whole number >= 0, else -1. */
@@ -65,6 +64,13 @@ void fc_verdict_scan(json_t *records, const fc_run_verdict_t *out, fc_verdict_sc
             scan->misplaced++;
             continue;
         }
+        if (!fc_record_source_ok(rec)) {
+            /* a stage's check that says the runner or the retest wrote
+             * it, a hang that says a stage did: no writer makes those */
+            scan->forged++;
+            scan->ignored[i] = 1;
+            continue;
+        }
         if (judged && (s < 0 || att[s].n == 0)) {
             scan->misplaced++;
             continue;
@@ -77,7 +83,7 @@ void fc_verdict_scan(json_t *records, const fc_run_verdict_t *out, fc_verdict_sc
             continue;
         }
         if (fc_record_after_end(rec, t, &att[s])) {
-            /* the stage's own judged record, or a second end, after its
+            /* the stage's own record (a check, a second end) after its
              * attempt ended: not evidence of that attempt (README rule 7) */
             scan->misplaced++;
             scan->ignored[i] = 1;
@@ -86,16 +92,21 @@ void fc_verdict_scan(json_t *records, const fc_run_verdict_t *out, fc_verdict_sc
         if (t->check && !att[s].a[att[s].n - 1].ended &&
             strcmp(fc_json_str(rec, "verdict"), "PASS") != 0)
             att[s].a[att[s].n - 1].not_pass++;
+        /* every record with a verdict of a type the stage writes counts
+         * against its end record: the runner's accounts of the attempt (a
+         * hang, a crash) are the only ones it does not write */
         if (att[s].n > 0 && !att[s].a[att[s].n - 1].ended &&
             json_object_get(rec, "verdict") != NULL && t->id != FC_RECORD_STAGE_END &&
-            strcmp(fc_json_str(rec, "source"), "runner") != 0) {
+            fc_record_stage_writes(rec)) {
             att[s].a[att[s].n - 1].judged_seen++;
             att[s].a[att[s].n - 1].judged_np_seen +=
                 strcmp(fc_json_str(rec, "verdict"), "PASS") != 0;
         }
         if (t->id == FC_RECORD_STAGE_SKIP)
             scan->skip_reason[s] = fc_json_str(rec, "reason");   /* the runner's */
-        if (t->id == FC_RECORD_STAGE_START && att[s].n == FC_MAX_ATTEMPTS) {
+        if (t->id == FC_RECORD_DEVICES && att[s].n > 0 && !att[s].a[att[s].n - 1].ended)
+            att[s].a[att[s].n - 1].devices = rec;
+        if (t->id == FC_RECORD_STAGE_START && att[s].n == FC_VERDICT_MAX_ATTEMPTS) {
             att[s].beyond++;
             open_stage = s;
         } else if (t->id == FC_RECORD_STAGE_START) {
@@ -200,6 +211,61 @@ static const char *fc_attempt_missing_host(const fc_attempt_t *a, const fc_rack_
     return NULL;
 }
 
+/* The GPUs of a host of rack r that an nccl attempt did not test: the
+ * devices record gives each rank's GPU and how many GPUs its host has
+ * visible; a host with fewer ranks than GPUs (the node stage at --ppn 2 on
+ * an 8-GPU node) tested only some of them. A finding per such host, naming
+ * the GPUs left untested; 1 if there was one. */
+static int fc_attempt_untested_gpus(const fc_attempt_t *a, fc_rack_verdict_t *r,
+                                    const char *stage)
+{
+    int found = 0;
+
+    for (int h = 0; h < r->nhosts && a->devices; ++h) {
+        unsigned char used[1024] = { 0 };
+        int visible = -1, nused = 0, ranks = 0, first = -1, last = -1;
+        char text[FC_VERDICT_TEXT], list[300] = "";
+        size_t i, len = 0;
+        json_t *d;
+
+        json_array_foreach(json_object_get(a->devices, "devices"), i, d) {
+            json_int_t dev = json_integer_value(json_object_get(d, "device"));
+
+            if (strcmp(fc_json_str(d, "host"), r->hosts[h]) != 0)
+                continue;
+            ++ranks;
+            visible = (int)json_integer_value(json_object_get(d, "visible_gpus"));
+            if (dev >= 0 && dev < (json_int_t)sizeof(used) && !used[dev]) {
+                used[dev] = 1;
+                ++nused;
+            }
+        }
+        if (ranks == 0 || visible <= nused || visible > (int)sizeof(used))
+            continue;
+        /* the untested GPUs as ranges: "2-7", "1, 3, 5-7" */
+        for (int g = 0; g <= visible; ++g) {
+            if (g < visible && !used[g]) {
+                if (first < 0)
+                    first = g;
+                last = g;
+                continue;
+            }
+            if (first >= 0 && len + 24 < sizeof(list))
+                len += (size_t)(first == last
+                    ? snprintf(list + len, sizeof(list) - len, "%s%d", len ? ", " : "", first)
+                    : snprintf(list + len, sizeof(list) - len, "%s%d-%d", len ? ", " : "",
+                               first, last));
+            first = -1;
+        }
+        snprintf(text, sizeof(text), "the %s stage ran %d rank(s) on host %s, which has %d "
+                 "GPU(s) visible: GPU(s) %s were not tested (run it with --ppn %d, one rank "
+                 "per GPU)", stage, ranks, r->hosts[h], visible, list, visible);
+        fc_add_finding(r, FC_VERDICT_INCOMPLETE, stage, "gpus", r->hosts[h], text, 0);
+        found = 1;
+    }
+    return found;
+}
+
 /* One stage on one rack, after its records were judged: was it left out,
  * did it run and finish, did it judge anything, can all its records be
  * read? Anything less than that is INCOMPLETE, never PASS; the reason is
@@ -234,12 +300,13 @@ void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_verdict_
                      fc_json_str(sv->gpu_plugin, "path"), fc_json_str(sv->gpu_plugin, "sha256"));
     }
     if (att->beyond > 0) {
-        /* the runner makes two attempts at most; records past the limit
-         * are not judged, and one of them could be a failure */
+        /* the runner makes FC_RUN_MAX_ATTEMPTS (2) at most; records past
+         * the verdict's limit are not judged, and one of them could be a
+         * failure */
         snprintf(text, sizeof(text), "the %s stage has %d attempts in results.jsonl, more "
                  "than the %d the verdict follows (too many attempts): the records of "
                  "the attempts past the %dth are not judged", name, att->n + att->beyond,
-                 FC_MAX_ATTEMPTS, FC_MAX_ATTEMPTS);
+                 FC_VERDICT_MAX_ATTEMPTS, FC_VERDICT_MAX_ATTEMPTS);
         fc_add_finding(r, FC_VERDICT_INCOMPLETE, name, "results", "", text, 0);
         if (sv->verdict != FC_VERDICT_FAIL)
             sv->verdict = FC_VERDICT_INCOMPLETE;
@@ -256,6 +323,11 @@ void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_verdict_
             sv->verdict = FC_VERDICT_INCOMPLETE;
     }
     sv->ran = last && last->ended && !last->skipped;
+    /* a GPU a stage of one rank per GPU never ran on is not certified,
+     * whatever the stage is (optional too: its PASS would cover it) */
+    if (sv->ran && strcmp(sv->backend, "nccl") == 0 &&
+        fc_attempt_untested_gpus(last, r, name) && sv->verdict != FC_VERDICT_FAIL)
+        sv->verdict = FC_VERDICT_INCOMPLETE;
     if (sv->verdict == FC_VERDICT_FAIL)
         return;         /* its failures are the evidence, and the worse verdict */
     /* what a stage that was not run leaves missing counts only when the

@@ -28,8 +28,9 @@ static int fc_record_concerns(json_t *rec, const fc_rack_verdict_t *r,
 }
 
 /* Does this failing record implicate rack r? What its `implicates` names
- * (every rack of its attempt for the part "cluster"), else the racks it
- * concerns. */
+ * (every rack of its attempt for the part "cluster", unless it lists the
+ * racks it measured: the contention stage's background racks are not
+ * judged by it), else the racks it concerns. */
 static int fc_record_implicates(json_t *rec, const fc_rack_verdict_t *r,
                                 const fc_attempt_t *at)
 {
@@ -37,7 +38,8 @@ static int fc_record_implicates(json_t *rec, const fc_rack_verdict_t *r,
 
     if (!json_is_object(imp))
         return fc_record_concerns(rec, r, at);
-    if (strcmp(fc_json_str(imp, "part"), "cluster") == 0)
+    if (strcmp(fc_json_str(imp, "part"), "cluster") == 0 &&
+        !json_is_array(json_object_get(imp, "racks")))
         return at != NULL && fc_attempt_includes(at, r);
     if (fc_json_has_string(json_object_get(imp, "racks"), r->rack))
         return 1;
@@ -118,7 +120,7 @@ void fc_verdict_find_unplaced(json_t *records, const fc_run_verdict_t *out,
             cur[s]++;
             continue;
         }
-        at = cur[s] >= 0 && cur[s] < FC_MAX_ATTEMPTS ? &scan->att[s].a[cur[s]] : NULL;
+        at = cur[s] >= 0 && cur[s] < FC_VERDICT_MAX_ATTEMPTS ? &scan->att[s].a[cur[s]] : NULL;
         if ((!t->check && !t->stop) || at == NULL)
             continue;
         verdict = fc_record_verdict(rec);
@@ -269,7 +271,7 @@ void fc_verdict_judge_rack(json_t *records, const fc_run_verdict_t *out,
             cur[s]++;
             continue;
         }
-        at = cur[s] >= 0 && cur[s] < FC_MAX_ATTEMPTS ? &scan->att[s].a[cur[s]] : NULL;
+        at = cur[s] >= 0 && cur[s] < FC_VERDICT_MAX_ATTEMPTS ? &scan->att[s].a[cur[s]] : NULL;
         if (t->id == FC_RECORD_QUARANTINE) {
             fc_verdict_quarantine(r, rec);
             continue;

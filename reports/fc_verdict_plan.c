@@ -1,8 +1,10 @@
 /*
  * fc_verdict_plan.c - see fc_verdict_plan.h. Each mismatch is one finding
  * of the "run" (part "results") on every rack, through
- * fc_verdict_add_run_finding, which keeps the racks' and the run's
- * verdicts the worst of their findings.
+ * fc_verdict_add_run_finding, and a stage that ran on another backend
+ * than its profile demands one of that stage (part "backend") on each
+ * rack it ran on; both keep the racks' and the run's verdicts the worst
+ * of their findings.
  */
 #include "fc_verdict_plan.h"
 
@@ -40,12 +42,52 @@ static void fc_plan_mismatch(fc_run_verdict_t *v, const char *what)
     fc_verdict_add_run_finding(v, FC_VERDICT_INCOMPLETE, text);
 }
 
+/* A stage whose profile says backend: nccl that ran on anything else (a
+ * --backend auto or mpi on the command line lifted it: fc_stage_world.c
+ * lets the command line win) measured host memory, not the GPUs the
+ * profile is about: INCOMPLETE on every rack it ran on, with what it ran
+ * on and why. */
+static void fc_plan_check_backends(fc_run_verdict_t *v, const fc_profile_t *profile)
+{
+    const char *lifted = json_string_value(json_object_get(json_object_get(v->plan,
+                                                                           "overrides"),
+                                                           "--backend"));
+
+    for (int s = 0; s < FC_STAGE_COUNT; ++s) {
+        if (!profile->stages[s].present || strcmp(profile->stages[s].backend, "nccl") != 0)
+            continue;
+        for (int k = 0; k < v->nracks; ++k) {
+            fc_rack_verdict_t *r = &v->racks[k];
+            const fc_stage_verdict_t *sv = &r->stages[s];
+            char text[FC_VERDICT_TEXT], why[300];
+
+            if (sv->backend[0] == '\0' || strcmp(sv->backend, "nccl") == 0)
+                continue;   /* not started on the rack (said elsewhere), or as asked */
+            if (lifted)
+                snprintf(why, sizeof(why), "--backend %.30s on the command line lifted it",
+                         lifted);
+            else
+                snprintf(why, sizeof(why), "%.280s", sv->backend_note[0] ? sv->backend_note
+                         : "its records do not say why");
+            snprintf(text, sizeof(text), "stage %s ran on %.15s, but the profile says "
+                     "backend: nccl (%s): its figures are not the GPUs' the profile "
+                     "demands", fc_stage_name((fc_stage_id_t)s), sv->backend, why);
+            fc_verdict_add_stage_finding(v, r, (fc_stage_id_t)s, FC_VERDICT_INCOMPLETE,
+                                         "backend", text);
+        }
+    }
+}
+
 void fc_verdict_check_plan_profile(fc_run_verdict_t *v, const char *dir)
 {
     static fc_profile_t profile;        /* large: not on the stack */
     char path[4200], what[300];
     int selected[FC_STAGE_COUNT];
 
+    /* until the frozen profile says otherwise, the plan's word; the
+     * profile's certificates: {require_signature: true} below is never
+     * lifted by a plan that lost it */
+    v->require_signature = json_is_true(json_object_get(v->plan, "require_signature"));
     snprintf(path, sizeof(path), "%s/profile.yaml", dir);
     if (access(path, F_OK) != 0) {
         snprintf(what, sizeof(what), "it cannot be read (%s)", strerror(errno));
@@ -56,6 +98,12 @@ void fc_verdict_check_plan_profile(fc_run_verdict_t *v, const char *dir)
         fc_plan_mismatch(v, "it does not load as a profile (the error is above)");
         return;
     }
+    if (profile.require_signature != v->require_signature)
+        fc_plan_mismatch(v, profile.require_signature
+                         ? "the profile requires signed certificates, the plan does not say so"
+                         : "the plan requires signed certificates, the profile does not");
+    v->require_signature |= profile.require_signature;
+    fc_plan_check_backends(v, &profile);
     if (strcmp(profile.sha256, fc_json_str(v->plan, "profile_sha256")) != 0) {
         snprintf(what, sizeof(what), "its sha256 is %.16s, the plan's %.16s", profile.sha256,
                  fc_json_str(v->plan, "profile_sha256"));

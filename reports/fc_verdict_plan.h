@@ -7,8 +7,15 @@
  * in the output directory (DIR/profile.yaml, the file the stages read,
  * whose SHA-256 the plan records), so `report` reads it again and checks
  * that the plan says the same: the same bytes (sha256), name, stages and
- * required flags, and stages selected exactly as the recorded --stages
- * override says (all of them without it). A mismatch, or a frozen profile
+ * required flags, whether certificates must be signed, and stages
+ * selected exactly as the recorded --stages override says (all of them
+ * without it). Whether certificates must be signed is the frozen
+ * profile's certificates: {require_signature: true} (v->require_signature;
+ * the plan's flag only adds to it): a plan line that lost it must not
+ * give unsigned certificates. A stage whose frozen profile says backend:
+ * nccl and whose stage_start says it ran on anything else (--backend auto
+ * or mpi on the command line wins in the stage) is INCOMPLETE on every
+ * rack it ran on, naming why. A mismatch, or a frozen profile
  * that is missing or does not load, leaves every rack INCOMPLETE with the
  * reason (it is not bad input to refuse: the report is still written, and
  * says why nothing is certified).

@@ -14,7 +14,6 @@
 #include "fc_record.h"
 #include "fc_verdict.h"
 
-#define FC_MAX_ATTEMPTS 8
 
 typedef struct fc_attempt {
     json_t *hosts;          /* rank_hosts of its stage_start */
@@ -35,12 +34,15 @@ typedef struct fc_attempt {
     long judged_seen;       /* its own records with a verdict, as read */
     long judged_np_seen;    /* ... of which not PASS */
     int other_profile;      /* it judged against another profile's bytes */
+    json_t *devices;        /* its devices record (the nccl backend's GPU
+                             * of every rank, and how many each host has
+                             * visible), or NULL */
 } fc_attempt_t;
 
 typedef struct fc_stage_attempts {
-    fc_attempt_t a[FC_MAX_ATTEMPTS];    /* in the order they began */
+    fc_attempt_t a[FC_VERDICT_MAX_ATTEMPTS];    /* in the order they began */
     int n;                  /* attempts in a[] */
-    int beyond;             /* stage_starts past FC_MAX_ATTEMPTS: their
+    int beyond;             /* stage_starts past FC_VERDICT_MAX_ATTEMPTS: their
                              * records are not followed, so the stage
                              * cannot be judged whole */
 } fc_stage_attempts_t;
@@ -53,6 +55,8 @@ typedef struct fc_verdict_scan {
     int unreadable_early;   /* unreadable records before any stage */
     int misplaced;          /* records of another run, or judged records
                              * outside any attempt of a known stage */
+    int forged;             /* records whose `source` names a writer that
+                             * does not write their type (fc_record.h) */
     unsigned char *ignored; /* per record: misplaced, not evidence */
     unsigned char *unplaced;    /* per record: names no rack of the plan
                                  * (1 failing, 2 INCOMPLETE) */

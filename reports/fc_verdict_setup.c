@@ -33,9 +33,12 @@ fc_status_t fc_results_load(const char *path, long from, json_t **records_p,
         fseek(f, from, SEEK_SET);
     for (long lineno = 1; (len = getline(&line, &cap, f)) > 0; ++lineno) {
         /* a NUL anywhere (a crash leaves zero-filled holes) makes the line
-         * unreadable, whatever json_loads would make of its prefix */
+         * unreadable, whatever json_loads would make of its prefix; so does
+         * a key given twice ("verdict":"FAIL",...,"verdict":"PASS"): no
+         * writer makes one, and which of the two counts is a parser's
+         * whim */
         int has_nul = memchr(line, '\0', (size_t)len) != NULL;
-        json_t *rec = has_nul ? NULL : json_loads(line, 0, NULL);
+        json_t *rec = has_nul ? NULL : json_loads(line, JSON_REJECT_DUPLICATES, NULL);
         ssize_t k = 0;
 
         while (k < len && strchr(" \t\r\n", line[k]) != NULL && line[k] != '\0')
@@ -108,6 +111,14 @@ static fc_status_t fc_verdict_check_plan(json_t *plan)
                         "racks '%s' and '%s'): a host is in exactly one rack\n",
                         fc_json_str(h, "host"), fc_json_str(h2, "rack"),
                         fc_json_str(h, "rack"));
+                return FC_ERR_INVALID;
+            }
+    /* a host the run left out of its rack cannot also be one that ran */
+    json_array_foreach(json_object_get(json_object_get(plan, "inventory"), "left_out"), i, h)
+        json_array_foreach(hosts, j, h2)
+            if (strcmp(fc_json_str(h, "host"), fc_json_str(h2, "host")) == 0) {
+                fprintf(stderr, "fabcert: the plan's inventory lists host '%s' both in "
+                        "the run and as left out of it\n", fc_json_str(h, "host"));
                 return FC_ERR_INVALID;
             }
     json_array_foreach(hosts, i, h)
@@ -193,6 +204,17 @@ fc_status_t fc_verdict_setup(json_t *records, fc_run_verdict_t *out)
         }
         snprintf(r->hosts[r->nhosts++], FC_VERDICT_NAME, "%s", fc_json_str(h, "host"));
     }
+    /* the rack map's hosts of each rack that the run left out (a plan
+     * before they were recorded names none); those of a rack none of whose
+     * hosts ran are not the plan's */
+    json_array_foreach(json_object_get(json_object_get(plan, "inventory"), "left_out"), i, h)
+        for (k = 0; k < (size_t)out->nracks; ++k)
+            if (strcmp(out->racks[k].rack, fc_json_str(h, "rack")) == 0) {
+                if (out->racks[k].hosts_left_out == NULL)
+                    out->racks[k].hosts_left_out = json_array();
+                json_array_append_new(out->racks[k].hosts_left_out,
+                                      json_string(fc_json_str(h, "host")));
+            }
     return FC_OK;
 }
 

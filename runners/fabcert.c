@@ -30,6 +30,10 @@
 #include "fc_run.h"
 #include "fc_version.h"
 
+/* every attempt the runner makes must be one the verdict follows */
+_Static_assert(FC_RUN_MAX_ATTEMPTS <= FC_VERDICT_MAX_ATTEMPTS,
+               "the verdict must follow every attempt of a stage the runner makes");
+
 static int fc_cmd_run(int argc, char **argv)
 {
     fc_run_state_t st;
@@ -177,7 +181,7 @@ static int fc_cmd_run(int argc, char **argv)
             printf("stage %s: not run: the run was interrupted\n", fc_stage_name(s));
             continue;
         }
-        for (int attempt = 1; attempt <= FC_MAX_ATTEMPTS; ++attempt) {
+        for (int attempt = 1; attempt <= FC_RUN_MAX_ATTEMPTS; ++attempt) {
             if (fc_run_stage(&st, s, attempt, &hung) == 2) {
                 json_decref(stages);
                 return 2;

@@ -22,7 +22,9 @@
 /* mpirun's start-up and tear-down and the watchdog's grace, on top of a
  * stage's timeout */
 #define FC_LAUNCH_MARGIN_S 15
-#define FC_MAX_ATTEMPTS 2
+/* attempts of one stage: the first, and one more without the hosts a
+ * hang quarantined (the verdict follows up to FC_VERDICT_MAX_ATTEMPTS) */
+#define FC_RUN_MAX_ATTEMPTS 2
 
 typedef struct fc_run_opts {
     char profile[PATH_MAX];

@@ -18,16 +18,31 @@
 #include "fc_run.h"
 #include "fc_version.h"
 
-/* Inventory from the files, or this machine alone. */
 /* A rack map of the whole cluster with a host list of part of it: say what
- * this run leaves out, so a typo in the host list does not go unseen. */
+ * this run leaves out, so a typo in the host list does not go unseen; a
+ * rack of the run with hosts left out is tested in part, and cannot PASS
+ * (the plan records its left-out hosts: fc_inventory_json). */
 void fc_print_left_out(const fc_inventory_t *inv)
 {
     if (inv->map_hosts_left_out > 0)
         printf("# %d host(s) of the rack map %s are not in the host list %s and are "
                "left out of this run (%d rack(s) entirely)\n", inv->map_hosts_left_out,
                inv->racks_path, inv->hosts_path, inv->racks_left_out);
+    for (int r = 0; r < inv->nracks; ++r) {
+        int left = 0, in_run = 0;
+
+        for (int k = 0; k < inv->nleft_out; ++k)
+            left += inv->left_out_rack[k] == r;
+        for (int h = 0; h < inv->nhosts; ++h)
+            in_run += inv->host_rack[h] == r;
+        if (left > 0)
+            printf("# rack %s: %d of the %d hosts the rack map gives it are not in this "
+                   "run: it is tested in part and cannot PASS\n", inv->racks[r], left,
+                   left + in_run);
+    }
 }
+
+/* Inventory from the files, or this machine alone. */
 
 fc_status_t fc_run_load_inventory(fc_run_state_t *st)
 {
@@ -102,15 +117,21 @@ json_t *fc_run_record(const fc_run_state_t *st, const char *type,
 
 json_t *fc_inventory_json(const fc_inventory_t *inv)
 {
-    json_t *hosts = json_array(), *racks = json_array();
+    json_t *hosts = json_array(), *racks = json_array(), *left_out = json_array();
 
     for (int h = 0; h < inv->nhosts; ++h)
         json_array_append_new(hosts, json_pack("{s:s, s:s}", "host", inv->hosts[h],
                                                "rack", inv->racks[inv->host_rack[h]]));
     for (int r = 0; r < inv->nracks; ++r)
         json_array_append_new(racks, json_string(inv->racks[r]));
-    return json_pack("{s:o, s:o, s:s, s:s}", "hosts", hosts, "racks", racks,
-                     "hosts_file", inv->hosts_path, "racks_file", inv->racks_path);
+    /* the rack map's hosts of these racks that the run leaves out: such a
+     * rack is certified on part of its hosts, so the verdict needs them */
+    for (int k = 0; k < inv->nleft_out; ++k)
+        json_array_append_new(left_out, json_pack("{s:s, s:s}", "host", inv->left_out[k],
+                                                  "rack", inv->racks[inv->left_out_rack[k]]));
+    return json_pack("{s:o, s:o, s:o, s:s, s:s}", "hosts", hosts, "racks", racks,
+                     "left_out", left_out, "hosts_file", inv->hosts_path, "racks_file",
+                     inv->racks_path);
 }
 
 int fc_write_run_json(const fc_run_state_t *st, json_t *stages)

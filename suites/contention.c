@@ -31,6 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fc_alloc.h"
 #include "fc_background.h"
 #include "fc_judge.h"
 #include "fc_log.h"
@@ -247,18 +248,21 @@ static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
         double ratio = clean > 0 ? s->time.median / clean : 0;
         json_t *rec = fc_stage_record(ctx, "contention"), *bgj = json_object();
         json_t *reasons = json_array(), *impl = json_null();
+        json_t *measured_hosts = json_array(), *measured_racks = json_array();
         const char *verdict = "PASS";
         uint64_t wrong = s->wrong + before->sums[g].wrong + after->sums[g].wrong;
         char why[FC_REASON_MAX];
         const fc_phase_result_t *const three[3] = { before, loaded, after };
 
+        fc_stage_group_members(ctx, s->first_world_rank, measured_hosts, measured_racks);
         if (fc_cont_fg_failed(n, three, g, why, sizeof(why))) {
             json_array_append_new(reasons, json_string(why));
             verdict = "FAIL";
-            impl = json_pack("{s:s, s:s, s:s, s:b}", "part",
+            impl = json_pack("{s:s, s:s, s:s, s:O, s:b}", "part",
                              ctx->grouping == FC_GROUP_RACK ? "rack" : "cluster",
                              "host", s->host, "rack",
-                             fc_stage_group_rack(ctx, s->first_world_rank), "quarantine", 0);
+                             fc_stage_group_rack(ctx, s->first_world_rank), "racks",
+                             measured_racks, "quarantine", 0);
             ratio = 0;
         }
         for (int k = 0; k < FC_BG_KINDS; ++k) {
@@ -312,10 +316,11 @@ static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
                      cp->max_slowdown);
             json_array_append_new(reasons, json_string(why));
             if (strcmp(verdict, "FAIL") != 0 && json_is_null(impl))
-                impl = json_pack("{s:s, s:s, s:s, s:b}", "part",
+                impl = json_pack("{s:s, s:s, s:s, s:O, s:b}", "part",
                                  ctx->grouping == FC_GROUP_RACK ? "rack" : "cluster",
                                  "host", "", "rack",
-                                 fc_stage_group_rack(ctx, s->first_world_rank), "quarantine", 0);
+                                 fc_stage_group_rack(ctx, s->first_world_rank), "racks",
+                                 measured_racks, "quarantine", 0);
             verdict = "FAIL";
         }
         json_object_set_new(rec, "collective", json_string(fc_coll_desc(pt->coll)->name));
@@ -325,6 +330,10 @@ static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
         json_object_set_new(rec, "requested_bytes", json_integer((json_int_t)pt->bytes));
         json_object_set_new(rec, "group", json_string(fc_stage_group_name(ctx, s->first_world_rank)));
         json_object_set_new(rec, "rack", json_string(fc_stage_group_rack(ctx, s->first_world_rank)));
+        /* what was measured: the foreground's hosts and their racks (not
+         * the background hosts, whose racks this record does not judge) */
+        json_object_set_new(rec, "measured_hosts", measured_hosts);
+        json_object_set_new(rec, "racks", measured_racks);
         json_object_set_new(rec, "kind", json_string(fc_mask_name(loaded->mask)));
         json_object_set_new(rec, "clean_median_us", json_real(clean * 1e6));
         json_object_set_new(rec, "loaded_median_us", json_real(s->time.median * 1e6));
@@ -493,6 +502,16 @@ int main(int argc, char **argv)
     is_bg = run.role == FC_ROLE_BG;
     MPI_Allreduce(&is_fg, &nfg, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(&is_bg, &nbg, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    /* which ranks measure: a record names the hosts and racks of its
+     * group's foreground ranks alone, so a rack whose hosts only generated
+     * background traffic is not judged by this stage (README rule 4) */
+    {
+        unsigned char mine = (unsigned char)is_fg;
+
+        ctx.rank_measures = fc_xcalloc((size_t)ctx.world_size, 1, "the ranks that measure");
+        MPI_Allgather(&mine, 1, MPI_UNSIGNED_CHAR, ctx.rank_measures, 1, MPI_UNSIGNED_CHAR,
+                      MPI_COMM_WORLD);
+    }
     if ((status = fc_cont_check_selftest(&ctx, run.role)) != FC_OK)
         return fc_stage_finish(&ctx, status);
     if (!ctx.skip_reason[0] && (nbg == 0 || nfg == 0 || run.nkinds == 0))

@@ -10,15 +10,18 @@
 #     INCOMPLETE with the reason, never PASS; a directory that does not
 #     exist is named with the system's reason;
 #   - the background on other nodes (background_hosts) that share the
-#     narrow spine slows the foreground as well; a background host that is
-#     not in the inventory is refused before anything runs;
+#     narrow spine slows the foreground as well; its records name the hosts
+#     measured and their racks, so a rack of background hosts alone (its
+#     records edited to that) is not judged by the stage: INCOMPLETE; a
+#     background host that is not in the inventory is refused before
+#     anything runs;
 #   - a bit flipped in the foreground under load is caught and attributed.
 # Needs root (namespaces); skips with the reason otherwise.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_cleanup() { umount "$TMP/ro" 2>/dev/null; }
 vcluster_up fcc
-plan 13
+plan 15
 run() {     # run OUT PROFILE [options]
     local out=$1 profile=$2; shift 2
     $VC --name $NAME exec ${NAME}01 $FC run --hosts "$D/hosts" --racks "$D/racks" \
@@ -76,6 +79,24 @@ ratio=$(rec apart '(map { $_->{slowdown} } grep { $_->{type} eq "contention" && 
 grep -q "^# contention: 2 foreground and 4 background ranks" "$TMP/apart/contention.tap" &&
     awk -v r="$ratio" 'BEGIN { exit !(r > 1.3) }' && [ $rc -eq 1 ]
 ok $? "background on other nodes across the narrow spine slows the foreground too (${ratio}x, exit $rc)"
+m=$(rec apart 'my @c = grep { $_->{type} eq "contention" } @r; scalar(@c) . " " . scalar grep {
+    join(",", @{$_->{measured_hosts}}) ne "'"${NAME}01,${NAME}03"'" || join(",", sort @{$_->{racks}}) ne "rack1,rack2" ||
+    (ref $_->{implicates} && join(",", sort @{$_->{implicates}{racks} // []}) ne "rack1,rack2") } @c')
+[ "${m#* }" = 0 ] && [ "${m% *}" -gt 0 ]
+ok $? "its records name the hosts measured and their racks, not the background hosts (records, wrong: $m)"
+# a rack whose hosts only generated: the same records, as a run whose
+# foreground was rack1's alone writes them; rack2 ran in the stage but was
+# not measured by it, so it is not judged by it (required: INCOMPLETE)
+mkdir -p "$TMP/bgrack"; cp "$TMP/apart/profile.yaml" "$TMP/bgrack/"
+perl -MJSON::PP -ne 'my $r = decode_json($_); if ($r->{type} eq "contention") {
+        $r->{measured_hosts} = ["'"${NAME}01"'"]; $r->{racks} = ["rack1"];
+        $r->{implicates}{racks} = ["rack1"] if ref $r->{implicates};
+        $_ = JSON::PP->new->canonical->encode($r) . "\n" } print' "$TMP/apart/results.jsonl" > "$TMP/bgrack/results.jsonl"
+$FC report "$TMP/bgrack" > "$TMP/bgrack.out" 2>&1
+grep -q '^rack rack2: INCOMPLETE' "$TMP/bgrack.out" &&
+    grep -q '^  INCOMPLETE rack rack2, contention stage: required stage contention finished but judged no check on this rack' "$TMP/bgrack.out" &&
+    ! grep -q '^  FAIL rack rack2' "$TMP/bgrack.out" && grep -q '^rack rack1: FAIL' "$TMP/bgrack.out"
+ok $? "a rack of background hosts alone is not judged by the contention stage: INCOMPLETE, neither PASS nor its slowdown's FAIL"
 $VC --name $NAME clear
 sed "s/background_hosts: .*/background_hosts: ${NAME}09/" "$TMP/apart.yaml" > "$TMP/typo.yaml"
 run typo "$TMP/typo.yaml"

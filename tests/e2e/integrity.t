@@ -13,6 +13,13 @@
 #     certificate, the summary, the JUnit properties and the HTML;
 #   - --backend auto falling back to mpi: the backend each stage used, what
 #     was asked and why it fell back, in the certificate and the summary;
+#     a profile's backend: nccl lifted by --backend mpi: INCOMPLETE;
+#   - an nccl stage that ran fewer ranks on a host than its GPUs (a
+#     devices record as the stage writes it): INCOMPLETE, naming the GPUs
+#     not tested;
+#   - a rack map of 32 hosts for a rack, a host list of one: the rack is
+#     INCOMPLETE, its left-out hosts named in the plan, the certificate,
+#     the summary, JUnit and verify;
 #   - records that cannot be read (a torn line inside a stage, after the
 #     last stage, before the first) and a stage whose checks were lost:
 #     INCOMPLETE, never PASS; the same records whole still PASS;
@@ -20,7 +27,10 @@
 #     before a failing record, an end record that contradicts its records
 #     or itself (a count missing, past an int, more points than records),
 #     another run's records, two plans, an old plan, a misspelt verdict, a
-#     judged record outside any attempt or after its attempt's end, a host
+#     judged record outside any attempt or after its attempt's end, a
+#     stage's check labelled as the retest's after its end or as the
+#     runner's inside its attempt, a stage's context after its end, a
+#     record with a key given twice, a host
 #     in two racks of the plan (exit 2), a
 #     point whose figures show wrong bits under a PASS verdict, a failure
 #     that names no rack of the plan (rack "ghost", an implicates without
@@ -30,12 +40,13 @@
 #     is a path, a host that never ran, a stage judged against another
 #     profile): never PASS;
 #   - the environment that shapes the measurement (FC_SYSFS_ROOT, a fake
-#     sysfs tree, among it, said in every report) and the GPU plugin's
-#     origin are recorded; an override's value, or a record's reason with
+#     sysfs tree, among it, said in every report; OMPI_MCA_btl in the
+#     summary, JUnit, the HTML and verify) and the GPU plugin's origin are
+#     recorded; an override's value, or a record's reason with
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 56
+plan 66
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -217,6 +228,49 @@ grep -q '^backend: the node stage ran on mpi: --backend auto: using mpi' "$TMP/a
     grep -q 'backend mpi (--backend auto: using mpi' "$TMP/auto/report/rack-default.html"
 ok $? "the summary and the rack page say the stage fell back"
 
+# a profile's backend: nccl lifted by --backend mpi (the command line wins
+# in the stage): the stage measured host memory, so its racks are not PASS
+cat > "$TMP/needgpu.yaml" <<'YAML'
+name: needs-gpus
+seed: 7
+stages:
+  node:
+    required: true
+    timeout_s: 120
+    backend: nccl
+    sizes: [4KiB]
+    collectives: [all_reduce]
+    dtypes: [int32]
+    ops: [sum]
+    iters: 2
+YAML
+$FC run --out "$TMP/lifted" --np 2 --profile "$TMP/needgpu.yaml" --backend mpi > "$TMP/lifted.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q '^rack default: INCOMPLETE' "$TMP/lifted.out" &&
+    grep -q '^  INCOMPLETE rack default, node stage, backend: stage node ran on mpi, but the profile says backend: nccl (--backend mpi on the command line lifted it)' "$TMP/lifted.out" &&
+    jsonl "$TMP/lifted/certificates/default.json" 'my $s = $r[0]{certificate}{stages}[0]; "$s->{verdict} $s->{backend}{used}"' | grep -qx 'INCOMPLETE mpi' &&
+    grep -q 'error type="INCOMPLETE" message="stage node ran on mpi, but the profile says backend: nccl' "$TMP/lifted/junit.xml"
+ok $? "a stage whose profile says backend: nccl that ran on mpi (--backend mpi) is INCOMPLETE, with the reason in every report (rc $rc)"
+
+# a rack certified on part of its hosts: a rack map of 32 hosts for r01, a
+# host list (an allocation) of one of them; r02, none of whose hosts runs,
+# is not reported at all
+hostname > "$TMP/onehost"
+printf 'r01: %s ghost[01-31]\nr02: ghost[40-41]\n' "$(hostname)" > "$TMP/bigracks"
+$FC run --out "$TMP/partrack" --hosts "$TMP/onehost" --racks "$TMP/bigracks" --stages node \
+    "${SWEEP[@]}" > "$TMP/partrack.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q '^# rack r01: 31 of the 32 hosts the rack map gives it are not in this run' "$TMP/partrack.out" &&
+    grep -q "^rack r01: INCOMPLETE (1 host of the rack map's 32, 31 not in the run)$" "$TMP/partrack.out" &&
+    grep -q '^  INCOMPLETE rack r01, run stage, inventory: 31 of the 32 hosts the rack map gives rack r01 were not in the run (not in the host list, or outside the allocation): the rack is tested in part: ghost01, ghost02, ' "$TMP/partrack.out" &&
+    ! grep -q '^rack r02' "$TMP/partrack.out" && [ ! -e "$TMP/partrack/certificates/r02.json" ]
+ok $? "a rack the run tested on 1 of its 32 hosts is INCOMPLETE, naming the others; a rack none of whose hosts ran is not reported (rc $rc)"
+[ "$(jsonl "$TMP/partrack/results.jsonl" 'scalar @{(grep { $_->{type} eq "plan" } @r)[0]{inventory}{left_out}}')" = 31 ] &&
+    [ "$(jsonl "$TMP/partrack/certificates/r01.json" 'join ",", @{$r[0]{certificate}{hosts_left_out}}[0, 30]')" = ghost01,ghost31 ] &&
+    grep -q 'error type="INCOMPLETE" message="31 of the 32 hosts the rack map gives rack r01' "$TMP/partrack/junit.xml" &&
+    $FC verify "$TMP/partrack/certificates/r01.json" | grep -q 'r01.json: 31 host(s) the rack map gives the rack were left out of the run: ghost01, '
+ok $? "the plan, the certificate, JUnit and verify name the left-out hosts"
+
 # 6. records that cannot be read; checks that were lost
 G=tests/golden/report/clean/results.jsonl
 GP=tests/golden/report/clean/profile.yaml   # the profile that run froze
@@ -251,7 +305,8 @@ recount() {     # recount FILE: each stage_end counts the records its attempt
         elsif ($r && $r->{type} eq "stage_end") { $open{$s} = 0;
             s/"judged_not_pass":\d+/"judged_not_pass":$np{$s}/; s/"judged_records":\d+/"judged_records":$n{$s}/;
             s/"points":(\d+)/"points":@{[$1 < $n{$s} ? $1 : $n{$s}]}/; s/"failed_points":(\d+)/"failed_points":@{[$1 < $np{$s} ? $1 : $np{$s}]}/ }
-        elsif ($r && $open{$s} && exists $r->{verdict} && ($r->{source} // "") ne "runner") {
+        elsif ($r && $open{$s} && exists $r->{verdict} &&
+               $r->{type} !~ /^(hang|crash|retest|quarantine|stage_error|stage_skip|probe|plan)$/) {
             $n{$s}++; $np{$s}++ if $r->{verdict} ne "PASS" }
         print' "$1"
 }
@@ -330,6 +385,52 @@ ok $? "a judged record before its stage began is not ignored"
 edit unplanned 'if (/"type":"stage_end"/ && /"stage":"cluster"/) { $_ .= q({"type":"stage_start","stage":"contention","run_id":"1796211956-15169","rank_hosts":["fcv01"]}) . "\n" . q({"type":"point","stage":"contention","run_id":"1796211956-15169","rack":"rack1","verdict":"PASS"}) . "\n" }'
 [ "$(verdict_of unplanned)" = INCOMPLETE ] && grep -q 'to no attempt of a stage of this plan' "$TMP/unplanned.out"
 ok $? "the judged records of a stage the plan does not have are misplaced, not evidence"
+# forged or misplaced records (the record-type table says who writes each
+# type, and which may follow a stage's end): rack2's node checks removed,
+# the counts made to match, and two of them put back labelled as the
+# retest's after the end, or as the runner's inside the attempt
+forge() {   # forge NAME WHERE SOURCE: rack2's node points, two of them back
+    mkdir -p "$TMP/$1"; cp "$GP" "$TMP/$1/"
+    perl -ne 'BEGIN { ($where, $src) = splice @ARGV, 0, 2 }
+        if (/"type":"point"/ && /"stage":"node"/ && /"rack":"rack2"/) { $n++ < 2 and push @p, $_; next }
+        if (/"type":"stage_end"/ && /"stage":"node"/) { s/^\{/{"source":"$src",/ for @p;
+            print @p if $where eq "in"; print; print @p if $where eq "after"; next }
+        print' "$2" "$3" "$G" > "$TMP/$1/results.jsonl"
+    recount "$TMP/$1/results.jsonl"
+    $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
+}
+forge retestlabel after retest
+[ "$(verdict_of retestlabel)" = INCOMPLETE ] && ! grep -q '^rack rack2: PASS' "$TMP/retestlabel.out" &&
+    grep -q 'INCOMPLETE rack rack2, run stage, results: 2 record(s) in results.jsonl name a writer (`source`) that never writes their type' "$TMP/retestlabel.out"
+ok $? "a stage's checks after its end labelled as the retest's are not evidence: rack2 INCOMPLETE, not PASS"
+forge runnerlabel in runner
+[ "$(verdict_of runnerlabel)" = INCOMPLETE ] && ! grep -q '^rack rack2: PASS' "$TMP/runnerlabel.out" &&
+    grep -q 'INCOMPLETE rack rack2, run stage, results: 2 record(s) in results.jsonl name a writer (`source`) that never writes their type' "$TMP/runnerlabel.out" &&
+    grep -q 'INCOMPLETE rack rack2, node stage: required stage node has an end record that contradicts .*10 judged record(s) written, 8 read' "$TMP/runnerlabel.out"
+ok $? "a stage's checks inside its attempt labelled as the runner's are not evidence and do not escape the record count"
+edit lateschedule 'if (/"type":"pairs_schedule"/) { $s = $_ } if (/"type":"stage_end"/ && /"stage":"pairs"/) { $_ .= $s }'
+[ "$(grep -c '"type":"pairs_schedule"' "$TMP/lateschedule/results.jsonl")" = 2 ] && [ "$(verdict_of lateschedule)" = INCOMPLETE ] &&
+    grep -q '1 record(s) in results.jsonl belong to another run or to no attempt' "$TMP/lateschedule.out"
+ok $? "a record only the stage writes (its schedule) after the stage's end is misplaced"
+edit dupkey 'if (/"type":"point"/ && /"stage":"cluster"/ && !$d++) { s/"verdict":"PASS"/"verdict":"FAIL","verdict":"PASS"/ }'
+grep -q '"verdict":"FAIL","verdict":"PASS"' "$TMP/dupkey/results.jsonl" && [ "$(verdict_of dupkey)" = INCOMPLETE ] &&
+    grep -q 'cluster stage, results: 1 record(s) of the cluster stage could not be read' "$TMP/dupkey.out"
+ok $? "a record with a key given twice cannot be read: its stage is INCOMPLETE"
+# an nccl stage with fewer ranks on a host than its GPUs tested some of
+# them only: the devices record of a node stage at --ppn 2, on 8-GPU hosts
+# in rack1, a host of 4 GPUs using GPUs 0 and 2 in rack2 (the GPU plugin
+# cannot run here: the record is written as the stage writes it)
+edit gpus 'if (/"type":"stage_start"/ && /"stage":"node"/) { s/"backend":"mpi"/"backend":"nccl"/;
+    my @h = ("fcv01", "fcv02", "fcv03", "fcv04"); my %vis = (fcv01 => 8, fcv02 => 8, fcv03 => 4, fcv04 => 2);
+    my $d = join ",", map { my $h = $h[$_ % 4]; sprintf q({"device":%d,"host":"%s","rank":%d,"visible_gpus":%d}),
+        ($h eq "fcv03" ? 2 : 1) * int($_ / 4), $h, $_, $vis{$h} } 0..7;
+    $_ .= q({"devices":[) . $d . q(],"run_id":"1796211956-15169","stage":"node","type":"devices"}) . "\n" }'
+[ "$(verdict_of gpus)" = INCOMPLETE ] &&
+    grep -q '^  INCOMPLETE rack rack1, node stage, gpus fcv01: the node stage ran 2 rank(s) on host fcv01, which has 8 GPU(s) visible: GPU(s) 2-7 were not tested (run it with --ppn 8, one rank per GPU)$' "$TMP/gpus.out" &&
+    grep -q '^  INCOMPLETE rack rack2, node stage, gpus fcv03: .* which has 4 GPU(s) visible: GPU(s) 1, 3 were not tested' "$TMP/gpus.out" &&
+    ! grep -q 'gpus fcv04' "$TMP/gpus.out" &&
+    grep -q 'error type="INCOMPLETE" message="the node stage ran 2 rank(s) on host fcv02, which has 8 GPU(s) visible' "$TMP/gpus/junit.xml"
+ok $? "an nccl stage with fewer ranks than GPUs on a host certifies none of its untested GPUs: INCOMPLETE, naming them"
 edit badplan 's/"required":true/"required":"true"/ if /"type":"plan"/'
 [ "$(cat "$TMP/badplan.rc")" = 2 ] && grep -q "malformed" "$TMP/badplan.out"
 ok $? "a plan whose required is not a boolean is refused, exit 2"
@@ -369,8 +470,22 @@ ok $? "a rack that no check judged is INCOMPLETE, even when no stage is required
 # 8. what shapes the measurement, and a summary that cannot be faked
 OMPI_MCA_btl=self,vader $FC run --out "$TMP/env" --np 2 --stages node "${SWEEP[@]}" \
     --env $'X=1\nverdict: PASS (faked)' > "$TMP/env.out" 2>&1
+rc=$?
 jsonl "$TMP/env/certificates/default.json" '$r[0]{certificate}{plan}{environment}{OMPI_MCA_btl}' | grep -qx 'self,vader'
 ok $? "an Open MPI setting of the environment is in the certificate's plan"
+# said as visibly as the overrides, beside them (not among them), and no FAIL
+[ $rc -eq 0 ] && grep -A1 '^overrides: ' "$TMP/env/summary.txt" | grep -q '^environment: .*OMPI_MCA_btl=self,vader.* (set where the run was launched' &&
+    grep -q '^environment: .*OMPI_MCA_btl=self,vader' "$TMP/env.out" &&
+    grep -q '<property name="environment" value=".*OMPI_MCA_btl=self,vader' "$TMP/env/junit.xml" &&
+    grep -q '<b>Environment</b> (set where the run was launched; shapes what was measured, not in the profile): .*OMPI_MCA_btl=self,vader' "$TMP/env/report/index.html" "$TMP/env/report/rack-default.html" &&
+    [ "$(jsonl "$TMP/env/certificates/default.json" 'exists $r[0]{certificate}{overrides}{OMPI_MCA_btl} ? 1 : 0')" = 0 ]
+ok $? "the environment is in the summary after the overrides, in JUnit and in the HTML beside the overrides; not an override, no FAIL (rc $rc)"
+$FC verify "$TMP/env/certificates/default.json" > "$TMP/envverify.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q 'default.json: overrides: .*--env X=1?verdict: PASS (faked), .*--stages node.* (not the profile local as written)$' "$TMP/envverify.out" &&
+    grep -q 'default.json: environment: .*OMPI_MCA_btl=self,vader' "$TMP/envverify.out" &&
+    [ "$(grep -c '^verdict' "$TMP/envverify.out")" = 0 ]
+ok $? "verify says the certificate's overrides and environment beside its verdict (rc $rc)"
 [ "$(grep -c '^verdict:' "$TMP/env/summary.txt")" = 1 ] && grep -q -- '--env X=1?verdict: PASS (faked)' "$TMP/env/summary.txt"
 ok $? "an override's control characters cannot add a line to the summary"
 FAKE=$PWD/tests/fixtures/sysfs/clean/before

@@ -3,8 +3,13 @@
 # tests/profiles/bad gets its own error naming file:line:col and exit 2
 # (a name or description with a control character, which would forge a
 # summary line; limits or relative rules under a stage that never applies
-# them; `stages:` empty or null, which `run` refuses; a background kind's
-# key under another kind, which would be read by nothing, among them).
+# them; a key the stage table says a stage never reads: sizes, iters and
+# collectives under preflight, collectives and ops under pairs, backend
+# under pairs and contention; a pairs limit for a collective or type
+# other than sendrecv of int32; a limit rule that an earlier one matches
+# wholly (collective: any before all_reduce); `stages:` empty or null, which `run`
+# refuses; a background kind's key under another kind, which would be
+# read by nothing, among them).
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 declare -A expect=(
@@ -38,6 +43,16 @@ declare -A expect=(
     [soak-one-window]="soak-one-window.yaml:7:17: 'window_s' (6) leaves fewer than 3 windows in soak.duration_s (10): drift must last confirm_windows (2) windows beside at least one other"
     [min-background-zero]="min-background-zero.yaml:6:27: 'min_background_pct' is 0: the background load must be proven"
     [bad-background-hosts]="bad-background-hosts.yaml:5:25: 'background_hosts': range '04-01' runs backwards"
+    [backend-in-pairs]="backend-in-pairs.yaml:5:5: 'backend' in stage 'pairs' would never be applied: the pairs stage measures the network between hosts and always runs on mpi"
+    [backend-in-contention]="backend-in-contention.yaml:5:5: 'backend' in stage 'contention' would never be applied"
+    [collectives-in-pairs]="collectives-in-pairs.yaml:6:5: 'collectives' in stage 'pairs' would never be applied: the pairs stage measures sendrecv of int32"
+    [ops-in-pairs]="ops-in-pairs.yaml:5:5: 'ops' in stage 'pairs' would never be applied"
+    [sizes-in-preflight]="sizes-in-preflight.yaml:5:5: 'sizes' in stage 'preflight' would never be applied: the preflight stage measures no collective"
+    [iters-in-preflight]="iters-in-preflight.yaml:5:5: 'iters' in stage 'preflight' would never be applied"
+    [collectives-in-preflight]="collectives-in-preflight.yaml:5:5: 'collectives' in stage 'preflight' would never be applied"
+    [pairs-limit-collective]="pairs-limit-collective.yaml:8:21: a limit rule for collective 'all_reduce' in stage 'pairs' would never be applied: the pairs stage judges sendrecv of int32 alone"
+    [pairs-limit-dtype]="pairs-limit-dtype.yaml:6:16: a limit rule for dtype 'float32' in stage 'pairs' would never be applied"
+    [limit-shadowed]="limit-shadowed.yaml:8:9: this limit rule would never be applied: the rule at line 6, column 9, before it, matches every point it matches"
     [bg-key-other-kind]="bg-key-other-kind.yaml:5:43: unknown key 'targets' in tenant (expected one of: block, rate_mbps, duty, period_s, pattern)"
 )
 shipped=(thresholds/*.yaml)

@@ -48,9 +48,9 @@ $FC run --out "$TMP/size" --np 3 --profile "$TMP/size.yaml" > "$TMP/size.out" 2>
 rc=$?
 n=$(rec size 'my ($p) = grep { $_->{type} eq "point" } @r; join " ", $p->{bytes}, $p->{requested_bytes},
     $p->{limit} ? $p->{limit}{line} : "none", $p->{verdict}')
-[ $rc -eq 1 ] && [ "$n" = "1048572 1048576 11 FAIL" ]
+[ $rc -eq 1 ] && [ "$n" = "1048572 1048576 12 FAIL" ]
 ok $? "a 'min_bytes: 1MiB' limit judges all_gather of 1 MiB on 3 ranks (1048572 bytes moved) ($rc: $n)"
-grep -q "busbw .* is below the limit 100000.000 GB/s (profile line 11)" "$TMP/size.out"
+grep -q "busbw .* is below the limit 100000.000 GB/s (profile line 12)" "$TMP/size.out"
 ok $? "and the failure names the limit and its line"
 
 # 1b. a limit that could not judge is said so in every report, never drawn as judging
@@ -73,11 +73,11 @@ YAML
 $FC run --out "$TMP/onerank" --np 1 --profile "$TMP/onerank.yaml" > "$TMP/onerank.out" 2>&1
 rc=$?
 H=$TMP/onerank/report/rack-default.html
-why='busbw &gt;= 1000 GB/s (profile line 12): the bus factor of all_reduce on 1 rank is 0, so busbw says nothing'
+why='busbw &gt;= 1000 GB/s (profile line 13): the bus factor of all_reduce on 1 rank is 0, so busbw says nothing'
 [ $rc -eq 0 ] && grep -q "<span class=\"INCOMPLETE\">not applied</span>: $why" "$H" &&
     ! grep -q '&ge; 1000 GB/s' "$H" && ! grep -q 'threshold (min busbw)' "$H" &&
     grep -q "<system-out>not applied: $why" "$TMP/onerank/junit.xml" &&
-    grep -q "^  note: rack default, node stage: a rule was not applied to 1 of 1 check(s) .*first: busbw >= 1000 GB/s (profile line 12): the bus factor of all_reduce on 1 rank is 0" "$TMP/onerank/summary.txt"
+    grep -q "^  note: rack default, node stage: a rule was not applied to 1 of 1 check(s) .*first: busbw >= 1000 GB/s (profile line 13): the bus factor of all_reduce on 1 rank is 0" "$TMP/onerank/summary.txt"
 ok $? "a one-rank all_reduce's busbw limit is shown not applied, with why, in the HTML, JUnit and summary ($rc)"
 
 # 2. max_wrong is 0 or the profile is refused

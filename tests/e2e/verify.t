@@ -19,7 +19,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 G=tests/golden/report
-plan 30
+plan 31
 
 mkdir -p "$TMP/run"
 cp "$G/slow-link/results.jsonl" "$G/slow-link/profile.yaml" "$TMP/run/"
@@ -151,11 +151,20 @@ rc=$?
     [ ! -e "$TMP/signed-run/results.jsonl" ]
 ok $? "run without --sign-key under that profile refuses before anything runs (exit $rc)"
 
-# report of such a run: the clean golden run, its plan marked as the runner marks it
-mkdir -p "$TMP/req"; cp "$G/clean/profile.yaml" "$TMP/req/"
-perl -pe 's/^\{(.*"type":"plan".*)\}$/{$1,"require_signature":true}/' "$G/clean/results.jsonl" > "$TMP/req/results.jsonl"
-grep -q '"require_signature":true' "$TMP/req/results.jsonl"
-ok $? "fixture: the clean run's plan record requires signatures"
+# report of such a run: the clean golden run under its profile with the
+# setting added (the frozen copy, and its hash in every record that names
+# it), its plan marked as the runner marks it
+signed_fixture() {  # signed_fixture DIR PLAN-FLAG(1|0)
+    mkdir -p "$1"
+    { cat "$G/clean/profile.yaml"; printf 'certificates:\n  require_signature: true\n'; } > "$1/profile.yaml"
+    local old new
+    old=$(sha256sum < "$G/clean/profile.yaml" | cut -c1-64); new=$(sha256sum < "$1/profile.yaml" | cut -c1-64)
+    perl -pe "s/$old/$new/g; s/^\\{(.*\"type\":\"plan\".*)\\}\$/{\$1,\"require_signature\":true}/ if $2" \
+        "$G/clean/results.jsonl" > "$1/results.jsonl"
+}
+signed_fixture "$TMP/req" 1
+grep -q '"require_signature":true' "$TMP/req/results.jsonl" && ! grep -q 89c6cf19 "$TMP/req/results.jsonl"
+ok $? "fixture: the clean run's plan record requires signatures, as its frozen profile does"
 $FC report "$TMP/req" > "$TMP/req.out" 2>&1
 rc=$?
 ok $(( rc != 1 )) "report without a key exits 1 although every rack passed ($rc)"
@@ -171,6 +180,16 @@ ok $rc "with --sign-key the same run is certified (exit $rc)"
 ok $? "... signed, and the summary does not say NOT CERTIFIED"
 $FC verify "$TMP/req/certificates/rack1.json" --pubkey "$TMP/site.pub" --require-signature > /dev/null
 ok $? "its certificate verifies with --require-signature"
+# the setting is the frozen profile's: a plan line that lost it still
+# gives no unsigned certificate
+signed_fixture "$TMP/reqdel" 0
+$FC report "$TMP/reqdel" > "$TMP/reqdel.out" 2>&1
+rc=$?
+! grep -q '"require_signature"' "$TMP/reqdel/results.jsonl" && [ $rc -eq 1 ] &&
+    [ -z "$(ls -A "$TMP/reqdel/certificates" 2> /dev/null)" ] &&
+    grep -q '^NOT CERTIFIED: profile vcluster requires signed certificates' "$TMP/reqdel.out" &&
+    grep -q "INCOMPLETE rack rack1, run stage, results: the plan record does not match the frozen profile .*: the profile requires signed certificates, the plan does not say so" "$TMP/reqdel.out"
+ok $? "require_signature deleted from the plan: still no unsigned certificate, NOT CERTIFIED, INCOMPLETE (exit $rc)"
 # without the profile setting nothing changes: the golden run certifies unsigned
 mkdir -p "$TMP/plain"; cp "$G/clean/results.jsonl" "$G/clean/profile.yaml" "$TMP/plain/"
 $FC report "$TMP/plain" > /dev/null 2>&1

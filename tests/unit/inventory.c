@@ -101,7 +101,7 @@ int main(void)
     char msg[1024];
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 28);
+    fc_tap_plan(&tap, 29);
 
     expands("gpu001", "gpu001");
     expands("gpu[001-003]", "gpu001 gpu002 gpu003");
@@ -152,6 +152,13 @@ int main(void)
               "a host list of part of the rack map: the other hosts and racks are left out, "
               "counted (%d hosts, %d racks)", s == FC_OK ? inv.map_hosts_left_out : -1,
               s == FC_OK ? inv.racks_left_out : -1);
+    fc_tap_ok(&tap, s == FC_OK && inv.nleft_out == 3 && strcmp(inv.left_out[0], "n3") == 0 &&
+              inv.left_out_rack[0] == 0 && strcmp(inv.left_out[1], "n4") == 0 &&
+              strcmp(inv.left_out[2], "n6") == 0 && inv.left_out_rack[1] == 1 &&
+              inv.left_out_rack[2] == 1,
+              "the left-out hosts of the racks in the run are named with their rack (n3 of "
+              "r1, n4 and n6 of r2); those of a rack none of whose hosts ran are not (%d)",
+              s == FC_OK ? inv.nleft_out : -1);
     if (s == FC_OK)
         fc_inventory_free(&inv);
 

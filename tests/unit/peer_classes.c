@@ -212,7 +212,7 @@ static void test_one_rank(void)
     s[2].algbw = 51.0;
     sp.nlimits = 1;
     sp.limits[0] = (fc_limit_rule_t){ FC_ANY, FC_ANY, FC_ANY, 0, UINT64_MAX, 5.0,
-                                      1000.0, 12 };
+                                      1000.0, 12, 0 };
     fc_judge_point_kind(&sp, &ar, s, 3, "node", js);
     fc_tap_ok(&tap, js[0].status == FC_OK && js[1].status == FC_OK && js[2].status == FC_OK &&
                   js[0].peer_algbw && js[0].peer_median_busbw > 51 &&
@@ -336,7 +336,7 @@ static void test_no_figure_and_sizes(void)
     one.bytes = 1048572;
     lim.nlimits = 1;
     lim.limits[0] = (fc_limit_rule_t){ FC_ANY, FC_ANY, FC_ANY, 1 << 20, UINT64_MAX,
-                                       5.0, -1, 9 };
+                                       5.0, -1, 9, 0 };
     fc_judge_point_kind(&lim, &ag, &one, 1, "rack", &j);
     fc_tap_ok(&tap, j.limit == &lim.limits[0] && j.status == FC_ERR_FAIL &&
                   strstr(j.reasons[0], "below the limit 5.000 GB/s (profile line 9)") != NULL,

@@ -4,7 +4,9 @@
  * order in the file (a table matched by position would misroute them);
  * every background kind has a name and a section of its own, and a key
  * one kind does not read is refused under it; the defaults a profile
- * leaves alone are the documented ones.
+ * leaves alone are the documented ones; a stage key is accepted exactly
+ * under the stages the stage table says read it, and the table gives a
+ * reason for every one it does not.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +43,7 @@ int main(void)
     fc_tap_t tap;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 10 + 2 * FC_BG_KINDS);
+    fc_tap_plan(&tap, 14 + 2 * FC_BG_KINDS);
 
     /* the contention keys after the kinds, the soak keys in reverse */
     fc_tap_ok(&tap, load_text(
@@ -119,5 +121,64 @@ int main(void)
                     == FC_OK && strcmp(p.stages[FC_STAGE_NODE].backend, "nccl") == 0 &&
                     p.stages[FC_STAGE_NODE].warmup == 0,
               "backend: nccl is kept as its name");
+
+    /* limit rules: a rule an earlier one matches wholly is refused; the
+     * narrower first, or rules that overlap in part, load */
+    fc_tap_ok(&tap, load_text("name: l\nstages:\n  node:\n    limits:\n"
+                              "      - {collective: all_reduce, max_bytes: 32KiB, min_busbw_gbps: 100}\n"
+                              "      - {collective: any, dtype: int32, max_bytes: 1MiB, "
+                              "min_busbw_gbps: 1}\n"
+                              "      - {collective: all_reduce, min_bytes: 64KiB, "
+                              "max_latency_us: 9}\n"
+                              "      - {collective: any, min_busbw_gbps: 0.5}\n", &p) == FC_OK &&
+                    p.stages[FC_STAGE_NODE].nlimits == 4 &&
+                    p.stages[FC_STAGE_NODE].limits[1].line == 6 &&
+                    p.stages[FC_STAGE_NODE].limits[1].col == 10,
+              "the narrower rule first, then wider ones that match other points too, load "
+              "(each rule marked at its first key: %d:%d)", p.stages[FC_STAGE_NODE].limits[1].line,
+              p.stages[FC_STAGE_NODE].limits[1].col);
+    fc_tap_ok(&tap, load_text("name: l\nstages:\n  node:\n    limits:\n"
+                              "      - {collective: any, dtype: int32, min_busbw_gbps: 1}\n"
+                              "      - {collective: all_gather, dtype: int32, op: sum, "
+                              "min_bytes: 4KiB, max_bytes: 64KiB, min_busbw_gbps: 9}\n", &p)
+                    == FC_ERR_INVALID,
+              "a rule that an earlier rule matches wholly (any collective of int32, then "
+              "all_gather int32 sum 4-64 KiB) is refused");
+
+    /* the stage keys each stage reads, by the stage table */
+    {
+        static const struct { const char *line; unsigned bit; } keys[] = {
+            { "sizes: [4KiB]", FC_SECT_SWEEP }, { "iters: 3", FC_SECT_SWEEP },
+            { "warmup: 1", FC_SECT_SWEEP }, { "collectives: [all_reduce]", FC_SECT_KINDS },
+            { "dtypes: [int32]", FC_SECT_KINDS }, { "ops: [sum]", FC_SECT_KINDS },
+            { "backend: mpi", FC_SECT_BACKEND },
+        };
+        int right = 1, reasons = 1;
+        char first[160] = "";
+
+        for (int s = 0; s < FC_STAGE_COUNT; ++s) {
+            const fc_stage_desc_t *d = fc_stage_desc((fc_stage_id_t)s);
+
+            for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); ++k) {
+                int reads = (d->sections & keys[k].bit) != 0;
+
+                snprintf(text, sizeof(text), "name: k\nstages:\n  %s:\n    timeout_s: "
+                         "90000\n    %s\n", d->name, keys[k].line);
+                if ((load_text(text, &p) == FC_OK) != reads && right) {
+                    right = 0;
+                    snprintf(first, sizeof(first), "%s under %s", keys[k].line, d->name);
+                }
+            }
+            reasons &= ((d->sections & FC_SECT_LIMITS) || d->no_limits) &&
+                       ((d->sections & FC_SECT_RELATIVE) || d->no_relative) &&
+                       ((d->sections & FC_SECT_SWEEP) || d->no_sweep) &&
+                       ((d->sections & FC_SECT_KINDS) || d->no_kinds) &&
+                       ((d->sections & FC_SECT_BACKEND) || d->no_backend);
+        }
+        fc_tap_ok(&tap, right, "sizes, iters, warmup, collectives, dtypes, ops and backend "
+                  "load exactly under the stages that read them%s%s", first[0] ? ": not " : "",
+                  first);
+        fc_tap_ok(&tap, reasons, "the stage table says why for every key a stage does not read");
+    }
     return fc_tap_done(&tap);
 }
