@@ -149,7 +149,7 @@ $(BUILD)/obj/suites/gpu/%.o: suites/gpu/%.c $(wildcard lib/*.h lib/gpu/*.h kerne
 $(GPU_NODE): $(GPU_NODE_OBJS) $(GPU_CU_OBJS) $(GPU_HOST_OBJS) $(GPU_LIB_OBJS) \
              $(PROFILE_SRCS:%.c=$(BUILD)/obj/%.o) \
              $(addprefix $(BUILD)/obj/lib/,fc_stages.o fc_inventory.o fc_tap.o fc_stats.o \
-                                          fc_results.o fc_judge.o fc_peers.o)
+                                          fc_results.o fc_judge.o fc_peers.o fc_point_rank.o)
 	$(CC) -o $@ $^ $(GPU_LDFLAGS) $(GPU_CUDA_LIBS) -lfyaml -ljansson -lsodium -lxxhash -ldl \
 	    -lpthread -lstdc++ -lm
 

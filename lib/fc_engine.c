@@ -32,6 +32,11 @@
  * points; they grow when a point needs more, and each new buffer is
  * written whole when it is allocated, so no timed call pays for
  * allocation or first touch.
+ *
+ * One rank's part of that contract (inputs, roots, staging, the check of
+ * an output) is lib/fc_point_rank.c, without MPI, shared with the
+ * single-process GPU check; this file adds the calls, the timing, the
+ * agreement between ranks and the summary.
  */
 #include "fc_engine.h"
 
@@ -40,11 +45,9 @@
 #include <string.h>
 
 #include "fc_log.h"
+#include "fc_point_rank.h"
 #include "fc_profile.h"
 #include "fc_watchdog.h"
-
-#define FC_ENGINE_DIGESTS 64        /* (input set, root) pairs remembered */
-#define FC_SENTINEL_BYTE 0x5A
 
 /* What one rank found, gathered to rank 0. */
 typedef struct fc_rank_report {
@@ -60,29 +63,65 @@ typedef struct fc_rank_report {
     double batch_s;         /* batched: this rank's time per call, or -1 */
 } fc_rank_report_t;
 
-/* Verified digests per (input set, root). */
-typedef struct fc_verified {
-    int set, root;
-    uint64_t digest;
-} fc_verified_t;
-
-typedef struct fc_digests {
-    int n;
-    fc_verified_t e[FC_ENGINE_DIGESTS];
-} fc_digests_t;
-
 /* Everything one point's iterations need. */
 typedef struct fc_point_run {
     fc_backend_t *be;
     const fc_test_point_t *pt;
-    const fc_coll_desc_t *desc;
-    fc_coll_counts_t counts;
-    size_t esize;
-    fc_pattern_t pat[2];
-    void *send[2], *recv[2];
-    uint64_t sentinel;      /* digest of an untouched non-root recv (recv[1]) */
-    fc_digests_t digests;
+    fc_point_rank_t pr;     /* this rank's inputs, roots and checks */
 } fc_point_run_t;
+
+/* The backend's memory, as fc_point_rank.h sees it. */
+static fc_status_t fc_engine_fill(void *ctx, const fc_pattern_t *p, int32_t rank,
+                                  uint64_t index_base, void *buf, size_t count)
+{
+    fc_backend_t *be = ctx;
+
+    return be->ops->fill_func(be, p, rank, index_base, buf, count);
+}
+
+static fc_status_t fc_engine_poison(void *ctx, void *buf, size_t bytes, int byte)
+{
+    fc_backend_t *be = ctx;
+
+    return be->ops->poison_func(be, buf, bytes, byte);
+}
+
+static fc_status_t fc_engine_copy(void *ctx, void *dst, const void *src, size_t bytes)
+{
+    fc_backend_t *be = ctx;
+
+    return be->ops->copy_func(be, dst, src, bytes);
+}
+
+static fc_status_t fc_engine_verify(void *ctx, const fc_pattern_t *p, int32_t src,
+                                    uint64_t index_base, const void *buf, size_t count,
+                                    uint64_t pos_base, fc_mismatch_t *m)
+{
+    fc_backend_t *be = ctx;
+
+    return be->ops->verify_func(be, p, src, index_base, buf, count, pos_base, m);
+}
+
+static fc_status_t fc_engine_untouched(void *ctx, const void *buf, size_t count, size_t esize,
+                                       int byte, uint64_t pos_base, fc_mismatch_t *m)
+{
+    fc_backend_t *be = ctx;
+
+    return be->ops->verify_untouched_func(be, buf, count, esize, byte, pos_base, m);
+}
+
+static fc_status_t fc_engine_digest(void *ctx, const void *buf, size_t bytes,
+                                    uint64_t *digest_p)
+{
+    fc_backend_t *be = ctx;
+
+    return be->ops->digest_func(be, buf, bytes, digest_p);
+}
+
+static const fc_point_mem_ops_t fc_engine_mem_ops = {
+    fc_engine_fill, fc_engine_poison, fc_engine_copy, fc_engine_verify, fc_engine_untouched,
+    fc_engine_digest,
+};
 
 void fc_point_label(const fc_test_point_t *pt, char *buf, size_t len)
 {
@@ -148,114 +187,11 @@ static fc_status_t fc_engine_bufs_reserve(fc_backend_t *be, fc_engine_bufs_t *bu
     return FC_OK;
 }
 
-static int fc_engine_root(const fc_point_run_t *run, int it)
-{
-    return run->desc->rooted ? it % run->be->size : 0;
-}
-
-/* This rank's output region of recv, in elements. */
-static void fc_engine_span(const fc_point_run_t *run, int root, size_t *lo_p, size_t *hi_p)
-{
-    size_t lo = (size_t)-1, hi = 0;
-    int n = run->desc->block_count_func(run->be->size);
-
-    for (int k = 0; k < n; ++k) {
-        fc_coll_block_t b;
-
-        run->desc->block_func(&run->counts, run->be->rank, run->be->size, root, k, &b);
-        lo = b.pos < lo ? b.pos : lo;
-        hi = b.pos + b.len > hi ? b.pos + b.len : hi;
-    }
-    *lo_p = lo;
-    *hi_p = hi;
-}
-
-static int fc_engine_is_output(const fc_point_run_t *run, int root)
-{
-    return !run->desc->root_output_only || run->be->rank == root;
-}
-
-/* The recv a call with this root gets on this rank: recv[0], or off the
- * root of a root-only collective the sentinel buffer recv[1]. */
-static void *fc_engine_recv(const fc_point_run_t *run, int root)
-{
-    return fc_engine_is_output(run, root) ? run->recv[0] : run->recv[1];
-}
-
-/* Element by element against input set `set` (or, off the root of a
- * root-only collective, against the untouched sentinel). */
-static fc_status_t fc_engine_verify(fc_point_run_t *run, const void *recv, int set, int root,
-                                    fc_mismatch_t *m)
-{
-    fc_backend_t *be = run->be;
-    int nblocks = run->desc->block_count_func(be->size);
-
-    if (!fc_engine_is_output(run, root))
-        /* rare: only when its digest changed; through the backend, on its
-         * memory (the nccl backend's is the GPU's), element by element */
-        return be->ops->verify_untouched_func(be, recv, run->counts.recv_elems, run->esize,
-                                              FC_SENTINEL_BYTE, 0, m);
-    for (int k = 0; k < nblocks; ++k) {
-        fc_coll_block_t b;
-
-        run->desc->block_func(&run->counts, be->rank, be->size, root, k, &b);
-        FC_CHECK(be->ops->verify_func(be, &run->pat[set], b.src, b.index_base,
-                                      (const uint8_t *)recv + b.pos * run->esize,
-                                      b.len, b.pos, m));
-    }
-    return FC_OK;
-}
-
-/* Check one output: its digest against the verified one of (set, root),
- * element by element when there is none yet or it differs. */
-static fc_status_t fc_engine_check(fc_point_run_t *run, const void *recv, int set, int root,
-                                   uint64_t *digest_p, fc_mismatch_t *m)
-{
-    fc_backend_t *be = run->be;
-    fc_digests_t *d = &run->digests;
-    size_t lo, hi;
-    uint64_t digest;
-    int have = -1;
-
-    if (!fc_engine_is_output(run, root)) {
-        FC_CHECK(be->ops->digest_func(be, recv, run->counts.recv_elems * run->esize, &digest));
-        *digest_p = digest;
-        return digest == run->sentinel ? FC_OK : fc_engine_verify(run, recv, set, root, m);
-    }
-    fc_engine_span(run, root, &lo, &hi);
-    FC_CHECK(be->ops->digest_func(be, (const uint8_t *)recv + lo * run->esize,
-                                  (hi - lo) * run->esize, &digest));
-    *digest_p = digest;
-    for (int i = 0; i < d->n; ++i)
-        if (d->e[i].set == set && d->e[i].root == root)
-            have = i;
-    if (have >= 0 && d->e[have].digest == digest)
-        return FC_OK;
-    FC_CHECK(fc_engine_verify(run, recv, set, root, m));
-    if (m->wrong == 0 && have < 0 && d->n < FC_ENGINE_DIGESTS)
-        d->e[d->n++] = (fc_verified_t){ set, root, digest };
-    return FC_OK;
-}
-
 static int fc_selftest_hits(const fc_selftest_t *st, const fc_test_point_t *pt,
                             int world_rank, int iter)
 {
     return st != NULL && st->enabled && st->rank == world_rank &&
            st->iter == iter && (st->coll == FC_ANY || st->coll == (int)pt->coll);
-}
-
-/* An in-place call consumes its input: stage this iteration's into recv. */
-static fc_status_t fc_engine_stage(fc_point_run_t *run, void *recv, int set, int root)
-{
-    size_t pos = 0, len = 0;
-
-    if (!run->desc->in_place)
-        return FC_OK;
-    run->desc->stage_func(&run->counts, run->be->rank, run->be->size, root, &pos, &len);
-    if (len == 0)
-        return FC_OK;
-    return run->be->ops->copy_func(run->be, (uint8_t *)recv + pos * run->esize,
-                                   run->send[set], len * run->esize);
 }
 
 static void fc_engine_note_wrong(fc_rank_report_t *rep, int it, const fc_mismatch_t *m)
@@ -283,35 +219,28 @@ static fc_status_t fc_engine_iterate(fc_point_run_t *run, const fc_selftest_t *s
     rep->first_iter = -1;
     rep->reps_agree = 1;
     for (int it = 0; it < total; ++it) {
-        int set = it & 1, root = fc_engine_root(run, it);
-        fc_coll_call_t call = { pt->coll, pt->dtype, pt->op, run->send[set],
-                                fc_engine_recv(run, root), run->counts.count, root };
+        int set = it & 1, root = fc_point_rank_root(&run->pr, it);
+        fc_coll_call_t call = { pt->coll, pt->dtype, pt->op, run->pr.send[set],
+                                fc_point_rank_recv(&run->pr, root), run->pr.counts.count,
+                                root };
         fc_mismatch_t m = { 0, 0, 0, 0 };
         uint64_t digest;
         double seconds = 0.0;
 
-        FC_CHECK(fc_engine_stage(run, call.recv, set, root));
+        FC_CHECK(fc_point_rank_stage(&run->pr, call.recv, set, root));
         fc_watchdog_call_enter();
         FC_CHECK(be->ops->run_func(be, &call, &seconds));
         fc_watchdog_call_done();
         if (fc_selftest_hits(st, pt, ident->world_rank, it)) {
-            size_t lo, hi;
-            uint64_t idx;
+            uint64_t idx = fc_point_rank_flip_index(&run->pr, root, st->index);
 
-            /* by default the middle of this rank's own output (an in-place
-             * reduce_scatter's is one block of the buffer) */
-            fc_engine_span(run, root, &lo, &hi);
-            idx = st->index >= 0 ? (uint64_t)st->index : lo + (hi - lo) / 2;
-
-            if (idx >= run->counts.recv_elems)
-                idx = run->counts.recv_elems - 1;
-            FC_CHECK(be->ops->flip_bit_func(be, call.recv, idx * run->esize + st->bit / 8,
+            FC_CHECK(be->ops->flip_bit_func(be, call.recv, idx * run->pr.esize + st->bit / 8,
                                             st->bit % 8));
             fc_log_info("self-test: flipped bit %d of element %llu of the %s "
                         "output at iteration %d", st->bit, (unsigned long long)idx,
-                        run->desc->name, it);
+                        run->pr.desc->name, it);
         }
-        FC_CHECK(fc_engine_check(run, call.recv, set, root, &digest, &m));
+        FC_CHECK(fc_point_rank_check(&run->pr, call.recv, set, root, &digest, &m));
         if (it == 0)
             rep->digest0 = digest;
         fc_engine_note_wrong(rep, it, &m);
@@ -328,23 +257,11 @@ static fc_status_t fc_engine_iterate(fc_point_run_t *run, const fc_selftest_t *s
 
 const char *fc_engine_batch_none(const fc_backend_t *be, const fc_test_point_t *pt)
 {
-    const fc_coll_desc_t *d = fc_coll_desc(pt->coll);
-
     if (!pt->batched)
         return "this stage times per iteration only";
     if (be->ops->run_batch_func == NULL)
         return "the backend has no batched mode";
-    if (pt->iters < 2)
-        return "fewer than 2 iterations";
-    if (d->in_place && d->reduces && (pt->op == FC_OP_SUM || pt->op == FC_OP_PROD))
-        return "in place, each call of a batch would reduce the previous call's output "
-               "again (nccl-tests times it so, unchecked), which no pattern predicts, so "
-               "no output of the batch could be checked";
-    if (pt->coll == FC_COLL_REDUCE_SCATTER_INPLACE)
-        return "in place, MPI leaves each result at the buffer's start (the mpi backend "
-               "moves it after the call), where the next call of a batch reads an input, "
-               "so no output of the batch could be checked";
-    return NULL;
+    return fc_point_batch_none(pt->coll, pt->op, pt->iters);
 }
 
 /* The batched timing: iters calls under one timer; the last output of
@@ -364,13 +281,11 @@ static fc_status_t fc_engine_batch(fc_point_run_t *run, fc_rank_report_t *rep)
     rep->batch_s = -1;
     if (fc_engine_batch_none(be, pt) != NULL)
         return FC_OK;
-    /* root 0: off it, a reduce's calls both get the sentinel buffer, still
-     * untouched (the root writes recv[1], which the next point sets again) */
     for (int k = 0; k < 2; ++k) {
-        calls[k] = (fc_coll_call_t){ pt->coll, pt->dtype, pt->op, run->send[k],
-                                     fc_engine_is_output(run, 0) ? run->recv[k] : run->recv[1],
-                                     run->counts.count, 0 };
-        FC_CHECK(fc_engine_stage(run, calls[k].recv, k, 0));
+        calls[k] = (fc_coll_call_t){ pt->coll, pt->dtype, pt->op, run->pr.send[k],
+                                     fc_point_rank_batch_recv(&run->pr, k),
+                                     run->pr.counts.count, 0 };
+        FC_CHECK(fc_point_rank_stage(&run->pr, calls[k].recv, k, 0));
     }
     fc_watchdog_call_enter();
     FC_CHECK(be->ops->run_batch_func(be, calls, pt->iters, &seconds));
@@ -379,7 +294,7 @@ static fc_status_t fc_engine_batch(fc_point_run_t *run, fc_rank_report_t *rep)
         fc_mismatch_t m = { 0, 0, 0, 0 };
         uint64_t digest;
 
-        FC_CHECK(fc_engine_check(run, calls[k].recv, k, 0, &digest, &m));
+        FC_CHECK(fc_point_rank_check(&run->pr, calls[k].recv, k, 0, &digest, &m));
         fc_engine_note_wrong(rep, pt->warmup + pt->iters, &m);
     }
     rep->batch_s = seconds / pt->iters;
@@ -444,7 +359,7 @@ static void fc_engine_summarise(const fc_point_run_t *run, const fc_rank_report_
                                 fc_point_summary_t *s)
 {
     const fc_test_point_t *pt = run->pt;
-    const fc_coll_desc_t *desc = run->desc;
+    const fc_coll_desc_t *desc = run->pr.desc;
     int nranks = run->be->size;
     double factor = nranks <= 1 ? 0 : desc->bus_factor_func(nranks), batch = 0;
 
@@ -460,19 +375,19 @@ static void fc_engine_summarise(const fc_point_run_t *run, const fc_rank_report_
         s->nhosts += !seen;
     }
     s->first_world_rank = reps[0].world_rank;
-    s->bytes = run->counts.bytes;
-    s->count = run->counts.count;
+    s->bytes = run->pr.counts.bytes;
+    s->count = run->pr.counts.count;
     s->iters = pt->iters;
     s->warmup = pt->warmup;
     fc_stats_compute(slowest_times, (size_t)pt->iters, &s->time);
-    s->algbw = fc_stats_algbw(run->counts.bytes, s->time.median);
+    s->algbw = fc_stats_algbw(run->pr.counts.bytes, s->time.median);
     /* one rank moves nothing between ranks: busbw says nothing (0, and
      * the judge says why), whatever the collective's factor */
     s->busbw = s->algbw * factor;
     for (int r = 0; r < nranks && batch >= 0; ++r)
         batch = reps[r].batch_s < 0 ? -1 : reps[r].batch_s > batch ? reps[r].batch_s : batch;
     s->batch_time_s = batch;
-    s->batch_busbw = batch > 0 ? fc_stats_algbw(run->counts.bytes, batch) * factor : -1;
+    s->batch_busbw = batch > 0 ? fc_stats_algbw(run->pr.counts.bytes, batch) * factor : -1;
     s->first_bad_rank = -1;
     s->disagree_rank = -1;
     s->digest_ranks_agree = 1;
@@ -512,26 +427,9 @@ static void fc_engine_summarise(const fc_point_run_t *run, const fc_rank_report_
  * (recv[1]) set to the sentinel, once, before the warm-up. */
 static fc_status_t fc_engine_prepare(fc_point_run_t *run, fc_engine_bufs_t *bufs)
 {
-    fc_backend_t *be = run->be;
-    const fc_test_point_t *pt = run->pt;
-    size_t send_bytes = run->counts.send_elems * run->esize;
-    size_t recv_bytes = run->counts.recv_elems * run->esize;
-
-    FC_CHECK(fc_engine_bufs_reserve(be, bufs, send_bytes, recv_bytes));
-    for (int k = 0; k < 2; ++k) {
-        /* two seeds: every output of one set is wrong for the other */
-        fc_pattern_make(pt->dtype, pt->op, be->size, fc_pattern_set_seed(pt->seed, k),
-                        &run->pat[k]);
-        run->send[k] = bufs->send[k];
-        run->recv[k] = bufs->recv[k];
-        FC_CHECK(be->ops->fill_func(be, &run->pat[k], be->rank, 0, run->send[k],
-                                    run->counts.send_elems));
-    }
-    if (run->desc->root_output_only) {
-        FC_CHECK(be->ops->poison_func(be, run->recv[1], recv_bytes, FC_SENTINEL_BYTE));
-        FC_CHECK(be->ops->digest_func(be, run->recv[1], recv_bytes, &run->sentinel));
-    }
-    return FC_OK;
+    FC_CHECK(fc_engine_bufs_reserve(run->be, bufs, fc_point_rank_send_bytes(&run->pr),
+                                    fc_point_rank_recv_bytes(&run->pr)));
+    return fc_point_rank_prepare(&run->pr, run->pt->op, run->pt->seed, bufs->send, bufs->recv);
 }
 
 fc_status_t fc_engine_run_point(fc_backend_t *be, const fc_test_point_t *pt,
@@ -554,9 +452,8 @@ fc_status_t fc_engine_run_point(fc_backend_t *be, const fc_test_point_t *pt,
     }
     run.be = be;
     run.pt = pt;
-    run.desc = fc_coll_desc(pt->coll);
-    run.esize = fc_dtype_info(pt->dtype)->size;
-    run.desc->counts_func(pt->bytes, run.esize, be->size, &run.counts);
+    fc_point_rank_init(&run.pr, &fc_engine_mem_ops, be, be->rank, be->size, pt->coll,
+                       pt->dtype, pt->bytes);
     rep.world_rank = ident->world_rank;
     rep.batch_s = -1;
     snprintf(rep.host, sizeof(rep.host), "%s", ident->host);

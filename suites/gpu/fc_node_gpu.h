@@ -16,6 +16,7 @@
 
 #include "fc_coll.h"
 #include "fc_kernels_cuda.h"
+#include "fc_point_rank.h"
 #include "fc_profile.h"
 #include "fc_tap.h"
 
@@ -59,15 +60,33 @@ void fc_node_fatal(fc_gpu_ctx_t *g, const char *file, int line, const char *fmt,
                           (dev), cudaGetErrorString((cudaError_t)e_));            \
     } while (0)
 
+/* The buffers of a run of calls: call i on GPU d gets send[d][i % 2] and
+ * recv[d][i % 2]; every call has this count and root. */
+typedef struct fc_node_calls {
+    const void *send[FC_MAX_GPUS][2];
+    void *recv[FC_MAX_GPUS][2];
+    size_t count;
+    int root;
+} fc_node_calls_t;
+
+/* One GPU's memory for the check contract the engine applies
+ * (lib/fc_point_rank.h): every step on GPU d, waited for (bounded); a
+ * failure is fatal, like every other step of this program. */
+typedef struct fc_node_mem {
+    fc_gpu_ctx_t *g;
+    int d;
+} fc_node_mem_t;
+extern const fc_point_mem_ops_t fc_node_mem_ops;
+
 /* Record stop on GPU dev (-1: on every GPU) and wait for it, bounded. */
 void fc_node_wait(fc_gpu_ctx_t *g, int dev, const char *what);
 /* n calls of desc on every GPU, each call one NCCL group. */
 void fc_node_issue(fc_gpu_ctx_t *g, const fc_coll_desc_t *desc, int dtype, int op,
-                   void **send, void **recv, size_t count, int n);
+                   const fc_node_calls_t *calls, int n);
 /* Gate every stream, start, n calls, stop, release the gate after the
  * group: the slowest GPU's time per call (seconds). */
 double fc_node_timed(fc_gpu_ctx_t *g, const fc_coll_desc_t *desc, int dtype, int op,
-                     void **send, void **recv, size_t count, int n);
+                     const fc_node_calls_t *calls, int n);
 /* Verify count elements on GPU d (bounded wait); adds to *m. */
 void fc_node_verify(fc_gpu_ctx_t *g, int d, const fc_pattern_t *p, int32_t src,
                     uint64_t index_base, const void *buf, size_t count, uint64_t pos_base,

@@ -100,20 +100,22 @@ static void fc_busbw(fc_gpu_ctx_t *g, size_t sz)
     const fc_coll_desc_t *desc = fc_coll_desc(FC_COLL_ALL_REDUCE);
     void *send[FC_MAX_GPUS], *recv[FC_MAX_GPUS];
     double t[FC_BENCH_ITERS], each, batched, f = desc->bus_factor_func(g->ngpus);
-    size_t n = sz / 4;
+    fc_node_calls_t calls = { .count = sz / 4, .root = 0 };
 
     for (int d = 0; d < g->ngpus; ++d) {
         FC_CK(g, d, cudaSetDevice(d));
         FC_CK(g, d, cudaMalloc(&send[d], sz));
         FC_CK(g, d, cudaMalloc(&recv[d], sz));
         FC_CK(g, d, cudaMemsetAsync(send[d], 0, sz, g->streams[d]));
+        calls.send[d][0] = calls.send[d][1] = send[d];
+        calls.recv[d][0] = calls.recv[d][1] = recv[d];
     }
-    fc_node_timed(g, desc, FC_FLOAT32, FC_OP_SUM, send, recv, n, 2);      /* warm-up */
+    fc_node_timed(g, desc, FC_FLOAT32, FC_OP_SUM, &calls, 2);      /* warm-up */
     for (int i = 0; i < FC_BENCH_ITERS; ++i)
-        t[i] = fc_node_timed(g, desc, FC_FLOAT32, FC_OP_SUM, send, recv, n, 1);
+        t[i] = fc_node_timed(g, desc, FC_FLOAT32, FC_OP_SUM, &calls, 1);
     qsort(t, FC_BENCH_ITERS, sizeof(t[0]), fc_cmp_double);
     each = t[FC_BENCH_ITERS / 2];
-    batched = fc_node_timed(g, desc, FC_FLOAT32, FC_OP_SUM, send, recv, n, FC_BENCH_BATCH);
+    batched = fc_node_timed(g, desc, FC_FLOAT32, FC_OP_SUM, &calls, FC_BENCH_BATCH);
     if (fc_judge_busbw_void(desc->id, g->ngpus))
         fc_tap_diag(&g->tap, "all_reduce %zu MiB on 1 GPU: algbw %.1f GB/s per call, %.1f "
                     "batched (busbw means nothing: the bus factor of all_reduce on 1 rank "

@@ -9,11 +9,15 @@
  *     CPU fill for every type and op, verification of a correct output
  *     and of one with a planted flip, the digest, the stale-error and gate
  *     checks; then the GEMM burn on every GPU (--burn S seconds per kind);
- *  2. the profile's node-stage sweep over all GPUs, every output of every
+ *  2. the profile's node-stage sweep over all GPUs, each GPU one rank of
+ *     the engine's check contract (lib/fc_point_rank.h, shared with the
+ *     MPI stages: two input sets, roots rotated, in-place inputs staged, a
+ *     reduce's non-root recv checked untouched), every output of every
  *     iteration verified on its GPU (--selftest-corrupt gpu=G,iter=I
  *     plants a flip that must be caught and attributed to GPU G), each
  *     call timed between gated events, and each point once more batched
- *     (--batch N calls between one pair of events, as nccl-tests); the
+ *     (--batch N calls between one pair of events, as nccl-tests, the two
+ *     input sets alternating and the last output of each checked); the
  *     profile's absolute limits are applied with the MPI stages' rule: a
  *     busbw limit is not applied where busbw means nothing (one GPU: bus
  *     factor 0), which TAP says;
@@ -65,90 +69,149 @@ static int fc_point_limits(fc_gpu_ctx_t *g, const fc_stage_profile_t *sp, int co
     return ok;
 }
 
-/* Poison every output (and seed the broadcast root's), bounded wait. */
-static void fc_poison(fc_gpu_ctx_t *g, const fc_coll_desc_t *desc, void **send, void **recv,
-                      size_t bytes, int it)
+/* What the point found on the GPUs: the first wrong element (GPU,
+ * iteration, place and bits) and the count, and whether the GPUs that
+ * must hold the same bits do. */
+typedef struct fc_node_found {
+    uint64_t wrong;
+    int bad_gpu, bad_iter, disagree_gpu;
+    fc_mismatch_t first;
+    uint64_t digest0[FC_MAX_GPUS];
+} fc_node_found_t;
+
+static void fc_node_note(fc_node_found_t *f, int d, int it, const fc_mismatch_t *m)
 {
-    for (int d = 0; d < g->ngpus; ++d) {
-        FC_CK(g, d, cudaSetDevice(d));
-        FC_CK(g, d, cudaMemsetAsync(recv[d], 0xA5 ^ (it & 0xFF), bytes, g->streams[d]));
-        if (desc->id == FC_COLL_BROADCAST && d == 0)
-            FC_CK(g, d, cudaMemcpyAsync(recv[d], send[d], bytes, cudaMemcpyDeviceToDevice,
-                                        g->streams[d]));
+    if (m->wrong && f->wrong == 0) {
+        f->first = *m;
+        f->bad_gpu = d;
+        f->bad_iter = it;
     }
-    fc_node_wait(g, -1, "poison");
+    f->wrong += m->wrong;
 }
 
-/* Verify every GPU's output of iteration it; the first wrong one kept. */
-static uint64_t fc_check_outputs(fc_gpu_ctx_t *g, const fc_coll_desc_t *desc,
-                                 const fc_pattern_t *p, const fc_coll_counts_t *counts,
-                                 void **recv, int it, fc_mismatch_t *first, int *bad_gpu,
-                                 int *bad_iter, uint64_t wrong_so_far)
+/* Every GPU's output of one call of input set `set` with this root,
+ * through the engine's check (lib/fc_point_rank.h); --selftest-corrupt
+ * flips a bit of the chosen GPU's output first. */
+static void fc_node_check(fc_gpu_ctx_t *g, fc_point_rank_t *pr, const fc_node_calls_t *calls,
+                          int k, int set, int it, fc_node_found_t *f)
 {
-    size_t esize = (size_t)fc_dtype_size(p->dtype);
-    uint64_t wrong = 0;
-
     for (int d = 0; d < g->ngpus; ++d) {
         fc_mismatch_t m = { 0, 0, 0, 0 };
+        uint64_t digest = 0;
 
         if (d == g->corrupt_gpu && it == g->corrupt_iter) {
+            uint64_t idx = fc_point_rank_flip_index(&pr[d], calls->root, -1);
+
             FC_CK(g, d, cudaSetDevice(d));
-            FC_CK(g, d, fc_cuda_flip_bit(recv[d], counts->recv_elems / 2 * esize, 0,
+            FC_CK(g, d, fc_cuda_flip_bit(calls->recv[d][k], idx * pr[d].esize, 0,
                                          g->streams[d]));
         }
-        for (int k = 0; k < desc->block_count_func(g->ngpus); ++k) {
-            fc_coll_block_t b;
-
-            desc->block_func(counts, d, g->ngpus, 0, k, &b);
-            fc_node_verify(g, d, p, b.src, b.index_base, (char *)recv[d] + b.pos * esize, b.len,
-                           b.pos, &m);
+        FC_CK(g, d, fc_point_rank_check(&pr[d], calls->recv[d][k], set, calls->root, &digest,
+                                        &m));
+        fc_node_note(f, d, it, &m);
+        if (it == 0) {
+            f->digest0[d] = digest;
+            if (pr[d].desc->same_output && digest != f->digest0[0] && f->disagree_gpu < 0)
+                f->disagree_gpu = d;
         }
-        if (m.wrong && !wrong_so_far && !wrong) {
-            *first = m;
-            *bad_gpu = d;
-            *bad_iter = it;
-        }
-        wrong += m.wrong;
     }
-    return wrong;
+}
+
+/* The checked iterations (the engine's contract: two input sets, roots
+ * rotated, in-place inputs staged, a reduce's non-root recv left alone),
+ * each call gated and timed; the slowest GPU's time of each in times. */
+static void fc_node_iterate(fc_gpu_ctx_t *g, fc_point_rank_t *pr, int dtype, int op, int total,
+                            double *times, fc_node_found_t *f)
+{
+    const fc_coll_desc_t *desc = pr[0].desc;
+
+    for (int it = 0; it < total; ++it) {
+        int set = it & 1;
+        fc_node_calls_t calls = { .count = pr[0].counts.count,
+                                  .root = fc_point_rank_root(&pr[0], it) };
+
+        for (int d = 0; d < g->ngpus; ++d) {
+            void *recv = fc_point_rank_recv(&pr[d], calls.root);
+
+            calls.send[d][0] = calls.send[d][1] = pr[d].send[set];
+            calls.recv[d][0] = calls.recv[d][1] = recv;
+            FC_CK(g, d, fc_point_rank_stage(&pr[d], recv, set, calls.root));
+        }
+        times[it] = fc_node_timed(g, desc, dtype, op, &calls, 1);
+        fc_node_check(g, pr, &calls, 0, set, it, f);
+    }
+}
+
+/* The batched timing, as the engine's: g->batch calls alternating the two
+ * input sets and two outputs between one pair of events (root 0), the
+ * last output of each set checked; 0 when fc_point_batch_none says why
+ * not (in why). */
+static double fc_node_batch(fc_gpu_ctx_t *g, fc_point_rank_t *pr, int dtype, int op, int it,
+                            fc_node_found_t *f, const char **why)
+{
+    fc_node_calls_t calls = { .count = pr[0].counts.count, .root = 0 };
+    double t;
+
+    *why = g->batch > 0 ? fc_point_batch_none(pr[0].desc->id, (fc_op_t)op, g->batch) : NULL;
+    if (g->batch <= 0 || *why)
+        return 0;
+    for (int d = 0; d < g->ngpus; ++d)
+        for (int k = 0; k < 2; ++k) {
+            calls.send[d][k] = pr[d].send[k];
+            calls.recv[d][k] = fc_point_rank_batch_recv(&pr[d], k);
+            FC_CK(g, d, fc_point_rank_stage(&pr[d], calls.recv[d][k], k, 0));
+        }
+    t = fc_node_timed(g, pr[0].desc, dtype, op, &calls, g->batch);
+    for (int k = 0; k < 2; ++k)
+        fc_node_check(g, pr, &calls, k, k, it, f);
+    return t;
+}
+
+/* Two sends and two recvs per GPU (recv[1]: a reduce's non-root recv and
+ * the batch's second output), each written whole once, and the inputs. */
+static void fc_node_prepare(fc_gpu_ctx_t *g, fc_point_rank_t *pr, fc_node_mem_t *mem, int coll,
+                            int dtype, int op, uint64_t bytes, uint32_t seed,
+                            void *send[][2], void *recv[][2])
+{
+    for (int d = 0; d < g->ngpus; ++d) {
+        size_t sb, rb;
+
+        mem[d] = (fc_node_mem_t){ g, d };
+        fc_point_rank_init(&pr[d], &fc_node_mem_ops, &mem[d], d, g->ngpus,
+                           (fc_coll_id_t)coll, (fc_dtype_t)dtype, bytes);
+        sb = fc_point_rank_send_bytes(&pr[d]);
+        rb = fc_point_rank_recv_bytes(&pr[d]);
+        FC_CK(g, d, cudaSetDevice(d));
+        for (int k = 0; k < 2; ++k) {
+            FC_CK(g, d, cudaMalloc(&send[d][k], sb ? sb : 1));
+            FC_CK(g, d, cudaMalloc(&recv[d][k], rb ? rb : 1));
+            FC_CK(g, d, cudaMemsetAsync(recv[d][k], 0, rb, g->streams[d]));
+        }
+        FC_CK(g, d, fc_point_rank_prepare(&pr[d], (fc_op_t)op, seed, send[d], recv[d]));
+    }
 }
 
 static int fc_run_point(fc_gpu_ctx_t *g, const fc_stage_profile_t *sp, int coll, int dtype,
                         int op, uint64_t bytes, uint32_t seed)
 {
     const fc_coll_desc_t *desc = fc_coll_desc((fc_coll_id_t)coll);
-    size_t esize = (size_t)fc_dtype_size(dtype);
-    int n = g->ngpus, total = sp->warmup + sp->iters, bad_gpu = -1, bad_iter = -1, ok;
-    fc_coll_counts_t counts;
-    fc_pattern_t p;
-    void *send[FC_MAX_GPUS], *recv[FC_MAX_GPUS];
-    double *times = calloc((size_t)total, sizeof(double)), batched = 0, busbw, busbw_b;
-    fc_mismatch_t first = { 0, 0, 0, 0 };
-    uint64_t wrong = 0;
+    int n = g->ngpus, total = sp->warmup + sp->iters, ok;
+    fc_point_rank_t *pr = calloc((size_t)n, sizeof(*pr));
+    fc_node_mem_t mem[FC_MAX_GPUS];
+    void *send[FC_MAX_GPUS][2], *recv[FC_MAX_GPUS][2];
+    double *times = calloc((size_t)total, sizeof(double)), batched, busbw, busbw_b;
+    fc_node_found_t f = { .bad_gpu = -1, .bad_iter = -1, .disagree_gpu = -1 };
+    const char *no_batch = NULL;
     fc_time_stats_t ts;
+    fc_coll_counts_t counts;
     char label[160], size[32];
 
-    desc->counts_func(bytes, esize, n, &counts);
-    fc_pattern_make((fc_dtype_t)dtype, (fc_op_t)op, n, seed, &p);
-    for (int d = 0; d < n; ++d) {
-        FC_CK(g, d, cudaSetDevice(d));
-        FC_CK(g, d, cudaMalloc(&send[d], counts.send_elems * esize + 1));
-        FC_CK(g, d, cudaMalloc(&recv[d], counts.recv_elems * esize + 1));
-        FC_CK(g, d, fc_cuda_fill(g->ws[d], &p, d, 0, send[d], counts.send_elems, g->streams[d]));
-    }
-    for (int it = 0; it < total; ++it) {
-        fc_poison(g, desc, send, recv, counts.recv_elems * esize, it);
-        times[it] = fc_node_timed(g, desc, dtype, op, send, recv, counts.count, 1);
-        wrong += fc_check_outputs(g, desc, &p, &counts, recv, it, &first, &bad_gpu, &bad_iter,
-                                  wrong);
-    }
-    if (g->batch > 0) {
-        /* the batch's output (its last call's) is checked like the others */
-        fc_poison(g, desc, send, recv, counts.recv_elems * esize, total);
-        batched = fc_node_timed(g, desc, dtype, op, send, recv, counts.count, g->batch);
-        wrong += fc_check_outputs(g, desc, &p, &counts, recv, total, &first, &bad_gpu,
-                                  &bad_iter, wrong);
-    }
+    if (pr == NULL || times == NULL)
+        fc_node_fatal(g, __FILE__, __LINE__, "out of memory for %d iterations", total);
+    fc_node_prepare(g, pr, mem, coll, dtype, op, bytes, seed, send, recv);
+    counts = pr[0].counts;
+    fc_node_iterate(g, pr, dtype, op, total, times, &f);
+    batched = fc_node_batch(g, pr, dtype, op, total, &f, &no_batch);
     fc_stats_compute(times + sp->warmup, (size_t)sp->iters, &ts);
     busbw = fc_stats_algbw(counts.bytes, ts.median) * desc->bus_factor_func(n);
     busbw_b = batched > 0 ? fc_stats_algbw(counts.bytes, batched) * desc->bus_factor_func(n) : 0;
@@ -157,12 +220,19 @@ static int fc_run_point(fc_gpu_ctx_t *g, const fc_stage_profile_t *sp, int coll,
     snprintf(label, sizeof(label), "%s %s%s%s %s on %d GPU(s)", desc->name,
              fc_dtype_info((fc_dtype_t)dtype)->name, desc->reduces ? " " : "",
              desc->reduces ? fc_op_name((fc_op_t)op) : "", size, n);
-    if (wrong) {
+    if (f.wrong) {
         fc_tap_ok(&g->tap, 0, "%s: %llu wrong elements; first on GPU %d at iteration %d, "
                   "element %llu: expected 0x%llx, got 0x%llx", label,
-                  (unsigned long long)wrong, bad_gpu, bad_iter,
-                  (unsigned long long)first.first_pos, (unsigned long long)first.expected_bits,
-                  (unsigned long long)first.actual_bits);
+                  (unsigned long long)f.wrong, f.bad_gpu, f.bad_iter,
+                  (unsigned long long)f.first.first_pos,
+                  (unsigned long long)f.first.expected_bits,
+                  (unsigned long long)f.first.actual_bits);
+        ok = 0;
+    } else if (f.disagree_gpu >= 0) {
+        fc_tap_ok(&g->tap, 0, "%s: GPU %d holds other bits than GPU 0 (digest 0x%llx, not "
+                  "0x%llx) where every GPU must hold the same", label, f.disagree_gpu,
+                  (unsigned long long)f.digest0[f.disagree_gpu],
+                  (unsigned long long)f.digest0[0]);
         ok = 0;
     } else {
         /* the limit's diagnostics come before the point they judge */
@@ -177,17 +247,22 @@ static int fc_run_point(fc_gpu_ctx_t *g, const fc_stage_profile_t *sp, int coll,
         fc_tap_yaml_line(&g->tap, "busbw_gbps: null  # bus factor 0 on %d GPU(s)", n);
     else
         fc_tap_yaml_line(&g->tap, "busbw_gbps: %.3f", busbw);
-    if (g->batch > 0 && !fc_judge_busbw_void((fc_coll_id_t)coll, n))
+    if (batched > 0 && !fc_judge_busbw_void((fc_coll_id_t)coll, n))
         fc_tap_yaml_line(&g->tap, "busbw_batched_gbps: %.3f  # %d calls between two events",
                          busbw_b, g->batch);
-    if (g->batch > 0)
+    if (batched > 0)
         fc_tap_yaml_line(&g->tap, "time_batched_us: %.2f", batched * 1e6);
+    else if (no_batch)
+        fc_tap_yaml_line(&g->tap, "batched: null  # %s", no_batch);
     fc_tap_yaml_end(&g->tap);
     for (int d = 0; d < n; ++d) {
         cudaSetDevice(d);
-        cudaFree(send[d]);
-        cudaFree(recv[d]);
+        for (int k = 0; k < 2; ++k) {
+            cudaFree(send[d][k]);
+            cudaFree(recv[d][k]);
+        }
     }
+    free(pr);
     free(times);
     return ok;
 }

@@ -5,6 +5,8 @@
  * communicator's asynchronous error, bounded, and clears the
  * cudaErrorNotReady a pending query leaves. One process owns every
  * communicator, so "abort together" is this process aborting them all.
+ * Last, one GPU's memory as the engine's check contract sees it
+ * (fc_node_mem_ops for lib/fc_point_rank.h).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -85,15 +87,16 @@ void fc_node_wait(fc_gpu_ctx_t *g, int dev, const char *what)
 }
 
 void fc_node_issue(fc_gpu_ctx_t *g, const fc_coll_desc_t *desc, int dtype, int op,
-                   void **send, void **recv, size_t count, int n)
+                   const fc_node_calls_t *calls, int n)
 {
     for (int i = 0; i < n; ++i) {
         ncclResult_t r = ncclGroupStart(), end;
         int bad = -1;
 
         for (int d = 0; d < g->ngpus && r == ncclSuccess; ++d) {
-            r = fc_nccl_issue(desc->id, dtype, op, send[d], recv[d], count, 0, d, g->ngpus,
-                              g->comms[d], g->streams[d]);
+            r = fc_nccl_issue(desc->id, dtype, op, calls->send[d][i & 1], calls->recv[d][i & 1],
+                              calls->count, calls->root, d, g->ngpus, g->comms[d],
+                              g->streams[d]);
             bad = d;
         }
         /* the group is closed whatever happened inside it */
@@ -107,7 +110,7 @@ void fc_node_issue(fc_gpu_ctx_t *g, const fc_coll_desc_t *desc, int dtype, int o
 }
 
 double fc_node_timed(fc_gpu_ctx_t *g, const fc_coll_desc_t *desc, int dtype, int op,
-                     void **send, void **recv, size_t count, int n)
+                     const fc_node_calls_t *calls, int n)
 {
     double slowest = 0;
     char why[256];
@@ -118,7 +121,7 @@ double fc_node_timed(fc_gpu_ctx_t *g, const fc_coll_desc_t *desc, int dtype, int
         FC_CK(g, d, fc_cuda_gate_hold(g->gate, g->streams[d]));
         FC_CK(g, d, cudaEventRecord(g->start[d], g->streams[d]));
     }
-    fc_node_issue(g, desc, dtype, op, send, recv, count, n);
+    fc_node_issue(g, desc, dtype, op, calls, n);
     for (int d = 0; d < g->ngpus; ++d) {
         FC_CK(g, d, cudaSetDevice(d));
         FC_CK(g, d, cudaEventRecord(g->stop[d], g->streams[d]));
@@ -152,3 +155,78 @@ void fc_node_verify(fc_gpu_ctx_t *g, int d, const fc_pattern_t *p, int32_t src,
     fc_node_wait(g, d, "verify");
     fc_cuda_verify_take(g->ws[d], pos_base, m);
 }
+
+/* ---- one GPU's memory for lib/fc_point_rank.h ---------------------------- */
+
+static fc_status_t fc_node_mem_fill(void *ctx, const fc_pattern_t *p, int32_t rank,
+                                    uint64_t index_base, void *buf, size_t count)
+{
+    fc_node_mem_t *x = ctx;
+
+    FC_CK(x->g, x->d, cudaSetDevice(x->d));
+    FC_CK(x->g, x->d, fc_cuda_fill(x->g->ws[x->d], p, rank, index_base, buf, count,
+                                   x->g->streams[x->d]));
+    fc_node_wait(x->g, x->d, "fill");
+    return FC_OK;
+}
+
+static fc_status_t fc_node_mem_poison(void *ctx, void *buf, size_t bytes, int byte)
+{
+    fc_node_mem_t *x = ctx;
+
+    FC_CK(x->g, x->d, cudaSetDevice(x->d));
+    FC_CK(x->g, x->d, fc_cuda_poison(buf, bytes, byte, x->g->streams[x->d]));
+    fc_node_wait(x->g, x->d, "poison");
+    return FC_OK;
+}
+
+static fc_status_t fc_node_mem_copy(void *ctx, void *dst, const void *src, size_t bytes)
+{
+    fc_node_mem_t *x = ctx;
+
+    FC_CK(x->g, x->d, cudaSetDevice(x->d));
+    FC_CK(x->g, x->d, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
+                                      x->g->streams[x->d]));
+    fc_node_wait(x->g, x->d, "in-place staging copy");
+    return FC_OK;
+}
+
+static fc_status_t fc_node_mem_verify(void *ctx, const fc_pattern_t *p, int32_t src,
+                                      uint64_t index_base, const void *buf, size_t count,
+                                      uint64_t pos_base, fc_mismatch_t *m)
+{
+    fc_node_mem_t *x = ctx;
+
+    fc_node_verify(x->g, x->d, p, src, index_base, buf, count, pos_base, m);
+    return FC_OK;
+}
+
+static fc_status_t fc_node_mem_untouched(void *ctx, const void *buf, size_t count, size_t esize,
+                                         int byte, uint64_t pos_base, fc_mismatch_t *m)
+{
+    fc_node_mem_t *x = ctx;
+
+    FC_CK(x->g, x->d, cudaSetDevice(x->d));
+    FC_CK(x->g, x->d, fc_cuda_verify_untouched_enqueue(x->g->ws[x->d], buf, count, (int)esize,
+                                                       byte, x->g->streams[x->d]));
+    fc_node_wait(x->g, x->d, "untouched-buffer check");
+    fc_cuda_verify_take(x->g->ws[x->d], pos_base, m);
+    return FC_OK;
+}
+
+static fc_status_t fc_node_mem_digest(void *ctx, const void *buf, size_t bytes,
+                                      uint64_t *digest_p)
+{
+    fc_node_mem_t *x = ctx;
+
+    FC_CK(x->g, x->d, cudaSetDevice(x->d));
+    FC_CK(x->g, x->d, fc_cuda_digest_enqueue(x->g->ws[x->d], buf, bytes, x->g->streams[x->d]));
+    fc_node_wait(x->g, x->d, "digest");
+    *digest_p = fc_cuda_digest_take(x->g->ws[x->d]);
+    return FC_OK;
+}
+
+const fc_point_mem_ops_t fc_node_mem_ops = {
+    fc_node_mem_fill, fc_node_mem_poison, fc_node_mem_copy, fc_node_mem_verify,
+    fc_node_mem_untouched, fc_node_mem_digest,
+};

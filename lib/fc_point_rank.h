@@ -1,0 +1,114 @@
+/*
+ * fc_point_rank.h - one rank's side of a test point, without MPI: the
+ * check contract the engine (fc_engine.c) applies to every call, shared
+ * with the single-process GPU check (suites/gpu/node_single.c), which
+ * drives every GPU of a node as one "rank" each, so that both programs
+ * judge a collective the same way and neither can drift from the other.
+ *
+ * The contract: two input sets from two seeds, filled once into two send
+ * buffers, the iterations alternating between them (the previous output is
+ * wrong for the current call, so a call that writes nothing or re-sends
+ * stale data fails); a rooted collective's root rotated over the ranks,
+ * one iteration after another; an in-place call's input staged into recv
+ * before each call; a reduce's non-root recv a buffer of its own (recv[1])
+ * set once to a known byte, which a correct call never writes and which is
+ * checked through verify_untouched_func (on the buffer's own memory) when
+ * its digest changed; every other output checked by its digest against
+ * the verified one of its (input set, root), element by element the first
+ * time and whenever the digest differs.
+ *
+ * The memory the buffers live on is behind a small table (host memory for
+ * the mpi backend, a GPU for the nccl backend and the node check); its
+ * functions return an fc_status_t and log their own failures.
+ */
+#ifndef FC_POINT_RANK_H
+#define FC_POINT_RANK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fc_coll.h"
+#include "fc_kernels.h"
+#include "fc_pattern_host.h"
+#include "fc_status.h"
+
+#define FC_POINT_DIGESTS 64         /* (input set, root) pairs remembered */
+#define FC_POINT_SENTINEL_BYTE 0x5A /* a reduce's non-root recv */
+
+/* The memory of one rank's buffers (ctx: the backend, or one GPU). */
+typedef struct fc_point_mem_ops {
+    fc_status_t (*fill_func)(void *ctx, const fc_pattern_t *p, int32_t rank,
+                             uint64_t index_base, void *buf, size_t count);
+    fc_status_t (*poison_func)(void *ctx, void *buf, size_t bytes, int byte);
+    fc_status_t (*copy_func)(void *ctx, void *dst, const void *src, size_t bytes);
+    fc_status_t (*verify_func)(void *ctx, const fc_pattern_t *p, int32_t src,
+                               uint64_t index_base, const void *buf, size_t count,
+                               uint64_t pos_base, fc_mismatch_t *m);
+    fc_status_t (*verify_untouched_func)(void *ctx, const void *buf, size_t count,
+                                         size_t esize, int byte, uint64_t pos_base,
+                                         fc_mismatch_t *m);
+    fc_status_t (*digest_func)(void *ctx, const void *buf, size_t bytes,
+                               uint64_t *digest_p);
+} fc_point_mem_ops_t;
+
+typedef struct fc_point_verified {
+    int set, root;
+    uint64_t digest;
+} fc_point_verified_t;
+
+/* One rank's state for one point. */
+typedef struct fc_point_rank {
+    const fc_point_mem_ops_t *ops;
+    void *ctx;
+    int rank, nranks;
+    const fc_coll_desc_t *desc;
+    fc_dtype_t dtype;
+    fc_coll_counts_t counts;
+    size_t esize;
+    fc_pattern_t pat[2];            /* the two input sets */
+    void *send[2], *recv[2];        /* recv[1]: a reduce's non-root recv */
+    uint64_t sentinel;              /* digest of an untouched recv[1] */
+    int ndigests;
+    fc_point_verified_t digests[FC_POINT_DIGESTS];
+} fc_point_rank_t;
+
+/* Counts and sizes of (coll, dtype, bytes) on nranks; touches no buffer. */
+void fc_point_rank_init(fc_point_rank_t *pr, const fc_point_mem_ops_t *ops, void *ctx,
+                        int rank, int nranks, fc_coll_id_t coll, fc_dtype_t dtype,
+                        uint64_t bytes);
+size_t fc_point_rank_send_bytes(const fc_point_rank_t *pr);
+size_t fc_point_rank_recv_bytes(const fc_point_rank_t *pr);
+
+/* The point's inputs in send[2] (two sets from seed), and recv[2] kept;
+ * a root-only collective's recv[1] set to the sentinel, once. */
+fc_status_t fc_point_rank_prepare(fc_point_rank_t *pr, fc_op_t op, uint32_t seed,
+                                  void *const send[2], void *const recv[2]);
+
+/* The root of iteration it (rotated; 0 when not rooted). */
+int fc_point_rank_root(const fc_point_rank_t *pr, int it);
+/* Whether this rank's recv is an output with this root. */
+int fc_point_rank_is_output(const fc_point_rank_t *pr, int root);
+/* The recv a call with this root gets: recv[0], or off the root of a
+ * root-only collective recv[1] (left untouched by a correct call). */
+void *fc_point_rank_recv(const fc_point_rank_t *pr, int root);
+/* An in-place call consumes its input: stage set's into recv. */
+fc_status_t fc_point_rank_stage(fc_point_rank_t *pr, void *recv, int set, int root);
+/* Check one output of input set `set` with this root: digest, and element
+ * by element when unverified or changed; wrong elements added to *m. */
+fc_status_t fc_point_rank_check(fc_point_rank_t *pr, const void *recv, int set, int root,
+                                uint64_t *digest_p, fc_mismatch_t *m);
+/* This rank's output region of recv with this root, in elements. */
+void fc_point_rank_span(const fc_point_rank_t *pr, int root, size_t *lo_p, size_t *hi_p);
+/* The element a self-test flips: index (>= 0), or the middle of this
+ * rank's output; never past recv. */
+uint64_t fc_point_rank_flip_index(const fc_point_rank_t *pr, int root, int64_t index);
+
+/* The batched timing's output of set k (root 0): recv[k], or off the root
+ * of a root-only collective the untouched recv[1]. */
+void *fc_point_rank_batch_recv(const fc_point_rank_t *pr, int k);
+/* Why a batch of iters calls of (coll, op) could not be checked, or NULL:
+ * the collective's own reasons (fc_engine_batch_none adds the stage's and
+ * the backend's). */
+const char *fc_point_batch_none(fc_coll_id_t coll, fc_op_t op, int iters);
+
+#endif
