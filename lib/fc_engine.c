@@ -16,7 +16,8 @@
  *    so a changed bit escapes with probability 2^-64); a mismatch runs the
  *    element-wise pass that names the place.
  * A rooted collective rotates its root over the ranks, one iteration after
- * another. A reduce's non-root recv is a buffer of its own (recv[1]; the
+ * another, each root's turns alternating the input sets
+ * (fc_point_rank_root). A reduce's non-root recv is a buffer of its own (recv[1]; the
  * root's output is recv[0]), set to a known byte once per point before the
  * warm-up: a correct call never writes it, so it stays valid through every
  * iteration and needs nothing between calls, and any byte a call writes

@@ -56,7 +56,17 @@ fc_status_t fc_point_rank_prepare(fc_point_rank_t *pr, fc_op_t op, uint32_t seed
 
 int fc_point_rank_root(const fc_point_rank_t *pr, int it)
 {
-    return pr->desc->rooted ? it % pr->nranks : 0;
+    int n = pr->nranks;
+
+    if (!pr->desc->rooted)
+        return 0;
+    /* each round of n iterations has every rank as root once. The sets
+     * alternate every iteration, so on an even n a plain it % n gives each
+     * root the same set at every turn, and a root-only output (a reduce's
+     * recv[0]) that a call left as it was at its root's previous turn
+     * would be right again; shifting the order by one each round flips
+     * the set of every root from one turn to the next */
+    return n % 2 == 0 ? (it + it / n) % n : it % n;
 }
 
 int fc_point_rank_is_output(const fc_point_rank_t *pr, int root)

@@ -9,7 +9,8 @@
  * buffers, the iterations alternating between them (the previous output is
  * wrong for the current call, so a call that writes nothing or re-sends
  * stale data fails); a rooted collective's root rotated over the ranks,
- * one iteration after another; an in-place call's input staged into recv
+ * one iteration after another (each root's turns alternating the input
+ * sets); an in-place call's input staged into recv
  * before each call; a reduce's non-root recv a buffer of its own (recv[1])
  * set once to a known byte, which a correct call never writes and which is
  * checked through verify_untouched_func (on the buffer's own memory) when
@@ -84,7 +85,10 @@ size_t fc_point_rank_recv_bytes(const fc_point_rank_t *pr);
 fc_status_t fc_point_rank_prepare(fc_point_rank_t *pr, fc_op_t op, uint32_t seed,
                                   void *const send[2], void *const recv[2]);
 
-/* The root of iteration it (rotated; 0 when not rooted). */
+/* The root of iteration it, 0 when not rooted: rotated, every rank once
+ * in each round of nranks iterations, and on an even nranks the order
+ * shifted by one each round, so that each root's turns alternate the
+ * input sets as the iterations do. */
 int fc_point_rank_root(const fc_point_rank_t *pr, int it);
 /* Whether this rank's recv is an output with this root. */
 int fc_point_rank_is_output(const fc_point_rank_t *pr, int root);

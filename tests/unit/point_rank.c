@@ -13,7 +13,10 @@
  *    check did): caught for every rooted collective from 2 ranks up;
  *  - a reduce that writes its result into a non-root's recv too: caught on
  *    that rank as changed elements of a buffer it had to leave alone;
- *  - a call that writes nothing (the previous output left): caught;
+ *  - a call that writes nothing (the previous output left): caught at
+ *    every iteration, a reduce's root on an even number of ranks too
+ *    (whose turns as root once all had the same input set, so that the
+ *    output its previous turn left was right again);
  *  - the self-test's flip at fc_point_rank_flip_index: caught at that
  *    element, on that rank, first (a flip in a reduce's untouched recv
  *    stays, and is counted again at the rank's next turn off the root).
@@ -30,7 +33,7 @@
 #define BYTES 1024
 #define ITERS 6
 /* a call that writes nothing is planted at each iteration before this */
-#define NOWRITE_LAST 2
+#define NOWRITE_LAST ITERS
 
 enum { F_NONE, F_ROOT0, F_SCRIBBLE, F_NOWRITE };
 
