@@ -76,10 +76,13 @@ $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(BUILD)/libfabcert.a
 $(INJECT): tests/inject/fc_inject.c
 	$(MPICC) $(CFLAGS) $(WARN) -shared -o $@ $<
 
-# a stand-in GPU plugin whose backend init fails everywhere (tests/standin)
-$(STANDIN): tests/standin/fc_gpu_standin.c lib/fc_plugin.h lib/fc_backend.h
+# a stand-in GPU plugin (tests/standin): its backend init fails everywhere,
+# or (FC_GPU_STANDIN=host) runs the GPU ranks' failure protocol on host
+# memory; the stage program that opens it provides the rest
+$(STANDIN): tests/standin/fc_gpu_standin.c lib/gpu/fc_gpu_agree.c lib/gpu/fc_gpu_wait.c \
+            lib/fc_plugin.h lib/fc_backend.h lib/gpu/fc_gpu_agree.h lib/gpu/fc_gpu_wait.h
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) $(CFLAGS) $(WARN) -shared -o $@ $<
+	$(MPICC) $(CPPFLAGS) $(CFLAGS) $(WARN) -shared -o $@ $(filter %.c,$^)
 
 # ---- the GPU plugin: CUDA kernels and the nccl backend ---------------------
 # Built when the CUDA toolkit (nvcc, cudart, cuBLASLt) and NCCL are found;

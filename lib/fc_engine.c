@@ -208,7 +208,40 @@ static void fc_engine_note_wrong(fc_rank_report_t *rep, int it, const fc_mismatc
     rep->wrong += m->wrong;
 }
 
-/* The checked iterations of one point on this rank. */
+/* This rank's steps after call `it`: the self-test's flip, the check. */
+static fc_status_t fc_engine_after_call(fc_point_run_t *run, const fc_selftest_t *st,
+                                        const fc_engine_ident_t *ident, int it, int set,
+                                        int root, void *recv, fc_rank_report_t *rep)
+{
+    fc_backend_t *be = run->be;
+    fc_mismatch_t m = { 0, 0, 0, 0 };
+    uint64_t digest;
+
+    if (fc_selftest_hits(st, run->pt, ident->world_rank, it)) {
+        uint64_t idx = fc_point_rank_flip_index(&run->pr, root, st->index);
+
+        FC_CHECK(be->ops->flip_bit_func(be, recv, idx * run->pr.esize + st->bit / 8,
+                                        st->bit % 8));
+        fc_log_info("self-test: flipped bit %d of element %llu of the %s "
+                    "output at iteration %d", st->bit, (unsigned long long)idx,
+                    run->pr.desc->name, it);
+    }
+    FC_CHECK(fc_point_rank_check(&run->pr, recv, set, root, &digest, &m));
+    if (it == 0)
+        rep->digest0 = digest;
+    fc_engine_note_wrong(rep, it, &m);
+    return FC_OK;
+}
+
+/* The checked iterations of one point on this rank. A local step that
+ * fails here (staging, the check: on the nccl backend a kernel or a
+ * bounded wait on this rank's GPU) does not leave the loop: the rank goes
+ * on making the calls its peers make, skipping its own steps, and the
+ * backend fails the next call in agreement with every peer (lib/gpu/
+ * fc_gpu_agree.h), so all ranks leave at the same call; a failure after
+ * the last call is agreed by fc_engine_run_point. A rank that left early
+ * would be in an agreement of its own while its peers wait in the next
+ * call's. */
 static fc_status_t fc_engine_iterate(fc_point_run_t *run, const fc_selftest_t *st,
                                      const fc_engine_ident_t *ident, double *times,
                                      double *waits, fc_rank_report_t *rep)
@@ -216,6 +249,7 @@ static fc_status_t fc_engine_iterate(fc_point_run_t *run, const fc_selftest_t *s
     fc_backend_t *be = run->be;
     const fc_test_point_t *pt = run->pt;
     int total = pt->warmup + pt->iters;
+    fc_status_t local = FC_OK;
 
     rep->first_iter = -1;
     rep->reps_agree = 1;
@@ -224,27 +258,18 @@ static fc_status_t fc_engine_iterate(fc_point_run_t *run, const fc_selftest_t *s
         fc_coll_call_t call = { pt->coll, pt->dtype, pt->op, run->pr.send[set],
                                 fc_point_rank_recv(&run->pr, root), run->pr.counts.count,
                                 root };
-        fc_mismatch_t m = { 0, 0, 0, 0 };
-        uint64_t digest;
+        fc_status_t called;
         double seconds = 0.0;
 
-        FC_CHECK(fc_point_rank_stage(&run->pr, call.recv, set, root));
+        if (local == FC_OK)
+            local = fc_point_rank_stage(&run->pr, call.recv, set, root);
         fc_watchdog_call_enter();
-        FC_CHECK(be->ops->run_func(be, &call, &seconds));
+        called = be->ops->run_func(be, &call, &seconds);
         fc_watchdog_call_done();
-        if (fc_selftest_hits(st, pt, ident->world_rank, it)) {
-            uint64_t idx = fc_point_rank_flip_index(&run->pr, root, st->index);
-
-            FC_CHECK(be->ops->flip_bit_func(be, call.recv, idx * run->pr.esize + st->bit / 8,
-                                            st->bit % 8));
-            fc_log_info("self-test: flipped bit %d of element %llu of the %s "
-                        "output at iteration %d", st->bit, (unsigned long long)idx,
-                        run->pr.desc->name, it);
-        }
-        FC_CHECK(fc_point_rank_check(&run->pr, call.recv, set, root, &digest, &m));
-        if (it == 0)
-            rep->digest0 = digest;
-        fc_engine_note_wrong(rep, it, &m);
+        if (called != FC_OK)
+            return fc_status_worst(local, called);  /* agreed: every rank leaves here */
+        if (local == FC_OK)
+            local = fc_engine_after_call(run, st, ident, it, set, root, call.recv, rep);
         if (it >= pt->warmup) {
             times[it - pt->warmup] = seconds;
             waits[it - pt->warmup] = be->last_wait_s;
@@ -253,7 +278,7 @@ static fc_status_t fc_engine_iterate(fc_point_run_t *run, const fc_selftest_t *s
     /* the same (set, root) must give the same bits every time: a digest
      * that differed was checked element-wise above, so a disagreement
      * with right elements cannot happen; a wrong one is already counted */
-    return FC_OK;
+    return local;
 }
 
 const char *fc_engine_batch_none(const fc_backend_t *be, const fc_test_point_t *pt)
@@ -277,6 +302,7 @@ static fc_status_t fc_engine_batch(fc_point_run_t *run, fc_rank_report_t *rep)
     fc_backend_t *be = run->be;
     const fc_test_point_t *pt = run->pt;
     fc_coll_call_t calls[2];
+    fc_status_t local = FC_OK, called;
     double seconds = 0;
 
     rep->batch_s = -1;
@@ -286,11 +312,14 @@ static fc_status_t fc_engine_batch(fc_point_run_t *run, fc_rank_report_t *rep)
         calls[k] = (fc_coll_call_t){ pt->coll, pt->dtype, pt->op, run->pr.send[k],
                                      fc_point_rank_batch_recv(&run->pr, k),
                                      run->pr.counts.count, 0 };
-        FC_CHECK(fc_point_rank_stage(&run->pr, calls[k].recv, k, 0));
+        if (local == FC_OK)
+            local = fc_point_rank_stage(&run->pr, calls[k].recv, k, 0);
     }
+    /* made after a failed staging too, as fc_engine_iterate's calls */
     fc_watchdog_call_enter();
-    FC_CHECK(be->ops->run_batch_func(be, calls, pt->iters, &seconds));
+    called = be->ops->run_batch_func(be, calls, pt->iters, &seconds);
     fc_watchdog_call_done();
+    FC_CHECK(fc_status_worst(local, called));
     for (int k = 0; k < 2; ++k) {
         fc_mismatch_t m = { 0, 0, 0, 0 };
         uint64_t digest;

@@ -123,11 +123,14 @@ static const fc_gpu_wait_ops_t fc_nccl_wait_ops = { fc_nccl_poll, fc_nccl_async_
 static const fc_gpu_comm_ops_t fc_nccl_comm_ops = { fc_nccl_abort, fc_nccl_destroy,
                                                     fc_nccl_release };
 
-/* A CUDA call that failed, named with the device; FC_ERR_FAIL. */
-static fc_status_t fc_nccl_cuda_failed(const fc_nccl_t *nb, const char *file, int line,
+/* A CUDA call that failed, named with the device; FC_ERR_FAIL. It is this
+ * rank's alone: remembered, so that the next call fails in agreement with
+ * the peers (fc_gpu_call) and the end aborts everywhere. */
+static fc_status_t fc_nccl_cuda_failed(fc_nccl_t *nb, const char *file, int line,
                                        const char *what, int err)
 {
     fc_log_error_at(file, line, "%s on %s: %s", what, nb->devname, fc_cuda_error_string(err));
+    nb->peer.failed = 1;
     return FC_ERR_FAIL;
 }
 
@@ -140,7 +143,8 @@ static fc_status_t fc_nccl_cuda_failed(const fc_nccl_t *nb, const char *file, in
 
 /* Wait (bounded) for this rank's stream to reach this point: a local step
  * (fill, poison, verify...). A failure is this rank's alone: it is logged,
- * remembered (the end aborts the communicator everywhere) and returned. */
+ * remembered (the next call fails in agreement with the peers, and the
+ * end aborts the communicator everywhere) and returned. */
 static fc_status_t fc_nccl_local_wait(fc_nccl_t *nb, const char *what)
 {
     char why[256];
@@ -241,7 +245,9 @@ static fc_status_t fc_nccl_run_n(fc_backend_t *be, const fc_coll_call_t calls[2]
 
     if (nb->peer.aborted)
         return FC_ERR_FAIL;    /* aborted by every rank together */
-    st = fc_nccl_enqueue(be, calls, n);
+    /* after a local failure nothing is enqueued on this rank: the call's
+     * agreement fails on every rank, which abort together */
+    st = nb->peer.failed ? FC_ERR_FAIL : fc_nccl_enqueue(be, calls, n);
     nb->waiting = nb->stop;
     FC_CHECK(fc_gpu_call(&nb->peer, st, &fc_nccl_comm_ops, &fc_nccl_wait_ops, nb,
                          nb->timeout_s, name));

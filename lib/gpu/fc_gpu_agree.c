@@ -145,6 +145,16 @@ fc_status_t fc_gpu_call(fc_gpu_peer_t *peer, fc_status_t enqueued,
         cops->release_func(ctx);
         return FC_ERR_FAIL;
     }
+    /* a local step (fill, verify...) failed on this rank since its last
+     * call: the engine still makes this call, as its peers do, and this
+     * agreement is where they learn it (the rank enqueued nothing) */
+    if (peer->failed && !peer->told) {
+        fc_error("%s on %s: a local step failed on this rank before this call; the ranks "
+                 "agree and abort the communicator together", what, peer->device);
+        peer->told = 1;
+    }
+    if (peer->failed)
+        enqueued = fc_status_worst(enqueued, FC_ERR_FAIL);
     /* everyone enqueued (and this is the common start) */
     if ((st = fc_gpu_agree(peer, enqueued, cops, ctx, what)) != FC_OK) {
         /* aborted first, so the released work cannot wait for a peer */

@@ -36,7 +36,9 @@ typedef struct fc_gpu_comm_ops {
 typedef struct fc_gpu_peer {
     MPI_Comm comm;
     int aborted;        /* this rank's communicator is aborted */
-    int failed;         /* a local operation failed (e.g. a fill's wait) */
+    int failed;         /* a local operation failed (e.g. a fill's wait):
+                         * the next fc_gpu_call fails in agreement */
+    int told;           /* that failure was logged at a call */
     const char *device; /* "GPU 3" etc., for messages */
     /* a duplicate of comm for failure notices (fc_gpu_peer_open), or
      * MPI_COMM_NULL: then a rank waits out its own timeout */
@@ -58,7 +60,12 @@ fc_status_t fc_gpu_agree(fc_gpu_peer_t *peer, fc_status_t mine, const fc_gpu_com
 
 /* One collective call whose work this rank enqueued with status enqueued
  * (collective over peer->comm). On an aborted communicator every rank
- * returns FC_ERR_FAIL at once (they aborted together). */
+ * returns FC_ERR_FAIL at once (they aborted together). A rank whose local
+ * step failed (peer->failed) enters the agreement failed, whatever it
+ * enqueued: a local failure is learnt by every rank at the next call, and
+ * all abort there together. So a rank that failed locally must still make
+ * the calls its peers make, up to the first one that fails (lib/
+ * fc_engine.c does), rather than leave for an agreement of its own. */
 fc_status_t fc_gpu_call(fc_gpu_peer_t *peer, fc_status_t enqueued,
                         const fc_gpu_comm_ops_t *cops, const fc_gpu_wait_ops_t *wops,
                         void *ctx, double timeout_s, const char *what);

@@ -7,9 +7,16 @@
 # times out, sees an error or an asynchronous error, fails to enqueue,
 # fails its init or a local step must not leave its peers behind: every
 # rank ends, within the timeout, with the same outcome and one abort.
+# Then the engine itself (the node stage) on the stand-in GPU plugin's
+# host mode (tests/standin/fc_gpu_standin.c: the same protocol, the MPI
+# collective for a device), a local step planted to fail on one rank: the
+# failing rank really leaves its step early, goes on to the next call as
+# the engine makes it, and every rank learns the failure there and aborts
+# with it; before, the failing rank left for an agreement of its own and
+# the stage hung until the watchdog.
 . tests/e2e/tap.sh
 T=$BUILD/tests/gpu_agree
-plan 10
+plan 14
 
 # run SCENARIOS TIMEOUT: the report lines in $TMP/out
 run() { timeout 60 mpirun -np 3 "$T" "$1" "$2" > "$TMP/out" 2> "$TMP/err"; }
@@ -52,6 +59,36 @@ all 'init=fail call1=none call2=none releases=0 aborts=1 destroys=0'
 ok $? "a failed init anywhere: every rank aborts (never destroys) and runs no call"
 
 run ok,ok,localfail 5
-all 'init=ok call1=ok call2=ok .*aborts=1 destroys=0'
-ok $? "a local step that failed on one rank: at the end every rank aborts, none destroys"
+all 'init=ok call1=ok call2=fail .*aborts=1 destroys=0' && within 2
+ok $? "a local step that failed on one rank: the next call fails on every rank, all abort once, none destroys ($(slowest) s)"
+
+# the node stage on the stand-in plugin: run NAME [FC_GPU_STANDIN_FAIL]
+stage() {
+    local t0=$(date +%s.%N)
+    FABCERT_GPU_PLUGIN=$PWD/$BUILD/tests/libfc_gpu_standin.so FC_GPU_STANDIN=host \
+        FC_GPU_STANDIN_FAIL=$2 timeout 60 mpirun -np 3 "$BUILD/suites/node" --backend nccl \
+        --out "$TMP/$1" --sizes 4KiB --collectives all_reduce,reduce,broadcast_inplace \
+        --dtypes int32 --ops sum > "$TMP/$1.tap" 2> "$TMP/$1.err"
+    rc=$?
+    secs=$(echo "$(date +%s.%N) - $t0" | bc)
+}
+# every rank's end line matches the pattern
+ends() { [ "$(grep -c "stand-in GPU plugin: rank [0-2] ended: .*$2" "$TMP/$1.err")" -eq 3 ]; }
+stage sclean ""
+[ $rc -eq 0 ] && [ "$(grep -c '^ok ' "$TMP/sclean.tap")" -eq 3 ] && ends sclean 'aborts=0 destroys=1'
+ok $? "the engine through the stand-in plugin's protocol: a clean stage passes, every communicator destroyed ($rc)"
+stage sverify rank=1,step=verify,nth=2
+n=$(jsonl "$TMP/sverify/results.jsonl" 'scalar grep { $_->{type} eq "point" && $_->{verdict} ne "PASS" } @r')
+[ $rc -eq 1 ] && [ "$n" -eq 3 ] && ends sverify 'calls=3 aborts=1 destroys=0' &&
+    awk -v s="$secs" 'BEGIN { exit !(s < 20) }'
+ok $? "a verify failing on rank 1 at its 2nd check: every rank aborts once at the next call (3 calls each), no point passes, the stage ends ($rc, $secs s)"
+grep -q 'rank 1\] error: all_reduce on stand-in GPU (rank 1): a local step failed on this rank before this call' "$TMP/sverify.err" &&
+    [ "$(grep -c 'rank [02]\] error: all_reduce on stand-in GPU (rank [02]): a peer failed' "$TMP/sverify.err")" -eq 2 ]
+ok $? "the failing rank says its local step failed before the call; both peers that a peer failed"
+stage sfill rank=2,step=fill,nth=3
+calls=$(sed -n 's/.*stand-in GPU plugin: rank [0-2] ended: calls=\([0-9]*\) .*/\1/p' "$TMP/sfill.err" | sort -u)
+[ $rc -eq 1 ] && ends sfill 'aborts=1 destroys=0' && [ "$(echo $calls | wc -w)" -eq 1 ] &&
+    grep -q '^ok 1 - all_reduce' "$TMP/sfill.tap" && grep -q '^not ok 2 - reduce' "$TMP/sfill.tap" &&
+    grep -q '^not ok 3 - broadcast_inplace' "$TMP/sfill.tap"
+ok $? "a fill failing on rank 2 in the second point's inputs: that point fails on every rank before any call, the third point's first call aborts everywhere, every rank made the same $calls calls ($rc, $secs s)"
 done_testing

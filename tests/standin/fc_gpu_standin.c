@@ -1,14 +1,246 @@
 /*
  * fc_gpu_standin.c - a stand-in GPU plugin for tests on machines without a
- * GPU: it claims one device on every rank, so a stage chooses the nccl
- * backend, and then fails the backend's initialisation the way a dead
- * NVLink or HCA makes ncclCommInitRank fail on a real node. Loaded through
- * FABCERT_GPU_PLUGIN=build/tests/libfc_gpu_standin.so (fabcert run --env).
- * It never succeeds: a stand-in must never produce a measurement.
+ * GPU, loaded through FABCERT_GPU_PLUGIN=build/tests/libfc_gpu_standin.so
+ * (fabcert run --env). It claims one device on every rank, so a stage
+ * chooses the nccl backend. What it does then is $FC_GPU_STANDIN's:
+ *
+ *   (unset)  the backend's initialisation fails on every rank, the way a
+ *            dead NVLink or HCA makes ncclCommInitRank fail on a real node;
+ *   host     a backend on host memory that runs the nccl backend's failure
+ *            protocol itself (lib/gpu/fc_gpu_agree.c: every call agreed,
+ *            all ranks abort together, a local failure learnt at the next
+ *            call), the "device" being the mpi backend: releasing a call's
+ *            gate runs the MPI collective. $FC_GPU_STANDIN_FAIL =
+ *            "rank=R,step=S,nth=N" makes the Nth local step S (fill,
+ *            poison, copy, verify, untouched, digest, flip) of world rank R
+ *            fail, as a GPU kernel or a bounded wait fails on one rank.
+ *
+ * Every rank says at its end what the protocol did to it ("stand-in GPU
+ * plugin: rank R ended: calls=C aborts=A destroys=D"), for
+ * tests/e2e/gpu_agree.t. Its records name the device "stand-in" and the
+ * plugin's path (stage_start's gpu_plugin), so a run made with it can never
+ * be taken for a GPU's: it is a test of fabcert's own protocol, not a
+ * measurement of anything.
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "fc_log.h"
 #include "fc_plugin.h"
+#include "gpu/fc_gpu_agree.h"
+
+typedef struct fc_standin {
+    fc_backend_t inner;             /* the mpi backend: memory and calls */
+    fc_gpu_peer_t peer;
+    int world_rank, local_rank;
+    double timeout_s;
+    /* the call the gate holds: run by release, unless aborted */
+    const fc_coll_call_t *calls;
+    int n, done;
+    double seconds;
+    fc_status_t result;
+    long ncalls, aborts, destroys;
+    /* FC_GPU_STANDIN_FAIL */
+    int fail_rank, fail_nth, steps;
+    char fail_step[16];
+    char devname[64];
+} fc_standin_t;
+
+/* ---- the communicator, for fc_gpu_agree ---------------------------------- */
+
+static fc_gpu_poll_t fc_standin_poll(void *ctx, char *why, size_t len)
+{
+    fc_standin_t *sb = ctx;
+
+    if (!sb->done)
+        return FC_GPU_PENDING;      /* an aborted call never finishes */
+    if (sb->result != FC_OK) {
+        snprintf(why, len, "the MPI call under the stand-in failed (%s)",
+                 fc_status_str(sb->result));
+        return FC_GPU_ERROR;
+    }
+    return FC_GPU_DONE;
+}
+
+static void fc_standin_abort(void *ctx)
+{
+    fc_standin_t *sb = ctx;
+
+    ++sb->aborts;
+    fc_log_info("stand-in GPU plugin: ncclCommAbort on %s", sb->devname);
+}
+
+static void fc_standin_destroy(void *ctx)
+{
+    ++((fc_standin_t *)ctx)->destroys;
+}
+
+/* Every rank released its gate after the same agreement: the "device"
+ * runs the call (all ranks together, so the MPI collective completes). A
+ * release after an abort runs nothing: the peers are not in it. */
+static void fc_standin_release(void *ctx)
+{
+    fc_standin_t *sb = ctx;
+
+    if (sb->peer.aborted || sb->calls == NULL || sb->done)
+        return;
+    if (sb->n == 1)
+        sb->result = sb->inner.ops->run_func(&sb->inner, &sb->calls[0], &sb->seconds);
+    else
+        sb->result = sb->inner.ops->run_batch_func(&sb->inner, sb->calls, sb->n,
+                                                   &sb->seconds);
+    sb->done = 1;
+}
+
+static const fc_gpu_wait_ops_t fc_standin_wait_ops = { fc_standin_poll, NULL };
+static const fc_gpu_comm_ops_t fc_standin_comm_ops = { fc_standin_abort, fc_standin_destroy,
+                                                       fc_standin_release };
+
+/* ---- local steps: the mpi backend's, one of them planted to fail ---------- */
+
+static fc_status_t fc_standin_step(fc_standin_t *sb, const char *step)
+{
+    if (sb->fail_rank != sb->world_rank || strcmp(step, sb->fail_step) != 0 ||
+        ++sb->steps != sb->fail_nth)
+        return FC_OK;
+    fc_error("%s on %s failed (stand-in GPU plugin: a planted fault, its %dth %s)", step,
+             sb->devname, sb->fail_nth, step);
+    sb->peer.failed = 1;
+    return FC_ERR_FAIL;
+}
+
+#define FC_SB(be) ((fc_standin_t *)(be)->priv)
+
+static fc_status_t fc_standin_alloc(fc_backend_t *be, size_t bytes, void **buf_p)
+{
+    return FC_SB(be)->inner.ops->alloc_func(&FC_SB(be)->inner, bytes, buf_p);
+}
+
+static void fc_standin_free(fc_backend_t *be, void *buf)
+{
+    FC_SB(be)->inner.ops->free_func(&FC_SB(be)->inner, buf);
+}
+
+static fc_status_t fc_standin_fill(fc_backend_t *be, const fc_pattern_t *p, int32_t rank,
+                                   uint64_t index_base, void *buf, size_t count)
+{
+    FC_CHECK(fc_standin_step(FC_SB(be), "fill"));
+    return FC_SB(be)->inner.ops->fill_func(&FC_SB(be)->inner, p, rank, index_base, buf, count);
+}
+
+static fc_status_t fc_standin_poison(fc_backend_t *be, void *buf, size_t bytes, int byte)
+{
+    FC_CHECK(fc_standin_step(FC_SB(be), "poison"));
+    return FC_SB(be)->inner.ops->poison_func(&FC_SB(be)->inner, buf, bytes, byte);
+}
+
+static fc_status_t fc_standin_copy(fc_backend_t *be, void *dst, const void *src, size_t bytes)
+{
+    FC_CHECK(fc_standin_step(FC_SB(be), "copy"));
+    return FC_SB(be)->inner.ops->copy_func(&FC_SB(be)->inner, dst, src, bytes);
+}
+
+static fc_status_t fc_standin_verify(fc_backend_t *be, const fc_pattern_t *p, int32_t src,
+                                     uint64_t index_base, const void *buf, size_t count,
+                                     uint64_t pos_base, fc_mismatch_t *m)
+{
+    FC_CHECK(fc_standin_step(FC_SB(be), "verify"));
+    return FC_SB(be)->inner.ops->verify_func(&FC_SB(be)->inner, p, src, index_base, buf, count,
+                                             pos_base, m);
+}
+
+static fc_status_t fc_standin_untouched(fc_backend_t *be, const void *buf, size_t count,
+                                        size_t esize, int byte, uint64_t pos_base,
+                                        fc_mismatch_t *m)
+{
+    FC_CHECK(fc_standin_step(FC_SB(be), "untouched"));
+    return FC_SB(be)->inner.ops->verify_untouched_func(&FC_SB(be)->inner, buf, count, esize,
+                                                       byte, pos_base, m);
+}
+
+static fc_status_t fc_standin_digest(fc_backend_t *be, const void *buf, size_t bytes,
+                                     uint64_t *digest_p)
+{
+    FC_CHECK(fc_standin_step(FC_SB(be), "digest"));
+    return FC_SB(be)->inner.ops->digest_func(&FC_SB(be)->inner, buf, bytes, digest_p);
+}
+
+static fc_status_t fc_standin_flip(fc_backend_t *be, void *buf, size_t byte, int bit)
+{
+    FC_CHECK(fc_standin_step(FC_SB(be), "flip"));
+    return FC_SB(be)->inner.ops->flip_bit_func(&FC_SB(be)->inner, buf, byte, bit);
+}
+
+/* ---- calls: agreed as the nccl backend's ---------------------------------- */
+
+static fc_status_t fc_standin_run_n(fc_backend_t *be, const fc_coll_call_t *calls, int n,
+                                    double *seconds_p)
+{
+    fc_standin_t *sb = FC_SB(be);
+    fc_status_t st;
+
+    if (sb->peer.aborted)
+        return FC_ERR_FAIL;
+    sb->calls = calls;
+    sb->n = n;
+    sb->done = 0;
+    sb->seconds = 0;
+    sb->result = FC_OK;
+    ++sb->ncalls;
+    st = fc_gpu_call(&sb->peer, FC_OK, &fc_standin_comm_ops, &fc_standin_wait_ops, sb,
+                     sb->timeout_s, fc_coll_desc(calls[0].coll)->name);
+    sb->calls = NULL;
+    be->last_wait_s = sb->inner.last_wait_s;
+    FC_CHECK(st);
+    *seconds_p = sb->seconds;
+    return FC_OK;
+}
+
+static fc_status_t fc_standin_run(fc_backend_t *be, const fc_coll_call_t *call,
+                                  double *seconds_p)
+{
+    return fc_standin_run_n(be, call, 1, seconds_p);
+}
+
+static fc_status_t fc_standin_run_batch(fc_backend_t *be, const fc_coll_call_t calls[2], int n,
+                                        double *seconds_p)
+{
+    return fc_standin_run_n(be, calls, n < 2 ? 2 : n, seconds_p);
+}
+
+static void fc_standin_fini(fc_backend_t *be)
+{
+    fc_standin_t *sb = FC_SB(be);
+
+    if (sb == NULL)
+        return;
+    fc_gpu_fini(&sb->peer, &fc_standin_comm_ops, sb);
+    fc_log_info("stand-in GPU plugin: rank %d ended: calls=%ld aborts=%ld destroys=%ld",
+                sb->world_rank, sb->ncalls, sb->aborts, sb->destroys);
+    fc_gpu_peer_close(&sb->peer);
+    sb->inner.ops->fini_func(&sb->inner);
+    free(sb);
+    be->priv = NULL;
+}
+
+static const fc_backend_ops_t fc_standin_ops = {
+    .name = "nccl",
+    .alloc_func = fc_standin_alloc,
+    .free_func = fc_standin_free,
+    .fill_func = fc_standin_fill,
+    .poison_func = fc_standin_poison,
+    .copy_func = fc_standin_copy,
+    .run_func = fc_standin_run,
+    .run_batch_func = fc_standin_run_batch,
+    .verify_func = fc_standin_verify,
+    .verify_untouched_func = fc_standin_untouched,
+    .digest_func = fc_standin_digest,
+    .flip_bit_func = fc_standin_flip,
+    .fini_func = fc_standin_fini,
+};
+
+/* ---- the plugin table ------------------------------------------------------ */
 
 static int fc_standin_device_count(char *why, size_t len)
 {
@@ -20,20 +252,58 @@ static int fc_standin_device_count(char *why, size_t len)
 static fc_status_t fc_standin_init(MPI_Comm comm, int local_rank, double timeout_s,
                                    fc_backend_t *be)
 {
+    const char *mode = getenv("FC_GPU_STANDIN"), *fail = getenv("FC_GPU_STANDIN_FAIL");
+    fc_standin_t *sb;
     int rank = -1;
 
-    (void)timeout_s;
-    (void)be;
-    MPI_Comm_rank(comm, &rank);
-    fprintf(stderr, "fabcert: stand-in GPU plugin: ncclCommInitRank failed on rank %d "
-            "(local rank %d): unhandled system error (a planted fault)\n", rank, local_rank);
-    return FC_ERR_INTERNAL;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (mode == NULL || strcmp(mode, "host") != 0) {
+        fprintf(stderr, "fabcert: stand-in GPU plugin: ncclCommInitRank failed on rank %d "
+                "(local rank %d): unhandled system error (a planted fault)\n", rank,
+                local_rank);
+        return FC_ERR_INTERNAL;
+    }
+    if ((sb = calloc(1, sizeof(*sb))) == NULL)
+        return FC_ERR_INTERNAL;
+    sb->world_rank = rank;
+    sb->local_rank = local_rank;
+    sb->timeout_s = timeout_s > 0 ? timeout_s : 60;
+    sb->fail_rank = -1;
+    if (fail && fail[0] && sscanf(fail, "rank=%d,step=%15[a-z],nth=%d", &sb->fail_rank, sb->fail_step,
+                       &sb->fail_nth) != 3) {
+        fprintf(stderr, "fabcert: stand-in GPU plugin: FC_GPU_STANDIN_FAIL is "
+                "rank=R,step=S,nth=N, not '%s'\n", fail);
+        free(sb);
+        return FC_ERR_INVALID;
+    }
+    snprintf(sb->devname, sizeof(sb->devname), "stand-in GPU (rank %d)", rank);
+    if (fc_backend_mpi_init(comm, &sb->inner) != FC_OK) {
+        free(sb);
+        return FC_ERR_INTERNAL;
+    }
+    memset(be, 0, sizeof(*be));
+    be->ops = &fc_standin_ops;
+    be->comm = comm;
+    be->priv = sb;
+    be->last_wait_s = -1;
+    MPI_Comm_rank(comm, &be->rank);
+    MPI_Comm_size(comm, &be->size);
+    fc_gpu_peer_open(&sb->peer, comm, sb->devname);
+    /* the communicator's init, agreed (nothing can fail here) */
+    return fc_gpu_agree(&sb->peer, FC_OK, &fc_standin_comm_ops, sb, "ncclCommInitRank");
 }
 
 static fc_status_t fc_standin_describe(const fc_backend_t *be, char *json, size_t len)
 {
-    (void)be;
-    snprintf(json, len, "{\"gpu\": \"stand-in\"}");
+    const fc_standin_t *sb = be->priv;
+
+    if (sb == NULL) {
+        snprintf(json, len, "{\"gpu\": \"stand-in\"}");
+        return FC_OK;
+    }
+    snprintf(json, len, "{\"gpu\":\"stand-in\",\"device\":0,\"visible_gpus\":1,"
+             "\"uuid\":\"GPU-standin-%d\",\"pci_bus_id\":\"00000000:%02X:00.0\"}",
+             sb->world_rank, 0x10 + sb->local_rank);
     return FC_OK;
 }
 
