@@ -78,11 +78,12 @@ $(INJECT): tests/inject/fc_inject.c
 
 # a stand-in GPU plugin (tests/standin): its backend init fails everywhere,
 # or (FC_GPU_STANDIN=host) runs the GPU ranks' failure protocol on host
-# memory; the stage program that opens it provides the rest
+# memory, with the NVML reader and a CPU stand-in for the burn; the stage
+# program that opens it provides the rest
 $(STANDIN): tests/standin/fc_gpu_standin.c lib/gpu/fc_gpu_agree.c lib/gpu/fc_gpu_wait.c \
-            lib/fc_plugin.h lib/fc_backend.h lib/gpu/fc_gpu_agree.h lib/gpu/fc_gpu_wait.h
+            lib/gpu/fc_nvml.c lib/gpu/fc_gpu_health.c $(wildcard lib/*.h lib/gpu/*.h)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) $(CFLAGS) $(WARN) -shared -o $@ $(filter %.c,$^)
+	$(MPICC) $(CPPFLAGS) $(CFLAGS) $(WARN) -shared -o $@ $(filter %.c,$^) -ljansson -ldl
 
 # ---- the GPU plugin: CUDA kernels and the nccl backend ---------------------
 # Built when the CUDA toolkit (nvcc, cudart, cuBLASLt) and NCCL are found;

@@ -66,7 +66,8 @@ typedef struct fc_gpu_plugin {
     /* The GEMM burn on be's GPU (lib/gpu/fc_burn.h): each kind of kinds
      * ("bf16,fp16,fp64"; NULL: all) for seconds; a JSON object per kind
      * (tflops, iterations, digest, mismatched iterations, algorithm), or
-     * NULL with the reason in why. */
+     * NULL with the reason in why. On a stream of its own: another thread
+     * may call it while the backend's calls run (the soak does). */
     json_t *(*burn_func)(const fc_backend_t *be, double seconds, const char *kinds,
                          char *why, size_t len);
 } fc_gpu_plugin_t;

@@ -108,6 +108,8 @@ typedef struct fc_soak_profile {
     double max_error_delta;     /* NIC/port error counters may rise by this */
     char nic_pattern[64];       /* glob of the NICs whose counters count */
     int window_line, window_col;    /* where window_s is, for messages */
+    char gpu_burn[64];          /* on nccl: the GEMM kinds burnt beside the
+                                 * collectives ("bf16,fp16,fp64"), or "none" */
 } fc_soak_profile_t;
 
 typedef struct fc_stage_profile {

@@ -1,6 +1,7 @@
 /*
  * fc_profile_soak.c - two stages' own sections: the soak stage's soak:
- * (how long, the drift windows and their rule, the link error counters)
+ * (how long, the drift windows and their rule, the link error counters,
+ * the GPU burn beside the collectives)
  * and the preflight stage's expect: (what every node must have), with
  * their defaults; and the rules that tie a soak's duration, window and
  * timeout together, which the loader and `fabcert run --soak-duration`
@@ -51,6 +52,33 @@ static fc_status_t fc_soak_window_mark(const fc_yaml_ctx_t *ctx, const fc_yaml_f
     return FC_OK;
 }
 
+/* gpu_burn: a comma list of bf16, fp16, fp64 (each once), or none. */
+static fc_status_t fc_soak_burn_check(const fc_yaml_ctx_t *ctx, const fc_yaml_field_t *f,
+                                      struct fy_node *k, struct fy_node *v, void *base)
+{
+    fc_soak_profile_t *s = base;
+    char list[sizeof(s->gpu_burn)], *save = NULL, *w;
+    int seen[3] = { 0, 0, 0 }, n = 0;
+    static const char *const kinds[] = { "bf16", "fp16", "fp64" };
+
+    if (strcmp(s->gpu_burn, "none") == 0)
+        return FC_OK;
+    snprintf(list, sizeof(list), "%s", s->gpu_burn);
+    for (w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save), ++n) {
+        int kind = -1;
+
+        for (int i = 0; i < 3; ++i)
+            if (strcmp(w, kinds[i]) == 0)
+                kind = i;
+        if (kind < 0 || seen[kind]++)
+            return fc_yaml_error(ctx, v, k, "'gpu_burn' is a comma list of bf16, fp16 and "
+                                 "fp64, each once, or none; not '%s'", s->gpu_burn);
+    }
+    if (n == 0)
+        return fc_yaml_error(ctx, v, k, "'gpu_burn' is empty: name the kinds, or none");
+    return FC_OK;
+}
+
 static const fc_yaml_field_t fc_soak_keys[] = {
     FC_KEY_NUMBER("duration_s", fc_soak_profile_t, duration_s, 1, 7 * 86400.0),
     FC_KEY_NUMBER("window_s", fc_soak_profile_t, window_s, 0.1, 86400,
@@ -60,6 +88,8 @@ static const fc_yaml_field_t fc_soak_keys[] = {
     FC_KEY_STRING("nic_pattern", fc_soak_profile_t, nic_pattern,
                   "a glob such as ib* or eth*"),
     FC_KEY_INT("confirm_windows", fc_soak_profile_t, confirm_windows, 1, 1000),
+    FC_KEY_STRING("gpu_burn", fc_soak_profile_t, gpu_burn, "bf16, fp16, fp64 or none",
+                  .check = fc_soak_burn_check),
     FC_KEY_END
 };
 
@@ -73,6 +103,7 @@ void fc_soak_defaults(fc_soak_profile_t *s)
     s->confirm_windows = 2;
     s->max_error_delta = 0;
     snprintf(s->nic_pattern, sizeof(s->nic_pattern), "*");
+    snprintf(s->gpu_burn, sizeof(s->gpu_burn), "bf16,fp16,fp64");
 }
 
 int fc_soak_min_windows(const fc_stage_profile_t *sp)

@@ -110,6 +110,37 @@ void fc_figure_soak_counters(json_t *rec, json_t *f)
     json_object_set_new(f, "max_error_delta", fc_json_or_null(json_object_get(rec, "max_error_delta")));
 }
 
+/* A GPU over the soak: which one, the burn's figures per kind (TFLOPS,
+ * GEMMs, the digest every chunk and GPU of its kind must share) and the
+ * health readings' judgement (windows judged, the failing counters). */
+void fc_figure_soak_gpu(json_t *rec, json_t *f)
+{
+    json_t *burn = json_object_get(rec, "burn"), *health = json_object_get(rec, "health");
+    json_t *kinds = json_object(), *k;
+    const char *name;
+
+    json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));
+    json_object_set_new(f, "gpu", fc_json_or_null(json_object_get(rec, "device")));
+    json_object_set_new(f, "model", fc_json_or_null(json_object_get(rec, "gpu")));
+    json_object_set_new(f, "uuid", fc_json_or_null(json_object_get(rec, "uuid")));
+    json_object_set_new(f, "pci_bus_id", fc_json_or_null(json_object_get(rec, "pci_bus_id")));
+    json_object_foreach(json_object_get(burn, "kinds"), name, k)
+        json_object_set_new(kinds, name, json_pack(
+            "{s:o, s:o, s:o, s:o, s:o, s:o}", "tflops_median",
+            fc_json_or_null(json_object_get(k, "tflops_median")), "iterations",
+            fc_json_or_null(json_object_get(k, "iterations")), "chunks",
+            fc_json_or_null(json_object_get(k, "chunks")), "digest",
+            fc_json_or_null(json_object_get(k, "digest")), "mismatched_iterations",
+            fc_json_or_null(json_object_get(k, "mismatched_iterations")), "verdict",
+            fc_json_or_null(json_object_get(k, "verdict"))));
+    json_object_set_new(f, "burn", kinds);
+    json_object_set_new(f, "burn_not_run", fc_json_or_null(json_object_get(burn, "why")));
+    json_object_set_new(f, "health_windows_judged",
+                        fc_json_or_null(json_object_get(health, "windows_judged")));
+    json_object_set_new(f, "health_not_read", fc_json_or_null(json_object_get(health, "why")));
+    json_object_set_new(f, "evidence", fc_json_or_null(json_object_get(rec, "evidence")));
+}
+
 /* The evidence that places (or could not place) a fault: the group, the
  * culprit, every exchange; a slowness retest adds its timings. */
 void fc_figure_retest(json_t *rec, json_t *f)

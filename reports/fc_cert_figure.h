@@ -21,6 +21,7 @@ void fc_figure_pairs_node(json_t *rec, json_t *f);      /* host, slow partners *
 void fc_figure_contention(json_t *rec, json_t *f);      /* slowdown, background load */
 void fc_figure_host(json_t *rec, json_t *f);            /* the host (preflight) */
 void fc_figure_soak_counters(json_t *rec, json_t *f);   /* counter deltas, limit */
+void fc_figure_soak_gpu(json_t *rec, json_t *f);        /* the GPU, burn, health */
 void fc_figure_retest(json_t *rec, json_t *f);          /* group, culprit, exchanges */
 void fc_figure_stop(json_t *rec, json_t *f);            /* host, ranks, where stuck */
 

@@ -18,6 +18,7 @@ void fc_cell_pairs_node(FILE *f, json_t *rec);     /* slow with how many partner
 void fc_cell_contention(FILE *f, json_t *rec);     /* slowdown, background achieved */
 void fc_cell_preflight(FILE *f, json_t *rec);      /* cores, memory, GPUs, NICs */
 void fc_cell_soak_counters(FILE *f, json_t *rec);  /* the counters that moved */
+void fc_cell_soak_gpu(FILE *f, json_t *rec);       /* burn TFLOPS, health windows */
 void fc_cell_retest(FILE *f, json_t *rec);         /* its first reason */
 void fc_cell_stop(FILE *f, json_t *rec);           /* where it was stuck */
 

@@ -93,6 +93,13 @@ static void fc_label_soak_counters(json_t *rec, char *buf, size_t len)
     snprintf(buf, len, "link error counters of %s", fc_json_str(rec, "host"));
 }
 
+static void fc_label_soak_gpu(json_t *rec, char *buf, size_t len)
+{
+    snprintf(buf, len, "GPU %lld (%s) of %s", (long long)json_integer_value(
+                 json_object_get(rec, "device")), fc_json_str(rec, "uuid"),
+             fc_json_str(rec, "host"));
+}
+
 static void fc_label_retest(json_t *rec, char *buf, size_t len)
 {
     snprintf(buf, len, "retest of the %s in %s", strcmp(fc_json_str(rec, "kind"), "slow")
@@ -175,6 +182,12 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
         .bits_rejudged = 1, .rack_keys = { "rack" }, .label = fc_label_soak_counters,
         .figure = fc_figure_soak_counters, .cell = fc_cell_soak_counters,
         .rules = fc_rules_soak_counters },
+    /* lib/fc_soak_gpu_record.c (suites/soak.c on the nccl backend): its
+     * reasons name the GPU and host themselves */
+    [FC_RECORD_SOAK_GPU] = {
+        .id = FC_RECORD_SOAK_GPU, .name = "soak_gpu", .writers = FC_BY_STAGE,
+        .check = 1, .bits_rejudged = 1, .rack_keys = { "rack" }, .label = fc_label_soak_gpu,
+        .figure = fc_figure_soak_gpu, .cell = fc_cell_soak_gpu, .rules = fc_rules_soak_gpu },
     /* lib/fc_retest_records.c, lib/fc_retest_slow.c (suites/retest.c) and
      * runners/fc_retest.c: its wrong exchanges are the evidence, so its
      * figures are not judged again */

@@ -49,6 +49,7 @@ typedef enum fc_record_id {
     FC_RECORD_CONTENTION,       /* a collective under background traffic */
     FC_RECORD_PREFLIGHT,        /* a node's inventory against the expected */
     FC_RECORD_SOAK_COUNTERS,    /* a node's link error counters over the soak */
+    FC_RECORD_SOAK_GPU,         /* a GPU's burn and health over the soak */
     FC_RECORD_RETEST,           /* the retest that places a group's fault */
     FC_RECORD_HANG,             /* ranks that stopped (the runner's account) */
     FC_RECORD_CRASH,            /* ranks that died (the runner's account) */
@@ -140,7 +141,7 @@ int fc_record_may_follow_end(json_t *rec);
 
 /* 1 if records of this type are judged checks (they carry a verdict,
  * reasons and what they implicate): point, pair, pairs_node, contention,
- * preflight, soak_counters, retest. */
+ * preflight, soak_counters, soak_gpu, retest. */
 int fc_record_is_check(const char *type);
 
 /* "all_reduce float32 sum 4 KiB on rack1" for a point, "pair a <-> b",

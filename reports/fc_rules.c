@@ -141,6 +141,34 @@ void fc_rules_soak_counters(json_t *rec, json_t *lines)
                     json_number_value(json_object_get(rec, "max_error_delta")));
 }
 
+/* The limits a GPU's health was judged by (the plugin's defaults), and the
+ * burn's rule. */
+void fc_rules_soak_gpu(json_t *rec, json_t *lines)
+{
+    json_t *l = json_object_get(json_object_get(rec, "health"), "limits");
+    const char *asked = fc_json_str(json_object_get(rec, "burn"), "asked");
+
+    if (json_is_object(l)) {
+        fc_rule_add(lines, 1, "per window: uncorrectable ECC errors rise by at most %.0f, "
+                    "retired pages and rows remapped for them by at most %.0f, NVLink error "
+                    "counters by at most %.0f per link; clocks held down by a thermal limit "
+                    "at most %.0f ms; no hardware or thermal slowdown active at a window's "
+                    "end%s", json_number_value(json_object_get(l, "max_ecc_uncorrected_delta")),
+                    json_number_value(json_object_get(l, "max_retired_pages_delta")),
+                    json_number_value(json_object_get(l, "max_nvlink_error_delta")),
+                    json_number_value(json_object_get(l, "max_thermal_violation_ms")),
+                    json_number_value(json_object_get(l, "max_power_violation_ms")) < 0
+                        ? " (the time held at the power cap is reported: a GPU at full load "
+                          "holds it by design)" : "");
+    }
+    if (asked[0] && strcmp(asked, "none") != 0)
+        fc_rule_add(lines, 1, "burn %s: every GEMM's C equal to its chunk's first, every "
+                    "chunk's to the first, and to the other GPUs' of the same model, SM "
+                    "count and algorithm", asked);
+    else
+        fc_rule_add(lines, 0, "no GPU burn (soak.gpu_burn: none)");
+}
+
 /* A pair inside a rack: the same-rack rule, its rack's pairs against the
  * pairs inside the other racks. */
 static void fc_rules_same_rack(json_t *lines, const char *size, json_t *same)

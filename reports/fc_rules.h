@@ -19,6 +19,7 @@ void fc_rules_point(json_t *rec, json_t *lines);           /* limits, relative, 
 void fc_rules_pair(json_t *rec, json_t *lines);            /* per size; latency */
 void fc_rules_contention(json_t *rec, json_t *lines);      /* max slowdown */
 void fc_rules_soak_counters(json_t *rec, json_t *lines);   /* max error delta */
+void fc_rules_soak_gpu(json_t *rec, json_t *lines);        /* GPU health limits, burn */
 
 /* The texts of lines that applied (applied 1) or did not (0), joined with
  * " | ", into buf ("" when none). */

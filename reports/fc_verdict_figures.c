@@ -1,7 +1,8 @@
 /*
  * fc_verdict_figures.c - see fc_verdict_figures.h. The figures read are
  * the ones the stages write: a point's and a contention record's `wrong`
- * and digest agreement, a pair's `wrong` per size. Which types are judged
+ * and digest agreement, a pair's `wrong` per size, a soak_gpu record's
+ * burn results that differed. Which types are judged
  * again, and which per size, the record-type table says (bits_rejudged,
  * bits_per_size in fc_record.h).
  */
@@ -48,6 +49,22 @@ int fc_record_wrong_bits(json_t *rec, char *why, size_t len)
 
         if (v != NULL && !json_is_true(v))
             fc_why_add(why, len, digests[d], v);
+    }
+    if (t->id == FC_RECORD_SOAK_GPU) {
+        /* the GPU burn's results that differed: wrong bits of a GEMM */
+        json_t *k;
+        const char *kind;
+
+        json_object_foreach(json_object_get(json_object_get(rec, "burn"), "kinds"), kind, k)
+            for (size_t c = 0; c < 2; ++c) {
+                static const char *const counts[] = { "mismatched_iterations",
+                                                      "chunks_differing" };
+                char what[64];
+
+                snprintf(what, sizeof(what), "burn %s %s", kind, counts[c]);
+                if (fc_count_wrong(json_object_get(k, counts[c])))
+                    fc_why_add(why, len, what, json_object_get(k, counts[c]));
+            }
     }
     if (t->bits_per_size)
         json_array_foreach(sizes, i, z)

@@ -18,9 +18,13 @@
  * (lib/fc_counters.h) before and after the loop: an error counter that
  * rose by more than max_error_delta, a link that vanished or a counter
  * that went down (a port re-initialised) FAILs and implicates that node's
- * link; a saturated narrow counter leaves it INCOMPLETE. Each
- * window is written to results.jsonl as it closes (type soak_window), so a
- * soak killed at hour five keeps its first five hours.
+ * link; a saturated narrow counter leaves it INCOMPLETE. On the nccl
+ * backend each GPU also burns (cuBLAS GEMMs, every result checked) beside
+ * the collectives, and its health is read at every window and judged
+ * (lib/fc_soak_gpu.h: one soak_gpu record per GPU). Each
+ * window is written to results.jsonl as it closes (type soak_window, with
+ * the GPUs' health in it), so a soak killed at hour five keeps its first
+ * five hours.
  *
  *   mpirun --hostfile H build/suites/soak --racks F --profile P --out DIR
  */
@@ -35,6 +39,7 @@
 #include "fc_counters.h"
 #include "fc_drift.h"
 #include "fc_log.h"
+#include "fc_soak_gpu.h"
 #include "fc_stage.h"
 #include "fc_stats.h"
 
@@ -143,10 +148,11 @@ static double fc_busbw(const fc_soak_point_t *p, double median)
     return median > 0 ? (double)p->total.bytes / median / 1e9 * p->bus_factor : 0;
 }
 
-/* Rank 0: close the open window of every point and write it. */
+/* Rank 0: close the open window of every point and write it, with what
+ * the GPUs' health was in it (gpu: fc_soak_gpu_window's, taken). */
 static void fc_soak_close_window(fc_stage_ctx_t *ctx, fc_soak_point_t *sp,
                                  const fc_test_point_t *points, int npoints, int w,
-                                 double start_s, double end_s, long rounds)
+                                 double start_s, double end_s, long rounds, json_t *gpu)
 {
     json_t *rec = fc_stage_record(ctx, "soak_window"), *list = json_array();
 
@@ -182,6 +188,8 @@ static void fc_soak_close_window(fc_stage_ctx_t *ctx, fc_soak_point_t *sp,
             json_object_set_new(rec, "rank0_max_rss_kib", json_integer(ru.ru_maxrss));
     }
     json_object_set_new(rec, "points", list);
+    if (gpu)
+        json_object_set_new(rec, "gpu", gpu);
     fc_results_append(&ctx->results, rec);
     fc_tap_diag(&ctx->tap, "soak window %d: %.1f-%.1f s, %ld round(s)", w, start_s,
                 end_s, rounds);
@@ -356,14 +364,16 @@ static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
     fc_status_t status = FC_OK;
     fc_backend_t be;
     fc_engine_bufs_t bufs;          /* every run of every point */
+    fc_soak_gpu_t *sg;              /* the GPU burn and health (nccl) */
     json_t *before = NULL;
     json_t *deltas;
-    double t0, window_start = 0;
+    double t0, window_start = 0, now = 0;
     unsigned long runs = 0;     /* the watchdog's work index, wrapped */
     long rounds = 0;
-    int npoints, window = 0, go = 1;
+    int npoints, window = 0, flags[2] = { 1, 0 };     /* go on, a window closed */
 
     FC_CHECK(fc_stage_open_backend(ctx, group, &be));
+    sg = fc_soak_gpu_start(ctx, &be);
     fc_engine_bufs_init(&bufs);
     npoints = fc_stage_points(ctx, &points);
     if (ctx->world_rank == 0 && (sp = calloc((size_t)npoints, sizeof(*sp))) == NULL) {
@@ -378,20 +388,25 @@ static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = MPI_Wtime();
     for (;;) {
-        double now = MPI_Wtime() - t0;
-
-        /* rank 0's clock decides, so every rank runs the same rounds */
+        /* rank 0's clock decides, so every rank runs the same rounds and
+         * reads its GPU's health at the same window's end */
         if (ctx->world_rank == 0) {
-            if (rounds > 0 && now - window_start >= cfg->window_s) {
-                fc_soak_close_window(ctx, sp, points, npoints, window++, window_start, now,
-                                     rounds);
-                window_start = now;
-                rounds = 0;
-            }
-            go = now < cfg->duration_s;
+            now = MPI_Wtime() - t0;
+            flags[1] = rounds > 0 && now - window_start >= cfg->window_s;
+            flags[0] = now < cfg->duration_s;
         }
-        MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        if (!go)
+        MPI_Bcast(flags, 2, MPI_INT, 0, MPI_COMM_WORLD);
+        if (flags[1]) {
+            json_t *gpu = fc_soak_gpu_window(ctx, sg, window);
+
+            if (ctx->world_rank == 0)
+                fc_soak_close_window(ctx, sp, points, npoints, window, window_start, now,
+                                     rounds, gpu);
+            ++window;
+            window_start = now;
+            rounds = 0;
+        }
+        if (!flags[0])
             break;
         for (int i = 0; i < npoints; ++i) {
             fc_point_summary_t mine;
@@ -406,17 +421,24 @@ static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
         }
         ++rounds;
     }
+    /* the burn's last chunk ends inside the last window */
+    fc_soak_gpu_stop(sg);
+    if (rounds > 0) {       /* every rank ran the same rounds */
+        json_t *gpu = fc_soak_gpu_window(ctx, sg, window);
+
+        if (ctx->world_rank == 0)
+            fc_soak_close_window(ctx, sp, points, npoints, window, window_start,
+                                 MPI_Wtime() - t0, rounds, gpu);
+    }
     if (ctx->world_rank == 0) {
         double elapsed = MPI_Wtime() - t0;
 
-        if (rounds > 0)
-            fc_soak_close_window(ctx, sp, points, npoints, window, window_start, elapsed,
-                                 rounds);
         for (int i = 0; i < npoints; ++i) {
             fc_soak_report_point(ctx, &points[i], &sp[i], elapsed);
             free(sp[i].windows);
         }
     }
+    fc_soak_gpu_finish(ctx, sg);
     deltas = fc_soak_counter_judge(ctx, before);
     fc_soak_judge_counters(ctx, deltas);
     json_decref(deltas);

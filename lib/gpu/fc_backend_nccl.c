@@ -55,6 +55,10 @@ typedef struct fc_nccl {
     fc_gpu_peer_t peer;
     unsigned long calls, gates_expired;
     char devname[96];               /* "GPU 3 (local rank 3)" */
+    /* the burn (burn_func): each kind opened at its first use on a stream
+     * of its own and kept, so that its chunks allocate nothing */
+    fc_burn_t *burns[FC_BURN_KINDS];
+    cudaStream_t burn_stream;
 } fc_nccl_t;
 
 /* ---- the wait and the communicator, for fc_gpu_wait / fc_gpu_agree ---- */
@@ -343,6 +347,10 @@ static fc_status_t fc_nccl_flip_bit(fc_backend_t *be, void *buf, size_t byte, in
 static void fc_nccl_free_local(fc_nccl_t *nb)
 {
     fc_gpu_peer_close(&nb->peer);
+    for (int k = 0; k < FC_BURN_KINDS; ++k)
+        fc_burn_close(nb->burns[k]);
+    if (nb->burn_stream)
+        cudaStreamDestroy(nb->burn_stream);
     if (nb->start)
         cudaEventDestroy(nb->start);
     if (nb->stop)
@@ -500,19 +508,26 @@ static fc_status_t fc_nccl_describe(const fc_backend_t *be, char *json, size_t l
     return FC_OK;
 }
 
-/* The GEMM burn on this rank's GPU and stream: one object per kind. The
- * seed is fixed, so every GPU of a model computes the same C and the
- * ranks' digests can be compared (lib/gpu/fc_burn.h). */
+/* The GEMM burn on this rank's GPU, on a stream of its own, so that it
+ * runs beside the collectives when a thread of the soak calls it while
+ * the stage's thread runs them: one object per kind. Each kind is opened
+ * once (its buffers, inputs and algorithm) and stepped at every call, so
+ * no chunk allocates or frees (cudaFree may wait for the whole device);
+ * the backend's end frees them. The seed is fixed, so every GPU of a model
+ * computes the same C and the ranks' digests can be compared
+ * (lib/gpu/fc_burn.h). Called from one thread at a time. */
 static json_t *fc_nccl_burn(const fc_backend_t *be, double seconds, const char *kinds,
                             char *why, size_t len)
 {
-    const fc_nccl_t *nb = be->priv;
+    fc_nccl_t *nb = be->priv;
     char list[64], *save = NULL, *w;
     json_t *out;
     cudaError_t e;
 
-    if ((e = cudaSetDevice(nb->device)) != cudaSuccess) {
-        snprintf(why, len, "cudaSetDevice on %s: %s", nb->devname, cudaGetErrorString(e));
+    if ((e = cudaSetDevice(nb->device)) != cudaSuccess ||
+        (nb->burn_stream == NULL &&
+         (e = cudaStreamCreateWithFlags(&nb->burn_stream, cudaStreamNonBlocking)) != cudaSuccess)) {
+        snprintf(why, len, "a burn stream on %s: %s", nb->devname, cudaGetErrorString(e));
         return NULL;
     }
     snprintf(list, sizeof(list), "%s", kinds ? kinds : "bf16,fp16,fp64");
@@ -526,8 +541,12 @@ static json_t *fc_nccl_burn(const fc_backend_t *be, double seconds, const char *
             json_decref(out);
             return NULL;
         }
-        if (fc_burn_gemm(kind, 0, seconds, FC_BURN_SEED, nb->stream, &r) != 0) {
+        if ((nb->burns[kind] == NULL && fc_burn_open(kind, 0, FC_BURN_SEED, nb->burn_stream,
+                                                     &nb->burns[kind], &r) != 0) ||
+            fc_burn_step(nb->burns[kind], seconds, &r) != 0) {
             snprintf(why, len, "burn %s on %s: %s", w, nb->devname, r.why);
+            fc_burn_close(nb->burns[kind]);
+            nb->burns[kind] = NULL;
             json_decref(out);
             return NULL;
         }

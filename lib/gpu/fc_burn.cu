@@ -1,12 +1,15 @@
 /*
- * fc_burn.cu - see fc_burn.h. One burn of one kind: allocate A, B, C and a
- * workspace, fill A and B from the hash, set up one cuBLASLt matmul and
- * keep the heuristic's first algorithm, then run GEMMs in windows of
- * FC_BURN_WINDOW: each GEMM between its own pair of events, each C
- * digested into its own slot. The next window is enqueued before the
- * previous one is waited for (a bounded poll of its last event), so the
- * GPU never idles between windows; the digests come back once, at the end,
- * and are compared with the first.
+ * fc_burn.cu - see fc_burn.h. A burn of one kind is opened once: allocate
+ * A, B, C, a workspace and the digest slots, fill A and B from the hash,
+ * set up one cuBLASLt matmul and keep the heuristic's first algorithm.
+ * Each step then runs GEMMs in windows of FC_BURN_WINDOW: each GEMM between
+ * its own pair of events, each C digested into its own slot. The next
+ * window is enqueued before the previous one is waited for (a bounded poll
+ * of its last event), so the GPU never idles between windows; the digests
+ * come back once, at the end of the step, and are compared with its
+ * first. Steps allocate and free nothing (cudaFree can wait for the whole
+ * device, which the soak's collectives beside the burn must not), so a
+ * soak opens each kind once and steps it chunk after chunk.
  */
 #include <cublasLt.h>
 #include <cuda_bf16.h>
@@ -63,7 +66,7 @@ fc_burn_digest_kernel(const uint8_t *buf, size_t bytes, unsigned long long *slot
         atomicAdd(slot, acc);
 }
 
-typedef struct fc_burn_ctx {
+struct fc_burn {
     int kind, n, sms;
     size_t esize;
     void *a, *b, *c, *work;
@@ -76,7 +79,10 @@ typedef struct fc_burn_ctx {
     cublasLtMatmulPreference_t pref;
     cublasLtMatmulAlgo_t algo;
     cudaStream_t s;
-} fc_burn_ctx_t;
+    int broken;             /* a step failed: the GPU may still use the buffers */
+    char algo_text[192];    /* r->algo of the open */
+};
+typedef struct fc_burn fc_burn_ctx_t;
 
 static double fc_burn_wall(void)
 {
@@ -237,18 +243,12 @@ static int fc_burn_wait(cudaEvent_t e, double limit_s, fc_burn_result_t *r)
     return 0;
 }
 
-static int fc_burn_run(fc_burn_ctx_t *x, double seconds, uint32_t seed, fc_burn_result_t *r)
+static int fc_burn_run(fc_burn_ctx_t *x, double seconds, fc_burn_result_t *r)
 {
-    size_t count = (size_t)x->n * x->n;
     long issued = 0, done = 0;
     int size[2] = { 0, 0 }, e;
     double t0;
 
-    fc_burn_fill_kernel<<<x->sms * 4, 256, 0, x->s>>>(x->kind, seed, 0, x->a, count);
-    fc_burn_fill_kernel<<<x->sms * 4, 256, 0, x->s>>>(x->kind, seed, 1, x->b, count);
-    FC_BURN_CUDA(r, cudaGetLastError());
-    if ((e = fc_burn_setup(x, r)) != 0)
-        return e;
     t0 = fc_burn_wall();
     /* two windows in flight: window w is enqueued into one half of the
      * events, then window w - 1 (the other half) is waited for and read */
@@ -293,40 +293,105 @@ int fc_burn_kind_from_name(const char *name)
     return -1;
 }
 
-int fc_burn_gemm(int kind, int n, double seconds, uint32_t seed, void *stream,
+/* After an error the GPU may still be using the buffers: free them only
+ * once the stream is idle (a bounded wait), else leave them. */
+static void fc_burn_release(fc_burn_ctx_t *x)
+{
+    if (x->broken) {
+        cudaEvent_t idle;
+        fc_burn_result_t scratch;
+
+        if (cudaEventCreateWithFlags(&idle, cudaEventDisableTiming) != cudaSuccess ||
+            cudaEventRecord(idle, x->s) != cudaSuccess || fc_burn_wait(idle, 60, &scratch) != 0) {
+            (void)cudaGetLastError();
+            return;                     /* the buffers stay: the GPU is stuck or gone */
+        }
+        cudaEventDestroy(idle);
+    }
+    fc_burn_free(x);
+}
+
+int fc_burn_open(int kind, int n, uint32_t seed, void *stream, fc_burn_t **burn_p,
                  fc_burn_result_t *r)
 {
-    fc_burn_ctx_t x;
-    unsigned long long *host = NULL;
+    fc_burn_ctx_t *x;
     int device = 0, e;
+    size_t count;
 
     memset(r, 0, sizeof(*r));
-    memset(&x, 0, sizeof(x));
     r->kind = kind;
     r->first_bad = -1;
+    *burn_p = NULL;
     if (kind < 0 || kind >= FC_BURN_KINDS) {
         snprintf(r->why, sizeof(r->why), "no burn kind %d", kind);
         return (int)cudaErrorInvalidValue;
     }
-    x.kind = kind;
-    x.esize = kind == FC_BURN_FP64 ? 8 : 2;
-    x.s = (cudaStream_t)stream;
-    FC_BURN_CUDA(r, cudaGetDevice(&device));
-    FC_BURN_CUDA(r, cudaDeviceGetAttribute(&x.sms, cudaDevAttrMultiProcessorCount, device));
-    e = fc_burn_alloc(&x, n > 0 ? n : 8192, r);
+    if ((x = (fc_burn_ctx_t *)calloc(1, sizeof(*x))) == NULL) {
+        snprintf(r->why, sizeof(r->why), "out of memory for a burn");
+        return (int)cudaErrorMemoryAllocation;
+    }
+    x->kind = kind;
+    x->esize = kind == FC_BURN_FP64 ? 8 : 2;
+    x->s = (cudaStream_t)stream;
+    e = (int)cudaGetDevice(&device);
     if (e == 0)
-        e = fc_burn_run(&x, seconds, seed, r);
-    r->n = x.n;
+        e = (int)cudaDeviceGetAttribute(&x->sms, cudaDevAttrMultiProcessorCount, device);
+    if (e != 0)
+        snprintf(r->why, sizeof(r->why), "the device: %s", cudaGetErrorString((cudaError_t)e));
+    if (e == 0)
+        e = fc_burn_alloc(x, n > 0 ? n : 8192, r);
+    r->n = x->n;
+    count = (size_t)x->n * x->n;
+    if (e == 0) {
+        fc_burn_fill_kernel<<<x->sms * 4, 256, 0, x->s>>>(x->kind, seed, 0, x->a, count);
+        fc_burn_fill_kernel<<<x->sms * 4, 256, 0, x->s>>>(x->kind, seed, 1, x->b, count);
+        if ((e = (int)cudaGetLastError()) != 0)
+            snprintf(r->why, sizeof(r->why), "the fill kernels: %s",
+                     cudaGetErrorString((cudaError_t)e));
+    }
+    if (e == 0)
+        e = fc_burn_setup(x, r);
+    if (e != 0) {
+        x->broken = 1;
+        fc_burn_release(x);
+        free(x);
+        return e;
+    }
+    snprintf(x->algo_text, sizeof(x->algo_text), "%s", r->algo);
+    *burn_p = x;
+    return 0;
+}
+
+int fc_burn_step(fc_burn_t *x, double seconds, fc_burn_result_t *r)
+{
+    unsigned long long *host = NULL;
+    int e;
+
+    memset(r, 0, sizeof(*r));
+    r->kind = x->kind;
+    r->first_bad = -1;
+    r->n = x->n;
+    snprintf(r->algo, sizeof(r->algo), "%s", x->algo_text);
+    if (x->broken) {
+        snprintf(r->why, sizeof(r->why), "an earlier step of this burn failed");
+        return (int)cudaErrorInvalidValue;
+    }
+    e = (int)cudaMemsetAsync(x->slots, 0, FC_BURN_MAX_ITERS * sizeof(*x->slots), x->s);
+    if (e != 0)
+        snprintf(r->why, sizeof(r->why), "cudaMemsetAsync: %s",
+                 cudaGetErrorString((cudaError_t)e));
+    if (e == 0)
+        e = fc_burn_run(x, seconds, r);
     if (e == 0 && r->iters > 0 && (host = (unsigned long long *)malloc(r->iters * sizeof(*host))) == NULL) {
         snprintf(r->why, sizeof(r->why), "out of memory for %ld digests", r->iters);
         e = (int)cudaErrorMemoryAllocation;
     }
     if (e == 0 && r->iters > 0) {
-        cudaError_t ce = cudaMemcpyAsync(host, x.slots, r->iters * sizeof(*host),
-                                         cudaMemcpyDeviceToHost, x.s);
+        cudaError_t ce = cudaMemcpyAsync(host, x->slots, r->iters * sizeof(*host),
+                                         cudaMemcpyDeviceToHost, x->s);
 
         if (ce == cudaSuccess)
-            ce = cudaStreamSynchronize(x.s);
+            ce = cudaStreamSynchronize(x->s);
         if (ce != cudaSuccess) {
             snprintf(r->why, sizeof(r->why), "copying the digests: %s", cudaGetErrorString(ce));
             e = (int)ce;
@@ -339,23 +404,31 @@ int fc_burn_gemm(int kind, int n, double seconds, uint32_t seed, void *stream,
                 r->first_bad = i;
                 r->bad_digest = host[i];
             }
-        r->tflops = r->gemm_s > 0 ? 2.0 * x.n * (double)x.n * x.n * r->iters / r->gemm_s / 1e12 : 0;
+        r->tflops = r->gemm_s > 0 ? 2.0 * x->n * (double)x->n * x->n * r->iters / r->gemm_s / 1e12 : 0;
     }
     free(host);
-    /* after an error the GPU may still be using the buffers: free them
-     * only once the stream is idle (a bounded wait), else leave them */
-    if (e != 0) {
-        cudaEvent_t idle;
-        fc_burn_result_t scratch;
+    x->broken |= e != 0;
+    return e;
+}
 
-        if (cudaEventCreateWithFlags(&idle, cudaEventDisableTiming) != cudaSuccess ||
-            cudaEventRecord(idle, x.s) != cudaSuccess || fc_burn_wait(idle, 60, &scratch) != 0) {
-            (void)cudaGetLastError();
-            return e;                   /* the buffers stay: the GPU is stuck or gone */
-        }
-        cudaEventDestroy(idle);
+void fc_burn_close(fc_burn_t *x)
+{
+    if (x == NULL)
+        return;
+    fc_burn_release(x);
+    free(x);
+}
+
+int fc_burn_gemm(int kind, int n, double seconds, uint32_t seed, void *stream,
+                 fc_burn_result_t *r)
+{
+    fc_burn_t *x = NULL;
+    int e = fc_burn_open(kind, n, seed, stream, &x, r);
+
+    if (e == 0) {
+        e = fc_burn_step(x, seconds, r);
+        fc_burn_close(x);
     }
-    fc_burn_free(&x);
     return e;
 }
 

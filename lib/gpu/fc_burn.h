@@ -56,10 +56,24 @@ typedef struct fc_burn_result {
 const char *fc_burn_kind_name(int kind);         /* "bf16", "fp16", "fp64" */
 int fc_burn_kind_from_name(const char *name);    /* -1 if none */
 
-/* GEMMs of kind on the current device for about seconds (at least two
- * iterations), on stream (NULL: the default stream). n is the size to
- * try first (halved while the GPU lacks the memory; 0: 8192). 0, or a
- * CUDA or cuBLAS status with the cause in r->why. */
+/* One kind's buffers, matmul and algorithm on one GPU and stream. */
+typedef struct fc_burn fc_burn_t;
+
+/* Open a burn of kind on the current device, on stream (NULL: the default
+ * stream): A, B, C of n x n (n is the size to try first, halved while the
+ * GPU lacks the memory; 0: 8192), filled from seed, and the algorithm
+ * (r->algo, r->n). 0, or a CUDA or cuBLAS status with the cause in r->why.
+ * Allocates everything a step needs. */
+int fc_burn_open(int kind, int n, uint32_t seed, void *stream, fc_burn_t **burn_p,
+                 fc_burn_result_t *r);
+/* GEMMs for about seconds (at least two iterations), each C's digest
+ * against the step's first: r's figures. Allocates and frees nothing. A
+ * failed step leaves the burn unusable (close it). */
+int fc_burn_step(fc_burn_t *burn, double seconds, fc_burn_result_t *r);
+/* Free it (after a failure only once its stream is idle, a bounded wait). */
+void fc_burn_close(fc_burn_t *burn);
+
+/* open, one step, close: GEMMs of kind for about seconds. */
 int fc_burn_gemm(int kind, int n, double seconds, uint32_t seed, void *stream,
                  fc_burn_result_t *r);
 

@@ -15,6 +15,15 @@
  *            poison, copy, verify, untouched, digest, flip) of world rank R
  *            fail, as a GPU kernel or a bounded wait fails on one rank.
  *
+ * In host mode it also has the plugin's GPU health hooks (lib/gpu/
+ * fc_nvml.c and fc_gpu_health.c themselves: point $FABCERT_NVML_LIB at
+ * build/tests/libfc_nvml_standin.so, whose GPUs' PCI ids are the ones
+ * describe gives: 00000000:1L:00.0 for local rank L) and a burn hook:
+ * double-precision GEMMs of 64 x 64 on the CPU for the time asked, C
+ * digested every iteration and compared with the first, as the GPU burn
+ * does; $FC_GPU_STANDIN_BURN_FLIP = "rank=R,call=N" flips a bit of C at
+ * iteration 1 of world rank R's Nth burn (a GPU that computes wrongly).
+ *
  * Every rank says at its end what the protocol did to it ("stand-in GPU
  * plugin: rank R ended: calls=C aborts=A destroys=D"), for
  * tests/e2e/gpu_agree.t. Its records name the device "stand-in" and the
@@ -22,9 +31,11 @@
  * be taken for a GPU's: it is a test of fabcert's own protocol, not a
  * measurement of anything.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fc_log.h"
 #include "fc_plugin.h"
@@ -301,10 +312,99 @@ static fc_status_t fc_standin_describe(const fc_backend_t *be, char *json, size_
         snprintf(json, len, "{\"gpu\": \"stand-in\"}");
         return FC_OK;
     }
-    snprintf(json, len, "{\"gpu\":\"stand-in\",\"device\":0,\"visible_gpus\":1,"
+    snprintf(json, len, "{\"gpu\":\"stand-in\",\"device\":%d,\"visible_gpus\":1,"
              "\"uuid\":\"GPU-standin-%d\",\"pci_bus_id\":\"00000000:%02X:00.0\"}",
-             sb->world_rank, 0x10 + sb->local_rank);
+             sb->local_rank, sb->world_rank, 0x10 + sb->local_rank);
     return FC_OK;
+}
+
+/* ---- the burn's stand-in: a CPU GEMM, every C digested ---------------------- */
+
+#define FC_SB_N 64
+
+static double fc_standin_now(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static uint64_t fc_standin_hash(const double *c, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    const unsigned char *b = (const unsigned char *)c;
+
+    for (size_t i = 0; i < n * sizeof(double); ++i)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* One kind: GEMMs for about seconds (at least 2), the digest of each C
+ * against the first. The figures are the plugin's (fc_burn_json's keys). */
+static json_t *fc_standin_burn_kind(const char *kind, double seconds, int flip)
+{
+    static double a[FC_SB_N * FC_SB_N], b[FC_SB_N * FC_SB_N];
+    double c[FC_SB_N * FC_SB_N], t0 = fc_standin_now(), spent;
+    uint64_t first = 0;
+    long iters = 0, mismatched = 0, first_bad = -1;
+    char digest[24];
+
+    for (int i = 0; i < FC_SB_N * FC_SB_N; ++i) {
+        a[i] = (double)((i * 2654435761u) % 1024) / 1024 - 0.5;
+        b[i] = (double)((i * 40503u) % 1024) / 1024 - 0.5;
+    }
+    do {
+        uint64_t d;
+
+        for (int i = 0; i < FC_SB_N; ++i)
+            for (int j = 0; j < FC_SB_N; ++j) {
+                double acc = 0;
+
+                for (int k = 0; k < FC_SB_N; ++k)
+                    acc += a[i * FC_SB_N + k] * b[k * FC_SB_N + j];
+                c[i * FC_SB_N + j] = acc;
+            }
+        if (flip && iters == 1)
+            ((unsigned char *)c)[77] ^= 0x10;
+        d = fc_standin_hash(c, FC_SB_N * FC_SB_N);
+        if (iters == 0)
+            first = d;
+        else if (d != first && mismatched++ == 0)
+            first_bad = iters;
+        ++iters;
+        spent = fc_standin_now() - t0;
+    } while (iters < 2 || spent < seconds);
+    snprintf(digest, sizeof(digest), "%016llx", (unsigned long long)first);
+    return json_pack("{s:s, s:i, s:I, s:f, s:f, s:s, s:I, s:I, s:s, s:s}", "kind", kind, "n",
+                     FC_SB_N, "iterations", (json_int_t)iters, "seconds", spent, "tflops",
+                     2.0 * FC_SB_N * FC_SB_N * FC_SB_N * iters / spent / 1e12, "digest", digest,
+                     "mismatched_iterations", (json_int_t)mismatched, "first_bad_iteration",
+                     (json_int_t)first_bad, "algo", "stand-in: CPU double GEMM, not a GPU",
+                     "verdict", mismatched == 0 ? "PASS" : "FAIL");
+}
+
+static json_t *fc_standin_burn(const fc_backend_t *be, double seconds, const char *kinds,
+                               char *why, size_t len)
+{
+    const fc_standin_t *sb = be->priv;
+    const char *flip = getenv("FC_GPU_STANDIN_BURN_FLIP");
+    static int calls;           /* the burn is called from one thread */
+    char list[64], *save = NULL, *w;
+    int rank = -1, nth = -1;
+    json_t *out = json_object();
+
+    ++calls;
+    if (flip && sscanf(flip, "rank=%d,call=%d", &rank, &nth) != 2) {
+        snprintf(why, len, "FC_GPU_STANDIN_BURN_FLIP is rank=R,call=N, not '%s'", flip);
+        json_decref(out);
+        return NULL;
+    }
+    snprintf(list, sizeof(list), "%s", kinds ? kinds : "bf16,fp16,fp64");
+    for (w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save))
+        json_object_set_new(out, w, fc_standin_burn_kind(w, seconds, rank == sb->world_rank &&
+                                                                     nth == calls));
+    return out;
 }
 
 const fc_gpu_plugin_t FC_GPU_PLUGIN_TABLE = {
@@ -312,4 +412,8 @@ const fc_gpu_plugin_t FC_GPU_PLUGIN_TABLE = {
     .device_count_func = fc_standin_device_count,
     .backend_init_func = fc_standin_init,
     .describe_func = fc_standin_describe,
+    .health_snapshot_func = fc_gpu_health_snapshot,
+    .health_judge_func = fc_gpu_health_judge,
+    .health_limits_default_func = fc_gpu_health_limits_default,
+    .burn_func = fc_standin_burn,
 };

@@ -16,6 +16,13 @@
  *   G.link.L.{replay,recovery,crc} N (field values, the Hopper path) or
  *   G.link.L.{replay,recovery,crc_flit,crc_data} N (legacy_links 1)
  *   G.unsupported.WHAT 1   (ecc, remap, retired, violation, energy)
+ * A fault is planted mid-run with $FC_NVML_STANDIN_PLANT, a comma list of
+ * KEY=VALUE@N: from the Nth snapshot of this process on (its Nth device
+ * lookup: nvmlDeviceGetCount_v2 or nvmlDeviceGetHandleByPciBusId_v2,
+ * counted from 1), KEY reads VALUE, as if the file said so; e.g.
+ * "1.ecc_volatile_uncorrected=4@3" (GPU 1 counts 4 uncorrectable errors
+ * from the third snapshot) or "0.reasons=0x40@2" (GPU 0 held down by HW
+ * thermal slowdown from the second).
  * Return codes follow nvml.h: 0 success, 2 invalid argument, 3 not
  * supported, 6 not found.
  */
@@ -28,6 +35,30 @@
 
 static char fc_sv_keys[FC_SV_MAX][96], fc_sv_vals[FC_SV_MAX][96];
 static int fc_sv_n;
+static int fc_sv_snapshots;     /* device lookups so far: this snapshot's number */
+
+/* The plants of $FC_NVML_STANDIN_PLANT due at this snapshot, after the
+ * file's lines (a later line wins). */
+static void fc_sv_plant(void)
+{
+    const char *env = getenv("FC_NVML_STANDIN_PLANT");
+    char list[1024], *save = NULL, *w;
+
+    if (env == NULL)
+        return;
+    snprintf(list, sizeof(list), "%s", env);
+    for (w = strtok_r(list, ",", &save); w && fc_sv_n < FC_SV_MAX;
+         w = strtok_r(NULL, ",", &save)) {
+        char key[96], val[96];
+        int from;
+
+        if (sscanf(w, "%95[^=]=%95[^@]@%d", key, val, &from) == 3 && fc_sv_snapshots >= from) {
+            snprintf(fc_sv_keys[fc_sv_n], sizeof(fc_sv_keys[0]), "%s", key);
+            snprintf(fc_sv_vals[fc_sv_n], sizeof(fc_sv_vals[0]), "%s", val);
+            ++fc_sv_n;
+        }
+    }
+}
 
 static void fc_sv_load(void)
 {
@@ -41,6 +72,7 @@ static void fc_sv_load(void)
             ++fc_sv_n;
     if (f)
         fclose(f);
+    fc_sv_plant();
 }
 
 static const char *fc_sv(int g, const char *key)
@@ -87,6 +119,7 @@ const char *nvmlErrorString(int r)
 
 int nvmlDeviceGetCount_v2(unsigned int *n)
 {
+    ++fc_sv_snapshots;
     fc_sv_load();
     *n = (unsigned int)fc_sv_num(-1, "gpus", 0);
     return 0;
@@ -102,6 +135,7 @@ int nvmlDeviceGetHandleByIndex_v2(unsigned int i, void **d)
 
 int nvmlDeviceGetHandleByPciBusId_v2(const char *pci, void **d)
 {
+    ++fc_sv_snapshots;
     fc_sv_load();
     for (int g = 0; g < (int)fc_sv_num(-1, "gpus", 0); ++g)
         if (fc_sv(g, "pci") && strcmp(fc_sv(g, "pci"), pci) == 0) {
