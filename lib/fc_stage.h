@@ -113,6 +113,11 @@ json_t *fc_stage_record(const fc_stage_ctx_t *ctx, const char *type);
 /* The stage's backend on `group`: the GPU plugin's (with a `devices`
  * record naming every rank's GPU) when the backend is nccl, else mpi. */
 fc_status_t fc_stage_open_backend(fc_stage_ctx_t *ctx, MPI_Comm group, fc_backend_t *be_p);
+/* The same with only some ranks in it (the contention stage's foreground):
+ * every world rank calls it, those with member 0 only to take part in the
+ * devices record, in which they have no line; their *be_p is untouched. */
+fc_status_t fc_stage_open_backend_on(fc_stage_ctx_t *ctx, MPI_Comm group, int member,
+                                     fc_backend_t *be_p);
 /* Rank 0: write one point's records (extra[g], if given, merged into
  * group g's) and its TAP line from summaries already judged. */
 void fc_stage_report_judged(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,

@@ -19,6 +19,7 @@
 #include <sodium.h>
 
 #include "fc_alloc.h"
+#include "fc_contention_role.h"
 #include "fc_log.h"
 #include "fc_stage_int.h"
 #include "fc_stage_mpierr.h"
@@ -199,15 +200,16 @@ fc_status_t fc_stage_load_inventory(fc_stage_ctx_t *ctx)
     return (fc_status_t)status;
 }
 
-/* --backend nccl or auto: every rank must have the GPU plugin and a GPU.
- * nccl without them skips the stage (with the reason of the first rank
- * that lacks them); auto falls back to mpi and says why. The pairs and
- * contention stages measure the network between hosts and use MPI. */
+/* --backend nccl or auto: every rank must have the GPU plugin and a GPU
+ * (the contention stage: every foreground rank; its background stays on
+ * MPI). nccl without them skips the stage (with the reason of the first
+ * rank that lacks them); auto falls back to mpi and says why. The pairs
+ * stage measures the network between hosts and uses MPI. */
 void fc_stage_choose_backend(fc_stage_ctx_t *ctx)
 {
     char why[512] = "";
     const fc_gpu_plugin_t *pl = NULL;
-    int ok, first_bad, mine;
+    int ok, first_bad, mine, needs = 1;
     int wants_gpu;
 
     if (ctx->opts.backend[0] == '\0')
@@ -223,8 +225,10 @@ void fc_stage_choose_backend(fc_stage_ctx_t *ctx)
         snprintf(ctx->opts.backend, sizeof(ctx->opts.backend), "mpi");
         return;
     }
+    if (fc_stage_desc(ctx->stage)->gpu_foreground_only)
+        needs = fc_contention_role(&ctx->sp.cont, ctx->host, ctx->local_rank) == FC_ROLE_FG;
     pl = fc_plugin_load(why, sizeof(why));
-    ok = pl != NULL && pl->device_count_func(why, sizeof(why)) > 0;
+    ok = !needs || (pl != NULL && pl->device_count_func(why, sizeof(why)) > 0);
     mine = ok ? ctx->world_size : ctx->world_rank;
     MPI_Allreduce(&mine, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (first_bad == ctx->world_size) {
@@ -446,40 +450,66 @@ int fc_stage_comm_hosts(const fc_stage_ctx_t *ctx, MPI_Comm comm)
 
 fc_status_t fc_stage_open_backend(fc_stage_ctx_t *ctx, MPI_Comm group, fc_backend_t *be_p)
 {
-    if (ctx->gpu) {
-        char desc[512] = "{}", *all_desc = NULL;
+    return fc_stage_open_backend_on(ctx, group, 1, be_p);
+}
 
+fc_status_t fc_stage_open_backend_on(fc_stage_ctx_t *ctx, MPI_Comm group, int member,
+                                     fc_backend_t *be_p)
+{
+    /* the devices record has a line per member whose backend started (a
+     * rank outside: the contention stage's background; none when the
+     * members' init failed, which they agreed on) */
+    static const char outside[] = "{\"outside\":true}";
+    char desc[512], *all_desc = NULL;
+    fc_status_t st = FC_OK;
+
+    snprintf(desc, sizeof(desc), "%s", outside);
+    if (member && strcmp(ctx->opts.backend, "nccl") == 0) {
         /* a call stuck for a quarter of the stage's time is aborted and
          * named by the backend, before the watchdog ends the whole rank */
         double call_timeout = ctx->sp.timeout_s / 4 > 10 ? ctx->sp.timeout_s / 4 : 10;
 
-        FC_CHECK(ctx->gpu->backend_init_func(group, ctx->local_rank, call_timeout, be_p));
-        if (ctx->gpu->describe_func(be_p, desc, sizeof(desc)) != FC_OK)
+        st = ctx->gpu->backend_init_func(group, ctx->local_rank, call_timeout, be_p);
+        if (st == FC_OK && ctx->gpu->describe_func(be_p, desc, sizeof(desc)) != FC_OK)
             snprintf(desc, sizeof(desc), "{}");
-        if (ctx->world_rank == 0)
-            all_desc = calloc((size_t)ctx->world_size, sizeof(desc));
-        MPI_Gather(desc, sizeof(desc), MPI_CHAR, all_desc, sizeof(desc), MPI_CHAR, 0,
-                   MPI_COMM_WORLD);
-        if (ctx->world_rank == 0 && all_desc) {
-            json_t *rec = fc_stage_record(ctx, "devices"), *list = json_array();
+    } else if (member) {
+        st = fc_backend_mpi_init(group, be_p);
+    }
+    /* every world rank (the backend's name is the same on all; a rank
+     * outside the group may have no plugin), so that a member whose init
+     * failed does not leave the others in the gather */
+    if (strcmp(ctx->opts.backend, "nccl") != 0)
+        return st;
+    if (ctx->world_rank == 0)
+        all_desc = calloc((size_t)ctx->world_size, sizeof(desc));
+    MPI_Gather(desc, sizeof(desc), MPI_CHAR, all_desc, sizeof(desc), MPI_CHAR, 0,
+               MPI_COMM_WORLD);
+    if (ctx->world_rank == 0 && all_desc) {
+        json_t *list = json_array();
 
-            for (int r = 0; r < ctx->world_size; ++r) {
-                json_t *d = json_loads(all_desc + (size_t)r * sizeof(desc), 0, NULL);
+        for (int r = 0; r < ctx->world_size; ++r) {
+            const char *text = all_desc + (size_t)r * sizeof(desc);
+            json_t *d;
 
-                if (d == NULL)
-                    d = json_object();
-                json_object_set_new(d, "rank", json_integer(r));
-                json_object_set_new(d, "host", json_string(ctx->rank_hosts[r]));
-                json_array_append_new(list, d);
-            }
+            if (strcmp(text, outside) == 0)
+                continue;
+            if ((d = json_loads(text, 0, NULL)) == NULL)
+                d = json_object();
+            json_object_set_new(d, "rank", json_integer(r));
+            json_object_set_new(d, "host", json_string(ctx->rank_hosts[r]));
+            json_array_append_new(list, d);
+        }
+        if (json_array_size(list)) {
+            json_t *rec = fc_stage_record(ctx, "devices");
+
             json_object_set_new(rec, "devices", list);
             fc_results_append(&ctx->results, rec);
+        } else {
+            json_decref(list);
         }
-        free(all_desc);
-    } else {
-        FC_CHECK(fc_backend_mpi_init(group, be_p));
     }
-    return FC_OK;
+    free(all_desc);
+    return st;
 }
 
 int fc_stage_finish(fc_stage_ctx_t *ctx, fc_status_t status)

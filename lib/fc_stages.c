@@ -1,8 +1,10 @@
 /*
  * fc_stages.c - the stage table (see fc_stages.h), one designated
- * initialiser per stage. The pairs and contention stages measure the
- * network between hosts and always use MPI (not gpu_capable: their
- * profile refuses backend:); the preflight stage may open the GPU plugin
+ * initialiser per stage. The pairs stage measures the network between
+ * hosts and always uses MPI (not gpu_capable: its profile refuses
+ * backend:); the contention stage measures its foreground on the stage's
+ * backend (nccl: a GPU per foreground rank) while its background stays
+ * MPI and file I/O; the preflight stage may open the GPU plugin
  * to count the GPUs (backend: nccl there skips it without one), and
  * sweeps nothing. Each stage's sections say which profile keys its
  * program reads: the profile refuses the others (fc_profile_stage.c).
@@ -49,8 +51,9 @@ static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
         .sections = FC_SECT_LIMITS | FC_SWEEPS, .no_relative = FC_WHOLE_JOB },
     [FC_STAGE_CONTENTION] = {
         .id = FC_STAGE_CONTENTION, .name = "contention", .ranks = FC_RANKS_ROLES,
-        .min_hosts = 1, .sections = FC_SECT_CONTENTION | FC_SECT_SWEEP | FC_SECT_KINDS,
-        .view = FC_VIEW_TABLE, .no_backend = "the contention " FC_MPI_ONLY,
+        .min_hosts = 1, .gpu_capable = 1, .gpu_foreground_only = 1,
+        .sections = FC_SECT_CONTENTION | FC_SECT_SWEEP | FC_SECT_KINDS | FC_SECT_BACKEND,
+        .view = FC_VIEW_TABLE,
         .no_limits = "the contention stage judges the slowdown under load (contention: "
                      "max_slowdown), not busbw or latency",
         .no_relative = "nothing in that stage compares groups with their peers (relative "

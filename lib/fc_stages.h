@@ -60,6 +60,9 @@ typedef struct fc_stage_desc {
     fc_stage_ranks_t ranks;         /* ranks per node */
     int min_hosts;                  /* fewer healthy hosts: skipped, said why */
     int gpu_capable;                /* may run on the nccl backend */
+    int gpu_foreground_only;        /* on nccl only its foreground ranks
+                                     * need a GPU (lib/fc_contention_role.h):
+                                     * the rest stay on MPI */
     int plan_known;                 /* its TAP plan is known before it runs
                                      * (its points are the profile's sweep) */
     int batched;                    /* its points are also timed batched */

@@ -6,7 +6,11 @@
  *
  * Ranks: on each node the first foreground_ranks_per_node ranks are the
  * foreground (the cluster, or each rack with scope: rack), the next
- * background_ranks_per_node generate traffic; any others wait. With
+ * background_ranks_per_node generate traffic; any others wait
+ * (lib/fc_contention_role.h). The foreground runs on the stage's backend:
+ * on nccl its collectives are NCCL's on its ranks' GPUs, while the
+ * background stays MPI and file I/O (it loads the fabric and the storage,
+ * which is what the foreground is measured against). With
  * background_hosts, those nodes only generate and the others only measure
  * (traffic from other nodes that share the spine). For each
  * foreground point the phases are interleaved,
@@ -33,6 +37,7 @@
 
 #include "fc_alloc.h"
 #include "fc_background.h"
+#include "fc_contention_role.h"
 #include "fc_judge.h"
 #include "fc_log.h"
 #include "fc_stage.h"
@@ -40,8 +45,6 @@
 
 #define FC_PHASE_ALL 0xFFu
 #define FC_SETTLE_US 300000     /* background ramp-up before measuring */
-
-enum { FC_ROLE_FG = 0, FC_ROLE_BG, FC_ROLE_IDLE };
 
 typedef struct fc_phase_result {
     unsigned mask;                      /* 0: clean */
@@ -421,27 +424,6 @@ static fc_status_t fc_cont_run(fc_cont_run_t *run)
     return FC_OK;
 }
 
-/* This rank's role. Without background_hosts, the first fg_per_node ranks
- * of each node measure and the next bg_per_node generate. With it, every
- * rank on a background host generates (the other tenant's or the storage
- * servers' nodes) and only the first fg_per_node on the others measure. */
-static int fc_cont_role(const fc_stage_ctx_t *ctx, const fc_contention_profile_t *cp)
-{
-    int per_node = cp->fg_per_node + cp->bg_per_node, on_bg_host = 0, n = 0;
-    char (*names)[FC_INV_NAME_MAX] = NULL, err[256];
-
-    if (cp->background_hosts[0] == '\0')
-        return ctx->local_rank < cp->fg_per_node ? FC_ROLE_FG :
-               ctx->local_rank < per_node ? FC_ROLE_BG : FC_ROLE_IDLE;
-    if (fc_hostlist_expand(cp->background_hosts, &names, &n, err, sizeof(err)) == FC_OK)
-        for (int i = 0; i < n; ++i)
-            on_bg_host |= strcmp(names[i], ctx->host) == 0;
-    free(names);
-    if (on_bg_host)
-        return ctx->local_rank < per_node ? FC_ROLE_BG : FC_ROLE_IDLE;
-    return ctx->local_rank < cp->fg_per_node ? FC_ROLE_FG : FC_ROLE_IDLE;
-}
-
 /* The self-tests act on the foreground only (the engine flips a bit of a
  * measured output; the hang is taken on entering a foreground point): a
  * rank of --selftest-corrupt or --selftest-hang that is a background or
@@ -497,7 +479,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < FC_BG_KINDS; ++k)
         if (run.cp->kinds[k].enabled)
             run.kinds[run.nkinds++] = k;
-    run.role = fc_cont_role(&ctx, run.cp);
+    run.role = fc_contention_role(run.cp, ctx.host, ctx.local_rank);
     is_fg = run.role == FC_ROLE_FG;
     is_bg = run.role == FC_ROLE_BG;
     MPI_Allreduce(&is_fg, &nfg, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
@@ -540,13 +522,16 @@ int main(int argc, char **argv)
             ctx.grouping = FC_GROUP_ALL;
             MPI_Comm_dup(run.role_comm, &run.group);
         }
-        /* one backend for every phase of every point */
-        run.have_be = fc_backend_mpi_init(run.group, &run.be) == FC_OK;
         run.group_hosts = fc_stage_comm_hosts(&ctx, run.group);
         fc_engine_bufs_init(&run.bufs);
     } else {
         ctx.grouping = run.cp->scope_rack ? FC_GROUP_RACK : FC_GROUP_ALL;
     }
+    /* one backend for every phase of every point: the foreground's on the
+     * stage's backend (nccl: its ranks' GPUs; the devices record names
+     * them alone), collective over the world for that record */
+    run.have_be = fc_stage_open_backend_on(&ctx, is_fg ? run.group : MPI_COMM_NULL, is_fg,
+                                           &run.be) == FC_OK && is_fg;
     if (is_bg) {
         int *racks = calloc((size_t)nbg, sizeof(int));
 

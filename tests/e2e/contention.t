@@ -15,13 +15,20 @@
 #     records edited to that) is not judged by the stage: INCOMPLETE; a
 #     background host that is not in the inventory is refused before
 #     anything runs;
-#   - a bit flipped in the foreground under load is caught and attributed.
+#   - a bit flipped in the foreground under load is caught and attributed;
+#   - the foreground on the nccl backend, on this machine (no GPU: 2 ranks,
+#     one foreground, one background, file I/O): without the GPU plugin
+#     the stage is skipped naming the foreground rank (the background
+#     rank needs no GPU), --backend auto falls back to mpi and says why;
+#     with the stand-in GPU plugin giving a GPU to local rank 0 alone, the
+#     foreground runs on nccl beside a background rank that has none, and
+#     the devices record lists the foreground's GPU alone.
 # Needs root (namespaces); skips with the reason otherwise.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_cleanup() { umount "$TMP/ro" 2>/dev/null; }
 vcluster_up fcc
-plan 15
+plan 18
 run() {     # run OUT PROFILE [options]
     local out=$1 profile=$2; shift 2
     $VC --name $NAME exec ${NAME}01 $FC run --hosts "$D/hosts" --racks "$D/racks" \
@@ -131,4 +138,32 @@ host0=$(rec flip '(grep { $_->{type} eq "stage_start" } @r)[0]{rank_hosts}[0]')
 ok $(( rc != 1 )) "a flip under load makes the run exit 1 ($rc)"
 n=$(rec flip 'scalar grep { $_->{type} eq "contention" && $_->{verdict} eq "FAIL" && $_->{wrong} > 0 && $_->{reasons}[0] =~ /wrong elements under load; first on rank 0 \(host '$host0'\)/ } @r')
 ok $(( n < 1 )) "it is caught under load and attributed to rank 0 on $host0 ($n records)"
+
+# the foreground on nccl, on this machine: rank 0 measures, rank 1 writes
+mkdir -p "$TMP/st"
+profile "$TMP/gpu.yaml" 1000000 "      storage_dir: $TMP/st
+      storage_file: {block: 64KiB, rate_mbps: 5, direct: false}"
+sed -i 's/      phase_s: 1.0/      phase_s: 0.3/; s/    iters: 9/    iters: 3/' "$TMP/gpu.yaml"
+local_run() {   # local_run OUT BACKEND [VAR=VALUE...]: the stage under mpirun here
+    local out=$1 backend=$2; shift 2
+    env "$@" timeout 60 mpirun -np 2 "$BUILD/suites/contention" --backend "$backend" \
+        --profile "$TMP/gpu.yaml" --out "$TMP/$out" > "$TMP/$out.tap" 2> "$TMP/$out.err"
+    rc=$?
+}
+H=$(hostname)
+local_run noplugin nccl FABCERT_GPU_PLUGIN="$TMP/none.so"
+grep -q "^1\.\.0 # SKIP --backend nccl: host $H (rank 0) cannot run it: the GPU plugin $TMP/none.so is missing" "$TMP/noplugin.tap" && [ $rc -eq 1 ]
+ok $? "contention on nccl without the GPU plugin: skipped, naming the foreground rank 0 alone ($rc)"
+local_run auto auto FABCERT_GPU_PLUGIN="$TMP/none.so"
+[ $rc -eq 0 ] && grep -q "^# --backend auto: using mpi, as host $H (rank 0) cannot use nccl" "$TMP/auto.tap" &&
+    grep -q '^ok 1 - all_reduce float32 sum 64 KiB under storage_file' "$TMP/auto.tap"
+ok $? "--backend auto falls back to mpi, says why, and measures ($rc)"
+local_run standin nccl FABCERT_GPU_PLUGIN="$PWD/$BUILD/tests/libfc_gpu_standin.so" \
+    FC_GPU_STANDIN=host FC_GPU_STANDIN_GPUS=1
+d=$(rec standin 'my ($s) = grep { $_->{type} eq "stage_start" } @r; my ($d) = grep { $_->{type} eq "devices" } @r;
+    my ($c) = grep { $_->{type} eq "contention" } @r;
+    "$s->{backend} " . join(",", map { "$_->{rank}:$_->{gpu}" } @{$d->{devices}}) . " $c->{backend} $c->{verdict}"')
+[ $rc -eq 0 ] && [ "$d" = "nccl 0:stand-in nccl PASS" ] &&
+    grep -q 'stand-in GPU plugin: rank 0 ended: .*aborts=0 destroys=1' "$TMP/standin.err"
+ok $? "with a GPU on the foreground rank alone (stand-in plugin), the foreground runs on nccl beside an MPI background, and the devices record lists its GPU alone ($d)"
 done_testing

@@ -44,7 +44,6 @@ declare -A expect=(
     [min-background-zero]="min-background-zero.yaml:6:27: 'min_background_pct' is 0: the background load must be proven"
     [bad-background-hosts]="bad-background-hosts.yaml:5:25: 'background_hosts': range '04-01' runs backwards"
     [backend-in-pairs]="backend-in-pairs.yaml:5:5: 'backend' in stage 'pairs' would never be applied: the pairs stage measures the network between hosts and always runs on mpi"
-    [backend-in-contention]="backend-in-contention.yaml:5:5: 'backend' in stage 'contention' would never be applied"
     [collectives-in-pairs]="collectives-in-pairs.yaml:6:5: 'collectives' in stage 'pairs' would never be applied: the pairs stage measures sendrecv of int32"
     [ops-in-pairs]="ops-in-pairs.yaml:5:5: 'ops' in stage 'pairs' would never be applied"
     [sizes-in-preflight]="sizes-in-preflight.yaml:5:5: 'sizes' in stage 'preflight' would never be applied: the preflight stage measures no collective"

@@ -24,6 +24,7 @@
  * does; $FC_GPU_STANDIN_BURN_FLIP = "rank=R,call=N" flips a bit of C at
  * iteration 1 of world rank R's Nth burn (a GPU that computes wrongly).
  *
+ * $FC_GPU_STANDIN_GPUS=N gives a GPU to the first N ranks of each host alone.
  * Every rank says at its end what the protocol did to it ("stand-in GPU
  * plugin: rank R ended: calls=C aborts=A destroys=D"), for
  * tests/e2e/gpu_agree.t. Its records name the device "stand-in" and the
@@ -253,10 +254,19 @@ static const fc_backend_ops_t fc_standin_ops = {
 
 /* ---- the plugin table ------------------------------------------------------ */
 
+/* One GPU; with $FC_GPU_STANDIN_GPUS=N, one on the first N ranks of each
+ * host only (Open MPI's local rank), as on a host where some ranks have no
+ * GPU (a storage server, the contention stage's background). */
 static int fc_standin_device_count(char *why, size_t len)
 {
-    (void)why;
-    (void)len;
+    const char *gpus = getenv("FC_GPU_STANDIN_GPUS");
+    const char *local = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+
+    if (gpus && local && atoi(local) >= atoi(gpus)) {
+        snprintf(why, len, "no usable GPU: the stand-in GPU plugin gives local ranks below "
+                 "%d one (FC_GPU_STANDIN_GPUS), not local rank %s", atoi(gpus), local);
+        return 0;
+    }
     return 1;
 }
 
