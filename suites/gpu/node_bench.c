@@ -121,11 +121,13 @@ static void fc_busbw(fc_gpu_ctx_t *g, size_t sz)
                     "batched (busbw means nothing: the bus factor of all_reduce on 1 rank "
                     "is 0)", sz >> 20, fc_stats_algbw(sz, each), fc_stats_algbw(sz, batched));
     else
+        /* busbw batched over busbw per call: the per-call time over the
+         * batched one (above 1 when batching hides per-call overhead) */
         fc_tap_diag(&g->tap, "all_reduce %zu MiB on %d GPU(s): busbw %.1f GB/s per call "
                     "(gated events, median of %d), %.1f GB/s batched (%d calls between two "
-                    "events, as nccl-tests): ratio %.3f", sz >> 20, g->ngpus,
+                    "events, as nccl-tests): busbw batched/per-call %.3f", sz >> 20, g->ngpus,
                     fc_stats_algbw(sz, each) * f, FC_BENCH_ITERS,
-                    fc_stats_algbw(sz, batched) * f, FC_BENCH_BATCH, batched / each);
+                    fc_stats_algbw(sz, batched) * f, FC_BENCH_BATCH, each / batched);
     for (int d = 0; d < g->ngpus; ++d) {
         cudaSetDevice(d);
         cudaFree(send[d]);
