@@ -45,7 +45,11 @@ typedef struct fc_backend_ops {
     /* run one call, all ranks together; *seconds_p is this rank's time for
      * the call alone, from a common start (barrier); the backend sets
      * be->last_wait_s to the time this rank waited in that barrier (-1
-     * when it cannot tell) */
+     * when it cannot tell). A rank whose local step (fill, copy, verify,
+     * digest...) failed still makes the calls its peers make (the engine
+     * does), and a backend whose local steps can fail must then fail that
+     * call on every rank together (the nccl backend: lib/gpu/
+     * fc_gpu_agree.h); the mpi backend's cannot fail after allocation */
     fc_status_t (*run_func)(fc_backend_t *be, const fc_coll_call_t *call,
                             double *seconds_p);
     /* batched timing, like nccl-tests: n calls back to back, calls[i % 2],
