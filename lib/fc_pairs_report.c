@@ -174,6 +174,8 @@ static int fc_pairs_report_pair(fc_pairs_run_t *run, int k, int a, int b,
             "wrong", (json_int_t)p->wrong);
 
         fc_pairs_relative_json(run, p, entry);
+        if (p->samples.n > 0)   /* for compare and baseline (fc_samples.h) */
+            json_object_set_new(entry, "samples", fc_samples_json(&p->samples));
         json_array_append_new(sizes, entry);
         fc_format_size(sp->sizes[p->size_index], size, sizeof(size));
         for (int r = 0; r < p->nreasons; ++r) {

@@ -69,7 +69,14 @@ void fc_figure_pair(json_t *rec, json_t *f)
     json_object_set_new(f, "host_a", json_string(fc_json_str(rec, "host_a")));
     json_object_set_new(f, "host_b", json_string(fc_json_str(rec, "host_b")));
     json_object_set_new(f, "latency_us", fc_json_or_null(json_object_get(rec, "latency_us")));
-    json_object_set_new(f, "sizes", fc_json_or_null(json_object_get(rec, "sizes")));
+    json_t *sizes = fc_json_or_null(json_object_get(rec, "sizes")), *z;
+    size_t i;
+
+    /* the per-exchange samples are results.jsonl's, for compare and
+     * baseline: the certificate keeps each size's figures */
+    json_array_foreach(sizes, i, z)
+        json_object_del(z, "samples");
+    json_object_set_new(f, "sizes", sizes);
 }
 
 void fc_figure_pairs_node(json_t *rec, json_t *f)
