@@ -222,19 +222,17 @@ static fc_status_t fc_write_file(const char *path, const char *text, mode_t mode
     return FC_OK;
 }
 
-fc_status_t fc_certificate_write(const char *dir, const fc_run_verdict_t *v,
-                                 const fc_rack_verdict_t *r,
-                                 const unsigned char *secret_key)
+fc_status_t fc_certificate_file_write(const char *path, json_t *cert,
+                                      const unsigned char *secret_key)
 {
-    json_t *cert = fc_certificate_build(v, r), *doc;
-    char *body = fc_canonical_dump(cert), *text, path[4200], hex[65];
+    char *body = fc_canonical_dump(cert), *text, hex[65];
+    json_t *doc;
     fc_status_t st;
 
     fc_sha256_hex(body, strlen(body), hex);
     doc = json_pack("{s:o, s:{s:s, s:s}}", "certificate", cert, "digest",
                     "algorithm", "sha256", "value", hex);
     text = fc_canonical_dump(doc);
-    snprintf(path, sizeof(path), "%s/certificates/%s.json", dir, r->rack);
     {
         size_t n = strlen(text);
         char *line = malloc(n + 2);
@@ -260,4 +258,14 @@ fc_status_t fc_certificate_write(const char *dir, const fc_run_verdict_t *v,
     free(text);
     json_decref(doc);
     return st;
+}
+
+fc_status_t fc_certificate_write(const char *dir, const fc_run_verdict_t *v,
+                                 const fc_rack_verdict_t *r,
+                                 const unsigned char *secret_key)
+{
+    char path[4200];
+
+    snprintf(path, sizeof(path), "%s/certificates/%s.json", dir, r->rack);
+    return fc_certificate_file_write(path, fc_certificate_build(v, r), secret_key);
 }

@@ -18,6 +18,9 @@
 #include "fc_status.h"
 
 #define FC_CERT_FORMAT "fabcert-certificate/1"
+/* `fabcert compare`'s per-rack delta certificate (fc_compare.h): the same
+ * file format, digest and signature; verify checks it the same way. */
+#define FC_DELTA_FORMAT "fabcert-delta-certificate/1"
 
 /* Canonical serialisation (malloc'ed, no trailing newline). */
 char *fc_canonical_dump(const json_t *obj);
