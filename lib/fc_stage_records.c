@@ -12,6 +12,7 @@
 
 #include "fc_judge.h"
 #include "fc_log.h"
+#include "fc_sensitivity.h"
 #include "fc_stage_int.h"
 #include "fc_stage_wrong.h"
 #include "fc_version.h"
@@ -160,6 +161,8 @@ static json_t *fc_point_json(const fc_stage_ctx_t *ctx,
     json_object_set_new(rec, "implicates", imp);
     json_object_set_new(rec, "status", json_string(fc_status_str(j->status)));
     json_object_set_new(rec, "verdict", json_string(j->status == FC_OK ? "PASS" : "FAIL"));
+    /* the smallest loss its limits would have caught (fc_sensitivity.h) */
+    json_object_set_new(rec, "sensitivity", fc_sensitivity_of(rec));
     return rec;
 }
 

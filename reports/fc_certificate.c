@@ -19,6 +19,7 @@
 
 #include "fc_record.h"
 #include "fc_report_text.h"
+#include "fc_sensitivity.h"
 #include "fc_sign.h"
 #include "fc_verdict_figures.h"
 
@@ -123,6 +124,15 @@ static json_t *fc_cert_plan(const fc_run_verdict_t *v)
                      env ? json_deep_copy(env) : json_null());
 }
 
+/* What one group of a stage is, for its sensitivity statement: a node's
+ * loss fails the node and pairs stages, a rack's the rack stage, the
+ * job's the cluster, contention and soak stages. */
+static const char *fc_sens_kind(int s)
+{
+    return s == FC_STAGE_NODE || s == FC_STAGE_PAIRS ? "node" : s == FC_STAGE_RACK ? "rack"
+                                                                                    : "job";
+}
+
 json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t *r)
 {
     json_t *plan = v->plan, *nodes = json_array(), *stages = json_array();
@@ -164,20 +174,26 @@ json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t 
         json_array_append_new(nodes, node);
     }
     for (int s = 0; s < FC_STAGE_COUNT; ++s) {
-        json_t *figures, *rec;
+        json_t *figures, *timed, *rec;
 
         if (!v->planned[s])
             continue;
         figures = json_array();
+        timed = json_array();
         json_array_foreach(r->checks, i, rec)
-            if (strcmp(fc_json_str(rec, "stage"), fc_stage_name(s)) == 0)
+            if (strcmp(fc_json_str(rec, "stage"), fc_stage_name(s)) == 0) {
                 json_array_append_new(figures, fc_cert_figure(rec));
+                json_array_append(timed, rec);
+            }
         json_array_append_new(stages, json_pack(
-            "{s:s, s:b, s:b, s:b, s:s, s:i, s:i, s:o, s:o}", "stage", fc_stage_name(s),
+            "{s:s, s:b, s:b, s:b, s:s, s:i, s:i, s:o, s:o, s:o}", "stage", fc_stage_name(s),
             "required", v->required[s], "selected", v->selected[s], "ran",
             r->stages[s].ran, "verdict", fc_verdict_name(r->stages[s].verdict),
             "checks", r->stages[s].checks, "failed", r->stages[s].failed,
-            "backend", fc_backend_json(&r->stages[s]), "figures", figures));
+            "backend", fc_backend_json(&r->stages[s]), "figures", figures,
+            /* DESIGN rule 3: how small a loss its limits would have caught */
+            "sensitivity", fc_sensitivity_stage(timed, fc_sens_kind(s))));
+        json_decref(timed);
     }
     for (int f = 0; f < r->nfindings; ++f) {
         const fc_finding_t *fd = &r->findings[f];
