@@ -19,37 +19,6 @@
 #include "fc_sign.h"
 #include "fc_verdict_plan.h"
 
-/* SHA-256 of the file's bytes. */
-static fc_status_t fc_cmp_file_sha256(const char *path, char hex[65])
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t len = 0, cap = 0, n;
-
-    if (f == NULL) {
-        fprintf(stderr, "fabcert: %s: %s\n", path, strerror(errno));
-        return FC_ERR_INVALID;
-    }
-    do {
-        if (len == cap) {
-            char *p = realloc(buf, cap = cap ? 2 * cap : 1 << 20);
-
-            if (p == NULL) {
-                free(buf);
-                fclose(f);
-                return FC_ERR_INTERNAL;
-            }
-            buf = p;
-        }
-        n = fread(buf + len, 1, cap - len, f);
-        len += n;
-    } while (n > 0);
-    fclose(f);
-    fc_sha256_hex(buf ? buf : "", len, hex);
-    free(buf);
-    return FC_OK;
-}
-
 static fc_status_t fc_cmp_load(const char *dir, fc_cmp_input_t *in)
 {
     char path[4200];
@@ -58,7 +27,7 @@ static fc_status_t fc_cmp_load(const char *dir, fc_cmp_input_t *in)
 
     in->dir = dir;
     snprintf(path, sizeof(path), "%s/results.jsonl", dir);
-    if (fc_cmp_file_sha256(path, in->sha256) != FC_OK ||
+    if (fc_sha256_file(path, in->sha256) != FC_OK ||
         fc_results_load(path, 0, &in->records, &in->bad_lines) != FC_OK)
         return FC_ERR_INVALID;
     if (fc_verdict_compute(in->records, &in->v) != FC_OK) {

@@ -121,6 +121,34 @@ fail:
     return FC_ERR_INVALID;
 }
 
+fc_status_t fc_sha256_file(const char *path, char hex[65])
+{
+    crypto_hash_sha256_state h;
+    unsigned char d[crypto_hash_sha256_BYTES], buf[65536];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n;
+
+    if (fd < 0) {
+        fprintf(stderr, "fabcert: %s: %s\n", path, strerror(errno));
+        return FC_ERR_INVALID;
+    }
+    crypto_hash_sha256_init(&h);
+    while ((n = read(fd, buf, sizeof(buf))) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            fprintf(stderr, "fabcert: %s: read error: %s\n", path, strerror(errno));
+            close(fd);
+            return FC_ERR_INVALID;
+        }
+        crypto_hash_sha256_update(&h, buf, (unsigned long long)n);
+    }
+    close(fd);
+    crypto_hash_sha256_final(&h, d);
+    fc_hex_encode(d, sizeof(d), hex);
+    return FC_OK;
+}
+
 /* Create path for writing: never an existing file, never through a link. */
 static int fc_create_excl(const char *path, mode_t mode)
 {

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fc_baseline.h"
 #include "fc_compare.h"
 #include "fc_launch.h"
 #include "fc_report.h"
@@ -332,6 +333,35 @@ static int fc_cmd_compare(int argc, char **argv)
     return overall == FC_VERDICT_PASS ? 0 : 1;
 }
 
+static int fc_cmd_baseline(int argc, char **argv)
+{
+    const char **dirs = calloc((size_t)argc + 1, sizeof(*dirs)), *out = NULL, *name = NULL;
+    double margin = 10;
+    int n = 0, bad = 0, rc;
+
+    for (int i = 1; i < argc && !bad && dirs; ++i) {
+        if (i + 1 < argc && !strcmp(argv[i], "--out"))
+            out = argv[++i];
+        else if (i + 1 < argc && !strcmp(argv[i], "--name"))
+            name = argv[++i];
+        else if (i + 1 < argc && !strcmp(argv[i], "--margin"))
+            bad = fc_parse_pct("--margin", argv[++i], 0, 1000, &margin) != 0;
+        else if (argv[i][0] != '-')
+            dirs[n++] = argv[i];
+        else
+            bad = 1;
+    }
+    if (dirs == NULL || bad || n == 0 || out == NULL) {
+        fprintf(stderr, "usage: fabcert baseline RUN_DIR... --out PROFILE.yaml [--margin PCT] "
+                "[--name NAME]\n");
+        free(dirs);
+        return 2;
+    }
+    rc = fc_baseline_derive(dirs, n, out, margin / 100, name) == FC_OK ? 0 : 2;
+    free(dirs);
+    return rc;
+}
+
 static int fc_cmd_verify(int argc, char **argv)
 {
     const char *cert = NULL, *pub = NULL;
@@ -395,6 +425,8 @@ int main(int argc, char **argv)
         return fc_cmd_verify(argc - 1, argv + 1);
     if (strcmp(argv[1], "compare") == 0)
         return fc_cmd_compare(argc - 1, argv + 1);
+    if (strcmp(argv[1], "baseline") == 0)
+        return fc_cmd_baseline(argc - 1, argv + 1);
     if (strcmp(argv[1], "keygen") == 0) {
         if (argc != 3) {
             fprintf(stderr, "usage: fabcert keygen PREFIX\n");
