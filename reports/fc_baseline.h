@@ -19,8 +19,8 @@
  * latency rule), over every figure of every group in every run it
  * covers (a median time t, a bandwidth b):
  *   m = max( ln(1 + margin),                    --margin, default 10%
- *            3 x s,     s: 1.4826 x MAD of ln t over those figures
- *                       (the spread across groups and runs),
+ *            3 x s,     s: 1.4826 x MAD of ln(t / the median of its run)
+ *                       over those figures (the spread across groups),
  *            2 x d,     d: the largest |ln(median of one run / median of
  *                       all)| (the run-to-run difference),
  *            4 x q )    q: the largest standard error of a median from

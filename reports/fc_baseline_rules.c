@@ -152,7 +152,7 @@ static void fc_bl_margin(const fc_baseline_t *bl, json_t *obs, fc_bl_rule_t *r)
     json_t *o;
     double terms[4];
     static const char *const names[4] = {
-        "--margin", "3 x the spread across groups and runs", "2 x the run-to-run difference",
+        "--margin", "3 x the spread across groups", "2 x the run-to-run difference",
         "4 x the iteration noise of a median"
     };
 
@@ -174,10 +174,13 @@ static void fc_bl_margin(const fc_baseline_t *bl, json_t *obs, fc_bl_rule_t *r)
         r->q = fmax(r->q, json_number_value(json_array_get(o, 3)));
     }
     r->n = (int)n;
-    r->s = fc_robust_sd_log(t, (int)n);
     all = fc_stats_median(t, n);
+    /* the run-to-run difference from each run's median, and the spread
+     * across groups as each figure against its own run's median: one
+     * run's general level is the first term's, not the second's */
     for (int run = 0; run < bl->nruns; ++run) {
         size_t k = 0;
+        double mr;
 
         json_array_foreach(obs, i, o)
             if (json_integer_value(json_array_get(o, 0)) == run)
@@ -185,8 +188,13 @@ static void fc_bl_margin(const fc_baseline_t *bl, json_t *obs, fc_bl_rule_t *r)
         if (k == 0)
             continue;
         ++r->nruns;
-        r->d = fmax(r->d, fabs(log(fc_stats_median(tr, k) / all)));
+        mr = fc_stats_median(tr, k);
+        r->d = fmax(r->d, fabs(log(mr / all)));
+        json_array_foreach(obs, i, o)
+            if (json_integer_value(json_array_get(o, 0)) == run)
+                t[i] = json_number_value(json_array_get(o, 1)) / mr;
     }
+    r->s = fc_robust_sd_log(t, (int)n);
     terms[0] = log(1 + bl->margin);
     terms[1] = 3 * r->s;
     terms[2] = 2 * r->d;

@@ -22,8 +22,8 @@
  * Ed25519 signature, verified by `fabcert verify` like a run's; format
  * FC_DELTA_FORMAT) naming both inputs by the SHA-256 of their
  * results.jsonl, every comparison that concerns the rack, and findings
- * (a node every one of whose pairs, or whose node-stage points, are
- * slower; a pair; a rack; the cluster). Its verdict: FAIL when a
+ * (fc_compare_find.c: a node every one of whose pairs, or node-stage
+ * points, is slower; a pair; a rack; the cluster). Its verdict: FAIL when a
  * comparison is slower; else INCOMPLETE when a measurement of BEFORE
  * could not be compared (AFTER lacks it, or a side has no samples: a
  * record of an older fabcert), when the rack is missing from one run,
