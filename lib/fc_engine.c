@@ -410,6 +410,7 @@ static void fc_engine_summarise(const fc_point_run_t *run, const fc_rank_report_
     s->iters = pt->iters;
     s->warmup = pt->warmup;
     fc_stats_compute(slowest_times, (size_t)pt->iters, &s->time);
+    fc_samples_keep(slowest_times, pt->iters, &s->samples);
     s->algbw = fc_stats_algbw(run->pr.counts.bytes, s->time.median);
     /* one rank moves nothing between ranks: busbw says nothing (0, and
      * the judge says why), whatever the collective's factor */

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "fc_backend.h"
+#include "fc_samples.h"
 #include "fc_stats.h"
 
 #define FC_HOST_MAX 64
@@ -79,6 +80,9 @@ typedef struct fc_point_summary {
     int32_t digest_reps_agree;  /* same bits in every repetition */
     int32_t disagree_rank;      /* a rank whose digest differed, or -1 */
     uint64_t digest;            /* rank 0's digest of the output */
+    fc_samples_t samples;       /* the timed iterations' slowest-rank times
+                                 * (fc_samples.h): what a comparison of two
+                                 * runs tests */
 } fc_point_summary_t;
 
 /* The buffers a stage keeps for all its points (grown, never shrunk):

@@ -18,6 +18,7 @@
 #include "fc_log.h"
 #include "fc_pairs.h"
 #include "fc_pairs_evidence.h"
+#include "fc_sensitivity.h"
 
 /* The same-rack rule as it met pair p (inside a rack, its class's rule
  * applied), into its size entry: "same_rack_rule" (its rack's median, the
@@ -174,6 +175,8 @@ static int fc_pairs_report_pair(fc_pairs_run_t *run, int k, int a, int b,
             "wrong", (json_int_t)p->wrong);
 
         fc_pairs_relative_json(run, p, entry);
+        if (p->samples.n > 0)   /* for compare and baseline (fc_samples.h) */
+            json_object_set_new(entry, "samples", fc_samples_json(&p->samples));
         json_array_append_new(sizes, entry);
         fc_format_size(sp->sizes[p->size_index], size, sizeof(size));
         for (int r = 0; r < p->nreasons; ++r) {
@@ -240,6 +243,8 @@ static int fc_pairs_report_pair(fc_pairs_run_t *run, int k, int a, int b,
     json_object_set_new(rec, "reasons", reasons);
     json_object_set_new(rec, "implicates", impl);
     json_object_set_new(rec, "verdict", json_string(bad ? "FAIL" : "PASS"));
+    /* the smallest loss its limits would have caught (fc_sensitivity.h) */
+    json_object_set_new(rec, "sensitivity", fc_sensitivity_of(rec));
     snprintf(first_reason, sizeof(first_reason), "%s",
              bad ? json_string_value(json_array_get(reasons, 0)) : "");
     fc_results_append(&ctx->results, rec);     /* takes rec */

@@ -13,6 +13,7 @@
 
 #include "fc_judge.h"
 #include "fc_pairs_confirm.h"
+#include "fc_samples.h"
 #include "fc_stage.h"
 
 #define FC_PAIRS_LAT_BYTES 8
@@ -25,6 +26,7 @@ typedef struct fc_pair_side {
     uint64_t wrong;         /* wrong elements received */
     int32_t first_iter;
     uint64_t first_pos, expected, actual;
+    fc_samples_t samples;   /* each timed exchange's time (fc_samples.h) */
 } fc_pair_side_t;
 
 /* How the relative rule met a pair at one size. */
@@ -49,6 +51,7 @@ typedef enum fc_pair_same {
 typedef struct fc_pair {
     int a, b, size_index;
     double bw_gbps;         /* per direction, from the slower side */
+    fc_samples_t samples;   /* the slower side's exchange times */
     double lat_us;
     uint64_t wrong;
     uint64_t wrong_at[2];   /* of those, received by a, by b */

@@ -12,6 +12,7 @@
 
 #include "fc_judge.h"
 #include "fc_log.h"
+#include "fc_sensitivity.h"
 #include "fc_stage_int.h"
 #include "fc_stage_wrong.h"
 #include "fc_version.h"
@@ -96,6 +97,8 @@ static json_t *fc_point_json(const fc_stage_ctx_t *ctx,
     json_object_set_new(rec, "warmup", json_integer(s->warmup));
     json_object_set_new(rec, "seed", json_integer(pt->seed));
     json_object_set_new(rec, "time_us", fc_time_json(&s->time));
+    if (s->samples.n > 0)       /* for compare and baseline (fc_samples.h) */
+        json_object_set_new(rec, "samples", fc_samples_json(&s->samples));
     json_object_set_new(rec, "algbw_gbps", json_real(s->algbw));
     json_object_set_new(rec, "busbw_gbps", json_real(s->busbw));
     /* nccl-tests' way, beside the per-iteration figure the limits judge */
@@ -158,6 +161,8 @@ static json_t *fc_point_json(const fc_stage_ctx_t *ctx,
     json_object_set_new(rec, "implicates", imp);
     json_object_set_new(rec, "status", json_string(fc_status_str(j->status)));
     json_object_set_new(rec, "verdict", json_string(j->status == FC_OK ? "PASS" : "FAIL"));
+    /* the smallest loss its limits would have caught (fc_sensitivity.h) */
+    json_object_set_new(rec, "sensitivity", fc_sensitivity_of(rec));
     return rec;
 }
 

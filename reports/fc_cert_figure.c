@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fc_json.h"
+#include "fc_sensitivity.h"
 
 static json_t *fc_limit_or_null(json_t *limit, const char *key)
 {
@@ -22,6 +23,15 @@ static json_t *fc_limit_or_null(json_t *limit, const char *key)
 static json_t *fc_json_or_null(json_t *v)
 {
     return v ? json_deep_copy(v) : json_null();
+}
+
+/* The smallest loss its limits would have caught: the record's own, or
+ * (a record of an older fabcert) computed from its figures. */
+static json_t *fc_figure_sensitivity(json_t *rec)
+{
+    json_t *own = json_object_get(rec, "sensitivity");
+
+    return json_is_object(own) ? json_deep_copy(own) : fc_sensitivity_of(rec);
 }
 
 void fc_figure_point(json_t *rec, json_t *f)
@@ -62,6 +72,7 @@ void fc_figure_point(json_t *rec, json_t *f)
     if (json_array_size(json_object_get(rec, "rules_not_applied")) > 0)
         json_object_set_new(f, "rules_not_applied",
                             json_deep_copy(json_object_get(rec, "rules_not_applied")));
+    json_object_set_new(f, "sensitivity", fc_figure_sensitivity(rec));
 }
 
 void fc_figure_pair(json_t *rec, json_t *f)
@@ -69,7 +80,15 @@ void fc_figure_pair(json_t *rec, json_t *f)
     json_object_set_new(f, "host_a", json_string(fc_json_str(rec, "host_a")));
     json_object_set_new(f, "host_b", json_string(fc_json_str(rec, "host_b")));
     json_object_set_new(f, "latency_us", fc_json_or_null(json_object_get(rec, "latency_us")));
-    json_object_set_new(f, "sizes", fc_json_or_null(json_object_get(rec, "sizes")));
+    json_t *sizes = fc_json_or_null(json_object_get(rec, "sizes")), *z;
+    size_t i;
+
+    /* the per-exchange samples are results.jsonl's, for compare and
+     * baseline: the certificate keeps each size's figures */
+    json_array_foreach(sizes, i, z)
+        json_object_del(z, "samples");
+    json_object_set_new(f, "sizes", sizes);
+    json_object_set_new(f, "sensitivity", fc_figure_sensitivity(rec));
 }
 
 void fc_figure_pairs_node(json_t *rec, json_t *f)

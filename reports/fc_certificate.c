@@ -19,6 +19,7 @@
 
 #include "fc_record.h"
 #include "fc_report_text.h"
+#include "fc_sensitivity.h"
 #include "fc_sign.h"
 #include "fc_verdict_figures.h"
 
@@ -123,6 +124,15 @@ static json_t *fc_cert_plan(const fc_run_verdict_t *v)
                      env ? json_deep_copy(env) : json_null());
 }
 
+/* What one group of a stage is, for its sensitivity statement: a node's
+ * loss fails the node and pairs stages, a rack's the rack stage, the
+ * job's the cluster, contention and soak stages. */
+static const char *fc_sens_kind(int s)
+{
+    return s == FC_STAGE_NODE || s == FC_STAGE_PAIRS ? "node" : s == FC_STAGE_RACK ? "rack"
+                                                                                    : "job";
+}
+
 json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t *r)
 {
     json_t *plan = v->plan, *nodes = json_array(), *stages = json_array();
@@ -164,20 +174,26 @@ json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t 
         json_array_append_new(nodes, node);
     }
     for (int s = 0; s < FC_STAGE_COUNT; ++s) {
-        json_t *figures, *rec;
+        json_t *figures, *timed, *rec;
 
         if (!v->planned[s])
             continue;
         figures = json_array();
+        timed = json_array();
         json_array_foreach(r->checks, i, rec)
-            if (strcmp(fc_json_str(rec, "stage"), fc_stage_name(s)) == 0)
+            if (strcmp(fc_json_str(rec, "stage"), fc_stage_name(s)) == 0) {
                 json_array_append_new(figures, fc_cert_figure(rec));
+                json_array_append(timed, rec);
+            }
         json_array_append_new(stages, json_pack(
-            "{s:s, s:b, s:b, s:b, s:s, s:i, s:i, s:o, s:o}", "stage", fc_stage_name(s),
+            "{s:s, s:b, s:b, s:b, s:s, s:i, s:i, s:o, s:o, s:o}", "stage", fc_stage_name(s),
             "required", v->required[s], "selected", v->selected[s], "ran",
             r->stages[s].ran, "verdict", fc_verdict_name(r->stages[s].verdict),
             "checks", r->stages[s].checks, "failed", r->stages[s].failed,
-            "backend", fc_backend_json(&r->stages[s]), "figures", figures));
+            "backend", fc_backend_json(&r->stages[s]), "figures", figures,
+            /* DESIGN rule 3: how small a loss its limits would have caught */
+            "sensitivity", fc_sensitivity_stage(timed, fc_sens_kind(s))));
+        json_decref(timed);
     }
     for (int f = 0; f < r->nfindings; ++f) {
         const fc_finding_t *fd = &r->findings[f];
@@ -222,19 +238,17 @@ static fc_status_t fc_write_file(const char *path, const char *text, mode_t mode
     return FC_OK;
 }
 
-fc_status_t fc_certificate_write(const char *dir, const fc_run_verdict_t *v,
-                                 const fc_rack_verdict_t *r,
-                                 const unsigned char *secret_key)
+fc_status_t fc_certificate_file_write(const char *path, json_t *cert,
+                                      const unsigned char *secret_key)
 {
-    json_t *cert = fc_certificate_build(v, r), *doc;
-    char *body = fc_canonical_dump(cert), *text, path[4200], hex[65];
+    char *body = fc_canonical_dump(cert), *text, hex[65];
+    json_t *doc;
     fc_status_t st;
 
     fc_sha256_hex(body, strlen(body), hex);
     doc = json_pack("{s:o, s:{s:s, s:s}}", "certificate", cert, "digest",
                     "algorithm", "sha256", "value", hex);
     text = fc_canonical_dump(doc);
-    snprintf(path, sizeof(path), "%s/certificates/%s.json", dir, r->rack);
     {
         size_t n = strlen(text);
         char *line = malloc(n + 2);
@@ -260,4 +274,14 @@ fc_status_t fc_certificate_write(const char *dir, const fc_run_verdict_t *v,
     free(text);
     json_decref(doc);
     return st;
+}
+
+fc_status_t fc_certificate_write(const char *dir, const fc_run_verdict_t *v,
+                                 const fc_rack_verdict_t *r,
+                                 const unsigned char *secret_key)
+{
+    char path[4200];
+
+    snprintf(path, sizeof(path), "%s/certificates/%s.json", dir, r->rack);
+    return fc_certificate_file_write(path, fc_certificate_build(v, r), secret_key);
 }

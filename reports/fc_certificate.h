@@ -20,4 +20,11 @@ fc_status_t fc_certificate_write(const char *dir, const fc_run_verdict_t *v,
                                  const fc_rack_verdict_t *r,
                                  const unsigned char *secret_key);
 
+/* Write cert (the "certificate" member; the reference is taken) to path
+ * in canonical form with its digest, and path.sig with a secret key: the
+ * file format of fc_sign.h, for a run's certificates and compare's delta
+ * certificates alike. */
+fc_status_t fc_certificate_file_write(const char *path, json_t *cert,
+                                      const unsigned char *secret_key);
+
 #endif

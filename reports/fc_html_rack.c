@@ -15,6 +15,7 @@
 #include "fc_html_plot.h"
 #include "fc_record.h"
 #include "fc_report_text.h"
+#include "fc_sensitivity.h"
 #include "fc_verdict_figures.h"
 
 /* The rules cell of a check: each rule that judged its figures, and each
@@ -169,6 +170,28 @@ static void fc_html_rack_stage(FILE *f, const fc_run_verdict_t *v,
         fprintf(f, ")");
     }
     fprintf(f, ".</p>\n");
+    {
+        /* DESIGN rule 3: how small a loss its limits would have caught */
+        json_t *timed = json_array(), *sens;
+
+        json_array_foreach(r->checks, i, rec)
+            if (strcmp(fc_json_str(rec, "stage"), fc_stage_name(s)) == 0)
+                json_array_append(timed, rec);
+        sens = fc_sensitivity_stage(timed, s == FC_STAGE_NODE || s == FC_STAGE_PAIRS
+                                    ? "node" : s == FC_STAGE_RACK ? "rack" : "job");
+        if (json_is_object(sens)) {
+            fprintf(f, "<p><b>Sensitivity</b>: ");
+            fc_html_escape(f, fc_json_str(sens, "statement"));
+            if (json_integer_value(json_object_get(sens, "looser_than_noise")) > 0 ||
+                json_integer_value(json_object_get(sens, "inside_noise")) > 0)
+                fprintf(f, "; limits looser than the noise: %lld, inside the noise: %lld",
+                        (long long)json_integer_value(json_object_get(sens, "looser_than_noise")),
+                        (long long)json_integer_value(json_object_get(sens, "inside_noise")));
+            fprintf(f, ".</p>\n");
+        }
+        json_decref(sens);
+        json_decref(timed);
+    }
     if (s == FC_STAGE_PAIRS)
         fc_html_pairs_heatmap(f, r);
     else

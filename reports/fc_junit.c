@@ -38,6 +38,11 @@ static void fc_xml_escape(FILE *f, const char *s)
     }
 }
 
+void fc_junit_escape(FILE *f, const char *s)
+{
+    fc_xml_escape(f, s);
+}
+
 static int fc_array_has(json_t *array, json_t *item)
 {
     size_t i;

@@ -6,9 +6,14 @@
 #ifndef FC_JUNIT_H
 #define FC_JUNIT_H
 
+#include <stdio.h>
+
 #include "fc_verdict.h"
 
 /* Write the JUnit file of v to path. */
 fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v);
+
+/* s escaped for XML text or an attribute, control characters dropped. */
+void fc_junit_escape(FILE *f, const char *s);
 
 #endif

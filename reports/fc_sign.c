@@ -121,6 +121,34 @@ fail:
     return FC_ERR_INVALID;
 }
 
+fc_status_t fc_sha256_file(const char *path, char hex[65])
+{
+    crypto_hash_sha256_state h;
+    unsigned char d[crypto_hash_sha256_BYTES], buf[65536];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n;
+
+    if (fd < 0) {
+        fprintf(stderr, "fabcert: %s: %s\n", path, strerror(errno));
+        return FC_ERR_INVALID;
+    }
+    crypto_hash_sha256_init(&h);
+    while ((n = read(fd, buf, sizeof(buf))) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            fprintf(stderr, "fabcert: %s: read error: %s\n", path, strerror(errno));
+            close(fd);
+            return FC_ERR_INVALID;
+        }
+        crypto_hash_sha256_update(&h, buf, (unsigned long long)n);
+    }
+    close(fd);
+    crypto_hash_sha256_final(&h, d);
+    fc_hex_encode(d, sizeof(d), hex);
+    return FC_OK;
+}
+
 /* Create path for writing: never an existing file, never through a link. */
 static int fc_create_excl(const char *path, mode_t mode)
 {
@@ -302,8 +330,8 @@ static int fc_cert_has_shape(const char *path, json_t *doc)
             return 0;
         }
     if (strcmp(alg, "sha256") != 0) {
-        printf("%s: FAILED: digest algorithm '%s': a %s certificate's digest is "
-               "sha256\n", path, alg, FC_CERT_FORMAT);
+        printf("%s: FAILED: digest algorithm '%s': a fabcert certificate's digest is "
+               "sha256\n", path, alg);
         return 0;
     }
     if (n != 64 || strspn(hex, "0123456789abcdef") != n) {
@@ -340,9 +368,10 @@ static fc_status_t fc_cert_check_intact(const char *path, const char *text, size
     cert = json_object_get(doc, "certificate");
     want = json_string_value(json_object_get(json_object_get(doc, "digest"), "value"));
     if (!json_is_object(cert) || want == NULL ||
-        strcmp(fc_json_str(cert, "format"), FC_CERT_FORMAT) != 0) {
-        printf("%s: FAILED: not a %s certificate (no certificate or digest)\n",
-               path, FC_CERT_FORMAT);
+        (strcmp(fc_json_str(cert, "format"), FC_CERT_FORMAT) != 0 &&
+         strcmp(fc_json_str(cert, "format"), FC_DELTA_FORMAT) != 0)) {
+        printf("%s: FAILED: not a %s or %s certificate (no certificate or digest)\n",
+               path, FC_CERT_FORMAT, FC_DELTA_FORMAT);
         goto out;
     }
     if (!fc_cert_has_shape(path, doc))
@@ -427,6 +456,25 @@ static void fc_cert_say_what_ran(const char *path, json_t *cert)
     }
 }
 
+/* A delta certificate (fabcert compare) says what it compared: both runs,
+ * named by the SHA-256 of their results, and its statement. */
+static void fc_cert_say_compared(const char *path, json_t *cert)
+{
+    static const char *const sides[2] = { "before", "after" };
+
+    fc_print_line(stdout, "%s: delta certificate: %s", path, fc_json_str(cert, "statement"));
+    for (int s = 0; s < 2; ++s) {
+        json_t *in = json_object_get(cert, sides[s]);
+
+        fc_print_line(stdout, "%s: %s: run %s, results.jsonl sha256 %s, profile %s, its own "
+                      "verdict %s", path, sides[s], fc_json_str(in, "run_id"),
+                      fc_json_str(in, "results_sha256"),
+                      fc_json_str(json_object_get(in, "profile"), "name"),
+                      json_is_string(json_object_get(in, "verdict"))
+                      ? fc_json_str(in, "verdict") : "none (the rack was not in it)");
+    }
+}
+
 fc_status_t fc_certificate_verify(const char *path, const char *pubkey_path,
                                   int require_signature)
 {
@@ -446,7 +494,10 @@ fc_status_t fc_certificate_verify(const char *path, const char *pubkey_path,
     printf("%s: digest OK (sha256 %s): rack %s, verdict %s\n", path,
            fc_json_str(json_object_get(doc, "digest"), "value"), fc_json_str(cert, "rack"),
            fc_json_str(cert, "verdict"));
-    fc_cert_say_what_ran(path, cert);
+    if (strcmp(fc_json_str(cert, "format"), FC_DELTA_FORMAT) == 0)
+        fc_cert_say_compared(path, cert);
+    else
+        fc_cert_say_what_ran(path, cert);
     misnamed = !fc_cert_named_for_rack(path, fc_json_str(cert, "rack"));
     if (pubkey_path != NULL) {
         st = fc_cert_check_signature(path, pubkey_path, body);

@@ -18,6 +18,9 @@
 #include "fc_status.h"
 
 #define FC_CERT_FORMAT "fabcert-certificate/1"
+/* `fabcert compare`'s per-rack delta certificate (fc_compare.h): the same
+ * file format, digest and signature; verify checks it the same way. */
+#define FC_DELTA_FORMAT "fabcert-delta-certificate/1"
 
 /* Canonical serialisation (malloc'ed, no trailing newline). */
 char *fc_canonical_dump(const json_t *obj);
@@ -30,6 +33,9 @@ fc_status_t fc_key_load(const char *path, int secret, unsigned char *key,
 /* Lower-case hex of n bytes into out (2n + 1 bytes); SHA-256 as hex. */
 void fc_hex_encode(const unsigned char *in, size_t n, char *out);
 void fc_sha256_hex(const char *bytes, size_t len, char hex[65]);
+/* SHA-256 of a file's bytes (compare and baseline name their input runs
+ * by their results.jsonl's); says why on failure (FC_ERR_INVALID). */
+fc_status_t fc_sha256_file(const char *path, char hex[65]);
 
 /* Verify a certificate file, read as bytes with its real length:
  * canonical form, digest (intact), and with a public key its .sig

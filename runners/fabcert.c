@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fc_baseline.h"
+#include "fc_compare.h"
 #include "fc_launch.h"
 #include "fc_report.h"
 #include "fc_results.h"
@@ -265,6 +267,101 @@ static int fc_cmd_report(int argc, char **argv)
     return overall == FC_VERDICT_PASS ? 0 : 1;
 }
 
+/* A percentage option: a number in [lo, hi). */
+static int fc_parse_pct(const char *opt, const char *text, double lo, double hi, double *out)
+{
+    char *end = NULL;
+    double v = strtod(text, &end);
+
+    if (end == text || *end != '\0' || !(v >= lo && v < hi)) {
+        fprintf(stderr, "fabcert: %s %s: a percentage from %g to below %g\n", opt, text,
+                lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int fc_cmd_compare(int argc, char **argv)
+{
+    const char *dirs[2] = { NULL, NULL };
+    char out[4200] = "";
+    double conf = 95, power = 80, floor_pct = 5;
+    fc_compare_opts_t o = { 0 };
+    fc_verdict_t overall = FC_VERDICT_INCOMPLETE;
+    int n = 0;
+
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+
+        if (i + 1 < argc && !strcmp(a, "--out"))
+            snprintf(out, sizeof(out), "%s", argv[++i]);
+        else if (i + 1 < argc && !strcmp(a, "--sign-key"))
+            o.sign_key = argv[++i];
+        else if (i + 1 < argc && !strcmp(a, "--confidence")) {
+            if (fc_parse_pct(a, argv[++i], 50, 100, &conf) != 0)
+                return 2;
+        } else if (i + 1 < argc && !strcmp(a, "--power")) {
+            if (fc_parse_pct(a, argv[++i], 50, 100, &power) != 0)
+                return 2;
+        } else if (i + 1 < argc && !strcmp(a, "--min-slowdown")) {
+            if (fc_parse_pct(a, argv[++i], 0, 1000, &floor_pct) != 0)
+                return 2;
+        } else if (a[0] != '-' && n < 2)
+            dirs[n++] = a;
+        else
+            n = 3, i = argc;
+    }
+    if (n != 2) {
+        fprintf(stderr, "usage: fabcert compare BEFORE AFTER [--out DIR] [--sign-key KEY] "
+                "[--confidence PCT] [--power PCT] [--min-slowdown PCT]\n");
+        return 2;
+    }
+    o.alpha = 1 - conf / 100;
+    o.power = power / 100;
+    o.min_slowdown = floor_pct / 100;
+    if (out[0] == '\0') {
+        const char *b = strrchr(dirs[0], '/'), *a = strrchr(dirs[1], '/');
+
+        snprintf(out, sizeof(out), "fabcert-out/compare-%s-vs-%s", b && b[1] ? b + 1 : dirs[0],
+                 a && a[1] ? a + 1 : dirs[1]);
+    }
+    o.out_dir = out;
+    if (fc_compare_dirs(dirs[0], dirs[1], &o, &overall) != FC_OK)
+        return 2;
+    printf("delta certificates: %s/certificates/, report: %s/index.html\n", out, out);
+    return overall == FC_VERDICT_PASS ? 0 : 1;
+}
+
+static int fc_cmd_baseline(int argc, char **argv)
+{
+    const char **dirs = calloc((size_t)argc + 1, sizeof(*dirs)), *out = NULL, *name = NULL;
+    double margin = 10;
+    int n = 0, bad = 0, rc;
+
+    for (int i = 1; i < argc && !bad && dirs; ++i) {
+        if (i + 1 < argc && !strcmp(argv[i], "--out"))
+            out = argv[++i];
+        else if (i + 1 < argc && !strcmp(argv[i], "--name"))
+            name = argv[++i];
+        else if (i + 1 < argc && !strcmp(argv[i], "--margin"))
+            bad = fc_parse_pct("--margin", argv[++i], 0, 1000, &margin) != 0;
+        else if (argv[i][0] != '-')
+            dirs[n++] = argv[i];
+        else
+            bad = 1;
+    }
+    if (dirs == NULL || bad || n == 0 || out == NULL) {
+        fprintf(stderr, "usage: fabcert baseline RUN_DIR... --out PROFILE.yaml [--margin PCT] "
+                "[--name NAME]\n");
+        free(dirs);
+        return 2;
+    }
+    rc = fc_baseline_derive(dirs, n, out, margin / 100, name) == FC_OK ? 0 : 2;
+    free(dirs);
+    return rc;
+}
+
 static int fc_cmd_verify(int argc, char **argv)
 {
     const char *cert = NULL, *pub = NULL;
@@ -326,6 +423,10 @@ int main(int argc, char **argv)
         return fc_cmd_report(argc - 1, argv + 1);
     if (strcmp(argv[1], "verify") == 0)
         return fc_cmd_verify(argc - 1, argv + 1);
+    if (strcmp(argv[1], "compare") == 0)
+        return fc_cmd_compare(argc - 1, argv + 1);
+    if (strcmp(argv[1], "baseline") == 0)
+        return fc_cmd_baseline(argc - 1, argv + 1);
     if (strcmp(argv[1], "keygen") == 0) {
         if (argc != 3) {
             fprintf(stderr, "usage: fabcert keygen PREFIX\n");

@@ -108,6 +108,7 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
         side->wrong += m.wrong;
     }
     side->median_s = fc_stats_median(times + sp->warmup, (size_t)sp->iters);
+    fc_samples_keep(times + sp->warmup, sp->iters, &side->samples);
     /* latency: ping-pong, the lower node serves first */
     for (int it = 0; it < total; ++it) {
         double t0 = fc_now();
@@ -134,8 +135,10 @@ static void fc_pairs_merge_side(const fc_pairs_run_t *run, fc_pair_t *p,
 {
     double bw = fc_stats_algbw(run->ctx->sp.sizes[s->size_index], s->median_s);
 
-    if (bw < p->bw_gbps)
+    if (bw < p->bw_gbps) {
         p->bw_gbps = bw;
+        p->samples = s->samples;
+    }
     if (s->lat_us > p->lat_us)
         p->lat_us = s->lat_us;
     if (s->wrong > 0 && p->wrong == 0) {

@@ -110,6 +110,9 @@ static void fc_soak_merge(fc_soak_point_t *p, const fc_point_summary_t *s)
     p->window_wrong += s->wrong;
     if (p->runs++ == 0) {
         *t = *s;
+        /* one run's iterations would stand for hours: the soak's
+         * record keeps its window medians instead */
+        memset(&t->samples, 0, sizeof(t->samples));
         p->bus_factor = s->algbw > 0 ? s->busbw / s->algbw : 1;
         return;
     }

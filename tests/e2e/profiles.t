@@ -1,5 +1,6 @@
 #!/bin/bash
-# profiles.t - the shipped profiles are valid; each bad profile in
+# profiles.t - the shipped profiles are valid and `fabcert --help` names
+# each under --profile; each bad profile in
 # tests/profiles/bad gets its own error naming file:line:col and exit 2
 # (a name or description with a control character, which would forge a
 # summary line; limits or relative rules under a stage that never applies
@@ -55,9 +56,12 @@ declare -A expect=(
     [bg-key-other-kind]="bg-key-other-kind.yaml:5:43: unknown key 'targets' in tenant (expected one of: block, rate_mbps, duty, period_s, pattern)"
 )
 shipped=(thresholds/*.yaml)
-plan $(( ${#shipped[@]} + 2 * ${#expect[@]} + 4 ))
+plan $(( 2 * ${#shipped[@]} + 2 * ${#expect[@]} + 4 ))
+$FC --help > "$TMP/help"
 for p in "${shipped[@]}"; do
     check "shipped profile $p is valid" $FC check-profile "$p"
+    grep -q " ${p#thresholds/} " "$TMP/help"
+    ok $? "fabcert --help names ${p#thresholds/} under --profile"
 done
 for name in $(printf '%s\n' "${!expect[@]}" | sort); do
     $FC check-profile tests/profiles/bad/$name.yaml > "$TMP/out" 2> "$TMP/err"
