@@ -106,7 +106,7 @@ GPU_INC   := -I$(CUDA_HOME)/include $(if $(NCCL_INC),-I$(NCCL_INC))
 GPU_LDFLAGS := -L$(CUDA_LIB) -L$(NCCL_LIB) -Wl,-rpath,$(CUDA_LIB) -Wl,-rpath,$(NCCL_LIB)
 GPU_CUDA_LIBS := -lnccl -lcublasLt -lcudart
 # the lib objects the plugin and the MPI-free program carry
-GPU_LIB_OBJS := $(addprefix $(BUILD)/obj/,lib/fc_coll.o lib/fc_log.o lib/fc_status.o \
+GPU_LIB_OBJS := $(addprefix $(BUILD)/obj/,lib/fc_coll.o lib/fc_log.o lib/fc_status.o lib/fc_alloc.o \
                 kernels/fc_pattern_host.o kernels/fc_kernels_cpu.o) $(FC_CHECK_OBJS)
 # CUDA code, and GPU host code that needs neither CUDA nor MPI (NVML is
 # opened at run time, the wait polls through a table)
@@ -185,7 +185,7 @@ $(GPU_AGREE): tests/gpu/gpu_agree.c tests/standin/fc_comm_standin.c \
 # ---- fuzz targets: the input parsers under AddressSanitizer and UBSan ------
 FUZZ     := $(BUILD)/tests/fuzz_inputs.t
 FUZZ_SRCS := $(addprefix lib/,fc_inventory.c fc_stages.c fc_coll.c fc_status.c fc_log.c \
-               fc_results.c) $(PROFILE_SRCS) kernels/fc_pattern_host.c $(wildcard reports/*.c) \
+               fc_alloc.c fc_results.c) $(PROFILE_SRCS) kernels/fc_pattern_host.c $(wildcard reports/*.c) \
              tests/fuzz/fuzz_inputs.c
 FUZZ_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(FUZZ_SRCS))
 FUZZ_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \

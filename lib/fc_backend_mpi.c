@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
 #include "fc_half.h"
 #include "fc_log.h"
 
@@ -69,6 +70,7 @@ static MPI_Datatype fc_mpi_datatype(fc_backend_mpi_t *mb, fc_dtype_t dtype)
 
 static MPI_Op fc_mpi_op(fc_backend_mpi_t *mb, fc_dtype_t dtype, fc_op_t op)
 {
+    FC_ASSERT((unsigned)op < 4);    /* a reduction's op: the plan never pairs none */
     if (dtype == FC_FLOAT16 || dtype == FC_BFLOAT16)
         return mb->half_ops[dtype == FC_BFLOAT16][op];
     switch (op) {
@@ -84,6 +86,9 @@ static fc_status_t fc_mpi_alloc(fc_backend_t *be, size_t bytes, void **buf_p)
     void *buf;
 
     (void)be;
+    /* a data buffer sized by the profile's message size (its input): a
+     * failure is an error naming the size, which the engine turns into the
+     * point's FAIL record, not the out-of-memory policy (fc_alloc.h) */
     if (posix_memalign(&buf, 4096, bytes ? bytes : 1) != 0) {
         fc_error("cannot allocate %zu bytes of host memory", bytes);
         return FC_ERR_INTERNAL;
@@ -324,12 +329,8 @@ static const fc_backend_ops_t fc_backend_mpi_ops = {
 
 fc_status_t fc_backend_mpi_init(MPI_Comm comm, fc_backend_t *be)
 {
-    fc_backend_mpi_t *mb = calloc(1, sizeof(*mb));
+    fc_backend_mpi_t *mb = fc_xcalloc(1, sizeof(*mb), "the mpi backend");
 
-    if (mb == NULL) {
-        fc_error("out of memory for the mpi backend");
-        return FC_ERR_INTERNAL;
-    }
     MPI_Type_contiguous(2, MPI_BYTE, &mb->half_type);
     MPI_Type_commit(&mb->half_type);
     for (int b = 0; b < 2; ++b)

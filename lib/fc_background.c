@@ -81,6 +81,8 @@ fc_status_t fc_bg_init(fc_bg_t *bg, MPI_Comm comm, const fc_contention_profile_t
     /* one read-only source for every send and write; each kind receives
      * or reads into buffers of its own */
     bg->buf_bytes = fc_bg_aligned(maxblock) + FC_BG_ALIGN;
+    /* sized by the profile's blocks (its input): an error naming the size,
+     * not the out-of-memory policy (lib/fc_alloc.h) */
     if (posix_memalign(&bg->buf, FC_BG_ALIGN, bg->buf_bytes) != 0) {
         bg->buf = NULL;
         fc_error("out of memory for a %zu-byte background buffer", bg->buf_bytes);

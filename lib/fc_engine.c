@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
 #include "fc_log.h"
 #include "fc_profile.h"
 #include "fc_watchdog.h"
@@ -393,12 +394,12 @@ static void fc_engine_arrivals(const fc_test_point_t *pt, int nranks,
                                const fc_rank_report_t *reps, const double *waits,
                                fc_point_summary_t *s)
 {
-    int *last = calloc((size_t)nranks, sizeof(int));
-    double *late = calloc((size_t)pt->iters, sizeof(double));
+    int *last = fc_xcalloc((size_t)nranks, sizeof(int), "the ranks' last arrivals");
+    double *late = fc_xcalloc((size_t)pt->iters, sizeof(double), "the last arrivals' lateness");
     int best = -1, nlate = 0;
 
     s->arrival_last_rank = -1;
-    if (last == NULL || late == NULL || nranks < 2)
+    if (nranks < 2)
         goto out;
     for (int i = 0; i < pt->iters; ++i) {
         int r_min = 0;
@@ -561,19 +562,14 @@ fc_status_t fc_engine_run_point(fc_backend_t *be, const fc_test_point_t *pt,
     rep.batch_s = -1;
     snprintf(rep.host, sizeof(rep.host), "%s", ident->host);
 
-    times = calloc((size_t)pt->iters, sizeof(*times));
-    slowest = calloc((size_t)pt->iters, sizeof(*slowest));
-    waits = calloc((size_t)pt->iters, sizeof(*waits));
-    reps = calloc((size_t)be->size, sizeof(*reps));
+    times = fc_xcalloc((size_t)pt->iters, sizeof(*times), "the iterations' times");
+    slowest = fc_xcalloc((size_t)pt->iters, sizeof(*slowest), "the slowest rank's times");
+    waits = fc_xcalloc((size_t)pt->iters, sizeof(*waits), "the iterations' barrier waits");
+    reps = fc_xcalloc((size_t)be->size, sizeof(*reps), "the ranks' reports");
     if (be->rank == 0)
-        all_waits = calloc((size_t)pt->iters * (size_t)be->size, sizeof(*all_waits));
-    if (times == NULL || slowest == NULL || waits == NULL || reps == NULL ||
-        (be->rank == 0 && all_waits == NULL)) {
-        fc_error("out of memory for %d iterations", pt->iters);
-        status = FC_ERR_INTERNAL;
-    }
-    if (status == FC_OK)
-        status = fc_engine_prepare(&run, bufs);
+        all_waits = fc_xcalloc((size_t)pt->iters * (size_t)be->size, sizeof(*all_waits),
+                               "every rank's barrier waits");
+    status = fc_engine_prepare(&run, bufs);
     status = fc_engine_agree(be, status);
     if (status != FC_OK)
         goto out;

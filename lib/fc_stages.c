@@ -11,6 +11,8 @@
 
 #include <string.h>
 
+#include "fc_alloc.h"
+
 #define FC_WHOLE_JOB "the stage judges one group, the whole job, which has no peers to be " \
                      "compared with (relative rules belong to the node, pairs and rack stages)"
 #define FC_SWEEPS (FC_SECT_SWEEP | FC_SECT_KINDS | FC_SECT_BACKEND)
@@ -63,12 +65,13 @@ static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
 
 const fc_stage_desc_t *fc_stage_desc(fc_stage_id_t stage)
 {
+    FC_ASSERT((unsigned)stage < FC_STAGE_COUNT);
     return &fc_stages[stage];
 }
 
 const char *fc_stage_name(fc_stage_id_t stage)
 {
-    return fc_stages[stage].name;
+    return fc_stage_desc(stage)->name;
 }
 
 int fc_stage_from_name(const char *name)

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fc_alloc.h"
 #include "fc_record.h"
 #include "fc_report_text.h"
 #include "fc_sign.h"
@@ -237,7 +238,7 @@ fc_status_t fc_certificate_write(const char *dir, const fc_run_verdict_t *v,
     snprintf(path, sizeof(path), "%s/certificates/%s.json", dir, r->rack);
     {
         size_t n = strlen(text);
-        char *line = malloc(n + 2);
+        char *line = fc_xmalloc(n + 2, "a certificate's text");
 
         memcpy(line, text, n);
         line[n] = '\n';

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fc_alloc.h"
 #include "fc_launch.h"
 #include "fc_report.h"
 #include "fc_results.h"
@@ -84,8 +85,8 @@ static int fc_cmd_run(int argc, char **argv)
         return 2;
     }
     fc_print_left_out(&st.inv);
-    st.healthy = calloc((size_t)st.inv.nhosts, sizeof(int));
-    st.quarantined = calloc((size_t)st.inv.nhosts, sizeof(int));
+    st.healthy = fc_xcalloc((size_t)st.inv.nhosts, sizeof(int), "the healthy hosts");
+    st.quarantined = fc_xcalloc((size_t)st.inv.nhosts, sizeof(int), "the quarantined hosts");
     for (int h = 0; h < st.inv.nhosts; ++h)
         st.healthy[h] = 1;
 

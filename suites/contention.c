@@ -122,8 +122,9 @@ static void fc_cont_phase(fc_cont_run_t *run, const fc_test_point_t *pt, unsigne
         MPI_Wait(&stop, MPI_STATUS_IGNORE);
     }
     if (ctx->world_rank == 0) {
-        all = calloc((size_t)ctx->world_size, sizeof(*all));
-        tallies = calloc((size_t)ctx->world_size, sizeof(*tallies));
+        all = fc_xcalloc((size_t)ctx->world_size, sizeof(*all), "the phase's summaries");
+        tallies = fc_xcalloc((size_t)ctx->world_size, sizeof(*tallies),
+                             "the phase's background tallies");
     }
     MPI_Gather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, 0, MPI_COMM_WORLD);
     MPI_Gather(&tally, sizeof(tally), MPI_BYTE, tallies, sizeof(tally), MPI_BYTE, 0,
@@ -132,7 +133,8 @@ static void fc_cont_phase(fc_cont_run_t *run, const fc_test_point_t *pt, unsigne
         return;
     memset(out, 0, sizeof(*out));
     out->mask = mask;
-    out->sums = calloc((size_t)ctx->world_size, sizeof(*out->sums));
+    out->sums = fc_xcalloc((size_t)ctx->world_size, sizeof(*out->sums),
+                           "the groups' summaries");
     run->ngroups = 0;
     for (int r = 0; r < ctx->world_size; ++r)
         if (all[r].valid)
@@ -240,7 +242,7 @@ static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
 
     if (after->ngroups > n)
         n = after->ngroups;
-    ratios = calloc((size_t)n + 1, sizeof(double));
+    ratios = fc_xcalloc((size_t)n + 1, sizeof(double), "the groups' slowdowns");
     fc_point_label(pt, label, sizeof(label));
     for (int g = 0; g < n; ++g) {
         const fc_point_summary_t *s = &loaded->sums[g];
@@ -548,7 +550,7 @@ int main(int argc, char **argv)
         ctx.grouping = run.cp->scope_rack ? FC_GROUP_RACK : FC_GROUP_ALL;
     }
     if (is_bg) {
-        int *racks = calloc((size_t)nbg, sizeof(int));
+        int *racks = fc_xcalloc((size_t)nbg, sizeof(int), "the background ranks' racks");
 
         MPI_Allgather(&ctx.rack, 1, MPI_INT, racks, 1, MPI_INT, run.role_comm);
         /* a kind that cannot run here (storage_dir) logs why itself */
