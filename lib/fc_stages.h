@@ -46,7 +46,9 @@ enum {
     FC_SECT_BACKEND = 1 << 7,       /* backend: */
 };
 
-/* How the reports show a stage's figures beside the per-point table. */
+/* How the reports show a stage's figures beside the per-point table
+ * (reports/fc_html_rack.c switches on it; each plot takes that stage's
+ * records only). */
 typedef enum fc_stage_view {
     FC_VIEW_SWEEP = 0,              /* busbw against size, the limit drawn in */
     FC_VIEW_PAIRS,                  /* the pair matrix as a heat map */

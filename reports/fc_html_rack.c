@@ -169,12 +169,21 @@ static void fc_html_rack_stage(FILE *f, const fc_run_verdict_t *v,
         fprintf(f, ")");
     }
     fprintf(f, ".</p>\n");
-    if (s == FC_STAGE_PAIRS)
-        fc_html_pairs_heatmap(f, r);
-    else
+    /* the stage table says how its figures are shown */
+    switch (fc_stage_desc(s)->view) {
+    case FC_VIEW_PAIRS:
+        fc_html_pairs_heatmap(f, r, fc_stage_name(s));
+        break;
+    case FC_VIEW_SOAK:
         fc_html_stage_plots(f, r, fc_stage_name(s));
-    if (s == FC_STAGE_SOAK)
-        fc_html_soak_plot(f, r);
+        fc_html_soak_plot(f, r, fc_stage_name(s));
+        break;
+    case FC_VIEW_SWEEP:
+        fc_html_stage_plots(f, r, fc_stage_name(s));
+        break;
+    case FC_VIEW_TABLE:
+        break;
+    }
     fprintf(f, "<details%s><summary>checks</summary>\n<table><tr><th>check</th>"
             "<th>measured</th><th>rules: judged by, or not applied and why</th>"
             "<th>verdict</th></tr>\n",
