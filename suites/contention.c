@@ -516,15 +516,22 @@ int main(int argc, char **argv)
     }
     if ((status = fc_cont_check_selftest(&ctx, run.role)) != FC_OK)
         return fc_stage_finish(&ctx, status);
-    if (!ctx.skip_reason[0] && (nbg == 0 || nfg == 0 || run.nkinds == 0))
+    if (!ctx.skip_reason[0] && run.nkinds == 0) {
+        char names[256] = "";
+
+        for (int k = 0; k < FC_BG_KINDS; ++k)
+            snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+                     k ? ", " : "", fc_bg_kind_name(k));
+        snprintf(ctx.skip_reason, sizeof(ctx.skip_reason), "the profile's contention stage "
+                 "names no background traffic (%s)", names);
+    } else if (!ctx.skip_reason[0] && (nbg == 0 || nfg == 0)) {
         snprintf(ctx.skip_reason, sizeof(ctx.skip_reason), "%s",
-                 run.nkinds == 0 ? "the profile's contention stage names no background "
-                 "traffic (storage_file, storage_net, tenant)" :
                  nbg == 0 && run.cp->background_hosts[0] ? "no background ranks: no host "
                  "of background_hosts is in this run (quarantined, or not in the inventory)" :
                  nbg == 0 ? "no background ranks: launch foreground_ranks_per_node + "
                  "background_ranks_per_node ranks per node" :
                  "no foreground ranks: every host of this run is in background_hosts");
+    }
     if (ctx.skip_reason[0]) {
         if (ctx.world_rank == 0) {
             fprintf(stderr, "fabcert: stage contention skipped: %s\n", ctx.skip_reason);
