@@ -17,6 +17,13 @@
 #include "fc_half.h"
 #include "fc_log.h"
 
+/* The maps over the engine's enums (collective, type, op) list every
+ * value and have no default: a value added to an enum and forgotten here
+ * is a build error, not a run-time failure (-Wswitch reports a switch
+ * without default, -Wswitch-enum one with). */
+#pragma GCC diagnostic error "-Wswitch"
+#pragma GCC diagnostic error "-Wswitch-enum"
+
 typedef struct fc_backend_mpi {
     MPI_Datatype half_type;             /* 2 bytes, for (b)float16 */
     MPI_Op half_ops[2][4];              /* [bf16?][op] */
@@ -51,6 +58,10 @@ FC_HALF_OP(fc_bf16_prod, fc_bf16_to_float, fc_float_to_bf16, FC_OP_PROD)
 FC_HALF_OP(fc_bf16_min, fc_bf16_to_float, fc_float_to_bf16, FC_OP_MIN)
 FC_HALF_OP(fc_bf16_max, fc_bf16_to_float, fc_float_to_bf16, FC_OP_MAX)
 
+/* by fc_op_t: the four reductions come first, in this order */
+_Static_assert(FC_OP_SUM == 0 && FC_OP_PROD == 1 && FC_OP_MIN == 2 && FC_OP_MAX == 3 &&
+               FC_OP_NONE == 4, "fc_half_funcs and half_ops are indexed by the reduction");
+
 static MPI_User_function *const fc_half_funcs[2][4] = {
     { fc_f16_sum, fc_f16_prod, fc_f16_min, fc_f16_max },
     { fc_bf16_sum, fc_bf16_prod, fc_bf16_min, fc_bf16_max },
@@ -59,26 +70,35 @@ static MPI_User_function *const fc_half_funcs[2][4] = {
 static MPI_Datatype fc_mpi_datatype(fc_backend_mpi_t *mb, fc_dtype_t dtype)
 {
     switch (dtype) {
-    case FC_INT32:   return MPI_INT32_T;
-    case FC_INT64:   return MPI_INT64_T;
-    case FC_UINT8:   return MPI_UINT8_T;
-    case FC_FLOAT32: return MPI_FLOAT;
-    case FC_FLOAT64: return MPI_DOUBLE;
-    default:         return mb->half_type;
+    case FC_INT32:    return MPI_INT32_T;
+    case FC_INT64:    return MPI_INT64_T;
+    case FC_UINT8:    return MPI_UINT8_T;
+    case FC_FLOAT32:  return MPI_FLOAT;
+    case FC_FLOAT64:  return MPI_DOUBLE;
+    case FC_FLOAT16:
+    case FC_BFLOAT16: return mb->half_type;
+    case FC_DTYPE_COUNT:
+        break;
     }
+    FC_ASSERT((unsigned)dtype < FC_DTYPE_COUNT);
+    return MPI_DATATYPE_NULL;
 }
 
 static MPI_Op fc_mpi_op(fc_backend_mpi_t *mb, fc_dtype_t dtype, fc_op_t op)
 {
-    FC_ASSERT((unsigned)op < 4);    /* a reduction's op: the plan never pairs none */
+    FC_ASSERT((unsigned)op <= FC_OP_MAX);   /* a reduction's op: the plan never pairs none */
     if (dtype == FC_FLOAT16 || dtype == FC_BFLOAT16)
         return mb->half_ops[dtype == FC_BFLOAT16][op];
     switch (op) {
     case FC_OP_SUM:  return MPI_SUM;
     case FC_OP_PROD: return MPI_PROD;
     case FC_OP_MIN:  return MPI_MIN;
-    default:         return MPI_MAX;
+    case FC_OP_MAX:  return MPI_MAX;
+    case FC_OP_NONE:
+    case FC_OP_COUNT:
+        break;
     }
+    return MPI_OP_NULL;
 }
 
 static fc_status_t fc_mpi_alloc(fc_backend_t *be, size_t bytes, void **buf_p)
@@ -138,7 +158,7 @@ static int fc_mpi_call(fc_backend_t *be, const fc_coll_call_t *c)
     int count = (int)c->count;
 
     /* every collective, no default: a new one that is not mapped here is a
-     * compile-time warning (-Wswitch), not a run-time failure */
+     * build error (the pragmas above), not a run-time failure */
     switch ((fc_coll_id_t)c->coll) {
     case FC_COLL_ALL_REDUCE:
         return MPI_Allreduce(c->send, c->recv, count, dt,
