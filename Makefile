@@ -148,7 +148,7 @@ $(BUILD)/obj/suites/gpu/%.o: suites/gpu/%.c $(wildcard lib/*.h lib/gpu/*.h kerne
 
 $(GPU_NODE): $(GPU_NODE_OBJS) $(GPU_CU_OBJS) $(GPU_HOST_OBJS) $(GPU_LIB_OBJS) \
              $(PROFILE_SRCS:%.c=$(BUILD)/obj/%.o) \
-             $(addprefix $(BUILD)/obj/lib/,fc_stages.o fc_inventory.o fc_tap.o fc_stats.o \
+             $(addprefix $(BUILD)/obj/lib/,fc_stages.o fc_inventory.o fc_hostlist.o fc_tap.o fc_stats.o \
                                           fc_results.o fc_judge.o fc_peers.o)
 	$(CC) -o $@ $^ $(GPU_LDFLAGS) $(GPU_CUDA_LIBS) -lfyaml -ljansson -lsodium -lxxhash -ldl \
 	    -lpthread -lstdc++ -lm
@@ -184,7 +184,7 @@ $(GPU_AGREE): tests/gpu/gpu_agree.c tests/standin/fc_comm_standin.c \
 
 # ---- fuzz targets: the input parsers under AddressSanitizer and UBSan ------
 FUZZ     := $(BUILD)/tests/fuzz_inputs.t
-FUZZ_SRCS := $(addprefix lib/,fc_inventory.c fc_stages.c fc_coll.c fc_status.c fc_log.c \
+FUZZ_SRCS := $(addprefix lib/,fc_inventory.c fc_hostlist.c fc_stages.c fc_coll.c fc_status.c fc_log.c \
                fc_alloc.c fc_results.c) $(PROFILE_SRCS) kernels/fc_pattern_host.c $(wildcard reports/*.c) \
              tests/fuzz/fuzz_inputs.c
 FUZZ_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(FUZZ_SRCS))
