@@ -110,7 +110,7 @@ GPU_INC   := -I$(CUDA_HOME)/include $(if $(NCCL_INC),-I$(NCCL_INC))
 GPU_LDFLAGS := -L$(CUDA_LIB) -L$(NCCL_LIB) -Wl,-rpath,$(CUDA_LIB) -Wl,-rpath,$(NCCL_LIB)
 GPU_CUDA_LIBS := -lnccl -lcublasLt -lcudart
 # the lib objects the plugin and the MPI-free program carry
-GPU_LIB_OBJS := $(addprefix $(BUILD)/obj/,lib/fc_coll.o lib/fc_log.o lib/fc_status.o \
+GPU_LIB_OBJS := $(addprefix $(BUILD)/obj/,lib/fc_coll.o lib/fc_log.o lib/fc_status.o lib/fc_alloc.o \
                 kernels/fc_pattern_host.o kernels/fc_kernels_cpu.o) $(FC_CHECK_OBJS)
 # CUDA code, and GPU host code that needs neither CUDA nor MPI (NVML is
 # opened at run time, the wait polls through a table)
@@ -152,7 +152,7 @@ $(BUILD)/obj/suites/gpu/%.o: suites/gpu/%.c $(wildcard lib/*.h lib/gpu/*.h kerne
 
 $(GPU_NODE): $(GPU_NODE_OBJS) $(GPU_CU_OBJS) $(GPU_HOST_OBJS) $(GPU_LIB_OBJS) \
              $(PROFILE_SRCS:%.c=$(BUILD)/obj/%.o) \
-             $(addprefix $(BUILD)/obj/lib/,fc_stages.o fc_inventory.o fc_tap.o fc_stats.o \
+             $(addprefix $(BUILD)/obj/lib/,fc_stages.o fc_inventory.o fc_hostlist.o fc_tap.o fc_stats.o \
                                           fc_results.o fc_judge.o fc_peers.o fc_point_rank.o)
 	$(CC) -o $@ $^ $(GPU_LDFLAGS) $(GPU_CUDA_LIBS) -lfyaml -ljansson -lsodium -lxxhash -ldl \
 	    -lpthread -lstdc++ -lm
@@ -188,9 +188,9 @@ $(GPU_AGREE): tests/gpu/gpu_agree.c tests/standin/fc_comm_standin.c \
 
 # ---- fuzz targets: the input parsers under AddressSanitizer and UBSan ------
 FUZZ     := $(BUILD)/tests/fuzz_inputs.t
-FUZZ_SRCS := $(addprefix lib/,fc_inventory.c fc_stages.c fc_coll.c fc_status.c fc_log.c \
-               fc_results.c fc_samples.c fc_stats.c fc_stats_compare.c fc_sensitivity.c) $(PROFILE_SRCS) kernels/fc_pattern_host.c \
-             $(wildcard reports/*.c) \
+FUZZ_SRCS := $(addprefix lib/,fc_inventory.c fc_hostlist.c fc_stages.c fc_coll.c fc_status.c fc_log.c \
+               fc_alloc.c fc_results.c fc_samples.c fc_stats.c fc_stats_compare.c fc_sensitivity.c) \
+             $(PROFILE_SRCS) kernels/fc_pattern_host.c $(wildcard reports/*.c) \
              tests/fuzz/fuzz_inputs.c
 FUZZ_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(FUZZ_SRCS))
 FUZZ_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \

@@ -8,7 +8,11 @@
  * buffers (2 x 268435456 bytes)"), then call the process's die function:
  * exit(FC_EXIT_FAIL) by default, MPI_Abort in a stage program (set by
  * fc_stage_init, so one rank's failure ends the job at once instead of
- * leaving its peers waiting for the watchdog). A run's results already in
+ * leaving its peers waiting for the watchdog) and in the retest, _exit(1)
+ * in the probe (which never waits for a peer). Every allocation of
+ * fabcert's own tables goes through these; a buffer sized by the user's
+ * message size keeps its own error naming the size (docs/DECISIONS.md,
+ * "One out-of-memory policy"). A run's results already in
  * results.jsonl stay: each record was written as it was made, and the
  * runner reports the stage that died as a crash with its log.
  *

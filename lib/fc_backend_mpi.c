@@ -13,8 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
 #include "fc_half.h"
 #include "fc_log.h"
+
+/* The maps over the engine's enums (collective, type, op) list every
+ * value and have no default: a value added to an enum and forgotten here
+ * is a build error, not a run-time failure (-Wswitch reports a switch
+ * without default, -Wswitch-enum one with). */
+#pragma GCC diagnostic error "-Wswitch"
+#pragma GCC diagnostic error "-Wswitch-enum"
 
 typedef struct fc_backend_mpi {
     MPI_Datatype half_type;             /* 2 bytes, for (b)float16 */
@@ -50,6 +58,10 @@ FC_HALF_OP(fc_bf16_prod, fc_bf16_to_float, fc_float_to_bf16, FC_OP_PROD)
 FC_HALF_OP(fc_bf16_min, fc_bf16_to_float, fc_float_to_bf16, FC_OP_MIN)
 FC_HALF_OP(fc_bf16_max, fc_bf16_to_float, fc_float_to_bf16, FC_OP_MAX)
 
+/* by fc_op_t: the four reductions come first, in this order */
+_Static_assert(FC_OP_SUM == 0 && FC_OP_PROD == 1 && FC_OP_MIN == 2 && FC_OP_MAX == 3 &&
+               FC_OP_NONE == 4, "fc_half_funcs and half_ops are indexed by the reduction");
+
 static MPI_User_function *const fc_half_funcs[2][4] = {
     { fc_f16_sum, fc_f16_prod, fc_f16_min, fc_f16_max },
     { fc_bf16_sum, fc_bf16_prod, fc_bf16_min, fc_bf16_max },
@@ -58,25 +70,35 @@ static MPI_User_function *const fc_half_funcs[2][4] = {
 static MPI_Datatype fc_mpi_datatype(fc_backend_mpi_t *mb, fc_dtype_t dtype)
 {
     switch (dtype) {
-    case FC_INT32:   return MPI_INT32_T;
-    case FC_INT64:   return MPI_INT64_T;
-    case FC_UINT8:   return MPI_UINT8_T;
-    case FC_FLOAT32: return MPI_FLOAT;
-    case FC_FLOAT64: return MPI_DOUBLE;
-    default:         return mb->half_type;
+    case FC_INT32:    return MPI_INT32_T;
+    case FC_INT64:    return MPI_INT64_T;
+    case FC_UINT8:    return MPI_UINT8_T;
+    case FC_FLOAT32:  return MPI_FLOAT;
+    case FC_FLOAT64:  return MPI_DOUBLE;
+    case FC_FLOAT16:
+    case FC_BFLOAT16: return mb->half_type;
+    case FC_DTYPE_COUNT:
+        break;
     }
+    FC_ASSERT((unsigned)dtype < FC_DTYPE_COUNT);
+    return MPI_DATATYPE_NULL;
 }
 
 static MPI_Op fc_mpi_op(fc_backend_mpi_t *mb, fc_dtype_t dtype, fc_op_t op)
 {
+    FC_ASSERT((unsigned)op <= FC_OP_MAX);   /* a reduction's op: the plan never pairs none */
     if (dtype == FC_FLOAT16 || dtype == FC_BFLOAT16)
         return mb->half_ops[dtype == FC_BFLOAT16][op];
     switch (op) {
     case FC_OP_SUM:  return MPI_SUM;
     case FC_OP_PROD: return MPI_PROD;
     case FC_OP_MIN:  return MPI_MIN;
-    default:         return MPI_MAX;
+    case FC_OP_MAX:  return MPI_MAX;
+    case FC_OP_NONE:
+    case FC_OP_COUNT:
+        break;
     }
+    return MPI_OP_NULL;
 }
 
 static fc_status_t fc_mpi_alloc(fc_backend_t *be, size_t bytes, void **buf_p)
@@ -84,6 +106,9 @@ static fc_status_t fc_mpi_alloc(fc_backend_t *be, size_t bytes, void **buf_p)
     void *buf;
 
     (void)be;
+    /* a data buffer sized by the profile's message size (its input): a
+     * failure is an error naming the size, which the engine turns into the
+     * point's FAIL record, not the out-of-memory policy (fc_alloc.h) */
     if (posix_memalign(&buf, 4096, bytes ? bytes : 1) != 0) {
         fc_error("cannot allocate %zu bytes of host memory", bytes);
         return FC_ERR_INTERNAL;
@@ -133,7 +158,7 @@ static int fc_mpi_call(fc_backend_t *be, const fc_coll_call_t *c)
     int count = (int)c->count;
 
     /* every collective, no default: a new one that is not mapped here is a
-     * compile-time warning (-Wswitch), not a run-time failure */
+     * build error (the pragmas above), not a run-time failure */
     switch ((fc_coll_id_t)c->coll) {
     case FC_COLL_ALL_REDUCE:
         return MPI_Allreduce(c->send, c->recv, count, dt,
@@ -324,12 +349,8 @@ static const fc_backend_ops_t fc_backend_mpi_ops = {
 
 fc_status_t fc_backend_mpi_init(MPI_Comm comm, fc_backend_t *be)
 {
-    fc_backend_mpi_t *mb = calloc(1, sizeof(*mb));
+    fc_backend_mpi_t *mb = fc_xcalloc(1, sizeof(*mb), "the mpi backend");
 
-    if (mb == NULL) {
-        fc_error("out of memory for the mpi backend");
-        return FC_ERR_INTERNAL;
-    }
     MPI_Type_contiguous(2, MPI_BYTE, &mb->half_type);
     MPI_Type_commit(&mb->half_type);
     for (int b = 0; b < 2; ++b)

@@ -21,12 +21,11 @@
 
 #include "fc_log.h"
 
-/* One entry per fc_bg_kind_t; adding a kind is one entry here (and its
- * file, its enum value and its profile row: see fc_bg_kind.h). */
+/* One entry per fc_bg_kind_t, made from the kinds' list (fc_bg_kinds.h). */
 static const fc_bg_kind_ops_t *const fc_bg_kinds[FC_BG_KINDS] = {
-    [FC_BG_STORAGE_FILE] = &fc_bg_storage_file_ops,
-    [FC_BG_STORAGE_NET] = &fc_bg_storage_net_ops,
-    [FC_BG_TENANT] = &fc_bg_tenant_ops,
+#define FC_BG_KIND_OPS(id, name, keys, block, duty) [FC_BG_##id] = &fc_bg_##name##_ops,
+    FC_BG_KIND_LIST(FC_BG_KIND_OPS)
+#undef FC_BG_KIND_OPS
 };
 
 const fc_bg_kind_ops_t *fc_bg_kind_ops(int kind)
@@ -81,6 +80,8 @@ fc_status_t fc_bg_init(fc_bg_t *bg, MPI_Comm comm, const fc_contention_profile_t
     /* one read-only source for every send and write; each kind receives
      * or reads into buffers of its own */
     bg->buf_bytes = fc_bg_aligned(maxblock) + FC_BG_ALIGN;
+    /* sized by the profile's blocks (its input): an error naming the size,
+     * not the out-of-memory policy (lib/fc_alloc.h) */
     if (posix_memalign(&bg->buf, FC_BG_ALIGN, bg->buf_bytes) != 0) {
         bg->buf = NULL;
         fc_error("out of memory for a %zu-byte background buffer", bg->buf_bytes);

@@ -2,11 +2,8 @@
  * fc_background.h - background traffic for the contention stage, run by
  * ranks that are not part of the measured communicator, so it competes on
  * the fabric (and the storage) the way another job would. Each kind is a
- * file of its own behind one ops table (lib/fc_bg_kind.h):
- *
- *   storage_file  large-block writes + fsync and reads (fc_bg_storage_file.c)
- *   storage_net   many-to-few incast in bursts: checkpoints (fc_bg_storage_net.c)
- *   tenant        another job: all-to-all or a permutation (fc_bg_tenant.c)
+ * file of its own, lib/fc_bg_NAME.c, behind one ops table
+ * (lib/fc_bg_kind.h); the kinds are listed once, in lib/fc_bg_kinds.h.
  *
  * Each kind sends at a target rate per generating rank (during the "on"
  * part of each period when duty < 1) and counts what it actually moved.

@@ -4,11 +4,11 @@
  * and lib/fc_bg_NAME.c, one file per kind). A kind is an ops table: the
  * engine sets each enabled kind up once, and in every phase starts the
  * kinds in the phase's mask, polls them in one loop until the stop,
- * drains them and collects their tallies. Its profile section (the keys
- * under contention: NAME:, and their defaults) is its row in
- * lib/fc_profile_contention.c, which the MPI-free programs link too.
- * Adding a kind: its enum value (fc_profile.h), that row, its file here,
- * and its entry in fc_background.c's table.
+ * drains them and collects their tallies. The kinds are listed once, in
+ * lib/fc_bg_kinds.h: that list makes the enum, the externs below, the
+ * engine's table and the profile sections. Adding a kind: its line there
+ * and its file here (and, if it has keys of its own beyond the pace, their
+ * table and fields: fc_bg_kinds.h says where).
  */
 #ifndef FC_BG_KIND_H
 #define FC_BG_KIND_H
@@ -43,9 +43,11 @@ typedef struct fc_bg_kind_ops {
     void (*fini_func)(fc_bg_t *bg, void *state);
 } fc_bg_kind_ops_t;
 
-extern const fc_bg_kind_ops_t fc_bg_storage_file_ops;
-extern const fc_bg_kind_ops_t fc_bg_storage_net_ops;
-extern const fc_bg_kind_ops_t fc_bg_tenant_ops;
+/* fc_bg_NAME_ops, defined in lib/fc_bg_NAME.c, for each kind */
+#define FC_BG_KIND_OPS_EXTERN(id, name, keys, block, duty) \
+    extern const fc_bg_kind_ops_t fc_bg_##name##_ops;
+FC_BG_KIND_LIST(FC_BG_KIND_OPS_EXTERN)
+#undef FC_BG_KIND_OPS_EXTERN
 
 /* The kind's ops, by fc_bg_kind_t (NULL if none). */
 const fc_bg_kind_ops_t *fc_bg_kind_ops(int kind);

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fc_alloc.h"
 #include "fc_log.h"
 
 #define FC_BG_FILE_BLOCKS 16        /* the file cycles over this many blocks */
@@ -75,16 +76,14 @@ static void fc_bg_file_open(fc_bg_file_t *f, const fc_bg_t *bg)
 
 static fc_status_t fc_bg_file_init(fc_bg_t *bg, const int *racks, void **state_p)
 {
-    fc_bg_file_t *f = calloc(1, sizeof(*f));
+    fc_bg_file_t *f = fc_xcalloc(1, sizeof(*f), "the storage_file state");
 
     *state_p = f;
-    if (f == NULL) {
-        fc_error("out of memory for the storage_file state");
-        return FC_ERR_INTERNAL;
-    }
     f->fd = -1;
     f->bg = bg;
     f->b = &bg->cp->kinds[FC_BG_STORAGE_FILE];
+    /* sized by the profile's block (its input): an error naming the size,
+     * not the out-of-memory policy (lib/fc_alloc.h) */
     if (posix_memalign(&f->rbuf, FC_BG_ALIGN, bg->buf_bytes) != 0) {
         f->rbuf = NULL;
         fc_error("out of memory for a %zu-byte storage_file read buffer", bg->buf_bytes);

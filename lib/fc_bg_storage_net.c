@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fc_alloc.h"
 #include "fc_log.h"
 
 #define FC_BG_NET_WINDOW 2          /* blocks in flight per client */
@@ -42,17 +43,12 @@ typedef struct fc_bg_net {
 /* Targets are the last `targets` ranks of the last rack; clients are the
  * ranks outside that rack (cross-rack) or all the others, the c-th
  * sending to the (c mod ntargets)-th target. */
-static fc_status_t fc_bg_net_roles(fc_bg_net_t *n, const fc_bg_t *bg, const int *racks)
+static void fc_bg_net_roles(fc_bg_net_t *n, const fc_bg_t *bg, const int *racks)
 {
-    int *is_target = calloc((size_t)bg->size, sizeof(int));
+    int *is_target = fc_xcalloc((size_t)bg->size, sizeof(int), "the storage_net targets");
     int target_rack = racks[bg->size - 1], ntargets = 0;
 
-    n->clients = calloc((size_t)bg->size, sizeof(int));
-    if (is_target == NULL || n->clients == NULL) {
-        free(is_target);
-        fc_error("out of memory for the storage_net roles of %d ranks", bg->size);
-        return FC_ERR_INTERNAL;
-    }
+    n->clients = fc_xcalloc((size_t)bg->size, sizeof(int), "the storage_net clients");
     for (int r = bg->size - 1; r >= 0 && ntargets < n->b->targets; --r)
         if (racks[r] == target_rack && r > 0) {
             is_target[r] = 1;
@@ -75,38 +71,33 @@ static fc_status_t fc_bg_net_roles(fc_bg_net_t *n, const fc_bg_t *bg, const int 
         ++c;
     }
     free(is_target);
-    return FC_OK;
 }
 
 static fc_status_t fc_bg_net_init(fc_bg_t *bg, const int *racks, void **state_p)
 {
-    fc_bg_net_t *n = calloc(1, sizeof(*n));
-    fc_status_t status = FC_OK;
+    fc_bg_net_t *n = fc_xcalloc(1, sizeof(*n), "the storage_net state");
     int role;
 
     *state_p = n;
-    if (n == NULL) {
-        fc_error("out of memory for the storage_net state");
-        return FC_ERR_INTERNAL;
-    }
     n->b = &bg->cp->kinds[FC_BG_STORAGE_NET];
     n->my_target = -1;
     n->comm = MPI_COMM_NULL;
     MPI_Comm_dup(bg->comm, &n->comm);
     if (bg->size >= 2)
-        status = fc_bg_net_roles(n, bg, racks);
-    /* collective whatever happened here, so no rank is left in it */
+        fc_bg_net_roles(n, bg, racks);
     role = n->my_target >= 0 || n->nclients > 0;
     MPI_Allreduce(&role, &n->roles, 1, MPI_INT, MPI_MAX, bg->comm);
-    if (status != FC_OK)
-        return status;
-    n->recv = calloc((size_t)n->nclients + 1, sizeof(MPI_Request));
-    n->client_done = calloc((size_t)n->nclients + 1, sizeof(int));
-    if (n->recv == NULL || n->client_done == NULL ||
-        (n->nclients > 0 &&
-         posix_memalign(&n->rbufs, FC_BG_ALIGN, (size_t)n->nclients * bg->buf_bytes) != 0)) {
+    n->recv = fc_xcalloc((size_t)n->nclients + 1, sizeof(MPI_Request),
+                         "the storage_net receive requests");
+    n->client_done = fc_xcalloc((size_t)n->nclients + 1, sizeof(int),
+                                "the storage_net clients done");
+    /* one block per client, sized by the profile's block (its input): an
+     * error naming the size, not the out-of-memory policy (fc_alloc.h) */
+    if (n->nclients > 0 &&
+        posix_memalign(&n->rbufs, FC_BG_ALIGN, (size_t)n->nclients * bg->buf_bytes) != 0) {
         n->rbufs = NULL;
-        fc_error("out of memory for %d storage_net receive buffers", n->nclients);
+        fc_error("out of memory for %d storage_net receive buffers of %zu bytes",
+                 n->nclients, bg->buf_bytes);
         return FC_ERR_INTERNAL;
     }
     return FC_OK;

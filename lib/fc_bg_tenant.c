@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
 #include "fc_log.h"
 
 #define FC_BG_TAG_TENANT 78
@@ -32,16 +33,14 @@ typedef struct fc_bg_tenant {
 
 static fc_status_t fc_bg_tenant_init(fc_bg_t *bg, const int *racks, void **state_p)
 {
-    fc_bg_tenant_t *t = calloc(1, sizeof(*t));
+    fc_bg_tenant_t *t = fc_xcalloc(1, sizeof(*t), "the tenant state");
 
     *state_p = t;
-    if (t == NULL) {
-        fc_error("out of memory for the tenant state");
-        return FC_ERR_INTERNAL;
-    }
     t->b = &bg->cp->kinds[FC_BG_TENANT];
     t->comm = MPI_COMM_NULL;
     MPI_Comm_dup(bg->comm, &t->comm);
+    /* sized by the profile's block (its input): an error naming the size,
+     * not the out-of-memory policy (lib/fc_alloc.h) */
     if (posix_memalign(&t->rbuf, FC_BG_ALIGN, bg->buf_bytes) != 0) {
         t->rbuf = NULL;
         fc_error("out of memory for a %zu-byte tenant receive buffer", bg->buf_bytes);

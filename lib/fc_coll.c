@@ -21,6 +21,8 @@
 
 #include <string.h>
 
+#include "fc_alloc.h"
+
 static size_t fc_at_least_one(size_t v)
 {
     return v ? v : 1;
@@ -272,6 +274,7 @@ static const fc_coll_desc_t fc_coll_descs[FC_COLL_COUNT] = {
 
 const fc_coll_desc_t *fc_coll_desc(fc_coll_id_t id)
 {
+    FC_ASSERT((unsigned)id < FC_COLL_COUNT);
     return &fc_coll_descs[id];
 }
 

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
+
 static int fc_drift_cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -26,8 +28,7 @@ void fc_drift_judge(const double *m, int n, int k, fc_drift_t *d)
     d->drift_pct = d->peak_pct = d->intermittent_pct = -1;
     if (n < 2 || n > FC_DRIFT_MAX_WINDOWS || k < 1)
         return;
-    if ((sorted = malloc((size_t)n * sizeof(*sorted))) == NULL)
-        return;
+    sorted = fc_xcalloc((size_t)n, sizeof(*sorted), "the sorted window medians");
     memcpy(sorted, m, (size_t)n * sizeof(*m));
     qsort(sorted, (size_t)n, sizeof(*sorted), fc_drift_cmp);
     /* the order statistic at (n-1)/4, not interpolated: with a few windows

@@ -36,8 +36,9 @@
  *
  * One rank's part of that contract (inputs, roots, staging, the check of
  * an output) is lib/fc_point_rank.c, without MPI, shared with the
- * single-process GPU check; this file adds the calls, the timing, the
- * agreement between ranks and the summary.
+ * single-process GPU check; this file adds the calls, the timing and the
+ * agreement between ranks; what rank 0 makes of the ranks' reports (the
+ * summary) is fc_engine_summary.c.
  */
 #include "fc_engine.h"
 
@@ -45,31 +46,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
+#include "fc_engine_int.h"
 #include "fc_log.h"
 #include "fc_point_rank.h"
 #include "fc_profile.h"
 #include "fc_watchdog.h"
-
-/* What one rank found, gathered to rank 0. */
-typedef struct fc_rank_report {
-    int32_t world_rank;
-    char host[FC_HOST_MAX];
-    uint64_t wrong;
-    int32_t first_iter;
-    uint64_t first_pos;
-    uint64_t first_expected;
-    uint64_t first_actual;
-    uint64_t digest0;       /* digest of the first iteration's output */
-    int32_t reps_agree;
-    double batch_s;         /* batched: this rank's time per call, or -1 */
-} fc_rank_report_t;
-
-/* Everything one point's iterations need. */
-typedef struct fc_point_run {
-    fc_backend_t *be;
-    const fc_test_point_t *pt;
-    fc_point_rank_t pr;     /* this rank's inputs, roots and checks */
-} fc_point_run_t;
 
 /* The backend's memory, as fc_point_rank.h sees it. */
 static fc_status_t fc_engine_fill(void *ctx, const fc_pattern_t *p, int32_t rank,
@@ -331,129 +313,6 @@ static fc_status_t fc_engine_batch(fc_point_run_t *run, fc_rank_report_t *rep)
     return FC_OK;
 }
 
-/* Who arrived last at the starting barrier, iteration by iteration: the
- * rank that waited least (waits[r * iters + i]); the summary keeps the
- * one that was last most often and its median lateness. */
-static void fc_engine_arrivals(const fc_test_point_t *pt, int nranks,
-                               const fc_rank_report_t *reps, const double *waits,
-                               fc_point_summary_t *s)
-{
-    int *last = calloc((size_t)nranks, sizeof(int));
-    double *late = calloc((size_t)pt->iters, sizeof(double));
-    int best = -1, nlate = 0;
-
-    s->arrival_last_rank = -1;
-    if (last == NULL || late == NULL || nranks < 2)
-        goto out;
-    for (int i = 0; i < pt->iters; ++i) {
-        int r_min = 0;
-
-        for (int r = 0; r < nranks; ++r) {
-            double w = waits[(size_t)r * pt->iters + i];
-
-            if (w < 0)
-                goto out;           /* the backend cannot tell */
-            if (w < waits[(size_t)r_min * pt->iters + i])
-                r_min = r;
-        }
-        last[r_min]++;
-    }
-    for (int r = 0; r < nranks; ++r)
-        if (best < 0 || last[r] > last[best])
-            best = r;
-    for (int i = 0; i < pt->iters; ++i) {
-        double w_max = 0, w_best = waits[(size_t)best * pt->iters + i];
-        int is_last = 1;
-
-        for (int r = 0; r < nranks; ++r) {
-            double w = waits[(size_t)r * pt->iters + i];
-
-            w_max = w > w_max ? w : w_max;
-            is_last &= w >= w_best;
-        }
-        if (is_last)
-            late[nlate++] = w_max - w_best;
-    }
-    s->arrival_last_rank = reps[best].world_rank;
-    snprintf(s->arrival_last_host, sizeof(s->arrival_last_host), "%s", reps[best].host);
-    s->arrival_last_iters = last[best];
-    s->arrival_late_s = nlate ? fc_stats_median(late, (size_t)nlate) : 0;
-out:
-    free(last);
-    free(late);
-}
-
-/* Fold the ranks' reports into the summary (rank 0). */
-static void fc_engine_summarise(const fc_point_run_t *run, const fc_rank_report_t *reps,
-                                const double *slowest_times, const double *waits,
-                                fc_point_summary_t *s)
-{
-    const fc_test_point_t *pt = run->pt;
-    const fc_coll_desc_t *desc = run->pr.desc;
-    int nranks = run->be->size;
-    double factor = nranks <= 1 ? 0 : desc->bus_factor_func(nranks), batch = 0;
-
-    s->valid = 1;
-    snprintf(s->host, sizeof(s->host), "%s", reps[0].host);
-    s->nranks = nranks;
-    s->nhosts = 0;
-    for (int r = 0; r < nranks; ++r) {
-        int seen = 0;
-
-        for (int q = 0; q < r && !seen; ++q)
-            seen = strcmp(reps[q].host, reps[r].host) == 0;
-        s->nhosts += !seen;
-    }
-    s->first_world_rank = reps[0].world_rank;
-    s->bytes = run->pr.counts.bytes;
-    s->count = run->pr.counts.count;
-    s->iters = pt->iters;
-    s->warmup = pt->warmup;
-    fc_stats_compute(slowest_times, (size_t)pt->iters, &s->time);
-    fc_samples_keep(slowest_times, pt->iters, &s->samples);
-    s->algbw = fc_stats_algbw(run->pr.counts.bytes, s->time.median);
-    /* one rank moves nothing between ranks: busbw says nothing (0, and
-     * the judge says why), whatever the collective's factor */
-    s->busbw = s->algbw * factor;
-    for (int r = 0; r < nranks && batch >= 0; ++r)
-        batch = reps[r].batch_s < 0 ? -1 : reps[r].batch_s > batch ? reps[r].batch_s : batch;
-    s->batch_time_s = batch;
-    s->batch_busbw = batch > 0 ? fc_stats_algbw(run->pr.counts.bytes, batch) * factor : -1;
-    s->first_bad_rank = -1;
-    s->disagree_rank = -1;
-    s->digest_ranks_agree = 1;
-    s->digest_reps_agree = 1;
-    s->digest = reps[0].digest0;
-    for (int r = 0; r < nranks; ++r) {
-        const fc_rank_report_t *rep = &reps[r];
-
-        if (!rep->reps_agree) {
-            s->digest_reps_agree = 0;
-            if (s->disagree_rank < 0)
-                s->disagree_rank = rep->world_rank;
-        }
-        if (desc->same_output && rep->digest0 != reps[0].digest0) {
-            s->digest_ranks_agree = 0;
-            if (s->disagree_rank < 0)
-                s->disagree_rank = rep->world_rank;
-        }
-        if (rep->wrong == 0)
-            continue;
-        s->wrong += rep->wrong;
-        s->bad_ranks++;
-        if (s->first_bad_rank < 0) {
-            s->first_bad_rank = rep->world_rank;
-            snprintf(s->first_bad_host, sizeof(s->first_bad_host), "%s", rep->host);
-            s->first_bad_iter = rep->first_iter;
-            s->first_bad_pos = rep->first_pos;
-            s->first_expected = rep->first_expected;
-            s->first_actual = rep->first_actual;
-            s->first_rank_wrong = rep->wrong;
-        }
-    }
-    fc_engine_arrivals(pt, nranks, reps, waits, s);
-}
-
 /* The point's inputs: two sets, filled once; a reduce's non-root recv
  * (recv[1]) set to the sentinel, once, before the warm-up. */
 static fc_status_t fc_engine_prepare(fc_point_run_t *run, fc_engine_bufs_t *bufs)
@@ -489,19 +348,14 @@ fc_status_t fc_engine_run_point(fc_backend_t *be, const fc_test_point_t *pt,
     rep.batch_s = -1;
     snprintf(rep.host, sizeof(rep.host), "%s", ident->host);
 
-    times = calloc((size_t)pt->iters, sizeof(*times));
-    slowest = calloc((size_t)pt->iters, sizeof(*slowest));
-    waits = calloc((size_t)pt->iters, sizeof(*waits));
-    reps = calloc((size_t)be->size, sizeof(*reps));
+    times = fc_xcalloc((size_t)pt->iters, sizeof(*times), "the iterations' times");
+    slowest = fc_xcalloc((size_t)pt->iters, sizeof(*slowest), "the slowest rank's times");
+    waits = fc_xcalloc((size_t)pt->iters, sizeof(*waits), "the iterations' barrier waits");
+    reps = fc_xcalloc((size_t)be->size, sizeof(*reps), "the ranks' reports");
     if (be->rank == 0)
-        all_waits = calloc((size_t)pt->iters * (size_t)be->size, sizeof(*all_waits));
-    if (times == NULL || slowest == NULL || waits == NULL || reps == NULL ||
-        (be->rank == 0 && all_waits == NULL)) {
-        fc_error("out of memory for %d iterations", pt->iters);
-        status = FC_ERR_INTERNAL;
-    }
-    if (status == FC_OK)
-        status = fc_engine_prepare(&run, bufs);
+        all_waits = fc_xcalloc((size_t)pt->iters * (size_t)be->size, sizeof(*all_waits),
+                               "every rank's barrier waits");
+    status = fc_engine_prepare(&run, bufs);
     status = fc_engine_agree(be, status);
     if (status != FC_OK)
         goto out;

@@ -1,8 +1,8 @@
 /*
- * fc_inventory.c - see fc_inventory.h. Hostlist ranges follow Slurm's
- * syntax (scontrol show hostnames): a bracket holds numbers and ranges
- * separated by commas, "lo-hi" keeps lo's zero padding, several brackets
- * in one name multiply out, and top-level commas separate names.
+ * fc_inventory.c - see fc_inventory.h: reading the host list and the rack
+ * map line by line, joining them into the inventory, and leaving out the
+ * racks none of whose hosts is in the run. Each hostlist expression is
+ * expanded by fc_hostlist.c.
  */
 #include "fc_inventory.h"
 
@@ -11,172 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FC_HOSTLIST_MAX 100000      /* hosts from one expression */
-
-typedef struct fc_namebuf {
-    char (*names)[FC_INV_NAME_MAX];
-    int count, cap;
-} fc_namebuf_t;
-
-static int fc_namebuf_push(fc_namebuf_t *b, const char *name)
-{
-    if (b->count == b->cap) {
-        int cap = b->cap ? 2 * b->cap : 16;
-        void *p = realloc(b->names, (size_t)cap * FC_INV_NAME_MAX);
-
-        if (p == NULL)
-            return -1;
-        b->names = p;
-        b->cap = cap;
-    }
-    snprintf(b->names[b->count++], FC_INV_NAME_MAX, "%s", name);
-    return 0;
-}
-
-static int fc_name_char_ok(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
-}
-
-/* Expand one term (no top-level comma): prefix, then brackets. */
-static fc_status_t fc_hostlist_term(const char *prefix, const char *rest,
-                                    fc_namebuf_t *out, char *err, size_t errlen)
-{
-    const char *open = strchr(rest, '[');
-    char head[FC_INV_NAME_MAX * 2], item[64];
-    const char *close, *p;
-
-    if (open == NULL) {
-        snprintf(head, sizeof(head), "%s%s", prefix, rest);
-        if (strlen(head) >= FC_INV_NAME_MAX) {
-            snprintf(err, errlen, "host name '%s' is longer than %d characters",
-                     head, FC_INV_NAME_MAX - 1);
-            return FC_ERR_INVALID;
-        }
-        for (p = head; *p; ++p)
-            if (!fc_name_char_ok(*p)) {
-                snprintf(err, errlen, "'%c' is not allowed in host name '%s'",
-                         *p, head);
-                return FC_ERR_INVALID;
-            }
-        if (head[0] == '\0') {
-            snprintf(err, errlen, "empty host name");
-            return FC_ERR_INVALID;
-        }
-        if (out->count >= FC_HOSTLIST_MAX || fc_namebuf_push(out, head) != 0) {
-            snprintf(err, errlen, "more than %d hosts", FC_HOSTLIST_MAX);
-            return FC_ERR_INVALID;
-        }
-        return FC_OK;
-    }
-    close = strchr(open, ']');
-    if (close == NULL || memchr(open + 1, '[', (size_t)(close - open - 1))) {
-        snprintf(err, errlen, "unbalanced '[' in '%s'", rest);
-        return FC_ERR_INVALID;
-    }
-    if (close == open + 1) {
-        snprintf(err, errlen, "empty range '[]'");
-        return FC_ERR_INVALID;
-    }
-    p = open + 1;
-    while (p < close) {
-        const char *comma = memchr(p, ',', (size_t)(close - p));
-        const char *end = comma ? comma : close;
-        const char *dash;
-        size_t len = (size_t)(end - p);
-        unsigned long lo, hi;
-        int width;
-        char *e;
-
-        if (len == 0 || len >= sizeof(item)) {
-            snprintf(err, errlen, "empty or overlong item in range '%.*s'",
-                     (int)(close - open + 1), open);
-            return FC_ERR_INVALID;
-        }
-        memcpy(item, p, len);
-        item[len] = '\0';
-        dash = strchr(item, '-');
-        if (item[0] < '0' || item[0] > '9')
-            goto bad_item;
-        lo = strtoul(item, &e, 10);
-        width = (int)(e - item);
-        if (dash) {
-            if (e != dash || dash[1] < '0' || dash[1] > '9')
-                goto bad_item;
-            hi = strtoul(dash + 1, &e, 10);
-        } else {
-            hi = lo;
-        }
-        if (*e != '\0')
-            goto bad_item;
-        if (hi < lo || hi - lo >= FC_HOSTLIST_MAX) {
-            snprintf(err, errlen, "range '%s' runs backwards or is too long",
-                     item);
-            return FC_ERR_INVALID;
-        }
-        for (unsigned long v = lo; v <= hi; ++v) {
-            snprintf(head, sizeof(head), "%s%.*s%0*lu", prefix,
-                     (int)(open - rest), rest, width, v);
-            if (strlen(head) >= FC_INV_NAME_MAX) {
-                snprintf(err, errlen, "host name '%s' is too long", head);
-                return FC_ERR_INVALID;
-            }
-            FC_CHECK(fc_hostlist_term(head, close + 1, out, err, errlen));
-        }
-        p = comma ? comma + 1 : close;
-        if (comma && p == close) {
-            snprintf(err, errlen, "range ends with ','");
-            return FC_ERR_INVALID;
-        }
-        continue;
-bad_item:
-        snprintf(err, errlen, "'%s' in a range is not N or N-M", item);
-        return FC_ERR_INVALID;
-    }
-    return FC_OK;
-}
-
-fc_status_t fc_hostlist_expand(const char *expr, char (**names_p)[FC_INV_NAME_MAX],
-                               int *count_p, char *err, size_t errlen)
-{
-    fc_namebuf_t out = { NULL, 0, 0 };
-    size_t n = strlen(expr);
-    char *copy = strdup(expr);
-    size_t start = 0;
-    int depth = 0;
-
-    if (copy == NULL) {
-        snprintf(err, errlen, "out of memory");
-        return FC_ERR_INTERNAL;
-    }
-    for (size_t i = 0; i <= n; ++i) {
-        char c = copy[i];
-
-        if (c == '[')
-            ++depth;
-        else if (c == ']' && --depth < 0)
-            break;
-        if ((c == ',' && depth == 0) || c == '\0') {
-            copy[i] = '\0';
-            if (fc_hostlist_term("", copy + start, &out, err, errlen) != FC_OK)
-                goto fail;
-            start = i + 1;
-        }
-    }
-    if (depth != 0) {
-        snprintf(err, errlen, "unbalanced brackets in '%s'", expr);
-        goto fail;
-    }
-    free(copy);
-    *names_p = out.names;
-    *count_p = out.count;
-    return FC_OK;
-fail:
-    free(copy);
-    free(out.names);
-    return FC_ERR_INVALID;
-}
+#include "fc_alloc.h"
 
 fc_status_t fc_read_text_file(const char *path, char **text_p)
 {
@@ -192,13 +27,7 @@ fc_status_t fc_read_text_file(const char *path, char **text_p)
         size_t got;
 
         if (cap - len < 4096) {
-            char *p = realloc(text, cap + 65536);
-
-            if (p == NULL) {
-                fprintf(stderr, "fabcert: %s: out of memory\n", path);
-                goto fail;
-            }
-            text = p;
+            text = fc_xrealloc(text, cap + 65536, 1, "a text file");
             cap += 65536;
         }
         got = fread(text + len, 1, cap - len - 1, f);
@@ -226,12 +55,10 @@ typedef fc_status_t (*fc_line_func_t)(char *line, int lineno, void *arg);
 
 static fc_status_t fc_for_each_line(const char *text, fc_line_func_t fn, void *arg)
 {
-    char *copy = strdup(text), *line;
+    char *copy = fc_xstrdup(text, "a text's lines"), *line;
     int lineno = 1;
     fc_status_t st = FC_OK;
 
-    if (copy == NULL)
-        return FC_ERR_INTERNAL;
     /* strtok_r would merge empty lines; walk by hand to keep numbers */
     line = copy;
     for (;;) {
@@ -270,21 +97,17 @@ typedef struct fc_inv_builder {
     int cap_left_out;               /* of inv->left_out and left_out_rack */
 } fc_inv_builder_t;
 
-static int fc_grow(void **p, int *cap, int need, size_t elem)
+/* *p holds at least need elements of elem bytes (*cap of them). */
+static void fc_grow(void **p, int *cap, int need, size_t elem, const char *what)
 {
     if (need <= *cap)
-        return 0;
+        return;
     int ncap = *cap ? *cap : 16;
 
     while (ncap < need)
         ncap *= 2;
-    void *q = realloc(*p, (size_t)ncap * elem);
-
-    if (q == NULL)
-        return -1;
-    *p = q;
+    *p = fc_xrealloc(*p, (size_t)ncap, elem, what);
     *cap = ncap;
-    return 0;
 }
 
 static fc_status_t fc_inv_expand_line(fc_inv_builder_t *b, const char *expr,
@@ -326,15 +149,12 @@ static fc_status_t fc_inv_hosts_line(char *line, int lineno, void *arg)
                 free(names);
                 return FC_ERR_INVALID;
             }
-            if (fc_grow((void **)&inv->hosts, &b->cap_hosts, inv->nhosts + 1,
-                        FC_INV_NAME_MAX) != 0 ||
-                (inv->host_line = realloc(inv->host_line,
-                    (size_t)b->cap_hosts * sizeof(int))) == NULL ||
-                (inv->host_rack = realloc(inv->host_rack,
-                    (size_t)b->cap_hosts * sizeof(int))) == NULL) {
-                free(names);
-                return FC_ERR_INTERNAL;
-            }
+            fc_grow((void **)&inv->hosts, &b->cap_hosts, inv->nhosts + 1, FC_INV_NAME_MAX,
+                    "the inventory's hosts");
+            inv->host_line = fc_xrealloc(inv->host_line, (size_t)b->cap_hosts, sizeof(int),
+                                         "the hosts' lines");
+            inv->host_rack = fc_xrealloc(inv->host_rack, (size_t)b->cap_hosts, sizeof(int),
+                                         "the hosts' racks");
             snprintf(inv->hosts[inv->nhosts], FC_INV_NAME_MAX, "%s", names[i]);
             inv->host_line[inv->nhosts] = lineno;
             inv->host_rack[inv->nhosts] = -1;
@@ -352,10 +172,10 @@ static int fc_inv_add_rack(fc_inv_builder_t *b, const char *rack, int lineno)
 
     if (r >= 0)
         return r;
-    if (fc_grow((void **)&inv->racks, &b->cap_racks, inv->nracks + 1,
-                FC_INV_NAME_MAX) != 0 ||
-        (b->rack_line = realloc(b->rack_line, (size_t)b->cap_racks * sizeof(int))) == NULL)
-        return -1;
+    fc_grow((void **)&inv->racks, &b->cap_racks, inv->nracks + 1, FC_INV_NAME_MAX,
+            "the inventory's racks");
+    b->rack_line = fc_xrealloc(b->rack_line, (size_t)b->cap_racks, sizeof(int),
+                               "the racks' lines");
     snprintf(inv->racks[inv->nracks], FC_INV_NAME_MAX, "%s", rack);
     b->rack_line[inv->nracks] = lineno;
     return inv->nracks++;
@@ -400,8 +220,7 @@ static fc_status_t fc_inv_rack_line(char *line, int lineno, void *arg)
                     "'%s'\n", b->path, lineno, *c, rack);
             return FC_ERR_INVALID;
         }
-    if ((r = fc_inv_add_rack(b, rack, lineno)) < 0)
-        return FC_ERR_INTERNAL;
+    r = fc_inv_add_rack(b, rack, lineno);
     for (int t = 0; t < ntok; ++t) {
         FC_CHECK(fc_inv_expand_line(b, tokens[t], lineno, &names, &n));
         for (int i = 0; i < n; ++i) {
@@ -419,13 +238,12 @@ static fc_status_t fc_inv_rack_line(char *line, int lineno, void *arg)
                     free(names);
                     return FC_ERR_INVALID;
                 }
-            if (fc_grow((void **)&b->map_host, &b->cap_map, b->nmap + 1,
-                        FC_INV_NAME_MAX) != 0 ||
-                (b->map_rack = realloc(b->map_rack, (size_t)b->cap_map * sizeof(int))) == NULL ||
-                (b->map_line = realloc(b->map_line, (size_t)b->cap_map * sizeof(int))) == NULL) {
-                free(names);
-                return FC_ERR_INTERNAL;
-            }
+            fc_grow((void **)&b->map_host, &b->cap_map, b->nmap + 1, FC_INV_NAME_MAX,
+                    "the rack map's hosts");
+            b->map_rack = fc_xrealloc(b->map_rack, (size_t)b->cap_map, sizeof(int),
+                                      "the rack map's racks");
+            b->map_line = fc_xrealloc(b->map_line, (size_t)b->cap_map, sizeof(int),
+                                      "the rack map's lines");
             snprintf(b->map_host[b->nmap], FC_INV_NAME_MAX, "%s", names[i]);
             b->map_rack[b->nmap] = r;
             b->map_line[b->nmap] = lineno;
@@ -439,14 +257,13 @@ static fc_status_t fc_inv_rack_line(char *line, int lineno, void *arg)
 /* Racks of the map none of whose hosts is in this run are not part of it:
  * compact the rack list (order kept) and renumber the hosts' racks, and
  * keep the left-out hosts of the racks that stay (renumbered too). */
-static fc_status_t fc_inv_drop_racks_outside(fc_inventory_t *inv, const int *rack_hosts)
+static void fc_inv_drop_racks_outside(fc_inventory_t *inv, const int *rack_hosts)
 {
     int *renum, kept = 0;
 
     if (inv->nracks <= 0)
-        return FC_OK;
-    if ((renum = calloc((size_t)inv->nracks, sizeof(int))) == NULL)
-        return FC_ERR_INTERNAL;
+        return;
+    renum = fc_xcalloc((size_t)inv->nracks, sizeof(int), "the racks' new numbers");
     for (int r = 0; r < inv->nracks; ++r) {
         renum[r] = kept;
         if (rack_hosts[r] == 0) {
@@ -472,7 +289,6 @@ static fc_status_t fc_inv_drop_racks_outside(fc_inventory_t *inv, const int *rac
     }
     inv->nleft_out = kept;
     free(renum);
-    return FC_OK;
 }
 
 fc_status_t fc_inventory_parse(const char *hosts_text, const char *hosts_path,
@@ -522,11 +338,8 @@ fc_status_t fc_inventory_parse(const char *hosts_text, const char *hosts_path,
                     goto out;
             }
         }
-        if ((rack_hosts = calloc((size_t)inv.nracks, sizeof(int))) == NULL ||
-            (map_hosts = calloc((size_t)inv.nracks, sizeof(int))) == NULL) {
-            st = FC_ERR_INTERNAL;
-            goto out;
-        }
+        rack_hosts = fc_xcalloc((size_t)inv.nracks, sizeof(int), "the racks' hosts in the run");
+        map_hosts = fc_xcalloc((size_t)inv.nracks, sizeof(int), "the racks' hosts in the map");
         /* the map may describe more of the cluster than this run's host
          * list: its other hosts are left out (and counted) */
         for (int m = 0; m < b.nmap; ++m) {
@@ -537,12 +350,10 @@ fc_status_t fc_inventory_parse(const char *hosts_text, const char *hosts_path,
                 int k = inv.nleft_out, cap = b.cap_left_out;    /* both grow alike */
 
                 inv.map_hosts_left_out++;
-                if (fc_grow((void **)&inv.left_out, &b.cap_left_out, k + 1,
-                            FC_INV_NAME_MAX) != 0 ||
-                    fc_grow((void **)&inv.left_out_rack, &cap, k + 1, sizeof(int)) != 0) {
-                    st = FC_ERR_INTERNAL;
-                    goto out;
-                }
+                fc_grow((void **)&inv.left_out, &b.cap_left_out, k + 1, FC_INV_NAME_MAX,
+                        "the hosts left out");
+                fc_grow((void **)&inv.left_out_rack, &cap, k + 1, sizeof(int),
+                        "the racks of the hosts left out");
                 snprintf(inv.left_out[k], FC_INV_NAME_MAX, "%s", b.map_host[m]);
                 inv.left_out_rack[k] = b.map_rack[m];
                 inv.nleft_out++;
@@ -567,13 +378,10 @@ fc_status_t fc_inventory_parse(const char *hosts_text, const char *hosts_path,
                 st = FC_ERR_INVALID;
                 goto out;
             }
-        st = fc_inv_drop_racks_outside(&inv, rack_hosts);
+        fc_inv_drop_racks_outside(&inv, rack_hosts);
     } else {
         b.path = hosts_path;
-        if (fc_inv_add_rack(&b, "default", 0) < 0) {
-            st = FC_ERR_INTERNAL;
-            goto out;
-        }
+        fc_inv_add_rack(&b, "default", 0);
         for (int h = 0; h < inv.nhosts; ++h)
             inv.host_rack[h] = 0;
     }
@@ -586,8 +394,7 @@ out:
     free(b.map_line);
     if (st != FC_OK) {
         fc_inventory_free(&inv);
-        return st == FC_ERR_INTERNAL ? (fprintf(stderr, "fabcert: out of memory "
-               "reading the inventory\n"), FC_ERR_INTERNAL) : st;
+        return st;
     }
     *inv_p = inv;
     return FC_OK;

@@ -47,9 +47,11 @@ typedef struct fc_inventory {
 
 /* Expand one Slurm hostlist expression ("a[01-03,7]b,c") into *names_p
  * (malloc'ed, *count_p entries). On error writes a message into err and
- * returns FC_ERR_INVALID. */
+ * returns FC_ERR_INVALID. (fc_hostlist.c) */
 fc_status_t fc_hostlist_expand(const char *expr, char (**names_p)[FC_INV_NAME_MAX],
                                int *count_p, char *err, size_t errlen);
+/* A character a host or rack name may hold: a letter, a digit, - _ or . */
+int fc_name_char_ok(char c);
 
 /* Build an inventory from the texts of a host list and a rack map (either
  * may be NULL: see above). Paths are for messages. Errors are printed as

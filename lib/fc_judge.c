@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
+
 __attribute__((format(printf, 2, 3)))
 static void fc_judge_fail(fc_judgement_t *j, const char *fmt, ...)
 {
@@ -174,16 +176,11 @@ static void fc_judge_relative(const fc_stage_profile_t *sp, const fc_test_point_
                               const fc_point_summary_t *sums, int n, const char *kind,
                               fc_judgement_t *out)
 {
-    fc_peer_shape_t *shapes = calloc((size_t)n + 1, sizeof(*shapes));
-    fc_peer_ref_t *refs = calloc((size_t)n + 1, sizeof(*refs));
-    double *figure = calloc((size_t)n + 1, sizeof(*figure));
-    int *has = calloc((size_t)n + 1, sizeof(*has));
+    fc_peer_shape_t *shapes = fc_xcalloc((size_t)n + 1, sizeof(*shapes), "the groups' shapes");
+    fc_peer_ref_t *refs = fc_xcalloc((size_t)n + 1, sizeof(*refs), "the groups' references");
+    double *figure = fc_xcalloc((size_t)n + 1, sizeof(*figure), "the groups' figures");
+    int *has = fc_xcalloc((size_t)n + 1, sizeof(*has), "the groups with a figure");
 
-    if (shapes == NULL || refs == NULL || figure == NULL || has == NULL) {
-        for (int g = 0; g < n; ++g)
-            fc_judge_fail(&out[g], "out of memory judging %d groups against their peers", n);
-        goto out;
-    }
     for (int g = 0; g < n; ++g) {
         shapes[g].nhosts = sums[g].nhosts;
         shapes[g].nranks = sums[g].nranks;
@@ -223,7 +220,6 @@ static void fc_judge_relative(const fc_stage_profile_t *sp, const fc_test_point_
                               sp->max_below_median_pct);
         }
     }
-out:
     free(shapes);
     free(refs);
     free(figure);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
+
 /* Tallies of one rank's exchanges in one direction. */
 typedef struct fc_tally {
     int total, wrong;               /* every partner */
@@ -33,7 +35,7 @@ static void fc_tally(int me, int dir, const int *host, int nex,
                      const fc_exchange_t *ex, const fc_blame_t *blame,
                      int skip_blamed, int nhosts, fc_tally_t *t)
 {
-    char *seen = calloc((size_t)nhosts + 1, 1);
+    char *seen = fc_xcalloc((size_t)nhosts + 1, 1, "the hosts seen");
 
     memset(t, 0, sizeof(*t));
     for (int i = 0; i < nex; ++i) {
@@ -50,7 +52,7 @@ static void fc_tally(int me, int dir, const int *host, int nex,
         if (host[other] != host[me]) {
             t->remote++;
             t->remote_wrong += bad;
-            if (seen && !seen[host[other]]) {
+            if (!seen[host[other]]) {
                 seen[host[other]] = 1;
                 t->remote_hosts_seen++;
             }
@@ -101,15 +103,13 @@ static int fc_localise_order(int n, int nhosts, const int *host, int nex,
 int fc_localise(int n, const int *host, int nex, const fc_exchange_t *ex,
                 fc_blame_t *blame)
 {
-    fc_blame_t *other = calloc((size_t)n + 1, sizeof(*other));
+    fc_blame_t *other = fc_xcalloc((size_t)n + 1, sizeof(*other), "the receivers-first blame");
     int nhosts = 0, un_s, un_r, nb_s = 0, nb_r = 0, same = 1;
 
     for (int r = 0; r < n; ++r)
         if (host[r] + 1 > nhosts)
             nhosts = host[r] + 1;
     un_s = fc_localise_order(n, nhosts, host, nex, ex, 0, blame, &nb_s);
-    if (other == NULL)
-        return un_s;
     un_r = fc_localise_order(n, nhosts, host, nex, ex, 1, other, &nb_r);
     for (int r = 0; r < n; ++r)
         same &= blame[r] == other[r];

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
+
 typedef struct fc_confirm_run {
     fc_pairs_confirm_t *c;
     const int *rack, *a, *b, *slow;
@@ -340,30 +342,30 @@ int fc_confirm_clear(const fc_pairs_confirm_t *c, int v)
     return 0;
 }
 
-static int fc_confirm_alloc(int n, int nracks, int npairs, int max_measures,
-                            fc_pairs_confirm_t *c)
+static void fc_confirm_alloc(int n, int nracks, int npairs, int max_measures,
+                             fc_pairs_confirm_t *c)
 {
     memset(c, 0, sizeof(*c));
     c->n = n;
     c->nracks = nracks;
     c->npairs = npairs;
     c->max_measures = max_measures;
-    c->probes = calloc((size_t)max_measures / FC_CONFIRM_MIN_MEASURES + 1,
-                       sizeof(*c->probes));
-    c->link = calloc((size_t)n + 1, sizeof(int));
-    c->alone_in_rack = calloc((size_t)n + 1, sizeof(int));
-    c->probed = calloc((size_t)n + 1, sizeof(int));
-    c->partner_probe = calloc((size_t)n + 1, sizeof(*c->partner_probe));
-    c->vouch_probe = calloc((size_t)n + 1, sizeof(*c->vouch_probe));
-    c->uplink = calloc((size_t)nracks + 1, sizeof(int));
-    c->uplink_probe = calloc((size_t)nracks + 1, sizeof(*c->uplink_probe));
-    c->verdict = calloc((size_t)npairs + 1, sizeof(*c->verdict));
-    c->alone_probe = calloc((size_t)npairs + 1, sizeof(int));
-    c->spine_probe = calloc((size_t)npairs + 1, sizeof(*c->spine_probe));
-    if (!c->probes || !c->link || !c->alone_in_rack || !c->probed || !c->partner_probe ||
-        !c->vouch_probe || !c->uplink || !c->uplink_probe || !c->verdict || !c->alone_probe ||
-        !c->spine_probe)
-        return -1;
+    c->probes = fc_xcalloc((size_t)max_measures / FC_CONFIRM_MIN_MEASURES + 1,
+                           sizeof(*c->probes), "the alone probes");
+    c->link = fc_xcalloc((size_t)n + 1, sizeof(int), "the nodes' confirmed links");
+    c->alone_in_rack = fc_xcalloc((size_t)n + 1, sizeof(int), "the nodes alone in a rack");
+    c->probed = fc_xcalloc((size_t)n + 1, sizeof(int), "the nodes probed");
+    c->partner_probe = fc_xcalloc((size_t)n + 1, sizeof(*c->partner_probe),
+                                  "the nodes' partner probes");
+    c->vouch_probe = fc_xcalloc((size_t)n + 1, sizeof(*c->vouch_probe),
+                                "the nodes' vouching probes");
+    c->uplink = fc_xcalloc((size_t)nracks + 1, sizeof(int), "the racks' confirmed uplinks");
+    c->uplink_probe = fc_xcalloc((size_t)nracks + 1, sizeof(*c->uplink_probe),
+                                 "the racks' uplink probes");
+    c->verdict = fc_xcalloc((size_t)npairs + 1, sizeof(*c->verdict), "the pairs' verdicts");
+    c->alone_probe = fc_xcalloc((size_t)npairs + 1, sizeof(int), "the pairs' alone probes");
+    c->spine_probe = fc_xcalloc((size_t)npairs + 1, sizeof(*c->spine_probe),
+                                "the pairs' spine probes");
     for (int v = 0; v < n; ++v)
         for (int k = 0; k < FC_CONFIRM_PARTNERS; ++k)
             c->partner_probe[v][k] = c->vouch_probe[v][k] = -1;
@@ -372,22 +374,17 @@ static int fc_confirm_alloc(int n, int nracks, int npairs, int max_measures,
     for (int k = 0; k < npairs; ++k)
         c->alone_probe[k] = c->spine_probe[k][0] = c->spine_probe[k][1] =
             c->spine_probe[k][2] = -1;
-    return 0;
 }
 
-int fc_pairs_confirm(int n, const int *rack, int nracks, int npairs, const int *a,
-                     const int *b, const int *slow, int max_measures,
-                     fc_pairs_probe_func_t probe, void *arg, fc_pairs_confirm_t *c)
+void fc_pairs_confirm(int n, const int *rack, int nracks, int npairs, const int *a,
+                      const int *b, const int *slow, int max_measures,
+                      fc_pairs_probe_func_t probe, void *arg, fc_pairs_confirm_t *c)
 {
     fc_confirm_run_t run = { c, rack, a, b, slow, NULL, NULL, probe, arg };
-    int status = -1;
 
-    if (fc_confirm_alloc(n, nracks, npairs, max_measures < 0 ? 0 : max_measures, c) != 0)
-        goto out;
-    run.slowc = calloc((size_t)n + 1, sizeof(int));
-    run.order = calloc((size_t)n + 1, sizeof(int));
-    if (run.slowc == NULL || run.order == NULL)
-        goto out;
+    fc_confirm_alloc(n, nracks, npairs, max_measures < 0 ? 0 : max_measures, c);
+    run.slowc = fc_xcalloc((size_t)n + 1, sizeof(int), "the nodes' slow pairs");
+    run.order = fc_xcalloc((size_t)n + 1, sizeof(int), "the nodes' order");
     for (int k = 0; k < npairs; ++k) {
         c->verdict[k] = slow[k] ? FC_PAIR_V_UNCONFIRMED : FC_PAIR_V_OK;
         run.slowc[a[k]] += slow[k] != 0;
@@ -417,15 +414,8 @@ int fc_pairs_confirm(int n, const int *rack, int nracks, int npairs, const int *
         else if (fc_probe_fast(c, c->alone_probe[k]))
             c->verdict[k] = FC_PAIR_V_NOT_REPRODUCED;
     }
-    status = 0;
-out:
     free(run.slowc);
     free(run.order);
-    if (status != 0) {
-        fc_pairs_confirm_free(c);
-        memset(c, 0, sizeof(*c));
-    }
-    return status;
 }
 
 void fc_pairs_confirm_free(fc_pairs_confirm_t *c)

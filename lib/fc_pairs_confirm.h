@@ -101,11 +101,10 @@ typedef struct fc_pairs_confirm {
 
 /* n nodes in racks rack[v] (0..nracks-1), npairs pairs (a[k], b[k]) of the
  * tournament with slow[k]; max_measures bounds the alone measurements
- * (probe calls). Returns 0, or -1 when out of memory (then nothing is
- * confirmed). */
-int fc_pairs_confirm(int n, const int *rack, int nracks, int npairs, const int *a,
-                     const int *b, const int *slow, int max_measures,
-                     fc_pairs_probe_func_t probe, void *arg, fc_pairs_confirm_t *c);
+ * (probe calls). */
+void fc_pairs_confirm(int n, const int *rack, int nracks, int npairs, const int *a,
+                      const int *b, const int *slow, int max_measures,
+                      fc_pairs_probe_func_t probe, void *arg, fc_pairs_confirm_t *c);
 void fc_pairs_confirm_free(fc_pairs_confirm_t *c);
 
 /* Node v was fast alone with one of its partners at least. */

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
 #include "fc_log.h"
 #include "fc_pairs_stage.h"
 #include "fc_peers.h"
@@ -50,18 +51,18 @@ fc_pair_t *fc_pairs_find(const fc_pairs_run_t *run, int a, int b, int z)
 /* The relative rule's reference of every pair measured at size z: the
  * upper median of its peer class (same rack, or across the spine), so
  * that up to half the pairs of a class being slow does not drag the
- * reference down. Returns 0 when out of memory. */
-static int fc_pairs_reference(fc_pairs_run_t *run, int z)
+ * reference down. */
+static void fc_pairs_reference(fc_pairs_run_t *run, int z)
 {
     const fc_stage_profile_t *sp = &run->ctx->sp;
-    int n = run->npairs, k = 0, *idx = calloc((size_t)n + 1, sizeof(int));
-    int *has = calloc((size_t)n + 1, sizeof(int));
-    double *bw = calloc((size_t)n + 1, sizeof(double));
-    fc_peer_shape_t *shapes = calloc((size_t)n + 1, sizeof(*shapes));
-    fc_peer_ref_t *refs = calloc((size_t)n + 1, sizeof(*refs));
-    int ok = idx && has && bw && shapes && refs;
+    int n = run->npairs, k = 0;
+    int *idx = fc_xcalloc((size_t)n + 1, sizeof(int), "the size's pairs");
+    int *has = fc_xcalloc((size_t)n + 1, sizeof(int), "the pairs with a figure");
+    double *bw = fc_xcalloc((size_t)n + 1, sizeof(double), "the pairs' bandwidths");
+    fc_peer_shape_t *shapes = fc_xcalloc((size_t)n + 1, sizeof(*shapes), "the pairs' shapes");
+    fc_peer_ref_t *refs = fc_xcalloc((size_t)n + 1, sizeof(*refs), "the pairs' references");
 
-    for (int q = 0; ok && q < n; ++q) {
+    for (int q = 0; q < n; ++q) {
         const fc_pair_t *p = &run->pairs[q];
 
         if (p->size_index != z)
@@ -72,9 +73,8 @@ static int fc_pairs_reference(fc_pairs_run_t *run, int z)
         has[k] = 1;
         idx[k++] = q;
     }
-    if (ok)
-        fc_peers_reference(shapes, bw, has, k, FC_PEER_UPPER_MEDIAN, "pair", refs);
-    for (int i = 0; ok && i < k; ++i) {
+    fc_peers_reference(shapes, bw, has, k, FC_PEER_UPPER_MEDIAN, "pair", refs);
+    for (int i = 0; i < k; ++i) {
         fc_pair_t *p = &run->pairs[idx[i]];
 
         p->rel = sp->max_below_median_pct < 0 ? FC_PAIR_REL_OFF :
@@ -84,7 +84,6 @@ static int fc_pairs_reference(fc_pairs_run_t *run, int z)
         p->ref_members = refs[i].members;
     }
     free(idx); free(has); free(bw); free(shapes); free(refs);
-    return ok;
 }
 
 static int fc_pairs_cmp_double(const void *a, const void *b)
@@ -129,13 +128,13 @@ static void fc_pairs_rack_rule(fc_pairs_run_t *run, int z)
 {
     const fc_stage_profile_t *sp = &run->ctx->sp;
     int nracks = run->ctx->inv.nracks, n = run->npairs;
-    double *scratch = calloc((size_t)n + 1, sizeof(double));
+    double *scratch = fc_xcalloc((size_t)n + 1, sizeof(double), "the racks' pair figures");
     double keep = 1.0 - sp->max_below_median_pct / 100.0;
 
     for (int k = 0; k < n; ++k)
         if (run->pairs[k].size_index == z)
             run->pairs[k].rack_rule_rack = -1;
-    if (scratch == NULL || nracks < 3 || sp->max_below_median_pct < 0 ||
+    if (nracks < 3 || sp->max_below_median_pct < 0 ||
         sp->sizes[z] < sp->relative_min_bytes) {
         free(scratch);
         return;
@@ -228,13 +227,13 @@ static void fc_pairs_same_rack_rule(fc_pairs_run_t *run, int z)
 {
     const fc_stage_profile_t *sp = &run->ctx->sp;
     int nracks = run->ctx->inv.nracks, n = run->npairs;
-    double *scratch = calloc((size_t)n + 1, sizeof(double));
+    double *scratch = fc_xcalloc((size_t)n + 1, sizeof(double), "the racks' pair figures");
     double keep = 1.0 - sp->max_below_median_pct / 100.0;
 
     for (int k = 0; k < n; ++k)
         if (run->pairs[k].size_index == z)
             run->pairs[k].same = FC_PAIR_SAME_OFF;
-    if (scratch == NULL || sp->max_below_median_pct < 0 ||
+    if (sp->max_below_median_pct < 0 ||
         sp->sizes[z] < sp->relative_min_bytes) {
         free(scratch);
         return;
@@ -389,9 +388,7 @@ void fc_pairs_judge(fc_pairs_run_t *run)
     const fc_stage_profile_t *sp = &run->ctx->sp;
 
     for (int z = 0; z < sp->nsizes; ++z) {
-        if (!fc_pairs_reference(run, z))
-            fc_error("out of memory: the relative rule of the pairs stage is not "
-                     "applied at %llu bytes", (unsigned long long)sp->sizes[z]);
+        fc_pairs_reference(run, z);
         fc_pairs_rack_rule(run, z);
         fc_pairs_same_rack_rule(run, z);
         for (int k = 0; k < run->npairs; ++k) {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
 #include "fc_localise.h"
 #include "fc_log.h"
 #include "fc_pairs.h"
@@ -94,17 +95,12 @@ static void fc_pairs_relative_json(const fc_pairs_run_t *run, const fc_pair_t *p
 static void fc_pairs_blame_data(const fc_pairs_run_t *run, int npairs, const int *a,
                                 const int *b, fc_blame_t *blame)
 {
-    fc_exchange_t *ex = calloc((size_t)npairs * 2 + 1, sizeof(*ex));
-    int *host = calloc((size_t)run->nnodes + 1, sizeof(int));
+    fc_exchange_t *ex = fc_xcalloc((size_t)npairs * 2 + 1, sizeof(*ex), "the pairs' exchanges");
+    int *host = fc_xcalloc((size_t)run->nnodes + 1, sizeof(int), "the nodes' host indices");
 
-    for (int v = 0; v < run->nnodes && host; ++v)
+    for (int v = 0; v < run->nnodes; ++v) {
         host[v] = v;
-    for (int v = 0; v < run->nnodes; ++v)
         blame[v] = FC_BLAME_NONE;
-    if (ex == NULL || host == NULL) {
-        free(ex);
-        free(host);
-        return;
     }
     for (int k = 0; k < npairs; ++k) {
         ex[2 * k] = (fc_exchange_t){ .sender = a[k], .receiver = b[k], .iters = 1 };
@@ -330,20 +326,15 @@ static int fc_pairs_report_node(fc_pairs_run_t *run, int v, const fc_blame_t *bl
 int fc_pairs_report(fc_pairs_run_t *run)
 {
     int n = run->nnodes, npairs = n * (n - 1) / 2, failed = 0, k = 0;
-    int *a = calloc((size_t)npairs + 1, sizeof(int));
-    int *b = calloc((size_t)npairs + 1, sizeof(int));
-    int *slow = calloc((size_t)npairs + 1, sizeof(int));
-    int *node_bad = calloc((size_t)n, sizeof(int));
-    int *node_slow = calloc((size_t)n, sizeof(int));
-    int *node_partners = calloc((size_t)n, sizeof(int));
-    fc_pair_part_t *part = calloc((size_t)npairs + 1, sizeof(*part));
-    fc_blame_t *blame = calloc((size_t)n, sizeof(*blame));
+    int *a = fc_xcalloc((size_t)npairs + 1, sizeof(int), "the pairs' first nodes");
+    int *b = fc_xcalloc((size_t)npairs + 1, sizeof(int), "the pairs' second nodes");
+    int *slow = fc_xcalloc((size_t)npairs + 1, sizeof(int), "the slow pairs");
+    int *node_bad = fc_xcalloc((size_t)n, sizeof(int), "the nodes' bad pairs");
+    int *node_slow = fc_xcalloc((size_t)n, sizeof(int), "the nodes' slow pairs");
+    int *node_partners = fc_xcalloc((size_t)n, sizeof(int), "the nodes' partners");
+    fc_pair_part_t *part = fc_xcalloc((size_t)npairs + 1, sizeof(*part), "the pairs' parts");
+    fc_blame_t *blame = fc_xcalloc((size_t)n, sizeof(*blame), "the nodes' blame");
 
-    if (!a || !b || !slow || !node_bad || !node_slow || !node_partners || !part || !blame) {
-        fc_error("out of memory reporting %d pairs", npairs);
-        failed = npairs + n;
-        goto out;
-    }
     /* one entry per pair of nodes: slow at any size */
     for (int i = 0; i < n; ++i)
         for (int j = i + 1; j < n; ++j, ++k) {
@@ -360,7 +351,6 @@ int fc_pairs_report(fc_pairs_run_t *run)
         failed += fc_pairs_report_pair(run, k, a[k], b[k], slow, blame);
     for (int v = 0; v < n; ++v)
         failed += fc_pairs_report_node(run, v, blame, node_slow[v], node_partners[v]);
-out:
     free(a); free(b); free(slow); free(node_bad); free(node_slow);
     free(node_partners); free(part); free(blame);
     return failed;

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
+
 const char *fc_peer_transport(const fc_peer_shape_t *shape)
 {
     return shape->nhosts <= 1 ? "intra-node" : "network";
@@ -82,16 +84,14 @@ static double fc_peer_median_without(const double *sorted, int n, double self)
     return (mid[0] + mid[1]) / 2;
 }
 
-/* Class index of every group; returns the number of classes, or -1 when
- * out of memory. classes_p gets one representative shape per class. */
+/* Class index of every group; returns the number of classes.
+ * classes_p gets one representative shape per class. */
 static int fc_peer_classify(const fc_peer_shape_t *shapes, int n, int *class_of,
                             fc_peer_shape_t **classes_p)
 {
-    fc_peer_shape_t *classes = calloc((size_t)n + 1, sizeof(*classes));
+    fc_peer_shape_t *classes = fc_xcalloc((size_t)n + 1, sizeof(*classes), "the peer classes");
     int nclasses = 0;
 
-    if (classes == NULL)
-        return -1;
     for (int g = 0; g < n; ++g) {
         int c = 0;
 
@@ -162,18 +162,13 @@ void fc_peers_reference(const fc_peer_shape_t *shapes, const double *figures,
                         const int *has_figure, int n, fc_peer_stat_t stat,
                         const char *kind, fc_peer_ref_t *out)
 {
-    int *class_of = calloc((size_t)n + 1, sizeof(*class_of));
-    double *scratch = calloc((size_t)n + 1, sizeof(*scratch));
+    int *class_of = fc_xcalloc((size_t)n + 1, sizeof(*class_of), "the groups' peer classes");
+    double *scratch = fc_xcalloc((size_t)n + 1, sizeof(*scratch), "a peer class's figures");
     fc_peer_shape_t *classes = NULL;
-    int nclasses = -1;
+    int nclasses;
 
     memset(out, 0, (size_t)n * sizeof(*out));
-    if (class_of != NULL && scratch != NULL)
-        nclasses = fc_peer_classify(shapes, n, class_of, &classes);
-    if (nclasses < 0)
-        for (int g = 0; g < n; ++g)
-            snprintf(out[g].why_not, sizeof(out[g].why_not),
-                     "out of memory sorting %d groups into peer classes", n);
+    nclasses = fc_peer_classify(shapes, n, class_of, &classes);
     for (int c = 0; c < nclasses; ++c)
         fc_peer_judge_class(&classes[c], c, class_of, figures, has_figure, n, stat,
                             kind, scratch, &out[0]);

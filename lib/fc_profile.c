@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
 #include "fc_profile_sections.h"
 
 static fc_status_t fc_seed_read(const fc_yaml_ctx_t *ctx, const fc_yaml_field_t *f,
@@ -83,13 +84,9 @@ fc_status_t fc_profile_load(const char *path, fc_profile_t *profile_p)
     struct fy_parse_cfg cfg;
     struct fy_document *doc = NULL;
     fc_yaml_ctx_t ctx = { path, -1 };
-    fc_profile_t *profile = calloc(1, sizeof(*profile));
+    fc_profile_t *profile = fc_xcalloc(1, sizeof(*profile), "the profile");
     fc_status_t status = FC_ERR_INVALID;
 
-    if (profile == NULL) {
-        fprintf(stderr, "fabcert: out of memory loading %s\n", path);
-        return FC_ERR_INTERNAL;
-    }
     snprintf(profile->path, sizeof(profile->path), "%s", path);
     profile->seed = 1;
     if (fc_profile_hash(path, profile->sha256, sizeof(profile->sha256)) != FC_OK)

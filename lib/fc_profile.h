@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fc_bg_kinds.h"
 #include "fc_coll.h"
 #include "fc_pattern_host.h"
 #include "fc_stages.h"
@@ -42,11 +43,12 @@ typedef struct fc_limit_rule {
                             * messages */
 } fc_limit_rule_t;
 
-/* Background traffic of the contention stage (lib/fc_background.h). */
+/* Background traffic of the contention stage (lib/fc_background.h): one
+ * value per line of the kinds' list, FC_BG_STORAGE_FILE = 0 and on. */
 typedef enum fc_bg_kind {
-    FC_BG_STORAGE_FILE = 0, /* large-block writes + fsync and reads, to a dir */
-    FC_BG_STORAGE_NET,      /* many-to-few incast, bursty: checkpoints */
-    FC_BG_TENANT,           /* another job: all-to-all or a permutation */
+#define FC_BG_KIND_ENUM(id, name, keys, block, duty) FC_BG_##id,
+    FC_BG_KIND_LIST(FC_BG_KIND_ENUM)
+#undef FC_BG_KIND_ENUM
     FC_BG_KINDS
 } fc_bg_kind_t;
 

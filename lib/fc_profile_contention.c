@@ -2,11 +2,11 @@
  * fc_profile_contention.c - the contention stage's own section: how the
  * slowdown is judged, how ranks are split between measuring and
  * generating, and one section per kind of background traffic
- * (lib/fc_background.h). The kinds are one table, fc_bg_kind_keys, in
- * fc_bg_kind_t order: each row is the kind's name under contention:, its
- * keys (the rate keys every kind has, and its own) and its defaults.
- * Adding a kind is a row there, beside its enum value and its generator
- * (lib/fc_bg_NAME.c); a key one kind does not read is refused under it.
+ * (lib/fc_background.h). The kinds' sections are one table,
+ * fc_bg_kind_keys, made from the kinds' list (lib/fc_bg_kinds.h): each
+ * row is the kind's name under contention:, its keys (the pace every kind
+ * keeps, and its own, tables below) and its defaults. A key one kind does
+ * not read is refused under it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +38,12 @@ static const fc_yaml_choice_t fc_bg_placement_choices[] = {
 
 static const fc_yaml_choice_t fc_bg_pattern_choices[] = {
     { "all_to_all", 0 }, { "permutation", 1 }, { NULL, 0 },
+};
+
+/* A kind that reads the pace alone (fc_bg_kinds.h names it). */
+static const fc_yaml_field_t fc_bg_rate_keys[] __attribute__((unused)) = {
+    FC_BG_RATE_KEYS,
+    FC_KEY_END
 };
 
 static const fc_yaml_field_t fc_bg_storage_file_keys[] = {
@@ -75,9 +81,10 @@ static const fc_yaml_field_t fc_bg_tenant_keys[] = {
     }
 
 static const fc_yaml_field_t fc_bg_kind_keys[FC_BG_KINDS + 1] = {
-    FC_BG_KIND_KEY(FC_BG_STORAGE_FILE, "storage_file", fc_bg_storage_file_keys, 1 << 20, 1.0),
-    FC_BG_KIND_KEY(FC_BG_STORAGE_NET, "storage_net", fc_bg_storage_net_keys, 1 << 20, 0.7),
-    FC_BG_KIND_KEY(FC_BG_TENANT, "tenant", fc_bg_tenant_keys, 256 << 10, 1.0),
+#define FC_BG_KIND_ROW(id, name, keys, block, duty) \
+    FC_BG_KIND_KEY(FC_BG_##id, #name, keys, block, duty),
+    FC_BG_KIND_LIST(FC_BG_KIND_ROW)
+#undef FC_BG_KIND_ROW
     [FC_BG_KINDS] = FC_KEY_END
 };
 
@@ -142,7 +149,7 @@ static const fc_yaml_field_t fc_cont_keys[] = {
     FC_KEY_INT("foreground_ranks_per_node", fc_contention_profile_t, fg_per_node, 1, 1024),
     FC_KEY_INT("background_ranks_per_node", fc_contention_profile_t, bg_per_node, 1, 1024),
     FC_KEY_STRING("storage_dir", fc_contention_profile_t, storage_dir, "a directory"),
-    FC_KEY_INCLUDE(fc_bg_kind_keys),    /* storage_file:, storage_net:, tenant: */
+    FC_KEY_INCLUDE(fc_bg_kind_keys),    /* one section per kind (fc_bg_kinds.h) */
     FC_KEY_NUMBER("phase_s", fc_contention_profile_t, phase_s, 0.2, 600),
     FC_KEY_STRING("background_hosts", fc_contention_profile_t, background_hosts,
                   "a Slurm hostlist such as gpu[01-04]",

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fc_alloc.h"
 #include "fc_log.h"
 
 fc_status_t fc_mkdir_p(const char *dir)
@@ -116,13 +117,8 @@ fc_status_t fc_results_append(fc_results_t *results, json_t *obj)
     }
     len = strlen(text);
     {
-        char *line = realloc(text, len + 2);
+        char *line = fc_xrealloc(text, len + 2, 1, "a result record");
 
-        if (line == NULL) {
-            free(text);
-            fc_error("out of memory for a %zu-byte result record", len);
-            return FC_ERR_INTERNAL;
-        }
         line[len] = '\n';
         line[len + 1] = '\0';
         status = fc_results_write_line(results, line, len + 1);

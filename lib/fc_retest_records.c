@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
+
 #define FC_RETEST_TEXT 1024
 #define FC_RETEST_TEXT_PAIRS 4      /* partner hosts spelled out in a reason */
 
@@ -134,20 +136,18 @@ static void fc_leave_one_out_text(const fc_retest_judged_t *j, char *buf, size_t
              by_rank ? "rank" : "node", list, n - 1 > shown ? ", ..." : "");
 }
 
-static int fc_judge_setup(const fc_retest_input_t *in, fc_retest_judged_t *j)
+static void fc_judge_setup(const fc_retest_input_t *in, fc_retest_judged_t *j)
 {
     int n = in->nranks;
 
     memset(j, 0, sizeof(*j));
     j->in = in;
-    j->ex = calloc((size_t)in->nexchanges + 1, sizeof(*j->ex));
-    j->host = calloc((size_t)n + 1, sizeof(int));
-    j->host_names = calloc((size_t)n + 1, sizeof(char *));
-    j->blame = calloc((size_t)n + 1, sizeof(*j->blame));
-    j->culprit = calloc((size_t)n + 1, sizeof(int));
-    j->reported = calloc((size_t)n + 1, sizeof(int));
-    if (!j->ex || !j->host || !j->host_names || !j->blame || !j->culprit || !j->reported)
-        return -1;
+    j->ex = fc_xcalloc((size_t)in->nexchanges + 1, sizeof(*j->ex), "the retest's exchanges");
+    j->host = fc_xcalloc((size_t)n + 1, sizeof(int), "the ranks' host indices");
+    j->host_names = fc_xcalloc((size_t)n + 1, sizeof(char *), "the retest's host names");
+    j->blame = fc_xcalloc((size_t)n + 1, sizeof(*j->blame), "the ranks' blame");
+    j->culprit = fc_xcalloc((size_t)n + 1, sizeof(int), "the culprit hosts");
+    j->reported = fc_xcalloc((size_t)n + 1, sizeof(int), "the hosts reported");
     for (int i = 0; i < in->nexchanges; ++i)
         if (in->exchanges[i].iters > 0 && in->exchanges[i].sender >= 0 &&
             in->exchanges[i].sender < n && in->exchanges[i].receiver >= 0 &&
@@ -172,7 +172,6 @@ static int fc_judge_setup(const fc_retest_input_t *in, fc_retest_judged_t *j)
     for (int r = 0; r < n; ++r)
         if (j->blame[r] != FC_BLAME_NONE && j->localised)
             j->culprit[j->host[r]] = 1;
-    return 0;
 }
 
 static void fc_judge_free(fc_retest_judged_t *j)
@@ -431,11 +430,7 @@ int fc_retest_write_records(const fc_retest_input_t *in, fc_results_t *results,
     size_t i;
     int written = 0;
 
-    if (fc_judge_setup(in, &j) != 0) {
-        fprintf(stderr, "fabcert: retest: out of memory judging %d ranks\n", in->nranks);
-        fc_judge_free(&j);
-        return 0;
-    }
+    fc_judge_setup(in, &j);
     json_array_foreach(json_object_get(in->groups, "groups"), i, group) {
         int placed = 0;
 

@@ -32,6 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
+
 #include "fc_retest_slow.h"
 
 int fc_retest_group_is_slow(json_t *group)
@@ -63,7 +65,7 @@ const char *fc_slow_rack(const fc_slow_t *s, const char *host)
 
 /* Units are the leave-one-out's (in->unit): ranks on a one-host job, else
  * hosts; named "rank 3" or by the host. */
-static int fc_slow_setup(const fc_retest_input_t *in, fc_slow_t *s)
+static void fc_slow_setup(const fc_retest_input_t *in, fc_slow_t *s)
 {
     memset(s, 0, sizeof(*s));
     s->in = in;
@@ -72,10 +74,9 @@ static int fc_slow_setup(const fc_retest_input_t *in, fc_slow_t *s)
     s->one_host = 1;
     for (int r = 1; r < in->nranks; ++r)
         s->one_host &= strcmp(in->rank_hosts[r], in->rank_hosts[0]) == 0;
-    s->unit_of = calloc((size_t)in->nranks + 1, sizeof(int));
-    s->unit_names = calloc((size_t)in->nunits + 1, sizeof(*s->unit_names));
-    if (s->unit_of == NULL || s->unit_names == NULL)
-        return -1;
+    s->unit_of = fc_xcalloc((size_t)in->nranks + 1, sizeof(int), "the ranks' units");
+    s->unit_names = fc_xcalloc((size_t)in->nunits + 1, sizeof(*s->unit_names),
+                               "the units' names");
     for (int r = 0; r < in->nranks; ++r) {
         int u = in->unit ? in->unit[r] : r;
 
@@ -95,7 +96,6 @@ static int fc_slow_setup(const fc_retest_input_t *in, fc_slow_t *s)
                            fc_slow_rack(s, in->rank_hosts[r])) != 0;
         s->nracks += first;
     }
-    return 0;
 }
 
 const char *fc_slow_host_of(const fc_slow_t *s, int u)
@@ -144,11 +144,11 @@ int fc_slow_valid(const fc_exchange_t *e)
 static int fc_slow_explains(const fc_slow_t *s, int x, int by_host, const int *placed)
 {
     const fc_retest_input_t *in = s->in;
-    double *rest = calloc((size_t)in->nexchanges + 1, sizeof(double)), fastest = -1;
+    double *rest = fc_xcalloc((size_t)in->nexchanges + 1, sizeof(double),
+                              "the other exchanges' times");
+    double fastest = -1;
     int mine = 0, mine_on_host = 0, nrest = 0, apart = 0;
 
-    if (rest == NULL)
-        return 0;
     for (int i = 0; i < in->nexchanges; ++i) {
         const fc_exchange_t *e = &in->exchanges[i];
         int off, touches;
@@ -209,12 +209,10 @@ static void fc_slow_p2p_add(fc_slow_t *s, int u, int rank, int *placed)
 static void fc_slow_p2p(fc_slow_t *s)
 {
     const fc_retest_input_t *in = s->in;
-    double *t = calloc((size_t)in->nexchanges + 1, sizeof(double));
-    int *placed = calloc((size_t)in->nranks + 1, sizeof(int));
+    double *t = fc_xcalloc((size_t)in->nexchanges + 1, sizeof(double), "the exchanges' times");
+    int *placed = fc_xcalloc((size_t)in->nranks + 1, sizeof(int), "the ranks placed");
     int n = 0, more = 1;
 
-    if (t == NULL || placed == NULL)
-        goto out;
     for (int i = 0; i < in->nexchanges; ++i)
         if (fc_slow_valid(&in->exchanges[i]))
             t[n++] = in->exchanges[i].seconds;
@@ -306,12 +304,9 @@ static void fc_slow_loo(fc_slow_t *s)
     }
 }
 
-int fc_slow_judge(const fc_retest_input_t *in, fc_slow_t *s)
+void fc_slow_judge(const fc_retest_input_t *in, fc_slow_t *s)
 {
-    if (fc_slow_setup(in, s) != 0) {
-        fc_slow_free(s);
-        return -1;
-    }
+    fc_slow_setup(in, s);
     fc_slow_p2p(s);
     fc_slow_loo(s);
     s->series_unit = -1;
@@ -336,7 +331,6 @@ int fc_slow_judge(const fc_retest_input_t *in, fc_slow_t *s)
             s->nculprits = 0;
         }
     }
-    return 0;
 }
 
 void fc_slow_free(fc_slow_t *s)

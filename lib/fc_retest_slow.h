@@ -39,8 +39,8 @@ typedef struct fc_slow {
 /* Judge the retest of in: units, the point-to-point placement, the
  * leave-one-out, the culprits (s->culprits; none when the slowness is the
  * group's, or a lone host of two racks is in series with both uplinks:
- * s->series_unit). -1 when out of memory. fc_slow_free() releases s. */
-int fc_slow_judge(const fc_retest_input_t *in, fc_slow_t *s);
+ * s->series_unit). fc_slow_free() releases s. */
+void fc_slow_judge(const fc_retest_input_t *in, fc_slow_t *s);
 void fc_slow_free(fc_slow_t *s);
 /* Unit u's name ("rank 3" or its host), "?" past the units. */
 const char *fc_slow_unit(const fc_slow_t *s, int u);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
 #include "fc_confirm_rule.h"
 #include "fc_log.h"
 #include "fc_stage_wrong.h"
@@ -300,11 +301,9 @@ void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_buf
     if (plan.n == 0)
         return;
     MPI_Bcast(plan.first, 2 * FC_CONFIRM_MAX_GROUPS, MPI_INT, 0, MPI_COMM_WORLD);
-    if (ctx->world_rank == 0 &&
-        (gathered = calloc((size_t)ctx->world_size, sizeof(*gathered))) == NULL) {
-        fc_error("out of memory confirming %d group(s) alone", plan.n);
-        MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
-    }
+    if (ctx->world_rank == 0)
+        gathered = fc_xcalloc((size_t)ctx->world_size, sizeof(*gathered),
+                              "the summaries of the groups confirmed alone");
     fc_point_label(pt, what, sizeof(what));
     snprintf(what + strlen(what), sizeof(what) - strlen(what), " (confirmed alone)");
     fc_watchdog_progress(index, what);

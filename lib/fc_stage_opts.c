@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
 #include "fc_log.h"
 #include "fc_stage_int.h"
 
@@ -255,13 +256,10 @@ int fc_stage_point_count(const fc_stage_profile_t *sp)
 int fc_stage_points(const fc_stage_ctx_t *ctx, fc_test_point_t **points_p)
 {
     const fc_stage_profile_t *sp = &ctx->sp;
-    fc_test_point_t *pts = calloc((size_t)fc_stage_point_count(sp) + 1, sizeof(*pts));
+    fc_test_point_t *pts = fc_xcalloc((size_t)fc_stage_point_count(sp) + 1, sizeof(*pts),
+                                      "the stage's test points");
     int n = 0;
 
-    if (pts == NULL) {
-        fc_error("out of memory for %d test points", fc_stage_point_count(sp));
-        MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
-    }
     for (int c = 0; c < sp->ncolls; ++c) {
         const fc_coll_desc_t *desc = fc_coll_desc(sp->colls[c]);
         int nops = desc->reduces ? sp->nops : 1;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
 #include "fc_judge.h"
 #include "fc_log.h"
 #include "fc_stage_confirm.h"
@@ -36,12 +37,10 @@ fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
     }
     MPI_Bcast(&my_first, 1, MPI_INT, 0, group);     /* names this rank's group */
     fc_engine_bufs_init(&bufs);
-    if (ctx->world_rank == 0 &&
-        ((all = calloc((size_t)ngroups_max, sizeof(*all))) == NULL ||
-         (js = calloc((size_t)ngroups_max, sizeof(*js))) == NULL ||
-         (extra = calloc((size_t)ngroups_max, sizeof(*extra))) == NULL)) {
-        fc_error("out of memory for %d summaries", ngroups_max);
-        MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
+    if (ctx->world_rank == 0) {
+        all = fc_xcalloc((size_t)ngroups_max, sizeof(*all), "the groups' summaries");
+        js = fc_xcalloc((size_t)ngroups_max, sizeof(*js), "the groups' judgements");
+        extra = fc_xcalloc((size_t)ngroups_max, sizeof(*extra), "the groups' extra records");
     }
     npoints = fc_stage_points(ctx, &points);
     for (int i = 0; i < npoints; ++i) {

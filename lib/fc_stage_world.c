@@ -56,8 +56,8 @@ json_t *fc_stage_gather_json(json_t *mine, MPI_Comm comm)
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     if (rank == 0) {
-        lens = calloc((size_t)size, sizeof(int));
-        displs = calloc((size_t)size, sizeof(int));
+        lens = fc_xcalloc((size_t)size, sizeof(int), "the gathered documents' lengths");
+        displs = fc_xcalloc((size_t)size, sizeof(int), "the gathered documents' places");
     }
     MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
     if (rank == 0) {
@@ -67,7 +67,7 @@ json_t *fc_stage_gather_json(json_t *mine, MPI_Comm comm)
             displs[r] = (int)total;
             total += (size_t)lens[r];
         }
-        all = malloc(total + 1);
+        all = fc_xmalloc(total + 1, "the gathered documents");
     }
     MPI_Gatherv(text, len, MPI_CHAR, all, lens, displs, MPI_CHAR, 0, comm);
     if (rank == 0) {
@@ -128,10 +128,8 @@ static fc_status_t fc_stage_bcast_file(const fc_stage_ctx_t *ctx,
     MPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     if (len < 0)
         return FC_ERR_INVALID;
-    if (ctx->world_rank != 0 && (text = malloc((size_t)len + 1)) == NULL) {
-        fc_error("out of memory for %ld bytes of %s", len, path);
-        MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
-    }
+    if (ctx->world_rank != 0)
+        text = fc_xmalloc((size_t)len + 1, "a file's text from rank 0");
     MPI_Bcast(text, (int)len + 1, MPI_CHAR, 0, MPI_COMM_WORLD);
     *text_p = text;
     return FC_OK;
@@ -167,13 +165,9 @@ fc_status_t fc_stage_load_inventory(fc_stage_ctx_t *ctx)
     if (status != FC_OK)
         return (fc_status_t)status;
 
-    ctx->rank_hosts = calloc(n, FC_HOST_MAX);
-    racks = calloc(n, sizeof(int));
+    ctx->rank_hosts = fc_xcalloc(n, FC_HOST_MAX, "the ranks' host names");
+    racks = fc_xcalloc(n, sizeof(int), "the ranks' racks");
     ctx->rank_racks = racks;
-    if (ctx->rank_hosts == NULL || racks == NULL) {
-        fc_error("out of memory for %d ranks", ctx->world_size);
-        MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
-    }
     MPI_Allgather(ctx->host, FC_HOST_MAX, MPI_CHAR, ctx->rank_hosts,
                   FC_HOST_MAX, MPI_CHAR, MPI_COMM_WORLD);
     for (size_t r = 0; r < n; ++r) {
@@ -374,13 +368,9 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
 
 fc_status_t fc_stage_split_by_host(fc_stage_ctx_t *ctx, MPI_Comm *comm_p)
 {
-    char *all = malloc((size_t)ctx->world_size * FC_HOST_MAX);
+    char *all = fc_xcalloc((size_t)ctx->world_size, FC_HOST_MAX, "the ranks' host names");
     int color = 0;
 
-    if (all == NULL) {
-        fc_error("out of memory for %d host names", ctx->world_size);
-        return FC_ERR_INTERNAL;
-    }
     MPI_Allgather(ctx->host, FC_HOST_MAX, MPI_CHAR, all, FC_HOST_MAX, MPI_CHAR,
                   MPI_COMM_WORLD);
     while (strncmp(all + (size_t)color * FC_HOST_MAX, ctx->host, FC_HOST_MAX) != 0)
@@ -434,8 +424,7 @@ int fc_stage_comm_hosts(const fc_stage_ctx_t *ctx, MPI_Comm comm)
     int n, nhosts = 0, *world = NULL;
 
     MPI_Comm_size(comm, &n);
-    if ((world = calloc((size_t)n, sizeof(int))) == NULL)
-        return 0;
+    world = fc_xcalloc((size_t)n, sizeof(int), "the communicator's world ranks");
     MPI_Allgather(&ctx->world_rank, 1, MPI_INT, world, 1, MPI_INT, comm);
     for (int i = 0; i < n; ++i) {
         int seen = 0;
@@ -481,7 +470,8 @@ fc_status_t fc_stage_open_backend_on(fc_stage_ctx_t *ctx, MPI_Comm group, int me
     if (strcmp(ctx->opts.backend, "nccl") != 0)
         return st;
     if (ctx->world_rank == 0)
-        all_desc = calloc((size_t)ctx->world_size, sizeof(desc));
+        all_desc = fc_xcalloc((size_t)ctx->world_size, sizeof(desc),
+                              "the ranks' device descriptions");
     MPI_Gather(desc, sizeof(desc), MPI_CHAR, all_desc, sizeof(desc), MPI_CHAR, 0,
                MPI_COMM_WORLD);
     if (ctx->world_rank == 0 && all_desc) {

@@ -13,6 +13,8 @@
 
 #include <string.h>
 
+#include "fc_alloc.h"
+
 #define FC_WHOLE_JOB "the stage judges one group, the whole job, which has no peers to be " \
                      "compared with (relative rules belong to the node, pairs and rack stages)"
 #define FC_SWEEPS (FC_SECT_SWEEP | FC_SECT_KINDS | FC_SECT_BACKEND)
@@ -33,16 +35,19 @@ static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
                        "rules belong to the node, pairs and rack stages)" },
     [FC_STAGE_NODE] = {
         .id = FC_STAGE_NODE, .name = "node", .ranks = FC_RANKS_PPN, .min_hosts = 1,
+        .group = "node",
         .gpu_capable = 1, .plan_known = 1, .batched = 1,
         .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE | FC_SWEEPS },
     [FC_STAGE_PAIRS] = {
         .id = FC_STAGE_PAIRS, .name = "pairs", .ranks = FC_RANKS_ONE, .min_hosts = 2,
+        .group = "node",
         .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE | FC_SECT_SWEEP, .view = FC_VIEW_PAIRS,
         .no_kinds = "the pairs stage measures sendrecv of int32 between two nodes, whatever "
                     "the profile lists",
         .no_backend = "the pairs " FC_MPI_ONLY, .judges_only = "sendrecv int32" },
     [FC_STAGE_RACK] = {
         .id = FC_STAGE_RACK, .name = "rack", .ranks = FC_RANKS_PPN, .min_hosts = 1,
+        .group = "rack",
         .gpu_capable = 1, .plan_known = 1, .batched = 1,
         .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE | FC_SWEEPS },
     [FC_STAGE_CLUSTER] = {
@@ -66,12 +71,20 @@ static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
 
 const fc_stage_desc_t *fc_stage_desc(fc_stage_id_t stage)
 {
+    FC_ASSERT((unsigned)stage < FC_STAGE_COUNT);
     return &fc_stages[stage];
 }
 
 const char *fc_stage_name(fc_stage_id_t stage)
 {
-    return fc_stages[stage].name;
+    return fc_stage_desc(stage)->name;
+}
+
+const char *fc_stage_group_noun(fc_stage_id_t stage)
+{
+    const char *g = fc_stage_desc(stage)->group;
+
+    return g != NULL ? g : "job";
 }
 
 int fc_stage_from_name(const char *name)

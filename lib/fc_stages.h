@@ -46,7 +46,9 @@ enum {
     FC_SECT_BACKEND = 1 << 7,       /* backend: */
 };
 
-/* How the reports show a stage's figures beside the per-point table. */
+/* How the reports show a stage's figures beside the per-point table
+ * (reports/fc_html_rack.c switches on it; each plot takes that stage's
+ * records only). */
 typedef enum fc_stage_view {
     FC_VIEW_SWEEP = 0,              /* busbw against size, the limit drawn in */
     FC_VIEW_PAIRS,                  /* the pair matrix as a heat map */
@@ -77,10 +79,14 @@ typedef struct fc_stage_desc {
                                      * another would never apply), or NULL:
                                      * the points of its sweep */
     fc_stage_view_t view;           /* how the reports show its figures */
+    const char *group;              /* what one judged group of it is ("node",
+                                     * "rack"), NULL: the whole job */
 } fc_stage_desc_t;
 
 const fc_stage_desc_t *fc_stage_desc(fc_stage_id_t stage);
 const char *fc_stage_name(fc_stage_id_t stage);
 int fc_stage_from_name(const char *name);       /* -1 if unknown */
+/* What one judged group of the stage is called ("node", "rack", "job"). */
+const char *fc_stage_group_noun(fc_stage_id_t stage);
 
 #endif

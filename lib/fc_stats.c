@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
+
 static int fc_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -23,13 +25,12 @@ static double fc_sorted_median(const double *s, size_t n)
 
 double fc_stats_median(const double *values, size_t n)
 {
-    double *s = malloc(n * sizeof(*s));
+    double *s;
     double m;
 
-    if (s == NULL || n == 0) {
-        free(s);
+    if (n == 0)
         return 0.0;
-    }
+    s = fc_xcalloc(n, sizeof(*s), "a median's sorted values");
     memcpy(s, values, n * sizeof(*s));
     qsort(s, n, sizeof(*s), fc_cmp_double);
     m = fc_sorted_median(s, n);
@@ -39,15 +40,14 @@ double fc_stats_median(const double *values, size_t n)
 
 void fc_stats_compute(const double *samples, size_t n, fc_time_stats_t *stats_p)
 {
-    double *s = malloc(n * sizeof(*s));
+    double *s;
     double sum = 0.0;
     size_t p99_rank;
 
     memset(stats_p, 0, sizeof(*stats_p));
-    if (s == NULL || n == 0) {
-        free(s);
+    if (n == 0)
         return;
-    }
+    s = fc_xcalloc(n, sizeof(*s), "the sorted samples");
     memcpy(s, samples, n * sizeof(*s));
     qsort(s, n, sizeof(*s), fc_cmp_double);
     for (size_t k = 0; k < n; ++k)

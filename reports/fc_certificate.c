@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fc_alloc.h"
 #include "fc_record.h"
 #include "fc_report_text.h"
 #include "fc_sensitivity.h"
@@ -124,15 +125,6 @@ static json_t *fc_cert_plan(const fc_run_verdict_t *v)
                      env ? json_deep_copy(env) : json_null());
 }
 
-/* What one group of a stage is, for its sensitivity statement: a node's
- * loss fails the node and pairs stages, a rack's the rack stage, the
- * job's the cluster, contention and soak stages. */
-static const char *fc_sens_kind(int s)
-{
-    return s == FC_STAGE_NODE || s == FC_STAGE_PAIRS ? "node" : s == FC_STAGE_RACK ? "rack"
-                                                                                    : "job";
-}
-
 json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t *r)
 {
     json_t *plan = v->plan, *nodes = json_array(), *stages = json_array();
@@ -192,7 +184,7 @@ json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t 
             "checks", r->stages[s].checks, "failed", r->stages[s].failed,
             "backend", fc_backend_json(&r->stages[s]), "figures", figures,
             /* DESIGN rule 3: how small a loss its limits would have caught */
-            "sensitivity", fc_sensitivity_stage(timed, fc_sens_kind(s))));
+            "sensitivity", fc_sensitivity_stage(timed, fc_stage_group_noun(s))));
         json_decref(timed);
     }
     for (int f = 0; f < r->nfindings; ++f) {
@@ -251,7 +243,7 @@ fc_status_t fc_certificate_file_write(const char *path, json_t *cert,
     text = fc_canonical_dump(doc);
     {
         size_t n = strlen(text);
-        char *line = malloc(n + 2);
+        char *line = fc_xmalloc(n + 2, "a certificate's text");
 
         memcpy(line, text, n);
         line[n] = '\n';

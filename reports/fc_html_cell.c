@@ -5,7 +5,7 @@
  */
 #include "fc_html_cell.h"
 
-#include "fc_html_page.h"
+#include "fc_html_escape.h"
 #include "fc_json.h"
 
 void fc_cell_point(FILE *f, json_t *rec)

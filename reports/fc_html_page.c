@@ -9,19 +9,6 @@
 
 #include "fc_report_text.h"
 
-void fc_html_escape(FILE *f, const char *s)
-{
-    for (; s && *s; ++s) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
-
 void fc_html_overrides(FILE *f, const fc_run_verdict_t *v)
 {
     char overrides[4096], environment[4096];

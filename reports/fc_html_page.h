@@ -12,10 +12,9 @@
 
 #include <stdio.h>
 
+#include "fc_html_escape.h"
 #include "fc_verdict.h"
 
-/* s with & < > " escaped (NULL writes nothing). */
-void fc_html_escape(FILE *f, const char *s);
 /* The doctype, the title and the style sheet, up to <body>. */
 void fc_html_head(FILE *f, const char *title);
 /* The colour a verdict ("PASS", "FAIL", else INCOMPLETE) is shown in. */

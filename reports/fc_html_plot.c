@@ -217,12 +217,13 @@ void fc_html_stage_plots(FILE *f, const fc_rack_verdict_t *r, const char *stage)
 
 /* One line per soak point: its window medians over the soak, and dashed in
  * the same colour the drift limit above its fastest window. */
-void fc_html_soak_plot(FILE *f, const fc_rack_verdict_t *r)
+void fc_html_soak_plot(FILE *f, const fc_rack_verdict_t *r, const char *stage)
 {
     const double W = FC_PLOT_W, H = FC_PLOT_H, L = FC_PLOT_L, R = FC_PLOT_R;
     const double T = FC_PLOT_T, B = FC_PLOT_B;
     double ymax = 0;
     int xmax = 1, nser = 0;
+    char title[128];
     size_t i;
     json_t *rec;
 
@@ -231,7 +232,7 @@ void fc_html_soak_plot(FILE *f, const fc_rack_verdict_t *r)
         double lim = json_number_value(json_object_get(soak, "max_drift_pct")), fastest = 0;
         size_t k;
 
-        if (!json_is_object(soak))
+        if (!json_is_object(soak) || strcmp(fc_json_str(rec, "stage"), stage) != 0)
             continue;
         json_array_foreach(json_object_get(soak, "windows"), k, w) {
             double m = json_number_value(json_object_get(w, "median_us"));
@@ -250,7 +251,8 @@ void fc_html_soak_plot(FILE *f, const fc_rack_verdict_t *r)
     ymax *= 1.1;
 #define FC_PX(v) (L + (v) / (double)xmax * (W - L - R))
 #define FC_PY(v) (H - B - (v) / ymax * (H - T - B))
-    fc_plot_frame(f, "soak: median time per window (drift)", "window", "median time us", ymax);
+    snprintf(title, sizeof(title), "%s: median time per window (drift)", stage);
+    fc_plot_frame(f, title, "window", "median time us", ymax);
     for (int x = 0; x <= xmax; x += xmax > 20 ? xmax / 10 : 1)
         fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" font-size=\"10\" text-anchor=\"middle\">%d</text>\n",
                 FC_PX(x), H - B + 14, x);
@@ -262,7 +264,7 @@ void fc_html_soak_plot(FILE *f, const fc_rack_verdict_t *r)
         char label[256];
         size_t k;
 
-        if (!json_is_object(soak))
+        if (!json_is_object(soak) || strcmp(fc_json_str(rec, "stage"), stage) != 0)
             continue;
         fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", c);
         json_array_foreach(json_object_get(soak, "windows"), k, w) {
@@ -294,7 +296,7 @@ void fc_html_soak_plot(FILE *f, const fc_rack_verdict_t *r)
 
 /* ---- pairs heat map ----------------------------------------------------- */
 
-void fc_html_pairs_heatmap(FILE *f, const fc_rack_verdict_t *r)
+void fc_html_pairs_heatmap(FILE *f, const fc_rack_verdict_t *r, const char *stage)
 {
     char hosts[FC_MAX_NODES][64];
     double bw[FC_MAX_NODES][FC_MAX_NODES];
@@ -312,7 +314,8 @@ void fc_html_pairs_heatmap(FILE *f, const fc_rack_verdict_t *r)
         json_t *sizes = json_object_get(rec, "sizes");
         double b;
 
-        if (fc_record_id(rec) != FC_RECORD_PAIR)
+        if (fc_record_id(rec) != FC_RECORD_PAIR ||
+            strcmp(fc_json_str(rec, "stage"), stage) != 0)
             continue;
         for (int k = 0; k < 2; ++k) {
             for (idx[k] = 0; idx[k] < n && strcmp(hosts[idx[k]], names[k]) != 0; ++idx[k])
@@ -342,8 +345,9 @@ next:;
 
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
             "viewBox=\"0 0 %d %d\" role=\"img\">\n", w, h, w, h);
-    fprintf(f, "<text x=\"10\" y=\"18\" font-size=\"13\" font-weight=\"bold\">pairs: "
-            "bandwidth per direction (GB/s), bad pairs marked</text>\n");
+    fprintf(f, "<text x=\"10\" y=\"18\" font-size=\"13\" font-weight=\"bold\">");
+    fc_html_escape(f, stage);
+    fprintf(f, ": bandwidth per direction (GB/s), bad pairs marked</text>\n");
     for (int a = 0; a < n; ++a) {
         fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">", left - 6,
                 top + cell * a + cell / 2 + 4);

@@ -12,11 +12,15 @@
 
 #include "fc_verdict.h"
 
-/* One plot per collective of the stage's points that measured rack r. */
+/* Each takes the records of one stage, named as in the stage table, whose
+ * view (lib/fc_stages.h) is the plot's: reports/fc_html_rack.c chooses.
+ * One plot per collective of the stage's points that measured rack r
+ * (FC_VIEW_SWEEP, FC_VIEW_SOAK). */
 void fc_html_stage_plots(FILE *f, const fc_rack_verdict_t *r, const char *stage);
-/* The window medians of each of r's soak points. */
-void fc_html_soak_plot(FILE *f, const fc_rack_verdict_t *r);
-/* r's pairs, bandwidth per direction at the largest size. */
-void fc_html_pairs_heatmap(FILE *f, const fc_rack_verdict_t *r);
+/* The window medians of each of r's soak points (FC_VIEW_SOAK). */
+void fc_html_soak_plot(FILE *f, const fc_rack_verdict_t *r, const char *stage);
+/* r's pairs, bandwidth per direction at the largest size (FC_VIEW_PAIRS):
+ * the stage's `pair` records only. */
+void fc_html_pairs_heatmap(FILE *f, const fc_rack_verdict_t *r, const char *stage);
 
 #endif

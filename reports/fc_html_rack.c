@@ -177,8 +177,7 @@ static void fc_html_rack_stage(FILE *f, const fc_run_verdict_t *v,
         json_array_foreach(r->checks, i, rec)
             if (strcmp(fc_json_str(rec, "stage"), fc_stage_name(s)) == 0)
                 json_array_append(timed, rec);
-        sens = fc_sensitivity_stage(timed, s == FC_STAGE_NODE || s == FC_STAGE_PAIRS
-                                    ? "node" : s == FC_STAGE_RACK ? "rack" : "job");
+        sens = fc_sensitivity_stage(timed, fc_stage_group_noun(s));
         if (json_is_object(sens)) {
             fprintf(f, "<p><b>Sensitivity</b>: ");
             fc_html_escape(f, fc_json_str(sens, "statement"));
@@ -192,12 +191,21 @@ static void fc_html_rack_stage(FILE *f, const fc_run_verdict_t *v,
         json_decref(sens);
         json_decref(timed);
     }
-    if (s == FC_STAGE_PAIRS)
-        fc_html_pairs_heatmap(f, r);
-    else
+    /* the stage table says how its figures are shown */
+    switch (fc_stage_desc(s)->view) {
+    case FC_VIEW_PAIRS:
+        fc_html_pairs_heatmap(f, r, fc_stage_name(s));
+        break;
+    case FC_VIEW_SOAK:
         fc_html_stage_plots(f, r, fc_stage_name(s));
-    if (s == FC_STAGE_SOAK)
-        fc_html_soak_plot(f, r);
+        fc_html_soak_plot(f, r, fc_stage_name(s));
+        break;
+    case FC_VIEW_SWEEP:
+        fc_html_stage_plots(f, r, fc_stage_name(s));
+        break;
+    case FC_VIEW_TABLE:
+        break;
+    }
     fprintf(f, "<details%s><summary>checks</summary>\n<table><tr><th>check</th>"
             "<th>measured</th><th>rules: judged by, or not applied and why</th>"
             "<th>verdict</th></tr>\n",

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
+
 /* Append text to buf, control characters shown as '?' (an override's value
  * must not fake a line of the summary), at most max bytes of it. */
 static size_t fc_append_visible(char *buf, size_t used, size_t len, const char *text,
@@ -37,12 +39,13 @@ void fc_print_line(FILE *out, const char *fmt, ...)
     va_copy(again, ap);
     n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    line = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (line)
-        vsnprintf(line, (size_t)n + 1, fmt, again);
-    va_end(again);
-    if (line == NULL)
+    if (n < 0) {                    /* the format cannot be encoded */
+        va_end(again);
         return;
+    }
+    line = fc_xmalloc((size_t)n + 1, "a report line");
+    vsnprintf(line, (size_t)n + 1, fmt, again);
+    va_end(again);
     for (int i = 0; i < n; ++i)
         if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
             line[i] = '?';

@@ -36,6 +36,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fc_alloc.h"
 #include "fc_inventory.h"
 #include "fc_json.h"
 #include "fc_report_text.h"
@@ -89,14 +90,12 @@ static fc_status_t fc_read_bytes(const char *path, char **buf_p, size_t *len_p)
     }
     for (;;) {
         if (cap - len < 65536) {
-            char *p = cap >= FC_CERT_MAX_BYTES ? NULL : realloc(buf, cap + (1u << 20));
-
-            if (p == NULL) {
+            if (cap >= FC_CERT_MAX_BYTES) {
                 fprintf(stderr, "fabcert: %s: larger than %u MiB, not a certificate\n",
                         path, FC_CERT_MAX_BYTES >> 20);
                 goto fail;
             }
-            buf = p;
+            buf = fc_xrealloc(buf, cap + (1u << 20), 1, "a certificate's bytes");
             cap += 1u << 20;
         }
         n = read(fd, buf + len, cap - len - 1);

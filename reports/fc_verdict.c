@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
+
 const char *fc_verdict_name(fc_verdict_t v)
 {
     switch (v) {
@@ -89,14 +91,8 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
         return st;
     }
     /* records counted as misplaced that the racks' pass must not judge */
-    scan.ignored = calloc(json_array_size(records) + 1, 1);
-    scan.unplaced = calloc(json_array_size(records) + 1, 1);
-    if (scan.ignored == NULL || scan.unplaced == NULL) {
-        free(scan.ignored);
-        free(scan.unplaced);
-        fc_verdict_free(out);
-        return FC_ERR_INTERNAL;
-    }
+    scan.ignored = fc_xcalloc(json_array_size(records) + 1, 1, "the records ignored");
+    scan.unplaced = fc_xcalloc(json_array_size(records) + 1, 1, "the records unplaced");
     fc_verdict_scan(records, out, &scan);
     fc_verdict_find_unplaced(records, out, &scan);
     for (int k = 0; k < out->nracks; ++k) {

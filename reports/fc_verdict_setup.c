@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
+
 fc_status_t fc_results_load(const char *path, long from, json_t **records_p,
                             int *bad_lines_p)
 {
@@ -181,9 +183,7 @@ fc_status_t fc_verdict_setup(json_t *records, fc_run_verdict_t *out)
         }
     }
     hosts = json_object_get(json_object_get(plan, "inventory"), "hosts");
-    out->racks = calloc(json_array_size(hosts) + 1, sizeof(*out->racks));
-    if (out->racks == NULL)
-        return FC_ERR_INTERNAL;
+    out->racks = fc_xcalloc(json_array_size(hosts) + 1, sizeof(*out->racks), "the racks");
     json_array_foreach(hosts, i, h) {
         const char *rack = fc_json_str(h, "rack");
         fc_rack_verdict_t *r = NULL;
@@ -194,13 +194,11 @@ fc_status_t fc_verdict_setup(json_t *records, fc_run_verdict_t *out)
         if (r == NULL) {
             r = &out->racks[out->nracks++];
             snprintf(r->rack, sizeof(r->rack), "%s", rack);
-            r->hosts = calloc(json_array_size(hosts), FC_VERDICT_NAME);
+            r->hosts = fc_xcalloc(json_array_size(hosts), FC_VERDICT_NAME, "a rack's hosts");
             r->checks = json_array();
             r->quarantines = json_array();
             r->failed_checks = json_array();
             r->incomplete_checks = json_array();
-            if (r->hosts == NULL)
-                return FC_ERR_INTERNAL;
         }
         snprintf(r->hosts[r->nhosts++], FC_VERDICT_NAME, "%s", fc_json_str(h, "host"));
     }

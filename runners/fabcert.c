@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fc_alloc.h"
 #include "fc_baseline.h"
 #include "fc_compare.h"
 #include "fc_launch.h"
@@ -36,73 +37,113 @@
 _Static_assert(FC_RUN_MAX_ATTEMPTS <= FC_VERDICT_MAX_ATTEMPTS,
                "the verdict must follow every attempt of a stage the runner makes");
 
-static int fc_cmd_run(int argc, char **argv)
+/* fc_cmd_run, step 1: the options, the profile (with --soak-duration
+ * applied as the stage programs apply it to the same profile) and the
+ * signing key. 0, or the exit status. */
+static int fc_run_read_inputs(int argc, char **argv, fc_run_state_t *st)
 {
-    fc_run_state_t st;
-    json_t *stages, *plan;
-    char exe[PATH_MAX];
-    int rc, nselected = 0;
+    int rc;
 
-    memset(&st, 0, sizeof(st));
-    if ((rc = fc_parse_run(argc, argv, &st.o)) != 0)
+    if ((rc = fc_parse_run(argc, argv, &st->o)) != 0)
         return rc;
-    if (fc_profile_load(st.o.profile, &st.profile) != FC_OK)
+    if (fc_profile_load(st->o.profile, &st->profile) != FC_OK)
         return 2;
-    /* the stage program applies the same override to the same profile */
-    for (int s = 0; s < FC_STAGE_COUNT && st.o.soak_duration > 0; ++s) {
-        fc_stage_profile_t *sp = &st.profile.stages[s];
+    for (int s = 0; s < FC_STAGE_COUNT && st->o.soak_duration > 0; ++s) {
+        fc_stage_profile_t *sp = &st->profile.stages[s];
 
         if (!(fc_stage_desc((fc_stage_id_t)s)->sections & FC_SECT_SOAK))
             continue;
-        if (sp->present && fc_soak_duration_check(st.o.profile, sp, st.o.soak_duration) != FC_OK)
+        if (sp->present &&
+            fc_soak_duration_check(st->o.profile, sp, st->o.soak_duration) != FC_OK)
             return 2;
-        fc_soak_set_duration(sp, st.o.soak_duration);
+        fc_soak_set_duration(sp, st->o.soak_duration);
     }
-    if (st.o.sign_key) {
+    if (st->o.sign_key) {
         unsigned char sk[64];
 
-        if (fc_key_load(st.o.sign_key, 1, sk, sizeof(sk)) != FC_OK)
+        if (fc_key_load(st->o.sign_key, 1, sk, sizeof(sk)) != FC_OK)
             return 2;
         memset(sk, 0, sizeof(sk));
     }
-    if (st.profile.require_signature && !st.o.sign_key) {
+    if (st->profile.require_signature && !st->o.sign_key) {
         fprintf(stderr, "fabcert: %s: the profile requires signed certificates "
                 "(certificates: require_signature: true): give --sign-key KEY\n",
-                st.o.profile);
+                st->o.profile);
         return 2;
     }
-    snprintf(st.o.run_id, sizeof(st.o.run_id), "%ld-%d", (long)time(NULL), (int)getpid());
-    if (st.o.out_dir[0] == '\0')
-        snprintf(st.o.out_dir, sizeof(st.o.out_dir), "fabcert-out/%s", st.o.run_id);
-    if (fc_mkdir_p(st.o.out_dir) != FC_OK)
-        return 2;
-    /* verdicts come from all of results.jsonl: never mix two runs */
-    snprintf(st.results_path, sizeof(st.results_path), "%s/results.jsonl", st.o.out_dir);
-    if (fc_run_claim_results(&st) != 0)
-        return 2;
-    if (fc_run_load_inventory(&st) != FC_OK || fc_check_background_hosts(&st) != 0 ||
-        fc_run_check_rack_names(&st.inv) != 0 || fc_run_freeze_inputs(&st) != FC_OK) {
-        unlink(st.results_path);        /* nothing was run: no half run left */
-        return 2;
-    }
-    fc_print_left_out(&st.inv);
-    st.healthy = calloc((size_t)st.inv.nhosts, sizeof(int));
-    st.quarantined = calloc((size_t)st.inv.nhosts, sizeof(int));
-    for (int h = 0; h < st.inv.nhosts; ++h)
-        st.healthy[h] = 1;
+    return 0;
+}
 
-    stages = json_array();
+/* Step 2: the run's output directory and results.jsonl (never two runs
+ * in one: verdicts come from all of it), the inventory checked and the
+ * inputs frozen beside the results; every host starts healthy. 0, or 2
+ * (then no half run is left). */
+static int fc_run_open_output(fc_run_state_t *st)
+{
+    snprintf(st->o.run_id, sizeof(st->o.run_id), "%ld-%d", (long)time(NULL), (int)getpid());
+    if (st->o.out_dir[0] == '\0')
+        snprintf(st->o.out_dir, sizeof(st->o.out_dir), "fabcert-out/%s", st->o.run_id);
+    if (fc_mkdir_p(st->o.out_dir) != FC_OK)
+        return 2;
+    snprintf(st->results_path, sizeof(st->results_path), "%s/results.jsonl", st->o.out_dir);
+    if (fc_run_claim_results(st) != 0)
+        return 2;
+    if (fc_run_load_inventory(st) != FC_OK || fc_check_background_hosts(st) != 0 ||
+        fc_run_check_rack_names(&st->inv) != 0 || fc_run_freeze_inputs(st) != FC_OK) {
+        unlink(st->results_path);       /* nothing was run: no half run left */
+        return 2;
+    }
+    fc_print_left_out(&st->inv);
+    st->healthy = fc_xcalloc((size_t)st->inv.nhosts, sizeof(int), "the healthy hosts");
+    st->quarantined = fc_xcalloc((size_t)st->inv.nhosts, sizeof(int), "the quarantined hosts");
+    for (int h = 0; h < st->inv.nhosts; ++h)
+        st->healthy[h] = 1;
+    return 0;
+}
+
+/* A self-test on a rank that a stage it goes to does not have would never
+ * fire there: refused before anything runs (a quarantine that shrinks a
+ * stage later is the stage's to record: not certified). 0, or 2. */
+static int fc_run_check_selftest(const fc_run_state_t *st)
+{
+    if (fc_selftest_rank(&st->o) < 0)
+        return 0;
     for (int k = 0; k < FC_STAGE_COUNT; ++k) {
-        fc_stage_id_t s = (fc_stage_id_t)k;     /* the stage table's order */
+        int ranks = fc_stage_ranks_planned(st, (fc_stage_id_t)k, st->inv.nhosts);
 
-        if (!st.profile.stages[s].present)
+        if (!st->profile.stages[k].present || !st->o.stages[k] ||
+            (st->o.selftest_stage >= 0 && st->o.selftest_stage != k) ||
+            st->inv.nhosts < fc_stage_desc((fc_stage_id_t)k)->min_hosts ||
+            fc_selftest_rank(&st->o) < ranks)
             continue;
-        /* every stage of the profile is in the plan; those --stages leaves
-         * out are marked, and a required one among them is INCOMPLETE */
+        fprintf(stderr, "fabcert: a self-test on rank %d: the %s stage has ranks 0 to %d "
+                "only, so it would never fire there (aim it with --selftest-stage, or "
+                "give a lower rank)\n", fc_selftest_rank(&st->o),
+                fc_stage_name((fc_stage_id_t)k), ranks - 1);
+        return 2;
+    }
+    return 0;
+}
+
+/* Step 3: the plan's stages, in the stage table's order: every stage of
+ * the profile, those --stages leaves out marked (a required one among
+ * them is INCOMPLETE); each selected stage's program must be there, and
+ * one stage at least selected. The list, or NULL (exit 2, said why). */
+static json_t *fc_run_plan_stages(const fc_run_state_t *st)
+{
+    json_t *stages = json_array();
+    char exe[PATH_MAX];
+    int nselected = 0;
+
+    for (int k = 0; k < FC_STAGE_COUNT; ++k) {
+        fc_stage_id_t s = (fc_stage_id_t)k;
+
+        if (!st->profile.stages[s].present)
+            continue;
         json_array_append_new(stages, json_pack("{s:s, s:b, s:f, s:b}", "name",
-            fc_stage_name(s), "required", st.profile.stages[s].required,
-            "timeout_s", st.profile.stages[s].timeout_s, "selected", st.o.stages[s]));
-        if (!st.o.stages[s])
+            fc_stage_name(s), "required", st->profile.stages[s].required,
+            "timeout_s", st->profile.stages[s].timeout_s, "selected", st->o.stages[s]));
+        if (!st->o.stages[s])
             continue;
         ++nselected;
         fc_path_beside_exe("suites/", exe, sizeof(exe));
@@ -111,97 +152,114 @@ static int fc_cmd_run(int argc, char **argv)
             fprintf(stderr, "fabcert: stage program %s is missing: %s (run make)\n",
                     exe, strerror(errno));
             json_decref(stages);
-            return 2;
+            return NULL;
         }
     }
     if (nselected == 0) {
         if (json_array_size(stages) > 0)
             fprintf(stderr, "fabcert: --stages %s: the profile %s has none of these "
-                    "stages\n", st.o.stages_arg, st.o.profile);
+                    "stages\n", st->o.stages_arg, st->o.profile);
         else
             fprintf(stderr, "fabcert: %s:1:1: the profile names no stage to run\n",
-                    st.o.profile);
+                    st->o.profile);
         json_decref(stages);
-        return 2;
+        return NULL;
     }
-    /* a self-test on a rank a stage it goes to does not have would never
-     * fire there: refused before anything runs (a quarantine that shrinks
-     * a stage later is the stage's to record: not certified) */
-    if (fc_selftest_rank(&st.o) >= 0)
-        for (int k = 0; k < FC_STAGE_COUNT; ++k) {
-            int ranks = fc_stage_ranks_planned(&st, (fc_stage_id_t)k, st.inv.nhosts);
+    if (fc_run_check_selftest(st) != 0) {
+        json_decref(stages);
+        return NULL;
+    }
+    return stages;
+}
 
-            if (!st.profile.stages[k].present || !st.o.stages[k] ||
-                (st.o.selftest_stage >= 0 && st.o.selftest_stage != k) ||
-                st.inv.nhosts < fc_stage_desc((fc_stage_id_t)k)->min_hosts ||
-                fc_selftest_rank(&st.o) < ranks)
-                continue;
-            fprintf(stderr, "fabcert: a self-test on rank %d: the %s stage has ranks 0 to %d "
-                    "only, so it would never fire there (aim it with --selftest-stage, or "
-                    "give a lower rank)\n", fc_selftest_rank(&st.o), fc_stage_name((fc_stage_id_t)k),
-                    ranks - 1);
-            json_decref(stages);
-            return 2;
-        }
-    if (fc_write_run_json(&st, stages) != 0)
+/* Step 4: run.json and the plan record, the first line of results.jsonl:
+ * the stages, the inventory, the profile, every override and the
+ * environment, the inputs and the launcher. 0, or 2. */
+static int fc_run_write_plan(fc_run_state_t *st, json_t *stages)
+{
+    json_t *plan;
+
+    if (fc_write_run_json(st, stages) != 0)
         return 2;
     if (geteuid() == 0) {
         setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
         setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
     }
-    plan = fc_run_record(&st, "plan", NULL);
+    plan = fc_run_record(st, "plan", NULL);
     json_object_set_new(plan, "stages", json_deep_copy(stages));
-    json_object_set_new(plan, "inventory", fc_inventory_json(&st.inv));
-    json_object_set_new(plan, "profile", json_string(st.profile.name));
-    json_object_set_new(plan, "profile_sha256", json_string(st.profile.sha256));
+    json_object_set_new(plan, "inventory", fc_inventory_json(&st->inv));
+    json_object_set_new(plan, "profile", json_string(st->profile.name));
+    json_object_set_new(plan, "profile_sha256", json_string(st->profile.sha256));
     json_object_set_new(plan, "version", json_string(FC_VERSION));
-    if (st.profile.require_signature)   /* `report` refuses unsigned certificates */
+    if (st->profile.require_signature)  /* `report` refuses unsigned certificates */
         json_object_set_new(plan, "require_signature", json_true());
-    if (st.o.soak_duration > 0)     /* the profile's hash alone would not say it */
-        json_object_set_new(plan, "soak_duration_s", json_real(st.o.soak_duration));
-    json_object_set_new(plan, "overrides", fc_run_overrides(&st.o));
+    if (st->o.soak_duration > 0)        /* the profile's hash alone would not say it */
+        json_object_set_new(plan, "soak_duration_s", json_real(st->o.soak_duration));
+    json_object_set_new(plan, "overrides", fc_run_overrides(&st->o));
     json_object_set_new(plan, "environment", fc_run_environment());
     json_object_set_new(plan, "inputs", json_pack("{s:s, s:s, s:s}", "profile",
-                        st.o.profile_source, "hosts", st.o.hosts_source, "racks",
-                        st.o.racks_source));
+                        st->o.profile_source, "hosts", st->o.hosts_source, "racks",
+                        st->o.racks_source));
     json_object_set_new(plan, "launch", json_pack("{s:s, s:s, s:i}", "launcher",
-        st.o.srun ? "srun" : "mpirun", "program", st.o.mpirun, fc_cluster_mode(&st.o)
-        ? "ranks_per_node" : "ranks", fc_cluster_mode(&st.o) ? st.o.ppn : st.o.np));
-    fc_append(&st, plan);
+        st->o.srun ? "srun" : "mpirun", "program", st->o.mpirun, fc_cluster_mode(&st->o)
+        ? "ranks_per_node" : "ranks", fc_cluster_mode(&st->o) ? st->o.ppn : st->o.np));
+    fc_append(st, plan);
+    return 0;
+}
 
+/* Step 5: each selected stage in the table's order, a hung one once more
+ * without the hosts it blamed (fc_run_stage), none after an interrupt.
+ * 0, or 2 (bad input a stage found). */
+static int fc_run_stages(fc_run_state_t *st)
+{
     printf("fabcert %s: run %s, %d host(s) in %d rack(s), profile %s\n",
-           FC_VERSION, st.o.run_id, st.inv.nhosts, st.inv.nracks, st.profile.name);
+           FC_VERSION, st->o.run_id, st->inv.nhosts, st->inv.nracks, st->profile.name);
     fflush(stdout);
     fc_launch_catch_signals();
     for (int k = 0; k < FC_STAGE_COUNT; ++k) {
         fc_stage_id_t s = (fc_stage_id_t)k;     /* the stage table's order */
         int hung = 0;
 
-        if (!st.profile.stages[s].present || !st.o.stages[s])
+        if (!st->profile.stages[s].present || !st->o.stages[s])
             continue;
         if (fc_launch_interrupted()) {
             printf("stage %s: not run: the run was interrupted\n", fc_stage_name(s));
             continue;
         }
         for (int attempt = 1; attempt <= FC_RUN_MAX_ATTEMPTS; ++attempt) {
-            if (fc_run_stage(&st, s, attempt, &hung) == 2) {
-                json_decref(stages);
+            if (fc_run_stage(st, s, attempt, &hung) == 2)
                 return 2;
-            }
             if (!hung || fc_launch_interrupted())
                 break;
         }
         fflush(stdout);
     }
+    return 0;
+}
+
+/* `fabcert run`: the steps above, then the verdicts from results.jsonl
+ * (reports/fc_report.h). 0 every rack passed, 1 not, 2 bad input. */
+static int fc_cmd_run(int argc, char **argv)
+{
+    fc_run_state_t st;
+    fc_verdict_t overall = FC_VERDICT_INCOMPLETE;
+    json_t *stages;
+    int rc;
+
+    memset(&st, 0, sizeof(st));
+    if ((rc = fc_run_read_inputs(argc, argv, &st)) != 0 || (rc = fc_run_open_output(&st)) != 0)
+        return rc;
+    if ((stages = fc_run_plan_stages(&st)) == NULL)
+        return 2;
+    rc = fc_run_write_plan(&st, stages);
+    if (rc == 0)
+        rc = fc_run_stages(&st);
     json_decref(stages);
-
+    if (rc != 0)
+        return rc;
     printf("\n");
-    {
-        fc_verdict_t overall = FC_VERDICT_INCOMPLETE;
-
-        rc = fc_report_dir(st.o.out_dir, st.o.sign_key, 0, &overall) == FC_OK
-                 ? (overall == FC_VERDICT_PASS ? 0 : 1) : 2;
-    }
+    rc = fc_report_dir(st.o.out_dir, st.o.sign_key, 0, &overall) == FC_OK
+             ? (overall == FC_VERDICT_PASS ? 0 : 1) : 2;
     printf("output: %s\n", st.o.out_dir);
     fc_inventory_free(&st.inv);
     free(st.healthy);

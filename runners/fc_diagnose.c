@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
 #include "fc_diagnose_int.h"
 #include "fc_exitinfo.h"
 #include "fc_verdict.h"
@@ -68,7 +69,7 @@ static int fc_diag_load(fc_diag_t *d)
     hosts = json_object_get(d->start, "rank_hosts");
     d->timeout_s = json_real_value(json_object_get(d->start, "timeout_s"));
     d->n = json_array_size(hosts);
-    d->ranks = calloc(d->n + 1, sizeof(*d->ranks));
+    d->ranks = fc_xcalloc(d->n + 1, sizeof(*d->ranks), "the diagnosed ranks");
     for (i = 0; i < d->n; ++i)
         d->ranks[i].host = json_string_value(json_array_get(hosts, i));
     json_array_foreach(res->watchdog, i, w) {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
 #include "fc_exitinfo.h"
 #include "fc_launch.h"
 #include "fc_report.h"
@@ -119,7 +120,8 @@ static void fc_retest_end_text(const fc_launch_result_t *res, const char *log, c
         fseek(f, 0, SEEK_END);
         n = (size_t)(ftell(f) > 0 ? ftell(f) : 0);
         rewind(f);
-        if ((text = calloc(n + 1, 1)) != NULL && fread(text, 1, n, f) != n)
+        text = fc_xcalloc(n + 1, 1, "the retest's log");
+        if (fread(text, 1, n, f) != n)
             text[0] = '\0';
         fclose(f);
     }

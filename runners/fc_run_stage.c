@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fc_alloc.h"
 #include "fc_diagnose.h"
 #include "fc_probe.h"
 #include "fc_report.h"
@@ -279,7 +280,7 @@ int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt, int *hung
 {
     const fc_run_opts_t *o = &st->o;
     const char *name = fc_stage_name(stage);
-    fc_stage_launch_t *l = calloc(1, sizeof(*l));
+    fc_stage_launch_t *l = fc_xcalloc(1, sizeof(*l), "the stage's launch");
     char suffix[16] = "";
     fc_launch_result_t res;
     fc_stage_scan_t sc;
@@ -288,10 +289,6 @@ int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt, int *hung
     int torn = 0;
 
     *hung_p = 0;
-    if (l == NULL) {
-        fprintf(stderr, "fabcert: out of memory launching the %s stage\n", name);
-        return 2;
-    }
     for (int h = 0; h < st->inv.nhosts; ++h)
         l->nhealthy += st->healthy[h];
     if (attempt > 1)

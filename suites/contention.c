@@ -125,8 +125,9 @@ static void fc_cont_phase(fc_cont_run_t *run, const fc_test_point_t *pt, unsigne
         MPI_Wait(&stop, MPI_STATUS_IGNORE);
     }
     if (ctx->world_rank == 0) {
-        all = calloc((size_t)ctx->world_size, sizeof(*all));
-        tallies = calloc((size_t)ctx->world_size, sizeof(*tallies));
+        all = fc_xcalloc((size_t)ctx->world_size, sizeof(*all), "the phase's summaries");
+        tallies = fc_xcalloc((size_t)ctx->world_size, sizeof(*tallies),
+                             "the phase's background tallies");
     }
     MPI_Gather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, 0, MPI_COMM_WORLD);
     MPI_Gather(&tally, sizeof(tally), MPI_BYTE, tallies, sizeof(tally), MPI_BYTE, 0,
@@ -135,7 +136,8 @@ static void fc_cont_phase(fc_cont_run_t *run, const fc_test_point_t *pt, unsigne
         return;
     memset(out, 0, sizeof(*out));
     out->mask = mask;
-    out->sums = calloc((size_t)ctx->world_size, sizeof(*out->sums));
+    out->sums = fc_xcalloc((size_t)ctx->world_size, sizeof(*out->sums),
+                           "the groups' summaries");
     run->ngroups = 0;
     for (int r = 0; r < ctx->world_size; ++r)
         if (all[r].valid)
@@ -243,7 +245,7 @@ static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
 
     if (after->ngroups > n)
         n = after->ngroups;
-    ratios = calloc((size_t)n + 1, sizeof(double));
+    ratios = fc_xcalloc((size_t)n + 1, sizeof(double), "the groups' slowdowns");
     fc_point_label(pt, label, sizeof(label));
     for (int g = 0; g < n; ++g) {
         const fc_point_summary_t *s = &loaded->sums[g];
@@ -496,15 +498,22 @@ int main(int argc, char **argv)
     }
     if ((status = fc_cont_check_selftest(&ctx, run.role)) != FC_OK)
         return fc_stage_finish(&ctx, status);
-    if (!ctx.skip_reason[0] && (nbg == 0 || nfg == 0 || run.nkinds == 0))
+    if (!ctx.skip_reason[0] && run.nkinds == 0) {
+        char names[256] = "";
+
+        for (int k = 0; k < FC_BG_KINDS; ++k)
+            snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+                     k ? ", " : "", fc_bg_kind_name(k));
+        snprintf(ctx.skip_reason, sizeof(ctx.skip_reason), "the profile's contention stage "
+                 "names no background traffic (%s)", names);
+    } else if (!ctx.skip_reason[0] && (nbg == 0 || nfg == 0)) {
         snprintf(ctx.skip_reason, sizeof(ctx.skip_reason), "%s",
-                 run.nkinds == 0 ? "the profile's contention stage names no background "
-                 "traffic (storage_file, storage_net, tenant)" :
                  nbg == 0 && run.cp->background_hosts[0] ? "no background ranks: no host "
                  "of background_hosts is in this run (quarantined, or not in the inventory)" :
                  nbg == 0 ? "no background ranks: launch foreground_ranks_per_node + "
                  "background_ranks_per_node ranks per node" :
                  "no foreground ranks: every host of this run is in background_hosts");
+    }
     if (ctx.skip_reason[0]) {
         if (ctx.world_rank == 0) {
             fprintf(stderr, "fabcert: stage contention skipped: %s\n", ctx.skip_reason);
@@ -533,7 +542,7 @@ int main(int argc, char **argv)
     run.have_be = fc_stage_open_backend_on(&ctx, is_fg ? run.group : MPI_COMM_NULL, is_fg,
                                            &run.be) == FC_OK && is_fg;
     if (is_bg) {
-        int *racks = calloc((size_t)nbg, sizeof(int));
+        int *racks = fc_xcalloc((size_t)nbg, sizeof(int), "the background ranks' racks");
 
         MPI_Allgather(&ctx.rack, 1, MPI_INT, racks, 1, MPI_INT, run.role_comm);
         /* a kind that cannot run here (storage_dir) logs why itself */

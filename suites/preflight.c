@@ -26,6 +26,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "fc_alloc.h"
 #include "fc_counters.h"
 #include "fc_judge.h"
 #include "fc_log.h"
@@ -261,7 +262,7 @@ int main(int argc, char **argv)
         MPI_Comm_free(&leaders);
     }
     if (ctx.world_rank == 0) {
-        json_t **invs = calloc((size_t)nnodes, sizeof(*invs));
+        json_t **invs = fc_xcalloc((size_t)nnodes, sizeof(*invs), "the nodes' inventories");
 
         for (int i = 0; i < nnodes; ++i)
             if (!json_is_object(invs[i] = json_incref(json_array_get(all, (size_t)i))))

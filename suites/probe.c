@@ -27,6 +27,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fc_alloc.h"
+#include "fc_log.h"
+
 #define FC_PROBE_TAG 4343
 
 typedef struct fc_probe {
@@ -70,12 +73,15 @@ static int fc_probe_post(fc_probe_t *p)
 {
     int n = p->size;
 
+    p->reqs = fc_xcalloc(2 * (size_t)n, sizeof(MPI_Request), "the probe's requests");
+    p->state = fc_xcalloc(2 * (size_t)n, sizeof(int), "the probe's request states");
+    /* the messages are sized by --bytes (the command line's): a failure
+     * is said with that size, not the out-of-memory policy (fc_alloc.h) */
     p->sendbuf = malloc((size_t)p->bytes);
     p->recvbuf = malloc((size_t)p->bytes * (size_t)n);
-    p->reqs = malloc(sizeof(MPI_Request) * 2 * (size_t)n);
-    p->state = calloc(2 * (size_t)n, sizeof(int));
-    if (!p->sendbuf || !p->recvbuf || !p->reqs || !p->state) {
-        fprintf(stderr, "probe: %s rank %d: out of memory\n", p->host, p->rank);
+    if (!p->sendbuf || !p->recvbuf) {
+        fprintf(stderr, "probe: %s rank %d: out of memory for %d-byte messages from %d "
+                "ranks\n", p->host, p->rank, p->bytes, n);
         return 1;
     }
     for (int i = 0; i < p->bytes; ++i)
@@ -153,6 +159,13 @@ static void fc_probe_list(const fc_probe_t *p, const char *name, int kind)
     printf("]");
 }
 
+/* Out of memory or a broken invariant ends this rank at once, as a failed
+ * post does: never MPI_Finalize, which could wait for a missing peer. */
+static void fc_probe_die(void)
+{
+    _exit(1);
+}
+
 int main(int argc, char **argv)
 {
     fc_probe_t p;
@@ -166,6 +179,8 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     if (gethostname(p.host, sizeof(p.host) - 1) != 0)
         snprintf(p.host, sizeof(p.host), "unknown-host");
+    fc_log_set_identity(p.host, p.rank);
+    fc_alloc_set_die(fc_probe_die);
     if (fc_probe_parse(argc, argv, &p) != 0) {
         MPI_Finalize();
         return 2;

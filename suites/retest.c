@@ -34,6 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fc_alloc.h"
 #include "fc_backend.h"
 #include "fc_engine.h"
 #include "fc_kernels.h"
@@ -147,16 +148,19 @@ static fc_status_t fc_retest_tournament(const fc_retest_opts_t *o, int rank, int
 {
     size_t count = (size_t)o->bytes / sizeof(int32_t);
     int rounds = fc_pairs_rounds(size);
+    /* the messages are sized by --bytes (the command line's): a failure is
+     * said with that size, not the out-of-memory policy (fc_alloc.h) */
     int32_t *sendbuf[2] = { malloc((size_t)o->bytes), malloc((size_t)o->bytes) };
     int32_t *recvbuf = malloc((size_t)o->bytes);
-    fc_exchange_t *mine = calloc((size_t)rounds + 1, sizeof(*mine));
+    fc_exchange_t *mine;
     fc_pattern_t pat[2];
 
-    if (sendbuf[0] == NULL || sendbuf[1] == NULL || recvbuf == NULL || mine == NULL) {
+    if (sendbuf[0] == NULL || sendbuf[1] == NULL || recvbuf == NULL) {
         fc_error("out of memory for the retest (%ld-byte buffers)", o->bytes);
-        free(sendbuf[0]); free(sendbuf[1]); free(recvbuf); free(mine);
+        free(sendbuf[0]); free(sendbuf[1]); free(recvbuf);
         return FC_ERR_INTERNAL;
     }
+    mine = fc_xcalloc((size_t)rounds + 1, sizeof(*mine), "this rank's exchanges");
     for (int k = 0; k < 2; ++k) {
         fc_pattern_make(FC_INT32, FC_OP_NONE, size, fc_pattern_set_seed(o->seed, k), &pat[k]);
         fc_cpu_fill(&pat[k], rank, 0, sendbuf[k], count);
@@ -185,9 +189,9 @@ static fc_status_t fc_retest_tournament(const fc_retest_opts_t *o, int rank, int
 /* The unit of each rank: its host, or itself when the job has one host. */
 static int fc_retest_units(int size, char (*hosts)[FC_HOST_MAX], int *unit)
 {
-    int nhosts = 0, *host = calloc((size_t)size, sizeof(int));
+    int nhosts = 0, *host = fc_xcalloc((size_t)size, sizeof(int), "the ranks' host indices");
 
-    for (int r = 0; r < size && host; ++r) {
+    for (int r = 0; r < size; ++r) {
         int q = 0;
 
         while (q < r && strcmp(hosts[q], hosts[r]) != 0)
@@ -195,7 +199,7 @@ static int fc_retest_units(int size, char (*hosts)[FC_HOST_MAX], int *unit)
         host[r] = q == r ? nhosts++ : host[q];
     }
     for (int r = 0; r < size; ++r)
-        unit[r] = nhosts <= 1 || host == NULL ? r : host[r];
+        unit[r] = nhosts <= 1 ? r : host[r];
     free(host);
     return nhosts <= 1 ? size : nhosts;
 }
@@ -300,13 +304,11 @@ static void fc_retest_leave_one_out(const fc_test_point_t *pt, int seeds, int ra
                                     const char *host, const int *unit, int nunits,
                                     uint64_t *wrong, double *seconds, double *all_s)
 {
-    fc_point_summary_t *gathered = rank == 0 ? calloc((size_t)size, sizeof(*gathered)) : NULL;
+    fc_point_summary_t *gathered = NULL;
     fc_point_summary_t s;
 
-    if (rank == 0 && gathered == NULL) {
-        fc_error("out of memory for the retest's %d summaries", size);
-        MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
-    }
+    if (rank == 0)
+        gathered = fc_xcalloc((size_t)size, sizeof(*gathered), "the retest's summaries");
     fc_watchdog_progress(999999, "retest: the observed collective on every rank");
     fc_retest_run_point(pt, MPI_COMM_WORLD, rank, host, gathered, size, &s);
     if (rank == 0)
@@ -346,17 +348,19 @@ static int fc_retest_leave_rank_out(const fc_test_point_t *pt, int rank, int siz
                                     const char *host, const int *unit, int nunits,
                                     const double *loo_seconds, int *ranks, double *seconds)
 {
-    fc_point_summary_t *gathered = rank == 0 ? calloc((size_t)size, sizeof(*gathered)) : NULL;
+    fc_point_summary_t *gathered = NULL;
     fc_point_summary_t s;
     int u = -1, n = 0;
 
-    if (rank == 0)
+    if (rank == 0) {
+        gathered = fc_xcalloc((size_t)size, sizeof(*gathered), "the retest's summaries");
         u = fc_retest_loo_fastest(loo_seconds, nunits, NULL, NULL, NULL);
+    }
     MPI_Bcast(&u, 1, MPI_INT, 0, MPI_COMM_WORLD);
     for (int r = 0; u >= 0 && r < size; ++r)
         if (unit[r] == u)
             ranks[n++] = r;
-    if (n < 2 || (rank == 0 && gathered == NULL)) {
+    if (n < 2) {
         free(gathered);
         return 0;
     }
@@ -434,6 +438,14 @@ static int fc_retest_report(const fc_retest_opts_t *o, int size, char (*hosts)[F
     return failed;
 }
 
+/* Out of memory or a broken invariant on one rank ends the retest at
+ * once (lib/fc_alloc.h), rather than leaving its peers to the watchdog. */
+static void fc_retest_die(void)
+{
+    MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
+    _exit(FC_EXIT_FAIL);
+}
+
 int main(int argc, char **argv)
 {
     fc_retest_opts_t o;
@@ -453,6 +465,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     gethostname(host, sizeof(host) - 1);
     fc_log_set_identity(host, rank);
+    fc_alloc_set_die(fc_retest_die);
     if (fc_retest_parse(argc, argv, &o, rank != 0) != FC_OK) {
         MPI_Finalize();
         return FC_EXIT_USAGE;
@@ -461,36 +474,26 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return FC_EXIT_FAIL;
     }
-    hosts = calloc((size_t)size, FC_HOST_MAX);
-    unit = calloc((size_t)size, sizeof(int));
-    loo_wrong = calloc((size_t)size, sizeof(uint64_t));
-    loo_seconds = calloc((size_t)size, sizeof(double));
-    loo_rank_seconds = calloc((size_t)size, sizeof(double));
-    loo_ranks = calloc((size_t)size, sizeof(int));
-    if (hosts == NULL || unit == NULL || loo_wrong == NULL || loo_seconds == NULL ||
-        loo_rank_seconds == NULL || loo_ranks == NULL) {
-        fc_error("out of memory for %d host names", size);
-        MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
-    }
+    hosts = fc_xcalloc((size_t)size, FC_HOST_MAX, "the ranks' host names");
+    unit = fc_xcalloc((size_t)size, sizeof(int), "the ranks' units");
+    loo_wrong = fc_xcalloc((size_t)size, sizeof(uint64_t), "the leave-one-out's wrong counts");
+    loo_seconds = fc_xcalloc((size_t)size, sizeof(double), "the leave-one-out's times");
+    loo_rank_seconds = fc_xcalloc((size_t)size, sizeof(double), "the leave-rank-out's times");
+    loo_ranks = fc_xcalloc((size_t)size, sizeof(int), "the leave-rank-out's ranks");
     MPI_Allgather(host, FC_HOST_MAX, MPI_CHAR, hosts, FC_HOST_MAX, MPI_CHAR, MPI_COMM_WORLD);
     fc_retest_loo_points(&o, rank, &wrong_pt, &slow_pt, &any_slow, &any_wrong);
     t0 = MPI_Wtime();
     if (fc_retest_tournament(&o, rank, size, &mine, &rounds) != FC_OK)
         MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
-    if (rank == 0 && (all = calloc((size_t)size * (size_t)rounds + 1, sizeof(*all))) == NULL) {
-        fc_error("out of memory for %d x %d retest exchanges", size, rounds);
-        MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
-    }
+    if (rank == 0)
+        all = fc_xcalloc((size_t)size * (size_t)rounds + 1, sizeof(*all),
+                         "every rank's exchanges");
     MPI_Gather(mine, (int)(rounds * sizeof(*mine)), MPI_BYTE, all,
                (int)(rounds * sizeof(*mine)), MPI_BYTE, 0, MPI_COMM_WORLD);
     nunits = fc_retest_units(size, hosts, unit);
     /* one leave-one-out per kind of fault, each on its own collective */
-    unused_wrong = calloc((size_t)size, sizeof(uint64_t));
-    unused_seconds = calloc((size_t)size, sizeof(double));
-    if (unused_wrong == NULL || unused_seconds == NULL) {
-        fc_error("out of memory for %d leave-one-out results", size);
-        MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
-    }
+    unused_wrong = fc_xcalloc((size_t)size, sizeof(uint64_t), "the unused wrong counts");
+    unused_seconds = fc_xcalloc((size_t)size, sizeof(double), "the unused times");
     if (any_wrong || !any_slow)
         fc_retest_leave_one_out(&wrong_pt, FC_RETEST_LOO_SEEDS, rank, size, host, unit,
                                 nunits, loo_wrong, any_slow ? unused_seconds : loo_seconds,

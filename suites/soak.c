@@ -36,6 +36,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "fc_alloc.h"
 #include "fc_counters.h"
 #include "fc_drift.h"
 #include "fc_log.h"
@@ -162,13 +163,8 @@ static void fc_soak_close_window(fc_stage_ctx_t *ctx, fc_soak_point_t *sp,
     for (int i = 0; i < npoints; ++i) {
         fc_soak_point_t *p = &sp[i];
         double m = fc_times_median(&p->window);
-        double *nw = realloc(p->windows, (size_t)(p->nwindows + 1) * sizeof(*nw));
-
-        if (nw == NULL) {
-            fc_error("out of memory for %d soak windows", p->nwindows + 1);
-            MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
-        }
-        p->windows = nw;
+        p->windows = fc_xrealloc(p->windows, (size_t)p->nwindows + 1, sizeof(*p->windows),
+                                 "a soak point's windows");
         p->windows[p->nwindows++] = m;
         json_array_append_new(list, json_pack(
             "{s:s, s:s, s:s, s:I, s:I, s:f, s:f, s:I}",
@@ -379,10 +375,8 @@ static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
     sg = fc_soak_gpu_start(ctx, &be);
     fc_engine_bufs_init(&bufs);
     npoints = fc_stage_points(ctx, &points);
-    if (ctx->world_rank == 0 && (sp = calloc((size_t)npoints, sizeof(*sp))) == NULL) {
-        fc_error("out of memory for %d soak points", npoints);
-        MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
-    }
+    if (ctx->world_rank == 0)
+        sp = fc_xcalloc((size_t)npoints, sizeof(*sp), "the soak points");
     if (ctx->local_rank == 0)
         before = fc_counters_snapshot(cfg->nic_pattern);
     if (ctx->world_rank == 0)

@@ -17,27 +17,42 @@
 
 #include "fc_coll.h"
 
+/* The maps over the engine's enums (type, op, collective) list every
+ * value and have no default: a value added to an enum and forgotten here
+ * is a build error (-Wswitch reports a switch without default,
+ * -Wswitch-enum one with; popped at the end of this header), not a
+ * run-time failure. A value that is no type or reduction gives NCCL's
+ * count, which NCCL refuses (ncclInvalidArgument). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
+#pragma GCC diagnostic error "-Wswitch-enum"
+
 static inline ncclDataType_t fc_nccl_dtype(int dtype)
 {
-    switch (dtype) {
+    switch ((fc_dtype_t)dtype) {
     case FC_INT32: return ncclInt32;
     case FC_INT64: return ncclInt64;
     case FC_UINT8: return ncclUint8;
     case FC_FLOAT32: return ncclFloat32;
     case FC_FLOAT64: return ncclFloat64;
     case FC_FLOAT16: return ncclFloat16;
-    default: return ncclBfloat16;
+    case FC_BFLOAT16: return ncclBfloat16;
+    case FC_DTYPE_COUNT: break;
     }
+    return ncclNumTypes;
 }
 
 static inline ncclRedOp_t fc_nccl_op(int op)
 {
-    switch (op) {
+    switch ((fc_op_t)op) {
+    case FC_OP_SUM: return ncclSum;
     case FC_OP_PROD: return ncclProd;
     case FC_OP_MIN: return ncclMin;
     case FC_OP_MAX: return ncclMax;
-    default: return ncclSum;
+    case FC_OP_NONE:            /* no reduction: only reductions map an op */
+    case FC_OP_COUNT: break;
     }
+    return ncclNumOps;
 }
 
 static inline ncclResult_t fc_nccl_issue(int coll, int dtype, int op, const void *send,
@@ -92,5 +107,7 @@ static inline ncclResult_t fc_nccl_issue(int coll, int dtype, int op, const void
     }
     return ncclInvalidArgument;
 }
+
+#pragma GCC diagnostic pop
 
 #endif

@@ -72,19 +72,19 @@ grep -q "^rack rack1: PASS" "$TMP/clean.out" && grep -q "^rack rack2: PASS" "$TM
     grep -q "^rack rack3: PASS" "$TMP/clean.out"
 ok $(( rc != 0 || $? != 0 )) "a clean cluster stage passes all three racks, exit 0 ($rc)"
 n=$(rec clean 'scalar grep { $_->{type} eq "retest" || $_->{type} eq "quarantine" } @r')
-ok $(( n != 0 )) "and runs no retest, quarantines nobody ($n records)"
+is "$n" 0 "and runs no retest, quarantines nobody ($n records)"
 
 # 2. host 04 (rack2) corrupts every buffer it sends
 start=$(date +%s)
 run send cluster --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H4 --env FC_INJECT_MODE=corrupt-send
 rc=$?
 took=$(( $(date +%s) - start ))
-ok $(( rc != 1 )) "a host corrupting what it sends makes the run exit 1 ($rc)"
+is "$rc" 1 "a host corrupting what it sends makes the run exit 1 ($rc)"
 obs=$(rec send '(grep { $_->{type} eq "point" && $_->{wrong} > 0 } @r)[0]{first_mismatch}{host}')
 n=$(rec send 'scalar grep { $_->{type} eq "point" && $_->{verdict} eq "FAIL" && $_->{implicates}{part} eq "group" && !$_->{implicates}{quarantine} && @{$_->{implicates}{racks}} == 3 } @r')
 ok $(( n < 1 )) "the wrong output (first observed on $obs) implicates the whole group, quarantining nobody ($n points)"
 q=$(rec send 'join ",", map { $_->{host} } grep { $_->{type} eq "quarantine" } @r')
-ok $([ "$q" = "$H4" ]; echo $?) "the retest confirms $H4 and only it is quarantined ($q)"
+is "$q" "$H4" "the retest confirms $H4 and only it is quarantined ($q)"
 grep -q "^rack rack2: FAIL" "$TMP/send.out" && grep -q "^rack rack1: PASS" "$TMP/send.out" &&
     grep -q "^rack rack3: PASS" "$TMP/send.out"
 ok $? "its rack FAILs, the two other racks of the group PASS"
@@ -97,7 +97,7 @@ n=$(rec send 'my ($t) = grep { $_->{type} eq "retest" } @r; my $h = "'$H4'"; my 
     ($t->{localised} && $t->{culprit}{host} eq $h && $t->{culprit}{direction} eq "send" && !$bad) ? scalar @x : 0')
 ok $(( n < 40 )) "results.jsonl holds the retest's exchanges: $H4's sends wrong, its receives right ($n exchanges)"
 n=$(jsonl "$TMP/send/certificates/rack2.json" 'my ($s) = grep { $_->{stage} eq "cluster" } @{$r[0]{certificate}{stages}}; scalar grep { $_->{culprit}{host} eq "'$H4'" && @{$_->{exchanges}} > 0 } @{$s->{figures}}')
-ok $(( n != 1 )) "rack2's certificate carries the retest with its exchanges ($n)"
+is "$n" 1 "rack2's certificate carries the retest with its exchanges ($n)"
 grep -q "wrong data sent by $H4 .*confirmed by 5 retests" "$TMP/send/report/rack-rack2.html" &&
     grep -q "confirmed by 5 retests" "$TMP/send/summary.txt"
 ok $? "the HTML and the summary show the confirmation"
@@ -124,21 +124,21 @@ mkdir -p "$TMP/noretest"
 grep -v '"type":"retest"\|"type":"quarantine"' "$TMP/send/results.jsonl" > "$TMP/noretest/results.jsonl"
 $FC report "$TMP/noretest" > "$TMP/noretest.out" 2>&1
 n=$(grep -c "^  FAIL rack rack[123], cluster stage, group: .*wrong result in cluster (6 hosts), not yet localised" "$TMP/noretest.out")
-ok $(( n != 3 )) "without its retest a wrong result fails every rack of the group, not yet localised ($n)"
+is "$n" 3 "without its retest a wrong result fails every rack of the group, not yet localised ($n)"
 
 # 3. the same host corrupts one call only: not reproducible
 run once cluster --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H4 --env FC_INJECT_MODE=corrupt-send \
     --env FC_INJECT_TIMES=1
 rc=$?
-ok $(( rc != 1 )) "an intermittent corruption makes the run exit 1 ($rc)"
+is "$rc" 1 "an intermittent corruption makes the run exit 1 ($rc)"
 n=$(rec once 'scalar grep { $_->{type} eq "quarantine" } @r')
-ok $(( n != 0 )) "the retest cannot reproduce it: nobody is quarantined ($n)"
+is "$n" 0 "the retest cannot reproduce it: nobody is quarantined ($n)"
 n=$(grep -c "^  FAIL rack rack[123], cluster stage, group: intermittent corruption in cluster (6 hosts), not localised" "$TMP/once.out")
 grep -q "^rack rack1: FAIL" "$TMP/once.out" && grep -q "^rack rack2: FAIL" "$TMP/once.out" &&
     grep -q "^rack rack3: FAIL" "$TMP/once.out"
 ok $(( $? != 0 || n != 3 )) "every rack of the group FAILs, not localised ($n findings)"
 n=$(rec once 'scalar grep { $_->{type} eq "retest" && !$_->{localised} && !$_->{implicates}{quarantine} && $_->{implicates}{part} eq "group" } @r')
-ok $(( n != 1 )) "its retest record says not localised and implicates the group ($n)"
+is "$n" 1 "its retest record says not localised and implicates the group ($n)"
 
 # 4. the pairs stage: its own checked exchanges place the same host
 run pairs pairs --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H4 \
@@ -167,7 +167,7 @@ $FC run --out "$TMP/node" --stages node --np 4 --sizes 4KiB --collectives all_re
 rc=$?
 first=$(rec node '(grep { $_->{type} eq "point" && $_->{wrong} > 0 } @r)[0]{first_mismatch}{rank}')
 culprit=$(rec node 'my ($t) = grep { $_->{type} eq "retest" } @r; join ",", @{$t->{culprit}{ranks}}')
-ok $(( rc != 1 )) "node stage, rank 2 corrupting its sends: exit 1 ($rc)"
+is "$rc" 1 "node stage, rank 2 corrupting its sends: exit 1 ($rc)"
 [ "$culprit" = 2 ] && [ "$first" != 2 ] &&
     grep -q "^  FAIL rack default, node stage, node $(hostname): .*wrong data sent by $(hostname) (rank 2) confirmed by 3 retests: rank 2 -> rank 0 wrong, rank 0 -> rank 2 right" "$TMP/node.out"
 ok $? "the retest names rank 2 (the ranks: $culprit), not rank $first that observed it"

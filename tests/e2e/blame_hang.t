@@ -91,20 +91,20 @@ run kill $INJ --env FC_INJECT_HOST=$H4 --env FC_INJECT_MODE=kill --env FC_INJECT
 rc=$?
 diag "kill: $(( $(date +%s) - t0 )) s"
 n=$(rec kill 'my @c = grep { $_->{type} eq "crash" } @r; scalar(@c) . ":" . join(",", map { "$_->{host}/$_->{ranks}/$_->{signal}/$_->{implicates}{quarantine}" } @c)')
-ok $([ "$n" = "1:$H4/3,9/9/1" ]; echo $?) "one crash record: $H4, both its ranks (3,9), signal 9, quarantined ($n)"
+is "$n" "1:$H4/3,9/9/1" "one crash record: $H4, both its ranks (3,9), signal 9, quarantined ($n)"
 q=$(quarantined kill)
-ok $([ "$q" = "$H4" ]; echo $?) "only $H4 is quarantined ($q)"
+is "$q" "$H4" "only $H4 is quarantined ($q)"
 # (a tear-down line can be lost as mpirun ends the job: such a rank is
 # listed as silent_not_blamed, never blamed)
 n=$(rec kill 'my ($c) = grep { $_->{type} eq "crash" } @r; my @l = grep { length } split /,/, $c->{evidence}{silent_not_blamed} // ""; sprintf "%d/%d/%d", !$c->{evidence}{timeout_came}, $c->{evidence}{torn_down_ranks} + @l, scalar grep { /exited on signal 9/ } @{$c->{evidence}{launcher}}')
-ok $([ "$n" = "1/10/1" ]; echo $?) "it ended before any watchdog fired; the 10 others were torn down (or lost their line, not blamed); the launcher's notice is kept ($n)"
+is "$n" "1/10/1" "it ended before any watchdog fired; the 10 others were torn down (or lost their line, not blamed); the launcher's notice is kept ($n)"
 n=$(rec kill 'scalar grep { $_->{type} eq "hang" } @r')
 ok $n "no hang is recorded for a crash ($n)"
 grep -q "CRASH ranks 3,9 on host $H4 died: the launcher reports rank [39] exited on signal 9 (Killed)" "$TMP/kill.out"
 ok $? "the run says which ranks died, where and of what"
 n=$(rec kill 'join ",", map { $_->{stage} . (grep({ $_ eq "'$H4'" } @{$_->{rank_hosts}}) ? "+" : "-") } grep { $_->{type} eq "stage_start" } @r')
 e=$(rec kill 'join ",", map { $_->{stage} } grep { $_->{type} eq "stage_end" } @r')
-ok $([ "$n" = "rack+,rack-,cluster-" ] && [ "$e" = "rack,cluster" ]; echo $?) \
+is "$n; ended: $e" "rack+,rack-,cluster-; ended: rack,cluster" \
     "the rack stage runs again without $H4, and the cluster stage after it ($n; ended: $e)"
 [ $rc -eq 1 ] && grep -q "^rack rack1: PASS" "$TMP/kill.out" && grep -q "^rack rack2: FAIL" "$TMP/kill.out" &&
     grep -q "^rack rack3: PASS" "$TMP/kill.out"
@@ -130,15 +130,15 @@ run stop $INJ --env FC_INJECT_HOST=$H2 --env FC_INJECT_MODE=stop --env FC_INJECT
 rc=$?
 diag "stop: $(( $(date +%s) - t0 )) s"
 n=$(rec stop 'my @h = grep { $_->{type} eq "hang" } @r; scalar(@h) . ":" . join(",", map { "$_->{host}/$_->{ranks}/$_->{implicates}{part}/$_->{implicates}{quarantine}" } @h)')
-ok $([ "$n" = "1:$H2/1,7/node/1" ]; echo $?) "stuck in a collective: one hang record names $H2 (ranks 1,7) ($n)"
+is "$n" "1:$H2/1,7/node/1" "stuck in a collective: one hang record names $H2 (ranks 1,7) ($n)"
 n=$(rec stop 'my ($h) = grep { $_->{type} eq "hang" } @r; $h->{evidence}{probe}')
 echo "$n" | grep -q "6 host(s), 30 of 30 directed exchanges arrived intact"
 ok $? "the probe ran on the 6 hosts and every pair answered ($n)"
 n=$(rec stop 'my ($h) = grep { $_->{type} eq "hang" } @r; join ",", map { sprintf "%s:%s", $_->{rank}, $_->{cpu_pct} < 0.2 ? "idle" : "busy" } @{$h->{evidence}{ranks}}')
-ok $([ "$n" = "0:busy,1:idle,2:busy,3:busy,4:busy,5:busy,6:busy,7:idle,8:busy,9:busy,10:busy,11:busy" ]; echo $?) \
+is "$n" "0:busy,1:idle,2:busy,3:busy,4:busy,5:busy,6:busy,7:idle,8:busy,9:busy,10:busy,11:busy" \
     "the ranks' accounts: only $H2's ranks were idle ($n)"
 q=$(quarantined stop)
-ok $([ "$q" = "$H2" ]; echo $?) "only $H2 is quarantined ($q)"
+is "$q" "$H2" "only $H2 is quarantined ($q)"
 [ $rc -eq 1 ] && grep -q "^rack rack1: FAIL" "$TMP/stop.out" && grep -q "^rack rack2: PASS" "$TMP/stop.out" &&
     grep -q "^rack rack3: PASS" "$TMP/stop.out"
 ok $? "the stage runs again without it: rack2 and rack3 PASS, rack1 FAILs ($rc)"
@@ -160,9 +160,9 @@ diag "mpierr: $(( $(date +%s) - t0 )) s"
 n=$(rec mpierr 'my @h = grep { $_->{type} eq "hang" || $_->{type} eq "crash" } @r; my @e = map { @{$_->{evidence}{mpi_errors} || []} } @h;
     scalar(@h) . ":" . join(",", map { "$_->{type}/$_->{host}/" . ($_->{implicates}{quarantine} ? 1 : 0) } @h) . ":" .
     (@e && !grep({ $_->{host} ne "'$H2'" } @e) ? "'$H2'" : "?")')
-ok $([ "$n" = "1:hang//0:$H2" ]; echo $?) "an MPI call failed on $H2's ranks: one record, nobody placed, the failed calls of $H2 as evidence ($n)"
+is "$n" "1:hang//0:$H2" "an MPI call failed on $H2's ranks: one record, nobody placed, the failed calls of $H2 as evidence ($n)"
 q=$(quarantined mpierr)
-ok $([ -z "$q" ]; echo $?) "the observer $H2 is not quarantined (${q:-nobody})"
+is "$q" "" "the observer $H2 is not quarantined (${q:-nobody})"
 n=$(rec mpierr 'my ($h) = grep { $_->{type} eq "hang" } @r; $h->{evidence}{probe}')
 grep -q "HANG an MPI call failed and ended the stage after .*on $H2 (in all_reduce float32 sum .*MPI_ERR_OTHER.*those ranks observed a fault, they did not cause it, and the probe places none" "$TMP/mpierr.out" &&
     echo "$n" | grep -q "6 host(s), 30 of 30 directed exchanges arrived intact"
@@ -201,9 +201,9 @@ else
     rc=$?
     diag "cut: $(( $(date +%s) - t0 )) s"
     n=$(rec cut 'my @h = grep { $_->{type} eq "hang" } @r; scalar(@h) . ":" . join(",", map { "$_->{host}/$_->{implicates}{part}/$_->{implicates}{quarantine}" } @h)')
-    ok $([ "$n" = "1:$H5/link/1" ]; echo $?) "a fabric that stopped forwarding: the probe names $H5, part link ($n)"
+    is "$n" "1:$H5/link/1" "a fabric that stopped forwarding: the probe names $H5, part link ($n)"
     q=$(quarantined cut)
-    ok $([ "$q" = "$H5" ]; echo $?) "only $H5 is quarantined ($q)"
+    is "$q" "$H5" "only $H5 is quarantined ($q)"
     [ $rc -eq 1 ] && grep -q "^rack rack1: PASS" "$TMP/cut.out" && grep -q "^rack rack2: FAIL" "$TMP/cut.out" &&
         grep -q "^rack rack3: PASS" "$TMP/cut.out"
     ok $? "the stage runs again without it: rack1 and rack3 PASS, rack2 FAILs ($rc)"
@@ -213,7 +213,7 @@ else
     rc=$?
     diag "cut before the stage: $(( $(date +%s) - t0 )) s"
     n=$(rec cut0 'join ",", map { "$_->{type}/$_->{host}/" . ($_->{implicates}{part} // "") } grep { $_->{type} =~ /^(hang|crash|stage_error|probe)$/ } @r')
-    ok $([ "$n" = "stage_error//,probe/$H5/link" ]; echo $?) "the stage never started: the probe names $H5, part link ($n)"
+    is "$n" "stage_error//,probe/$H5/link" "the stage never started: the probe names $H5, part link ($n)"
     q=$(quarantined cut0)
     [ $rc -eq 1 ] && [ "$q" = "$H5" ] && grep -q "^rack rack1: PASS" "$TMP/cut0.out" &&
         grep -q "^rack rack3: PASS" "$TMP/cut0.out"

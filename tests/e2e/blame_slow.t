@@ -144,12 +144,12 @@ for k in 1 2 3; do
     [ $st -eq 0 ] || diag "$(grep -E '^rack|^  FAIL' "$TMP/slow$k.out" | head -6)"
 done
 $VC --name $NAME clear > /dev/null
-ok $(( right != 3 )) "the slow link is placed right in every one of 3 consecutive runs ($right of 3)"
+is "$right" 3 "the slow link is placed right in every one of 3 consecutive runs ($right of 3)"
 grep -q "^  FAIL rack rack2, pairs stage, link $H4: .*confirmed alone: .* with .* (same rack), .* with .* (across the spine); each partner known good" "$TMP/slow1.out"
 ok $? "the verdict gives the confirmation: slow alone with a known-good partner in its rack and one across the spine"
 n=$(rec slow1 'scalar grep { $_->{type} eq "pair" && $_->{verdict} eq "FAIL" &&
     ($_->{confirmation}{verdict} // "") =~ /^node_[ab]$/ && $_->{implicates}{host} eq "'$H4'" } @r')
-ok $(( n != 5 )) "each of $H4's 5 pairs is explained by its confirmed link, and says so ($n)"
+is "$n" 5 "each of $H4's 5 pairs is explained by its confirmed link, and says so ($n)"
 perl -MJSON::PP -e 'local $/; my $c = decode_json(<>)->{certificate};
     my @f = map { @{$_->{figures} || []} } @{$c->{stages} || []};
     exit !(grep { ref $_->{confirmation} && ($_->{confirmation}{verdict} // "") =~ /^node_/ } @f)' \
@@ -235,7 +235,7 @@ n=$(rec transient 'scalar grep { $_->{type} eq "point" && $_->{verdict} eq "PASS
     @{$_->{confirmation}{rounds}} == 2 } @r')
 ok $(( n < 1 )) "its record holds the failure beside the others and the two alone rounds that passed ($n)"
 q=$(quarantined transient)
-ok $([ -z "$q" ]; echo $?) "nobody is quarantined for it (${q:-none})"
+is "$q" "" "nobody is quarantined for it (${q:-none})"
 # 6. rack2's uplink (3 of the 6 nodes) shaped to 5 Mbit/s, the pairs
 # stage judged by its relative rule alone: 9 of the 11 pairs across the
 # spine are slow, so their class's upper median is slow too; the rack rule

