@@ -32,6 +32,7 @@ const char *fc_pair_verdict_name(fc_pair_verdict_t v)
     case FC_PAIR_V_PATH: return "path";
     case FC_PAIR_V_UNPLACED: return "unplaced";
     case FC_PAIR_V_UNCONFIRMED: return "unconfirmed";
+    case FC_PAIR_V_SWITCH: return "switch";
     }
     return "?";
 }
@@ -342,6 +343,69 @@ int fc_confirm_clear(const fc_pairs_confirm_t *c, int v)
     return 0;
 }
 
+/* A probe of v fast alone with a node outside rack r, or -1. */
+static int fc_confirm_fast_outside(const fc_confirm_run_t *run, int v, int r)
+{
+    const fc_pairs_confirm_t *c = run->c;
+
+    for (int i = 0; i < c->nprobes; ++i) {
+        const fc_pairs_probe_t *pr = &c->probes[i];
+        int other = pr->x == v ? pr->y : pr->y == v ? pr->x : -1;
+
+        if (other >= 0 && run->rack[other] != r && pr->slow == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* Step 4: rack r's switch. Every pair inside r (three nodes or more) was
+ * slow in its round and slow alone (step 3 made it a path or left it
+ * unplaced: no confirmed link explains it); each node of r is then shown
+ * fast alone with a node outside r, from the probes made so far or one
+ * more (the least slow node outside r: a fast probe shows both ends and
+ * what lies between good, no vouching needed). All shown: the switch, and
+ * the pairs inside are its. Otherwise the first node not shown is kept in
+ * tor_unshown (its link, or the whole rack, is slow too: the switch is
+ * not told apart). */
+static void fc_confirm_switches(fc_confirm_run_t *run)
+{
+    fc_pairs_confirm_t *c = run->c;
+
+    for (int r = 0; r < c->nracks; ++r) {
+        int inside = 0, all_slow = 1;
+
+        if (fc_rack_nodes(run, r) < 3)
+            continue;
+        for (int k = 0; k < c->npairs; ++k) {
+            if (run->rack[run->a[k]] != r || run->rack[run->b[k]] != r)
+                continue;
+            ++inside;
+            all_slow &= run->slow[k] && (c->verdict[k] == FC_PAIR_V_PATH ||
+                                         c->verdict[k] == FC_PAIR_V_UNPLACED);
+        }
+        if (inside == 0 || !all_slow)
+            continue;
+        for (int v = 0; v < c->n && c->tor_unshown[r] < 0; ++v) {
+            if (run->rack[v] != r)
+                continue;
+            if ((c->outside_probe[v] = fc_confirm_fast_outside(run, v, r)) < 0) {
+                int w = fc_confirm_pick(run, v, &v, 1, -r - 2);
+
+                if (w >= 0 && fc_probe_fast(c, fc_confirm_probe(run, v, w)))
+                    c->outside_probe[v] = fc_confirm_fast_outside(run, v, r);
+            }
+            if (c->outside_probe[v] < 0)
+                c->tor_unshown[r] = v;
+        }
+        if (c->tor_unshown[r] >= 0)
+            continue;
+        c->tor[r] = 1;
+        for (int k = 0; k < c->npairs; ++k)
+            if (run->rack[run->a[k]] == r && run->rack[run->b[k]] == r)
+                c->verdict[k] = FC_PAIR_V_SWITCH;
+    }
+}
+
 static void fc_confirm_alloc(int n, int nracks, int npairs, int max_measures,
                              fc_pairs_confirm_t *c)
 {
@@ -362,15 +426,24 @@ static void fc_confirm_alloc(int n, int nracks, int npairs, int max_measures,
     c->uplink = fc_xcalloc((size_t)nracks + 1, sizeof(int), "the racks' confirmed uplinks");
     c->uplink_probe = fc_xcalloc((size_t)nracks + 1, sizeof(*c->uplink_probe),
                                  "the racks' uplink probes");
+    c->tor = fc_xcalloc((size_t)nracks + 1, sizeof(int), "the racks' confirmed switches");
+    c->tor_unshown = fc_xcalloc((size_t)nracks + 1, sizeof(int),
+                                "the racks' nodes not shown fast outside");
+    c->outside_probe = fc_xcalloc((size_t)n + 1, sizeof(int),
+                                  "the nodes' probes outside their rack");
     c->verdict = fc_xcalloc((size_t)npairs + 1, sizeof(*c->verdict), "the pairs' verdicts");
     c->alone_probe = fc_xcalloc((size_t)npairs + 1, sizeof(int), "the pairs' alone probes");
     c->spine_probe = fc_xcalloc((size_t)npairs + 1, sizeof(*c->spine_probe),
                                 "the pairs' spine probes");
-    for (int v = 0; v < n; ++v)
+    for (int v = 0; v < n; ++v) {
         for (int k = 0; k < FC_CONFIRM_PARTNERS; ++k)
             c->partner_probe[v][k] = c->vouch_probe[v][k] = -1;
-    for (int r = 0; r < nracks; ++r)
+        c->outside_probe[v] = -1;
+    }
+    for (int r = 0; r < nracks; ++r) {
         c->uplink_probe[r][0] = c->uplink_probe[r][1] = c->uplink_probe[r][2] = -1;
+        c->tor_unshown[r] = -1;
+    }
     for (int k = 0; k < npairs; ++k)
         c->alone_probe[k] = c->spine_probe[k][0] = c->spine_probe[k][1] =
             c->spine_probe[k][2] = -1;
@@ -414,6 +487,8 @@ void fc_pairs_confirm(int n, const int *rack, int nracks, int npairs, const int 
         else if (fc_probe_fast(c, c->alone_probe[k]))
             c->verdict[k] = FC_PAIR_V_NOT_REPRODUCED;
     }
+    /* step 4: a rack whose pairs inside are all slow alone */
+    fc_confirm_switches(&run);
     free(run.slowc);
     free(run.order);
 }
@@ -431,4 +506,7 @@ void fc_pairs_confirm_free(fc_pairs_confirm_t *c)
     free(c->verdict);
     free(c->alone_probe);
     free(c->spine_probe);
+    free(c->tor);
+    free(c->tor_unshown);
+    free(c->outside_probe);
 }

@@ -28,6 +28,15 @@
  *     again, its path (the cable, a switch port between the two) is
  *     implicated; fast, it was not reproduced and passes, with both
  *     measurements on record.
+ *  4. A rack's switch (top of rack): a rack of three nodes or more whose
+ *     every pair inside it was slow in its round and slow alone, each of
+ *     its nodes fast alone with a partner outside the rack (one probe
+ *     more for a node not yet measured so): its nodes' links and its
+ *     uplink carry fast traffic, so what the slow pairs share is the
+ *     switch between them. Its pairs are explained by it; nobody is
+ *     quarantined. When a node could not be shown fast outside the rack
+ *     (slow there too, or no partner), the pairs stay what step 3 made
+ *     them and the rack's tor_unshown names that node.
  *
  * Nodes are visited most-slow first, so one bad node among n costs about
  * four probes (eight measurements), not n. At most max_measures
@@ -62,6 +71,9 @@ typedef enum fc_pair_verdict {
                                  * shown good (or has none): several slow
                                  * links, or two nodes in all, not placed */
     FC_PAIR_V_UNCONFIRMED,      /* slow in its round, the probes ran out */
+    FC_PAIR_V_SWITCH,           /* inside a rack whose every pair is slow
+                                 * alone, each node fast alone with a
+                                 * partner outside it: the rack's switch */
 } fc_pair_verdict_t;
 
 /* One probe: a pair measured alone two or three times, and the decision. */
@@ -93,6 +105,11 @@ typedef struct fc_pairs_confirm {
                                  * one-node rack's link) are in series, both
                                  * marked, not told apart */
     int (*uplink_probe)[3];     /* across, inside, the across partner's voucher */
+    int *tor;                   /* 1: the rack's switch explains its pairs (step 4) */
+    int *tor_unshown;           /* every pair inside the rack slow alone, but
+                                 * this node not shown fast outside it; -1 */
+    int *outside_probe;         /* per node, for step 4: a probe fast with a
+                                 * partner outside its rack, -1 */
     /* per pair (index into the a[], b[] lists) */
     fc_pair_verdict_t *verdict;
     int *alone_probe;           /* its own alone re-measure, -1 */

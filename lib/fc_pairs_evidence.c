@@ -4,8 +4,9 @@
  * measured alone as a figure ("0.0002 GB/s with b1 (same rack)") and as
  * JSON, what was learnt of a node's own link, and a slow pair's verdict
  * after confirmation (a node's link, a rack's uplink, the spine between
- * two racks, the path between two nodes, not placed, not reproduced, not
- * confirmed) with the part it implicates and the sentence that says why.
+ * two racks, a rack's switch, the path between two nodes, not placed, not
+ * reproduced, not confirmed) with the part it implicates and the sentence
+ * that says why.
  * lib/fc_pairs_report.c puts them into the pair and pairs_node records.
  */
 #include <stdio.h>
@@ -212,6 +213,69 @@ static void fc_round_text(const fc_pairs_run_t *run, int a, int b, char *buf, si
         snprintf(buf, len, "%.4f GB/s", worst->bw_gbps);
 }
 
+/* Rack r's switch: "fcu01 0.9 GB/s with fcu06, fcu02 ..." (each node's
+ * fast probe outside the rack) and how many pairs inside it, into buf. */
+static void fc_switch_text(const fc_pairs_run_t *run, int r, char *buf, size_t len)
+{
+    const fc_pairs_confirm_t *c = &run->confirm;
+    size_t at = 0;
+    int nodes = 0;
+
+    for (int v = 0; v < run->nnodes; ++v)
+        nodes += run->node_racks[v] == r;
+    at = (size_t)snprintf(buf, len, "explained by the switch of rack %s (top of rack): "
+                          "every pair inside it (%d) was slow in its round and alone too, "
+                          "while each of its %d nodes is fast alone with a node outside "
+                          "the rack (", run->ctx->inv.racks[r], nodes * (nodes - 1) / 2,
+                          nodes);
+    for (int v = 0; v < run->nnodes && at < len; ++v) {
+        const fc_pairs_probe_t *pr;
+
+        if (run->node_racks[v] != r || c->outside_probe[v] < 0)
+            continue;
+        pr = &c->probes[c->outside_probe[v]];
+        at += (size_t)snprintf(buf + at, len - at, "%s%s with %s", at && buf[at - 1] != '('
+                               ? ", " : "", fc_host(run, v),
+                               fc_host(run, pr->x == v ? pr->y : pr->x));
+    }
+    if (at < len)
+        snprintf(buf + at, len - at, "): their links and the rack's uplink carry fast "
+                 "traffic, the switch between them does not");
+}
+
+/* A pair inside rack r whose every pair is slow alone, its switch not
+ * shown (c->tor_unshown): the sentence that says why, appended to buf. */
+static void fc_switch_unshown_text(const fc_pairs_run_t *run, int r, char *buf, size_t len)
+{
+    const fc_pairs_confirm_t *c = &run->confirm;
+    size_t at = strlen(buf);
+    int v = c->tor_unshown[r], other = -1;
+    char seen[256] = "";
+
+    for (int i = 0; i < c->nprobes && other < 0; ++i) {
+        const fc_pairs_probe_t *pr = &c->probes[i];
+        int w = pr->x == v ? pr->y : pr->y == v ? pr->x : -1;
+
+        if (w >= 0 && run->node_racks[w] != r && pr->slow == 1) {
+            other = w;
+            fc_probe_text(run, i, v, seen, sizeof(seen));
+        }
+    }
+    if (at >= len)
+        return;
+    if (other >= 0)
+        snprintf(buf + at, len - at, "; every pair inside rack %s was slow alone too, which "
+                 "its switch would explain, but %s is slow alone with a node outside the rack "
+                 "too (%s): the switch is not told apart from the rack's links or its uplink",
+                 run->ctx->inv.racks[r], fc_host(run, v), seen);
+    else
+        snprintf(buf + at, len - at, "; every pair inside rack %s was slow alone too, which "
+                 "its switch would explain, but %s could not be measured alone with a node "
+                 "outside the rack (%s): the switch is not told apart from its link",
+                 run->ctx->inv.racks[r], fc_host(run, v),
+                 c->exhausted ? "the probes ran out" : "no such node could be a partner");
+}
+
 /* A slow pair's verdict after confirmation: its implicates (or NULL for a
  * pass) and the first reason, into why. */
 json_t *fc_pairs_slow_verdict(const fc_pairs_run_t *run, int k, int a, int b,
@@ -289,10 +353,16 @@ json_t *fc_pairs_slow_verdict(const fc_pairs_run_t *run, int k, int a, int b,
                          fc_rack_of(run, a), "racks", fc_rack_of(run, a), fc_rack_of(run, b),
                          "quarantine", 0);
     }
+    case FC_PAIR_V_SWITCH:
+        fc_switch_text(run, run->node_racks[a], why, len);
+        return json_pack("{s:s, s:s, s:s, s:b}", "part", "switch", "host", "", "rack",
+                         fc_rack_of(run, a), "quarantine", 0);
     case FC_PAIR_V_PATH:
         snprintf(why, len, "slow in its round (%s), alone too (%s); %s and %s are each "
                  "fast alone with another partner: the path between them", round, alone,
                  fc_host(run, a), fc_host(run, b));
+        if (run->node_racks[a] == run->node_racks[b] && c->tor_unshown[run->node_racks[a]] >= 0)
+            fc_switch_unshown_text(run, run->node_racks[a], why, len);
         return json_pack("{s:s, s:[s,s], s:[s,s], s:b}", "part", "path", "hosts",
                          fc_host(run, a), fc_host(run, b), "racks", fc_rack_of(run, a),
                          fc_rack_of(run, b), "quarantine", 0);
@@ -303,6 +373,8 @@ json_t *fc_pairs_slow_verdict(const fc_pairs_run_t *run, int k, int a, int b,
         fc_end_text(run, b, ends[1], sizeof(ends[1]));
         snprintf(why, len, "slow in its round (%s), alone too (%s), not placed: %s; %s",
                  round, alone, ends[0], ends[1]);
+        if (run->node_racks[a] == run->node_racks[b] && c->tor_unshown[run->node_racks[a]] >= 0)
+            fc_switch_unshown_text(run, run->node_racks[a], why, len);
         /* not "localised": false, which asks the runner for a retest: the
          * confirmation has measured all a retest could */
         return json_pack("{s:s, s:s, s:[s,s], s:[s,s], s:b}", "part", "group",

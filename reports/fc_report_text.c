@@ -117,6 +117,11 @@ static const struct fc_part_advice {
     { "path",
       "check the switch path between the two hosts (ports, uplinks, "
       "routing); both nodes are fine with other partners" },
+    { "switch",
+      "check the rack's ToR switch (its error counters, port and buffer "
+      "settings, firmware; replace it if it stays slow): every pair inside "
+      "the rack is slow while each of its nodes is fast with nodes outside "
+      "it, so their links and the rack's uplink are not at fault" },
     { "GPU",
       "take the node out of service; run the GPU vendor's diagnostics "
       "and replace the GPU that produced wrong bits" },

@@ -16,6 +16,12 @@
 #     implicated) and only that rack: at --ppn 2 through the pairs stage,
 #     at --ppn 1 through the rack stage's relative rule against the one
 #     rack of its shape (an allocation of 3 nodes of the 5-node rack);
+#   - the 5-node rack's switch slowed (vcluster slow-switch: what its
+#     bridge forwards between the rack's own nodes, shaped on each node
+#     link; the uplink's traffic is not), the pairs stage alone: its 10
+#     pairs inside are named the switch of rack1 (part "switch", nobody
+#     quarantined), each node shown fast with a node outside the rack;
+#     the other racks PASS;
 #   - FC_E2E_REPEAT=N runs each clean plan N more times (figures: runs
 #     that PASS every rack, seconds each); off by default.
 # To keep the cost down (9 nodes on a 2-core machine) each run has only
@@ -34,7 +40,7 @@
 FC=$BUILD/fabcert
 vcluster_up fcu 5,3,1
 repeat=${FC_E2E_REPEAT:-0}
-plan $(( 19 + ( repeat > 0 ? 2 : 0 ) ))
+plan $(( 21 + ( repeat > 0 ? 2 : 0 ) ))
 H2=${NAME}02 H6=${NAME}06 H9=${NAME}09
 # profile STAGES: thresholds/vcluster.yaml with only these stages (a
 # required stage left out would make every rack INCOMPLETE)
@@ -161,6 +167,30 @@ n=$(rec rack1 'scalar grep { $_->{type} eq "point" && $_->{stage} eq "rack" && $
 q=$(rec rack1 'join ",", map { $_->{host} } grep { $_->{type} eq "quarantine" } @r')
 [ "$n" -ge 1 ] && { [ "$q" = "$H2" ] || [ -z "$q" ]; }
 ok $? "the failure is the relative rule's, in words ($n point(s)); nobody but $H2 quarantined (${q:-nobody})"
+
+# 5. rack1's switch slowed to 20 Mbit/s between its own ports, the pairs
+#    stage alone (its pairs inside are slow in their rounds by the
+#    same-rack rule, then alone; each node is fast with the 3-node rack)
+$VC --name $NAME slow-switch 1 20mbit > /dev/null 2>&1
+run tor 1 pairs
+rc=$?
+$VC --name $NAME clear
+racks_are tor FAIL PASS PASS
+st=$?
+grep -q "^  FAIL rack rack1, pairs stage, switch: .*explained by the switch of rack rack1 (top of rack): every pair inside it (10) was slow in its round and alone too, while each of its 5 nodes is fast alone with a node outside the rack" "$TMP/tor.out"
+sw=$?
+perl -MJSON::PP -e 'local $/; my $c = decode_json(<>)->{certificate};
+    exit !grep { $_->{part} eq "switch" && $_->{action} =~ /ToR switch/ } @{$c->{failures} || []}' \
+    "$TMP/tor/certificates/rack1.json" 2> /dev/null
+ok $(( rc != 1 || st != 0 || sw != 0 || $? != 0 )) "rack1's switch slowed: rack1 FAILs on its switch, named in the verdict, and its certificate says to check the ToR; rack2 and rack3 PASS ($rc)"
+[ $rc -eq 1 ] && [ $st -eq 0 ] || diag "$(grep -E '^rack|^  FAIL' "$TMP/tor.out" | head -6)"
+n=$(rec tor 'my @f = grep { $_->{type} eq "pair" && $_->{verdict} eq "FAIL" } @r;
+    my $s = grep { $_->{rack_a} eq "rack1" && $_->{rack_b} eq "rack1" && $_->{implicates}{part} eq "switch" &&
+        $_->{implicates}{rack} eq "rack1" && !$_->{implicates}{quarantine} &&
+        $_->{confirmation}{verdict} eq "switch" } @f;
+    my $q = grep { $_->{type} eq "quarantine" || ($_->{type} eq "pairs_node" && $_->{verdict} ne "PASS") } @r;
+    "$s of " . scalar(@f) . " failing pairs the switch\x27s, $q node(s) blamed"')
+is "$n" "10 of 10 failing pairs the switch's, 0 node(s) blamed" "the 10 pairs inside rack1 and no other fail, each implicating the switch of rack1; no node is quarantined or blamed"
 
 # FC_E2E_REPEAT=N: each clean plan (--ppn 1: node, pairs, rack; --ppn 2:
 # node, rack) N more times, for figures; off by default (make check)

@@ -1,7 +1,7 @@
 /*
  * pairs_confirm.c - unit tests of lib/fc_pairs_confirm.c on a simulated
  * fabric: each case plants the truth (bad node links, a bad rack uplink, a
- * bad path) and, separately, what the tournament saw (the truth plus pairs
+ * bad path, a rack's slow switch: every pair inside the rack) and, separately, what the tournament saw (the truth plus pairs
  * slowed only by what ran beside them). The probe answers from the truth
  * alone, as a pair measured alone would, or from a planted sequence of
  * answers for a flaky pair (slow, fast, slow: the confirmation rule of
@@ -23,6 +23,7 @@ typedef struct fabric {
     int n, nracks, rack[MAXN];
     int bad_node[MAXN];         /* its link is slow */
     int bad_uplink[MAXN];       /* per rack */
+    int bad_switch[MAXN];       /* per rack: its pairs inside are slow */
     int bad_path[MAXN][MAXN];
     int noisy[MAXN][MAXN];      /* slow when measured alone (a busy machine) */
     const char *seq[MAXN][MAXN];    /* flaky: "SFS", one letter per alone
@@ -36,7 +37,8 @@ static fc_tap_t tap;
 static int truly_slow(const fabric_t *f, int x, int y)
 {
     return f->bad_node[x] || f->bad_node[y] || f->bad_path[x][y] || f->bad_path[y][x] ||
-           (f->rack[x] != f->rack[y] && (f->bad_uplink[f->rack[x]] || f->bad_uplink[f->rack[y]]));
+           (f->rack[x] != f->rack[y] && (f->bad_uplink[f->rack[x]] || f->bad_uplink[f->rack[y]])) ||
+           (f->rack[x] == f->rack[y] && f->bad_switch[f->rack[x]]);
 }
 
 static int probe(void *arg, int x, int y)
@@ -128,7 +130,7 @@ int main(void)
     int ok;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 25);
+    fc_tap_plan(&tap, 30);
 
     /* racks of 2, 3 and 1; node 3 (rack 2) has a slow link; in its round
      * the pairs 0-1 and 4-5 were slowed by what ran beside them */
@@ -374,6 +376,80 @@ int main(void)
         fc_tap_ok(&tap, ok, "%s (%d measurements kept)", flaky[t][1], pr->nmeasures);
         fc_pairs_confirm_free(&o.c);
     }
+
+    /* racks of 5, 3 and 1: the 5-node rack's switch slow (its 10 pairs
+     * inside), every node fast with nodes outside it: the switch, nobody
+     * quarantined, no uplink, no pair of another rack touched */
+    fabric_make(&f, five_three_one, 3);
+    f.bad_switch[0] = 1;
+    run(&f, NULL, budget(f.n), &o);
+    ok = links_exactly(&o, f.n, -1) && o.c.tor[0] && !o.c.tor[1] && !o.c.tor[2] &&
+         o.c.tor_unshown[0] < 0 && !o.c.uplink[0] && !o.c.exhausted;
+    for (int x = 0; x < 5; ++x)
+        for (int y = x + 1; y < 5; ++y)
+            ok &= verdict(&o, x, y) == FC_PAIR_V_SWITCH;
+    for (int v = 0; v < 5; ++v)
+        ok &= o.c.outside_probe[v] >= 0 && o.c.probes[o.c.outside_probe[v]].slow == 0 &&
+              f.rack[o.c.probes[o.c.outside_probe[v]].x == v ? o.c.probes[o.c.outside_probe[v]].y
+                                                             : o.c.probes[o.c.outside_probe[v]].x] != 0;
+    ok &= verdict(&o, 0, 5) == FC_PAIR_V_OK && verdict(&o, 5, 6) == FC_PAIR_V_OK;
+    fc_tap_ok(&tap, ok, "racks of 5, 3 and 1, the 5-node rack's switch slow: its 10 pairs are "
+              "the switch's, each node shown fast with a node outside, nobody blamed "
+              "(%d probes, %d measurements)", o.c.nprobes, o.c.nmeasures);
+    fc_pairs_confirm_free(&o.c);
+
+    /* the same rack with one slow node instead: still its link, no switch */
+    fabric_make(&f, five_three_one, 3);
+    f.bad_node[2] = 1;
+    run(&f, NULL, budget(f.n), &o);
+    ok = links_exactly(&o, f.n, 2) && !o.c.tor[0] && o.c.tor_unshown[0] < 0;
+    for (int v = 0; v < f.n; ++v)
+        if (v != 2)
+            ok &= verdict(&o, v, 2) == (v < 2 ? FC_PAIR_V_NODE_B : FC_PAIR_V_NODE_A);
+    ok &= verdict(&o, 0, 1) == FC_PAIR_V_OK;
+    fc_tap_ok(&tap, ok, "a single slow node in the 5-node rack is still its link, not the "
+              "switch");
+    fc_pairs_confirm_free(&o.c);
+
+    /* the 3-node rack's switch, with a pair of the 5-node rack slowed in
+     * its round only: the switch of the 3-node rack alone */
+    fabric_make(&f, five_three_one, 3);
+    f.bad_switch[1] = 1;
+    int round_only[] = { 0, 1, -1 };
+    run(&f, round_only, budget(f.n), &o);
+    ok = links_exactly(&o, f.n, -1) && !o.c.tor[0] && o.c.tor[1] &&
+         verdict(&o, 5, 6) == FC_PAIR_V_SWITCH && verdict(&o, 6, 7) == FC_PAIR_V_SWITCH &&
+         verdict(&o, 0, 1) == FC_PAIR_V_NOT_REPRODUCED;
+    fc_tap_ok(&tap, ok, "the 3-node rack's switch is named; a pair of the 5-node rack slow "
+              "in its round only is not reproduced");
+    fc_pairs_confirm_free(&o.c);
+
+    /* every link of the 5-node rack slow (the whole rack, as tc on each
+     * node link makes it): every pair inside slow alone, but its nodes are
+     * slow outside it too: no switch named, the node that could not be
+     * shown kept, nobody quarantined */
+    fabric_make(&f, five_three_one, 3);
+    for (int v = 0; v < 5; ++v)
+        f.bad_node[v] = 1;
+    run(&f, NULL, budget(f.n), &o);
+    ok = links_exactly(&o, f.n, -1) && !o.c.tor[0] && o.c.tor_unshown[0] >= 0 &&
+         f.rack[o.c.tor_unshown[0]] == 0;
+    for (int x = 0; x < 5; ++x)
+        for (int y = x + 1; y < 5; ++y)
+            ok &= verdict(&o, x, y) == FC_PAIR_V_UNPLACED;
+    fc_tap_ok(&tap, ok, "every link of the 5-node rack slow: the switch is not named (node %d "
+              "slow outside the rack too), nobody quarantined", o.c.tor_unshown[0]);
+    fc_pairs_confirm_free(&o.c);
+
+    /* a rack of two nodes whose one pair is slow alone: a path (one pair
+     * is no evidence against a whole switch) */
+    fabric_make(&f, uneven, 3);
+    f.bad_switch[0] = 1;
+    run(&f, NULL, budget(f.n), &o);
+    fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && !o.c.tor[0] &&
+                  verdict(&o, 0, 1) == FC_PAIR_V_PATH,
+              "a two-node rack's one slow pair stays a path: no switch from one pair");
+    fc_pairs_confirm_free(&o.c);
 
     /* a slow node whose first alone measurement with its own-rack partner
      * came out fast (a lucky moment): the two disagree, the third is slow,

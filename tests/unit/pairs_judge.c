@@ -7,11 +7,16 @@
  * it slow, its pairs across the spine fast) hid from the class's rule and
  * passed. Each case plants a matrix, judges it as the stage does, and
  * checks which pairs are slow, by which rule, against which reference.
+ * Then the confirmation (lib/fc_pairs_confirm.c) on the judged matrix,
+ * each pair measured alone judged by the same rules, and the verdict the
+ * records write (lib/fc_pairs_evidence.c): the slow switch is named as
+ * the switch of its rack, a slow node of the same rack as its link.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_pairs_evidence.h"
 #include "fc_pairs_stage.h"
 #include "fc_tap.h"
 
@@ -232,13 +237,113 @@ static void test_nothing_to_compare(void)
               "compared with (the rule says it did not apply; absolute limits judge them)");
 }
 
+/* The alone measurements of the confirmation, from the planted truth:
+ * slow_inside (a rack index, or -1) moves 0.04 GB/s inside that rack,
+ * slow_node (or -1) 0.04 GB/s with everyone; the rest 0.9 inside a rack,
+ * 0.45 across; each judged as the stage judges one (fc_pairs_judge_alone). */
+typedef struct truth {
+    matrix_t *m;
+    int slow_inside, slow_node, n;
+    fc_pair_t alone[512];
+} truth_t;
+
+static int probe_truth(void *arg, int x, int y)
+{
+    truth_t *t = arg;
+    matrix_t *m = t->m;
+    fc_pair_t *p = &t->alone[t->n++];
+    int same = m->node_racks[x] == m->node_racks[y];
+
+    memset(p, 0, sizeof(*p));
+    p->a = x < y ? x : y;
+    p->b = x < y ? y : x;
+    p->bw_gbps = (same && m->node_racks[x] == t->slow_inside) || x == t->slow_node ||
+                 y == t->slow_node ? 0.04 : same ? 0.9 : 0.45;
+    p->lat_us = 20;
+    fc_pairs_judge_alone(&m->run, p);
+    return p->slow;
+}
+
+/* Judge the matrix, confirm its slow pairs alone against the truth, and
+ * return the verdict json of pair (a, b) (NULL: it passes), its text into
+ * why. */
+static json_t *confirm_pair(matrix_t *m, truth_t *t, int a, int b, char *why, size_t len)
+{
+    int n = m->run.npairs, ia[MAXN * MAXN], ib[MAXN * MAXN], slow[MAXN * MAXN], k = -1;
+
+    for (int q = 0; q < n; ++q) {
+        ia[q] = m->pairs[q].a;
+        ib[q] = m->pairs[q].b;
+        slow[q] = m->pairs[q].slow;
+        k = ia[q] == a && ib[q] == b ? q : k;
+    }
+    t->m = m;
+    t->n = 0;
+    m->run.alone = t->alone;
+    fc_pairs_confirm(m->run.nnodes, m->node_racks, m->ctx.inv.nracks, n, ia, ib, slow,
+                     FC_CONFIRM_MAX_MEASURES * (4 * m->run.nnodes + 8), probe_truth, t,
+                     &m->run.confirm);
+    m->run.confirmed = 1;
+    why[0] = '\0';
+    return fc_pairs_slow_verdict(&m->run, k, a, b, m->run.confirm.verdict[k], why, len);
+}
+
+static void test_switch_verdict(void)
+{
+    static matrix_t m;
+    static truth_t t;
+    const int racks[3] = { 5, 3, 1 };
+    char why[FC_REASON_MAX * 3];
+    json_t *imp;
+    int ok;
+
+    /* rack1's switch: its 10 pairs inside slow in the rounds (the same-rack
+     * rule) and alone, its nodes fast with the nodes outside it */
+    matrix_make(&m, racks, 3, 80, 1.0, 0.5);
+    matrix_slow_rack(&m, 0, 0.05);
+    fc_pairs_judge(&m.run);
+    t.slow_inside = 0;
+    t.slow_node = -1;
+    imp = confirm_pair(&m, &t, 1, 3, why, sizeof(why));
+    ok = imp != NULL && strcmp(json_string_value(json_object_get(imp, "part")), "switch") == 0 &&
+         strcmp(json_string_value(json_object_get(imp, "rack")), "rack1") == 0 &&
+         json_is_false(json_object_get(imp, "quarantine")) &&
+         strstr(why, "explained by the switch of rack rack1 (top of rack): every pair inside "
+                "it (10) was slow in its round and alone too, while each of its 5 nodes is "
+                "fast alone with a node outside the rack (n01 with n") != NULL;
+    for (int v = 0; v < m.run.nnodes; ++v)
+        ok &= !m.run.confirm.link[v];
+    fc_tap_ok(&tap, ok, "the 5-node rack's slow switch, confirmed alone: part 'switch', rack "
+              "rack1, nobody quarantined: '%s'", why);
+    json_decref(imp);
+    fc_pairs_confirm_free(&m.run.confirm);
+
+    /* one slow node of rack1 instead: its pairs are its link's */
+    matrix_make(&m, racks, 3, 80, 1.0, 0.5);
+    for (int k = 0; k < m.run.npairs; ++k)
+        if (m.pairs[k].a == 2 || m.pairs[k].b == 2)
+            m.pairs[k].bw_gbps = 0.04;
+    fc_pairs_judge(&m.run);
+    t.slow_inside = -1;
+    t.slow_node = 2;
+    imp = confirm_pair(&m, &t, 1, 2, why, sizeof(why));
+    ok = imp != NULL && strcmp(json_string_value(json_object_get(imp, "part")), "link") == 0 &&
+         strcmp(json_string_value(json_object_get(imp, "host")), "n03") == 0 &&
+         !m.run.confirm.tor[0];
+    fc_tap_ok(&tap, ok, "one slow node of the 5-node rack: its link (n03), not the switch: "
+              "'%s'", why);
+    json_decref(imp);
+    fc_pairs_confirm_free(&m.run.confirm);
+}
+
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 11);
+    fc_tap_plan(&tap, 13);
     test_clean_uneven();
     test_slow_switch();
     test_gate_and_small_rack();
     test_nothing_to_compare();
+    test_switch_verdict();
     return fc_tap_done(&tap);
 }
