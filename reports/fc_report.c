@@ -64,6 +64,8 @@ fc_status_t fc_report_dir(const char *dir, const char *sign_key_path, int quiet,
     v.truncated_lines = bad;
     /* the plan's stages and required flags, against the profile it names */
     fc_verdict_check_plan_profile(&v, dir);
+    /* its hosts, racks and left-out hosts, against the frozen inventory */
+    fc_verdict_check_plan_inventory(&v, dir);
     snprintf(path, sizeof(path), "%s/certificates", dir);
     if ((st = fc_mkdir_p(path)) != FC_OK)
         goto out_verdict;

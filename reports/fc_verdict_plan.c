@@ -10,8 +10,11 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "fc_inventory.h"
 
 /* The stages the recorded --stages override names (all when absent). */
 static void fc_plan_stages_selected(const fc_run_verdict_t *v, int selected[FC_STAGE_COUNT])
@@ -135,4 +138,120 @@ void fc_verdict_check_plan_profile(fc_run_verdict_t *v, const char *dir)
         if (what[0])
             fc_plan_mismatch(v, what);
     }
+}
+
+/* The inventory text names the files, not the directory's path. */
+static void fc_plan_inventory_mismatch(fc_run_verdict_t *v, const char *what)
+{
+    char text[FC_VERDICT_TEXT];
+
+    snprintf(text, sizeof(text), "the plan record does not match the frozen inventory "
+             "(hosts and racks in the output directory): %.300s: which hosts each rack has, and "
+             "which of them the run left out, cannot be known", what);
+    fc_verdict_add_run_finding(v, FC_VERDICT_INCOMPLETE, text);
+}
+
+/* Read the frozen copy NAME of an inventory file if the plan names one
+ * (named: its path as given to the run, "" when none): *text_p stays NULL
+ * when the plan names none. Returns 0, or -1 with the reason in what. */
+static int fc_plan_inventory_file(const char *dir, const char *name, const char *named,
+                                  char **text_p, char *what, size_t len)
+{
+    char path[4200];
+    int present;
+
+    *text_p = NULL;
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    present = access(path, F_OK) == 0;
+    if (!named[0] && !present)
+        return 0;
+    if (!named[0]) {
+        snprintf(what, len, "the output directory holds a frozen %s file, the plan names "
+                 "none", name);
+        return -1;
+    }
+    if (!present) {
+        snprintf(what, len, "the frozen %s file cannot be read (%s)", name, strerror(errno));
+        return -1;
+    }
+    if (fc_read_text_file(path, text_p) != FC_OK) {
+        snprintf(what, len, "the frozen %s file cannot be read (the error is above)", name);
+        return -1;
+    }
+    return 0;
+}
+
+/* Does the plan's list (entries {host, rack}) hold exactly the n hosts
+ * names[k] of racks racks[rack_of[k]]? The first difference into what. */
+static int fc_plan_same_hosts(json_t *list, int n, char (*names)[FC_INV_NAME_MAX],
+                              const int *rack_of, char (*racks)[FC_INV_NAME_MAX],
+                              const char *label, char *what, size_t len)
+{
+    json_t *e;
+    size_t i;
+
+    for (int k = 0; k < n; ++k) {
+        int found = 0;
+
+        json_array_foreach(list, i, e)
+            found |= strcmp(fc_json_str(e, "host"), names[k]) == 0 &&
+                     strcmp(fc_json_str(e, "rack"), racks[rack_of[k]]) == 0;
+        if (!found) {
+            snprintf(what, len, "the frozen inventory %s %.64s (rack %.64s), the plan's "
+                     "inventory.%s does not", strcmp(label, "left_out") == 0
+                     ? "leaves out" : "runs", names[k], racks[rack_of[k]], label);
+            return 0;
+        }
+    }
+    if (json_array_size(list) != (size_t)n) {
+        snprintf(what, len, "the plan's inventory.%s names %zu host(s), the frozen inventory "
+                 "%d", label, json_array_size(list), n);
+        return 0;
+    }
+    return 1;
+}
+
+void fc_verdict_check_plan_inventory(fc_run_verdict_t *v, const char *dir)
+{
+    json_t *plan_inv = json_object_get(v->plan, "inventory");
+    const char *hosts_file = fc_json_str(plan_inv, "hosts_file");
+    const char *racks_file = fc_json_str(plan_inv, "racks_file");
+    char *hosts_text = NULL, *racks_text = NULL, what[400], hpath[4200], rpath[4200];
+    fc_inventory_t inv;
+    int host_rack_ok;
+
+    if (!hosts_file[0] && !racks_file[0]) {
+        /* the runner always has a host list (given, or written from the
+         * allocation or this host) */
+        fc_plan_inventory_mismatch(v, "the plan names no inventory file");
+        return;
+    }
+    if (fc_plan_inventory_file(dir, "hosts", hosts_file, &hosts_text, what, sizeof(what)) ||
+        fc_plan_inventory_file(dir, "racks", racks_file, &racks_text, what, sizeof(what))) {
+        fc_plan_inventory_mismatch(v, what);
+        goto out;
+    }
+    snprintf(hpath, sizeof(hpath), "%s/hosts", dir);
+    snprintf(rpath, sizeof(rpath), "%s/racks", dir);
+    if (fc_inventory_parse(hosts_text, hpath, racks_text, rpath, &inv) != FC_OK) {
+        fc_plan_inventory_mismatch(v, "it does not parse as an inventory (the error is "
+                                   "above)");
+        goto out;
+    }
+    host_rack_ok = fc_plan_same_hosts(json_object_get(plan_inv, "hosts"), inv.nhosts,
+                                      inv.hosts, inv.host_rack, inv.racks, "hosts", what,
+                                      sizeof(what));
+    /* a plan before left_out was recorded names none; the frozen files
+     * say whether there were any */
+    if (host_rack_ok &&
+        !fc_plan_same_hosts(json_object_get(plan_inv, "left_out"), inv.nleft_out,
+                            inv.left_out, inv.left_out_rack, inv.racks, "left_out", what,
+                            sizeof(what)))
+        host_rack_ok = 0;
+    if (!host_rack_ok)
+        fc_plan_inventory_mismatch(v, what);
+    fc_inventory_free(&inv);
+out:
+    free(hosts_text);
+    free(racks_text);
 }

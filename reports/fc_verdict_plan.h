@@ -19,6 +19,15 @@
  * that is missing or does not load, leaves every rack INCOMPLETE with the
  * reason (it is not bad input to refuse: the report is still written, and
  * says why nothing is certified).
+ *
+ * The inventory likewise: the plan's hosts and racks, and the rack-map
+ * hosts it left out (inventory.left_out, which make their rack
+ * INCOMPLETE), must be what the frozen host list and rack map of the
+ * output directory (DIR/hosts, DIR/racks: the files the stages read) give
+ * when parsed again (lib/fc_inventory.c); a plan line edited to drop a
+ * left-out host would otherwise certify a rack tested in part. A file the
+ * plan names that is missing or does not parse, or a difference, leaves
+ * every rack INCOMPLETE with the reason.
  */
 #ifndef FC_VERDICT_PLAN_H
 #define FC_VERDICT_PLAN_H
@@ -28,5 +37,8 @@
 /* Check v's plan against DIR/profile.yaml; a finding on every rack for
  * each thing that does not match. */
 void fc_verdict_check_plan_profile(fc_run_verdict_t *v, const char *dir);
+/* Check v's plan inventory against DIR/hosts and DIR/racks; a finding on
+ * every rack when they differ or cannot be read. */
+void fc_verdict_check_plan_inventory(fc_run_verdict_t *v, const char *dir);
 
 #endif

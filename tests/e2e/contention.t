@@ -94,7 +94,7 @@ ok $? "its records name the hosts measured and their racks, not the background h
 # a rack whose hosts only generated: the same records, as a run whose
 # foreground was rack1's alone writes them; rack2 ran in the stage but was
 # not measured by it, so it is not judged by it (required: INCOMPLETE)
-mkdir -p "$TMP/bgrack"; cp "$TMP/apart/profile.yaml" "$TMP/bgrack/"
+mkdir -p "$TMP/bgrack"; cp "$TMP/apart/profile.yaml" "$TMP/apart/hosts" "$TMP/apart/racks" "$TMP/bgrack/"
 perl -MJSON::PP -ne 'my $r = decode_json($_); if ($r->{type} eq "contention") {
         $r->{measured_hosts} = ["'"${NAME}01"'"]; $r->{racks} = ["rack1"];
         $r->{implicates}{racks} = ["rack1"] if ref $r->{implicates};

@@ -19,7 +19,10 @@
 #     not tested;
 #   - a rack map of 32 hosts for a rack, a host list of one: the rack is
 #     INCOMPLETE, its left-out hosts named in the plan, the certificate,
-#     the summary, JUnit and verify;
+#     the summary, JUnit and verify; the plan line edited to drop them
+#     (inventory.left_out emptied, or deleted), or the frozen rack map
+#     removed: still INCOMPLETE, the report re-reading the frozen host list
+#     and rack map says why;
 #   - records that cannot be read (a torn line inside a stage, after the
 #     last stage, before the first) and a stage whose checks were lost:
 #     INCOMPLETE, never PASS; the same records whole still PASS;
@@ -46,7 +49,7 @@
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 66
+plan 67
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -157,7 +160,7 @@ rc=$?
 ok $? "the same profile run whole passes, with no overrides recorded (rc $rc)"
 [ $rc -eq 0 ] || diag "$(cat "$TMP/whole.out")"
 
-mkdir -p "$TMP/lostone"; cp "$TMP/whole/profile.yaml" "$TMP/lostone/"
+mkdir -p "$TMP/lostone"; cp "$TMP/whole/profile.yaml" "$TMP/whole/hosts" "$TMP/lostone/"
 perl -ne 'print unless /"type":"point"/ && /"stage":"node"/ && !$d++' "$TMP/whole/results.jsonl" > "$TMP/lostone/results.jsonl"
 $FC report "$TMP/lostone" > "$TMP/lostone.out" 2>&1
 rc=$?
@@ -165,7 +168,7 @@ rc=$?
 ok $? "a record the stage wrote but results.jsonl lost leaves it INCOMPLETE (rc $rc)"
 
 # judged records moved after their stage's end, the end's counts zeroed to match
-mkdir -p "$TMP/afterend"; cp "$TMP/whole/profile.yaml" "$TMP/afterend/"
+mkdir -p "$TMP/afterend"; cp "$TMP/whole/profile.yaml" "$TMP/whole/hosts" "$TMP/afterend/"
 perl -ne 'if (/"type":"point"/ && /"stage":"node"/) { $held .= $_; next }
     if (/"type":"stage_end"/ && /"stage":"node"/) { s/"(points|judged_records)":\d+/"$1":0/g; $_ .= $held }
     print' "$TMP/whole/results.jsonl" > "$TMP/afterend/results.jsonl"
@@ -177,7 +180,7 @@ ok $? "judged records after their stage's end are misplaced, not evidence (rc $r
 
 # an end record's counts, each checked: missing, past an int, against the records
 wedit() {   # wedit NAME PERL-SUBSTITUTION: report a changed copy of the whole run
-    mkdir -p "$TMP/$1"; cp "$TMP/whole/profile.yaml" "$TMP/$1/"
+    mkdir -p "$TMP/$1"; cp "$TMP/whole/profile.yaml" "$TMP/whole/hosts" "$TMP/$1/"
     perl -pe "$2" "$TMP/whole/results.jsonl" > "$TMP/$1/results.jsonl"
     $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
 }
@@ -202,7 +205,7 @@ grep -q "INCOMPLETE rack default, node stage, measurement: a record contradicts 
 ok $? "a PASS whose confirmation says confirmed is a contradiction: INCOMPLETE"
 $FC run --out "$TMP/rt" --np 3 --stages node "${SWEEP[@]}" --selftest-corrupt rank=1,iter=1 \
     > "$TMP/rt.out" 2>&1
-mkdir -p "$TMP/rtpass"; cp "$TMP/rt/profile.yaml" "$TMP/rtpass/"
+mkdir -p "$TMP/rtpass"; cp "$TMP/rt/profile.yaml" "$TMP/rt/hosts" "$TMP/rtpass/"
 perl -pe 's/"verdict":"FAIL"/"verdict":"PASS"/ if /"type":"retest"/' "$TMP/rt/results.jsonl" > "$TMP/rtpass/results.jsonl"
 $FC report "$TMP/rtpass" > "$TMP/rtpass.out" 2>&1
 rc=$?
@@ -270,13 +273,35 @@ ok $? "a rack the run tested on 1 of its 32 hosts is INCOMPLETE, naming the othe
     grep -q 'error type="INCOMPLETE" message="31 of the 32 hosts the rack map gives rack r01' "$TMP/partrack/junit.xml" &&
     $FC verify "$TMP/partrack/certificates/r01.json" | grep -q 'r01.json: 31 host(s) the rack map gives the rack were left out of the run: ghost01, '
 ok $? "the plan, the certificate, JUnit and verify name the left-out hosts"
+# the plan line edited to drop them (emptied, the key deleted), or the
+# frozen rack map gone: report re-reads DIR/hosts and DIR/racks
+for v in empty nokey noracks; do
+    mkdir -p "$TMP/lo-$v"; cp "$TMP/partrack/profile.yaml" "$TMP/partrack/hosts" "$TMP/partrack/racks" "$TMP/lo-$v/"
+    case $v in
+    empty) perl -pe 's/"left_out":\[[^\]]*\]/"left_out":[]/ if /"type":"plan"/' ;;
+    nokey) perl -pe 's/"left_out":\[[^\]]*\],?// if /"type":"plan"/' ;;
+    noracks) rm "$TMP/lo-$v/racks"; cat ;;
+    esac < "$TMP/partrack/results.jsonl" > "$TMP/lo-$v/results.jsonl"
+    $FC report "$TMP/lo-$v" > "$TMP/lo-$v.out" 2>&1
+    echo $? > "$TMP/lo-$v.rc"
+done
+why='^  INCOMPLETE rack r01, run stage, results: the plan record does not match the frozen inventory (hosts and racks in the output directory): '
+! grep -q '"left_out":\[{' "$TMP/lo-empty/results.jsonl" && ! grep -q '"left_out"' "$TMP/lo-nokey/results.jsonl" &&
+    ( for v in empty nokey noracks; do
+          [ "$(cat "$TMP/lo-$v.rc")" = 1 ] && grep -q '^rack r01: INCOMPLETE' "$TMP/lo-$v.out" || exit 1
+      done ) &&
+    grep -q "${why}the frozen inventory leaves out ghost01 (rack r01), the plan's inventory.left_out does not" "$TMP/lo-empty.out" &&
+    grep -q "${why}the frozen inventory leaves out ghost01 (rack r01), the plan's inventory.left_out does not" "$TMP/lo-nokey.out" &&
+    grep -q "${why}the frozen racks file cannot be read (No such file or directory)" "$TMP/lo-noracks.out"
+ok $? "the plan's left-out hosts emptied or deleted, or the frozen rack map removed: r01 stays INCOMPLETE, the report says the plan does not match the frozen inventory"
 
 # 6. records that cannot be read; checks that were lost
 G=tests/golden/report/clean/results.jsonl
 GP=tests/golden/report/clean/profile.yaml   # the profile that run froze
+GI="tests/golden/report/clean/hosts tests/golden/report/clean/racks"    # and its inventory
 torn() {    # torn NAME AWK-CONDITION: a copy of the clean run with a torn
             # line inserted after the first record matching the condition
-    mkdir -p "$TMP/$1"; cp "$GP" "$TMP/$1/"
+    mkdir -p "$TMP/$1"; cp "$GP" $GI "$TMP/$1/"
     awk -v cond="$2" '{ print } !done && $0 ~ cond { print "{\"type\":\"point\",\"stage\":\"pa"; done = 1 }' \
         "$G" > "$TMP/$1/results.jsonl"
     $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
@@ -294,7 +319,7 @@ grep -q 'run stage, results: a record before the first stage could not be read' 
 ok $? "a torn line before the first stage makes the run INCOMPLETE"
 is "$(jsonl "$TMP/mid/certificates/rack1.json" '$r[0]{certificate}{truncated_records}')" 1 \
     "the certificate counts the unreadable record"
-mkdir -p "$TMP/whole-again" && cp "$G" "$GP" "$TMP/whole-again/"
+mkdir -p "$TMP/whole-again" && cp "$G" "$GP" $GI "$TMP/whole-again/"
 $FC report "$TMP/whole-again" > "$TMP/whole-again.out" 2>&1
 ok $? "the same records whole pass"
 recount() {     # recount FILE: each stage_end counts the records its attempt
@@ -310,7 +335,7 @@ recount() {     # recount FILE: each stage_end counts the records its attempt
             $n{$s}++; $np{$s}++ if $r->{verdict} ne "PASS" }
         print' "$1"
 }
-mkdir -p "$TMP/lost"; cp "$GP" "$TMP/lost/"
+mkdir -p "$TMP/lost"; cp "$GP" $GI "$TMP/lost/"
 grep -v '"stage":"rack"' "$G" | grep -v '^$' > "$TMP/lost/results.jsonl"
 grep '"stage":"rack"' "$G" | grep -E '"type":"stage_(start|end)"' >> "$TMP/lost/results.jsonl"
 recount "$TMP/lost/results.jsonl"
@@ -319,7 +344,7 @@ rc=$?
 [ $rc -eq 1 ] && grep -q '^  INCOMPLETE rack rack1, rack stage: required stage rack finished but judged no check on this rack' "$TMP/lost.out"
 ok $? "a stage that finished without a check on the rack is INCOMPLETE (rc $rc)"
 # an end record that says FAIL with no failing check
-mkdir -p "$TMP/failnocheck"; cp "$GP" "$TMP/failnocheck/"
+mkdir -p "$TMP/failnocheck"; cp "$GP" $GI "$TMP/failnocheck/"
 sed 's/\("stage":"cluster".*"status":\)"ok"/\1"fail"/; s/\("status":\)"ok"\(.*"stage":"cluster".*"type":"stage_end"\)/\1"fail"\2/' "$G" > "$TMP/failnocheck/results.jsonl"
 grep -q '"status":"fail"' "$TMP/failnocheck/results.jsonl" || diag "the fixture edit did not apply"
 $FC report "$TMP/failnocheck" > "$TMP/failnocheck.out" 2>&1
@@ -328,7 +353,7 @@ ok $? "a stage that ended FAIL without a failing check is INCOMPLETE, not PASS"
 
 # 7. edits that must never come out PASS (G: the clean golden run)
 edit() {    # edit NAME PERL-SUBSTITUTION-PROGRAM: report a changed copy of G
-    mkdir -p "$TMP/$1"; cp "$GP" "$TMP/$1/"
+    mkdir -p "$TMP/$1"; cp "$GP" $GI "$TMP/$1/"
     perl -pe "$2" "$G" > "$TMP/$1/results.jsonl"
     $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
     echo $? > "$TMP/$1.rc"
@@ -374,7 +399,7 @@ edit planopt 's/("name":"cluster","required":)true/${1}false/ if /"type":"plan"/
 grep -q '"name":"cluster","required":false' "$TMP/planopt/results.jsonl" && [ "$(verdict_of planopt)" = INCOMPLETE ] &&
     grep -q "the profile's stage cluster is required, the plan's optional" "$TMP/planopt.out"
 ok $? "a required stage marked optional in the plan is caught against the frozen profile"
-mkdir -p "$TMP/noprofile"; cp "$G" "$TMP/noprofile/results.jsonl"
+mkdir -p "$TMP/noprofile"; cp "$G" "$TMP/noprofile/results.jsonl"; cp $GI "$TMP/noprofile/"
 $FC report "$TMP/noprofile" > "$TMP/noprofile.out" 2>&1
 [ $? -eq 1 ] && grep -q "the plan record does not match the frozen profile (profile.yaml in the output directory): it cannot be read (No such file or directory)" "$TMP/noprofile.out"
 ok $? "without the frozen profile the plan cannot be checked: INCOMPLETE"
@@ -389,7 +414,7 @@ ok $? "the judged records of a stage the plan does not have are misplaced, not e
 # the counts made to match, and two of them put back labelled as the
 # retest's after the end, or as the runner's inside the attempt
 forge() {   # forge NAME WHERE SOURCE: rack2's node points, two of them back
-    mkdir -p "$TMP/$1"; cp "$GP" "$TMP/$1/"
+    mkdir -p "$TMP/$1"; cp "$GP" $GI "$TMP/$1/"
     perl -ne 'BEGIN { ($where, $src) = splice @ARGV, 0, 2 }
         if (/"type":"point"/ && /"stage":"node"/ && /"rack":"rack2"/) { $n++ < 2 and push @p, $_; next }
         if (/"type":"stage_end"/ && /"stage":"node"/) { s/^\{/{"source":"$src",/ for @p;

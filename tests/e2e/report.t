@@ -23,7 +23,7 @@ plan 28
 
 for fx in clean slow-link soak-flap; do
     mkdir -p "$TMP/$fx"
-    cp "$G/$fx/results.jsonl" "$G/$fx/profile.yaml" "$TMP/$fx/"
+    cp "$G/$fx/results.jsonl" "$G/$fx/profile.yaml" "$G/$fx/hosts" "$G/$fx/racks" "$TMP/$fx/"
     $FC report "$TMP/$fx" > "$TMP/$fx.out" 2>&1
     echo $? > "$TMP/$fx.rc"
     same=0
@@ -89,7 +89,7 @@ rc=$?
 ok $? "another site's key does not verify the signature ($rc)"
 
 # a partial directory: the clean run cut off in the middle of the rack stage
-mkdir -p "$TMP/partial"; cp "$G/clean/profile.yaml" "$TMP/partial/"
+mkdir -p "$TMP/partial"; cp "$G/clean/profile.yaml" "$G/clean/hosts" "$G/clean/racks" "$TMP/partial/"
 n=$(grep -n '"type":"point"' "$G/clean/results.jsonl" | awk -F: -v s="$(grep -n '"type":"stage_start"' "$G/clean/results.jsonl" | sed -n 3p | cut -d: -f1)" '$1 > s { print $1; exit }')
 head -n "$n" "$G/clean/results.jsonl" > "$TMP/partial/results.jsonl"
 sed -n "$((n + 1))p" "$G/clean/results.jsonl" | head -c 100 >> "$TMP/partial/results.jsonl"
@@ -117,7 +117,7 @@ missing=$(writer_types | while read -r t; do
 ok $? "every record type the stages and the runner write has a row in the record-type table ($types found${missing:+; missing: $missing})"
 # a type the table does not name (a later fabcert's record) is no evidence:
 # the clean run with one after its end certifies exactly as without it
-mkdir -p "$TMP/unknown"; cp "$G/clean/profile.yaml" "$TMP/unknown/"
+mkdir -p "$TMP/unknown"; cp "$G/clean/profile.yaml" "$G/clean/hosts" "$G/clean/racks" "$TMP/unknown/"
 run_id=$(jsonl "$G/clean/results.jsonl" '$r[0]{run_id}')
 { cat "$G/clean/results.jsonl"
   echo "{\"type\":\"frobnicate\",\"run_id\":\"$run_id\",\"stage\":\"cluster\",\"rack\":\"rack1\",\"host\":\"fcv01\"}"

@@ -22,7 +22,7 @@ G=tests/golden/report
 plan 31
 
 mkdir -p "$TMP/run"
-cp "$G/slow-link/results.jsonl" "$G/slow-link/profile.yaml" "$TMP/run/"
+cp "$G/slow-link/results.jsonl" "$G/slow-link/profile.yaml" "$G/slow-link/hosts" "$G/slow-link/racks" "$TMP/run/"
 $FC keygen "$TMP/site" > /dev/null
 $FC report "$TMP/run" --sign-key "$TMP/site.key" > /dev/null 2>&1
 C=$TMP/run/certificates/rack1.json
@@ -156,6 +156,7 @@ ok $? "run without --sign-key under that profile refuses before anything runs (e
 # it), its plan marked as the runner marks it
 signed_fixture() {  # signed_fixture DIR PLAN-FLAG(1|0)
     mkdir -p "$1"
+    cp "$G/clean/hosts" "$G/clean/racks" "$1/"
     { cat "$G/clean/profile.yaml"; printf 'certificates:\n  require_signature: true\n'; } > "$1/profile.yaml"
     local old new
     old=$(sha256sum < "$G/clean/profile.yaml" | cut -c1-64); new=$(sha256sum < "$1/profile.yaml" | cut -c1-64)
@@ -191,7 +192,7 @@ rc=$?
     grep -q "INCOMPLETE rack rack1, run stage, results: the plan record does not match the frozen profile .*: the profile requires signed certificates, the plan does not say so" "$TMP/reqdel.out"
 ok $? "require_signature deleted from the plan: still no unsigned certificate, NOT CERTIFIED, INCOMPLETE (exit $rc)"
 # without the profile setting nothing changes: the golden run certifies unsigned
-mkdir -p "$TMP/plain"; cp "$G/clean/results.jsonl" "$G/clean/profile.yaml" "$TMP/plain/"
+mkdir -p "$TMP/plain"; cp "$G/clean/results.jsonl" "$G/clean/profile.yaml" "$G/clean/hosts" "$G/clean/racks" "$TMP/plain/"
 $FC report "$TMP/plain" > /dev/null 2>&1
 rc=$?
 [ $rc -eq 0 ] && [ -s "$TMP/plain/certificates/rack1.json" ]
