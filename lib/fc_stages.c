@@ -35,11 +35,13 @@ static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
                        "rules belong to the node, pairs and rack stages)" },
     [FC_STAGE_NODE] = {
         .id = FC_STAGE_NODE, .name = "node", .ranks = FC_RANKS_PPN, .min_hosts = 1,
+        .baseline = FC_BASELINE_POINTS,
         .group = "node",
         .gpu_capable = 1, .plan_known = 1, .batched = 1,
         .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE | FC_SWEEPS },
     [FC_STAGE_PAIRS] = {
         .id = FC_STAGE_PAIRS, .name = "pairs", .ranks = FC_RANKS_ONE, .min_hosts = 2,
+        .baseline = FC_BASELINE_PAIRS,
         .group = "node",
         .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE | FC_SECT_SWEEP, .view = FC_VIEW_PAIRS,
         .no_kinds = "the pairs stage measures sendrecv of int32 between two nodes, whatever "
@@ -47,11 +49,13 @@ static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
         .no_backend = "the pairs " FC_MPI_ONLY, .judges_only = "sendrecv int32" },
     [FC_STAGE_RACK] = {
         .id = FC_STAGE_RACK, .name = "rack", .ranks = FC_RANKS_PPN, .min_hosts = 1,
+        .baseline = FC_BASELINE_POINTS,
         .group = "rack",
         .gpu_capable = 1, .plan_known = 1, .batched = 1,
         .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE | FC_SWEEPS },
     [FC_STAGE_CLUSTER] = {
         .id = FC_STAGE_CLUSTER, .name = "cluster", .ranks = FC_RANKS_PPN, .min_hosts = 1,
+        .baseline = FC_BASELINE_POINTS,
         .gpu_capable = 1, .plan_known = 1, .batched = 1,
         .sections = FC_SECT_LIMITS | FC_SWEEPS, .no_relative = FC_WHOLE_JOB },
     [FC_STAGE_CONTENTION] = {

@@ -56,6 +56,13 @@ typedef enum fc_stage_view {
     FC_VIEW_TABLE,                  /* the table alone */
 } fc_stage_view_t;
 
+/* What `fabcert baseline` derives a stage's limits from. */
+typedef enum fc_stage_baseline {
+    FC_BASELINE_NONE = 0,           /* not derived (no per-iteration figures) */
+    FC_BASELINE_POINTS,             /* its point records, per collective */
+    FC_BASELINE_PAIRS,              /* its pair records (sendrecv, per size) */
+} fc_stage_baseline_t;
+
 typedef struct fc_stage_desc {
     fc_stage_id_t id;
     const char *name;               /* profiles, records, suites/NAME */
@@ -79,6 +86,7 @@ typedef struct fc_stage_desc {
                                      * another would never apply), or NULL:
                                      * the points of its sweep */
     fc_stage_view_t view;           /* how the reports show its figures */
+    fc_stage_baseline_t baseline;   /* what a baseline derives it from */
     const char *group;              /* what one judged group of it is ("node",
                                      * "rack"), NULL: the whole job */
 } fc_stage_desc_t;

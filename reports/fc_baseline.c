@@ -112,7 +112,7 @@ static int fc_bl_sweep(const fc_baseline_t *bl, int s, FILE *f)
         json_array_foreach(bl->runs[r].records, i, rec) {
             char size[32];
 
-            if (s == FC_STAGE_PAIRS && fc_record_id(rec) == FC_RECORD_PAIR) {
+            if (fc_bl_pairs(s) && fc_record_id(rec) == FC_RECORD_PAIR) {
                 json_array_foreach(json_object_get(rec, "sizes"), k, z) {
                     json_int_t of = json_integer_value(json_object_get(json_object_get(
                         z, "samples"), "of"));
@@ -123,7 +123,7 @@ static int fc_bl_sweep(const fc_baseline_t *bl, int s, FILE *f)
                     iters = of > iters ? (int)of : iters;
                     ++n;
                 }
-            } else if (s != FC_STAGE_PAIRS && fc_bl_point_of(rec, s)) {
+            } else if (!fc_bl_pairs(s) && fc_bl_point_of(rec, s)) {
                 snprintf(size, sizeof(size), "%lld", (long long)fc_bl_requested(rec));
                 json_object_set_new(sizes, size, json_true());
                 json_object_set_new(colls, fc_json_str(rec, "collective"), json_true());
@@ -145,7 +145,7 @@ static int fc_bl_sweep(const fc_baseline_t *bl, int s, FILE *f)
             warmup = json_is_string(ov) ? atoi(json_string_value(ov)) : sp->warmup;
         fprintf(f, "    warmup: %d\n    iters: %d\n", warmup, iters > 0 ? iters : sp->iters);
         fc_bl_sizes(f, sizes);
-        if (s != FC_STAGE_PAIRS) {
+        if (!fc_bl_pairs(s)) {
             fc_bl_list(f, "collectives", colls, fc_coll_from_name);
             fc_bl_list(f, "dtypes", dtypes, fc_dtype_from_name);
             if (json_object_size(ops) > 0)
@@ -286,8 +286,8 @@ static void fc_bl_header(const fc_baseline_t *bl, FILE *f, const char *out, cons
         int first = 1;
 
         for (int s = 0; s < FC_STAGE_COUNT; ++s)
-            if (bl->src.stages[s].present && s != FC_STAGE_NODE && s != FC_STAGE_PAIRS &&
-                s != FC_STAGE_RACK && s != FC_STAGE_CLUSTER) {
+            if (bl->src.stages[s].present &&
+                fc_stage_desc((fc_stage_id_t)s)->baseline == FC_BASELINE_NONE) {
                 fprintf(f, "%s%s", first ? "# Not derived (copy them from the source profile "
                         "to run them): " : ", ", fc_stage_name((fc_stage_id_t)s));
                 first = 0;
@@ -314,8 +314,6 @@ static void fc_bl_header(const fc_baseline_t *bl, FILE *f, const char *out, cons
 fc_status_t fc_baseline_derive(const char *const *dirs, int nruns, const char *out_path,
                                double margin, const char *name)
 {
-    static const int derived[] = { FC_STAGE_NODE, FC_STAGE_PAIRS, FC_STAGE_RACK,
-                                   FC_STAGE_CLUSTER };
     fc_baseline_t bl;
     fc_status_t st = FC_ERR_INVALID;
     char path[4200], dname[160], *text = NULL;
@@ -341,15 +339,19 @@ fc_status_t fc_baseline_derive(const char *const *dirs, int nruns, const char *o
     if ((mem = open_memstream(&text, &len)) == NULL)
         goto out;
     fc_bl_header(&bl, mem, out_path, name ? name : dname);
-    for (size_t k = 0; k < sizeof(derived) / sizeof(derived[0]); ++k) {
-        FILE *probe = fopen("/dev/null", "w");
-        int n = probe ? fc_bl_sweep(&bl, derived[k], probe) : 0;
+    for (int s = 0; s < FC_STAGE_COUNT; ++s) {
+        FILE *probe;
+        int n;
 
+        if (fc_stage_desc((fc_stage_id_t)s)->baseline == FC_BASELINE_NONE)
+            continue;
+        probe = fopen("/dev/null", "w");
+        n = probe ? fc_bl_sweep(&bl, s, probe) : 0;
         if (probe)
             fclose(probe);
         if (n == 0)
             continue;
-        fc_bl_stage(&bl, derived[k], mem);
+        fc_bl_stage(&bl, s, mem);
         ++stages;
     }
     fclose(mem);

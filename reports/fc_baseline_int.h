@@ -13,6 +13,7 @@
 #include "fc_baseline.h"
 #include "fc_json.h"
 #include "fc_profile.h"
+#include "fc_stages.h"
 
 typedef struct fc_bl_run {
     const char *dir;
@@ -28,6 +29,13 @@ typedef struct fc_baseline {
     fc_profile_t src;           /* the first run's frozen profile */
     double margin;
 } fc_baseline_t;
+
+/* 1 when stage s is derived from its pair records (the stage table's
+ * baseline), 0 from its points. */
+static inline int fc_bl_pairs(int s)
+{
+    return fc_stage_desc((fc_stage_id_t)s)->baseline == FC_BASELINE_PAIRS;
+}
 
 /* The size a point's sweep asked for (records before requested_bytes
  * have only the bytes moved). */

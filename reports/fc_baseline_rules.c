@@ -271,7 +271,7 @@ double fc_bl_relative(const fc_baseline_t *bl, int s, char *where, size_t len)
 
     for (int r = 0; r < bl->nruns; ++r)
         json_array_foreach(bl->runs[r].records, i, rec) {
-            if (s == FC_STAGE_PAIRS && fc_record_id(rec) == FC_RECORD_PAIR) {
+            if (fc_bl_pairs(s) && fc_record_id(rec) == FC_RECORD_PAIR) {
                 json_array_foreach(json_object_get(rec, "sizes"), k, z) {
                     if ((uint64_t)json_integer_value(json_object_get(z, "bytes")) < from)
                         continue;
@@ -284,7 +284,7 @@ double fc_bl_relative(const fc_baseline_t *bl, int s, char *where, size_t len)
                         "[f, s++]", json_number_value(json_object_get(z, "bw_gbps")),
                         fc_json_str(rec, "host_a"), " <-> ", fc_json_str(rec, "host_b")));
                 }
-            } else if (s != FC_STAGE_PAIRS && fc_bl_point_of(rec, s) &&
+            } else if (!fc_bl_pairs(s) && fc_bl_point_of(rec, s) &&
                        (uint64_t)fc_bl_requested(rec) >= from) {
                 double b = json_number_value(json_object_get(rec, "busbw_gbps"));
 
@@ -306,11 +306,11 @@ double fc_bl_relative(const fc_baseline_t *bl, int s, char *where, size_t len)
 
         for (int g = 0; g < n && x; ++g)
             x[g] = json_number_value(json_array_get(json_array_get(members, (size_t)g), 0));
-        if (x && n >= 2 && (dev = fc_bl_worst_dev(x, n, s == FC_STAGE_PAIRS, &who)) > worst) {
+        if (x && n >= 2 && (dev = fc_bl_worst_dev(x, n, fc_bl_pairs(s), &who)) > worst) {
             worst = dev;
             snprintf(where, len, "%s %.1f%% below the %s of the others (%s, run %s)",
                      json_string_value(json_array_get(json_array_get(members, (size_t)who), 1)),
-                     100 * dev, s == FC_STAGE_PAIRS ? "upper median" : "median",
+                     100 * dev, fc_bl_pairs(s) ? "upper median" : "median",
                      strchr(key, '|') + 1, bl->runs[atoi(key)].run_id);
         }
         free(x);
@@ -331,11 +331,11 @@ void fc_bl_limits(const fc_baseline_t *bl, int s, FILE *f)
         "one rule per size (each rule takes the slowest collective, type and op)",
     };
 
-    if (s == FC_STAGE_PAIRS)
+    if (fc_bl_pairs(s))
         fc_bl_pair_buckets(bl, buckets, meta);
     else
         level = fc_bl_point_buckets(bl, s, buckets, meta);
-    fprintf(f, "    limits:                 # %s\n", s == FC_STAGE_PAIRS ? "one rule per "
+    fprintf(f, "    limits:                 # %s\n", fc_bl_pairs(s) ? "one rule per "
             "size (each pair's bandwidth), one at 8 bytes (its latency)" : levels[level]);
     json_object_foreach(buckets, key, obs) {
         json_t *m = json_object_get(meta, key);
@@ -346,7 +346,7 @@ void fc_bl_limits(const fc_baseline_t *bl, int s, FILE *f)
 
         fc_bl_margin(bl, obs, &r);
         fc_format_size((uint64_t)bytes, size, sizeof(size));
-        if (s == FC_STAGE_PAIRS)
+        if (fc_bl_pairs(s))
             snprintf(what, sizeof(what), "%s at %s", lat ? "latency (half round trip)"
                      : "bandwidth", lat ? "8 bytes" : size);
         else
@@ -365,7 +365,7 @@ void fc_bl_limits(const fc_baseline_t *bl, int s, FILE *f)
         fprintf(f, "        min_bytes: %s\n        max_bytes: %s\n", size, size);
         if (!lat && !r.b_void)
             fprintf(f, "        min_busbw_gbps: %.6g\n", fc_bl_round(r.b_lo / exp(r.m), 0));
-        if (s != FC_STAGE_PAIRS || lat)
+        if (!fc_bl_pairs(s) || lat)
             fprintf(f, "        max_latency_us: %.6g\n", fc_bl_round(r.t_hi * exp(r.m), 1));
     }
     json_decref(buckets);
