@@ -216,6 +216,7 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
     /* suites/pairs.c */
     FC_RECORD_CONTEXT(FC_RECORD_PAIRS_SCHEDULE, "pairs_schedule", FC_BY_STAGE),
     FC_RECORD_CONTEXT(FC_RECORD_PAIRS_CONFIRMATION, "pairs_confirmation", FC_BY_STAGE),
+    FC_RECORD_CONTEXT(FC_RECORD_PAIRS_ROUND, "pairs_round", FC_BY_STAGE),
     /* suites/soak.c */
     FC_RECORD_CONTEXT(FC_RECORD_SOAK_WINDOW, "soak_window", FC_BY_STAGE),
     /* runners/fc_retest.c */

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "fc_launch.h"
+#include "fc_progress.h"
 #include "fc_report.h"
 #include "fc_results.h"
 #include "fc_run.h"
@@ -171,6 +172,9 @@ static int fc_cmd_run(int argc, char **argv)
            FC_VERSION, st.o.run_id, st.inv.nhosts, st.inv.nracks, st.profile.name);
     fflush(stdout);
     fc_launch_catch_signals();
+    st.progress = fc_progress_open(&st, fc_file_size(st.results_path),
+                                   st.o.progress || isatty(STDOUT_FILENO));
+    fc_launch_set_tick(fc_progress_tick, st.progress);
     for (int k = 0; k < FC_STAGE_COUNT; ++k) {
         fc_stage_id_t s = (fc_stage_id_t)k;     /* the stage table's order */
         int hung = 0;
@@ -182,6 +186,7 @@ static int fc_cmd_run(int argc, char **argv)
             continue;
         }
         for (int attempt = 1; attempt <= FC_RUN_MAX_ATTEMPTS; ++attempt) {
+            fc_progress_stage(st.progress, s, attempt);
             if (fc_run_stage(&st, s, attempt, &hung) == 2) {
                 json_decref(stages);
                 return 2;
@@ -197,8 +202,11 @@ static int fc_cmd_run(int argc, char **argv)
     {
         fc_verdict_t overall = FC_VERDICT_INCOMPLETE;
 
+        fc_launch_set_tick(NULL, NULL);
         rc = fc_report_dir(st.o.out_dir, st.o.sign_key, 0, &overall) == FC_OK
                  ? (overall == FC_VERDICT_PASS ? 0 : 1) : 2;
+        fc_progress_close(st.progress, fc_launch_interrupted() ? "interrupted" : "finished",
+                          rc == 2 ? "" : fc_verdict_name(overall));
     }
     printf("output: %s\n", st.o.out_dir);
     fc_inventory_free(&st.inv);

@@ -49,6 +49,8 @@ typedef struct fc_run_opts {
     int selftest_stage;             /* stage the self-tests go to; -1 all */
     const char *sign_key;           /* secret key for the certificates */
     double soak_duration;           /* --soak-duration; 0: the profile's */
+    int progress;                   /* --progress: progress lines even when
+                                     * stdout is not a terminal */
     const char *env[FC_MAX_PASSTHRU];   /* --env NAME[=VALUE] */
     int nenv;
     int nuser_mpirun_args;          /* of mpirun_args, given as --mpirun-arg */
@@ -66,6 +68,7 @@ typedef struct fc_run_state {
     int *quarantined;
     char results_path[PATH_MAX + 32];
     const char *probe_stage;        /* the stage a probe is for */
+    struct fc_progress *progress;   /* follows results.jsonl (fc_progress.h) */
 } fc_run_state_t;
 
 /* ---- options (fc_run_opts.c) ----------------------------------------- */

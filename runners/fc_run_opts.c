@@ -64,6 +64,9 @@ void fc_usage(FILE *out)
 "                        stop rank R at point K to prove the watchdog\n"
 "  --selftest-stage NAME the stage the self-tests apply to (default: all)\n"
 "  --sign-key KEY        sign each rack's certificate with this secret key\n"
+"  --progress            a progress line (stage, done of total, failures, ETA)\n"
+"                        at least every 10 s even when stdout is not a\n"
+"                        terminal; DIR/progress.json has the same always\n"
 "\n"
 "The output directory holds run.json, results.jsonl (one JSON record per\n"
 "measurement, flushed as made), STAGE.tap and STAGE.log per stage attempt,\n"
@@ -100,7 +103,7 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
 {
     enum { O_PROFILE = 1, O_OUT, O_NP, O_PPN, O_MPIRUN, O_MPIRUN_ARG, O_ENV, O_LAUNCHER,
            O_HOSTS, O_RACKS, O_STAGES, O_STAGE_OPT, O_SELFTEST, O_SELFTEST_STAGE,
-           O_SIGN_KEY, O_HELP };
+           O_SIGN_KEY, O_HELP, O_PROGRESS };
     static const struct option longopts[] = {
         { "profile", required_argument, NULL, O_PROFILE },
         { "out", required_argument, NULL, O_OUT },
@@ -125,6 +128,7 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
         { "selftest-hang", required_argument, NULL, O_SELFTEST },
         { "selftest-stage", required_argument, NULL, O_SELFTEST_STAGE },
         { "sign-key", required_argument, NULL, O_SIGN_KEY },
+        { "progress", no_argument, NULL, O_PROGRESS },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
@@ -153,6 +157,7 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
         case O_PPN: if (fc_parse_count("--ppn", optarg, &o->ppn)) return 2; break;
         case O_MPIRUN: o->mpirun = optarg; o->mpirun_from = "--mpirun"; break;
         case O_SIGN_KEY: o->sign_key = optarg; break;
+        case O_PROGRESS: o->progress = 1; break;
         case O_MPIRUN_ARG: o->mpirun_args[o->nmpirun_args++] = optarg; break;
         case O_LAUNCHER:
             if (strcmp(optarg, "mpirun") != 0 && strcmp(optarg, "srun") != 0) {
