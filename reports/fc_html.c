@@ -28,6 +28,7 @@ static void fc_html_index(FILE *f, const fc_run_verdict_t *v)
     fprintf(f, ", fabcert ");
     fc_html_escape(f, fc_json_str(v->plan, "version"));
     fprintf(f, "</p>\n");
+    fc_html_resumes(f, v);
     fc_html_overrides(f, v);
     fc_html_backend_notes(f, v);
     fprintf(f, "<table><tr><th>rack</th><th>verdict</th><th>hosts</th>"

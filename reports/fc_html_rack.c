@@ -203,6 +203,7 @@ void fc_html_rack_page(FILE *f, const fc_run_verdict_t *v, const fc_rack_verdict
     fprintf(f, " (sha256 %.16s), fabcert ", fc_json_str(v->plan, "profile_sha256"));
     fc_html_escape(f, fc_json_str(v->plan, "version"));
     fprintf(f, "</p>\n");
+    fc_html_resumes(f, v);
     fc_html_overrides(f, v);
     fc_html_rack_todo(f, r);
     fc_html_rack_nodes(f, r);

@@ -71,6 +71,20 @@ void fc_verdict_scan(json_t *records, const fc_run_verdict_t *out, fc_verdict_sc
             scan->ignored[i] = 1;
             continue;
         }
+        if (t->id == FC_RECORD_RESUME) {
+            /* the attempts begun before a resume of each stage it runs
+             * again are superseded (README, "Resuming a run") */
+            json_t *x;
+            size_t k;
+
+            json_array_foreach(json_object_get(rec, "superseded"), k, x) {
+                int ss = fc_stage_from_name(fc_json_str(x, "stage"));
+
+                for (int a = 0; ss >= 0 && a < att[ss].n; ++a)
+                    att[ss].a[a].superseded = 1;
+            }
+            continue;
+        }
         if (judged && (s < 0 || att[s].n == 0)) {
             scan->misplaced++;
             continue;

@@ -279,6 +279,13 @@ void fc_verdict_judge_rack(json_t *records, const fc_run_verdict_t *out,
         if ((!t->check && !t->stop) || at == NULL)
             continue;       /* (a judged record before its stage began is
                              * counted as misplaced) */
+        if (at->superseded && t->check &&
+            (strcmp(fc_record_verdict(rec), "PASS") == 0 ||
+             strcmp(fc_record_verdict(rec), "INCOMPLETE") == 0))
+            continue;       /* a resume ran its stage again from the start:
+                             * its passes are measured again there, its
+                             * failures stay (a verdict never improves with
+                             * less evidence) */
         if (scan->unplaced[i]) {
             if (fc_attempt_includes(at, r) || !fc_attempt_includes_a_rack(out, at))
                 fc_verdict_unplaced(r, (fc_stage_id_t)s, rec, scan->unplaced[i] == 1);

@@ -34,6 +34,10 @@ typedef struct fc_attempt {
     long judged_seen;       /* its own records with a verdict, as read */
     long judged_np_seen;    /* ... of which not PASS */
     int other_profile;      /* it judged against another profile's bytes */
+    int superseded;         /* a resume ran the stage again from its start
+                             * (a `resume` record): its passing and
+                             * incomplete checks are no evidence, its
+                             * failures still are */
     json_t *devices;        /* its devices record (the nccl backend's GPU
                              * of every rank, and how many each host has
                              * visible), or NULL */

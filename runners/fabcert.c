@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fc_alloc.h"
 #include "fc_launch.h"
 #include "fc_progress.h"
 #include "fc_report.h"
@@ -35,10 +36,12 @@
 _Static_assert(FC_RUN_MAX_ATTEMPTS <= FC_VERDICT_MAX_ATTEMPTS,
                "the verdict must follow every attempt of a stage the runner makes");
 
+static void fc_run_append_plan(fc_run_state_t *st, json_t *stages);
+
 static int fc_cmd_run(int argc, char **argv)
 {
     fc_run_state_t st;
-    json_t *stages, *plan;
+    json_t *stages;
     char exe[PATH_MAX];
     int rc, nselected = 0;
 
@@ -70,23 +73,36 @@ static int fc_cmd_run(int argc, char **argv)
                 st.o.profile);
         return 2;
     }
-    snprintf(st.o.run_id, sizeof(st.o.run_id), "%ld-%d", (long)time(NULL), (int)getpid());
-    if (st.o.out_dir[0] == '\0')
-        snprintf(st.o.out_dir, sizeof(st.o.out_dir), "fabcert-out/%s", st.o.run_id);
-    if (fc_mkdir_p(st.o.out_dir) != FC_OK)
-        return 2;
-    /* verdicts come from all of results.jsonl: never mix two runs */
-    snprintf(st.results_path, sizeof(st.results_path), "%s/results.jsonl", st.o.out_dir);
-    if (fc_run_claim_results(&st) != 0)
-        return 2;
+    if (st.o.resume) {
+        /* the run that began in out_dir: its id, plan and records */
+        if (fc_run_resume_open(&st) != 0)
+            return 2;
+    } else {
+        snprintf(st.o.run_id, sizeof(st.o.run_id), "%ld-%d", (long)time(NULL), (int)getpid());
+        if (st.o.out_dir[0] == '\0')
+            snprintf(st.o.out_dir, sizeof(st.o.out_dir), "fabcert-out/%s", st.o.run_id);
+        if (fc_mkdir_p(st.o.out_dir) != FC_OK)
+            return 2;
+        /* verdicts come from all of results.jsonl: never mix two runs */
+        snprintf(st.results_path, sizeof(st.results_path), "%s/results.jsonl", st.o.out_dir);
+        if (fc_run_claim_results(&st) != 0)
+            return 2;
+    }
     if (fc_run_load_inventory(&st) != FC_OK || fc_check_background_hosts(&st) != 0 ||
-        fc_run_check_rack_names(&st.inv) != 0 || fc_run_freeze_inputs(&st) != FC_OK) {
-        unlink(st.results_path);        /* nothing was run: no half run left */
+        fc_run_check_rack_names(&st.inv) != 0 ||
+        (st.o.resume ? fc_run_resume_check(&st) : fc_run_freeze_inputs(&st)) != FC_OK) {
+        char left[PATH_MAX + 32];
+
+        snprintf(left, sizeof(left), "%s/hosts.resume", st.o.out_dir);
+        if (st.o.resume)
+            unlink(left);               /* the run's own files stay as they were */
+        else
+            unlink(st.results_path);    /* nothing was run: no half run left */
         return 2;
     }
     fc_print_left_out(&st.inv);
-    st.healthy = calloc((size_t)st.inv.nhosts, sizeof(int));
-    st.quarantined = calloc((size_t)st.inv.nhosts, sizeof(int));
+    st.healthy = fc_xcalloc((size_t)st.inv.nhosts, sizeof(int), "the healthy hosts");
+    st.quarantined = fc_xcalloc((size_t)st.inv.nhosts, sizeof(int), "the quarantined hosts");
     for (int h = 0; h < st.inv.nhosts; ++h)
         st.healthy[h] = 1;
 
@@ -142,61 +158,53 @@ static int fc_cmd_run(int argc, char **argv)
             json_decref(stages);
             return 2;
         }
-    if (fc_write_run_json(&st, stages) != 0)
+    if (st.o.resume) {
+        json_decref(stages);
+        stages = NULL;
+        if (fc_run_resume_plan(&st) != 0)
+            return 2;
+    } else if (fc_write_run_json(&st, stages) != 0) {
         return 2;
+    }
     if (geteuid() == 0) {
         setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
         setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
     }
-    plan = fc_run_record(&st, "plan", NULL);
-    json_object_set_new(plan, "stages", json_deep_copy(stages));
-    json_object_set_new(plan, "inventory", fc_inventory_json(&st.inv));
-    json_object_set_new(plan, "profile", json_string(st.profile.name));
-    json_object_set_new(plan, "profile_sha256", json_string(st.profile.sha256));
-    json_object_set_new(plan, "version", json_string(FC_VERSION));
-    if (st.profile.require_signature)   /* `report` refuses unsigned certificates */
-        json_object_set_new(plan, "require_signature", json_true());
-    if (st.o.soak_duration > 0)     /* the profile's hash alone would not say it */
-        json_object_set_new(plan, "soak_duration_s", json_real(st.o.soak_duration));
-    json_object_set_new(plan, "overrides", fc_run_overrides(&st.o));
-    json_object_set_new(plan, "environment", fc_run_environment());
-    json_object_set_new(plan, "inputs", json_pack("{s:s, s:s, s:s}", "profile",
-                        st.o.profile_source, "hosts", st.o.hosts_source, "racks",
-                        st.o.racks_source));
-    json_object_set_new(plan, "launch", json_pack("{s:s, s:s, s:i}", "launcher",
-        st.o.srun ? "srun" : "mpirun", "program", st.o.mpirun, fc_cluster_mode(&st.o)
-        ? "ranks_per_node" : "ranks", fc_cluster_mode(&st.o) ? st.o.ppn : st.o.np));
-    fc_append(&st, plan);
-
-    printf("fabcert %s: run %s, %d host(s) in %d rack(s), profile %s\n",
-           FC_VERSION, st.o.run_id, st.inv.nhosts, st.inv.nracks, st.profile.name);
-    fflush(stdout);
+    if (!st.o.resume)
+        fc_run_append_plan(&st, stages);
+    json_decref(stages);
     fc_launch_catch_signals();
     st.progress = fc_progress_open(&st, fc_file_size(st.results_path),
                                    st.o.progress || isatty(STDOUT_FILENO));
     fc_launch_set_tick(fc_progress_tick, st.progress);
     for (int k = 0; k < FC_STAGE_COUNT; ++k) {
         fc_stage_id_t s = (fc_stage_id_t)k;     /* the stage table's order */
-        int hung = 0;
+        int hung = 0, attempt;
 
-        if (!st.profile.stages[s].present || !st.o.stages[s])
+        if (!st.profile.stages[s].present || !st.o.stages[s] || st.kept[s])
             continue;
         if (fc_launch_interrupted()) {
             printf("stage %s: not run: the run was interrupted\n", fc_stage_name(s));
             continue;
         }
-        for (int attempt = 1; attempt <= FC_RUN_MAX_ATTEMPTS; ++attempt) {
+        for (attempt = 1; attempt <= FC_RUN_MAX_ATTEMPTS; ++attempt) {
             fc_progress_stage(st.progress, s, attempt);
-            if (fc_run_stage(&st, s, attempt, &hung) == 2) {
-                json_decref(stages);
+            if (fc_run_stage(&st, s, attempt, &hung) == 2)
                 return 2;
-            }
             if (!hung || fc_launch_interrupted())
                 break;
         }
+        /* the runner is done with the stage (its attempts, retest and
+         * quarantines): a resume keeps it; an interrupted one it runs again */
+        if (!fc_launch_interrupted()) {
+            json_t *done = fc_run_record(&st, "stage_done", fc_stage_name(s));
+
+            json_object_set_new(done, "attempts", json_integer(attempt > FC_RUN_MAX_ATTEMPTS
+                                                               ? FC_RUN_MAX_ATTEMPTS : attempt));
+            fc_append(&st, done);
+        }
         fflush(stdout);
     }
-    json_decref(stages);
 
     printf("\n");
     {
@@ -212,7 +220,37 @@ static int fc_cmd_run(int argc, char **argv)
     fc_inventory_free(&st.inv);
     free(st.healthy);
     free(st.quarantined);
+    json_decref(st.prior);
+    json_decref(st.prior_plan);
     return rc;
+}
+
+/* The plan record: what the run will do, with what, and what changed it. */
+static void fc_run_append_plan(fc_run_state_t *st, json_t *stages)
+{
+    json_t *plan;
+
+    plan = fc_run_record(st, "plan", NULL);
+    json_object_set_new(plan, "stages", json_deep_copy(stages));
+    json_object_set_new(plan, "inventory", fc_inventory_json(&st->inv));
+    json_object_set_new(plan, "profile", json_string(st->profile.name));
+    json_object_set_new(plan, "profile_sha256", json_string(st->profile.sha256));
+    json_object_set_new(plan, "version", json_string(FC_VERSION));
+    if (st->profile.require_signature)   /* `report` refuses unsigned certificates */
+        json_object_set_new(plan, "require_signature", json_true());
+    if (st->o.soak_duration > 0)     /* the profile's hash alone would not say it */
+        json_object_set_new(plan, "soak_duration_s", json_real(st->o.soak_duration));
+    json_object_set_new(plan, "overrides", fc_run_overrides(&st->o));
+    json_object_set_new(plan, "environment", fc_run_environment());
+    json_object_set_new(plan, "inputs", json_pack("{s:s, s:s, s:s}", "profile",
+                        st->o.profile_source, "hosts", st->o.hosts_source, "racks",
+                        st->o.racks_source));
+    json_object_set_new(plan, "launch", fc_run_launch_json(&st->o));
+    fc_append(st, plan);
+
+    printf("fabcert %s: run %s, %d host(s) in %d rack(s), profile %s\n",
+           FC_VERSION, st->o.run_id, st->inv.nhosts, st->inv.nracks, st->profile.name);
+    fflush(stdout);
 }
 
 static int fc_cmd_check_inventory(int argc, char **argv)
