@@ -174,7 +174,8 @@ static int fc_cmd_run(int argc, char **argv)
         fc_run_append_plan(&st, stages);
     json_decref(stages);
     fc_launch_catch_signals();
-    st.progress = fc_progress_open(&st, fc_file_size(st.results_path),
+    /* a resume's own record is followed too (the metrics take it in) */
+    st.progress = fc_progress_open(&st, st.o.resume ? st.prior_bytes : fc_file_size(st.results_path),
                                    st.o.progress || isatty(STDOUT_FILENO));
     fc_launch_set_tick(fc_progress_tick, st.progress);
     for (int k = 0; k < FC_STAGE_COUNT; ++k) {
@@ -210,11 +211,14 @@ static int fc_cmd_run(int argc, char **argv)
     {
         fc_verdict_t overall = FC_VERDICT_INCOMPLETE;
 
+        json_t *racks = NULL;
+
         fc_launch_set_tick(NULL, NULL);
-        rc = fc_report_dir(st.o.out_dir, st.o.sign_key, 0, &overall) == FC_OK
+        rc = fc_report_dir_racks(st.o.out_dir, st.o.sign_key, 0, &overall, &racks) == FC_OK
                  ? (overall == FC_VERDICT_PASS ? 0 : 1) : 2;
         fc_progress_close(st.progress, fc_launch_interrupted() ? "interrupted" : "finished",
-                          rc == 2 ? "" : fc_verdict_name(overall));
+                          rc == 2 ? "" : fc_verdict_name(overall), racks);
+        json_decref(racks);
     }
     printf("output: %s\n", st.o.out_dir);
     fc_inventory_free(&st.inv);

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "fc_alloc.h"
+#include "fc_metrics.h"
 #include "fc_report.h"
 #include "fc_results.h"
 
@@ -55,6 +56,9 @@ struct fc_progress {
     double last_print, last_write;
     int dirty;
     json_t *finished;               /* the stages this invocation ended */
+    fc_metrics_t *metrics;          /* --metrics, or NULL */
+    int metrics_due;                /* something it shows changed */
+    double last_metrics;
 };
 
 static double fc_now(void)
@@ -306,6 +310,7 @@ static void fc_progress_read(fc_progress_t *p)
 
             *nl = '\0';
             if ((rec = json_loads(line, 0, NULL)) != NULL) {
+                p->metrics_due |= fc_metrics_record(p->metrics, rec);
                 fc_progress_record(p, rec, now);
                 json_decref(rec);
             }
@@ -314,6 +319,20 @@ static void fc_progress_read(fc_progress_t *p)
         p->plen -= (size_t)(line - p->pending);
         memmove(p->pending, line, p->plen);
     }
+}
+
+/* The metrics file, with the running stage's progress. */
+static void fc_progress_metrics(fc_progress_t *p, double now)
+{
+    if (p->stage >= 0 && p->started) {
+        double eta = fc_progress_eta(p, now);
+
+        fc_metrics_progress(p->metrics, fc_stage_name((fc_stage_id_t)p->stage),
+                            p->total > 0 ? p->done / p->total : -1, eta);
+    }
+    fc_metrics_flush(p->metrics);
+    p->metrics_due = 0;
+    p->last_metrics = now;
 }
 
 void fc_progress_tick(void *arg)
@@ -332,6 +351,8 @@ void fc_progress_tick(void *arg)
     if (p->stage >= 0 && (p->new_window || (p->dirty && now - p->last_write >= FC_PROGRESS_WRITE_S)))
         fc_progress_write(p, "running", NULL);
     p->new_window = 0;
+    if (p->metrics && (p->metrics_due || now - p->last_metrics >= FC_PROGRESS_EVERY_S))
+        fc_progress_metrics(p, now);
 }
 
 fc_progress_t *fc_progress_open(const fc_run_state_t *st, long offset, int print)
@@ -353,6 +374,8 @@ fc_progress_t *fc_progress_open(const fc_run_state_t *st, long offset, int print
         fprintf(stderr, "fabcert: cannot follow %s for progress: %s\n", st->results_path,
                 strerror(errno));
     fc_progress_write(p, "running", NULL);
+    if (st->o.metrics[0])
+        p->metrics = fc_metrics_open(st->o.metrics, st);
     return p;
 }
 
@@ -388,9 +411,12 @@ void fc_progress_stage(fc_progress_t *p, fc_stage_id_t s, int attempt)
     p->windows = 0;
     p->t_launch = p->last_print = now;
     fc_progress_write(p, "running", NULL);
+    if (p->metrics)
+        fc_progress_metrics(p, now);
 }
 
-void fc_progress_close(fc_progress_t *p, const char *state, const char *verdict)
+void fc_progress_close(fc_progress_t *p, const char *state, const char *verdict,
+                       json_t *racks)
 {
     if (p == NULL)
         return;
@@ -398,6 +424,7 @@ void fc_progress_close(fc_progress_t *p, const char *state, const char *verdict)
         fc_progress_read(p);
     fc_progress_stage_over(p);
     fc_progress_write(p, state, verdict);
+    fc_metrics_close(p->metrics, state, racks);
     if (p->fd >= 0)
         close(p->fd);
     json_decref(p->keys);

@@ -28,7 +28,8 @@ typedef struct fc_progress fc_progress_t;
 
 /* Follow st's results.jsonl from byte `offset` on (what is before it is
  * not this invocation's); print: progress lines on stdout. Writes
- * progress.json at once. */
+ * progress.json at once, and with --metrics the metrics file
+ * (fc_metrics.h). */
 fc_progress_t *fc_progress_open(const fc_run_state_t *st, long offset, int print);
 /* The runner is about to launch attempt `attempt` of stage s. */
 void fc_progress_stage(fc_progress_t *p, fc_stage_id_t s, int attempt);
@@ -37,9 +38,11 @@ void fc_progress_stage(fc_progress_t *p, fc_stage_id_t s, int attempt);
  * fc_launch_tick_func_t: arg is the fc_progress_t. */
 void fc_progress_tick(void *arg);
 /* The run is over: a last read, then progress.json says `state`
- * ("finished", "interrupted") and the verdict ("" when none was reached);
+ * ("finished", "interrupted") and the verdict ("" when none was reached),
+ * and the metrics each rack's (racks: fc_report_dir_racks's, or NULL);
  * frees p. */
-void fc_progress_close(fc_progress_t *p, const char *state, const char *verdict);
+void fc_progress_close(fc_progress_t *p, const char *state, const char *verdict,
+                       json_t *racks);
 
 /* Write text to path atomically: path.tmp, fsync, rename. 0 or -1 (said
  * on stderr). progress.json and the metrics file are written so. */

@@ -52,6 +52,7 @@ typedef struct fc_run_opts {
     double soak_duration;           /* --soak-duration; 0: the profile's */
     int resume;                     /* --resume DIR: out_dir is DIR */
     int profile_given;              /* --profile was on the command line */
+    char metrics[PATH_MAX];         /* --metrics FILE, "" if none */
     int progress;                   /* --progress: progress lines even when
                                      * stdout is not a terminal */
     const char *env[FC_MAX_PASSTHRU];   /* --env NAME[=VALUE] */
@@ -76,6 +77,7 @@ typedef struct fc_run_state {
     /* --resume (fc_run_resume.c) */
     json_t *prior;                  /* the records already in results.jsonl */
     json_t *prior_plan;             /* ... its plan record */
+    long prior_bytes;               /* ... the size of the file they filled */
     int kept[FC_STAGE_COUNT];       /* stages finished before: not run again */
     int resume_runs;                /* stages the resume runs */
 } fc_run_state_t;

@@ -68,6 +68,10 @@ void fc_usage(FILE *out)
 "                        finished stages are kept, the others run from their\n"
 "                        start (give the run's options again; the profile\n"
 "                        defaults to DIR/profile.yaml)\n"
+"  --metrics FILE        the run's state and figures for Prometheus (text\n"
+"                        format, node_exporter's textfile collector: written\n"
+"                        to FILE.tmp and renamed), as stages and soak windows\n"
+"                        end\n"
 "  --progress            a progress line (stage, done of total, failures, ETA)\n"
 "                        at least every 10 s even when stdout is not a\n"
 "                        terminal; DIR/progress.json has the same always\n"
@@ -107,7 +111,7 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
 {
     enum { O_PROFILE = 1, O_OUT, O_NP, O_PPN, O_MPIRUN, O_MPIRUN_ARG, O_ENV, O_LAUNCHER,
            O_HOSTS, O_RACKS, O_STAGES, O_STAGE_OPT, O_SELFTEST, O_SELFTEST_STAGE,
-           O_SIGN_KEY, O_HELP, O_PROGRESS, O_RESUME };
+           O_SIGN_KEY, O_HELP, O_PROGRESS, O_RESUME, O_METRICS };
     static const struct option longopts[] = {
         { "profile", required_argument, NULL, O_PROFILE },
         { "out", required_argument, NULL, O_OUT },
@@ -134,6 +138,7 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
         { "sign-key", required_argument, NULL, O_SIGN_KEY },
         { "progress", no_argument, NULL, O_PROGRESS },
         { "resume", required_argument, NULL, O_RESUME },
+        { "metrics", required_argument, NULL, O_METRICS },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
@@ -175,6 +180,7 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
         case O_MPIRUN: o->mpirun = optarg; o->mpirun_from = "--mpirun"; break;
         case O_SIGN_KEY: o->sign_key = optarg; break;
         case O_PROGRESS: o->progress = 1; break;
+        case O_METRICS: snprintf(o->metrics, sizeof(o->metrics), "%s", optarg); break;
         case O_MPIRUN_ARG: o->mpirun_args[o->nmpirun_args++] = optarg; break;
         case O_LAUNCHER:
             if (strcmp(optarg, "mpirun") != 0 && strcmp(optarg, "srun") != 0) {

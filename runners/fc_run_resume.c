@@ -66,6 +66,7 @@ int fc_run_resume_open(fc_run_state_t *st)
     }
     if (fc_run_lock_results(st, fd) != 0)
         return 2;
+    st->prior_bytes = fc_file_size(st->results_path);
     if (fc_results_load(st->results_path, 0, &records, &torn) != FC_OK)
         return 2;
     json_array_foreach(records, i, rec)

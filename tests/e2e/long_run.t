@@ -17,10 +17,17 @@
 #     changes nothing; the certificate, summary and HTML say when the run
 #     was resumed; in the records, a failure of a superseded attempt still
 #     fails the rack, and a resume record cannot turn a stage that never
-#     finished into a pass.
+#     finished into a pass;
+#   - metrics: --metrics on the watched run, the interrupted one and the
+#     resume; each file, read by a real parser (Python prometheus_client's
+#     Prometheus text parser and its OpenMetrics parser), has the run's
+#     state, a verdict sample per rack, checks and failures per stage,
+#     busbw per stage and collective, the soak's drift and windows and
+#     the link counter deltas; the resume's counts are the uninterrupted
+#     run's (the superseded attempt's checks not counted twice).
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 15
+plan 20
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 # the cluster stage's all_to_all calls held 0.1 s each (the MPI injector), so
 # that the stage is still running when SIGTERM comes after its first points
@@ -92,7 +99,8 @@ perl -MJSON::PP -MTime::HiRes=sleep -e '
     print "$n $bad ", ($eta // 0), " ", join(",", sort keys %state), "\n"' \
     "$TMP/long/progress.json" "$TMP/long.stop" > "$TMP/reader.out" &
 reader=$!
-$FC run --out "$TMP/long" --np 2 --profile "$TMP/long.yaml" "${SLOW[@]}" --progress 2> "$TMP/long.err" |
+$FC run --out "$TMP/long" --np 2 --profile "$TMP/long.yaml" "${SLOW[@]}" --progress \
+    --metrics "$TMP/long.prom" 2> "$TMP/long.err" |
     stamp > "$TMP/long.out"
 rc=${PIPESTATUS[0]}
 touch "$TMP/long.stop"; wait $reader
@@ -120,7 +128,7 @@ ok $? "no temporary file is left beside it"
 # 2. the same plan (a 3 s soak), stopped while its third stage runs
 rec() { jsonl "$TMP/$1/results.jsonl" "$2"; }
 SHORT=(--np 2 --profile "$TMP/long.yaml" --soak-duration 3 "${SLOW[@]}")
-$FC run --out "$TMP/cut" "${SHORT[@]}" > "$TMP/cut.out" 2>&1 &
+$FC run --out "$TMP/cut" "${SHORT[@]}" --metrics "$TMP/cut.prom" > "$TMP/cut.out" 2>&1 &
 pid=$!
 for i in $(seq 600); do   # two checks of the cluster stage written, then SIGTERM
     [ "$(grep -c '"stage":"cluster".*"type":"point"' "$TMP/cut/results.jsonl" 2> /dev/null)" -ge 2 ] && break
@@ -147,8 +155,9 @@ rc3=$?
     cmp -s "$TMP/cut.before" "$TMP/cut/results.jsonl" && [ ! -e "$TMP/cut/hosts.resume" ]
 ok $? "a resume with another profile, other overrides or another --np is refused with the difference, exit 2, and changes nothing ($rc1 $rc2 $rc3)"
 
+cp "$TMP/cut.prom" "$TMP/cut-interrupted.prom"
 # 3. resumed
-$FC run --resume "$TMP/cut" "${SHORT[@]}" > "$TMP/resume.out" 2>&1
+$FC run --resume "$TMP/cut" "${SHORT[@]}" --metrics "$TMP/cut.prom" > "$TMP/resume.out" 2>&1
 rc=$?
 [ $rc -eq 0 ] && grep -q '^stage node: finished before the resume: kept' "$TMP/resume.out" &&
     grep -q '^stage rack: finished before the resume: kept' "$TMP/resume.out" &&
@@ -189,14 +198,69 @@ rc=$?
 [ $rc -eq 1 ] && grep -q 'INCOMPLETE rack default, node stage: required stage node did not run' "$TMP/forged.out"
 ok $? "a resume record cannot make a stage that did not run again pass: its superseded attempt speaks for nothing ($rc)"
 # a quarantine before the interruption carries over: the resumed stages
-# leave the host out (here the only one: they are skipped)
+# leave the host out (here the only one: they are skipped); a node check
+# made FAIL with wrong bits too, for the metrics (5.)
 mkdir -p "$TMP/q"
-perl -ne 'print; if (/"type":"stage_done"/ && /"stage":"rack"/) { s/"type":"stage_done"/"type":"quarantine"/; s/"stage":"rack"/"stage":"rack","host":"'"$(hostname)"'","rack":"default","part":"node","reason":"planted"/; print }' \
+perl -ne 's/"verdict":"PASS"/"verdict":"FAIL"/, s/"wrong":0/"wrong":3/ if /"stage":"node"/ && /"type":"point"/;
+    print; if (/"type":"stage_done"/ && /"stage":"rack"/) { s/"type":"stage_done"/"type":"quarantine"/; s/"stage":"rack"/"stage":"rack","host":"'"$(hostname)"'","rack":"default","part":"node","reason":"planted"/; print }' \
     "$TMP/cut.before" > "$TMP/q/results.jsonl"
 cp "$TMP/cut/profile.yaml" "$TMP/cut/hosts" "$TMP/q/"
-$FC run --resume "$TMP/q" "${SHORT[@]}" > "$TMP/q.out" 2>&1
+$FC run --resume "$TMP/q" "${SHORT[@]}" --metrics "$TMP/q.prom" > "$TMP/q.out" 2>&1
 rc=$?
 [ $rc -eq 1 ] && grep -q "^  $(hostname) stays quarantined" "$TMP/q.out" &&
     grep -q '^stage cluster: skipped: no healthy host is left' "$TMP/q.out" && grep -q '^verdict: FAIL' "$TMP/q.out"
 ok $? "a quarantine written before the interruption carries over into the resumed stages ($rc)"
+
+# 5. the metrics, read by a real parser
+PY=/usr/bin/python3
+[ -x $PY ] || PY=python3
+cat > "$TMP/prom.py" <<'PY'
+import sys
+from prometheus_client.parser import text_string_to_metric_families as prometheus
+from prometheus_client.openmetrics.parser import text_string_to_metric_families as openmetrics
+text = open(sys.argv[1]).read()
+fams = {f.name: f for f in prometheus(text)}
+n_om = len(list(openmetrics(text)))
+def samples(name, **want):
+    return [s for s in fams[name].samples if all(s.labels.get(k) == v for k, v in want.items())] if name in fams else []
+def one(name, **want):
+    s = samples(name, **want)
+    return s[0].value if len(s) == 1 else None
+out = [str(len(fams)), str(n_om),
+       "run:" + ",".join(s.labels["state"] for s in samples("fabcert_run_state") if s.value == 1),
+       "rack:" + ",".join("%s=%s" % (s.labels["rack"], s.labels["verdict"]) for s in samples("fabcert_rack_verdict") if s.value == 1)]
+for st in ("node", "rack", "cluster", "soak"):
+    out.append("%s:%s/%s/%s" % (st, one("fabcert_stage_checks", stage=st), one("fabcert_stage_failures", stage=st),
+                                ",".join(s.labels["state"] for s in samples("fabcert_stage_state", stage=st) if s.value == 1)))
+out.append("busbw:" + ",".join(sorted("%s/%s" % (s.labels["stage"], s.labels["collective"]) for s in samples("fabcert_busbw_gbps") if s.value > 0)))
+out.append("soak:%d/%d/%d" % (len(samples("fabcert_soak_drift_pct")), one("fabcert_soak_window") or 0, len(samples("fabcert_soak_window_busbw_gbps"))))
+out.append("links:%d" % len([s for s in samples("fabcert_link_error_delta") if s.labels.get("host") and s.labels.get("counter")]))
+print(" ".join(out))
+PY
+if ! $PY -c 'import prometheus_client' 2> /dev/null; then
+    for k in 1 2 3 4 5; do ok 0 "# SKIP python3-prometheus-client is not installed (make deps installs it)"; done
+else
+    long=$($PY "$TMP/prom.py" "$TMP/long.prom" 2>&1)
+    diag "long: $long"
+    set -- $long
+    [ "$1" -ge 14 ] && [ "$1" = "$2" ] && [ "$3" = run:finished ] && [ "$4" = rack:default=PASS ] &&
+        [ "$5" = node:1.0/0.0/done ] && [ "$6" = rack:1.0/0.0/done ] && [ "$7" = cluster:18.0/0.0/done ] &&
+        [ "$8" = soak:2.0/0.0/done ]
+    ok $? "the metrics parse (Prometheus and OpenMetrics parsers, $1 families) with the run's state, a verdict per rack and checks, failures and state per stage"
+    echo "$long" | grep -q ' busbw:cluster/all_gather,cluster/all_reduce,cluster/all_to_all,cluster/broadcast,cluster/reduce_scatter,cluster/sendrecv,node/all_reduce,rack/all_gather soak:1/10/1 links:[1-9]'
+    ok $? "busbw per stage and collective, the soak's drift and its 10 windows, and the link counter deltas"
+    cut=$($PY "$TMP/prom.py" "$TMP/cut-interrupted.prom" 2>&1)
+    set -- $cut
+    [ "$3" = run:interrupted ] && [ "$4" = rack:default=INCOMPLETE ] && [ "$5" = node:1.0/0.0/done ] &&
+        [ "${7%/running}" != "$7" ] && [ "${8#soak:None/None/}" = pending ]
+    ok $? "the interrupted run's metrics say interrupted, INCOMPLETE, and where each stage stood ($cut)"
+    resumed=$($PY "$TMP/prom.py" "$TMP/cut.prom" 2>&1)
+    [ "$(echo "$resumed" | cut -d' ' -f3-8)" = "$(echo "$long" | cut -d' ' -f3-8)" ]
+    ok $? "the resumed run's metrics give the uninterrupted run's verdict and counts per stage ($(echo "$resumed" | cut -d' ' -f3-8))"
+    q=$($PY "$TMP/prom.py" "$TMP/q.prom" 2>&1)
+    set -- $q
+    [ "$4" = rack:default=FAIL ] && [ "$5" = node:1.0/1.0/done ] && [ "$7" = cluster:0.0/0.0/skipped ] &&
+        grep -q "^fabcert_host_quarantined{run=\"[^\"]*\",rack=\"default\",host=\"$(hostname)\"} 1$" "$TMP/q.prom"
+    ok $? "a failed check, a quarantined host and a skipped stage show in the metrics ($(echo "$q" | cut -d' ' -f3-8))"
+fi
 done_testing
