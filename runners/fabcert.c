@@ -120,8 +120,7 @@ static int fc_cmd_run(int argc, char **argv)
         if (!st.o.stages[s])
             continue;
         ++nselected;
-        fc_path_beside_exe("suites/", exe, sizeof(exe));
-        snprintf(exe + strlen(exe), sizeof(exe) - strlen(exe), "%s", fc_stage_name(s));
+        fc_path_program(fc_stage_name(s), exe, sizeof(exe));
         if (access(exe, X_OK) != 0) {
             fprintf(stderr, "fabcert: stage program %s is missing: %s (run make)\n",
                     exe, strerror(errno));
@@ -339,6 +338,31 @@ static int fc_cmd_verify(int argc, char **argv)
     return st == FC_OK ? 0 : st == FC_ERR_FAIL ? 1 : 2;
 }
 
+/* The version, and where this copy runs from: the program, its stage
+ * programs, the shipped profiles and the GPU plugin (a build tree or an
+ * installed copy; a site with several copies on a shared filesystem
+ * sees which one answered). */
+static int fc_cmd_version(void)
+{
+    char exe[PATH_MAX], node[PATH_MAX], profile[PATH_MAX], plugin[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+    exe[n > 0 ? n : 0] = '\0';
+    fc_path_program("node", node, sizeof(node));
+    fc_path_shipped("../thresholds/local.yaml", "../share/fabcert/thresholds/local.yaml",
+                    profile, sizeof(profile));
+    fc_path_shipped("libfabcert_gpu.so", "../libexec/fabcert/libfabcert_gpu.so", plugin,
+                    sizeof(plugin));
+    printf("fabcert %s\n", FC_VERSION);
+    printf("program: %s\n", exe[0] ? exe : "(unknown: /proc/self/exe unreadable)");
+    printf("stage programs: %.*s%s\n", (int)(strlen(node) - strlen("/node")), node,
+           access(node, X_OK) == 0 ? "" : " (missing: run make, or make install)");
+    printf("default profile: %s%s\n", profile, access(profile, R_OK) == 0 ? "" : " (missing)");
+    printf("gpu plugin: %s%s\n", plugin, access(plugin, R_OK) == 0 ? ""
+           : " (not there: built only where CUDA and NCCL are found)");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -351,10 +375,8 @@ int main(int argc, char **argv)
         fc_usage(stdout);
         return 0;
     }
-    if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
-        printf("fabcert %s\n", FC_VERSION);
-        return 0;
-    }
+    if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0)
+        return fc_cmd_version();
     if (strcmp(argv[1], "check-profile") == 0) {
         fc_profile_t profile;
 

@@ -146,7 +146,8 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
     int c, index, nnames = 0, any_stage = 0;
 
     memset(o, 0, sizeof(*o));
-    fc_path_beside_exe("../thresholds/local.yaml", o->profile, sizeof(o->profile));
+    fc_path_shipped("../thresholds/local.yaml", "../share/fabcert/thresholds/local.yaml",
+                    o->profile, sizeof(o->profile));
     o->mpirun = getenv("FABCERT_MPIRUN");
     o->mpirun_from = o->mpirun ? "$FABCERT_MPIRUN" : NULL;
     o->ppn = 2;
