@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fc_html_page.h"
+#include "fc_html_pairs.h"
 #include "fc_html_plot.h"
 #include "fc_record.h"
 #include "fc_report_text.h"
@@ -169,7 +170,9 @@ static void fc_html_rack_stage(FILE *f, const fc_run_verdict_t *v,
         fprintf(f, ")");
     }
     fprintf(f, ".</p>\n");
-    if (s == FC_STAGE_PAIRS)
+    if (s == FC_STAGE_PAIRS && fc_html_run_hosts(v) > FC_HTML_PAIRS_NODES)
+        fc_html_pairs_rack_drill(f, v, r);     /* too many to draw node by node */
+    else if (s == FC_STAGE_PAIRS)
         fc_html_pairs_heatmap(f, r);
     else
         fc_html_stage_plots(f, r, fc_stage_name(s));

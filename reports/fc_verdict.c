@@ -91,11 +91,29 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
     /* records counted as misplaced that the racks' pass must not judge */
     scan.ignored = calloc(json_array_size(records) + 1, 1);
     scan.unplaced = calloc(json_array_size(records) + 1, 1);
-    if (scan.ignored == NULL || scan.unplaced == NULL) {
+    scan.type = calloc(json_array_size(records) + 1, sizeof(*scan.type));
+    scan.stage = calloc(json_array_size(records) + 1, 1);
+    scan.other_run = calloc(json_array_size(records) + 1, 1);
+    if (scan.ignored == NULL || scan.unplaced == NULL || scan.type == NULL ||
+        scan.stage == NULL || scan.other_run == NULL) {
         free(scan.ignored);
         free(scan.unplaced);
+        free(scan.type);
+        free(scan.stage);
+        free(scan.other_run);
         fc_verdict_free(out);
         return FC_ERR_INTERNAL;
+    }
+    {
+        json_t *rec;
+        size_t i;
+
+        json_array_foreach(records, i, rec) {
+            scan.type[i] = fc_record_type_of(rec);
+            scan.stage[i] = (signed char)fc_stage_from_name(fc_json_str(rec, "stage"));
+            scan.other_run[i] = fc_json_str(rec, "run_id")[0] &&
+                                strcmp(fc_json_str(rec, "run_id"), out->run_id) != 0;
+        }
     }
     fc_verdict_scan(records, out, &scan);
     fc_verdict_find_unplaced(records, out, &scan);
@@ -145,6 +163,12 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
         out->overall = FC_VERDICT_INCOMPLETE;
     free(scan.ignored);
     free(scan.unplaced);
+    free(scan.type);
+    free(scan.stage);
+    free(scan.other_run);
+    for (int s = 0; s < FC_STAGE_COUNT; ++s)
+        for (int a = 0; a < scan.att[s].n; ++a)
+            json_decref(scan.att[s].a[a].host_set);
     return FC_OK;
 }
 
