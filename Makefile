@@ -29,7 +29,7 @@ BENCH    := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
 CMD_SRCS := $(wildcard runners/*.c) $(wildcard reports/*.c)
 CMD_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CMD_SRCS))
 
-.PHONY: all check bench run deps clean
+.PHONY: all check bench run deps clean install
 .SECONDARY:
 INJECT   := $(BUILD)/libfc_inject.so
 STANDIN  := $(BUILD)/tests/libfc_gpu_standin.so
@@ -209,6 +209,25 @@ check: all $(FUZZ)
 
 bench: all
 	bench/run
+
+# ---- install: the command, its stage programs, the GPU plugin, profiles ----
+# PREFIX/bin/fabcert finds the rest relative to itself (lib/fc_results.h,
+# fc_path_shipped): PREFIX/libexec/fabcert/ holds the stage programs, the
+# probe and the retest (and the GPU plugin and fabcert-node-gpu where they
+# were built), PREFIX/share/fabcert/thresholds/ the shipped profiles. A
+# copy on a shared filesystem (PREFIX=/shared/fabcert) runs on every node.
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+INSTALL_BIN     := $(DESTDIR)$(PREFIX)/bin
+INSTALL_LIBEXEC := $(DESTDIR)$(PREFIX)/libexec/fabcert
+INSTALL_SHARE   := $(DESTDIR)$(PREFIX)/share/fabcert
+install: $(BUILD)/fabcert $(SUITES) $(if $(HAVE_GPU),$(GPU_PLUGIN) $(GPU_NODE))
+	install -d $(INSTALL_BIN) $(INSTALL_LIBEXEC) $(INSTALL_SHARE)/thresholds $(INSTALL_SHARE)/doc
+	install -m 755 $(BUILD)/fabcert $(INSTALL_BIN)/fabcert
+	install -m 755 $(SUITES) $(INSTALL_LIBEXEC)/
+	$(if $(HAVE_GPU),install -m 755 $(GPU_PLUGIN) $(GPU_NODE) $(INSTALL_LIBEXEC)/)
+	install -m 644 thresholds/*.yaml $(INSTALL_SHARE)/thresholds/
+	install -m 644 README.md docs/DECISIONS.md $(INSTALL_SHARE)/doc/
 
 deps:
 	bash .ci/install-deps

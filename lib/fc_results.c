@@ -63,6 +63,31 @@ void fc_path_beside_exe(const char *rel, char *buf, size_t len)
     snprintf(buf, len, "%s/%s", n ? dirname(exe) : ".", rel);
 }
 
+void fc_path_shipped(const char *build_rel, const char *installed_rel, char *buf, size_t len)
+{
+    fc_path_beside_exe(build_rel, buf, len);
+    if (access(buf, F_OK) == 0)
+        return;
+    fc_path_beside_exe(installed_rel, buf, len);
+    if (access(buf, F_OK) != 0) {
+        fc_path_beside_exe(build_rel, buf, len);
+    } else {
+        char real[PATH_MAX];    /* PREFIX/share/..., not PREFIX/bin/../share/... */
+
+        if (realpath(buf, real) != NULL && strlen(real) < len)
+            memcpy(buf, real, strlen(real) + 1);
+    }
+}
+
+void fc_path_program(const char *name, char *buf, size_t len)
+{
+    char build[256], installed[256];
+
+    snprintf(build, sizeof(build), "suites/%s", name);
+    snprintf(installed, sizeof(installed), "../libexec/fabcert/%s", name);
+    fc_path_shipped(build, installed, buf, len);
+}
+
 fc_status_t fc_results_open(const char *dir, fc_results_t *results_p)
 {
     FC_CHECK(fc_mkdir_p(dir));

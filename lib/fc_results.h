@@ -37,6 +37,15 @@ void fc_results_close(fc_results_t *results);
 fc_status_t fc_mkdir_p(const char *dir);
 /* "<directory of this executable>/rel" into buf ("./rel" if unknown). */
 void fc_path_beside_exe(const char *rel, char *buf, size_t len);
+/* A file fabcert ships, found relative to this executable: build_rel in
+ * the build tree (build/fabcert, build/suites/NAME) when it is there, else
+ * installed_rel in `make install`'s layout (PREFIX/bin/fabcert,
+ * PREFIX/libexec/fabcert/NAME, PREFIX/share/fabcert/thresholds) when it is
+ * there, else build_rel (which the caller's error then names). */
+void fc_path_shipped(const char *build_rel, const char *installed_rel, char *buf, size_t len);
+/* The stage program (or probe, retest) NAME beside the fabcert command:
+ * build/suites/NAME, or PREFIX/libexec/fabcert/NAME when installed. */
+void fc_path_program(const char *name, char *buf, size_t len);
 /* The time now as results records write it: "2026-12-02T11:27:11Z". */
 void fc_results_time(char *buf, size_t len);
 

@@ -135,9 +135,10 @@ fc_status_t fc_stage_parse(int argc, char **argv, fc_stage_opts_t *o,
     long v;
 
     memset(o, 0, sizeof(*o));
-    /* thresholds/local.yaml beside the build: <exe>/../../thresholds */
-    fc_path_beside_exe("../../thresholds/local.yaml", o->profile_path,
-                       sizeof(o->profile_path));
+    /* thresholds/local.yaml beside the build (<exe>/../../thresholds), or
+     * installed (PREFIX/libexec/fabcert/../../share/fabcert/thresholds) */
+    fc_path_shipped("../../thresholds/local.yaml", "../../share/fabcert/thresholds/local.yaml",
+                    o->profile_path, sizeof(o->profile_path));
     snprintf(o->out_dir, sizeof(o->out_dir), "fabcert-out");
     o->warmup = -1;
     o->hang_rank = -1;

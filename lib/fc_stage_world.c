@@ -21,10 +21,42 @@
 #include "fc_alloc.h"
 #include "fc_contention_role.h"
 #include "fc_log.h"
+#include "fc_pairs.h"
 #include "fc_stage_int.h"
 #include "fc_stage_mpierr.h"
 #include "fc_version.h"
 #include "fc_watchdog.h"
+
+/* What the stage will do, for the runner's progress line and ETA
+ * (runners/fc_progress.h): a sweep's test points, the pairs stage's rounds
+ * (one rank per distinct host: fc_pairs_rounds), the soak's seconds; null
+ * for a stage whose count is known only as it runs (preflight,
+ * contention). */
+static json_t *fc_stage_work_plan(const fc_stage_ctx_t *ctx)
+{
+    int hosts = 0;
+
+    switch (ctx->stage) {
+    case FC_STAGE_NODE:
+    case FC_STAGE_RACK:
+    case FC_STAGE_CLUSTER:
+        return json_pack("{s:s, s:i}", "unit", "points", "total",
+                         fc_stage_point_count(&ctx->sp));
+    case FC_STAGE_PAIRS:
+        for (int r = 0; r < ctx->world_size; ++r) {
+            int seen = 0;
+
+            for (int q = 0; q < r && !seen; ++q)
+                seen = strcmp(ctx->rank_hosts[q], ctx->rank_hosts[r]) == 0;
+            hosts += !seen;
+        }
+        return json_pack("{s:s, s:i}", "unit", "rounds", "total", fc_pairs_rounds(hosts));
+    case FC_STAGE_SOAK:
+        return json_pack("{s:s, s:f}", "unit", "seconds", "total", ctx->sp.soak.duration_s);
+    default:
+        return json_null();
+    }
+}
 
 fc_status_t fc_stage_load_profile(fc_stage_ctx_t *ctx)
 {
@@ -316,6 +348,7 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
         json_object_set_new(rec, "rank_hosts", hosts);
         json_object_set_new(rec, "timeout_s", json_real(ctx->sp.timeout_s));
         json_object_set_new(rec, "version", json_string(FC_VERSION));
+        json_object_set_new(rec, "work", fc_stage_work_plan(ctx));
         if (getenv("SLURM_JOB_ID"))     /* started by Slurm: which job and step */
             json_object_set_new(rec, "slurm", json_pack("{s:s, s:s}", "job_id",
                                 getenv("SLURM_JOB_ID"), "step_id",

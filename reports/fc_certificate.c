@@ -213,6 +213,10 @@ json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t 
      * nodes are not the whole rack (absent when none were) */
     if (cert && json_array_size(r->hosts_left_out) > 0)
         json_object_set_new(cert, "hosts_left_out", json_deep_copy(r->hosts_left_out));
+    /* a run carried on after an interruption says when, and what it ran
+     * again (absent when it ran in one go) */
+    if (cert && json_array_size(v->resumes) > 0)
+        json_object_set_new(cert, "resumed", json_deep_copy(v->resumes));
     return cert;
 }
 

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "fc_html_page.h"
+#include "fc_html_pairs.h"
+#include "fc_stages.h"
 #include "fc_html_rack.h"
 #include "fc_results.h"
 
@@ -28,8 +30,14 @@ static void fc_html_index(FILE *f, const fc_run_verdict_t *v)
     fprintf(f, ", fabcert ");
     fc_html_escape(f, fc_json_str(v->plan, "version"));
     fprintf(f, "</p>\n");
+    fc_html_resumes(f, v);
     fc_html_overrides(f, v);
     fc_html_backend_notes(f, v);
+    /* a large run's pairs, rack by rack, before its long table */
+    if (fc_html_run_hosts(v) > FC_HTML_PAIRS_NODES)
+        for (int s = 0; s < FC_STAGE_COUNT; ++s)
+            if (fc_stage_desc((fc_stage_id_t)s)->view == FC_VIEW_PAIRS)
+                fc_html_pairs_racks(f, v, fc_stage_name((fc_stage_id_t)s));
     fprintf(f, "<table><tr><th>rack</th><th>verdict</th><th>hosts</th>"
             "<th>first finding</th></tr>\n");
     for (int k = 0; k < v->nracks; ++k) {
@@ -42,9 +50,15 @@ static void fc_html_index(FILE *f, const fc_run_verdict_t *v)
         fc_html_escape(f, r->rack);
         fprintf(f, "</a></td><td class=\"%s\">%s</td><td>", vn, vn);
         for (int h = 0; h < r->nhosts; ++h) {
+            if (r->nhosts > 8 && h == 2) {  /* a rack of 32: its first, last and count */
+                fprintf(f, "... ");
+                h = r->nhosts - 1;
+            }
             fc_html_escape(f, r->hosts[h]);
             fputc(' ', f);
         }
+        if (r->nhosts > 8)
+            fprintf(f, "(%d hosts)", r->nhosts);
         fprintf(f, "</td><td>");
         if (r->nfindings) {
             fc_html_escape(f, r->findings[0].part);

@@ -35,6 +35,18 @@ void fc_html_overrides(FILE *f, const fc_run_verdict_t *v)
     }
 }
 
+void fc_html_resumes(FILE *f, const fc_run_verdict_t *v)
+{
+    for (size_t i = 0; i < json_array_size(v->resumes); ++i) {
+        char text[1024];
+
+        fc_resume_text(json_array_get(v->resumes, i), text, sizeof(text));
+        fprintf(f, "<p class=\"muted\"><b>Resumed</b> ");
+        fc_html_escape(f, text);
+        fprintf(f, "</p>\n");
+    }
+}
+
 void fc_html_backend_notes(FILE *f, const fc_run_verdict_t *v)
 {
     for (int s = 0; s < FC_STAGE_COUNT; ++s)

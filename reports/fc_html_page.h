@@ -22,6 +22,9 @@ const char *fc_html_verdict_color(const char *verdict);
 /* The environment that shapes the measurement, a sysfs tree read instead
  * of /sys, and the overrides: each a visible line when there is one. */
 void fc_html_overrides(FILE *f, const fc_run_verdict_t *v);
+/* A line for each time the run was resumed: when, what it kept, what it
+ * ran again (none when it ran in one go). */
+void fc_html_resumes(FILE *f, const fc_run_verdict_t *v);
 /* A visible line for each stage that ran on another backend than asked. */
 void fc_html_backend_notes(FILE *f, const fc_run_verdict_t *v);
 

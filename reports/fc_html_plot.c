@@ -18,7 +18,7 @@
 
 #define FC_MAX_SERIES 48
 #define FC_MAX_XS 32
-#define FC_MAX_NODES 64
+#define FC_MAX_NODES 64     /* FC_HTML_PAIRS_NODES: above, fc_html_pairs.h */
 
 /* ---- busbw against size ------------------------------------------------ */
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fc_html_page.h"
+#include "fc_html_pairs.h"
 #include "fc_html_plot.h"
 #include "fc_record.h"
 #include "fc_report_text.h"
@@ -194,7 +195,10 @@ static void fc_html_rack_stage(FILE *f, const fc_run_verdict_t *v,
     /* the stage table says how its figures are shown */
     switch (fc_stage_desc(s)->view) {
     case FC_VIEW_PAIRS:
-        fc_html_pairs_heatmap(f, r, fc_stage_name(s));
+        if (fc_html_run_hosts(v) > FC_HTML_PAIRS_NODES)
+            fc_html_pairs_rack_drill(f, v, r, fc_stage_name(s));  /* too many to draw */
+        else
+            fc_html_pairs_heatmap(f, r, fc_stage_name(s));
         break;
     case FC_VIEW_SOAK:
         fc_html_stage_plots(f, r, fc_stage_name(s));
@@ -234,6 +238,7 @@ void fc_html_rack_page(FILE *f, const fc_run_verdict_t *v, const fc_rack_verdict
     fprintf(f, " (sha256 %.16s), fabcert ", fc_json_str(v->plan, "profile_sha256"));
     fc_html_escape(f, fc_json_str(v->plan, "version"));
     fprintf(f, "</p>\n");
+    fc_html_resumes(f, v);
     fc_html_overrides(f, v);
     fc_html_rack_todo(f, r);
     fc_html_rack_nodes(f, r);

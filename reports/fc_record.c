@@ -229,10 +229,14 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
     /* suites/pairs.c */
     FC_RECORD_CONTEXT(FC_RECORD_PAIRS_SCHEDULE, "pairs_schedule", FC_BY_STAGE),
     FC_RECORD_CONTEXT(FC_RECORD_PAIRS_CONFIRMATION, "pairs_confirmation", FC_BY_STAGE),
+    FC_RECORD_CONTEXT(FC_RECORD_PAIRS_ROUND, "pairs_round", FC_BY_STAGE),
     /* suites/soak.c */
     FC_RECORD_CONTEXT(FC_RECORD_SOAK_WINDOW, "soak_window", FC_BY_STAGE),
     /* runners/fc_retest.c */
     FC_RECORD_CONTEXT(FC_RECORD_RETEST_LAUNCH, "retest_launch", FC_BY_RUNNER),
+    /* runners/fabcert.c, runners/fc_run_resume.c */
+    FC_RECORD_CONTEXT(FC_RECORD_STAGE_DONE, "stage_done", FC_BY_RUNNER),
+    FC_RECORD_CONTEXT(FC_RECORD_RESUME, "resume", FC_BY_RUNNER),
     /* reports/fc_verdict_setup.c (fc_results_load), never on disk */
     FC_RECORD_CONTEXT(FC_RECORD_UNREADABLE, FC_UNREADABLE_RECORD, 0),
 };

@@ -64,8 +64,11 @@ typedef enum fc_record_id {
     FC_RECORD_DEVICES,          /* the devices a stage's ranks used */
     FC_RECORD_PAIRS_SCHEDULE,   /* the rounds of the pairs stage */
     FC_RECORD_PAIRS_CONFIRMATION,   /* a slow pair measured again, alone */
+    FC_RECORD_PAIRS_ROUND,      /* a round of the pairs tournament ended */
     FC_RECORD_SOAK_WINDOW,      /* one window of the soak's timings */
     FC_RECORD_RETEST_LAUNCH,    /* how long the runner's retest launch took */
+    FC_RECORD_STAGE_DONE,       /* the runner is done with a stage (a resume keeps it) */
+    FC_RECORD_RESUME,           /* the run was resumed: attempts it superseded */
     FC_RECORD_UNREADABLE,       /* FC_UNREADABLE_RECORD: a line not read */
     FC_RECORD_COUNT
 } fc_record_id_t;

@@ -41,6 +41,12 @@ static void fc_summary_unsigned(FILE *out, const fc_run_verdict_t *v)
 fc_status_t fc_report_dir(const char *dir, const char *sign_key_path, int quiet,
                           fc_verdict_t *overall_p)
 {
+    return fc_report_dir_racks(dir, sign_key_path, quiet, overall_p, NULL);
+}
+
+fc_status_t fc_report_dir_racks(const char *dir, const char *sign_key_path, int quiet,
+                                fc_verdict_t *overall_p, json_t **racks_p)
+{
     unsigned char sk[crypto_sign_SECRETKEYBYTES], *key = NULL;
     char path[4200];
     json_t *records = NULL;
@@ -97,6 +103,14 @@ fc_status_t fc_report_dir(const char *dir, const char *sign_key_path, int quiet,
     if (overall_p)      /* not certified is never a pass */
         *overall_p = fc_report_unsigned_refused(&v, key) && v.overall == FC_VERDICT_PASS
                          ? FC_VERDICT_INCOMPLETE : v.overall;
+    if (racks_p && st == FC_OK) {
+        *racks_p = json_array();
+        for (int k = 0; k < v.nracks; ++k)      /* unsigned: not certified, as above */
+            json_array_append_new(*racks_p, json_pack("{s:s, s:s}", "rack", v.racks[k].rack,
+                "verdict", fc_verdict_name(fc_report_unsigned_refused(&v, key) &&
+                v.racks[k].verdict == FC_VERDICT_PASS ? FC_VERDICT_INCOMPLETE
+                                                      : v.racks[k].verdict)));
+    }
 out_verdict:
     fc_verdict_free(&v);
 out_records:

@@ -32,5 +32,10 @@
  * signature the profile requires is missing). */
 fc_status_t fc_report_dir(const char *dir, const char *sign_key_path,
                           int quiet, fc_verdict_t *overall_p);
+/* The same; with racks_p, also each rack's verdict as the reports give it
+ * ([{"rack": ..., "verdict": ...}], the caller's; for the runner's
+ * metrics, fc_metrics.h). */
+fc_status_t fc_report_dir_racks(const char *dir, const char *sign_key_path, int quiet,
+                                fc_verdict_t *overall_p, json_t **racks_p);
 
 #endif

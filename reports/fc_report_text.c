@@ -77,6 +77,42 @@ void fc_settings_text(json_t *settings, const char *sep, char *buf, size_t len)
     }
 }
 
+/* The strings of an array joined with ", " into buf at *used. */
+static void fc_join_names(json_t *names, char *buf, size_t len, size_t *used)
+{
+    json_t *x;
+    size_t i;
+
+    if (json_array_size(names) == 0 && *used + 5 < len)
+        *used += (size_t)snprintf(buf + *used, len - *used, "none");
+    json_array_foreach(names, i, x) {
+        const char *name = json_is_string(x) ? json_string_value(x) : fc_json_str(x, "stage");
+
+        if (*used + strlen(name) + 3 >= len)
+            break;
+        *used += (size_t)snprintf(buf + *used, len - *used, "%s%s", i ? ", " : "", name);
+    }
+}
+
+void fc_resume_text(json_t *resume, char *buf, size_t len)
+{
+    json_t *sup = json_object_get(resume, "superseded"), *x;
+    size_t used = 0, i;
+    long superseded = 0;
+
+    json_array_foreach(sup, i, x)
+        superseded += (long)json_integer_value(json_object_get(x, "attempts"));
+    buf[0] = '\0';
+    used += (size_t)snprintf(buf, len, "%.40s: kept ", fc_json_str(resume, "time"));
+    fc_join_names(json_object_get(resume, "kept"), buf, len, &used);
+    if (used + 16 < len)
+        used += (size_t)snprintf(buf + used, len - used, "; ran ");
+    fc_join_names(json_object_get(resume, "to_run"), buf, len, &used);
+    if (used + 64 < len)
+        snprintf(buf + used, len - used, " again from the start (%ld earlier attempt%s "
+                 "superseded)", superseded, superseded == 1 ? "" : "s");
+}
+
 void fc_overrides_text(const fc_run_verdict_t *v, char *buf, size_t len)
 {
     fc_settings_text(json_object_get(v->plan, "overrides"), " ", buf, len);

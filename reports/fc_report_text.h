@@ -26,6 +26,10 @@ void fc_overrides_text(const fc_run_verdict_t *v, char *buf, size_t len);
  * when there were none. They stand beside the overrides, not among them:
  * every report says them as visibly, and they never fail a run. */
 void fc_environment_text(const fc_run_verdict_t *v, char *buf, size_t len);
+/* One resume of the run (an entry of fc_run_verdict_t.resumes) as one
+ * line: "2026-12-03T13:45:41Z: kept node, rack; ran again soak (1
+ * attempt superseded)". */
+void fc_resume_text(json_t *resume, char *buf, size_t len);
 /* One line of text for a person's terminal or summary.txt: formatted,
  * every control character (from any input: a record's reason, a host
  * name, a profile's name) shown as '?', then one newline, so no input can

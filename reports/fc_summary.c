@@ -74,6 +74,12 @@ void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
                       "link counters were read from that tree, not from /sys",
                       fc_sysfs_root_of(v));
     fc_summary_backend_notes(out, v);
+    for (size_t i = 0; i < json_array_size(v->resumes); ++i) {
+        char text[FC_VERDICT_TEXT];
+
+        fc_resume_text(json_array_get(v->resumes, i), text, sizeof(text));
+        fc_print_line(out, "resumed: %s", text);
+    }
 
     for (int k = 0; k < v->nracks; ++k) {
         const fc_rack_verdict_t *r = &v->racks[k];

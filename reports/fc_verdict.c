@@ -93,8 +93,38 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
     /* records counted as misplaced that the racks' pass must not judge */
     scan.ignored = fc_xcalloc(json_array_size(records) + 1, 1, "the records ignored");
     scan.unplaced = fc_xcalloc(json_array_size(records) + 1, 1, "the records unplaced");
+    scan.type = fc_xcalloc(json_array_size(records) + 1, sizeof(*scan.type),
+                           "the records' types");
+    scan.stage = fc_xcalloc(json_array_size(records) + 1, 1, "the records' stages");
+    scan.other_run = fc_xcalloc(json_array_size(records) + 1, 1,
+                                "the records of another run");
+    {
+        json_t *rec;
+        size_t i;
+
+        json_array_foreach(records, i, rec) {
+            scan.type[i] = fc_record_type_of(rec);
+            scan.stage[i] = (signed char)fc_stage_from_name(fc_json_str(rec, "stage"));
+            scan.other_run[i] = fc_json_str(rec, "run_id")[0] &&
+                                strcmp(fc_json_str(rec, "run_id"), out->run_id) != 0;
+        }
+    }
     fc_verdict_scan(records, out, &scan);
     fc_verdict_find_unplaced(records, out, &scan);
+    /* when the run was resumed, and what each resume did again */
+    out->resumes = json_array();
+    {
+        json_t *rec;
+        size_t i;
+
+        json_array_foreach(records, i, rec)
+            if (fc_record_id(rec) == FC_RECORD_RESUME && fc_record_source_ok(rec) &&
+                strcmp(fc_json_str(rec, "run_id"), out->run_id) == 0)
+                json_array_append_new(out->resumes, json_pack(
+                    "{s:s, s:O?, s:O?, s:O?}", "time", fc_json_str(rec, "time"), "kept",
+                    json_object_get(rec, "kept"), "to_run", json_object_get(rec, "to_run"),
+                    "superseded", json_object_get(rec, "superseded")));
+    }
     for (int k = 0; k < out->nracks; ++k) {
         fc_rack_verdict_t *r = &out->racks[k];
         int last[FC_STAGE_COUNT], last_checks[FC_STAGE_COUNT];
@@ -104,7 +134,7 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
         for (int s = 0; s < FC_STAGE_COUNT; ++s) {
             last[s] = -1;
             for (int a = 0; a < scan.att[s].n; ++a)
-                if (fc_attempt_includes(&scan.att[s].a[a], r))
+                if (fc_attempt_includes(&scan.att[s].a[a], r) && !scan.att[s].a[a].superseded)
                     last[s] = a;
         }
         /* judged records and quarantines, each against the attempt it
@@ -127,6 +157,12 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
         out->overall = FC_VERDICT_INCOMPLETE;
     free(scan.ignored);
     free(scan.unplaced);
+    free(scan.type);
+    free(scan.stage);
+    free(scan.other_run);
+    for (int s = 0; s < FC_STAGE_COUNT; ++s)
+        for (int a = 0; a < scan.att[s].n; ++a)
+            json_decref(scan.att[s].a[a].host_set);
     return FC_OK;
 }
 
@@ -168,6 +204,7 @@ void fc_verdict_free(fc_run_verdict_t *v)
             json_decref(v->racks[k].stages[s].gpu_plugin);
     }
     json_decref(v->plan);
+    json_decref(v->resumes);
     free(v->racks);
     memset(v, 0, sizeof(*v));
 }

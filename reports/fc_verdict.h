@@ -66,7 +66,10 @@
  *     backend: nccl ran on another backend (--backend lifted it);
  * For each stage the latest attempt that included a rack's hosts speaks
  * for that rack (the runner re-runs a stage once, without the hosts a
- * hang quarantined: FC_RUN_MAX_ATTEMPTS is 2).
+ * hang quarantined: FC_RUN_MAX_ATTEMPTS is 2), never one that a `resume`
+ * record superseded (`fabcert run --resume` ran the stage again from its
+ * start): a superseded attempt's failures still count, its passing and
+ * incomplete checks do not.
  * What each type of record is (a check, the runner's account of a hang,
  * context) and which racks it concerns is the record-type table's
  * (fc_record.h).
@@ -154,6 +157,8 @@ typedef struct fc_run_verdict {
     char run_id[64];                /* the plan's run id */
     char started[32], finished[32]; /* the first and last record times */
     int truncated_lines;            /* records cut off by a kill */
+    json_t *resumes;                /* the run's `resume` records, in order
+                                     * (empty: it ran in one go) */
     int plan_legacy;                /* the plan predates recording overrides
                                      * and stage selection */
     int require_signature;          /* certificates must be signed: the

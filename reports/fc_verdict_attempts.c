@@ -71,6 +71,20 @@ void fc_verdict_scan(json_t *records, const fc_run_verdict_t *out, fc_verdict_sc
             scan->ignored[i] = 1;
             continue;
         }
+        if (t->id == FC_RECORD_RESUME) {
+            /* the attempts begun before a resume of each stage it runs
+             * again are superseded (README, "Resuming a run") */
+            json_t *x;
+            size_t k;
+
+            json_array_foreach(json_object_get(rec, "superseded"), k, x) {
+                int ss = fc_stage_from_name(fc_json_str(x, "stage"));
+
+                for (int a = 0; ss >= 0 && a < att[ss].n; ++a)
+                    att[ss].a[a].superseded = 1;
+            }
+            continue;
+        }
         if (judged && (s < 0 || att[s].n == 0)) {
             scan->misplaced++;
             continue;
@@ -110,7 +124,15 @@ void fc_verdict_scan(json_t *records, const fc_run_verdict_t *out, fc_verdict_sc
             att[s].beyond++;
             open_stage = s;
         } else if (t->id == FC_RECORD_STAGE_START) {
+            json_t *h;
+            size_t k;
+
             att[s].a[att[s].n].hosts = json_object_get(rec, "rank_hosts");
+            att[s].a[att[s].n].host_set = json_object();
+            json_array_foreach(att[s].a[att[s].n].hosts, k, h)
+                if (json_is_string(h))
+                    json_object_set(att[s].a[att[s].n].host_set, json_string_value(h),
+                                    json_true());
             att[s].a[att[s].n].start = rec;
             att[s].a[att[s].n].other_profile =
                 strcmp(fc_json_str(rec, "profile_sha256"),
@@ -202,7 +224,7 @@ static const char *fc_attempt_missing_host(const fc_attempt_t *a, const fc_rack_
 
         json_array_foreach(r->quarantines, i, q)
             quarantined |= strcmp(fc_json_str(q, "host"), r->hosts[h]) == 0;
-        if (!quarantined && !fc_json_has_string(a->hosts, r->hosts[h])) {
+        if (!quarantined && !fc_attempt_ran_on(a, r->hosts[h])) {
             snprintf(text, len, "required stage %s did not run on host %s of the rack",
                      stage, r->hosts[h]);
             return r->hosts[h];

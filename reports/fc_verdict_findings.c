@@ -259,12 +259,11 @@ void fc_verdict_judge_rack(json_t *records, const fc_run_verdict_t *out,
         last_checks[s] = 0;
     }
     json_array_foreach(records, i, rec) {
-        const fc_record_type_t *t = fc_record_type_of(rec);
-        int s = fc_stage_from_name(fc_json_str(rec, "stage"));
+        const fc_record_type_t *t = scan->type[i];
+        int s = scan->stage[i];
         const fc_attempt_t *at;
 
-        if (s < 0 || scan->ignored[i] || (fc_json_str(rec, "run_id")[0] &&
-                      strcmp(fc_json_str(rec, "run_id"), out->run_id) != 0))
+        if (s < 0 || scan->ignored[i] || scan->other_run[i])
             continue;       /* another run's records, and records after
                              * their attempt's end, are counted already */
         if (t->id == FC_RECORD_STAGE_START) {
@@ -279,6 +278,13 @@ void fc_verdict_judge_rack(json_t *records, const fc_run_verdict_t *out,
         if ((!t->check && !t->stop) || at == NULL)
             continue;       /* (a judged record before its stage began is
                              * counted as misplaced) */
+        if (at->superseded && t->check &&
+            (strcmp(fc_record_verdict(rec), "PASS") == 0 ||
+             strcmp(fc_record_verdict(rec), "INCOMPLETE") == 0))
+            continue;       /* a resume ran its stage again from the start:
+                             * its passes are measured again there, its
+                             * failures stay (a verdict never improves with
+                             * less evidence) */
         if (scan->unplaced[i]) {
             if (fc_attempt_includes(at, r) || !fc_attempt_includes_a_rack(out, at))
                 fc_verdict_unplaced(r, (fc_stage_id_t)s, rec, scan->unplaced[i] == 1);

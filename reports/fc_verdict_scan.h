@@ -17,6 +17,10 @@
 
 typedef struct fc_attempt {
     json_t *hosts;          /* rank_hosts of its stage_start */
+    json_t *host_set;       /* the same as an object host -> true (a rack's
+                             * hosts are looked up in it once per rack and
+                             * record: a list of 8,192 ranks' hosts was
+                             * scanned for each); freed with the scan */
     json_t *start;          /* its stage_start record */
     int ended, skipped;     /* its stage_end was read; it said SKIP */
     const char *reason;     /* why it was skipped */
@@ -34,6 +38,10 @@ typedef struct fc_attempt {
     long judged_seen;       /* its own records with a verdict, as read */
     long judged_np_seen;    /* ... of which not PASS */
     int other_profile;      /* it judged against another profile's bytes */
+    int superseded;         /* a resume ran the stage again from its start
+                             * (a `resume` record): its passing and
+                             * incomplete checks are no evidence, its
+                             * failures still are */
     json_t *devices;        /* its devices record (the nccl backend's GPU
                              * of every rank, and how many each host has
                              * visible), or NULL */
@@ -60,6 +68,13 @@ typedef struct fc_verdict_scan {
     unsigned char *ignored; /* per record: misplaced, not evidence */
     unsigned char *unplaced;    /* per record: names no rack of the plan
                                  * (1 failing, 2 INCOMPLETE) */
+    /* per record, found once for every rack's pass (at 128 racks the
+     * pass over 50,000 records spent most of its time finding them again):
+     * its type's entry, its stage (-1: none) and whether it is another
+     * run's */
+    const fc_record_type_t **type;
+    signed char *stage;
+    unsigned char *other_run;
 } fc_verdict_scan_t;
 
 /* fc_verdict_setup.c: the plan record (exactly one, unambiguous) and the
@@ -69,8 +84,9 @@ fc_status_t fc_verdict_setup(json_t *records, fc_run_verdict_t *out);
 
 /* 1 if host is one of rack r's. */
 int fc_rack_has_host(const fc_rack_verdict_t *r, const char *host);
-/* 1 if the attempt ran on a host of rack r. */
+/* 1 if the attempt ran on a host of rack r; on host. */
 int fc_attempt_includes(const fc_attempt_t *at, const fc_rack_verdict_t *r);
+int fc_attempt_ran_on(const fc_attempt_t *at, const char *host);
 
 /* fc_verdict_attempts.c: the first pass into scan (whose ignored and
  * unplaced arrays hold one byte per record, zeroed). */

@@ -224,10 +224,16 @@ int fc_rack_has_host(const fc_rack_verdict_t *r, const char *host)
     return 0;
 }
 
+int fc_attempt_ran_on(const fc_attempt_t *at, const char *host)
+{
+    return at->host_set ? json_object_get(at->host_set, host) != NULL
+                        : fc_json_has_string(at->hosts, host);
+}
+
 int fc_attempt_includes(const fc_attempt_t *at, const fc_rack_verdict_t *r)
 {
     for (int h = 0; h < r->nhosts; ++h)
-        if (fc_json_has_string(at->hosts, r->hosts[h]))
+        if (fc_attempt_ran_on(at, r->hosts[h]))
             return 1;
     return 0;
 }

@@ -28,6 +28,7 @@
 #include "fc_baseline.h"
 #include "fc_compare.h"
 #include "fc_launch.h"
+#include "fc_progress.h"
 #include "fc_report.h"
 #include "fc_results.h"
 #include "fc_run.h"
@@ -76,21 +77,37 @@ static int fc_run_read_inputs(int argc, char **argv, fc_run_state_t *st)
 
 /* Step 2: the run's output directory and results.jsonl (never two runs
  * in one: verdicts come from all of it), the inventory checked and the
- * inputs frozen beside the results; every host starts healthy. 0, or 2
- * (then no half run is left). */
+ * inputs frozen beside the results; every host starts healthy. With
+ * --resume, the run that began there: its id, plan and records, and its
+ * frozen inputs checked against this command line's. 0, or 2 (then no
+ * half run is left, and a resumed run's own files stay as they were). */
 static int fc_run_open_output(fc_run_state_t *st)
 {
-    snprintf(st->o.run_id, sizeof(st->o.run_id), "%ld-%d", (long)time(NULL), (int)getpid());
-    if (st->o.out_dir[0] == '\0')
-        snprintf(st->o.out_dir, sizeof(st->o.out_dir), "fabcert-out/%s", st->o.run_id);
-    if (fc_mkdir_p(st->o.out_dir) != FC_OK)
-        return 2;
-    snprintf(st->results_path, sizeof(st->results_path), "%s/results.jsonl", st->o.out_dir);
-    if (fc_run_claim_results(st) != 0)
-        return 2;
+    if (st->o.resume) {
+        if (fc_run_resume_open(st) != 0)
+            return 2;
+    } else {
+        snprintf(st->o.run_id, sizeof(st->o.run_id), "%ld-%d", (long)time(NULL),
+                 (int)getpid());
+        if (st->o.out_dir[0] == '\0')
+            snprintf(st->o.out_dir, sizeof(st->o.out_dir), "fabcert-out/%s", st->o.run_id);
+        if (fc_mkdir_p(st->o.out_dir) != FC_OK)
+            return 2;
+        snprintf(st->results_path, sizeof(st->results_path), "%s/results.jsonl",
+                 st->o.out_dir);
+        if (fc_run_claim_results(st) != 0)
+            return 2;
+    }
     if (fc_run_load_inventory(st) != FC_OK || fc_check_background_hosts(st) != 0 ||
-        fc_run_check_rack_names(&st->inv) != 0 || fc_run_freeze_inputs(st) != FC_OK) {
-        unlink(st->results_path);       /* nothing was run: no half run left */
+        fc_run_check_rack_names(&st->inv) != 0 ||
+        (st->o.resume ? fc_run_resume_check(st) : fc_run_freeze_inputs(st)) != FC_OK) {
+        char left[PATH_MAX + 32];
+
+        snprintf(left, sizeof(left), "%s/hosts.resume", st->o.out_dir);
+        if (st->o.resume)
+            unlink(left);
+        else
+            unlink(st->results_path);   /* nothing was run: no half run left */
         return 2;
     }
     fc_print_left_out(&st->inv);
@@ -146,8 +163,7 @@ static json_t *fc_run_plan_stages(const fc_run_state_t *st)
         if (!st->o.stages[s])
             continue;
         ++nselected;
-        fc_path_beside_exe("suites/", exe, sizeof(exe));
-        snprintf(exe + strlen(exe), sizeof(exe) - strlen(exe), "%s", fc_stage_name(s));
+        fc_path_program(fc_stage_name(s), exe, sizeof(exe));
         if (access(exe, X_OK) != 0) {
             fprintf(stderr, "fabcert: stage program %s is missing: %s (run make)\n",
                     exe, strerror(errno));
@@ -174,17 +190,20 @@ static json_t *fc_run_plan_stages(const fc_run_state_t *st)
 
 /* Step 4: run.json and the plan record, the first line of results.jsonl:
  * the stages, the inventory, the profile, every override and the
- * environment, the inputs and the launcher. 0, or 2. */
+ * environment, the inputs and the launcher. A resumed run has its plan:
+ * what it keeps and what it runs again (the resume record). 0, or 2. */
 static int fc_run_write_plan(fc_run_state_t *st, json_t *stages)
 {
     json_t *plan;
 
-    if (fc_write_run_json(st, stages) != 0)
+    if (st->o.resume ? fc_run_resume_plan(st) != 0 : fc_write_run_json(st, stages) != 0)
         return 2;
     if (geteuid() == 0) {
         setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
         setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
     }
+    if (st->o.resume)
+        return 0;
     plan = fc_run_record(st, "plan", NULL);
     json_object_set_new(plan, "stages", json_deep_copy(stages));
     json_object_set_new(plan, "inventory", fc_inventory_json(&st->inv));
@@ -200,37 +219,51 @@ static int fc_run_write_plan(fc_run_state_t *st, json_t *stages)
     json_object_set_new(plan, "inputs", json_pack("{s:s, s:s, s:s}", "profile",
                         st->o.profile_source, "hosts", st->o.hosts_source, "racks",
                         st->o.racks_source));
-    json_object_set_new(plan, "launch", json_pack("{s:s, s:s, s:i}", "launcher",
-        st->o.srun ? "srun" : "mpirun", "program", st->o.mpirun, fc_cluster_mode(&st->o)
-        ? "ranks_per_node" : "ranks", fc_cluster_mode(&st->o) ? st->o.ppn : st->o.np));
+    json_object_set_new(plan, "launch", fc_run_launch_json(&st->o));
     fc_append(st, plan);
-    return 0;
-}
-
-/* Step 5: each selected stage in the table's order, a hung one once more
- * without the hosts it blamed (fc_run_stage), none after an interrupt.
- * 0, or 2 (bad input a stage found). */
-static int fc_run_stages(fc_run_state_t *st)
-{
     printf("fabcert %s: run %s, %d host(s) in %d rack(s), profile %s\n",
            FC_VERSION, st->o.run_id, st->inv.nhosts, st->inv.nracks, st->profile.name);
     fflush(stdout);
+    return 0;
+}
+
+/* Step 5: each selected stage in the table's order (a resumed run's kept
+ * ones left as they are), a hung one once more without the hosts it
+ * blamed (fc_run_stage), none after an interrupt; progress followed from
+ * results.jsonl as it grows. 0, or 2 (bad input a stage found). */
+static int fc_run_stages(fc_run_state_t *st)
+{
     fc_launch_catch_signals();
+    /* a resume's own record is followed too (the metrics take it in) */
+    st->progress = fc_progress_open(st, st->o.resume ? st->prior_bytes
+                                                     : fc_file_size(st->results_path),
+                                    st->o.progress || isatty(STDOUT_FILENO));
+    fc_launch_set_tick(fc_progress_tick, st->progress);
     for (int k = 0; k < FC_STAGE_COUNT; ++k) {
         fc_stage_id_t s = (fc_stage_id_t)k;     /* the stage table's order */
-        int hung = 0;
+        int hung = 0, attempt;
 
-        if (!st->profile.stages[s].present || !st->o.stages[s])
+        if (!st->profile.stages[s].present || !st->o.stages[s] || st->kept[s])
             continue;
         if (fc_launch_interrupted()) {
             printf("stage %s: not run: the run was interrupted\n", fc_stage_name(s));
             continue;
         }
-        for (int attempt = 1; attempt <= FC_RUN_MAX_ATTEMPTS; ++attempt) {
+        for (attempt = 1; attempt <= FC_RUN_MAX_ATTEMPTS; ++attempt) {
+            fc_progress_stage(st->progress, s, attempt);
             if (fc_run_stage(st, s, attempt, &hung) == 2)
                 return 2;
             if (!hung || fc_launch_interrupted())
                 break;
+        }
+        /* the runner is done with the stage (its attempts, retest and
+         * quarantines): a resume keeps it; an interrupted one it runs again */
+        if (!fc_launch_interrupted()) {
+            json_t *done = fc_run_record(st, "stage_done", fc_stage_name(s));
+
+            json_object_set_new(done, "attempts", json_integer(attempt > FC_RUN_MAX_ATTEMPTS
+                                                               ? FC_RUN_MAX_ATTEMPTS : attempt));
+            fc_append(st, done);
         }
         fflush(stdout);
     }
@@ -258,12 +291,22 @@ static int fc_cmd_run(int argc, char **argv)
     if (rc != 0)
         return rc;
     printf("\n");
-    rc = fc_report_dir(st.o.out_dir, st.o.sign_key, 0, &overall) == FC_OK
-             ? (overall == FC_VERDICT_PASS ? 0 : 1) : 2;
+    {
+        json_t *racks = NULL;
+
+        fc_launch_set_tick(NULL, NULL);
+        rc = fc_report_dir_racks(st.o.out_dir, st.o.sign_key, 0, &overall, &racks) == FC_OK
+                 ? (overall == FC_VERDICT_PASS ? 0 : 1) : 2;
+        fc_progress_close(st.progress, fc_launch_interrupted() ? "interrupted" : "finished",
+                          rc == 2 ? "" : fc_verdict_name(overall), racks);
+        json_decref(racks);
+    }
     printf("output: %s\n", st.o.out_dir);
     fc_inventory_free(&st.inv);
     free(st.healthy);
     free(st.quarantined);
+    json_decref(st.prior);
+    json_decref(st.prior_plan);
     return rc;
 }
 
@@ -444,6 +487,31 @@ static int fc_cmd_verify(int argc, char **argv)
     return st == FC_OK ? 0 : st == FC_ERR_FAIL ? 1 : 2;
 }
 
+/* The version, and where this copy runs from: the program, its stage
+ * programs, the shipped profiles and the GPU plugin (a build tree or an
+ * installed copy; a site with several copies on a shared filesystem
+ * sees which one answered). */
+static int fc_cmd_version(void)
+{
+    char exe[PATH_MAX], node[PATH_MAX], profile[PATH_MAX], plugin[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+    exe[n > 0 ? n : 0] = '\0';
+    fc_path_program("node", node, sizeof(node));
+    fc_path_shipped("../thresholds/local.yaml", "../share/fabcert/thresholds/local.yaml",
+                    profile, sizeof(profile));
+    fc_path_shipped("libfabcert_gpu.so", "../libexec/fabcert/libfabcert_gpu.so", plugin,
+                    sizeof(plugin));
+    printf("fabcert %s\n", FC_VERSION);
+    printf("program: %s\n", exe[0] ? exe : "(unknown: /proc/self/exe unreadable)");
+    printf("stage programs: %.*s%s\n", (int)(strlen(node) - strlen("/node")), node,
+           access(node, X_OK) == 0 ? "" : " (missing: run make, or make install)");
+    printf("default profile: %s%s\n", profile, access(profile, R_OK) == 0 ? "" : " (missing)");
+    printf("gpu plugin: %s%s\n", plugin, access(plugin, R_OK) == 0 ? ""
+           : " (not there: built only where CUDA and NCCL are found)");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -456,10 +524,8 @@ int main(int argc, char **argv)
         fc_usage(stdout);
         return 0;
     }
-    if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
-        printf("fabcert %s\n", FC_VERSION);
-        return 0;
-    }
+    if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0)
+        return fc_cmd_version();
     if (strcmp(argv[1], "check-profile") == 0) {
         fc_profile_t profile;
 

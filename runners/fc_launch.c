@@ -18,6 +18,14 @@
 #include "fc_watchdog.h"
 
 static volatile sig_atomic_t fc_signal_seen;
+static fc_launch_tick_func_t fc_tick;
+static void *fc_tick_arg;
+
+void fc_launch_set_tick(fc_launch_tick_func_t tick, void *arg)
+{
+    fc_tick = tick;
+    fc_tick_arg = arg;
+}
 
 static void fc_on_signal(int sig)
 {
@@ -147,6 +155,8 @@ void fc_launch(char *const argv[], const char *tap_path, const char *log_path,
         }
         if (pfd[0].fd < 0 && pfd[1].fd < 0)
             break;
+        if (fc_tick)
+            fc_tick(fc_tick_arg);
         if (poll(pfd, 2, 500) <= 0)
             continue;
         for (int k = 0; k < 2; ++k) {

@@ -30,6 +30,11 @@ typedef struct fc_launch_result {
 void fc_launch_catch_signals(void);
 int fc_launch_interrupted(void);
 
+/* A function called about twice a second while a launch runs (the
+ * runner's progress: runners/fc_progress.h); NULL: none. */
+typedef void (*fc_launch_tick_func_t)(void *arg);
+void fc_launch_set_tick(fc_launch_tick_func_t tick, void *arg);
+
 /* argv[0] is looked up in PATH. */
 void fc_launch(char *const argv[], const char *tap_path, const char *log_path,
                double limit_s, fc_launch_result_t *res);

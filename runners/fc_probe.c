@@ -58,7 +58,7 @@ static int fc_probe_args(const fc_probe_launch_t *pl, json_t *hosts, const char 
 
     snprintf(np, 16, "%zu", json_array_size(hosts));
     snprintf(timeout, 32, "%.1f", pl->timeout_s);
-    fc_path_beside_exe("suites/probe", exe, PATH_MAX);
+    fc_path_program("probe", exe, PATH_MAX);
     args[nargs++] = pl->mpirun;
     if (pl->srun) {
         nodelist[0] = '\0';

@@ -246,7 +246,7 @@ int fc_retest_after_stage(const fc_retest_launch_t *l, json_t *stage_recs)
     }
     snprintf(tap, sizeof(tap), "%s/retest.%s%s.tap", l->out_dir, l->stage, l->suffix);
     snprintf(log, sizeof(log), "%s/retest.%s%s.log", l->out_dir, l->stage, l->suffix);
-    fc_path_beside_exe("suites/retest", exe, sizeof(exe));
+    fc_path_program("retest", exe, sizeof(exe));
     snprintf(timeout, sizeof(timeout), "%.0f", limit);
     for (int k = 0; k < l->nprefix; ++k)
         argv[n++] = l->prefix[k];

@@ -4,7 +4,8 @@
  * hosts are healthy; fc_run_state.c keeps it and writes the runner's own
  * records), and one attempt of a stage (fc_run_stage.c: the launcher's
  * argument list, the launch, the retest, the scan of what it wrote, the
- * diagnosis of a stage that did not end). The subcommands are in
+ * diagnosis of a stage that did not end), `--resume` (fc_run_resume.c)
+ * and the progress follower (fc_progress.h). The subcommands are in
  * fabcert.c.
  */
 #ifndef FC_RUN_H
@@ -49,6 +50,11 @@ typedef struct fc_run_opts {
     int selftest_stage;             /* stage the self-tests go to; -1 all */
     const char *sign_key;           /* secret key for the certificates */
     double soak_duration;           /* --soak-duration; 0: the profile's */
+    int resume;                     /* --resume DIR: out_dir is DIR */
+    int profile_given;              /* --profile was on the command line */
+    char metrics[PATH_MAX];         /* --metrics FILE, "" if none */
+    int progress;                   /* --progress: progress lines even when
+                                     * stdout is not a terminal */
     const char *env[FC_MAX_PASSTHRU];   /* --env NAME[=VALUE] */
     int nenv;
     int nuser_mpirun_args;          /* of mpirun_args, given as --mpirun-arg */
@@ -66,6 +72,14 @@ typedef struct fc_run_state {
     int *quarantined;
     char results_path[PATH_MAX + 32];
     const char *probe_stage;        /* the stage a probe is for */
+    struct fc_progress *progress;   /* follows results.jsonl (fc_progress.h) */
+    int lock_fd;                    /* results.jsonl, flock'ed for this runner */
+    /* --resume (fc_run_resume.c) */
+    json_t *prior;                  /* the records already in results.jsonl */
+    json_t *prior_plan;             /* ... its plan record */
+    long prior_bytes;               /* ... the size of the file they filled */
+    int kept[FC_STAGE_COUNT];       /* stages finished before: not run again */
+    int resume_runs;                /* stages the resume runs */
 } fc_run_state_t;
 
 /* ---- options (fc_run_opts.c) ----------------------------------------- */
@@ -105,7 +119,23 @@ void fc_quarantine(fc_run_state_t *st, const char *stage, const char *host,
 int fc_check_background_hosts(const fc_run_state_t *st);
 fc_status_t fc_run_freeze_inputs(fc_run_state_t *st);
 int fc_run_check_rack_names(const fc_inventory_t *inv);
-int fc_run_claim_results(const fc_run_state_t *st);
+int fc_run_claim_results(fc_run_state_t *st);
+/* The launcher and ranks, as the plan records them ("launch"). */
+json_t *fc_run_launch_json(const fc_run_opts_t *o);
+
+/* ---- --resume DIR (fc_run_resume.c) ----------------------------------- */
+
+/* flock results.jsonl (fd) for this runner, or 2 when another holds it. */
+int fc_run_lock_results(fc_run_state_t *st, int fd);
+/* Read DIR's records and plan, take the run id: 0, or 2 (said). */
+int fc_run_resume_open(fc_run_state_t *st);
+/* The profile, inventory, overrides and launch against the plan's, then
+ * the stages pointed at the frozen copies: FC_OK, or FC_ERR_INVALID with
+ * the difference said. */
+fc_status_t fc_run_resume_check(fc_run_state_t *st);
+/* Which stages are kept (st->kept), quarantine carried over, the resume
+ * record written and the plan printed: 0, or 2 (said). */
+int fc_run_resume_plan(fc_run_state_t *st);
 
 /* ---- one attempt of a stage (fc_run_stage.c) ------------------------- */
 

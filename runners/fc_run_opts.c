@@ -81,6 +81,17 @@ void fc_usage(FILE *out)
 "                        stop rank R at point K to prove the watchdog\n"
 "  --selftest-stage NAME the stage the self-tests apply to (default: all)\n"
 "  --sign-key KEY        sign each rack's certificate with this secret key\n"
+"  --resume DIR          carry on the run in DIR that was interrupted: its\n"
+"                        finished stages are kept, the others run from their\n"
+"                        start (give the run's options again; the profile\n"
+"                        defaults to DIR/profile.yaml)\n"
+"  --metrics FILE        the run's state and figures for Prometheus (text\n"
+"                        format, node_exporter's textfile collector: written\n"
+"                        to FILE.tmp and renamed), as stages and soak windows\n"
+"                        end\n"
+"  --progress            a progress line (stage, done of total, failures, ETA)\n"
+"                        at least every 10 s even when stdout is not a\n"
+"                        terminal; DIR/progress.json has the same always\n"
 "\n"
 "The output directory holds run.json, results.jsonl (one JSON record per\n"
 "measurement, flushed as made), STAGE.tap and STAGE.log per stage attempt,\n"
@@ -117,7 +128,7 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
 {
     enum { O_PROFILE = 1, O_OUT, O_NP, O_PPN, O_MPIRUN, O_MPIRUN_ARG, O_ENV, O_LAUNCHER,
            O_HOSTS, O_RACKS, O_STAGES, O_STAGE_OPT, O_SELFTEST, O_SELFTEST_STAGE,
-           O_SIGN_KEY, O_HELP };
+           O_SIGN_KEY, O_HELP, O_PROGRESS, O_RESUME, O_METRICS };
     static const struct option longopts[] = {
         { "profile", required_argument, NULL, O_PROFILE },
         { "out", required_argument, NULL, O_OUT },
@@ -142,6 +153,9 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
         { "selftest-hang", required_argument, NULL, O_SELFTEST },
         { "selftest-stage", required_argument, NULL, O_SELFTEST_STAGE },
         { "sign-key", required_argument, NULL, O_SIGN_KEY },
+        { "progress", no_argument, NULL, O_PROGRESS },
+        { "resume", required_argument, NULL, O_RESUME },
+        { "metrics", required_argument, NULL, O_METRICS },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
@@ -149,7 +163,8 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
     int c, index, nnames = 0, any_stage = 0;
 
     memset(o, 0, sizeof(*o));
-    fc_path_beside_exe("../thresholds/local.yaml", o->profile, sizeof(o->profile));
+    fc_path_shipped("../thresholds/local.yaml", "../share/fabcert/thresholds/local.yaml",
+                    o->profile, sizeof(o->profile));
     o->mpirun = getenv("FABCERT_MPIRUN");
     o->mpirun_from = o->mpirun ? "$FABCERT_MPIRUN" : NULL;
     o->ppn = 2;
@@ -162,14 +177,28 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
             return 2;
         }
         switch (c) {
-        case O_PROFILE: snprintf(o->profile, sizeof(o->profile), "%s", optarg); break;
-        case O_OUT: snprintf(o->out_dir, sizeof(o->out_dir), "%s", optarg); break;
+        case O_PROFILE:
+            snprintf(o->profile, sizeof(o->profile), "%s", optarg);
+            o->profile_given = 1;
+            break;
+        case O_OUT:
+        case O_RESUME:
+            if (o->out_dir[0] && strcmp(o->out_dir, optarg) != 0) {
+                fprintf(stderr, "fabcert: --out and --resume name two directories "
+                        "(%s, %s): a resumed run writes where it began\n", o->out_dir, optarg);
+                return 2;
+            }
+            snprintf(o->out_dir, sizeof(o->out_dir), "%s", optarg);
+            o->resume |= c == O_RESUME;
+            break;
         case O_HOSTS: snprintf(o->hosts, sizeof(o->hosts), "%s", optarg); break;
         case O_RACKS: snprintf(o->racks, sizeof(o->racks), "%s", optarg); break;
         case O_NP: if (fc_parse_count("--np", optarg, &o->np)) return 2; break;
         case O_PPN: if (fc_parse_count("--ppn", optarg, &o->ppn)) return 2; break;
         case O_MPIRUN: o->mpirun = optarg; o->mpirun_from = "--mpirun"; break;
         case O_SIGN_KEY: o->sign_key = optarg; break;
+        case O_PROGRESS: o->progress = 1; break;
+        case O_METRICS: snprintf(o->metrics, sizeof(o->metrics), "%s", optarg); break;
         case O_MPIRUN_ARG: o->mpirun_args[o->nmpirun_args++] = optarg; break;
         case O_LAUNCHER:
             if (strcmp(optarg, "mpirun") != 0 && strcmp(optarg, "srun") != 0) {
@@ -245,6 +274,14 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
             o->stages[s] = 1;
     if (o->np == 0)
         o->np = fc_default_np();
+    /* a resume is judged against the profile it began with: by default
+     * the copy frozen in its directory */
+    if (o->resume && !o->profile_given &&
+        (size_t)snprintf(o->profile, sizeof(o->profile), "%.*s/profile.yaml",
+                         (int)(sizeof(o->profile) - 16), o->out_dir) >= sizeof(o->profile) - 2) {
+        fprintf(stderr, "fabcert: --resume: path too long\n");
+        return 2;
+    }
     if (o->mpirun == NULL)
         o->mpirun = o->srun ? "srun" : "mpirun";
     o->nuser_mpirun_args = o->nmpirun_args;
@@ -337,4 +374,11 @@ json_t *fc_run_environment(void)
                 json_object_set_new(env, name, json_string(eq + 1));
     }
     return env;
+}
+
+json_t *fc_run_launch_json(const fc_run_opts_t *o)
+{
+    return json_pack("{s:s, s:s, s:i}", "launcher", o->srun ? "srun" : "mpirun", "program",
+                     o->mpirun, fc_cluster_mode(o) ? "ranks_per_node" : "ranks",
+                     fc_cluster_mode(o) ? o->ppn : o->np);
 }

@@ -143,8 +143,7 @@ static int fc_stage_argv(const fc_run_state_t *st, fc_stage_id_t stage, int atte
                                             st->profile.stages[stage].cont.bg_per_node
                                           : o->ppn;
 
-    fc_path_beside_exe("suites/", l->exe, sizeof(l->exe));
-    snprintf(l->exe + strlen(l->exe), sizeof(l->exe) - strlen(l->exe), "%s", name);
+    fc_path_program(name, l->exe, sizeof(l->exe));
     snprintf(l->tap, sizeof(l->tap), "%s/%s%s.tap", o->out_dir, name, suffix);
     snprintf(l->log, sizeof(l->log), "%s/%s%s.log", o->out_dir, name, suffix);
     /* on this machine alone: --np ranks, at least the roles' */

@@ -62,7 +62,10 @@ fc_status_t fc_run_load_inventory(fc_run_state_t *st)
             gethostname(host, sizeof(host) - 1);
             st->o.local = 1;
         }
-        if (snprintf(path, sizeof(path), "%s/hosts", st->o.out_dir) >= (int)sizeof(path)) {
+        /* a resume checks the list against the run's before it replaces
+         * the frozen copy (fc_run_resume_check) */
+        if (snprintf(path, sizeof(path), "%s/hosts%s", st->o.out_dir,
+                     st->o.resume ? ".resume" : "") >= (int)sizeof(path)) {
             fprintf(stderr, "fabcert: --out: path too long\n");
             return FC_ERR_INVALID;
         }
@@ -292,9 +295,9 @@ int fc_run_check_rack_names(const fc_inventory_t *inv)
 
 /* Create results.jsonl, failing if it exists: one run per directory, even
  * when two runners are started with the same --out at once. */
-int fc_run_claim_results(const fc_run_state_t *st)
+int fc_run_claim_results(fc_run_state_t *st)
 {
-    int fd = open(st->results_path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    int fd = open(st->results_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 
     if (fd < 0) {
         fprintf(stderr, "fabcert: %s: %s%s\n", st->results_path, strerror(errno),
@@ -302,6 +305,5 @@ int fc_run_claim_results(const fc_run_state_t *st)
                                 : "");
         return 2;
     }
-    close(fd);
-    return 0;
+    return fc_run_lock_results(st, fd);
 }

@@ -326,8 +326,17 @@ static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
         }
         MPI_Gather(bufs.mine, (int)(nz * sizeof(*bufs.mine)), MPI_BYTE, bufs.all,
                    (int)(nz * sizeof(*bufs.mine)), MPI_BYTE, 0, run->leaders);
-        if (ctx->world_rank == 0)
+        if (ctx->world_rank == 0) {
+            /* each round as it ends: the runner's progress and ETA
+             * (runners/fc_progress.h) follow these */
+            json_t *rec = fc_stage_record(ctx, "pairs_round");
+
             fc_pairs_merge(run, bufs.all, run->nnodes * nz);
+            json_object_set_new(rec, "round", json_integer(r + 1));
+            json_object_set_new(rec, "rounds", json_integer(rounds));
+            json_object_set_new(rec, "seconds", json_real(MPI_Wtime() - t0));
+            fc_results_append(&ctx->results, rec);
+        }
     }
     if (ctx->world_rank == 0) {
         double took = MPI_Wtime() - t0;
