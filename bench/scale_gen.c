@@ -384,6 +384,20 @@ int main(int argc, char **argv)
         json_array_append_new(hosts, json_pack("{s:s, s:s}", "host", g.host[h], "rack",
                                                g.rack[h / g.per_rack]));
     }
+    /* the frozen inventory a run leaves beside its records (the report
+     * checks the plan's against it): one host per line, "HOST RACK" */
+    for (int k = 0; k < 2; ++k) {
+        FILE *inv;
+
+        snprintf(path, sizeof(path), "%s/%s", argv[6], k ? "racks" : "hosts");
+        if ((inv = fopen(path, "w")) == NULL) {
+            perror(path);
+            return 2;
+        }
+        for (int h = 0; h < g.n; ++h)
+            fprintf(inv, k ? "%s %s\n" : "%s\n", g.host[h], g.rack[h / g.per_rack]);
+        fclose(inv);
+    }
     snprintf(path, sizeof(path), "%s/results.jsonl", argv[6]);
     if ((g.out = fopen(path, "w")) == NULL) {
         perror(path);
