@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
 #include "fc_log.h"
 #include "fc_soak_gpu_int.h"
 #include "fc_stats.h"
@@ -110,10 +111,7 @@ fc_soak_gpu_t *fc_soak_gpu_start(fc_stage_ctx_t *ctx, const fc_backend_t *be)
 
     if (ctx->gpu == NULL)
         return NULL;
-    if ((sg = calloc(1, sizeof(*sg))) == NULL) {
-        fc_error("out of memory for the soak's GPU side");
-        MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
-    }
+    sg = fc_xcalloc(1, sizeof(*sg), "the soak's GPU side");
     sg->gpu = ctx->gpu;
     sg->be = be;
     if (ctx->gpu->describe_func(be, desc, sizeof(desc)) != FC_OK ||

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
+
 static uint64_t fc_splitmix64(uint64_t *x)
 {
     uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
@@ -172,12 +174,11 @@ static double fc_median_select(double *x, int n)
 
 double fc_robust_sd_log(const double *x, int n)
 {
-    double *l = malloc((size_t)(n > 0 ? n : 1) * sizeof(*l)), m, sd;
+    double *l, m, sd;
 
-    if (l == NULL || n < 2) {
-        free(l);
+    if (n < 2)
         return 0;
-    }
+    l = fc_xcalloc((size_t)n, sizeof(*l), "the log-times of a sample");
     for (int k = 0; k < n; ++k)
         l[k] = log(x[k]);
     m = fc_median_inplace(l, n);
@@ -219,13 +220,11 @@ static void fc_mann_whitney(const double *b, int nb, const double *a, int na,
                             fc_cmp_result_t *r)
 {
     int n = nb + na;
-    fc_ranked_t *v = malloc((size_t)n * sizeof(*v));
+    fc_ranked_t *v = fc_xcalloc((size_t)n, sizeof(*v), "the Mann-Whitney ranks");
     double ra = 0, ties = 0, mu, var;
 
     r->u = r->z = 0;
     r->p = 1;
-    if (v == NULL)
-        return;
     for (int k = 0; k < nb; ++k)
         v[k] = (fc_ranked_t){ b[k], 0 };
     for (int k = 0; k < na; ++k)
@@ -279,15 +278,11 @@ int fc_cmp_samples(const double *before, int nb, const double *after, int na, do
         ok = after[k] > 0 && isfinite(after[k]);
     if (!ok)
         return -1;
-    sb = malloc((size_t)nb * sizeof(*sb));
-    sa = malloc((size_t)na * sizeof(*sa));
-    rb = malloc((size_t)nb * sizeof(*rb));
-    ra = malloc((size_t)na * sizeof(*ra));
-    ratios = malloc(FC_CMP_BOOT * sizeof(*ratios));
-    if (!sb || !sa || !rb || !ra || !ratios) {
-        free(sb), free(sa), free(rb), free(ra), free(ratios);
-        return -1;
-    }
+    sb = fc_xcalloc((size_t)nb, sizeof(*sb), "the before sample's copy");
+    sa = fc_xcalloc((size_t)na, sizeof(*sa), "the after sample's copy");
+    rb = fc_xcalloc((size_t)nb, sizeof(*rb), "the before sample's resample");
+    ra = fc_xcalloc((size_t)na, sizeof(*ra), "the after sample's resample");
+    ratios = fc_xcalloc(FC_CMP_BOOT, sizeof(*ratios), "the bootstrap's ratios");
     memcpy(sb, before, (size_t)nb * sizeof(*sb));
     memcpy(sa, after, (size_t)na * sizeof(*sa));
     r_p->median_b = fc_median_inplace(sb, nb);
@@ -332,12 +327,11 @@ static int fc_cmp_pidx(const void *x, const void *y)
 
 void fc_holm(const double *p, int m, double alpha, int *reject)
 {
-    fc_pidx_t *order = malloc((size_t)(m > 0 ? m : 1) * sizeof(*order));
+    fc_pidx_t *order = fc_xcalloc((size_t)(m > 0 ? m : 1), sizeof(*order),
+                                  "the Holm step-down's order");
 
     for (int k = 0; k < m; ++k)
         reject[k] = 0;
-    if (order == NULL)
-        return;
     for (int k = 0; k < m; ++k)
         order[k] = (fc_pidx_t){ isnan(p[k]) ? 1 : p[k], k };
     qsort(order, (size_t)(m > 0 ? m : 1), sizeof(*order), fc_cmp_pidx);

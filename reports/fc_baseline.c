@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
 #include "fc_profile.h"
 #include "fc_record.h"
 #include "fc_sign.h"
@@ -324,9 +325,7 @@ fc_status_t fc_baseline_derive(const char *const *dirs, int nruns, const char *o
 
     memset(&bl, 0, sizeof(bl));
     bl.margin = margin;
-    bl.runs = calloc((size_t)nruns, sizeof(*bl.runs));
-    if (bl.runs == NULL)
-        return FC_ERR_INTERNAL;
+    bl.runs = fc_xcalloc((size_t)nruns, sizeof(*bl.runs), "the baseline's runs");
     for (; bl.nruns < nruns; ++bl.nruns)
         if (fc_bl_load(dirs[bl.nruns], &bl.runs[bl.nruns]) != FC_OK) {
             ++bl.nruns;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
 #include "fc_record.h"
 #include "fc_samples.h"
 #include "fc_stats.h"
@@ -148,7 +149,8 @@ static int fc_bl_cmp(const void *a, const void *b)
 static void fc_bl_margin(const fc_baseline_t *bl, json_t *obs, fc_bl_rule_t *r)
 {
     size_t n = json_array_size(obs), i;
-    double *t = calloc(n + 1, sizeof(*t)), *tr = calloc(n + 1, sizeof(*tr)), all;
+    double *t = fc_xcalloc(n + 1, sizeof(*t), "a rule's figures"), all;
+    double *tr = fc_xcalloc(n + 1, sizeof(*tr), "a rule's figures of one run");
     json_t *o;
     double terms[4];
     static const char *const names[4] = {
@@ -236,10 +238,10 @@ static void fc_bl_rule_comment(FILE *f, const char *what, const fc_bl_rule_t *r,
  * upper median) of each member of one class at one point; the worst. */
 static double fc_bl_worst_dev(const double *x, int n, int upper, int *who_p)
 {
-    double worst = -INFINITY, *o = calloc((size_t)n + 1, sizeof(*o));
+    double worst = -INFINITY, *o = fc_xcalloc((size_t)n + 1, sizeof(*o), "a class's others");
 
     *who_p = -1;
-    for (int g = 0; g < n && o; ++g) {
+    for (int g = 0; g < n; ++g) {
         int k = 0;
         double ref;
 
@@ -302,11 +304,11 @@ double fc_bl_relative(const fc_baseline_t *bl, int s, char *where, size_t len)
         }
     json_object_foreach(classes, key, members) {
         int n = (int)json_array_size(members), who;
-        double *x = calloc((size_t)n + 1, sizeof(*x)), dev;
+        double *x = fc_xcalloc((size_t)n + 1, sizeof(*x), "a class's figures"), dev;
 
-        for (int g = 0; g < n && x; ++g)
+        for (int g = 0; g < n; ++g)
             x[g] = json_number_value(json_array_get(json_array_get(members, (size_t)g), 0));
-        if (x && n >= 2 && (dev = fc_bl_worst_dev(x, n, fc_bl_pairs(s), &who)) > worst) {
+        if (n >= 2 && (dev = fc_bl_worst_dev(x, n, fc_bl_pairs(s), &who)) > worst) {
             worst = dev;
             snprintf(where, len, "%s %.1f%% below the %s of the others (%s, run %s)",
                      json_string_value(json_array_get(json_array_get(members, (size_t)who), 1)),

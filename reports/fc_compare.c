@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
 #include "fc_record.h"
 #include "fc_sign.h"
 #include "fc_verdict_plan.h"
@@ -106,13 +107,9 @@ static void fc_cmp_pair_key(json_t *rec, json_t *size, char *key, size_t len)
 static fc_cmp_item_t *fc_cmp_new_item(fc_compare_t *c)
 {
     if (c->nitems == c->cap) {
-        int cap = c->cap ? 2 * c->cap : 64;
-        fc_cmp_item_t *p = realloc(c->items, (size_t)cap * sizeof(*p));
-
-        if (p == NULL)
-            return NULL;
-        c->items = p;
-        c->cap = cap;
+        c->cap = c->cap ? 2 * c->cap : 64;
+        c->items = fc_xrealloc(c->items, (size_t)c->cap, sizeof(*c->items),
+                               "the compared measurements");
     }
     memset(&c->items[c->nitems], 0, sizeof(c->items[0]));
     return &c->items[c->nitems++];
@@ -136,8 +133,7 @@ static void fc_cmp_add_point(fc_compare_t *c, json_t *index, json_t *rec)
     if ((seen = json_object_get(index, key)) != NULL) {  /* a later attempt's */
         it = &c->items[json_integer_value(seen)];
     } else {
-        if ((it = fc_cmp_new_item(c)) == NULL)
-            return;
+        it = fc_cmp_new_item(c);
         json_object_set_new(index, key, json_integer(c->nitems - 1));
     }
     fc_format_size((uint64_t)fc_cmp_requested(rec), size, sizeof(size));
@@ -169,8 +165,7 @@ static void fc_cmp_add_pair(fc_compare_t *c, json_t *index, json_t *rec)
         if ((seen = json_object_get(index, key)) != NULL) {
             it = &c->items[json_integer_value(seen)];
         } else {
-            if ((it = fc_cmp_new_item(c)) == NULL)
-                return;
+            it = fc_cmp_new_item(c);
             json_object_set_new(index, key, json_integer(c->nitems - 1));
         }
         fc_cmp_pair_hosts(rec, &a, &b);
@@ -235,14 +230,9 @@ static uint64_t fc_cmp_seed(const char *s)
 static void fc_cmp_test_items(fc_compare_t *c)
 {
     const fc_compare_opts_t *o = c->o;
-    double *p = calloc((size_t)c->nitems + 1, sizeof(*p));
-    int *rej = calloc((size_t)c->nitems + 1, sizeof(*rej)), m = 0;
+    double *p = fc_xcalloc((size_t)c->nitems + 1, sizeof(*p), "the measurements' p-values");
+    int *rej = fc_xcalloc((size_t)c->nitems + 1, sizeof(*rej), "the Holm rejections"), m = 0;
 
-    if (p == NULL || rej == NULL) {
-        free(p);
-        free(rej);
-        return;
-    }
     for (int k = 0; k < c->nitems; ++k) {
         fc_cmp_item_t *it = &c->items[k];
 
@@ -402,9 +392,7 @@ static void fc_cmp_racks(fc_compare_t *c)
 {
     int cap = c->in[0].v.nracks + c->in[1].v.nracks + 1;
 
-    c->racks = calloc((size_t)cap, sizeof(*c->racks));
-    if (c->racks == NULL)
-        return;
+    c->racks = fc_xcalloc((size_t)cap, sizeof(*c->racks), "the compared racks");
     for (int s = 0; s < 2; ++s)
         for (int k = 0; k < c->in[s].v.nracks; ++k) {
             const char *name = c->in[s].v.racks[k].rack;
@@ -464,10 +452,6 @@ fc_status_t fc_compare_dirs(const char *before, const char *after,
     fc_cmp_test_items(&c);
     fc_cmp_findings(&c);
     fc_cmp_racks(&c);
-    if (c.racks == NULL) {
-        st = FC_ERR_INTERNAL;
-        goto out;
-    }
     st = fc_compare_write(&c, key);
     if (st == FC_OK)
         fc_compare_summary(stdout, &c);

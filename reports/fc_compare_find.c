@@ -15,13 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
+
 static fc_cmp_finding_t *fc_cmp_new_finding(fc_compare_t *c, const char *part)
 {
-    fc_cmp_finding_t *p = realloc(c->findings, (size_t)(c->nfindings + 1) * sizeof(*p));
+    fc_cmp_finding_t *p;
 
-    if (p == NULL)
-        return NULL;
-    c->findings = p;
+    c->findings = fc_xrealloc(c->findings, (size_t)c->nfindings + 1, sizeof(*c->findings),
+                              "the comparison's findings");
     p = &c->findings[c->nfindings++];
     memset(p, 0, sizeof(*p));
     snprintf(p->part, sizeof(p->part), "%s", part);
@@ -74,8 +75,6 @@ static void fc_cmp_node_finding(fc_compare_t *c, const char *part, const char *h
     fc_cmp_finding_t *f = fc_cmp_new_finding(c, "node");
     const char *rack = fc_json_str(c->in[0].rack_of, host);   /* "" if unknown */
 
-    if (f == NULL)
-        return;
     snprintf(f->host, sizeof(f->host), "%s", host);
     snprintf(f->rack_a, sizeof(f->rack_a), "%s", rack);
     snprintf(f->text, sizeof(f->text), "node %s: every one of its %d %s is slower beyond the "
@@ -130,8 +129,6 @@ void fc_cmp_findings(fc_compare_t *c)
         if (!it->slower || it->explained)
             continue;
         f = fc_cmp_new_finding(c, !strcmp(it->part, "pair") ? "path" : it->part);
-        if (f == NULL)
-            return;
         snprintf(f->host, sizeof(f->host), "%s", it->host_a);
         snprintf(f->rack_a, sizeof(f->rack_a), "%s", it->rack_a);
         snprintf(f->rack_b, sizeof(f->rack_b), "%s", it->rack_b);

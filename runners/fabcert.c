@@ -436,11 +436,12 @@ static int fc_cmd_compare(int argc, char **argv)
 
 static int fc_cmd_baseline(int argc, char **argv)
 {
-    const char **dirs = calloc((size_t)argc + 1, sizeof(*dirs)), *out = NULL, *name = NULL;
+    const char **dirs = fc_xcalloc((size_t)argc + 1, sizeof(*dirs), "the run directories"),
+               *out = NULL, *name = NULL;
     double margin = 10;
     int n = 0, bad = 0, rc;
 
-    for (int i = 1; i < argc && !bad && dirs; ++i) {
+    for (int i = 1; i < argc && !bad; ++i) {
         if (i + 1 < argc && !strcmp(argv[i], "--out"))
             out = argv[++i];
         else if (i + 1 < argc && !strcmp(argv[i], "--name"))
@@ -452,7 +453,7 @@ static int fc_cmd_baseline(int argc, char **argv)
         else
             bad = 1;
     }
-    if (dirs == NULL || bad || n == 0 || out == NULL) {
+    if (bad || n == 0 || out == NULL) {
         fprintf(stderr, "usage: fabcert baseline RUN_DIR... --out PROFILE.yaml [--margin PCT] "
                 "[--name NAME]\n");
         free(dirs);
