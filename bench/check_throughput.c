@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fc_alloc.h"
 #include "fc_kernels.h"
 #include "fc_pattern_host.h"
 
@@ -141,13 +142,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    src = malloc(FC_BENCH_BYTES);
-    dst = malloc(FC_BENCH_BYTES);
-    if (src == NULL || dst == NULL) {
-        fprintf(stderr, "check_throughput: cannot allocate 2 x %llu bytes\n",
-                (unsigned long long)FC_BENCH_BYTES);
-        return 2;
-    }
+    src = fc_xmalloc(FC_BENCH_BYTES, "the benchmark's source buffer");
+    dst = fc_xmalloc(FC_BENCH_BYTES, "the benchmark's output buffer");
     memset(dst, 0, FC_BENCH_BYTES);
     if (getloadavg(load, 1) != 1)
         load[0] = -1;

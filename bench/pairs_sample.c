@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
 #include "fc_pairs.h"
 #include "fc_pairs_sample.h"
 
@@ -49,12 +50,8 @@ static void fc_plan_build(plan_t *pl, int racks, int per_rack, int intra, int in
     pl->per_rack = per_rack;
     pl->npairs = 0;
     cap = rounds * (n / 2) + 1;
-    pl->a = malloc((size_t)cap * sizeof(int));
-    pl->b = malloc((size_t)cap * sizeof(int));
-    if (pl->a == NULL || pl->b == NULL) {
-        fprintf(stderr, "pairs_sample: out of memory for %d pairs\n", cap);
-        exit(1);
-    }
+    pl->a = fc_xcalloc((size_t)cap, sizeof(int), "the plan's pairs (first ends)");
+    pl->b = fc_xcalloc((size_t)cap, sizeof(int), "the plan's pairs (second ends)");
     for (int r = 0; r < rounds; ++r)
         for (int v = 0; v < n; ++v) {
             int w = inter < 0 ? fc_pairs_partner(n, r, v) : fc_pairs_sample_partner(&p, r, v);
@@ -94,12 +91,12 @@ static int fc_slow(const plan_t *pl, const fault_t *f, int a, int b)
 static int fc_placed_right(const plan_t *pl, const fault_t *f, int *slow, int *node_bad,
                            int *node_slow, int *node_partners, fc_pair_part_t *part)
 {
-    int *rack_out = calloc((size_t)pl->racks, sizeof(int)), *rack_out_slow,
-        *rack_in_slow, *uplink, ok = 1;
+    int *rack_out = fc_xcalloc((size_t)pl->racks, sizeof(int), "the racks' pairs out"),
+        *rack_out_slow, *rack_in_slow, *uplink, ok = 1;
 
-    rack_out_slow = calloc((size_t)pl->racks, sizeof(int));
-    rack_in_slow = calloc((size_t)pl->racks, sizeof(int));
-    uplink = calloc((size_t)pl->racks, sizeof(int));
+    rack_out_slow = fc_xcalloc((size_t)pl->racks, sizeof(int), "the racks' slow pairs out");
+    rack_in_slow = fc_xcalloc((size_t)pl->racks, sizeof(int), "the racks' slow pairs in");
+    uplink = fc_xcalloc((size_t)pl->racks, sizeof(int), "the racks' uplink verdicts");
     for (int i = 0; i < pl->npairs; ++i) {
         int ra = pl->a[i] / pl->per_rack, rb = pl->b[i] / pl->per_rack;
 
@@ -161,11 +158,11 @@ static int fc_placed_right(const plan_t *pl, const fault_t *f, int *slow, int *n
 /* The share of trials in which a kind of fault was placed right. */
 static double fc_detect(const plan_t *pl, const char *kind, int trials, unsigned *seed)
 {
-    int *slow = malloc((size_t)pl->npairs * sizeof(int)), right = 0;
-    int *node_bad = malloc((size_t)pl->n * sizeof(int));
-    int *node_slow = malloc((size_t)pl->n * sizeof(int));
-    int *node_partners = malloc((size_t)pl->n * sizeof(int));
-    fc_pair_part_t *part = malloc((size_t)pl->npairs * sizeof(*part));
+    int *slow = fc_xcalloc((size_t)pl->npairs, sizeof(int), "the slow pairs"), right = 0;
+    int *node_bad = fc_xcalloc((size_t)pl->n, sizeof(int), "the nodes' verdicts");
+    int *node_slow = fc_xcalloc((size_t)pl->n, sizeof(int), "the nodes' slow pairs");
+    int *node_partners = fc_xcalloc((size_t)pl->n, sizeof(int), "the nodes' partners");
+    fc_pair_part_t *part = fc_xcalloc((size_t)pl->npairs, sizeof(*part), "the pairs' parts");
 
     for (int t = 0; t < trials; ++t) {
         fault_t f = { .uplink = -1, .path = { -1, -1 } };

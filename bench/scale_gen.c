@@ -197,8 +197,8 @@ static void pairs(gen_t *g, int full, int inter, const int *bad, int nbad, int p
     fc_pairs_sample_t sp = { g->racks, g->per_rack, 2, inter };
     int rounds = full ? fc_pairs_rounds(g->n) : fc_pairs_sample_rounds(&sp);
     long judged = 0, not_pass = 0, npairs = 0;
-    int *partners = fc_xcalloc((size_t)g->n, sizeof(int), "partners");
-    int *slow = fc_xcalloc((size_t)g->n, sizeof(int), "slow partners");
+    int *partners = fc_xcalloc((size_t)g->n, sizeof(int), "the nodes' partner counts");
+    int *slow = fc_xcalloc((size_t)g->n, sizeof(int), "the nodes' slow partner counts");
 
     stage_start(g, "pairs", 0, 1, json_pack("{s:s, s:i}", "unit", "rounds", "total", rounds));
     for (int r = 0; r < rounds; ++r) {
@@ -369,9 +369,9 @@ int main(int argc, char **argv)
         return 2;
     snprintf(g.sha, sizeof(g.sha), "%s", prof.sha256);
     snprintf(g.name, sizeof(g.name), "%s", prof.name);
-    g.host = fc_xcalloc((size_t)g.n, sizeof(*g.host), "hosts");
-    g.rack = fc_xcalloc((size_t)g.racks, sizeof(*g.rack), "racks");
-    g.healthy = fc_xcalloc((size_t)g.n, sizeof(int), "healthy");
+    g.host = fc_xcalloc((size_t)g.n, sizeof(*g.host), "the synthetic hosts' names");
+    g.rack = fc_xcalloc((size_t)g.racks, sizeof(*g.rack), "the synthetic racks' names");
+    g.healthy = fc_xcalloc((size_t)g.n, sizeof(int), "the hosts' health");
     hosts = json_array();
     racks = json_array();
     for (int r = 0; r < g.racks; ++r) {
