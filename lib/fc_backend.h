@@ -98,5 +98,11 @@ struct fc_backend {
 
 /* The mpi backend on comm (not duplicated; the caller owns comm). */
 fc_status_t fc_backend_mpi_init(MPI_Comm comm, fc_backend_t *be);
+/* The mpi backend's run_func as an application's loop makes the call:
+ * without the backend's work after it that only the check needs (the
+ * move of an in-place reduce_scatter's result to NCCL's place): the bare
+ * loop of bench/collective_overhead.c. */
+fc_status_t fc_backend_mpi_run_bare(fc_backend_t *be, const fc_coll_call_t *call,
+                                    double *seconds_p);
 
 #endif

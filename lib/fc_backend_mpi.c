@@ -231,8 +231,9 @@ static fc_status_t fc_mpi_check_count(const fc_coll_call_t *call)
     return FC_OK;
 }
 
-static fc_status_t fc_mpi_run(fc_backend_t *be, const fc_coll_call_t *call,
-                              double *seconds_p)
+/* One call timed from a common start; after: fc_mpi_after's move. */
+static fc_status_t fc_mpi_run_timed(fc_backend_t *be, const fc_coll_call_t *call, int after,
+                                    double *seconds_p)
 {
     double ta, t0, t1;
     int rc;
@@ -246,9 +247,22 @@ static fc_status_t fc_mpi_run(fc_backend_t *be, const fc_coll_call_t *call,
     be->last_wait_s = t0 - ta;
     if (rc != MPI_SUCCESS)
         return fc_mpi_failed(call, rc);
-    fc_mpi_after(be, call);
+    if (after)
+        fc_mpi_after(be, call);
     *seconds_p = t1 - t0;
     return FC_OK;
+}
+
+static fc_status_t fc_mpi_run(fc_backend_t *be, const fc_coll_call_t *call,
+                              double *seconds_p)
+{
+    return fc_mpi_run_timed(be, call, 1, seconds_p);
+}
+
+fc_status_t fc_backend_mpi_run_bare(fc_backend_t *be, const fc_coll_call_t *call,
+                                    double *seconds_p)
+{
+    return fc_mpi_run_timed(be, call, 0, seconds_p);
 }
 
 /* n calls back to back, calls[i % 2], after one barrier, under one timer
