@@ -3,9 +3,9 @@
  * checking leak into the timed region? For every collective of the set at
  * 64 KiB, 1, 4, 16, 64 and 256 MiB, the engine's checked point (per
  * iteration: barrier, one call, the slowest rank's median) against a bare
- * loop of the same backend call (barrier, the call, timed; same buffers
- * filled once, nothing in between), interleaved round by round in one run
- * so the machine's noise hits both alike, the engine first in even rounds
+ * loop of the engine's own calls (barrier, the call, timed; same buffers,
+ * inputs and roots, nothing in between), interleaved round by round in one
+ * run so the machine's noise hits both alike, the engine first in even rounds
  * and the bare loop first in odd ones so that an order effect cancels.
  * Prints the median over rounds of each, the median ratio checked/bare
  * with its spread (min-max over rounds), and the engine's per-iteration
@@ -27,39 +27,37 @@
 #include "fc_log.h"
 #include "fc_stats.h"
 
-/* The bare loop: barrier + the backend's call, iters times, nothing in
- * between but what the call itself needs: the same buffers as the
- * engine's (its two input sets, one after the other; a reduce's non-root
- * recv apart from the root's), the same root rotation, and for an
- * in-place call its input copied into recv first (an in-place call
- * without fresh input reduces its own output), so that only the checking
- * differs; the slowest rank's median. */
+/* The bare loop: what an application's loop does, barrier + the MPI call,
+ * iters times, nothing in between but what the call itself needs: the
+ * engine's own calls (fc_engine_call on the engine's fc_point_rank_t: its
+ * buffers, its two input sets one after the other, its root rotation, a
+ * reduce's non-root recv apart from the root's, a broadcast's root
+ * sending its input set where it is), and for an in-place call its input
+ * staged into recv first as the engine stages it (an in-place call
+ * without fresh input reduces its own output); none of the backend's work
+ * after the call that only the check needs (fc_backend_mpi_run_bare: no
+ * move of an in-place reduce_scatter's result), so that whatever the
+ * checking leaves for the next timed call shows; the slowest rank's
+ * median. The inputs are prepared as the engine prepares them. */
 static double fc_bare_median(fc_backend_t *be, const fc_test_point_t *pt,
-                             const fc_engine_bufs_t *bufs, const fc_coll_counts_t *counts)
+                             fc_engine_bufs_t *bufs)
 {
-    const fc_coll_desc_t *d = fc_coll_desc(pt->coll);
-    size_t count = counts->count, esize = fc_dtype_info(pt->dtype)->size;
     double *times = calloc((size_t)pt->iters, sizeof(double));
     double *slowest = calloc((size_t)pt->iters, sizeof(double));
-    int rooted = d->rooted;
+    fc_point_rank_t pr;
     fc_time_stats_t st;
 
+    /* the engine's run of this point reserved the buffers */
+    fc_engine_point_rank_init(be, pt, &pr);
+    fc_point_rank_prepare(&pr, pt->op, pt->seed, bufs->send, bufs->recv);
     for (int it = -pt->warmup; it < pt->iters; ++it) {
         int k = it + pt->warmup;
-        fc_coll_call_t call = { pt->coll, pt->dtype, pt->op, bufs->send[k & 1], bufs->recv[0],
-                                count, rooted ? k % be->size : 0 };
+        fc_coll_call_t call;
         double s = 0;
 
-        if (d->root_output_only && be->rank != call.root)
-            call.recv = bufs->recv[1];      /* as the engine: a buffer of its own */
-
-        if (d->in_place) {
-            size_t pos = 0, len = 0;
-
-            d->stage_func(counts, be->rank, be->size, call.root, &pos, &len);
-            memcpy((uint8_t *)bufs->recv[0] + pos * esize, bufs->send[k & 1], len * esize);
-        }
-        be->ops->run_func(be, &call, &s);
+        fc_engine_call(pt, &pr, k, &call);
+        fc_point_rank_stage(&pr, call.recv, k & 1, call.root);
+        fc_backend_mpi_run_bare(be, &call, &s);
         if (it >= 0)
             times[it] = s;
     }
@@ -149,7 +147,6 @@ int main(int argc, char **argv)
             fc_test_point_t pt = { (fc_coll_id_t)c, FC_FLOAT32, d->reduces ? FC_OP_SUM : FC_OP_NONE,
                                    bytes, 2, bytes >= (64u << 20) ? iters / 2 : iters, 11, 1 };
             double checked[16], bare[16], ratio[16], busbw[16], batched[16];
-            fc_coll_counts_t counts;
             int nr = rounds > 16 ? 16 : rounds, nb = 0, wrong = 0;
 
             if (bytes < min_bytes || bytes > max_bytes)
@@ -157,7 +154,6 @@ int main(int argc, char **argv)
             if (pt.iters < 2)
                 pt.iters = 2;
             none = fc_engine_batch_none(&be, &pt);
-            d->counts_func(bytes, 4, size, &counts);
             for (int r = 0; r < nr; ++r) {
                 fc_engine_ident_t ident = { rank, host, 1 };
                 fc_point_summary_t s;
@@ -166,10 +162,10 @@ int main(int argc, char **argv)
                 /* alternate which goes first, so that an order effect
                  * (caches, the other's allocations) cancels over rounds */
                 if (r % 2 == 1)
-                    bare[r] = fc_bare_median(&be, &pt, &bufs, &counts);
+                    bare[r] = fc_bare_median(&be, &pt, &bufs);
                 fc_engine_run_point(&be, &pt, NULL, &ident, &bufs, &s);
                 if (r % 2 == 0)
-                    bare[r] = fc_bare_median(&be, &pt, &bufs, &counts);
+                    bare[r] = fc_bare_median(&be, &pt, &bufs);
                 MPI_Bcast(&s, sizeof(s), MPI_BYTE, 0, MPI_COMM_WORLD);
                 checked[r] = s.time.median;
                 ratio[r] = checked[r] / bare[r];

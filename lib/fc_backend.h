@@ -85,9 +85,24 @@ struct fc_backend {
     void *priv;             /* backend state */
     double last_wait_s;     /* the last run's wait at its starting barrier:
                              * the last rank to arrive waits least; -1 unknown */
+    int bcast_one_buffer;   /* 1: the backend's broadcast has one buffer (MPI):
+                             * an out-of-place broadcast's root is given its
+                             * input set as recv, which it sends from where
+                             * it is and a correct call leaves as it was
+                             * (fc_point_rank_recv); 0: the root's recv
+                             * receives a copy in the call (NCCL). Last, and
+                             * 0 in a zeroed struct: the caller zeroes the
+                             * struct before a plugin's init, so a plugin
+                             * built before the member existed means 0 */
 };
 
 /* The mpi backend on comm (not duplicated; the caller owns comm). */
 fc_status_t fc_backend_mpi_init(MPI_Comm comm, fc_backend_t *be);
+/* The mpi backend's run_func as an application's loop makes the call:
+ * without the backend's work after it that only the check needs (the
+ * move of an in-place reduce_scatter's result to NCCL's place): the bare
+ * loop of bench/collective_overhead.c. */
+fc_status_t fc_backend_mpi_run_bare(fc_backend_t *be, const fc_coll_call_t *call,
+                                    double *seconds_p);
 
 #endif

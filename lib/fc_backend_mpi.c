@@ -179,8 +179,9 @@ static int fc_mpi_call(fc_backend_t *be, const fc_coll_call_t *c)
                                         fc_mpi_op(mb, c->dtype, c->op), be->comm);
     case FC_COLL_BROADCAST:
     case FC_COLL_BROADCAST_INPLACE:
-        /* MPI_Bcast is in place: the root's recv holds its data (copied
-         * there from send before the timed call, for the out-of-place one) */
+        /* MPI_Bcast has one buffer (be->bcast_one_buffer): the root's recv
+         * holds its data, for the out-of-place broadcast its input set
+         * itself (fc_point_rank_recv); the others receive into theirs */
         return MPI_Bcast(c->recv, count, dt, c->root, be->comm);
     case FC_COLL_REDUCE:
         return MPI_Reduce(c->send, c->recv, count, dt, fc_mpi_op(mb, c->dtype, c->op),
@@ -199,16 +200,9 @@ static int fc_mpi_call(fc_backend_t *be, const fc_coll_call_t *c)
     return MPI_ERR_OTHER;
 }
 
-/* Before the timed call: the out-of-place broadcast's root puts its data
- * where MPI_Bcast reads it. After it: MPI's in-place reduce_scatter leaves
- * each rank's block at the start of recv; the descriptor (NCCL's
- * convention) wants it at the rank's own place. */
-static void fc_mpi_before(fc_backend_t *be, const fc_coll_call_t *c)
-{
-    if (c->coll == FC_COLL_BROADCAST && be->rank == c->root)
-        memcpy(c->recv, c->send, c->count * fc_dtype_info(c->dtype)->size);
-}
-
+/* After the timed call: MPI's in-place reduce_scatter leaves each rank's
+ * block at the start of recv; the descriptor (NCCL's convention) wants it
+ * at the rank's own place. */
 static void fc_mpi_after(fc_backend_t *be, const fc_coll_call_t *c)
 {
     size_t bytes = c->count * fc_dtype_info(c->dtype)->size;
@@ -237,14 +231,14 @@ static fc_status_t fc_mpi_check_count(const fc_coll_call_t *call)
     return FC_OK;
 }
 
-static fc_status_t fc_mpi_run(fc_backend_t *be, const fc_coll_call_t *call,
-                              double *seconds_p)
+/* One call timed from a common start; after: fc_mpi_after's move. */
+static fc_status_t fc_mpi_run_timed(fc_backend_t *be, const fc_coll_call_t *call, int after,
+                                    double *seconds_p)
 {
     double ta, t0, t1;
     int rc;
 
     FC_CHECK(fc_mpi_check_count(call));
-    fc_mpi_before(be, call);
     ta = MPI_Wtime();
     MPI_Barrier(be->comm);
     t0 = MPI_Wtime();
@@ -253,9 +247,22 @@ static fc_status_t fc_mpi_run(fc_backend_t *be, const fc_coll_call_t *call,
     be->last_wait_s = t0 - ta;
     if (rc != MPI_SUCCESS)
         return fc_mpi_failed(call, rc);
-    fc_mpi_after(be, call);
+    if (after)
+        fc_mpi_after(be, call);
     *seconds_p = t1 - t0;
     return FC_OK;
+}
+
+static fc_status_t fc_mpi_run(fc_backend_t *be, const fc_coll_call_t *call,
+                              double *seconds_p)
+{
+    return fc_mpi_run_timed(be, call, 1, seconds_p);
+}
+
+fc_status_t fc_backend_mpi_run_bare(fc_backend_t *be, const fc_coll_call_t *call,
+                                    double *seconds_p)
+{
+    return fc_mpi_run_timed(be, call, 0, seconds_p);
 }
 
 /* n calls back to back, calls[i % 2], after one barrier, under one timer
@@ -267,8 +274,6 @@ static fc_status_t fc_mpi_run_batch(fc_backend_t *be, const fc_coll_call_t calls
     int rc = MPI_SUCCESS;
 
     FC_CHECK(fc_mpi_check_count(&calls[0]));
-    fc_mpi_before(be, &calls[0]);
-    fc_mpi_before(be, &calls[1]);
     MPI_Barrier(be->comm);
     t0 = MPI_Wtime();
     for (int i = 0; i < n && rc == MPI_SUCCESS; ++i)
@@ -362,5 +367,6 @@ fc_status_t fc_backend_mpi_init(MPI_Comm comm, fc_backend_t *be)
     MPI_Comm_size(comm, &be->size);
     be->priv = mb;
     be->last_wait_s = -1;
+    be->bcast_one_buffer = 1;
     return FC_OK;
 }

@@ -10,8 +10,8 @@
  * do: an out-of-place call must copy its send buffer into its receive
  * buffer (all_reduce, all_gather, reduce_scatter, reduce, all_to_all;
  * sendrecv sends to itself); an in-place one and a broadcast need move
- * nothing (the mpi backend's broadcast is MPI_Bcast on recv, where the
- * root's data was copied before the timed call; nccl's out-of-place one
+ * nothing (the mpi backend's broadcast is MPI_Bcast of the root's input
+ * set where it is, which is then its output; nccl's out-of-place one
  * copies, but one descriptor serves both backends, so the smaller promise
  * holds). What a library does beyond that (Open MPI 4.1's in-place
  * reduce_scatter_block on one rank copies through a scratch buffer) is

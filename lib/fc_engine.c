@@ -17,12 +17,18 @@
  *    element-wise pass that names the place.
  * A rooted collective rotates its root over the ranks, one iteration after
  * another, each root's turns alternating the input sets
- * (fc_point_rank_root). A reduce's non-root recv is a buffer of its own (recv[1]; the
- * root's output is recv[0]), set to a known byte once per point before the
- * warm-up: a correct call never writes it, so it stays valid through every
- * iteration and needs nothing between calls, and any byte a call writes
- * there is caught by its digest and named element by element. An in-place collective's input is copied into recv
- * before each call (it consumes it), as an application's would be there.
+ * (fc_point_rank_root). Where the backend's broadcast has one buffer
+ * (MPI), the root of an out-of-place broadcast sends its input set where
+ * it is, and that buffer is its output: a correct call leaves it as it
+ * was (a copy into its recv before each call had the receivers read lines
+ * the root had just written; docs/DECISIONS.md). A reduce's non-root recv
+ * is a buffer of its own (recv[1]; the root's output is recv[0]), set to a
+ * known byte once per point before the warm-up: a correct call never
+ * writes it, so it stays valid through every iteration and needs nothing
+ * between calls, and any byte a call writes there is caught by its digest
+ * and named element by element. An in-place collective's input is copied
+ * into recv before each call (it consumes it), as an application's would
+ * be there.
  *
  * Two timings: per iteration (barrier, one call, the slowest rank's time:
  * what the limits judge) and, after the checked iterations, batched like
@@ -190,6 +196,23 @@ static void fc_engine_note_wrong(fc_rank_report_t *rep, int it, const fc_mismatc
     rep->wrong += m->wrong;
 }
 
+void fc_engine_point_rank_init(fc_backend_t *be, const fc_test_point_t *pt,
+                               fc_point_rank_t *pr)
+{
+    fc_point_rank_init(pr, &fc_engine_mem_ops, be, be->rank, be->size, pt->coll,
+                       pt->dtype, pt->bytes);
+    pr->bcast_one_buffer = be->bcast_one_buffer;
+}
+
+void fc_engine_call(const fc_test_point_t *pt, const fc_point_rank_t *pr, int it,
+                    fc_coll_call_t *call_p)
+{
+    int set = it & 1, root = fc_point_rank_root(pr, it);
+
+    *call_p = (fc_coll_call_t){ pt->coll, pt->dtype, pt->op, pr->send[set],
+                                fc_point_rank_recv(pr, set, root), pr->counts.count, root };
+}
+
 /* This rank's steps after call `it`: the self-test's flip, the check. */
 static fc_status_t fc_engine_after_call(fc_point_run_t *run, const fc_selftest_t *st,
                                         const fc_engine_ident_t *ident, int it, int set,
@@ -198,17 +221,24 @@ static fc_status_t fc_engine_after_call(fc_point_run_t *run, const fc_selftest_t
     fc_backend_t *be = run->be;
     fc_mismatch_t m = { 0, 0, 0, 0 };
     uint64_t digest;
+    size_t flip_byte = 0;
+    int flipped = 0;
 
     if (fc_selftest_hits(st, run->pt, ident->world_rank, it)) {
         uint64_t idx = fc_point_rank_flip_index(&run->pr, root, st->index);
 
-        FC_CHECK(be->ops->flip_bit_func(be, recv, idx * run->pr.esize + st->bit / 8,
-                                        st->bit % 8));
+        flip_byte = idx * run->pr.esize + st->bit / 8;
+        FC_CHECK(be->ops->flip_bit_func(be, recv, flip_byte, st->bit % 8));
+        flipped = 1;
         fc_log_info("self-test: flipped bit %d of element %llu of the %s "
                     "output at iteration %d", st->bit, (unsigned long long)idx,
                     run->pr.desc->name, it);
     }
     FC_CHECK(fc_point_rank_check(&run->pr, recv, set, root, &digest, &m));
+    /* an output that is an input set (a one-buffer broadcast's root): the
+     * planted bit is one iteration's fault, not every later one's */
+    if (flipped && fc_point_rank_is_input(&run->pr, recv))
+        FC_CHECK(be->ops->flip_bit_func(be, recv, flip_byte, st->bit % 8));
     if (it == 0)
         rep->digest0 = digest;
     fc_engine_note_wrong(rep, it, &m);
@@ -236,13 +266,13 @@ static fc_status_t fc_engine_iterate(fc_point_run_t *run, const fc_selftest_t *s
     rep->first_iter = -1;
     rep->reps_agree = 1;
     for (int it = 0; it < total; ++it) {
-        int set = it & 1, root = fc_point_rank_root(&run->pr, it);
-        fc_coll_call_t call = { pt->coll, pt->dtype, pt->op, run->pr.send[set],
-                                fc_point_rank_recv(&run->pr, root), run->pr.counts.count,
-                                root };
+        int set = it & 1, root;
+        fc_coll_call_t call;
         fc_status_t called;
         double seconds = 0.0;
 
+        fc_engine_call(pt, &run->pr, it, &call);
+        root = call.root;
         if (local == FC_OK)
             local = fc_point_rank_stage(&run->pr, call.recv, set, root);
         fc_watchdog_call_enter();
@@ -342,8 +372,7 @@ fc_status_t fc_engine_run_point(fc_backend_t *be, const fc_test_point_t *pt,
     }
     run.be = be;
     run.pt = pt;
-    fc_point_rank_init(&run.pr, &fc_engine_mem_ops, be, be->rank, be->size, pt->coll,
-                       pt->dtype, pt->bytes);
+    fc_engine_point_rank_init(be, pt, &run.pr);
     rep.world_rank = ident->world_rank;
     rep.batch_s = -1;
     snprintf(rep.host, sizeof(rep.host), "%s", ident->host);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "fc_backend.h"
+#include "fc_point_rank.h"
 #include "fc_samples.h"
 #include "fc_stats.h"
 
@@ -115,6 +116,19 @@ fc_status_t fc_engine_run_point(fc_backend_t *be, const fc_test_point_t *pt,
  * the backend has no batched mode, an in-place call whose batch could not
  * be checked...), or NULL when it has one. */
 const char *fc_engine_batch_none(const fc_backend_t *be, const fc_test_point_t *pt);
+
+/* One rank's part of pt on be (lib/fc_point_rank.h): its counts and this
+ * backend's broadcast buffers (be->bcast_one_buffer); no buffer yet
+ * (fc_point_rank_prepare fills and binds them). */
+void fc_engine_point_rank_init(fc_backend_t *be, const fc_test_point_t *pt,
+                               fc_point_rank_t *pr);
+/* The call of iteration it (from 0, the warm-up's first) as the engine
+ * makes it on pr's buffers: input set it % 2, send[set]; the root
+ * fc_point_rank_root's; recv fc_point_rank_recv's (recv[0], a reduce's
+ * non-root recv[1], a one-buffer broadcast root's send[set]).
+ * bench/collective_overhead.c's bare loop makes the same calls. */
+void fc_engine_call(const fc_test_point_t *pt, const fc_point_rank_t *pr, int it,
+                    fc_coll_call_t *call_p);
 
 /* "all_reduce float32 sum 4 KiB" */
 void fc_point_label(const fc_test_point_t *pt, char *buf, size_t len);

@@ -2,7 +2,7 @@
  * fc_point_rank.c - see fc_point_rank.h: one rank's inputs, roots, staging
  * and output check for a test point, on memory behind a table and without
  * MPI, so that the engine's stages and the single-process GPU check apply
- * one contract (moved here from lib/fc_engine.c, behaviour unchanged).
+ * one contract (moved here from lib/fc_engine.c).
  */
 #include "fc_point_rank.h"
 
@@ -74,16 +74,34 @@ int fc_point_rank_is_output(const fc_point_rank_t *pr, int root)
     return !pr->desc->root_output_only || pr->rank == root;
 }
 
-void *fc_point_rank_recv(const fc_point_rank_t *pr, int root)
+/* The root of a broadcast whose one buffer is its input set: a copy into
+ * recv before each call had the receivers read lines the root had just
+ * written (docs/DECISIONS.md, issue 12), where an application's MPI_Bcast
+ * sends its data where it is. */
+static int fc_point_rank_sends_output(const fc_point_rank_t *pr, int root)
 {
-    return fc_point_rank_is_output(pr, root) ? pr->recv[0] : pr->recv[1];
+    return pr->bcast_one_buffer && pr->desc->id == FC_COLL_BROADCAST && pr->rank == root;
+}
+
+void *fc_point_rank_recv(const fc_point_rank_t *pr, int set, int root)
+{
+    if (!fc_point_rank_is_output(pr, root))
+        return pr->recv[1];
+    return fc_point_rank_sends_output(pr, root) ? pr->send[set] : pr->recv[0];
+}
+
+int fc_point_rank_is_input(const fc_point_rank_t *pr, const void *buf)
+{
+    return buf == pr->send[0] || buf == pr->send[1];
 }
 
 void *fc_point_rank_batch_recv(const fc_point_rank_t *pr, int k)
 {
     /* root 0: off it, a reduce's calls both get the sentinel buffer, still
      * untouched (the root writes recv[1], which the next point sets again) */
-    return fc_point_rank_is_output(pr, 0) ? pr->recv[k] : pr->recv[1];
+    if (!fc_point_rank_is_output(pr, 0))
+        return pr->recv[1];
+    return fc_point_rank_sends_output(pr, 0) ? pr->send[k] : pr->recv[k];
 }
 
 void fc_point_rank_span(const fc_point_rank_t *pr, int root, size_t *lo_p, size_t *hi_p)

@@ -14,7 +14,10 @@
  * before each call; a reduce's non-root recv a buffer of its own (recv[1])
  * set once to a known byte, which a correct call never writes and which is
  * checked through verify_untouched_func (on the buffer's own memory) when
- * its digest changed; every other output checked by its digest against
+ * its digest changed; where the broadcast has one buffer (MPI_Bcast), an
+ * out-of-place broadcast's root sending its input set where it is, which
+ * is then its output (NCCL's root gets a copy in its recv, checked
+ * there); every other output checked by its digest against
  * the verified one of its (input set, root), element by element the first
  * time and whenever the digest differs.
  *
@@ -69,6 +72,13 @@ typedef struct fc_point_rank {
     fc_pattern_t pat[2];            /* the two input sets */
     void *send[2], *recv[2];        /* recv[1]: a reduce's non-root recv */
     uint64_t sentinel;              /* digest of an untouched recv[1] */
+    int bcast_one_buffer;           /* 1: the backend's broadcast has one buffer
+                                     * (MPI_Bcast; the engine sets it from the
+                                     * backend's): the root of an out-of-place
+                                     * broadcast sends its input set where it is,
+                                     * and that buffer is its output; 0 (the
+                                     * default; NCCL): the root's recv[0] gets a
+                                     * copy in the call and is checked there */
     int ndigests;
     fc_point_verified_t digests[FC_POINT_DIGESTS];
 } fc_point_rank_t;
@@ -92,9 +102,15 @@ fc_status_t fc_point_rank_prepare(fc_point_rank_t *pr, fc_op_t op, uint32_t seed
 int fc_point_rank_root(const fc_point_rank_t *pr, int it);
 /* Whether this rank's recv is an output with this root. */
 int fc_point_rank_is_output(const fc_point_rank_t *pr, int root);
-/* The recv a call with this root gets: recv[0], or off the root of a
- * root-only collective recv[1] (left untouched by a correct call). */
-void *fc_point_rank_recv(const fc_point_rank_t *pr, int root);
+/* The recv a call of input set `set` with this root gets: recv[0]; off
+ * the root of a root-only collective recv[1] (left untouched by a correct
+ * call); on the root of an out-of-place broadcast with bcast_one_buffer,
+ * send[set] itself (a correct call leaves it as it was). */
+void *fc_point_rank_recv(const fc_point_rank_t *pr, int set, int root);
+/* Whether buf is an input set (a one-buffer broadcast root's output): a
+ * bit a self-test flips there must be flipped back after the check, or
+ * every later call of that set would send it. */
+int fc_point_rank_is_input(const fc_point_rank_t *pr, const void *buf);
 /* An in-place call consumes its input: stage set's into recv. */
 fc_status_t fc_point_rank_stage(fc_point_rank_t *pr, void *recv, int set, int root);
 /* Check one output of input set `set` with this root: digest, and element
@@ -107,8 +123,9 @@ void fc_point_rank_span(const fc_point_rank_t *pr, int root, size_t *lo_p, size_
  * rank's output; never past recv. */
 uint64_t fc_point_rank_flip_index(const fc_point_rank_t *pr, int root, int64_t index);
 
-/* The batched timing's output of set k (root 0): recv[k], or off the root
- * of a root-only collective the untouched recv[1]. */
+/* The batched timing's output of set k (root 0): recv[k]; off the root
+ * of a root-only collective the untouched recv[1]; on the root of a
+ * one-buffer broadcast send[k] (as fc_point_rank_recv). */
 void *fc_point_rank_batch_recv(const fc_point_rank_t *pr, int k);
 /* Why a batch of iters calls of (coll, op) could not be checked, or NULL:
  * the collective's own reasons (fc_engine_batch_none adds the stage's and

@@ -491,6 +491,8 @@ fc_status_t fc_stage_open_backend_on(fc_stage_ctx_t *ctx, MPI_Comm group, int me
          * named by the backend, before the watchdog ends the whole rank */
         double call_timeout = ctx->sp.timeout_s / 4 > 10 ? ctx->sp.timeout_s / 4 : 10;
 
+        /* a member the plugin does not know of stays 0 (fc_backend.h) */
+        memset(be_p, 0, sizeof(*be_p));
         st = ctx->gpu->backend_init_func(group, ctx->local_rank, call_timeout, be_p);
         if (st == FC_OK && ctx->gpu->describe_func(be_p, desc, sizeof(desc)) != FC_OK)
             snprintf(desc, sizeof(desc), "{}");

@@ -131,7 +131,7 @@ static void fc_node_iterate(fc_gpu_ctx_t *g, fc_point_rank_t *pr, int dtype, int
                                   .root = fc_point_rank_root(&pr[0], it) };
 
         for (int d = 0; d < g->ngpus; ++d) {
-            void *recv = fc_point_rank_recv(&pr[d], calls.root);
+            void *recv = fc_point_rank_recv(&pr[d], set, calls.root);
 
             calls.send[d][0] = calls.send[d][1] = pr[d].send[set];
             calls.recv[d][0] = calls.recv[d][1] = recv;

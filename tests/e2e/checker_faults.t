@@ -15,6 +15,10 @@
 #     non-root's untouched recv is caught as a write where none belongs,
 #     by the engine's self-test and by the injector's scribble (a write by
 #     the call itself, after the rank's own turn as root);
+#   - broadcast (the mpi backend: the root's output is the input set it
+#     sent): a bit flipped there by the self-test is one wrong element, on
+#     the root at that iteration; flipped back after the check, it is not
+#     sent again by the batch (root 0, the same input set);
 #   - the in-place variants catch a flipped bit like the others (all four;
 #     broadcast_inplace's at root 1), and a broadcast in place whose root 2
 #     sends a flipped bit (injector) is caught on the ranks that got it.
@@ -22,7 +26,7 @@
 FC=$BUILD/fabcert
 INJ=$PWD/$BUILD/libfc_inject.so
 H=$(hostname)
-plan 12
+plan 13
 cat > "$TMP/ck.yaml" <<'YAML'
 name: checker-faults
 seed: 5
@@ -88,6 +92,14 @@ n=$(rec nonroot 'my ($p) = grep { $_->{type} eq "point" } @r; my $m = $p->{first
     join ":", $m->{rank}, $m->{iteration}, $m->{index}, $p->{verdict}')
 [ "$n" = "1:0:3:FAIL" ]
 ok $? "reduce: a change in a non-root's recv (which the call must not write) is caught on rank 1 ($n)"
+# broadcast's root 0 at iteration 0 flips a bit of its output, its input
+# set 0: one element; left there, the batch (root 0, set 0) would send it
+# to ranks 1 and 2 and rank 0 would find it again
+run bcroot --collectives broadcast --dtypes int32 --selftest-corrupt rank=0,iter=0,index=9,coll=broadcast
+n=$(rec bcroot 'my ($p) = grep { $_->{type} eq "point" } @r; my $m = $p->{first_mismatch};
+    join ":", $m->{rank}, $m->{iteration}, $m->{index}, $p->{wrong}, $p->{verdict}')
+[ "$n" = "0:0:9:1:FAIL" ]
+ok $? "broadcast: a flip in root 0's output (its input set) at iteration 0 is one element, on rank 0 ($n)"
 # the transport writes there (injector, from outside): rank 1's third call
 # off the root is iteration 3, after its turn as root at iteration 1; the
 # known byte set once before the warm-up must still be there to catch it

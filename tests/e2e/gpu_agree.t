@@ -13,7 +13,10 @@
 # failing rank really leaves its step early, goes on to the next call as
 # the engine makes it, and every rank learns the failure there and aborts
 # with it; before, the failing rank left for an agreement of its own and
-# the stage hung until the watchdog.
+# the stage hung until the watchdog. The stage's broadcast is NCCL's, with
+# the root's send and recv apart (the stand-in's device copies, as NCCL
+# does; the mpi backend's root sends from its input set), and is checked
+# in the root's recv.
 . tests/e2e/tap.sh
 T=$BUILD/tests/gpu_agree
 plan 14
@@ -67,7 +70,7 @@ stage() {
     local t0=$(date +%s.%N)
     FABCERT_GPU_PLUGIN=$PWD/$BUILD/tests/libfc_gpu_standin.so FC_GPU_STANDIN=host \
         FC_GPU_STANDIN_FAIL=$2 timeout 60 mpirun -np 3 "$BUILD/suites/node" --backend nccl \
-        --out "$TMP/$1" --sizes 4KiB --collectives all_reduce,reduce,broadcast_inplace \
+        --out "$TMP/$1" --sizes 4KiB --collectives all_reduce,reduce,broadcast_inplace,broadcast \
         --dtypes int32 --ops sum > "$TMP/$1.tap" 2> "$TMP/$1.err"
     rc=$?
     secs=$(echo "$(date +%s.%N) - $t0" | bc)
@@ -75,11 +78,11 @@ stage() {
 # every rank's end line matches the pattern
 ends() { [ "$(grep -c "stand-in GPU plugin: rank [0-2] ended: .*$2" "$TMP/$1.err")" -eq 3 ]; }
 stage sclean ""
-[ $rc -eq 0 ] && [ "$(grep -c '^ok ' "$TMP/sclean.tap")" -eq 3 ] && ends sclean 'aborts=0 destroys=1'
-ok $? "the engine through the stand-in plugin's protocol: a clean stage passes, every communicator destroyed ($rc)"
+[ $rc -eq 0 ] && [ "$(grep -c '^ok ' "$TMP/sclean.tap")" -eq 4 ] && ends sclean 'aborts=0 destroys=1'
+ok $? "the engine through the stand-in plugin's protocol: a clean stage passes (broadcast's root checked in its own recv), every communicator destroyed ($rc)"
 stage sverify rank=1,step=verify,nth=2
 n=$(jsonl "$TMP/sverify/results.jsonl" 'scalar grep { $_->{type} eq "point" && $_->{verdict} ne "PASS" } @r')
-[ $rc -eq 1 ] && [ "$n" -eq 3 ] && ends sverify 'calls=3 aborts=1 destroys=0' &&
+[ $rc -eq 1 ] && [ "$n" -eq 4 ] && ends sverify 'calls=3 aborts=1 destroys=0' &&
     awk -v s="$secs" 'BEGIN { exit !(s < 20) }'
 ok $? "a verify failing on rank 1 at its 2nd check: every rank aborts once at the next call (3 calls each), no point passes, the stage ends ($rc, $secs s)"
 grep -q 'rank 1\] error: all_reduce on stand-in GPU (rank 1): a local step failed on this rank before this call' "$TMP/sverify.err" &&

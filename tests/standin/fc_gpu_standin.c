@@ -88,6 +88,17 @@ static void fc_standin_destroy(void *ctx)
     ++((fc_standin_t *)ctx)->destroys;
 }
 
+/* NCCL's out-of-place broadcast has a send and a recv buffer and copies
+ * the root's send into its recv in the call; the mpi backend underneath
+ * has one buffer (MPI_Bcast of recv): this backend (bcast_one_buffer 0)
+ * is given NCCL's two, so its "device" makes NCCL's copy, and the
+ * engine's check of the root's recv is the nccl backend's. */
+static void fc_standin_bcast_copy(fc_standin_t *sb, const fc_coll_call_t *c)
+{
+    if (c->coll == FC_COLL_BROADCAST && sb->inner.rank == c->root)
+        memcpy(c->recv, c->send, c->count * fc_dtype_info(c->dtype)->size);
+}
+
 /* Every rank released its gate after the same agreement: the "device"
  * runs the call (all ranks together, so the MPI collective completes). A
  * release after an abort runs nothing: the peers are not in it. */
@@ -97,6 +108,10 @@ static void fc_standin_release(void *ctx)
 
     if (sb->peer.aborted || sb->calls == NULL || sb->done)
         return;
+    /* a batch alternates two calls; the root's copy of each is the same
+     * every time, so once before the first does */
+    for (int i = 0; i < (sb->n == 1 ? 1 : 2); ++i)
+        fc_standin_bcast_copy(sb, &sb->calls[i]);
     if (sb->n == 1)
         sb->result = sb->inner.ops->run_func(&sb->inner, &sb->calls[0], &sb->seconds);
     else

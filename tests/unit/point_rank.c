@@ -19,7 +19,14 @@
  *    output its previous turn left was right again);
  *  - the self-test's flip at fc_point_rank_flip_index: caught at that
  *    element, on that rank, first (a flip in a reduce's untouched recv
- *    stays, and is counted again at the rank's next turn off the root).
+ *    stays, and is counted again at the rank's next turn off the root);
+ *  - a broadcast with one buffer (bcast_one_buffer, the mpi backend's):
+ *    the root's output is its input set itself, off the root recv[0]; the
+ *    checks above hold there too, a call that writes into the root's
+ *    buffer is caught on the root, and a flip in the root's buffer,
+ *    flipped back after the check as the engine does, is one wrong
+ *    element (left there, the root's next turn with that set, on 2 ranks,
+ *    would send it).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +42,13 @@
 /* a call that writes nothing is planted at each iteration before this */
 #define NOWRITE_LAST ITERS
 
-enum { F_NONE, F_ROOT0, F_SCRIBBLE, F_NOWRITE };
+enum { F_NONE, F_ROOT0, F_SCRIBBLE, F_NOWRITE, F_ROOTWRITE };
+
+/* the broadcast's buffers of every run (fc_point_rank_t.bcast_one_buffer) */
+static int one_buffer;
+/* run's calls whose root's output was not where fc_point_rank_recv must
+ * put it (send[set] with one buffer, else recv[0]) */
+static int misplaced;
 
 static fc_status_t m_fill(void *ctx, const fc_pattern_t *p, int32_t rank, uint64_t base,
                           void *buf, size_t count)
@@ -150,6 +163,11 @@ static void call(const fc_coll_desc_t *d, int dtype, int op, const fc_coll_count
         memcpy(recv[r], out[r], cn->recv_elems * es);
         free(out[r]);
     }
+    /* the call writes one bit into the root's output after the rest
+     * (which, with one buffer, is the root's input set: it sent it, it
+     * must stay as it was) */
+    if (fault == F_ROOTWRITE)
+        ((uint8_t *)recv[root])[0] ^= 4;
 }
 
 /* A point on n ranks as the engine drives it: wrong elements, all ranks
@@ -169,6 +187,7 @@ static uint64_t run(int coll, int dtype, int op, int n, int fault, int fault_ite
     for (int r = 0; r < n; ++r) {
         fc_point_rank_init(&pr[r], &host_ops, NULL, r, n, (fc_coll_id_t)coll, (fc_dtype_t)dtype,
                            BYTES);
+        pr[r].bcast_one_buffer = one_buffer;
         for (int k = 0; k < 2; ++k) {
             send[r][k] = calloc(1, fc_point_rank_send_bytes(&pr[r]) + 1);
             recv[r][k] = calloc(1, fc_point_rank_recv_bytes(&pr[r]) + 1);
@@ -179,21 +198,31 @@ static uint64_t run(int coll, int dtype, int op, int n, int fault, int fault_ite
         int set = it & 1, root = fc_point_rank_root(&pr[0], it);
 
         for (int r = 0; r < n; ++r) {
+            int sends = one_buffer && coll == FC_COLL_BROADCAST && r == root;
+
             cs[r] = pr[r].send[set];
-            cr[r] = fc_point_rank_recv(&pr[r], root);
+            cr[r] = fc_point_rank_recv(&pr[r], set, root);
+            misplaced += fc_point_rank_is_output(&pr[r], root) &&
+                         cr[r] != (sends ? pr[r].send[set] : pr[r].recv[0]);
             fc_point_rank_stage(&pr[r], cr[r], set, root);
         }
         call(pr[0].desc, dtype, op, &pr[0].counts, n, root, cs, cr,
-             it >= 1 && (fault != F_NOWRITE || it == fault_iter) ? fault : F_NONE);
+             it >= 1 && (fault != F_NOWRITE || it == fault_iter) &&
+             (fault != F_ROOTWRITE || it == fault_iter) ? fault : F_NONE);
         for (int r = 0; r < n; ++r) {
             fc_mismatch_t m = { 0, 0, 0, 0 };
             uint64_t digest;
+            int flipped = r == flip_rank && it == flip_iter;
 
-            if (r == flip_rank && it == flip_iter) {
+            if (flipped) {
                 *flip_pos_p = fc_point_rank_flip_index(&pr[r], root, -1);
                 ((uint8_t *)cr[r])[*flip_pos_p * pr[r].esize] ^= 8;
             }
             fc_point_rank_check(&pr[r], cr[r], set, root, &digest, &m);
+            /* as the engine (fc_engine_after_call): a flip in an input set
+             * is taken out after the check */
+            if (flipped && fc_point_rank_is_input(&pr[r], cr[r]))
+                ((uint8_t *)cr[r])[*flip_pos_p * pr[r].esize] ^= 8;
             if (m.wrong && wrong == 0) {
                 *bad_rank_p = r;
                 *bad_iter_p = it;
@@ -210,6 +239,54 @@ static uint64_t run(int coll, int dtype, int op, int n, int fault, int fault_ite
     return wrong;
 }
 
+/* The root of iteration it on n ranks. */
+static int root_of(int coll, int n, int it)
+{
+    fc_point_rank_t pr;
+
+    fc_point_rank_init(&pr, &host_ops, NULL, 0, n, (fc_coll_id_t)coll, FC_INT32, BYTES);
+    return fc_point_rank_root(&pr, it);
+}
+
+/* A broadcast whose root's output is its input set (one buffer, the mpi
+ * backend's): the contract's checks, and a write into the root's buffer. */
+static void one_buffer_broadcast(fc_tap_t *tap, const int (*types)[2], size_t ntypes)
+{
+    int cases = 0, ok = 0, br, bi;
+    uint64_t pos = 0, fpos = 0, w;
+
+    one_buffer = 1;
+    for (size_t t = 0; t < ntypes; ++t)
+        for (int n = 1; n <= MAXR; ++n) {
+            int dt = types[t][0], c = FC_COLL_BROADCAST, r2 = root_of(c, n, 2),
+                r1 = root_of(c, n, 1);
+
+            cases += 3;
+            ok += run(c, dt, FC_OP_NONE, n, F_NONE, 0, -1, -1, &br, &bi, &pos, &fpos) == 0;
+            w = run(c, dt, FC_OP_NONE, n, F_ROOTWRITE, 2, -1, -1, &br, &bi, &pos, &fpos);
+            ok += w > 0 && br == r2 && bi == 2 && pos == 0;
+            w = run(c, dt, FC_OP_NONE, n, F_NONE, 0, r1, 1, &br, &bi, &pos, &fpos);
+            ok += w == 1 && br == r1 && bi == 1 && pos == fpos;
+            if (n >= 2) {
+                ++cases;
+                w = run(c, dt, FC_OP_NONE, n, F_ROOT0, 0, -1, -1, &br, &bi, &pos, &fpos);
+                ok += w > 0 && bi == 1;
+            }
+            for (int at = 1; n >= 2 && at < NOWRITE_LAST; ++at) {
+                ++cases;
+                w = run(c, dt, FC_OP_NONE, n, F_NOWRITE, at, -1, -1, &br, &bi, &pos, &fpos);
+                ok += w > 0 && bi == at;
+            }
+        }
+    one_buffer = 0;
+    fc_tap_ok(tap, ok == cases && misplaced == 0, "a broadcast with one buffer (the mpi "
+              "backend's): the root's output is its input set (%d misplaced), a healthy call "
+              "passes, a call that writes into the root's buffer is caught on the root, a "
+              "flip there (taken out after the check) is one element, an ignored root and a "
+              "call that writes nothing are caught, on 1 to 4 ranks (%d of %d)", misplaced, ok,
+              cases);
+}
+
 int main(void)
 {
     static const int types[][2] = { { FC_INT32, FC_OP_SUM }, { FC_FLOAT32, FC_OP_MAX },
@@ -221,7 +298,7 @@ int main(void)
     uint64_t pos, fpos = 0;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 5);
+    fc_tap_plan(&tap, 6);
     for (int c = 0; c < FC_COLL_COUNT; ++c) {
         const fc_coll_desc_t *d = fc_coll_desc((fc_coll_id_t)c);
 
@@ -274,6 +351,7 @@ int main(void)
               nowrite);
     fc_tap_ok(&tap, flips_caught == flips, "the self-test's flip is caught at its element, on "
               "its rank and iteration, first (%d of %d points)", flips_caught, flips);
+    one_buffer_broadcast(&tap, types, sizeof(types) / sizeof(types[0]));
     return fc_tap_done(&tap);
 }
 
