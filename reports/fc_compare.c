@@ -31,14 +31,12 @@ static fc_status_t fc_cmp_load(const char *dir, fc_cmp_input_t *in)
     if (fc_sha256_file(path, in->sha256) != FC_OK ||
         fc_results_load(path, 0, &in->records, &in->bad_lines) != FC_OK)
         return FC_ERR_INVALID;
-    if (fc_verdict_compute(in->records, &in->v) != FC_OK) {
+    if (fc_verdict_of_dir(dir, in->records, in->bad_lines, &in->v) != FC_OK) {
         fprintf(stderr, "fabcert: %s: not a run that can be compared (above)\n", path);
         json_decref(in->records);
         in->records = NULL;
         return FC_ERR_INVALID;
     }
-    in->v.truncated_lines = in->bad_lines;
-    fc_verdict_check_plan_profile(&in->v, dir);
     in->rack_of = json_object();
     hosts = json_object_get(json_object_get(in->v.plan, "inventory"), "hosts");
     json_array_foreach(hosts, i, h)

@@ -1,7 +1,8 @@
 /*
  * fc_summary.c - the text summary (fc_summary.h), on the terminal and in
  * summary.txt: what was not the profile as written comes first (overrides,
- * a sysfs tree, a backend that fell back), then one line per rack, then
+ * the environment, the launcher that ran, a sysfs tree, a backend that
+ * fell back), then one line per rack, then
  * every finding, then per rack and stage one `note:` line when a rule was
  * not applied to some checks. Every line goes through fc_print_line, so no
  * input can add or break one.
@@ -69,6 +70,21 @@ void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
     if (environment[0])
         fc_print_line(out, "environment: %s (set where the run was launched; they shape "
                       "what was measured and are not in the profile)", environment);
+    {
+        /* the launcher that ran, found along PATH: a wrapper of the same
+         * name earlier in PATH (one that changes the stages' options) is
+         * named, with its hash (a plan before it was recorded says none) */
+        json_t *launch = json_object_get(v->plan, "launch");
+        const char *resolved = json_string_value(json_object_get(launch, "resolved"));
+
+        if (resolved && resolved[0])
+            fc_print_line(out, "launcher: %s, found at %s (sha256 %.16s)",
+                          fc_json_str(launch, "program"), resolved,
+                          fc_json_str(launch, "sha256"));
+        else if (resolved)
+            fc_print_line(out, "launcher: %s, not found along PATH where the run was launched",
+                          fc_json_str(launch, "program"));
+    }
     if (fc_sysfs_root_of(v))
         fc_print_line(out, "sysfs: FC_SYSFS_ROOT=%s: preflight's inventory and the soak's "
                       "link counters were read from that tree, not from /sys",

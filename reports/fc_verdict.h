@@ -44,6 +44,14 @@
  *     not be read (a torn line, a NUL, a key given twice: its checks
  *     cannot all be known), or a record before the first stage could not
  *     be read;
+ *     or if the attempt of a stage that speaks for the rack did not
+ *     measure what the plan says (fc_verdict_sweep.c): the sweep the
+ *     frozen profile and the plan's overrides give it, derived by the
+ *     stage programs' own fc_stage_sweep_plan, against its records
+ *     (node, rack, cluster, soak: every planned point on every group of
+ *     its ranks, with the planned iters and warmup, nothing else; pairs:
+ *     every pair of its hosts at every planned size; contention: only
+ *     planned points, each measured);
  *     or if results.jsonl holds another run's records, or judged records
  *     outside an attempt (before its stage_start), or after a stage_end
  *     a record of its stage of a type neither the runner nor the retest
@@ -179,9 +187,13 @@ fc_status_t fc_results_load(const char *path, long from, json_t **records_p,
                             int *bad_lines_p);
 
 /* Verdicts from the records; the plan (stages and which are required)
- * comes from the `plan` record the runner writes. FC_ERR_INVALID when the
- * records hold no inventory. */
-fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out);
+ * comes from the `plan` record the runner writes. profile: the frozen
+ * profile of the run's directory, against which what each stage measured
+ * is checked (its sweep, its limits); NULL when it could not be read (the
+ * plan check then leaves every rack INCOMPLETE: fc_verdict_plan.h).
+ * FC_ERR_INVALID when the records hold no inventory. */
+fc_status_t fc_verdict_compute(json_t *records, const fc_profile_t *profile,
+                               fc_run_verdict_t *out);
 void fc_verdict_free(fc_run_verdict_t *v);
 
 /* A finding of the whole run (stage "run", part "results") on every rack;

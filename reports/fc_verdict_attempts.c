@@ -134,6 +134,8 @@ void fc_verdict_scan(json_t *records, const fc_run_verdict_t *out, fc_verdict_sc
                     json_object_set(att[s].a[att[s].n].host_set, json_string_value(h),
                                     json_true());
             att[s].a[att[s].n].start = rec;
+            att[s].a[att[s].n].first = i;
+            att[s].a[att[s].n].end = json_array_size(records);
             att[s].a[att[s].n].other_profile =
                 strcmp(fc_json_str(rec, "profile_sha256"),
                        fc_json_str(out->plan, "profile_sha256")) != 0;
@@ -143,6 +145,7 @@ void fc_verdict_scan(json_t *records, const fc_run_verdict_t *out, fc_verdict_sc
             fc_attempt_t *a = &att[s].a[att[s].n - 1];
 
             a->ended = 1;
+            a->end = i;
             a->skipped = strcmp(fc_json_str(rec, "verdict"), "SKIP") == 0;
             a->reason = fc_json_str(rec, "reason");
             a->status = fc_json_str(rec, "status");

@@ -13,6 +13,7 @@
 
 #include "fc_results.h"
 #include "fc_run.h"
+#include "fc_sign.h"
 
 void fc_usage(FILE *out)
 {
@@ -357,7 +358,7 @@ json_t *fc_run_environment(void)
 {
     static const char *const prefixes[] = {
         "OMPI_MCA_", "UCX_", "NCCL_", "FABCERT_", "FC_", "CUDA_VISIBLE_DEVICES",
-        "LD_PRELOAD", "LD_LIBRARY_PATH", "FI_", "PSM2_",
+        "LD_PRELOAD", "LD_LIBRARY_PATH", "FI_", "PSM2_", "PATH=",
     };
     extern char **environ;
     json_t *env = json_object();
@@ -369,16 +370,53 @@ json_t *fc_run_environment(void)
         if (eq == NULL || (size_t)(eq - *e) >= sizeof(name))
             continue;
         snprintf(name, sizeof(name), "%.*s", (int)(eq - *e), *e);
+        /* a prefix ending in '=' is a whole name (PATH: where the
+         * launcher and what it starts are found) */
         for (size_t k = 0; k < sizeof(prefixes) / sizeof(prefixes[0]); ++k)
-            if (strncmp(name, prefixes[k], strlen(prefixes[k])) == 0)
+            if (strncmp(*e, prefixes[k], strlen(prefixes[k])) == 0)
                 json_object_set_new(env, name, json_string(eq + 1));
     }
     return env;
 }
 
+/* The file execvp would run for program: itself when it names a
+ * directory, else the first executable of that name along $PATH; "" when
+ * there is none. */
+static void fc_run_resolve_program(const char *program, char *buf, size_t len)
+{
+    const char *path = getenv("PATH");
+    char dir[PATH_MAX];
+
+    buf[0] = '\0';
+    if (strchr(program, '/') != NULL) {
+        snprintf(buf, len, "%s", program);
+        return;
+    }
+    /* execvp's default search path when PATH is unset */
+    for (const char *p = path ? path : "/bin:/usr/bin"; *p; ) {
+        size_t n = strcspn(p, ":");
+
+        /* an empty entry is the current directory */
+        snprintf(dir, sizeof(dir), "%.*s", (int)n, n ? p : ".");
+        if ((size_t)snprintf(buf, len, "%s/%s", dir, program) < len &&
+            access(buf, X_OK) == 0)
+            return;
+        p += n + (p[n] == ':');
+    }
+    buf[0] = '\0';
+}
+
 json_t *fc_run_launch_json(const fc_run_opts_t *o)
 {
-    return json_pack("{s:s, s:s, s:i}", "launcher", o->srun ? "srun" : "mpirun", "program",
-                     o->mpirun, fc_cluster_mode(o) ? "ranks_per_node" : "ranks",
-                     fc_cluster_mode(o) ? o->ppn : o->np);
+    char resolved[PATH_MAX + 256], hex[65] = "";
+
+    /* the launcher that really ran: a program of the same name earlier in
+     * $PATH (a wrapper that changes the stages' options) is named here */
+    fc_run_resolve_program(o->mpirun, resolved, sizeof(resolved));
+    if (resolved[0] && fc_sha256_file(resolved, hex) != FC_OK)
+        hex[0] = '\0';
+    return json_pack("{s:s, s:s, s:i, s:s, s:s}", "launcher", o->srun ? "srun" : "mpirun",
+                     "program", o->mpirun, fc_cluster_mode(o) ? "ranks_per_node" : "ranks",
+                     fc_cluster_mode(o) ? o->ppn : o->np, "resolved", resolved,
+                     "sha256", hex);
 }

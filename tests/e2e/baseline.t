@@ -51,7 +51,7 @@ p50=$(grep -m1 'max_below_median_pct' "$TMP/b50.yaml" | awk '{print $2}')
 perl -e 'exit !($ARGV[1] > $ARGV[0] && $ARGV[2] >= 50 && $ARGV[3] == 0)' "$l10" "$l50" "$p50" "$lo"
 ok $? "--margin 50: no limit tighter, their sum looser ($l10 -> $l50 us), a relative rule of at least 50% ($p50)"
 
-mkdir -p "$TMP/bad"; cp tests/golden/report/slow-link/results.jsonl tests/golden/report/slow-link/profile.yaml "$TMP/bad/"
+mkdir -p "$TMP/bad"; cp tests/golden/report/slow-link/{results.jsonl,profile.yaml,hosts,racks} "$TMP/bad/"
 $FC baseline "$TMP/r1" "$TMP/bad" --out "$TMP/b3.yaml" > "$TMP/b3.out" 2>&1
 rc=$?
 [ $rc = 2 ] && [ ! -e "$TMP/b3.yaml" ] && grep -q 'is not healthy: rack rack1 is FAIL' "$TMP/b3.out"

@@ -25,7 +25,7 @@ plan 17
 # fixture DIR SEED PERL-FACTOR: the golden clean run with samples drawn
 # around each record's median; FACTOR($r, $host_a, $host_b) scales them
 mk() {
-    mkdir -p "$1"; cp "$G/profile.yaml" "$1/"
+    mkdir -p "$1"; cp "$G/profile.yaml" "$G/hosts" "$G/racks" "$1/"
     perl -MJSON::PP -e '
         my ($seed, $factor) = @ARGV[0, 1]; srand($seed);
         my $f = eval "sub { my (\$r, \$a, \$b) = \@_; $factor }" or die $@;
@@ -106,13 +106,13 @@ xmllint --noout "$TMP/s1/junit.xml" &&
 ok $? "junit.xml is well-formed; failures: rack1 6 (fcv02's 3 pairs at 2 sizes), rack2 4 (its rack-stage points)"
 
 # records without samples, and a measurement AFTER lacks
-mkdir -p "$TMP/old"; cp "$G/results.jsonl" "$G/profile.yaml" "$TMP/old/"
+mkdir -p "$TMP/old"; cp "$G/results.jsonl" "$G/profile.yaml" "$G/hosts" "$G/racks" "$TMP/old/"
 $FC compare "$TMP/old" "$TMP/clean" --out "$TMP/o1" > "$TMP/o1.out" 2>&1
 rc=$?
 [ $rc = 1 ] && grep -q '^rack rack1: INCOMPLETE' "$TMP/o1.out" &&
     grep -q 'not compared: .*the test could not run for lack of samples (BEFORE has 0' "$TMP/o1.out"
 ok $? "records of an older fabcert (no samples): INCOMPLETE, exit $rc, 'lack of samples'"
-mkdir -p "$TMP/less"; cp "$G/profile.yaml" "$TMP/less/"
+mkdir -p "$TMP/less"; cp "$G/profile.yaml" "$G/hosts" "$G/racks" "$TMP/less/"
 grep -v '"host_a":"fcv03","host_b":"fcv04"' "$TMP/clean/results.jsonl" > "$TMP/less/results.jsonl"
 $FC compare "$TMP/before" "$TMP/less" --out "$TMP/l1" > "$TMP/l1.out" 2>&1
 rc=$?

@@ -49,7 +49,7 @@
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 67
+plan 74
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -372,7 +372,7 @@ ok $? "a record of another run makes the run INCOMPLETE"
 edit twoplans 'print if /"type":"plan"/'
 [ "$(cat "$TMP/twoplans.rc")" = 2 ] && grep -q 'hold 2 plan records' "$TMP/twoplans.out"
 ok $? "two plan records are refused, exit 2"
-edit legacy 's/"overrides":\{\},// if /"type":"plan"/'
+edit legacy 's/"overrides":\{[^}]*\},// if /"type":"plan"/'
 [ "$(verdict_of legacy)" = INCOMPLETE ] && grep -q 'predates recording command-line overrides' "$TMP/legacy.out"
 ok $? "a plan that does not record overrides cannot certify"
 edit lower 'if (/"type":"point"/ && /"stage":"cluster"/ && !$d++) { s/"verdict":"PASS"/"verdict":"fail"/ }'
@@ -490,6 +490,54 @@ $FC run --out "$TMP/optional" --np 2 --profile "$TMP/optional.yaml" > "$TMP/opti
 rc=$?
 [ $rc -eq 1 ] && grep -q 'no check judged this rack' "$TMP/optional.out"
 ok $? "a rack that no check judged is INCOMPLETE, even when no stage is required (rc $rc)"
+
+# 9. what was measured against what the plan says (the frozen profile with
+# the plan's overrides, derived by the stage programs' own function): the
+# reviewer's ways to shrink a sweep without a word in the plan
+editc() {   # editc NAME PERL-SUBSTITUTION: edit, each stage_end recounted to match
+    mkdir -p "$TMP/$1"; cp "$GP" $GI "$TMP/$1/"
+    perl -pe "$2" "$G" > "$TMP/$1/results.jsonl"
+    recount "$TMP/$1/results.jsonl"
+    $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
+}
+sweep='did not measure what the plan says (the frozen profile with the plan.s overrides): '
+editc dropped '$_ = "" if /"type":"point"/ && /"stage":"node"/ && /"group":"fcv02"/ && /"collective":"all_gather"/'
+[ "$(verdict_of dropped)" = INCOMPLETE ] && grep -q '^rack rack2: PASS' "$TMP/dropped.out" &&
+    grep -q "^  INCOMPLETE rack rack1, node stage, sweep: stage node ${sweep}planned 8 points (4 on each of this rack's 2 nodes), 6 judged (first missing: all_gather float32 4 KiB on fcv02)$" "$TMP/dropped.out"
+ok $? "points deleted and the end record recounted: planned 8 points, 6 judged, INCOMPLETE on their rack only"
+editc iters1 'if (/"type":"point"/ && /"stage":"rack"/ && !$d++) { s/"iters":5/"iters":1/; s/"warmup":1/"warmup":0/ }'
+[ "$(verdict_of iters1)" = INCOMPLETE ] &&
+    grep -q "^  INCOMPLETE rack rack1, rack stage, sweep: stage rack ${sweep}1 record(s) with iters 1 where the plan says 5 (all_reduce float32 sum 4 KiB on rack1); 1 record(s) with warmup 0 where the plan says 1 " "$TMP/iters1.out"
+ok $? "a point measured with fewer iterations than the plan's: iters 1 where the plan says 5, INCOMPLETE"
+editc noov 's/"overrides":\{[^}]*\}/"overrides":{}/ if /"type":"plan"/'
+[ "$(verdict_of noov)" = INCOMPLETE ] && ! grep -q '^overrides' "$TMP/noov.out" &&
+    grep -q "^  INCOMPLETE rack rack2, node stage, sweep: stage node ${sweep}planned 60 points (30 on each of this rack's 2 nodes), 8 judged" "$TMP/noov.out" &&
+    grep -q "^  INCOMPLETE rack rack1, cluster stage, sweep: stage cluster ${sweep}planned 9 points, 4 judged (first missing: all_reduce float32 sum 256 KiB on cluster)" "$TMP/noov.out"
+ok $? "a plan whose overrides were removed (to read as the profile as written) no longer matches what was measured: INCOMPLETE"
+editc nopair '$_ = "" if /"type":"pair"/ && /"host_a":"fcv01","host_b":"fcv04"/'
+[ "$(verdict_of nopair)" = INCOMPLETE ] &&
+    grep -q "^  INCOMPLETE rack rack1, pairs stage, sweep: stage pairs ${sweep}planned 5 pairs, 4 judged (first missing: pair fcv01 <-> fcv04)$" "$TMP/nopair.out" &&
+    grep -q "^  INCOMPLETE rack rack2, pairs stage, sweep: stage pairs ${sweep}planned 5 pairs, 4 judged (first missing: pair fcv01 <-> fcv04)$" "$TMP/nopair.out"
+ok $? "a pair record deleted: both its racks INCOMPLETE, naming the pair"
+editc twice 'if (/"type":"point"/ && /"stage":"cluster"/ && !$d++) { $_ .= $_ }'
+[ "$(verdict_of twice)" = INCOMPLETE ] &&
+    grep -q "cluster stage, sweep: stage cluster ${sweep}1 record(s) of a point measured twice (first: all_reduce float32 sum 4 KiB on cluster)" "$TMP/twice.out"
+ok $? "a point recorded twice (a measurement repeated until it passed?) is INCOMPLETE"
+# a launcher earlier in PATH that quietly shrinks every stage's sweep
+mkdir -p "$TMP/fakebin"
+printf '#!/bin/sh\nexec %s "$@" --iters 1 --warmup 0 --sizes 1 --collectives broadcast --dtypes uint8\n' \
+    "$(command -v mpirun)" > "$TMP/fakebin/mpirun"
+chmod +x "$TMP/fakebin/mpirun"
+PATH="$TMP/fakebin:$PATH" $FC run --out "$TMP/wrapped" --np 2 --stages node "${SWEEP[@]}" > "$TMP/wrapped.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q '^rack default: INCOMPLETE' "$TMP/wrapped.out" &&
+    grep -q "^  INCOMPLETE rack default, node stage, sweep: stage node ${sweep}planned 1 points on node $(hostname), 0 judged (first missing: all_reduce int32 sum 4 KiB on $(hostname)); 1 record(s) of what the plan does not have (first: broadcast uint8 1 B on $(hostname)); 1 record(s) with iters 1 where the plan says 2 (broadcast uint8 1 B on $(hostname)); 1 record(s) with warmup 0 where the plan says 1" "$TMP/wrapped.out"
+ok $? "a launcher in PATH that appends --iters 1 --sizes 1 ...: INCOMPLETE, the plan's sweep and the measured one named (rc $rc)"
+grep -q "^launcher: mpirun, found at $TMP/fakebin/mpirun (sha256 $(sha256sum "$TMP/fakebin/mpirun" | cut -c1-16))$" "$TMP/wrapped/summary.txt" &&
+    [ "$(jsonl "$TMP/wrapped/certificates/default.json" '$r[0]{certificate}{plan}{launch}{resolved}')" = "$TMP/fakebin/mpirun" ] &&
+    jsonl "$TMP/wrapped/certificates/default.json" '$r[0]{certificate}{plan}{environment}{PATH}' | grep -q "^$TMP/fakebin:" &&
+    [ "$(jsonl "$TMP/wrapped/certificates/default.json" 'length $r[0]{certificate}{plan}{launch}{sha256}')" = 64 ]
+ok $? "the launcher's resolved path and sha256 and PATH are in the plan and the certificate, and the summary names the wrapper"
 
 # 8. what shapes the measurement, and a summary that cannot be faked
 OMPI_MCA_btl=self,vader $FC run --out "$TMP/env" --np 2 --stages node "${SWEEP[@]}" \
