@@ -57,15 +57,10 @@ static int fc_array_has(json_t *array, json_t *item)
 static const char *fc_first_reason(json_t *rec)
 {
     const char *s = json_string_value(json_array_get(json_object_get(rec, "reasons"), 0));
-    static char wrong[320];
-    char why[256];
+    static char rejudged[512];
 
-    if (strcmp(fc_json_str(rec, "verdict"), "FAIL") != 0 &&
-        fc_record_wrong_bits(rec, why, sizeof(why))) {
-        snprintf(wrong, sizeof(wrong), "its own figures show wrong bits (%s), though its "
-                 "verdict says '%s'", why, fc_json_str(rec, "verdict"));
-        return wrong;
-    }
+    if (fc_record_rejudged(rec, rejudged, sizeof(rejudged)))
+        return rejudged;
     return s ? s : "failed";
 }
 

@@ -113,6 +113,7 @@ fc_status_t fc_verdict_compute(json_t *records, const fc_profile_t *profile,
     fc_verdict_scan(records, out, &scan);
     fc_verdict_find_unplaced(records, out, &scan);
     fc_verdict_sweep_scan(records, out, profile, &scan);
+    fc_verdict_limits_scan(records, out, profile, &scan);
     /* when the run was resumed, and what each resume did again */
     out->resumes = json_array();
     {
@@ -169,6 +170,7 @@ fc_status_t fc_verdict_compute(json_t *records, const fc_profile_t *profile,
     free(scan.stage);
     free(scan.other_run);
     fc_verdict_sweep_free(&scan);
+    json_decref(scan.limits);
     for (int s = 0; s < FC_STAGE_COUNT; ++s)
         for (int a = 0; a < scan.att[s].n; ++a)
             json_decref(scan.att[s].a[a].host_set);

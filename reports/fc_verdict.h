@@ -11,7 +11,14 @@
  *     any stage implicates the rack or one of its hosts (a cluster-wide
  *     slowdown implicates every rack that took part; a slow path between
  *     two racks implicates both); a record whose own figures show wrong
- *     bits is failing whatever its verdict says (fc_verdict_figures.h);
+ *     bits is failing whatever its verdict says, and so is a PASS whose
+ *     figures fail the limit it records (a busbw below min_busbw_gbps, a
+ *     median above max_latency_us, a pair's size below its min_bw_gbps,
+ *     a soak's drift above max_drift_pct) unless a confirmation alone
+ *     cleared it by the majority rule (fc_verdict_figures.h); a record's
+ *     limit is held to the one the frozen profile gives it
+ *     (fc_verdict_limits.c): another one is INCOMPLETE, and a PASS its
+ *     figures fail against the profile's is failing;
  *     a failing record that implicates no rack of the plan (a rack or host
  *     of no inventory, an implicates without host or rack) fails every
  *     rack of its attempt (INCOMPLETE for such a record marked

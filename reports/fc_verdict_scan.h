@@ -82,6 +82,10 @@ typedef struct fc_verdict_scan {
     const fc_record_type_t **type;
     signed char *stage;
     unsigned char *other_run;
+    json_t *limits;         /* records judged against another limit than
+                             * the frozen profile's, or whose figures fail
+                             * it: index -> {verdict, text}
+                             * (fc_verdict_limits.c); NULL: none */
 } fc_verdict_scan_t;
 
 /* fc_verdict_setup.c: the plan record (exactly one, unambiguous) and the
@@ -116,6 +120,14 @@ void fc_verdict_sweep_scan(json_t *records, const fc_run_verdict_t *out,
                            const fc_profile_t *profile, fc_verdict_scan_t *scan);
 void fc_verdict_sweep_findings(fc_rack_verdict_t *r, fc_stage_id_t s, const fc_attempt_t *last);
 void fc_verdict_sweep_free(fc_verdict_scan_t *scan);
+
+/* fc_verdict_limits.c: each point and pair record's limits against the
+ * frozen profile's (NULL: none, nothing is checked) into scan->limits; the
+ * issue of record i ("FAIL" or "INCOMPLETE", its text in *text_p), or
+ * NULL. */
+void fc_verdict_limits_scan(json_t *records, const fc_run_verdict_t *out,
+                            const fc_profile_t *profile, fc_verdict_scan_t *scan);
+const char *fc_verdict_limit_issue(const fc_verdict_scan_t *scan, size_t i, const char **text_p);
 
 /* fc_verdict_findings.c: a finding against rack r; findings of the same
  * verdict, stage, part and host are one, with a count. primary: the text

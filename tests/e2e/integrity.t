@@ -49,7 +49,7 @@
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 74
+plan 80
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -538,6 +538,39 @@ grep -q "^launcher: mpirun, found at $TMP/fakebin/mpirun (sha256 $(sha256sum "$T
     jsonl "$TMP/wrapped/certificates/default.json" '$r[0]{certificate}{plan}{environment}{PATH}' | grep -q "^$TMP/fakebin:" &&
     [ "$(jsonl "$TMP/wrapped/certificates/default.json" 'length $r[0]{certificate}{plan}{launch}{sha256}')" = 64 ]
 ok $? "the launcher's resolved path and sha256 and PATH are in the plan and the certificate, and the summary names the wrapper"
+
+# 10. limits judged again from each record's own figures, and each record's
+# limit held to the one the frozen profile gives it
+cl='if (/"type":"point"/ && /"stage":"cluster"/ && !$d++)'
+edit slowpass "$cl"' { s/"median":[0-9.]+/"median":2500000.0/ }'
+[ "$(verdict_of slowpass)" = FAIL ] && grep -q '^rack rack1: FAIL' "$TMP/slowpass.out" &&
+    grep -q "^  FAIL rack rack1, cluster stage, rack: all_reduce float32 sum 4096 bytes on cluster: its own figures fail its limit (median 2500000.0 us is above max_latency_us 2e+06 (profile line 61)), though its verdict says 'PASS' and no confirmation alone cleared it" "$TMP/slowpass.out" &&
+    jsonl "$TMP/slowpass/certificates/rack2.json" 'my ($s) = grep { $_->{stage} eq "cluster" } @{$r[0]{certificate}{stages}}; join ",", map { "$_->{verdict}/$_->{verdict_recorded}" } grep { $_->{verdict_recorded} } @{$s->{figures}}' | grep -qx 'FAIL/PASS' &&
+    grep -q 'message="its own figures fail its limit (median 2500000.0 us' "$TMP/slowpass/junit.xml"
+ok $? "a PASS whose own median is above its max_latency_us FAILs, in the summary, certificate and JUnit ($(verdict_of slowpass))"
+edit laxlimit "$cl"' { s/"max_latency_us":2000000.0/"max_latency_us":9000000.0/ }'
+[ "$(verdict_of laxlimit)" = INCOMPLETE ] &&
+    grep -q "^  INCOMPLETE rack rack1, cluster stage, limit: all_reduce float32 sum 4 KiB on cluster: its limit (min -1 GB/s, max 9e+06 us, profile line 61) is not the frozen profile's (min -1 GB/s, max 2e+06 us, profile line 62): it was judged against another limit than the profile's" "$TMP/laxlimit.out"
+ok $? "a record whose limit is not the one the frozen profile gives it is INCOMPLETE, naming both"
+edit laxslow "$cl"' { s/"max_latency_us":2000000.0/"max_latency_us":9000000.0/; s/"median":[0-9.]+/"median":2500000.0/ }'
+[ "$(verdict_of laxslow)" = FAIL ] &&
+    grep -q "^  FAIL rack rack2, cluster stage, limit: all_reduce float32 sum 4 KiB on cluster: its own figures fail the frozen profile's limit (median 2500000.0 us is above max_latency_us 2e+06 (profile line 62)), though its verdict says 'PASS' and its limit (min -1 GB/s, max 9e+06 us" "$TMP/laxslow.out"
+ok $? "its limit loosened to fit a slow figure: the figure against the profile's limit FAILs"
+conf='"confirmation":{"verdict":"not_reproduced","rounds":[{"suspect":{"median_us":MA,"busbw_gbps":0.01}},{"suspect":{"median_us":MB,"busbw_gbps":0.01}}]},'
+edit cleared "$cl"' { s/"median":[0-9.]+/"median":2500000.0/; s/"digest"/'"${conf/MA/700.0}"'"digest"/; s/MB/710.0/ }'
+edit notcleared "$cl"' { s/"median":[0-9.]+/"median":2500000.0/; s/"digest"/'"${conf/MA/2400000.0}"'"digest"/; s/MB/2600000.0/ }'
+grep -q '"not_reproduced"' "$TMP/cleared/results.jsonl" && [ "$(verdict_of cleared)" = PASS ] &&
+    [ "$(verdict_of notcleared)" = FAIL ] && grep -q 'its own figures fail its limit (median 2500000.0 us' "$TMP/notcleared.out"
+ok $? "a limit failure a confirmation alone cleared by the majority rule stands PASS; one whose alone rounds fail it too FAILs"
+edit slowpair 'if (/"type":"pair"/ && !$d++) { s/"bw_gbps":[0-9.]+/"bw_gbps":0.0004/ }'
+[ "$(verdict_of slowpair)" = FAIL ] &&
+    grep -q "^  FAIL rack rack1, pairs stage, rack: pair fcv01 <-> fcv02: its own figures fail its limit (at 4096 bytes 0.0004 GB/s per direction is below min_bw_gbps 0.001 (profile line 34))" "$TMP/slowpair.out"
+ok $? "a pair whose bandwidth at a size is below its min_bw_gbps under PASS FAILs"
+mkdir -p "$TMP/drift"; cp tests/golden/report/soak-flap/{profile.yaml,hosts,racks} "$TMP/drift/"
+perl -pe 's/"drift_pct":[0-9.]+/"drift_pct":2000.0/ if /"type":"point"/' tests/golden/report/soak-flap/results.jsonl > "$TMP/drift/results.jsonl"
+$FC report "$TMP/drift" > "$TMP/drift.out" 2>&1
+grep -q '^rack rack2: FAIL' "$TMP/drift.out" && grep -q "soak stage, rack: all_reduce float32 sum 65536 bytes on cluster: its own figures fail its limit (sustained drift 2000.0% is above max_drift_pct 1000)" "$TMP/drift.out"
+ok $? "a soak point whose drift is above its max_drift_pct under PASS FAILs (rack2, which passed)"
 
 # 8. what shapes the measurement, and a summary that cannot be faked
 OMPI_MCA_btl=self,vader $FC run --out "$TMP/env" --np 2 --stages node "${SWEEP[@]}" \
