@@ -30,6 +30,37 @@ static void fc_summary_backend_notes(FILE *out, const fc_run_verdict_t *v)
         }
 }
 
+/* A sweep stage each of whose groups ran one rank (a node stage at --np 1
+ * or --ppn 1) measured no traffic between ranks: its checks judged one
+ * rank's copies and bits. Said once per stage, as visibly as the
+ * overrides, not only in each check's rule note. */
+static void fc_summary_one_rank(FILE *out, const fc_run_verdict_t *v)
+{
+    for (int s = 0; s < FC_STAGE_COUNT; ++s) {
+        long points = 0, one = 0;
+
+        if (fc_stage_desc((fc_stage_id_t)s)->sweep_check != FC_SWEEP_CHECK_POINTS)
+            continue;
+        for (int k = 0; k < v->nracks; ++k) {
+            json_t *rec;
+            size_t i;
+
+            json_array_foreach(v->racks[k].checks, i, rec)
+                if (fc_record_id(rec) == FC_RECORD_POINT &&
+                    strcmp(fc_json_str(rec, "stage"), fc_stage_name((fc_stage_id_t)s)) == 0) {
+                    ++points;
+                    one += json_integer_value(json_object_get(rec, "ranks")) == 1;
+                }
+        }
+        if (points > 0 && one == points)
+            fc_print_line(out, "note: no traffic between ranks was measured in the %s stage: "
+                          "each %s of it ran one rank, so its checks judged one rank's copies "
+                          "and bits, not a collective between ranks",
+                          fc_stage_name((fc_stage_id_t)s),
+                          fc_stage_group_noun((fc_stage_id_t)s));
+    }
+}
+
 /* Per stage of a rack, one short line when a rule could not judge some of
  * its figures: how many, and the first such rule with why (the HTML, JUnit
  * and the certificate have each one). */
@@ -90,6 +121,7 @@ void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
                       "link counters were read from that tree, not from /sys",
                       fc_sysfs_root_of(v));
     fc_summary_backend_notes(out, v);
+    fc_summary_one_rank(out, v);
     for (size_t i = 0; i < json_array_size(v->resumes); ++i) {
         char text[FC_VERDICT_TEXT];
 

@@ -79,6 +79,11 @@
  *     whether certificates must be signed is that profile's word; and
  *     a rack INCOMPLETE on which a stage whose frozen profile says
  *     backend: nccl ran on another backend (--backend lifted it);
+ * Command-line overrides (the sweep options, --stages, --backend, --np and
+ * --ppn, --env, the launcher) never change a verdict by themselves: the
+ * reports say them beside it, and a sweep stage every group of which ran
+ * one rank is said in the summary ("no traffic between ranks was
+ * measured"); what they made a stage measure is held to the plan above.
  * For each stage the latest attempt that included a rack's hosts speaks
  * for that rack (the runner re-runs a stage once, without the hosts a
  * hang quarantined: FC_RUN_MAX_ATTEMPTS is 2), never one that a `resume`

@@ -35,6 +35,8 @@ typedef struct fc_run_opts {
     char run_id[64];
     int np;                         /* local mode: ranks */
     int ppn;                        /* cluster mode: ranks per node */
+    const char *np_arg, *ppn_arg;   /* --np, --ppn as given, NULL if not:
+                                     * overrides (how many ranks measure) */
     int stages[FC_STAGE_COUNT];     /* --stages filter; all 1 if not given */
     const char *mpirun;             /* the launcher's program */
     const char *mpirun_from;        /* "--mpirun", "$FABCERT_MPIRUN" or NULL

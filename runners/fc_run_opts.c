@@ -194,8 +194,16 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
             break;
         case O_HOSTS: snprintf(o->hosts, sizeof(o->hosts), "%s", optarg); break;
         case O_RACKS: snprintf(o->racks, sizeof(o->racks), "%s", optarg); break;
-        case O_NP: if (fc_parse_count("--np", optarg, &o->np)) return 2; break;
-        case O_PPN: if (fc_parse_count("--ppn", optarg, &o->ppn)) return 2; break;
+        case O_NP:
+            if (fc_parse_count("--np", optarg, &o->np))
+                return 2;
+            o->np_arg = optarg;
+            break;
+        case O_PPN:
+            if (fc_parse_count("--ppn", optarg, &o->ppn))
+                return 2;
+            o->ppn_arg = optarg;
+            break;
         case O_MPIRUN: o->mpirun = optarg; o->mpirun_from = "--mpirun"; break;
         case O_SIGN_KEY: o->sign_key = optarg; break;
         case O_PROGRESS: o->progress = 1; break;
@@ -320,6 +328,12 @@ json_t *fc_run_overrides(const fc_run_opts_t *o)
             json_object_set_new(ov, pairs[k][i], json_string(pairs[k][i + 1]));
     if (o->stages_arg[0])
         json_object_set_new(ov, "--stages", json_string(o->stages_arg));
+    /* how many ranks measure: a node stage at --np 1 moves nothing
+     * between ranks, a rack at --ppn 1 half as much as at 2 */
+    if (o->np_arg)
+        json_object_set_new(ov, "--np", json_string(o->np_arg));
+    if (o->ppn_arg)
+        json_object_set_new(ov, "--ppn", json_string(o->ppn_arg));
     if (o->selftest_stage >= 0)
         json_object_set_new(ov, "--selftest-stage",
                             json_string(fc_stage_name((fc_stage_id_t)o->selftest_stage)));

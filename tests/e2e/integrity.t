@@ -49,7 +49,7 @@
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 80
+plan 82
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -136,9 +136,9 @@ ok $? "a required stage left out by --stages makes the rack INCOMPLETE (rc $rc)"
 jsonl "$TMP/left/certificates/default.json" 'my $c = $r[0]{certificate}; join(",", @{$c->{plan}{profile_stages}}) . "|" . join(",", @{$c->{plan}{run_stages}}) . "|" . $c->{overrides}{"--iters"} . "|" . $c->{overrides}{"--stages"} . "|" . $c->{overrides}{"--env"}[0]' > "$TMP/left.plan"
 is "$(cat "$TMP/left.plan")" "node,soak|node|3|node|FC_TEST_MARK=1" \
     "the certificate lists the profile's stages, the ones run and every override"
-grep -q '^overrides: --env FC_TEST_MARK=1, --iters 3, --stages node (not the profile two-stages as written)$' "$TMP/left/summary.txt"
+grep -q '^overrides: --env FC_TEST_MARK=1, --iters 3, --np 2, --stages node (not the profile two-stages as written)$' "$TMP/left/summary.txt"
 ok $? "the summary says overrides: ..."
-grep -q '<property name="overrides" value="--env FC_TEST_MARK=1, --iters 3, --stages node"/>' "$TMP/left/junit.xml" &&
+grep -q '<property name="overrides" value="--env FC_TEST_MARK=1, --iters 3, --np 2, --stages node"/>' "$TMP/left/junit.xml" &&
     grep -q 'message="required stage soak was left out' "$TMP/left/junit.xml"
 ok $? "JUnit carries the overrides and an error for the left-out stage"
 grep -q '<b>Overrides</b> (not the profile as written): --env FC_TEST_MARK=1, --iters 3' "$TMP/left/report/index.html" &&
@@ -153,7 +153,8 @@ jsonl "$TMP/launcher/certificates/default.json" '$r[0]{certificate}{overrides}{"
     grep -q "<property name=\"overrides\" value=\".*--mpirun $MPIRUN" "$TMP/launcher/junit.xml" &&
     grep -q "<b>Overrides</b> (not the profile as written): .*--mpirun $MPIRUN" "$TMP/launcher/report/index.html"
 ok $? "--mpirun PATH is an override: in the certificate, the summary, JUnit and the HTML"
-$FC run --out "$TMP/whole" --np 2 --profile "$TMP/two.yaml" > "$TMP/whole.out" 2>&1
+# (--np is an override too: the default, this machine's cores, is not)
+$FC run --out "$TMP/whole" --profile "$TMP/two.yaml" > "$TMP/whole.out" 2>&1
 rc=$?
 [ $rc -eq 0 ] && jsonl "$TMP/whole/certificates/default.json" 'scalar keys %{$r[0]{certificate}{overrides}}' | grep -qx 0 &&
     ! grep -q '^overrides' "$TMP/whole/summary.txt"
@@ -230,6 +231,21 @@ ok $? "the certificate names the backend asked for, the one used and why ($(cut 
 grep -q '^backend: the node stage ran on mpi: --backend auto: using mpi' "$TMP/auto/summary.txt" &&
     grep -q 'backend mpi (--backend auto: using mpi' "$TMP/auto/report/rack-default.html"
 ok $? "the summary and the rack page say the stage fell back"
+
+# how many ranks measure is an override; a node stage whose every node ran
+# one rank moved nothing between ranks, and the summary says so
+$FC run --out "$TMP/np1" --np 1 --ppn 1 --stages node "${SWEEP[@]}" > "$TMP/np1.out" 2>&1
+rc=$?
+o='--dtypes int32, --iters 2, --np 1, --ops sum, --ppn 1, --sizes 4KiB, --stages node, --warmup 1'
+[ $rc -eq 0 ] && [ "$(jsonl "$TMP/np1/certificates/default.json" 'my $o = $r[0]{certificate}{overrides}; "$o->{q(--np)} $o->{q(--ppn)}"')" = "1 1" ] &&
+    grep -q "^overrides: --collectives all_reduce, $o (not the profile local as written)$" "$TMP/np1/summary.txt" &&
+    grep -q "<property name=\"overrides\" value=\"--collectives all_reduce, $o\"/>" "$TMP/np1/junit.xml" &&
+    grep -q "<b>Overrides</b> (not the profile as written): --collectives all_reduce, $o" "$TMP/np1/report/index.html" &&
+    $FC verify "$TMP/np1/certificates/default.json" | grep -q "default.json: overrides: --collectives all_reduce, $o (not the profile local as written)"
+ok $? "--np and --ppn are overrides: in the plan, the certificate, the summary, JUnit, the HTML and verify (rc $rc)"
+grep -q "^note: no traffic between ranks was measured in the node stage: each node of it ran one rank, so its checks judged one rank's copies and bits, not a collective between ranks$" "$TMP/np1/summary.txt" "$TMP/np1.out" &&
+    ! grep -q '^note: no traffic' "$TMP/launcher/summary.txt"
+ok $? "a node stage of one rank per node says, in a line of its own, that no traffic between ranks was measured (not at --np 2)"
 
 # a profile's backend: nccl lifted by --backend mpi (the command line wins
 # in the stage): the stage measured host memory, so its racks are not PASS
