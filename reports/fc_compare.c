@@ -438,6 +438,19 @@ fc_status_t fc_compare_dirs(const char *before, const char *after,
     }
     if (fc_cmp_load(before, &c.in[0]) != FC_OK || fc_cmp_load(after, &c.in[1]) != FC_OK)
         goto out;
+    /* a run against itself (the same directory, or a copy) is no
+     * comparison: every measurement "not slower", a PASS of nothing */
+    if ((c.in[0].v.run_id[0] && strcmp(c.in[0].v.run_id, c.in[1].v.run_id) == 0) ||
+        strcmp(c.in[0].sha256, c.in[1].sha256) == 0) {
+        fprintf(stderr, "fabcert: compare %s %s: BEFORE and AFTER are the same run (%s %s): "
+                "a run compared with itself shows no regression, whatever it holds; give "
+                "two runs\n", before, after,
+                strcmp(c.in[0].sha256, c.in[1].sha256) == 0 ? "results.jsonl sha256"
+                                                           : "run id",
+                strcmp(c.in[0].sha256, c.in[1].sha256) == 0 ? c.in[0].sha256
+                                                           : c.in[0].v.run_id);
+        goto out;
+    }
     index = json_object();
     json_array_foreach(c.in[0].records, i, rec) {
         if (fc_cmp_point_stage(rec))
