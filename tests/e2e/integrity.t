@@ -49,7 +49,7 @@
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 82
+plan 84
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -66,6 +66,28 @@ ok $? "the certificate says INCOMPLETE and that the stage ran on nccl"
 jsonl "$TMP/dead/certificates/default.json" 'my $p = $r[0]{certificate}{stages}[0]{backend}{gpu_plugin}; ($p->{beside_program} ? "bundled" : "foreign") . " " . length($p->{sha256}) . " $p->{path}"' | grep -q "^foreign 64 .*libfc_gpu_standin.so$" &&
     grep -q "^backend: the node stage ran on nccl: the GPU plugin came from .FABCERT_GPU_PLUGIN" "$TMP/dead/summary.txt"
 ok $? "a GPU plugin named by FABCERT_GPU_PLUGIN is recorded with its path and hash, and said"
+
+# the stand-in plugin copied over the one built beside the program (a tree
+# of fabcert, its node stage and the stand-in as libfabcert_gpu.so): the
+# plugin is "the build's", its GPUs are still the stand-in's
+mkdir -p "$TMP/fb/build/suites" "$TMP/fb/thresholds"
+cp "$BUILD/fabcert" "$TMP/fb/build/"; cp "$BUILD/suites/node" "$TMP/fb/build/suites/"
+cp "$BUILD/tests/libfc_gpu_standin.so" "$TMP/fb/build/libfabcert_gpu.so"
+cp thresholds/local.yaml "$TMP/fb/thresholds/"
+"$TMP/fb/build/fabcert" run --out "$TMP/copied" --np 2 --stages node --backend nccl "${SWEEP[@]}" \
+    --env FC_GPU_STANDIN=host > "$TMP/copied.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q '^stage node: PASS: 1 checks' "$TMP/copied.out" &&
+    grep -q "^  INCOMPLETE rack default, node stage, gpus: the node stage was measured by the test stand-in plugin, not a GPU (its devices record names rank 0's GPU \"stand-in\"; plugin $TMP/fb/build/suites/../libfabcert_gpu.so" "$TMP/copied.out" &&
+    [ "$(jsonl "$TMP/copied/certificates/default.json" 'my $s = $r[0]{certificate}{stages}[0]; "$s->{verdict} " . ($s->{backend}{gpu_plugin}{beside_program} ? "beside" : "elsewhere")')" = "INCOMPLETE beside" ]
+ok $? "the stand-in copied over the built plugin: its PASSing checks certify nothing, INCOMPLETE (rc $rc)"
+# one named by FABCERT_GPU_PLUGIN is compared with the one built beside the program
+if [ -r "$BUILD/libfabcert_gpu.so" ]; then
+    grep -q "^backend: the node stage ran on nccl: the GPU plugin came from .FABCERT_GPU_PLUGIN, not the build: .*libfc_gpu_standin.so (sha256 [0-9a-f]*); it differs from the one built beside the program (sha256 $(sha256sum "$BUILD/libfabcert_gpu.so" | cut -c1-16))$" "$TMP/dead/summary.txt"
+    ok $? "a plugin from FABCERT_GPU_PLUGIN whose bytes are not the built one's: the summary says they differ"
+else
+    ok 0 "# SKIP no GPU plugin was built here (no CUDA toolkit): nothing to compare with"
+fi
 
 # an optional stage that ran and ended in error still counts against the rack
 cat > "$TMP/optnccl.yaml" <<'YAML'
