@@ -23,6 +23,7 @@
 #include "fc_sensitivity.h"
 #include "fc_sign.h"
 #include "fc_verdict_figures.h"
+#include "fc_results.h"
 
 /* One judged record as the certificate shows it: figures beside limits. */
 static json_t *fc_cert_figure(json_t *rec)
@@ -223,6 +224,7 @@ static fc_status_t fc_write_file(const char *path, const char *text, mode_t mode
     size_t len = strlen(text);
 
     if (fd < 0 || write(fd, text, len) != (ssize_t)len || close(fd) != 0) {
+        fc_write_failed(path, errno);
         fprintf(stderr, "fabcert: cannot write %s: %s\n", path, strerror(errno));
         if (fd >= 0)
             close(fd);

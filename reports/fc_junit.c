@@ -21,6 +21,7 @@
 #include "fc_record.h"
 #include "fc_report_text.h"
 #include "fc_verdict_figures.h"
+#include "fc_results.h"
 
 static void fc_xml_escape(FILE *f, const char *s)
 {
@@ -115,6 +116,7 @@ fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)
     char overrides[4096], environment[4096];
 
     if (f == NULL) {
+        fc_write_failed(path, errno);
         fprintf(stderr, "fabcert: cannot write %s: %s\n", path, strerror(errno));
         return FC_ERR_INVALID;
     }
@@ -240,6 +242,7 @@ fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)
     }
     fprintf(f, "</testsuites>\n");
     if (fclose(f) != 0) {
+        fc_write_failed(path, errno);
         fprintf(stderr, "fabcert: cannot write %s: %s\n", path, strerror(errno));
         return FC_ERR_INVALID;
     }

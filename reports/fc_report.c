@@ -82,6 +82,7 @@ fc_status_t fc_report_dir_racks(const char *dir, const char *sign_key_path, int 
     if (st == FC_OK) {
         snprintf(path, sizeof(path), "%s/summary.txt", dir);
         if ((f = fopen(path, "w")) == NULL) {
+            fc_write_failed(path, errno);
             fprintf(stderr, "fabcert: cannot write %s: %s\n", path, strerror(errno));
             st = FC_ERR_INVALID;
         } else {

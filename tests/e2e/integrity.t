@@ -49,7 +49,7 @@
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 84
+plan 87
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -611,6 +611,12 @@ grep -q '^rack rack2: FAIL' "$TMP/drift.out" && grep -q "soak stage, rack: all_r
 ok $? "a soak point whose drift is above its max_drift_pct under PASS FAILs (rack2, which passed)"
 
 # 8. what shapes the measurement, and a summary that cannot be faked
+# (Open MPI's parameter files too: the user's, and one that
+# OMPI_MCA_mca_param_files names, beside the installation's)
+mkdir -p "$TMP/home/.openmpi"
+printf '# mine\nmpi_yield_when_idle = 1\n\n' > "$TMP/home/.openmpi/mca-params.conf"
+printf 'btl_base_warn_component_unused = 0\n' > "$TMP/extra.conf"
+HOME=$TMP/home OMPI_MCA_mca_param_files="$TMP/home/.openmpi/mca-params.conf:$TMP/extra.conf:/etc/openmpi/openmpi-mca-params.conf" \
 OMPI_MCA_btl=self,vader $FC run --out "$TMP/env" --np 2 --stages node "${SWEEP[@]}" \
     --env $'X=1\nverdict: PASS (faked)' > "$TMP/env.out" 2>&1
 rc=$?
@@ -631,6 +637,12 @@ rc=$?
 ok $? "verify says the certificate's overrides and environment beside its verdict (rc $rc)"
 [ "$(grep -c '^verdict:' "$TMP/env/summary.txt")" = 1 ] && grep -q -- '--env X=1?verdict: PASS (faked)' "$TMP/env/summary.txt"
 ok $? "an override's control characters cannot add a line to the summary"
+envof() { jsonl "$TMP/env/certificates/default.json" "\$r[0]{certificate}{plan}{environment}{'$1'}"; }
+[ "$(envof "$TMP/home/.openmpi/mca-params.conf")" = "mpi_yield_when_idle = 1 (sha256 $(sha256sum "$TMP/home/.openmpi/mca-params.conf" | cut -d' ' -f1))" ] &&
+    [ "$(envof "$TMP/extra.conf")" = "btl_base_warn_component_unused = 0 (sha256 $(sha256sum "$TMP/extra.conf" | cut -d' ' -f1))" ] &&
+    grep -q "^environment: .*$TMP/home/.openmpi/mca-params.conf=mpi_yield_when_idle = 1 (sha256 [0-9a-f]" "$TMP/env/summary.txt" &&
+    grep -q "default.json: environment: .*$TMP/extra.conf=btl_base_warn_component_unused = 0" "$TMP/envverify.out"
+ok $? "Open MPI's parameter files (\$HOME/.openmpi/mca-params.conf, one named by OMPI_MCA_mca_param_files) are in plan.environment with their settings and sha256, and said with the environment"
 FAKE=$PWD/tests/fixtures/sysfs/clean/before
 FC_SYSFS_ROOT=$FAKE $FC run --out "$TMP/fakesys" --np 2 --stages node "${SWEEP[@]}" > "$TMP/fakesys.out" 2>&1
 jsonl "$TMP/fakesys/certificates/default.json" '$r[0]{certificate}{plan}{environment}{FC_SYSFS_ROOT}' | grep -qx "$FAKE" &&
@@ -649,5 +661,34 @@ ok $? "the stages read a frozen copy of the profile in the output directory; the
 $FC run --out "$TMP/env" --np 2 "${SWEEP[@]}" > "$TMP/again.out" 2>&1
 [ $? -eq 2 ] && grep -q 'already holds a run' "$TMP/again.out"
 ok $? "a second run into the same directory is refused, exit 2"
+
+# 9. a stage list that names no stage is bad input; a full disk is not
+for l in , "" node, node,,rack; do
+    $FC run --out "$TMP/nostage" --np 2 --stages "$l" "${SWEEP[@]}" > "$TMP/nostage.out" 2>&1
+    rc=$?
+    [ $rc -eq 2 ] && grep -q "^fabcert: --stages: '$l' has an empty stage name" "$TMP/nostage.out" &&
+        [ ! -e "$TMP/nostage" ] || break
+done
+ok $? "--stages with an empty name (',', '', 'node,', 'node,,rack'): refused, exit 2, nothing run ($rc, '$l')"
+# --out on a small tmpfs: full at the plan, before the stage, inside it
+# (its records), at the reports; each exit 1 saying the disk is full
+mkdir -p "$TMP/full"
+if mount -t tmpfs -o size=8k tmpfs "$TMP/full" 2>/dev/null; then
+    umount "$TMP/full"
+    bad=""
+    for k in 8 16 24 32; do
+        mount -t tmpfs -o size=${k}k tmpfs "$TMP/full"
+        $FC run --out "$TMP/full/r" --np 2 --stages node "${SWEEP[@]}" > "$TMP/full$k.out" 2>&1
+        rc=$?
+        umount "$TMP/full"
+        [ $rc -eq 1 ] && grep -q "^fabcert: disk full / write failed: $TMP/full/r[/a-z.-]*: No space left on device" "$TMP/full$k.out" &&
+            grep -q "^fabcert: the run stopped: not everything it writes under $TMP/full/r could be written" "$TMP/full$k.out" &&
+            ! grep -q 'HANG\|^verdict:\|rejected its input' "$TMP/full$k.out" || bad="$bad ${k}k:$rc"
+    done
+    [ -z "$bad" ]
+    ok $? "--out on a full tmpfs of 8, 16, 24 and 32 KiB: exit 1, \"disk full / write failed: FILE: No space left on device\", no HANG, no verdict ($bad)"
+else
+    ok 0 "# SKIP cannot mount a tmpfs here"
+fi
 
 done_testing
