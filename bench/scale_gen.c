@@ -37,6 +37,7 @@
 #include "fc_pairs_sample.h"
 #include "fc_profile.h"
 #include "fc_results.h"
+#include "fc_stage.h"
 
 #define RUN_ID "1796400000-4096"
 #define PPN 2
@@ -47,6 +48,8 @@ typedef struct gen {
     char (*rack)[16];
     int *healthy;
     json_t *tpl[3];             /* clean, slow-link, soak-flap records */
+    const fc_profile_t *prof;   /* the profile the plan freezes */
+    json_t *overrides;          /* ... and the overrides it records */
     char sha[65], name[128];
     FILE *out;
     long records;
@@ -66,6 +69,18 @@ static json_t *tpl(gen_t *g, int fx, const char *type, const char *stage, int in
     fprintf(stderr, "scale_gen: no %s record of stage %s in the templates\n", type,
             stage ? stage : "any");
     exit(2);
+}
+
+/* The first template record of a type, not copied. */
+static json_t *tpl_peek(gen_t *g, int fx, const char *type)
+{
+    json_t *rec;
+    size_t i;
+
+    json_array_foreach(g->tpl[fx], i, rec)
+        if (strcmp(json_string_value(json_object_get(rec, "type")), type) == 0)
+            return rec;
+    return NULL;
 }
 
 /* A template file's records, one JSON object a line. */
@@ -217,6 +232,16 @@ static void pairs(gen_t *g, int full, int inter, const int *bad, int nbad, int p
             nic = is_bad(bad, nbad, a) ? a : is_bad(bad, nbad, b) ? b : -1;
             on_path = (a == path[0] && b == path[1]);
             rec = tpl(g, nic >= 0 || on_path ? 1 : 0, "pair", "pairs", 0);
+            if (nic >= 0 || on_path) {
+                /* a slow pair's figures at the sizes the plan's sweep has
+                 * (the clean run's): the report holds pairs to them */
+                json_t *want = json_object_get(tpl_peek(g, 0, "pair"), "sizes"), *z;
+                size_t k;
+
+                json_array_foreach(json_object_get(rec, "sizes"), k, z)
+                    json_object_set(z, "bytes", json_object_get(json_array_get(want, k),
+                                                                "bytes"));
+            }
             json_object_set_new(rec, "host_a", json_string(g->host[a]));
             json_object_set_new(rec, "host_b", json_string(g->host[b]));
             json_object_set_new(rec, "rack_a", json_string(g->rack[a / g->per_rack]));
@@ -289,17 +314,45 @@ static void soak(gen_t *g, int flap)
         emit(g, r);
     }
     {
-        json_t *p = tpl(g, 2, "point", "soak", 0);
-        int first = 0, hosts = 0;
+        /* a point record per point of the soak's planned sweep (the
+         * profile with the plan's overrides, derived as the stage does),
+         * each the template's figures */
+        static const char *const keys[] = { "--sizes", "--iters", "--warmup", "--collectives",
+                                            "--dtypes", "--ops" };
+        char *argv[2 * sizeof(keys) / sizeof(keys[0]) + 2];
+        int argc = 0, npoints = 0, first = 0, hosts = 0;
+        fc_test_point_t *points = NULL;
+        fc_stage_profile_t sp;
 
+        argv[argc++] = "scale_gen";
+        for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); ++k)
+            if (json_is_string(json_object_get(g->overrides, keys[k]))) {
+                argv[argc++] = (char *)keys[k];
+                argv[argc++] = (char *)json_string_value(json_object_get(g->overrides, keys[k]));
+            }
+        argv[argc] = NULL;
+        if (fc_stage_sweep_plan(g->prof, FC_STAGE_SOAK, argc, argv, &sp, &points, &npoints))
+            exit(2);
         for (int h = g->n - 1; h >= 0; --h)
             if (g->healthy[h])
                 first = h, hosts++;
-        json_object_set_new(p, "host", json_string(g->host[first]));
-        json_object_set_new(p, "hosts", json_integer(hosts));
-        json_object_set_new(p, "ranks", json_integer(hosts * PPN));
-        emit(g, p);
-        ++judged;
+        for (int k = 0; k < npoints; ++k) {
+            json_t *p = tpl(g, 2, "point", "soak", 0);
+
+            json_object_set_new(p, "collective", json_string(fc_coll_desc(points[k].coll)->name));
+            json_object_set_new(p, "dtype", json_string(fc_dtype_info(points[k].dtype)->name));
+            json_object_set_new(p, "op", json_string(fc_op_name(points[k].op)));
+            json_object_set_new(p, "bytes", json_integer((json_int_t)points[k].bytes));
+            json_object_set_new(p, "requested_bytes", json_integer((json_int_t)points[k].bytes));
+            json_object_set_new(p, "iters", json_integer(points[k].iters));
+            json_object_set_new(p, "warmup", json_integer(points[k].warmup));
+            json_object_set_new(p, "host", json_string(g->host[first]));
+            json_object_set_new(p, "hosts", json_integer(hosts));
+            json_object_set_new(p, "ranks", json_integer(hosts * PPN));
+            emit(g, p);
+            ++judged;
+        }
+        free(points);
     }
     for (int h = 0; h < g->n; ++h) {
         json_t *r;
@@ -404,6 +457,8 @@ int main(int argc, char **argv)
         return 2;
     }
     plan = tpl(&g, 0, "plan", NULL, 0);
+    g.prof = &prof;
+    g.overrides = json_deep_copy(json_object_get(plan, "overrides"));
     stages = json_array();
     for (int s = 0; s < FC_STAGE_COUNT; ++s)
         if (prof.stages[s].present)

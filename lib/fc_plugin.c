@@ -24,6 +24,16 @@ const char *fc_plugin_path(int *bundled_p)
     return fc_plugin_loaded_path;
 }
 
+void fc_plugin_built_path(char *path, size_t len)
+{
+    char alt[4096];
+
+    fc_path_beside_exe("../" FC_GPU_PLUGIN_FILE, path, len);
+    fc_path_beside_exe(FC_GPU_PLUGIN_FILE, alt, sizeof(alt));
+    if (access(path, R_OK) != 0 && access(alt, R_OK) == 0)
+        snprintf(path, len, "%s", alt);
+}
+
 const fc_gpu_plugin_t *fc_plugin_load(char *why, size_t len)
 {
     static const fc_gpu_plugin_t *loaded;
@@ -34,16 +44,10 @@ const fc_gpu_plugin_t *fc_plugin_load(char *why, size_t len)
 
     if (loaded)
         return loaded;
-    if (env && env[0]) {
+    if (env && env[0])
         snprintf(path, sizeof(path), "%s", env);
-    } else {
-        char alt[4096];
-
-        fc_path_beside_exe("../" FC_GPU_PLUGIN_FILE, path, sizeof(path));
-        fc_path_beside_exe(FC_GPU_PLUGIN_FILE, alt, sizeof(alt));
-        if (access(path, R_OK) != 0 && access(alt, R_OK) == 0)
-            snprintf(path, sizeof(path), "%s", alt);
-    }
+    else
+        fc_plugin_built_path(path, sizeof(path));
     if (access(path, R_OK) != 0) {
         snprintf(why, len, "the GPU plugin %s is missing (%s)", path,
                  env && env[0] ? "$FABCERT_GPU_PLUGIN" :

@@ -75,6 +75,9 @@ typedef struct fc_gpu_plugin {
 /* Open the plugin: $FABCERT_GPU_PLUGIN, or FC_GPU_PLUGIN_FILE in the
  * build directory. NULL with the reason in why when it cannot be used. */
 const fc_gpu_plugin_t *fc_plugin_load(char *why, size_t len);
+/* Where the plugin built with this program is (beside it: the build tree
+ * or the installed libexec), whether or not it is there. */
+void fc_plugin_built_path(char *path, size_t len);
 /* The loaded plugin's path ("" before a load), and whether it is the one
  * built beside the program (not named by $FABCERT_GPU_PLUGIN). */
 const char *fc_plugin_path(int *bundled_p);

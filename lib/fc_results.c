@@ -88,6 +88,28 @@ void fc_path_program(const char *name, char *buf, size_t len)
     fc_path_shipped(build, installed, buf, len);
 }
 
+static char fc_failed_path[4096];
+static int fc_failed_errno;
+
+void fc_write_failed(const char *path, int err)
+{
+    int saved = errno;  /* the caller's message reads it next */
+
+    if (fc_failed_path[0] == '\0') {
+        snprintf(fc_failed_path, sizeof(fc_failed_path), "%s", path);
+        fc_failed_errno = err ? err : EIO;
+    }
+    errno = saved;
+}
+
+int fc_write_failure(char *buf, size_t len)
+{
+    if (fc_failed_path[0] == '\0')
+        return 0;
+    snprintf(buf, len, "%s: %s", fc_failed_path, strerror(fc_failed_errno));
+    return 1;
+}
+
 fc_status_t fc_results_open(const char *dir, fc_results_t *results_p)
 {
     FC_CHECK(fc_mkdir_p(dir));
@@ -95,6 +117,7 @@ fc_status_t fc_results_open(const char *dir, fc_results_t *results_p)
     snprintf(results_p->path, sizeof(results_p->path), "%s/results.jsonl", dir);
     results_p->fd = open(results_p->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (results_p->fd < 0) {
+        fc_write_failed(results_p->path, errno);
         fc_error("cannot open %s for appending: %m", results_p->path);
         return FC_ERR_INVALID;
     }
@@ -113,10 +136,12 @@ fc_status_t fc_results_write_line(fc_results_t *results, const char *line, size_
         n = write(results->fd, line, len);     /* EINTR: nothing was written */
     while (n < 0 && errno == EINTR);
     if (n < 0) {
+        fc_write_failed(results->path, errno);
         fc_error("cannot append to %s: %m", results->path);
         return FC_ERR_INTERNAL;
     }
     if ((size_t)n != len) {
+        fc_write_failed(results->path, ENOSPC);
         fc_error("short write to %s: %zd of %zu bytes (disk full?); the record is "
                  "torn and is not completed", results->path, n, len);
         return FC_ERR_INTERNAL;

@@ -46,6 +46,12 @@ void fc_path_shipped(const char *build_rel, const char *installed_rel, char *buf
 /* The stage program (or probe, retest) NAME beside the fabcert command:
  * build/suites/NAME, or PREFIX/libexec/fabcert/NAME when installed. */
 void fc_path_program(const char *name, char *buf, size_t len);
+/* The first write of this process that failed (a full disk under --out):
+ * fc_write_failed records the file and errno, fc_write_failure gives
+ * "FILE: REASON" and 1, or 0 when every write succeeded. The runner says
+ * it and exits 1 (runners/fc_run_state.c): not bad input, not a verdict. */
+void fc_write_failed(const char *path, int err);
+int fc_write_failure(char *buf, size_t len);
 /* The time now as results records write it: "2026-12-02T11:27:11Z". */
 void fc_results_time(char *buf, size_t len);
 

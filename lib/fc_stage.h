@@ -101,6 +101,26 @@ const char *fc_stage_group_rack(const fc_stage_ctx_t *ctx, int r);
 /* The stage's test points in sweep order (collective, type, op, size),
  * each with its seed; malloc'ed, returns the count. */
 int fc_stage_points(const fc_stage_ctx_t *ctx, fc_test_point_t **points_p);
+/* The same for the sweep sp of stage (its profile with the overrides
+ * applied) under a profile of that seed: the one list both the stage
+ * programs run and the report checks their records against. */
+int fc_stage_sweep_points(const fc_stage_profile_t *sp, fc_stage_id_t stage, uint32_t seed,
+                          fc_test_point_t **points_p);
+/* A stage program's sweep options (argv as the runner gives them to every
+ * stage: --sizes, --iters, --warmup, --collectives, --dtypes, --ops,
+ * --soak-duration, ...) applied to stage's profile sp. */
+void fc_stage_profile_apply(fc_stage_profile_t *sp, const fc_stage_opts_t *o,
+                            fc_stage_id_t stage);
+/* What stage of profile measures under the command line argv (argv[0] a
+ * program name, then the stage program's options, parsed by the stage
+ * program's own parser): its sweep profile (*sp_p) and test points
+ * (*points_p, malloc'ed, *npoints_p of them), exactly as the stage
+ * program derives them. FC_ERR_INVALID when argv does not parse (said on
+ * stderr). For the report, which checks that what was measured is what
+ * the plan says (reports/fc_verdict_sweep.c). */
+fc_status_t fc_stage_sweep_plan(const fc_profile_t *profile, fc_stage_id_t stage, int argc,
+                                char **argv, fc_stage_profile_t *sp_p,
+                                fc_test_point_t **points_p, int *npoints_p);
 /* Every rank of comm gives one JSON document (NULL: none); rank 0 of comm
  * gets them in rank order, each parsed again, as a JSON array (null for
  * none or for a document that did not parse); the others get NULL. Any

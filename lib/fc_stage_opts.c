@@ -135,6 +135,7 @@ fc_status_t fc_stage_parse(int argc, char **argv, fc_stage_opts_t *o,
     long v;
 
     memset(o, 0, sizeof(*o));
+    optind = 1;     /* a second parse in one process (the report's) starts over */
     /* thresholds/local.yaml beside the build (<exe>/../../thresholds), or
      * installed (PREFIX/libexec/fabcert/../../share/fabcert/thresholds) */
     fc_path_shipped("../../thresholds/local.yaml", "../../share/fabcert/thresholds/local.yaml",
@@ -214,11 +215,9 @@ fc_status_t fc_stage_parse(int argc, char **argv, fc_stage_opts_t *o,
     return FC_OK;
 }
 
-void fc_stage_apply_overrides(fc_stage_ctx_t *ctx)
+void fc_stage_profile_apply(fc_stage_profile_t *sp, const fc_stage_opts_t *o,
+                            fc_stage_id_t stage)
 {
-    fc_stage_profile_t *sp = &ctx->sp;
-    const fc_stage_opts_t *o = &ctx->opts;
-
     if (o->nsizes > 0) {
         memcpy(sp->sizes, o->sizes, sizeof(o->sizes));
         sp->nsizes = o->nsizes;
@@ -239,8 +238,13 @@ void fc_stage_apply_overrides(fc_stage_ctx_t *ctx)
         memcpy(sp->ops, o->ops, sizeof(o->ops));
         sp->nops = o->nops;
     }
-    if (o->soak_duration > 0 && (fc_stage_desc(ctx->stage)->sections & FC_SECT_SOAK))
+    if (o->soak_duration > 0 && (fc_stage_desc(stage)->sections & FC_SECT_SOAK))
         fc_soak_set_duration(sp, o->soak_duration);
+}
+
+void fc_stage_apply_overrides(fc_stage_ctx_t *ctx)
+{
+    fc_stage_profile_apply(&ctx->sp, &ctx->opts, ctx->stage);
 }
 
 /* Number of test points in the sweep. */
@@ -254,9 +258,9 @@ int fc_stage_point_count(const fc_stage_profile_t *sp)
     return n;
 }
 
-int fc_stage_points(const fc_stage_ctx_t *ctx, fc_test_point_t **points_p)
+int fc_stage_sweep_points(const fc_stage_profile_t *sp, fc_stage_id_t stage, uint32_t seed,
+                          fc_test_point_t **points_p)
 {
-    const fc_stage_profile_t *sp = &ctx->sp;
     fc_test_point_t *pts = fc_xcalloc((size_t)fc_stage_point_count(sp) + 1, sizeof(*pts),
                                       "the stage's test points");
     int n = 0;
@@ -270,14 +274,36 @@ int fc_stage_points(const fc_stage_ctx_t *ctx, fc_test_point_t **points_p)
                 for (int z = 0; z < sp->nsizes; ++z, ++n)
                     pts[n] = (fc_test_point_t){
                         desc->id, sp->dtypes[t], desc->reduces ? sp->ops[o] : FC_OP_NONE,
-                        sp->sizes[z], sp->warmup, sp->iters,
-                        ctx->profile.seed + 7919u * (uint32_t)n,
+                        sp->sizes[z], sp->warmup, sp->iters, seed + 7919u * (uint32_t)n,
                         /* a sweep stage's figure; the soak (drift over
                          * time) and the contention stage (ratios of
                          * phases) judge per-iteration figures only */
-                        fc_stage_desc(ctx->stage)->batched,
+                        fc_stage_desc(stage)->batched,
                     };
     }
     *points_p = pts;
     return n;
+}
+
+int fc_stage_points(const fc_stage_ctx_t *ctx, fc_test_point_t **points_p)
+{
+    return fc_stage_sweep_points(&ctx->sp, ctx->stage, ctx->profile.seed, points_p);
+}
+
+fc_status_t fc_stage_sweep_plan(const fc_profile_t *profile, fc_stage_id_t stage, int argc,
+                                char **argv, fc_stage_profile_t *sp_p,
+                                fc_test_point_t **points_p, int *npoints_p)
+{
+    fc_stage_opts_t *o = fc_xcalloc(1, sizeof(*o), "a stage's options");
+    int saved_opterr = opterr;
+    fc_status_t st = fc_stage_parse(argc, argv, o, 1);
+
+    opterr = saved_opterr;
+    if (st == FC_OK) {
+        *sp_p = profile->stages[stage];
+        fc_stage_profile_apply(sp_p, o, stage);
+        *npoints_p = fc_stage_sweep_points(sp_p, stage, profile->seed, points_p);
+    }
+    free(o);
+    return st == FC_OK ? FC_OK : FC_ERR_INVALID;
 }

@@ -117,28 +117,44 @@ json_t *fc_stage_gather_json(json_t *mine, MPI_Comm comm)
     return docs;
 }
 
-/* The GPU plugin that ran: its path, whether it is the one built beside
- * the program, and the SHA-256 of its bytes. */
-json_t *fc_stage_plugin_json(void)
+/* The SHA-256 of a file's bytes as hex, "" when it cannot be read. */
+static void fc_stage_file_sha256(const char *path, char hex[2 * crypto_hash_sha256_BYTES + 1])
 {
     unsigned char digest[crypto_hash_sha256_BYTES], chunk[65536];
-    char hex[2 * crypto_hash_sha256_BYTES + 1] = "";
     crypto_hash_sha256_state hs;
-    int bundled = 0;
-    const char *path = fc_plugin_path(&bundled);
     FILE *f = fopen(path, "rb");
     size_t n;
 
-    if (f != NULL) {
-        crypto_hash_sha256_init(&hs);
-        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-            crypto_hash_sha256_update(&hs, chunk, n);
-        fclose(f);
-        crypto_hash_sha256_final(&hs, digest);
-        sodium_bin2hex(hex, sizeof(hex), digest, sizeof(digest));
+    hex[0] = '\0';
+    if (f == NULL)
+        return;
+    crypto_hash_sha256_init(&hs);
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        crypto_hash_sha256_update(&hs, chunk, n);
+    fclose(f);
+    crypto_hash_sha256_final(&hs, digest);
+    sodium_bin2hex(hex, 2 * crypto_hash_sha256_BYTES + 1, digest, sizeof(digest));
+}
+
+/* The GPU plugin that ran: its path, whether it is the one built beside
+ * the program, and the SHA-256 of its bytes; for one from elsewhere
+ * ($FABCERT_GPU_PLUGIN), the SHA-256 of the one built beside the program
+ * too, where there is one, so the report can say they differ. */
+json_t *fc_stage_plugin_json(void)
+{
+    char hex[2 * crypto_hash_sha256_BYTES + 1], built[4096];
+    int bundled = 0;
+    const char *path = fc_plugin_path(&bundled);
+    json_t *j;
+
+    fc_stage_file_sha256(path, hex);
+    j = json_pack("{s:s, s:b, s:s}", "path", path, "beside_program", bundled, "sha256", hex);
+    fc_plugin_built_path(built, sizeof(built));
+    if (!bundled && access(built, R_OK) == 0) {
+        fc_stage_file_sha256(built, hex);
+        json_object_set_new(j, "built", json_pack("{s:s, s:s}", "path", built, "sha256", hex));
     }
-    return json_pack("{s:s, s:b, s:s}", "path", path, "beside_program", bundled,
-                     "sha256", hex);
+    return j;
 }
 
 /* Rank 0 reads a file; every rank gets its text (NULL if no path). */

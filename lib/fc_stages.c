@@ -36,13 +36,13 @@ static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
     [FC_STAGE_NODE] = {
         .id = FC_STAGE_NODE, .name = "node", .ranks = FC_RANKS_PPN, .min_hosts = 1,
         .baseline = FC_BASELINE_POINTS,
-        .group = "node",
+        .group = "node", .sweep_check = FC_SWEEP_CHECK_POINTS,
         .gpu_capable = 1, .plan_known = 1, .batched = 1,
         .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE | FC_SWEEPS },
     [FC_STAGE_PAIRS] = {
         .id = FC_STAGE_PAIRS, .name = "pairs", .ranks = FC_RANKS_ONE, .min_hosts = 2,
         .baseline = FC_BASELINE_PAIRS,
-        .group = "node",
+        .group = "node", .sweep_check = FC_SWEEP_CHECK_PAIRS,
         .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE | FC_SECT_SWEEP, .view = FC_VIEW_PAIRS,
         .no_kinds = "the pairs stage measures sendrecv of int32 between two nodes, whatever "
                     "the profile lists",
@@ -50,17 +50,18 @@ static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
     [FC_STAGE_RACK] = {
         .id = FC_STAGE_RACK, .name = "rack", .ranks = FC_RANKS_PPN, .min_hosts = 1,
         .baseline = FC_BASELINE_POINTS,
-        .group = "rack",
+        .group = "rack", .sweep_check = FC_SWEEP_CHECK_POINTS,
         .gpu_capable = 1, .plan_known = 1, .batched = 1,
         .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE | FC_SWEEPS },
     [FC_STAGE_CLUSTER] = {
         .id = FC_STAGE_CLUSTER, .name = "cluster", .ranks = FC_RANKS_PPN, .min_hosts = 1,
-        .baseline = FC_BASELINE_POINTS,
+        .baseline = FC_BASELINE_POINTS, .sweep_check = FC_SWEEP_CHECK_POINTS,
         .gpu_capable = 1, .plan_known = 1, .batched = 1,
         .sections = FC_SECT_LIMITS | FC_SWEEPS, .no_relative = FC_WHOLE_JOB },
     [FC_STAGE_CONTENTION] = {
         .id = FC_STAGE_CONTENTION, .name = "contention", .ranks = FC_RANKS_ROLES,
         .min_hosts = 1, .gpu_capable = 1, .gpu_foreground_only = 1,
+        .sweep_check = FC_SWEEP_CHECK_KINDS,
         .sections = FC_SECT_CONTENTION | FC_SECT_SWEEP | FC_SECT_KINDS | FC_SECT_BACKEND,
         .view = FC_VIEW_TABLE,
         .no_limits = "the contention stage judges the slowdown under load (contention: "
@@ -70,6 +71,7 @@ static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
     [FC_STAGE_SOAK] = {
         .id = FC_STAGE_SOAK, .name = "soak", .ranks = FC_RANKS_PPN, .min_hosts = 1,
         .gpu_capable = 1, .sections = FC_SECT_LIMITS | FC_SECT_SOAK | FC_SWEEPS,
+        .sweep_check = FC_SWEEP_CHECK_POINTS,
         .no_relative = FC_WHOLE_JOB, .view = FC_VIEW_SOAK },
 };
 

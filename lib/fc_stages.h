@@ -63,6 +63,21 @@ typedef enum fc_stage_baseline {
     FC_BASELINE_PAIRS,              /* its pair records (sendrecv, per size) */
 } fc_stage_baseline_t;
 
+/* What the report checks of a stage's records against the sweep its plan
+ * gives it (the frozen profile with the plan's overrides, through the
+ * stage programs' own fc_stage_sweep_plan: reports/fc_verdict_sweep.c). */
+typedef enum fc_stage_sweep_check {
+    FC_SWEEP_CHECK_NONE = 0,        /* no sweep (preflight) */
+    FC_SWEEP_CHECK_POINTS,          /* one point record per planned point and
+                                     * group of its ranks, with the planned
+                                     * iters and warmup, and no other */
+    FC_SWEEP_CHECK_PAIRS,           /* one pair record per pair of its hosts,
+                                     * each with every planned size, no other */
+    FC_SWEEP_CHECK_KINDS,           /* every record a planned point, and every
+                                     * planned point measured (its groups and
+                                     * background kinds are the run's) */
+} fc_stage_sweep_check_t;
+
 typedef struct fc_stage_desc {
     fc_stage_id_t id;
     const char *name;               /* profiles, records, suites/NAME */
@@ -89,6 +104,7 @@ typedef struct fc_stage_desc {
     fc_stage_baseline_t baseline;   /* what a baseline derives it from */
     const char *group;              /* what one judged group of it is ("node",
                                      * "rack"), NULL: the whole job */
+    fc_stage_sweep_check_t sweep_check; /* its records against the plan's sweep */
 } fc_stage_desc_t;
 
 const fc_stage_desc_t *fc_stage_desc(fc_stage_id_t stage);

@@ -209,12 +209,10 @@ static fc_status_t fc_bl_load(const char *dir, fc_bl_run_t *run)
     if (fc_sha256_file(path, run->sha256) != FC_OK ||
         fc_results_load(path, 0, &run->records, &bad) != FC_OK)
         return FC_ERR_INVALID;
-    if (fc_verdict_compute(run->records, &v) != FC_OK) {
+    if (fc_verdict_of_dir(dir, run->records, bad, &v) != FC_OK) {
         fprintf(stderr, "fabcert: %s: not a run to derive a baseline from (above)\n", dir);
         return FC_ERR_INVALID;
     }
-    v.truncated_lines = bad;
-    fc_verdict_check_plan_profile(&v, dir);
     snprintf(run->run_id, sizeof(run->run_id), "%s", v.run_id);
     run->overrides = json_deep_copy(json_object_get(v.plan, "overrides"));
     for (int k = 0; k < v.nracks; ++k)

@@ -23,17 +23,19 @@
 #include "fc_sensitivity.h"
 #include "fc_sign.h"
 #include "fc_verdict_figures.h"
+#include "fc_results.h"
 
 /* One judged record as the certificate shows it: figures beside limits. */
 static json_t *fc_cert_figure(json_t *rec)
 {
     const fc_record_type_t *t = fc_record_type_of(rec);
-    char label[256], why[256];
+    char label[256], why[512];
     json_t *f;
 
     fc_check_label(rec, label, sizeof(label));
     /* the report's verdict on the record: wrong bits in its own figures
-     * fail it whatever the stage wrote (fc_verdict_figures.h) */
+     * fail it whatever the stage wrote, a limit they fail its PASS
+     * (fc_verdict_figures.h) */
     f = json_pack("{s:s, s:s}", "check", label, "verdict", fc_record_verdict(rec));
     if (t->figure)
         t->figure(rec, f);
@@ -43,13 +45,9 @@ static json_t *fc_cert_figure(json_t *rec)
                             json_deep_copy(json_object_get(rec, "confirmation")));
     if (json_array_size(json_object_get(rec, "reasons")) > 0)
         json_object_set_new(f, "reasons", json_deep_copy(json_object_get(rec, "reasons")));
-    if (fc_record_wrong_bits(rec, why, sizeof(why)) &&
-        strcmp(fc_json_str(rec, "verdict"), "FAIL") != 0) {
-        char text[400];
+    if (fc_record_rejudged(rec, why, sizeof(why))) {
+        const char *text = why;
 
-        snprintf(text, sizeof(text), "its own figures show wrong bits (%s), though its "
-                 "verdict says '%s': wrong bits are never tolerated", why,
-                 fc_json_str(rec, "verdict"));
         if (json_object_get(f, "reasons") == NULL)
             json_object_set_new(f, "reasons", json_array());
         json_array_insert_new(json_object_get(f, "reasons"), 0, json_string(text));
@@ -226,6 +224,7 @@ static fc_status_t fc_write_file(const char *path, const char *text, mode_t mode
     size_t len = strlen(text);
 
     if (fd < 0 || write(fd, text, len) != (ssize_t)len || close(fd) != 0) {
+        fc_write_failed(path, errno);
         fprintf(stderr, "fabcert: cannot write %s: %s\n", path, strerror(errno));
         if (fd >= 0)
             close(fd);

@@ -31,14 +31,12 @@ static fc_status_t fc_cmp_load(const char *dir, fc_cmp_input_t *in)
     if (fc_sha256_file(path, in->sha256) != FC_OK ||
         fc_results_load(path, 0, &in->records, &in->bad_lines) != FC_OK)
         return FC_ERR_INVALID;
-    if (fc_verdict_compute(in->records, &in->v) != FC_OK) {
+    if (fc_verdict_of_dir(dir, in->records, in->bad_lines, &in->v) != FC_OK) {
         fprintf(stderr, "fabcert: %s: not a run that can be compared (above)\n", path);
         json_decref(in->records);
         in->records = NULL;
         return FC_ERR_INVALID;
     }
-    in->v.truncated_lines = in->bad_lines;
-    fc_verdict_check_plan_profile(&in->v, dir);
     in->rack_of = json_object();
     hosts = json_object_get(json_object_get(in->v.plan, "inventory"), "hosts");
     json_array_foreach(hosts, i, h)
@@ -440,6 +438,19 @@ fc_status_t fc_compare_dirs(const char *before, const char *after,
     }
     if (fc_cmp_load(before, &c.in[0]) != FC_OK || fc_cmp_load(after, &c.in[1]) != FC_OK)
         goto out;
+    /* a run against itself (the same directory, or a copy) is no
+     * comparison: every measurement "not slower", a PASS of nothing */
+    if ((c.in[0].v.run_id[0] && strcmp(c.in[0].v.run_id, c.in[1].v.run_id) == 0) ||
+        strcmp(c.in[0].sha256, c.in[1].sha256) == 0) {
+        fprintf(stderr, "fabcert: compare %s %s: BEFORE and AFTER are the same run (%s %s): "
+                "a run compared with itself shows no regression, whatever it holds; give "
+                "two runs\n", before, after,
+                strcmp(c.in[0].sha256, c.in[1].sha256) == 0 ? "results.jsonl sha256"
+                                                           : "run id",
+                strcmp(c.in[0].sha256, c.in[1].sha256) == 0 ? c.in[0].sha256
+                                                           : c.in[0].v.run_id);
+        goto out;
+    }
     index = json_object();
     json_array_foreach(c.in[0].records, i, rec) {
         if (fc_cmp_point_stage(rec))

@@ -50,7 +50,8 @@ typedef struct fc_compare_opts {
  * o->out_dir: certificates/RACK.json (and .sig), summary.txt, junit.xml,
  * index.html; print the summary. *overall_p: the worst rack's verdict.
  * FC_ERR_INVALID on bad input (a directory without a readable
- * results.jsonl or plan, a bad key), nothing written. */
+ * results.jsonl or plan, a bad key, or BEFORE and AFTER the same run: the
+ * same run id, or the same results.jsonl bytes), nothing written. */
 fc_status_t fc_compare_dirs(const char *before, const char *after,
                             const fc_compare_opts_t *o, fc_verdict_t *overall_p);
 

@@ -97,6 +97,7 @@ fc_status_t fc_html_write(const char *dir, const fc_run_verdict_t *v)
         goto fail;
     return FC_OK;
 fail:
+    fc_write_failed(path, errno);
     fprintf(stderr, "fabcert: cannot write %s: %s\n", path, strerror(errno));
     return FC_ERR_INVALID;
 }

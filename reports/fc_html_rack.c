@@ -136,13 +136,11 @@ static void fc_html_check_row(FILE *f, json_t *rec)
         fprintf(f, ": ");
         fc_html_escape(f, json_string_value(json_array_get(json_object_get(rec, "reasons"), 0)));
     } else if (strcmp(fc_record_verdict(rec), "FAIL") == 0) {
-        char why[256];
+        char why[512];
 
-        fc_record_wrong_bits(rec, why, sizeof(why));
-        fprintf(f, ": its own figures show wrong bits (");
+        fc_record_rejudged(rec, why, sizeof(why));
+        fprintf(f, ": ");
         fc_html_escape(f, why);
-        fprintf(f, "), though its verdict says ");
-        fc_html_escape(f, fc_json_str(rec, "verdict"));
     }
     fc_html_confirmation(f, rec);
     fprintf(f, "</td></tr>\n");

@@ -21,6 +21,7 @@
 #include "fc_record.h"
 #include "fc_report_text.h"
 #include "fc_verdict_figures.h"
+#include "fc_results.h"
 
 static void fc_xml_escape(FILE *f, const char *s)
 {
@@ -57,15 +58,10 @@ static int fc_array_has(json_t *array, json_t *item)
 static const char *fc_first_reason(json_t *rec)
 {
     const char *s = json_string_value(json_array_get(json_object_get(rec, "reasons"), 0));
-    static char wrong[320];
-    char why[256];
+    static char rejudged[512];
 
-    if (strcmp(fc_json_str(rec, "verdict"), "FAIL") != 0 &&
-        fc_record_wrong_bits(rec, why, sizeof(why))) {
-        snprintf(wrong, sizeof(wrong), "its own figures show wrong bits (%s), though its "
-                 "verdict says '%s'", why, fc_json_str(rec, "verdict"));
-        return wrong;
-    }
+    if (fc_record_rejudged(rec, rejudged, sizeof(rejudged)))
+        return rejudged;
     return s ? s : "failed";
 }
 
@@ -120,6 +116,7 @@ fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)
     char overrides[4096], environment[4096];
 
     if (f == NULL) {
+        fc_write_failed(path, errno);
         fprintf(stderr, "fabcert: cannot write %s: %s\n", path, strerror(errno));
         return FC_ERR_INVALID;
     }
@@ -245,6 +242,7 @@ fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)
     }
     fprintf(f, "</testsuites>\n");
     if (fclose(f) != 0) {
+        fc_write_failed(path, errno);
         fprintf(stderr, "fabcert: cannot write %s: %s\n", path, strerror(errno));
         return FC_ERR_INVALID;
     }

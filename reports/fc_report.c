@@ -65,13 +65,9 @@ fc_status_t fc_report_dir_racks(const char *dir, const char *sign_key_path, int 
     snprintf(path, sizeof(path), "%s/results.jsonl", dir);
     if ((st = fc_results_load(path, 0, &records, &bad)) != FC_OK)
         goto out_key;
-    if ((st = fc_verdict_compute(records, &v)) != FC_OK)
+    /* against the frozen profile and inventory (fc_verdict_plan.h) */
+    if ((st = fc_verdict_of_dir(dir, records, bad, &v)) != FC_OK)
         goto out_records;
-    v.truncated_lines = bad;
-    /* the plan's stages and required flags, against the profile it names */
-    fc_verdict_check_plan_profile(&v, dir);
-    /* its hosts, racks and left-out hosts, against the frozen inventory */
-    fc_verdict_check_plan_inventory(&v, dir);
     snprintf(path, sizeof(path), "%s/certificates", dir);
     if ((st = fc_mkdir_p(path)) != FC_OK)
         goto out_verdict;
@@ -86,6 +82,7 @@ fc_status_t fc_report_dir_racks(const char *dir, const char *sign_key_path, int 
     if (st == FC_OK) {
         snprintf(path, sizeof(path), "%s/summary.txt", dir);
         if ((f = fopen(path, "w")) == NULL) {
+            fc_write_failed(path, errno);
             fprintf(stderr, "fabcert: cannot write %s: %s\n", path, strerror(errno));
             st = FC_ERR_INVALID;
         } else {

@@ -69,7 +69,7 @@ void fc_settings_text(json_t *settings, const char *sep, char *buf, size_t len)
         for (size_t i = 0; i < n && used + 8 < len; ++i) {
             item = items ? json_array_get(items, i) : val;
             used = fc_append_visible(buf, used, len, used ? ", " : "", 2);
-            used = fc_append_visible(buf, used, len, key, 40);
+            used = fc_append_visible(buf, used, len, key, 120);   /* a path too */
             used = fc_append_visible(buf, used, len, sep, 1);
             used = fc_append_visible(buf, used, len, json_is_string(item)
                                      ? json_string_value(item) : "?", 120);

@@ -1,7 +1,8 @@
 /*
  * fc_summary.c - the text summary (fc_summary.h), on the terminal and in
  * summary.txt: what was not the profile as written comes first (overrides,
- * a sysfs tree, a backend that fell back), then one line per rack, then
+ * the environment, the launcher that ran, a sysfs tree, a backend that
+ * fell back), then one line per rack, then
  * every finding, then per rack and stage one `note:` line when a rule was
  * not applied to some checks. Every line goes through fc_print_line, so no
  * input can add or break one.
@@ -27,6 +28,37 @@ static void fc_summary_backend_notes(FILE *out, const fc_run_verdict_t *v)
                 break;
             }
         }
+}
+
+/* A sweep stage each of whose groups ran one rank (a node stage at --np 1
+ * or --ppn 1) measured no traffic between ranks: its checks judged one
+ * rank's copies and bits. Said once per stage, as visibly as the
+ * overrides, not only in each check's rule note. */
+static void fc_summary_one_rank(FILE *out, const fc_run_verdict_t *v)
+{
+    for (int s = 0; s < FC_STAGE_COUNT; ++s) {
+        long points = 0, one = 0;
+
+        if (fc_stage_desc((fc_stage_id_t)s)->sweep_check != FC_SWEEP_CHECK_POINTS)
+            continue;
+        for (int k = 0; k < v->nracks; ++k) {
+            json_t *rec;
+            size_t i;
+
+            json_array_foreach(v->racks[k].checks, i, rec)
+                if (fc_record_id(rec) == FC_RECORD_POINT &&
+                    strcmp(fc_json_str(rec, "stage"), fc_stage_name((fc_stage_id_t)s)) == 0) {
+                    ++points;
+                    one += json_integer_value(json_object_get(rec, "ranks")) == 1;
+                }
+        }
+        if (points > 0 && one == points)
+            fc_print_line(out, "note: no traffic between ranks was measured in the %s stage: "
+                          "each %s of it ran one rank, so its checks judged one rank's copies "
+                          "and bits, not a collective between ranks",
+                          fc_stage_name((fc_stage_id_t)s),
+                          fc_stage_group_noun((fc_stage_id_t)s));
+    }
 }
 
 /* Per stage of a rack, one short line when a rule could not judge some of
@@ -69,11 +101,27 @@ void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
     if (environment[0])
         fc_print_line(out, "environment: %s (set where the run was launched; they shape "
                       "what was measured and are not in the profile)", environment);
+    {
+        /* the launcher that ran, found along PATH: a wrapper of the same
+         * name earlier in PATH (one that changes the stages' options) is
+         * named, with its hash (a plan before it was recorded says none) */
+        json_t *launch = json_object_get(v->plan, "launch");
+        const char *resolved = json_string_value(json_object_get(launch, "resolved"));
+
+        if (resolved && resolved[0])
+            fc_print_line(out, "launcher: %s, found at %s (sha256 %.16s)",
+                          fc_json_str(launch, "program"), resolved,
+                          fc_json_str(launch, "sha256"));
+        else if (resolved)
+            fc_print_line(out, "launcher: %s, not found along PATH where the run was launched",
+                          fc_json_str(launch, "program"));
+    }
     if (fc_sysfs_root_of(v))
         fc_print_line(out, "sysfs: FC_SYSFS_ROOT=%s: preflight's inventory and the soak's "
                       "link counters were read from that tree, not from /sys",
                       fc_sysfs_root_of(v));
     fc_summary_backend_notes(out, v);
+    fc_summary_one_rank(out, v);
     for (size_t i = 0; i < json_array_size(v->resumes); ++i) {
         char text[FC_VERDICT_TEXT];
 

@@ -79,7 +79,8 @@ static void fc_verdict_run_findings(const fc_run_verdict_t *out, fc_rack_verdict
                        "no check judged this rack: nothing is certified for it", 0);
 }
 
-fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
+fc_status_t fc_verdict_compute(json_t *records, const fc_profile_t *profile,
+                               fc_run_verdict_t *out)
 {
     fc_verdict_scan_t scan;
     fc_status_t st;
@@ -111,6 +112,8 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
     }
     fc_verdict_scan(records, out, &scan);
     fc_verdict_find_unplaced(records, out, &scan);
+    fc_verdict_sweep_scan(records, out, profile, &scan);
+    fc_verdict_limits_scan(records, out, profile, &scan);
     /* when the run was resumed, and what each resume did again */
     out->resumes = json_array();
     {
@@ -141,10 +144,16 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
          * belongs to */
         fc_verdict_judge_rack(records, out, &scan, r, last, last_checks);
         /* stages that did not run, finish or judge anything for this rack */
-        for (int s = 0; s < FC_STAGE_COUNT; ++s)
-            if (out->planned[s])
-                fc_verdict_stage_completeness(out, r, (fc_stage_id_t)s, &scan.att[s],
-                                              last[s], last_checks[s], scan.skip_reason[s]);
+        for (int s = 0; s < FC_STAGE_COUNT; ++s) {
+            if (!out->planned[s])
+                continue;
+            fc_verdict_stage_completeness(out, r, (fc_stage_id_t)s, &scan.att[s],
+                                          last[s], last_checks[s], scan.skip_reason[s]);
+            /* what it measured against what the plan says, unless it
+             * failed here (its failures are the evidence) */
+            if (last[s] >= 0 && r->stages[s].ran && r->stages[s].verdict != FC_VERDICT_FAIL)
+                fc_verdict_sweep_findings(r, (fc_stage_id_t)s, &scan.att[s].a[last[s]]);
+        }
         fc_verdict_run_findings(out, r, &scan);
         r->verdict = FC_VERDICT_PASS;
         for (int f = 0; f < r->nfindings; ++f)
@@ -160,6 +169,8 @@ fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out)
     free(scan.type);
     free(scan.stage);
     free(scan.other_run);
+    fc_verdict_sweep_free(&scan);
+    json_decref(scan.limits);
     for (int s = 0; s < FC_STAGE_COUNT; ++s)
         for (int a = 0; a < scan.att[s].n; ++a)
             json_decref(scan.att[s].a[a].host_set);

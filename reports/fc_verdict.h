@@ -11,7 +11,14 @@
  *     any stage implicates the rack or one of its hosts (a cluster-wide
  *     slowdown implicates every rack that took part; a slow path between
  *     two racks implicates both); a record whose own figures show wrong
- *     bits is failing whatever its verdict says (fc_verdict_figures.h);
+ *     bits is failing whatever its verdict says, and so is a PASS whose
+ *     figures fail the limit it records (a busbw below min_busbw_gbps, a
+ *     median above max_latency_us, a pair's size below its min_bw_gbps,
+ *     a soak's drift above max_drift_pct) unless a confirmation alone
+ *     cleared it by the majority rule (fc_verdict_figures.h); a record's
+ *     limit is held to the one the frozen profile gives it
+ *     (fc_verdict_limits.c): another one is INCOMPLETE, and a PASS its
+ *     figures fail against the profile's is failing;
  *     a failing record that implicates no rack of the plan (a rack or host
  *     of no inventory, an implicates without host or rack) fails every
  *     rack of its attempt (INCOMPLETE for such a record marked
@@ -44,6 +51,14 @@
  *     not be read (a torn line, a NUL, a key given twice: its checks
  *     cannot all be known), or a record before the first stage could not
  *     be read;
+ *     or if the attempt of a stage that speaks for the rack did not
+ *     measure what the plan says (fc_verdict_sweep.c): the sweep the
+ *     frozen profile and the plan's overrides give it, derived by the
+ *     stage programs' own fc_stage_sweep_plan, against its records
+ *     (node, rack, cluster, soak: every planned point on every group of
+ *     its ranks, with the planned iters and warmup, nothing else; pairs:
+ *     every pair of its hosts at every planned size; contention: only
+ *     planned points, each measured);
  *     or if results.jsonl holds another run's records, or judged records
  *     outside an attempt (before its stage_start), or after a stage_end
  *     a record of its stage of a type neither the runner nor the retest
@@ -64,6 +79,11 @@
  *     whether certificates must be signed is that profile's word; and
  *     a rack INCOMPLETE on which a stage whose frozen profile says
  *     backend: nccl ran on another backend (--backend lifted it);
+ * Command-line overrides (the sweep options, --stages, --backend, --np and
+ * --ppn, --env, the launcher) never change a verdict by themselves: the
+ * reports say them beside it, and a sweep stage every group of which ran
+ * one rank is said in the summary ("no traffic between ranks was
+ * measured"); what they made a stage measure is held to the plan above.
  * For each stage the latest attempt that included a rack's hosts speaks
  * for that rack (the runner re-runs a stage once, without the hosts a
  * hang quarantined: FC_RUN_MAX_ATTEMPTS is 2), never one that a `resume`
@@ -179,9 +199,13 @@ fc_status_t fc_results_load(const char *path, long from, json_t **records_p,
                             int *bad_lines_p);
 
 /* Verdicts from the records; the plan (stages and which are required)
- * comes from the `plan` record the runner writes. FC_ERR_INVALID when the
- * records hold no inventory. */
-fc_status_t fc_verdict_compute(json_t *records, fc_run_verdict_t *out);
+ * comes from the `plan` record the runner writes. profile: the frozen
+ * profile of the run's directory, against which what each stage measured
+ * is checked (its sweep, its limits); NULL when it could not be read (the
+ * plan check then leaves every rack INCOMPLETE: fc_verdict_plan.h).
+ * FC_ERR_INVALID when the records hold no inventory. */
+fc_status_t fc_verdict_compute(json_t *records, const fc_profile_t *profile,
+                               fc_run_verdict_t *out);
 void fc_verdict_free(fc_run_verdict_t *v);
 
 /* A finding of the whole run (stage "run", part "results") on every rack;

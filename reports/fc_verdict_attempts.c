@@ -134,6 +134,8 @@ void fc_verdict_scan(json_t *records, const fc_run_verdict_t *out, fc_verdict_sc
                     json_object_set(att[s].a[att[s].n].host_set, json_string_value(h),
                                     json_true());
             att[s].a[att[s].n].start = rec;
+            att[s].a[att[s].n].first = i;
+            att[s].a[att[s].n].end = json_array_size(records);
             att[s].a[att[s].n].other_profile =
                 strcmp(fc_json_str(rec, "profile_sha256"),
                        fc_json_str(out->plan, "profile_sha256")) != 0;
@@ -143,6 +145,7 @@ void fc_verdict_scan(json_t *records, const fc_run_verdict_t *out, fc_verdict_sc
             fc_attempt_t *a = &att[s].a[att[s].n - 1];
 
             a->ended = 1;
+            a->end = i;
             a->skipped = strcmp(fc_json_str(rec, "verdict"), "SKIP") == 0;
             a->reason = fc_json_str(rec, "reason");
             a->status = fc_json_str(rec, "status");
@@ -288,6 +291,36 @@ static int fc_attempt_untested_gpus(const fc_attempt_t *a, fc_rack_verdict_t *r,
     return found;
 }
 
+/* An attempt on the nccl backend measured by the test stand-in plugin
+ * (its devices record names the GPU "stand-in": tests/standin), or one on
+ * nccl whose devices record is missing (which GPUs measured cannot be
+ * known): a finding, and 1. */
+static int fc_attempt_standin(const fc_attempt_t *a, fc_rack_verdict_t *r, const char *stage,
+                              const fc_stage_verdict_t *sv)
+{
+    char text[FC_VERDICT_TEXT];
+    json_t *d;
+    size_t i;
+
+    json_array_foreach(json_object_get(a->devices, "devices"), i, d)
+        if (strcmp(fc_json_str(d, "gpu"), "stand-in") == 0) {
+            snprintf(text, sizeof(text), "the %s stage was measured by the test stand-in "
+                     "plugin, not a GPU (its devices record names rank %lld's GPU "
+                     "\"stand-in\"; plugin %.200s, sha256 %.16s)", stage,
+                     (long long)json_integer_value(json_object_get(d, "rank")),
+                     fc_json_str(sv->gpu_plugin, "path"), fc_json_str(sv->gpu_plugin, "sha256"));
+            fc_add_finding(r, FC_VERDICT_INCOMPLETE, stage, "gpus", "", text, 0);
+            return 1;
+        }
+    if (strcmp(sv->backend, "nccl") == 0 && a->devices == NULL) {
+        snprintf(text, sizeof(text), "the %s stage ran on nccl but wrote no devices record: "
+                 "which GPUs measured cannot be known", stage);
+        fc_add_finding(r, FC_VERDICT_INCOMPLETE, stage, "gpus", "", text, 0);
+        return 1;
+    }
+    return 0;
+}
+
 /* One stage on one rack, after its records were judged: was it left out,
  * did it run and finish, did it judge anything, can all its records be
  * read? Anything less than that is INCOMPLETE, never PASS; the reason is
@@ -316,10 +349,22 @@ void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_verdict_
                  fc_json_str(last->start, "backend_note"));
         sv->gpu_plugin = json_incref(json_object_get(last->start, "gpu_plugin"));
         if (sv->gpu_plugin && !json_is_true(json_object_get(sv->gpu_plugin, "beside_program")) &&
-            sv->backend_note[0] == '\0')
+            sv->backend_note[0] == '\0') {
+            json_t *built = json_object_get(sv->gpu_plugin, "built");
+            const char *sha = fc_json_str(sv->gpu_plugin, "sha256");
+            char also[160] = "";
+
+            /* against the one built beside the program, where there is one */
+            if (json_is_object(built) && strcmp(sha, fc_json_str(built, "sha256")) != 0)
+                snprintf(also, sizeof(also), "; it differs from the one built beside the "
+                         "program (sha256 %.16s)", fc_json_str(built, "sha256"));
+            else if (json_is_object(built))
+                snprintf(also, sizeof(also), "; the same bytes as the one built beside the "
+                         "program");
             snprintf(sv->backend_note, sizeof(sv->backend_note), "the GPU plugin came from "
-                     "$FABCERT_GPU_PLUGIN, not the build: %s (sha256 %.16s)",
-                     fc_json_str(sv->gpu_plugin, "path"), fc_json_str(sv->gpu_plugin, "sha256"));
+                     "$FABCERT_GPU_PLUGIN, not the build: %.200s (sha256 %.16s)%s",
+                     fc_json_str(sv->gpu_plugin, "path"), sha, also);
+        }
     }
     if (att->beyond > 0) {
         /* the runner makes FC_RUN_MAX_ATTEMPTS (2) at most; records past
@@ -345,6 +390,10 @@ void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_verdict_
             sv->verdict = FC_VERDICT_INCOMPLETE;
     }
     sv->ran = last && last->ended && !last->skipped;
+    /* the test stand-in plugin (tests/standin) measured host memory, not
+     * a GPU: whatever its checks say, nothing about a GPU is certified */
+    if (sv->ran && fc_attempt_standin(last, r, name, sv) && sv->verdict != FC_VERDICT_FAIL)
+        sv->verdict = FC_VERDICT_INCOMPLETE;
     /* a GPU a stage of one rank per GPU never ran on is not certified,
      * whatever the stage is (optional too: its PASS would cover it) */
     if (sv->ran && strcmp(sv->backend, "nccl") == 0 &&

@@ -4,7 +4,12 @@
  * and digest agreement, a pair's `wrong` per size, a soak_gpu record's
  * burn results that differed. Which types are judged
  * again, and which per size, the record-type table says (bits_rejudged,
- * bits_per_size in fc_record.h).
+ * bits_per_size in fc_record.h). The limits: a point's `limit` against
+ * its busbw (where busbw means something: lib/fc_judge.c's rule) and
+ * median, its confirmation alone's rounds against the same limit by the
+ * majority rule (lib/fc_confirm_rule.h); a soak point's drift against its
+ * max_drift_pct; a pair's sizes against their min_bw_gbps and its latency
+ * against its latency_limit, its alone measurements likewise.
  */
 #include "fc_verdict_figures.h"
 
@@ -12,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_coll.h"
+#include "fc_confirm_rule.h"
+#include "fc_judge.h"
 #include "fc_json.h"
 #include "fc_record.h"
 
@@ -78,11 +86,195 @@ int fc_record_wrong_bits(json_t *rec, char *why, size_t len)
     return why[0] != '\0';
 }
 
+/* A number member, or -1 when it is not one (a limit that is not there). */
+static double fc_num(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+
+    return json_is_number(v) ? json_number_value(v) : -1;
+}
+
+/* Does a point's figure (busbw, median in us) fail its limit? The busbw
+ * limit applies only where busbw means something (more than one rank, a
+ * bus factor above 0), as the stage's judge applies it. why, when given,
+ * says which. */
+static int fc_point_fails_limit(json_t *rec, json_t *limit, double busbw, double median_us,
+                                char *why, size_t len)
+{
+    double min_bw = fc_num(limit, "min_busbw_gbps"), max_lat = fc_num(limit, "max_latency_us");
+    int coll = fc_coll_from_name(fc_json_str(rec, "collective"));
+    int ranks = (int)json_integer_value(json_object_get(rec, "ranks"));
+    int line = (int)json_integer_value(json_object_get(limit, "line"));
+
+    if (min_bw >= 0 && coll >= 0 && !fc_judge_busbw_void((fc_coll_id_t)coll, ranks) &&
+        busbw < min_bw) {
+        if (why)
+            snprintf(why, len, "busbw %.3f GB/s is below min_busbw_gbps %g (profile line %d)",
+                     busbw, min_bw, line);
+        return 1;
+    }
+    if (max_lat >= 0 && median_us > max_lat) {
+        if (why)
+            snprintf(why, len, "median %.1f us is above max_latency_us %g (profile line %d)",
+                     median_us, max_lat, line);
+        return 1;
+    }
+    return 0;
+}
+
+/* Did a confirmation alone clear a point's limit? Its verdict says
+ * not_reproduced, and its rounds' suspect figures meet the limit by the
+ * majority rule (a round not measured decides nothing). */
+static int fc_point_cleared(json_t *rec, json_t *limit)
+{
+    json_t *conf = json_object_get(rec, "confirmation"), *round;
+    int slow[FC_CONFIRM_MAX_MEASURES], n = 0;
+    size_t i;
+
+    if (strcmp(fc_json_str(conf, "verdict"), "not_reproduced") != 0)
+        return 0;
+    json_array_foreach(json_object_get(conf, "rounds"), i, round) {
+        json_t *a = json_object_get(round, "suspect");
+
+        if (n == FC_CONFIRM_MAX_MEASURES)
+            break;
+        slow[n++] = !json_is_object(a) ? -1 :
+                    fc_point_fails_limit(rec, limit, fc_num(a, "busbw_gbps"),
+                                         fc_num(a, "median_us"), NULL, 0);
+    }
+    return n > 0 && fc_confirm_decide(slow, n) == FC_CONFIRM_CLEARED;
+}
+
+/* Does a pair's figure at size entry z (its bandwidth) or its latency
+ * (lat_us >= 0, with the record's latency_limit) fail? */
+static int fc_pair_fails_limit(json_t *rec, json_t *z, double bw, double lat_us, char *why,
+                               size_t len)
+{
+    double min_bw = fc_num(z, "min_bw_gbps");
+    json_t *ll = json_object_get(rec, "latency_limit");
+
+    if (min_bw >= 0 && bw < min_bw) {
+        if (why)
+            snprintf(why, len, "at %lld bytes %.4f GB/s per direction is below min_bw_gbps "
+                     "%g (profile line %lld)",
+                     (long long)json_integer_value(json_object_get(z, "bytes")), bw, min_bw,
+                     (long long)json_integer_value(json_object_get(z, "limit_line")));
+        return 1;
+    }
+    if (lat_us >= 0 && fc_num(ll, "max_latency_us") >= 0 &&
+        lat_us > fc_num(ll, "max_latency_us")) {
+        if (why)
+            snprintf(why, len, "latency %.1f us is above max_latency_us %g (profile line "
+                     "%lld)", lat_us, fc_num(ll, "max_latency_us"),
+                     (long long)json_integer_value(json_object_get(ll, "line")));
+        return 1;
+    }
+    return 0;
+}
+
+/* Did a pair's confirmation alone clear it? not_reproduced, and its alone
+ * measurements meet every size's limit and the latency limit by the
+ * majority rule. */
+static int fc_pair_cleared(json_t *rec)
+{
+    json_t *conf = json_object_get(rec, "confirmation"), *m, *z;
+    json_t *sizes = json_object_get(rec, "sizes");
+    int slow[FC_CONFIRM_MAX_MEASURES], n = 0;
+    size_t i, k;
+
+    if (strcmp(fc_json_str(conf, "verdict"), "not_reproduced") != 0)
+        return 0;
+    json_array_foreach(json_object_get(json_object_get(conf, "alone"), "measurements"), i, m) {
+        int fails = 0;
+
+        if (n == FC_CONFIRM_MAX_MEASURES)
+            break;
+        if (strcmp(fc_json_str(m, "result"), "not measured") == 0) {
+            slow[n++] = -1;
+            continue;
+        }
+        /* each alone size against the record's entry of that size */
+        json_array_foreach(json_object_get(m, "sizes"), k, z) {
+            json_t *mine = NULL, *e;
+            size_t j;
+
+            json_array_foreach(sizes, j, e)
+                if (json_integer_value(json_object_get(e, "bytes")) ==
+                    json_integer_value(json_object_get(z, "bytes")))
+                    mine = e;
+            fails |= mine != NULL &&
+                     fc_pair_fails_limit(rec, mine, fc_num(z, "bw_gbps"),
+                                         k == 0 ? fc_num(z, "latency_us") : -1, NULL, 0);
+        }
+        slow[n++] = fails;
+    }
+    return n > 0 && fc_confirm_decide(slow, n) == FC_CONFIRM_CLEARED;
+}
+
+int fc_record_limit_fails(json_t *rec, char *why, size_t len)
+{
+    fc_record_id_t id = fc_record_id(rec);
+    json_t *soak = json_object_get(rec, "soak"), *limit = json_object_get(rec, "limit"), *z;
+    size_t i;
+
+    why[0] = '\0';
+    if (id == FC_RECORD_POINT) {
+        double busbw = fc_num(rec, "busbw_gbps");
+        double median = fc_num(json_object_get(rec, "time_us"), "median");
+
+        if (json_is_object(limit) &&
+            fc_point_fails_limit(rec, limit, busbw, median, why, len) &&
+            !fc_point_cleared(rec, limit))
+            return 1;
+        why[0] = '\0';
+        /* the soak's sustained drift, judged over its windows */
+        if (json_is_object(soak) && fc_num(soak, "max_drift_pct") >= 0 &&
+            fc_num(soak, "drift_pct") > fc_num(soak, "max_drift_pct")) {
+            snprintf(why, len, "sustained drift %.1f%% is above max_drift_pct %g",
+                     fc_num(soak, "drift_pct"), fc_num(soak, "max_drift_pct"));
+            return 1;
+        }
+        return 0;
+    }
+    if (id != FC_RECORD_PAIR)
+        return 0;
+    json_array_foreach(json_object_get(rec, "sizes"), i, z)
+        if (fc_pair_fails_limit(rec, z, fc_num(z, "bw_gbps"),
+                                i == 0 ? fc_num(rec, "latency_us") : -1, why, len)) {
+            if (fc_pair_cleared(rec))
+                break;
+            return 1;
+        }
+    why[0] = '\0';
+    return 0;
+}
+
+int fc_record_rejudged(json_t *rec, char *text, size_t len)
+{
+    char why[256];
+    const char *verdict = fc_json_str(rec, "verdict");
+
+    text[0] = '\0';
+    if (strcmp(verdict, "FAIL") == 0)
+        return 0;
+    if (fc_record_wrong_bits(rec, why, sizeof(why)))
+        snprintf(text, len, "its own figures show wrong bits (%s), though its verdict says "
+                 "'%s': wrong bits are never tolerated", why, verdict);
+    else if (strcmp(verdict, "PASS") == 0 && fc_record_limit_fails(rec, why, sizeof(why)))
+        snprintf(text, len, "its own figures fail its limit (%s), though its verdict says "
+                 "'%s' and no confirmation alone cleared it", why, verdict);
+    return text[0] != '\0';
+}
+
 const char *fc_record_verdict(json_t *rec)
 {
     char why[256];
 
-    return fc_record_wrong_bits(rec, why, sizeof(why)) ? "FAIL" : fc_json_str(rec, "verdict");
+    /* a PASS its own figures contradict: wrong bits, whatever it says; a
+     * limit it fails that no confirmation alone cleared */
+    return fc_record_wrong_bits(rec, why, sizeof(why)) ||
+           (strcmp(fc_json_str(rec, "verdict"), "PASS") == 0 &&
+            fc_record_limit_fails(rec, why, sizeof(why))) ? "FAIL" : fc_json_str(rec, "verdict");
 }
 
 int fc_record_contradiction(json_t *rec, char *why, size_t len)

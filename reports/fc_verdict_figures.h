@@ -11,6 +11,16 @@
  * counts as wrong. Retest records are not re-judged: their wrong
  * exchanges are the evidence that places a fault, and their verdict is
  * already a FAIL.
+ *
+ * The absolute limits the same way: a record that says PASS while its own
+ * figures fail the limit it records (a busbw below min_busbw_gbps, a
+ * median above max_latency_us, a pair's size below its min_bw_gbps, a
+ * soak's drift above max_drift_pct) is a FAIL, unless it carries a
+ * confirmation alone that cleared it (not_reproduced, its alone figures
+ * meeting the same limit by the majority rule): the stage's own rule, in
+ * which an unconfirmed timing failure still fails its group. That the
+ * limit it records is the one the frozen profile gives it is checked
+ * where the profile is known (fc_verdict_limits.c).
  */
 #ifndef FC_VERDICT_FIGURES_H
 #define FC_VERDICT_FIGURES_H
@@ -22,8 +32,26 @@
  * digest_ranks_agree false"). */
 int fc_record_wrong_bits(json_t *rec, char *why, size_t len);
 
+/* 1 when rec's own figures fail the limits it records (no matter its
+ * verdict): a point's busbw below its limit's min_busbw_gbps (where busbw
+ * means something: more than one rank, a bus factor above 0) or its
+ * median above max_latency_us; a soak point's sustained drift above its
+ * max_drift_pct; a pair's bandwidth at a size below that size's
+ * min_bw_gbps or its latency above its latency_limit. Not when a
+ * confirmation alone cleared it: its verdict not_reproduced, and its
+ * alone measurements meeting the same limit by the majority rule
+ * (lib/fc_confirm_rule.h), as the stage decides. why says which. */
+int fc_record_limit_fails(json_t *rec, char *why, size_t len);
+
+/* 1 when the report's verdict on rec is FAIL though its own is not: its
+ * figures show wrong bits (any verdict but FAIL), or it says PASS and
+ * its figures fail its limit (fc_record_limit_fails); text says which, in
+ * the words every report uses. */
+int fc_record_rejudged(json_t *rec, char *text, size_t len);
+
 /* The verdict the report gives rec: "FAIL" when its figures show wrong
- * bits, else its own verdict ("" when it has none). */
+ * bits, or when it says PASS and its figures fail its limit, else its own
+ * verdict ("" when it has none). */
 const char *fc_record_verdict(json_t *rec);
 
 /* 1 when rec contradicts itself, so neither its PASS nor the fault it

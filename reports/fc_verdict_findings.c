@@ -193,19 +193,15 @@ static void fc_verdict_judge_record(json_t *records, size_t i, const fc_record_t
                                     const fc_attempt_t *at)
 {
     json_t *rec = json_array_get(records, i);
-    char text[FC_VERDICT_TEXT], wrong_why[256], wrong_text[400];
+    char text[FC_VERDICT_TEXT], wrong_why[256], wrong_text[512];
     const char *verdict;
     int wrong;
 
-    /* zero tolerance, applied again from the record's own figures: wrong
-     * bits fail it whatever its verdict says */
-    wrong = fc_record_wrong_bits(rec, wrong_why, sizeof(wrong_why)) &&
-            strcmp(fc_json_str(rec, "verdict"), "FAIL") != 0;
+    /* the record's own figures judged again: wrong bits fail it whatever
+     * its verdict says, and so does a limit its PASS fails that no
+     * confirmation alone cleared (fc_verdict_figures.h) */
+    wrong = fc_record_rejudged(rec, wrong_text, sizeof(wrong_text));
     verdict = wrong ? "FAIL" : fc_json_str(rec, "verdict");
-    if (wrong)
-        snprintf(wrong_text, sizeof(wrong_text), "its own figures show wrong bits "
-                 "(%s), though its verdict says '%s': wrong bits are never "
-                 "tolerated", wrong_why, fc_json_str(rec, "verdict"));
     if (!wrong && fc_record_contradiction(rec, wrong_why, sizeof(wrong_why)) &&
         (fc_record_concerns(rec, r, at) || fc_record_implicates(rec, r, at))) {
         json_array_append(r->incomplete_checks, rec);
@@ -244,6 +240,29 @@ static void fc_verdict_judge_record(json_t *records, size_t i, const fc_record_t
     r->stages[s].verdict = FC_VERDICT_FAIL;
     fc_record_text(rec, wrong ? wrong_text : NULL, text, sizeof(text));
     fc_add_finding(r, FC_VERDICT_FAIL, fc_stage_name(s), part, host, text, t->names_part);
+}
+
+/* A record judged against another limit than the frozen profile's
+ * (INCOMPLETE), or whose PASS the profile's limit fails (FAIL):
+ * fc_verdict_limits.c found it once, for every rack it concerns. */
+static void fc_verdict_limit_finding(const fc_verdict_scan_t *scan, size_t i,
+                                     fc_rack_verdict_t *r, fc_stage_id_t s, json_t *rec)
+{
+    const char *text = NULL, *issue = fc_verdict_limit_issue(scan, i, &text);
+
+    if (issue == NULL)
+        return;
+    if (strcmp(issue, "FAIL") == 0) {
+        r->stages[s].failed++;
+        json_array_append(r->failed_checks, rec);
+        r->stages[s].verdict = FC_VERDICT_FAIL;
+        fc_add_finding(r, FC_VERDICT_FAIL, fc_stage_name(s), "limit", "", text, 0);
+        return;
+    }
+    json_array_append(r->incomplete_checks, rec);
+    if (r->stages[s].verdict != FC_VERDICT_FAIL)
+        r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
+    fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), "limit", "", text, 0);
 }
 
 void fc_verdict_judge_rack(json_t *records, const fc_run_verdict_t *out,
@@ -298,5 +317,6 @@ void fc_verdict_judge_rack(json_t *records, const fc_run_verdict_t *out,
             last_checks[s] += cur[s] == last[s];
         }
         fc_verdict_judge_record(records, i, t, r, (fc_stage_id_t)s, at);
+        fc_verdict_limit_finding(scan, i, r, (fc_stage_id_t)s, rec);
     }
 }

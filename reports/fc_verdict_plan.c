@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fc_inventory.h"
+#include "fc_record.h"
 
 /* The stages the recorded --stages override names (all when absent). */
 static void fc_plan_stages_selected(const fc_run_verdict_t *v, int selected[FC_STAGE_COUNT])
@@ -81,46 +82,86 @@ static void fc_plan_check_backends(fc_run_verdict_t *v, const fc_profile_t *prof
     }
 }
 
-void fc_verdict_check_plan_profile(fc_run_verdict_t *v, const char *dir)
+/* DIR/profile.yaml into *profile: FC_OK, or FC_ERR_INVALID and why it
+ * cannot be used (missing, or it does not load: the loader said why on
+ * stderr). */
+static fc_status_t fc_verdict_load_frozen(const char *dir, fc_profile_t *profile, char *why,
+                                          size_t len)
+{
+    char path[4200];
+
+    snprintf(path, sizeof(path), "%s/profile.yaml", dir);
+    if (access(path, F_OK) != 0) {
+        snprintf(why, len, "it cannot be read (%s)", strerror(errno));
+        return FC_ERR_INVALID;
+    }
+    if (fc_profile_load(path, profile) != FC_OK) {
+        snprintf(why, len, "it does not load as a profile (the error is above)");
+        return FC_ERR_INVALID;
+    }
+    return FC_OK;
+}
+
+fc_status_t fc_verdict_of_dir(const char *dir, json_t *records, int bad_lines,
+                              fc_run_verdict_t *v)
 {
     static fc_profile_t profile;        /* large: not on the stack */
-    char path[4200], what[300];
+    const fc_profile_t *usable = NULL;
+    char why[300] = "";
+    json_t *rec;
+    size_t i;
+
+    if (fc_verdict_load_frozen(dir, &profile, why, sizeof(why)) == FC_OK) {
+        usable = &profile;
+        /* what the stages measured is held to the profile only when it
+         * is the one the plan names (else the plan check says so) */
+        json_array_foreach(records, i, rec)
+            if (fc_record_id(rec) == FC_RECORD_PLAN &&
+                strcmp(fc_json_str(rec, "profile_sha256"), profile.sha256) != 0)
+                usable = NULL;
+    }
+    if (fc_verdict_compute(records, usable, v) != FC_OK)
+        return FC_ERR_INVALID;
+    v->truncated_lines = bad_lines;
+    fc_verdict_check_plan_profile(v, why[0] ? NULL : &profile, why);
+    fc_verdict_check_plan_inventory(v, dir);
+    return FC_OK;
+}
+
+void fc_verdict_check_plan_profile(fc_run_verdict_t *v, const fc_profile_t *frozen,
+                                   const char *why)
+{
+    char what[300];
     int selected[FC_STAGE_COUNT];
 
     /* until the frozen profile says otherwise, the plan's word; the
      * profile's certificates: {require_signature: true} below is never
      * lifted by a plan that lost it */
     v->require_signature = json_is_true(json_object_get(v->plan, "require_signature"));
-    snprintf(path, sizeof(path), "%s/profile.yaml", dir);
-    if (access(path, F_OK) != 0) {
-        snprintf(what, sizeof(what), "it cannot be read (%s)", strerror(errno));
-        fc_plan_mismatch(v, what);
+    if (frozen == NULL) {
+        fc_plan_mismatch(v, why);
         return;
     }
-    if (fc_profile_load(path, &profile) != FC_OK) {
-        fc_plan_mismatch(v, "it does not load as a profile (the error is above)");
-        return;
-    }
-    if (profile.require_signature != v->require_signature)
-        fc_plan_mismatch(v, profile.require_signature
+    if (frozen->require_signature != v->require_signature)
+        fc_plan_mismatch(v, frozen->require_signature
                          ? "the profile requires signed certificates, the plan does not say so"
                          : "the plan requires signed certificates, the profile does not");
-    v->require_signature |= profile.require_signature;
-    fc_plan_check_backends(v, &profile);
-    if (strcmp(profile.sha256, fc_json_str(v->plan, "profile_sha256")) != 0) {
-        snprintf(what, sizeof(what), "its sha256 is %.16s, the plan's %.16s", profile.sha256,
+    v->require_signature |= frozen->require_signature;
+    fc_plan_check_backends(v, frozen);
+    if (strcmp(frozen->sha256, fc_json_str(v->plan, "profile_sha256")) != 0) {
+        snprintf(what, sizeof(what), "its sha256 is %.16s, the plan's %.16s", frozen->sha256,
                  fc_json_str(v->plan, "profile_sha256"));
         fc_plan_mismatch(v, what);
         return;
     }
-    if (strcmp(profile.name, fc_json_str(v->plan, "profile")) != 0) {
-        snprintf(what, sizeof(what), "its name is '%.60s', the plan's '%.60s'", profile.name,
+    if (strcmp(frozen->name, fc_json_str(v->plan, "profile")) != 0) {
+        snprintf(what, sizeof(what), "its name is '%.60s', the plan's '%.60s'", frozen->name,
                  fc_json_str(v->plan, "profile"));
         fc_plan_mismatch(v, what);
     }
     fc_plan_stages_selected(v, selected);
     for (int s = 0; s < FC_STAGE_COUNT; ++s) {
-        const fc_stage_profile_t *sp = &profile.stages[s];
+        const fc_stage_profile_t *sp = &frozen->stages[s];
         const char *name = fc_stage_name((fc_stage_id_t)s);
 
         what[0] = '\0';

@@ -34,9 +34,20 @@
 
 #include "fc_verdict.h"
 
-/* Check v's plan against DIR/profile.yaml; a finding on every rack for
- * each thing that does not match. */
-void fc_verdict_check_plan_profile(fc_run_verdict_t *v, const char *dir);
+/* The verdicts of the run in DIR as `fabcert report` reaches them, from
+ * its records (DIR/results.jsonl, bad_lines of them unreadable): computed
+ * against the frozen DIR/profile.yaml (what each stage measured against
+ * its sweep and limits: fc_verdict.h), then the plan checked against that
+ * profile and the frozen inventory. `compare` and `baseline` take their
+ * runs' verdicts from it too, so a run is never PASS to one command and
+ * not to another. FC_ERR_INVALID as fc_verdict_compute. */
+fc_status_t fc_verdict_of_dir(const char *dir, json_t *records, int bad_lines,
+                              fc_run_verdict_t *v);
+/* Check v's plan against the frozen profile (NULL: it could not be used,
+ * why says why); a finding on every rack for each thing that does not
+ * match. */
+void fc_verdict_check_plan_profile(fc_run_verdict_t *v, const fc_profile_t *frozen,
+                                   const char *why);
 /* Check v's plan inventory against DIR/hosts and DIR/racks; a finding on
  * every rack when they differ or cannot be read. */
 void fc_verdict_check_plan_inventory(fc_run_verdict_t *v, const char *dir);

@@ -45,6 +45,13 @@ typedef struct fc_attempt {
     json_t *devices;        /* its devices record (the nccl backend's GPU
                              * of every rank, and how many each host has
                              * visible), or NULL */
+    size_t first, end;      /* where it lies in the records: its
+                             * stage_start, and its stage_end (the end of
+                             * the records when it did not end) */
+    struct fc_sweep_result *sweep;  /* its records against the sweep the
+                             * plan gives it (fc_verdict_sweep.c), or NULL
+                             * (not checked: no sweep, not finished, no
+                             * frozen profile) */
 } fc_attempt_t;
 
 typedef struct fc_stage_attempts {
@@ -75,6 +82,10 @@ typedef struct fc_verdict_scan {
     const fc_record_type_t **type;
     signed char *stage;
     unsigned char *other_run;
+    json_t *limits;         /* records judged against another limit than
+                             * the frozen profile's, or whose figures fail
+                             * it: index -> {verdict, text}
+                             * (fc_verdict_limits.c); NULL: none */
 } fc_verdict_scan_t;
 
 /* fc_verdict_setup.c: the plan record (exactly one, unambiguous) and the
@@ -99,6 +110,24 @@ void fc_verdict_stage_completeness(const fc_run_verdict_t *out, fc_rack_verdict_
                                    fc_stage_id_t s, const fc_stage_attempts_t *att,
                                    int last_index, int last_checks,
                                    const char *skip_reason);
+
+/* fc_verdict_sweep.c: each finished attempt of a stage that sweeps, its
+ * records against the sweep the frozen profile (NULL: none, nothing is
+ * checked) and the plan's overrides give it, into its sweep; per rack,
+ * what of that concerns the rack as an INCOMPLETE finding of stage s
+ * (last: the attempt that speaks for the rack). */
+void fc_verdict_sweep_scan(json_t *records, const fc_run_verdict_t *out,
+                           const fc_profile_t *profile, fc_verdict_scan_t *scan);
+void fc_verdict_sweep_findings(fc_rack_verdict_t *r, fc_stage_id_t s, const fc_attempt_t *last);
+void fc_verdict_sweep_free(fc_verdict_scan_t *scan);
+
+/* fc_verdict_limits.c: each point and pair record's limits against the
+ * frozen profile's (NULL: none, nothing is checked) into scan->limits; the
+ * issue of record i ("FAIL" or "INCOMPLETE", its text in *text_p), or
+ * NULL. */
+void fc_verdict_limits_scan(json_t *records, const fc_run_verdict_t *out,
+                            const fc_profile_t *profile, fc_verdict_scan_t *scan);
+const char *fc_verdict_limit_issue(const fc_verdict_scan_t *scan, size_t i, const char **text_p);
 
 /* fc_verdict_findings.c: a finding against rack r; findings of the same
  * verdict, stage, part and host are one, with a count. primary: the text

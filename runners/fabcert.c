@@ -215,7 +215,7 @@ static int fc_run_write_plan(fc_run_state_t *st, json_t *stages)
     if (st->o.soak_duration > 0)        /* the profile's hash alone would not say it */
         json_object_set_new(plan, "soak_duration_s", json_real(st->o.soak_duration));
     json_object_set_new(plan, "overrides", fc_run_overrides(&st->o));
-    json_object_set_new(plan, "environment", fc_run_environment());
+    json_object_set_new(plan, "environment", fc_run_environment(&st->o));
     json_object_set_new(plan, "inputs", json_pack("{s:s, s:s, s:s}", "profile",
                         st->o.profile_source, "hosts", st->o.hosts_source, "racks",
                         st->o.racks_source));
@@ -230,7 +230,8 @@ static int fc_run_write_plan(fc_run_state_t *st, json_t *stages)
 /* Step 5: each selected stage in the table's order (a resumed run's kept
  * ones left as they are), a hung one once more without the hosts it
  * blamed (fc_run_stage), none after an interrupt; progress followed from
- * results.jsonl as it grows. 0, or 2 (bad input a stage found). */
+ * results.jsonl as it grows. 0, 2 (bad input a stage found), or 3 (a
+ * write under --out failed, said: fc_run_write_check). */
 static int fc_run_stages(fc_run_state_t *st)
 {
     fc_launch_catch_signals();
@@ -250,9 +251,13 @@ static int fc_run_stages(fc_run_state_t *st)
             continue;
         }
         for (attempt = 1; attempt <= FC_RUN_MAX_ATTEMPTS; ++attempt) {
+            int rc;
+
             fc_progress_stage(st->progress, s, attempt);
-            if (fc_run_stage(st, s, attempt, &hung) == 2)
-                return 2;
+            if (fc_run_write_check(st, ""))
+                return 3;
+            if ((rc = fc_run_stage(st, s, attempt, &hung)) != 0)
+                return rc;
             if (!hung || fc_launch_interrupted())
                 break;
         }
@@ -271,7 +276,8 @@ static int fc_run_stages(fc_run_state_t *st)
 }
 
 /* `fabcert run`: the steps above, then the verdicts from results.jsonl
- * (reports/fc_report.h). 0 every rack passed, 1 not, 2 bad input. */
+ * (reports/fc_report.h). 0 every rack passed, 1 not (or a write under
+ * --out failed: a full disk is not bad input), 2 bad input. */
 static int fc_cmd_run(int argc, char **argv)
 {
     fc_run_state_t st;
@@ -280,16 +286,22 @@ static int fc_cmd_run(int argc, char **argv)
     int rc;
 
     memset(&st, 0, sizeof(st));
-    if ((rc = fc_run_read_inputs(argc, argv, &st)) != 0 || (rc = fc_run_open_output(&st)) != 0)
+    if ((rc = fc_run_read_inputs(argc, argv, &st)) != 0)
         return rc;
+    if ((rc = fc_run_open_output(&st)) != 0)
+        return fc_run_write_check(&st, NULL) ? 1 : rc;
     if ((stages = fc_run_plan_stages(&st)) == NULL)
-        return 2;
+        return fc_run_write_check(&st, NULL) ? 1 : 2;
     rc = fc_run_write_plan(&st, stages);
+    if (rc == 0 && fc_run_write_check(&st, ""))
+        rc = 3;
     if (rc == 0)
         rc = fc_run_stages(&st);
     json_decref(stages);
+    if (rc == 2 && fc_run_write_check(&st, NULL))
+        rc = 3;
     if (rc != 0)
-        return rc;
+        return rc == 3 ? 1 : rc;
     printf("\n");
     {
         json_t *racks = NULL;
@@ -297,6 +309,9 @@ static int fc_cmd_run(int argc, char **argv)
         fc_launch_set_tick(NULL, NULL);
         rc = fc_report_dir_racks(st.o.out_dir, st.o.sign_key, 0, &overall, &racks) == FC_OK
                  ? (overall == FC_VERDICT_PASS ? 0 : 1) : 2;
+        /* a report, certificate or page that could not be written */
+        if (fc_run_write_check(&st, NULL))
+            rc = 1;
         fc_progress_close(st.progress, fc_launch_interrupted() ? "interrupted" : "finished",
                           rc == 2 ? "" : fc_verdict_name(overall), racks);
         json_decref(racks);

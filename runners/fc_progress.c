@@ -85,6 +85,7 @@ int fc_write_atomic(const char *path, const char *text)
 
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
     if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+        fc_write_failed(tmp, errno);
         fprintf(stderr, "fabcert: cannot write %s: %s\n", tmp, strerror(errno));
         return -1;
     }
@@ -94,6 +95,7 @@ int fc_write_atomic(const char *path, const char *text)
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
+            fc_write_failed(tmp, errno);
             fprintf(stderr, "fabcert: cannot write %s: %s\n", tmp, strerror(errno));
             close(fd);
             unlink(tmp);

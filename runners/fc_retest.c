@@ -240,6 +240,7 @@ int fc_retest_after_stage(const fc_retest_launch_t *l, json_t *stage_recs)
         return 0;
     snprintf(path, sizeof(path), "%s/retest.%s%s.json", l->out_dir, l->stage, l->suffix);
     if (json_dump_file(groups, path, JSON_INDENT(2) | JSON_SORT_KEYS) != 0) {
+        fc_write_failed(path, errno);
         fprintf(stderr, "fabcert: cannot write %s: %s\n", path, strerror(errno));
         json_decref(groups);
         return 0;

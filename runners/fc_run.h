@@ -35,6 +35,8 @@ typedef struct fc_run_opts {
     char run_id[64];
     int np;                         /* local mode: ranks */
     int ppn;                        /* cluster mode: ranks per node */
+    const char *np_arg, *ppn_arg;   /* --np, --ppn as given, NULL if not:
+                                     * overrides (how many ranks measure) */
     int stages[FC_STAGE_COUNT];     /* --stages filter; all 1 if not given */
     const char *mpirun;             /* the launcher's program */
     const char *mpirun_from;        /* "--mpirun", "$FABCERT_MPIRUN" or NULL
@@ -91,8 +93,10 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o);
 /* Every option that changed what is measured, as given (the certificate's
  * overrides). */
 json_t *fc_run_overrides(const fc_run_opts_t *o);
-/* The launching environment's variables that shape the measurement. */
-json_t *fc_run_environment(void);
+/* The launching environment's variables that shape the measurement, and
+ * Open MPI's parameter files that set something (path: their settings
+ * and sha256; fc_run_opts.c says which files). */
+json_t *fc_run_environment(const fc_run_opts_t *o);
 
 /* ---- the run's state and records (fc_run_state.c) ------------------- */
 
@@ -111,6 +115,12 @@ void fc_append(fc_run_state_t *st, json_t *rec);
 json_t *fc_run_record(const fc_run_state_t *st, const char *type, const char *stage);
 int fc_write_run_json(const fc_run_state_t *st, json_t *stages);
 long fc_file_size(const char *path);
+/* A write under --out that failed (fc_write_failure), or, when full is
+ * not NULL, a filesystem under --out with no free block left (a stage's
+ * own write, which this process cannot see; full names the file it could
+ * not write, "" the directory): says "fabcert: disk full / write failed:
+ * FILE: REASON" and that the run stopped, and gives 1; else 0. */
+int fc_run_write_check(const fc_run_state_t *st, const char *full);
 /* Record a quarantine (once per host) and take it out of later stages. */
 void fc_quarantine(fc_run_state_t *st, const char *stage, const char *host,
                    const char *part, const char *why);

@@ -13,6 +13,7 @@
 
 #include "fc_results.h"
 #include "fc_run.h"
+#include "fc_sign.h"
 
 void fc_usage(FILE *out)
 {
@@ -193,8 +194,16 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
             break;
         case O_HOSTS: snprintf(o->hosts, sizeof(o->hosts), "%s", optarg); break;
         case O_RACKS: snprintf(o->racks, sizeof(o->racks), "%s", optarg); break;
-        case O_NP: if (fc_parse_count("--np", optarg, &o->np)) return 2; break;
-        case O_PPN: if (fc_parse_count("--ppn", optarg, &o->ppn)) return 2; break;
+        case O_NP:
+            if (fc_parse_count("--np", optarg, &o->np))
+                return 2;
+            o->np_arg = optarg;
+            break;
+        case O_PPN:
+            if (fc_parse_count("--ppn", optarg, &o->ppn))
+                return 2;
+            o->ppn_arg = optarg;
+            break;
         case O_MPIRUN: o->mpirun = optarg; o->mpirun_from = "--mpirun"; break;
         case O_SIGN_KEY: o->sign_key = optarg; break;
         case O_PROGRESS: o->progress = 1; break;
@@ -218,6 +227,14 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
             char buf[256], *save = NULL;
 
             snprintf(buf, sizeof(buf), "%s", optarg);
+            /* a list that names no stage (",", "") or has an empty
+             * entry ("node,,rack") is a typo, not "every stage" */
+            if (optarg[0] == '\0' || optarg[0] == ',' || strstr(optarg, ",,") ||
+                optarg[strlen(optarg) - 1] == ',') {
+                fprintf(stderr, "fabcert: --stages: '%s' has an empty stage name: name "
+                        "the stages, separated by commas (e.g. node,rack)\n", optarg);
+                return 2;
+            }
             if (strlen(o->stages_arg) + strlen(optarg) + 2 > sizeof(o->stages_arg)) {
                 fprintf(stderr, "fabcert: --stages: too long\n");
                 return 2;
@@ -319,6 +336,12 @@ json_t *fc_run_overrides(const fc_run_opts_t *o)
             json_object_set_new(ov, pairs[k][i], json_string(pairs[k][i + 1]));
     if (o->stages_arg[0])
         json_object_set_new(ov, "--stages", json_string(o->stages_arg));
+    /* how many ranks measure: a node stage at --np 1 moves nothing
+     * between ranks, a rack at --ppn 1 half as much as at 2 */
+    if (o->np_arg)
+        json_object_set_new(ov, "--np", json_string(o->np_arg));
+    if (o->ppn_arg)
+        json_object_set_new(ov, "--ppn", json_string(o->ppn_arg));
     if (o->selftest_stage >= 0)
         json_object_set_new(ov, "--selftest-stage",
                             json_string(fc_stage_name((fc_stage_id_t)o->selftest_stage)));
@@ -347,17 +370,121 @@ json_t *fc_run_overrides(const fc_run_opts_t *o)
     return ov;
 }
 
+/* The file execvp would run for program: itself when it names a
+ * directory, else the first executable of that name along $PATH; "" when
+ * there is none. */
+static void fc_run_resolve_program(const char *program, char *buf, size_t len)
+{
+    const char *path = getenv("PATH");
+    char dir[PATH_MAX];
+
+    buf[0] = '\0';
+    if (strchr(program, '/') != NULL) {
+        snprintf(buf, len, "%s", program);
+        return;
+    }
+    /* execvp's default search path when PATH is unset */
+    for (const char *p = path ? path : "/bin:/usr/bin"; *p; ) {
+        size_t n = strcspn(p, ":");
+
+        /* an empty entry is the current directory */
+        snprintf(dir, sizeof(dir), "%.*s", (int)n, n ? p : ".");
+        if ((size_t)snprintf(buf, len, "%s/%s", dir, program) < len &&
+            access(buf, X_OK) == 0)
+            return;
+        p += n + (p[n] == ':');
+    }
+    buf[0] = '\0';
+}
+
+/* An Open MPI parameter file that sets something, into env as its path:
+ * its settings ("btl = ^openib; pml = ucx", comments and blank lines
+ * left out) and " (sha256 HEX)" of its bytes. A file that is not there,
+ * or holds only comments (as packaged), shapes nothing and is left out. */
+static void fc_run_mca_file(json_t *env, const char *path)
+{
+    char line[1024], text[2200] = "", hex[65] = "";
+    size_t used = 0;
+    FILE *f;
+
+    if (path[0] == '\0' || json_object_get(env, path) || (f = fopen(path, "r")) == NULL)
+        return;
+    while (fgets(line, sizeof(line), f)) {
+        char *p = line + strspn(line, " \t"), *end = p + strcspn(p, "\r\n");
+
+        *end = '\0';
+        if (*p == '\0' || *p == '#' || used + 3 >= 2000)
+            continue;
+        used += (size_t)snprintf(text + used, sizeof(text) - used, "%s%.*s", used ? "; " : "",
+                                 (int)(2000 - used), p);
+        if (used > 2000)
+            used = 2000;
+    }
+    fclose(f);
+    if (used == 0 || fc_sha256_file(path, hex) != FC_OK)
+        return;
+    snprintf(text + used, sizeof(text) - used, " (sha256 %s)", hex);
+    json_object_set_new(env, path, json_string(text));
+}
+
+/* Open MPI's parameter files, which shape its transports as OMPI_MCA_*
+ * variables do: $HOME/.openmpi/mca-params.conf, the installation's
+ * openmpi-mca-params.conf (in $OPAL_SYSCONFDIR, $OPAL_PREFIX/etc, the
+ * launcher's prefix's etc, or /etc/openmpi, the distributions' place) and
+ * every file $OMPI_MCA_mca_param_files names. Read where the run is
+ * launched: the other hosts' own files are theirs (their packages). */
+static void fc_run_mca_files(json_t *env, const fc_run_opts_t *o)
+{
+    const char *home = getenv("HOME"), *files = getenv("OMPI_MCA_mca_param_files");
+    const char *sysconf = getenv("OPAL_SYSCONFDIR"), *prefix = getenv("OPAL_PREFIX");
+    char path[PATH_MAX + 64], launcher[PATH_MAX + 256], real[PATH_MAX];
+
+    if (home && home[0]) {
+        snprintf(path, sizeof(path), "%.*s/.openmpi/mca-params.conf", PATH_MAX, home);
+        fc_run_mca_file(env, path);
+    }
+    if (sysconf && sysconf[0]) {
+        snprintf(path, sizeof(path), "%.*s/openmpi-mca-params.conf", PATH_MAX, sysconf);
+        fc_run_mca_file(env, path);
+    }
+    if (prefix && prefix[0]) {
+        snprintf(path, sizeof(path), "%.*s/etc/openmpi-mca-params.conf", PATH_MAX, prefix);
+        fc_run_mca_file(env, path);
+    }
+    /* PREFIX/bin/mpirun (through its links) gives PREFIX/etc */
+    fc_run_resolve_program(o->mpirun, launcher, sizeof(launcher));
+    if (launcher[0] && realpath(launcher, real) != NULL) {
+        char *slash = strrchr(real, '/');
+
+        if (slash && (*slash = '\0', slash = strrchr(real, '/')) != NULL) {
+            *slash = '\0';
+            snprintf(path, sizeof(path), "%.*s/etc/openmpi-mca-params.conf", PATH_MAX, real);
+            fc_run_mca_file(env, path);
+        }
+    }
+    fc_run_mca_file(env, "/etc/openmpi/openmpi-mca-params.conf");
+    for (const char *p = files ? files : ""; *p; ) {
+        size_t n = strcspn(p, ":");
+
+        if (n > 0 && n < sizeof(path)) {
+            snprintf(path, sizeof(path), "%.*s", (int)n, p);
+            fc_run_mca_file(env, path);
+        }
+        p += n + (p[n] == ':');
+    }
+}
+
 /* Variables of the launching environment that change what is measured or
  * how (Open MPI's, UCX's and NCCL's settings, the GPU plugin, preloaded
  * libraries, visible devices, fabcert's own FC_ hooks such as
  * FC_SYSFS_ROOT, which points preflight and the soak at another sysfs
- * tree): recorded in the plan, since they are as much an override as a
- * command-line option. */
-json_t *fc_run_environment(void)
+ * tree), and Open MPI's parameter files: recorded in the plan, since they
+ * are as much an override as a command-line option. */
+json_t *fc_run_environment(const fc_run_opts_t *o)
 {
     static const char *const prefixes[] = {
         "OMPI_MCA_", "UCX_", "NCCL_", "FABCERT_", "FC_", "CUDA_VISIBLE_DEVICES",
-        "LD_PRELOAD", "LD_LIBRARY_PATH", "FI_", "PSM2_",
+        "LD_PRELOAD", "LD_LIBRARY_PATH", "FI_", "PSM2_", "PATH=",
     };
     extern char **environ;
     json_t *env = json_object();
@@ -369,16 +496,27 @@ json_t *fc_run_environment(void)
         if (eq == NULL || (size_t)(eq - *e) >= sizeof(name))
             continue;
         snprintf(name, sizeof(name), "%.*s", (int)(eq - *e), *e);
+        /* a prefix ending in '=' is a whole name (PATH: where the
+         * launcher and what it starts are found) */
         for (size_t k = 0; k < sizeof(prefixes) / sizeof(prefixes[0]); ++k)
-            if (strncmp(name, prefixes[k], strlen(prefixes[k])) == 0)
+            if (strncmp(*e, prefixes[k], strlen(prefixes[k])) == 0)
                 json_object_set_new(env, name, json_string(eq + 1));
     }
+    fc_run_mca_files(env, o);
     return env;
 }
 
 json_t *fc_run_launch_json(const fc_run_opts_t *o)
 {
-    return json_pack("{s:s, s:s, s:i}", "launcher", o->srun ? "srun" : "mpirun", "program",
-                     o->mpirun, fc_cluster_mode(o) ? "ranks_per_node" : "ranks",
-                     fc_cluster_mode(o) ? o->ppn : o->np);
+    char resolved[PATH_MAX + 256], hex[65] = "";
+
+    /* the launcher that really ran: a program of the same name earlier in
+     * $PATH (a wrapper that changes the stages' options) is named here */
+    fc_run_resolve_program(o->mpirun, resolved, sizeof(resolved));
+    if (resolved[0] && fc_sha256_file(resolved, hex) != FC_OK)
+        hex[0] = '\0';
+    return json_pack("{s:s, s:s, s:i, s:s, s:s}", "launcher", o->srun ? "srun" : "mpirun",
+                     "program", o->mpirun, fc_cluster_mode(o) ? "ranks_per_node" : "ranks",
+                     fc_cluster_mode(o) ? o->ppn : o->np, "resolved", resolved,
+                     "sha256", hex);
 }

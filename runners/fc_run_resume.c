@@ -157,7 +157,7 @@ fc_status_t fc_run_resume_check(fc_run_state_t *st)
         json_decref(ov);
     }
     {
-        json_t *env = fc_run_environment();
+        json_t *env = fc_run_environment(o);
 
         same &= fc_resume_same(o->out_dir, "environment variables that shape a measurement",
                                json_object_get(plan, "environment"), env);

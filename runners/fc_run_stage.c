@@ -186,6 +186,7 @@ static int fc_stage_argv(const fc_run_state_t *st, fc_stage_id_t stage, int atte
         snprintf(l->hostfile, sizeof(l->hostfile), "%s/hostfile.%s%s", o->out_dir, name,
                  suffix);
         if ((f = fopen(l->hostfile, "w")) == NULL) {
+            fc_write_failed(l->hostfile, errno);
             fprintf(stderr, "fabcert: cannot write %s: %s\n", l->hostfile, strerror(errno));
             return 2;
         }
@@ -315,6 +316,15 @@ int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt, int *hung
     offset = fc_file_size(st->results_path);
     fc_launch((char *const *)l->args, l->tap, l->log,
               st->profile.stages[stage].timeout_s + FC_LAUNCH_MARGIN_S, &res);
+    /* a full disk under --out: the stage's records (and its log) could
+     * not all be written; what it left is no evidence of a hang */
+    if (fc_run_write_check(st, "results.jsonl")) {
+        printf("stage %s: stopped after %.1f s: the disk under --out is full\n", name,
+               res.seconds);
+        fc_launch_result_free(&res);
+        free(l);
+        return 3;
+    }
     if (res.exit_status == 2) {
         char *text = NULL;
 

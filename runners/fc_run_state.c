@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "fc_report.h"
+#include "fc_report_text.h"
 #include "fc_results.h"
 #include "fc_run.h"
 #include "fc_version.h"
@@ -74,6 +76,7 @@ fc_status_t fc_run_load_inventory(fc_run_state_t *st)
             (st->o.local ? fprintf(f, "%s\n", host)
                          : fprintf(f, "# from SLURM_JOB_NODELIST\n%s\n", slurm)) < 0 ||
             fclose(f) != 0) {
+            fc_write_failed(path, errno);
             fprintf(stderr, "fabcert: cannot write %s: %s\n", path, strerror(errno));
             return FC_ERR_INVALID;
         }
@@ -156,8 +159,10 @@ int fc_write_run_json(const fc_run_state_t *st, json_t *stages)
     snprintf(path, sizeof(path), "%s/run.json", st->o.out_dir);
     rc = json_dump_file(meta, path, JSON_INDENT(2) | JSON_SORT_KEYS);
     json_decref(meta);
-    if (rc != 0)
+    if (rc != 0) {
+        fc_write_failed(path, errno);
         fprintf(stderr, "fabcert: cannot write %s: %s\n", path, strerror(errno));
+    }
     return rc;
 }
 
@@ -243,6 +248,7 @@ static fc_status_t fc_run_freeze_file(const char *out_dir, const char *name,
     if (fc_read_text_file(path_p, &text) != FC_OK)
         return FC_ERR_INVALID;
     if ((f = fopen(copy, "w")) == NULL || fputs(text, f) < 0 || fclose(f) != 0) {
+        fc_write_failed(copy, errno);
         fprintf(stderr, "fabcert: cannot write %s: %s\n", copy, strerror(errno));
         st = FC_ERR_INVALID;
     } else {
@@ -306,4 +312,26 @@ int fc_run_claim_results(fc_run_state_t *st)
         return 2;
     }
     return fc_run_lock_results(st, fd);
+}
+
+int fc_run_write_check(const fc_run_state_t *st, const char *full)
+{
+    char what[PATH_MAX + 256];
+    struct statvfs fs;
+
+    if (!fc_write_failure(what, sizeof(what))) {
+        /* root may write into the blocks kept for it, others not; a
+         * filesystem of no blocks at all (some FUSE ones) says nothing */
+        if (full == NULL || statvfs(st->o.out_dir, &fs) != 0 || fs.f_blocks == 0 ||
+            (geteuid() == 0 ? fs.f_bfree : fs.f_bavail) > 0)
+            return 0;
+        snprintf(what, sizeof(what), "%.*s%s%s: %s (its filesystem has no free block left)",
+                 PATH_MAX, st->o.out_dir, full[0] ? "/" : "", full, strerror(ENOSPC));
+    }
+    fflush(stdout);
+    fc_print_line(stderr, "fabcert: disk full / write failed: %s", what);
+    fc_print_line(stderr, "fabcert: the run stopped: not everything it writes under %s could "
+                  "be written, so take no verdict from it (exit 1); free space there and run "
+                  "again", st->o.out_dir);
+    return 1;
 }

@@ -15,7 +15,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 G=tests/golden/report/clean
-plan 10
+plan 11
 eval "$(sed -n '/^mk() {/,/^}/p' tests/e2e/compare.t)"
 mk "$TMP/r1" 1 '1'
 mk "$TMP/r2" 2 '1'
@@ -51,11 +51,20 @@ p50=$(grep -m1 'max_below_median_pct' "$TMP/b50.yaml" | awk '{print $2}')
 perl -e 'exit !($ARGV[1] > $ARGV[0] && $ARGV[2] >= 50 && $ARGV[3] == 0)' "$l10" "$l50" "$p50" "$lo"
 ok $? "--margin 50: no limit tighter, their sum looser ($l10 -> $l50 us), a relative rule of at least 50% ($p50)"
 
-mkdir -p "$TMP/bad"; cp tests/golden/report/slow-link/results.jsonl tests/golden/report/slow-link/profile.yaml "$TMP/bad/"
+mkdir -p "$TMP/bad"; cp tests/golden/report/slow-link/{results.jsonl,profile.yaml,hosts,racks} "$TMP/bad/"
 $FC baseline "$TMP/r1" "$TMP/bad" --out "$TMP/b3.yaml" > "$TMP/b3.out" 2>&1
 rc=$?
 [ $rc = 2 ] && [ ! -e "$TMP/b3.yaml" ] && grep -q 'is not healthy: rack rack1 is FAIL' "$TMP/b3.out"
 ok $? "a run that does not PASS is refused, exit $rc, nothing written: $(head -1 "$TMP/b3.out" | cut -c1-100)"
+# a run made to read PASS: a cluster point's median past its max_latency_us
+# under its PASS; the report's verdict, judged again from the figures, is
+# FAIL, and the baseline takes it (fc_verdict_of_dir), not the record's
+cp -r "$TMP/r1" "$TMP/slowpass"
+perl -i -pe 's/"median":[0-9.]+/"median":2500000.0/ if /"type":"point"/ && /"stage":"cluster"/ && !$d++' "$TMP/slowpass/results.jsonl"
+$FC baseline "$TMP/r2" "$TMP/slowpass" --out "$TMP/b5.yaml" > "$TMP/b5.out" 2>&1
+rc=$?
+[ $rc = 2 ] && [ ! -e "$TMP/b5.yaml" ] && grep -q 'is not healthy: rack rack1 is FAIL' "$TMP/b5.out"
+ok $? "a run whose PASS its own figures contradict is refused, exit $rc: $(head -1 "$TMP/b5.out" | cut -c1-100)"
 $FC baseline "$TMP/r1" > /dev/null 2>&1
 is $? 2 "no --out: usage, exit 2"
 $FC baseline "$TMP/r1" --out "$TMP/b4.yaml" --margin -5 > /dev/null 2>&1

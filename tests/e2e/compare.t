@@ -20,12 +20,14 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 G=tests/golden/report/clean
-plan 17
+plan 18
 
 # fixture DIR SEED PERL-FACTOR: the golden clean run with samples drawn
-# around each record's median; FACTOR($r, $host_a, $host_b) scales them
+# around each record's median; FACTOR($r, $host_a, $host_b) scales them;
+# each fixture a run of its own (its run id from SEED: compare refuses a
+# run compared with itself)
 mk() {
-    mkdir -p "$1"; cp "$G/profile.yaml" "$1/"
+    mkdir -p "$1"; cp "$G/profile.yaml" "$G/hosts" "$G/racks" "$1/"
     perl -MJSON::PP -e '
         my ($seed, $factor) = @ARGV[0, 1]; srand($seed);
         my $f = eval "sub { my (\$r, \$a, \$b) = \@_; $factor }" or die $@;
@@ -35,6 +37,7 @@ mk() {
                 push @v, int($med * $k * exp(0.03 * $z) * 100 + 0.5) || 1 }
             return { unit_ns => 10, values => \@v, of => 12 } }
         while (<STDIN>) { my $r = decode_json($_);
+            $r->{run_id} = "1796211956-" . (20000 + $seed) if exists $r->{run_id};
             if ($r->{type} eq "point") {
                 $r->{samples} = draw($r->{time_us}{median}, $f->($r, $r->{host}, ""))
             } elsif ($r->{type} eq "pair") {
@@ -106,13 +109,13 @@ xmllint --noout "$TMP/s1/junit.xml" &&
 ok $? "junit.xml is well-formed; failures: rack1 6 (fcv02's 3 pairs at 2 sizes), rack2 4 (its rack-stage points)"
 
 # records without samples, and a measurement AFTER lacks
-mkdir -p "$TMP/old"; cp "$G/results.jsonl" "$G/profile.yaml" "$TMP/old/"
+mkdir -p "$TMP/old"; cp "$G/results.jsonl" "$G/profile.yaml" "$G/hosts" "$G/racks" "$TMP/old/"
 $FC compare "$TMP/old" "$TMP/clean" --out "$TMP/o1" > "$TMP/o1.out" 2>&1
 rc=$?
 [ $rc = 1 ] && grep -q '^rack rack1: INCOMPLETE' "$TMP/o1.out" &&
     grep -q 'not compared: .*the test could not run for lack of samples (BEFORE has 0' "$TMP/o1.out"
 ok $? "records of an older fabcert (no samples): INCOMPLETE, exit $rc, 'lack of samples'"
-mkdir -p "$TMP/less"; cp "$G/profile.yaml" "$TMP/less/"
+mkdir -p "$TMP/less"; cp "$G/profile.yaml" "$G/hosts" "$G/racks" "$TMP/less/"
 grep -v '"host_a":"fcv03","host_b":"fcv04"' "$TMP/clean/results.jsonl" > "$TMP/less/results.jsonl"
 $FC compare "$TMP/before" "$TMP/less" --out "$TMP/l1" > "$TMP/l1.out" 2>&1
 rc=$?
@@ -125,6 +128,20 @@ $FC compare "$TMP/before" "$TMP/nothing" --out "$TMP/b1" > "$TMP/b1.out" 2>&1
 rc=$?
 [ $rc = 2 ] && [ ! -e "$TMP/b1" ]
 ok $? "a directory without results.jsonl: exit $rc, nothing written ($(head -1 "$TMP/b1.out"))"
+# a run compared with itself: the same directory, a copy of it, or a
+# copy whose bytes differ but whose run id is the same
+cp -r "$TMP/before" "$TMP/copy"
+mkdir -p "$TMP/resaved"; cp "$G/profile.yaml" "$G/hosts" "$G/racks" "$TMP/resaved/"
+perl -pe 's/"type":"plan"/"type": "plan"/' "$TMP/before/results.jsonl" > "$TMP/resaved/results.jsonl"
+for d in before copy resaved; do
+    $FC compare "$TMP/before" "$TMP/$d" --out "$TMP/self-$d" > "$TMP/self-$d.out" 2>&1
+    echo $? > "$TMP/self-$d.rc"
+done
+[ "$(cat "$TMP/self-before.rc" "$TMP/self-copy.rc" "$TMP/self-resaved.rc" | tr '\n' ' ')" = "2 2 2 " ] &&
+    grep -q "BEFORE and AFTER are the same run (results.jsonl sha256 [0-9a-f]\{64\})" "$TMP/self-before.out" "$TMP/self-copy.out" &&
+    grep -q "BEFORE and AFTER are the same run (run id 1796211956-20001)" "$TMP/self-resaved.out" &&
+    [ ! -e "$TMP/self-before" ] && [ ! -e "$TMP/self-copy" ] && [ ! -e "$TMP/self-resaved" ]
+ok $? "compare R R, R and a copy, R and a resaved copy: refused, exit 2, nothing written: the same run"
 $FC compare "$TMP/before" > /dev/null 2>&1
 is $? 2 "one run only: usage, exit 2"
 $FC compare "$TMP/before" "$TMP/clean" --confidence 120 > /dev/null 2>&1

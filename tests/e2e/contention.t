@@ -28,7 +28,7 @@
 FC=$BUILD/fabcert
 vcluster_cleanup() { umount "$TMP/ro" 2>/dev/null; }
 vcluster_up fcc
-plan 18
+plan 19
 run() {     # run OUT PROFILE [options]
     local out=$1 profile=$2; shift 2
     $VC --name $NAME exec ${NAME}01 $FC run --hosts "$D/hosts" --racks "$D/racks" \
@@ -158,12 +158,19 @@ local_run auto auto FABCERT_GPU_PLUGIN="$TMP/none.so"
 [ $rc -eq 0 ] && grep -q "^# --backend auto: using mpi, as host $H (rank 0) cannot use nccl" "$TMP/auto.tap" &&
     grep -q '^ok 1 - all_reduce float32 sum 64 KiB under storage_file' "$TMP/auto.tap"
 ok $? "--backend auto falls back to mpi, says why, and measures ($rc)"
-local_run standin nccl FABCERT_GPU_PLUGIN="$PWD/$BUILD/tests/libfc_gpu_standin.so" \
-    FC_GPU_STANDIN=host FC_GPU_STANDIN_GPUS=1
+# through fabcert run, for the verdict: the stand-in measured host memory,
+# so the rack is INCOMPLETE whatever its checks say
+$FC run --out "$TMP/standin" --np 2 --profile "$TMP/gpu.yaml" --backend nccl \
+    --env FABCERT_GPU_PLUGIN="$PWD/$BUILD/tests/libfc_gpu_standin.so" --env FC_GPU_STANDIN=host \
+    --env FC_GPU_STANDIN_GPUS=1 > "$TMP/standin.out" 2>&1
+rc=$?
 d=$(rec standin 'my ($s) = grep { $_->{type} eq "stage_start" } @r; my ($d) = grep { $_->{type} eq "devices" } @r;
     my ($c) = grep { $_->{type} eq "contention" } @r;
     "$s->{backend} " . join(",", map { "$_->{rank}:$_->{gpu}" } @{$d->{devices}}) . " $c->{backend} $c->{verdict}"')
-[ $rc -eq 0 ] && [ "$d" = "nccl 0:stand-in nccl PASS" ] &&
-    grep -q 'stand-in GPU plugin: rank 0 ended: .*aborts=0 destroys=1' "$TMP/standin.err"
+[ "$d" = "nccl 0:stand-in nccl PASS" ] &&
+    grep -q 'stand-in GPU plugin: rank 0 ended: .*aborts=0 destroys=1' "$TMP/standin/contention.log"
 ok $? "with a GPU on the foreground rank alone (stand-in plugin), the foreground runs on nccl beside an MPI background, and the devices record lists its GPU alone ($d)"
+[ $rc -eq 1 ] && grep -q '^rack default: INCOMPLETE' "$TMP/standin.out" &&
+    grep -q '^  INCOMPLETE rack default, contention stage, gpus: the contention stage was measured by the test stand-in plugin, not a GPU' "$TMP/standin.out"
+ok $? "its checks PASS, but the rack is INCOMPLETE: measured by the test stand-in plugin, not a GPU ($rc)"
 done_testing

@@ -18,8 +18,9 @@
 # does; the mpi backend's root sends from its input set), and is checked
 # in the root's recv.
 . tests/e2e/tap.sh
+FC=$BUILD/fabcert
 T=$BUILD/tests/gpu_agree
-plan 14
+plan 15
 
 # run SCENARIOS TIMEOUT: the report lines in $TMP/out
 run() { timeout 60 mpirun -np 3 "$T" "$1" "$2" > "$TMP/out" 2> "$TMP/err"; }
@@ -80,6 +81,18 @@ ends() { [ "$(grep -c "stand-in GPU plugin: rank [0-2] ended: .*$2" "$TMP/$1.err
 stage sclean ""
 [ $rc -eq 0 ] && [ "$(grep -c '^ok ' "$TMP/sclean.tap")" -eq 4 ] && ends sclean 'aborts=0 destroys=1'
 ok $? "the engine through the stand-in plugin's protocol: a clean stage passes (broadcast's root checked in its own recv), every communicator destroyed ($rc)"
+# the same clean stage through fabcert run: its checks pass, but what the
+# stand-in measured is host memory, so the rack is never PASS
+$FC run --out "$TMP/srun" --np 3 --stages node --backend nccl --sizes 4KiB \
+    --collectives all_reduce,reduce,broadcast_inplace --dtypes int32 --ops sum \
+    --env FABCERT_GPU_PLUGIN="$PWD/$BUILD/tests/libfc_gpu_standin.so" --env FC_GPU_STANDIN=host \
+    > "$TMP/srun.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q '^stage node: PASS: 3 checks, 0 failed' "$TMP/srun.out" &&
+    grep -q '^rack default: INCOMPLETE' "$TMP/srun.out" &&
+    grep -q '^  INCOMPLETE rack default, node stage, gpus: the node stage was measured by the test stand-in plugin, not a GPU (its devices record names rank 0.s GPU "stand-in"; plugin .*libfc_gpu_standin.so, sha256 [0-9a-f]\{16\})$' "$TMP/srun.out" &&
+    [ "$(grep -c "stand-in GPU plugin: rank [0-2] ended: .*aborts=0 destroys=1" "$TMP/srun/node.log")" -eq 3 ]
+ok $? "the same clean stage through fabcert run: 3 checks pass, every communicator destroyed, and the rack is INCOMPLETE: measured by the test stand-in plugin, not a GPU ($rc)"
 stage sverify rank=1,step=verify,nth=2
 n=$(jsonl "$TMP/sverify/results.jsonl" 'scalar grep { $_->{type} eq "point" && $_->{verdict} ne "PASS" } @r')
 [ $rc -eq 1 ] && [ "$n" -eq 4 ] && ends sverify 'calls=3 aborts=1 destroys=0' &&

@@ -49,7 +49,7 @@
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 67
+plan 87
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -66,6 +66,28 @@ ok $? "the certificate says INCOMPLETE and that the stage ran on nccl"
 jsonl "$TMP/dead/certificates/default.json" 'my $p = $r[0]{certificate}{stages}[0]{backend}{gpu_plugin}; ($p->{beside_program} ? "bundled" : "foreign") . " " . length($p->{sha256}) . " $p->{path}"' | grep -q "^foreign 64 .*libfc_gpu_standin.so$" &&
     grep -q "^backend: the node stage ran on nccl: the GPU plugin came from .FABCERT_GPU_PLUGIN" "$TMP/dead/summary.txt"
 ok $? "a GPU plugin named by FABCERT_GPU_PLUGIN is recorded with its path and hash, and said"
+
+# the stand-in plugin copied over the one built beside the program (a tree
+# of fabcert, its node stage and the stand-in as libfabcert_gpu.so): the
+# plugin is "the build's", its GPUs are still the stand-in's
+mkdir -p "$TMP/fb/build/suites" "$TMP/fb/thresholds"
+cp "$BUILD/fabcert" "$TMP/fb/build/"; cp "$BUILD/suites/node" "$TMP/fb/build/suites/"
+cp "$BUILD/tests/libfc_gpu_standin.so" "$TMP/fb/build/libfabcert_gpu.so"
+cp thresholds/local.yaml "$TMP/fb/thresholds/"
+"$TMP/fb/build/fabcert" run --out "$TMP/copied" --np 2 --stages node --backend nccl "${SWEEP[@]}" \
+    --env FC_GPU_STANDIN=host > "$TMP/copied.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q '^stage node: PASS: 1 checks' "$TMP/copied.out" &&
+    grep -q "^  INCOMPLETE rack default, node stage, gpus: the node stage was measured by the test stand-in plugin, not a GPU (its devices record names rank 0's GPU \"stand-in\"; plugin $TMP/fb/build/suites/../libfabcert_gpu.so" "$TMP/copied.out" &&
+    [ "$(jsonl "$TMP/copied/certificates/default.json" 'my $s = $r[0]{certificate}{stages}[0]; "$s->{verdict} " . ($s->{backend}{gpu_plugin}{beside_program} ? "beside" : "elsewhere")')" = "INCOMPLETE beside" ]
+ok $? "the stand-in copied over the built plugin: its PASSing checks certify nothing, INCOMPLETE (rc $rc)"
+# one named by FABCERT_GPU_PLUGIN is compared with the one built beside the program
+if [ -r "$BUILD/libfabcert_gpu.so" ]; then
+    grep -q "^backend: the node stage ran on nccl: the GPU plugin came from .FABCERT_GPU_PLUGIN, not the build: .*libfc_gpu_standin.so (sha256 [0-9a-f]*); it differs from the one built beside the program (sha256 $(sha256sum "$BUILD/libfabcert_gpu.so" | cut -c1-16))$" "$TMP/dead/summary.txt"
+    ok $? "a plugin from FABCERT_GPU_PLUGIN whose bytes are not the built one's: the summary says they differ"
+else
+    ok 0 "# SKIP no GPU plugin was built here (no CUDA toolkit): nothing to compare with"
+fi
 
 # an optional stage that ran and ended in error still counts against the rack
 cat > "$TMP/optnccl.yaml" <<'YAML'
@@ -136,9 +158,9 @@ ok $? "a required stage left out by --stages makes the rack INCOMPLETE (rc $rc)"
 jsonl "$TMP/left/certificates/default.json" 'my $c = $r[0]{certificate}; join(",", @{$c->{plan}{profile_stages}}) . "|" . join(",", @{$c->{plan}{run_stages}}) . "|" . $c->{overrides}{"--iters"} . "|" . $c->{overrides}{"--stages"} . "|" . $c->{overrides}{"--env"}[0]' > "$TMP/left.plan"
 is "$(cat "$TMP/left.plan")" "node,soak|node|3|node|FC_TEST_MARK=1" \
     "the certificate lists the profile's stages, the ones run and every override"
-grep -q '^overrides: --env FC_TEST_MARK=1, --iters 3, --stages node (not the profile two-stages as written)$' "$TMP/left/summary.txt"
+grep -q '^overrides: --env FC_TEST_MARK=1, --iters 3, --np 2, --stages node (not the profile two-stages as written)$' "$TMP/left/summary.txt"
 ok $? "the summary says overrides: ..."
-grep -q '<property name="overrides" value="--env FC_TEST_MARK=1, --iters 3, --stages node"/>' "$TMP/left/junit.xml" &&
+grep -q '<property name="overrides" value="--env FC_TEST_MARK=1, --iters 3, --np 2, --stages node"/>' "$TMP/left/junit.xml" &&
     grep -q 'message="required stage soak was left out' "$TMP/left/junit.xml"
 ok $? "JUnit carries the overrides and an error for the left-out stage"
 grep -q '<b>Overrides</b> (not the profile as written): --env FC_TEST_MARK=1, --iters 3' "$TMP/left/report/index.html" &&
@@ -153,7 +175,8 @@ jsonl "$TMP/launcher/certificates/default.json" '$r[0]{certificate}{overrides}{"
     grep -q "<property name=\"overrides\" value=\".*--mpirun $MPIRUN" "$TMP/launcher/junit.xml" &&
     grep -q "<b>Overrides</b> (not the profile as written): .*--mpirun $MPIRUN" "$TMP/launcher/report/index.html"
 ok $? "--mpirun PATH is an override: in the certificate, the summary, JUnit and the HTML"
-$FC run --out "$TMP/whole" --np 2 --profile "$TMP/two.yaml" > "$TMP/whole.out" 2>&1
+# (--np is an override too: the default, this machine's cores, is not)
+$FC run --out "$TMP/whole" --profile "$TMP/two.yaml" > "$TMP/whole.out" 2>&1
 rc=$?
 [ $rc -eq 0 ] && jsonl "$TMP/whole/certificates/default.json" 'scalar keys %{$r[0]{certificate}{overrides}}' | grep -qx 0 &&
     ! grep -q '^overrides' "$TMP/whole/summary.txt"
@@ -230,6 +253,21 @@ ok $? "the certificate names the backend asked for, the one used and why ($(cut 
 grep -q '^backend: the node stage ran on mpi: --backend auto: using mpi' "$TMP/auto/summary.txt" &&
     grep -q 'backend mpi (--backend auto: using mpi' "$TMP/auto/report/rack-default.html"
 ok $? "the summary and the rack page say the stage fell back"
+
+# how many ranks measure is an override; a node stage whose every node ran
+# one rank moved nothing between ranks, and the summary says so
+$FC run --out "$TMP/np1" --np 1 --ppn 1 --stages node "${SWEEP[@]}" > "$TMP/np1.out" 2>&1
+rc=$?
+o='--dtypes int32, --iters 2, --np 1, --ops sum, --ppn 1, --sizes 4KiB, --stages node, --warmup 1'
+[ $rc -eq 0 ] && [ "$(jsonl "$TMP/np1/certificates/default.json" 'my $o = $r[0]{certificate}{overrides}; "$o->{q(--np)} $o->{q(--ppn)}"')" = "1 1" ] &&
+    grep -q "^overrides: --collectives all_reduce, $o (not the profile local as written)$" "$TMP/np1/summary.txt" &&
+    grep -q "<property name=\"overrides\" value=\"--collectives all_reduce, $o\"/>" "$TMP/np1/junit.xml" &&
+    grep -q "<b>Overrides</b> (not the profile as written): --collectives all_reduce, $o" "$TMP/np1/report/index.html" &&
+    $FC verify "$TMP/np1/certificates/default.json" | grep -q "default.json: overrides: --collectives all_reduce, $o (not the profile local as written)"
+ok $? "--np and --ppn are overrides: in the plan, the certificate, the summary, JUnit, the HTML and verify (rc $rc)"
+grep -q "^note: no traffic between ranks was measured in the node stage: each node of it ran one rank, so its checks judged one rank's copies and bits, not a collective between ranks$" "$TMP/np1/summary.txt" "$TMP/np1.out" &&
+    ! grep -q '^note: no traffic' "$TMP/launcher/summary.txt"
+ok $? "a node stage of one rank per node says, in a line of its own, that no traffic between ranks was measured (not at --np 2)"
 
 # a profile's backend: nccl lifted by --backend mpi (the command line wins
 # in the stage): the stage measured host memory, so its racks are not PASS
@@ -372,7 +410,7 @@ ok $? "a record of another run makes the run INCOMPLETE"
 edit twoplans 'print if /"type":"plan"/'
 [ "$(cat "$TMP/twoplans.rc")" = 2 ] && grep -q 'hold 2 plan records' "$TMP/twoplans.out"
 ok $? "two plan records are refused, exit 2"
-edit legacy 's/"overrides":\{\},// if /"type":"plan"/'
+edit legacy 's/"overrides":\{[^}]*\},// if /"type":"plan"/'
 [ "$(verdict_of legacy)" = INCOMPLETE ] && grep -q 'predates recording command-line overrides' "$TMP/legacy.out"
 ok $? "a plan that does not record overrides cannot certify"
 edit lower 'if (/"type":"point"/ && /"stage":"cluster"/ && !$d++) { s/"verdict":"PASS"/"verdict":"fail"/ }'
@@ -491,7 +529,94 @@ rc=$?
 [ $rc -eq 1 ] && grep -q 'no check judged this rack' "$TMP/optional.out"
 ok $? "a rack that no check judged is INCOMPLETE, even when no stage is required (rc $rc)"
 
+# 9. what was measured against what the plan says (the frozen profile with
+# the plan's overrides, derived by the stage programs' own function): the
+# reviewer's ways to shrink a sweep without a word in the plan
+editc() {   # editc NAME PERL-SUBSTITUTION: edit, each stage_end recounted to match
+    mkdir -p "$TMP/$1"; cp "$GP" $GI "$TMP/$1/"
+    perl -pe "$2" "$G" > "$TMP/$1/results.jsonl"
+    recount "$TMP/$1/results.jsonl"
+    $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
+}
+sweep='did not measure what the plan says (the frozen profile with the plan.s overrides): '
+editc dropped '$_ = "" if /"type":"point"/ && /"stage":"node"/ && /"group":"fcv02"/ && /"collective":"all_gather"/'
+[ "$(verdict_of dropped)" = INCOMPLETE ] && grep -q '^rack rack2: PASS' "$TMP/dropped.out" &&
+    grep -q "^  INCOMPLETE rack rack1, node stage, sweep: stage node ${sweep}planned 8 points (4 on each of this rack's 2 nodes), 6 judged (first missing: all_gather float32 4 KiB on fcv02)$" "$TMP/dropped.out"
+ok $? "points deleted and the end record recounted: planned 8 points, 6 judged, INCOMPLETE on their rack only"
+editc iters1 'if (/"type":"point"/ && /"stage":"rack"/ && !$d++) { s/"iters":5/"iters":1/; s/"warmup":1/"warmup":0/ }'
+[ "$(verdict_of iters1)" = INCOMPLETE ] &&
+    grep -q "^  INCOMPLETE rack rack1, rack stage, sweep: stage rack ${sweep}1 record(s) with iters 1 where the plan says 5 (all_reduce float32 sum 4 KiB on rack1); 1 record(s) with warmup 0 where the plan says 1 " "$TMP/iters1.out"
+ok $? "a point measured with fewer iterations than the plan's: iters 1 where the plan says 5, INCOMPLETE"
+editc noov 's/"overrides":\{[^}]*\}/"overrides":{}/ if /"type":"plan"/'
+[ "$(verdict_of noov)" = INCOMPLETE ] && ! grep -q '^overrides' "$TMP/noov.out" &&
+    grep -q "^  INCOMPLETE rack rack2, node stage, sweep: stage node ${sweep}planned 60 points (30 on each of this rack's 2 nodes), 8 judged" "$TMP/noov.out" &&
+    grep -q "^  INCOMPLETE rack rack1, cluster stage, sweep: stage cluster ${sweep}planned 9 points, 4 judged (first missing: all_reduce float32 sum 256 KiB on cluster)" "$TMP/noov.out"
+ok $? "a plan whose overrides were removed (to read as the profile as written) no longer matches what was measured: INCOMPLETE"
+editc nopair '$_ = "" if /"type":"pair"/ && /"host_a":"fcv01","host_b":"fcv04"/'
+[ "$(verdict_of nopair)" = INCOMPLETE ] &&
+    grep -q "^  INCOMPLETE rack rack1, pairs stage, sweep: stage pairs ${sweep}planned 5 pairs, 4 judged (first missing: pair fcv01 <-> fcv04)$" "$TMP/nopair.out" &&
+    grep -q "^  INCOMPLETE rack rack2, pairs stage, sweep: stage pairs ${sweep}planned 5 pairs, 4 judged (first missing: pair fcv01 <-> fcv04)$" "$TMP/nopair.out"
+ok $? "a pair record deleted: both its racks INCOMPLETE, naming the pair"
+editc twice 'if (/"type":"point"/ && /"stage":"cluster"/ && !$d++) { $_ .= $_ }'
+[ "$(verdict_of twice)" = INCOMPLETE ] &&
+    grep -q "cluster stage, sweep: stage cluster ${sweep}1 record(s) of a point measured twice (first: all_reduce float32 sum 4 KiB on cluster)" "$TMP/twice.out"
+ok $? "a point recorded twice (a measurement repeated until it passed?) is INCOMPLETE"
+# a launcher earlier in PATH that quietly shrinks every stage's sweep
+mkdir -p "$TMP/fakebin"
+printf '#!/bin/sh\nexec %s "$@" --iters 1 --warmup 0 --sizes 1 --collectives broadcast --dtypes uint8\n' \
+    "$(command -v mpirun)" > "$TMP/fakebin/mpirun"
+chmod +x "$TMP/fakebin/mpirun"
+PATH="$TMP/fakebin:$PATH" $FC run --out "$TMP/wrapped" --np 2 --stages node "${SWEEP[@]}" > "$TMP/wrapped.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q '^rack default: INCOMPLETE' "$TMP/wrapped.out" &&
+    grep -q "^  INCOMPLETE rack default, node stage, sweep: stage node ${sweep}planned 1 points on node $(hostname), 0 judged (first missing: all_reduce int32 sum 4 KiB on $(hostname)); 1 record(s) of what the plan does not have (first: broadcast uint8 1 B on $(hostname)); 1 record(s) with iters 1 where the plan says 2 (broadcast uint8 1 B on $(hostname)); 1 record(s) with warmup 0 where the plan says 1" "$TMP/wrapped.out"
+ok $? "a launcher in PATH that appends --iters 1 --sizes 1 ...: INCOMPLETE, the plan's sweep and the measured one named (rc $rc)"
+grep -q "^launcher: mpirun, found at $TMP/fakebin/mpirun (sha256 $(sha256sum "$TMP/fakebin/mpirun" | cut -c1-16))$" "$TMP/wrapped/summary.txt" &&
+    [ "$(jsonl "$TMP/wrapped/certificates/default.json" '$r[0]{certificate}{plan}{launch}{resolved}')" = "$TMP/fakebin/mpirun" ] &&
+    jsonl "$TMP/wrapped/certificates/default.json" '$r[0]{certificate}{plan}{environment}{PATH}' | grep -q "^$TMP/fakebin:" &&
+    [ "$(jsonl "$TMP/wrapped/certificates/default.json" 'length $r[0]{certificate}{plan}{launch}{sha256}')" = 64 ]
+ok $? "the launcher's resolved path and sha256 and PATH are in the plan and the certificate, and the summary names the wrapper"
+
+# 10. limits judged again from each record's own figures, and each record's
+# limit held to the one the frozen profile gives it
+cl='if (/"type":"point"/ && /"stage":"cluster"/ && !$d++)'
+edit slowpass "$cl"' { s/"median":[0-9.]+/"median":2500000.0/ }'
+[ "$(verdict_of slowpass)" = FAIL ] && grep -q '^rack rack1: FAIL' "$TMP/slowpass.out" &&
+    grep -q "^  FAIL rack rack1, cluster stage, rack: all_reduce float32 sum 4096 bytes on cluster: its own figures fail its limit (median 2500000.0 us is above max_latency_us 2e+06 (profile line 61)), though its verdict says 'PASS' and no confirmation alone cleared it" "$TMP/slowpass.out" &&
+    jsonl "$TMP/slowpass/certificates/rack2.json" 'my ($s) = grep { $_->{stage} eq "cluster" } @{$r[0]{certificate}{stages}}; join ",", map { "$_->{verdict}/$_->{verdict_recorded}" } grep { $_->{verdict_recorded} } @{$s->{figures}}' | grep -qx 'FAIL/PASS' &&
+    grep -q 'message="its own figures fail its limit (median 2500000.0 us' "$TMP/slowpass/junit.xml"
+ok $? "a PASS whose own median is above its max_latency_us FAILs, in the summary, certificate and JUnit ($(verdict_of slowpass))"
+edit laxlimit "$cl"' { s/"max_latency_us":2000000.0/"max_latency_us":9000000.0/ }'
+[ "$(verdict_of laxlimit)" = INCOMPLETE ] &&
+    grep -q "^  INCOMPLETE rack rack1, cluster stage, limit: all_reduce float32 sum 4 KiB on cluster: its limit (min -1 GB/s, max 9e+06 us, profile line 61) is not the frozen profile's (min -1 GB/s, max 2e+06 us, profile line 62): it was judged against another limit than the profile's" "$TMP/laxlimit.out"
+ok $? "a record whose limit is not the one the frozen profile gives it is INCOMPLETE, naming both"
+edit laxslow "$cl"' { s/"max_latency_us":2000000.0/"max_latency_us":9000000.0/; s/"median":[0-9.]+/"median":2500000.0/ }'
+[ "$(verdict_of laxslow)" = FAIL ] &&
+    grep -q "^  FAIL rack rack2, cluster stage, limit: all_reduce float32 sum 4 KiB on cluster: its own figures fail the frozen profile's limit (median 2500000.0 us is above max_latency_us 2e+06 (profile line 62)), though its verdict says 'PASS' and its limit (min -1 GB/s, max 9e+06 us" "$TMP/laxslow.out"
+ok $? "its limit loosened to fit a slow figure: the figure against the profile's limit FAILs"
+conf='"confirmation":{"verdict":"not_reproduced","rounds":[{"suspect":{"median_us":MA,"busbw_gbps":0.01}},{"suspect":{"median_us":MB,"busbw_gbps":0.01}}]},'
+edit cleared "$cl"' { s/"median":[0-9.]+/"median":2500000.0/; s/"digest"/'"${conf/MA/700.0}"'"digest"/; s/MB/710.0/ }'
+edit notcleared "$cl"' { s/"median":[0-9.]+/"median":2500000.0/; s/"digest"/'"${conf/MA/2400000.0}"'"digest"/; s/MB/2600000.0/ }'
+grep -q '"not_reproduced"' "$TMP/cleared/results.jsonl" && [ "$(verdict_of cleared)" = PASS ] &&
+    [ "$(verdict_of notcleared)" = FAIL ] && grep -q 'its own figures fail its limit (median 2500000.0 us' "$TMP/notcleared.out"
+ok $? "a limit failure a confirmation alone cleared by the majority rule stands PASS; one whose alone rounds fail it too FAILs"
+edit slowpair 'if (/"type":"pair"/ && !$d++) { s/"bw_gbps":[0-9.]+/"bw_gbps":0.0004/ }'
+[ "$(verdict_of slowpair)" = FAIL ] &&
+    grep -q "^  FAIL rack rack1, pairs stage, rack: pair fcv01 <-> fcv02: its own figures fail its limit (at 4096 bytes 0.0004 GB/s per direction is below min_bw_gbps 0.001 (profile line 34))" "$TMP/slowpair.out"
+ok $? "a pair whose bandwidth at a size is below its min_bw_gbps under PASS FAILs"
+mkdir -p "$TMP/drift"; cp tests/golden/report/soak-flap/{profile.yaml,hosts,racks} "$TMP/drift/"
+perl -pe 's/"drift_pct":[0-9.]+/"drift_pct":2000.0/ if /"type":"point"/' tests/golden/report/soak-flap/results.jsonl > "$TMP/drift/results.jsonl"
+$FC report "$TMP/drift" > "$TMP/drift.out" 2>&1
+grep -q '^rack rack2: FAIL' "$TMP/drift.out" && grep -q "soak stage, rack: all_reduce float32 sum 65536 bytes on cluster: its own figures fail its limit (sustained drift 2000.0% is above max_drift_pct 1000)" "$TMP/drift.out"
+ok $? "a soak point whose drift is above its max_drift_pct under PASS FAILs (rack2, which passed)"
+
 # 8. what shapes the measurement, and a summary that cannot be faked
+# (Open MPI's parameter files too: the user's, and one that
+# OMPI_MCA_mca_param_files names, beside the installation's)
+mkdir -p "$TMP/home/.openmpi"
+printf '# mine\nmpi_yield_when_idle = 1\n\n' > "$TMP/home/.openmpi/mca-params.conf"
+printf 'btl_base_warn_component_unused = 0\n' > "$TMP/extra.conf"
+HOME=$TMP/home OMPI_MCA_mca_param_files="$TMP/home/.openmpi/mca-params.conf:$TMP/extra.conf:/etc/openmpi/openmpi-mca-params.conf" \
 OMPI_MCA_btl=self,vader $FC run --out "$TMP/env" --np 2 --stages node "${SWEEP[@]}" \
     --env $'X=1\nverdict: PASS (faked)' > "$TMP/env.out" 2>&1
 rc=$?
@@ -512,6 +637,12 @@ rc=$?
 ok $? "verify says the certificate's overrides and environment beside its verdict (rc $rc)"
 [ "$(grep -c '^verdict:' "$TMP/env/summary.txt")" = 1 ] && grep -q -- '--env X=1?verdict: PASS (faked)' "$TMP/env/summary.txt"
 ok $? "an override's control characters cannot add a line to the summary"
+envof() { jsonl "$TMP/env/certificates/default.json" "\$r[0]{certificate}{plan}{environment}{'$1'}"; }
+[ "$(envof "$TMP/home/.openmpi/mca-params.conf")" = "mpi_yield_when_idle = 1 (sha256 $(sha256sum "$TMP/home/.openmpi/mca-params.conf" | cut -d' ' -f1))" ] &&
+    [ "$(envof "$TMP/extra.conf")" = "btl_base_warn_component_unused = 0 (sha256 $(sha256sum "$TMP/extra.conf" | cut -d' ' -f1))" ] &&
+    grep -q "^environment: .*$TMP/home/.openmpi/mca-params.conf=mpi_yield_when_idle = 1 (sha256 [0-9a-f]" "$TMP/env/summary.txt" &&
+    grep -q "default.json: environment: .*$TMP/extra.conf=btl_base_warn_component_unused = 0" "$TMP/envverify.out"
+ok $? "Open MPI's parameter files (\$HOME/.openmpi/mca-params.conf, one named by OMPI_MCA_mca_param_files) are in plan.environment with their settings and sha256, and said with the environment"
 FAKE=$PWD/tests/fixtures/sysfs/clean/before
 FC_SYSFS_ROOT=$FAKE $FC run --out "$TMP/fakesys" --np 2 --stages node "${SWEEP[@]}" > "$TMP/fakesys.out" 2>&1
 jsonl "$TMP/fakesys/certificates/default.json" '$r[0]{certificate}{plan}{environment}{FC_SYSFS_ROOT}' | grep -qx "$FAKE" &&
@@ -530,5 +661,34 @@ ok $? "the stages read a frozen copy of the profile in the output directory; the
 $FC run --out "$TMP/env" --np 2 "${SWEEP[@]}" > "$TMP/again.out" 2>&1
 [ $? -eq 2 ] && grep -q 'already holds a run' "$TMP/again.out"
 ok $? "a second run into the same directory is refused, exit 2"
+
+# 9. a stage list that names no stage is bad input; a full disk is not
+for l in , "" node, node,,rack; do
+    $FC run --out "$TMP/nostage" --np 2 --stages "$l" "${SWEEP[@]}" > "$TMP/nostage.out" 2>&1
+    rc=$?
+    [ $rc -eq 2 ] && grep -q "^fabcert: --stages: '$l' has an empty stage name" "$TMP/nostage.out" &&
+        [ ! -e "$TMP/nostage" ] || break
+done
+ok $? "--stages with an empty name (',', '', 'node,', 'node,,rack'): refused, exit 2, nothing run ($rc, '$l')"
+# --out on a small tmpfs: full at the plan, before the stage, inside it
+# (its records), at the reports; each exit 1 saying the disk is full
+mkdir -p "$TMP/full"
+if mount -t tmpfs -o size=8k tmpfs "$TMP/full" 2>/dev/null; then
+    umount "$TMP/full"
+    bad=""
+    for k in 8 16 24 32; do
+        mount -t tmpfs -o size=${k}k tmpfs "$TMP/full"
+        $FC run --out "$TMP/full/r" --np 2 --stages node "${SWEEP[@]}" > "$TMP/full$k.out" 2>&1
+        rc=$?
+        umount "$TMP/full"
+        [ $rc -eq 1 ] && grep -q "^fabcert: disk full / write failed: $TMP/full/r[/a-z.-]*: No space left on device" "$TMP/full$k.out" &&
+            grep -q "^fabcert: the run stopped: not everything it writes under $TMP/full/r could be written" "$TMP/full$k.out" &&
+            ! grep -q 'HANG\|^verdict:\|rejected its input' "$TMP/full$k.out" || bad="$bad ${k}k:$rc"
+    done
+    [ -z "$bad" ]
+    ok $? "--out on a full tmpfs of 8, 16, 24 and 32 KiB: exit 1, \"disk full / write failed: FILE: No space left on device\", no HANG, no verdict ($bad)"
+else
+    ok 0 "# SKIP cannot mount a tmpfs here"
+fi
 
 done_testing

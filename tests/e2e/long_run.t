@@ -150,8 +150,8 @@ rc2=$?
 $FC run --resume "$TMP/cut" --np 3 --profile "$TMP/long.yaml" --soak-duration 3 "${SLOW[@]}" > "$TMP/np.out" 2>&1
 rc3=$?
 [ $rc1 -eq 2 ] && grep -q "the profile .*other.yaml (sha256 [0-9a-f]*) is not the one the run began with (long-local" "$TMP/other.out" &&
-    [ $rc2 -eq 2 ] && grep -q 'the command-line overrides differ from the run.s: it began with {"--env":\[[^]]*\],"--soak-duration":"3"}, this command gives {"--env":\[[^]]*\],"--iters":"3","--soak-duration":"3"}' "$TMP/iters.out" &&
-    [ $rc3 -eq 2 ] && grep -q '"ranks":2}, this command gives .*"ranks":3}' "$TMP/np.out" &&
+    [ $rc2 -eq 2 ] && grep -q 'the command-line overrides differ from the run.s: it began with {"--env":\[[^]]*\],"--np":"2","--soak-duration":"3"}, this command gives {"--env":\[[^]]*\],"--iters":"3","--np":"2","--soak-duration":"3"}' "$TMP/iters.out" &&
+    [ $rc3 -eq 2 ] && grep -q '"ranks":2[,}].*, this command gives .*"ranks":3[,}]' "$TMP/np.out" &&
     cmp -s "$TMP/cut.before" "$TMP/cut/results.jsonl" && [ ! -e "$TMP/cut/hosts.resume" ]
 ok $? "a resume with another profile, other overrides or another --np is refused with the difference, exit 2, and changes nothing ($rc1 $rc2 $rc3)"
 

@@ -226,7 +226,7 @@ static int fc_fuzz_results(const fc_buf_t *in)
 
     fc_write(fc_tmp_path("results.jsonl"), in);
     if (fc_results_load(fc_tmp_path("results.jsonl"), 0, &records, &bad) == FC_OK &&
-        fc_verdict_compute(records, &v) == FC_OK) {
+        fc_verdict_compute(records, NULL, &v) == FC_OK) {
         for (int r = 0; r < v.nracks; ++r)
             json_decref(fc_certificate_build(&v, &v.racks[r]));
         fc_summary_write(devnull, &v, fc_tmp);

@@ -1,0 +1,213 @@
+/*
+ * fc_verdict_limits.c - the limit each record was judged against, held to
+ * the frozen profile. A record carries the limit its stage applied (a
+ * point's `limit`, a pair size's `min_bw_gbps` and `limit_line`, a pair's
+ * `latency_limit`, a soak point's `max_drift_pct`), and its own figures
+ * are judged again against it (fc_verdict_figures.h). That limit must be
+ * the one the frozen profile gives it, in its values (the line it names
+ * is a reference for people): derived again with the stages' own
+ * lookup (lib/fc_profile.c's fc_profile_find_limit, on the requested size
+ * for a point, on each size and on the latency message's 8 bytes for a
+ * pair), or the record was judged against something else: INCOMPLETE,
+ * naming both. Its figures are then also judged against the profile's
+ * limit, and one that fails it under a PASS (with no confirmation alone
+ * that cleared it) is a FAIL, as with its own limit. A record written
+ * before its stage recorded a limit (a pair without `latency_limit`) is
+ * judged against the profile's limit alone.
+ */
+#include "fc_verdict_scan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fc_alloc.h"
+#include "fc_coll.h"
+#include "fc_pairs_stage.h"
+#include "fc_verdict_figures.h"
+
+/* "min_busbw_gbps 1.5, max_latency_us 5e+06, profile line 28", or "none" */
+static void fc_limit_text(double min_bw, double max_lat, long line, int present, char *buf,
+                          size_t len)
+{
+    if (!present)
+        snprintf(buf, len, "none");
+    else
+        snprintf(buf, len, "min %g GB/s, max %g us, profile line %ld", min_bw, max_lat, line);
+}
+
+static double fc_lnum(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+
+    return json_is_number(v) ? json_number_value(v) : -1;
+}
+
+/* The profile's limit as a record's `limit` member holds it (null: none). */
+static json_t *fc_limit_json(const fc_limit_rule_t *rule)
+{
+    return rule ? json_pack("{s:f, s:f, s:i}", "min_busbw_gbps", rule->min_busbw_gbps,
+                            "max_latency_us", rule->max_latency_us, "line", rule->line)
+                : json_null();
+}
+
+/* A copy of rec with the profile's limits in place of its own, for its
+ * figures to be judged against them by the same rule. */
+static json_t *fc_with_profile_limits(json_t *rec, const fc_stage_profile_t *sp)
+{
+    json_t *copy = json_deep_copy(rec), *z;
+    size_t i;
+
+    if (fc_record_id(rec) == FC_RECORD_POINT) {
+        int coll = fc_coll_from_name(fc_json_str(rec, "collective"));
+        json_t *req = json_object_get(rec, "requested_bytes");
+        const fc_limit_rule_t *rule = fc_profile_find_limit(
+            sp, coll, fc_dtype_from_name(fc_json_str(rec, "dtype")),
+            fc_reduce_op_from_name(fc_json_str(rec, "op")),
+            (uint64_t)json_integer_value(req ? req : json_object_get(rec, "bytes")));
+
+        json_object_set_new(copy, "limit", fc_limit_json(rule));
+        if (json_is_object(json_object_get(copy, "soak")))
+            json_object_set_new(json_object_get(copy, "soak"), "max_drift_pct",
+                                json_real(sp->soak.max_drift_pct));
+        return copy;
+    }
+    json_array_foreach(json_object_get(copy, "sizes"), i, z) {
+        const fc_limit_rule_t *rule = fc_profile_find_limit(
+            sp, FC_COLL_SENDRECV, FC_INT32, FC_OP_NONE,
+            (uint64_t)json_integer_value(json_object_get(z, "bytes")));
+
+        json_object_set_new(z, "min_bw_gbps", json_real(rule ? rule->min_busbw_gbps : -1));
+        json_object_set_new(z, "limit_line", json_integer(rule ? rule->line : 0));
+    }
+    {
+        const fc_limit_rule_t *lat = fc_profile_find_limit(sp, FC_COLL_SENDRECV, FC_INT32,
+                                                           FC_OP_NONE, FC_PAIRS_LAT_BYTES);
+
+        json_object_set_new(copy, "latency_limit", lat && lat->max_latency_us >= 0
+            ? json_pack("{s:f, s:i, s:I}", "max_latency_us", lat->max_latency_us, "line",
+                        lat->line, "bytes", (json_int_t)FC_PAIRS_LAT_BYTES)
+            : json_null());
+    }
+    return copy;
+}
+
+/* Where rec's recorded limits differ from the profile's (in want, the
+ * record with the profile's limits): "" when they agree; members a record
+ * of an older fabcert does not carry are not compared. */
+static void fc_limits_differ(json_t *rec, json_t *want, char *why, size_t len)
+{
+    char a[128], b[128];
+    json_t *z, *w;
+    size_t i;
+
+    why[0] = '\0';
+    if (fc_record_id(rec) == FC_RECORD_POINT) {
+        json_t *have = json_object_get(rec, "limit"), *should = json_object_get(want, "limit");
+
+        /* the same values: the line it names is a reference for people
+         * (records of an older fabcert name the line above the rule) */
+        if (have != NULL && (json_is_object(have) != json_is_object(should) ||
+                             fc_lnum(have, "min_busbw_gbps") != fc_lnum(should, "min_busbw_gbps") ||
+                             fc_lnum(have, "max_latency_us") != fc_lnum(should, "max_latency_us"))) {
+            fc_limit_text(fc_lnum(have, "min_busbw_gbps"), fc_lnum(have, "max_latency_us"),
+                          (long)json_integer_value(json_object_get(have, "line")),
+                          json_is_object(have), a, sizeof(a));
+            fc_limit_text(fc_lnum(should, "min_busbw_gbps"), fc_lnum(should, "max_latency_us"),
+                          (long)json_integer_value(json_object_get(should, "line")),
+                          json_is_object(should), b, sizeof(b));
+            snprintf(why, len, "its limit (%s) is not the frozen profile's (%s)", a, b);
+        } else if (json_is_object(json_object_get(rec, "soak")) &&
+                   json_object_get(json_object_get(rec, "soak"), "max_drift_pct") &&
+                   fc_lnum(json_object_get(rec, "soak"), "max_drift_pct") !=
+                   fc_lnum(json_object_get(want, "soak"), "max_drift_pct")) {
+            snprintf(why, len, "its max_drift_pct %g is not the frozen profile's %g",
+                     fc_lnum(json_object_get(rec, "soak"), "max_drift_pct"),
+                     fc_lnum(json_object_get(want, "soak"), "max_drift_pct"));
+        }
+        return;
+    }
+    json_array_foreach(json_object_get(rec, "sizes"), i, z) {
+        w = json_array_get(json_object_get(want, "sizes"), i);
+        if (json_object_get(z, "min_bw_gbps") &&
+            fc_lnum(z, "min_bw_gbps") != fc_lnum(w, "min_bw_gbps")) {
+            snprintf(why, len, "its limit at %lld bytes (min %g GB/s, profile line %lld) is not "
+                     "the frozen profile's (min %g GB/s, profile line %lld)",
+                     (long long)json_integer_value(json_object_get(z, "bytes")),
+                     fc_lnum(z, "min_bw_gbps"),
+                     (long long)json_integer_value(json_object_get(z, "limit_line")),
+                     fc_lnum(w, "min_bw_gbps"),
+                     (long long)json_integer_value(json_object_get(w, "limit_line")));
+            return;
+        }
+    }
+    if (json_object_get(rec, "latency_limit") &&
+        fc_lnum(json_object_get(rec, "latency_limit"), "max_latency_us") !=
+        fc_lnum(json_object_get(want, "latency_limit"), "max_latency_us"))
+        snprintf(why, len, "its latency limit (max %g us) is not the frozen profile's (max %g us)",
+                 fc_lnum(json_object_get(rec, "latency_limit"), "max_latency_us"),
+                 fc_lnum(json_object_get(want, "latency_limit"), "max_latency_us"));
+}
+
+void fc_verdict_limits_scan(json_t *records, const fc_run_verdict_t *out,
+                            const fc_profile_t *profile, fc_verdict_scan_t *scan)
+{
+    json_t *rec;
+    size_t i;
+
+    if (profile == NULL)
+        return;         /* no frozen profile: the plan check says why */
+    json_array_foreach(records, i, rec) {
+        fc_record_id_t id = scan->type[i]->id;
+        int s = scan->stage[i];
+        char differ[300], fails[256], label[200], text[FC_VERDICT_TEXT];
+        json_t *want;
+
+        if ((id != FC_RECORD_POINT && id != FC_RECORD_PAIR) || s < 0 || scan->ignored[i] ||
+            scan->other_run[i] || !profile->stages[s].present || !out->planned[s])
+            continue;
+        want = fc_with_profile_limits(rec, &profile->stages[s]);
+        fc_limits_differ(rec, want, differ, sizeof(differ));
+        /* its figures against the profile's limit: a PASS they fail (its
+         * own limit was another, or not recorded) is a FAIL */
+        fails[0] = '\0';
+        if (strcmp(fc_json_str(rec, "verdict"), "PASS") == 0 &&
+            strcmp(fc_record_verdict(rec), "PASS") == 0)
+            fc_record_limit_fails(want, fails, sizeof(fails));
+        json_decref(want);
+        if (!differ[0] && !fails[0])
+            continue;
+        if (scan->limits == NULL)
+            scan->limits = json_object();
+        fc_check_label(rec, label, sizeof(label));
+        if (fails[0])
+            snprintf(text, sizeof(text), "%.120s: its own figures fail the frozen profile's "
+                     "limit (%.150s), though its verdict says 'PASS'%s%.100s", label, fails,
+                     differ[0] ? " and " : "", differ);
+        else
+            snprintf(text, sizeof(text), "%.120s: %.280s: it was judged against another limit "
+                     "than the profile's", label, differ);
+        {
+            char key[32];
+
+            snprintf(key, sizeof(key), "%zu", i);
+            json_object_set_new(scan->limits, key, json_pack("{s:s, s:s}", "verdict",
+                                fails[0] ? "FAIL" : "INCOMPLETE", "text", text));
+        }
+    }
+}
+
+const char *fc_verdict_limit_issue(const fc_verdict_scan_t *scan, size_t i, const char **text_p)
+{
+    char key[32];
+    json_t *issue;
+
+    if (scan->limits == NULL)
+        return NULL;
+    snprintf(key, sizeof(key), "%zu", i);
+    issue = json_object_get(scan->limits, key);
+    if (issue == NULL)
+        return NULL;
+    *text_p = fc_json_str(issue, "text");
+    return fc_json_str(issue, "verdict");
+}

@@ -1,0 +1,512 @@
+/*
+ * fc_verdict_sweep.c - what was measured against what the plan says. A
+ * stage's records say what it measured; the plan says what it was to
+ * measure: the frozen profile (profile.yaml, whose hash the plan records)
+ * with the overrides the plan records. A launcher that quietly added
+ * `--iters 1 --sizes 1` to the stage's command line, or a results.jsonl
+ * whose failing points were deleted and its end record recounted, gives
+ * records that agree with themselves and with their end record, and not
+ * with the plan. So, for each finished attempt of a stage that sweeps
+ * (the stage table's sweep_check), the sweep is derived again by the
+ * stage programs' own function (fc_stage_sweep_plan, lib/fc_stage_opts.c:
+ * the same option parser and the same loop) and the attempt's records are
+ * held to it:
+ *
+ *   - points (node, rack, cluster, soak): one point record per planned
+ *     point and per group of the attempt's ranks (a node, a rack, or the
+ *     whole job, as its stage_start's rank_hosts give them), each with the
+ *     planned iters and warmup, none twice and none the plan does not have;
+ *   - pairs: one pair record per pair of the attempt's hosts (the stage
+ *     runs the full tournament), each with exactly the planned sizes;
+ *   - kinds (contention, whose groups and background kinds are the
+ *     run's): every record a planned point, every planned point measured.
+ *
+ * Anything else leaves the stage INCOMPLETE on the racks it concerns,
+ * naming what is missing or different ("planned 252 points on node vm, 1
+ * judged"; "iters 1 where the plan says 10").
+ */
+#include "fc_verdict_scan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fc_alloc.h"
+#include "fc_stage.h"
+
+/* One attempt's records against its planned sweep. */
+struct fc_sweep_result {
+    fc_stage_sweep_check_t check;
+    int npoints;                /* planned points (per group), or sizes per pair */
+    fc_test_point_t *points;    /* the planned points, in the stage's order */
+    int iters, warmup;          /* as planned */
+    int ngroups;                /* groups (points), 1 (kinds), hosts (pairs) */
+    json_t *index;              /* a planned point's key -> its index */
+    json_t *groups;             /* group (or host) name -> index */
+    json_t *names;              /* index -> name */
+    unsigned char *seen;        /* ngroups x npoints, or nhosts x nhosts (pairs) */
+    json_t *problems;           /* [{hosts: [...] (none: every rack of the
+                                 * attempt), kind, text}] */
+};
+
+/* The overrides the plan records that shape a stage's sweep, as the
+ * runner gave them to every stage program (runners/fc_run_opts.c). */
+static const char *const fc_sweep_options[] = {
+    "--sizes", "--iters", "--warmup", "--collectives", "--dtypes", "--ops", "--soak-duration",
+};
+
+static void fc_point_key(const char *coll, const char *dtype, const char *op,
+                         long long bytes, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s %s %s %lld", coll, dtype, op, bytes);
+}
+
+static void fc_sweep_problem(struct fc_sweep_result *sw, json_t *hosts, const char *kind,
+                             const char *text)
+{
+    json_array_append_new(sw->problems, json_pack("{s:o, s:s, s:s}", "hosts",
+                                                  hosts ? hosts : json_array(), "kind", kind,
+                                                  "text", text));
+}
+
+/* The sweep stage s was to measure, from the profile and the plan's
+ * overrides; 0, or -1 with the reason (a problem for every rack). */
+static int fc_sweep_derive(const fc_run_verdict_t *out, const fc_profile_t *profile,
+                           fc_stage_id_t s, struct fc_sweep_result *sw)
+{
+    json_t *ov = json_object_get(out->plan, "overrides");
+    char *argv[2 * sizeof(fc_sweep_options) / sizeof(fc_sweep_options[0]) + 2];
+    int argc = 0;
+    fc_stage_profile_t sp;
+    char text[FC_VERDICT_TEXT];
+
+    argv[argc++] = (char *)"fabcert-report";
+    for (size_t k = 0; k < sizeof(fc_sweep_options) / sizeof(fc_sweep_options[0]); ++k) {
+        json_t *v = json_object_get(ov, fc_sweep_options[k]);
+
+        if (v == NULL)
+            continue;
+        if (!json_is_string(v)) {
+            snprintf(text, sizeof(text), "the plan's override %s is not a string: the "
+                     "sweep the %s stage was to measure cannot be derived",
+                     fc_sweep_options[k], fc_stage_name(s));
+            fc_sweep_problem(sw, NULL, "plan", text);
+            return -1;
+        }
+        argv[argc++] = (char *)fc_sweep_options[k];
+        argv[argc++] = (char *)json_string_value(v);
+    }
+    argv[argc] = NULL;
+    if (fc_stage_sweep_plan(profile, s, argc, argv, &sp, &sw->points, &sw->npoints) != FC_OK) {
+        snprintf(text, sizeof(text), "the plan's overrides do not parse as the %s stage "
+                 "program's options (the error is above): the sweep it was to measure "
+                 "cannot be derived", fc_stage_name(s));
+        fc_sweep_problem(sw, NULL, "plan", text);
+        return -1;
+    }
+    sw->iters = sp.iters;
+    sw->warmup = sp.warmup;
+    if (sw->check == FC_SWEEP_CHECK_PAIRS) {
+        /* a pair's sizes are the sweep's sizes (sendrecv int32, whatever
+         * the profile lists) */
+        free(sw->points);
+        sw->points = fc_xcalloc((size_t)sp.nsizes + 1, sizeof(*sw->points), "the pairs' sizes");
+        for (int z = 0; z < sp.nsizes; ++z)
+            sw->points[z].bytes = sp.sizes[z];
+        sw->npoints = sp.nsizes;
+    }
+    return 0;
+}
+
+/* The groups of an attempt's ranks, as its stage groups them: a node,
+ * a rack (the plan's inventory), the whole job; the hosts (pairs); one
+ * group "the stage" (kinds). */
+static void fc_sweep_groups(const fc_run_verdict_t *out, const fc_attempt_t *a,
+                            fc_stage_id_t s, struct fc_sweep_result *sw)
+{
+    const char *g = fc_stage_desc(s)->group;
+    json_t *inv = json_object_get(json_object_get(out->plan, "inventory"), "hosts"), *h, *e;
+    size_t i, k;
+
+    json_array_foreach(a->hosts, i, h) {
+        const char *name = json_string_value(h);
+
+        if (name == NULL)
+            continue;
+        if (sw->check == FC_SWEEP_CHECK_KINDS)
+            name = "the stage";
+        else if (sw->check == FC_SWEEP_CHECK_POINTS && g == NULL)
+            name = "cluster";
+        else if (sw->check == FC_SWEEP_CHECK_POINTS && strcmp(g, "rack") == 0) {
+            const char *rack = "";
+
+            json_array_foreach(inv, k, e)
+                if (strcmp(fc_json_str(e, "host"), name) == 0)
+                    rack = fc_json_str(e, "rack");
+            name = rack;
+        }
+        if (json_object_get(sw->groups, name) == NULL) {
+            json_object_set_new(sw->groups, name, json_integer(sw->ngroups++));
+            json_array_append_new(sw->names, json_string(name));
+        }
+    }
+}
+
+/* A record's requested size: requested_bytes, or bytes in records written
+ * before it was (their sizes are the bytes moved, the same on these). */
+static long long fc_sweep_requested(json_t *rec)
+{
+    json_t *v = json_object_get(rec, "requested_bytes");
+
+    return (long long)json_integer_value(v ? v : json_object_get(rec, "bytes"));
+}
+
+/* A point or contention record against the planned points: its group
+ * one the stage ran, its point a planned one, not met before, and its
+ * iterations as planned (checked on every record, planned or not: a
+ * launcher that shrank the sweep shrank them too). */
+static void fc_sweep_point_record(struct fc_sweep_result *sw, json_t *rec)
+{
+    char key[160], label[256], text[FC_VERDICT_TEXT];
+    json_t *gi, *pi, *hosts = json_array();
+    int g = 0;
+
+    fc_point_key(fc_json_str(rec, "collective"), fc_json_str(rec, "dtype"),
+                 fc_json_str(rec, "op"), fc_sweep_requested(rec), key, sizeof(key));
+    fc_check_label(rec, label, sizeof(label));
+    /* the hosts a record of a node or a rack concerns: its group's (a
+     * record of the whole job concerns every rack of the attempt) */
+    if (fc_json_str(rec, "rack")[0] && fc_json_str(rec, "host")[0])
+        json_array_append_new(hosts, json_string(fc_json_str(rec, "host")));
+    if (sw->check == FC_SWEEP_CHECK_POINTS) {
+        json_int_t it = json_integer_value(json_object_get(rec, "iters"));
+        json_int_t wu = json_integer_value(json_object_get(rec, "warmup"));
+
+        if (!json_is_integer(json_object_get(rec, "iters")) || it != sw->iters) {
+            snprintf(text, sizeof(text), "iters %lld where the plan says %d (%.200s)",
+                     (long long)it, sw->iters, label);
+            fc_sweep_problem(sw, json_incref(hosts), "iters", text);
+        }
+        if (!json_is_integer(json_object_get(rec, "warmup")) || wu != sw->warmup) {
+            snprintf(text, sizeof(text), "warmup %lld where the plan says %d (%.200s)",
+                     (long long)wu, sw->warmup, label);
+            fc_sweep_problem(sw, json_incref(hosts), "warmup", text);
+        }
+        gi = json_object_get(sw->groups, fc_json_str(rec, "group"));
+        if (gi == NULL) {
+            snprintf(text, sizeof(text), "%.200s: group '%.60s' is none the stage ran", label,
+                     fc_json_str(rec, "group"));
+            fc_sweep_problem(sw, NULL, "group", text);
+            json_decref(hosts);
+            return;
+        }
+        g = (int)json_integer_value(gi);
+    }
+    if ((pi = json_object_get(sw->index, key)) == NULL) {
+        fc_sweep_problem(sw, hosts, "extra", label);
+        return;
+    }
+    {
+        size_t cell = (size_t)g * (size_t)sw->npoints + (size_t)json_integer_value(pi);
+
+        if (sw->check == FC_SWEEP_CHECK_POINTS && sw->seen[cell])
+            fc_sweep_problem(sw, json_incref(hosts), "twice", label);
+        sw->seen[cell] = 1;
+    }
+    json_decref(hosts);
+}
+
+/* A pair record: a pair of the attempt's hosts, met once, with exactly
+ * the planned sizes. */
+static void fc_sweep_pair_record(struct fc_sweep_result *sw, json_t *rec)
+{
+    const char *ha = fc_json_str(rec, "host_a"), *hb = fc_json_str(rec, "host_b");
+    json_t *ia = json_object_get(sw->groups, ha), *ib = json_object_get(sw->groups, hb);
+    json_t *sizes = json_object_get(rec, "sizes"), *z;
+    char label[256], text[FC_VERDICT_TEXT];
+    int ok = 1;
+    size_t i, a, b;
+
+    fc_check_label(rec, label, sizeof(label));
+    if (ia == NULL || ib == NULL || ia == ib) {
+        snprintf(text, sizeof(text), "%.200s: not a pair of the hosts the stage ran", label);
+        fc_sweep_problem(sw, json_pack("[s,s]", ha, hb), "extra", text);
+        return;
+    }
+    a = (size_t)json_integer_value(ia);
+    b = (size_t)json_integer_value(ib);
+    if (a > b) {
+        size_t t = a;
+
+        a = b;
+        b = t;
+    }
+    ok = json_array_size(sizes) == (size_t)sw->npoints;
+    for (int p = 0; p < sw->npoints && ok; ++p) {
+        int found = 0;
+
+        json_array_foreach(sizes, i, z)
+            found |= (uint64_t)json_integer_value(json_object_get(z, "bytes")) ==
+                     sw->points[p].bytes;
+        ok = found;
+    }
+    if (!ok) {
+        char *got = json_dumps(sizes, JSON_COMPACT | JSON_ENCODE_ANY);
+        size_t used = 0;
+        char want[160] = "";
+
+        for (int p = 0; p < sw->npoints && used + 24 < sizeof(want); ++p)
+            used += (size_t)snprintf(want + used, sizeof(want) - used, "%s%llu", p ? ", " : "",
+                                     (unsigned long long)sw->points[p].bytes);
+        snprintf(text, sizeof(text), "%.120s measured other sizes than the plan's (%s bytes): "
+                 "%.150s", label, want, got ? got : "none");
+        free(got);
+        fc_sweep_problem(sw, json_pack("[s,s]", ha, hb), "sizes", text);
+    }
+    if (sw->seen[a * (size_t)sw->ngroups + b]) {
+        snprintf(text, sizeof(text), "%.200s", label);
+        fc_sweep_problem(sw, json_pack("[s,s]", ha, hb), "twice", text);
+    }
+    if (ok)
+        sw->seen[a * (size_t)sw->ngroups + b] = 1;
+}
+
+/* One finished attempt of stage s. */
+static struct fc_sweep_result *fc_sweep_attempt(json_t *records, const fc_run_verdict_t *out,
+                                                const fc_profile_t *profile,
+                                                const fc_verdict_scan_t *scan, fc_stage_id_t s,
+                                                const fc_attempt_t *a)
+{
+    struct fc_sweep_result *sw = fc_xcalloc(1, sizeof(*sw), "a stage's sweep check");
+    fc_record_id_t type = FC_RECORD_POINT;
+    size_t cells;
+
+    sw->check = fc_stage_desc(s)->sweep_check;
+    sw->index = json_object();
+    sw->groups = json_object();
+    sw->names = json_array();
+    sw->problems = json_array();
+    if (fc_sweep_derive(out, profile, s, sw) != 0)
+        return sw;
+    fc_sweep_groups(out, a, s, sw);
+    for (int p = 0; p < sw->npoints && sw->check != FC_SWEEP_CHECK_PAIRS; ++p) {
+        char key[160];
+
+        fc_point_key(fc_coll_desc(sw->points[p].coll)->name,
+                     fc_dtype_info(sw->points[p].dtype)->name, fc_op_name(sw->points[p].op),
+                     (long long)sw->points[p].bytes, key, sizeof(key));
+        json_object_set_new(sw->index, key, json_integer(p));
+    }
+    cells = sw->check == FC_SWEEP_CHECK_PAIRS ? (size_t)sw->ngroups * (size_t)sw->ngroups
+                                              : (size_t)sw->ngroups * (size_t)sw->npoints;
+    sw->seen = fc_xcalloc(cells + 1, 1, "the planned points met");
+    if (sw->check == FC_SWEEP_CHECK_PAIRS)
+        type = FC_RECORD_PAIR;
+    else if (sw->check == FC_SWEEP_CHECK_KINDS)
+        type = FC_RECORD_CONTENTION;
+    for (size_t i = a->first + 1; i < a->end && i < json_array_size(records); ++i) {
+        json_t *rec = json_array_get(records, i);
+
+        if (scan->stage[i] != (int)s || scan->ignored[i] || scan->other_run[i] ||
+            scan->type[i]->id != type)
+            continue;
+        if (type == FC_RECORD_PAIR)
+            fc_sweep_pair_record(sw, rec);
+        else
+            fc_sweep_point_record(sw, rec);
+    }
+    return sw;
+}
+
+void fc_verdict_sweep_scan(json_t *records, const fc_run_verdict_t *out,
+                           const fc_profile_t *profile, fc_verdict_scan_t *scan)
+{
+    if (profile == NULL)
+        return;         /* no frozen profile: the plan check says why */
+    for (int s = 0; s < FC_STAGE_COUNT; ++s) {
+        if (!fc_stage_desc((fc_stage_id_t)s)->sweep_check || !profile->stages[s].present ||
+            !out->planned[s])
+            continue;
+        for (int k = 0; k < scan->att[s].n; ++k) {
+            fc_attempt_t *a = &scan->att[s].a[k];
+
+            if (a->ended && !a->skipped)
+                a->sweep = fc_sweep_attempt(records, out, profile, scan, (fc_stage_id_t)s, a);
+        }
+    }
+}
+
+void fc_verdict_sweep_free(fc_verdict_scan_t *scan)
+{
+    for (int s = 0; s < FC_STAGE_COUNT; ++s)
+        for (int k = 0; k < scan->att[s].n; ++k) {
+            struct fc_sweep_result *sw = scan->att[s].a[k].sweep;
+
+            if (sw == NULL)
+                continue;
+            free(sw->points);
+            free(sw->seen);
+            json_decref(sw->index);
+            json_decref(sw->groups);
+            json_decref(sw->names);
+            json_decref(sw->problems);
+            free(sw);
+        }
+}
+
+/* Does group g of the attempt concern rack r? A node or a pair's host is
+ * one of its hosts; a rack is it; the whole job and "the stage" concern
+ * every rack of the attempt (the caller's). */
+static int fc_sweep_group_of_rack(const struct fc_sweep_result *sw, const fc_rack_verdict_t *r,
+                                  fc_stage_id_t s, const char *name)
+{
+    const char *g = fc_stage_desc(s)->group;
+
+    if (sw->check == FC_SWEEP_CHECK_KINDS || (sw->check == FC_SWEEP_CHECK_POINTS && g == NULL))
+        return 1;
+    if (sw->check == FC_SWEEP_CHECK_POINTS && strcmp(g, "rack") == 0)
+        return strcmp(name, r->rack) == 0;
+    return fc_rack_has_host(r, name);
+}
+
+/* A planned point as its record would be labelled ("all_reduce float32
+ * sum 4 KiB on fcv01"; without a group, the point alone). */
+static void fc_sweep_point_label(const fc_test_point_t *pt, const char *group, char *buf,
+                                 size_t len)
+{
+    json_t *rec = json_pack("{s:s, s:s, s:s, s:s, s:I, s:s}", "type", "point", "collective",
+                            fc_coll_desc(pt->coll)->name, "dtype",
+                            fc_dtype_info(pt->dtype)->name, "op", fc_op_name(pt->op),
+                            "bytes", (json_int_t)pt->bytes, "group", group ? group : "");
+    char *on;
+
+    fc_check_label(rec, buf, len);
+    if (group == NULL && (on = strstr(buf, " on ")) != NULL && on[4] == '\0')
+        *on = '\0';
+    json_decref(rec);
+}
+
+/* Planned and judged of the groups (or pairs) that concern rack r, and
+ * the first planned one missing. */
+static void fc_sweep_count(const struct fc_sweep_result *sw, const fc_rack_verdict_t *r,
+                           fc_stage_id_t s, long *planned, long *judged, int *ngroups,
+                           const char **group_p, char *first, size_t len)
+{
+    int n = sw->ngroups;
+
+    *planned = *judged = 0;
+    *ngroups = 0;
+    *group_p = "";
+    first[0] = '\0';
+    for (int g = 0; g < n; ++g) {
+        const char *name = json_string_value(json_array_get(sw->names, (size_t)g));
+
+        if (!fc_sweep_group_of_rack(sw, r, s, name))
+            continue;
+        if (++*ngroups == 1)
+            *group_p = name;
+        if (sw->check == FC_SWEEP_CHECK_PAIRS) {
+            /* each pair once: both in the rack when g < h, else from g */
+            for (int h = 0; h < n; ++h) {
+                const char *other = json_string_value(json_array_get(sw->names, (size_t)h));
+                int a = g < h ? g : h, b = g < h ? h : g;
+
+                if (h == g || (fc_rack_has_host(r, other) && h < g))
+                    continue;
+                ++*planned;
+                if (sw->seen[(size_t)a * (size_t)n + (size_t)b])
+                    ++*judged;
+                else if (!first[0])
+                    snprintf(first, len, "pair %s <-> %s",
+                             json_string_value(json_array_get(sw->names, (size_t)a)),
+                             json_string_value(json_array_get(sw->names, (size_t)b)));
+            }
+            continue;
+        }
+        for (int p = 0; p < sw->npoints; ++p) {
+            ++*planned;
+            if (sw->seen[(size_t)g * (size_t)sw->npoints + (size_t)p]) {
+                ++*judged;
+            } else if (!first[0]) {
+                fc_sweep_point_label(&sw->points[p], sw->check == FC_SWEEP_CHECK_KINDS ? NULL
+                                     : name, first, len);
+            }
+        }
+    }
+}
+
+void fc_verdict_sweep_findings(fc_rack_verdict_t *r, fc_stage_id_t s, const fc_attempt_t *last)
+{
+    static const char *const kinds[] = { "plan", "group", "extra", "twice", "sizes", "iters",
+                                         "warmup" };
+    static const char *const says[] = {
+        "%s", "%d record(s) of a group the stage did not run (first: %s)",
+        "%d record(s) of what the plan does not have (first: %s)",
+        "%d record(s) of a point measured twice (first: %s)",
+        "%d pair record(s) with other sizes than planned (first: %s)",
+        "%d record(s) with %s", "%d record(s) with %s",
+    };
+    const struct fc_sweep_result *sw = last ? last->sweep : NULL;
+    char text[FC_VERDICT_TEXT], first[200], what[FC_VERDICT_TEXT];
+    const char *noun;
+    long planned, judged;
+    int ngroups, found = 0;
+    size_t used;
+
+    if (sw == NULL)
+        return;
+    noun = sw->check == FC_SWEEP_CHECK_PAIRS ? "pairs" : "points";
+    used = (size_t)snprintf(text, sizeof(text), "stage %s did not measure what the plan says "
+                            "(the frozen profile with the plan's overrides): ",
+                            fc_stage_name(s));
+    if (sw->points != NULL) {
+        const char *group, *g = sw->check == FC_SWEEP_CHECK_POINTS && fc_stage_desc(s)->group
+                                    ? fc_stage_group_noun(s) : NULL;
+
+        fc_sweep_count(sw, r, s, &planned, &judged, &ngroups, &group, first, sizeof(first));
+        if (judged < planned && g && ngroups == 1)
+            used += (size_t)snprintf(text + used, sizeof(text) - used, "planned %d %s on %s "
+                                     "%s, %ld judged (first missing: %s)", sw->npoints, noun,
+                                     g, group, judged, first);
+        else if (judged < planned && g)
+            used += (size_t)snprintf(text + used, sizeof(text) - used, "planned %ld %s (%d on "
+                                     "each of this rack's %d %ss), %ld judged (first missing: "
+                                     "%s)", planned, noun, sw->npoints, ngroups, g, judged,
+                                     first);
+        else if (judged < planned)
+            used += (size_t)snprintf(text + used, sizeof(text) - used, "planned %ld %s, %ld "
+                                     "judged (first missing: %s)", planned, noun, judged, first);
+        found = judged < planned;
+    }
+    for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); ++k) {
+        int n = 0;
+        const char *one = NULL;
+        json_t *p, *h;
+        size_t i, j;
+
+        json_array_foreach(sw->problems, i, p) {
+            int mine = json_array_size(json_object_get(p, "hosts")) == 0;
+
+            if (strcmp(fc_json_str(p, "kind"), kinds[k]) != 0)
+                continue;
+            json_array_foreach(json_object_get(p, "hosts"), j, h)
+                mine |= fc_rack_has_host(r, json_string_value(h));
+            if (mine && n++ == 0)
+                one = fc_json_str(p, "text");
+        }
+        if (n == 0 || used + 40 >= sizeof(text))
+            continue;
+        if (k == 0)
+            snprintf(what, sizeof(what), says[k], one);
+        else
+            snprintf(what, sizeof(what), says[k], n, one);
+        used += (size_t)snprintf(text + used, sizeof(text) - used, "%s%s", found ? "; " : "",
+                                 what);
+        found = 1;
+    }
+    if (!found)
+        return;
+    fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), "sweep", "", text, 0);
+    if (r->stages[s].verdict != FC_VERDICT_FAIL)
+        r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
+}
