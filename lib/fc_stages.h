@@ -44,6 +44,7 @@ enum {
     FC_SECT_SWEEP = 1 << 5,         /* sizes:, iters:, warmup: */
     FC_SECT_KINDS = 1 << 6,         /* collectives:, dtypes:, ops: */
     FC_SECT_BACKEND = 1 << 7,       /* backend: */
+    FC_SECT_COUNTERS = 1 << 8,      /* counters: (each interval's links) */
 };
 
 /* How the reports show a stage's figures beside the per-point table
@@ -81,6 +82,7 @@ typedef struct fc_stage_desc {
     const char *no_sweep;           /* why sizes/iters/warmup are not read */
     const char *no_kinds;           /* why collectives/dtypes/ops are not */
     const char *no_backend;         /* why backend: is not */
+    const char *no_counters;        /* why counters: is not */
     const char *judges_only;        /* "COLLECTIVE DTYPE": the one kind of
                                      * point its limits judge (a rule for
                                      * another would never apply), or NULL:
