@@ -201,6 +201,8 @@ static const fc_yaml_field_t fc_stage_keys[] = {
                .stage_section = FC_SECT_SOAK),
     FC_KEY_MAP("counters", fc_stage_profile_t, counters, &fc_counters_section,
                .stage_section = FC_SECT_COUNTERS),
+    FC_KEY_MAP("overlap", fc_stage_profile_t, overlap, &fc_overlap_section,
+               .stage_section = FC_SECT_OVERLAP),
     FC_KEY_END
 };
 
@@ -282,6 +284,7 @@ static void fc_stage_defaults(fc_stage_profile_t *sp)
     fc_expect_defaults(&sp->expect);
     fc_soak_defaults(&sp->soak);
     fc_counters_defaults(&sp->counters);
+    fc_overlap_defaults(&sp->overlap);
 }
 
 /* ---- stages: -------------------------------------------------------------- */

@@ -66,6 +66,17 @@ static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
         .gpu_capable = 1, .plan_known = 1, .batched = 1,
         .sections = FC_SECT_LIMITS | FC_SWEEPS,
         .no_relative = FC_WHOLE_JOB, .no_counters = FC_NO_COUNTERS("cluster") },
+    [FC_STAGE_OVERLAP] = {
+        .id = FC_STAGE_OVERLAP, .name = "overlap", .ranks = FC_RANKS_PPN, .min_hosts = 1,
+        .sections = FC_SECT_OVERLAP | FC_SECT_SWEEP, .view = FC_VIEW_TABLE,
+        .no_limits = "the overlap stage judges how much of the collective hid under the "
+                     "compute (overlap: min_overlap_pct), not busbw or latency",
+        .no_relative = FC_WHOLE_JOB,
+        .no_kinds = "the overlap stage measures all_reduce of float32 sum (a gradient "
+                    "reduction) beside the compute, whatever the profile lists",
+        .no_backend = "the overlap stage runs a host compute kernel beside MPI's "
+                      "non-blocking all_reduce and always runs on mpi",
+        .no_counters = FC_NO_COUNTERS("overlap") },
     [FC_STAGE_CONTENTION] = {
         .id = FC_STAGE_CONTENTION, .name = "contention", .ranks = FC_RANKS_ROLES,
         .min_hosts = 1, .gpu_capable = 1, .gpu_foreground_only = 1,

@@ -19,6 +19,7 @@ typedef enum fc_stage_id {         /* in plan order */
     FC_STAGE_PAIRS,
     FC_STAGE_RACK,
     FC_STAGE_CLUSTER,
+    FC_STAGE_OVERLAP,
     FC_STAGE_CONTENTION,
     FC_STAGE_SOAK,
     FC_STAGE_COUNT
@@ -45,6 +46,7 @@ enum {
     FC_SECT_KINDS = 1 << 6,         /* collectives:, dtypes:, ops: */
     FC_SECT_BACKEND = 1 << 7,       /* backend: */
     FC_SECT_COUNTERS = 1 << 8,      /* counters: (each interval's links) */
+    FC_SECT_OVERLAP = 1 << 9,       /* overlap: (compute beside the collective) */
 };
 
 /* How the reports show a stage's figures beside the per-point table

@@ -125,6 +125,15 @@ void fc_cell_contention(FILE *f, json_t *rec)
     }
 }
 
+void fc_cell_overlap(FILE *f, json_t *rec)
+{
+    fprintf(f, "overlap %.0f%% (collective %.1f us alone, compute %.1f us alone, %.1f us "
+            "together)", json_number_value(json_object_get(rec, "overlap_pct")),
+            json_number_value(json_object_get(rec, "coll_alone_us")),
+            json_number_value(json_object_get(rec, "compute_alone_us")),
+            json_number_value(json_object_get(rec, "together_us")));
+}
+
 void fc_cell_preflight(FILE *f, json_t *rec)
 {
     json_t *inv = json_object_get(rec, "inventory"), *nic;

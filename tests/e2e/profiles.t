@@ -55,6 +55,8 @@ declare -A expect=(
     [pairs-limit-dtype]="pairs-limit-dtype.yaml:6:16: a limit rule for dtype 'float32' in stage 'pairs' would never be applied"
     [counters-in-cluster]="counters-in-cluster.yaml:5:5: 'counters' in stage 'cluster' would never be applied: the cluster stage reads no link counters"
     [counters-unknown-key]="counters-unknown-key.yaml:5:28: unknown key 'pattern' in 'counters' (expected one of: read, nic_pattern)"
+    [overlap-in-cluster]="overlap-in-cluster.yaml:5:5: 'overlap' belongs in stage 'overlap', not in stage 'cluster'"
+    [collectives-in-overlap]="collectives-in-overlap.yaml:5:5: 'collectives' in stage 'overlap' would never be applied: the overlap stage measures all_reduce of float32 sum"
     [limit-shadowed]="limit-shadowed.yaml:8:9: this limit rule would never be applied: the rule at line 6, column 9, before it, matches every point it matches"
     [bg-key-other-kind]="bg-key-other-kind.yaml:5:43: unknown key 'targets' in tenant (expected one of: block, rate_mbps, duty, period_s, pattern)"
 )
