@@ -26,6 +26,9 @@
  * share of the work alone, is recorded (compute_work_pct: what the
  * collective's progress took from the compute), not judged. Runs on mpi
  * alone: the GPU overlap (a GEMM beside NCCL) is not built.
+ * --selftest-corrupt flips its bit in the together phase's output of
+ * that rank and iteration; --selftest-hang stops at the size's progress
+ * mark (fc_stage_progress).
  *
  *   mpirun --hostfile H build/suites/overlap --racks FILE --profile FILE --out DIR
  */
@@ -146,6 +149,7 @@ static void fc_ovl_size(fc_stage_ctx_t *ctx, uint64_t bytes, double units_per_ms
     long chunk = (long)(op->compute_ms * units_per_ms / FC_OVL_CHUNKS) + 1;
     double work[2] = { 0, 0 }, work_all[2] = { 0, 0 };  /* units alone, together */
     fc_ovl_bad_t bad = { 0 };
+    const fc_selftest_t *st = &ctx->opts.selftest;
     char what[96];
     struct { double wrong; int rank; } wr, first;
 
@@ -175,6 +179,14 @@ static void fc_ovl_size(fc_stage_ctx_t *ctx, uint64_t bytes, double units_per_ms
             if (m != 1)
                 MPI_Wait(&req, MPI_STATUS_IGNORE);
             t[m] = MPI_Wtime() - t0;
+            if (m == 2 && st->enabled && st->rank == ctx->world_rank && st->iter == it &&
+                (st->coll == FC_ANY || st->coll == FC_COLL_ALL_REDUCE)) {
+                /* --selftest-corrupt: one bit of the together phase's output */
+                size_t e = st->index < 0 ? count / 2 : (size_t)st->index % count;
+
+                ((unsigned char *)&recv[e])[(st->bit / 8) % sizeof(float)] ^=
+                    (unsigned char)(1u << (st->bit % 8));
+            }
             if (m != 1)
                 fc_ovl_check(recv, count, n, it, &bad);
         }

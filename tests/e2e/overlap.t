@@ -8,14 +8,15 @@
 #     blocking: MPI_Iallreduce completes inside the call, as a transport
 #     that moves data only in a blocking call): the compute and the
 #     collective run one after the other, the overlap falls below the
-#     limit: FAIL with the three times and the serial sum;
+#     limit: FAIL with the three times and the serial sum; a bit flipped
+#     by --selftest-corrupt in the same run is caught and attributed;
 #   - a 4 KiB all_reduce beside 0.5 s of compute (under 1/10 of it: its
 #     overlap is within the noise) is INCOMPLETE, never PASS.
 # OVERLAP_FIGURES=N repeats the clean and planted runs N times and prints
 # their figures (for DECISIONS; off by default).
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 6
+plan 7
 profile() {     # profile FILE SIZES COMPUTE_MS ITERS WARMUP
     cat > "$1" <<YAML
 name: overlap-test
@@ -55,7 +56,8 @@ grep -A6 '^ok 1 - all_reduce float32 sum 33554432 bytes beside compute' "$TMP/cl
     grep -qs 'overlap [0-9-]*% (collective [0-9.]* us alone, compute [0-9.]* us alone, [0-9.]* us together)' "$TMP"/clean/report/*.html
 ok $? "the TAP and the HTML show the three times and the efficiency"
 
-$FC run --out "$TMP/plant" --np 2 --profile "$TMP/plant.yaml" $INJ > "$TMP/plant.out" 2>&1
+$FC run --out "$TMP/plant" --np 2 --profile "$TMP/plant.yaml" $INJ \
+    --selftest-corrupt rank=1,iter=3 --selftest-stage overlap > "$TMP/plant.out" 2>&1
 rc=$?
 f=$(fig plant)
 diag "serialised: $f"
@@ -66,6 +68,10 @@ ok $? "the injector made MPI_Iallreduce blocking on the ranks"
 ok $? "serialised: overlap $5% below the limit: FAIL ($rc)"
 grep -q "overlap [0-9-]*% is below the limit 50%: collective [0-9.]* us alone, compute [0-9.]* us alone, [0-9.]* us together ([0-9.]* us if they ran one after the other)" "$TMP/plant.out"
 ok $? "the failure gives the three times and the serial sum"
+H=$(hostname)
+n=$(rec plant 'my ($o) = grep { $_->{type} eq "overlap" } @r; scalar grep { /^1 wrong elements; most on rank 1 \(host '$H'\), first there at iteration 3, element 4194304: expected/ } @{$o->{reasons}}')
+[ "$n" = 1 ]
+ok $? "a bit flipped in the together phase (--selftest-corrupt rank=1,iter=3) is caught and attributed to rank 1 on $H"
 $FC run --out "$TMP/short" --np 2 --profile "$TMP/short.yaml" > "$TMP/short.out" 2>&1
 n=$(rec short 'my ($o) = grep { $_->{type} eq "overlap" } @r; "$o->{verdict}: $o->{reasons}[0]"')
 [[ "$n" == "INCOMPLETE: the collective ("*" us alone) is under 1/10 of the compute"* ]]
