@@ -32,8 +32,8 @@ stages:
       min_overlap_pct: 50
 YAML
 }
-profile "$TMP/clean.yaml" 32MiB 60 5 1
-profile "$TMP/plant.yaml" 32MiB 60 5 1
+profile "$TMP/clean.yaml" 32MiB 60 9 1
+profile "$TMP/plant.yaml" 32MiB 60 9 1
 profile "$TMP/short.yaml" 4KiB 500 1 0
 INJ="--env LD_PRELOAD=$PWD/$BUILD/libfc_inject.so --env FC_INJECT_HOST=* --env FC_INJECT_MODE=blocking"
 rec() { jsonl "$TMP/$1/results.jsonl" "$2"; }
