@@ -76,25 +76,25 @@ json_t *fc_counters_net(const char *ifname)
     return c;
 }
 
-/* One RDMA counter: the 64-bit file where there is one, else the narrow
- * one (*bits_p = its width). 0 if neither can be read. */
-static int fc_read_rdma_counter(const char *portdir, const fc_counter_name_t *cn,
-                                long long *v, int *bits_p)
+int fc_counters_read_rdma(const char *portdir, const char *name, int narrow_bits,
+                          long long *v, int *bits_p)
 {
     static const char *const wide[] = { "hw_counters/%s", "counters_ext/%s_64",
                                         "counters_ext/%s" };
     char rel[256], path[1024];
 
     for (size_t w = 0; w < FC_NELEM(wide); ++w) {
-        snprintf(rel, sizeof(rel), wide[w], cn->name);
+        snprintf(rel, sizeof(rel), wide[w], name);
         snprintf(path, sizeof(path), "%s/%s", portdir, rel);
         if (fc_read_count(path, v)) {
             *bits_p = 64;
             return 1;
         }
     }
-    snprintf(path, sizeof(path), "%s/counters/%s", portdir, cn->name);
-    *bits_p = cn->bits;
+    if (narrow_bits <= 0)
+        return 0;
+    snprintf(path, sizeof(path), "%s/counters/%s", portdir, name);
+    *bits_p = narrow_bits;
     return fc_read_count(path, v);
 }
 
@@ -108,7 +108,8 @@ json_t *fc_counters_rdma(const char *dev, const char *port, json_t *bits_p)
     snprintf(portdir, sizeof(portdir), "%s/class/infiniband/%s/ports/%s",
              fc_sysfs_root(), dev, port);
     for (size_t k = 0; k < FC_NELEM(fc_rdma_counters); ++k) {
-        if (!fc_read_rdma_counter(portdir, &fc_rdma_counters[k], &v, &bits))
+        if (!fc_counters_read_rdma(portdir, fc_rdma_counters[k].name, fc_rdma_counters[k].bits,
+                                   &v, &bits))
             continue;
         json_object_set_new(c, fc_rdma_counters[k].name, json_integer(v));
         if (bits < 64 && bits_p != NULL)

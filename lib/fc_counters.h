@@ -31,6 +31,14 @@ const char *fc_sysfs_root(void);
 json_t *fc_counters_net(const char *ifname);
 json_t *fc_counters_rdma(const char *dev, const char *port, json_t *bits_p);
 
+/* One RDMA counter of the port directory portdir (.../ports/P): the 64-bit
+ * file where the driver has one (hw_counters/NAME, counters_ext/NAME_64,
+ * counters_ext/NAME; *bits_p = 64), else counters/NAME with the width
+ * narrow_bits (0: the counter has no narrow file). 0 if none can be read.
+ * The interval counters (fc_counters_interval.h) read through it too. */
+int fc_counters_read_rdma(const char *portdir, const char *name, int narrow_bits,
+                          long long *v, int *bits_p);
+
 /* Every interface matching nic_pattern (a glob; "lo" never) and every
  * RDMA port: {"links": {"eth0": {...}, "mlx5_0/1": {...}}, "bits":
  * {"mlx5_0/1": {"symbol_error": 16, ...}}}. */

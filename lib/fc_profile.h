@@ -114,6 +114,23 @@ typedef struct fc_soak_profile {
                                  * collectives ("bf16,fp16,fp64"), or "none" */
 } fc_soak_profile_t;
 
+/* The link counters a stage reads over each of its measuring intervals
+ * (lib/fc_counters_interval.h): counters: {read: true, nic_pattern: "ib*"}
+ * under the contention stage, over each phase (the soak reads those of
+ * its own soak.nic_pattern). */
+typedef struct fc_counters_profile {
+    int read;                   /* 0: not read (the records say so) */
+    char nic_pattern[64];       /* glob of the links read ("lo" never) */
+} fc_counters_profile_t;
+
+/* The overlap stage (suites/overlap.c): a host compute kernel of
+ * compute_ms beside a non-blocking all_reduce on the same ranks. */
+typedef struct fc_overlap_profile {
+    double compute_ms;          /* the kernel's duration alone */
+    double min_overlap_pct;     /* how much of the shorter of the two must
+                                 * hide under the other */
+} fc_overlap_profile_t;
+
 typedef struct fc_stage_profile {
     int present;            /* the profile names this stage */
     int required;           /* a rack is INCOMPLETE if it did not run */
@@ -139,6 +156,8 @@ typedef struct fc_stage_profile {
     fc_contention_profile_t cont;   /* the contention stage's settings */
     fc_preflight_profile_t expect;  /* the preflight stage's expectations */
     fc_soak_profile_t soak;         /* the soak stage's settings */
+    fc_counters_profile_t counters; /* the interval link counters */
+    fc_overlap_profile_t overlap;   /* the overlap stage's settings */
 } fc_stage_profile_t;
 
 typedef struct fc_profile {

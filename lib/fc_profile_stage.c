@@ -199,6 +199,10 @@ static const fc_yaml_field_t fc_stage_keys[] = {
                .stage_section = FC_SECT_EXPECT),
     FC_KEY_MAP("soak", fc_stage_profile_t, soak, &fc_soak_section,
                .stage_section = FC_SECT_SOAK),
+    FC_KEY_MAP("counters", fc_stage_profile_t, counters, &fc_counters_section,
+               .stage_section = FC_SECT_COUNTERS),
+    FC_KEY_MAP("overlap", fc_stage_profile_t, overlap, &fc_overlap_section,
+               .stage_section = FC_SECT_OVERLAP),
     FC_KEY_END
 };
 
@@ -213,6 +217,7 @@ static const char *fc_stage_unread_why(const fc_stage_desc_t *d, unsigned sectio
     case FC_SECT_SWEEP: return d->no_sweep;
     case FC_SECT_KINDS: return d->no_kinds;
     case FC_SECT_BACKEND: return d->no_backend;
+    case FC_SECT_COUNTERS: return d->no_counters;
     default: return NULL;
     }
 }
@@ -278,6 +283,8 @@ static void fc_stage_defaults(fc_stage_profile_t *sp)
     fc_contention_defaults(&sp->cont);
     fc_expect_defaults(&sp->expect);
     fc_soak_defaults(&sp->soak);
+    fc_counters_defaults(&sp->counters);
+    fc_overlap_defaults(&sp->overlap);
 }
 
 /* ---- stages: -------------------------------------------------------------- */

@@ -19,12 +19,15 @@
                      "compared with (relative rules belong to the node, pairs and rack stages)"
 #define FC_SWEEPS (FC_SECT_SWEEP | FC_SECT_KINDS | FC_SECT_BACKEND)
 #define FC_MPI_ONLY "stage measures the network between hosts and always runs on mpi"
+#define FC_NO_COUNTERS(what) "the " what " stage reads no link counters over its " \
+                             "measurements (the contention stage reads them over each " \
+                             "phase; the soak reads those of soak.nic_pattern)"
 
 static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
     [FC_STAGE_PREFLIGHT] = {
         .id = FC_STAGE_PREFLIGHT, .name = "preflight", .ranks = FC_RANKS_ONE,
         .min_hosts = 1, .gpu_capable = 1, .sections = FC_SECT_EXPECT | FC_SECT_BACKEND,
-        .view = FC_VIEW_TABLE,
+        .view = FC_VIEW_TABLE, .no_counters = FC_NO_COUNTERS("preflight"),
         .no_limits = "the preflight stage measures no collective (its rules are under "
                      "'expect')",
         .no_sweep = "the preflight stage measures no collective: it reads each node's "
@@ -38,7 +41,9 @@ static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
         .baseline = FC_BASELINE_POINTS,
         .group = "node", .sweep_check = FC_SWEEP_CHECK_POINTS,
         .gpu_capable = 1, .plan_known = 1, .batched = 1,
-        .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE | FC_SWEEPS },
+        .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE | FC_SWEEPS,
+        .no_counters = "the node stage's collectives stay inside each node (shared memory, "
+                       "NVLink), off its links" },
     [FC_STAGE_PAIRS] = {
         .id = FC_STAGE_PAIRS, .name = "pairs", .ranks = FC_RANKS_ONE, .min_hosts = 2,
         .baseline = FC_BASELINE_PAIRS,
@@ -46,23 +51,38 @@ static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
         .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE | FC_SECT_SWEEP, .view = FC_VIEW_PAIRS,
         .no_kinds = "the pairs stage measures sendrecv of int32 between two nodes, whatever "
                     "the profile lists",
-        .no_backend = "the pairs " FC_MPI_ONLY, .judges_only = "sendrecv int32" },
+        .no_backend = "the pairs " FC_MPI_ONLY, .judges_only = "sendrecv int32",
+        .no_counters = FC_NO_COUNTERS("pairs") },
     [FC_STAGE_RACK] = {
         .id = FC_STAGE_RACK, .name = "rack", .ranks = FC_RANKS_PPN, .min_hosts = 1,
         .baseline = FC_BASELINE_POINTS,
         .group = "rack", .sweep_check = FC_SWEEP_CHECK_POINTS,
         .gpu_capable = 1, .plan_known = 1, .batched = 1,
-        .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE | FC_SWEEPS },
+        .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE | FC_SWEEPS,
+        .no_counters = FC_NO_COUNTERS("rack") },
     [FC_STAGE_CLUSTER] = {
         .id = FC_STAGE_CLUSTER, .name = "cluster", .ranks = FC_RANKS_PPN, .min_hosts = 1,
         .baseline = FC_BASELINE_POINTS, .sweep_check = FC_SWEEP_CHECK_POINTS,
         .gpu_capable = 1, .plan_known = 1, .batched = 1,
-        .sections = FC_SECT_LIMITS | FC_SWEEPS, .no_relative = FC_WHOLE_JOB },
+        .sections = FC_SECT_LIMITS | FC_SWEEPS,
+        .no_relative = FC_WHOLE_JOB, .no_counters = FC_NO_COUNTERS("cluster") },
+    [FC_STAGE_OVERLAP] = {
+        .id = FC_STAGE_OVERLAP, .name = "overlap", .ranks = FC_RANKS_PPN, .min_hosts = 1,
+        .sections = FC_SECT_OVERLAP | FC_SECT_SWEEP, .view = FC_VIEW_TABLE,
+        .no_limits = "the overlap stage judges how much of the collective hid under the "
+                     "compute (overlap: min_overlap_pct), not busbw or latency",
+        .no_relative = FC_WHOLE_JOB,
+        .no_kinds = "the overlap stage measures all_reduce of float32 sum (a gradient "
+                    "reduction) beside the compute, whatever the profile lists",
+        .no_backend = "the overlap stage runs a host compute kernel beside MPI's "
+                      "non-blocking all_reduce and always runs on mpi",
+        .no_counters = FC_NO_COUNTERS("overlap") },
     [FC_STAGE_CONTENTION] = {
         .id = FC_STAGE_CONTENTION, .name = "contention", .ranks = FC_RANKS_ROLES,
         .min_hosts = 1, .gpu_capable = 1, .gpu_foreground_only = 1,
         .sweep_check = FC_SWEEP_CHECK_KINDS,
-        .sections = FC_SECT_CONTENTION | FC_SECT_SWEEP | FC_SECT_KINDS | FC_SECT_BACKEND,
+        .sections = FC_SECT_CONTENTION | FC_SECT_SWEEP | FC_SECT_KINDS | FC_SECT_BACKEND |
+                    FC_SECT_COUNTERS,
         .view = FC_VIEW_TABLE,
         .no_limits = "the contention stage judges the slowdown under load (contention: "
                      "max_slowdown), not busbw or latency",
@@ -72,7 +92,9 @@ static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
         .id = FC_STAGE_SOAK, .name = "soak", .ranks = FC_RANKS_PPN, .min_hosts = 1,
         .gpu_capable = 1, .sections = FC_SECT_LIMITS | FC_SECT_SOAK | FC_SWEEPS,
         .sweep_check = FC_SWEEP_CHECK_POINTS,
-        .no_relative = FC_WHOLE_JOB, .view = FC_VIEW_SOAK },
+        .no_relative = FC_WHOLE_JOB, .view = FC_VIEW_SOAK,
+        .no_counters = "the soak reads the links of soak.nic_pattern in every window (and "
+                       "judges their error counters over the whole soak)" },
 };
 
 const fc_stage_desc_t *fc_stage_desc(fc_stage_id_t stage)

@@ -19,6 +19,7 @@ typedef enum fc_stage_id {         /* in plan order */
     FC_STAGE_PAIRS,
     FC_STAGE_RACK,
     FC_STAGE_CLUSTER,
+    FC_STAGE_OVERLAP,
     FC_STAGE_CONTENTION,
     FC_STAGE_SOAK,
     FC_STAGE_COUNT
@@ -44,6 +45,8 @@ enum {
     FC_SECT_SWEEP = 1 << 5,         /* sizes:, iters:, warmup: */
     FC_SECT_KINDS = 1 << 6,         /* collectives:, dtypes:, ops: */
     FC_SECT_BACKEND = 1 << 7,       /* backend: */
+    FC_SECT_COUNTERS = 1 << 8,      /* counters: (each interval's links) */
+    FC_SECT_OVERLAP = 1 << 9,       /* overlap: (compute beside the collective) */
 };
 
 /* How the reports show a stage's figures beside the per-point table
@@ -96,6 +99,7 @@ typedef struct fc_stage_desc {
     const char *no_sweep;           /* why sizes/iters/warmup are not read */
     const char *no_kinds;           /* why collectives/dtypes/ops are not */
     const char *no_backend;         /* why backend: is not */
+    const char *no_counters;        /* why counters: is not */
     const char *judges_only;        /* "COLLECTIVE DTYPE": the one kind of
                                      * point its limits judge (a rule for
                                      * another would never apply), or NULL:

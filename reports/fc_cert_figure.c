@@ -117,6 +117,17 @@ void fc_figure_contention(json_t *rec, json_t *f)
     json_object_set_new(f, "wrong", fc_json_or_null(json_object_get(rec, "wrong")));
 }
 
+void fc_figure_overlap(json_t *rec, json_t *f)
+{
+    static const char *const keys[] = { "bytes", "coll_alone_us", "compute_alone_us",
+                                        "together_us", "overlap_pct", "wrong" };
+
+    json_object_set_new(f, "group", json_string(fc_json_str(rec, "group")));
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); ++i)
+        json_object_set_new(f, keys[i], fc_json_or_null(json_object_get(rec, keys[i])));
+    json_object_set_new(f, "min_overlap_pct", fc_limit_or_null(rec, "min_overlap_pct"));
+}
+
 void fc_figure_host(json_t *rec, json_t *f)
 {
     json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));

@@ -5,6 +5,7 @@
  */
 #include "fc_html_cell.h"
 
+#include "fc_counters_interval.h"
 #include "fc_html_escape.h"
 #include "fc_json.h"
 
@@ -111,6 +112,26 @@ void fc_cell_contention(FILE *f, json_t *rec)
         fprintf(f, "; %s %.3g of %.3g MB/s", kind,
                 json_number_value(json_object_get(b, "achieved_mbps")),
                 json_number_value(json_object_get(b, "target_mbps")));
+    /* the nodes' links over the phase (records without them, as before) */
+    if (json_is_object(json_object_get(rec, "counters"))) {
+        char text[512];
+        double clean = fc_interval_tx_bytes(json_object_get(rec, "clean_counters"), NULL);
+
+        fc_interval_text(json_object_get(rec, "counters"), text, sizeof(text));
+        fprintf(f, "; ");
+        fc_html_escape(f, text);
+        if (clean >= 0)
+            fprintf(f, " (clean phase before: %.3f MB out)", clean / 1e6);
+    }
+}
+
+void fc_cell_overlap(FILE *f, json_t *rec)
+{
+    fprintf(f, "overlap %.0f%% (collective %.1f us alone, compute %.1f us alone, %.1f us "
+            "together)", json_number_value(json_object_get(rec, "overlap_pct")),
+            json_number_value(json_object_get(rec, "coll_alone_us")),
+            json_number_value(json_object_get(rec, "compute_alone_us")),
+            json_number_value(json_object_get(rec, "together_us")));
 }
 
 void fc_cell_preflight(FILE *f, json_t *rec)

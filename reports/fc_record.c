@@ -24,7 +24,8 @@
 
 /* A point or a contention record: "all_reduce float32 sum 4 KiB on rack1
  * [under storage]", the size in bytes (in_bytes) or as people read it. */
-static void fc_name_sweep(json_t *rec, int in_bytes, int contention, char *buf, size_t len)
+static void fc_name_sweep(json_t *rec, int in_bytes, const char *kind_word, char *buf,
+                          size_t len)
 {
     const char *op = fc_json_str(rec, "op");
     json_int_t bytes = json_integer_value(json_object_get(rec, "bytes"));
@@ -37,17 +38,17 @@ static void fc_name_sweep(json_t *rec, int in_bytes, int contention, char *buf, 
     snprintf(buf, len, "%s %s%s%s %s on %s%s%s", fc_json_str(rec, "collective"),
              fc_json_str(rec, "dtype"), strcmp(op, "none") ? " " : "",
              strcmp(op, "none") ? op : "", size, fc_json_str(rec, "group"),
-             contention ? " under " : "", contention ? fc_json_str(rec, "kind") : "");
+             kind_word ? kind_word : "", kind_word ? fc_json_str(rec, "kind") : "");
 }
 
 static void fc_label_point(json_t *rec, char *buf, size_t len)
 {
-    fc_name_sweep(rec, 0, 0, buf, len);
+    fc_name_sweep(rec, 0, NULL, buf, len);
 }
 
 static void fc_label_contention(json_t *rec, char *buf, size_t len)
 {
-    fc_name_sweep(rec, 0, 1, buf, len);
+    fc_name_sweep(rec, 0, " under ", buf, len);
 }
 
 /* A finding's measurement is cut at 199 characters, so its reason shows. */
@@ -55,7 +56,7 @@ static void fc_subject_point(json_t *rec, char *buf, size_t len)
 {
     char what[200];
 
-    fc_name_sweep(rec, 1, 0, what, sizeof(what));
+    fc_name_sweep(rec, 1, NULL, what, sizeof(what));
     snprintf(buf, len, "%s", what);
 }
 
@@ -63,7 +64,21 @@ static void fc_subject_contention(json_t *rec, char *buf, size_t len)
 {
     char what[200];
 
-    fc_name_sweep(rec, 1, 1, what, sizeof(what));
+    fc_name_sweep(rec, 1, " under ", what, sizeof(what));
+    snprintf(buf, len, "%s", what);
+}
+
+/* "all_reduce float32 sum 4 MiB on cluster beside compute" */
+static void fc_label_overlap(json_t *rec, char *buf, size_t len)
+{
+    fc_name_sweep(rec, 0, " beside ", buf, len);
+}
+
+static void fc_subject_overlap(json_t *rec, char *buf, size_t len)
+{
+    char what[200];
+
+    fc_name_sweep(rec, 1, " beside ", what, sizeof(what));
     snprintf(buf, len, "%s", what);
 }
 
@@ -169,6 +184,13 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
         .rack_keys = { "rack" }, .whole_job = 1, .label = fc_label_contention,
         .subject = fc_subject_contention, .figure = fc_figure_contention,
         .cell = fc_cell_contention, .rules = fc_rules_contention },
+    /* suites/overlap.c: the whole job, one record per size */
+    [FC_RECORD_OVERLAP] = {
+        .id = FC_RECORD_OVERLAP, .name = "overlap", .writers = FC_BY_STAGE,
+        .check = 1, .bits_rejudged = 1, .racks_key = "racks",
+        .rack_keys = { "rack" }, .whole_job = 1, .label = fc_label_overlap,
+        .subject = fc_subject_overlap, .figure = fc_figure_overlap,
+        .cell = fc_cell_overlap, .rules = fc_rules_overlap },
     /* suites/preflight.c */
     [FC_RECORD_PREFLIGHT] = {
         .id = FC_RECORD_PREFLIGHT, .name = "preflight", .writers = FC_BY_STAGE,

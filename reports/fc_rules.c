@@ -225,6 +225,12 @@ void fc_rules_contention(json_t *rec, json_t *lines)
             fc_rule_add(lines, 0, "%s", json_string_value(z));
 }
 
+void fc_rules_overlap(json_t *rec, json_t *lines)
+{
+    fc_rule_add(lines, 1, "overlap >= %.0f%%",
+                json_number_value(json_object_get(rec, "min_overlap_pct")));
+}
+
 void fc_rules_lines_text(json_t *lines, int applied, char *buf, size_t len)
 {
     json_t *l;

@@ -40,7 +40,9 @@
 #include "fc_contention_role.h"
 #include "fc_judge.h"
 #include "fc_log.h"
+#include "fc_counters_interval.h"
 #include "fc_stage.h"
+#include "fc_stage_counters.h"
 #include "fc_stage_wrong.h"
 
 #define FC_PHASE_ALL 0xFFu
@@ -54,6 +56,8 @@ typedef struct fc_phase_result {
     int generating[FC_BG_KINDS];
     char error[FC_BG_ERROR_MAX], note[FC_BG_ERROR_MAX];
     int error_kind;                     /* the kind that logged error */
+    json_t *counters;                   /* every node's links over the phase
+                                         * (NULL: not read) */
 } fc_phase_result_t;
 
 typedef struct fc_cont_run {
@@ -91,12 +95,17 @@ static void fc_cont_phase(fc_cont_run_t *run, const fc_test_point_t *pt, unsigne
     MPI_Request stop;
     int cmd = (int)mask, stopflag = 1;
     char what[160];
+    fc_stage_ival_t ival;
+    json_t *counters;
 
     double t0 = MPI_Wtime();
 
     memset(&mine, 0, sizeof(mine));
     memset(&tally, 0, sizeof(tally));
     MPI_Bcast(&cmd, 1, MPI_INT, 0, run->ctrl);
+    /* the links over the whole phase, from the start of the background to
+     * its stop, outside the foreground's timers */
+    fc_stage_ival_open(ctx, &ival);
     if (run->role == FC_ROLE_BG) {
         MPI_Ibcast(&stopflag, 1, MPI_INT, 0, run->ctrl, &stop);
         fc_bg_run_phase(&run->bg, mask, &stop, &tally);
@@ -124,6 +133,7 @@ static void fc_cont_phase(fc_cont_run_t *run, const fc_test_point_t *pt, unsigne
         MPI_Ibcast(&stopflag, 1, MPI_INT, 0, run->ctrl, &stop);
         MPI_Wait(&stop, MPI_STATUS_IGNORE);
     }
+    counters = fc_stage_ival_close(ctx, &ival);
     if (ctx->world_rank == 0) {
         all = fc_xcalloc((size_t)ctx->world_size, sizeof(*all), "the phase's summaries");
         tallies = fc_xcalloc((size_t)ctx->world_size, sizeof(*tallies),
@@ -136,6 +146,7 @@ static void fc_cont_phase(fc_cont_run_t *run, const fc_test_point_t *pt, unsigne
         return;
     memset(out, 0, sizeof(*out));
     out->mask = mask;
+    out->counters = counters;
     out->sums = fc_xcalloc((size_t)ctx->world_size, sizeof(*out->sums),
                            "the groups' summaries");
     run->ngroups = 0;
@@ -346,6 +357,12 @@ static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
         json_object_set_new(rec, "max_slowdown", json_real(cp->max_slowdown));
         json_object_set_new(rec, "wrong", json_integer((json_int_t)wrong));
         json_object_set_new(rec, "background", bgj);
+        /* the links of every node in the loaded phase and in the clean
+         * one before it: what the background moved beside the slowdown */
+        if (loaded->counters)
+            json_object_set(rec, "counters", loaded->counters);
+        if (before->counters)
+            json_object_set(rec, "clean_counters", before->counters);
         if (cp->background_hosts[0])
             json_object_set_new(rec, "background_hosts", json_string(cp->background_hosts));
         if (loaded->note[0])
@@ -382,6 +399,14 @@ static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
             fc_tap_yaml_line(&ctx->tap, "%s_mbps: {target: %.3f, achieved: %.3f}",
                              fc_bg_kind_name(k), run->cp->kinds[k].rate_mbps *
                              run->cp->kinds[k].duty, loaded->achieved[k]);
+    if (loaded->counters) {
+        char text[512];
+
+        fc_interval_text(loaded->counters, text, sizeof(text));
+        fc_tap_yaml_line(&ctx->tap, "counters: \"%s\"", text);
+        fc_interval_text(before->counters, text, sizeof(text));
+        fc_tap_yaml_line(&ctx->tap, "clean_counters: \"%s\"", text);
+    }
     fc_tap_yaml_end(&ctx->tap);
     free(ratios);
 }
@@ -417,8 +442,10 @@ static fc_status_t fc_cont_run(fc_cont_run_t *run)
         if (ctx->world_rank == 0) {
             for (int m = 1; m < nmasks; m += 2)
                 fc_cont_report(run, &points[i], ph, m);
-            for (int m = 0; m < nmasks; ++m)
+            for (int m = 0; m < nmasks; ++m) {
                 free(ph[m].sums);
+                json_decref(ph[m].counters);
+            }
         }
     }
     free(points);

@@ -6,6 +6,12 @@
 #     a tenant's all-to-all), the cluster all_reduce slows: a profile with
 #     a tight slowdown limit fails with the ratio in the message, a loose
 #     one passes, and the achieved background rates are recorded;
+#   - counters on the same interval: the storage_net phase record carries
+#     every node's eth0 (its veth) over that phase and the clean one
+#     before, whose difference covers what the background says it moved;
+#     node 01's phase deltas, added, agree with the bytes the root side of
+#     its veth received over the run (no more, at least half); the HTML
+#     shows them beside the slowdown; counters: {read: false} records none;
 #   - storage traffic to a read-only directory moves nothing: the stage is
 #     INCOMPLETE with the reason, never PASS; a directory that does not
 #     exist is named with the system's reason;
@@ -28,7 +34,7 @@
 FC=$BUILD/fabcert
 vcluster_cleanup() { umount "$TMP/ro" 2>/dev/null; }
 vcluster_up fcc
-plan 19
+plan 24
 run() {     # run OUT PROFILE [options]
     local out=$1 profile=$2; shift 2
     $VC --name $NAME exec ${NAME}01 $FC run --hosts "$D/hosts" --racks "$D/racks" \
@@ -71,11 +77,38 @@ awk -v r="$ratio" 'BEGIN { exit !(r > 1.3) }'
 ok $? "the cluster all_reduce slows under all the background traffic (${ratio}x)"
 grep -q "slowdown [0-9.]*x under [a-z_]* (median .* us loaded, .* us clean) is above the limit 1.30x" "$TMP/tight.out"
 ok $? "the failure gives the ratio and both times"
+veth() { cat /sys/class/net/$NAME-01/statistics/rx_bytes; }   # node 01's eth0, seen from the root side
+v0=$(veth)
 run loose "$TMP/loose.yaml"
 rc=$?
+v1=$(veth)
 ok $rc "the same with a loose limit passes ($rc)"
 n=$(rec loose 'scalar grep { $_->{type} eq "contention" && $_->{background}{storage_net}{achieved_mbps} > 0 && $_->{background}{storage_net}{target_mbps} > 0 } @r')
 ok $(( n < 2 )) "achieved background rates are recorded beside their targets ($n records)"
+# counters on the same interval: each phase record carries every node's
+# eth0 (the vcluster's veth) over its loaded phase and the clean one
+# before; under storage_net the links moved at least what the background
+# says it moved (its rate x ranks x phase_s) beyond the clean phase
+c=$(rec loose 'my ($c) = grep { $_->{type} eq "contention" && $_->{kind} eq "storage_net" } @r;
+    my ($l, $k) = ($c->{counters}, $c->{clean_counters}); my $b = $c->{background}{storage_net};
+    my $hosts = join(",", sort grep { exists $l->{hosts}{$_}{links}{eth0}{tx_bytes} } keys %{$l->{hosts}});
+    sprintf("%s %d %d %d %s %s", $hosts, $l->{sum}{tx_bytes}, $k->{sum}{tx_bytes},
+        $b->{achieved_mbps} * $b->{ranks} * 1e6, exists $l->{sum}{congestion} ? "congestion" : "none",
+        defined $l->{sum}{errors} && defined $l->{sum}{drops} ? "errdrops" : "missing")')
+set -- $c
+diag "storage_net phase: links moved $2 bytes out (clean phase before: $3), background $4 bytes/s"
+[ "$1" = "${NAME}01,${NAME}02,${NAME}03,${NAME}04" ] && [ $(( $2 - $3 )) -ge $(( $4 / 2 )) ] &&
+    [ "$5" = none ] && [ "$6" = errdrops ]
+ok $? "the storage_net phase carries each node's eth0 deltas: the bytes beyond the clean phase's cover the background's ($c)"
+# the phases' deltas of node 01's eth0, added, against what the root side
+# of its veth received over the whole run: never more, and most of it
+s01=$(rec loose 'my %seen; my $t = 0; for my $c (grep { $_->{type} eq "contention" } @r) {
+    for my $k ("counters", "clean_counters") { $t += $c->{$k}{hosts}{"'"${NAME}01"'"}{links}{eth0}{tx_bytes} } } $t')
+diag "node 01 eth0: $s01 bytes out over the recorded phases, $((v1 - v0)) received by its veth's peer over the run"
+[ "$s01" -gt 0 ] && [ "$s01" -le $((v1 - v0)) ] && [ $(( s01 * 2 )) -ge $((v1 - v0)) ]
+ok $? "node 01's phase deltas agree with its veth read from outside ($s01 of $((v1 - v0)) bytes)"
+grep -qs 'storage_net [0-9.e+]* of [0-9.]* MB/s; links \*: [0-9.]* MB out, [0-9.]* MB in, 0 errors, [0-9]* drops, no congestion counter exposed; busiest .*(clean phase before: [0-9.]* MB out)' "$TMP"/loose/report/*.html
+ok $? "the HTML shows beside the slowdown what the links moved in that phase and in the clean one"
 # the other tenant on other nodes that share the spine: fcX02 and fcX04
 # only generate, fcX01 and fcX03 only measure
 profile "$TMP/apart.yaml" 1.3 "      background_hosts: ${NAME}02,${NAME}04
@@ -154,10 +187,15 @@ H=$(hostname)
 local_run noplugin nccl FABCERT_GPU_PLUGIN="$TMP/none.so"
 grep -q "^1\.\.0 # SKIP --backend nccl: host $H (rank 0) cannot run it: the GPU plugin $TMP/none.so is missing" "$TMP/noplugin.tap" && [ $rc -eq 1 ]
 ok $? "contention on nccl without the GPU plugin: skipped, naming the foreground rank 0 alone ($rc)"
+sed -i 's/^    ops: \[sum\]$/&\n    counters: {read: false}/' "$TMP/gpu.yaml"     # this run reads none
 local_run auto auto FABCERT_GPU_PLUGIN="$TMP/none.so"
 [ $rc -eq 0 ] && grep -q "^# --backend auto: using mpi, as host $H (rank 0) cannot use nccl" "$TMP/auto.tap" &&
     grep -q '^ok 1 - all_reduce float32 sum 64 KiB under storage_file' "$TMP/auto.tap"
 ok $? "--backend auto falls back to mpi, says why, and measures ($rc)"
+n=$(rec auto 'scalar grep { $_->{type} eq "contention" && (exists $_->{counters} || exists $_->{clean_counters}) } @r')
+[ "$n" = 0 ] && ! grep -q 'counters:' "$TMP/auto.tap"
+ok $? "counters: {read: false}: no phase record or TAP line carries counters ($n records do)"
+sed -i '/^    counters: {read: false}$/d' "$TMP/gpu.yaml"
 # through fabcert run, for the verdict: the stand-in measured host memory,
 # so the rack is INCOMPLETE whatever its checks say
 $FC run --out "$TMP/standin" --np 2 --profile "$TMP/gpu.yaml" --backend nccl \
@@ -173,4 +211,7 @@ ok $? "with a GPU on the foreground rank alone (stand-in plugin), the foreground
 [ $rc -eq 1 ] && grep -q '^rack default: INCOMPLETE' "$TMP/standin.out" &&
     grep -q '^  INCOMPLETE rack default, contention stage, gpus: the contention stage was measured by the test stand-in plugin, not a GPU' "$TMP/standin.out"
 ok $? "its checks PASS, but the rack is INCOMPLETE: measured by the test stand-in plugin, not a GPU ($rc)"
+n=$(rec standin 'my ($c) = grep { $_->{type} eq "contention" } @r; join(",", keys %{$c->{counters}{hosts}}) . " " . scalar(@{$c->{counters}{not_read}})')
+[ "$n" = "$H 0" ]
+ok $? "by default each phase record carries this host's links, read once for its two ranks ($n)"
 done_testing

@@ -6,7 +6,8 @@
 # summary line; limits or relative rules under a stage that never applies
 # them; a key the stage table says a stage never reads: sizes, iters and
 # collectives under preflight, collectives and ops under pairs, backend
-# under pairs and contention; a pairs limit for a collective or type
+# under pairs and contention, counters: (link counters per interval)
+# anywhere but contention, or with a key it does not have; a pairs limit for a collective or type
 # other than sendrecv of int32; a limit rule that an earlier one matches
 # wholly (collective: any before all_reduce); `stages:` empty or null, which `run`
 # refuses; a background kind's key under another kind, which would be
@@ -52,6 +53,10 @@ declare -A expect=(
     [collectives-in-preflight]="collectives-in-preflight.yaml:5:5: 'collectives' in stage 'preflight' would never be applied"
     [pairs-limit-collective]="pairs-limit-collective.yaml:8:21: a limit rule for collective 'all_reduce' in stage 'pairs' would never be applied: the pairs stage judges sendrecv of int32 alone"
     [pairs-limit-dtype]="pairs-limit-dtype.yaml:6:16: a limit rule for dtype 'float32' in stage 'pairs' would never be applied"
+    [counters-in-cluster]="counters-in-cluster.yaml:5:5: 'counters' in stage 'cluster' would never be applied: the cluster stage reads no link counters"
+    [counters-unknown-key]="counters-unknown-key.yaml:5:28: unknown key 'pattern' in 'counters' (expected one of: read, nic_pattern)"
+    [overlap-in-cluster]="overlap-in-cluster.yaml:5:5: 'overlap' belongs in stage 'overlap', not in stage 'cluster'"
+    [collectives-in-overlap]="collectives-in-overlap.yaml:5:5: 'collectives' in stage 'overlap' would never be applied: the overlap stage measures all_reduce of float32 sum"
     [limit-shadowed]="limit-shadowed.yaml:8:9: this limit rule would never be applied: the rule at line 6, column 9, before it, matches every point it matches"
     [bg-key-other-kind]="bg-key-other-kind.yaml:5:43: unknown key 'targets' in tenant (expected one of: block, rate_mbps, duty, period_s, pattern)"
 )

@@ -38,6 +38,12 @@
  *                     stale         send what the previous matching call of
  *                                   the same size sent (a transport that
  *                                   re-sends a stale copy of the buffer)
+ *                     blocking      MPI_Iallreduce runs to completion inside
+ *                                   the call (as MPI_Allreduce) and returns a
+ *                                   finished request: a transport that moves
+ *                                   data only inside a blocking call, so
+ *                                   nothing overlaps the caller's compute
+ *                                   (the calls count as "iallreduce")
  *                     scribble      MPI_Reduce off the root: flip one bit
  *                                   (FC_INJECT_INDEX, FC_INJECT_BIT) of the
  *                                   recv buffer, which the call must leave
@@ -75,11 +81,12 @@
 
 enum fc_inject_mode { FC_INJECT_OFF, FC_INJECT_CORRUPT, FC_INJECT_KILL,
                       FC_INJECT_STOP, FC_INJECT_DELAY, FC_INJECT_ERROR, FC_INJECT_NOOP,
-                      FC_INJECT_STALE, FC_INJECT_SCRIBBLE, FC_INJECT_FAIL };
+                      FC_INJECT_STALE, FC_INJECT_SCRIBBLE, FC_INJECT_FAIL,
+                      FC_INJECT_BLOCKING };
 
 /* What a wrapper does with a matching call. */
 enum fc_inject_act { FC_ACT_NONE = 0, FC_ACT_CORRUPT, FC_ACT_NOOP, FC_ACT_STALE,
-                     FC_ACT_SCRIBBLE, FC_ACT_FAIL };
+                     FC_ACT_SCRIBBLE, FC_ACT_FAIL, FC_ACT_BLOCK };
 
 static struct {
     int configured;
@@ -139,6 +146,8 @@ static void fc_inject_configure(void)
         fc_inj.mode = FC_INJECT_SCRIBBLE;
     else if (strcmp(mode, "fail") == 0)
         fc_inj.mode = FC_INJECT_FAIL;
+    else if (strcmp(mode, "blocking") == 0)
+        fc_inj.mode = FC_INJECT_BLOCKING;
     else
         fprintf(stderr, "fc_inject: FC_INJECT_MODE '%s' unknown; injecting nothing\n", mode);
     snprintf(fc_inj.colls, sizeof(fc_inj.colls), ",%s,",
@@ -217,6 +226,9 @@ static int fc_inject_call(const char *coll, int count, MPI_Datatype dt)
     case FC_INJECT_SCRIBBLE:
         fc_inject_say("writing into a recv buffer the call must leave alone", coll);
         return FC_ACT_SCRIBBLE;
+    case FC_INJECT_BLOCKING:
+        fc_inject_say("completing it inside the call (no overlap)", coll);
+        return FC_ACT_BLOCK;
     case FC_INJECT_FAIL:
         if (fc_inj.calls != fc_inj.call_at)
             return 0;
@@ -480,4 +492,18 @@ int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI
     rc = PMPI_Send(fc_inject_send(act, buf, count, dt, &bad), count, dt, dest, tag, comm);
     free(bad);
     return fc_inject_rc(rc);
+}
+
+/* The overlap stage's collective (suites/overlap.c); only blocking acts on
+ * it. */
+int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+                   MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+    if (fc_inject_call("iallreduce", count, dt) == FC_ACT_BLOCK) {
+        int rc = PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
+
+        *req = MPI_REQUEST_NULL;
+        return rc;
+    }
+    return PMPI_Iallreduce(sendbuf, recvbuf, count, dt, op, comm, req);
 }

@@ -1,0 +1,47 @@
+/*
+ * fc_profile_diag.c - the profile sections of the diagnostics the
+ * all-reduce field guide asks for (issue 19): counters: (the links a
+ * stage reads over each measuring interval, lib/fc_counters_interval.h),
+ * with their defaults: every link but lo, read; overlap: (the overlap
+ * stage's compute kernel beside the all_reduce, suites/overlap.c), with
+ * its defaults: 20 ms of compute, at least 50% of the shorter hidden.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "fc_profile_sections.h"
+
+/* ---- counters: ------------------------------------------------------------ */
+
+static const fc_yaml_field_t fc_counters_keys[] = {
+    FC_KEY_BOOL("read", fc_counters_profile_t, read),
+    FC_KEY_STRING("nic_pattern", fc_counters_profile_t, nic_pattern,
+                  "a glob such as ib* or eth*"),
+    FC_KEY_END
+};
+
+const fc_yaml_section_t fc_counters_section = { .where = "'counters'",
+                                                .keys = fc_counters_keys };
+
+void fc_counters_defaults(fc_counters_profile_t *c)
+{
+    c->read = 1;
+    snprintf(c->nic_pattern, sizeof(c->nic_pattern), "*");
+}
+
+/* ---- overlap: ------------------------------------------------------------- */
+
+static const fc_yaml_field_t fc_overlap_keys[] = {
+    FC_KEY_NUMBER("compute_ms", fc_overlap_profile_t, compute_ms, 0.1, 10000),
+    FC_KEY_NUMBER("min_overlap_pct", fc_overlap_profile_t, min_overlap_pct, 0, 100),
+    FC_KEY_END
+};
+
+const fc_yaml_section_t fc_overlap_section = { .where = "'overlap'",
+                                               .keys = fc_overlap_keys };
+
+void fc_overlap_defaults(fc_overlap_profile_t *o)
+{
+    o->compute_ms = 20;
+    o->min_overlap_pct = 50;
+}
