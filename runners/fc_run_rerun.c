@@ -182,7 +182,23 @@ int fc_run_rerun_open(fc_run_state_t *st)
         fprintf(stderr, "fabcert: --rerun-failed %s: the racks of run %s that did not pass "
                 "have no host in its inventory\n", dir, v.run_id);
     else {
+        json_t *ov;
+
         fc_rerun_stages(&st->o, plan);
+        ov = fc_run_overrides(&st->o);
+        /* said, not refused: a repair may change what a run is given
+         * (--env), and each run's certificate shows its own overrides */
+        if (!json_equal(ov, json_object_get(plan, "overrides"))) {
+            char *a = json_dumps(json_object_get(plan, "overrides"), JSON_COMPACT |
+                                 JSON_SORT_KEYS | JSON_ENCODE_ANY);
+            char *b = json_dumps(ov, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+
+            fc_print_line(stdout, "note: the overrides differ from run %s's: it ran with %s, "
+                          "this run with %s", v.run_id, a ? a : "none", b ? b : "?");
+            free(a);
+            free(b);
+        }
+        json_decref(ov);
         rc = 0;
     }
     fc_verdict_free(&v);
