@@ -129,7 +129,7 @@ static int fc_rerun_racks(fc_run_state_t *st, const fc_run_verdict_t *v)
 int fc_run_rerun_open(fc_run_state_t *st)
 {
     const char *dir = st->o.rerun_dir, *unfinished;
-    char path[PATH_MAX + 32], hex[65];
+    char path[PATH_MAX + 32], hex[65], abs[PATH_MAX];
     json_t *records = NULL, *rec, *plan = NULL, *launch;
     fc_run_verdict_t v;
     int bad = 0, nplans = 0, nracks, rc = 2;
@@ -167,9 +167,12 @@ int fc_run_rerun_open(fc_run_state_t *st)
                 "(above)\n", dir);
         goto out;
     }
+    /* the directory as a path that names it from anywhere */
+    if (realpath(dir, abs) == NULL)
+        snprintf(abs, sizeof(abs), "%s", dir);
     launch = json_object_get(plan, "launch");
     st->rerun_of = json_pack("{s:s, s:s, s:s, s:s, s:b}", "run_id",
-                             fc_json_str(plan, "run_id"), "dir", dir, "results_sha256", hex,
+                             fc_json_str(plan, "run_id"), "dir", abs, "results_sha256", hex,
                              "profile_sha256", fc_json_str(plan, "profile_sha256"), "local",
                              json_object_get(launch, "ranks") != NULL);
     json_object_set(st->rerun_of, "overrides", json_object_get(plan, "overrides")

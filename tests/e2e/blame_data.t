@@ -15,8 +15,8 @@
 #     quarantined one among them) in a new directory, rack2 PASSes, the
 #     other racks are left out, and the plan, certificate, summary, HTML
 #     and verify name the earlier run and its results' sha256; a rerun of
-#     a run that all passed, of no run, with another profile or of an
-#     unfinished run is refused, exit 2; without the retest's records (killed)
+#     a run that all passed, of no run, with another profile, of an
+#     unfinished run or of one still being written is refused, exit 2; without the retest's records (killed)
 #     every rack of the group FAILs, "not yet localised";
 #   - the same host corrupting only what it sends into all_reduce (its
 #     point-to-point traffic right): the retest's all_reduce without each
@@ -150,12 +150,18 @@ for c in "clean" "nosuch" "send --profile $TMP/pairs.yaml" "cut"; do
     refused="$refused $d:$?"
     [ -e "$TMP/re-$d" ] && refused="$refused(written)"
 done
-[ "$refused" = " clean:2 nosuch:2 send:2 cut:2" ] &&
+# and a run still being written (a runner holds its results.jsonl: flock)
+flock "$TMP/send/results.jsonl" $FC run --rerun-failed "$TMP/send" --out "$TMP/re-busy" \
+    > "$TMP/re-busy.out" 2>&1
+refused="$refused busy:$?"
+[ -e "$TMP/re-busy" ] && refused="$refused(written)"
+[ "$refused" = " clean:2 nosuch:2 send:2 cut:2 busy:2" ] &&
+    grep -q "a fabcert run is still writing it: wait for it to end" "$TMP/re-busy.out" &&
     grep -q "every rack of run .* passed (3 rack(s)): there is nothing to run again" "$TMP/re-clean.out" &&
     grep -q "nosuch/results.jsonl: No such file or directory: not a run's output directory" "$TMP/re-nosuch.out" &&
     grep -q "the profile .*pairs.yaml (sha256 [0-9a-f]*) is not run $was's (blame-cluster" "$TMP/re-send.out" &&
     grep -q "did not finish: its cluster stage never ended (interrupted); carry it on first: fabcert run --resume" "$TMP/re-cut.out"
-ok $? "--rerun-failed refuses a run whose racks all passed, a directory that is no run, another profile and an unfinished run: exit 2, nothing written ($refused)"
+ok $? "--rerun-failed refuses a run whose racks all passed, a directory that is no run, another profile, an unfinished run and one still being written: exit 2, nothing written ($refused)"
 
 # 2b. the same host corrupting only what it sends into all_reduce: its
 # point-to-point traffic is right, the all_reduce without it is right
