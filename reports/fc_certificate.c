@@ -215,6 +215,9 @@ json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t 
      * again (absent when it ran in one go) */
     if (cert && json_array_size(v->resumes) > 0)
         json_object_set_new(cert, "resumed", json_deep_copy(v->resumes));
+    /* a rerun after a repair names the earlier run (absent otherwise) */
+    if (cert && json_is_object(json_object_get(plan, "rerun_of")))
+        json_object_set_new(cert, "rerun_of", json_deep_copy(json_object_get(plan, "rerun_of")));
     return cert;
 }
 

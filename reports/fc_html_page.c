@@ -45,6 +45,14 @@ void fc_html_resumes(FILE *f, const fc_run_verdict_t *v)
         fc_html_escape(f, text);
         fprintf(f, "</p>\n");
     }
+    if (json_is_object(json_object_get(v->plan, "rerun_of"))) {
+        char text[1024];
+
+        fc_rerun_text(json_object_get(v->plan, "rerun_of"), text, sizeof(text));
+        fprintf(f, "<p class=\"muted\"><b>Rerun</b> ");
+        fc_html_escape(f, text);
+        fprintf(f, "</p>\n");
+    }
 }
 
 void fc_html_backend_notes(FILE *f, const fc_run_verdict_t *v)

@@ -113,6 +113,27 @@ void fc_resume_text(json_t *resume, char *buf, size_t len)
                  "superseded)", superseded, superseded == 1 ? "" : "s");
 }
 
+void fc_rerun_text(json_t *rerun_of, char *buf, size_t len)
+{
+    json_t *passed = json_array(), *x;
+    size_t used, i;
+
+    json_array_foreach(json_object_get(rerun_of, "verdicts"), i, x)
+        if (strcmp(fc_json_str(x, "verdict"), "PASS") == 0)
+            json_array_append_new(passed, json_string(fc_json_str(x, "rack")));
+    used = (size_t)snprintf(buf, len, "rerun of %.64s (%.512s) after repair: racks ",
+                            fc_json_str(rerun_of, "run_id"), fc_json_str(rerun_of, "dir"));
+    if (used >= len)
+        used = len - 1;
+    fc_join_names(json_object_get(rerun_of, "racks"), buf, len, &used);
+    if (used + 100 < len)
+        used += (size_t)snprintf(buf + used, len - used, " (its results.jsonl sha256 %.64s); "
+                                 "racks that passed there and keep its certificates: ",
+                                 fc_json_str(rerun_of, "results_sha256"));
+    fc_join_names(passed, buf, len, &used);
+    json_decref(passed);
+}
+
 void fc_overrides_text(const fc_run_verdict_t *v, char *buf, size_t len)
 {
     fc_settings_text(json_object_get(v->plan, "overrides"), " ", buf, len);

@@ -30,6 +30,11 @@ void fc_environment_text(const fc_run_verdict_t *v, char *buf, size_t len);
  * line: "2026-12-03T13:45:41Z: kept node, rack; ran again soak (1
  * attempt superseded)". */
 void fc_resume_text(json_t *resume, char *buf, size_t len);
+/* A rerun's earlier run (the plan's rerun_of, `run --rerun-failed`) as
+ * one line: "rerun of RUN_ID (DIR) after repair: racks rack2 (its
+ * results.jsonl sha256 HEX); racks that passed there and keep its
+ * certificates: rack1, rack3". */
+void fc_rerun_text(json_t *rerun_of, char *buf, size_t len);
 /* One line of text for a person's terminal or summary.txt: formatted,
  * every control character (from any input: a record's reason, a host
  * name, a profile's name) shown as '?', then one newline, so no input can

@@ -437,6 +437,10 @@ static void fc_cert_say_what_ran(const char *path, json_t *cert)
     else
         fc_print_line(stdout, "%s: environment: %s", path, json_is_object(env)
                       ? "none that shapes the measurement" : "not recorded");
+    if (json_is_object(json_object_get(cert, "rerun_of"))) {
+        fc_rerun_text(json_object_get(cert, "rerun_of"), text, sizeof(text));
+        fc_print_line(stdout, "%s: %s", path, text);
+    }
     if (json_array_size(json_object_get(cert, "hosts_left_out")) > 0) {
         json_t *left = json_object_get(cert, "hosts_left_out"), *h;
         size_t i, used = 0, shown = 0;

@@ -128,6 +128,12 @@ void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
         fc_resume_text(json_array_get(v->resumes, i), text, sizeof(text));
         fc_print_line(out, "resumed: %s", text);
     }
+    if (json_is_object(json_object_get(v->plan, "rerun_of"))) {
+        char text[1024];
+
+        fc_rerun_text(json_object_get(v->plan, "rerun_of"), text, sizeof(text));
+        fc_print_line(out, "%s", text);
+    }
 
     for (int k = 0; k < v->nracks; ++k) {
         const fc_rack_verdict_t *r = &v->racks[k];

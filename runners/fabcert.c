@@ -87,6 +87,9 @@ static int fc_run_open_output(fc_run_state_t *st)
         if (fc_run_resume_open(st) != 0)
             return 2;
     } else {
+        /* a rerun reads the earlier run first: a refusal writes nothing */
+        if (st->o.rerun_dir[0] && fc_run_rerun_open(st) != 0)
+            return 2;
         snprintf(st->o.run_id, sizeof(st->o.run_id), "%ld-%d", (long)time(NULL),
                  (int)getpid());
         if (st->o.out_dir[0] == '\0')
@@ -98,7 +101,10 @@ static int fc_run_open_output(fc_run_state_t *st)
         if (fc_run_claim_results(st) != 0)
             return 2;
     }
-    if (fc_run_load_inventory(st) != FC_OK || fc_check_background_hosts(st) != 0 ||
+    if ((st->o.rerun_dir[0] && fc_run_rerun_inputs(st) != 0) ||
+        fc_run_load_inventory(st) != FC_OK ||
+        (st->o.rerun_dir[0] && fc_run_rerun_check_hosts(st) != 0) ||
+        fc_check_background_hosts(st) != 0 ||
         fc_run_check_rack_names(&st->inv) != 0 ||
         (st->o.resume ? fc_run_resume_check(st) : fc_run_freeze_inputs(st)) != FC_OK) {
         char left[PATH_MAX + 32];
@@ -108,6 +114,10 @@ static int fc_run_open_output(fc_run_state_t *st)
             unlink(left);
         else
             unlink(st->results_path);   /* nothing was run: no half run left */
+        if (st->o.rerun_dir[0]) {       /* the host list it wrote for the rerun */
+            snprintf(left, sizeof(left), "%s/hosts", st->o.out_dir);
+            unlink(left);
+        }
         return 2;
     }
     fc_print_left_out(&st->inv);
@@ -220,9 +230,17 @@ static int fc_run_write_plan(fc_run_state_t *st, json_t *stages)
                         st->o.profile_source, "hosts", st->o.hosts_source, "racks",
                         st->o.racks_source));
     json_object_set_new(plan, "launch", fc_run_launch_json(&st->o));
+    if (st->rerun_of)   /* the earlier run, named in every report */
+        json_object_set_new(plan, "rerun_of", json_deep_copy(st->rerun_of));
     fc_append(st, plan);
     printf("fabcert %s: run %s, %d host(s) in %d rack(s), profile %s\n",
            FC_VERSION, st->o.run_id, st->inv.nhosts, st->inv.nracks, st->profile.name);
+    if (st->rerun_of) {
+        char text[1024];
+
+        fc_rerun_text(st->rerun_of, text, sizeof(text));
+        fc_print_line(stdout, "%s", text);
+    }
     fflush(stdout);
     return 0;
 }
@@ -322,6 +340,8 @@ static int fc_cmd_run(int argc, char **argv)
     free(st.quarantined);
     json_decref(st.prior);
     json_decref(st.prior_plan);
+    json_decref(st.rerun_of);
+    json_decref(st.rerun_hosts);
     return rc;
 }
 

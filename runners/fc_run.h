@@ -53,6 +53,7 @@ typedef struct fc_run_opts {
     const char *sign_key;           /* secret key for the certificates */
     double soak_duration;           /* --soak-duration; 0: the profile's */
     int resume;                     /* --resume DIR: out_dir is DIR */
+    char rerun_dir[PATH_MAX];       /* --rerun-failed DIR, "" if not given */
     int profile_given;              /* --profile was on the command line */
     char metrics[PATH_MAX];         /* --metrics FILE, "" if none */
     int progress;                   /* --progress: progress lines even when
@@ -82,6 +83,9 @@ typedef struct fc_run_state {
     long prior_bytes;               /* ... the size of the file they filled */
     int kept[FC_STAGE_COUNT];       /* stages finished before: not run again */
     int resume_runs;                /* stages the resume runs */
+    /* --rerun-failed DIR (fc_run_rerun.c) */
+    json_t *rerun_of;               /* the plan's rerun_of: the earlier run */
+    json_t *rerun_hosts;            /* the hosts of its racks that did not pass */
 } fc_run_state_t;
 
 /* ---- options (fc_run_opts.c) ----------------------------------------- */
@@ -146,6 +150,19 @@ fc_status_t fc_run_resume_check(fc_run_state_t *st);
 /* Which stages are kept (st->kept), quarantine carried over, the resume
  * record written and the plan printed: 0, or 2 (said). */
 int fc_run_resume_plan(fc_run_state_t *st);
+
+/* ---- --rerun-failed DIR (fc_run_rerun.c) ---------------------------- */
+
+/* Read the earlier run DIR: a finished run with a rack that did not
+ * pass, whose profile this command's is; its inventory's hosts of those
+ * racks (st->rerun_hosts) and what the plan says of it (st->rerun_of).
+ * Nothing written. 0, or 2 (said). */
+int fc_run_rerun_open(fc_run_state_t *st);
+/* The new run's inventory: out_dir/hosts with those hosts and DIR's rack
+ * map (or this machine alone when DIR ran on it). 0, or 2 (said). */
+int fc_run_rerun_inputs(fc_run_state_t *st);
+/* After the inventory is loaded: every host of it is one of DIR's. 0, or 2. */
+int fc_run_rerun_check_hosts(const fc_run_state_t *st);
 
 /* ---- one attempt of a stage (fc_run_stage.c) ------------------------- */
 

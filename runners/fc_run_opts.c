@@ -4,6 +4,7 @@
  * of them: every option that changed what was measured (overrides) and
  * the environment variables that shape a measurement.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -86,6 +87,10 @@ void fc_usage(FILE *out)
 "                        finished stages are kept, the others run from their\n"
 "                        start (give the run's options again; the profile\n"
 "                        defaults to DIR/profile.yaml)\n"
+"  --rerun-failed DIR    after a repair: a new run (--out) of the racks that\n"
+"                        did not pass in the finished run DIR, on their hosts\n"
+"                        only, under its profile; its certificates name DIR's\n"
+"                        run (the profile defaults to DIR/profile.yaml)\n"
 "  --metrics FILE        the run's state and figures for Prometheus (text\n"
 "                        format, node_exporter's textfile collector: written\n"
 "                        to FILE.tmp and renamed), as stages and soak windows\n"
@@ -129,7 +134,7 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
 {
     enum { O_PROFILE = 1, O_OUT, O_NP, O_PPN, O_MPIRUN, O_MPIRUN_ARG, O_ENV, O_LAUNCHER,
            O_HOSTS, O_RACKS, O_STAGES, O_STAGE_OPT, O_SELFTEST, O_SELFTEST_STAGE,
-           O_SIGN_KEY, O_HELP, O_PROGRESS, O_RESUME, O_METRICS };
+           O_SIGN_KEY, O_HELP, O_PROGRESS, O_RESUME, O_METRICS, O_RERUN };
     static const struct option longopts[] = {
         { "profile", required_argument, NULL, O_PROFILE },
         { "out", required_argument, NULL, O_OUT },
@@ -157,6 +162,7 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
         { "progress", no_argument, NULL, O_PROGRESS },
         { "resume", required_argument, NULL, O_RESUME },
         { "metrics", required_argument, NULL, O_METRICS },
+        { "rerun-failed", required_argument, NULL, O_RERUN },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
@@ -191,6 +197,14 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
             }
             snprintf(o->out_dir, sizeof(o->out_dir), "%s", optarg);
             o->resume |= c == O_RESUME;
+            break;
+        case O_RERUN:
+            if (optarg[0] == '\0' ||
+                (size_t)snprintf(o->rerun_dir, sizeof(o->rerun_dir), "%s", optarg) >=
+                    sizeof(o->rerun_dir) - 32) {
+                fprintf(stderr, "fabcert: --rerun-failed: an empty or too long path\n");
+                return 2;
+            }
             break;
         case O_HOSTS: snprintf(o->hosts, sizeof(o->hosts), "%s", optarg); break;
         case O_RACKS: snprintf(o->racks, sizeof(o->racks), "%s", optarg); break;
@@ -291,6 +305,29 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
             o->stages[s] = 1;
     if (o->np == 0)
         o->np = fc_default_np();
+    if (o->rerun_dir[0] && (o->resume || o->hosts[0] || o->racks[0])) {
+        fprintf(stderr, "fabcert: --rerun-failed %s: %s\n", o->rerun_dir, o->resume
+                ? "--resume carries on an interrupted run; --rerun-failed starts a new one "
+                  "(give one of them)"
+                : "the hosts are those of the earlier run's racks that did not pass, and "
+                  "its rack map: give no --hosts or --racks");
+        return 2;
+    }
+    if (o->rerun_dir[0]) {
+        char results[PATH_MAX + 32];
+
+        snprintf(results, sizeof(results), "%s/results.jsonl", o->rerun_dir);
+        if (access(results, R_OK) != 0) {
+            fprintf(stderr, "fabcert: --rerun-failed %s: %s: %s: not a run's output "
+                    "directory\n", o->rerun_dir, results, strerror(errno));
+            return 2;
+        }
+    }
+    /* a rerun is judged against the earlier run's profile: by default the
+     * copy frozen in its directory */
+    if (o->rerun_dir[0] && !o->profile_given)
+        snprintf(o->profile, sizeof(o->profile), "%.*s/profile.yaml",
+                 (int)sizeof(o->profile) - 16, o->rerun_dir);
     /* a resume is judged against the profile it began with: by default
      * the copy frozen in its directory */
     if (o->resume && !o->profile_given &&

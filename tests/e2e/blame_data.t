@@ -10,7 +10,13 @@
 #     rack), the retest (checked point-to-point exchanges) confirms the
 #     host: it alone is quarantined, its rack FAILs naming it with the
 #     exchanges as evidence (results.jsonl, certificate, HTML, summary),
-#     the two other racks PASS; without the retest's records (killed)
+#     the two other racks PASS; after the repair (no injector),
+#     `run --rerun-failed` of that run runs rack2's three hosts only (the
+#     quarantined one among them) in a new directory, rack2 PASSes, the
+#     other racks are left out, and the plan, certificate, summary, HTML
+#     and verify name the earlier run and its results' sha256; a rerun of
+#     a run that all passed, of no run, with another profile, of an
+#     unfinished run or of one still being written is refused, exit 2; without the retest's records (killed)
 #     every rack of the group FAILs, "not yet localised";
 #   - the same host corrupting only what it sends into all_reduce (its
 #     point-to-point traffic right): the retest's all_reduce without each
@@ -23,13 +29,14 @@
 #     and re-sending its previous buffer (mode stale): the exchanges
 #     alternate two input sets, so the replay is caught and placed too;
 # and on this machine alone (node stage, 4 ranks), rank 2 corrupting its
-# sends: the retest names rank 2, not rank 0 that observed it first.
+# sends: the retest names rank 2, not rank 0 that observed it first, and
+# its --rerun-failed without the injector passes, its --stages kept.
 # Needs root (namespaces); skips with the reason otherwise.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 INJ=$PWD/$BUILD/libfc_inject.so
 vcluster_up fbd 2,3,1
-plan 20
+plan 25
 H1=${NAME}01 H4=${NAME}04
 # one stage per profile (a required stage left out would make the racks
 # INCOMPLETE); the virtual cluster's settings, and no relative rule for
@@ -105,6 +112,57 @@ secs=$(rec send '(grep { $_->{type} eq "retest" } @r)[0]{seconds}')
 launch=$(rec send 'sprintf "%.1f", (grep { $_->{type} eq "retest_launch" } @r)[0]{seconds} // -1')
 diag "retest: ${launch} s launched, of which $(printf %.1f "$secs") s of checks (12 ranks: 11 rounds of exchanges, 6 all_reduce without one node); whole run ${took} s"
 
+# 2a. after the repair (no injector): --rerun-failed runs rack2 again, its
+# three hosts only ($H4, quarantined, among them), in a new directory whose
+# plan and certificate name the run it follows; rack1 and rack3 are left
+# out (their certificates stay the first run's)
+start=$(date +%s)
+$VC --name $NAME exec $H1 $FC run --rerun-failed "$TMP/send" --out "$TMP/resend" --ppn 2 \
+    > "$TMP/resend.out" 2> "$TMP/resend.err"
+rc=$?
+took=$(( $(date +%s) - start ))
+certs=$(cd "$TMP/resend/certificates" 2>/dev/null && echo *.json)
+[ "$rc" = 0 ] && [ "$certs" = rack2.json ] && grep -q "^rack rack2: PASS (3 hosts)" "$TMP/resend.out" &&
+    ! grep -q "^rack rack[13]" "$TMP/resend.out" &&
+    grep -q "left out of this run (2 rack(s) entirely)" "$TMP/resend.out"
+ok $? "--rerun-failed after the repair: rack2 PASSes, exit 0, rack1 and rack3 are left out, no certificate of theirs (rc $rc, certificates: $certs, ${took} s)"
+hosts=$(rec resend 'my %h; for my $s (grep { $_->{type} eq "stage_start" } @r) { $h{$_} = 1 for @{$s->{rank_hosts}} } join ",", sort keys %h')
+is "$hosts" "${NAME}03,${NAME}04,${NAME}05" "it ran on rack2's hosts only, $H4 (quarantined before) among them ($hosts)"
+sha=$(sha256sum "$TMP/send/results.jsonl" | cut -d' ' -f1)
+was=$(rec send '(grep { $_->{type} eq "plan" } @r)[0]{run_id}')
+named=$(rec resend 'my $p = (grep { $_->{type} eq "plan" } @r)[0]{rerun_of}; join " ", $p->{run_id}, $p->{results_sha256}, @{$p->{racks}}, map { "$_->{rack}=$_->{verdict}" } @{$p->{verdicts}}')
+cert=$(jsonl "$TMP/resend/certificates/rack2.json" '$r[0]{certificate}{rerun_of}{run_id}')
+line="rerun of $was ($TMP/send) after repair: racks rack2 (its results.jsonl sha256 $sha); racks that passed there and keep its certificates: rack1, rack3"
+[ "$named" = "$was $sha rack2 rack1=PASS rack2=FAIL rack3=PASS" ] && [ "$cert" = "$was" ] &&
+    grep -qxF "$line" "$TMP/resend/summary.txt" && grep -qF "$line" "$TMP/resend/report/index.html" &&
+    $FC verify "$TMP/resend/certificates/rack2.json" | grep -qF ": $line"
+ok $? "the plan, the certificate, the summary, the HTML and verify name the earlier run, its results' sha256 and the racks run again ($named)"
+# refused, exit 2, nothing written: every rack passed; not a run; another
+# profile; a run that did not finish (its stage_done gone, as when killed)
+mkdir -p "$TMP/cut"
+grep -v '"type":"stage_done"' "$TMP/send/results.jsonl" > "$TMP/cut/results.jsonl"
+cp "$TMP/send/profile.yaml" "$TMP/cut/"
+refused=""
+for c in "clean" "nosuch" "send --profile $TMP/pairs.yaml" "cut"; do
+    set -- $c
+    d=$1; shift
+    $FC run --rerun-failed "$TMP/$d" --out "$TMP/re-$d" "$@" > "$TMP/re-$d.out" 2>&1
+    refused="$refused $d:$?"
+    [ -e "$TMP/re-$d" ] && refused="$refused(written)"
+done
+# and a run still being written (a runner holds its results.jsonl: flock)
+flock "$TMP/send/results.jsonl" $FC run --rerun-failed "$TMP/send" --out "$TMP/re-busy" \
+    > "$TMP/re-busy.out" 2>&1
+refused="$refused busy:$?"
+[ -e "$TMP/re-busy" ] && refused="$refused(written)"
+[ "$refused" = " clean:2 nosuch:2 send:2 cut:2 busy:2" ] &&
+    grep -q "a fabcert run is still writing it: wait for it to end" "$TMP/re-busy.out" &&
+    grep -q "every rack of run .* passed (3 rack(s)): there is nothing to run again" "$TMP/re-clean.out" &&
+    grep -q "nosuch/results.jsonl: No such file or directory: not a run's output directory" "$TMP/re-nosuch.out" &&
+    grep -q "the profile .*pairs.yaml (sha256 [0-9a-f]*) is not run $was's (blame-cluster" "$TMP/re-send.out" &&
+    grep -q "did not finish: its cluster stage never ended (interrupted); carry it on first: fabcert run --resume" "$TMP/re-cut.out"
+ok $? "--rerun-failed refuses a run whose racks all passed, a directory that is no run, another profile, an unfinished run and one still being written: exit 2, nothing written ($refused)"
+
 # 2b. the same host corrupting only what it sends into all_reduce: its
 # point-to-point traffic is right, the all_reduce without it is right
 run coll cluster --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H4 --env FC_INJECT_MODE=corrupt-send \
@@ -171,6 +229,15 @@ is "$rc" 1 "node stage, rank 2 corrupting its sends: exit 1 ($rc)"
 [ "$culprit" = 2 ] && [ "$first" != 2 ] &&
     grep -q "^  FAIL rack default, node stage, node $(hostname): .*wrong data sent by $(hostname) (rank 2) confirmed by 3 retests: rank 2 -> rank 0 wrong, rank 0 -> rank 2 right" "$TMP/node.out"
 ok $? "the retest names rank 2 (the ranks: $culprit), not rank $first that observed it"
+# the same on this machine alone, after the repair: --rerun-failed runs
+# it again (the --stages node of the run it follows), without the injector
+$FC run --rerun-failed "$TMP/node" --out "$TMP/renode" --np 4 --sizes 4KiB \
+    --collectives all_reduce > "$TMP/renode.out" 2>&1
+rc=$?
+[ "$rc" = 0 ] && grep -q "^rack default: PASS" "$TMP/renode.out" &&
+    grep -q "^rerun of .* ($TMP/node) after repair: racks default" "$TMP/renode/summary.txt" &&
+    [ "$(rec renode '(grep { $_->{type} eq "plan" } @r)[0]{overrides}{"--stages"}')" = node ]
+ok $? "on this machine: --rerun-failed of the failed node run passes, runs the node stage only, names it ($rc)"
 # what the confirmations and retests added to each run (README, "How long
 # confirmation takes")
 for r in clean send coll once pairs stale; do
