@@ -52,6 +52,17 @@ static int fc_diag_first_watchdog_line(const char *log)
     return lineno;
 }
 
+static int fc_diag_in_list(json_t *list, const char *s)
+{
+    json_t *v;
+    size_t i;
+
+    json_array_foreach(list, i, v)
+        if (strcmp(json_string_value(v), s) == 0)
+            return 1;
+    return 0;
+}
+
 /* Each rank's account. Returns 0 when the stage never started. */
 static int fc_diag_load(fc_diag_t *d)
 {
@@ -106,7 +117,18 @@ static int fc_diag_load(fc_diag_t *d)
      * task with SIGKILL): that is no crash */
     json_array_foreach(d->notes, i, w) {
         json_int_t r = json_integer_value(json_object_get(w, "rank"));
+        const char *kind = fc_json_str(w, "kind"), *host = fc_json_str(w, "host");
 
+        /* a host the launcher lost before its tear-down began (after it, a
+         * daemon lost as the job ends says nothing of why it ended); a
+         * peer's host, each once */
+        if (r < 0 && fc_diag_has_host(d, host) && strcmp(kind, "host_lost") == 0 &&
+            !(first_wd > 0 && json_integer_value(json_object_get(w, "line")) > first_wd) &&
+            fc_diag_lost_note(d, host) == NULL)
+            json_array_append(d->lost, w);
+        if (r < 0 && fc_diag_has_host(d, host) && strcmp(kind, "peer_host") == 0 &&
+            !fc_diag_in_list(d->peer_hosts, host))
+            json_array_append_new(d->peer_hosts, json_string(host));
         /* a rank whose MPI call failed ended the job itself (MPI_Abort):
          * the launcher's word on it is no death */
         if (r < 0 || (size_t)r >= d->n || d->ranks[r].note || d->ranks[r].ended_by_launcher ||
@@ -119,6 +141,25 @@ static int fc_diag_load(fc_diag_t *d)
             d->ranks[r].note = w;
     }
     return 1;
+}
+
+int fc_diag_has_host(const fc_diag_t *d, const char *host)
+{
+    for (size_t k = 0; k < d->n; ++k)
+        if (d->ranks[k].host && strcmp(d->ranks[k].host, host) == 0)
+            return 1;
+    return 0;
+}
+
+json_t *fc_diag_lost_note(const fc_diag_t *d, const char *host)
+{
+    json_t *w;
+    size_t i;
+
+    json_array_foreach(d->lost, i, w)
+        if (strcmp(fc_json_str(w, "host"), host) == 0)
+            return w;
+    return NULL;
 }
 
 /* Said nothing at all: no watchdog report, no tear-down line, no failed
@@ -214,6 +255,8 @@ json_t *fc_diagnose_unfinished(const fc_diag_in_t *in)
     memset(&d, 0, sizeof(d));
     d.in = in;
     d.out = json_array();
+    d.lost = json_array();
+    d.peer_hosts = json_array();
     d.stuck_at = "";
     if (!fc_diag_load(&d)) {
         char why[PATH_MAX + 128];
@@ -235,5 +278,7 @@ json_t *fc_diagnose_unfinished(const fc_diag_in_t *in)
     }
     free(d.ranks);
     json_decref(d.notes);
+    json_decref(d.lost);
+    json_decref(d.peer_hosts);
     return d.out;
 }

@@ -11,6 +11,10 @@
 #     launcher's words, how many ranks reported being torn down), quarantines
 #     it alone, runs the stage again without it, and the cluster stage runs
 #     after it; the racks without it PASS;
+#   - a node that dies outright (every process of its namespace, Open
+#     MPI's daemon too, killed -9 from outside while its ranks are held in
+#     the cluster stage): that host alone is named and quarantined, the
+#     stage runs again without it and the racks without it PASS;
 #   - every rank of one node stopped inside the cluster stage's all_reduce
 #     (alive, never returning): every rank reports at the timeout, stuck in
 #     the same call; the point-to-point probe finds every host answering,
@@ -38,7 +42,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcb 2,3,1
-plan 25
+plan 27
 H1=${NAME}01 H2=${NAME}02 H4=${NAME}04 H5=${NAME}05
 INJ="--env LD_PRELOAD=$PWD/$BUILD/libfc_inject.so"
 # p.yaml: the rack and cluster stages; c.yaml: the cluster stage alone
@@ -122,6 +126,32 @@ grep -q "ranks 3,9 on host $H4 died: the launcher reports rank [39] exited on si
                       grep({ /exited on signal 9/ } @{$_->{evidence}{launcher}}) } @f)' \
         "$TMP/kill/certificates/rack2.json"
 ok $? "the crash in rack2's HTML (who died, the others torn down) and its evidence in the certificate"
+
+# 2b. node $H5 dies outright in the cluster stage: its ranks held at the
+# third all_reduce (the injector's stop, so the stage cannot end first),
+# then every process of its namespace, Open MPI's daemon too, killed -9
+# from outside. mpirun says it lost the daemon, or only that a daemon
+# failed: either way $H5 is the one host all silent, placed alone
+t0=$(date +%s)
+run nodedie $INJ --env FC_INJECT_HOST=$H5 --env FC_INJECT_MODE=stop --env FC_INJECT_PROGRAM=cluster \
+    --env FC_INJECT_CALL=3 --profile "$TMP/c.yaml" &
+pid=$!
+for _ in $(seq 1 150); do
+    grep -q '"stage_start"' "$TMP/nodedie/results.jsonl" 2> /dev/null && break
+    sleep 0.2
+done
+sleep 1
+kill -9 $(ip netns pids $H5) 2> /dev/null
+wait $pid
+rc=$?
+diag "node dies: $(( $(date +%s) - t0 )) s"
+n=$(rec nodedie 'my @c = grep { $_->{type} eq "crash" || $_->{type} eq "hang" } @r; scalar(@c) . ":" . join(",", map { "$_->{type}/$_->{host}/$_->{ranks}/" . ($_->{implicates}{quarantine} ? 1 : 0) } @c)')
+q=$(quarantined nodedie)
+is "$n; $q" "1:crash/$H5/4,10/1; $H5" "a node that died outright: one crash record names $H5 (ranks 4,10), $H5 alone quarantined ($n; $q)"
+n=$(rec nodedie 'join ",", map { $_->{stage} . (grep({ $_ eq "'$H5'" } @{$_->{rank_hosts}}) ? "+" : "-") } grep { $_->{type} eq "stage_start" } @r')
+[ "$n" = "cluster+,cluster-" ] && [ $rc -eq 1 ] && grep -q "^rack rack1: PASS" "$TMP/nodedie.out" &&
+    grep -q "^rack rack2: FAIL" "$TMP/nodedie.out" && grep -q "^rack rack3: PASS" "$TMP/nodedie.out"
+ok $? "the stage runs again without $H5: rack1 and rack3 PASS, rack2 FAILs ($n, $rc)"
 
 # 3. both ranks of $H2 stopped in the cluster stage's third all_reduce
 t0=$(date +%s)
