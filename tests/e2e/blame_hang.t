@@ -15,12 +15,14 @@
 #     MPI's daemon too, killed -9 from outside while its ranks are held in
 #     the cluster stage): that host alone is named and quarantined, the
 #     stage runs again without it and the racks without it PASS;
-#   - every rank of one node stopped inside the cluster stage's all_reduce
-#     (alive, never returning): every rank reports at the timeout, stuck in
-#     the same call; the point-to-point probe finds every host answering,
-#     and the ranks' own accounts of their last seconds (the stopped ranks
-#     used no CPU, the waiting ones polled) name that host alone; the stage
-#     runs again without it and the other racks PASS;
+#   - one rank of a node (rank 7 of its two) stopped inside the cluster
+#     stage's all_reduce (alive, never returning; one GPU's process of
+#     several): every rank reports at the timeout, stuck in the same call;
+#     the point-to-point probe finds every host answering, and the ranks'
+#     own accounts of their last seconds (the stopped rank used no CPU, the
+#     waiting ones, its host's other rank too, polled) name that host
+#     alone, and that rank; the stage runs again without it and the other
+#     racks PASS;
 #   - every rank of one healthy node has an MPI call fail inside the
 #     cluster stage (the injector's fail mode: the communicator's error
 #     handler called with MPI_ERR_OTHER, as the library does when a
@@ -153,26 +155,27 @@ n=$(rec nodedie 'join ",", map { $_->{stage} . (grep({ $_ eq "'$H5'" } @{$_->{ra
     grep -q "^rack rack2: FAIL" "$TMP/nodedie.out" && grep -q "^rack rack3: PASS" "$TMP/nodedie.out"
 ok $? "the stage runs again without $H5: rack1 and rack3 PASS, rack2 FAILs ($n, $rc)"
 
-# 3. both ranks of $H2 stopped in the cluster stage's third all_reduce
+# 3. rank 7 of $H2 (not its rank 1) stopped in the cluster stage's third
+# all_reduce
 t0=$(date +%s)
-run stop $INJ --env FC_INJECT_HOST=$H2 --env FC_INJECT_MODE=stop --env FC_INJECT_PROGRAM=cluster \
-    --env FC_INJECT_CALL=3 --profile "$TMP/c.yaml"
+run stop $INJ --env FC_INJECT_HOST=$H2 --env FC_INJECT_RANK=7 --env FC_INJECT_MODE=stop \
+    --env FC_INJECT_PROGRAM=cluster --env FC_INJECT_CALL=3 --profile "$TMP/c.yaml"
 rc=$?
 diag "stop: $(( $(date +%s) - t0 )) s"
 n=$(rec stop 'my @h = grep { $_->{type} eq "hang" } @r; scalar(@h) . ":" . join(",", map { "$_->{host}/$_->{ranks}/$_->{implicates}{part}/$_->{implicates}{quarantine}" } @h)')
-is "$n" "1:$H2/1,7/node/1" "stuck in a collective: one hang record names $H2 (ranks 1,7) ($n)"
+is "$n" "1:$H2/7/node/1" "stuck in a collective: one hang record names $H2 and its stopped rank 7 ($n)"
 n=$(rec stop 'my ($h) = grep { $_->{type} eq "hang" } @r; $h->{evidence}{probe}')
 echo "$n" | grep -q "6 host(s), 30 of 30 directed exchanges arrived intact"
 ok $? "the probe ran on the 6 hosts and every pair answered ($n)"
 n=$(rec stop 'my ($h) = grep { $_->{type} eq "hang" } @r; join ",", map { sprintf "%s:%s", $_->{rank}, $_->{cpu_pct} < 0.2 ? "idle" : "busy" } @{$h->{evidence}{ranks}}')
-is "$n" "0:busy,1:idle,2:busy,3:busy,4:busy,5:busy,6:busy,7:idle,8:busy,9:busy,10:busy,11:busy" \
-    "the ranks' accounts: only $H2's ranks were idle ($n)"
+is "$n" "0:busy,1:busy,2:busy,3:busy,4:busy,5:busy,6:busy,7:idle,8:busy,9:busy,10:busy,11:busy" \
+    "the ranks' accounts: only rank 7 was idle, $H2's rank 1 polled ($n)"
 q=$(quarantined stop)
 is "$q" "$H2" "only $H2 is quarantined ($q)"
 [ $rc -eq 1 ] && grep -q "^rack rack1: FAIL" "$TMP/stop.out" && grep -q "^rack rack2: PASS" "$TMP/stop.out" &&
     grep -q "^rack rack3: PASS" "$TMP/stop.out"
 ok $? "the stage runs again without it: rack2 and rack3 PASS, rack1 FAILs ($rc)"
-grep -q "the processes of host $H2 stopped making progress: ranks 1,7 used at most [0-9.]*% of a core .*a point-to-point probe found every host answering" "$TMP/stop/report/rack-rack1.html" &&
+grep -q "the process(es) of rank(s) 7 on host $H2 stopped making progress: ranks 7 used at most [0-9.]*% of a core .*a point-to-point probe found every host answering" "$TMP/stop/report/rack-rack1.html" &&
     perl -MJSON::PP -e 'local $/; my $c = decode_json(<>)->{certificate};
         my @f = grep { ref $_->{evidence} } map { @{$_->{figures} || []} } @{$c->{stages} || []};
         exit !(grep { $_->{evidence}{probe} =~ /30 of 30 directed exchanges/ &&

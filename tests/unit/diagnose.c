@@ -30,6 +30,9 @@
  *     host alone; without that notice, Open MPI's "Peer host:" and the
  *     first tear-down lines (which after any death point at the
  *     launcher's own host) place nobody.
+ *   - one stopped rank of a host whose other rank polls (one GPU's
+ *     process of several): the host is placed, that rank named; most
+ *     ranks idle, scattered over hosts beside busy ones: nobody.
  * The launcher texts are the ones mpirun printed in the reviewer's runs
  * (issue 11's attack, /work/notes/attack/x11.md), host names changed.
  */
@@ -55,6 +58,16 @@ static void wd(char *buf, size_t len, int rank, const char *host)
              "\"index\":3,\"at\":\"all_reduce int32 sum 64 KiB\",\"timeout_s\":20,"
              "\"late_s\":0.010,\"calls_entered\":10,\"calls_done\":9,\"window_s\":5.00,"
              "\"cpu_s\":0.5000,\"done_in_window\":0}\n", rank, host);
+}
+
+/* The same, with the CPU its main thread used in the 5 s window. */
+static void wd_cpu(char *buf, size_t len, int rank, const char *host, double cpu_s)
+{
+    snprintf(buf + strlen(buf), len - strlen(buf),
+             "FABCERT-WATCHDOG {\"stage\":\"cluster\",\"rank\":%d,\"host\":\"%s\","
+             "\"index\":3,\"at\":\"all_reduce int32 sum 64 KiB\",\"timeout_s\":20,"
+             "\"late_s\":0.010,\"calls_entered\":10,\"calls_done\":9,\"window_s\":5.00,"
+             "\"cpu_s\":%.4f,\"done_in_window\":0}\n", rank, host, cpu_s);
 }
 
 /* A tear-down line, before_ms before the rank's own deadline, gap_ms
@@ -186,7 +199,7 @@ int main(void)
     int fd;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 23);
+    fc_tap_plan(&tap, 28);
     if ((fd = mkstemp(log_path)) < 0)
         fc_tap_bail(&tap, "cannot make a temporary file");
     close(fd);
@@ -423,6 +436,43 @@ int main(void)
     out = diagnose(text, 2.9, got, sizeof(got));
     expect(out, got, "crash b1 nobody; crash c1 nobody",
            "two hosts wholly silent: neither placed");
+    json_decref(out);
+
+    /* 15. every rank stuck in time; rank 5 alone (one of c1's two) used
+     * no CPU while every other rank polled: c1 is placed, rank 5 named */
+    probe_on = 1;
+    probe_cut = NULL;
+    text[0] = '\0';
+    for (int r = 0; r < 6; ++r)
+        wd_cpu(text, sizeof(text), r, r < 2 ? "a1" : r < 4 ? "b1" : "c1", r == 5 ? 0.0 : 0.5);
+    out = diagnose(text, 21.0, got, sizeof(got));
+    expect(out, got, "hang c1 quarantine",
+           "one stopped rank beside a busy rank of its host: its host is placed");
+    fc_tap_ok(&tap, strcmp(json_string_value(json_object_get(json_array_get(out, 0), "ranks")),
+                           "5") == 0 &&
+                  strstr(reason(out, 0), "rank(s) 5 on host c1 stopped making progress") != NULL,
+              "the record names the stopped rank alone");
+    fc_tap_diag(&tap, "%s", reason(out, 0));
+    json_decref(out);
+
+    /* 16. both of c1's ranks idle: the whole host, as before */
+    text[0] = '\0';
+    for (int r = 0; r < 6; ++r)
+        wd_cpu(text, sizeof(text), r, r < 2 ? "a1" : r < 4 ? "b1" : "c1", r >= 4 ? 0.0 : 0.5);
+    out = diagnose(text, 21.0, got, sizeof(got));
+    expect(out, got, "hang c1 quarantine", "a host whose every rank stopped is placed");
+    fc_tap_ok(&tap, strcmp(json_string_value(json_object_get(json_array_get(out, 0), "ranks")),
+                           "4,5") == 0, "with both its ranks");
+    json_decref(out);
+
+    /* 17. four of six idle, on every host, beside busy ones: not a few
+     * stopped processes (a library that waits without polling for some) */
+    text[0] = '\0';
+    for (int r = 0; r < 6; ++r)
+        wd_cpu(text, sizeof(text), r, r < 2 ? "a1" : r < 4 ? "b1" : "c1",
+               r == 2 || r == 4 ? 0.5 : 0.0);
+    out = diagnose(text, 21.0, got, sizeof(got));
+    expect(out, got, "hang  nobody", "most ranks idle, scattered over the hosts: nobody placed");
     json_decref(out);
 
     fc_inventory_free(&inv);
