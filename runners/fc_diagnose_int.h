@@ -13,6 +13,9 @@
 /* a watchdog report this late means the rank was not running at the
  * deadline (stopped or starved): it did not arrive */
 #define FC_LATE_REPORT_S 1.5
+/* a watchdog that says the timeout passed in a launch shorter than the
+ * timeout by more than this fired early (its clock jumped) */
+#define FC_EARLY_MARGIN_S 0.5
 /* a rank whose main thread used less than this share of a core over the
  * watchdog's window (a stopped process: microseconds), completing no call,
  * made no progress */

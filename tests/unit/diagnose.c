@@ -33,6 +33,10 @@
  *   - one stopped rank of a host whose other rank polls (one GPU's
  *     process of several): the host is placed, that rank named; most
  *     ranks idle, scattered over hosts beside busy ones: nobody.
+ *   - a node whose clock jumped 30 s: its watchdogs claim the timeout
+ *     passed in a launch shorter than the timeout: that host is named
+ *     and quarantined (its ranks ended the stage), not "every rank torn
+ *     down"; the same reports in a longer launch are no jump.
  * The launcher texts are the ones mpirun printed in the reviewer's runs
  * (issue 11's attack, /work/notes/attack/x11.md), host names changed.
  */
@@ -199,7 +203,7 @@ int main(void)
     int fd;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 28);
+    fc_tap_plan(&tap, 31);
     if ((fd = mkstemp(log_path)) < 0)
         fc_tap_bail(&tap, "cannot make a temporary file");
     close(fd);
@@ -473,6 +477,42 @@ int main(void)
                r == 2 || r == 4 ? 0.5 : 0.0);
     out = diagnose(text, 21.0, got, sizeof(got));
     expect(out, got, "hang  nobody", "most ranks idle, scattered over the hosts: nobody placed");
+    json_decref(out);
+
+    /* 18. c1's clock jumped 30 s mid-stage (the attack's run, its lines):
+     * its two watchdogs claim the 20 s timeout passed 11.5 s ago, in a
+     * launch that lasted 8.5 s; the others were torn down */
+    text[0] = '\0';
+    for (int r = 4; r < 6; ++r)
+        snprintf(text + strlen(text), sizeof(text) - strlen(text),
+                 "FABCERT-WATCHDOG {\"stage\":\"cluster\",\"rank\":%d,\"host\":\"c1\","
+                 "\"index\":0,\"at\":\"all_reduce float32 sum 64 KiB\",\"timeout_s\":20,"
+                 "\"late_s\":11.501,\"calls_entered\":156,\"calls_done\":155,"
+                 "\"window_s\":30.50,\"cpu_s\":0.0405,\"done_in_window\":56}\n"
+                 "fabcert[c1:rank %d] error: stage cluster passed its timeout of 20 s at "
+                 "all_reduce float32 sum 64 KiB; ending rank %d (lib/fc_watchdog.c:148)\n",
+                 r, r, r);
+    snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s",
+             "An MPI communication peer process has unexpectedly disconnected.  This\n"
+             "  Local host: b1\n  Local PID:  11714\n  Peer host:  c1\n");
+    for (int r = 0; r < 4; ++r)
+        down(text, sizeof(text), r, r < 2 ? "a1" : "b1", 13480);
+    out = diagnose(text, 8.5, got, sizeof(got));
+    expect(out, got, "hang c1 quarantine",
+           "watchdogs that fired before the timeout could come (a clock that jumped) name "
+           "their host");
+    fc_tap_ok(&tap, strstr(reason(out, 0), "the watchdog(s) of rank(s) 4,5 on host c1 fired "
+                                           "early") != NULL &&
+                  strstr(reason(out, 0), "lasted 8.5 s by the runner's clock") != NULL,
+              "the record says they fired early, and how it knows");
+    fc_tap_diag(&tap, "%s", reason(out, 0));
+    json_decref(out);
+
+    /* 19. the same reports in a launch that lasted 33 s: no early fire
+     * (a rank stopped past its deadline: did not arrive, as before) */
+    out = diagnose(text, 33.0, got, sizeof(got));
+    fc_tap_ok(&tap, strstr(reason(out, 0), "fired early") == NULL,
+              "a late report in a launch longer than the timeout is no clock jump");
     json_decref(out);
 
     fc_inventory_free(&inv);
