@@ -21,7 +21,8 @@
  * record to results.jsonl: a confirmed culprit in the group implicates
  * that node alone (quarantine), otherwise the group's racks stay failed
  * ("intermittent corruption in <group>, not localised", or "persistent"
- * when the retest reproduced it) and nobody is quarantined. Every wait is bounded by the watchdog (--timeout).
+ * when every run without one node is still wrong) and nobody is
+ * quarantined. Every wait is bounded by the watchdog (--timeout).
  *
  *   mpirun ... build/suites/retest --out DIR --run-id ID --stage cluster \
  *       --groups DIR/retest.cluster.json [--timeout S] [--bytes N] [--iters N]

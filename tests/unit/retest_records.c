@@ -4,8 +4,9 @@
  * retest's own figures: every checked exchange right, and the collective
  * run without each node in turn wrong every time (two nodes corrupting,
  * as the attack planted on xr02 and xr04): that is persistent corruption
- * from more than one node, not "intermittent"; every exchange right and
- * every leave-one-out run right too: intermittent, as before.
+ * from more than one node, not "intermittent"; one exchange and one run
+ * wrong (a fault of one call, which hits the retest's first call too), or
+ * nothing wrong: intermittent, as before.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@ static fc_tap_t tap;
 static char dir[] = "/tmp/fc-retest-records-XXXXXX";
 
 /* The first record's reason, judged with loo_wrong; returns the records. */
-static int judge(const uint64_t *loo_wrong, char *why, size_t whylen)
+static int judge(const uint64_t *loo_wrong, int one_wrong, char *why, size_t whylen)
 {
     static char hosts[NR][FC_HOST_MAX];
     static fc_exchange_t ex[NR * NR];
@@ -45,6 +46,10 @@ static int judge(const uint64_t *loo_wrong, char *why, size_t whylen)
             if (a != b)
                 ex[nex++] = (fc_exchange_t){ .sender = a, .receiver = b, .iters = 4,
                                              .seconds = 1e-4 };
+    if (one_wrong) {        /* one exchange hit once */
+        ex[0].wrong = 1;
+        ex[0].wrong_iters = 1;
+    }
     for (int h = 0; h < NH; ++h) {
         json_array_append_new(hl, json_string(hosts[h]));
         json_object_set_new(host_racks, hosts[h], json_string(h < 2 ? "r1" : "r2"));
@@ -87,15 +92,16 @@ static int judge(const uint64_t *loo_wrong, char *why, size_t whylen)
 int main(void)
 {
     uint64_t all_wrong[NH] = { 3, 3, 3, 3, 3, 3 }, none_wrong[NH] = { 0 };
+    uint64_t one_run[NH] = { 0, 0, 0, 2, 0, 0 };
     char why[4096];
     int n;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 3);
+    fc_tap_plan(&tap, 4);
     if (mkdtemp(dir) == NULL)
         fc_tap_bail(&tap, "mkdtemp failed");
 
-    n = judge(all_wrong, why, sizeof(why));
+    n = judge(all_wrong, 0, why, sizeof(why));
     fc_tap_ok(&tap, n == 1 && strstr(why, "persistent corruption in cluster (6 hosts), not "
                                           "localised to one node (every run without one node "
                                           "is still wrong") != NULL &&
@@ -105,7 +111,13 @@ int main(void)
     fc_tap_ok(&tap, strstr(why, "6 of 6 all_reduce int32 sum 64 KiB runs without one node "
                                 "wrong") != NULL && strstr(why, "nobody quarantined") != NULL,
               "it gives the counts and quarantines nobody");
-    n = judge(none_wrong, why, sizeof(why));
+    n = judge(one_run, 1, why, sizeof(why));
+    fc_tap_ok(&tap, n == 1 && strstr(why, "intermittent corruption in cluster (6 hosts), not "
+                                          "localised: 1 of 132 retest exchanges wrong") != NULL,
+              "one exchange and one run wrong (a fault of one call hits the retest's first "
+              "call too): intermittent (%d)", n);
+    fc_tap_diag(&tap, "%s", why);
+    n = judge(none_wrong, 0, why, sizeof(why));
     fc_tap_ok(&tap, n == 1 && strstr(why, "intermittent corruption in cluster (6 hosts), not "
                                           "localised: all") != NULL,
               "nothing reproduced: intermittent, as before (%d)", n);
