@@ -365,6 +365,11 @@ json_t *fc_pairs_slow_verdict(const fc_pairs_run_t *run, int k, int a, int b,
                  fc_host(run, a), fc_host(run, b));
         if (run->node_racks[a] == run->node_racks[b] && c->tor_unshown[run->node_racks[a]] >= 0)
             fc_switch_unshown_text(run, run->node_racks[a], why, len);
+        if (c->common_node >= 0)
+            snprintf(why + strlen(why), len - strlen(why), "; but %s is at an end of every "
+                     "pair judged a path: its link, slow now and then (a lossy link), is "
+                     "the likelier fault; its own probes did not confirm it, so it is not "
+                     "quarantined", fc_host(run, c->common_node));
         return json_pack("{s:s, s:[s,s], s:[s,s], s:b}", "part", "path", "hosts",
                          fc_host(run, a), fc_host(run, b), "racks", fc_rack_of(run, a),
                          fc_rack_of(run, b), "quarantine", 0);

@@ -396,6 +396,10 @@ static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
                                                                   : run->confirm.max_measures));
         json_object_set_new(rec, "exhausted", json_boolean(run->confirm.exhausted));
         json_object_set_new(rec, "out_of_time", json_boolean(run->confirm_out_of_time));
+        json_object_set_new(rec, "common_node",
+                            run->confirmed && run->confirm.common_node >= 0
+                                ? json_string(run->node_hosts[run->confirm.common_node])
+                                : json_null());
         json_object_set_new(rec, "seconds", json_real(run->confirm_seconds));
         fc_results_append(&ctx->results, rec);
         ctx->failed_points += fc_pairs_report(run);
