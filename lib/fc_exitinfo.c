@@ -1,9 +1,12 @@
 /*
  * fc_exitinfo.c - see fc_exitinfo.h. Line by line: each launcher form is
- * one small matcher that adds its ranks to the array; Open MPI's two-line
- * forms keep what the first line said until the second comes.
+ * one small matcher that adds its ranks (or hosts) to the array; Open
+ * MPI's paragraphs keep what their first line said until the line that
+ * names the rank or host comes.
  */
 #include "fc_exitinfo.h"
+
+#include "fc_inventory.h"
 
 #include <ctype.h>
 #include <signal.h>
@@ -25,18 +28,93 @@ typedef struct fc_exit_parse {
     json_t *notes;
     int lineno;             /* of the line being read, 1-based */
     int aborted_line;       /* where srun said it aborts the step; 0 */
+    int lost_line;          /* where Open MPI said it lost a daemon; 0 */
+    int peer_line;          /* where it said a peer disconnected; 0 */
+    char lost_text[1024];   /* that line */
 } fc_exit_parse_t;
+
+/* Open MPI's paragraphs name the host a few lines after their first */
+#define FC_EXIT_PARAGRAPH_LINES 8
 
 /* One note. After srun said it aborts the step, the tasks it names are
  * the ones it ended itself: after_abort. */
-static void fc_note(fc_exit_parse_t *ps, long rank, const char *host, long pid, int sig,
-                    int code, int oom, const char *launcher, const char *line)
+static void fc_note_kind(fc_exit_parse_t *ps, const char *kind, long rank, const char *host,
+                         long pid, int sig, int code, int oom, const char *launcher,
+                         const char *line)
 {
     json_array_append_new(ps->notes, json_pack(
-        "{s:I, s:s, s:I, s:i, s:i, s:b, s:s, s:s, s:i, s:b}",
+        "{s:s, s:I, s:s, s:I, s:i, s:i, s:b, s:s, s:s, s:i, s:b}", "kind", kind,
         "rank", (json_int_t)rank, "host", host, "pid", (json_int_t)pid, "signal", sig,
         "exit_code", code, "oom", oom, "launcher", launcher, "text", line,
         "line", ps->lineno, "after_abort", ps->aborted_line > 0));
+}
+
+static void fc_note(fc_exit_parse_t *ps, long rank, const char *host, long pid, int sig,
+                    int code, int oom, const char *launcher, const char *line)
+{
+    fc_note_kind(ps, "rank", rank, host, pid, sig, code, oom, launcher, line);
+}
+
+/* The launcher lost a host (its daemon, or the node itself), or a peer on
+ * it disconnected: a note without a rank. */
+static void fc_note_host(fc_exit_parse_t *ps, const char *kind, const char *host,
+                         const char *launcher, const char *line)
+{
+    fc_note_kind(ps, kind, -1, host, -1, 0, 0, 0, launcher, line);
+}
+
+/* Open MPI: "ORTE has lost communication with a remote daemon." then, a
+ * line or two later, "Remote daemon: [[J,0],V] on node H"; Open MPI's
+ * "Peer host: H" after "peer process has unexpectedly disconnected". */
+static int fc_match_host_lost(const char *line, fc_exit_parse_t *ps)
+{
+    const char *p;
+    char host[256], launcher[32] = "mpirun", text[2100];
+
+    if (strstr(line, "has lost communication with a remote daemon")) {
+        ps->lost_line = ps->lineno;
+        snprintf(ps->lost_text, sizeof(ps->lost_text), "%s", line);
+        return 1;
+    }
+    if (strstr(line, "peer process has unexpectedly disconnected")) {
+        ps->peer_line = ps->lineno;
+        return 1;
+    }
+    if (ps->lost_line && ps->lineno - ps->lost_line <= FC_EXIT_PARAGRAPH_LINES &&
+        strstr(line, "Remote daemon") && (p = strstr(line, " on node ")) != NULL &&
+        sscanf(p, " on node %255s", host) == 1) {
+        if (strncmp(ps->lost_text, "PRTE", 4) == 0)
+            snprintf(launcher, sizeof(launcher), "prterun");
+        snprintf(text, sizeof(text), "%s %s", ps->lost_text, line);
+        fc_note_host(ps, "host_lost", host, launcher, text);
+        ps->lost_line = 0;
+        return 1;
+    }
+    if (ps->peer_line && ps->lineno - ps->peer_line <= FC_EXIT_PARAGRAPH_LINES &&
+        (p = strstr(line, "Peer host:")) != NULL && sscanf(p, "Peer host: %255s", host) == 1) {
+        fc_note_host(ps, "peer_host", host, "mpirun", line);
+        ps->peer_line = 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* srun: error: Node failure on HOSTLIST (Slurm's controller declared the
+ * node(s) down while the step ran) */
+static int fc_match_node_failure(const char *line, fc_exit_parse_t *ps)
+{
+    const char *p = strstr(line, "srun: error: Node failure on ");
+    char list[1024], err[256], (*names)[FC_INV_NAME_MAX] = NULL;
+    int n = 0;
+
+    if (p == NULL || sscanf(p + 29, "%1023s", list) != 1)
+        return 0;
+    if (fc_hostlist_expand(list, &names, &n, err, sizeof(err)) != FC_OK)
+        return 0;
+    for (int k = 0; k < n; ++k)
+        fc_note_host(ps, "host_lost", names[k], "srun", line);
+    free(names);
+    return 1;
 }
 
 /* "... noticed that process rank R with PID P on node H exited on signal S" */
@@ -100,7 +178,7 @@ static int fc_match_srun(const char *line, fc_exit_parse_t *ps)
 
 json_t *fc_exitinfo_parse(const char *text)
 {
-    fc_exit_parse_t ps = { json_array(), 0, 0 };
+    fc_exit_parse_t ps = { json_array(), 0, 0, 0, 0, "" };
     char line[1024], host[256], first[1024] = "";
     long rank = -1, pid = -1;
     int pending = 0;     /* 1: non-zero status seen, 2: "exited due to" seen */
@@ -112,7 +190,8 @@ json_t *fc_exitinfo_parse(const char *text)
         snprintf(line, sizeof(line), "%.*s", (int)(n < sizeof(line) ? n : sizeof(line) - 1), text);
         text += n + (text[n] == '\n');
         ++ps.lineno;
-        if (fc_match_signal(line, &ps) || fc_match_srun(line, &ps))
+        if (fc_match_signal(line, &ps) || fc_match_node_failure(line, &ps) ||
+            fc_match_srun(line, &ps) || fc_match_host_lost(line, &ps))
             continue;
         if (strstr(line, "srun: Job step aborted") && ps.aborted_line == 0) {
             ps.aborted_line = ps.lineno;

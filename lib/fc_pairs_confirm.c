@@ -449,6 +449,30 @@ static void fc_confirm_alloc(int n, int nracks, int npairs, int max_measures,
             c->spine_probe[k][2] = -1;
 }
 
+/* The node at an end of every pair judged a path, when there are two or
+ * more: a link that was slow in those pairs and fast in its own probes
+ * (a lossy link drops now and then) is a likelier fault than two paths. */
+static void fc_confirm_common(fc_pairs_confirm_t *c, int npairs, const int *a, const int *b)
+{
+    int npaths = 0, cand[2] = { -1, -1 };
+
+    c->common_node = -1;
+    for (int k = 0; k < npairs; ++k) {
+        if (c->verdict[k] != FC_PAIR_V_PATH)
+            continue;
+        if (npaths++ == 0) {
+            cand[0] = a[k];
+            cand[1] = b[k];
+            continue;
+        }
+        for (int i = 0; i < 2; ++i)
+            if (cand[i] != a[k] && cand[i] != b[k])
+                cand[i] = -1;
+    }
+    if (npaths >= 2)
+        c->common_node = cand[0] >= 0 ? cand[0] : cand[1];
+}
+
 void fc_pairs_confirm(int n, const int *rack, int nracks, int npairs, const int *a,
                       const int *b, const int *slow, int max_measures,
                       fc_pairs_probe_func_t probe, void *arg, fc_pairs_confirm_t *c)
@@ -489,6 +513,7 @@ void fc_pairs_confirm(int n, const int *rack, int nracks, int npairs, const int 
     }
     /* step 4: a rack whose pairs inside are all slow alone */
     fc_confirm_switches(&run);
+    fc_confirm_common(c, npairs, a, b);
     free(run.slowc);
     free(run.order);
 }

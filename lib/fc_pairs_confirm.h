@@ -93,6 +93,12 @@ typedef struct fc_pairs_confirm {
     int nprobes;
     int nmeasures, max_measures;    /* alone measurements made, allowed */
     int exhausted;              /* a probe did not fit in max_measures */
+    int out_of_time;            /* set by the caller's measurement: the
+                                 * stage's time would not hold more */
+    int common_node;            /* two or more pairs judged paths, every
+                                 * one with this node at an end (a link
+                                 * slow now and then, which its own probes
+                                 * cleared): noticed, not blamed; -1 */
     /* per node */
     int *link;                  /* 1: its NIC or link is confirmed */
     int *alone_in_rack;         /* its partners were all across the spine */

@@ -119,7 +119,8 @@ static void fc_end_text(const fc_pairs_run_t *run, int v, char *buf, size_t len)
     }
     if (c->partner_probe[v][0] < 0) {
         snprintf(buf, len, "%s has no other partner to try%s", fc_host(run, v),
-                 c->exhausted ? " (the probes ran out)" : " that is not itself suspect");
+                 c->out_of_time ? " (the stage's time ran out)" : c->exhausted ? " (the probes ran out)"
+                 : " that is not itself suspect");
         return;
     }
     at = (size_t)snprintf(buf, len, "%s is slow alone with every partner tried too (",
@@ -273,7 +274,8 @@ static void fc_switch_unshown_text(const fc_pairs_run_t *run, int r, char *buf, 
                  "its switch would explain, but %s could not be measured alone with a node "
                  "outside the rack (%s): the switch is not told apart from its link",
                  run->ctx->inv.racks[r], fc_host(run, v),
-                 c->exhausted ? "the probes ran out" : "no such node could be a partner");
+                 c->out_of_time ? "the stage's time ran out" : c->exhausted ? "the probes ran out"
+                 : "no such node could be a partner");
 }
 
 /* A slow pair's verdict after confirmation: its implicates (or NULL for a
@@ -363,6 +365,11 @@ json_t *fc_pairs_slow_verdict(const fc_pairs_run_t *run, int k, int a, int b,
                  fc_host(run, a), fc_host(run, b));
         if (run->node_racks[a] == run->node_racks[b] && c->tor_unshown[run->node_racks[a]] >= 0)
             fc_switch_unshown_text(run, run->node_racks[a], why, len);
+        if (c->common_node >= 0)
+            snprintf(why + strlen(why), len - strlen(why), "; but %s is at an end of every "
+                     "pair judged a path: its link, slow now and then (a lossy link), is "
+                     "the likelier fault; its own probes did not confirm it, so it is not "
+                     "quarantined", fc_host(run, c->common_node));
         return json_pack("{s:s, s:[s,s], s:[s,s], s:b}", "part", "path", "hosts",
                          fc_host(run, a), fc_host(run, b), "racks", fc_rack_of(run, a),
                          fc_rack_of(run, b), "quarantine", 0);
@@ -388,7 +395,8 @@ json_t *fc_pairs_slow_verdict(const fc_pairs_run_t *run, int k, int a, int b,
         return NULL;
     default:
         snprintf(why, len, "slow in its round; not confirmed alone (%s): the pair's "
-                 "nodes are not blamed and not passed", c->exhausted ?
+                 "nodes are not blamed and not passed", c->out_of_time ?
+                 "the stage's time ran out before its probe could be made" : c->exhausted ?
                  "the confirmation's probes ran out" : "it could not be measured");
         return json_pack("{s:s, s:[s,s], s:[s,s], s:b, s:b}", "part", "path", "hosts",
                          fc_host(run, a), fc_host(run, b), "racks", fc_rack_of(run, a),

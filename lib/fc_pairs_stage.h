@@ -104,6 +104,11 @@ typedef struct fc_pairs_run {
     fc_pairs_confirm_t confirm;         /* rank 0: the confirmation's verdicts */
     int confirmed;                      /* 1 once confirm holds them */
     double confirm_seconds;
+    double round_max_s;                 /* rank 0: the slowest round */
+    double measure_max_s;               /* rank 0: the slowest alone measurement */
+    int confirm_out_of_time;            /* rank 0: a probe was not started, the
+                                         * stage's time would not hold it */
+    int confirm_budget;                 /* rank 0: max_measures before that */
 } fc_pairs_run_t;
 
 /* Rank 0: judge every tournament pair (limits, relative rule, wrong data). */

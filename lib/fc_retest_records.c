@@ -370,7 +370,7 @@ static void fc_write_unplaced(fc_retest_judged_t *j, json_t *group, fc_results_t
     char found[FC_RETEST_TEXT], why[2 * FC_RETEST_TEXT];
     const char *one;
     size_t at = 0;
-    int shown = 0;
+    int shown = 0, loo_all = 0, persistent;
 
     if (j->nwrong == 0) {
         int loo_wrong = 0;
@@ -394,9 +394,19 @@ static void fc_write_unplaced(fc_retest_judged_t *j, json_t *group, fc_results_t
                j->localised ? ": the rank to blame is outside the group"
                             : ", no rank wrong with every partner");
     }
-    snprintf(why, sizeof(why), "intermittent corruption in %s (%zu host%s), not localised: "
-             "%s; nobody quarantined%s%s", fc_str(group, "group"), json_array_size(hosts),
-             json_array_size(hosts) == 1 ? "" : "s", found,
+    /* every run without one node still wrong is persistent corruption
+     * from more than one node; anything less (a wrong exchange or run
+     * here and there: the retest is a new program, so a fault of one
+     * call hits its first call too) is intermittent */
+    for (int u = 0; j->in->loo_wrong && u < j->in->nunits; ++u)
+        loo_all += j->in->loo_wrong[u] > 0;
+    persistent = j->in->nunits > 1 && loo_all == j->in->nunits;
+    snprintf(why, sizeof(why), "%s corruption in %s (%zu host%s), not localised%s: "
+             "%s; nobody quarantined%s%s", persistent ? "persistent" : "intermittent",
+             fc_str(group, "group"), json_array_size(hosts),
+             json_array_size(hosts) == 1 ? "" : "s",
+             persistent ? " to one node (every run without one node is still wrong: more "
+             "than one node corrupts)" : "", found,
              fc_str(group, "observed")[0] ? "; observed: " : "", fc_str(group, "observed"));
     /* a one-node group: that node is implicated, but not quarantined */
     one = json_array_size(hosts) == 1 ? json_string_value(json_array_get(hosts, 0)) : NULL;

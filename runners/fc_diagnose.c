@@ -52,6 +52,17 @@ static int fc_diag_first_watchdog_line(const char *log)
     return lineno;
 }
 
+static int fc_diag_in_list(json_t *list, const char *s)
+{
+    json_t *v;
+    size_t i;
+
+    json_array_foreach(list, i, v)
+        if (strcmp(json_string_value(v), s) == 0)
+            return 1;
+    return 0;
+}
+
 /* Each rank's account. Returns 0 when the stage never started. */
 static int fc_diag_load(fc_diag_t *d)
 {
@@ -106,7 +117,18 @@ static int fc_diag_load(fc_diag_t *d)
      * task with SIGKILL): that is no crash */
     json_array_foreach(d->notes, i, w) {
         json_int_t r = json_integer_value(json_object_get(w, "rank"));
+        const char *kind = fc_json_str(w, "kind"), *host = fc_json_str(w, "host");
 
+        /* a host the launcher lost before its tear-down began (after it, a
+         * daemon lost as the job ends says nothing of why it ended); a
+         * peer's host, each once */
+        if (r < 0 && fc_diag_has_host(d, host) && strcmp(kind, "host_lost") == 0 &&
+            !(first_wd > 0 && json_integer_value(json_object_get(w, "line")) > first_wd) &&
+            fc_diag_lost_note(d, host) == NULL)
+            json_array_append(d->lost, w);
+        if (r < 0 && fc_diag_has_host(d, host) && strcmp(kind, "peer_host") == 0 &&
+            !fc_diag_in_list(d->peer_hosts, host))
+            json_array_append_new(d->peer_hosts, json_string(host));
         /* a rank whose MPI call failed ended the job itself (MPI_Abort):
          * the launcher's word on it is no death */
         if (r < 0 || (size_t)r >= d->n || d->ranks[r].note || d->ranks[r].ended_by_launcher ||
@@ -119,6 +141,25 @@ static int fc_diag_load(fc_diag_t *d)
             d->ranks[r].note = w;
     }
     return 1;
+}
+
+int fc_diag_has_host(const fc_diag_t *d, const char *host)
+{
+    for (size_t k = 0; k < d->n; ++k)
+        if (d->ranks[k].host && strcmp(d->ranks[k].host, host) == 0)
+            return 1;
+    return 0;
+}
+
+json_t *fc_diag_lost_note(const fc_diag_t *d, const char *host)
+{
+    json_t *w;
+    size_t i;
+
+    json_array_foreach(d->lost, i, w)
+        if (strcmp(fc_json_str(w, "host"), host) == 0)
+            return w;
+    return NULL;
 }
 
 /* Said nothing at all: no watchdog report, no tear-down line, no failed
@@ -207,6 +248,74 @@ int fc_diag_first_of_host(const fc_diag_t *d, size_t k)
     return 1;
 }
 
+/* A rank's watchdog report (in time or late), or NULL. */
+static json_t *fc_diag_any_wd(const fc_diag_rank_t *r)
+{
+    return r->wd ? r->wd : r->late;
+}
+
+/* Did the rank's watchdog fire before its timeout could have come? It
+ * counts from the stage's start, inside the launch; the runner's own
+ * clock says how long the whole launch lasted. A report that claims the
+ * timeout passed in a launch shorter than it came from a clock that
+ * jumped (a node's clocksource), not from a stage that hung. */
+static int fc_diag_fired_early(const fc_diag_t *d, const fc_diag_rank_t *r)
+{
+    json_t *w = fc_diag_any_wd(r);
+
+    return w != NULL && d->in->res->seconds + FC_EARLY_MARGIN_S <
+                            json_number_value(json_object_get(w, "timeout_s"));
+}
+
+static const fc_diag_t *fc_diag_early_d;
+
+static int fc_diag_early_rank(const fc_diag_rank_t *r)
+{
+    return fc_diag_fired_early(fc_diag_early_d, r);
+}
+
+/* Name each host whose watchdogs fired early; quarantine it when it is
+ * the only one (two clocks jumping at once is more likely the runner's
+ * own fault: recorded, nobody quarantined). 1 when there was one. */
+static int fc_diag_early(fc_diag_t *d)
+{
+    int hosts = 0;
+    char ranks[256], why[1536];
+
+    fc_diag_early_d = d;
+    for (size_t k = 0; k < d->n; ++k)
+        hosts += fc_diag_first_of_host(d, k) &&
+                 fc_diag_host_ranks(d, d->ranks[k].host, fc_diag_early_rank, ranks,
+                                    sizeof(ranks)) > 0;
+    for (size_t k = 0; k < d->n && hosts > 0; ++k) {
+        json_t *w, *rec;
+
+        if (!fc_diag_first_of_host(d, k) ||
+            fc_diag_host_ranks(d, d->ranks[k].host, fc_diag_early_rank, ranks,
+                               sizeof(ranks)) == 0)
+            continue;
+        w = NULL;
+        for (size_t j = k; j < d->n && w == NULL; ++j)
+            if (strcmp(d->ranks[j].host, d->ranks[k].host) == 0 &&
+                fc_diag_fired_early(d, &d->ranks[j]))
+                w = fc_diag_any_wd(&d->ranks[j]);
+        snprintf(why, sizeof(why), "the watchdog(s) of rank(s) %s on host %s fired early: "
+                 "they reported the stage's %.0f s timeout passed (%.1f s late, a CPU window "
+                 "of %.1f s), but the whole launch lasted %.1f s by the runner's clock: that "
+                 "host's clock jumped, and its ranks ended the stage; the other ranks were "
+                 "torn down after it%s", ranks, d->ranks[k].host,
+                 json_number_value(json_object_get(w, "timeout_s")),
+                 json_number_value(json_object_get(w, "late_s")),
+                 json_number_value(json_object_get(w, "window_s")), d->in->res->seconds,
+                 hosts > 1 ? "; more than one host's watchdogs fired early, so nobody is "
+                 "quarantined" : "");
+        rec = fc_diag_finding(d, "hang", d->ranks[k].host, ranks, why, "node", hosts == 1);
+        json_object_set_new(rec, "evidence", json_pack("{s:O, s:f, s:s}", "watchdog", w,
+                            "launch_s", d->in->res->seconds, "log", d->in->log_path));
+    }
+    return hosts > 0;
+}
+
 json_t *fc_diagnose_unfinished(const fc_diag_in_t *in)
 {
     fc_diag_t d;
@@ -214,6 +323,8 @@ json_t *fc_diagnose_unfinished(const fc_diag_in_t *in)
     memset(&d, 0, sizeof(d));
     d.in = in;
     d.out = json_array();
+    d.lost = json_array();
+    d.peer_hosts = json_array();
     d.stuck_at = "";
     if (!fc_diag_load(&d)) {
         char why[PATH_MAX + 128];
@@ -226,6 +337,8 @@ json_t *fc_diagnose_unfinished(const fc_diag_in_t *in)
         json_array_append_new(d.out, r);
         if (in->res->timed_out)
             fc_diag_never_started(&d);
+    } else if (fc_diag_early(&d)) {
+        /* a clock that jumped: named above */
     } else if (fc_diag_only_observed(&d)) {
         fc_diag_mpi_failed(&d);
     } else if (!d.timeout_came) {
@@ -235,5 +348,7 @@ json_t *fc_diagnose_unfinished(const fc_diag_in_t *in)
     }
     free(d.ranks);
     json_decref(d.notes);
+    json_decref(d.lost);
+    json_decref(d.peer_hosts);
     return d.out;
 }

@@ -13,6 +13,9 @@
 /* a watchdog report this late means the rank was not running at the
  * deadline (stopped or starved): it did not arrive */
 #define FC_LATE_REPORT_S 1.5
+/* a watchdog that says the timeout passed in a launch shorter than the
+ * timeout by more than this fired early (its clock jumped) */
+#define FC_EARLY_MARGIN_S 0.5
 /* a rank whose main thread used less than this share of a core over the
  * watchdog's window (a stopped process: microseconds), completing no call,
  * made no progress */
@@ -47,6 +50,12 @@ typedef struct fc_diag {
     int timeout_came;       /* some rank's watchdog fired in time */
     const char *stuck_at;   /* where the ranks in time were */
     json_t *notes;          /* the launcher's notes */
+    json_t *lost;           /* its notes of hosts it lost (a daemon that
+                             * stopped answering, a node Slurm declared
+                             * failed) before its tear-down began, one
+                             * per host of the stage */
+    json_t *peer_hosts;     /* hosts named as a disconnected peer (weak:
+                             * see fc_exitinfo.h), each once */
     json_t *out;            /* the findings */
 } fc_diag_t;
 
@@ -76,6 +85,11 @@ int fc_diag_host_ranks(const fc_diag_t *d, const char *host,
                        int (*keep)(const fc_diag_rank_t *), char *buf, size_t len);
 /* Is rank k the first of its host (so that each host is seen once)? */
 int fc_diag_first_of_host(const fc_diag_t *d, size_t k);
+
+/* Is `host` one of the stage's? */
+int fc_diag_has_host(const fc_diag_t *d, const char *host);
+/* The launcher's note that it lost `host`, or NULL. */
+json_t *fc_diag_lost_note(const fc_diag_t *d, const char *host);
 
 /* The timeout never came: ranks died, or the launcher ended the stage. */
 void fc_diag_crashes(fc_diag_t *d);

@@ -10,8 +10,11 @@
  *   main thread used over the last few seconds and how many calls it
  *   completed. Ranks waiting inside MPI poll and use CPU; the ranks of a
  *   host whose processes stopped (a wedged driver, device or library) use
- *   none. When every rank of some hosts, and no other rank, is idle, and
- *   the busy ones used clearly more, those hosts are named: part "node".
+ *   none. When some ranks are idle (a minority of the ranks, unless
+ *   they are whole hosts), the busy ones used clearly more, the hosts of
+ *   the idle ranks are named, the idle ranks with them: part "node". One
+ *   stopped process among a host's several (one GPU's of eight) is
+ *   placed as well as a whole host.
  *
  * When neither places it the record says what each found and nobody is
  * quarantined; the stage's racks FAIL as a group.
@@ -67,7 +70,7 @@ static json_t *fc_diag_accounts(const fc_diag_t *d)
 static json_t *fc_diag_stalled_hosts(const fc_diag_t *d, char *summary, size_t len)
 {
     double idle_max = 0, busy_min = 1e9, busy_max = 0, window = 0;
-    int nidle = 0, unknown = 0;
+    int nidle = 0, unknown = 0, partial = 0;
     char ranks[512] = "";
     json_t *hosts = json_array();
 
@@ -107,16 +110,21 @@ static json_t *fc_diag_stalled_hosts(const fc_diag_t *d, char *summary, size_t l
     for (size_t k = 0; k < d->n; ++k) {
         char all[256], idle[256];
 
-        if (!fc_diag_first_of_host(d, k) || !fc_diag_idle(&d->ranks[k]))
+        if (!fc_diag_first_of_host(d, k) ||
+            fc_diag_host_ranks(d, d->ranks[k].host, fc_diag_idle, idle, sizeof(idle)) == 0)
             continue;
-        if (fc_diag_host_ranks(d, d->ranks[k].host, NULL, all, sizeof(all)) !=
-            fc_diag_host_ranks(d, d->ranks[k].host, fc_diag_idle, idle, sizeof(idle))) {
-            snprintf(summary, len, "ranks %s were idle in the last %.1f s, but not every "
-                     "rank of their host %s: not a host's stall", ranks, window,
-                     d->ranks[k].host);
-            goto none;
-        }
+        partial += fc_diag_host_ranks(d, d->ranks[k].host, NULL, all, sizeof(all)) !=
+                   fc_diag_host_ranks(d, d->ranks[k].host, fc_diag_idle, idle, sizeof(idle));
         json_array_append_new(hosts, json_string(d->ranks[k].host));
+    }
+    /* idle ranks scattered over hosts beside busy ones of the same host:
+     * stopped processes are few; when most ranks are idle the library
+     * may wait without polling for some of them */
+    if (partial && 2 * nidle > (int)d->n) {
+        snprintf(summary, len, "ranks %s were idle in the last %.1f s, more than half of "
+                 "the %zu, beside busy ranks of their own hosts: not a stall of a few "
+                 "processes", ranks, window, d->n);
+        goto none;
     }
     if (busy_min < FC_BUSY_MIN_FRAC || busy_min < FC_BUSY_RATIO * idle_max) {
         snprintf(summary, len, "ranks %s used at most %.2f%% of a core in the last %.1f s, "
@@ -195,7 +203,11 @@ void fc_diag_stuck(fc_diag_t *d)
     json_array_foreach(placed, i, h) {
         const char *host = json_string_value(h);
 
-        fc_diag_host_ranks(d, host, NULL, ranks, sizeof(ranks));
+        /* the probe names a host; the accounts its idle ranks */
+        if (placed == by_probe)
+            fc_diag_host_ranks(d, host, NULL, ranks, sizeof(ranks));
+        else
+            fc_diag_host_ranks(d, host, fc_diag_idle, ranks, sizeof(ranks));
         if (placed == by_probe)
             snprintf(why, sizeof(why), "every rank reported at the stage's %.0f s timeout, "
                      "stuck in %s; a point-to-point probe among the %zu hosts found %s "
@@ -204,8 +216,8 @@ void fc_diag_stuck(fc_diag_t *d)
                      host, psum, ssum);
         else
             snprintf(why, sizeof(why), "every rank reported at the stage's %.0f s timeout, "
-                     "stuck in %s; the processes of host %s stopped making progress: %s; "
-                     "%s%s", d->timeout_s, d->stuck_at, host, ssum,
+                     "stuck in %s; the process(es) of rank(s) %s on host %s stopped making "
+                     "progress: %s; %s%s", d->timeout_s, d->stuck_at, ranks, host, ssum,
                      probe ? "a point-to-point probe found every host answering: " : "",
                      psum);
         rec = fc_diag_finding(d, "hang", host, ranks, why,

@@ -379,6 +379,21 @@ int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt, int *hung
         fc_append(st, r);
     } else if (!sc.ended) {
         *hung_p = fc_diagnose_hang(st, name, recs, &res, l->log) > 0;
+    } else if (res.timed_out) {
+        /* the stage wrote its end, but its launch hung after it (a node's
+         * launcher daemon stopped: its ranks' words never came) and was
+         * killed: what it measured is not a pass until the ranks' words
+         * say who held it */
+        json_t *r = fc_run_record(st, "stage_error", name);
+        char why[256];
+
+        snprintf(why, sizeof(why), "the stage wrote its end, but its launch did not end: "
+                 "killed at the limit after %.1f s", res.seconds);
+        json_object_set_new(r, "reason", json_string(why));
+        fc_append(st, r);
+        printf("  the stage wrote its end, but its launch did not end: killed at the limit "
+               "after %.1f s\n", res.seconds);
+        *hung_p = fc_diagnose_hang(st, name, recs, &res, l->log) > 0;
     }
     json_decref(recs);
     fc_launch_result_free(&res);

@@ -32,6 +32,11 @@
 #include "fc_watchdog.h"
 
 #define FC_PAIRS_TAG 4242
+/* the confirmation may use the stage's time up to this share of its
+ * timeout (the rest: its records, the tear-down), and starts a
+ * measurement only while this many times the longest so far fits */
+#define FC_CONFIRM_TIME_SHARE 0.9
+#define FC_CONFIRM_PROBES_AHEAD 1.2
 
 /* The buffers the tournament and the confirmation measure with. */
 typedef struct fc_pairs_bufs {
@@ -218,10 +223,34 @@ static int fc_pairs_probe_step(fc_pairs_bufs_t *bufs, int x, int y, int index)
 static int fc_pairs_probe(void *arg, int x, int y)
 {
     fc_pairs_bufs_t *bufs = arg;
-    int msg[2] = { x, y };
+    fc_pairs_run_t *run = bufs->run;
+    int msg[2] = { x, y }, slow;
+    double t0 = MPI_Wtime(), longest = run->measure_max_s > 0 ? run->measure_max_s
+                                                               : run->round_max_s;
 
-    MPI_Bcast(msg, 2, MPI_INT, 0, bufs->run->leaders);
-    return fc_pairs_probe_step(bufs, x, y, bufs->run->confirm.nmeasures);
+    /* bounded in time: a measurement starts only while 1.2 times the
+     * longest alone so far (before the first: the slowest round) ends
+     * before the
+     * share of the stage's timeout the confirmation may use; else it and
+     * every later one are not made (the pairs left UNCONFIRMED: never a
+     * pass, never a quarantine), and what was measured is kept, where
+     * running past the timeout (a lossy link's retransmissions) lost it
+     * all. A measurement already started is not cut short. */
+    if (run->confirm_out_of_time ||
+        t0 + FC_CONFIRM_PROBES_AHEAD * longest >
+            run->ctx->started_s + FC_CONFIRM_TIME_SHARE * run->ctx->sp.timeout_s) {
+        if (!run->confirm_out_of_time)
+            run->confirm_budget = run->confirm.max_measures;
+        run->confirm_out_of_time = 1;
+        run->confirm.out_of_time = 1;
+        run->confirm.max_measures = run->confirm.nmeasures;     /* no probe starts */
+        return -1;
+    }
+    MPI_Bcast(msg, 2, MPI_INT, 0, run->leaders);
+    slow = fc_pairs_probe_step(bufs, x, y, run->confirm.nmeasures);
+    if (MPI_Wtime() - t0 > run->measure_max_s)
+        run->measure_max_s = MPI_Wtime() - t0;
+    return slow;
 }
 
 /* Rank 0: confirm the tournament's slow pairs alone (fc_pairs_confirm.h);
@@ -271,7 +300,8 @@ static void fc_pairs_confirm_alone(fc_pairs_bufs_t *bufs)
                     "pair(s) probed alone (%d measurements) in %.2f s%s", nslow,
                     run->confirmed ? run->confirm.nprobes : 0,
                     run->confirmed ? run->confirm.nmeasures : 0, run->confirm_seconds,
-                    run->confirm.exhausted ? " (the probes ran out)" : "");
+                    run->confirm_out_of_time ? " (the stage's time ran out: the probes "
+                    "left were not made)" : run->confirm.exhausted ? " (the probes ran out)" : "");
     free(a);
     free(b);
     free(slow);
@@ -314,6 +344,7 @@ static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
     for (int r = 0; r < rounds; ++r) {
         int partner = fc_pairs_partner(run->nnodes, r, run->node);
         char what[96];
+        double r0 = MPI_Wtime();
 
         snprintf(what, sizeof(what), "pairs round %d of %d (partner node %d)",
                  r + 1, rounds, partner);
@@ -331,6 +362,8 @@ static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
              * (runners/fc_progress.h) follow these */
             json_t *rec = fc_stage_record(ctx, "pairs_round");
 
+            if (MPI_Wtime() - r0 > run->round_max_s)
+                run->round_max_s = MPI_Wtime() - r0;
             fc_pairs_merge(run, bufs.all, run->nnodes * nz);
             json_object_set_new(rec, "round", json_integer(r + 1));
             json_object_set_new(rec, "rounds", json_integer(rounds));
@@ -358,8 +391,15 @@ static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
         json_object_set_new(rec, "probes", json_integer(run->confirmed ? run->confirm.nprobes : 0));
         json_object_set_new(rec, "measurements",
                             json_integer(run->confirmed ? run->confirm.nmeasures : 0));
-        json_object_set_new(rec, "max_measurements", json_integer(run->confirm.max_measures));
+        json_object_set_new(rec, "max_measurements",
+                            json_integer(run->confirm_out_of_time ? run->confirm_budget
+                                                                  : run->confirm.max_measures));
         json_object_set_new(rec, "exhausted", json_boolean(run->confirm.exhausted));
+        json_object_set_new(rec, "out_of_time", json_boolean(run->confirm_out_of_time));
+        json_object_set_new(rec, "common_node",
+                            run->confirmed && run->confirm.common_node >= 0
+                                ? json_string(run->node_hosts[run->confirm.common_node])
+                                : json_null());
         json_object_set_new(rec, "seconds", json_real(run->confirm_seconds));
         fc_results_append(&ctx->results, rec);
         ctx->failed_points += fc_pairs_report(run);

@@ -20,7 +20,8 @@
  * with a wrong result, what was observed), rank 0 writes one `retest`
  * record to results.jsonl: a confirmed culprit in the group implicates
  * that node alone (quarantine), otherwise the group's racks stay failed
- * ("intermittent corruption in <group>, not localised") and nobody is
+ * ("intermittent corruption in <group>, not localised", or "persistent"
+ * when every run without one node is still wrong) and nobody is
  * quarantined. Every wait is bounded by the watchdog (--timeout).
  *
  *   mpirun ... build/suites/retest --out DIR --run-id ID --stage cluster \

@@ -30,13 +30,15 @@
 #     alternate two input sets, so the replay is caught and placed too;
 # and on this machine alone (node stage, 4 ranks), rank 2 corrupting its
 # sends: the retest names rank 2, not rank 0 that observed it first, and
-# its --rerun-failed without the injector passes, its --stages kept.
+# its --rerun-failed without the injector passes, its --stages kept; the
+# same in place (its contribution corrupted inside its recv buffer): every
+# in-place collective sees it, and the retest names rank 2.
 # Needs root (namespaces); skips with the reason otherwise.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 INJ=$PWD/$BUILD/libfc_inject.so
 vcluster_up fbd 2,3,1
-plan 25
+plan 26
 H1=${NAME}01 H4=${NAME}04
 # one stage per profile (a required stage left out would make the racks
 # INCOMPLETE); the virtual cluster's settings, and no relative rule for
@@ -238,6 +240,19 @@ rc=$?
     grep -q "^rerun of .* ($TMP/node) after repair: racks default" "$TMP/renode/summary.txt" &&
     [ "$(rec renode '(grep { $_->{type} eq "plan" } @r)[0]{overrides}{"--stages"}')" = node ]
 ok $? "on this machine: --rerun-failed of the failed node run passes, runs the node stage only, names it ($rc)"
+# 5b. the same, in place (MPI_IN_PLACE): rank 2's contribution corrupted
+# inside its recv buffer before each call (the injector's in-place
+# corrupt-send): every in-place collective sees it, the retest names rank 2
+$FC run --out "$TMP/inplace" --stages node --np 4 --sizes 64KiB --dtypes int32 \
+    --collectives all_reduce_inplace,all_gather_inplace,reduce_scatter_inplace \
+    --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$(hostname) --env FC_INJECT_RANK=2 \
+    --env FC_INJECT_MODE=corrupt-send > "$TMP/inplace.out" 2>&1
+rc=$?
+n=$(rec inplace 'my %c; $c{$_->{collective}}++ for grep { $_->{type} eq "point" && $_->{wrong} > 0 && $_->{op} =~ /^(sum|none)$/ } @r; join ",", map { "$_" } sort keys %c')
+culprit=$(rec inplace 'my ($t) = grep { $_->{type} eq "retest" } @r; join ",", @{$t->{culprit}{ranks}}')
+[ $rc -eq 1 ] && [ "$n" = "all_gather_inplace,all_reduce_inplace,reduce_scatter_inplace" ] &&
+    [ "$culprit" = 2 ]
+ok $? "in place: every in-place collective's sum (or gather) is wrong, the retest names rank 2 ($rc; $n; $culprit)"
 # what the confirmations and retests added to each run (README, "How long
 # confirmation takes")
 for r in clean send coll once pairs stale; do

@@ -11,12 +11,23 @@
 #     launcher's words, how many ranks reported being torn down), quarantines
 #     it alone, runs the stage again without it, and the cluster stage runs
 #     after it; the racks without it PASS;
-#   - every rank of one node stopped inside the cluster stage's all_reduce
-#     (alive, never returning): every rank reports at the timeout, stuck in
-#     the same call; the point-to-point probe finds every host answering,
-#     and the ranks' own accounts of their last seconds (the stopped ranks
-#     used no CPU, the waiting ones polled) name that host alone; the stage
-#     runs again without it and the other racks PASS;
+#   - a node that dies outright (every process of its namespace, Open
+#     MPI's daemon too, killed -9 from outside while its ranks are held in
+#     the cluster stage): that host alone is named and quarantined, the
+#     stage runs again without it and the racks without it PASS;
+#   - one rank of a node (rank 7 of its two) stopped inside the cluster
+#     stage's all_reduce (alive, never returning; one GPU's process of
+#     several): every rank reports at the timeout, stuck in the same call;
+#     the point-to-point probe finds every host answering, and the ranks'
+#     own accounts of their last seconds (the stopped rank used no CPU, the
+#     waiting ones, its host's other rank too, polled) name that host
+#     alone, and that rank; the stage runs again without it and the other
+#     racks PASS;
+#   - one node's Open MPI daemon stopped (SIGSTOP from outside) while the
+#     cluster stage runs: the stage writes its end but its launch hangs
+#     and is killed at the limit: not a PASS, that node alone is named and
+#     quarantined, the stage runs again (about 40 s: only with
+#     FC_E2E_DAEMON_STOP=1, else its two points are skipped);
 #   - every rank of one healthy node has an MPI call fail inside the
 #     cluster stage (the injector's fail mode: the communicator's error
 #     handler called with MPI_ERR_OTHER, as the library does when a
@@ -38,7 +49,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcb 2,3,1
-plan 25
+plan 29
 H1=${NAME}01 H2=${NAME}02 H4=${NAME}04 H5=${NAME}05
 INJ="--env LD_PRELOAD=$PWD/$BUILD/libfc_inject.so"
 # p.yaml: the rack and cluster stages; c.yaml: the cluster stage alone
@@ -123,32 +134,94 @@ grep -q "ranks 3,9 on host $H4 died: the launcher reports rank [39] exited on si
         "$TMP/kill/certificates/rack2.json"
 ok $? "the crash in rack2's HTML (who died, the others torn down) and its evidence in the certificate"
 
-# 3. both ranks of $H2 stopped in the cluster stage's third all_reduce
+# 2b. node $H5 dies outright in the cluster stage: its ranks held at the
+# third all_reduce (the injector's stop, so the stage cannot end first),
+# then every process of its namespace, Open MPI's daemon too, killed -9
+# from outside. mpirun says it lost the daemon, or only that a daemon
+# failed: either way $H5 is the one host all silent, placed alone
 t0=$(date +%s)
-run stop $INJ --env FC_INJECT_HOST=$H2 --env FC_INJECT_MODE=stop --env FC_INJECT_PROGRAM=cluster \
-    --env FC_INJECT_CALL=3 --profile "$TMP/c.yaml"
+run nodedie $INJ --env FC_INJECT_HOST=$H5 --env FC_INJECT_MODE=stop --env FC_INJECT_PROGRAM=cluster \
+    --env FC_INJECT_CALL=3 --profile "$TMP/c.yaml" &
+pid=$!
+for _ in $(seq 1 150); do
+    grep -q '"stage_start"' "$TMP/nodedie/results.jsonl" 2> /dev/null && break
+    sleep 0.2
+done
+sleep 1
+kill -9 $(ip netns pids $H5) 2> /dev/null
+wait $pid
+rc=$?
+diag "node dies: $(( $(date +%s) - t0 )) s"
+n=$(rec nodedie 'my @c = grep { $_->{type} eq "crash" || $_->{type} eq "hang" } @r; scalar(@c) . ":" . join(",", map { "$_->{type}/$_->{host}/$_->{ranks}/" . ($_->{implicates}{quarantine} ? 1 : 0) } @c)')
+q=$(quarantined nodedie)
+is "$n; $q" "1:crash/$H5/4,10/1; $H5" "a node that died outright: one crash record names $H5 (ranks 4,10), $H5 alone quarantined ($n; $q)"
+n=$(rec nodedie 'join ",", map { $_->{stage} . (grep({ $_ eq "'$H5'" } @{$_->{rank_hosts}}) ? "+" : "-") } grep { $_->{type} eq "stage_start" } @r')
+[ "$n" = "cluster+,cluster-" ] && [ $rc -eq 1 ] && grep -q "^rack rack1: PASS" "$TMP/nodedie.out" &&
+    grep -q "^rack rack2: FAIL" "$TMP/nodedie.out" && grep -q "^rack rack3: PASS" "$TMP/nodedie.out"
+ok $? "the stage runs again without $H5: rack1 and rack3 PASS, rack2 FAILs ($n, $rc)"
+
+# 3. rank 7 of $H2 (not its rank 1) stopped in the cluster stage's third
+# all_reduce
+t0=$(date +%s)
+run stop $INJ --env FC_INJECT_HOST=$H2 --env FC_INJECT_RANK=7 --env FC_INJECT_MODE=stop \
+    --env FC_INJECT_PROGRAM=cluster --env FC_INJECT_CALL=3 --profile "$TMP/c.yaml"
 rc=$?
 diag "stop: $(( $(date +%s) - t0 )) s"
 n=$(rec stop 'my @h = grep { $_->{type} eq "hang" } @r; scalar(@h) . ":" . join(",", map { "$_->{host}/$_->{ranks}/$_->{implicates}{part}/$_->{implicates}{quarantine}" } @h)')
-is "$n" "1:$H2/1,7/node/1" "stuck in a collective: one hang record names $H2 (ranks 1,7) ($n)"
+is "$n" "1:$H2/7/node/1" "stuck in a collective: one hang record names $H2 and its stopped rank 7 ($n)"
 n=$(rec stop 'my ($h) = grep { $_->{type} eq "hang" } @r; $h->{evidence}{probe}')
 echo "$n" | grep -q "6 host(s), 30 of 30 directed exchanges arrived intact"
 ok $? "the probe ran on the 6 hosts and every pair answered ($n)"
 n=$(rec stop 'my ($h) = grep { $_->{type} eq "hang" } @r; join ",", map { sprintf "%s:%s", $_->{rank}, $_->{cpu_pct} < 0.2 ? "idle" : "busy" } @{$h->{evidence}{ranks}}')
-is "$n" "0:busy,1:idle,2:busy,3:busy,4:busy,5:busy,6:busy,7:idle,8:busy,9:busy,10:busy,11:busy" \
-    "the ranks' accounts: only $H2's ranks were idle ($n)"
+is "$n" "0:busy,1:busy,2:busy,3:busy,4:busy,5:busy,6:busy,7:idle,8:busy,9:busy,10:busy,11:busy" \
+    "the ranks' accounts: only rank 7 was idle, $H2's rank 1 polled ($n)"
 q=$(quarantined stop)
 is "$q" "$H2" "only $H2 is quarantined ($q)"
 [ $rc -eq 1 ] && grep -q "^rack rack1: FAIL" "$TMP/stop.out" && grep -q "^rack rack2: PASS" "$TMP/stop.out" &&
     grep -q "^rack rack3: PASS" "$TMP/stop.out"
 ok $? "the stage runs again without it: rack2 and rack3 PASS, rack1 FAILs ($rc)"
-grep -q "the processes of host $H2 stopped making progress: ranks 1,7 used at most [0-9.]*% of a core .*a point-to-point probe found every host answering" "$TMP/stop/report/rack-rack1.html" &&
+grep -q "the process(es) of rank(s) 7 on host $H2 stopped making progress: ranks 7 used at most [0-9.]*% of a core .*a point-to-point probe found every host answering" "$TMP/stop/report/rack-rack1.html" &&
     perl -MJSON::PP -e 'local $/; my $c = decode_json(<>)->{certificate};
         my @f = grep { ref $_->{evidence} } map { @{$_->{figures} || []} } @{$c->{stages} || []};
         exit !(grep { $_->{evidence}{probe} =~ /30 of 30 directed exchanges/ &&
                       @{$_->{evidence}{probe_answers} || []} == 6 && @{$_->{evidence}{ranks} || []} == 12 } @f)' \
         "$TMP/stop/certificates/rack1.json"
 ok $? "the placement in rack1's HTML (idle ranks, the probe) and its evidence in the certificate (the probe's 6 answers, the 12 ranks' accounts)"
+
+# 3c. $H5's Open MPI daemon stopped (SIGSTOP from outside) while the
+# cluster stage runs: the stage ends and writes its end, but its launch
+# cannot finish (the daemon forwards $H5's ranks' words and their
+# shutdown) and is killed at the limit. Not a PASS: the ranks whose words
+# never came name $H5, it alone is quarantined and the stage runs again.
+# About 40 s: only with FC_E2E_DAEMON_STOP=1
+if [ -z "${FC_E2E_DAEMON_STOP:-}" ]; then
+    for _ in 1 2; do
+        ok 0 "# SKIP the stopped-daemon scenario takes about 40 s: FC_E2E_DAEMON_STOP=1 runs it"
+    done
+else
+    sed 's/iters: 3/iters: 30/' "$TMP/c.yaml" > "$TMP/c30.yaml"
+    t0=$(date +%s)
+    run dstop --profile "$TMP/c30.yaml" &
+    pid=$!
+    for _ in $(seq 1 150); do
+        grep -q '"stage_start"' "$TMP/dstop/results.jsonl" 2> /dev/null && break
+        sleep 0.2
+    done
+    daemon=$(for p in $(ip netns pids $H5); do
+                 [ "$(cat /proc/$p/comm 2> /dev/null)" = orted ] && echo $p; done)
+    kill -STOP $daemon
+    wait $pid
+    rc=$?
+    kill -9 $daemon 2> /dev/null
+    diag "daemon stopped: $(( $(date +%s) - t0 )) s"
+    n=$(rec dstop 'join ",", map { "$_->{type}/$_->{host}/" . ($_->{implicates}{quarantine} ? 1 : 0) } grep { $_->{type} =~ /^(hang|crash)$/ } @r')
+    q=$(quarantined dstop)
+    is "$n; $q" "hang/$H5/1; $H5" "a launch killed after the stage ended: $H5, whose ranks' words never came, is named and quarantined ($n; $q)"
+    [ $rc -eq 1 ] && grep -q "the stage wrote its end, but its launch did not end" "$TMP/dstop.out" &&
+        grep -q "^rack rack1: PASS" "$TMP/dstop.out" && grep -q "^rack rack2: FAIL" "$TMP/dstop.out" &&
+        grep -q "^rack rack3: PASS" "$TMP/dstop.out"
+    ok $? "not a PASS: the run says so, rack2 FAILs, the stage runs again and rack1 and rack3 PASS ($rc)"
+fi
 
 # 3b. both ranks of $H2 (healthy) have the cluster stage's third all_reduce
 # fail through the communicator's error handler: observers, not culprits

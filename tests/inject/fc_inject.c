@@ -15,7 +15,11 @@
  *                     required
  *   FC_INJECT_RANK    only this world rank of that host (default: all of them)
  *   FC_INJECT_MODE    corrupt-send  flip one bit of what the rank sends (a
- *                                   scratch copy: its own buffer stays right)
+ *                                   scratch copy: its own buffer stays right;
+ *                                   in place (MPI_IN_PLACE), the bit is
+ *                                   flipped in its contribution inside the
+ *                                   recv buffer before the call, and its own
+ *                                   all_gather block flipped back after)
  *                     kill          SIGKILL itself at the chosen call
  *                     stop          never return from the chosen call (alive,
  *                                   sleeping; signals still end it)
@@ -318,6 +322,26 @@ static const void *fc_inject_send(int act, const void *buf, int count, MPI_Datat
     return *copy_p ? *copy_p : buf;
 }
 
+/* corrupt-send on an in-place call: the rank's contribution is in recvbuf
+ * (from element `first`, count of them); flip the chosen bit there before
+ * the call, as fc_inject_corrupt_copy does in a copy. A reduction
+ * overwrites it with its result; all_gather leaves the rank's own block
+ * alone, so the caller flips it back after. Returns the byte flipped, or
+ * -1 when nothing was. */
+static long fc_inject_inplace(int act, const void *sendbuf, void *recvbuf, long first,
+                              int count, MPI_Datatype dt)
+{
+    int size = 0;
+    long at;
+
+    if (sendbuf != MPI_IN_PLACE || act != FC_ACT_CORRUPT || count <= 0 || recvbuf == NULL)
+        return -1;
+    PMPI_Type_size(dt, &size);
+    at = (first + fc_inj.index % count) * size + fc_inj.bit / 8 % size;
+    ((unsigned char *)recvbuf)[at] ^= (unsigned char)(1u << (fc_inj.bit % 8));
+    return at;
+}
+
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
                   MPI_Op op, MPI_Comm comm)
 {
@@ -328,6 +352,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt
         return MPI_SUCCESS;
     if (act == FC_ACT_FAIL)
         return fc_inject_fail(comm);
+    fc_inject_inplace(act, sendbuf, recvbuf, 0, count, dt);
     rc = PMPI_Allreduce(fc_inject_send(act, sendbuf, count, dt, &bad), recvbuf, count, dt,
                         op, comm);
     free(bad);
@@ -350,6 +375,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, M
         return MPI_SUCCESS;
     if (act == FC_ACT_FAIL)
         return fc_inject_fail(comm);
+    fc_inject_inplace(act, sendbuf, recvbuf, 0, count, dt);
     rc = PMPI_Reduce(fc_inject_send(act, sendbuf, count, dt, &bad), recvbuf, count, dt, op,
                      root, comm);
     free(bad);
@@ -367,16 +393,21 @@ int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvb
                   int rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
     void *bad = NULL;
-    int rc, act = fc_inject_call("allgather", sendbuf == MPI_IN_PLACE ? rcount : scount,
-                                 sendbuf == MPI_IN_PLACE ? rdt : sdt);
+    int rc, rank = 0, act = fc_inject_call("allgather", sendbuf == MPI_IN_PLACE ? rcount : scount,
+                                           sendbuf == MPI_IN_PLACE ? rdt : sdt);
+    long flipped;
 
     if (act == FC_ACT_NOOP)
         return MPI_SUCCESS;
     if (act == FC_ACT_FAIL)
         return fc_inject_fail(comm);
+    PMPI_Comm_rank(comm, &rank);
+    flipped = fc_inject_inplace(act, sendbuf, recvbuf, (long)rank * rcount, rcount, rdt);
     rc = PMPI_Allgather(fc_inject_send(act, sendbuf, scount, sdt, &bad), scount, sdt, recvbuf,
                         rcount, rdt, comm);
     free(bad);
+    if (flipped >= 0)       /* its own block, right in its own output */
+        ((unsigned char *)recvbuf)[flipped] ^= (unsigned char)(1u << (fc_inj.bit % 8));
     return fc_inject_rc(rc);
 }
 
@@ -392,6 +423,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int rcount,
         return MPI_SUCCESS;
     if (act == FC_ACT_FAIL)
         return fc_inject_fail(comm);
+    fc_inject_inplace(act, sendbuf, recvbuf, 0, rcount * n, dt);
     rc = PMPI_Reduce_scatter_block(fc_inject_send(act, sendbuf, rcount * n, dt, &bad), recvbuf,
                                    rcount, dt, op, comm);
     free(bad);

@@ -4,7 +4,11 @@
  * exited-improperly paragraphs, srun's per-task errors with task lists,
  * OOM) give the rank, host, signal or exit code; a task srun names after
  * it aborted the step is marked as ended by srun; lines that name no dead
- * rank (a peer's "hung up" paragraph, a watchdog line) give nothing.
+ * rank (a peer's "hung up" paragraph, a watchdog line) give no rank.
+ * Hosts named without a rank: Open MPI's lost daemon (ORTE's and PRTE's
+ * paragraphs, as an orted killed on xr05 made mpirun print them) and
+ * srun's node failure (a hostlist) give host_lost; Open MPI's "Peer host:"
+ * gives peer_host, a weak witness the diagnosis does not place alone.
  */
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +26,7 @@ static void names(const char *text, const char *expected, const char *what)
     size_t i;
 
     json_array_foreach(notes, i, n)
+        if (strcmp(json_string_value(json_object_get(n, "kind")), "rank") == 0)
         snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%lld@%s:%lld/%lld%s",
                  i ? " " : "", (long long)json_integer_value(json_object_get(n, "rank")),
                  json_string_value(json_object_get(n, "host")),
@@ -37,10 +42,29 @@ static void names(const char *text, const char *expected, const char *what)
     json_decref(notes);
 }
 
+/* the notes of `text` that name a host without a rank, "kind:host ..." */
+static void hosts(const char *text, const char *expected, const char *what)
+{
+    json_t *notes = fc_exitinfo_parse(text), *n;
+    char got[512] = "";
+    size_t i;
+
+    json_array_foreach(notes, i, n)
+        if (json_integer_value(json_object_get(n, "rank")) < 0)
+            snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s:%s@%lld",
+                     got[0] ? " " : "", json_string_value(json_object_get(n, "kind")),
+                     json_string_value(json_object_get(n, "host")),
+                     (long long)json_integer_value(json_object_get(n, "line")));
+    fc_tap_ok(&tap, strcmp(got, expected) == 0, "%s: '%s'", what, expected);
+    if (strcmp(got, expected) != 0)
+        fc_tap_diag(&tap, "got '%s'", got);
+    json_decref(notes);
+}
+
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 10);
+    fc_tap_plan(&tap, 15);
     names("--------------------------------------------------------------------------\n"
           "mpirun noticed that process rank 9 with PID 17635 on node bh34404 exited on "
           "signal 9 (Killed).\n"
@@ -68,5 +92,29 @@ int main(void)
           "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n"
           "srun: error: vm: task 0: Killed\n", "1@vm:9/0 0@vm:9/0 !1",
           "a task srun names after aborting the step is marked after_abort");
+    /* mpirun's words when the orted of xr05 was killed (-9) mid-stage */
+    hosts("[xr01:27774] plm:rsh: Warning: setpgid(27791,27791) failed in parent\n"
+          "Killed\n"
+          "--------------------------------------------------------------------------\n"
+          "ORTE has lost communication with a remote daemon.\n\n"
+          "  HNP daemon   : [[32048,0],0] on node xr01\n"
+          "  Remote daemon: [[32048,0],4] on node xr05\n\n"
+          "This is usually due to either a failure of the TCP network\n",
+          "host_lost:xr05@7", "Open MPI's lost daemon names its node, not the HNP's");
+    hosts("PRTE has lost communication with a remote daemon.\n"
+          "  HNP daemon   : [prterun-n1-123@0,0] on node n1\n"
+          "  Remote daemon: [prterun-n1-123@0,2] on node n3\n",
+          "host_lost:n3@3", "PRTE's lost daemon");
+    hosts("srun: error: Node failure on gpu[03-04]\n"
+          "srun: error: gpu03: task 6: Killed\n",
+          "host_lost:gpu03@1 host_lost:gpu04@1", "srun's node failure, a hostlist");
+    hosts("An MPI communication peer process has unexpectedly disconnected.  This\n"
+          "usually indicates a failure in the peer process (e.g., a crash or\n"
+          "  Local host: xr03\n  Local PID:  5107\n  Peer host:  xr04\n"
+          "  Peer host:  xr02\n",
+          "peer_host:xr04@5", "Open MPI's peer disconnect names the peer's host, once per paragraph");
+    hosts("  Remote daemon: [[1,0],4] on node xr05\n  Peer host: xr04\n"
+          "mpirun noticed that process rank 3 with PID 1 on node xr04 exited on signal 15 "
+          "(Terminated).\n", "", "a host line outside its paragraph names nobody");
     return fc_tap_done(&tap);
 }

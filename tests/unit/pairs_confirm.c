@@ -130,7 +130,7 @@ int main(void)
     int ok;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 30);
+    fc_tap_plan(&tap, 33);
 
     /* racks of 2, 3 and 1; node 3 (rack 2) has a slow link; in its round
      * the pairs 0-1 and 4-5 were slowed by what ran beside them */
@@ -213,6 +213,25 @@ int main(void)
     run(&f, NULL, budget(f.n), &o);
     fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && verdict(&o, 1, 4) == FC_PAIR_V_PATH,
               "a slow path alone implicates the path, not its ends");
+    fc_tap_ok(&tap, o.c.common_node == -1, "one path: no node common to the paths");
+    fc_pairs_confirm_free(&o.c);
+
+    /* node 4's link slow in its pairs with 0 and 2 only (a lossy link
+     * that its own probes with 3 and 5 cleared): two paths, 4 common */
+    fabric_make(&f, uneven, 3);
+    f.bad_path[0][4] = f.bad_path[2][4] = 1;
+    run(&f, NULL, budget(f.n), &o);
+    fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && verdict(&o, 0, 4) == FC_PAIR_V_PATH &&
+                  verdict(&o, 2, 4) == FC_PAIR_V_PATH && o.c.common_node == 4,
+              "two paths with node 4 at an end of both: 4 noticed as common (%d), nobody blamed",
+              o.c.common_node);
+    fc_pairs_confirm_free(&o.c);
+    fabric_make(&f, uneven, 3);
+    f.bad_path[0][4] = f.bad_path[1][2] = 1;
+    run(&f, NULL, budget(f.n), &o);
+    fc_tap_ok(&tap, verdict(&o, 0, 4) == FC_PAIR_V_PATH && verdict(&o, 1, 2) == FC_PAIR_V_PATH &&
+                  o.c.common_node == -1, "two paths sharing no node: none common (%d)",
+              o.c.common_node);
     fc_pairs_confirm_free(&o.c);
 
     /* two nodes: one slow pair, nothing to compare with */
