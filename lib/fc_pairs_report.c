@@ -303,8 +303,9 @@ static int fc_pairs_report_node(fc_pairs_run_t *run, int v, const fc_blame_t *bl
     } else {
         if (run->confirmed && c->probed[v])
             snprintf(why, sizeof(why), "slow with %d of its %d partners in the rounds; "
-                     "alone: %s: its link is not at fault", node_slow, node_partners,
-                     evidence);
+                     "alone: %s: %s", node_slow, node_partners, evidence,
+                     fc_confirm_clear(c, v) ? "its link is not at fault"
+                                            : "its link is neither confirmed nor cleared");
         else
             snprintf(why, sizeof(why), "slow with %d of its %d partners", node_slow,
                      node_partners);
