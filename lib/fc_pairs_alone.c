@@ -21,8 +21,9 @@
  *    across the spine (the higher of their upper medians): it crosses
  *    fewer links than a pair across the spine and must not be slower by
  *    more than the allowed percentage;
- *  - the same-rack and rack rules of its tournament entry, whose
- *    references are other racks' pairs, as in the rounds.
+ *  - the same-rack, rack and two-racks rules of its tournament entry,
+ *    whose references are other racks' pairs (for the two-racks rule, the
+ *    pairs inside the rack that is not the lone node's), as in the rounds.
  * A probe no such reference could judge, and that no limit finds slow,
  * is undecided: neither fast nor slow (lib/fc_confirm_rule.h), so it
  * clears nobody and confirms nobody.
@@ -124,6 +125,11 @@ void fc_pairs_judge_alone(const fc_pairs_run_t *run, fc_pair_t *p)
     p->same_ref_members = t ? t->same_ref_members : 0;
     p->same_ref_racks = t ? t->same_ref_racks : 0;
     p->same_ref_rack = t ? t->same_ref_rack : -1;
+    p->two = t ? t->two : FC_PAIR_TWO_OFF;
+    p->two_ref = t ? t->two_ref : 0;
+    p->two_members = t ? t->two_members : 0;
+    p->two_rack = t ? t->two_rack : -1;
+    p->two_lone = t ? t->two_lone : -1;
     /* the relative rule judges this size (not off, not below min_bytes) */
     relative = p->rel == FC_PAIR_REL_APPLIED || p->rel == FC_PAIR_REL_ALONE;
     if (relative)
@@ -132,7 +138,8 @@ void fc_pairs_judge_alone(const fc_pairs_run_t *run, fc_pair_t *p)
     p->ntiming = p->nreasons;
     p->undecided = relative && !p->slow && p->rel != FC_PAIR_REL_APPLIED &&
                    p->across_ref <= 0 && p->same != FC_PAIR_SAME_APPLIED &&
-                   p->rack_rule_rack < 0;
+                   p->rack_rule_rack < 0 &&
+                   !(p->two == FC_PAIR_TWO_APPLIED && p->two_members > 0);
 }
 
 void fc_pairs_alone_reference_text(const fc_pairs_run_t *run, const fc_pair_t *p, char *buf,
@@ -166,6 +173,12 @@ void fc_pairs_alone_reference_text(const fc_pairs_run_t *run, const fc_pair_t *p
 
         fc_pairs_same_rack_text(run, p, ref, sizeof(ref));
         FC_ALONE_ADD("%sthe same-rack rule's %s (%.4f GB/s)", at ? "; " : "", ref, p->same_ref);
+    }
+    if (p->two == FC_PAIR_TWO_APPLIED && p->two_members > 0) {
+        char ref[160];
+
+        fc_pairs_two_racks_text(run, p, ref, sizeof(ref));
+        FC_ALONE_ADD("%sthe two-racks rule's %s (%.4f GB/s)", at ? "; " : "", ref, p->two_ref);
     }
     if (p->rack_rule_rack >= 0)
         FC_ALONE_ADD("%sthe rack rule's median of the pairs between rack %s and rack %s "

@@ -365,6 +365,21 @@ void fc_pairs_judge_timing(const fc_pairs_run_t *run, fc_pair_t *p)
                          run->ctx->inv.racks[run->node_racks[p->a]], p->same_median);
         p->slow = 1;
     }
+    if (p->two == FC_PAIR_TWO_APPLIED && p->two_members > 0 && p->bw_gbps < p->two_ref * keep) {
+        char ref[160];
+
+        fc_pairs_two_racks_text(run, p, ref, sizeof(ref));
+        if (!rel_said)
+            fc_pair_fail(p, "bandwidth %.4f GB/s across the spine is %.0f%% below the %s "
+                         "(%.4f GB/s; allowed %.0f%%): on two racks every pair across the "
+                         "spine is %s's (alone in its rack), so their class cannot judge "
+                         "them, and one with nothing beside it on the spine must not be "
+                         "slower than a pair inside a rack", p->bw_gbps,
+                         100.0 * (1.0 - p->bw_gbps / p->two_ref), ref, p->two_ref,
+                         sp->max_below_median_pct, run->node_hosts[p->two_lone]);
+        p->slow = 1;
+        rel_said = 1;
+    }
     if (p->rack_rule_rack >= 0 &&
         p->bw_gbps < p->rack_ref * (1.0 - sp->max_below_median_pct / 100.0)) {
         p->slow = 1;
@@ -388,6 +403,7 @@ void fc_pairs_judge(fc_pairs_run_t *run)
         fc_pairs_reference(run, z);
         fc_pairs_rack_rule(run, z);
         fc_pairs_same_rack_rule(run, z);
+        fc_pairs_two_racks_rule(run, z);
         for (int k = 0; k < run->npairs; ++k) {
             fc_pair_t *p = &run->pairs[k];
 

@@ -48,6 +48,18 @@ typedef enum fc_pair_same {
     FC_PAIR_SAME_APPLIED,   /* they are: it is judged against the latter */
 } fc_pair_same_t;
 
+/* How the two-racks rule met a pair across the spine at one size
+ * (lib/fc_pairs_spine.c). */
+typedef enum fc_pair_two {
+    FC_PAIR_TWO_OFF = 0,    /* inside a rack, three racks or more, or no
+                             * relative rule here */
+    FC_PAIR_TWO_SHARED,     /* two racks of two nodes or more: the rack rule
+                             * (three racks) cannot apply, the class's does */
+    FC_PAIR_TWO_NONE,       /* two racks of one node: no pair inside a rack */
+    FC_PAIR_TWO_APPLIED,    /* two racks, one of them one node: judged
+                             * against the pairs inside the other rack */
+} fc_pair_two_t;
+
 /* A pair at one size, both sides merged (rank 0). */
 typedef struct fc_pair {
     int a, b, size_index;
@@ -101,6 +113,12 @@ typedef struct fc_pair {
     double across_ref;
     int across_node;        /* the node whose pairs across set it */
     int across_members;     /* those pairs */
+    fc_pair_two_t two;      /* the two-racks rule (across the spine) */
+    double two_ref;         /* APPLIED: upper median of the pairs inside ... */
+    int two_members;        /* ... (that many) ... */
+    int two_rack;           /* ... this rack (index); */
+    int two_lone;           /* the node alone in its rack, every pair across
+                             * the spine's (APPLIED, NONE: one of them), or -1 */
     int undecided;          /* alone: the relative rule would judge this
                              * size, no reference above (nor the same-rack
                              * or rack rule) could, and no limit found it
@@ -146,6 +164,14 @@ void fc_pairs_same_rack_text(const fc_pairs_run_t *run, const fc_pair_t *p, char
  * n01 (0.3301 GB/s)"; "no reference its two nodes do not set: undecided"). */
 void fc_pairs_alone_reference_text(const fc_pairs_run_t *run, const fc_pair_t *p, char *buf,
                                    size_t len);
+/* Rank 0: the two-racks rule at size z (lib/fc_pairs_spine.c): on two
+ * racks the rack rule cannot apply; where one rack is one node, every pair
+ * across the spine is that node's, so their class cannot judge them: each
+ * is judged against the upper median of the pairs inside the other rack. */
+void fc_pairs_two_racks_rule(fc_pairs_run_t *run, int z);
+/* Rank 0: "the upper median of the 3 pairs inside rack rack1". */
+void fc_pairs_two_racks_text(const fc_pairs_run_t *run, const fc_pair_t *p, char *buf,
+                             size_t len);
 /* p's peer class as a phrase: "13 pairs in the same rack" (members of
  * them). */
 void fc_pairs_class_text(const fc_pairs_run_t *run, const fc_pair_t *p, int members,

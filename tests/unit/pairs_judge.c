@@ -411,15 +411,99 @@ static void test_small_rack_node(void)
               "undecided, not fast (%s)", ref);
 }
 
+/* Two racks, one of them one node (racks of 2 and 1, of 3 and 1): every
+ * pair across the spine is the lone node's, so their class's upper median
+ * is that node's figure, and with the lone node slow (or an uplink) every
+ * one passed: the whole plan PASSed. The two-racks rule
+ * (lib/fc_pairs_spine.c) judges them against the pairs inside the other
+ * rack; the confirmation names the spine between the racks, the lone
+ * node's link in series, and quarantines nobody. On two racks of two the
+ * rule does not apply (the class judges), on two racks of one there is
+ * nothing to compare with; each record says so. */
+static void test_two_racks(void)
+{
+    static const int shapes[2][2] = { { 2, 1 }, { 3, 1 } };
+    static matrix_t m;
+    static truth_t t;
+    char why[FC_REASON_MAX * 3], seen[2048] = "";
+    int ok = 1, lone;
+
+    for (int s = 0; s < 2; ++s) {
+        json_t *imp;
+        size_t at = strlen(seen);
+        int nslow = 0, good;
+
+        matrix_make(&m, shapes[s], 2, 80, 1.0, 0.5);
+        lone = m.run.nnodes - 1;
+        for (int k = 0; k < m.run.npairs; ++k)
+            if (m.pairs[k].b == lone)
+                m.pairs[k].bw_gbps = 0.002;
+        fc_pairs_judge(&m.run);
+        for (int k = 0; k < m.run.npairs; ++k)
+            nslow += m.pairs[k].slow;
+        t.slow_inside = -1;
+        t.slow_node = lone;
+        imp = confirm_pair(&m, &t, 0, lone, why, sizeof(why));
+        good = nslow == shapes[s][0] && imp != NULL &&
+               strcmp(json_string_value(json_object_get(imp, "part")), "uplink") == 0 &&
+               json_is_false(json_object_get(imp, "quarantine")) && m.run.confirm.spine_pair &&
+               strstr(why, "link of n0") != NULL && strstr(why, "(alone in its rack)") != NULL;
+        for (int v = 0; v < m.run.nnodes; ++v)
+            good &= !m.run.confirm.link[v];
+        snprintf(seen + at, sizeof(seen) - at, "%s%d,1: %d slow; %s", at ? "; " : "",
+                 shapes[s][0], nslow, why);
+        ok &= good;
+        json_decref(imp);
+        fc_pairs_confirm_free(&m.run.confirm);
+    }
+    fc_tap_ok(&tap, ok, "racks of 2,1 and 3,1, the lone node slow: its pairs across the spine "
+              "slow against the pairs inside the other rack; confirmed: the spine between "
+              "the racks, its link in series, nobody quarantined (%s)", seen);
+
+    /* the reason and the record's fields, on 2,1 */
+    matrix_make(&m, shapes[0], 2, 80, 1.0, 0.5);
+    for (int k = 0; k < m.run.npairs; ++k)
+        if (m.pairs[k].b == 2)
+            m.pairs[k].bw_gbps = 0.002;
+    fc_pairs_judge(&m.run);
+    fc_pair_t *p = fc_pairs_find(&m.run, 0, 2, 0);
+    fc_tap_ok(&tap, p->two == FC_PAIR_TWO_APPLIED && p->two_members == 1 && p->two_lone == 2 &&
+                  p->nreasons >= 1 && strstr(p->reasons[0], "below the upper median of the 1 "
+                  "pair inside rack rack1") != NULL && strstr(p->reasons[0], "n03's (alone "
+                  "in its rack)") != NULL,
+              "the reason names the reference and the lone node: '%s'",
+              p->nreasons ? p->reasons[0] : "(none)");
+
+    /* two racks of two: not applied (the class judges), no reference;
+     * two racks of one: nothing to compare with */
+    static const int two_two[2] = { 2, 2 }, one_one[2] = { 1, 1 };
+
+    matrix_make(&m, two_two, 2, 80, 1.0, 0.5);
+    fc_pairs_judge(&m.run);
+    ok = fc_pairs_find(&m.run, 0, 2, 0)->two == FC_PAIR_TWO_SHARED &&
+         fc_pairs_find(&m.run, 0, 1, 0)->two == FC_PAIR_TWO_OFF;
+    matrix_make(&m, one_one, 2, 80, 1.0, 0.5);
+    fc_pairs_judge(&m.run);
+    ok &= fc_pairs_find(&m.run, 0, 1, 0)->two == FC_PAIR_TWO_NONE;
+    static const int three[3] = { 2, 1, 1 };
+
+    matrix_make(&m, three, 3, 80, 1.0, 0.5);
+    fc_pairs_judge(&m.run);
+    ok &= fc_pairs_find(&m.run, 0, 2, 0)->two == FC_PAIR_TWO_OFF;
+    fc_tap_ok(&tap, ok, "the rule: not on two racks of two (the class judges) nor on three "
+              "racks (the rack rule's); on two racks of one, no pair inside to compare with");
+}
+
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 16);
+    fc_tap_plan(&tap, 19);
     test_clean_uneven();
     test_slow_switch();
     test_gate_and_small_rack();
     test_nothing_to_compare();
     test_switch_verdict();
     test_small_rack_node();
+    test_two_racks();
     return fc_tap_done(&tap);
 }
