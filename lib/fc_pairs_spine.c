@@ -44,8 +44,10 @@ void fc_pairs_two_racks_rule(fc_pairs_run_t *run, int z)
     double *scratch, ref = 0;
 
     for (int k = 0; k < run->npairs; ++k)
-        if (run->pairs[k].size_index == z)
-            run->pairs[k].two = FC_PAIR_TWO_OFF, run->pairs[k].two_lone = -1;
+        if (run->pairs[k].size_index == z) {
+            run->pairs[k].two = FC_PAIR_TWO_OFF;
+            run->pairs[k].two_lone = -1;
+        }
     if (sp->max_below_median_pct < 0 || sp->sizes[z] < sp->relative_min_bytes)
         return;
     for (int v = 0; v < run->nnodes; ++v) {
