@@ -12,13 +12,23 @@ int fc_confirm_slow_count(const int *slow, int n)
     int count = 0;
 
     for (int i = 0; i < n; ++i)
-        count += slow[i] == 1;
+        count += slow[i] == FC_CONFIRM_MEAS_SLOW;
+    return count;
+}
+
+/* Measurements of slow[0..n-1] judged fast. */
+static int fc_confirm_fast_count(const int *slow, int n)
+{
+    int count = 0;
+
+    for (int i = 0; i < n; ++i)
+        count += slow[i] == FC_CONFIRM_MEAS_FAST;
     return count;
 }
 
 fc_confirm_decision_t fc_confirm_decide(const int *slow, int n)
 {
-    int count;
+    int count, fast;
 
     for (int i = 0; i < n; ++i)
         if (slow[i] < 0)
@@ -26,18 +36,27 @@ fc_confirm_decision_t fc_confirm_decide(const int *slow, int n)
     if (n < FC_CONFIRM_MIN_MEASURES)
         return FC_CONFIRM_MORE;
     count = fc_confirm_slow_count(slow, n);
+    fast = fc_confirm_fast_count(slow, n);
     if (n < FC_CONFIRM_MAX_MEASURES) {
         if (count == n)
             return FC_CONFIRM_SLOW;
-        return count == 0 ? FC_CONFIRM_CLEARED : FC_CONFIRM_MORE;
+        if (fast == n)
+            return FC_CONFIRM_CLEARED;
+        return count + fast == 0 ? FC_CONFIRM_UNDECIDED : FC_CONFIRM_MORE;
     }
-    return 2 * count > n ? FC_CONFIRM_SLOW : FC_CONFIRM_CLEARED;
+    return 2 * count > n ? FC_CONFIRM_SLOW : 2 * fast > n ? FC_CONFIRM_CLEARED
+                                                          : FC_CONFIRM_UNDECIDED;
 }
 
 void fc_confirm_tally_text(const int *slow, int n, char *buf, size_t len)
 {
+    int undecided = n - fc_confirm_slow_count(slow, n) - fc_confirm_fast_count(slow, n);
+
     if (fc_confirm_decide(slow, n) == FC_CONFIRM_UNMEASURED)
         snprintf(buf, len, "not measured");
+    else if (undecided > 0)
+        snprintf(buf, len, "slow in %d of %d alone measurements, undecided in %d (no "
+                 "honest reference)", fc_confirm_slow_count(slow, n), n, undecided);
     else
         snprintf(buf, len, "slow in %d of %d alone measurements",
                  fc_confirm_slow_count(slow, n), n);

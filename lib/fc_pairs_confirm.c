@@ -33,6 +33,7 @@ const char *fc_pair_verdict_name(fc_pair_verdict_t v)
     case FC_PAIR_V_UNPLACED: return "unplaced";
     case FC_PAIR_V_UNCONFIRMED: return "unconfirmed";
     case FC_PAIR_V_SWITCH: return "switch";
+    case FC_PAIR_V_UNDECIDED: return "undecided";
     }
     return "?";
 }
@@ -64,18 +65,20 @@ static int fc_confirm_probe(fc_confirm_run_t *run, int x, int y)
         c->nmeasures++;
         d = fc_confirm_decide(pr->meas, pr->nmeasures);
     } while (d == FC_CONFIRM_MORE && pr->nmeasures < FC_CONFIRM_MAX_MEASURES);
-    pr->slow = d == FC_CONFIRM_SLOW ? 1 : d == FC_CONFIRM_CLEARED ? 0 : -1;
+    pr->slow = d == FC_CONFIRM_SLOW ? FC_CONFIRM_MEAS_SLOW :
+               d == FC_CONFIRM_CLEARED ? FC_CONFIRM_MEAS_FAST :
+               d == FC_CONFIRM_UNDECIDED ? FC_CONFIRM_MEAS_UNDECIDED : FC_CONFIRM_MEAS_UNMEASURED;
     return c->nprobes++;
 }
 
 static int fc_probe_slow(const fc_pairs_confirm_t *c, int i)
 {
-    return i >= 0 && c->probes[i].slow == 1;
+    return i >= 0 && c->probes[i].slow == FC_CONFIRM_MEAS_SLOW;
 }
 
 static int fc_probe_fast(const fc_pairs_confirm_t *c, int i)
 {
-    return i >= 0 && c->probes[i].slow == 0;
+    return i >= 0 && c->probes[i].slow == FC_CONFIRM_MEAS_FAST;
 }
 
 /* The least slow node that is not in `not` (count entries), not a
@@ -510,6 +513,9 @@ void fc_pairs_confirm(int n, const int *rack, int nracks, int npairs, const int 
                             ? FC_PAIR_V_PATH : FC_PAIR_V_UNPLACED;
         else if (fc_probe_fast(c, c->alone_probe[k]))
             c->verdict[k] = FC_PAIR_V_NOT_REPRODUCED;
+        else if (c->alone_probe[k] >= 0 &&
+                 c->probes[c->alone_probe[k]].slow == FC_CONFIRM_MEAS_UNDECIDED)
+            c->verdict[k] = FC_PAIR_V_UNDECIDED;
     }
     /* step 4: a rack whose pairs inside are all slow alone */
     fc_confirm_switches(&run);

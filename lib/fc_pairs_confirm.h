@@ -27,7 +27,8 @@
  *  3. Every slow pair not explained so far is measured again alone: slow
  *     again, its path (the cable, a switch port between the two) is
  *     implicated; fast, it was not reproduced and passes, with both
- *     measurements on record.
+ *     measurements on record; undecided, it stays a suspicion (neither
+ *     passed nor blamed).
  *  4. A rack's switch (top of rack): a rack of three nodes or more whose
  *     every pair inside it was slow in its round and slow alone, each of
  *     its nodes fast alone with a partner outside the rack (one probe
@@ -37,6 +38,12 @@
  *     quarantined. When a node could not be shown fast outside the rack
  *     (slow there too, or no partner), the pairs stay what step 3 made
  *     them and the rack's tor_unshown names that node.
+ *
+ * A probe is slow or fast only by a judgement (lib/fc_pairs_judge.c,
+ * fc_pairs_judge_alone) against references its own two nodes do not set;
+ * a probe no such reference could judge is undecided, which is neither
+ * slow nor fast here: it confirms no node, clears no node, vouches for no
+ * partner and shows no uplink.
  *
  * Nodes are visited most-slow first, so one bad node among n costs about
  * four probes (eight measurements), not n. At most max_measures
@@ -50,8 +57,10 @@
 
 #include "fc_confirm_rule.h"
 
-/* Measure x <-> y alone once and judge it: 1 slow, 0 fast, -1 not
- * measured. It is measurement number c->nmeasures (from 0) of the run. */
+/* Measure x <-> y alone once and judge it (FC_CONFIRM_MEAS_*): 1 slow, 0
+ * fast, 2 undecided (measured, but no reference its two nodes do not set
+ * could judge it: it neither clears nor confirms), -1 not measured. It is
+ * measurement number c->nmeasures (from 0) of the run. */
 typedef int (*fc_pairs_probe_func_t)(void *arg, int x, int y);
 
 /* What became of a pair of the tournament. */
@@ -74,12 +83,16 @@ typedef enum fc_pair_verdict {
     FC_PAIR_V_SWITCH,           /* inside a rack whose every pair is slow
                                  * alone, each node fast alone with a
                                  * partner outside it: the rack's switch */
+    FC_PAIR_V_UNDECIDED,        /* slow in its round; measured alone, but no
+                                 * honest reference could judge it: neither
+                                 * passed nor blamed */
 } fc_pair_verdict_t;
 
 /* One probe: a pair measured alone two or three times, and the decision. */
 typedef struct fc_pairs_probe {
     int x, y;
-    int slow;                   /* the decision: 1 slow, 0 fast, -1 not measured */
+    int slow;                   /* the decision: 1 slow, 0 fast, 2 undecided,
+                                 * -1 not measured */
     int first;                  /* its measurements are numbers first .. */
     int nmeasures;              /* ... first + nmeasures - 1, in order */
     int meas[FC_CONFIRM_MAX_MEASURES];  /* each one's judgement (1, 0, -1) */

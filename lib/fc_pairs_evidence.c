@@ -5,7 +5,7 @@
  * JSON, what was learnt of a node's own link, and a slow pair's verdict
  * after confirmation (a node's link, a rack's uplink, the spine between
  * two racks, a rack's switch, the path between two nodes, not placed, not
- * reproduced, not confirmed) with the part it implicates and the sentence
+ * reproduced, undecided, not confirmed) with the part it implicates and the sentence
  * that says why.
  * lib/fc_pairs_report.c puts them into the pair and pairs_node records.
  */
@@ -50,7 +50,10 @@ static size_t fc_probe_text(const fc_pairs_run_t *run, int i, int v, char *buf, 
     }
     other = pr->x == v ? pr->y : pr->x;
     nslow = fc_confirm_slow_count(pr->meas, pr->nmeasures);
-    if (nslow > 0)
+    if (pr->slow == FC_CONFIRM_MEAS_UNDECIDED)
+        at += (size_t)snprintf(buf + at, at < len ? len - at : 0, " GB/s (undecided: no "
+                               "reference its two nodes do not set) with");
+    else if (nslow > 0)
         at += (size_t)snprintf(buf + at, at < len ? len - at : 0, " GB/s (slow %d of %d) with",
                                nslow, pr->nmeasures);
     else
@@ -61,8 +64,19 @@ static size_t fc_probe_text(const fc_pairs_run_t *run, int i, int v, char *buf, 
                                      ? "same rack" : "across the spine");
 }
 
+/* "slow", "fast", "undecided", "not measured" for a judgement. */
+static const char *fc_probe_result_name(int judgement)
+{
+    switch (judgement) {
+    case FC_CONFIRM_MEAS_SLOW: return "slow";
+    case FC_CONFIRM_MEAS_FAST: return "fast";
+    case FC_CONFIRM_MEAS_UNDECIDED: return "undecided";
+    default: return "not measured";
+    }
+}
+
 /* Probe i as JSON: both hosts, the decision, and every alone measurement
- * (every size, slow or not). */
+ * (every size, slow or not, with the references it was judged against). */
 json_t *fc_pairs_probe_json(const fc_pairs_run_t *run, int i)
 {
     int nz = run->ctx->sp.nsizes;
@@ -78,20 +92,22 @@ json_t *fc_pairs_probe_json(const fc_pairs_run_t *run, int i)
         for (int z = 0; pr->meas[k] >= 0 && z < nz; ++z) {
             const fc_pair_t *p = &run->alone[(pr->first + k) * nz + z];
 
+            char ref[640];
+
+            fc_pairs_alone_reference_text(run, p, ref, sizeof(ref));
             json_array_append_new(sizes, json_pack(
-                "{s:I, s:f, s:f, s:b, s:s}", "bytes", (json_int_t)run->ctx->sp.sizes[z],
-                "bw_gbps", p->bw_gbps, "latency_us", p->lat_us, "slow", p->slow,
-                "reason", p->nreasons ? p->reasons[0] : ""));
+                "{s:I, s:f, s:f, s:b, s:b, s:s, s:s}", "bytes",
+                (json_int_t)run->ctx->sp.sizes[z], "bw_gbps", p->bw_gbps, "latency_us",
+                p->lat_us, "slow", p->slow, "undecided", p->undecided, "reason",
+                p->nreasons ? p->reasons[0] : "", "judged_against", ref));
         }
         json_array_append_new(measurements, json_pack(
-            "{s:s, s:o}", "result", pr->meas[k] < 0 ? "not measured" :
-            pr->meas[k] ? "slow" : "fast", "sizes", sizes));
+            "{s:s, s:o}", "result", fc_probe_result_name(pr->meas[k]), "sizes", sizes));
     }
     return json_pack("{s:s, s:s, s:s, s:i, s:o}", "host_a", fc_host(run, pr->x), "host_b",
-                     fc_host(run, pr->y), "result", pr->slow < 0 ? "not measured" :
-                     pr->slow ? "slow" : "fast", "slow_measurements",
-                     fc_confirm_slow_count(pr->meas, pr->nmeasures), "measurements",
-                     measurements);
+                     fc_host(run, pr->y), "result", fc_probe_result_name(pr->slow),
+                     "slow_measurements", fc_confirm_slow_count(pr->meas, pr->nmeasures),
+                     "measurements", measurements);
 }
 
 /* What the confirmation learnt of node v's own link, for a pair of it it
@@ -102,6 +118,7 @@ static void fc_end_text(const fc_pairs_run_t *run, int v, char *buf, size_t len)
 {
     const fc_pairs_confirm_t *c = &run->confirm;
     size_t at;
+    int undecided = 0;
 
     if (fc_confirm_clear(c, v)) {
         for (int k = 0; k < FC_CONFIRM_PARTNERS; ++k) {
@@ -123,8 +140,11 @@ static void fc_end_text(const fc_pairs_run_t *run, int v, char *buf, size_t len)
                  : " that is not itself suspect");
         return;
     }
-    at = (size_t)snprintf(buf, len, "%s is slow alone with every partner tried too (",
-                          fc_host(run, v));
+    for (int k = 0; k < FC_CONFIRM_PARTNERS; ++k)
+        undecided |= c->partner_probe[v][k] >= 0 &&
+                     c->probes[c->partner_probe[v][k]].slow == FC_CONFIRM_MEAS_UNDECIDED;
+    at = (size_t)snprintf(buf, len, "%s is %s alone with every partner tried too (",
+                          fc_host(run, v), undecided ? "slow or undecided" : "slow");
     for (int k = 0; k < FC_CONFIRM_PARTNERS && at < len; ++k) {
         if (c->partner_probe[v][k] < 0)
             continue;
@@ -133,8 +153,9 @@ static void fc_end_text(const fc_pairs_run_t *run, int v, char *buf, size_t len)
             at += fc_probe_text(run, c->partner_probe[v][k], v, buf + at, len - at);
     }
     if (at < len)
-        snprintf(buf + at, len - at, "), and they could not all be shown good: more than "
-                 "one link is slow");
+        snprintf(buf + at, len - at, undecided ? "): its own link is neither shown good nor "
+                 "confirmed" : "), and they could not all be shown good: more than one "
+                 "link is slow");
 }
 
 /* The node's alone evidence: "confirmed alone: 0.0002 GB/s with b1 (same
@@ -389,6 +410,14 @@ json_t *fc_pairs_slow_verdict(const fc_pairs_run_t *run, int k, int a, int b,
                          fc_host(run, b), "racks", fc_rack_of(run, a), fc_rack_of(run, b),
                          "quarantine", 0);
     }
+    case FC_PAIR_V_UNDECIDED:
+        snprintf(why, len, "slow in its round (%s); alone (%s) no reference its two nodes do "
+                 "not set could judge it (no other pair of its kind, none of its nodes' "
+                 "pairs across the spine): undecided, the pair's nodes are not blamed and "
+                 "not passed", round, alone);
+        return json_pack("{s:s, s:[s,s], s:[s,s], s:b, s:b}", "part", "path", "hosts",
+                         fc_host(run, a), fc_host(run, b), "racks", fc_rack_of(run, a),
+                         fc_rack_of(run, b), "quarantine", 0, "confirmed", 0);
     case FC_PAIR_V_NOT_REPRODUCED:
         snprintf(why, len, "slow in its round beside other pairs (%s), not reproduced "
                  "alone (%s): not judged a fault", round, alone);

@@ -82,6 +82,7 @@ static void fc_pairs_reference(fc_pairs_run_t *run, int z)
                  refs[i].applies ? FC_PAIR_REL_APPLIED : FC_PAIR_REL_ALONE;
         p->ref = refs[i].applies ? refs[i].reference : -1;
         p->ref_members = refs[i].members;
+        p->ref_without = -1;    /* the whole class, in the rounds */
     }
     free(idx); free(has); free(bw); free(shapes); free(refs);
 }
@@ -290,11 +291,11 @@ void fc_pairs_class_text(const fc_pairs_run_t *run, const fc_pair_t *p, int memb
     fc_peer_class_text(&shape, members, "pair", buf, len);
 }
 
-/* The limits and the relative rule on p (its rel and ref already set). */
-static void fc_pairs_judge_timing(const fc_pairs_run_t *run, fc_pair_t *p)
+void fc_pairs_judge_timing(const fc_pairs_run_t *run, fc_pair_t *p)
 {
     const fc_stage_profile_t *sp = &run->ctx->sp;
-    int z = p->size_index;
+    double keep = 1.0 - sp->max_below_median_pct / 100.0;
+    int z = p->size_index, rel_said = 0;
     const fc_limit_rule_t *rule = fc_profile_find_limit(
         sp, FC_COLL_SENDRECV, FC_INT32, FC_OP_NONE, sp->sizes[z]);
     const fc_limit_rule_t *lat_rule = fc_profile_find_limit(
@@ -317,31 +318,67 @@ static void fc_pairs_judge_timing(const fc_pairs_run_t *run, fc_pair_t *p)
                      "(profile line %d)", p->lat_us,
                      lat_rule->max_latency_us, lat_rule->line);
     }
-    if (p->rel == FC_PAIR_REL_APPLIED &&
-        p->bw_gbps < p->ref * (1.0 - sp->max_below_median_pct / 100.0)) {
-        char peers[128];
+    if (p->rel == FC_PAIR_REL_APPLIED && p->bw_gbps < p->ref * keep) {
+        char peers[128 + FC_HOST_MAX];
 
-        fc_pairs_class_text(run, p, p->ref_members, peers, sizeof(peers));
+        /* measured alone: the class's pairs of the rounds that leave out one
+         * of its nodes ("the one pair across the spine of the rounds not
+         * touching n01") */
+        snprintf(peers, sizeof(peers), "%s", p->ref_without >= 0 && p->ref_members == 1
+                 ? "the one " : "");
+        fc_pairs_class_text(run, p, p->ref_members, peers + strlen(peers),
+                            sizeof(peers) - strlen(peers));
+        if (p->ref_without >= 0)
+            snprintf(peers + strlen(peers), sizeof(peers) - strlen(peers),
+                     " of the rounds not touching %s", run->node_hosts[p->ref_without]);
         p->slow = 1;
+        rel_said = 1;
         fc_pair_fail(p, "bandwidth %.4f GB/s is %.0f%% below the upper median "
                      "of %s (%.4f GB/s; allowed %.0f%%)",
                      p->bw_gbps, 100.0 * (1.0 - p->bw_gbps / p->ref), peers,
                      p->ref, sp->max_below_median_pct);
     }
-    if (p->same == FC_PAIR_SAME_APPLIED &&
-        p->bw_gbps < p->same_ref * (1.0 - sp->max_below_median_pct / 100.0)) {
+    if (p->across_ref > 0 && p->bw_gbps < p->across_ref * keep) {
+        if (!rel_said)
+            fc_pair_fail(p, "bandwidth %.4f GB/s inside rack %s is %.0f%% below the upper "
+                         "median of %s's %d pair%s across the spine in the rounds (%.4f GB/s; "
+                         "allowed %.0f%%): a pair inside a rack crosses fewer links than one "
+                         "across the spine and must not be slower", p->bw_gbps,
+                         run->ctx->inv.racks[run->node_racks[p->a]],
+                         100.0 * (1.0 - p->bw_gbps / p->across_ref),
+                         run->node_hosts[p->across_node], p->across_members,
+                         p->across_members == 1 ? "" : "s", p->across_ref,
+                         sp->max_below_median_pct);
+        p->slow = 1;
+        rel_said = 1;
+    }
+    if (p->same == FC_PAIR_SAME_APPLIED && p->bw_gbps < p->same_ref * keep) {
         char ref[160];
 
         fc_pairs_same_rack_text(run, p, ref, sizeof(ref));
         /* a second sentence only when the class's rule did not say it */
-        if (!p->slow || p->rel != FC_PAIR_REL_APPLIED ||
-            p->bw_gbps >= p->ref * (1.0 - sp->max_below_median_pct / 100.0))
+        if (!rel_said)
             fc_pair_fail(p, "bandwidth %.4f GB/s is %.0f%% below the %s (%.4f GB/s; "
                          "allowed %.0f%%), where the pairs inside rack %s have a median of "
                          "%.4f GB/s", p->bw_gbps, 100.0 * (1.0 - p->bw_gbps / p->same_ref),
                          ref, p->same_ref, sp->max_below_median_pct,
                          run->ctx->inv.racks[run->node_racks[p->a]], p->same_median);
         p->slow = 1;
+    }
+    if (p->two == FC_PAIR_TWO_APPLIED && p->two_members > 0 && p->bw_gbps < p->two_ref * keep) {
+        char ref[160];
+
+        fc_pairs_two_racks_text(run, p, ref, sizeof(ref));
+        if (!rel_said)
+            fc_pair_fail(p, "bandwidth %.4f GB/s across the spine is %.0f%% below the %s "
+                         "(%.4f GB/s; allowed %.0f%%): on two racks every pair across the "
+                         "spine is %s's (alone in its rack), so their class cannot judge "
+                         "them, and one with nothing beside it on the spine must not be "
+                         "slower than a pair inside a rack", p->bw_gbps,
+                         100.0 * (1.0 - p->bw_gbps / p->two_ref), ref, p->two_ref,
+                         sp->max_below_median_pct, run->node_hosts[p->two_lone]);
+        p->slow = 1;
+        rel_said = 1;
     }
     if (p->rack_rule_rack >= 0 &&
         p->bw_gbps < p->rack_ref * (1.0 - sp->max_below_median_pct / 100.0)) {
@@ -358,31 +395,6 @@ static void fc_pairs_judge_timing(const fc_pairs_run_t *run, fc_pair_t *p)
     }
 }
 
-void fc_pairs_judge_alone(const fc_pairs_run_t *run, fc_pair_t *p)
-{
-    const fc_pair_t *t = fc_pairs_find(run, p->a, p->b, p->size_index);
-
-    p->slow = 0;
-    p->nreasons = 0;
-    p->rel = t ? t->rel : FC_PAIR_REL_OFF;
-    p->ref = t ? t->ref : -1;
-    p->ref_members = t ? t->ref_members : 0;
-    p->rack_rule_rack = t ? t->rack_rule_rack : -1;
-    p->rack_median = t ? t->rack_median : 0;
-    p->rack_ref = t ? t->rack_ref : 0;
-    p->rack_ref_members = t ? t->rack_ref_members : 0;
-    p->rack_ref_a = t ? t->rack_ref_a : 0;
-    p->rack_ref_b = t ? t->rack_ref_b : 0;
-    p->same = t ? t->same : FC_PAIR_SAME_OFF;
-    p->same_median = t ? t->same_median : 0;
-    p->same_ref = t ? t->same_ref : 0;
-    p->same_ref_members = t ? t->same_ref_members : 0;
-    p->same_ref_racks = t ? t->same_ref_racks : 0;
-    p->same_ref_rack = t ? t->same_ref_rack : -1;
-    fc_pairs_judge_timing(run, p);
-    p->ntiming = p->nreasons;
-}
-
 void fc_pairs_judge(fc_pairs_run_t *run)
 {
     const fc_stage_profile_t *sp = &run->ctx->sp;
@@ -391,6 +403,7 @@ void fc_pairs_judge(fc_pairs_run_t *run)
         fc_pairs_reference(run, z);
         fc_pairs_rack_rule(run, z);
         fc_pairs_same_rack_rule(run, z);
+        fc_pairs_two_racks_rule(run, z);
         for (int k = 0; k < run->npairs; ++k) {
             fc_pair_t *p = &run->pairs[k];
 

@@ -50,6 +50,47 @@ static void fc_pairs_same_rack_json(const fc_pairs_run_t *run, const fc_pair_t *
         run->ctx->sp.max_below_median_pct, "rack_slow", p->same == FC_PAIR_SAME_APPLIED));
 }
 
+/* Append why to entry's rules_not_applied. */
+static void fc_pairs_not_applied(json_t *entry, const char *why)
+{
+    json_t *list = json_object_get(entry, "rules_not_applied");
+
+    if (list == NULL) {
+        list = json_array();
+        json_object_set_new(entry, "rules_not_applied", list);
+    }
+    json_array_append_new(list, json_string(why));
+}
+
+/* The two-racks rule as it met pair p (across the spine, two racks). */
+static void fc_pairs_two_racks_json(const fc_pairs_run_t *run, const fc_pair_t *p,
+                                    json_t *entry)
+{
+    char ref[160], why[FC_REASON_MAX];
+
+    if (p->two == FC_PAIR_TWO_OFF)
+        return;
+    if (p->two == FC_PAIR_TWO_APPLIED && p->two_members > 0) {
+        fc_pairs_two_racks_text(run, p, ref, sizeof(ref));
+        json_object_set_new(entry, "two_racks_rule", json_pack(
+            "{s:s, s:f, s:i, s:s, s:s, s:f}", "rack", run->ctx->inv.racks[p->two_rack],
+            "reference_gbps", p->two_ref, "reference_pairs", p->two_members, "class", ref,
+            "lone_host", run->node_hosts[p->two_lone], "max_below_median_pct",
+            run->ctx->sp.max_below_median_pct));
+    }
+    snprintf(why, sizeof(why), "rack rule not applied: two racks (it compares a pair of "
+             "racks with the pairs of racks without it, which needs three)%s%s",
+             p->two == FC_PAIR_TWO_APPLIED && p->two_members > 0 ? "; judged instead by "
+             "the two-racks rule, against the " : "",
+             p->two == FC_PAIR_TWO_APPLIED && p->two_members > 0 ? ref :
+             p->two == FC_PAIR_TWO_SHARED ? "; the class of the pairs across the spine "
+             "judges them, and a slowness they all share (the spine, both uplinks) is "
+             "judged on the absolute limits alone" : p->two == FC_PAIR_TWO_NONE ?
+             "; both racks are one node, there is no pair inside a rack to compare with: "
+             "the pair across the spine is judged on the absolute limits alone" : "");
+    fc_pairs_not_applied(entry, why);
+}
+
 /* The relative rule as it met pair p, into its size entry: the reference
  * and its class, or why the rule did not apply. */
 static void fc_pairs_relative_json(const fc_pairs_run_t *run, const fc_pair_t *p,
@@ -73,6 +114,7 @@ static void fc_pairs_relative_json(const fc_pairs_run_t *run, const fc_pair_t *p
             "max_below_median_pct", sp->max_below_median_pct, "class", peers,
             "peers", p->ref_members));
         fc_pairs_same_rack_json(run, p, entry);
+        fc_pairs_two_racks_json(run, p, entry);
         return;
     }
     fc_format_size(sp->sizes[p->size_index], size, sizeof(size));
@@ -86,7 +128,8 @@ static void fc_pairs_relative_json(const fc_pairs_run_t *run, const fc_pair_t *p
                  "kind (%s); %s", peers, p->limit_bw >= 0 ? "judged on the absolute "
                  "limits alone" : "no bandwidth limit covers it either: only its bits "
                  "were judged");
-    json_object_set_new(entry, "rules_not_applied", json_pack("[s]", why));
+    fc_pairs_not_applied(entry, why);
+    fc_pairs_two_racks_json(run, p, entry);
 }
 
 /* Which node's data is wrong, from the pairs' checked exchanges (both
@@ -303,8 +346,9 @@ static int fc_pairs_report_node(fc_pairs_run_t *run, int v, const fc_blame_t *bl
     } else {
         if (run->confirmed && c->probed[v])
             snprintf(why, sizeof(why), "slow with %d of its %d partners in the rounds; "
-                     "alone: %s: its link is not at fault", node_slow, node_partners,
-                     evidence);
+                     "alone: %s: %s", node_slow, node_partners, evidence,
+                     fc_confirm_clear(c, v) ? "its link is not at fault"
+                                            : "its link is neither confirmed nor cleared");
         else
             snprintf(why, sizeof(why), "slow with %d of its %d partners", node_slow,
                      node_partners);

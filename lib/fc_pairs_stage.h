@@ -1,8 +1,9 @@
 /*
  * fc_pairs_stage.h - what the pairs stage's program (suites/pairs.c: the
  * measurements over MPI) and its judgement share (lib/fc_pairs_judge.c:
- * limits, the relative and rack rules; lib/fc_pairs_report.c: the
- * confirmation's verdicts, records and TAP).
+ * limits, the relative and rack rules; lib/fc_pairs_alone.c: the same for
+ * a pair measured alone, against references its nodes do not set;
+ * lib/fc_pairs_report.c: the confirmation's verdicts, records and TAP).
  * Rank 0 holds every pair at every size measured in the tournament
  * (`pairs`) and every pair measured alone by the confirmation (`alone`,
  * one entry per measurement and size, in measurement order: a probe's
@@ -47,6 +48,18 @@ typedef enum fc_pair_same {
     FC_PAIR_SAME_APPLIED,   /* they are: it is judged against the latter */
 } fc_pair_same_t;
 
+/* How the two-racks rule met a pair across the spine at one size
+ * (lib/fc_pairs_spine.c). */
+typedef enum fc_pair_two {
+    FC_PAIR_TWO_OFF = 0,    /* inside a rack, three racks or more, or no
+                             * relative rule here */
+    FC_PAIR_TWO_SHARED,     /* two racks of two nodes or more: the rack rule
+                             * (three racks) cannot apply, the class's does */
+    FC_PAIR_TWO_NONE,       /* two racks of one node: no pair inside a rack */
+    FC_PAIR_TWO_APPLIED,    /* two racks, one of them one node: judged
+                             * against the pairs inside the other rack */
+} fc_pair_two_t;
+
 /* A pair at one size, both sides merged (rank 0). */
 typedef struct fc_pair {
     int a, b, size_index;
@@ -87,6 +100,29 @@ typedef struct fc_pair {
     int same_ref_members;   /* those pairs */
     int same_ref_racks;     /* the racks they are inside */
     int same_ref_rack;      /* the one such rack when there is one, else -1 */
+    /* measured alone (fc_pairs_judge_alone): references its own two nodes
+     * do not set. ref and ref_members above are then the class's upper
+     * median over the pairs of the rounds that leave out ref_without (one
+     * of its nodes: the one whose leaving out gives the higher figure;
+     * slowness only lowers a figure, so the higher is clean of the slower
+     * node); -1 in the rounds. A pair inside a rack is also judged against
+     * across_ref: the higher of its two nodes' upper medians of their
+     * pairs across the spine in the rounds (a pair inside a rack crosses
+     * fewer links and must not be slower); 0 when none. */
+    int ref_without;
+    double across_ref;
+    int across_node;        /* the node whose pairs across set it */
+    int across_members;     /* those pairs */
+    fc_pair_two_t two;      /* the two-racks rule (across the spine) */
+    double two_ref;         /* APPLIED: upper median of the pairs inside ... */
+    int two_members;        /* ... (that many) ... */
+    int two_rack;           /* ... this rack (index); */
+    int two_lone;           /* the node alone in its rack, every pair across
+                             * the spine's (APPLIED, NONE: one of them), or -1 */
+    int undecided;          /* alone: the relative rule would judge this
+                             * size, no reference above (nor the same-rack
+                             * or rack rule) could, and no limit found it
+                             * slow: neither fast nor slow */
 } fc_pair_t;
 
 typedef struct fc_pairs_run {
@@ -113,14 +149,33 @@ typedef struct fc_pairs_run {
 
 /* Rank 0: judge every tournament pair (limits, relative rule, wrong data). */
 void fc_pairs_judge(fc_pairs_run_t *run);
-/* Rank 0: judge p (measured alone) by the limits and the reference of the
- * tournament's pair of the same nodes at the same size; sets p->slow. */
+/* Rank 0: the limits and the relative rules on p, its references already
+ * set (lib/fc_pairs_judge.c; the rounds' and the alone judgements share it). */
+void fc_pairs_judge_timing(const fc_pairs_run_t *run, fc_pair_t *p);
+/* Rank 0: judge p (measured alone) by the limits, the same-rack and rack
+ * rules of the tournament's pair of the same nodes at the same size, and
+ * the class's reference its two nodes do not set (and, inside a rack, its
+ * nodes' pairs across the spine); sets p->slow, or p->undecided when no
+ * such reference could judge it. */
 void fc_pairs_judge_alone(const fc_pairs_run_t *run, fc_pair_t *p);
 /* Rank 0: the tournament's entry for nodes (a, b) at size z, or NULL. */
 fc_pair_t *fc_pairs_find(const fc_pairs_run_t *run, int a, int b, int z);
 /* The same-rack rule's reference of p as a phrase: "upper median of the
  * 3 pairs inside rack rack2". */
 void fc_pairs_same_rack_text(const fc_pairs_run_t *run, const fc_pair_t *p, char *buf,
+                             size_t len);
+/* Rank 0: the references p (measured alone) was judged against, as a
+ * phrase ("the upper median of the 4 pairs across the spine not touching
+ * n01 (0.3301 GB/s)"; "no reference its two nodes do not set: undecided"). */
+void fc_pairs_alone_reference_text(const fc_pairs_run_t *run, const fc_pair_t *p, char *buf,
+                                   size_t len);
+/* Rank 0: the two-racks rule at size z (lib/fc_pairs_spine.c): on two
+ * racks the rack rule cannot apply; where one rack is one node, every pair
+ * across the spine is that node's, so their class cannot judge them: each
+ * is judged against the upper median of the pairs inside the other rack. */
+void fc_pairs_two_racks_rule(fc_pairs_run_t *run, int z);
+/* Rank 0: "the upper median of the 3 pairs inside rack rack1". */
+void fc_pairs_two_racks_text(const fc_pairs_run_t *run, const fc_pair_t *p, char *buf,
                              size_t len);
 /* p's peer class as a phrase: "13 pairs in the same rack" (members of
  * them). */

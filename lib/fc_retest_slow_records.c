@@ -225,13 +225,16 @@ static void fc_slow_write(const fc_slow_t *s, json_t *group, int placed, fc_resu
         json_t *hosts = json_object_get(group, "hosts");
 
         json_decref(ranks);
-        /* what the evidence says about the fabric: slow exchanges point at
-         * it, none at the hosts' own load or the collective's algorithm */
+        /* what the evidence says: slow exchanges point at the fabric, or
+         * at a load on every host (a busy machine slows exchanges of every
+         * unit, none with every partner: the same evidence); none slow at
+         * the hosts' own load or the collective's algorithm */
         snprintf(why, sizeof(why), "confirmed slowness in %s (%zu host%s), not placed on a "
                  "node: %s%s%s; the group is slow as a whole (%s); nobody quarantined%s%s",
                  fc_str(group, "group"), json_array_size(hosts),
                  json_array_size(hosts) == 1 ? "" : "s", loo, loo[0] ? "; " : "", p2p,
-                 s->p2p_slow > 0 ? "its switch or uplinks, or more than one node" :
+                 s->p2p_slow > 0 ? "its switch or uplinks, more than one node, or a load "
+                 "on every host: a busy machine" :
                  "no exchange stood out from the others: the hosts' load, the collective "
                  "itself, or a slowness most of its paths share", obs[0] ? "; observed: " : "", obs);
         json_object_set_new(rec, "localised", json_false());

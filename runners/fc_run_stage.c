@@ -72,17 +72,20 @@ static int fc_diagnose_hang(fc_run_state_t *st, const char *stage, json_t *recs,
 
 /* What the runner prints for a finished attempt: the stage's own end
  * record decides, and nothing judged is never a pass. */
-static const char *fc_stage_outcome(int ended, const char *status, int points, int failed)
+static const char *fc_stage_outcome(int ended, const char *status, int points, int failed,
+                                    int incomplete)
 {
     if (!ended)
         return "DID NOT FINISH";
     if (strcmp(status, "ok") != 0 && strcmp(status, "fail") != 0)
         return "ERROR";
-    if (strcmp(status, "fail") == 0 && failed == 0)
+    if (strcmp(status, "fail") == 0 && failed == 0 && incomplete == 0)
         return "ERROR (failed outside its checks)";
     if (points == 0)
         return "NOTHING JUDGED";
-    return failed ? "FAIL" : "PASS";
+    /* a check that could not judge (a load that moved no bytes) makes its
+     * racks INCOMPLETE, not FAIL: the stage's line says the same */
+    return failed ? "FAIL" : incomplete ? "INCOMPLETE" : "PASS";
 }
 
 /* One attempt's launcher command line and where its files go. */
@@ -230,8 +233,9 @@ static int fc_stage_argv(const fc_run_state_t *st, fc_stage_id_t stage, int atte
  * checks and failures; and quarantine every host a confirmed finding
  * names. */
 typedef struct fc_stage_scan {
-    int ended, points, failed;
+    int ended, points, failed, incomplete;  /* checks: FAIL, INCOMPLETE */
     char skipped[512], end_status[32], end_error[512];
+    char incomplete_why[512];               /* the first INCOMPLETE check's reason */
 } fc_stage_scan_t;
 
 static void fc_stage_scan(fc_run_state_t *st, const char *name, json_t *recs,
@@ -253,8 +257,15 @@ static void fc_stage_scan(fc_run_state_t *st, const char *name, json_t *recs,
                 snprintf(sc->skipped, sizeof(sc->skipped), "%s", fc_json_str(rec, "reason"));
         }
         if (fc_record_is_check(type)) {
+            const char *verdict = fc_json_str(rec, "verdict");
+            const char *what = json_string_value(json_array_get(
+                json_object_get(rec, "reasons"), 0));
+
             ++sc->points;
-            if (strcmp(fc_json_str(rec, "verdict"), "PASS") != 0)
+            if (strcmp(verdict, "INCOMPLETE") == 0 && sc->incomplete++ == 0)
+                snprintf(sc->incomplete_why, sizeof(sc->incomplete_why), "%s",
+                         what ? what : "not judged");
+            else if (strcmp(verdict, "PASS") != 0 && strcmp(verdict, "INCOMPLETE") != 0)
                 ++sc->failed;
         }
         if (strcmp(fc_json_str(rec, "verdict"), "FAIL") == 0 &&
@@ -354,14 +365,20 @@ int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt, int *hung
         }
     }
     fc_stage_scan(st, name, recs, &sc);
+    char inc[48] = "";
+
+    if (sc.incomplete)
+        snprintf(inc, sizeof(inc), ", %d incomplete (first: ", sc.incomplete);
     /* the stage's own words (its reason, its first error) may hold any
      * byte: fc_print_line keeps them to one line */
     if (sc.skipped[0])
         fc_print_line(stdout, "stage %s: SKIPPED: %s", name, sc.skipped);
     else
-        fc_print_line(stdout, "stage %s: %s: %d checks, %d failed, %.1f s%s%s%s", name,
-                      fc_stage_outcome(sc.ended, sc.end_status, sc.points, sc.failed),
-                      sc.points, sc.failed, res.seconds,
+        fc_print_line(stdout, "stage %s: %s: %d checks, %d failed%s%s%s, %.1f s%s%s%s",
+                      name, fc_stage_outcome(sc.ended, sc.end_status, sc.points, sc.failed,
+                                             sc.incomplete),
+                      sc.points, sc.failed, inc, sc.incomplete ? sc.incomplete_why : "",
+                      sc.incomplete ? ")" : "", res.seconds,
                       res.timed_out ? " (killed at the limit)" :
                       res.interrupted ? " (stopped: the run was interrupted)" : "",
                       sc.end_error[0] ? ": " : "", sc.end_error);

@@ -184,11 +184,13 @@ static void fc_pairs_merge(fc_pairs_run_t *run, const fc_pair_side_t *sides,
 
 /* Every leader: one alone measurement of x <-> y at every size while the
  * others wait; rank 0 gets it into alone[index * nsizes + z], judged.
- * Returns (rank 0) 1 when slow at any size. */
+ * Returns (rank 0) FC_CONFIRM_MEAS_SLOW when slow at any size, else
+ * FC_CONFIRM_MEAS_UNDECIDED when no honest reference judged a size
+ * (fc_pairs_judge_alone), else FC_CONFIRM_MEAS_FAST. */
 static int fc_pairs_probe_step(fc_pairs_bufs_t *bufs, int x, int y, int index)
 {
     fc_pairs_run_t *run = bufs->run;
-    int nz = run->ctx->sp.nsizes, slow = 0;
+    int nz = run->ctx->sp.nsizes, slow = 0, undecided = 0;
     char what[96];
 
     snprintf(what, sizeof(what), "pairs confirmation: node %d <-> node %d alone", x, y);
@@ -213,8 +215,10 @@ static int fc_pairs_probe_step(fc_pairs_bufs_t *bufs, int x, int y, int index)
     for (int z = 0; z < nz; ++z) {
         fc_pairs_judge_alone(run, &run->alone[index * nz + z]);
         slow |= run->alone[index * nz + z].slow;
+        undecided |= run->alone[index * nz + z].undecided;
     }
-    return slow;
+    return slow ? FC_CONFIRM_MEAS_SLOW : undecided ? FC_CONFIRM_MEAS_UNDECIDED
+                                                   : FC_CONFIRM_MEAS_FAST;
 }
 
 /* Rank 0's measurement for fc_pairs_confirm(): name the pair to every

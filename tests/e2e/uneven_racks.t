@@ -22,6 +22,11 @@
 #     pairs inside are named the switch of rack1 (part "switch", nobody
 #     quarantined), each node shown fast with a node outside the rack;
 #     the other racks PASS;
+#   - an allocation of racks of 2 and 1 nodes, the pairs stage alone: a
+#     slowed node of the 2-node rack is quarantined on its link (its probe
+#     inside the rack has no class peer), and a slowed node alone in its
+#     rack FAILs both racks on the spine between them, nobody quarantined
+#     (the pairs across the spine are all its own: the two-racks rule);
 #   - FC_E2E_REPEAT=N runs each clean plan N more times (figures: runs
 #     that PASS every rack, seconds each); off by default.
 # To keep the cost down (9 nodes on a 2-core machine) each run has only
@@ -40,7 +45,7 @@
 FC=$BUILD/fabcert
 vcluster_up fcu 5,3,1
 repeat=${FC_E2E_REPEAT:-0}
-plan $(( 21 + ( repeat > 0 ? 2 : 0 ) ))
+plan $(( 24 + ( repeat > 0 ? 2 : 0 ) ))
 H2=${NAME}02 H6=${NAME}06 H9=${NAME}09
 # profile STAGES: thresholds/vcluster.yaml with only these stages (a
 # required stage left out would make every rack INCOMPLETE)
@@ -191,6 +196,42 @@ n=$(rec tor 'my @f = grep { $_->{type} eq "pair" && $_->{verdict} eq "FAIL" } @r
     my $q = grep { $_->{type} eq "quarantine" || ($_->{type} eq "pairs_node" && $_->{verdict} ne "PASS") } @r;
     "$s of " . scalar(@f) . " failing pairs the switch\x27s, $q node(s) blamed"')
 is "$n" "10 of 10 failing pairs the switch's, 0 node(s) blamed" "the 10 pairs inside rack1 and no other fail, each implicating the switch of rack1; no node is quarantined or blamed"
+
+# 6. an allocation of racks of 2 and 1 nodes ($H1 and $H2 of rack1, $H9
+#    alone in rack3), the pairs stage alone. a) $H1 slowed: its partner
+#    probe inside rack1 has no peer in its class (one pair), and is judged
+#    against $H2's pair across the spine (lib/fc_pairs_alone.c); $H1 is
+#    quarantined on its link, rack3 PASSes. b) $H9 slowed: every pair
+#    across the spine is $H9's, so their class cannot see it; the
+#    two-racks rule judges them against the pair inside rack1
+#    (lib/fc_pairs_spine.c), and the confirmation names the spine between
+#    rack1 and rack3 with $H9's link in series, nobody quarantined
+H1=${NAME}01
+printf '%s\n' $H1 $H2 $H9 > "$TMP/hosts3"
+$VC --name $NAME slow $H1 50mbit > /dev/null
+HOSTS=$TMP/hosts3 run two1 1 pairs
+rc=$?
+$VC --name $NAME clear
+q=$(rec two1 'join ",", map { $_->{host} } grep { $_->{type} eq "quarantine" } @r')
+grep -q "^rack rack1: FAIL" "$TMP/two1.out" && grep -q "^rack rack3: PASS" "$TMP/two1.out" &&
+    grep -q "^  FAIL rack rack1, pairs stage, link $H1: .*confirmed alone: .*(same rack).*: its NIC or link is implicated" "$TMP/two1.out"
+ok $(( rc != 1 || $? != 0 )) "racks of 2 and 1, $H1 slowed: its link confirmed alone (its probe inside rack1 judged against its partner's pair across the spine), quarantined (${q:-nobody}); rack3 PASSes ($rc)"
+[ "$q" = "$H1" ] || diag "$(grep -E '^rack|^  FAIL|quarantined' "$TMP/two1.out" | head -6)"
+$VC --name $NAME slow $H9 50mbit > /dev/null
+HOSTS=$TMP/hosts3 run two9 1 pairs
+rc=$?
+$VC --name $NAME clear
+grep -q "^rack rack1: FAIL" "$TMP/two9.out" && grep -q "^rack rack3: FAIL" "$TMP/two9.out" &&
+    grep -q "^  FAIL rack rack3, pairs stage, uplink: .*explained by the spine between rack rack1 and rack rack3: .*the link of $H9 (alone in its rack) are in series" "$TMP/two9.out"
+ok $(( rc != 1 || $? != 0 )) "racks of 2 and 1, $H9 (alone in its rack) slowed: both racks FAIL on the spine between them, $H9's link named in series ($rc)"
+[ $rc -eq 1 ] || diag "$(grep -E '^rack|^  FAIL' "$TMP/two9.out" | head -6)"
+n=$(rec two9 'my @s = grep { $_->{type} eq "pair" && $_->{rack_a} ne $_->{rack_b} } @r;
+    my $j = grep { my $e = $_->{sizes}[0]; $e->{two_racks_rule} && $e->{two_racks_rule}{lone_host} eq "'$H9'" &&
+        grep { /rack rule not applied: two racks/ } @{$e->{rules_not_applied} || []} } @s;
+    my $u = grep { $_->{verdict} eq "FAIL" && $_->{implicates}{part} eq "uplink" && !$_->{implicates}{quarantine} } @s;
+    my $q = grep { $_->{type} eq "quarantine" } @r;
+    "$j of " . scalar(@s) . " judged by the two-racks rule, $u on the uplink, $q quarantined"')
+is "$n" "2 of 2 judged by the two-racks rule, 2 on the uplink, 0 quarantined" "the pairs across the spine record the two-racks rule and why the rack rule did not apply; nobody quarantined"
 
 # FC_E2E_REPEAT=N: each clean plan (--ppn 1: node, pairs, rack; --ppn 2:
 # node, rack) N more times, for figures; off by default (make check)

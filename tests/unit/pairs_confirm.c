@@ -26,6 +26,9 @@ typedef struct fabric {
     int bad_switch[MAXN];       /* per rack: its pairs inside are slow */
     int bad_path[MAXN][MAXN];
     int noisy[MAXN][MAXN];      /* slow when measured alone (a busy machine) */
+    int undecided[MAXN][MAXN];  /* measured alone, but no honest reference
+                                 * judges it (its class has no pair its two
+                                 * nodes do not touch) */
     const char *seq[MAXN][MAXN];    /* flaky: "SFS", one letter per alone
                                      * measurement of the pair (S slow, F fast) */
     int used[MAXN][MAXN];       /* letters of seq used */
@@ -54,8 +57,11 @@ static int probe(void *arg, int x, int y)
             fc_tap_bail(&tap, "pair %d-%d measured more often than its sequence '%s'", lo, hi,
                         f->seq[lo][hi]);
         f->used[lo][hi]++;
-        return c == 'S';
+        return c == 'S' ? FC_CONFIRM_MEAS_SLOW : c == 'U' ? FC_CONFIRM_MEAS_UNDECIDED
+                                                           : FC_CONFIRM_MEAS_FAST;
     }
+    if (f->undecided[lo][hi])
+        return FC_CONFIRM_MEAS_UNDECIDED;
     return truly_slow(f, x, y) || f->noisy[x][y] || f->noisy[y][x];
 }
 
@@ -119,6 +125,99 @@ static int verdict(const outcome_t *o, int x, int y)
     return o->c.verdict[pair_of(o, x, y)];
 }
 
+/* An alone probe that no honest reference could judge (undecided,
+ * lib/fc_confirm_rule.h) is neither fast nor slow. Racks of 2 and 1, node
+ * 0 slow: the judge could not decide its partner probe inside its rack
+ * (before lib/fc_pairs_alone.c, that probe's class had no peer and it
+ * counted "fast" on the absolute limit alone, which cleared node 0 and
+ * made its pair across the spine a "path"). */
+static void test_undecided(void)
+{
+    static const int two_one[] = { 2, 1 }, one_one[] = { 1, 1 };
+    static const struct {
+        const char *seq;
+        fc_confirm_decision_t want;
+    } rule[] = {
+        { "UU", FC_CONFIRM_UNDECIDED }, { "SS", FC_CONFIRM_SLOW }, { "FF", FC_CONFIRM_CLEARED },
+        { "SUS", FC_CONFIRM_SLOW }, { "FUF", FC_CONFIRM_CLEARED }, { "SUF", FC_CONFIRM_UNDECIDED },
+        { "USU", FC_CONFIRM_UNDECIDED }, { "SFS", FC_CONFIRM_SLOW }, { "FSF", FC_CONFIRM_CLEARED },
+    };
+    fabric_t f;
+    outcome_t o;
+    int ok = 1, meas[FC_CONFIRM_MAX_MEASURES];
+
+    for (size_t i = 0; i < sizeof(rule) / sizeof(rule[0]); ++i) {
+        int n = (int)strlen(rule[i].seq), d;
+
+        for (int k = 0; k < n; ++k)
+            meas[k] = rule[i].seq[k] == 'S' ? FC_CONFIRM_MEAS_SLOW :
+                      rule[i].seq[k] == 'U' ? FC_CONFIRM_MEAS_UNDECIDED : FC_CONFIRM_MEAS_FAST;
+        d = fc_confirm_decide(meas, 2);
+        if (n == 3 && d != FC_CONFIRM_MORE) {
+            fc_tap_diag(&tap, "%s: the first two decided %d", rule[i].seq, d);
+            ok = 0;
+        }
+        if ((d = fc_confirm_decide(meas, n)) != (int)rule[i].want) {
+            fc_tap_diag(&tap, "%s: %d, want %d", rule[i].seq, d, (int)rule[i].want);
+            ok = 0;
+        }
+    }
+    fc_tap_ok(&tap, ok, "the rule: two undecided measurements leave a probe undecided; one "
+              "beside a slow or a fast asks for a third; a majority decides, none leaves it "
+              "undecided");
+
+    fabric_make(&f, two_one, 2);
+    f.bad_node[0] = 1;
+    f.undecided[0][1] = 1;
+    run(&f, NULL, budget(f.n), &o);
+    fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && !fc_confirm_clear(&o.c, 0) &&
+                  o.c.partner_probe[0][0] >= 0 &&
+                  o.c.probes[o.c.partner_probe[0][0]].slow == FC_CONFIRM_MEAS_UNDECIDED &&
+                  verdict(&o, 0, 2) == FC_PAIR_V_UNPLACED,
+              "racks of 2 and 1, node 0 slow, its partner probe inside the rack undecided: "
+              "node 0 neither confirmed nor cleared, its pair across the spine not placed "
+              "(not a path) (verdict %s)", fc_pair_verdict_name(verdict(&o, 0, 2)));
+    fc_pairs_confirm_free(&o.c);
+
+    /* the same with the partner probe judged (slow, as lib/fc_pairs_alone.c
+     * judges it against its nodes' pairs across the spine): confirmed */
+    fabric_make(&f, two_one, 2);
+    f.bad_node[0] = 1;
+    run(&f, NULL, budget(f.n), &o);
+    fc_tap_ok(&tap, links_exactly(&o, f.n, 0) && verdict(&o, 0, 2) == FC_PAIR_V_NODE_A &&
+                  !o.c.uplink[0] && !o.c.uplink[1],
+              "racks of 2 and 1, node 0 slow, its partner probes judged: node 0 alone is "
+              "confirmed, its pair across the spine is its link's");
+    fc_pairs_confirm_free(&o.c);
+
+    /* two racks of one node: the one pair slow in its round, undecided
+     * alone: a suspicion that stands, not a pass */
+    fabric_make(&f, one_one, 2);
+    f.undecided[0][1] = 1;
+    int only[] = { 0, 1, -1 };
+    run(&f, only, budget(f.n), &o);
+    fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && verdict(&o, 0, 1) == FC_PAIR_V_UNDECIDED &&
+                  strcmp(fc_pair_verdict_name(FC_PAIR_V_UNDECIDED), "undecided") == 0,
+              "racks of 1 and 1, the pair slow in its round and undecided alone: verdict "
+              "undecided, not 'not reproduced' (%s)", fc_pair_verdict_name(verdict(&o, 0, 1)));
+    fc_pairs_confirm_free(&o.c);
+
+    /* racks of 2 and 1, the lone node 2's link slow and the probe inside
+     * rack 0 undecided: the spine is not shown (an undecided probe shows
+     * no pair inside a rack fast), nobody is quarantined */
+    fabric_make(&f, two_one, 2);
+    f.bad_node[2] = 1;
+    f.undecided[0][1] = 1;
+    run(&f, NULL, budget(f.n), &o);
+    fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && !o.c.uplink[0] && !o.c.spine_pair &&
+                  verdict(&o, 0, 2) != FC_PAIR_V_UPLINK && verdict(&o, 0, 2) != FC_PAIR_V_OK &&
+                  verdict(&o, 0, 2) != FC_PAIR_V_NOT_REPRODUCED,
+              "an undecided probe inside the rack shows no uplink: the spine is not named, "
+              "nobody quarantined, the pairs not passed (%s)",
+              fc_pair_verdict_name(verdict(&o, 0, 2)));
+    fc_pairs_confirm_free(&o.c);
+}
+
 int main(void)
 {
     static const int uneven[] = { 2, 3, 1 };
@@ -130,7 +229,7 @@ int main(void)
     int ok;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 33);
+    fc_tap_plan(&tap, 38);
 
     /* racks of 2, 3 and 1; node 3 (rack 2) has a slow link; in its round
      * the pairs 0-1 and 4-5 were slowed by what ran beside them */
@@ -482,5 +581,6 @@ int main(void)
     fc_tap_ok(&tap, ok, "a slow node measured fast once alone: the majority of three "
               "confirms it (partner %s)", o.c.partner_probe[3][0] >= 0 ? "probed" : "missing");
     fc_pairs_confirm_free(&o.c);
+    test_undecided();
     return fc_tap_done(&tap);
 }

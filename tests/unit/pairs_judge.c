@@ -261,7 +261,8 @@ static int probe_truth(void *arg, int x, int y)
                  y == t->slow_node ? 0.04 : same ? 0.9 : 0.45;
     p->lat_us = 20;
     fc_pairs_judge_alone(&m->run, p);
-    return p->slow;
+    return p->slow ? FC_CONFIRM_MEAS_SLOW : p->undecided ? FC_CONFIRM_MEAS_UNDECIDED
+                                                         : FC_CONFIRM_MEAS_FAST;
 }
 
 /* Judge the matrix, confirm its slow pairs alone against the truth, and
@@ -336,14 +337,173 @@ static void test_switch_verdict(void)
     fc_pairs_confirm_free(&m.run.confirm);
 }
 
+/* Racks whose only rack of two nodes or more has 2 or 3 (2,1 / 2,1,1 /
+ * 3,1), its first node slow: its partner probe inside the rack used to be
+ * judged by the same-rack class alone, which had no peer (2 nodes: only
+ * the absolute limit, "fast") or was the slow node's own figure (3 nodes:
+ * two of the three pairs are its), so the node was cleared and its pairs
+ * across the spine called paths. Alone, a pair is now judged against
+ * references its two nodes do not set (lib/fc_pairs_alone.c): the node is
+ * confirmed, its link named, every pair of it its link's. */
+static void test_small_rack_node(void)
+{
+    static const int shapes[3][3] = { { 2, 1, 0 }, { 2, 1, 1 }, { 3, 1, 0 } };
+    static const int nshape[3] = { 2, 3, 2 };
+    static matrix_t m;
+    static truth_t t;
+    char why[FC_REASON_MAX * 3], seen[2048] = "";
+    int ok = 1;
+
+    for (int s = 0; s < 3; ++s) {
+        json_t *imp;
+        size_t at = strlen(seen);
+
+        matrix_make(&m, shapes[s], nshape[s], 80, 1.0, 0.5);
+        for (int k = 0; k < m.run.npairs; ++k)
+            if (m.pairs[k].a == 0)
+                m.pairs[k].bw_gbps = 0.002;
+        fc_pairs_judge(&m.run);
+        t.slow_inside = -1;
+        t.slow_node = 0;
+        imp = confirm_pair(&m, &t, 0, m.run.nnodes - 1, why, sizeof(why));
+        int good = imp != NULL && m.run.confirm.link[0] &&
+                   strcmp(json_string_value(json_object_get(imp, "part")), "link") == 0 &&
+                   strcmp(json_string_value(json_object_get(imp, "host")), "n01") == 0;
+        for (int v = 1; v < m.run.nnodes; ++v)
+            good &= !m.run.confirm.link[v];
+        for (int k = 0; k < m.run.npairs; ++k)
+            good &= !m.pairs[k].slow || m.pairs[k].a == 0 ||
+                    m.run.confirm.verdict[k] == FC_PAIR_V_NOT_REPRODUCED;
+        snprintf(seen + at, sizeof(seen) - at, "%s%d,%d%s: %s", at ? "; " : "", shapes[s][0],
+                 shapes[s][1], nshape[s] > 2 ? ",1" : "", good ? "link n01" : why);
+        ok &= good;
+        json_decref(imp);
+        fc_pairs_confirm_free(&m.run.confirm);
+    }
+    fc_tap_ok(&tap, ok, "racks of 2,1 / 2,1,1 / 3,1, the first node slow: its link confirmed "
+              "alone and named, nobody else (%s)", seen);
+
+    /* the partner probe inside a rack of 2: judged against the other
+     * node's pair across the spine; and with no such pair (racks of 2 and
+     * nothing else), undecided, not fast */
+    matrix_make(&m, shapes[0], 2, 80, 1.0, 0.5);
+    fc_pairs_judge(&m.run);
+    fc_pair_t alone = { .a = 0, .b = 1, .bw_gbps = 0.002, .lat_us = 20 };
+    char ref[640];
+
+    fc_pairs_judge_alone(&m.run, &alone);
+    fc_pairs_alone_reference_text(&m.run, &alone, ref, sizeof(ref));
+    ok = alone.slow && !alone.undecided && strstr(ref, "pair across the spine") != NULL;
+    alone.bw_gbps = 0.9;
+    fc_pairs_judge_alone(&m.run, &alone);
+    ok &= !alone.slow && !alone.undecided;
+    fc_tap_ok(&tap, ok, "racks of 2 and 1: the pair inside rack1 alone is slow at 0.002 GB/s "
+              "and fast at 0.9 against its nodes' pairs across the spine (%s)", ref);
+    static const int two[1] = { 2 };
+
+    matrix_make(&m, two, 1, 80, 1.0, 0.5);
+    fc_pairs_judge(&m.run);
+    alone.bw_gbps = 0.9;
+    fc_pairs_judge_alone(&m.run, &alone);
+    fc_pairs_alone_reference_text(&m.run, &alone, ref, sizeof(ref));
+    fc_tap_ok(&tap, !alone.slow && alone.undecided && strstr(ref, "undecided") != NULL,
+              "one rack of 2: its one pair alone has no reference its nodes do not set: "
+              "undecided, not fast (%s)", ref);
+}
+
+/* Two racks, one of them one node (racks of 2 and 1, of 3 and 1): every
+ * pair across the spine is the lone node's, so their class's upper median
+ * is that node's figure, and with the lone node slow (or an uplink) every
+ * one passed: the whole plan PASSed. The two-racks rule
+ * (lib/fc_pairs_spine.c) judges them against the pairs inside the other
+ * rack; the confirmation names the spine between the racks, the lone
+ * node's link in series, and quarantines nobody. On two racks of two the
+ * rule does not apply (the class judges), on two racks of one there is
+ * nothing to compare with; each record says so. */
+static void test_two_racks(void)
+{
+    static const int shapes[2][2] = { { 2, 1 }, { 3, 1 } };
+    static matrix_t m;
+    static truth_t t;
+    char why[FC_REASON_MAX * 3], seen[2048] = "";
+    int ok = 1, lone;
+
+    for (int s = 0; s < 2; ++s) {
+        json_t *imp;
+        size_t at = strlen(seen);
+        int nslow = 0, good;
+
+        matrix_make(&m, shapes[s], 2, 80, 1.0, 0.5);
+        lone = m.run.nnodes - 1;
+        for (int k = 0; k < m.run.npairs; ++k)
+            if (m.pairs[k].b == lone)
+                m.pairs[k].bw_gbps = 0.002;
+        fc_pairs_judge(&m.run);
+        for (int k = 0; k < m.run.npairs; ++k)
+            nslow += m.pairs[k].slow;
+        t.slow_inside = -1;
+        t.slow_node = lone;
+        imp = confirm_pair(&m, &t, 0, lone, why, sizeof(why));
+        good = nslow == shapes[s][0] && imp != NULL &&
+               strcmp(json_string_value(json_object_get(imp, "part")), "uplink") == 0 &&
+               json_is_false(json_object_get(imp, "quarantine")) && m.run.confirm.spine_pair &&
+               strstr(why, "link of n0") != NULL && strstr(why, "(alone in its rack)") != NULL;
+        for (int v = 0; v < m.run.nnodes; ++v)
+            good &= !m.run.confirm.link[v];
+        snprintf(seen + at, sizeof(seen) - at, "%s%d,1: %d slow; %s", at ? "; " : "",
+                 shapes[s][0], nslow, why);
+        ok &= good;
+        json_decref(imp);
+        fc_pairs_confirm_free(&m.run.confirm);
+    }
+    fc_tap_ok(&tap, ok, "racks of 2,1 and 3,1, the lone node slow: its pairs across the spine "
+              "slow against the pairs inside the other rack; confirmed: the spine between "
+              "the racks, its link in series, nobody quarantined (%s)", seen);
+
+    /* the reason and the record's fields, on 2,1 */
+    matrix_make(&m, shapes[0], 2, 80, 1.0, 0.5);
+    for (int k = 0; k < m.run.npairs; ++k)
+        if (m.pairs[k].b == 2)
+            m.pairs[k].bw_gbps = 0.002;
+    fc_pairs_judge(&m.run);
+    fc_pair_t *p = fc_pairs_find(&m.run, 0, 2, 0);
+    fc_tap_ok(&tap, p->two == FC_PAIR_TWO_APPLIED && p->two_members == 1 && p->two_lone == 2 &&
+                  p->nreasons >= 1 && strstr(p->reasons[0], "below the upper median of the 1 "
+                  "pair inside rack rack1") != NULL && strstr(p->reasons[0], "n03's (alone "
+                  "in its rack)") != NULL,
+              "the reason names the reference and the lone node: '%s'",
+              p->nreasons ? p->reasons[0] : "(none)");
+
+    /* two racks of two: not applied (the class judges), no reference;
+     * two racks of one: nothing to compare with */
+    static const int two_two[2] = { 2, 2 }, one_one[2] = { 1, 1 };
+
+    matrix_make(&m, two_two, 2, 80, 1.0, 0.5);
+    fc_pairs_judge(&m.run);
+    ok = fc_pairs_find(&m.run, 0, 2, 0)->two == FC_PAIR_TWO_SHARED &&
+         fc_pairs_find(&m.run, 0, 1, 0)->two == FC_PAIR_TWO_OFF;
+    matrix_make(&m, one_one, 2, 80, 1.0, 0.5);
+    fc_pairs_judge(&m.run);
+    ok &= fc_pairs_find(&m.run, 0, 1, 0)->two == FC_PAIR_TWO_NONE;
+    static const int three[3] = { 2, 1, 1 };
+
+    matrix_make(&m, three, 3, 80, 1.0, 0.5);
+    fc_pairs_judge(&m.run);
+    ok &= fc_pairs_find(&m.run, 0, 2, 0)->two == FC_PAIR_TWO_OFF;
+    fc_tap_ok(&tap, ok, "the rule: not on two racks of two (the class judges) nor on three "
+              "racks (the rack rule's); on two racks of one, no pair inside to compare with");
+}
+
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 13);
+    fc_tap_plan(&tap, 19);
     test_clean_uneven();
     test_slow_switch();
     test_gate_and_small_rack();
     test_nothing_to_compare();
     test_switch_verdict();
+    test_small_rack_node();
+    test_two_racks();
     return fc_tap_done(&tap);
 }

@@ -1,0 +1,196 @@
+/*
+ * fc_pairs_alone.c - the judgement of a pair measured alone by the pairs
+ * confirmation (rank 0; see fc_pairs_stage.h and lib/fc_pairs_confirm.h).
+ * An alone probe decides whether a suspect node is confirmed (slow with
+ * every known-good partner) or cleared (fast with one): a "fast" that
+ * rests on a reference the suspect set itself clears the suspect. In the
+ * rounds a pair is judged against the upper median of its whole class,
+ * which on racks of 3 and 1 is the slow node's own figure (two of the
+ * three pairs inside the rack are its), and on racks of 2 and 1 does not
+ * exist (the rack's one pair has no peer): the slow node's partner probe
+ * inside its rack came out "fast" on the absolute limit alone, and the
+ * node went free while its pairs across the spine were called paths.
+ *
+ * So alone, a pair (x, y) is judged against references x and y do not
+ * set:
+ *  - its class's rule takes the upper median of the class's pairs of the
+ *    rounds that leave out x, and of those that leave out y, and the
+ *    higher of the two: slowness only lowers a figure, so the higher is
+ *    clean of whichever of x and y is slow;
+ *  - a pair inside a rack is also judged against its two nodes' pairs
+ *    across the spine (the higher of their upper medians): it crosses
+ *    fewer links than a pair across the spine and must not be slower by
+ *    more than the allowed percentage;
+ *  - the same-rack, rack and two-racks rules of its tournament entry,
+ *    whose references are other racks' pairs (for the two-racks rule, the
+ *    pairs inside the rack that is not the lone node's), as in the rounds.
+ * A probe no such reference could judge, and that no limit finds slow,
+ * is undecided: neither fast nor slow (lib/fc_confirm_rule.h), so it
+ * clears nobody and confirms nobody.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fc_alloc.h"
+#include "fc_pairs_stage.h"
+#include "fc_peers.h"
+
+static int fc_alone_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* The upper median at size z of the pairs of the rounds of path kind
+ * `path` that touch node `with` (when >= 0) and do not touch node
+ * `without` (when >= 0), into *ref_p; returns how many. */
+static int fc_alone_upper_of(const fc_pairs_run_t *run, int z, fc_peer_path_t path, int with,
+                             int without, double *scratch, double *ref_p)
+{
+    int n = 0;
+
+    for (int k = 0; k < run->npairs; ++k) {
+        const fc_pair_t *q = &run->pairs[k];
+
+        if (q->size_index != z ||
+            fc_peer_pair_path(run->node_racks[q->a], run->node_racks[q->b]) != path)
+            continue;
+        if (with >= 0 && q->a != with && q->b != with)
+            continue;
+        if (without >= 0 && (q->a == without || q->b == without))
+            continue;
+        scratch[n++] = q->bw_gbps;
+    }
+    if (n > 0) {
+        qsort(scratch, (size_t)n, sizeof(*scratch), fc_alone_cmp_double);
+        *ref_p = scratch[n / 2];
+    }
+    return n;
+}
+
+/* p's references that its two nodes do not set (see the top of the file). */
+static void fc_alone_references(const fc_pairs_run_t *run, fc_pair_t *p)
+{
+    fc_peer_path_t path = fc_peer_pair_path(run->node_racks[p->a], run->node_racks[p->b]);
+    double *scratch = fc_xcalloc((size_t)run->npairs + 1, sizeof(double),
+                                 "the pairs' figures for an alone reference");
+    int ends[2] = { p->a, p->b }, n;
+    double m, best = -1;
+
+    for (int e = 0; e < 2; ++e)
+        if ((n = fc_alone_upper_of(run, p->size_index, path, -1, ends[e], scratch, &m)) > 0 &&
+            m > best) {
+            best = m;
+            p->ref_members = n;
+            p->ref_without = ends[e];
+        }
+    p->rel = best >= 0 ? FC_PAIR_REL_APPLIED : FC_PAIR_REL_ALONE;
+    p->ref = best;
+    for (int e = 0; e < 2 && path == FC_PEER_PATH_SAME_RACK; ++e)
+        if ((n = fc_alone_upper_of(run, p->size_index, FC_PEER_PATH_SPINE, ends[e], -1, scratch,
+                                   &m)) > 0 && m > p->across_ref) {
+            p->across_ref = m;
+            p->across_node = ends[e];
+            p->across_members = n;
+        }
+    free(scratch);
+}
+
+void fc_pairs_judge_alone(const fc_pairs_run_t *run, fc_pair_t *p)
+{
+    const fc_pair_t *t = fc_pairs_find(run, p->a, p->b, p->size_index);
+    int relative;
+
+    p->slow = 0;
+    p->nreasons = 0;
+    p->rel = t ? t->rel : FC_PAIR_REL_OFF;
+    p->ref = t ? t->ref : -1;
+    p->ref_members = t ? t->ref_members : 0;
+    p->ref_without = -1;
+    p->across_ref = 0;
+    p->across_node = -1;
+    p->across_members = 0;
+    p->undecided = 0;
+    p->rack_rule_rack = t ? t->rack_rule_rack : -1;
+    p->rack_median = t ? t->rack_median : 0;
+    p->rack_ref = t ? t->rack_ref : 0;
+    p->rack_ref_members = t ? t->rack_ref_members : 0;
+    p->rack_ref_a = t ? t->rack_ref_a : 0;
+    p->rack_ref_b = t ? t->rack_ref_b : 0;
+    p->same = t ? t->same : FC_PAIR_SAME_OFF;
+    p->same_median = t ? t->same_median : 0;
+    p->same_ref = t ? t->same_ref : 0;
+    p->same_ref_members = t ? t->same_ref_members : 0;
+    p->same_ref_racks = t ? t->same_ref_racks : 0;
+    p->same_ref_rack = t ? t->same_ref_rack : -1;
+    p->two = t ? t->two : FC_PAIR_TWO_OFF;
+    p->two_ref = t ? t->two_ref : 0;
+    p->two_members = t ? t->two_members : 0;
+    p->two_rack = t ? t->two_rack : -1;
+    p->two_lone = t ? t->two_lone : -1;
+    /* the relative rule judges this size (not off, not below min_bytes) */
+    relative = p->rel == FC_PAIR_REL_APPLIED || p->rel == FC_PAIR_REL_ALONE;
+    if (relative)
+        fc_alone_references(run, p);
+    fc_pairs_judge_timing(run, p);
+    p->ntiming = p->nreasons;
+    p->undecided = relative && !p->slow && p->rel != FC_PAIR_REL_APPLIED &&
+                   p->across_ref <= 0 && p->same != FC_PAIR_SAME_APPLIED &&
+                   p->rack_rule_rack < 0 &&
+                   !(p->two == FC_PAIR_TWO_APPLIED && p->two_members > 0);
+}
+
+void fc_pairs_alone_reference_text(const fc_pairs_run_t *run, const fc_pair_t *p, char *buf,
+                                   size_t len)
+{
+    const fc_stage_profile_t *sp = &run->ctx->sp;
+    size_t at = 0;
+
+#define FC_ALONE_ADD(...) \
+    do { if (at < len) at += (size_t)snprintf(buf + at, len - at, __VA_ARGS__); } while (0)
+    buf[0] = '\0';
+    if (p->rel == FC_PAIR_REL_OFF || p->rel == FC_PAIR_REL_SMALL) {
+        FC_ALONE_ADD("%s: the limits alone", p->rel == FC_PAIR_REL_OFF
+                     ? "the profile has no relative rule" : "below relative.min_bytes");
+        return;
+    }
+    if (p->rel == FC_PAIR_REL_APPLIED) {
+        char peers[128];
+
+        fc_pairs_class_text(run, p, p->ref_members, peers, sizeof(peers));
+        FC_ALONE_ADD("the upper median of %s%s of the rounds not touching %s (%.4f GB/s)",
+                     p->ref_members == 1 ? "the one " : "", peers,
+                     run->node_hosts[p->ref_without], p->ref);
+    }
+    if (p->across_ref > 0)
+        FC_ALONE_ADD("%sthe upper median of %s's %d pair%s across the spine (%.4f GB/s)",
+                     at ? "; " : "", run->node_hosts[p->across_node], p->across_members,
+                     p->across_members == 1 ? "" : "s", p->across_ref);
+    if (p->same == FC_PAIR_SAME_APPLIED) {
+        char ref[160];
+
+        fc_pairs_same_rack_text(run, p, ref, sizeof(ref));
+        FC_ALONE_ADD("%sthe same-rack rule's %s (%.4f GB/s)", at ? "; " : "", ref, p->same_ref);
+    }
+    if (p->two == FC_PAIR_TWO_APPLIED && p->two_members > 0) {
+        char ref[160];
+
+        fc_pairs_two_racks_text(run, p, ref, sizeof(ref));
+        FC_ALONE_ADD("%sthe two-racks rule's %s (%.4f GB/s)", at ? "; " : "", ref, p->two_ref);
+    }
+    if (p->rack_rule_rack >= 0)
+        FC_ALONE_ADD("%sthe rack rule's median of the pairs between rack %s and rack %s "
+                     "(%.4f GB/s)", at ? "; " : "", run->ctx->inv.racks[p->rack_ref_a],
+                     run->ctx->inv.racks[p->rack_ref_b], p->rack_ref);
+    if (at == 0)
+        FC_ALONE_ADD("no reference its two nodes do not set (no other pair of its path "
+                     "kind%s): %s", fc_peer_pair_path(run->node_racks[p->a],
+                                                      run->node_racks[p->b]) ==
+                     FC_PEER_PATH_SAME_RACK ? ", no pair of its nodes across the spine" : "",
+                     p->slow ? "the limits alone" : "undecided");
+    else
+        FC_ALONE_ADD(" (allowed %.0f%% below)", sp->max_below_median_pct);
+#undef FC_ALONE_ADD
+}
