@@ -69,6 +69,7 @@ static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
     [FC_STAGE_OVERLAP] = {
         .id = FC_STAGE_OVERLAP, .name = "overlap", .ranks = FC_RANKS_PPN, .min_hosts = 1,
         .sections = FC_SECT_OVERLAP | FC_SECT_SWEEP, .view = FC_VIEW_TABLE,
+        .sweep_check = FC_SWEEP_CHECK_SIZES, .sweep_record = "overlap",
         .no_limits = "the overlap stage judges how much of the collective hid under the "
                      "compute (overlap: min_overlap_pct), not busbw or latency",
         .no_relative = FC_WHOLE_JOB,

@@ -79,6 +79,12 @@ typedef enum fc_stage_sweep_check {
     FC_SWEEP_CHECK_KINDS,           /* every record a planned point, and every
                                      * planned point measured (its groups and
                                      * background kinds are the run's) */
+    FC_SWEEP_CHECK_SIZES,           /* one record of its sweep_record type per
+                                     * planned size and group of its ranks,
+                                     * with the planned iters and warmup, and
+                                     * no other (a stage that measures one
+                                     * kind of collective, whatever the
+                                     * profile lists: overlap) */
 } fc_stage_sweep_check_t;
 
 typedef struct fc_stage_desc {
@@ -109,6 +115,9 @@ typedef struct fc_stage_desc {
     const char *group;              /* what one judged group of it is ("node",
                                      * "rack"), NULL: the whole job */
     fc_stage_sweep_check_t sweep_check; /* its records against the plan's sweep */
+    const char *sweep_record;       /* the type of the records sweep_check
+                                     * holds to the plan; NULL: the check's
+                                     * own (point, pair, contention) */
 } fc_stage_desc_t;
 
 const fc_stage_desc_t *fc_stage_desc(fc_stage_id_t stage);
