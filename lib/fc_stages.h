@@ -20,6 +20,7 @@ typedef enum fc_stage_id {         /* in plan order */
     FC_STAGE_RACK,
     FC_STAGE_CLUSTER,
     FC_STAGE_OVERLAP,
+    FC_STAGE_SCALING,
     FC_STAGE_CONTENTION,
     FC_STAGE_SOAK,
     FC_STAGE_COUNT
@@ -47,6 +48,8 @@ enum {
     FC_SECT_BACKEND = 1 << 7,       /* backend: */
     FC_SECT_COUNTERS = 1 << 8,      /* counters: (each interval's links) */
     FC_SECT_OVERLAP = 1 << 9,       /* overlap: (compute beside the collective) */
+    FC_SECT_SCALING = 1 << 10,      /* scaling: (the drop from one node count
+                                     * to the next) */
 };
 
 /* How the reports show a stage's figures beside the per-point table
@@ -57,6 +60,7 @@ typedef enum fc_stage_view {
     FC_VIEW_PAIRS,                  /* the pair matrix as a heat map */
     FC_VIEW_SOAK,                   /* window medians, with the drift limit */
     FC_VIEW_TABLE,                  /* the table alone */
+    FC_VIEW_SCALING,                /* busbw against node count, the limit */
 } fc_stage_view_t;
 
 /* What `fabcert baseline` derives a stage's limits from. */

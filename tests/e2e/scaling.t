@@ -1,0 +1,71 @@
+#!/bin/bash
+# scaling.t - the scaling series (suites/scaling.c) on a virtual cluster of
+# racks of 2 and 3 nodes (runners/vcluster), one rank per node, so the
+# series is 2, 4, 5 nodes (one rank alone moves nothing: it starts at two)
+# and the step 2 -> 4 brings rack2 in across the spine:
+#   - spine open: every step within the limit, PASS, each record with its
+#     busbw; the HTML draws busbw against node count with the limit;
+#   - rack1's uplink shaped (vcluster slow-uplink 1 50mbit): the series
+#     drops at the step that crosses the spine, FAIL naming the spine and
+#     the uplinks of rack1 and rack2, nobody quarantined; the drop is not
+#     blamed on the step inside rack2 (4 -> 5).
+# One collective (all_reduce float32 sum), 64 KiB and 1 MiB, 3 iterations;
+# the limit is 75% (veths on namespaces sharing 2 cores: 4 nodes' ranks
+# share the cores 2 had alone; the shaped uplink is ~99% below).
+. tests/e2e/tap.sh
+FC=$BUILD/fabcert
+vcluster_up fcs 2,3
+plan 7
+cat > "$TMP/p.yaml" <<YAML
+name: scaling-test
+seed: 5
+stages:
+  scaling:
+    timeout_s: 120
+    warmup: 1
+    iters: 3
+    sizes: [64KiB, 1MiB]
+    collectives: [all_reduce]
+    dtypes: [float32]
+    ops: [sum]
+    scaling:
+      max_drop_pct: 75
+YAML
+run() {     # run OUT: inside the first node
+    $VC --name $NAME exec ${NAME}01 $FC run --hosts "$D/hosts" --racks "$D/racks" --ppn 1 \
+        --profile "$TMP/p.yaml" --out "$TMP/$1" > "$TMP/$1.out" 2> "$TMP/$1.err"
+}
+series() {  # series OUT: "nodes:busbw ..." of the 1 MiB points
+    jsonl "$TMP/$1/results.jsonl" 'join " ", map { sprintf "%d:%.4f%s", $_->{nodes}, $_->{busbw},
+        $_->{crosses_spine} ? "(spine)" : "" } grep { $_->{type} eq "scaling" && $_->{requested_bytes} == 1048576 } @r'
+}
+run open
+rc=$?
+diag "spine open, 1 MiB busbw GB/s by node count: $(series open)"
+[ $rc -eq 0 ] && grep -q '^verdict: PASS' "$TMP/open.out"
+ok $? "spine open: every step within the limit, PASS ($rc)"
+n=$(jsonl "$TMP/open/results.jsonl" 'scalar grep { $_->{type} eq "scaling" } @r')
+c=$(jsonl "$TMP/open/results.jsonl" 'join ",", map { $_->{nodes} } grep { $_->{type} eq "scaling" && $_->{requested_bytes} == 65536 } @r')
+[ "$n" = 6 ] && [ "$c" = 2,4,5 ]
+ok $? "the series is 2, 4, 5 nodes, a record per node count and size ($n records; counts $c)"
+grep -q '<svg.*' "$TMP"/open/report/*.html && grep -q 'scaling: busbw against node count' "$TMP"/open/report/*.html &&
+    grep -q 'class="limit"' "$TMP"/open/report/*.html && grep -q 'class="spine"' "$TMP"/open/report/*.html
+ok $? "the HTML draws busbw against node count with the limit and the spine crossing"
+
+$VC --name $NAME slow-uplink 1 50mbit > /dev/null
+run slow
+rc=$?
+$VC --name $NAME clear > /dev/null
+diag "rack1 uplink at 50mbit, 1 MiB busbw GB/s by node count: $(series slow)"
+[ $rc -eq 1 ] && grep -q '^rack rack1: FAIL' "$TMP/slow.out" && grep -q '^rack rack2: FAIL' "$TMP/slow.out"
+ok $? "spine shaped: both racks FAIL ($rc)"
+f=$(jsonl "$TMP/slow/results.jsonl" 'join "|", map { "$_->{nodes} $_->{implicates}{part}" } grep { $_->{type} eq "scaling" && $_->{verdict} ne "PASS" } @r')
+diag "failing records (nodes part): $f"
+[ "$f" = "4 spine|4 spine" ]
+ok $? "the drop is found at the step that crosses the spine (2 -> 4 nodes), at both sizes, and only there"
+grep -q "busbw [0-9.]* GB/s on 4 nodes is [0-9]*% below [0-9.]* GB/s on 2 nodes (limit 75%): the drop appears where the series crosses the spine (racks rack1, rack2): the spine and the uplinks of those racks; no single node is blamed" "$TMP/slow.out"
+ok $? "the failure names the spine and the uplinks of rack1 and rack2, no node"
+q=$(jsonl "$TMP/slow/results.jsonl" 'scalar grep { $_->{type} eq "quarantine" || ($_->{implicates} && ref $_->{implicates} && $_->{implicates}{quarantine}) } @r')
+[ "$q" = 0 ]
+ok $? "nobody is quarantined for the drop ($q)"
+done_testing
