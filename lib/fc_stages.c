@@ -81,6 +81,7 @@ static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
     [FC_STAGE_SCALING] = {
         .id = FC_STAGE_SCALING, .name = "scaling", .ranks = FC_RANKS_PPN, .min_hosts = 2,
         .sections = FC_SECT_SCALING | FC_SECT_SWEEP | FC_SECT_KINDS, .view = FC_VIEW_SCALING,
+        .sweep_check = FC_SWEEP_CHECK_SERIES, .sweep_record = "scaling",
         .no_limits = "the scaling stage judges the drop of busbw from one node count to "
                      "the next (scaling: max_drop_pct), not busbw or latency",
         .no_relative = "the scaling stage compares each node count of its series with the "

@@ -89,6 +89,11 @@ typedef enum fc_stage_sweep_check {
                                      * no other (a stage that measures one
                                      * kind of collective, whatever the
                                      * profile lists: overlap) */
+    FC_SWEEP_CHECK_SERIES,          /* one record of its sweep_record type per
+                                     * planned point and node count of the
+                                     * series over the attempt's hosts
+                                     * (fc_stage_series_counts), with the
+                                     * planned iters and warmup, no other */
 } fc_stage_sweep_check_t;
 
 typedef struct fc_stage_desc {

@@ -233,14 +233,13 @@ void fc_rules_overlap(json_t *rec, json_t *lines)
 
 void fc_rules_scaling(json_t *rec, json_t *lines)
 {
+    /* the first node count of the series has nothing before it to drop
+     * from: no rule (its busbw is the next step's base) */
     if (json_is_number(json_object_get(rec, "max_drop_pct")))
         fc_rule_add(lines, json_is_number(json_object_get(rec, "drop_pct")),
                     "busbw drop from %lld nodes <= %.0f%%",
                     (long long)json_integer_value(json_object_get(rec, "prev_nodes")),
                     json_number_value(json_object_get(rec, "max_drop_pct")));
-    else
-        fc_rule_add(lines, 0, "the first node count of the series: nothing before it to "
-                    "drop from");
 }
 
 void fc_rules_lines_text(json_t *lines, int applied, char *buf, size_t len)

@@ -22,7 +22,10 @@
  *     run's): every record a planned point, every planned point measured;
  *   - sizes (overlap, which measures one kind of collective whatever the
  *     profile lists): one record of the stage's sweep_record type per
- *     planned size and group, with the planned iters and warmup, no other.
+ *     planned size and group, with the planned iters and warmup, no other;
+ *   - series (scaling): one record per planned point and per node count
+ *     of the series over the attempt's hosts (fc_stage_series_counts, the
+ *     stage's own), with the planned iters and warmup, no other.
  *
  * Anything else leaves the stage INCOMPLETE on the racks it concerns,
  * naming what is missing or different ("planned 252 points on node vm, 1
@@ -131,6 +134,32 @@ static void fc_sweep_groups(const fc_run_verdict_t *out, const fc_attempt_t *a,
     json_t *inv = json_object_get(json_object_get(out->plan, "inventory"), "hosts"), *h, *e;
     size_t i, k;
 
+    if (sw->check == FC_SWEEP_CHECK_SERIES) {
+        /* the node counts of the series: its hosts, and the fewest ranks
+         * on one of them */
+        json_t *per_host = json_object();
+        const char *key;
+        json_t *v;
+        int counts[64], n, fewest = 0;
+
+        json_array_foreach(a->hosts, i, h)
+            if (json_is_string(h))
+                json_object_set_new(per_host, json_string_value(h), json_integer(
+                    json_integer_value(json_object_get(per_host, json_string_value(h))) + 1));
+        json_object_foreach(per_host, key, v)
+            if (fewest == 0 || json_integer_value(v) < fewest)
+                fewest = (int)json_integer_value(v);
+        n = fc_stage_series_counts((int)json_object_size(per_host), fewest, counts, 64);
+        json_decref(per_host);
+        for (int c = 0; c < n; ++c) {
+            char name[32];
+
+            snprintf(name, sizeof(name), "%d nodes", counts[c]);
+            json_object_set_new(sw->groups, name, json_integer(sw->ngroups++));
+            json_array_append_new(sw->names, json_string(name));
+        }
+        return;
+    }
     json_array_foreach(a->hosts, i, h) {
         const char *name = json_string_value(h);
 
@@ -184,7 +213,7 @@ static void fc_sweep_point_record(struct fc_sweep_result *sw, json_t *rec)
      * record of the whole job concerns every rack of the attempt) */
     if (fc_json_str(rec, "rack")[0] && fc_json_str(rec, "host")[0])
         json_array_append_new(hosts, json_string(fc_json_str(rec, "host")));
-    if (sw->check == FC_SWEEP_CHECK_POINTS || sw->check == FC_SWEEP_CHECK_SIZES) {
+    if (sw->check != FC_SWEEP_CHECK_KINDS) {
         json_int_t it = json_integer_value(json_object_get(rec, "iters"));
         json_int_t wu = json_integer_value(json_object_get(rec, "warmup"));
 

@@ -7,7 +7,8 @@
  * MPI_Comm_split of the world by the prefix), one count after the other,
  * each with the engine's point loop. A series that starts on one node
  * needs more than one rank there (one rank alone moves nothing); with
- * --ppn 1 it starts at two. Each (node count, point) is a `scaling`
+ * --ppn 1 it starts at two (fc_stage_series_counts, which the report
+ * holds the records to). Each (node count, point) is a `scaling`
  * record with its busbw; from the second count on it is judged against
  * the count before at the same point: busbw may drop at most
  * scaling.max_drop_pct (scaling.max_first_drop_pct on the step from one
@@ -46,7 +47,7 @@ typedef struct fc_scl {
  * by their first rank (the host list's order). */
 static void fc_scl_order(const fc_stage_ctx_t *ctx, fc_scl_t *sc)
 {
-    int n = ctx->world_size, ppn_first = 0;
+    int n = ctx->world_size, min_ranks = n;
 
     sc->host_of_rank = fc_xcalloc((size_t)n, sizeof(int), "the series' host order");
     sc->order_rank = fc_xcalloc((size_t)n, sizeof(int), "the series' host order");
@@ -63,13 +64,15 @@ static void fc_scl_order(const fc_stage_ctx_t *ctx, fc_scl_t *sc)
                 sc->order_rank[sc->nhosts++] = r;
             sc->host_of_rank[r] = first == r ? sc->nhosts - 1 : sc->host_of_rank[first];
         }
-    for (int r = 0; r < n; ++r)
-        ppn_first += sc->host_of_rank[r] == 0;
-    /* 1 (when a node has more than one rank), 2, 4, ..., all */
-    for (int c = ppn_first > 1 ? 1 : 2; c < sc->nhosts && sc->ncounts < FC_SCL_MAX_COUNTS - 1;
-         c *= 2)
-        sc->counts[sc->ncounts++] = c;
-    sc->counts[sc->ncounts++] = sc->nhosts;
+    for (int h = 0; h < sc->nhosts; ++h) {
+        int on = 0;
+
+        for (int r = 0; r < n; ++r)
+            on += sc->host_of_rank[r] == h;
+        min_ranks = on < min_ranks ? on : min_ranks;
+    }
+    /* 1 (when every node has more than one rank), 2, 4, ..., all */
+    sc->ncounts = fc_stage_series_counts(sc->nhosts, min_ranks, sc->counts, FC_SCL_MAX_COUNTS);
 }
 
 static const char *fc_scl_rack(const fc_stage_ctx_t *ctx, const fc_scl_t *sc, int h)
