@@ -131,7 +131,8 @@ void fc_figure_overlap(json_t *rec, json_t *f)
 void fc_figure_scaling(json_t *rec, json_t *f)
 {
     static const char *const keys[] = { "collective", "dtype", "op", "bytes", "nodes",
-                                        "busbw", "prev_nodes", "prev_busbw", "drop_pct",
+                                        "busbw", "peak_busbw", "prev_nodes", "prev_peak_busbw",
+                                        "drop_pct",
                                         "crosses_spine", "wrong" };
 
     json_object_set_new(f, "group", json_string(fc_json_str(rec, "group")));

@@ -313,7 +313,7 @@ void fc_html_scaling_plot(FILE *f, const fc_rack_verdict_t *r, const char *stage
         return;
     json_array_foreach(r->checks, i, rec) {
         double x = (double)json_integer_value(json_object_get(rec, "nodes"));
-        double y = json_number_value(json_object_get(rec, "busbw"));
+        double y = json_number_value(json_object_get(rec, "peak_busbw"));
         json_t *cut = json_object_get(rec, "max_drop_pct");
         char name[96], size[32];
         int s;
@@ -334,7 +334,7 @@ void fc_html_scaling_plot(FILE *f, const fc_rack_verdict_t *r, const char *stage
             continue;
         /* the lowest busbw this count could have had and passed */
         lim[s][ser[s].n] = json_is_number(cut) ? json_number_value(json_object_get(rec,
-                           "prev_busbw")) * (1 - json_number_value(cut) / 100) : -1;
+                           "prev_peak_busbw")) * (1 - json_number_value(cut) / 100) : -1;
         ser[s].x[ser[s].n] = x;
         ser[s].y[ser[s].n++] = y;
         ymax = fmax(ymax, fmax(y, lim[s][ser[s].n - 1]));
@@ -356,7 +356,7 @@ void fc_html_scaling_plot(FILE *f, const fc_rack_verdict_t *r, const char *stage
 #define FC_PX(v) (L + ((v) - 1) / (xmax - 1) * (W - L - R))
 #define FC_PY(v) (H - B - (v) / ymax * (H - T - B))
     snprintf(title, sizeof(title), "%s: busbw against node count", stage);
-    fc_plot_frame(f, title, "nodes", "busbw GB/s", ymax);
+    fc_plot_frame(f, title, "nodes", "best busbw GB/s", ymax);
     for (int x = 1; x <= (int)xmax; x += xmax > 16 ? (int)xmax / 8 : 1)
         fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" font-size=\"10\" text-anchor=\"middle\">%d</text>\n",
                 FC_PX(x), H - B + 14, x);

@@ -15,7 +15,8 @@
 #   - rack1's two nodes alone at --ppn 2 (series 1, 2) with fcs02's link
 #     shaped (vcluster slow HOST 50mbit): the drop on leaving the node is
 #     FAIL implicating the NIC of the node added (part "nic"), rack1 only.
-# One collective (all_reduce float32 sum), 64 KiB and 1 MiB, 3 iterations;
+# One collective (all_reduce float32 sum), 64 KiB and 1 MiB, 5 iterations
+# (each count judged on its fastest: a busy machine's stalls slow some);
 # the limit is 85% (veths on namespaces sharing 2 cores: 4 nodes' ranks
 # share the cores 2 had alone: 24-55% below in runs here; the shaped uplink is ~99% below).
 . tests/e2e/tap.sh
@@ -29,7 +30,7 @@ stages:
   scaling:
     timeout_s: 120
     warmup: 1
-    iters: 3
+    iters: 5
     sizes: [64KiB, 1MiB]
     collectives: [all_reduce]
     dtypes: [float32]
@@ -42,12 +43,12 @@ run() {     # run OUT [HOSTS PPN]: inside the first node
         --ppn ${3:-1} --profile "$TMP/p.yaml" --out "$TMP/$1" > "$TMP/$1.out" 2> "$TMP/$1.err"
 }
 series() {  # series OUT: "nodes:busbw ..." of the 1 MiB points
-    jsonl "$TMP/$1/results.jsonl" 'join " ", map { sprintf "%d:%.4f%s", $_->{nodes}, $_->{busbw},
+    jsonl "$TMP/$1/results.jsonl" 'join " ", map { sprintf "%d:%.4f%s", $_->{nodes}, $_->{peak_busbw},
         $_->{crosses_spine} ? "(spine)" : "" } grep { $_->{type} eq "scaling" && $_->{requested_bytes} == 1048576 } @r'
 }
 run open
 rc=$?
-diag "spine open, 1 MiB busbw GB/s by node count: $(series open)"
+diag "spine open, 1 MiB best-iteration busbw GB/s by node count: $(series open)"
 [ $rc -eq 0 ] && grep -q '^verdict: PASS' "$TMP/open.out"
 ok $? "spine open: every step within the limit, PASS ($rc)"
 n=$(jsonl "$TMP/open/results.jsonl" 'scalar grep { $_->{type} eq "scaling" } @r')
@@ -62,14 +63,16 @@ $VC --name $NAME slow-uplink 1 50mbit > /dev/null
 run slow
 rc=$?
 $VC --name $NAME clear > /dev/null
-diag "rack1 uplink at 50mbit, 1 MiB busbw GB/s by node count: $(series slow)"
+diag "rack1 uplink at 50mbit, 1 MiB best-iteration busbw GB/s by node count: $(series slow)"
 [ $rc -eq 1 ] && grep -q '^rack rack1: FAIL' "$TMP/slow.out" && grep -q '^rack rack2: FAIL' "$TMP/slow.out"
 ok $? "spine shaped: both racks FAIL ($rc)"
-f=$(jsonl "$TMP/slow/results.jsonl" 'join "|", map { "$_->{nodes} $_->{implicates}{part}" } grep { $_->{type} eq "scaling" && $_->{verdict} ne "PASS" } @r')
-diag "failing records (nodes part): $f"
-[ "$f" = "4 spine|4 spine" ]
-ok $? "the drop is found at the step that crosses the spine (2 -> 4 nodes), at both sizes, and only there"
-grep -q "busbw [0-9.]* GB/s on 4 nodes is [0-9]*% below [0-9.]* GB/s on 2 nodes (limit 85%): the drop appears where the series crosses the spine (racks rack1, rack2): the spine and the uplinks of those racks; no single node is blamed" "$TMP/slow.out"
+f=$(jsonl "$TMP/slow/results.jsonl" 'join "|", map { "$_->{nodes} $_->{requested_bytes} $_->{implicates}{part}" } grep { $_->{type} eq "scaling" && $_->{verdict} ne "PASS" } @r')
+diag "failing records (nodes size part): $f"
+# 1 MiB through 50mbit is ~0.25 s whatever the load; 64 KiB on 2 nodes
+# of two loaded cores can be slow enough to hide the step
+[[ "|$f|" == *"|4 1048576 spine|"* ]] && ! tr '|' '\n' <<< "$f" | grep -qv '^4 [0-9]* spine$'
+ok $? "the drop is found at the step that crosses the spine (2 -> 4 nodes), at 1 MiB, and only there"
+grep -q "busbw [0-9.]* GB/s on 4 nodes is [0-9]*% below [0-9.]* GB/s on 2 nodes (limit 85%; each count's fastest iteration): the drop appears where the series crosses the spine (racks rack1, rack2): the spine and the uplinks of those racks; no single node is blamed" "$TMP/slow.out"
 ok $? "the failure names the spine and the uplinks of rack1 and rack2, no node"
 q=$(jsonl "$TMP/slow/results.jsonl" 'scalar grep { $_->{type} eq "quarantine" || ($_->{implicates} && ref $_->{implicates} && $_->{implicates}{quarantine}) } @r')
 [ "$q" = 0 ]
@@ -88,11 +91,12 @@ $VC --name $NAME slow ${NAME}02 50mbit > /dev/null
 run nic "$TMP/rack1.hosts" 2
 rc=$?
 $VC --name $NAME clear > /dev/null
-diag "${NAME}02's link at 50mbit, --ppn 2, 1 MiB busbw GB/s by node count: $(series nic)"
-f=$(jsonl "$TMP/nic/results.jsonl" 'join "|", map { "$_->{nodes} $_->{implicates}{part} $_->{implicates}{host} @{$_->{implicates}{racks}}" } grep { $_->{type} eq "scaling" && $_->{verdict} ne "PASS" } @r')
-diag "failing records (nodes part host racks): $f"
-[ $rc -eq 1 ] && [ "$f" = "2 nic ${NAME}02 rack1|2 nic ${NAME}02 rack1" ] && grep -q '^rack rack1: FAIL' "$TMP/nic.out"
+diag "${NAME}02's link at 50mbit, --ppn 2, 1 MiB best-iteration busbw GB/s by node count: $(series nic)"
+f=$(jsonl "$TMP/nic/results.jsonl" 'join "|", map { "$_->{nodes} $_->{requested_bytes} $_->{implicates}{part} $_->{implicates}{host} @{$_->{implicates}{racks}}" } grep { $_->{type} eq "scaling" && $_->{verdict} ne "PASS" } @r')
+diag "failing records (nodes size part host racks): $f"
+[ $rc -eq 1 ] && [[ "|$f|" == *"|2 1048576 nic ${NAME}02 rack1|"* ]] &&
+    ! tr '|' '\n' <<< "$f" | grep -qv "^2 [0-9]* nic ${NAME}02 rack1$" && grep -q '^rack rack1: FAIL' "$TMP/nic.out"
 ok $? "a node's link shaped: the drop on leaving the node (1 -> 2) implicates the NIC of the node added ($rc)"
-grep -q "is [0-9]*% below [0-9.]* GB/s on 1 nodes (limit 90%): the drop appears on leaving the node: the NICs and links of ${NAME}02 (added) and ${NAME}01" "$TMP/nic.out"
+grep -q "is [0-9]*% below [0-9.]* GB/s on 1 nodes (limit 90%; each count's fastest iteration): the drop appears on leaving the node: the NICs and links of ${NAME}02 (added) and ${NAME}01" "$TMP/nic.out"
 ok $? "the failure names the step, the limit and both nodes' NICs"
 done_testing
