@@ -131,6 +131,13 @@ typedef struct fc_overlap_profile {
                                  * hide under the other */
 } fc_overlap_profile_t;
 
+/* The scaling stage (suites/scaling.c): busbw from one node count of the
+ * series to the next, at the same point, may drop this much. */
+typedef struct fc_scaling_profile {
+    double max_drop_pct;        /* each step from 2 nodes on */
+    double max_first_drop_pct;  /* the step 1 -> 2 nodes (leaving the node) */
+} fc_scaling_profile_t;
+
 typedef struct fc_stage_profile {
     int present;            /* the profile names this stage */
     int required;           /* a rack is INCOMPLETE if it did not run */
@@ -158,6 +165,7 @@ typedef struct fc_stage_profile {
     fc_soak_profile_t soak;         /* the soak stage's settings */
     fc_counters_profile_t counters; /* the interval link counters */
     fc_overlap_profile_t overlap;   /* the overlap stage's settings */
+    fc_scaling_profile_t scaling;   /* the scaling stage's settings */
 } fc_stage_profile_t;
 
 typedef struct fc_profile {

@@ -4,7 +4,10 @@
  * stage reads over each measuring interval, lib/fc_counters_interval.h),
  * with their defaults: every link but lo, read; overlap: (the overlap
  * stage's compute kernel beside the all_reduce, suites/overlap.c), with
- * its defaults: 20 ms of compute, at least 50% of the shorter hidden.
+ * its defaults: 20 ms of compute, at least 50% of the shorter hidden;
+ * scaling: (the scaling series, suites/scaling.c): busbw may drop 25%
+ * from one node count to the next, 90% from one node to two (leaving the
+ * node's shared memory or NVLink for the fabric is a drop by design).
  */
 #include <stdio.h>
 #include <string.h>
@@ -44,4 +47,21 @@ void fc_overlap_defaults(fc_overlap_profile_t *o)
 {
     o->compute_ms = 20;
     o->min_overlap_pct = 50;
+}
+
+/* ---- scaling: ------------------------------------------------------------- */
+
+static const fc_yaml_field_t fc_scaling_keys[] = {
+    FC_KEY_NUMBER("max_drop_pct", fc_scaling_profile_t, max_drop_pct, 0, 100),
+    FC_KEY_NUMBER("max_first_drop_pct", fc_scaling_profile_t, max_first_drop_pct, 0, 100),
+    FC_KEY_END
+};
+
+const fc_yaml_section_t fc_scaling_section = { .where = "'scaling'",
+                                               .keys = fc_scaling_keys };
+
+void fc_scaling_defaults(fc_scaling_profile_t *s)
+{
+    s->max_drop_pct = 25;
+    s->max_first_drop_pct = 90;
 }

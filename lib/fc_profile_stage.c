@@ -203,6 +203,8 @@ static const fc_yaml_field_t fc_stage_keys[] = {
                .stage_section = FC_SECT_COUNTERS),
     FC_KEY_MAP("overlap", fc_stage_profile_t, overlap, &fc_overlap_section,
                .stage_section = FC_SECT_OVERLAP),
+    FC_KEY_MAP("scaling", fc_stage_profile_t, scaling, &fc_scaling_section,
+               .stage_section = FC_SECT_SCALING),
     FC_KEY_END
 };
 
@@ -285,6 +287,7 @@ static void fc_stage_defaults(fc_stage_profile_t *sp)
     fc_soak_defaults(&sp->soak);
     fc_counters_defaults(&sp->counters);
     fc_overlap_defaults(&sp->overlap);
+    fc_scaling_defaults(&sp->scaling);
 }
 
 /* ---- stages: -------------------------------------------------------------- */

@@ -146,6 +146,12 @@ void fc_stage_report_judged(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
 /* Run the stage's sweep with every group at once; rank 0 judges, writes
  * results and TAP. */
 fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group);
+/* The node counts of the scaling series over nhosts hosts into counts
+ * (at most max): 1 when every host has more than one rank (min_ranks, the
+ * fewest on a host; one rank alone moves nothing), then 2, 4, ... and
+ * nhosts. Returns how many. The scaling stage runs them, the report holds
+ * its records to them (reports/fc_verdict_sweep.c). */
+int fc_stage_series_counts(int nhosts, int min_ranks, int *counts, int max);
 /* Close results and TAP, MPI_Finalize, and return the exit status. */
 int fc_stage_finish(fc_stage_ctx_t *ctx, fc_status_t status);
 /* For errors before the stage is set up: finalise MPI and exit 2. */

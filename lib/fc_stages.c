@@ -69,6 +69,7 @@ static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
     [FC_STAGE_OVERLAP] = {
         .id = FC_STAGE_OVERLAP, .name = "overlap", .ranks = FC_RANKS_PPN, .min_hosts = 1,
         .sections = FC_SECT_OVERLAP | FC_SECT_SWEEP, .view = FC_VIEW_TABLE,
+        .sweep_check = FC_SWEEP_CHECK_SIZES, .sweep_record = "overlap",
         .no_limits = "the overlap stage judges how much of the collective hid under the "
                      "compute (overlap: min_overlap_pct), not busbw or latency",
         .no_relative = FC_WHOLE_JOB,
@@ -77,6 +78,17 @@ static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
         .no_backend = "the overlap stage runs a host compute kernel beside MPI's "
                       "non-blocking all_reduce and always runs on mpi",
         .no_counters = FC_NO_COUNTERS("overlap") },
+    [FC_STAGE_SCALING] = {
+        .id = FC_STAGE_SCALING, .name = "scaling", .ranks = FC_RANKS_PPN, .min_hosts = 2,
+        .sections = FC_SECT_SCALING | FC_SECT_SWEEP | FC_SECT_KINDS, .view = FC_VIEW_SCALING,
+        .sweep_check = FC_SWEEP_CHECK_SERIES, .sweep_record = "scaling",
+        .no_limits = "the scaling stage judges the drop of busbw from one node count to "
+                     "the next (scaling: max_drop_pct), not busbw or latency",
+        .no_relative = "the scaling stage compares each node count of its series with the "
+                       "one before (scaling: max_drop_pct), not groups with their peers",
+        .no_backend = "the scaling stage runs its series on mpi (the GPU series is not "
+                      "built)",
+        .no_counters = FC_NO_COUNTERS("scaling") },
     [FC_STAGE_CONTENTION] = {
         .id = FC_STAGE_CONTENTION, .name = "contention", .ranks = FC_RANKS_ROLES,
         .min_hosts = 1, .gpu_capable = 1, .gpu_foreground_only = 1,

@@ -20,6 +20,7 @@ typedef enum fc_stage_id {         /* in plan order */
     FC_STAGE_RACK,
     FC_STAGE_CLUSTER,
     FC_STAGE_OVERLAP,
+    FC_STAGE_SCALING,
     FC_STAGE_CONTENTION,
     FC_STAGE_SOAK,
     FC_STAGE_COUNT
@@ -47,6 +48,8 @@ enum {
     FC_SECT_BACKEND = 1 << 7,       /* backend: */
     FC_SECT_COUNTERS = 1 << 8,      /* counters: (each interval's links) */
     FC_SECT_OVERLAP = 1 << 9,       /* overlap: (compute beside the collective) */
+    FC_SECT_SCALING = 1 << 10,      /* scaling: (the drop from one node count
+                                     * to the next) */
 };
 
 /* How the reports show a stage's figures beside the per-point table
@@ -57,6 +60,7 @@ typedef enum fc_stage_view {
     FC_VIEW_PAIRS,                  /* the pair matrix as a heat map */
     FC_VIEW_SOAK,                   /* window medians, with the drift limit */
     FC_VIEW_TABLE,                  /* the table alone */
+    FC_VIEW_SCALING,                /* busbw against node count, the limit */
 } fc_stage_view_t;
 
 /* What `fabcert baseline` derives a stage's limits from. */
@@ -79,6 +83,17 @@ typedef enum fc_stage_sweep_check {
     FC_SWEEP_CHECK_KINDS,           /* every record a planned point, and every
                                      * planned point measured (its groups and
                                      * background kinds are the run's) */
+    FC_SWEEP_CHECK_SIZES,           /* one record of its sweep_record type per
+                                     * planned size and group of its ranks,
+                                     * with the planned iters and warmup, and
+                                     * no other (a stage that measures one
+                                     * kind of collective, whatever the
+                                     * profile lists: overlap) */
+    FC_SWEEP_CHECK_SERIES,          /* one record of its sweep_record type per
+                                     * planned point and node count of the
+                                     * series over the attempt's hosts
+                                     * (fc_stage_series_counts), with the
+                                     * planned iters and warmup, no other */
 } fc_stage_sweep_check_t;
 
 typedef struct fc_stage_desc {
@@ -109,6 +124,9 @@ typedef struct fc_stage_desc {
     const char *group;              /* what one judged group of it is ("node",
                                      * "rack"), NULL: the whole job */
     fc_stage_sweep_check_t sweep_check; /* its records against the plan's sweep */
+    const char *sweep_record;       /* the type of the records sweep_check
+                                     * holds to the plan; NULL: the check's
+                                     * own (point, pair, contention) */
 } fc_stage_desc_t;
 
 const fc_stage_desc_t *fc_stage_desc(fc_stage_id_t stage);

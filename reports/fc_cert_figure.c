@@ -128,6 +128,19 @@ void fc_figure_overlap(json_t *rec, json_t *f)
     json_object_set_new(f, "min_overlap_pct", fc_limit_or_null(rec, "min_overlap_pct"));
 }
 
+void fc_figure_scaling(json_t *rec, json_t *f)
+{
+    static const char *const keys[] = { "collective", "dtype", "op", "bytes", "nodes",
+                                        "busbw", "peak_busbw", "prev_nodes", "prev_peak_busbw",
+                                        "drop_pct",
+                                        "crosses_spine", "wrong" };
+
+    json_object_set_new(f, "group", json_string(fc_json_str(rec, "group")));
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); ++i)
+        json_object_set_new(f, keys[i], fc_json_or_null(json_object_get(rec, keys[i])));
+    json_object_set_new(f, "max_drop_pct", fc_limit_or_null(rec, "max_drop_pct"));
+}
+
 void fc_figure_host(json_t *rec, json_t *f)
 {
     json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));

@@ -19,7 +19,8 @@ void fc_figure_point(json_t *rec, json_t *f);           /* busbw, time, limits, 
 void fc_figure_pair(json_t *rec, json_t *f);            /* hosts, latency, sizes */
 void fc_figure_pairs_node(json_t *rec, json_t *f);      /* host, slow partners */
 void fc_figure_contention(json_t *rec, json_t *f);      /* slowdown, background load */
-void fc_figure_overlap(json_t *rec, json_t *f);         /* the three times, overlap */
+void fc_figure_overlap(json_t *rec, json_t *f);
+void fc_figure_scaling(json_t *rec, json_t *f);         /* busbw, the drop */         /* the three times, overlap */
 void fc_figure_host(json_t *rec, json_t *f);            /* the host (preflight) */
 void fc_figure_soak_counters(json_t *rec, json_t *f);   /* counter deltas, limit */
 void fc_figure_soak_gpu(json_t *rec, json_t *f);        /* the GPU, burn, health */

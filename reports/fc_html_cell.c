@@ -5,6 +5,8 @@
  */
 #include "fc_html_cell.h"
 
+#include <math.h>
+
 #include "fc_counters_interval.h"
 #include "fc_html_escape.h"
 #include "fc_json.h"
@@ -132,6 +134,22 @@ void fc_cell_overlap(FILE *f, json_t *rec)
             json_number_value(json_object_get(rec, "coll_alone_us")),
             json_number_value(json_object_get(rec, "compute_alone_us")),
             json_number_value(json_object_get(rec, "together_us")));
+}
+
+void fc_cell_scaling(FILE *f, json_t *rec)
+{
+    fprintf(f, "busbw %.3f GB/s on %lld nodes (median; %.3f at best)",
+            json_number_value(json_object_get(rec, "busbw")),
+            (long long)json_integer_value(json_object_get(rec, "nodes")),
+            json_number_value(json_object_get(rec, "peak_busbw")));
+    if (json_is_number(json_object_get(rec, "drop_pct")))
+        fprintf(f, ", best %.0f%% %s %.3f GB/s on %lld nodes%s",
+                fabs(json_number_value(json_object_get(rec, "drop_pct"))),
+                json_number_value(json_object_get(rec, "drop_pct")) >= 0 ? "below" : "above",
+                json_number_value(json_object_get(rec, "prev_peak_busbw")),
+                (long long)json_integer_value(json_object_get(rec, "prev_nodes")),
+                json_is_true(json_object_get(rec, "crosses_spine")) ? ", across the spine"
+                : "");
 }
 
 void fc_cell_preflight(FILE *f, json_t *rec)

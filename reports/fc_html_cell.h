@@ -16,7 +16,8 @@ void fc_cell_point(FILE *f, json_t *rec);          /* busbw, median, wrong, soak
 void fc_cell_pair(FILE *f, json_t *rec);           /* bandwidth per direction, latency */
 void fc_cell_pairs_node(FILE *f, json_t *rec);     /* slow with how many partners */
 void fc_cell_contention(FILE *f, json_t *rec);     /* slowdown, background achieved */
-void fc_cell_overlap(FILE *f, json_t *rec);        /* the three times, overlap */
+void fc_cell_overlap(FILE *f, json_t *rec);
+void fc_cell_scaling(FILE *f, json_t *rec);        /* busbw, the drop */        /* the three times, overlap */
 void fc_cell_preflight(FILE *f, json_t *rec);      /* cores, memory, GPUs, NICs */
 void fc_cell_soak_counters(FILE *f, json_t *rec);  /* the counters that moved */
 void fc_cell_soak_gpu(FILE *f, json_t *rec);       /* burn TFLOPS, health windows */

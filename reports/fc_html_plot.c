@@ -2,13 +2,15 @@
  * fc_html_plot.c - the plots of a rack page (fc_html_plot.h), inline SVG:
  * bus bandwidth against message size per collective with the threshold
  * dashed where it judged, the soak's median time per window with its drift
- * limit, and the pairs matrix as a heat map with the bad pairs marked.
+ * limit, the pairs matrix as a heat map with the bad pairs marked, and
+ * the scaling series' busbw against node count with each step's limit.
  * Every plot shares one frame (size, margins, axes, y ticks).
  */
 #include "fc_html_plot.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fc_coll.h"
@@ -292,6 +294,105 @@ void fc_html_soak_plot(FILE *f, const fc_rack_verdict_t *r, const char *stage)
     fprintf(f, "</svg>\n");
 #undef FC_PX
 #undef FC_PY
+}
+
+/* ---- busbw against node count ------------------------------------------ */
+
+void fc_html_scaling_plot(FILE *f, const fc_rack_verdict_t *r, const char *stage)
+{
+    const double W = FC_PLOT_W, H = FC_PLOT_H, L = FC_PLOT_L, R = FC_PLOT_R;
+    const double T = FC_PLOT_T, B = FC_PLOT_B;
+    fc_series_t *ser = calloc(FC_MAX_SERIES, sizeof(*ser));
+    double ymax = 0, xmax = 2, lim[FC_MAX_SERIES][FC_MAX_XS], cross[FC_MAX_XS];
+    int nser = 0, ncross = 0;
+    char title[128];
+    size_t i;
+    json_t *rec;
+
+    if (ser == NULL)
+        return;
+    json_array_foreach(r->checks, i, rec) {
+        double x = (double)json_integer_value(json_object_get(rec, "nodes"));
+        double y = json_number_value(json_object_get(rec, "peak_busbw"));
+        json_t *cut = json_object_get(rec, "max_drop_pct");
+        char name[96], size[32];
+        int s;
+
+        if (fc_record_id(rec) != FC_RECORD_SCALING || strcmp(fc_json_str(rec, "stage"), stage))
+            continue;
+        fc_format_size((uint64_t)json_integer_value(json_object_get(rec, "bytes")), size,
+                       sizeof(size));
+        snprintf(name, sizeof(name), "%s %s %s", fc_json_str(rec, "collective"),
+                 fc_json_str(rec, "dtype"), size);
+        for (s = 0; s < nser && strcmp(ser[s].name, name); ++s)
+            ;
+        if (s == nser && (nser == FC_MAX_SERIES || x <= 0))
+            continue;
+        if (s == nser)
+            snprintf(ser[nser++].name, sizeof(ser[s].name), "%s", name);
+        if (ser[s].n == FC_MAX_XS)
+            continue;
+        /* the lowest busbw this count could have had and passed */
+        lim[s][ser[s].n] = json_is_number(cut) ? json_number_value(json_object_get(rec,
+                           "prev_peak_busbw")) * (1 - json_number_value(cut) / 100) : -1;
+        ser[s].x[ser[s].n] = x;
+        ser[s].y[ser[s].n++] = y;
+        ymax = fmax(ymax, fmax(y, lim[s][ser[s].n - 1]));
+        xmax = fmax(xmax, x);
+        if (json_is_true(json_object_get(rec, "crosses_spine")) && ncross < FC_MAX_XS) {
+            int seen = 0;
+
+            for (int k = 0; k < ncross; ++k)
+                seen |= cross[k] == x;
+            if (!seen)
+                cross[ncross++] = x;
+        }
+    }
+    if (nser == 0 || ymax <= 0) {
+        free(ser);
+        return;
+    }
+    ymax *= 1.1;
+#define FC_PX(v) (L + ((v) - 1) / (xmax - 1) * (W - L - R))
+#define FC_PY(v) (H - B - (v) / ymax * (H - T - B))
+    snprintf(title, sizeof(title), "%s: busbw against node count", stage);
+    fc_plot_frame(f, title, "nodes", "best busbw GB/s", ymax);
+    for (int x = 1; x <= (int)xmax; x += xmax > 16 ? (int)xmax / 8 : 1)
+        fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" font-size=\"10\" text-anchor=\"middle\">%d</text>\n",
+                FC_PX(x), H - B + 14, x);
+    for (int k = 0; k < ncross; ++k)
+        fprintf(f, "<line class=\"spine\" x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" "
+                "stroke=\"#888\" stroke-dasharray=\"2 3\"/>\n<text x=\"%.1f\" y=\"%.0f\" "
+                "font-size=\"9\" fill=\"#888\">spine</text>\n", FC_PX(cross[k]), T,
+                FC_PX(cross[k]), H - B, FC_PX(cross[k]) + 2, T + 9);
+    for (int s = 0; s < nser; ++s) {
+        const char *c = fc_palette[s % 10];
+
+        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", c);
+        for (int k = 0; k < ser[s].n; ++k)
+            fprintf(f, "%.1f,%.1f ", FC_PX(ser[s].x[k]), FC_PY(ser[s].y[k]));
+        fprintf(f, "\"/>\n");
+        for (int k = 0; k < ser[s].n; ++k) {
+            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n",
+                    FC_PX(ser[s].x[k]), FC_PY(ser[s].y[k]), c);
+            if (lim[s][k] >= 0)
+                fprintf(f, "<line class=\"limit\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                        "y2=\"%.1f\" stroke=\"#cf222e\" stroke-width=\"2\" "
+                        "stroke-dasharray=\"4 2\"/>\n", FC_PX(ser[s].x[k]) - 8,
+                        FC_PY(lim[s][k]), FC_PX(ser[s].x[k]) + 8, FC_PY(lim[s][k]));
+        }
+        if (s < 12) {
+            fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\" fill=\"%s\">", W - R + 8,
+                    T + 24 + 13.0 * s, c);
+            fc_html_escape(f, ser[s].name);
+            fprintf(f, "</text>\n");
+        }
+    }
+    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\" fill=\"#cf222e\">dashed: limit "
+            "(max drop)</text>\n</svg>\n", W - R + 8, T + 8);
+#undef FC_PX
+#undef FC_PY
+    free(ser);
 }
 
 /* ---- pairs heat map ----------------------------------------------------- */

@@ -22,5 +22,11 @@ void fc_html_soak_plot(FILE *f, const fc_rack_verdict_t *r, const char *stage);
 /* r's pairs, bandwidth per direction at the largest size (FC_VIEW_PAIRS):
  * the stage's `pair` records only. */
 void fc_html_pairs_heatmap(FILE *f, const fc_rack_verdict_t *r, const char *stage);
+/* busbw (the fastest iteration's, as judged) against node
+ * count, one line per (collective, type, op, size) of
+ * r's scaling records, each count's limit (the count before's busbw less
+ * max_drop_pct) dashed, the counts that cross the spine marked
+ * (FC_VIEW_SCALING). */
+void fc_html_scaling_plot(FILE *f, const fc_rack_verdict_t *r, const char *stage);
 
 #endif

@@ -205,6 +205,9 @@ static void fc_html_rack_stage(FILE *f, const fc_run_verdict_t *v,
     case FC_VIEW_SWEEP:
         fc_html_stage_plots(f, r, fc_stage_name(s));
         break;
+    case FC_VIEW_SCALING:
+        fc_html_scaling_plot(f, r, fc_stage_name(s));
+        break;
     case FC_VIEW_TABLE:
         break;
     }

@@ -82,6 +82,12 @@ static void fc_subject_overlap(json_t *rec, char *buf, size_t len)
     snprintf(buf, len, "%s", what);
 }
 
+/* "all_reduce float32 sum 1 MiB on 4 nodes" */
+static void fc_label_scaling(json_t *rec, char *buf, size_t len)
+{
+    fc_name_sweep(rec, 0, NULL, buf, len);
+}
+
 static void fc_label_pair(json_t *rec, char *buf, size_t len)
 {
     snprintf(buf, len, "pair %s <-> %s", fc_json_str(rec, "host_a"),
@@ -191,6 +197,14 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
         .rack_keys = { "rack" }, .whole_job = 1, .label = fc_label_overlap,
         .subject = fc_subject_overlap, .figure = fc_figure_overlap,
         .cell = fc_cell_overlap, .rules = fc_rules_overlap },
+    /* suites/scaling.c: a node count of the series (group "N nodes"); its
+     * `racks` are the racks the series spans, or those a drop implicates */
+    [FC_RECORD_SCALING] = {
+        .id = FC_RECORD_SCALING, .name = "scaling", .writers = FC_BY_STAGE,
+        .check = 1, .racks_key = "racks",
+        .rack_keys = { "rack" }, .whole_job = 1, .label = fc_label_scaling,
+        .subject = fc_subject_point, .figure = fc_figure_scaling,
+        .cell = fc_cell_scaling, .rules = fc_rules_scaling },
     /* suites/preflight.c */
     [FC_RECORD_PREFLIGHT] = {
         .id = FC_RECORD_PREFLIGHT, .name = "preflight", .writers = FC_BY_STAGE,

@@ -48,6 +48,7 @@ typedef enum fc_record_id {
     FC_RECORD_PAIRS_NODE,       /* a node, against all its partners */
     FC_RECORD_CONTENTION,       /* a collective under background traffic */
     FC_RECORD_OVERLAP,          /* a collective beside host compute */
+    FC_RECORD_SCALING,          /* a point on one node count of the series */
     FC_RECORD_PREFLIGHT,        /* a node's inventory against the expected */
     FC_RECORD_SOAK_COUNTERS,    /* a node's link error counters over the soak */
     FC_RECORD_SOAK_GPU,         /* a GPU's burn and health over the soak */

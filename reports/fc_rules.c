@@ -231,6 +231,17 @@ void fc_rules_overlap(json_t *rec, json_t *lines)
                 json_number_value(json_object_get(rec, "min_overlap_pct")));
 }
 
+void fc_rules_scaling(json_t *rec, json_t *lines)
+{
+    /* the first node count of the series has nothing before it to drop
+     * from: no rule (its busbw is the next step's base) */
+    if (json_is_number(json_object_get(rec, "max_drop_pct")))
+        fc_rule_add(lines, json_is_number(json_object_get(rec, "drop_pct")),
+                    "busbw drop from %lld nodes <= %.0f%%",
+                    (long long)json_integer_value(json_object_get(rec, "prev_nodes")),
+                    json_number_value(json_object_get(rec, "max_drop_pct")));
+}
+
 void fc_rules_lines_text(json_t *lines, int applied, char *buf, size_t len)
 {
     json_t *l;

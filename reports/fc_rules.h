@@ -18,7 +18,8 @@
 void fc_rules_point(json_t *rec, json_t *lines);           /* limits, relative, drift */
 void fc_rules_pair(json_t *rec, json_t *lines);            /* per size; latency */
 void fc_rules_contention(json_t *rec, json_t *lines);      /* max slowdown */
-void fc_rules_overlap(json_t *rec, json_t *lines);         /* min overlap */
+void fc_rules_overlap(json_t *rec, json_t *lines);
+void fc_rules_scaling(json_t *rec, json_t *lines);         /* max drop */         /* min overlap */
 void fc_rules_soak_counters(json_t *rec, json_t *lines);   /* max error delta */
 void fc_rules_soak_gpu(json_t *rec, json_t *lines);        /* GPU health limits, burn */
 

@@ -19,7 +19,13 @@
  *   - pairs: one pair record per pair of the attempt's hosts (the stage
  *     runs the full tournament), each with exactly the planned sizes;
  *   - kinds (contention, whose groups and background kinds are the
- *     run's): every record a planned point, every planned point measured.
+ *     run's): every record a planned point, every planned point measured;
+ *   - sizes (overlap, which measures one kind of collective whatever the
+ *     profile lists): one record of the stage's sweep_record type per
+ *     planned size and group, with the planned iters and warmup, no other;
+ *   - series (scaling): one record per planned point and per node count
+ *     of the series over the attempt's hosts (fc_stage_series_counts, the
+ *     stage's own), with the planned iters and warmup, no other.
  *
  * Anything else leaves the stage INCOMPLETE on the racks it concerns,
  * naming what is missing or different ("planned 252 points on node vm, 1
@@ -106,9 +112,9 @@ static int fc_sweep_derive(const fc_run_verdict_t *out, const fc_profile_t *prof
     }
     sw->iters = sp.iters;
     sw->warmup = sp.warmup;
-    if (sw->check == FC_SWEEP_CHECK_PAIRS) {
+    if (sw->check == FC_SWEEP_CHECK_PAIRS || sw->check == FC_SWEEP_CHECK_SIZES) {
         /* a pair's sizes are the sweep's sizes (sendrecv int32, whatever
-         * the profile lists) */
+         * the profile lists), and so are a sizes stage's points */
         free(sw->points);
         sw->points = fc_xcalloc((size_t)sp.nsizes + 1, sizeof(*sw->points), "the pairs' sizes");
         for (int z = 0; z < sp.nsizes; ++z)
@@ -128,6 +134,32 @@ static void fc_sweep_groups(const fc_run_verdict_t *out, const fc_attempt_t *a,
     json_t *inv = json_object_get(json_object_get(out->plan, "inventory"), "hosts"), *h, *e;
     size_t i, k;
 
+    if (sw->check == FC_SWEEP_CHECK_SERIES) {
+        /* the node counts of the series: its hosts, and the fewest ranks
+         * on one of them */
+        json_t *per_host = json_object();
+        const char *key;
+        json_t *v;
+        int counts[64], n, fewest = 0;
+
+        json_array_foreach(a->hosts, i, h)
+            if (json_is_string(h))
+                json_object_set_new(per_host, json_string_value(h), json_integer(
+                    json_integer_value(json_object_get(per_host, json_string_value(h))) + 1));
+        json_object_foreach(per_host, key, v)
+            if (fewest == 0 || json_integer_value(v) < fewest)
+                fewest = (int)json_integer_value(v);
+        n = fc_stage_series_counts((int)json_object_size(per_host), fewest, counts, 64);
+        json_decref(per_host);
+        for (int c = 0; c < n; ++c) {
+            char name[32];
+
+            snprintf(name, sizeof(name), "%d nodes", counts[c]);
+            json_object_set_new(sw->groups, name, json_integer(sw->ngroups++));
+            json_array_append_new(sw->names, json_string(name));
+        }
+        return;
+    }
     json_array_foreach(a->hosts, i, h) {
         const char *name = json_string_value(h);
 
@@ -135,9 +167,9 @@ static void fc_sweep_groups(const fc_run_verdict_t *out, const fc_attempt_t *a,
             continue;
         if (sw->check == FC_SWEEP_CHECK_KINDS)
             name = "the stage";
-        else if (sw->check == FC_SWEEP_CHECK_POINTS && g == NULL)
+        else if (sw->check != FC_SWEEP_CHECK_PAIRS && g == NULL)
             name = "cluster";
-        else if (sw->check == FC_SWEEP_CHECK_POINTS && strcmp(g, "rack") == 0) {
+        else if (sw->check != FC_SWEEP_CHECK_PAIRS && strcmp(g, "rack") == 0) {
             const char *rack = "";
 
             json_array_foreach(inv, k, e)
@@ -171,14 +203,17 @@ static void fc_sweep_point_record(struct fc_sweep_result *sw, json_t *rec)
     json_t *gi, *pi, *hosts = json_array();
     int g = 0;
 
-    fc_point_key(fc_json_str(rec, "collective"), fc_json_str(rec, "dtype"),
-                 fc_json_str(rec, "op"), fc_sweep_requested(rec), key, sizeof(key));
+    if (sw->check == FC_SWEEP_CHECK_SIZES)
+        snprintf(key, sizeof(key), "%lld", fc_sweep_requested(rec));
+    else
+        fc_point_key(fc_json_str(rec, "collective"), fc_json_str(rec, "dtype"),
+                     fc_json_str(rec, "op"), fc_sweep_requested(rec), key, sizeof(key));
     fc_check_label(rec, label, sizeof(label));
     /* the hosts a record of a node or a rack concerns: its group's (a
      * record of the whole job concerns every rack of the attempt) */
     if (fc_json_str(rec, "rack")[0] && fc_json_str(rec, "host")[0])
         json_array_append_new(hosts, json_string(fc_json_str(rec, "host")));
-    if (sw->check == FC_SWEEP_CHECK_POINTS) {
+    if (sw->check != FC_SWEEP_CHECK_KINDS) {
         json_int_t it = json_integer_value(json_object_get(rec, "iters"));
         json_int_t wu = json_integer_value(json_object_get(rec, "warmup"));
 
@@ -209,7 +244,7 @@ static void fc_sweep_point_record(struct fc_sweep_result *sw, json_t *rec)
     {
         size_t cell = (size_t)g * (size_t)sw->npoints + (size_t)json_integer_value(pi);
 
-        if (sw->check == FC_SWEEP_CHECK_POINTS && sw->seen[cell])
+        if (sw->check != FC_SWEEP_CHECK_KINDS && sw->seen[cell])
             fc_sweep_problem(sw, json_incref(hosts), "twice", label);
         sw->seen[cell] = 1;
     }
@@ -292,6 +327,11 @@ static struct fc_sweep_result *fc_sweep_attempt(json_t *records, const fc_run_ve
     for (int p = 0; p < sw->npoints && sw->check != FC_SWEEP_CHECK_PAIRS; ++p) {
         char key[160];
 
+        if (sw->check == FC_SWEEP_CHECK_SIZES) {
+            snprintf(key, sizeof(key), "%lld", (long long)sw->points[p].bytes);
+            json_object_set_new(sw->index, key, json_integer(p));
+            continue;
+        }
         fc_point_key(fc_coll_desc(sw->points[p].coll)->name,
                      fc_dtype_info(sw->points[p].dtype)->name, fc_op_name(sw->points[p].op),
                      (long long)sw->points[p].bytes, key, sizeof(key));
@@ -304,6 +344,8 @@ static struct fc_sweep_result *fc_sweep_attempt(json_t *records, const fc_run_ve
         type = FC_RECORD_PAIR;
     else if (sw->check == FC_SWEEP_CHECK_KINDS)
         type = FC_RECORD_CONTENTION;
+    if (fc_stage_desc(s)->sweep_record != NULL)
+        type = fc_record_type_named(fc_stage_desc(s)->sweep_record)->id;
     for (size_t i = a->first + 1; i < a->end && i < json_array_size(records); ++i) {
         json_t *rec = json_array_get(records, i);
 
@@ -362,9 +404,9 @@ static int fc_sweep_group_of_rack(const struct fc_sweep_result *sw, const fc_rac
 {
     const char *g = fc_stage_desc(s)->group;
 
-    if (sw->check == FC_SWEEP_CHECK_KINDS || (sw->check == FC_SWEEP_CHECK_POINTS && g == NULL))
+    if (sw->check == FC_SWEEP_CHECK_KINDS || (sw->check != FC_SWEEP_CHECK_PAIRS && g == NULL))
         return 1;
-    if (sw->check == FC_SWEEP_CHECK_POINTS && strcmp(g, "rack") == 0)
+    if (sw->check != FC_SWEEP_CHECK_PAIRS && strcmp(g, "rack") == 0)
         return strcmp(name, r->rack) == 0;
     return fc_rack_has_host(r, name);
 }
@@ -427,6 +469,11 @@ static void fc_sweep_count(const struct fc_sweep_result *sw, const fc_rack_verdi
             ++*planned;
             if (sw->seen[(size_t)g * (size_t)sw->npoints + (size_t)p]) {
                 ++*judged;
+            } else if (!first[0] && sw->check == FC_SWEEP_CHECK_SIZES) {
+                char size[32];
+
+                fc_format_size(sw->points[p].bytes, size, sizeof(size));
+                snprintf(first, len, "size %s on %s", size, name);
             } else if (!first[0]) {
                 fc_sweep_point_label(&sw->points[p], sw->check == FC_SWEEP_CHECK_KINDS ? NULL
                                      : name, first, len);
@@ -455,12 +502,13 @@ void fc_verdict_sweep_findings(fc_rack_verdict_t *r, fc_stage_id_t s, const fc_a
 
     if (sw == NULL)
         return;
-    noun = sw->check == FC_SWEEP_CHECK_PAIRS ? "pairs" : "points";
+    noun = sw->check == FC_SWEEP_CHECK_PAIRS ? "pairs"
+           : sw->check == FC_SWEEP_CHECK_SIZES ? "sizes" : "points";
     used = (size_t)snprintf(text, sizeof(text), "stage %s did not measure what the plan says "
                             "(the frozen profile with the plan's overrides): ",
                             fc_stage_name(s));
     if (sw->points != NULL) {
-        const char *group, *g = sw->check == FC_SWEEP_CHECK_POINTS && fc_stage_desc(s)->group
+        const char *group, *g = sw->check != FC_SWEEP_CHECK_PAIRS && fc_stage_desc(s)->group
                                     ? fc_stage_group_noun(s) : NULL;
 
         fc_sweep_count(sw, r, s, &planned, &judged, &ngroups, &group, first, sizeof(first));

@@ -291,6 +291,7 @@ static void fc_ovl_size(fc_stage_ctx_t *ctx, uint64_t bytes, double units_per_ms
             json_object_set_new(rec, "compute_ms", json_real(op->compute_ms));
             json_object_set_new(rec, "polls", json_integer(FC_OVL_CHUNKS));
             json_object_set_new(rec, "iters", json_integer(iters));
+            json_object_set_new(rec, "warmup", json_integer(ctx->sp.warmup));
             json_object_set_new(rec, "wrong", json_integer((json_int_t)wrong_all));
             json_object_set_new(rec, "reasons", reasons);
             json_object_set_new(rec, "implicates", impl);

@@ -11,12 +11,15 @@
 #     limit: FAIL with the three times and the serial sum; a bit flipped
 #     by --selftest-corrupt in the same run is caught and attributed;
 #   - a 4 KiB all_reduce beside 0.3 s of compute (under 1/10 of it: its
-#     overlap is within the noise) is INCOMPLETE, never PASS.
+#     overlap is within the noise) is INCOMPLETE, never PASS;
+#   - the report holds the records to the plan: that run's 8 KiB record
+#     deleted and its stage_end recounted (as a forger would) leaves the
+#     overlap stage INCOMPLETE naming the missing size.
 # OVERLAP_FIGURES=N repeats the clean and planted runs N times and prints
 # their figures (for DECISIONS; off by default).
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 7
+plan 8
 profile() {     # profile FILE SIZES COMPUTE_MS ITERS WARMUP
     cat > "$1" <<YAML
 name: overlap-test
@@ -34,7 +37,7 @@ YAML
 }
 profile "$TMP/clean.yaml" 32MiB 40 9 1
 profile "$TMP/plant.yaml" 32MiB 40 9 1
-profile "$TMP/short.yaml" 4KiB 300 1 0
+profile "$TMP/short.yaml" 4KiB,8KiB 300 1 0
 INJ="--env LD_PRELOAD=$PWD/$BUILD/libfc_inject.so --env FC_INJECT_HOST=* --env FC_INJECT_MODE=blocking"
 rec() { jsonl "$TMP/$1/results.jsonl" "$2"; }
 fig() { rec $1 'my ($o) = grep { $_->{type} eq "overlap" && $_->{requested_bytes} == 33554432 } @r;
@@ -76,4 +79,11 @@ $FC run --out "$TMP/short" --np 2 --profile "$TMP/short.yaml" > "$TMP/short.out"
 n=$(rec short 'my ($o) = grep { $_->{type} eq "overlap" } @r; "$o->{verdict}: $o->{reasons}[0]"')
 [[ "$n" == "INCOMPLETE: the collective ("*" us alone) is under 1/10 of the compute"* ]]
 ok $? "a collective too short beside the compute is INCOMPLETE, not judged ($n)"
+cp -r "$TMP/short" "$TMP/cut" && rm -rf "$TMP/cut/report" "$TMP/cut/certificates"
+perl -ne 'print unless /"type":"overlap"/ && /"requested_bytes":8192/' "$TMP/short/results.jsonl" |
+    perl -pe 's/"judged_records":2/"judged_records":1/; s/"judged_not_pass":2/"judged_not_pass":1/; s/"failed_points":2/"failed_points":1/; s/"points":2/"points":1/ if /"type":"stage_end"/ && /"stage":"overlap"/' > "$TMP/cut/results.jsonl"
+$FC report "$TMP/cut" > "$TMP/cut.out" 2>&1
+grep -q "^  INCOMPLETE .*overlap stage, sweep: stage overlap did not measure what the plan says (the frozen profile with the plan's overrides): planned 2 sizes, 1 judged (first missing: size 8 KiB on cluster)$" "$TMP/cut.out" &&
+    ! grep -q 'overlap stage, sweep' "$TMP/short.out"
+ok $? "a size's record deleted and the end record recounted: the overlap stage is INCOMPLETE, naming the size"
 done_testing

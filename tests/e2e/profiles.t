@@ -57,6 +57,9 @@ declare -A expect=(
     [counters-unknown-key]="counters-unknown-key.yaml:5:28: unknown key 'pattern' in 'counters' (expected one of: read, nic_pattern)"
     [overlap-in-cluster]="overlap-in-cluster.yaml:5:5: 'overlap' belongs in stage 'overlap', not in stage 'cluster'"
     [collectives-in-overlap]="collectives-in-overlap.yaml:5:5: 'collectives' in stage 'overlap' would never be applied: the overlap stage measures all_reduce of float32 sum"
+    [scaling-in-cluster]="scaling-in-cluster.yaml:5:5: 'scaling' belongs in stage 'scaling', not in stage 'cluster'"
+    [limits-in-scaling]="limits-in-scaling.yaml:5:5: 'limits' in stage 'scaling' would never be applied: the scaling stage judges the drop of busbw from one node count to the next"
+    [scaling-unknown-key]="scaling-unknown-key.yaml:5:15: unknown key 'max_drop' in 'scaling' (expected one of: max_drop_pct, max_first_drop_pct)"
     [limit-shadowed]="limit-shadowed.yaml:8:9: this limit rule would never be applied: the rule at line 6, column 9, before it, matches every point it matches"
     [bg-key-other-kind]="bg-key-other-kind.yaml:5:43: unknown key 'targets' in tenant (expected one of: block, rate_mbps, duty, period_s, pattern)"
 )
