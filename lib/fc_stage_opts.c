@@ -307,3 +307,18 @@ fc_status_t fc_stage_sweep_plan(const fc_profile_t *profile, fc_stage_id_t stage
     free(o);
     return st == FC_OK ? FC_OK : FC_ERR_INVALID;
 }
+
+/* The scaling series' node counts: 1 (or 2 where a rank per node cannot
+ * measure alone), doubling, then every host; the stage and the report's
+ * sweep check both take them from here. */
+int fc_stage_series_counts(int nhosts, int min_ranks, int *counts, int max)
+{
+    int n = 0;
+
+    if (max < 1 || nhosts < 1)
+        return 0;
+    for (int c = min_ranks > 1 ? 1 : 2; c < nhosts && n < max - 1; c *= 2)
+        counts[n++] = c;
+    counts[n++] = nhosts;
+    return n;
+}

@@ -2,7 +2,7 @@
  * fc_stage_sweep.c - a sweep stage's loop (node, rack, cluster): every
  * point on every group at once, judged on rank 0, a timing failure
  * confirmed alone (fc_stage_confirm.h), then written. One set of buffers
- * serves every point. Also the node counts of the scaling series.
+ * serves every point.
  */
 #include "fc_stage.h"
 
@@ -82,16 +82,4 @@ fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
     fc_engine_bufs_free(&be, &bufs);
     be.ops->fini_func(&be);
     return status;
-}
-
-int fc_stage_series_counts(int nhosts, int min_ranks, int *counts, int max)
-{
-    int n = 0;
-
-    if (max < 1 || nhosts < 1)
-        return 0;
-    for (int c = min_ranks > 1 ? 1 : 2; c < nhosts && n < max - 1; c *= 2)
-        counts[n++] = c;
-    counts[n++] = nhosts;
-    return n;
 }
