@@ -244,6 +244,19 @@ static int fc_plan_same_hosts(json_t *list, int n, char (*names)[FC_INV_NAME_MAX
             return 0;
         }
     }
+    json_array_foreach(list, i, e) {
+        int found = 0;
+
+        for (int k = 0; k < n && !found; ++k)
+            found = strcmp(fc_json_str(e, "host"), names[k]) == 0 &&
+                    strcmp(fc_json_str(e, "rack"), racks[rack_of[k]]) == 0;
+        if (!found) {
+            snprintf(what, len, "the plan's inventory.%s %s %.64s (rack %.64s), the frozen "
+                     "inventory does not", label, strcmp(label, "left_out") == 0
+                     ? "leaves out" : "runs", fc_json_str(e, "host"), fc_json_str(e, "rack"));
+            return 0;
+        }
+    }
     if (json_array_size(list) != (size_t)n) {
         snprintf(what, len, "the plan's inventory.%s names %zu host(s), the frozen inventory "
                  "%d", label, json_array_size(list), n);
@@ -252,47 +265,52 @@ static int fc_plan_same_hosts(json_t *list, int n, char (*names)[FC_INV_NAME_MAX
     return 1;
 }
 
-void fc_verdict_check_plan_inventory(fc_run_verdict_t *v, const char *dir)
+int fc_verdict_plan_inventory(json_t *plan, const char *dir, fc_inventory_t *inv_p,
+                              char *what, size_t len)
 {
-    json_t *plan_inv = json_object_get(v->plan, "inventory");
+    json_t *plan_inv = json_object_get(plan, "inventory");
     const char *hosts_file = fc_json_str(plan_inv, "hosts_file");
     const char *racks_file = fc_json_str(plan_inv, "racks_file");
-    char *hosts_text = NULL, *racks_text = NULL, what[400], hpath[4200], rpath[4200];
+    char *hosts_text = NULL, *racks_text = NULL, hpath[4200], rpath[4200];
     fc_inventory_t inv;
-    int host_rack_ok;
+    int ok = 0;
 
     if (!hosts_file[0] && !racks_file[0]) {
         /* the runner always has a host list (given, or written from the
          * allocation or this host) */
-        fc_plan_inventory_mismatch(v, "the plan names no inventory file");
-        return;
+        snprintf(what, len, "the plan names no inventory file");
+        return -1;
     }
-    if (fc_plan_inventory_file(dir, "hosts", hosts_file, &hosts_text, what, sizeof(what)) ||
-        fc_plan_inventory_file(dir, "racks", racks_file, &racks_text, what, sizeof(what))) {
-        fc_plan_inventory_mismatch(v, what);
+    if (fc_plan_inventory_file(dir, "hosts", hosts_file, &hosts_text, what, len) ||
+        fc_plan_inventory_file(dir, "racks", racks_file, &racks_text, what, len))
         goto out;
-    }
     snprintf(hpath, sizeof(hpath), "%s/hosts", dir);
     snprintf(rpath, sizeof(rpath), "%s/racks", dir);
     if (fc_inventory_parse(hosts_text, hpath, racks_text, rpath, &inv) != FC_OK) {
-        fc_plan_inventory_mismatch(v, "it does not parse as an inventory (the error is "
-                                   "above)");
+        snprintf(what, len, "it does not parse as an inventory (the error is above)");
         goto out;
     }
-    host_rack_ok = fc_plan_same_hosts(json_object_get(plan_inv, "hosts"), inv.nhosts,
-                                      inv.hosts, inv.host_rack, inv.racks, "hosts", what,
-                                      sizeof(what));
-    /* a plan before left_out was recorded names none; the frozen files
-     * say whether there were any */
-    if (host_rack_ok &&
-        !fc_plan_same_hosts(json_object_get(plan_inv, "left_out"), inv.nleft_out,
+    ok = fc_plan_same_hosts(json_object_get(plan_inv, "hosts"), inv.nhosts, inv.hosts,
+                            inv.host_rack, inv.racks, "hosts", what, len) &&
+         /* a plan before left_out was recorded names none; the frozen
+          * files say whether there were any */
+         fc_plan_same_hosts(json_object_get(plan_inv, "left_out"), inv.nleft_out,
                             inv.left_out, inv.left_out_rack, inv.racks, "left_out", what,
-                            sizeof(what)))
-        host_rack_ok = 0;
-    if (!host_rack_ok)
-        fc_plan_inventory_mismatch(v, what);
-    fc_inventory_free(&inv);
+                            len);
+    if (ok && inv_p)
+        *inv_p = inv;
+    else
+        fc_inventory_free(&inv);
 out:
     free(hosts_text);
     free(racks_text);
+    return ok ? 0 : -1;
+}
+
+void fc_verdict_check_plan_inventory(fc_run_verdict_t *v, const char *dir)
+{
+    char what[400];
+
+    if (fc_verdict_plan_inventory(v->plan, dir, NULL, what, sizeof(what)) != 0)
+        fc_plan_inventory_mismatch(v, what);
 }

@@ -32,6 +32,7 @@
 #ifndef FC_VERDICT_PLAN_H
 #define FC_VERDICT_PLAN_H
 
+#include "fc_inventory.h"
 #include "fc_verdict.h"
 
 /* The verdicts of the run in DIR as `fabcert report` reaches them, from
@@ -48,6 +49,13 @@ fc_status_t fc_verdict_of_dir(const char *dir, json_t *records, int bad_lines,
  * match. */
 void fc_verdict_check_plan_profile(fc_run_verdict_t *v, const fc_profile_t *frozen,
                                    const char *why);
+/* The frozen inventory of DIR (DIR/hosts and DIR/racks as its plan names
+ * them, parsed again) checked against the plan record's: 0, and when
+ * inv_p is not NULL the inventory there (fc_inventory_free it), if they
+ * are the same; -1 with the first difference, or why the files cannot be
+ * used, in what. `run --rerun-failed` takes the hosts it runs from it. */
+int fc_verdict_plan_inventory(json_t *plan, const char *dir, fc_inventory_t *inv_p,
+                              char *what, size_t len);
 /* Check v's plan inventory against DIR/hosts and DIR/racks; a finding on
  * every rack when they differ or cannot be read. */
 void fc_verdict_check_plan_inventory(fc_run_verdict_t *v, const char *dir);

@@ -83,6 +83,8 @@ static int fc_run_read_inputs(int argc, char **argv, fc_run_state_t *st)
  * half run is left, and a resumed run's own files stay as they were). */
 static int fc_run_open_output(fc_run_state_t *st)
 {
+    int created = 0;    /* the directory is this run's: removed on refusal */
+
     if (st->o.resume) {
         if (fc_run_resume_open(st) != 0)
             return 2;
@@ -94,6 +96,7 @@ static int fc_run_open_output(fc_run_state_t *st)
                  (int)getpid());
         if (st->o.out_dir[0] == '\0')
             snprintf(st->o.out_dir, sizeof(st->o.out_dir), "fabcert-out/%s", st->o.run_id);
+        created = access(st->o.out_dir, F_OK) != 0;
         if (fc_mkdir_p(st->o.out_dir) != FC_OK)
             return 2;
         snprintf(st->results_path, sizeof(st->results_path), "%s/results.jsonl",
@@ -114,9 +117,16 @@ static int fc_run_open_output(fc_run_state_t *st)
             unlink(left);
         else
             unlink(st->results_path);   /* nothing was run: no half run left */
-        if (st->o.rerun_dir[0]) {       /* the host list it wrote for the rerun */
+        if (st->o.rerun_dir[0] || created) {   /* the host list it wrote for the rerun */
             snprintf(left, sizeof(left), "%s/hosts", st->o.out_dir);
             unlink(left);
+        }
+        if (created) {  /* and what it froze there: a refusal leaves nothing */
+            snprintf(left, sizeof(left), "%s/racks", st->o.out_dir);
+            unlink(left);
+            snprintf(left, sizeof(left), "%s/profile.yaml", st->o.out_dir);
+            unlink(left);
+            rmdir(st->o.out_dir);
         }
         return 2;
     }

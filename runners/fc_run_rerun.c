@@ -6,7 +6,9 @@
  *
  * DIR is read as `fabcert report` reads it (fc_verdict_of_dir), so a
  * rack is run again exactly when DIR's certificate for it is not PASS.
- * The new run's host list is those racks' hosts of DIR's inventory, with
+ * Its hosts are those of DIR's frozen host list and rack map, checked
+ * against its plan record (fc_verdict_plan_inventory) before anything is
+ * written. The new run's host list is those racks' hosts, with
  * DIR's frozen rack map: the racks that passed are then left out of the
  * new run entirely (the inventory's rule for racks none of whose hosts is
  * in the list), so the new run says nothing of them and their
@@ -17,9 +19,10 @@
  * certificates, summary, HTML and `verify` say it.
  *
  * Refused, exit 2, nothing written: DIR is not one run's directory, it is
- * still being written or was interrupted (carry it on with --resume), no
- * rack of it failed or was incomplete, or the profile given is not the
- * one its plan records.
+ * still being written or was interrupted (carry it on with --resume), its
+ * plan record does not match its frozen host list and rack map, no rack
+ * of it failed or was incomplete, or the profile given is not the one its
+ * plan records.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +33,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "fc_inventory.h"
 #include "fc_report.h"
 #include "fc_results.h"
 #include "fc_run.h"
@@ -100,12 +104,13 @@ static int fc_rerun_not_running(const char *dir, const char *path)
 }
 
 /* From DIR's verdicts: the racks that did not pass (names, into rerun_of)
- * and their hosts as its plan's inventory has them (st->rerun_hosts);
- * every rack's verdict there. The number of racks run again. */
-static int fc_rerun_racks(fc_run_state_t *st, const fc_run_verdict_t *v)
+ * and their hosts as its frozen inventory (inv: the plan's, checked) has
+ * them (st->rerun_hosts); every rack's verdict there. The number of racks
+ * run again. */
+static int fc_rerun_racks(fc_run_state_t *st, const fc_run_verdict_t *v,
+                          const fc_inventory_t *inv)
 {
-    json_t *racks = json_array(), *verdicts = json_array(), *h;
-    size_t i;
+    json_t *racks = json_array(), *verdicts = json_array();
 
     st->rerun_hosts = json_array();
     for (int k = 0; k < v->nracks; ++k) {
@@ -116,10 +121,9 @@ static int fc_rerun_racks(fc_run_state_t *st, const fc_run_verdict_t *v)
         if (r->verdict == FC_VERDICT_PASS)
             continue;
         json_array_append_new(racks, json_string(r->rack));
-        json_array_foreach(json_object_get(json_object_get(v->plan, "inventory"), "hosts"),
-                           i, h)
-            if (strcmp(fc_json_str(h, "rack"), r->rack) == 0)
-                json_array_append_new(st->rerun_hosts, json_string(fc_json_str(h, "host")));
+        for (int h = 0; h < inv->nhosts; ++h)
+            if (strcmp(inv->racks[inv->host_rack[h]], r->rack) == 0)
+                json_array_append_new(st->rerun_hosts, json_string(inv->hosts[h]));
     }
     json_object_set_new(st->rerun_of, "racks", racks);
     json_object_set_new(st->rerun_of, "verdicts", verdicts);
@@ -130,8 +134,10 @@ int fc_run_rerun_open(fc_run_state_t *st)
 {
     const char *dir = st->o.rerun_dir, *unfinished;
     char path[PATH_MAX + 32], hex[65], abs[PATH_MAX];
+    char what[400];
     json_t *records = NULL, *rec, *plan = NULL, *launch;
     fc_run_verdict_t v;
+    fc_inventory_t inv;
     int bad = 0, nplans = 0, nracks, rc = 2;
     size_t i;
 
@@ -162,9 +168,20 @@ int fc_run_rerun_open(fc_run_state_t *st)
                 fc_json_str(plan, "profile_sha256"), dir);
         goto out;
     }
+    /* which hosts each rack has: DIR's frozen host list and rack map, as
+     * its plan record says (a host added to a rack in one of them alone
+     * is refused here, naming DIR's files, before NEW is made) */
+    if (fc_verdict_plan_inventory(plan, dir, &inv, what, sizeof(what)) != 0) {
+        fprintf(stderr, "fabcert: --rerun-failed %s: %s: the plan record of run %s does not "
+                "match its frozen inventory (%s/hosts, %s/racks): %s: which hosts its racks "
+                "have cannot be known, so none is run again\n", dir, path,
+                fc_json_str(plan, "run_id"), dir, dir, what);
+        goto out;
+    }
     if (fc_verdict_of_dir(dir, records, bad, &v) != FC_OK) {
         fprintf(stderr, "fabcert: --rerun-failed %s: its verdicts cannot be computed "
                 "(above)\n", dir);
+        fc_inventory_free(&inv);
         goto out;
     }
     /* the directory as a path that names it from anywhere */
@@ -177,7 +194,8 @@ int fc_run_rerun_open(fc_run_state_t *st)
                              json_object_get(launch, "ranks") != NULL);
     json_object_set(st->rerun_of, "overrides", json_object_get(plan, "overrides")
                     ? json_object_get(plan, "overrides") : json_null());
-    nracks = fc_rerun_racks(st, &v);
+    nracks = fc_rerun_racks(st, &v, &inv);
+    fc_inventory_free(&inv);
     if (nracks == 0)
         fprintf(stderr, "fabcert: --rerun-failed %s: every rack of run %s passed (%d rack(s)): "
                 "there is nothing to run again\n", dir, v.run_id, v.nracks);

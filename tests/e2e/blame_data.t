@@ -16,7 +16,9 @@
 #     other racks are left out, and the plan, certificate, summary, HTML
 #     and verify name the earlier run and its results' sha256; a rerun of
 #     a run that all passed, of no run, with another profile, of an
-#     unfinished run or of one still being written is refused, exit 2; without the retest's records (killed)
+#     unfinished run, of one still being written or of one whose plan
+#     record puts a host in a rack its frozen rack map does not is
+#     refused, exit 2, no directory made; without the retest's records (killed)
 #     every rack of the group FAILs, "not yet localised";
 #   - the same host corrupting only what it sends into all_reduce (its
 #     point-to-point traffic right): the retest's all_reduce without each
@@ -38,7 +40,7 @@
 FC=$BUILD/fabcert
 INJ=$PWD/$BUILD/libfc_inject.so
 vcluster_up fbd 2,3,1
-plan 26
+plan 27
 H1=${NAME}01 H4=${NAME}04
 # one stage per profile (a required stage left out would make the racks
 # INCOMPLETE); the virtual cluster's settings, and no relative rule for
@@ -164,6 +166,20 @@ refused="$refused busy:$?"
     grep -q "the profile .*pairs.yaml (sha256 [0-9a-f]*) is not run $was's (blame-cluster" "$TMP/re-send.out" &&
     grep -q "did not finish: its cluster stage never ended (interrupted); carry it on first: fabcert run --resume" "$TMP/re-cut.out"
 ok $? "--rerun-failed refuses a run whose racks all passed, a directory that is no run, another profile, an unfinished run and one still being written: exit 2, nothing written ($refused)"
+# a plan record edited to put a host in rack2 that the frozen rack map
+# does not have: refused before NEW is made, naming the earlier run's
+# record and files, not the host list the rerun would have written
+mkdir -p "$TMP/ghost"
+cp "$TMP/send/profile.yaml" "$TMP/send/hosts" "$TMP/send/racks" "$TMP/ghost/"
+perl -MJSON::PP -ne 'my $r = decode_json($_);
+    if ($r->{type} eq "plan") { push @{$r->{inventory}{hosts}}, { host => "ghost", rack => "rack2" };
+                                $_ = JSON::PP->new->canonical->encode($r) . "\n" } print' \
+    "$TMP/send/results.jsonl" > "$TMP/ghost/results.jsonl"
+$FC run --rerun-failed "$TMP/ghost" --out "$TMP/re-ghost" > "$TMP/re-ghost.out" 2>&1
+rc=$?
+[ "$rc" = 2 ] && [ ! -e "$TMP/re-ghost" ] && ! grep -q "re-ghost" "$TMP/re-ghost.out" &&
+    grep -qF "fabcert: --rerun-failed $TMP/ghost: $TMP/ghost/results.jsonl: the plan record of run $was does not match its frozen inventory ($TMP/ghost/hosts, $TMP/ghost/racks): the plan's inventory.hosts runs ghost (rack rack2), the frozen inventory does not" "$TMP/re-ghost.out"
+ok $? "a plan record with a host its frozen rack map lacks: exit 2 naming the earlier run's record and files, no directory made (rc $rc)"
 
 # 2b. the same host corrupting only what it sends into all_reduce: its
 # point-to-point traffic is right, the all_reduce without it is right
