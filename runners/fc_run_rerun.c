@@ -2,7 +2,8 @@
  * fc_run_rerun.c - `fabcert run --rerun-failed DIR --out NEW`: after a
  * repair, a new run of the racks that did not pass in the finished run
  * DIR, on their hosts only (the hosts it quarantined among them: they are
- * what was repaired), under DIR's profile, every stage DIR selected.
+ * what was repaired; and those its host list left out, or the rack would
+ * be INCOMPLETE again), under DIR's profile, every stage DIR selected.
  *
  * DIR is read as `fabcert report` reads it (fc_verdict_of_dir), so a
  * rack is run again exactly when DIR's certificate for it is not PASS.
@@ -104,17 +105,20 @@ static int fc_rerun_not_running(const char *dir, const char *path)
 }
 
 /* From DIR's verdicts: the racks that did not pass (names, into rerun_of)
- * and their hosts as its frozen inventory (inv: the plan's, checked) has
- * them (st->rerun_hosts); every rack's verdict there. The number of racks
- * run again. */
+ * and every host its frozen inventory (inv: the plan's, checked) gives
+ * them (st->rerun_hosts): the hosts it ran, then those its host list left
+ * out (rerun_of's hosts_left_out, said in a note); every rack's verdict
+ * there. The number of racks run again. */
 static int fc_rerun_racks(fc_run_state_t *st, const fc_run_verdict_t *v,
                           const fc_inventory_t *inv)
 {
-    json_t *racks = json_array(), *verdicts = json_array();
+    json_t *racks = json_array(), *verdicts = json_array(), *back = json_array();
 
     st->rerun_hosts = json_array();
     for (int k = 0; k < v->nracks; ++k) {
         const fc_rack_verdict_t *r = &v->racks[k];
+        char names[512] = "";
+        size_t used = 0;
 
         json_array_append_new(verdicts, json_pack("{s:s, s:s}", "rack", r->rack, "verdict",
                                                   fc_verdict_name(r->verdict)));
@@ -124,9 +128,26 @@ static int fc_rerun_racks(fc_run_state_t *st, const fc_run_verdict_t *v,
         for (int h = 0; h < inv->nhosts; ++h)
             if (strcmp(inv->racks[inv->host_rack[h]], r->rack) == 0)
                 json_array_append_new(st->rerun_hosts, json_string(inv->hosts[h]));
+        /* a rack certificate needs the whole rack: the hosts DIR left out
+         * run now, or the rack would be INCOMPLETE again, every time */
+        for (int h = 0; h < inv->nleft_out; ++h) {
+            if (strcmp(inv->racks[inv->left_out_rack[h]], r->rack) != 0)
+                continue;
+            json_array_append_new(st->rerun_hosts, json_string(inv->left_out[h]));
+            json_array_append_new(back, json_string(inv->left_out[h]));
+            if (used < sizeof(names))
+                used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
+                                         used ? ", " : "", inv->left_out[h]);
+        }
+        if (used)
+            fc_print_line(stdout, "note: run %s left %s's %s out of its host list (%s was %s "
+                          "there): a rerun runs every host its rack map %s/racks gives the "
+                          "racks it runs again, so it runs them now", v->run_id, r->rack,
+                          names, r->rack, fc_verdict_name(r->verdict), st->o.rerun_dir);
     }
     json_object_set_new(st->rerun_of, "racks", racks);
     json_object_set_new(st->rerun_of, "verdicts", verdicts);
+    json_object_set_new(st->rerun_of, "hosts_left_out", back);
     return (int)json_array_size(racks);
 }
 
