@@ -37,6 +37,7 @@ typedef struct fc_run_opts {
     int ppn;                        /* cluster mode: ranks per node */
     const char *np_arg, *ppn_arg;   /* --np, --ppn as given, NULL if not:
                                      * overrides (how many ranks measure) */
+    char carried_np[16], carried_ppn[16];   /* DIR's, by --rerun-failed */
     int stages[FC_STAGE_COUNT];     /* --stages filter; all 1 if not given */
     const char *mpirun;             /* the launcher's program */
     const char *mpirun_from;        /* "--mpirun", "$FABCERT_MPIRUN" or NULL
@@ -97,6 +98,8 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o);
 /* Every option that changed what is measured, as given (the certificate's
  * overrides). */
 json_t *fc_run_overrides(const fc_run_opts_t *o);
+/* --np N, --ppn N: *out from 1 to 100000; else 2, said on stderr. */
+int fc_run_parse_count(const char *what, const char *text, int *out);
 /* The launching environment's variables that shape the measurement, and
  * Open MPI's parameter files that set something (path: their settings
  * and sha256; fc_run_opts.c says which files). */

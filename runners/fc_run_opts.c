@@ -88,8 +88,9 @@ void fc_usage(FILE *out)
 "                        start (give the run's options again; the profile\n"
 "                        defaults to DIR/profile.yaml)\n"
 "  --rerun-failed DIR    after a repair: a new run (--out) of the racks that\n"
-"                        did not pass in the finished run DIR, on their hosts\n"
-"                        only, under its profile; its certificates name DIR's\n"
+"                        did not pass in the finished run DIR, on every host\n"
+"                        of theirs in its rack map, under its profile, its\n"
+"                        --stages, --np and --ppn; its certificates name DIR's\n"
 "                        run (the profile defaults to DIR/profile.yaml)\n"
 "  --metrics FILE        the run's state and figures for Prometheus (text\n"
 "                        format, node_exporter's textfile collector: written\n"
@@ -116,7 +117,7 @@ static int fc_default_np(void)
     return cores < 2 ? 2 : cores > 8 ? 8 : (int)cores;
 }
 
-static int fc_parse_count(const char *what, const char *text, int *out)
+int fc_run_parse_count(const char *what, const char *text, int *out)
 {
     char *end;
     long v = strtol(text, &end, 10);
@@ -209,12 +210,12 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
         case O_HOSTS: snprintf(o->hosts, sizeof(o->hosts), "%s", optarg); break;
         case O_RACKS: snprintf(o->racks, sizeof(o->racks), "%s", optarg); break;
         case O_NP:
-            if (fc_parse_count("--np", optarg, &o->np))
+            if (fc_run_parse_count("--np", optarg, &o->np))
                 return 2;
             o->np_arg = optarg;
             break;
         case O_PPN:
-            if (fc_parse_count("--ppn", optarg, &o->ppn))
+            if (fc_run_parse_count("--ppn", optarg, &o->ppn))
                 return 2;
             o->ppn_arg = optarg;
             break;

@@ -3,7 +3,8 @@
  * repair, a new run of the racks that did not pass in the finished run
  * DIR, on their hosts only (the hosts it quarantined among them: they are
  * what was repaired; and those its host list left out, or the rack would
- * be INCOMPLETE again), under DIR's profile, every stage DIR selected.
+ * be INCOMPLETE again), under DIR's profile, every stage DIR selected,
+ * with DIR's --np and --ppn unless others are given.
  *
  * DIR is read as `fabcert report` reads it (fc_verdict_of_dir), so a
  * rack is run again exactly when DIR's certificate for it is not PASS.
@@ -151,6 +152,28 @@ static int fc_rerun_racks(fc_run_state_t *st, const fc_run_verdict_t *v,
     return (int)json_array_size(racks);
 }
 
+/* DIR's --np and --ppn, when it had them and this command gives none:
+ * the rerun measures with as many ranks as DIR did (recorded as the same
+ * overrides; one given that differs is said in the note on overrides). */
+static int fc_rerun_ranks(fc_run_opts_t *o, json_t *plan)
+{
+    json_t *ov = json_object_get(plan, "overrides");
+    const char *np = json_string_value(json_object_get(ov, "--np"));
+    const char *ppn = json_string_value(json_object_get(ov, "--ppn"));
+
+    if (np && !o->np_arg) {
+        if (strlen(np) >= sizeof(o->carried_np) || fc_run_parse_count("--np", np, &o->np))
+            return 2;
+        o->np_arg = strcpy(o->carried_np, np);
+    }
+    if (ppn && !o->ppn_arg) {
+        if (strlen(ppn) >= sizeof(o->carried_ppn) || fc_run_parse_count("--ppn", ppn, &o->ppn))
+            return 2;
+        o->ppn_arg = strcpy(o->carried_ppn, ppn);
+    }
+    return 0;
+}
+
 int fc_run_rerun_open(fc_run_state_t *st)
 {
     const char *dir = st->o.rerun_dir, *unfinished;
@@ -223,6 +246,9 @@ int fc_run_rerun_open(fc_run_state_t *st)
     else if (json_array_size(st->rerun_hosts) == 0)
         fprintf(stderr, "fabcert: --rerun-failed %s: the racks of run %s that did not pass "
                 "have no host in its inventory\n", dir, v.run_id);
+    else if (fc_rerun_ranks(&st->o, plan) != 0)
+        fprintf(stderr, "fabcert: --rerun-failed %s: %s: run %s's plan records a rank count "
+                "(above) that cannot be carried over\n", dir, path, v.run_id);
     else {
         json_t *ov;
 

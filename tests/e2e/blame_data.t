@@ -19,8 +19,9 @@
 #     unfinished run, of one still being written or of one whose plan
 #     record puts a host in a rack its frozen rack map does not is
 #     refused, exit 2, no directory made; a rack INCOMPLETE because the
-#     run's host list left one of its hosts out is rerun whole, that host
-#     included, and PASSes; without the retest's records (killed) every
+#     run's host list left one of its hosts out (at --ppn 1) is rerun
+#     whole, that host included, at the --ppn it ran with (not given
+#     again), and PASSes; without the retest's records (killed) every
 #     rack of the group FAILs, "not yet localised";
 #   - the same host corrupting only what it sends into all_reduce (its
 #     point-to-point traffic right): the retest's all_reduce without each
@@ -42,7 +43,7 @@
 FC=$BUILD/fabcert
 INJ=$PWD/$BUILD/libfc_inject.so
 vcluster_up fbd 2,3,1
-plan 28
+plan 29
 H1=${NAME}01 H4=${NAME}04
 # one stage per profile (a required stage left out would make the racks
 # INCOMPLETE); the virtual cluster's settings, and no relative rule for
@@ -183,9 +184,9 @@ rc=$?
     grep -qF "fabcert: --rerun-failed $TMP/ghost: $TMP/ghost/results.jsonl: the plan record of run $was does not match its frozen inventory ($TMP/ghost/hosts, $TMP/ghost/racks): the plan's inventory.hosts runs ghost (rack rack2), the frozen inventory does not" "$TMP/re-ghost.out"
 ok $? "a plan record with a host its frozen rack map lacks: exit 2 naming the earlier run's record and files, no directory made (rc $rc)"
 
-# 2c. a rack INCOMPLETE because the run's host list left ${NAME}05 out:
-# its --rerun-failed runs rack2 whole, the left-out host with it, and
-# rack2 PASSes
+# 2c. a rack INCOMPLETE because the run's host list left ${NAME}05 out,
+# at --ppn 1: its --rerun-failed (no --ppn given) runs rack2 whole, the
+# left-out host with it, at DIR's --ppn 1, and rack2 PASSes
 start=$(date +%s)
 grep -vx "${NAME}05" "$D/hosts" > "$TMP/part-hosts"
 $VC --name $NAME exec $H1 $FC run --hosts "$TMP/part-hosts" --racks "$D/racks" --ppn 1 \
@@ -199,6 +200,11 @@ grep -q "^rack rack2: INCOMPLETE" "$TMP/part.out" && grep -q "^rack rack1: PASS"
     [ "$rc" = 0 ] && grep -q "^rack rack2: PASS (3 hosts)" "$TMP/repart.out" &&
     grep -qF "note: run $was left rack2's ${NAME}05 out of its host list (rack2 was INCOMPLETE there): a rerun runs every host its rack map $TMP/part/racks gives the racks it runs again, so it runs them now" "$TMP/repart.out"
 ok $? "a rack INCOMPLETE for a host left out: its rerun runs the host too, says so, and rack2 PASSes (rc $rc, both runs ${took} s)"
+ran=$(rec repart 'my @h; for my $s (grep { $_->{type} eq "stage_start" } @r) { push @h, @{$s->{rank_hosts}} } join ",", sort @h')
+carried=$(rec repart 'my ($p) = grep { $_->{type} eq "plan" } @r; join " ", $p->{overrides}{"--ppn"}, $p->{launch}{ranks_per_node}, @{$p->{rerun_of}{hosts_left_out}}')
+[ "$ran" = "${NAME}03,${NAME}04,${NAME}05" ] && [ "$carried" = "1 1 ${NAME}05" ] &&
+    ! grep -q "the overrides differ" "$TMP/repart.out"
+ok $? "it ran one rank on each of rack2's three hosts: the earlier run's --ppn 1 carried over, the host left out recorded ($ran; $carried)"
 
 # 2b. the same host corrupting only what it sends into all_reduce: its
 # point-to-point traffic is right, the all_reduce without it is right
