@@ -58,6 +58,30 @@ static json_t *fc_with_profile_limits(json_t *rec, const fc_stage_profile_t *sp)
     json_t *copy = json_deep_copy(rec), *z;
     size_t i;
 
+    if (fc_record_id(rec) == FC_RECORD_OVERLAP) {
+        json_object_set_new(copy, "min_overlap_pct", json_real(sp->overlap.min_overlap_pct));
+        json_object_set_new(copy, "compute_ms", json_real(sp->overlap.compute_ms));
+        return copy;
+    }
+    if (fc_record_id(rec) == FC_RECORD_SCALING) {
+        json_t *pn = json_object_get(rec, "prev_nodes");
+
+        /* the first count has no step to judge; the step from one node
+         * has its own limit */
+        json_t *req = json_object_get(rec, "requested_bytes");
+
+        json_object_set_new(copy, "max_drop_pct", !json_is_integer(pn) ? json_null()
+                            : json_real(json_integer_value(pn) == 1
+                                        ? sp->scaling.max_first_drop_pct
+                                        : sp->scaling.max_drop_pct));
+        /* its floor (limits:), found as the stage finds it */
+        json_object_set_new(copy, "limit", fc_limit_json(fc_profile_find_limit(
+            sp, fc_coll_from_name(fc_json_str(rec, "collective")),
+            fc_dtype_from_name(fc_json_str(rec, "dtype")),
+            fc_reduce_op_from_name(fc_json_str(rec, "op")),
+            (uint64_t)json_integer_value(req ? req : json_object_get(rec, "bytes")))));
+        return copy;
+    }
     if (fc_record_id(rec) == FC_RECORD_POINT) {
         int coll = fc_coll_from_name(fc_json_str(rec, "collective"));
         json_t *req = json_object_get(rec, "requested_bytes");
@@ -102,7 +126,25 @@ static void fc_limits_differ(json_t *rec, json_t *want, char *why, size_t len)
     size_t i;
 
     why[0] = '\0';
-    if (fc_record_id(rec) == FC_RECORD_POINT) {
+    if (fc_record_id(rec) == FC_RECORD_OVERLAP || fc_record_id(rec) == FC_RECORD_SCALING) {
+        static const char *const keys[] = { "min_overlap_pct", "compute_ms", "max_drop_pct" };
+
+        for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); ++k) {
+            json_t *h = json_object_get(rec, keys[k]), *s = json_object_get(want, keys[k]);
+
+            if (s == NULL)
+                continue;
+            if (h == NULL || json_is_number(h) != json_is_number(s) ||
+                (json_is_number(h) && json_number_value(h) != json_number_value(s))) {
+                snprintf(why, len, "its %s %g is not the frozen profile's %g", keys[k],
+                         fc_lnum(rec, keys[k]), fc_lnum(want, keys[k]));
+                return;
+            }
+        }
+        if (fc_record_id(rec) == FC_RECORD_OVERLAP)
+            return;
+    }
+    if (fc_record_id(rec) == FC_RECORD_POINT || fc_record_id(rec) == FC_RECORD_SCALING) {
         json_t *have = json_object_get(rec, "limit"), *should = json_object_get(want, "limit");
 
         /* the same values: the line it names is a reference for people
@@ -163,7 +205,8 @@ void fc_verdict_limits_scan(json_t *records, const fc_run_verdict_t *out,
         char differ[300], fails[256], label[200], text[FC_VERDICT_TEXT];
         json_t *want;
 
-        if ((id != FC_RECORD_POINT && id != FC_RECORD_PAIR) || s < 0 || scan->ignored[i] ||
+        if ((id != FC_RECORD_POINT && id != FC_RECORD_PAIR && id != FC_RECORD_OVERLAP &&
+             id != FC_RECORD_SCALING) || s < 0 || scan->ignored[i] ||
             scan->other_run[i] || !profile->stages[s].present || !out->planned[s])
             continue;
         want = fc_with_profile_limits(rec, &profile->stages[s]);
