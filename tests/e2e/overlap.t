@@ -103,7 +103,7 @@ n=$(rec one 'my ($o) = grep { $_->{type} eq "overlap" } @r; "$o->{verdict} " . (
 ok $? "one rank: INCOMPLETE, nothing implicated ($n)"
 forge() {   # forge NAME PERL: the clean run with its overlap record edited
     cp -r "$TMP/clean" "$TMP/$1" && rm -rf "$TMP/$1/report" "$TMP/$1/certificates"
-    perl -pe "$2 if /\"type\":\"overlap\"/" "$TMP/clean/results.jsonl" > "$TMP/$1/results.jsonl"
+    perl -pe "if (/\"type\":\"overlap\"/) { $2 }" "$TMP/clean/results.jsonl" > "$TMP/$1/results.jsonl"
     $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
 }
 forge low 's/"overlap_pct":[0-9.e+-]*/"overlap_pct":3/'

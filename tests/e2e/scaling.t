@@ -12,8 +12,9 @@
 #     judged against a count that failed: INCOMPLETE, not PASS;
 #   - the report judges the records' figures again against the frozen
 #     profile: the open run's 1 MiB record on 4 nodes given a busbw 99%
-#     below 2 nodes under its PASS is FAIL; its max_drop_pct set to 100
-#     is INCOMPLETE;
+#     below 2 nodes under its PASS is FAIL; its max_drop_pct set to 100,
+#     or its prev_peak_busbw set to another than the 2-node record's, is
+#     INCOMPLETE;
 #   - the report holds the records to the series: the open run's record
 #     of 1 MiB on 5 nodes deleted and the end record recounted is
 #     INCOMPLETE naming it;
@@ -31,7 +32,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcs 2,3
-plan 15
+plan 16
 cat > "$TMP/p.yaml" <<YAML
 name: scaling-test
 seed: 5
@@ -106,7 +107,7 @@ ok $? "a node count's record deleted and the end record recounted: INCOMPLETE, n
 
 forge() {   # forge NAME PERL: the open run with its 1 MiB record on 4 nodes edited
     cp -r "$TMP/open" "$TMP/$1" && rm -rf "$TMP/$1/report" "$TMP/$1/certificates"
-    perl -pe "$2 if /\"type\":\"scaling\"/ && /\"requested_bytes\":1048576/ && /\"nodes\":4,/" \
+    perl -pe "if (/\"type\":\"scaling\"/ && /\"requested_bytes\":1048576/ && /\"nodes\":4,/) { $2 }" \
         "$TMP/open/results.jsonl" > "$TMP/$1/results.jsonl"
     $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
 }
@@ -118,6 +119,10 @@ forge lim 's/"max_drop_pct":[0-9.e+-]*/"max_drop_pct":100/'
 rc=$?
 [ $rc -ne 0 ] && grep -q "^  INCOMPLETE .*scaling stage.*its max_drop_pct 100 is not the frozen profile's 85: it was judged against another limit than the profile's" "$TMP/lim.out"
 ok $? "a record's max_drop_pct that is not the profile's: INCOMPLETE ($rc)"
+forge ref 's/"prev_peak_busbw":[0-9.e+-]*/"prev_peak_busbw":0.001/; s/"drop_pct":[0-9.e+-]*/"drop_pct":0/'
+rc=$?
+[ $rc -ne 0 ] && grep -q "^  INCOMPLETE .*scaling stage.*1 MiB on 4 nodes: its prev_peak_busbw 0.001 is not the 2-node record's peak_busbw [0-9.]*, though its verdict says 'PASS'" "$TMP/ref.out"
+ok $? "a record compared with another busbw than its reference count's record: INCOMPLETE ($rc)"
 
 head -2 "$D/hosts" > "$TMP/rack1.hosts"
 $VC --name $NAME slow ${NAME}02 50mbit > /dev/null
