@@ -13,7 +13,12 @@
  * limit, and one that fails it under a PASS (with no confirmation alone
  * that cleared it) is a FAIL, as with its own limit. A record written
  * before its stage recorded a limit (a pair without `latency_limit`) is
- * judged against the profile's limit alone.
+ * judged against the profile's limit alone. Overlap records
+ * (min_overlap_pct, compute_ms) and scaling records (max_drop_pct or
+ * max_first_drop_pct, the floor of limits:) are held the same way, and a
+ * scaling PASS also to its series: its reference count's record, in its
+ * attempt, there, ending PASS and carrying the busbw it was compared with;
+ * a first count not alone in its series (fc_scaling_reference).
  */
 #include "fc_verdict_scan.h"
 
