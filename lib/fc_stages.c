@@ -80,10 +80,9 @@ static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
         .no_counters = FC_NO_COUNTERS("overlap") },
     [FC_STAGE_SCALING] = {
         .id = FC_STAGE_SCALING, .name = "scaling", .ranks = FC_RANKS_PPN, .min_hosts = 2,
-        .sections = FC_SECT_SCALING | FC_SECT_SWEEP | FC_SECT_KINDS, .view = FC_VIEW_SCALING,
+        .sections = FC_SECT_SCALING | FC_SECT_LIMITS | FC_SECT_SWEEP | FC_SECT_KINDS,
+        .view = FC_VIEW_SCALING,
         .sweep_check = FC_SWEEP_CHECK_SERIES, .sweep_record = "scaling",
-        .no_limits = "the scaling stage judges the drop of busbw from one node count to "
-                     "the next (scaling: max_drop_pct), not busbw or latency",
         .no_relative = "the scaling stage compares each node count of its series with the "
                        "one before (scaling: max_drop_pct), not groups with their peers",
         .no_backend = "the scaling stage runs its series on mpi (the GPU series is not "

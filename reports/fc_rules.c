@@ -229,6 +229,9 @@ void fc_rules_overlap(json_t *rec, json_t *lines)
 {
     fc_rule_add(lines, 1, "overlap >= %.0f%%",
                 json_number_value(json_object_get(rec, "min_overlap_pct")));
+    if (json_object_get(rec, "compute_work_pct"))
+        fc_rule_add(lines, 1, "compute work beside the collective >= %.0f%% of alone",
+                    json_number_value(json_object_get(rec, "min_overlap_pct")));
 }
 
 void fc_rules_scaling(json_t *rec, json_t *lines)
@@ -240,6 +243,20 @@ void fc_rules_scaling(json_t *rec, json_t *lines)
                     "busbw drop from %lld nodes <= %.0f%%",
                     (long long)json_integer_value(json_object_get(rec, "prev_nodes")),
                     json_number_value(json_object_get(rec, "max_drop_pct")));
+    {
+        json_t *limit = json_object_get(rec, "limit");
+        json_t *bw = json_object_get(limit, "min_busbw_gbps");
+        json_t *lat = json_object_get(limit, "max_latency_us");
+
+        if (json_is_number(bw) && json_number_value(bw) >= 0)
+            fc_rule_add(lines, 1, "busbw (fastest iteration) >= %.4g GB/s (profile line %lld)",
+                        json_number_value(bw),
+                        (long long)json_integer_value(json_object_get(limit, "line")));
+        if (json_is_number(lat) && json_number_value(lat) >= 0)
+            fc_rule_add(lines, 1, "median <= %.4g us (profile line %lld)",
+                        json_number_value(lat),
+                        (long long)json_integer_value(json_object_get(limit, "line")));
+    }
 }
 
 void fc_rules_lines_text(json_t *lines, int applied, char *buf, size_t len)

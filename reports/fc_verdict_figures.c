@@ -211,6 +211,70 @@ static int fc_pair_cleared(json_t *rec)
     return n > 0 && fc_confirm_decide(slow, n) == FC_CONFIRM_CLEARED;
 }
 
+/* An overlap record's figures against its min_overlap_pct: the overlap
+ * efficiency and, where the record carries it, compute_work_pct (the
+ * compute done beside the collective over the compute done alone in the
+ * same wall time), each at least the limit, as the stage judges them; a
+ * figure that is not a number under a limit fails. */
+static int fc_overlap_fails_limit(json_t *rec, char *why, size_t len)
+{
+    double lim = fc_num(rec, "min_overlap_pct");
+    json_t *eff = json_object_get(rec, "overlap_pct"), *work = json_object_get(rec,
+                                                                             "compute_work_pct");
+
+    if (!json_is_number(json_object_get(rec, "min_overlap_pct")))
+        return 0;
+    if (!json_is_number(eff) || json_number_value(eff) < lim) {
+        snprintf(why, len, "overlap %.1f%% is below min_overlap_pct %g", fc_num(rec,
+                 "overlap_pct"), lim);
+        return 1;
+    }
+    if (work != NULL && (!json_is_number(work) || json_number_value(work) < lim)) {
+        snprintf(why, len, "the compute beside the collective did %.1f%% of its work alone, "
+                 "below min_overlap_pct %g", fc_num(rec, "compute_work_pct"), lim);
+        return 1;
+    }
+    return 0;
+}
+
+/* A scaling record's drop against its max_drop_pct: the larger of the
+ * drop it states and the one its two busbw figures give. */
+static int fc_scaling_fails_limit(json_t *rec, char *why, size_t len)
+{
+    double lim = fc_num(rec, "max_drop_pct"), peak = fc_num(rec, "peak_busbw");
+    double prev = fc_num(rec, "prev_peak_busbw"), drop = fc_num(rec, "drop_pct");
+
+    json_t *limit = json_object_get(rec, "limit");
+
+    /* its floor (limits:), on the count's fastest iteration as the stage */
+    if (json_is_object(limit) && fc_num(limit, "min_busbw_gbps") >= 0 &&
+        !(peak >= fc_num(limit, "min_busbw_gbps"))) {
+        snprintf(why, len, "busbw %g GB/s on %lld nodes is below min_busbw_gbps %g", peak,
+                 (long long)json_integer_value(json_object_get(rec, "nodes")),
+                 fc_num(limit, "min_busbw_gbps"));
+        return 1;
+    }
+    if (json_is_object(limit) && fc_num(limit, "max_latency_us") >= 0 &&
+        !(fc_num(rec, "median_us") <= fc_num(limit, "max_latency_us"))) {
+        snprintf(why, len, "median %g us on %lld nodes is above max_latency_us %g",
+                 fc_num(rec, "median_us"),
+                 (long long)json_integer_value(json_object_get(rec, "nodes")),
+                 fc_num(limit, "max_latency_us"));
+        return 1;
+    }
+    if (!json_is_number(json_object_get(rec, "max_drop_pct")))
+        return 0;
+    if (prev > 0 && peak >= 0 && 100 * (prev - peak) / prev > drop)
+        drop = 100 * (prev - peak) / prev;
+    if (drop > lim) {
+        snprintf(why, len, "busbw on %lld nodes %.1f%% below %lld nodes, above max_drop_pct %g",
+                 (long long)json_integer_value(json_object_get(rec, "nodes")), drop,
+                 (long long)json_integer_value(json_object_get(rec, "prev_nodes")), lim);
+        return 1;
+    }
+    return 0;
+}
+
 int fc_record_limit_fails(json_t *rec, char *why, size_t len)
 {
     fc_record_id_t id = fc_record_id(rec);
@@ -236,6 +300,10 @@ int fc_record_limit_fails(json_t *rec, char *why, size_t len)
         }
         return 0;
     }
+    if (id == FC_RECORD_OVERLAP)
+        return fc_overlap_fails_limit(rec, why, len);
+    if (id == FC_RECORD_SCALING)
+        return fc_scaling_fails_limit(rec, why, len);
     if (id != FC_RECORD_PAIR)
         return 0;
     json_array_foreach(json_object_get(rec, "sizes"), i, z)

@@ -13,7 +13,12 @@
  * limit, and one that fails it under a PASS (with no confirmation alone
  * that cleared it) is a FAIL, as with its own limit. A record written
  * before its stage recorded a limit (a pair without `latency_limit`) is
- * judged against the profile's limit alone.
+ * judged against the profile's limit alone. Overlap records
+ * (min_overlap_pct, compute_ms) and scaling records (max_drop_pct or
+ * max_first_drop_pct, the floor of limits:) are held the same way, and a
+ * scaling PASS also to its series: its reference count's record, in its
+ * attempt, there, ending PASS and carrying the busbw it was compared with;
+ * a first count not alone in its series (fc_scaling_reference).
  */
 #include "fc_verdict_scan.h"
 
@@ -58,6 +63,30 @@ static json_t *fc_with_profile_limits(json_t *rec, const fc_stage_profile_t *sp)
     json_t *copy = json_deep_copy(rec), *z;
     size_t i;
 
+    if (fc_record_id(rec) == FC_RECORD_OVERLAP) {
+        json_object_set_new(copy, "min_overlap_pct", json_real(sp->overlap.min_overlap_pct));
+        json_object_set_new(copy, "compute_ms", json_real(sp->overlap.compute_ms));
+        return copy;
+    }
+    if (fc_record_id(rec) == FC_RECORD_SCALING) {
+        json_t *pn = json_object_get(rec, "prev_nodes");
+
+        /* the first count has no step to judge; the step from one node
+         * has its own limit */
+        json_t *req = json_object_get(rec, "requested_bytes");
+
+        json_object_set_new(copy, "max_drop_pct", !json_is_integer(pn) ? json_null()
+                            : json_real(json_integer_value(pn) == 1
+                                        ? sp->scaling.max_first_drop_pct
+                                        : sp->scaling.max_drop_pct));
+        /* its floor (limits:), found as the stage finds it */
+        json_object_set_new(copy, "limit", fc_limit_json(fc_profile_find_limit(
+            sp, fc_coll_from_name(fc_json_str(rec, "collective")),
+            fc_dtype_from_name(fc_json_str(rec, "dtype")),
+            fc_reduce_op_from_name(fc_json_str(rec, "op")),
+            (uint64_t)json_integer_value(req ? req : json_object_get(rec, "bytes")))));
+        return copy;
+    }
     if (fc_record_id(rec) == FC_RECORD_POINT) {
         int coll = fc_coll_from_name(fc_json_str(rec, "collective"));
         json_t *req = json_object_get(rec, "requested_bytes");
@@ -102,7 +131,25 @@ static void fc_limits_differ(json_t *rec, json_t *want, char *why, size_t len)
     size_t i;
 
     why[0] = '\0';
-    if (fc_record_id(rec) == FC_RECORD_POINT) {
+    if (fc_record_id(rec) == FC_RECORD_OVERLAP || fc_record_id(rec) == FC_RECORD_SCALING) {
+        static const char *const keys[] = { "min_overlap_pct", "compute_ms", "max_drop_pct" };
+
+        for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); ++k) {
+            json_t *h = json_object_get(rec, keys[k]), *s = json_object_get(want, keys[k]);
+
+            if (s == NULL)
+                continue;
+            if (h == NULL || json_is_number(h) != json_is_number(s) ||
+                (json_is_number(h) && json_number_value(h) != json_number_value(s))) {
+                snprintf(why, len, "its %s %g is not the frozen profile's %g", keys[k],
+                         fc_lnum(rec, keys[k]), fc_lnum(want, keys[k]));
+                return;
+            }
+        }
+        if (fc_record_id(rec) == FC_RECORD_OVERLAP)
+            return;
+    }
+    if (fc_record_id(rec) == FC_RECORD_POINT || fc_record_id(rec) == FC_RECORD_SCALING) {
         json_t *have = json_object_get(rec, "limit"), *should = json_object_get(want, "limit");
 
         /* the same values: the line it names is a reference for people
@@ -149,21 +196,93 @@ static void fc_limits_differ(json_t *rec, json_t *want, char *why, size_t len)
                  fc_lnum(json_object_get(want, "latency_limit"), "max_latency_us"));
 }
 
+/* Is r the scaling stage's stage_start or stage_end (an attempt's edge)? */
+static int fc_scaling_edge(json_t *r, const char *type)
+{
+    return strcmp(fc_json_str(r, "type"), type) == 0 &&
+           strcmp(fc_json_str(r, "stage"), "scaling") == 0;
+}
+
+static int fc_same_point(json_t *a, json_t *b)
+{
+    return strcmp(fc_json_str(a, "collective"), fc_json_str(b, "collective")) == 0 &&
+           strcmp(fc_json_str(a, "dtype"), fc_json_str(b, "dtype")) == 0 &&
+           strcmp(fc_json_str(a, "op"), fc_json_str(b, "op")) == 0 &&
+           json_integer_value(json_object_get(a, "requested_bytes")) ==
+           json_integer_value(json_object_get(b, "requested_bytes"));
+}
+
+/* A scaling PASS held to the series it was judged in (the records of its
+ * attempt, at its point): a first count with no other count beside it
+ * compared nothing; a later count's reference (the record of prev_nodes)
+ * must be there, not have failed (bad: the verdict each earlier record
+ * ends with here), and carry the busbw it was compared with. why: "" when
+ * it holds. */
+static void fc_scaling_reference(json_t *records, size_t i, const fc_verdict_scan_t *scan,
+                                 const unsigned char *bad, char *why, size_t len)
+{
+    json_t *rec = json_array_get(records, i), *pn = json_object_get(rec, "prev_nodes"), *r;
+    json_int_t nodes = json_integer_value(json_object_get(rec, "nodes"));
+    size_t n = json_array_size(records), j;
+    int other = 0;
+
+    why[0] = '\0';
+    for (j = i; j-- > 0;) {
+        r = json_array_get(records, j);
+        if (fc_scaling_edge(r, "stage_start"))
+            break;
+        if (scan->ignored[j] || scan->other_run[j] || scan->type[j]->id != FC_RECORD_SCALING ||
+            !fc_same_point(r, rec))
+            continue;
+        other |= json_integer_value(json_object_get(r, "nodes")) != nodes;
+        if (json_is_integer(pn) &&
+            json_integer_value(json_object_get(r, "nodes")) == json_integer_value(pn)) {
+            if (bad[j])
+                snprintf(why, len, "judged against a count that had failed (%lld nodes): "
+                         "its busbw is no reference", (long long)json_integer_value(pn));
+            else if (fc_lnum(r, "peak_busbw") != fc_lnum(rec, "prev_peak_busbw"))
+                snprintf(why, len, "its prev_peak_busbw %g is not the %lld-node record's "
+                         "peak_busbw %g", fc_lnum(rec, "prev_peak_busbw"),
+                         (long long)json_integer_value(pn), fc_lnum(r, "peak_busbw"));
+            return;
+        }
+    }
+    if (json_is_integer(pn)) {
+        snprintf(why, len, "its reference count (%lld nodes) has no record in its attempt",
+                 (long long)json_integer_value(pn));
+        return;
+    }
+    for (j = i + 1; j < n && !other; ++j) {
+        r = json_array_get(records, j);
+        if (fc_scaling_edge(r, "stage_start") || fc_scaling_edge(r, "stage_end"))
+            break;
+        if (!scan->ignored[j] && !scan->other_run[j] &&
+            scan->type[j]->id == FC_RECORD_SCALING && fc_same_point(r, rec))
+            other = json_integer_value(json_object_get(r, "nodes")) != nodes;
+    }
+    if (!other)
+        snprintf(why, len, "a series of one node count (%lld nodes): nothing was compared",
+                 (long long)nodes);
+}
+
 void fc_verdict_limits_scan(json_t *records, const fc_run_verdict_t *out,
                             const fc_profile_t *profile, fc_verdict_scan_t *scan)
 {
     json_t *rec;
     size_t i;
+    unsigned char *bad;
 
     if (profile == NULL)
         return;         /* no frozen profile: the plan check says why */
+    bad = fc_xcalloc(json_array_size(records) + 1, 1, "the scaling records' verdicts");
     json_array_foreach(records, i, rec) {
         fc_record_id_t id = scan->type[i]->id;
         int s = scan->stage[i];
-        char differ[300], fails[256], label[200], text[FC_VERDICT_TEXT];
+        char differ[300], fails[256], label[200], text[FC_VERDICT_TEXT], ref[200] = "";
         json_t *want;
 
-        if ((id != FC_RECORD_POINT && id != FC_RECORD_PAIR) || s < 0 || scan->ignored[i] ||
+        if ((id != FC_RECORD_POINT && id != FC_RECORD_PAIR && id != FC_RECORD_OVERLAP &&
+             id != FC_RECORD_SCALING) || s < 0 || scan->ignored[i] ||
             scan->other_run[i] || !profile->stages[s].present || !out->planned[s])
             continue;
         want = fc_with_profile_limits(rec, &profile->stages[s]);
@@ -175,6 +294,14 @@ void fc_verdict_limits_scan(json_t *records, const fc_run_verdict_t *out,
             strcmp(fc_record_verdict(rec), "PASS") == 0)
             fc_record_limit_fails(want, fails, sizeof(fails));
         json_decref(want);
+        if (id == FC_RECORD_SCALING) {
+            if (strcmp(fc_record_verdict(rec), "PASS") == 0)
+                fc_scaling_reference(records, i, scan, bad, ref, sizeof(ref));
+            bad[i] = strcmp(fc_record_verdict(rec), "PASS") != 0 || differ[0] || fails[0] ||
+                     ref[0];
+            if (!differ[0] && !fails[0] && ref[0])
+                snprintf(differ, sizeof(differ), "%s", ref);
+        }
         if (!differ[0] && !fails[0])
             continue;
         if (scan->limits == NULL)
@@ -184,6 +311,9 @@ void fc_verdict_limits_scan(json_t *records, const fc_run_verdict_t *out,
             snprintf(text, sizeof(text), "%.120s: its own figures fail the frozen profile's "
                      "limit (%.150s), though its verdict says 'PASS'%s%.100s", label, fails,
                      differ[0] ? " and " : "", differ);
+        else if (ref[0] && strcmp(ref, differ) == 0)
+            snprintf(text, sizeof(text), "%.120s: %.200s, though its verdict says 'PASS'",
+                     label, ref);
         else
             snprintf(text, sizeof(text), "%.120s: %.280s: it was judged against another limit "
                      "than the profile's", label, differ);
@@ -195,6 +325,7 @@ void fc_verdict_limits_scan(json_t *records, const fc_run_verdict_t *out,
                                 fails[0] ? "FAIL" : "INCOMPLETE", "text", text));
         }
     }
+    free(bad);
 }
 
 const char *fc_verdict_limit_issue(const fc_verdict_scan_t *scan, size_t i, const char **text_p)

@@ -26,8 +26,12 @@
  * overlap is within the noise. The kernel runs for compute_ms of wall
  * time whatever else the host runs (a duration known by construction, so
  * a busy host does not stretch it); the work it got done together, as a
- * share of the work alone, is recorded (compute_work_pct: what the
- * collective's progress took from the compute), not judged. Runs on mpi
+ * share of the work alone (compute_work_pct: what the collective's
+ * progress took from the compute), is judged too: below
+ * overlap.min_overlap_pct is FAIL (the verdict is on the smaller of the
+ * two), for a collective that runs serially inside a poll leaves the wall
+ * times of an overlap and shows only in the work. One rank alone is INCOMPLETE
+ * (no transport to overlap). Runs on mpi
  * alone: the GPU overlap (a GEMM beside NCCL) is not built.
  * --selftest-corrupt flips its bit in the together phase's output of
  * that rank and iteration; --selftest-hang stops at the size's progress
@@ -236,7 +240,13 @@ static void fc_ovl_size(fc_stage_ctx_t *ctx, uint64_t bytes, double units_per_ms
             char why[FC_REASON_MAX];
 
             fc_stage_group_members(ctx, 0, hosts, racks);
-            if (!(c > 0 && k > 0 && both > 0)) {
+            if (n < 2) {
+                snprintf(why, sizeof(why), "one rank: no transport to overlap (the "
+                         "all_reduce of a single rank moves nothing between ranks); run it "
+                         "on two or more");
+                json_array_append_new(reasons, json_string(why));
+                verdict = "INCOMPLETE";
+            } else if (!(c > 0 && k > 0 && both > 0)) {
                 snprintf(why, sizeof(why), "a measurement gave no time (collective %.1f us, "
                          "compute %.1f us, together %.1f us): no overlap can be measured",
                          c * 1e6, k * 1e6, both * 1e6);
@@ -258,6 +268,15 @@ static void fc_ovl_size(fc_stage_ctx_t *ctx, uint64_t bytes, double units_per_ms
                          op->min_overlap_pct, c * 1e6, k * 1e6, both * 1e6, (c + k) * 1e6);
                 json_array_append_new(reasons, json_string(why));
                 verdict = "FAIL";
+            } else if (work_pct < op->min_overlap_pct) {
+                snprintf(why, sizeof(why), "the compute beside the collective did %.0f%% of "
+                         "its work alone in the same time, below the limit %.0f%%: the "
+                         "collective ran in its place, not beside it (the wall times give "
+                         "overlap %.0f%%: collective %.1f us alone, compute %.1f us alone, "
+                         "%.1f us together)", work_pct, op->min_overlap_pct, eff, c * 1e6,
+                         k * 1e6, both * 1e6);
+                json_array_append_new(reasons, json_string(why));
+                verdict = "FAIL";
             }
             if (wrong_all > 0) {
                 snprintf(why, sizeof(why), "%lld wrong elements; most on rank %d (host %s), "
@@ -267,7 +286,7 @@ static void fc_ovl_size(fc_stage_ctx_t *ctx, uint64_t bytes, double units_per_ms
                 json_array_append_new(reasons, json_string(why));
                 verdict = "FAIL";
                 impl = fc_stage_wrong_implicates(ctx, first.rank);
-            } else if (strcmp(verdict, "PASS") != 0) {
+            } else if (strcmp(verdict, "PASS") != 0 && n >= 2) {
                 impl = json_pack("{s:s, s:s, s:s, s:O, s:b}", "part", "cluster", "host", "",
                                  "rack", fc_stage_group_rack(ctx, 0), "racks", racks,
                                  "quarantine", 0);

@@ -121,9 +121,9 @@ static double fc_scl_peak(const fc_point_summary_t *s)
 
 /* Rank 0: the record of count ci at point pt, judged against prev (the
  * summary of the count before, NULL for the first). */
-static void fc_scl_record(fc_stage_ctx_t *ctx, const fc_scl_t *sc, int ci,
-                          const fc_test_point_t *pt, const fc_point_summary_t *s,
-                          const fc_point_summary_t *prev)
+static int fc_scl_record(fc_stage_ctx_t *ctx, const fc_scl_t *sc, int ci,
+                         const fc_test_point_t *pt, const fc_point_summary_t *s,
+                         const fc_point_summary_t *prev, int prev_failed)
 {
     const fc_scaling_profile_t *lim = &ctx->sp.scaling;
     int k = sc->counts[ci], pk = ci ? sc->counts[ci - 1] : 0;
@@ -133,7 +133,10 @@ static void fc_scl_record(fc_stage_ctx_t *ctx, const fc_scl_t *sc, int ci,
     double limit = pk == 1 ? lim->max_first_drop_pct : lim->max_drop_pct, drop = 0;
     int crosses = 0;
     const char *verdict = "PASS";
-    char why[FC_REASON_MAX], what[160], group[32], rlist[256], alist[256];
+    char why[FC_REASON_MAX], what[160], group[32], rlist[256], alist[256], hlist[512];
+    const fc_limit_rule_t *rule = fc_profile_find_limit(&ctx->sp, (int)pt->coll,
+                                                        (int)pt->dtype, (int)pt->op, pt->bytes);
+    double floor_gbps = rule ? rule->min_busbw_gbps : -1;
 
     for (int h = 0; h < k; ++h)
         json_array_append_new(hosts, json_string(ctx->rank_hosts[sc->order_rank[h]]));
@@ -144,6 +147,7 @@ static void fc_scl_record(fc_stage_ctx_t *ctx, const fc_scl_t *sc, int ci,
     crosses = ci > 0 && fc_scl_racks(ctx, sc, 0, pk, prev_racks) < (int)json_array_size(racks);
     fc_scl_join(racks, rlist, sizeof(rlist));
     fc_scl_join(added, alist, sizeof(alist));
+    fc_scl_join(hosts, hlist, sizeof(hlist));
     snprintf(group, sizeof(group), "%d nodes", k);
     double peak = fc_scl_peak(s), prev_peak = prev ? fc_scl_peak(prev) : 0;
 
@@ -164,13 +168,42 @@ static void fc_scl_record(fc_stage_ctx_t *ctx, const fc_scl_t *sc, int ci,
         json_array_append_new(reasons, json_string(why));
         verdict = "FAIL";
         impl = fc_stage_wrong_implicates(ctx, s->first_bad_rank >= 0 ? s->first_bad_rank : 0);
+    } else if (floor_gbps >= 0 && peak < floor_gbps) {
+        snprintf(why, sizeof(why), "busbw %.3f GB/s on %d nodes is below the floor %g GB/s "
+                 "(limits: min_busbw_gbps, profile line %d; the count's fastest iteration): "
+                 "a link or node of %.300s; no single node is blamed", peak, k, floor_gbps,
+                 rule->line, hlist);
+        json_array_append_new(reasons, json_string(why));
+        verdict = "FAIL";
+        impl = json_pack("{s:s, s:s, s:s, s:O, s:O, s:b}", "part", "links", "host", "",
+                         "rack", "", "racks", racks, "hosts", hosts, "quarantine", 0);
+    } else if (rule && rule->max_latency_us >= 0 && s->time.median * 1e6 > rule->max_latency_us) {
+        snprintf(why, sizeof(why), "median %.1f us on %d nodes is above max_latency_us %g "
+                 "(limits:, profile line %d): a link or node of %.300s; no single node is "
+                 "blamed", s->time.median * 1e6, k, rule->max_latency_us, rule->line, hlist);
+        json_array_append_new(reasons, json_string(why));
+        verdict = "FAIL";
+        impl = json_pack("{s:s, s:s, s:s, s:O, s:O, s:b}", "part", "links", "host", "",
+                         "rack", "", "racks", racks, "hosts", hosts, "quarantine", 0);
+    } else if (ci == 0 && sc->ncounts == 1) {
+        snprintf(why, sizeof(why), "a series of one node count (%d nodes): nothing was "
+                 "compared, so no step was judged; run it on more hosts", k);
+        json_array_append_new(reasons, json_string(why));
+        verdict = "INCOMPLETE";
+    } else if (prev != NULL && prev_failed) {
+        snprintf(why, sizeof(why), "judged against a count that had failed (%d nodes): its "
+                 "busbw is no reference, so the step %d -> %d nodes is not judged", pk, pk, k);
+        json_array_append_new(reasons, json_string(why));
+        verdict = "INCOMPLETE";
     } else if (prev != NULL && prev_peak > 0 && drop > limit) {
-        const char *part = crosses ? "spine" : pk == 1 ? "nic" : "links";
-        char where[512];
+        const char *part = crosses ? "spine-or-links" : pk == 1 ? "nic" : "links";
+        char where[512], prl[256];
 
+        fc_scl_join(added_racks, prl, sizeof(prl));
         if (crosses)
             snprintf(where, sizeof(where), "the drop appears where the series crosses the "
-                     "spine (racks %s): the spine and the uplinks of those racks", rlist);
+                     "spine (racks %s): the spine or the uplinks of racks %s, or the links "
+                     "of the nodes added (%s), until a retest places it", rlist, rlist, alist);
         else if (pk == 1)
             snprintf(where, sizeof(where), "the drop appears on leaving the node: the NICs "
                      "and links of %s (added) and %s", alist,
@@ -219,6 +252,14 @@ static void fc_scl_record(fc_stage_ctx_t *ctx, const fc_scl_t *sc, int ci,
     json_object_set_new(rec, "reasons", reasons);
     json_object_set_new(rec, "implicates", impl);
     json_object_set_new(rec, "verdict", json_string(verdict));
+    json_object_set_new(rec, "limit", rule ? json_pack("{s:f, s:f, s:i}", "min_busbw_gbps",
+                        rule->min_busbw_gbps, "max_latency_us", rule->max_latency_us, "line",
+                        rule->line) : json_null());
+    if (ci == 0)
+        json_object_set_new(rec, "note", json_string(floor_gbps >= 0
+            ? "the first count of the series: no step, judged against the floor alone"
+            : "the first count of the series: no step and no floor (limits: min_busbw_gbps), "
+              "so nothing judges it; a slow node here is seen only by the steps after"));
     json_decref(prev_racks);
     json_decref(added_racks);
     if (strcmp(verdict, "PASS") != 0)
@@ -238,6 +279,7 @@ static void fc_scl_record(fc_stage_ctx_t *ctx, const fc_scl_t *sc, int ci,
         fc_tap_yaml_line(&ctx->tap, "drop_pct: %.1f", drop);
     fc_tap_yaml_end(&ctx->tap);
     fc_results_append(&ctx->results, rec);
+    return strcmp(verdict, "PASS") != 0;
 }
 
 int main(int argc, char **argv)
@@ -247,7 +289,7 @@ int main(int argc, char **argv)
     fc_scl_t sc = { 0 };
     fc_test_point_t *points = NULL;
     fc_point_summary_t *prev = NULL, *cur = NULL, mine, *all = NULL;
-    int npoints, index = 0;
+    int npoints, index = 0, *prev_bad = NULL, *cur_bad = NULL;
 
     status = fc_stage_init(&argc, &argv, FC_STAGE_SCALING, &ctx);
     if (status != FC_OK)
@@ -270,6 +312,8 @@ int main(int argc, char **argv)
         all = fc_xcalloc((size_t)ctx.world_size, sizeof(*all), "the ranks' summaries");
         prev = fc_xcalloc((size_t)npoints + 1, sizeof(*prev), "the previous count's figures");
         cur = fc_xcalloc((size_t)npoints + 1, sizeof(*cur), "this count's figures");
+        prev_bad = fc_xcalloc((size_t)npoints + 1, sizeof(int), "the previous count's verdicts");
+        cur_bad = fc_xcalloc((size_t)npoints + 1, sizeof(int), "this count's verdicts");
     }
     for (int ci = 0; ci < sc.ncounts; ++ci) {
         int member = sc.host_of_rank[ctx.world_rank] < sc.counts[ci];
@@ -303,10 +347,13 @@ int main(int argc, char **argv)
             for (int r = 0; r < ctx.world_size; ++r)
                 if (all[r].valid)
                     cur[p] = all[r];
-            fc_scl_record(&ctx, &sc, ci, &points[p], &cur[p], ci ? &prev[p] : NULL);
+            cur_bad[p] = fc_scl_record(&ctx, &sc, ci, &points[p], &cur[p],
+                                       ci ? &prev[p] : NULL, ci ? prev_bad[p] : 0);
         }
-        if (ctx.world_rank == 0)
+        if (ctx.world_rank == 0) {
             memcpy(prev, cur, sizeof(*cur) * (size_t)npoints);
+            memcpy(prev_bad, cur_bad, sizeof(*cur_bad) * (size_t)npoints);
+        }
         if (member) {
             fc_engine_bufs_free(&be, &bufs);
             be.ops->fini_func(&be);
@@ -317,6 +364,8 @@ int main(int argc, char **argv)
     free(all);
     free(prev);
     free(cur);
+    free(prev_bad);
+    free(cur_bad);
     free(sc.host_of_rank);
     free(sc.order_rank);
     return fc_stage_finish(&ctx, status);

@@ -1,6 +1,6 @@
 #!/bin/bash
 # overlap.t - the overlap stage on this machine (fabcert run, 2 ranks, a
-# 32 MiB all_reduce beside 40 ms of host compute):
+# 16 MiB all_reduce beside 60 ms of host compute; the planted runs 32 MiB):
 #   - a clean run shows the collective alone, the compute alone, both
 #     together and the overlap efficiency, above the limit: PASS, and the
 #     HTML shows the three times;
@@ -10,6 +10,16 @@
 #     collective run one after the other, the overlap falls below the
 #     limit: FAIL with the three times and the serial sum; a bit flipped
 #     by --selftest-corrupt in the same run is caught and attributed;
+#   - planted from outside (FC_INJECT_MODE=test-waits: MPI_Test waits for
+#     the request, the whole collective runs inside the first poll while
+#     the kernel's wall time stays the same): the wall times look like an
+#     overlap, the compute's work (compute_work_pct) falls below the
+#     limit: FAIL naming the work;
+#   - one rank (--np 1) moves nothing over any transport: INCOMPLETE, no
+#     part implicated;
+#   - the report judges the records' figures again against the frozen
+#     profile: the clean record's overlap_pct set to 3 under its PASS is
+#     FAIL; its min_overlap_pct or compute_ms changed is INCOMPLETE;
 #   - a 4 KiB all_reduce beside 0.3 s of compute (under 1/10 of it: its
 #     overlap is within the noise) is INCOMPLETE, never PASS;
 #   - the report holds the records to the plan: that run's 8 KiB record
@@ -19,7 +29,7 @@
 # their figures (for DECISIONS; off by default).
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 8
+plan 12
 profile() {     # profile FILE SIZES COMPUTE_MS ITERS WARMUP
     cat > "$1" <<YAML
 name: overlap-test
@@ -35,13 +45,15 @@ stages:
       min_overlap_pct: 50
 YAML
 }
-profile "$TMP/clean.yaml" 32MiB 40 9 1
+profile "$TMP/clean.yaml" 16MiB 60 9 1
 profile "$TMP/plant.yaml" 32MiB 40 9 1
+profile "$TMP/waits.yaml" 32MiB 10 5 1
 profile "$TMP/short.yaml" 4KiB,8KiB 300 1 0
 INJ="--env LD_PRELOAD=$PWD/$BUILD/libfc_inject.so --env FC_INJECT_HOST=* --env FC_INJECT_MODE=blocking"
+WAITS="--env LD_PRELOAD=$PWD/$BUILD/libfc_inject.so --env FC_INJECT_HOST=* --env FC_INJECT_MODE=test-waits"
 rec() { jsonl "$TMP/$1/results.jsonl" "$2"; }
-fig() { rec $1 'my ($o) = grep { $_->{type} eq "overlap" && $_->{requested_bytes} == 33554432 } @r;
-    sprintf("%s %.0f %.0f %.0f %.1f", $o->{verdict}, $o->{coll_alone_us}, $o->{compute_alone_us}, $o->{together_us}, $o->{overlap_pct})'; }
+fig() { rec $1 'my ($o) = grep { $_->{type} eq "overlap" } @r;
+    sprintf("%s %.0f %.0f %.0f %.1f %.1f", $o->{verdict}, $o->{coll_alone_us}, $o->{compute_alone_us}, $o->{together_us}, $o->{overlap_pct}, $o->{compute_work_pct})'; }
 for i in $(seq 1 "${OVERLAP_FIGURES:-0}"); do
     $FC run --out "$TMP/f$i" --np 2 --profile "$TMP/clean.yaml" > /dev/null 2>&1
     $FC run --out "$TMP/g$i" --np 2 --profile "$TMP/plant.yaml" $INJ > /dev/null 2>&1
@@ -51,11 +63,11 @@ done
 $FC run --out "$TMP/clean" --np 2 --profile "$TMP/clean.yaml" > "$TMP/clean.out" 2>&1
 rc=$?
 f=$(fig clean)
-diag "clean: verdict, collective alone, compute alone, together (us), overlap %: $f"
+diag "clean: verdict, collective alone, compute alone, together (us), overlap %, compute work %: $f"
 set -- $f
-[ $rc -eq 0 ] && [ "$1" = PASS ] && awk -v c=$2 -v k=$3 -v t=$4 -v e=$5 'BEGIN { exit !(c > 0 && k >= 40000 && t > 0 && e >= 50) }'
-ok $? "clean: the collective hides under the compute: PASS, overlap $5% >= 50% ($rc)"
-grep -A6 '^ok 1 - all_reduce float32 sum 33554432 bytes beside compute' "$TMP/clean/overlap.tap" | grep -q 'overlap_pct: ' &&
+[ $rc -eq 0 ] && [ "$1" = PASS ] && awk -v c=$2 -v k=$3 -v t=$4 -v e=$5 -v w=$6 'BEGIN { exit !(c > 0 && k >= 60000 && t > 0 && e >= 50 && w >= 50) }'
+ok $? "clean: the collective hides under the compute: PASS, overlap $5% and work $6% >= 50% ($rc)"
+grep -A6 '^ok 1 - all_reduce float32 sum 16777216 bytes beside compute' "$TMP/clean/overlap.tap" | grep -q 'overlap_pct: ' &&
     grep -qs 'overlap [0-9-]*% (collective [0-9.]* us alone, compute [0-9.]* us alone, [0-9.]* us together)' "$TMP"/clean/report/*.html
 ok $? "the TAP and the HTML show the three times and the efficiency"
 
@@ -75,6 +87,37 @@ H=$(hostname)
 n=$(rec plant 'my ($o) = grep { $_->{type} eq "overlap" } @r; scalar grep { /^1 wrong elements; most on rank 1 \(host '$H'\), first there at iteration 3, element 4194304: expected/ } @{$o->{reasons}}')
 [ "$n" = 1 ]
 ok $? "a bit flipped in the together phase (--selftest-corrupt rank=1,iter=3) is caught and attributed to rank 1 on $H"
+$FC run --out "$TMP/waits" --np 2 --profile "$TMP/waits.yaml" $WAITS > "$TMP/waits.out" 2>&1
+rc=$?
+f=$(fig waits)
+diag "serial inside MPI_Test: $f"
+set -- $f
+grep -q 'fc_inject: .* waiting for the request inside MPI_Test (serial progress)' "$TMP/waits/overlap.log" &&
+    [ $rc -eq 1 ] && [ "$1" = FAIL ] && awk -v w=$6 'BEGIN { exit !(w < 50) }' &&
+    grep -q "the compute beside the collective did [0-9]*% of its work alone in the same time, below the limit 50%: the collective ran in its place, not beside it (the wall times give overlap [0-9-]*%" "$TMP/waits.out"
+ok $? "a collective run inside MPI_Test (test-waits): wall overlap $5%, compute work $6%: FAIL naming the work ($rc)"
+$FC run --out "$TMP/one" --np 1 --profile "$TMP/waits.yaml" > "$TMP/one.out" 2>&1
+rc=$?
+n=$(rec one 'my ($o) = grep { $_->{type} eq "overlap" } @r; "$o->{verdict} " . (defined $o->{implicates} ? "implicated" : "none") . ": $o->{reasons}[0]"')
+[ $rc -ne 0 ] && [[ "$n" == "INCOMPLETE none: one rank: no transport to overlap"* ]] && grep -q '^rack default: INCOMPLETE' "$TMP/one.out"
+ok $? "one rank: INCOMPLETE, nothing implicated ($n)"
+forge() {   # forge NAME PERL: the clean run with its overlap record edited
+    cp -r "$TMP/clean" "$TMP/$1" && rm -rf "$TMP/$1/report" "$TMP/$1/certificates"
+    perl -pe "if (/\"type\":\"overlap\"/) { $2 }" "$TMP/clean/results.jsonl" > "$TMP/$1/results.jsonl"
+    $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
+}
+forge low 's/"overlap_pct":[0-9.e+-]*/"overlap_pct":3/'
+rc=$?
+[ $rc -eq 1 ] && grep -q "^  FAIL .*overlap stage.*its own figures fail its limit (overlap 3.0% is below min_overlap_pct 50)" "$TMP/low.out" && grep -q '^verdict: FAIL' "$TMP/low.out"
+ok $? "the clean record's overlap_pct set to 3 under its PASS: the report says FAIL ($rc)"
+forge lim 's/"min_overlap_pct":[0-9.e+-]*/"min_overlap_pct":0/'
+rc1=$?
+forge ms 's/"compute_ms":[0-9.e+-]*/"compute_ms":0.1/'
+rc2=$?
+[ $rc1 -ne 0 ] && [ $rc2 -ne 0 ] &&
+    grep -q "^  INCOMPLETE .*overlap stage.*its min_overlap_pct 0 is not the frozen profile's 50: it was judged against another limit than the profile's" "$TMP/lim.out" &&
+    grep -q "^  INCOMPLETE .*overlap stage.*its compute_ms 0.1 is not the frozen profile's 60" "$TMP/ms.out"
+ok $? "a record's min_overlap_pct or compute_ms that is not the profile's: INCOMPLETE ($rc1 $rc2)"
 $FC run --out "$TMP/short" --np 2 --profile "$TMP/short.yaml" > "$TMP/short.out" 2>&1
 n=$(rec short 'my ($o) = grep { $_->{type} eq "overlap" } @r; "$o->{verdict}: $o->{reasons}[0]"')
 [[ "$n" == "INCOMPLETE: the collective ("*" us alone) is under 1/10 of the compute"* ]]

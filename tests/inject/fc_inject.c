@@ -48,6 +48,13 @@
  *                                   data only inside a blocking call, so
  *                                   nothing overlaps the caller's compute
  *                                   (the calls count as "iallreduce")
+ *                     test-waits    MPI_Test waits for the request
+ *                                   (PMPI_Wait) and reports it finished: a
+ *                                   progress engine that moves the whole
+ *                                   collective inside the first poll,
+ *                                   serially with the caller's compute,
+ *                                   while the wall times stay those of an
+ *                                   overlap (no other variable counts)
  *                     scribble      MPI_Reduce off the root: flip one bit
  *                                   (FC_INJECT_INDEX, FC_INJECT_BIT) of the
  *                                   recv buffer, which the call must leave
@@ -86,7 +93,7 @@
 enum fc_inject_mode { FC_INJECT_OFF, FC_INJECT_CORRUPT, FC_INJECT_KILL,
                       FC_INJECT_STOP, FC_INJECT_DELAY, FC_INJECT_ERROR, FC_INJECT_NOOP,
                       FC_INJECT_STALE, FC_INJECT_SCRIBBLE, FC_INJECT_FAIL,
-                      FC_INJECT_BLOCKING };
+                      FC_INJECT_BLOCKING, FC_INJECT_TEST_WAITS };
 
 /* What a wrapper does with a matching call. */
 enum fc_inject_act { FC_ACT_NONE = 0, FC_ACT_CORRUPT, FC_ACT_NOOP, FC_ACT_STALE,
@@ -152,6 +159,8 @@ static void fc_inject_configure(void)
         fc_inj.mode = FC_INJECT_FAIL;
     else if (strcmp(mode, "blocking") == 0)
         fc_inj.mode = FC_INJECT_BLOCKING;
+    else if (strcmp(mode, "test-waits") == 0)
+        fc_inj.mode = FC_INJECT_TEST_WAITS;
     else
         fprintf(stderr, "fc_inject: FC_INJECT_MODE '%s' unknown; injecting nothing\n", mode);
     snprintf(fc_inj.colls, sizeof(fc_inj.colls), ",%s,",
@@ -538,4 +547,21 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
         return rc;
     }
     return PMPI_Iallreduce(sendbuf, recvbuf, count, dt, op, comm, req);
+}
+
+/* test-waits: the poll that moves the whole collective (see the top). */
+int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
+{
+    if (!fc_inj.configured)
+        fc_inject_configure();
+    if (fc_inj.mode == FC_INJECT_TEST_WAITS) {
+        int rc;
+
+        ++fc_inj.calls;
+        fc_inject_say("waiting for the request inside MPI_Test (serial progress)", "test");
+        rc = PMPI_Wait(req, status);
+        *flag = 1;
+        return rc;
+    }
+    return PMPI_Test(req, flag, status);
 }
