@@ -10,27 +10,35 @@
 #include "fc_counters_interval.h"
 #include "fc_stages.h"
 
-static int fc_stage_ival_reads(const fc_stage_ctx_t *ctx)
+void fc_stage_ival_open_links(const fc_stage_ctx_t *ctx, fc_stage_ival_t *iv,
+                              const char *nic_pattern)
 {
-    return (fc_stage_desc(ctx->stage)->sections & FC_SECT_COUNTERS) && ctx->sp.counters.read;
+    iv->nic_pattern = nic_pattern;
+    iv->on = 1;
+    iv->before = NULL;
+    if (ctx->local_rank == 0)
+        iv->before = fc_interval_snapshot(nic_pattern);
 }
 
 void fc_stage_ival_open(const fc_stage_ctx_t *ctx, fc_stage_ival_t *iv)
 {
-    iv->before = NULL;
-    if (fc_stage_ival_reads(ctx) && ctx->local_rank == 0)
-        iv->before = fc_interval_snapshot(ctx->sp.counters.nic_pattern);
+    if ((fc_stage_desc(ctx->stage)->sections & FC_SECT_COUNTERS) && ctx->sp.counters.read) {
+        fc_stage_ival_open_links(ctx, iv, ctx->sp.counters.nic_pattern);
+    } else {
+        iv->nic_pattern = ctx->sp.counters.nic_pattern;
+        iv->on = 0;
+        iv->before = NULL;
+    }
 }
 
-json_t *fc_stage_ival_close(const fc_stage_ctx_t *ctx, fc_stage_ival_t *iv)
+json_t *fc_stage_ival_close_hosts(const fc_stage_ctx_t *ctx, fc_stage_ival_t *iv)
 {
-    json_t *mine = NULL, *all, *by_host, *hosts, *group, *d;
-    size_t r;
+    json_t *mine = NULL, *all, *by_host, *d;
 
-    if (!fc_stage_ival_reads(ctx))
+    if (!iv->on)
         return NULL;
     if (iv->before != NULL) {
-        json_t *after = fc_interval_snapshot(ctx->sp.counters.nic_pattern);
+        json_t *after = fc_interval_snapshot(iv->nic_pattern);
 
         mine = fc_interval_delta(iv->before, after);
         json_decref(after);
@@ -42,23 +50,49 @@ json_t *fc_stage_ival_close(const fc_stage_ctx_t *ctx, fc_stage_ival_t *iv)
     if (all == NULL)
         return NULL;
     by_host = json_object();
-    hosts = json_array();
-    for (r = 0; r < (size_t)ctx->world_size; ++r) {
+    for (size_t r = 0; r < (size_t)ctx->world_size; ++r) {
         const char *h = ctx->rank_hosts[r];
-        int seen = 0;
-        size_t i;
 
-        json_array_foreach(hosts, i, d)
-            seen |= strcmp(json_string_value(d), h) == 0;
-        if (!seen)
-            json_array_append_new(hosts, json_string(h));
         d = json_array_get(all, r);
         if (json_is_object(d) && json_object_get(by_host, h) == NULL)
             json_object_set(by_host, h, d);
     }
-    group = fc_interval_group(by_host, hosts, ctx->sp.counters.nic_pattern);
-    json_decref(by_host);
-    json_decref(hosts);
     json_decref(all);
+    return by_host;
+}
+
+/* Rank 0: the group of the world ranks r with rank_first[r] == first
+ * (every rank when rank_first is NULL). */
+json_t *fc_stage_ival_group(const fc_stage_ctx_t *ctx, const fc_stage_ival_t *iv,
+                            const json_t *by_host, const int *rank_first, int first)
+{
+    json_t *hosts, *group, *d;
+
+    if (by_host == NULL)
+        return NULL;
+    hosts = json_array();
+    for (int r = 0; r < ctx->world_size; ++r) {
+        const char *h = ctx->rank_hosts[r];
+        int seen = 0;
+        size_t i;
+
+        if (rank_first != NULL && rank_first[r] != first)
+            continue;
+        json_array_foreach(hosts, i, d)
+            seen |= strcmp(json_string_value(d), h) == 0;
+        if (!seen)
+            json_array_append_new(hosts, json_string(h));
+    }
+    group = fc_interval_group(by_host, hosts, iv->nic_pattern);
+    json_decref(hosts);
+    return group;
+}
+
+json_t *fc_stage_ival_close(const fc_stage_ctx_t *ctx, fc_stage_ival_t *iv)
+{
+    json_t *by_host = fc_stage_ival_close_hosts(ctx, iv), *group;
+
+    group = fc_stage_ival_group(ctx, iv, by_host, NULL, 0);
+    json_decref(by_host);
     return group;
 }

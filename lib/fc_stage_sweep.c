@@ -2,7 +2,10 @@
  * fc_stage_sweep.c - a sweep stage's loop (node, rack, cluster): every
  * point on every group at once, judged on rank 0, a timing failure
  * confirmed alone (fc_stage_confirm.h), then written. One set of buffers
- * serves every point.
+ * serves every point. Where the stage reads counters (rack, cluster), each
+ * point's record carries the link counters of its group's nodes over the
+ * point's measured run (fc_stage_counters.h), read before and after the
+ * run and not over its confirmation.
  */
 #include "fc_stage.h"
 
@@ -13,6 +16,7 @@
 #include "fc_judge.h"
 #include "fc_log.h"
 #include "fc_stage_confirm.h"
+#include "fc_stage_counters.h"
 #include "fc_stage_int.h"
 
 fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
@@ -20,12 +24,13 @@ fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
     fc_engine_ident_t ident = { ctx->world_rank, ctx->host, fc_stage_comm_hosts(ctx, group) };
     fc_point_summary_t mine, *all = NULL;
     fc_judgement_t *js = NULL;
-    json_t **extra = NULL;
+    json_t **extra = NULL, **ctrs = NULL;  /* rank 0: each group's record additions */
     fc_backend_t be;
     fc_engine_bufs_t bufs;          /* one set of buffers for every point */
     fc_status_t status = FC_OK;
     int ngroups_max = ctx->world_size, npoints, my_first = ctx->world_rank;
     fc_test_point_t *points = NULL;
+    int *rank_first = NULL;         /* rank 0: each world rank's group */
 
     if (ctx->skip_reason[0])
         return FC_ERR_SKIP;
@@ -36,22 +41,30 @@ fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
         return status;
     }
     MPI_Bcast(&my_first, 1, MPI_INT, 0, group);     /* names this rank's group */
+    if (ctx->world_rank == 0)
+        rank_first = fc_xcalloc((size_t)ngroups_max, sizeof(int), "the ranks' groups");
+    MPI_Gather(&my_first, 1, MPI_INT, rank_first, 1, MPI_INT, 0, MPI_COMM_WORLD);
     fc_engine_bufs_init(&bufs);
     if (ctx->world_rank == 0) {
         all = fc_xcalloc((size_t)ngroups_max, sizeof(*all), "the groups' summaries");
         js = fc_xcalloc((size_t)ngroups_max, sizeof(*js), "the groups' judgements");
         extra = fc_xcalloc((size_t)ngroups_max, sizeof(*extra), "the groups' extra records");
+        ctrs = fc_xcalloc((size_t)ngroups_max, sizeof(*ctrs), "the groups' counters");
     }
     npoints = fc_stage_points(ctx, &points);
     for (int i = 0; i < npoints; ++i) {
         const fc_test_point_t *pt = &points[i];
         char what[128];
         int ngroups = 0;
+        fc_stage_ival_t ival;
+        json_t *by_host;
 
         fc_point_label(pt, what, sizeof(what));
         fc_stage_progress(ctx, i, what);
+        fc_stage_ival_open(ctx, &ival);
         status = fc_status_worst(status, fc_engine_run_point(&be, pt, &ctx->opts.selftest,
                                                              &ident, &bufs, &mine));
+        by_host = fc_stage_ival_close_hosts(ctx, &ival);
         if (be.rank != 0)
             mine.valid = 0;
         MPI_Gather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, 0,
@@ -63,22 +76,38 @@ fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
             fc_judge_point_kind(&ctx->sp, pt, all, ngroups,
                                 ctx->grouping == FC_GROUP_HOST ? "node" :
                                 ctx->grouping == FC_GROUP_RACK ? "rack" : "group", js);
+            for (int g = 0; g < ngroups && by_host != NULL; ++g) {
+                json_t *c = fc_stage_ival_group(ctx, &ival, by_host, rank_first,
+                                                all[g].first_world_rank);
+
+                ctrs[g] = json_pack("{s:o}", "counters", c);
+            }
         }
+        json_decref(by_host);
         /* a timing failure is re-measured alone before it is believed */
         fc_stage_confirm_point(ctx, &be, &bufs, my_first, &ident, i, pt, all, js, ngroups,
                                extra);
         if (ctx->world_rank != 0)
             continue;
+        for (int g = 0; g < ngroups; ++g)
+            if (ctrs[g] != NULL) {
+                if (extra[g] == NULL)
+                    extra[g] = json_object();
+                json_object_update(extra[g], ctrs[g]);
+            }
         fc_stage_report_judged(ctx, pt, all, js, ngroups, extra);
         for (int g = 0; g < ngroups; ++g) {
             json_decref(extra[g]);
-            extra[g] = NULL;
+            json_decref(ctrs[g]);
+            extra[g] = ctrs[g] = NULL;
         }
     }
     free(points);
+    free(rank_first);
     free(all);
     free(js);
     free(extra);
+    free(ctrs);
     fc_engine_bufs_free(&be, &bufs);
     be.ops->fini_func(&be);
     return status;

@@ -21,7 +21,8 @@
 #define FC_MPI_ONLY "stage measures the network between hosts and always runs on mpi"
 #define FC_NO_COUNTERS(what) "the " what " stage reads no link counters over its " \
                              "measurements (the contention stage reads them over each " \
-                             "phase; the soak reads those of soak.nic_pattern)"
+                             "phase, the rack and cluster stages over each test point; " \
+                             "the soak reads those of soak.nic_pattern in each window)"
 
 static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
     [FC_STAGE_PREFLIGHT] = {
@@ -58,14 +59,13 @@ static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
         .baseline = FC_BASELINE_POINTS,
         .group = "rack", .sweep_check = FC_SWEEP_CHECK_POINTS,
         .gpu_capable = 1, .plan_known = 1, .batched = 1,
-        .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE | FC_SWEEPS,
-        .no_counters = FC_NO_COUNTERS("rack") },
+        .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE | FC_SWEEPS | FC_SECT_COUNTERS },
     [FC_STAGE_CLUSTER] = {
         .id = FC_STAGE_CLUSTER, .name = "cluster", .ranks = FC_RANKS_PPN, .min_hosts = 1,
         .baseline = FC_BASELINE_POINTS, .sweep_check = FC_SWEEP_CHECK_POINTS,
         .gpu_capable = 1, .plan_known = 1, .batched = 1,
-        .sections = FC_SECT_LIMITS | FC_SWEEPS,
-        .no_relative = FC_WHOLE_JOB, .no_counters = FC_NO_COUNTERS("cluster") },
+        .sections = FC_SECT_LIMITS | FC_SWEEPS | FC_SECT_COUNTERS,
+        .no_relative = FC_WHOLE_JOB },
     [FC_STAGE_OVERLAP] = {
         .id = FC_STAGE_OVERLAP, .name = "overlap", .ranks = FC_RANKS_PPN, .min_hosts = 1,
         .sections = FC_SECT_OVERLAP | FC_SECT_SWEEP, .view = FC_VIEW_TABLE,

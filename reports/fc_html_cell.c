@@ -19,6 +19,20 @@ void fc_cell_point(FILE *f, json_t *rec)
             json_number_value(json_object_get(rec, "busbw_gbps")),
             json_number_value(json_object_get(json_object_get(rec, "time_us"), "median")),
             (long long)json_integer_value(json_object_get(rec, "wrong")));
+    /* the group's links over the point's run (rack, cluster; records
+     * without them, as before): bytes out beside busbw, and the errors and
+     * drops where a link counts them */
+    if (json_is_object(json_object_get(rec, "counters"))) {
+        json_t *sum = json_object_get(json_object_get(rec, "counters"), "sum");
+        double out = fc_interval_tx_bytes(json_object_get(rec, "counters"), NULL);
+
+        if (out >= 0)
+            fprintf(f, "; %.3f MB out on the links", out / 1e6);
+        if (json_is_number(json_object_get(sum, "errors")))
+            fprintf(f, ", %.0f errors", json_number_value(json_object_get(sum, "errors")));
+        if (json_is_number(json_object_get(sum, "drops")))
+            fprintf(f, ", %.0f drops", json_number_value(json_object_get(sum, "drops")));
+    }
     if (json_is_object(soak)) {
         fprintf(f, "; %lld runs in %zu windows",
                 (long long)json_integer_value(json_object_get(soak, "runs")),

@@ -23,7 +23,9 @@
  * the collectives, and its health is read at every window and judged
  * (lib/fc_soak_gpu.h: one soak_gpu record per GPU). Each
  * window is written to results.jsonl as it closes (type soak_window, with
- * the GPUs' health in it), so a soak killed at hour five keeps its first
+ * the GPUs' health in it and, in "counters", what the links of
+ * soak.nic_pattern of every node did in that window: fc_stage_counters.h,
+ * shown, not judged), so a soak killed at hour five keeps its first
  * five hours.
  *
  *   mpirun --hostfile H build/suites/soak --racks F --profile P --out DIR
@@ -42,6 +44,7 @@
 #include "fc_log.h"
 #include "fc_soak_gpu.h"
 #include "fc_stage.h"
+#include "fc_stage_counters.h"
 #include "fc_stats.h"
 
 /* A sample of median times (seconds): every value until FC_SOAK_SAMPLES,
@@ -156,7 +159,8 @@ static double fc_busbw(const fc_soak_point_t *p, double median)
  * the GPUs' health was in it (gpu: fc_soak_gpu_window's, taken). */
 static void fc_soak_close_window(fc_stage_ctx_t *ctx, fc_soak_point_t *sp,
                                  const fc_test_point_t *points, int npoints, int w,
-                                 double start_s, double end_s, long rounds, json_t *gpu)
+                                 double start_s, double end_s, long rounds, json_t *gpu,
+                                 json_t *counters)
 {
     json_t *rec = fc_stage_record(ctx, "soak_window"), *list = json_array();
 
@@ -189,6 +193,8 @@ static void fc_soak_close_window(fc_stage_ctx_t *ctx, fc_soak_point_t *sp,
     json_object_set_new(rec, "points", list);
     if (gpu)
         json_object_set_new(rec, "gpu", gpu);
+    if (counters)
+        json_object_set_new(rec, "counters", counters);
     fc_results_append(&ctx->results, rec);
     fc_tap_diag(&ctx->tap, "soak window %d: %.1f-%.1f s, %ld round(s)", w, start_s,
                 end_s, rounds);
@@ -366,6 +372,7 @@ static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
     fc_soak_gpu_t *sg;              /* the GPU burn and health (nccl) */
     json_t *before = NULL;
     json_t *deltas;
+    fc_stage_ival_t ival;           /* the open window's links (not judged) */
     double t0, window_start = 0, now = 0;
     unsigned long runs = 0;     /* the watchdog's work index, wrapped */
     long rounds = 0;
@@ -382,6 +389,7 @@ static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
     if (ctx->world_rank == 0)
         fc_tap_diag(&ctx->tap, "soak: %d point(s) for %.0f s, windows of %.1f s",
                     npoints, cfg->duration_s, cfg->window_s);
+    fc_stage_ival_open_links(ctx, &ival, cfg->nic_pattern);
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = MPI_Wtime();
     for (;;) {
@@ -395,10 +403,12 @@ static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
         MPI_Bcast(flags, 2, MPI_INT, 0, MPI_COMM_WORLD);
         if (flags[1]) {
             json_t *gpu = fc_soak_gpu_window(ctx, sg, window);
+            json_t *counters = fc_stage_ival_close(ctx, &ival);
 
+            fc_stage_ival_open_links(ctx, &ival, cfg->nic_pattern);
             if (ctx->world_rank == 0)
                 fc_soak_close_window(ctx, sp, points, npoints, window, window_start, now,
-                                     rounds, gpu);
+                                     rounds, gpu, counters);
             ++window;
             window_start = now;
             rounds = 0;
@@ -422,11 +432,13 @@ static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
     fc_soak_gpu_stop(sg);
     if (rounds > 0) {       /* every rank ran the same rounds */
         json_t *gpu = fc_soak_gpu_window(ctx, sg, window);
+        json_t *counters = fc_stage_ival_close(ctx, &ival);
 
         if (ctx->world_rank == 0)
             fc_soak_close_window(ctx, sp, points, npoints, window, window_start,
-                                 MPI_Wtime() - t0, rounds, gpu);
+                                 MPI_Wtime() - t0, rounds, gpu, counters);
     }
+    json_decref(ival.before);       /* a window opened and never run */
     if (ctx->world_rank == 0) {
         double elapsed = MPI_Wtime() - t0;
 

@@ -15,7 +15,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcs
-plan 13
+plan 14
 H1=${NAME}01 H2=${NAME}02 H3=${NAME}03
 start() {   # start OUT PROFILE [options]: in the background, inside the first node
     local out=$1 profile=$2; shift 2
@@ -62,6 +62,11 @@ w=$(rec clean '(map { scalar @{$_->{soak}{windows}} } grep { $_->{type} eq "poin
 ok $(( n < 4 || n != w )) "every window is recorded as it closes ($n windows, $w in the point)"
 n=$(rec clean 'scalar grep { $_->{type} eq "soak_counters" && $_->{verdict} eq "PASS" && exists $_->{links}{eth0}{carrier_changes} } @r')
 ok $(( n != 4 )) "the link counters of all 4 nodes are read before and after ($n)"
+# and each window carries what every node's links did in it (shown, not judged)
+n=$(rec clean 'my @w = grep { $_->{type} eq "soak_window" } @r;
+    scalar(grep { my $h = $_->{counters}{hosts}; keys %$h == 4 && !grep { !(($h->{$_}{links}{eth0}{tx_bytes} // 0) > 0) } keys %$h } @w) . "/" . scalar(@w)')
+[ "${n%/*}" = "${n#*/}" ] && [ "${n#*/}" -ge 4 ]
+ok $? "every window carries the link counters of all 4 nodes, bytes out of each eth0 ($n)"
 
 # 2. a link that drops out for half a second mid-soak
 start flap "$TMP/loose.yaml"; pid=$!

@@ -16,7 +16,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fct
-plan 19
+plan 22
 H1=${NAME}01 H2=${NAME}02 H3=${NAME}03
 run() {     # run OUT-NAME [fabcert run options]: inside the first node
     local out=$1; shift
@@ -35,6 +35,35 @@ n=$(rec clean 'scalar grep { $_->{type} eq "stage_end" && $_->{verdict} eq "PASS
 ok $(( n != 7 )) "preflight, node, pairs, rack, cluster, contention and soak stages all ran and passed ($n)"
 n=$(rec clean 'scalar grep { $_->{type} eq "pair" } @r')
 ok $(( n != 6 )) "the pairs stage measured all 6 pairs of 4 nodes ($n)"
+# counters on the same interval: each rack and cluster point carries the
+# links of its group's nodes over its run; a cluster all_reduce moved, out
+# of each node's eth0, at least the (N-1)/N of its bytes that every node
+# must send per call (reduce-scatter's share), on each timed iteration
+n=$(rec clean 'my @p = grep { $_->{type} eq "point" && ($_->{stage} eq "rack" || $_->{stage} eq "cluster") } @r;
+    scalar(grep { keys %{$_->{counters}{hosts}} == $_->{hosts} && !@{$_->{counters}{not_read}} } @p) . "/" . scalar(@p)')
+m=$(rec clean 'my ($p) = grep { $_->{type} eq "point" && $_->{stage} eq "cluster" && $_->{collective} eq "all_reduce" && $_->{bytes} == 262144 } @r;
+    my $need = $p->{bytes} * $p->{iters} * 3 / 4; my $h = $p->{counters}{hosts};
+    join(" ", "need=$need", map { "$_=" . ($h->{$_}{links}{eth0}{tx_bytes} // "none") } sort keys %$h)')
+echo "# cluster all_reduce 256KiB, eth0 bytes out: $m"
+[ "${n%/*}" = "${n#*/}" ] && [ "${n#*/}" -gt 0 ] && echo "$m" | perl -ne 'my ($need) = /need=(\d+)/; my @h = /=(\d+|none)/g; shift @h;
+    exit !(@h == 4 && !grep { $_ eq "none" || $_ < $need } @h)'
+ok $? "each rack and cluster point carries its group's link counters ($n); a cluster all_reduce's bytes went out of each node's eth0 ($m)"
+grep -q "busbw [0-9.e+-]* GB/s, median [0-9.]* us, 0 wrong; [0-9.]* MB out on the links, 0 errors, 0 drops" "$TMP/clean/report/rack-rack1.html"
+ok $? "the rack page shows a point's bytes out beside its busbw"
+# FC_COUNTERS_COST=N: what reading them costs, N rounds of the rack and
+# cluster stages with counters read and not, alternated (figures, off by
+# default: 2N more runs of ~3 s; each exits 1, INCOMPLETE: the other
+# required stages are left out)
+for ((i = 0; i < ${FC_COUNTERS_COST:-0}; ++i)); do
+    for read in true false; do
+        sed "s/^  \(rack\|cluster\):$/&\n    counters: {read: $read}/" thresholds/vcluster.yaml > "$TMP/cost.yaml"
+        t0=$(date +%s.%N)
+        run cost --profile "$TMP/cost.yaml" --stages rack,cluster
+        rc=$? t=$(echo "$(date +%s.%N) - $t0" | bc)     # rc 1: INCOMPLETE, stages left out
+        echo "# counters cost: round $i read $read rc $rc run $t s, rack+cluster stages $(rec cost 'my $t = 0; $t += $_->{seconds} for grep { $_->{type} eq "stage_end" } @r; sprintf "%.3f", $t') s, points $(rec cost 'scalar grep { $_->{type} eq "point" } @r')"
+        rm -rf "$TMP/cost"
+    done
+done
 
 # 2. one node's link shaped to 50 Mbit/s
 $VC --name $NAME slow $H2 50mbit > /dev/null
@@ -71,7 +100,8 @@ else
 fi
 
 # 3. a rank that hangs in the rack stage (timeout 20 s)
-sed 's/timeout_s: 120/timeout_s: 20/' thresholds/vcluster.yaml > "$TMP/short.yaml"
+sed 's/timeout_s: 120/timeout_s: 20/' thresholds/vcluster.yaml |
+    sed 's/^  cluster:$/&\n    counters: {read: false}/' > "$TMP/short.yaml"     # this run's cluster reads none
 start=$(date +%s)
 run hang --profile "$TMP/short.yaml" --stages rack,cluster \
     --selftest-hang rank=2,index=3 --selftest-stage rack
@@ -89,6 +119,11 @@ ok $(( n < 3 )) "the points measured before the hang are in results.jsonl ($n)"
 ok $(( took > 20 + 15 + 30 )) "the hung stage ended within its timeout plus the margin (whole run ${took}s)"
 n=$(rec hang 'scalar grep { $_->{type} eq "stage_end" && $_->{stage} eq "cluster" } @r')
 ok $(( n != 1 )) "the later stage still ran, without the hung host"
+n=$(rec hang 'my @c = grep { $_->{type} eq "point" && $_->{stage} eq "cluster" } @r; my @k = grep { $_->{type} eq "point" && $_->{stage} eq "rack" && $_->{counters} } @r;
+    join(" ", scalar(grep { exists $_->{counters} } @c), scalar(@c), scalar(@k))')
+read -r a b k <<< "$n"
+[ "$a" = 0 ] && [ "$b" -gt 0 ] && [ "$k" -gt 0 ]
+ok $? "counters: {read: false} under cluster: none of its $b points carries counters ($a do), $k rack points still do"
 
 # 4. a bit flipped on rank 5 in the rack stage
 run flip --profile thresholds/vcluster.yaml --stages rack \
