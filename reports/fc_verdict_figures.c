@@ -9,7 +9,8 @@
  * median, its confirmation alone's rounds against the same limit by the
  * majority rule (lib/fc_confirm_rule.h); a soak point's drift against its
  * max_drift_pct; a pair's sizes against their min_bw_gbps and its latency
- * against its latency_limit, its alone measurements likewise.
+ * against its latency_limit, its alone measurements likewise; a
+ * contention record's slowdown against its max_slowdown.
  */
 #include "fc_verdict_figures.h"
 
@@ -275,6 +276,28 @@ static int fc_scaling_fails_limit(json_t *rec, char *why, size_t len)
     return 0;
 }
 
+/* A contention record's slowdown (loaded over clean median time) against
+ * its max_slowdown, as the stage judges it (a limit above 0); a slowdown
+ * that is not a number under the limit fails. */
+static int fc_contention_fails_limit(json_t *rec, char *why, size_t len)
+{
+    double lim = fc_num(rec, "max_slowdown");
+    json_t *sd = json_object_get(rec, "slowdown");
+
+    if (!json_is_number(json_object_get(rec, "max_slowdown")) || !(lim > 0))
+        return 0;
+    if (!json_is_number(sd) || !(json_number_value(sd) <= lim)) {
+        if (json_is_number(sd))
+            snprintf(why, len, "slowdown %.2fx under %s is above max_slowdown %gx",
+                     json_number_value(sd), fc_json_str(rec, "kind"), lim);
+        else
+            snprintf(why, len, "slowdown missing under %s, with max_slowdown %gx",
+                     fc_json_str(rec, "kind"), lim);
+        return 1;
+    }
+    return 0;
+}
+
 int fc_record_limit_fails(json_t *rec, char *why, size_t len)
 {
     fc_record_id_t id = fc_record_id(rec);
@@ -304,6 +327,8 @@ int fc_record_limit_fails(json_t *rec, char *why, size_t len)
         return fc_overlap_fails_limit(rec, why, len);
     if (id == FC_RECORD_SCALING)
         return fc_scaling_fails_limit(rec, why, len);
+    if (id == FC_RECORD_CONTENTION)
+        return fc_contention_fails_limit(rec, why, len);
     if (id != FC_RECORD_PAIR)
         return 0;
     json_array_foreach(json_object_get(rec, "sizes"), i, z)

@@ -19,6 +19,8 @@
  * scaling PASS also to its series: its reference count's record, in its
  * attempt, there, ending PASS and carrying the busbw it was compared with;
  * a first count not alone in its series (fc_scaling_reference).
+ * Contention records are held to the profile's contention max_slowdown,
+ * which the stage writes into each of them.
  */
 #include "fc_verdict_scan.h"
 
@@ -63,6 +65,10 @@ static json_t *fc_with_profile_limits(json_t *rec, const fc_stage_profile_t *sp)
     json_t *copy = json_deep_copy(rec), *z;
     size_t i;
 
+    if (fc_record_id(rec) == FC_RECORD_CONTENTION) {
+        json_object_set_new(copy, "max_slowdown", json_real(sp->cont.max_slowdown));
+        return copy;
+    }
     if (fc_record_id(rec) == FC_RECORD_OVERLAP) {
         json_object_set_new(copy, "min_overlap_pct", json_real(sp->overlap.min_overlap_pct));
         json_object_set_new(copy, "compute_ms", json_real(sp->overlap.compute_ms));
@@ -131,8 +137,10 @@ static void fc_limits_differ(json_t *rec, json_t *want, char *why, size_t len)
     size_t i;
 
     why[0] = '\0';
-    if (fc_record_id(rec) == FC_RECORD_OVERLAP || fc_record_id(rec) == FC_RECORD_SCALING) {
-        static const char *const keys[] = { "min_overlap_pct", "compute_ms", "max_drop_pct" };
+    if (fc_record_id(rec) == FC_RECORD_OVERLAP || fc_record_id(rec) == FC_RECORD_SCALING ||
+        fc_record_id(rec) == FC_RECORD_CONTENTION) {
+        static const char *const keys[] = { "min_overlap_pct", "compute_ms", "max_drop_pct",
+                                            "max_slowdown" };
 
         for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); ++k) {
             json_t *h = json_object_get(rec, keys[k]), *s = json_object_get(want, keys[k]);
@@ -146,7 +154,7 @@ static void fc_limits_differ(json_t *rec, json_t *want, char *why, size_t len)
                 return;
             }
         }
-        if (fc_record_id(rec) == FC_RECORD_OVERLAP)
+        if (fc_record_id(rec) != FC_RECORD_SCALING)
             return;
     }
     if (fc_record_id(rec) == FC_RECORD_POINT || fc_record_id(rec) == FC_RECORD_SCALING) {
@@ -282,7 +290,7 @@ void fc_verdict_limits_scan(json_t *records, const fc_run_verdict_t *out,
         json_t *want;
 
         if ((id != FC_RECORD_POINT && id != FC_RECORD_PAIR && id != FC_RECORD_OVERLAP &&
-             id != FC_RECORD_SCALING) || s < 0 || scan->ignored[i] ||
+             id != FC_RECORD_SCALING && id != FC_RECORD_CONTENTION) || s < 0 || scan->ignored[i] ||
             scan->other_run[i] || !profile->stages[s].present || !out->planned[s])
             continue;
         want = fc_with_profile_limits(rec, &profile->stages[s]);

@@ -21,6 +21,10 @@
 #     records edited to that) is not judged by the stage: INCOMPLETE; a
 #     background host that is not in the inventory is refused before
 #     anything runs;
+#   - the report judges each record again against the frozen profile's
+#     max_slowdown: records of the tight run edited to PASS at 4.0x (or
+#     with their own limit raised, or no slowdown) FAIL; a record whose
+#     max_slowdown is not the profile's is INCOMPLETE;
 #   - a bit flipped in the foreground under load is caught and attributed;
 #   - the foreground on the nccl backend, on this machine (no GPU: 2 ranks,
 #     one foreground, one background, file I/O): without the GPU plugin
@@ -34,7 +38,7 @@
 FC=$BUILD/fabcert
 vcluster_cleanup() { umount "$TMP/ro" 2>/dev/null; }
 vcluster_up fcc
-plan 24
+plan 26
 run() {     # run OUT PROFILE [options]
     local out=$1 profile=$2; shift 2
     $VC --name $NAME exec ${NAME}01 $FC run --hosts "$D/hosts" --racks "$D/racks" \
@@ -137,6 +141,33 @@ grep -q '^rack rack2: INCOMPLETE' "$TMP/bgrack.out" &&
     grep -q '^  INCOMPLETE rack rack2, contention stage: required stage contention finished but judged no check on this rack' "$TMP/bgrack.out" &&
     ! grep -q '^  FAIL rack rack2' "$TMP/bgrack.out" && grep -q '^rack rack1: FAIL' "$TMP/bgrack.out"
 ok $? "a rack of background hosts alone is not judged by the contention stage: INCOMPLETE, neither PASS nor its slowdown's FAIL"
+# the report judges the records again against the frozen profile's
+# max_slowdown (1.3 in tight): the tight run's records edited to PASS at
+# 1.1x (its end record to match) pass; one kind's PASS at 4.0x, or with
+# its own max_slowdown raised to 10, or with no slowdown, FAILs; the loose
+# run's record with another max_slowdown than its profile's is INCOMPLETE
+forgec() {  # forgec NAME FROM PERL: the report of run FROM, each record $r edited by PERL
+    mkdir -p "$TMP/$1"; cp "$TMP/$2/profile.yaml" "$TMP/$2/hosts" "$TMP/$2/racks" "$TMP/$1/"
+    perl -MJSON::PP -ne 'my $r = decode_json($_); '"$3"'; print JSON::PP->new->canonical->encode($r), "\n"' \
+        "$TMP/$2/results.jsonl" > "$TMP/$1/results.jsonl"
+    $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
+}
+ALLPASS='if ($r->{type} eq "contention") { $r->{verdict} = "PASS"; $r->{reasons} = []; $r->{implicates} = undef; $r->{slowdown} = 1.1 }
+    if ($r->{type} eq "stage_end") { $r->{status} = "ok"; $r->{verdict} = "PASS"; $r->{failed_points} = $r->{judged_not_pass} = 0 }'
+TENANT='if $r->{type} eq "contention" && $r->{kind} eq "tenant"'
+forgec fpass tight "$ALLPASS"
+forgec fslow tight "$ALLPASS; \$r->{slowdown} = 4.0 $TENANT"
+forgec floose tight "$ALLPASS; @\$r{qw(slowdown max_slowdown)} = (4.0, 10) $TENANT"
+forgec fnone tight "$ALLPASS; delete \$r->{slowdown} $TENANT"
+grep -q '^verdict: PASS' "$TMP/fpass.out" &&
+    grep -q "^  FAIL rack rack1, contention stage, rack: .* under tenant: its own figures fail its limit (slowdown 4.00x under tenant is above max_slowdown 1.3x), though its verdict says 'PASS'" "$TMP/fslow.out" &&
+    grep -q "^  FAIL rack rack2, contention stage, limit: .* under tenant: its own figures fail the frozen profile's limit (slowdown 4.00x under tenant is above max_slowdown 1.3x), though its verdict says 'PASS' and its max_slowdown 10 is not the frozen profile's 1.3" "$TMP/floose.out" &&
+    grep -q "^  FAIL rack rack1, .*under tenant: its own figures fail its limit (slowdown missing under tenant" "$TMP/fnone.out"
+ok $? "a contention PASS at 4.0x (its own limit or one raised to 10), or with no slowdown, FAILs against max_slowdown 1.3; at 1.1x it passes"
+forgec flimit loose "\$r->{max_slowdown} = 2000 $TENANT"
+grep -q '^verdict: INCOMPLETE' "$TMP/flimit.out" &&
+    grep -q "^  INCOMPLETE rack rack2, contention stage, limit: .* under tenant: its max_slowdown 2000 is not the frozen profile's 1000" "$TMP/flimit.out"
+ok $? "a contention record judged against another max_slowdown than the profile's: INCOMPLETE, naming both"
 $VC --name $NAME clear
 sed "s/background_hosts: .*/background_hosts: ${NAME}09/" "$TMP/apart.yaml" > "$TMP/typo.yaml"
 run typo "$TMP/typo.yaml"
