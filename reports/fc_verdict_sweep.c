@@ -18,8 +18,10 @@
  *     planned iters and warmup, none twice and none the plan does not have;
  *   - pairs: one pair record per pair of the attempt's hosts (the stage
  *     runs the full tournament), each with exactly the planned sizes;
- *   - kinds (contention, whose groups and background kinds are the
- *     run's): every record a planned point, every planned point measured;
+ *   - kinds (contention): one record per planned point, background kind
+ *     (the profile's kinds, and "all" when there are two or more) and
+ *     group (each rack with a host that measures, under scope: rack; the
+ *     whole job otherwise), none twice and none the plan does not have;
  *   - sizes (overlap, which measures one kind of collective whatever the
  *     profile lists): one record of the stage's sweep_record type per
  *     planned size and group, with the planned iters and warmup, no other;
@@ -38,6 +40,7 @@
 #include <string.h>
 
 #include "fc_alloc.h"
+#include "fc_contention_role.h"
 #include "fc_stage.h"
 
 /* One attempt's records against its planned sweep. */
@@ -46,11 +49,15 @@ struct fc_sweep_result {
     int npoints;                /* planned points (per group), or sizes per pair */
     fc_test_point_t *points;    /* the planned points, in the stage's order */
     int iters, warmup;          /* as planned */
-    int ngroups;                /* groups (points), 1 (kinds), hosts (pairs) */
+    int nkinds;                 /* background kinds per point (kinds), else 1 */
+    char kind_names[FC_BG_KINDS + 1][32];
+    fc_contention_profile_t cont;   /* the contention settings (kinds) */
+    int ngroups;                /* groups (points, kinds), hosts (pairs) */
     json_t *index;              /* a planned point's key -> its index */
     json_t *groups;             /* group (or host) name -> index */
     json_t *names;              /* index -> name */
-    unsigned char *seen;        /* ngroups x npoints, or nhosts x nhosts (pairs) */
+    unsigned char *seen;        /* ngroups x npoints x nkinds, or nhosts x
+                                 * nhosts (pairs) */
     json_t *problems;           /* [{hosts: [...] (none: every rack of the
                                  * attempt), kind, text}] */
 };
@@ -65,6 +72,12 @@ static void fc_point_key(const char *coll, const char *dtype, const char *op,
                          long long bytes, char *buf, size_t len)
 {
     snprintf(buf, len, "%s %s %s %lld", coll, dtype, op, bytes);
+}
+
+/* Cells per group: each planned point under each background kind. */
+static size_t fc_sweep_slots(const struct fc_sweep_result *sw)
+{
+    return (size_t)sw->npoints * (size_t)sw->nkinds;
 }
 
 static void fc_sweep_problem(struct fc_sweep_result *sw, json_t *hosts, const char *kind,
@@ -112,6 +125,19 @@ static int fc_sweep_derive(const fc_run_verdict_t *out, const fc_profile_t *prof
     }
     sw->iters = sp.iters;
     sw->warmup = sp.warmup;
+    sw->nkinds = 1;
+    sw->kind_names[0][0] = '\0';
+    if (sw->check == FC_SWEEP_CHECK_KINDS) {
+        /* each kind alone, then all of them together (suites/contention.c) */
+        sw->nkinds = 0;
+        sw->cont = sp.cont;
+        for (int k = 0; k < FC_BG_KINDS; ++k)
+            if (sp.cont.kinds[k].enabled)
+                snprintf(sw->kind_names[sw->nkinds++], sizeof(sw->kind_names[0]), "%s",
+                         fc_bg_kind_name(k));
+        if (sw->nkinds > 1)
+            snprintf(sw->kind_names[sw->nkinds++], sizeof(sw->kind_names[0]), "all");
+    }
     if (sw->check == FC_SWEEP_CHECK_PAIRS || sw->check == FC_SWEEP_CHECK_SIZES) {
         /* a pair's sizes are the sweep's sizes (sendrecv int32, whatever
          * the profile lists), and so are a sizes stage's points */
@@ -125,8 +151,9 @@ static int fc_sweep_derive(const fc_run_verdict_t *out, const fc_profile_t *prof
 }
 
 /* The groups of an attempt's ranks, as its stage groups them: a node,
- * a rack (the plan's inventory), the whole job; the hosts (pairs); one
- * group "the stage" (kinds). */
+ * a rack (the plan's inventory), the whole job; the hosts (pairs); the
+ * racks of the hosts that measure, or the whole job, by the contention
+ * scope (kinds). */
 static void fc_sweep_groups(const fc_run_verdict_t *out, const fc_attempt_t *a,
                             fc_stage_id_t s, struct fc_sweep_result *sw)
 {
@@ -165,9 +192,19 @@ static void fc_sweep_groups(const fc_run_verdict_t *out, const fc_attempt_t *a,
 
         if (name == NULL)
             continue;
-        if (sw->check == FC_SWEEP_CHECK_KINDS)
-            name = "the stage";
-        else if (sw->check != FC_SWEEP_CHECK_PAIRS && g == NULL)
+        if (sw->check == FC_SWEEP_CHECK_KINDS) {
+            /* the rack of a host that measures (its rank's place on its
+             * host, as the stage decides it), or the whole job */
+            int local = 0;
+
+            for (size_t j = 0; j < i; ++j)
+                local += json_is_string(json_array_get(a->hosts, j)) &&
+                         strcmp(json_string_value(json_array_get(a->hosts, j)), name) == 0;
+            if (fc_contention_role(&sw->cont, name, local) != FC_ROLE_FG)
+                continue;
+            g = sw->cont.scope_rack ? "rack" : NULL;
+        }
+        if (sw->check != FC_SWEEP_CHECK_PAIRS && g == NULL)
             name = "cluster";
         else if (sw->check != FC_SWEEP_CHECK_PAIRS && strcmp(g, "rack") == 0) {
             const char *rack = "";
@@ -201,18 +238,24 @@ static void fc_sweep_point_record(struct fc_sweep_result *sw, json_t *rec)
 {
     char key[160], label[256], text[FC_VERDICT_TEXT];
     json_t *gi, *pi, *hosts = json_array();
-    int g = 0;
+    int g;
 
     if (sw->check == FC_SWEEP_CHECK_SIZES)
         snprintf(key, sizeof(key), "%lld", fc_sweep_requested(rec));
     else
         fc_point_key(fc_json_str(rec, "collective"), fc_json_str(rec, "dtype"),
                      fc_json_str(rec, "op"), fc_sweep_requested(rec), key, sizeof(key));
+    if (sw->check == FC_SWEEP_CHECK_KINDS)     /* and its background kind */
+        snprintf(key + strlen(key), sizeof(key) - strlen(key), " %.40s",
+                 fc_json_str(rec, "kind"));
     fc_check_label(rec, label, sizeof(label));
     /* the hosts a record of a node or a rack concerns: its group's (a
      * record of the whole job concerns every rack of the attempt) */
     if (fc_json_str(rec, "rack")[0] && fc_json_str(rec, "host")[0])
         json_array_append_new(hosts, json_string(fc_json_str(rec, "host")));
+    if (sw->check == FC_SWEEP_CHECK_KINDS && fc_json_str(rec, "rack")[0] &&
+        json_is_array(json_object_get(rec, "measured_hosts")))
+        json_array_extend(hosts, json_object_get(rec, "measured_hosts"));
     if (sw->check != FC_SWEEP_CHECK_KINDS) {
         json_int_t it = json_integer_value(json_object_get(rec, "iters"));
         json_int_t wu = json_integer_value(json_object_get(rec, "warmup"));
@@ -227,24 +270,24 @@ static void fc_sweep_point_record(struct fc_sweep_result *sw, json_t *rec)
                      (long long)wu, sw->warmup, label);
             fc_sweep_problem(sw, json_incref(hosts), "warmup", text);
         }
-        gi = json_object_get(sw->groups, fc_json_str(rec, "group"));
-        if (gi == NULL) {
-            snprintf(text, sizeof(text), "%.200s: group '%.60s' is none the stage ran", label,
-                     fc_json_str(rec, "group"));
-            fc_sweep_problem(sw, NULL, "group", text);
-            json_decref(hosts);
-            return;
-        }
-        g = (int)json_integer_value(gi);
     }
+    gi = json_object_get(sw->groups, fc_json_str(rec, "group"));
+    if (gi == NULL) {
+        snprintf(text, sizeof(text), "%.200s: group '%.60s' is none the stage ran", label,
+                 fc_json_str(rec, "group"));
+        fc_sweep_problem(sw, NULL, "group", text);
+        json_decref(hosts);
+        return;
+    }
+    g = (int)json_integer_value(gi);
     if ((pi = json_object_get(sw->index, key)) == NULL) {
         fc_sweep_problem(sw, hosts, "extra", label);
         return;
     }
     {
-        size_t cell = (size_t)g * (size_t)sw->npoints + (size_t)json_integer_value(pi);
+        size_t cell = (size_t)g * fc_sweep_slots(sw) + (size_t)json_integer_value(pi);
 
-        if (sw->check != FC_SWEEP_CHECK_KINDS && sw->seen[cell])
+        if (sw->seen[cell])
             fc_sweep_problem(sw, json_incref(hosts), "twice", label);
         sw->seen[cell] = 1;
     }
@@ -335,10 +378,19 @@ static struct fc_sweep_result *fc_sweep_attempt(json_t *records, const fc_run_ve
         fc_point_key(fc_coll_desc(sw->points[p].coll)->name,
                      fc_dtype_info(sw->points[p].dtype)->name, fc_op_name(sw->points[p].op),
                      (long long)sw->points[p].bytes, key, sizeof(key));
-        json_object_set_new(sw->index, key, json_integer(p));
+        if (sw->check != FC_SWEEP_CHECK_KINDS) {
+            json_object_set_new(sw->index, key, json_integer(p));
+            continue;
+        }
+        for (int k = 0; k < sw->nkinds; ++k) {
+            char kkey[200];
+
+            snprintf(kkey, sizeof(kkey), "%s %s", key, sw->kind_names[k]);
+            json_object_set_new(sw->index, kkey, json_integer(p * sw->nkinds + k));
+        }
     }
     cells = sw->check == FC_SWEEP_CHECK_PAIRS ? (size_t)sw->ngroups * (size_t)sw->ngroups
-                                              : (size_t)sw->ngroups * (size_t)sw->npoints;
+                                              : (size_t)sw->ngroups * fc_sweep_slots(sw);
     sw->seen = fc_xcalloc(cells + 1, 1, "the planned points met");
     if (sw->check == FC_SWEEP_CHECK_PAIRS)
         type = FC_RECORD_PAIR;
@@ -404,7 +456,9 @@ static int fc_sweep_group_of_rack(const struct fc_sweep_result *sw, const fc_rac
 {
     const char *g = fc_stage_desc(s)->group;
 
-    if (sw->check == FC_SWEEP_CHECK_KINDS || (sw->check != FC_SWEEP_CHECK_PAIRS && g == NULL))
+    if (sw->check == FC_SWEEP_CHECK_KINDS)
+        g = sw->cont.scope_rack ? "rack" : NULL;
+    if (sw->check != FC_SWEEP_CHECK_PAIRS && g == NULL)
         return 1;
     if (sw->check != FC_SWEEP_CHECK_PAIRS && strcmp(g, "rack") == 0)
         return strcmp(name, r->rack) == 0;
@@ -465,9 +519,11 @@ static void fc_sweep_count(const struct fc_sweep_result *sw, const fc_rack_verdi
             }
             continue;
         }
-        for (int p = 0; p < sw->npoints; ++p) {
+        for (size_t c = 0; c < fc_sweep_slots(sw); ++c) {
+            int p = (int)(c / (size_t)sw->nkinds);
+
             ++*planned;
-            if (sw->seen[(size_t)g * (size_t)sw->npoints + (size_t)p]) {
+            if (sw->seen[(size_t)g * fc_sweep_slots(sw) + c]) {
                 ++*judged;
             } else if (!first[0] && sw->check == FC_SWEEP_CHECK_SIZES) {
                 char size[32];
@@ -475,8 +531,11 @@ static void fc_sweep_count(const struct fc_sweep_result *sw, const fc_rack_verdi
                 fc_format_size(sw->points[p].bytes, size, sizeof(size));
                 snprintf(first, len, "size %s on %s", size, name);
             } else if (!first[0]) {
-                fc_sweep_point_label(&sw->points[p], sw->check == FC_SWEEP_CHECK_KINDS ? NULL
-                                     : name, first, len);
+                fc_sweep_point_label(&sw->points[p], sw->check == FC_SWEEP_CHECK_KINDS &&
+                                     !sw->cont.scope_rack ? NULL : name, first, len);
+                if (sw->check == FC_SWEEP_CHECK_KINDS)
+                    snprintf(first + strlen(first), len - strlen(first), " under %s",
+                             sw->kind_names[c % (size_t)sw->nkinds]);
             }
         }
     }

@@ -24,7 +24,10 @@
 #   - the report judges each record again against the frozen profile's
 #     max_slowdown: records of the tight run edited to PASS at 4.0x (or
 #     with their own limit raised, or no slowdown) FAIL; a record whose
-#     max_slowdown is not the profile's is INCOMPLETE;
+#     max_slowdown is not the profile's is INCOMPLETE; and to the plan:
+#     each point under each background kind once per group (the whole
+#     job, or each rack under scope: rack), a kind's record deleted or
+#     recorded as another kind is INCOMPLETE on the racks it concerns;
 #   - a bit flipped in the foreground under load is caught and attributed;
 #   - the foreground on the nccl backend, on this machine (no GPU: 2 ranks,
 #     one foreground, one background, file I/O): without the GPU plugin
@@ -38,7 +41,7 @@
 FC=$BUILD/fabcert
 vcluster_cleanup() { umount "$TMP/ro" 2>/dev/null; }
 vcluster_up fcc
-plan 26
+plan 28
 run() {     # run OUT PROFILE [options]
     local out=$1 profile=$2; shift 2
     $VC --name $NAME exec ${NAME}01 $FC run --hosts "$D/hosts" --racks "$D/racks" \
@@ -148,7 +151,7 @@ ok $? "a rack of background hosts alone is not judged by the contention stage: I
 # run's record with another max_slowdown than its profile's is INCOMPLETE
 forgec() {  # forgec NAME FROM PERL: the report of run FROM, each record $r edited by PERL
     mkdir -p "$TMP/$1"; cp "$TMP/$2/profile.yaml" "$TMP/$2/hosts" "$TMP/$2/racks" "$TMP/$1/"
-    perl -MJSON::PP -ne 'my $r = decode_json($_); '"$3"'; print JSON::PP->new->canonical->encode($r), "\n"' \
+    perl -MJSON::PP -ne 'my $r = decode_json($_); '"$3"'; print JSON::PP->new->canonical->encode($r), "\n" if $r' \
         "$TMP/$2/results.jsonl" > "$TMP/$1/results.jsonl"
     $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
 }
@@ -168,6 +171,32 @@ forgec flimit loose "\$r->{max_slowdown} = 2000 $TENANT"
 grep -q '^verdict: INCOMPLETE' "$TMP/flimit.out" &&
     grep -q "^  INCOMPLETE rack rack2, contention stage, limit: .* under tenant: its max_slowdown 2000 is not the frozen profile's 1000" "$TMP/flimit.out"
 ok $? "a contention record judged against another max_slowdown than the profile's: INCOMPLETE, naming both"
+# each planned point under each background kind, once per group: one
+# kind's record deleted (the end record recounted) is missing, one kind
+# recorded as another is there twice, though every point was measured
+forgec fnokind loose "if (\$r->{type} eq 'stage_end') { \$r->{judged_records} = \$r->{points} = 2 } \$r = undef $TENANT"
+forgec ftwice loose "\$r->{kind} = 'storage_net' $TENANT"
+sweep='contention stage, sweep: stage contention did not measure what the plan says (the frozen profile with the plan.s overrides): planned 3 points, 2 judged (first missing: all_reduce float32 sum 64 KiB under tenant)'
+grep -q "^  INCOMPLETE rack rack1, $sweep$" "$TMP/fnokind.out" && grep -q '^verdict: INCOMPLETE' "$TMP/fnokind.out" &&
+    grep -q "^  INCOMPLETE rack rack2, $sweep; 1 record(s) of a point measured twice (first: all_reduce float32 sum 64 KiB on cluster under storage_net)$" "$TMP/ftwice.out"
+ok $? "a background kind's record deleted, or recorded as another kind: INCOMPLETE, naming the point and kind missing"
+# scope: rack (the loose run as each rack's foreground would record it,
+# its profile changed to say so): rack2's tenant record deleted leaves
+# rack2 INCOMPLETE and rack1 PASS
+mkdir -p "$TMP/frack"; cp "$TMP/loose/hosts" "$TMP/loose/racks" "$TMP/frack/"
+sed 's/scope: cluster/scope: rack/' "$TMP/loose/profile.yaml" > "$TMP/frack/profile.yaml"
+perl -MJSON::PP -ne 'BEGIN { ($old, $new) = map { my $f = $_; `sha256sum < $f` =~ /^(\w+)/ } @ARGV[0, 1]; @ARGV = ($ARGV[2]) }
+    s/$old/$new/g; my $r = decode_json($_);
+    if ($r->{type} eq "stage_end") { $r->{judged_records} = $r->{points} = 5 }
+    if ($r->{type} ne "contention") { print JSON::PP->new->canonical->encode($r), "\n"; next }
+    for my $k (1, 2) { my %c = %$r; $c{group} = $c{rack} = "rack$k"; $c{racks} = ["rack$k"];
+        $c{measured_hosts} = [grep { /0@{[2 * $k - 1]}$|0@{[2 * $k]}$/ } @{$r->{measured_hosts}}];
+        print JSON::PP->new->canonical->encode(\%c), "\n" unless $k == 2 && $c{kind} eq "tenant" }' \
+    "$TMP/loose/profile.yaml" "$TMP/frack/profile.yaml" "$TMP/loose/results.jsonl" > "$TMP/frack/results.jsonl"
+$FC report "$TMP/frack" > "$TMP/frack.out" 2>&1
+grep -q '^rack rack1: PASS' "$TMP/frack.out" && grep -q '^rack rack2: INCOMPLETE' "$TMP/frack.out" &&
+    grep -q '^  INCOMPLETE rack rack2, contention stage, sweep: .*planned 3 points, 2 judged (first missing: all_reduce float32 sum 64 KiB on rack2 under tenant)$' "$TMP/frack.out"
+ok $? "scope rack: a kind's record missing on one rack leaves that rack INCOMPLETE, the other PASS"
 $VC --name $NAME clear
 sed "s/background_hosts: .*/background_hosts: ${NAME}09/" "$TMP/apart.yaml" > "$TMP/typo.yaml"
 run typo "$TMP/typo.yaml"
