@@ -7,8 +7,8 @@
  * bits_per_size in fc_record.h). The limits: a point's `limit` against
  * its busbw (where busbw means something: lib/fc_judge.c's rule) and
  * median, its confirmation alone's rounds against the same limit by the
- * majority rule (lib/fc_confirm_rule.h); a soak point's drift against its
- * max_drift_pct; a pair's sizes against their min_bw_gbps and its latency
+ * majority rule (lib/fc_confirm_rule.h); a soak point's sustained and
+ * intermittent drift against its max_drift_pct; a pair's sizes against their min_bw_gbps and its latency
  * against its latency_limit, its alone measurements likewise; a
  * contention record's slowdown against its max_slowdown.
  */
@@ -319,6 +319,13 @@ int fc_record_limit_fails(json_t *rec, char *why, size_t len)
             fc_num(soak, "drift_pct") > fc_num(soak, "max_drift_pct")) {
             snprintf(why, len, "sustained drift %.1f%% is above max_drift_pct %g",
                      fc_num(soak, "drift_pct"), fc_num(soak, "max_drift_pct"));
+            return 1;
+        }
+        /* ... and its intermittent drift, against the same limit */
+        if (json_is_object(soak) && fc_num(soak, "max_drift_pct") >= 0 &&
+            fc_num(soak, "intermittent_pct") > fc_num(soak, "max_drift_pct")) {
+            snprintf(why, len, "intermittent drift %.1f%% is above max_drift_pct %g",
+                     fc_num(soak, "intermittent_pct"), fc_num(soak, "max_drift_pct"));
             return 1;
         }
         return 0;

@@ -20,7 +20,8 @@
  * attempt, there, ending PASS and carrying the busbw it was compared with;
  * a first count not alone in its series (fc_scaling_reference).
  * Contention records are held to the profile's contention max_slowdown,
- * which the stage writes into each of them.
+ * which the stage writes into each of them. A soak point with no drift
+ * judged (drift_pct null) under a drift limit is INCOMPLETE.
  */
 #include "fc_verdict_scan.h"
 
@@ -302,14 +303,25 @@ void fc_verdict_limits_scan(json_t *records, const fc_run_verdict_t *out,
             strcmp(fc_record_verdict(rec), "PASS") == 0)
             fc_record_limit_fails(want, fails, sizeof(fails));
         json_decref(want);
+        /* a soak point whose drift was never judged (too few windows)
+         * under a drift limit certifies no drift */
+        if (!differ[0] && !fails[0] && id == FC_RECORD_POINT &&
+            strcmp(fc_record_verdict(rec), "PASS") == 0 &&
+            json_is_object(json_object_get(rec, "soak")) &&
+            profile->stages[s].soak.max_drift_pct >= 0 &&
+            !json_is_number(json_object_get(json_object_get(rec, "soak"), "drift_pct")))
+            snprintf(ref, sizeof(ref), "its drift was not judged (drift_pct null over %zu "
+                     "window(s)) under max_drift_pct %g",
+                     json_array_size(json_object_get(json_object_get(rec, "soak"), "windows")),
+                     profile->stages[s].soak.max_drift_pct);
         if (id == FC_RECORD_SCALING) {
             if (strcmp(fc_record_verdict(rec), "PASS") == 0)
                 fc_scaling_reference(records, i, scan, bad, ref, sizeof(ref));
             bad[i] = strcmp(fc_record_verdict(rec), "PASS") != 0 || differ[0] || fails[0] ||
                      ref[0];
-            if (!differ[0] && !fails[0] && ref[0])
-                snprintf(differ, sizeof(differ), "%s", ref);
         }
+        if (!differ[0] && !fails[0] && ref[0])
+            snprintf(differ, sizeof(differ), "%s", ref);
         if (!differ[0] && !fails[0])
             continue;
         if (scan->limits == NULL)
@@ -320,8 +332,8 @@ void fc_verdict_limits_scan(json_t *records, const fc_run_verdict_t *out,
                      "limit (%.150s), though its verdict says 'PASS'%s%.100s", label, fails,
                      differ[0] ? " and " : "", differ);
         else if (ref[0] && strcmp(ref, differ) == 0)
-            snprintf(text, sizeof(text), "%.120s: %.200s, though its verdict says 'PASS'",
-                     label, ref);
+            snprintf(text, sizeof(text), "%.120s: %.200s, though its verdict says '%s'",
+                     label, ref, fc_json_str(rec, "verdict"));
         else
             snprintf(text, sizeof(text), "%.120s: %.280s: it was judged against another limit "
                      "than the profile's", label, differ);

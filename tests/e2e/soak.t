@@ -10,12 +10,15 @@
 #     windows, above the profile's limit, with the figure in the message
 #     and a plot of the window medians on the rack's page;
 #   - interrupting the run (SIGINT) stops the stage at once, keeps the
-#     windows measured so far and reports INCOMPLETE, never PASS.
+#     windows measured so far and reports INCOMPLETE, never PASS;
+#   - the report judges the clean run's soak points again (edited): an
+#     intermittent drift above max_drift_pct under a PASS FAILs, a drift
+#     not judged (drift_pct null) is INCOMPLETE.
 # Needs root (namespaces); skips with the reason otherwise.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcs
-plan 14
+plan 15
 H1=${NAME}01 H2=${NAME}02 H3=${NAME}03
 start() {   # start OUT PROFILE [options]: in the background, inside the first node
     local out=$1 profile=$2; shift 2
@@ -60,6 +63,21 @@ ok $? "a clean cluster soaks for 8 s and passes ($rc)"
 n=$(rec clean 'scalar grep { $_->{type} eq "soak_window" } @r')
 w=$(rec clean '(map { scalar @{$_->{soak}{windows}} } grep { $_->{type} eq "point" } @r)[0]')
 ok $(( n < 4 || n != w )) "every window is recorded as it closes ($n windows, $w in the point)"
+# the report judges the soak points' drift again: the clean run's point
+# edited to an intermittent drift of 1500% (limit 1000) under its PASS
+# FAILs; with drift_pct null (too few windows) it is INCOMPLETE
+forge() {   # forge NAME PERL: the report of the clean run, its soak points' $s edited
+    mkdir -p "$TMP/$1"; cp "$TMP/clean/profile.yaml" "$TMP/clean/hosts" "$TMP/clean/racks" "$TMP/$1/"
+    perl -MJSON::PP -ne 'my $r = decode_json($_); my $s = $r->{soak}; if ($r->{type} eq "point" && $s) { '"$2"' }
+        print JSON::PP->new->canonical->encode($r), "\n"' "$TMP/clean/results.jsonl" > "$TMP/$1/results.jsonl"
+    $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
+}
+forge intermittent '$s->{intermittent_pct} = 1500'
+forge nodrift '$s->{drift_pct} = undef'
+grep -q "^  FAIL rack rack1, soak stage, .*its own figures fail its limit (intermittent drift 1500.0% is above max_drift_pct 1000)" "$TMP/intermittent.out" &&
+    grep -q '^verdict: INCOMPLETE' "$TMP/nodrift.out" &&
+    grep -q "^  INCOMPLETE rack rack2, soak stage, limit: .*its drift was not judged (drift_pct null over [0-9]* window(s)) under max_drift_pct 1000" "$TMP/nodrift.out"
+ok $? "a soak PASS whose intermittent drift is above max_drift_pct FAILs; one whose drift was not judged is INCOMPLETE"
 n=$(rec clean 'scalar grep { $_->{type} eq "soak_counters" && $_->{verdict} eq "PASS" && exists $_->{links}{eth0}{carrier_changes} } @r')
 ok $(( n != 4 )) "the link counters of all 4 nodes are read before and after ($n)"
 # and each window carries what every node's links did in it (shown, not judged)
