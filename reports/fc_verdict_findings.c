@@ -299,11 +299,16 @@ void fc_verdict_judge_rack(json_t *records, const fc_run_verdict_t *out,
                              * counted as misplaced) */
         if (at->superseded && t->check &&
             (strcmp(fc_record_verdict(rec), "PASS") == 0 ||
-             strcmp(fc_record_verdict(rec), "INCOMPLETE") == 0))
-            continue;       /* a resume ran its stage again from the start:
-                             * its passes are measured again there, its
-                             * failures stay (a verdict never improves with
-                             * less evidence) */
+             strcmp(fc_record_verdict(rec), "INCOMPLETE") == 0)) {
+            const char *issue_text = NULL, *issue = fc_verdict_limit_issue(scan, i, &issue_text);
+
+            /* a resume ran its stage again from the start: its passes
+             * are measured again there, its failures stay (a verdict
+             * never improves with less evidence), those the profile's
+             * limit finds among its passes too */
+            if (issue == NULL || strcmp(issue, "FAIL") != 0)
+                continue;
+        }
         if (scan->unplaced[i]) {
             if (fc_attempt_includes(at, r) || !fc_attempt_includes_a_rack(out, at))
                 fc_verdict_unplaced(r, (fc_stage_id_t)s, rec, scan->unplaced[i] == 1);

@@ -41,7 +41,8 @@
 #     report checks the plan against the frozen profile.yaml), no frozen
 #     profile at all, a malformed plan, a rack name that
 #     is a path, a host that never ran, a stage judged against another
-#     profile): never PASS;
+#     profile, a superseded attempt's PASS that the profile's limit
+#     fails): never PASS;
 #   - the environment that shapes the measurement (FC_SYSFS_ROOT, a fake
 #     sysfs tree, among it, said in every report; OMPI_MCA_btl in the
 #     summary, JUnit, the HTML and verify) and the GPU plugin's origin are
@@ -49,7 +50,7 @@
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 87
+plan 88
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -609,6 +610,26 @@ perl -pe 's/"drift_pct":[0-9.]+/"drift_pct":2000.0/ if /"type":"point"/' tests/g
 $FC report "$TMP/drift" > "$TMP/drift.out" 2>&1
 grep -q '^rack rack2: FAIL' "$TMP/drift.out" && grep -q "soak stage, rack: all_reduce float32 sum 65536 bytes on cluster: its own figures fail its limit (sustained drift 2000.0% is above max_drift_pct 1000)" "$TMP/drift.out"
 ok $? "a soak point whose drift is above its max_drift_pct under PASS FAILs (rack2, which passed)"
+# a superseded attempt's PASS that the profile's limit fails stays a
+# failure: the cluster stage's records before a resume record that
+# supersedes them, its first point judged against a looser limit
+# (max_latency_us 9e9, median 3 s; the profile's: 2e6), then the attempt
+# again as written
+supersede() {   # supersede NAME PERL: G with its cluster attempt twice, the first edited (%o)
+    mkdir -p "$TMP/$1"; cp "$GP" $GI "$TMP/$1/"
+    perl -MJSON::PP -ne 'my $j = JSON::PP->new->canonical; my $r = decode_json($_);
+        if ($r->{stage} && $r->{stage} eq "cluster") { push @c, $r; next } print;
+        END { for my $r (@c) { my %o = %$r; if ($o{type} eq "point" && !$d++) { '"$2"' } print $j->encode(\%o), "\n" }
+            print $j->encode({ type => "resume", source => "runner", run_id => $c[0]{run_id}, time => $c[0]{time},
+                               superseded => [{ stage => "cluster", attempts => 1 }] }), "\n";
+            print $j->encode($_), "\n" for @c }' "$G" > "$TMP/$1/results.jsonl"
+    $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
+}
+supersede supok ''
+supersede supslow '$o{limit} = { %{$o{limit}}, max_latency_us => 9e9 }; $o{time_us} = { %{$o{time_us}}, median => 3e6 }'
+[ "$(verdict_of supok)" = PASS ] && [ "$(verdict_of supslow)" = FAIL ] &&
+    grep -q "^  FAIL rack rack1, cluster stage, limit: all_reduce float32 sum 4 KiB on cluster: its own figures fail the frozen profile's limit (median 3000000.0 us is above max_latency_us 2e+06" "$TMP/supslow.out"
+ok $? "a superseded attempt's PASS that the frozen profile's limit fails is a FAIL, not dropped by the resume"
 
 # 8. what shapes the measurement, and a summary that cannot be faked
 # (Open MPI's parameter files too: the user's, and one that
