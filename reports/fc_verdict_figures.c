@@ -114,8 +114,12 @@ static int fc_point_fails_limit(json_t *rec, json_t *limit, double busbw, double
                      busbw, min_bw, line);
         return 1;
     }
-    if (max_lat >= 0 && median_us > max_lat) {
-        if (why)
+    if (max_lat >= 0 && !(median_us >= 0 && median_us <= max_lat)) {
+        /* a median that is not there fails the limit too */
+        if (why && median_us < 0)
+            snprintf(why, len, "no median time, under max_latency_us %g (profile line %d)",
+                     max_lat, line);
+        else if (why)
             snprintf(why, len, "median %.1f us is above max_latency_us %g (profile line %d)",
                      median_us, max_lat, line);
         return 1;
@@ -146,10 +150,11 @@ static int fc_point_cleared(json_t *rec, json_t *limit)
     return n > 0 && fc_confirm_decide(slow, n) == FC_CONFIRM_CLEARED;
 }
 
-/* Does a pair's figure at size entry z (its bandwidth) or its latency
- * (lat_us >= 0, with the record's latency_limit) fail? */
-static int fc_pair_fails_limit(json_t *rec, json_t *z, double bw, double lat_us, char *why,
-                               size_t len)
+/* Does a pair's figure at size entry z (its bandwidth) or, with
+ * judge_lat, its latency lat_us (with the record's latency_limit; -1: not
+ * there, which fails) fail? */
+static int fc_pair_fails_limit(json_t *rec, json_t *z, double bw, int judge_lat,
+                               double lat_us, char *why, size_t len)
 {
     double min_bw = fc_num(z, "min_bw_gbps");
     json_t *ll = json_object_get(rec, "latency_limit");
@@ -162,9 +167,13 @@ static int fc_pair_fails_limit(json_t *rec, json_t *z, double bw, double lat_us,
                      (long long)json_integer_value(json_object_get(z, "limit_line")));
         return 1;
     }
-    if (lat_us >= 0 && fc_num(ll, "max_latency_us") >= 0 &&
-        lat_us > fc_num(ll, "max_latency_us")) {
-        if (why)
+    if (judge_lat && fc_num(ll, "max_latency_us") >= 0 &&
+        !(lat_us >= 0 && lat_us <= fc_num(ll, "max_latency_us"))) {
+        if (why && lat_us < 0)
+            snprintf(why, len, "no latency, under max_latency_us %g (profile line %lld)",
+                     fc_num(ll, "max_latency_us"),
+                     (long long)json_integer_value(json_object_get(ll, "line")));
+        else if (why)
             snprintf(why, len, "latency %.1f us is above max_latency_us %g (profile line "
                      "%lld)", lat_us, fc_num(ll, "max_latency_us"),
                      (long long)json_integer_value(json_object_get(ll, "line")));
@@ -194,7 +203,9 @@ static int fc_pair_cleared(json_t *rec)
             slow[n++] = -1;
             continue;
         }
-        /* each alone size against the record's entry of that size */
+        /* each alone size against the record's entry of that size; no
+         * size, or one the record has not, clears nothing */
+        fails = json_array_size(json_object_get(m, "sizes")) == 0;
         json_array_foreach(json_object_get(m, "sizes"), k, z) {
             json_t *mine = NULL, *e;
             size_t j;
@@ -203,9 +214,9 @@ static int fc_pair_cleared(json_t *rec)
                 if (json_integer_value(json_object_get(e, "bytes")) ==
                     json_integer_value(json_object_get(z, "bytes")))
                     mine = e;
-            fails |= mine != NULL &&
-                     fc_pair_fails_limit(rec, mine, fc_num(z, "bw_gbps"),
-                                         k == 0 ? fc_num(z, "latency_us") : -1, NULL, 0);
+            fails |= mine == NULL ||
+                     fc_pair_fails_limit(rec, mine, fc_num(z, "bw_gbps"), k == 0,
+                                         fc_num(z, "latency_us"), NULL, 0);
         }
         slow[n++] = fails;
     }
@@ -256,7 +267,8 @@ static int fc_scaling_fails_limit(json_t *rec, char *why, size_t len)
         return 1;
     }
     if (json_is_object(limit) && fc_num(limit, "max_latency_us") >= 0 &&
-        !(fc_num(rec, "median_us") <= fc_num(limit, "max_latency_us"))) {
+        !(json_is_number(json_object_get(rec, "median_us")) &&
+          fc_num(rec, "median_us") <= fc_num(limit, "max_latency_us"))) {
         snprintf(why, len, "median %g us on %lld nodes is above max_latency_us %g",
                  fc_num(rec, "median_us"),
                  (long long)json_integer_value(json_object_get(rec, "nodes")),
@@ -339,8 +351,8 @@ int fc_record_limit_fails(json_t *rec, char *why, size_t len)
     if (id != FC_RECORD_PAIR)
         return 0;
     json_array_foreach(json_object_get(rec, "sizes"), i, z)
-        if (fc_pair_fails_limit(rec, z, fc_num(z, "bw_gbps"),
-                                i == 0 ? fc_num(rec, "latency_us") : -1, why, len)) {
+        if (fc_pair_fails_limit(rec, z, fc_num(z, "bw_gbps"), i == 0,
+                                fc_num(rec, "latency_us"), why, len)) {
             if (fc_pair_cleared(rec))
                 break;
             return 1;

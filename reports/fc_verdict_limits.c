@@ -234,6 +234,7 @@ static void fc_scaling_reference(json_t *records, size_t i, const fc_verdict_sca
     json_int_t nodes = json_integer_value(json_object_get(rec, "nodes"));
     size_t n = json_array_size(records), j;
     int other = 0;
+    json_int_t fewer = 0;       /* a count below this one in its series */
 
     why[0] = '\0';
     for (j = i; j-- > 0;) {
@@ -244,6 +245,8 @@ static void fc_scaling_reference(json_t *records, size_t i, const fc_verdict_sca
             !fc_same_point(r, rec))
             continue;
         other |= json_integer_value(json_object_get(r, "nodes")) != nodes;
+        if (json_integer_value(json_object_get(r, "nodes")) < nodes)
+            fewer = json_integer_value(json_object_get(r, "nodes"));
         if (json_is_integer(pn) &&
             json_integer_value(json_object_get(r, "nodes")) == json_integer_value(pn)) {
             if (bad[j])
@@ -261,15 +264,24 @@ static void fc_scaling_reference(json_t *records, size_t i, const fc_verdict_sca
                  (long long)json_integer_value(pn));
         return;
     }
-    for (j = i + 1; j < n && !other; ++j) {
+    for (j = i + 1; j < n; ++j) {
+        json_int_t rn;
+
         r = json_array_get(records, j);
         if (fc_scaling_edge(r, "stage_start") || fc_scaling_edge(r, "stage_end"))
             break;
-        if (!scan->ignored[j] && !scan->other_run[j] &&
-            scan->type[j]->id == FC_RECORD_SCALING && fc_same_point(r, rec))
-            other = json_integer_value(json_object_get(r, "nodes")) != nodes;
+        if (scan->ignored[j] || scan->other_run[j] || scan->type[j]->id != FC_RECORD_SCALING ||
+            !fc_same_point(r, rec))
+            continue;
+        rn = json_integer_value(json_object_get(r, "nodes"));
+        other |= rn != nodes;
+        if (rn < nodes)
+            fewer = rn;
     }
-    if (!other)
+    if (fewer > 0)
+        snprintf(why, len, "no prev_nodes, though its series has a count of fewer nodes "
+                 "(%lld): its step from it was not judged", (long long)fewer);
+    else if (!other)
         snprintf(why, len, "a series of one node count (%lld nodes): nothing was compared",
                  (long long)nodes);
 }

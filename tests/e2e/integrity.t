@@ -42,7 +42,7 @@
 #     profile at all, a malformed plan, a rack name that
 #     is a path, a host that never ran, a stage judged against another
 #     profile, a superseded attempt's PASS that the profile's limit
-#     fails): never PASS;
+#     fails, a median or latency missing under a limit): never PASS;
 #   - the environment that shapes the measurement (FC_SYSFS_ROOT, a fake
 #     sysfs tree, among it, said in every report; OMPI_MCA_btl in the
 #     summary, JUnit, the HTML and verify) and the GPU plugin's origin are
@@ -50,7 +50,7 @@
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 88
+plan 89
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -630,6 +630,14 @@ supersede supslow '$o{limit} = { %{$o{limit}}, max_latency_us => 9e9 }; $o{time_
 [ "$(verdict_of supok)" = PASS ] && [ "$(verdict_of supslow)" = FAIL ] &&
     grep -q "^  FAIL rack rack1, cluster stage, limit: all_reduce float32 sum 4 KiB on cluster: its own figures fail the frozen profile's limit (median 3000000.0 us is above max_latency_us 2e+06" "$TMP/supslow.out"
 ok $? "a superseded attempt's PASS that the frozen profile's limit fails is a FAIL, not dropped by the resume"
+# a figure that is not there under a limit fails it: a cluster point
+# without its median (max_latency_us 2e6), a pair without its latency
+edit nomedian 'if (/"type":"point"/ && /"stage":"cluster"/ && !$d++) { s/"median":[0-9.e+]+,// }'
+edit nolatency 'if (/"type":"pair"/ && !$d++) { s/"latency_us":[0-9.e+]+,// }'
+[ "$(verdict_of nomedian)" = FAIL ] && [ "$(verdict_of nolatency)" = FAIL ] &&
+    grep -q "^  FAIL rack rack1, cluster stage, rack: all_reduce float32 sum 4096 bytes on cluster: its own figures fail its limit (no median time, under max_latency_us 2e+06 (profile line 61))" "$TMP/nomedian.out" &&
+    grep -q "^  FAIL rack rack1, pairs stage, limit: pair fcv01 <-> fcv02: its own figures fail the frozen profile's limit (no latency, under max_latency_us 200000" "$TMP/nolatency.out"
+ok $? "a point without its median, a pair without its latency, under a latency limit: FAIL, not a pass"
 
 # 8. what shapes the measurement, and a summary that cannot be faked
 # (Open MPI's parameter files too: the user's, and one that
