@@ -13,7 +13,8 @@
 #   - the report judges the records' figures again against the frozen
 #     profile: the open run's 1 MiB record on 4 nodes given a busbw 99%
 #     below 2 nodes under its PASS is FAIL; its max_drop_pct set to 100,
-#     or its prev_peak_busbw set to another than the 2-node record's, is
+#     or its prev_peak_busbw set to another than the 2-node record's, or
+#     its prev_nodes and max_drop_pct null (no step judged), is
 #     INCOMPLETE;
 #   - the report holds the records to the series: the open run's record
 #     of 1 MiB on 5 nodes deleted and the end record recounted is
@@ -32,7 +33,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcs 2,3
-plan 16
+plan 17
 cat > "$TMP/p.yaml" <<YAML
 name: scaling-test
 seed: 5
@@ -123,6 +124,10 @@ forge ref 's/"prev_peak_busbw":[0-9.e+-]*/"prev_peak_busbw":0.001/; s/"drop_pct"
 rc=$?
 [ $rc -ne 0 ] && grep -q "^  INCOMPLETE .*scaling stage.*1 MiB on 4 nodes: its prev_peak_busbw 0.001 is not the 2-node record's peak_busbw [0-9.]*, though its verdict says 'PASS'" "$TMP/ref.out"
 ok $? "a record compared with another busbw than its reference count's record: INCOMPLETE ($rc)"
+forge noprev 's/"prev_nodes":[0-9]*/"prev_nodes":null/; s/"max_drop_pct":[0-9.e+-]*/"max_drop_pct":null/'
+rc=$?
+[ $rc -ne 0 ] && grep -q "^  INCOMPLETE .*scaling stage.*1 MiB on 4 nodes: no prev_nodes, though its series has a count of fewer nodes (2): its step from it was not judged, though its verdict says 'PASS'" "$TMP/noprev.out"
+ok $? "a count after the first without prev_nodes (its step not judged): INCOMPLETE ($rc)"
 
 head -2 "$D/hosts" > "$TMP/rack1.hosts"
 $VC --name $NAME slow ${NAME}02 50mbit > /dev/null
