@@ -36,7 +36,7 @@ static const fc_counter_name_t fc_rdma_counters[] = {
 
 #define FC_NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
-static int fc_read_count(const char *path, long long *v)
+int fc_sysfs_read_count(const char *path, long long *v)
 {
     FILE *f = fopen(path, "r");
     int ok;
@@ -70,7 +70,7 @@ json_t *fc_counters_net(const char *ifname)
         else
             snprintf(path, sizeof(path), "%s/class/net/%s/statistics/%s",
                      fc_sysfs_root(), ifname, name);
-        if (fc_read_count(path, &v))
+        if (fc_sysfs_read_count(path, &v))
             json_object_set_new(c, name, json_integer(v));
     }
     return c;
@@ -86,7 +86,7 @@ int fc_counters_read_rdma(const char *portdir, const char *name, int narrow_bits
     for (size_t w = 0; w < FC_NELEM(wide); ++w) {
         snprintf(rel, sizeof(rel), wide[w], name);
         snprintf(path, sizeof(path), "%s/%s", portdir, rel);
-        if (fc_read_count(path, v)) {
+        if (fc_sysfs_read_count(path, v)) {
             *bits_p = 64;
             return 1;
         }
@@ -95,7 +95,7 @@ int fc_counters_read_rdma(const char *portdir, const char *name, int narrow_bits
         return 0;
     snprintf(path, sizeof(path), "%s/counters/%s", portdir, name);
     *bits_p = narrow_bits;
-    return fc_read_count(path, v);
+    return fc_sysfs_read_count(path, v);
 }
 
 json_t *fc_counters_rdma(const char *dev, const char *port, json_t *bits_p)

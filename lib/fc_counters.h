@@ -24,6 +24,9 @@
 
 /* $FC_SYSFS_ROOT, or "/sys". */
 const char *fc_sysfs_root(void);
+/* One counter file's value (a decimal integer) into *v; 0 when the file
+ * cannot be opened or read. */
+int fc_sysfs_read_count(const char *path, long long *v);
 
 /* {"rx_errors": N, ...} for one interface, one RDMA port. For the port,
  * bits_p (may be NULL) gets {"symbol_error": 16, ...}: the width of each

@@ -93,18 +93,6 @@ static const fc_ival_counter_t *fc_ival_find(const char *name)
     return NULL;
 }
 
-static int fc_ival_read(const char *path, long long *v)
-{
-    FILE *f = fopen(path, "r");
-    int ok;
-
-    if (f == NULL)
-        return 0;
-    ok = fscanf(f, "%lld", v) == 1;
-    fclose(f);
-    return ok;
-}
-
 static void fc_ival_net(json_t *links, const char *ifname)
 {
     json_t *c = json_object();
@@ -118,7 +106,7 @@ static void fc_ival_net(json_t *links, const char *ifname)
             continue;
         snprintf(path, sizeof(path), ic->where == FC_IVAL_NET ? "%s/class/net/%s/statistics/%s"
                  : "%s/class/net/%s/%s", fc_sysfs_root(), ifname, ic->name);
-        if (fc_ival_read(path, &v))
+        if (fc_sysfs_read_count(path, &v))
             json_object_set_new(c, ic->name, json_integer(v));
     }
     json_object_set_new(links, ifname, c);
