@@ -91,6 +91,17 @@ static void fc_cell_draw(FILE *f, const fc_cell_t *c, int x, int y, int size, do
 }
 
 /* A pair record of stage (the heat maps take no other stage's pairs). */
+/* The fastest of the cells' slowest pairs: the scale of the colours. */
+static double fc_cells_max_bw(const fc_cell_t *m, size_t count)
+{
+    double maxbw = 0;
+
+    for (size_t i = 0; i < count; ++i)
+        if (m[i].pairs && m[i].min_bw > maxbw)
+            maxbw = m[i].min_bw;
+    return maxbw;
+}
+
 static int fc_is_pair_of(json_t *rec, const char *stage)
 {
     return fc_record_id(rec) == FC_RECORD_PAIR && strcmp(fc_json_str(rec, "stage"), stage) == 0;
@@ -122,9 +133,7 @@ void fc_html_pairs_racks(FILE *f, const fc_run_verdict_t *v, const char *stage)
             any = 1;
         }
     }
-    for (size_t i = 0; i < (size_t)n * (size_t)n; ++i)
-        if (m[i].pairs && m[i].min_bw > maxbw)
-            maxbw = m[i].min_bw;
+    maxbw = fc_cells_max_bw(m, (size_t)n * (size_t)n);
     if (any) {
         int w = left + cell * n + 20, h = top + cell * n + 30;
 
@@ -186,9 +195,7 @@ void fc_html_pairs_rack_drill(FILE *f, const fc_run_verdict_t *v, const fc_rack_
             any = 1;
         }
     }
-    for (size_t k = 0; k < (size_t)nh * (size_t)nr; ++k)
-        if (m[k].pairs && m[k].min_bw > maxbw)
-            maxbw = m[k].min_bw;
+    maxbw = fc_cells_max_bw(m, (size_t)nh * (size_t)nr);
     if (any) {
         int w = left + cell * nr + 20, h = top + cell * nh + 30;
 
