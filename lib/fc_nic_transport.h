@@ -1,0 +1,67 @@
+/*
+ * fc_nic_transport.h - one NIC talking to one NIC, behind a small ops
+ * table, so that the rails stage measures every NIC of a node the same way
+ * whatever carries the bytes: "tcp" (a socket bound to that interface's
+ * address: Ethernet clusters and the virtual cluster) or "verbs" (libibverbs
+ * RC queue pairs set up over MPI: InfiniBand and RoCE, GPU memory as the
+ * buffer where the GPU plugin allows).
+ *
+ * The calling pattern, for one pair of ranks on one rail:
+ *
+ *     ops->available(nic, why)            each side, before anything: a NIC
+ *                                         this transport cannot drive is a
+ *                                         skip with the reason, never a pass
+ *     ops->connect(nic, pair, peer, buf, len, &ep, why)
+ *                                         both sides together; set-up data
+ *                                         (addresses, QP numbers, rkeys)
+ *                                         travels over the MPI communicator;
+ *                                         buf is registered once, here
+ *     ops->transfer(ep, sending, bytes, deadline, why)
+ *                                         both sides: the sender moves the
+ *                                         first `bytes` of its buf into the
+ *                                         peer's buf; the receiver returns
+ *                                         only when all of them have
+ *                                         arrived, so the caller may check
+ *                                         them bitwise at once
+ *     ops->pingpong(ep, first, bytes, deadline, why)
+ *                                         one round trip of `bytes`
+ *     ops->close(ep)                      both sides
+ *
+ * Every call that waits takes an absolute deadline (MPI_Wtime() seconds) and
+ * returns FC_ERR_TIMEOUT past it with the NIC and peer in `why`: a dead
+ * link never hangs the stage. Filling, checking and timing are the
+ * caller's: the transport only moves bytes.
+ */
+#ifndef FC_NIC_TRANSPORT_H
+#define FC_NIC_TRANSPORT_H
+
+#include <stddef.h>
+
+#include <mpi.h>
+
+#include "fc_status.h"
+
+#define FC_NIC_WHY_MAX 256
+
+/* One end of a connection between this rank's NIC and a peer's NIC. */
+typedef struct fc_nic_ep fc_nic_ep_t;
+
+typedef struct fc_nic_transport {
+    const char *name;   /* "tcp", "verbs": the profile's `transport:` */
+    fc_status_t (*available)(const char *nic, char *why, size_t why_len);
+    fc_status_t (*connect)(const char *nic, MPI_Comm pair, int peer, void *buf,
+                           size_t len, fc_nic_ep_t **ep, char *why, size_t why_len);
+    fc_status_t (*transfer)(fc_nic_ep_t *ep, int sending, size_t bytes,
+                            double deadline, char *why, size_t why_len);
+    fc_status_t (*pingpong)(fc_nic_ep_t *ep, int first, size_t bytes,
+                            double deadline, char *why, size_t why_len);
+    void (*close)(fc_nic_ep_t *ep);
+} fc_nic_transport_t;
+
+/* The transports built into this binary, by name; NULL if unknown. */
+const fc_nic_transport_t *fc_nic_transport_find(const char *name);
+
+extern const fc_nic_transport_t fc_nic_transport_tcp;
+extern const fc_nic_transport_t fc_nic_transport_verbs;
+
+#endif
