@@ -20,6 +20,7 @@
 #include "fc_bg_kinds.h"
 #include "fc_coll.h"
 #include "fc_pattern_host.h"
+#include "fc_pci_dist.h"
 #include "fc_stages.h"
 #include "fc_status.h"
 
@@ -86,6 +87,27 @@ typedef struct fc_contention_profile {
 
 const char *fc_bg_kind_name(int kind);
 
+/* preflight's expect.gpu_nic_affinity (lib/fc_profile_affinity.c, judged
+ * by lib/fc_pci_topo.c): how near each GPU's nearest NIC must be on the
+ * PCI tree, and optionally which NIC each GPU must have. */
+#define FC_AFFINITY_MAX_MAP 64
+typedef struct fc_affinity_map_entry {
+    char gpu[32];               /* a GPU's PCI address, or its index in PCI
+                                 * order as nvidia-smi lists them ("3") */
+    char nic[64];               /* the NIC's RDMA or network device name */
+    int line;                   /* where the entry is, for messages */
+} fc_affinity_map_entry_t;
+
+typedef struct fc_affinity_profile {
+    int enabled;                /* the profile states gpu_nic_affinity */
+    int max_distance;           /* fc_pci_dist_t: farthest allowed (PXB) */
+    char nics[64];              /* glob of the NIC names that count ("*") */
+    int nic_link;               /* judge each NIC's PCIe link against what
+                                 * it and its slot can do (true) */
+    fc_affinity_map_entry_t map[FC_AFFINITY_MAX_MAP];   /* GPU -> NIC */
+    int nmap;                   /* entries in map */
+} fc_affinity_profile_t;
+
 /* What the preflight stage expects of every node (-1: not checked). */
 typedef struct fc_preflight_profile {
     char nic_pattern[64];       /* glob of the NICs to check, e.g. "ib*" */
@@ -95,6 +117,7 @@ typedef struct fc_preflight_profile {
     int rdma_ports;             /* at least this many RDMA ports ACTIVE */
     int gpus;                   /* at least this many GPUs (nccl plugin) */
     int same_versions;          /* MPI library and kernel alike everywhere */
+    fc_affinity_profile_t affinity; /* gpu_nic_affinity: (lib/fc_pci_topo.h) */
 } fc_preflight_profile_t;
 
 /* The soak stage: the burn-in proper (suites/soak.c). */

@@ -24,6 +24,8 @@ extern const fc_yaml_section_t fc_contention_section;  /* contention: */
 extern const fc_yaml_section_t fc_counters_section;    /* counters: (fc_profile_diag.c) */
 extern const fc_yaml_section_t fc_overlap_section;     /* overlap: (fc_profile_diag.c) */
 extern const fc_yaml_section_t fc_scaling_section;     /* scaling: (fc_profile_diag.c) */
+extern const fc_yaml_section_t fc_affinity_section;    /* expect.gpu_nic_affinity:
+                                                        * (fc_profile_affinity.c) */
 
 void fc_expect_defaults(fc_preflight_profile_t *e);
 void fc_soak_defaults(fc_soak_profile_t *s);
@@ -31,6 +33,7 @@ void fc_contention_defaults(fc_contention_profile_t *c);
 void fc_counters_defaults(fc_counters_profile_t *c);
 void fc_overlap_defaults(fc_overlap_profile_t *o);
 void fc_scaling_defaults(fc_scaling_profile_t *s);
+void fc_affinity_defaults(fc_affinity_profile_t *a);
 
 /* The soak stage's rules across sections, once the stage is read: its
  * timeout outlasts the soak, and the window leaves drift judgeable. k is

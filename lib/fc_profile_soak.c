@@ -23,6 +23,7 @@ static const fc_yaml_field_t fc_expect_keys[] = {
     FC_KEY_INT("rdma_ports", fc_preflight_profile_t, rdma_ports, 0, 1024),
     FC_KEY_INT("gpus", fc_preflight_profile_t, gpus, 0, 1024),
     FC_KEY_BOOL("same_versions", fc_preflight_profile_t, same_versions),
+    FC_KEY_MAP("gpu_nic_affinity", fc_preflight_profile_t, affinity, &fc_affinity_section),
     FC_KEY_END
 };
 
@@ -37,6 +38,7 @@ void fc_expect_defaults(fc_preflight_profile_t *e)
     e->rdma_ports = -1;
     e->gpus = -1;
     e->same_versions = 1;
+    fc_affinity_defaults(&e->affinity);
 }
 
 /* ---- soak: ---------------------------------------------------------------- */

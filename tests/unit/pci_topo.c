@@ -1,0 +1,279 @@
+/*
+ * pci_topo.c - unit tests of lib/fc_pci_topo.c and fc_pci_affinity.c: the
+ * distance between two PCI paths in each of nvidia-smi topo's classes;
+ * the 8-GPU, 8-NIC two-socket fixture (tests/fixtures/sysfs/hgx/
+ * fc_mk_hgx.sh, written into a temporary directory, once as built and
+ * once per planted fault) read and judged against profiles loaded from
+ * YAML:
+ *   good           each GPU's nearest NIC is the one behind its switch
+ *                  (PIX), on its NUMA node: PASS, with and without a map
+ *   drop-nic=3     GPU 3's nearest NIC is across host bridges (NODE):
+ *                  FAIL naming GPU and NIC; with a map, the mapped NIC
+ *                  is named as missing; max_distance NODE lets it pass
+ *   slow-nic=5     NIC 5's link at 16 GT/s x8 (can do 32 x16): FAIL naming
+ *                  the NIC and the GPU it serves
+ *   move-nic=3     NIC 3 in a slot of socket 1: GPU 3's mapped NIC is SYS,
+ *                  FAIL naming both; unmapped, its nearest is NODE
+ *   socket 0 without NICs: each socket-0 GPU's nearest NIC is SYS
+ *   no-gpus        the check did not apply, and says why
+ *   numa-unknown   a switch's GPU and NIC are still PIX; across host
+ *                  bridges, unknown NUMA counts as SYS
+ * and the profile's expectation as read, and refused with file:line:col.
+ * Run from the repository root (make check does).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fc_pci_topo.h"
+#include "fc_tap.h"
+
+static fc_tap_t tap;
+static char tmp[] = "/tmp/fabcert-pci-topo.XXXXXX";
+
+/* Build the fixture with `variants` and read it. */
+static json_t *tree(const char *variants)
+{
+    char cmd[1024], root[256];
+    static int n;
+
+    snprintf(root, sizeof(root), "%s/t%d", tmp, n++);
+    snprintf(cmd, sizeof(cmd), "tests/fixtures/sysfs/hgx/fc_mk_hgx.sh %s %s", root, variants);
+    if (system(cmd) != 0)
+        fc_tap_bail(&tap, "%s failed", cmd);
+    return fc_pci_topo_read(root);
+}
+
+/* Load `yaml` (the preflight expect: body) into *a; the status. */
+static fc_status_t profile(const char *yaml, fc_affinity_profile_t *a, char *err, size_t len)
+{
+    static fc_profile_t p;
+    char path[300], errpath[300], text[2048];
+    fc_status_t st;
+    FILE *f;
+    int saved = dup(2);
+
+    snprintf(path, sizeof(path), "%s/profile.yaml", tmp);
+    snprintf(errpath, sizeof(errpath), "%s/stderr", tmp);
+    snprintf(text, sizeof(text), "name: affinity\nstages:\n  preflight:\n    expect:\n"
+             "      gpu_nic_affinity:\n%s", yaml);
+    f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    fflush(stderr);
+    if (freopen(errpath, "w", stderr) == NULL)
+        fc_tap_bail(&tap, "cannot redirect stderr");
+    memset(&p, 0, sizeof(p));
+    st = fc_profile_load(path, &p);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    *a = p.stages[FC_STAGE_PREFLIGHT].expect.affinity;
+    err[0] = '\0';
+    if ((f = fopen(errpath, "r")) != NULL) {
+        size_t got = fread(err, 1, len - 1, f);
+
+        err[got] = '\0';
+        err[strcspn(err, "\n")] = '\0';
+        fclose(f);
+    }
+    return st;
+}
+
+static const char *reason_with(json_t *reasons, const char *text)
+{
+    json_t *r;
+    size_t i;
+
+    json_array_foreach(reasons, i, r)
+        if (strstr(json_string_value(r), text))
+            return json_string_value(r);
+    return NULL;
+}
+
+/* Judge topo; one point that the reasons hold each of `says` (NULL-ended)
+ * and nothing else fails (n_reasons), diagnosing them otherwise. */
+static json_t *judge(const char *name, json_t *topo, const fc_affinity_profile_t *a,
+                     size_t n_reasons, const char *const *says)
+{
+    json_t *reasons = json_array(), *r;
+    const char *part = "none";
+    json_t *res = fc_pci_affinity_judge(a, topo, "gpu07", reasons, &part);
+    int ok = json_array_size(reasons) == n_reasons;
+    size_t i;
+
+    for (int k = 0; says && says[k]; ++k)
+        ok &= reason_with(reasons, says[k]) != NULL;
+    fc_tap_ok(&tap, ok, "%s: %zu failure(s)%s%s", name, n_reasons, says ? ": " : "",
+              says ? says[0] : "");
+    if (!ok)
+        json_array_foreach(reasons, i, r)
+            fc_tap_diag(&tap, "reason: %s", json_string_value(r));
+    json_decref(reasons);
+    return res;
+}
+
+int main(void)
+{
+    fc_affinity_profile_t a, amap;
+    char err[2048];
+    json_t *t, *res, *g;
+    size_t i;
+    int ok;
+
+    fc_tap_init(&tap, stdout, 1);
+    fc_tap_plan(&tap, 27);
+    if (mkdtemp(tmp) == NULL)
+        fc_tap_bail(&tap, "mkdtemp: %m");
+
+    /* ---- distances from paths ---- */
+    const char *g0 = "pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:00.0/0000:19:00.0";
+    fc_tap_is_str(&tap, fc_pci_dist_name(fc_pci_distance(g0, 0,
+                  "pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:01.0/0000:18:00.0", 0)),
+                  "PIX", "one switch between GPU and NIC: PIX");
+    fc_tap_is_str(&tap, fc_pci_dist_name(fc_pci_distance(
+                  "pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:00.0/0000:20:00.0/0000:21:00.0/0000:22:00.0", 0,
+                  "pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:01.0/0000:18:00.0", 0)),
+                  "PXB", "a second-level switch on one side: PXB");
+    fc_tap_is_str(&tap, fc_pci_dist_name(fc_pci_distance(g0, 0,
+                  "pci0000:15/0000:15:03.0/0000:30:00.0", 0)), "PHB",
+                  "different root ports of one host bridge: PHB");
+    ok = fc_pci_distance(g0, 0, "pci0000:37/0000:37:01.0/0000:38:00.0", 0) == FC_PCI_NODE &&
+         fc_pci_distance(g0, 0, "pci0000:97/0000:97:01.0/0000:98:00.0", 1) == FC_PCI_SYS &&
+         fc_pci_distance(g0, -1, "pci0000:37/0000:37:01.0/0000:38:00.0", -1) == FC_PCI_SYS &&
+         fc_pci_distance("", 0, g0, 0) == FC_PCI_UNKNOWN;
+    fc_tap_ok(&tap, ok, "other host bridge: NODE on one NUMA node, SYS across or unknown; "
+              "no path: UNKNOWN");
+
+    /* ---- the profile ---- */
+    ok = profile("        max_distance: PIX\n        nics: \"mlx5_*\"\n        nic_link: false\n"
+                 "        map: {\"0000:19:00.0\": mlx5_0, \"7\": mlx5_7}\n", &a, err,
+                 sizeof(err)) == FC_OK;
+    fc_tap_ok(&tap, ok && a.enabled && a.max_distance == FC_PCI_PIX &&
+              strcmp(a.nics, "mlx5_*") == 0 && !a.nic_link && a.nmap == 2 &&
+              strcmp(a.map[0].gpu, "0000:19:00.0") == 0 && strcmp(a.map[1].nic, "mlx5_7") == 0
+              && a.map[1].line == 9, "the expectation is read: max_distance, nics, nic_link, "
+              "the map and its lines (%s)", err);
+    ok = profile("        max_distance: FAR\n", &a, err, sizeof(err)) == FC_ERR_INVALID;
+    fc_tap_ok(&tap, ok && strstr(err, "profile.yaml:6:23: 'max_distance' must be PIX, PXB, "
+              "PHB, NODE or SYS, not 'FAR'"), "a bad distance is refused at file:line:col");
+    if (!ok || !strstr(err, "profile.yaml:6:23"))
+        fc_tap_diag(&tap, "stderr: %s", err);
+    ok = profile("        map: {\"0000:1B:00.0\": mlx5_0}\n", &a, err, sizeof(err)) ==
+         FC_ERR_INVALID;
+    fc_tap_ok(&tap, ok && strstr(err, "profile.yaml:6:16: 'map': '0000:1B:00.0' is neither"),
+              "a GPU key that is not a PCI address (uppercase hex) is refused (%s)", err);
+    ok = profile("        map: {\"3\": mlx5_3, \"03\": mlx5_4}\n", &a, err, sizeof(err)) ==
+         FC_ERR_INVALID;
+    fc_tap_ok(&tap, ok && strstr(err, "profile.yaml:6:29: 'map': GPU 3 is mapped twice (line 6)"),
+              "a GPU mapped twice (as 3 and 03) is refused (%s)",
+              err);
+    ok = profile("        {}\n", &a, err, sizeof(err)) == FC_OK;
+    fc_tap_ok(&tap, ok && a.enabled && a.max_distance == FC_PCI_PXB && strcmp(a.nics, "*") == 0
+              && a.nic_link, "an empty section enables the check with its defaults: PXB, every "
+              "NIC, links judged");
+    profile("        nics: \"mlx5_*\"\n", &a, err, sizeof(err));
+    profile("        nics: \"mlx5_*\"\n        map: {\"0\": mlx5_0, \"1\": mlx5_1, \"2\": mlx5_2,"
+            " \"3\": mlx5_3, \"4\": mlx5_4, \"5\": mlx5_5, \"6\": mlx5_6, \"7\": mlx5_7}\n",
+            &amap, err, sizeof(err));
+
+    /* ---- the good tree ---- */
+    t = tree("");
+    fc_tap_ok(&tap, json_array_size(json_object_get(t, "gpus")) == 8 &&
+              json_array_size(json_object_get(t, "nics")) == 9 &&
+              json_array_size(json_object_get(t, "errors")) == 0,
+              "good: 8 GPUs, 9 NICs (8 fabric, eno1), no read errors (lo is not a NIC)");
+    res = judge("good", t, &a, 0, NULL);
+    ok = json_is_true(json_object_get(res, "applied"));
+    json_array_foreach(json_object_get(res, "gpus"), i, g) {
+        char want[32];
+
+        snprintf(want, sizeof(want), "mlx5_%zu", i);
+        ok &= strcmp(json_string_value(json_object_get(g, "distance")), "PIX") == 0 &&
+              strcmp(json_string_value(json_object_get(g, "nearest")), want) == 0 &&
+              json_integer_value(json_object_get(g, "numa")) == (i < 4 ? 0 : 1) &&
+              json_integer_value(json_object_get(g, "nearest_numa")) == (i < 4 ? 0 : 1) &&
+              json_array_size(json_object_get(g, "ties")) == 1;
+    }
+    fc_tap_ok(&tap, ok && json_array_size(json_object_get(res, "gpus")) == 8,
+              "good: GPU i's nearest NIC is mlx5_i, PIX, both on NUMA i < 4 ? 0 : 1");
+    json_decref(res);
+    json_decref(judge("good, every GPU mapped to its NIC", t, &amap, 0, NULL));
+    json_decref(t);
+
+    /* ---- a missing NIC ---- */
+    t = tree("drop-nic=3");
+    json_decref(judge("drop-nic=3", t, &a, 1, (const char *const[]){
+        "GPU 0000:5d:00.0 (NUMA 0) on gpu07: nearest NIC mlx5_0 0000:18:00.0 (NUMA 0) (and 2 "
+        "more at NODE) is NODE: through another host bridge of the same NUMA node; the "
+        "profile allows at most PXB", NULL }));
+    json_decref(judge("drop-nic=3, mapped", t, &amap, 1, (const char *const[]){
+        "GPU 0000:5d:00.0 (NUMA 0) on gpu07: the profile maps it to NIC mlx5_3 (line 7), "
+        "which is not on the node", NULL }));
+    a.max_distance = FC_PCI_NODE;
+    json_decref(judge("drop-nic=3 under max_distance NODE", t, &a, 0, NULL));
+    a.max_distance = FC_PCI_PXB;
+    snprintf(a.nics, sizeof(a.nics), "*");
+    res = judge("drop-nic=3, every NIC counted", t, &a, 1, (const char *const[]){
+        "nearest NIC eno1 0000:01:00.0 (NUMA 0) (and 3 more at NODE)", NULL });
+    json_decref(res);
+    snprintf(a.nics, sizeof(a.nics), "mlx5_*");
+    json_decref(t);
+
+    /* ---- a slow NIC ---- */
+    t = tree("slow-nic=5");
+    json_decref(judge("slow-nic=5", t, &a, 1, (const char *const[]){
+        "NIC mlx5_5 0000:ba:00.0 (NUMA 1, the nearest NIC of GPU 0000:bb:00.0) on gpu07: its "
+        "PCIe link runs at 16.0 GT/s x8, where it and its slot can do 32.0 GT/s x16", NULL }));
+    a.nic_link = 0;
+    json_decref(judge("slow-nic=5, nic_link: false", t, &a, 0, NULL));
+    a.nic_link = 1;
+    json_decref(t);
+
+    /* ---- a NIC on the other socket ---- */
+    t = tree("move-nic=3");
+    json_decref(judge("move-nic=3, mapped", t, &amap, 1, (const char *const[]){
+        "GPU 0000:5d:00.0 (NUMA 0) on gpu07: its mapped NIC mlx5_3 0000:df:00.0 (NUMA 1) is "
+        "SYS: across the CPU interconnect; the profile allows at most PXB", NULL }));
+    json_decref(judge("move-nic=3", t, &a, 1, (const char *const[]){
+        "GPU 0000:5d:00.0 (NUMA 0) on gpu07: nearest NIC mlx5_0 0000:18:00.0 (NUMA 0) (and 2 "
+        "more at NODE) is NODE", NULL }));
+    json_decref(t);
+    t = tree("drop-nic=0,1,2 move-nic=3");
+    json_decref(judge("socket 0 without NICs", t, &a, 4, (const char *const[]){
+        "GPU 0000:19:00.0 (NUMA 0) on gpu07: nearest NIC mlx5_4 0000:9a:00.0 (NUMA 1) (and 4 "
+        "more at SYS) is SYS: across the CPU interconnect; the profile allows at most PXB",
+        "GPU 0000:5d:00.0 (NUMA 0)", NULL }));
+    json_decref(t);
+
+    /* ---- no GPUs; unknown NUMA ---- */
+    t = tree("no-gpus");
+    res = judge("no-gpus", t, &a, 0, NULL);
+    fc_tap_ok(&tap, json_is_false(json_object_get(res, "applied")) &&
+              strstr(json_string_value(json_object_get(res, "why")), "gpu07 has no NVIDIA GPU "
+                     "under ") && json_object_get(res, "gpus") == NULL,
+              "no-gpus: the check says it did not apply, and why (%s)",
+              json_string_value(json_object_get(res, "why")));
+    json_decref(res);
+    json_decref(t);
+    t = tree("numa-unknown");
+    json_decref(judge("numa-unknown", t, &a, 0, NULL));
+    json_decref(t);
+    t = tree("numa-unknown drop-nic=6");
+    json_decref(judge("numa-unknown drop-nic=6", t, &a, 1, (const char *const[]){
+        "GPU 0000:cc:00.0 (NUMA unknown) on gpu07: nearest NIC mlx5_0 0000:18:00.0 (NUMA unknown) (and 6 "
+        "more at SYS) is SYS", NULL }));
+    json_decref(t);
+
+    /* ---- a sysfs root that is not there ---- */
+    res = fc_pci_topo_read("/nonexistent/sys");
+    json_decref(judge("no sysfs root", res, &a, 1, (const char *const[]){
+        "gpu07: PCI topology: the sysfs root /nonexistent/sys does not resolve", NULL }));
+    json_decref(res);
+
+    snprintf(err, sizeof(err), "rm -rf %s", tmp);
+    if (system(err) != 0)
+        fc_tap_diag(&tap, "could not remove %s", tmp);
+    return fc_tap_done(&tap);
+}
