@@ -9,6 +9,8 @@
  *   - every RDMA port (/sys/class/infiniband): state, rate, and its error
  *     counters where the driver exposes them;
  *   - the GPUs the nccl plugin can see, when it is built and loads;
+ *   - where the GPUs and NICs sit on the PCI tree, when the profile
+ *     states expect.gpu_nic_affinity (lib/fc_preflight_affinity.c);
  * and rank 0 judges each node against the profile's `expect` (at least N
  * matching NICs up, their MTU and speed, RDMA ports ACTIVE, GPUs) and
  * against the other nodes (same MPI library and kernel: the node that
@@ -31,6 +33,7 @@
 #include "fc_judge.h"
 #include "fc_log.h"
 #include "fc_plugin.h"
+#include "fc_preflight_affinity.h"
 #include "fc_stage.h"
 
 
@@ -255,6 +258,8 @@ int main(int argc, char **argv)
     if (leaders != MPI_COMM_NULL) {
         json_t *inv = fc_node_inventory(&ctx);
 
+        fc_preflight_affinity_read(&ctx, inv);  /* GPU-NIC affinity (issue 14) */
+
         fc_stage_progress(&ctx, 0, "node inventory");
         MPI_Comm_size(leaders, &nnodes);
         all = fc_stage_gather_json(inv, leaders);
@@ -273,6 +278,9 @@ int main(int argc, char **argv)
             int h = fc_inventory_find_host(&ctx.inv, host);
             const char *part = "node";
             int ok = fc_judge_node(&ctx, invs[i], invs, nnodes, reasons, &part);
+
+            /* GPU-NIC affinity (issue 14): lib/fc_preflight_affinity.c */
+            ok &= fc_preflight_affinity_judge(&ctx, invs[i], host, reasons, &part);
 
             json_object_set_new(rec, "host", json_string(host));
             json_object_set_new(rec, "rack", json_string(h >= 0 ? ctx.inv.racks[ctx.inv.host_rack[h]] : ""));
