@@ -11,7 +11,8 @@
 # other than sendrecv of int32; a limit rule that an earlier one matches
 # wholly (collective: any before all_reduce); `stages:` empty or null, which `run`
 # refuses; a background kind's key under another kind, which would be
-# read by nothing, among them).
+# read by nothing; a GPU-NIC distance that is not one of nvidia-smi
+# topo's, a NIC name that is no device name, among them).
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 declare -A expect=(
@@ -61,6 +62,8 @@ declare -A expect=(
     [relative-in-scaling]="relative-in-scaling.yaml:5:5: 'relative' in stage 'scaling' would never be applied: the scaling stage compares each node count of its series with the one before"
     [scaling-unknown-key]="scaling-unknown-key.yaml:5:15: unknown key 'max_drop' in 'scaling' (expected one of: max_drop_pct, max_first_drop_pct)"
     [limit-shadowed]="limit-shadowed.yaml:8:9: this limit rule would never be applied: the rule at line 6, column 9, before it, matches every point it matches"
+    [affinity-distance]="affinity-distance.yaml:5:40: 'max_distance' must be PIX, PXB, PHB, NODE or SYS, not 'FAR'"
+    [affinity-map-nic]="affinity-map-nic.yaml:8:28: 'map': GPU 0000:3b:00.0 must map to a NIC's device name"
     [bg-key-other-kind]="bg-key-other-kind.yaml:5:43: unknown key 'targets' in tenant (expected one of: block, rate_mbps, duty, period_s, pattern)"
 )
 shipped=(thresholds/*.yaml)
