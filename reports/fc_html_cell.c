@@ -180,6 +180,36 @@ void fc_cell_preflight(FILE *f, json_t *rec)
         fprintf(f, " %s MTU %lld; ", fc_json_str(nic, "state"),
                 (long long)json_integer_value(json_object_get(nic, "mtu")));
     }
+    fc_cell_affinity(f, json_object_get(inv, "gpu_nic_affinity"));
+}
+
+/* preflight's GPU-NIC affinity, where the profile asked for it: each GPU's
+ * nearest (or mapped) NIC and the distance, or why it did not apply. */
+void fc_cell_affinity(FILE *f, json_t *aff)
+{
+    json_t *g;
+    size_t i;
+
+    if (aff == NULL)
+        return;
+    if (!json_is_true(json_object_get(aff, "applied"))) {
+        fprintf(f, "GPU-NIC affinity not applied: ");
+        fc_html_escape(f, fc_json_str(aff, "why"));
+        return;
+    }
+    fprintf(f, "GPU-NIC (at most %s):", fc_json_str(aff, "max_distance"));
+    json_array_foreach(json_object_get(aff, "gpus"), i, g) {
+        fprintf(f, "%s", i ? "; " : " ");
+        fc_html_escape(f, fc_json_str(g, "gpu"));
+        fprintf(f, " &rarr; ");
+        fc_html_escape(f, fc_json_str(g, "nearest"));
+        fprintf(f, " %s", fc_json_str(g, "distance"));
+        if (json_object_get(g, "expected")) {
+            fprintf(f, " (mapped ");
+            fc_html_escape(f, fc_json_str(g, "expected"));
+            fprintf(f, " %s)", fc_json_str(g, "expected_distance"));
+        }
+    }
 }
 
 void fc_cell_pairs_node(FILE *f, json_t *rec)

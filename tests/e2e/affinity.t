@@ -9,7 +9,7 @@
 #   - NIC 3 moved into a slot of the other socket, the profile mapping GPU
 #     3 to it, and NIC 5's PCIe link trained at 16 GT/s x8: FAIL naming the GPU, the NIC, both NUMA nodes and SYS, and
 #     the slow NIC with the GPU it serves, in the TAP, the verdict, the
-#     record and the certificate;
+#     record, the certificate and the HTML;
 #   - no GPU on the node: the check says it did not apply, and why.
 # tests/unit/pci_topo.c covers the distances and the judge on the same
 # trees; profiles.t the profile's refusals. No root needed.
@@ -19,7 +19,7 @@
 FC=$BUILD/fabcert
 MK=tests/fixtures/sysfs/hgx/fc_mk_hgx.sh
 H=$(hostname)
-plan 10
+plan 11
 profile() {     # profile FILE [map line]
     cat > "$1" <<YAML
 name: affinity
@@ -78,6 +78,8 @@ grep -qF "$MOVED" "$TMP/bad/certificates/default.json" &&
     grep -qF "$SLOW" "$TMP/bad/certificates/default.json"
 ok $(( $? || n != 1 )) "the record fails with both reasons, and the certificate carries them ($n)"
 [ "$n" = 1 ] || diag "$(rec bad 'join "\n", @{$p->{reasons}}')"
+grep -qF "GPU-NIC (at most PXB): 0000:19:00.0 &rarr; mlx5_0 PIX; 0000:3b:00.0 &rarr; mlx5_1 PIX; 0000:4c:00.0 &rarr; mlx5_2 PIX; 0000:5d:00.0 &rarr; mlx5_0 NODE (mapped mlx5_3 SYS); " "$TMP/bad/report/rack-default.html"
+ok $? "the rack's HTML page shows each GPU's nearest NIC, the distance, and the mapped one"
 n=$(rec bad 'my $g = $p->{inventory}{gpu_nic_affinity}{gpus}[3]; "$g->{nearest} $g->{distance} $g->{expected} $g->{expected_distance}"')
 is "$n" "mlx5_0 NODE mlx5_3 SYS" "GPU 3's record: its nearest NIC now across host bridges (NODE), its mapped one SYS"
 
