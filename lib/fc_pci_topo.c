@@ -141,9 +141,10 @@ static int fc_is_bdf(const char *s)
     return strlen(s) == 12 && sscanf(s, "%4x:%2x:%2x.%1x%c", &dom, &bus, &dev, &fn, &end) == 4;
 }
 
-/* Resolve link to a PCI function below ROOT/devices/: its path there into
- * d->path and its address into d->bdf; 0 (with a reason in why) if it does
- * not resolve, or not to a PCI function. */
+/* Resolve link to a PCI function below ROOT/devices/ (or a device on one:
+ * the function is its place): its path there into d->path and its address
+ * into d->bdf; 0 (with a reason in why) if it does not resolve, or not to
+ * a PCI function. */
 static int fc_topo_resolve(fc_topo_scan_t *s, const char *link, fc_pci_dev_t *d, char *why,
                            size_t len)
 {
@@ -155,6 +156,10 @@ static int fc_topo_resolve(fc_topo_scan_t *s, const char *link, fc_pci_dev_t *d,
         return 0;
     }
     snprintf(prefix, sizeof(prefix), "%s/devices/", s->real_root);
+    /* a device on a bus of its own (virtio2, a USB interface) sits on the
+     * PCI function above it: that is its place on the tree */
+    for (char *cut; (cut = strrchr(real, '/')) > real + strlen(prefix) && !fc_is_bdf(cut + 1);)
+        *cut = '\0';
     base = strrchr(real, '/') + 1;
     if (strncmp(real, prefix, strlen(prefix)) != 0 || strncmp(real + strlen(prefix), "pci", 3)
         || !fc_is_bdf(base)) {

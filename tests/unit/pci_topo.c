@@ -31,6 +31,7 @@
 
 static fc_tap_t tap;
 static char tmp[64];
+static char last_root[256];     /* the tree tree() built last */
 
 /* Build the fixture with `variants` and read it. */
 static json_t *tree(const char *variants)
@@ -39,6 +40,7 @@ static json_t *tree(const char *variants)
     static int n;
 
     snprintf(root, sizeof(root), "%s/t%d", tmp, n++);
+    snprintf(last_root, sizeof(last_root), "%s", root);
     snprintf(cmd, sizeof(cmd), "tests/fixtures/sysfs/hgx/fc_mk_hgx.sh %s %s", root, variants);
     if (system(cmd) != 0)
         fc_tap_bail(&tap, "%s failed", cmd);
@@ -123,7 +125,7 @@ int main(void)
     int ok;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 27);
+    fc_tap_plan(&tap, 28);
     /* in memory where there is a tmpfs: ~3,000 small files, 8 trees */
     snprintf(tmp, sizeof(tmp), "%s/fabcert-pci-topo.XXXXXX",
              access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
@@ -181,12 +183,34 @@ int main(void)
             " \"3\": mlx5_3, \"4\": mlx5_4, \"5\": mlx5_5, \"6\": mlx5_6, \"7\": mlx5_7}\n",
             &amap, err, sizeof(err));
 
-    /* ---- the good tree ---- */
+    /* ---- the good tree, and a virtio NIC (a VM's: on its own bus, on a
+     * PCI function) beside it ---- */
     t = tree("");
+    {
+        char cmd[1024];
+        json_t *nic;
+
+        snprintf(cmd, sizeof(cmd), "cd %s && d=devices/pci0000:00/0000:00:03.0 && "
+                 "mkdir -p $d/virtio2/net/eth9 && echo 0x1af4 > $d/vendor && "
+                 "ln -s ../../../virtio2 $d/virtio2/net/eth9/device && "
+                 "ln -s ../../$d/virtio2/net/eth9 class/net/eth9", last_root);
+        if (system(cmd) != 0)
+            fc_tap_bail(&tap, "%s failed", cmd);
+        json_decref(t);
+        t = fc_pci_topo_read(last_root);
+        nic = json_array_get(json_object_get(t, "nics"), 0);    /* by address */
+        fc_tap_ok(&tap, json_array_size(json_object_get(t, "nics")) == 10 &&
+                  strcmp(json_string_value(json_object_get(nic, "name")), "eth9") == 0 &&
+                  strcmp(json_string_value(json_object_get(nic, "path")),
+                         "pci0000:00/0000:00:03.0") == 0,
+                  "a virtio NIC is placed at the PCI function it sits on (%s)",
+                  json_string_value(json_object_get(nic, "path")));
+    }
     fc_tap_ok(&tap, json_array_size(json_object_get(t, "gpus")) == 8 &&
-              json_array_size(json_object_get(t, "nics")) == 9 &&
+              json_array_size(json_object_get(t, "nics")) == 10 &&
               json_array_size(json_object_get(t, "errors")) == 0,
-              "good: 8 GPUs, 9 NICs (8 fabric, eno1), no read errors (lo is not a NIC)");
+              "good: 8 GPUs, 10 NICs (8 fabric, eno1, eth9), no read errors (lo is not a "
+              "NIC)");
     res = judge("good", t, &a, 0, NULL);
     ok = json_is_true(json_object_get(res, "applied"));
     json_array_foreach(json_object_get(res, "gpus"), i, g) {
