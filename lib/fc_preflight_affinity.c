@@ -57,8 +57,8 @@ int fc_preflight_affinity_judge(fc_stage_ctx_t *ctx, json_t *inv, const char *ho
             if (strcmp(d, fc_pci_dist_name(k)) == 0 && k > worst)
                 worst = k;
     }
-    fc_tap_diag(&ctx->tap, "%s: GPU-NIC affinity: %zu GPU(s), the farthest nearest NIC at %s "
-                "(the profile allows %s)%s", host,
+    fc_tap_diag(&ctx->tap, "%s: GPU-NIC affinity: %zu GPU(s), each GPU's nearest NIC at most %s "
+                "away (the profile allows %s)%s", host,
                 json_array_size(json_object_get(res, "gpus")),
                 worst >= 0 ? fc_pci_dist_name(worst) : "none",
                 json_string_value(json_object_get(res, "max_distance")),
