@@ -90,7 +90,7 @@ const char *fc_bg_kind_name(int kind);
 /* preflight's expect.gpu_nic_affinity (lib/fc_profile_affinity.c, judged
  * by lib/fc_pci_topo.c): how near each GPU's nearest NIC must be on the
  * PCI tree, and optionally which NIC each GPU must have. */
-#define FC_AFFINITY_MAX_MAP 64
+#define FC_AFFINITY_MAX_MAP 16      /* GPUs a node may have mapped (DGX-2: 16) */
 typedef struct fc_affinity_map_entry {
     char gpu[32];               /* a GPU's PCI address, or its index in PCI
                                  * order as nvidia-smi lists them ("3") */
