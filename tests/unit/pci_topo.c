@@ -125,7 +125,7 @@ int main(void)
     int ok;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 28);
+    fc_tap_plan(&tap, 29);
     /* in memory where there is a tmpfs: ~3,000 small files, 8 trees */
     snprintf(tmp, sizeof(tmp), "%s/fabcert-pci-topo.XXXXXX",
              access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
@@ -174,6 +174,18 @@ int main(void)
     fc_tap_ok(&tap, ok && strstr(err, "profile.yaml:6:29: 'map': GPU 3 is mapped twice (line 6)"),
               "a GPU mapped twice (as 3 and 03) is refused (%s)",
               err);
+    {
+        char many[1024] = "        map: {";
+
+        for (int k = 0; k <= FC_AFFINITY_MAX_MAP; ++k)
+            snprintf(many + strlen(many), sizeof(many) - strlen(many), "%s\"%d\": mlx5_%d",
+                     k ? ", " : "", k, k);
+        strcat(many, "}\n");
+        ok = profile(many, &a, err, sizeof(err)) == FC_ERR_INVALID;
+        fc_tap_ok(&tap, ok && strstr(err, "profile.yaml:6:") &&
+                  strstr(err, "'map': more than 16 GPUs"), "a map of 17 GPUs is refused at "
+                  "the 17th (%s)", err);
+    }
     ok = profile("        {}\n", &a, err, sizeof(err)) == FC_OK;
     fc_tap_ok(&tap, ok && a.enabled && a.max_distance == FC_PCI_PXB && strcmp(a.nics, "*") == 0
               && a.nic_link, "an empty section enables the check with its defaults: PXB, every "
