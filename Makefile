@@ -12,6 +12,16 @@ REVISION := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 CPPFLAGS += -Ilib -Ikernels -Ireports -Irunners -Itests/lib -DFC_GIT_REVISION='"$(REVISION)"'
 WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter
 LIBS     := -lfyaml -ljansson -lxxhash -lsodium -lm -ldl
+# the verbs NIC transport (lib/fc_nic_verbs*.c) where libibverbs' header is
+# found; else it is built as a table whose every call is a skip saying so.
+# --as-needed: only the programs that use the transport depend on it.
+VERBS_H  := $(wildcard /usr/include/infiniband/verbs.h)
+ifneq ($(VERBS_H),)
+CPPFLAGS += -DFC_HAVE_VERBS
+LIBS     += -Wl,--push-state,--as-needed -libverbs -Wl,--pop-state
+else
+$(info fabcert: verbs transport without libibverbs: install libibverbs-dev (RDMA checks skip until then))
+endif
 # stage programs export their symbols, so the GPU plugin shares their
 # logging and descriptors
 LDEXPORT := -rdynamic

@@ -10,13 +10,17 @@
  *   mlx5_3     RoCE ACTIVE with IPv6 GIDs only: no RoCE v2 IPv4 GID
  *   mlx4_0     two IB ports: 1 DOWN (Polling), 2 ACTIVE FDR; ib1, ib2 its
  *              interfaces (dev_port 0, 1)
- * and tests/fixtures/sysfs/rdma-none (a node with no RDMA driver). Run
- * from the repository root.
+ * and tests/fixtures/sysfs/rdma-none (a node with no RDMA driver). Then
+ * the verbs transport's available() on this machine, and on the fixture
+ * through FC_SYSFS_ROOT, where libibverbs cannot open the devices sysfs
+ * names: a skip that says so, never OK. Run from the repository root.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "fc_nic_transport.h"
 #include "fc_rdma_sysfs.h"
 #include "fc_tap.h"
 
@@ -30,7 +34,7 @@ static void resolves(const char *root, const char *nic, fc_status_t want, const 
                      int port, int gid_index, const char *says)
 {
     fc_rdma_port_t p;
-    char why[256] = "";
+    char why[FC_NIC_WHY_MAX] = "";
     fc_status_t st;
 
     memset(&p, 0, sizeof(p));
@@ -50,13 +54,13 @@ static void resolves(const char *root, const char *nic, fc_status_t want, const 
 int main(void)
 {
     fc_rdma_port_t p;
-    char why[256], name[32];
+    char why[FC_NIC_WHY_MAX], name[32];
     double g = -1;
     int rc;
     fc_status_t st;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 26);
+    fc_tap_plan(&tap, 28);
 
     /* parsing what sysfs prints */
     rc = fc_rdma_parse_rate("400 Gb/sec (4X NDR)", &g);
@@ -118,5 +122,32 @@ int main(void)
     resolves(ROOT, "mlx5_0:x", FC_ERR_INVALID, NULL, 0, 0, "DEVICE:PORT wants a port number");
     resolves(ROOT, "", FC_ERR_INVALID, NULL, 0, 0, "bad NIC name");
 
+    /* the transport's available(): on this machine, then on the fixture */
+    {
+        struct stat sb;
+        int have = stat("/sys/class/infiniband", &sb) == 0;
+
+        why[0] = '\0';
+        unsetenv("FC_SYSFS_ROOT");
+        st = fc_nic_transport_verbs.available("eth0", why, sizeof(why));
+        if (have)
+            fc_tap_skip(&tap, "this machine has /sys/class/infiniband",
+                        "available() on a machine without RDMA");
+        else
+            fc_tap_ok(&tap, st == FC_ERR_SKIP &&
+                      (strstr(why, "no RDMA device for NIC eth0 (no /sys/class/infiniband") ||
+                       strstr(why, "built without libibverbs")),
+                      "verbs available(eth0) here, no RDMA: skip with the reason (%s: %s)",
+                      fc_status_str(st), why);
+        why[0] = '\0';
+        setenv("FC_SYSFS_ROOT", ROOT, 1);
+        st = fc_nic_transport_verbs.available("ens1f0np0", why, sizeof(why));
+        fc_tap_ok(&tap, st == FC_ERR_SKIP && strstr(why, "mlx5_1") &&
+                  (strstr(why, "libibverbs does not list it") ||
+                   strstr(why, "built without libibverbs")),
+                  "verbs available(ens1f0np0) on the fixture: sysfs names mlx5_1 port 1, "
+                  "libibverbs cannot open it: skip, naming it (%s: %s)", fc_status_str(st), why);
+        unsetenv("FC_SYSFS_ROOT");
+    }
     return fc_tap_done(&tap);
 }
