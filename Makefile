@@ -82,6 +82,13 @@ $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(BUILD)/libfabcert.a
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -o $@ $^ $(LIBS)
 
+# the verbs transport on real devices, for tests/rdma/run-rdma-checks
+RDMA_PAIR := $(BUILD)/tests/rdma_pair
+all: $(RDMA_PAIR)
+$(RDMA_PAIR): $(BUILD)/obj/tests/rdma/rdma_pair.o $(BUILD)/libfabcert.a
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -o $@ $^ $(LIBS)
+
 # the tests' fault injector: an MPI interposition library (tests/inject)
 $(INJECT): tests/inject/fc_inject.c
 	$(MPICC) $(CFLAGS) $(WARN) -shared -o $@ $<
