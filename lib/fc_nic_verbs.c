@@ -26,6 +26,7 @@
 #include "fc_counters.h"
 #include "fc_log.h"
 #include "fc_nic_verbs.h"
+#include "fc_rdma_sysfs.h"
 
 #ifdef FC_HAVE_VERBS
 
@@ -428,9 +429,15 @@ const fc_nic_transport_t fc_nic_transport_verbs = {
 #define FC_VERBS_ABSENT "verbs: this fabcert was built without libibverbs (install " \
                         "libibverbs-dev and rebuild)"
 
+/* The port is still looked up, so a node without RDMA says that first. */
 static fc_status_t absent_available(const char *nic, char *why, size_t why_len)
 {
-    snprintf(why, why_len, "%s; NIC %s not tried", FC_VERBS_ABSENT, nic);
+    fc_rdma_port_t p;
+    fc_status_t st = fc_rdma_port_find(fc_sysfs_root(), nic, &p, why, why_len);
+
+    if (st != FC_OK)
+        return st;
+    snprintf(why, why_len, "NIC %s is %s port %d, but %s", nic, p.dev, p.port, FC_VERBS_ABSENT);
     return FC_ERR_SKIP;
 }
 
