@@ -82,10 +82,12 @@ $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(BUILD)/libfabcert.a
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -o $@ $^ $(LIBS)
 
-# the verbs transport on real devices, for tests/rdma/run-rdma-checks
+# the verbs transport on real devices, for tests/rdma/run-rdma-checks; its
+# set-up against stand-in libibverbs calls, run by tests/e2e/rdma_checks.t
 RDMA_PAIR := $(BUILD)/tests/rdma_pair
-all: $(RDMA_PAIR)
-$(RDMA_PAIR): $(BUILD)/obj/tests/rdma/rdma_pair.o $(BUILD)/libfabcert.a
+VERBS_SETUP := $(BUILD)/tests/verbs_setup
+all: $(RDMA_PAIR) $(VERBS_SETUP)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/rdma/%.o $(BUILD)/libfabcert.a
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -o $@ $^ $(LIBS)
 
