@@ -12,6 +12,16 @@ REVISION := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 CPPFLAGS += -Ilib -Ikernels -Ireports -Irunners -Itests/lib -DFC_GIT_REVISION='"$(REVISION)"'
 WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter
 LIBS     := -lfyaml -ljansson -lxxhash -lsodium -lm -ldl
+# the verbs NIC transport (lib/fc_nic_verbs*.c) where libibverbs' header is
+# found; else it is built as a table whose every call is a skip saying so.
+# --as-needed: only the programs that use the transport depend on it.
+VERBS_H  := $(wildcard /usr/include/infiniband/verbs.h)
+ifneq ($(VERBS_H),)
+CPPFLAGS += -DFC_HAVE_VERBS
+LIBS     += -Wl,--push-state,--as-needed -libverbs -Wl,--pop-state
+else
+$(info fabcert: verbs transport without libibverbs: install libibverbs-dev (RDMA checks skip until then))
+endif
 # stage programs export their symbols, so the GPU plugin shares their
 # logging and descriptors
 LDEXPORT := -rdynamic
@@ -69,6 +79,15 @@ $(BUILD)/tests/diagnose.t: $(BUILD)/obj/tests/unit/diagnose.o $(CMD_LIB_OBJS) $(
 	$(MPICC) $(CFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(BUILD)/libfabcert.a
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -o $@ $^ $(LIBS)
+
+# the verbs transport on real devices, for tests/rdma/run-rdma-checks; its
+# set-up against stand-in libibverbs calls, run by tests/e2e/rdma_checks.t
+RDMA_PAIR := $(BUILD)/tests/rdma_pair
+VERBS_SETUP := $(BUILD)/tests/verbs_setup
+all: $(RDMA_PAIR) $(VERBS_SETUP)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/rdma/%.o $(BUILD)/libfabcert.a
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -o $@ $^ $(LIBS)
 

@@ -1,0 +1,153 @@
+/*
+ * rdma_sysfs.c - unit tests of lib/fc_rdma_sysfs.c, the verbs transport's
+ * choice of RDMA device, port and GID, on the fixture tree
+ * tests/fixtures/sysfs/rdma (shaped like mlx5's sysfs; no vendor files):
+ *   mlx5_0     InfiniBand NDR, port 1 ACTIVE, interface ib0
+ *   mlx5_1     RoCE, ens1f0np0, GIDs 0-3: link-local v1/v2, IPv4 v1/v2:
+ *              index 3 (RoCE v2, ::ffff:10.10.1.7) must be chosen
+ *   mlx5_2     RoCE, port 1 DOWN (Disabled), reached only through
+ *              class/net/ens2f0np0/device/infiniband
+ *   mlx5_3     RoCE ACTIVE with IPv6 GIDs only: no RoCE v2 IPv4 GID
+ *   mlx4_0     two IB ports: 1 DOWN (Polling), 2 ACTIVE FDR; ib1, ib2 its
+ *              interfaces (dev_port 0, 1)
+ * and tests/fixtures/sysfs/rdma-none (a node with no RDMA driver). Then
+ * the verbs transport's available() on this machine, and on the fixture
+ * through FC_SYSFS_ROOT, where libibverbs cannot open the devices sysfs
+ * names: a skip that says so, never OK. Run from the repository root.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fc_nic_transport.h"
+#include "fc_rdma_sysfs.h"
+#include "fc_tap.h"
+
+#define ROOT "tests/fixtures/sysfs/rdma"
+
+static fc_tap_t tap;
+
+/* Resolve nic; check the status, and on OK the device, port and GID index,
+ * on a skip that why says `says`. */
+static void resolves(const char *root, const char *nic, fc_status_t want, const char *dev,
+                     int port, int gid_index, const char *says)
+{
+    fc_rdma_port_t p;
+    char why[FC_NIC_WHY_MAX] = "";
+    fc_status_t st;
+
+    memset(&p, 0, sizeof(p));
+    st = fc_rdma_port_find(root, nic, &p, why, sizeof(why));
+    if (want == FC_OK)
+        fc_tap_ok(&tap, st == FC_OK && strcmp(p.dev, dev) == 0 && p.port == port &&
+                  p.gid_index == gid_index && p.state == FC_RDMA_PORT_ACTIVE,
+                  "%s -> %s port %d GID %d (got %s: %s port %d GID %d%s%s)", nic, dev, port,
+                  gid_index, fc_status_str(st), p.dev, p.port, p.gid_index, why[0] ? ": " : "",
+                  why);
+    else
+        fc_tap_ok(&tap, st == want && strstr(why, says) != NULL,
+                  "%s: %s saying \"%s\" (got %s: %s)", nic, fc_status_str(want), says,
+                  fc_status_str(st), why);
+}
+
+int main(void)
+{
+    fc_rdma_port_t p;
+    char why[FC_NIC_WHY_MAX], name[32];
+    double g = -1;
+    int rc;
+    fc_status_t st;
+
+    fc_tap_init(&tap, stdout, 1);
+    fc_tap_plan(&tap, 28);
+
+    /* parsing what sysfs prints */
+    rc = fc_rdma_parse_rate("400 Gb/sec (4X NDR)", &g);
+    fc_tap_ok(&tap, rc == 0 && g == 400, "rate \"400 Gb/sec (4X NDR)\" -> 400 (%g)", g);
+    rc = fc_rdma_parse_rate("2.5 Gb/sec (1X SDR)", &g);
+    fc_tap_ok(&tap, rc == 0 && g == 2.5, "rate \"2.5 Gb/sec (1X SDR)\" -> 2.5 (%g)", g);
+    g = -1;
+    fc_tap_ok(&tap, fc_rdma_parse_rate("400 Mb/sec", &g) == -1 && fc_rdma_parse_rate("", &g) == -1
+              && fc_rdma_parse_rate("Gb/sec", &g) == -1 && g == -1,
+              "a rate not in Gb/sec, empty or without a number is refused, untouched");
+    rc = fc_rdma_parse_state("4: ACTIVE", name, sizeof(name));
+    fc_tap_ok(&tap, rc == 4 && strcmp(name, "ACTIVE") == 0, "state \"4: ACTIVE\" -> 4, ACTIVE (%s)", name);
+    fc_tap_ok(&tap, fc_rdma_parse_state("ACTIVE", name, sizeof(name)) == -1 &&
+              fc_rdma_parse_state("4:", name, sizeof(name)) == -1,
+              "a state without its number or its name is refused");
+
+    /* names to ports */
+    resolves(ROOT, "mlx5_0", FC_OK, "mlx5_0", 1, 0, NULL);
+    resolves(ROOT, "ib0", FC_OK, "mlx5_0", 1, 0, NULL);
+    resolves(ROOT, "mlx5_1", FC_OK, "mlx5_1", 1, 3, NULL);
+    resolves(ROOT, "ens1f0np0", FC_OK, "mlx5_1", 1, 3, NULL);
+    resolves(ROOT, "mlx5_1:1", FC_OK, "mlx5_1", 1, 3, NULL);
+    resolves(ROOT, "mlx4_0", FC_OK, "mlx4_0", 2, 0, NULL);
+    resolves(ROOT, "ib2", FC_OK, "mlx4_0", 2, 0, NULL);
+
+    memset(&p, 0, sizeof(p));
+    st = fc_rdma_port_find(ROOT, "ens1f0np0", &p, why, sizeof(why));
+    fc_tap_ok(&tap, st == FC_OK && p.rate_gbps == 200 && strcmp(p.rate_text, "200 Gb/sec (2X NDR)")
+              == 0 && p.link_layer == FC_RDMA_LL_ETHERNET && strcmp(p.netdev, "ens1f0np0") == 0,
+              "ens1f0np0: RoCE at 200 Gb/s, the netdev kept (%g, \"%s\", link layer %d)",
+              p.rate_gbps, p.rate_text, p.link_layer);
+    fc_tap_ok(&tap, strcmp(p.ipv4, "10.10.1.7") == 0 &&
+              strcmp(p.gid, "0000:0000:0000:0000:0000:ffff:0a0a:0107") == 0,
+              "its GID is the IPv4-mapped 10.10.1.7 (%s, %s), not the RoCE v1 one at index 2",
+              p.ipv4, p.gid);
+    memset(&p, 0, sizeof(p));
+    st = fc_rdma_port_find(ROOT, "mlx5_0", &p, why, sizeof(why));
+    fc_tap_ok(&tap, st == FC_OK && p.rate_gbps == 400 && p.link_layer == FC_RDMA_LL_INFINIBAND &&
+              p.ipv4[0] == '\0' && strncmp(p.gid, "fe80:", 5) == 0,
+              "mlx5_0: InfiniBand at 400 Gb/s, GID 0 (%g, %s)", p.rate_gbps, p.gid);
+
+    /* skips, each with its reason */
+    resolves(ROOT, "ens2f0np0", FC_ERR_SKIP, NULL, 0, 0,
+             "not ACTIVE for NIC ens2f0np0: mlx5_2 port 1 state \"1: DOWN\", phys_state "
+             "\"3: Disabled\"");
+    resolves(ROOT, "mlx5_2", FC_ERR_SKIP, NULL, 0, 0, "mlx5_2 port 1 state \"1: DOWN\"");
+    resolves(ROOT, "mlx4_0:1", FC_ERR_SKIP, NULL, 0, 0,
+             "mlx4_0 port 1 state \"1: DOWN\", phys_state \"2: Polling\"");
+    resolves(ROOT, "ib1", FC_ERR_SKIP, NULL, 0, 0, "mlx4_0 port 1 state \"1: DOWN\"");
+    resolves(ROOT, "mlx4_0:3", FC_ERR_SKIP, NULL, 0, 0, "mlx4_0 has no port 3");
+    resolves(ROOT, "mlx5_3", FC_ERR_SKIP, NULL, 0, 0,
+             "mlx5_3 port 1 is RoCE (Ethernet) and has no RoCE v2 GID with an IPv4 address");
+    resolves(ROOT, "eth0", FC_ERR_SKIP, NULL, 0, 0,
+             "no RDMA device for NIC eth0 (not a device in " ROOT "/class/infiniband, nor the "
+             "network interface of one:");
+    resolves(ROOT, "mlx5_9", FC_ERR_SKIP, NULL, 0, 0, "no RDMA device for NIC mlx5_9");
+    resolves("tests/fixtures/sysfs/rdma-none", "eth0", FC_ERR_SKIP, NULL, 0, 0,
+             "no RDMA device for NIC eth0 (no tests/fixtures/sysfs/rdma-none/class/infiniband");
+    resolves(ROOT, "mlx5_0:x", FC_ERR_INVALID, NULL, 0, 0, "DEVICE:PORT wants a port number");
+    resolves(ROOT, "", FC_ERR_INVALID, NULL, 0, 0, "bad NIC name");
+
+    /* the transport's available(): on this machine, then on the fixture */
+    {
+        struct stat sb;
+        int have = stat("/sys/class/infiniband", &sb) == 0;
+
+        why[0] = '\0';
+        unsetenv("FC_SYSFS_ROOT");
+        st = fc_nic_transport_verbs.available("eth0", why, sizeof(why));
+        if (have)
+            fc_tap_skip(&tap, "this machine has /sys/class/infiniband",
+                        "available() on a machine without RDMA");
+        else
+            fc_tap_ok(&tap, st == FC_ERR_SKIP &&
+                      (strstr(why, "no RDMA device for NIC eth0 (no /sys/class/infiniband") ||
+                       strstr(why, "built without libibverbs")),
+                      "verbs available(eth0) here, no RDMA: skip with the reason (%s: %s)",
+                      fc_status_str(st), why);
+        why[0] = '\0';
+        setenv("FC_SYSFS_ROOT", ROOT, 1);
+        st = fc_nic_transport_verbs.available("ens1f0np0", why, sizeof(why));
+        fc_tap_ok(&tap, st == FC_ERR_SKIP && strstr(why, "mlx5_1") &&
+                  (strstr(why, "libibverbs does not list it") ||
+                   strstr(why, "built without libibverbs")),
+                  "verbs available(ens1f0np0) on the fixture: sysfs names mlx5_1 port 1, "
+                  "libibverbs cannot open it: skip, naming it (%s: %s)", fc_status_str(st), why);
+        unsetenv("FC_SYSFS_ROOT");
+    }
+    return fc_tap_done(&tap);
+}
