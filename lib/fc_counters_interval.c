@@ -93,6 +93,13 @@ static const fc_ival_counter_t *fc_ival_find(const char *name)
     return NULL;
 }
 
+const char *fc_interval_class(const char *name)
+{
+    const fc_ival_counter_t *ic = fc_ival_find(name);
+
+    return ic ? fc_ival_class_key[ic->cls] : NULL;
+}
+
 static void fc_ival_net(json_t *links, const char *ifname)
 {
     json_t *c = json_object();

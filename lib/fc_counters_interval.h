@@ -69,6 +69,11 @@ json_t *fc_interval_group(const json_t *by_host, const json_t *hosts, const char
  * "" when counters is not one. */
 void fc_interval_text(const json_t *counters, char *buf, size_t len);
 
+/* What a rise in the counter named is summed into: "tx_bytes",
+ * "rx_bytes", "errors", "drops", "congestion", "transport", or NULL (a
+ * counter shown per link only, or not one of the table's). */
+const char *fc_interval_class(const char *name);
+
 /* Bytes out (tx) on the links of the group whose names match link_glob
  * (NULL: every link), summed over its hosts: what the tests and the
  * contention text compare. -1 when no such link had tx_bytes read. */

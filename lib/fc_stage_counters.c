@@ -66,11 +66,12 @@ json_t *fc_stage_ival_close_hosts(const fc_stage_ctx_t *ctx, fc_stage_ival_t *iv
 json_t *fc_stage_ival_group(const fc_stage_ctx_t *ctx, const fc_stage_ival_t *iv,
                             const json_t *by_host, const int *rank_first, int first)
 {
-    json_t *hosts, *group, *d;
+    json_t *hosts, *group, *d, *rph;
 
     if (by_host == NULL)
         return NULL;
     hosts = json_array();
+    rph = json_object();
     for (int r = 0; r < ctx->world_size; ++r) {
         const char *h = ctx->rank_hosts[r];
         int seen = 0;
@@ -82,8 +83,11 @@ json_t *fc_stage_ival_group(const fc_stage_ctx_t *ctx, const fc_stage_ival_t *iv
             seen |= strcmp(json_string_value(d), h) == 0;
         if (!seen)
             json_array_append_new(hosts, json_string(h));
+        json_object_set_new(rph, h, json_integer(
+            json_integer_value(json_object_get(rph, h)) + 1));
     }
     group = fc_interval_group(by_host, hosts, iv->nic_pattern);
+    json_object_set_new(group, "ranks_per_host", rph);
     json_decref(hosts);
     return group;
 }

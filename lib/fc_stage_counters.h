@@ -43,7 +43,8 @@ json_t *fc_stage_ival_close_hosts(const fc_stage_ctx_t *ctx, fc_stage_ival_t *iv
 
 /* Rank 0: the group (fc_interval_group) of the hosts of the world ranks r
  * with rank_first[r] == first (the world rank of their group's rank 0),
- * from by_host (fc_stage_ival_close_hosts); NULL when by_host is. */
+ * from by_host (fc_stage_ival_close_hosts), with "ranks_per_host": {host:
+ * ranks of the group on it}; NULL when by_host is. */
 json_t *fc_stage_ival_group(const fc_stage_ctx_t *ctx, const fc_stage_ival_t *iv,
                             const json_t *by_host, const int *rank_first, int first);
 

@@ -10,7 +10,8 @@
  * majority rule (lib/fc_confirm_rule.h); a soak point's sustained and
  * intermittent drift against its max_drift_pct; a pair's sizes against their min_bw_gbps and its latency
  * against its latency_limit, its alone measurements likewise; a
- * contention record's slowdown against its max_slowdown.
+ * contention record's slowdown against its max_slowdown; a point's link
+ * counters against its counters.limits (fc_counters_check.h).
  */
 #include "fc_verdict_figures.h"
 
@@ -20,6 +21,7 @@
 
 #include "fc_coll.h"
 #include "fc_confirm_rule.h"
+#include "fc_counters_check.h"
 #include "fc_judge.h"
 #include "fc_json.h"
 #include "fc_record.h"
@@ -339,6 +341,18 @@ int fc_record_limit_fails(json_t *rec, char *why, size_t len)
             snprintf(why, len, "intermittent drift %.1f%% is above max_drift_pct %g",
                      fc_num(soak, "intermittent_pct"), fc_num(soak, "max_drift_pct"));
             return 1;
+        }
+        /* its link counters: an error counter that rose above max_errors
+         * (fc_counters_check.h; its traffic bound makes it INCOMPLETE,
+         * judged in fc_verdict_findings.c) */
+        if ((z = fc_counters_check(rec)) != NULL) {
+            int fails = strcmp(fc_json_str(z, "verdict"), "FAIL") == 0;
+
+            if (fails)
+                snprintf(why, len, "%s", json_string_value(
+                    json_array_get(json_object_get(z, "reasons"), 0)));
+            json_decref(z);
+            return fails;
         }
         return 0;
     }

@@ -19,6 +19,7 @@
  * scaling PASS also to its series: its reference count's record, in its
  * attempt, there, ending PASS and carrying the busbw it was compared with;
  * a first count not alone in its series (fc_scaling_reference).
+ * A point's link counters limits (counters.limits) likewise.
  * Contention records are held to the profile's contention max_slowdown,
  * which the stage writes into each of them. A soak point with no drift
  * judged (drift_pct null) under a drift limit is INCOMPLETE.
@@ -31,6 +32,7 @@
 
 #include "fc_alloc.h"
 #include "fc_coll.h"
+#include "fc_counters_check.h"
 #include "fc_pairs_stage.h"
 #include "fc_verdict_figures.h"
 
@@ -103,6 +105,10 @@ static json_t *fc_with_profile_limits(json_t *rec, const fc_stage_profile_t *sp)
             (uint64_t)json_integer_value(req ? req : json_object_get(rec, "bytes")));
 
         json_object_set_new(copy, "limit", fc_limit_json(rule));
+        /* its link counters' limits (fc_counters_check.h), where judged */
+        if (json_is_object(json_object_get(json_object_get(copy, "counters"), "limits")))
+            json_object_set_new(json_object_get(copy, "counters"), "limits",
+                                fc_counters_limits_json(&sp->counters));
         if (json_is_object(json_object_get(copy, "soak")))
             json_object_set_new(json_object_get(copy, "soak"), "max_drift_pct",
                                 json_real(sp->soak.max_drift_pct));
@@ -173,6 +179,19 @@ static void fc_limits_differ(json_t *rec, json_t *want, char *why, size_t len)
                           (long)json_integer_value(json_object_get(should, "line")),
                           json_is_object(should), b, sizeof(b));
             snprintf(why, len, "its limit (%s) is not the frozen profile's (%s)", a, b);
+        } else if (json_is_object(json_object_get(json_object_get(rec, "counters"),
+                                                   "limits")) &&
+                   !json_equal(json_object_get(json_object_get(rec, "counters"), "limits"),
+                               json_object_get(json_object_get(want, "counters"), "limits"))) {
+            char *had = json_dumps(json_object_get(json_object_get(rec, "counters"), "limits"),
+                                   JSON_COMPACT | JSON_SORT_KEYS);
+            char *pro = json_dumps(json_object_get(json_object_get(want, "counters"), "limits"),
+                                   JSON_COMPACT | JSON_SORT_KEYS);
+
+            snprintf(why, len, "its counters limits %s are not the frozen profile's %s",
+                     had ? had : "?", pro ? pro : "?");
+            free(had);
+            free(pro);
         } else if (json_is_object(json_object_get(rec, "soak")) &&
                    json_object_get(json_object_get(rec, "soak"), "max_drift_pct") &&
                    fc_lnum(json_object_get(rec, "soak"), "max_drift_pct") !=
