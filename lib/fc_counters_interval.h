@@ -1,6 +1,7 @@
 /*
  * fc_counters_interval.h - a node's link counters over one measuring
- * interval (each phase of the contention stage), so that each figure
+ * interval (each phase of the contention stage, each rack and cluster
+ * point, each soak window), so that each figure
  * carries what its links did while it was measured: the bytes they moved
  * (did the collective's traffic go over the link under test?), their
  * errors, their drops and discards and, where the NIC exposes them in
@@ -25,8 +26,10 @@
  *     out_of_sequence, packet_seq_err, local_ack_timeout_err,
  *     implied_nak_seq_err, rnr_nak_retry_err, duplicate_request
  *     (transport retries: a lossy fabric).
- * Ethernet pause frames are not in sysfs (ethtool -S and netlink's pause
- * statistics are driver ioctls, not read here). A counter a link does not
+ * and, per interface, the driver's pause, PFC and ECN-marked counters,
+ * which sysfs does not have (fc_counters_ethtool.h: pause_rx_frames,
+ * pause_tx_frames, pfc_rx_frames, pfc_tx_frames, ecn_marked_rx;
+ * congestion). A counter a link does not
  * have is absent, never zero; one that went down (a reset port), sat at
  * the maximum of its narrow file (it could not show a rise), or whose link
  * vanished or appeared in the interval is left out of the deltas and named
