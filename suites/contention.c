@@ -38,6 +38,7 @@
 #include "fc_alloc.h"
 #include "fc_background.h"
 #include "fc_contention_role.h"
+#include "fc_counters_check.h"
 #include "fc_judge.h"
 #include "fc_log.h"
 #include "fc_counters_interval.h"
@@ -359,8 +360,24 @@ static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
         json_object_set_new(rec, "background", bgj);
         /* the links of every node in the loaded phase and in the clean
          * one before it: what the background moved beside the slowdown */
-        if (loaded->counters)
-            json_object_set(rec, "counters", loaded->counters);
+        if (loaded->counters) {
+            /* judged (fc_counters_check.h): the foreground's own ranks per
+             * host bound what its calls had to send */
+            json_t *c = json_deep_copy(loaded->counters), *rph = json_object();
+
+            for (int q = 0; q < ctx->world_size; ++q)
+                if (strcmp(fc_stage_group_name(ctx, q),
+                           fc_stage_group_name(ctx, s->first_world_rank)) == 0 &&
+                    (!ctx->rank_measures || ctx->rank_measures[q]))
+                    json_object_set_new(rph, ctx->rank_hosts[q], json_integer(
+                        json_integer_value(json_object_get(rph, ctx->rank_hosts[q])) + 1));
+            json_object_set_new(c, "ranks_per_host", rph);
+            json_object_set_new(c, "limits", fc_counters_limits_json(&ctx->sp.counters));
+            json_object_set_new(rec, "counters", c);
+            json_object_set_new(rec, "ranks", json_integer(s->nranks));
+            json_object_set_new(rec, "iters", json_integer(s->iters));
+            json_object_set_new(rec, "warmup", json_integer(s->warmup));
+        }
         if (before->counters)
             json_object_set(rec, "clean_counters", before->counters);
         if (cp->background_hosts[0])
@@ -370,6 +387,11 @@ static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
         json_object_set_new(rec, "reasons", reasons);
         json_object_set_new(rec, "implicates", impl);
         json_object_set_new(rec, "verdict", json_string(verdict));
+        switch (fc_counters_apply(rec)) {   /* the loaded phase's link counters */
+        case 1: verdict = "FAIL"; break;
+        case 2: verdict = "INCOMPLETE"; break;
+        default: break;
+        }
         if (strcmp(verdict, "PASS") != 0 && !first_reason[0])
             snprintf(first_reason, sizeof(first_reason), "%s: %s",
                      fc_stage_group_name(ctx, s->first_world_rank),

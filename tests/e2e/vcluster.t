@@ -96,10 +96,13 @@ forge() {   # forge NAME PERL: the clean run's report, its first rack1 all_reduc
 }
 forge ferr '$r->{counters}{hosts}{"'$H1'"}{links}{eth0}{rx_errors} = 3'
 forge flim '$r->{counters}{limits}{max_errors} = 100'
+forge ftx '$r->{counters}{hosts}{"'$H1'"}{sum}{tx_bytes} = 0'
 grep -q "^  FAIL rack rack1, rack stage, rack: .*its own figures fail its limit (link eth0 of host $H1: error counters rose during the point (rx_errors +3), above max_errors 0)" "$TMP/ferr.out" &&
     grep -q "^rack rack2: PASS" "$TMP/ferr.out" &&
-    grep -q "^  INCOMPLETE rack rack1, rack stage, limit: .*its counters limits .*\"max_errors\":100.* are not the frozen profile's .*\"max_errors\":0" "$TMP/flim.out"
-ok $? "a PASS whose counters show rx_errors +3 FAILs its rack naming link eth0 of $H1; a record's own max_errors of 100 is INCOMPLETE"
+    grep -q "^  INCOMPLETE rack rack1, rack stage, limit: .*its counters limits .*\"max_errors\":100.* are not the frozen profile's .*\"max_errors\":0" "$TMP/flim.out" &&
+    grep -q "^rack rack2: PASS" "$TMP/flim.out" &&
+    grep -q "^  INCOMPLETE rack rack1, rack stage, measurement: .*its own link counters (host $H1 sent 0 bytes out of its links" "$TMP/ftx.out"
+ok $? "the report judges the records again: rx_errors +3 FAILs rack1 naming link eth0 of $H1; a record's own max_errors of 100, or 0 bytes out of $H1, is INCOMPLETE"
 # FC_COUNTERS_COST=N: what reading them costs, N rounds of the rack and
 # cluster stages with counters read and not, alternated (figures, off by
 # default: 2N more runs of ~3 s; each exits 1, INCOMPLETE: the other
