@@ -245,7 +245,8 @@ int fc_counters_apply(json_t *rec)
 
         json_object_set(imp, "rack", json_object_get(rec, "rack"));
         json_object_set_new(rec, "implicates", imp);
-        json_object_set_new(rec, "status", json_string("FAIL"));
+        if (json_object_get(rec, "status"))     /* a point's stage status */
+            json_object_set_new(rec, "status", json_string("FAIL"));
         return 1;
     }
     return 2;
