@@ -360,20 +360,9 @@ static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
         json_object_set_new(rec, "background", bgj);
         /* the links of every node in the loaded phase and in the clean
          * one before it: what the background moved beside the slowdown */
-        if (loaded->counters) {
-            /* judged (fc_counters_check.h): the foreground's own ranks per
-             * host bound what its calls had to send */
-            json_t *c = json_deep_copy(loaded->counters), *rph = json_object();
-
-            for (int q = 0; q < ctx->world_size; ++q)
-                if (strcmp(fc_stage_group_name(ctx, q),
-                           fc_stage_group_name(ctx, s->first_world_rank)) == 0 &&
-                    (!ctx->rank_measures || ctx->rank_measures[q]))
-                    json_object_set_new(rph, ctx->rank_hosts[q], json_integer(
-                        json_integer_value(json_object_get(rph, ctx->rank_hosts[q])) + 1));
-            json_object_set_new(c, "ranks_per_host", rph);
-            json_object_set_new(c, "limits", fc_counters_limits_json(&ctx->sp.counters));
-            json_object_set_new(rec, "counters", c);
+        if (loaded->counters) {     /* judged, with the foreground's ranks */
+            json_object_set_new(rec, "counters", fc_stage_ival_judged(ctx, loaded->counters,
+                                                                      s->first_world_rank));
             json_object_set_new(rec, "ranks", json_integer(s->nranks));
             json_object_set_new(rec, "iters", json_integer(s->iters));
             json_object_set_new(rec, "warmup", json_integer(s->warmup));
