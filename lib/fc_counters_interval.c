@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "fc_counters.h"
+#include "fc_counters_ethtool.h"
 
 typedef enum fc_ival_class {
     FC_IVAL_TX_BYTES = 0,
@@ -38,6 +39,8 @@ typedef enum fc_ival_where {
     FC_IVAL_NET_TOP,            /* class/net/IF/NAME */
     FC_IVAL_RDMA,               /* the 64-bit file, else counters/NAME */
     FC_IVAL_RDMA_HW,            /* hw_counters/NAME (or a 64-bit twin) only */
+    FC_IVAL_ETHTOOL,            /* the driver's statistics, by canonical name
+                                 * (fc_counters_ethtool.h) */
 } fc_ival_where_t;
 
 typedef struct fc_ival_counter {
@@ -81,6 +84,11 @@ static const fc_ival_counter_t fc_ival_counters[] = {
     { "implied_nak_seq_err", FC_IVAL_RDMA_HW, FC_IVAL_TRANSPORT, 0, 1 },
     { "rnr_nak_retry_err", FC_IVAL_RDMA_HW, FC_IVAL_TRANSPORT, 0, 1 },
     { "duplicate_request", FC_IVAL_RDMA_HW, FC_IVAL_TRANSPORT, 0, 1 },
+    { "pause_rx_frames", FC_IVAL_ETHTOOL, FC_IVAL_CONGESTION, 0, 1 },
+    { "pause_tx_frames", FC_IVAL_ETHTOOL, FC_IVAL_CONGESTION, 0, 1 },
+    { "pfc_rx_frames", FC_IVAL_ETHTOOL, FC_IVAL_CONGESTION, 0, 1 },
+    { "pfc_tx_frames", FC_IVAL_ETHTOOL, FC_IVAL_CONGESTION, 0, 1 },
+    { "ecn_marked_rx", FC_IVAL_ETHTOOL, FC_IVAL_CONGESTION, 0, 1 },
 };
 
 #define FC_NELEM(a) (sizeof(a) / sizeof((a)[0]))
@@ -91,6 +99,13 @@ static const fc_ival_counter_t *fc_ival_find(const char *name)
         if (strcmp(fc_ival_counters[k].name, name) == 0)
             return &fc_ival_counters[k];
     return NULL;
+}
+
+const char *fc_interval_class(const char *name)
+{
+    const fc_ival_counter_t *ic = fc_ival_find(name);
+
+    return ic ? fc_ival_class_key[ic->cls] : NULL;
 }
 
 static void fc_ival_net(json_t *links, const char *ifname)
@@ -109,6 +124,7 @@ static void fc_ival_net(json_t *links, const char *ifname)
         if (fc_sysfs_read_count(path, &v))
             json_object_set_new(c, ic->name, json_integer(v));
     }
+    fc_ethtool_read(ifname, c);     /* pause, PFC, ECN: absent if none */
     json_object_set_new(links, ifname, c);
 }
 

@@ -1,6 +1,7 @@
 /*
  * fc_counters_interval.h - a node's link counters over one measuring
- * interval (each phase of the contention stage), so that each figure
+ * interval (each phase of the contention stage, each rack and cluster
+ * point, each soak window), so that each figure
  * carries what its links did while it was measured: the bytes they moved
  * (did the collective's traffic go over the link under test?), their
  * errors, their drops and discards and, where the NIC exposes them in
@@ -25,8 +26,10 @@
  *     out_of_sequence, packet_seq_err, local_ack_timeout_err,
  *     implied_nak_seq_err, rnr_nak_retry_err, duplicate_request
  *     (transport retries: a lossy fabric).
- * Ethernet pause frames are not in sysfs (ethtool -S and netlink's pause
- * statistics are driver ioctls, not read here). A counter a link does not
+ * and, per interface, the driver's pause, PFC and ECN-marked counters,
+ * which sysfs does not have (fc_counters_ethtool.h: pause_rx_frames,
+ * pause_tx_frames, pfc_rx_frames, pfc_tx_frames, ecn_marked_rx;
+ * congestion). A counter a link does not
  * have is absent, never zero; one that went down (a reset port), sat at
  * the maximum of its narrow file (it could not show a rise), or whose link
  * vanished or appeared in the interval is left out of the deltas and named
@@ -68,6 +71,11 @@ json_t *fc_interval_group(const json_t *by_host, const json_t *hosts, const char
  * np_cnp_sent 12; busiest a1:eth0 1.60 MB out" from a group (above), or
  * "" when counters is not one. */
 void fc_interval_text(const json_t *counters, char *buf, size_t len);
+
+/* What a rise in the counter named is summed into: "tx_bytes",
+ * "rx_bytes", "errors", "drops", "congestion", "transport", or NULL (a
+ * counter shown per link only, or not one of the table's). */
+const char *fc_interval_class(const char *name);
 
 /* Bytes out (tx) on the links of the group whose names match link_glob
  * (NULL: every link), summed over its hosts: what the tests and the

@@ -144,6 +144,11 @@ typedef struct fc_soak_profile {
 typedef struct fc_counters_profile {
     int read;                   /* 0: not read (the records say so) */
     char nic_pattern[64];       /* glob of the links read ("lo" never) */
+    double max_errors;          /* error counters of a link may rise by this
+                                 * over a point (default 0) */
+    double max_drops;           /* drops and discards; < 0: not judged */
+    double max_retries;         /* transport retries; < 0: not judged */
+    int traffic;                /* judge the bytes a point must have moved */
 } fc_counters_profile_t;
 
 /* The overlap stage (suites/overlap.c): a host compute kernel of

@@ -20,6 +20,10 @@ static const fc_yaml_field_t fc_counters_keys[] = {
     FC_KEY_BOOL("read", fc_counters_profile_t, read),
     FC_KEY_STRING("nic_pattern", fc_counters_profile_t, nic_pattern,
                   "a glob such as ib* or eth*"),
+    FC_KEY_NUMBER("max_errors", fc_counters_profile_t, max_errors, 0, 1e15),
+    FC_KEY_NUMBER("max_drops", fc_counters_profile_t, max_drops, 0, 1e15),
+    FC_KEY_NUMBER("max_retries", fc_counters_profile_t, max_retries, 0, 1e15),
+    FC_KEY_BOOL("traffic", fc_counters_profile_t, traffic),
     FC_KEY_END
 };
 
@@ -30,6 +34,10 @@ void fc_counters_defaults(fc_counters_profile_t *c)
 {
     c->read = 1;
     snprintf(c->nic_pattern, sizeof(c->nic_pattern), "*");
+    c->max_errors = 0;
+    c->max_drops = -1;          /* congestion, not a fault: shown */
+    c->max_retries = -1;
+    c->traffic = 1;
 }
 
 /* ---- overlap: ------------------------------------------------------------- */

@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "fc_counters_check.h"
 #include "fc_counters_interval.h"
 #include "fc_stages.h"
 
@@ -66,11 +67,12 @@ json_t *fc_stage_ival_close_hosts(const fc_stage_ctx_t *ctx, fc_stage_ival_t *iv
 json_t *fc_stage_ival_group(const fc_stage_ctx_t *ctx, const fc_stage_ival_t *iv,
                             const json_t *by_host, const int *rank_first, int first)
 {
-    json_t *hosts, *group, *d;
+    json_t *hosts, *group, *d, *rph;
 
     if (by_host == NULL)
         return NULL;
     hosts = json_array();
+    rph = json_object();
     for (int r = 0; r < ctx->world_size; ++r) {
         const char *h = ctx->rank_hosts[r];
         int seen = 0;
@@ -82,8 +84,11 @@ json_t *fc_stage_ival_group(const fc_stage_ctx_t *ctx, const fc_stage_ival_t *iv
             seen |= strcmp(json_string_value(d), h) == 0;
         if (!seen)
             json_array_append_new(hosts, json_string(h));
+        json_object_set_new(rph, h, json_integer(
+            json_integer_value(json_object_get(rph, h)) + 1));
     }
     group = fc_interval_group(by_host, hosts, iv->nic_pattern);
+    json_object_set_new(group, "ranks_per_host", rph);
     json_decref(hosts);
     return group;
 }
@@ -95,4 +100,19 @@ json_t *fc_stage_ival_close(const fc_stage_ctx_t *ctx, fc_stage_ival_t *iv)
     group = fc_stage_ival_group(ctx, iv, by_host, NULL, 0);
     json_decref(by_host);
     return group;
+}
+
+json_t *fc_stage_ival_judged(const fc_stage_ctx_t *ctx, const json_t *counters, int r)
+{
+    json_t *c = json_deep_copy(counters), *rph = json_object();
+    const char *group = fc_stage_group_name(ctx, r);
+
+    for (int q = 0; q < ctx->world_size; ++q)
+        if (strcmp(fc_stage_group_name(ctx, q), group) == 0 &&
+            (!ctx->rank_measures || ctx->rank_measures[q]))
+            json_object_set_new(rph, ctx->rank_hosts[q], json_integer(
+                json_integer_value(json_object_get(rph, ctx->rank_hosts[q])) + 1));
+    json_object_set_new(c, "ranks_per_host", rph);
+    json_object_set_new(c, "limits", fc_counters_limits_json(&ctx->sp.counters));
+    return c;
 }

@@ -37,13 +37,20 @@ void fc_stage_ival_open_links(const fc_stage_ctx_t *ctx, fc_stage_ival_t *iv,
  * counters are not read, get NULL. Collective over MPI_COMM_WORLD. */
 json_t *fc_stage_ival_close(const fc_stage_ctx_t *ctx, fc_stage_ival_t *iv);
 
+/* Rank 0: a copy of a group's counters (fc_stage_ival_close) ready to be
+ * judged with a record (fc_counters_check.h): its ranks_per_host those of
+ * the measured ranks (rank_measures; every rank without it) of the group
+ * of world rank r, and the stage's counters limits. */
+json_t *fc_stage_ival_judged(const fc_stage_ctx_t *ctx, const json_t *counters, int r);
+
 /* The same, but rank 0 gets each host's interval (by_host: {host:
  * interval}) for fc_stage_ival_group. Collective over MPI_COMM_WORLD. */
 json_t *fc_stage_ival_close_hosts(const fc_stage_ctx_t *ctx, fc_stage_ival_t *iv);
 
 /* Rank 0: the group (fc_interval_group) of the hosts of the world ranks r
  * with rank_first[r] == first (the world rank of their group's rank 0),
- * from by_host (fc_stage_ival_close_hosts); NULL when by_host is. */
+ * from by_host (fc_stage_ival_close_hosts), with "ranks_per_host": {host:
+ * ranks of the group on it}; NULL when by_host is. */
 json_t *fc_stage_ival_group(const fc_stage_ctx_t *ctx, const fc_stage_ival_t *iv,
                             const json_t *by_host, const int *rank_first, int first);
 

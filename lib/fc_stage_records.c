@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
+#include "fc_counters_check.h"
 #include "fc_judge.h"
 #include "fc_log.h"
 #include "fc_sensitivity.h"
@@ -173,7 +175,9 @@ void fc_stage_report_judged(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
     fc_status_t worst = FC_OK;
     const char *kind = ctx->grouping == FC_GROUP_HOST ? "node" :
                        ctx->grouping == FC_GROUP_RACK ? "rack" : "job";
-    char label[128];
+    char label[128], ctr_reason[FC_REASON_MAX] = "";
+    int ctr_group = -1, ctr_verdict = 0;
+    char *cvs = fc_xcalloc((size_t)ngroups + 1, 1, "the groups' counter verdicts");
 
     for (int g = 0; g < ngroups; ++g) {
         int peer_passed = ngroups == 1;     /* alone: nothing to compare with */
@@ -181,14 +185,23 @@ void fc_stage_report_judged(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
         for (int h = 0; h < ngroups && !peer_passed; ++h)
             peer_passed = h != g && sums[h].status == FC_OK && js[h].status == FC_OK;
         json_t *rec = fc_point_json(ctx, pt, &sums[g], &js[g], peer_passed);
+        int cv;
 
         if (extra != NULL && extra[g] != NULL)
             json_object_update(rec, extra[g]);
+        /* the link counters of its interval judged (fc_counters_check.h) */
+        cvs[g] = (char)(cv = fc_counters_apply(rec));
+        if (cv != 0 && (ctr_verdict == 0 || cv < ctr_verdict)) {
+            ctr_verdict = cv;
+            ctr_group = g;
+            snprintf(ctr_reason, sizeof(ctr_reason), "%s", json_string_value(
+                json_array_get(json_object_get(rec, "reasons"), 0)));
+        }
         fc_results_append(&ctx->results, rec);
         worst = fc_status_worst(worst, js[g].status);
     }
     fc_point_label(pt, label, sizeof(label));
-    if (worst != FC_OK) {
+    if (worst != FC_OK || ctr_verdict) {
         ++ctx->failed_points;
         for (int g = 0; g < ngroups; ++g)
             for (int r = 0; r < js[g].nreasons; ++r)
@@ -196,7 +209,11 @@ void fc_stage_report_judged(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
                             fc_stage_group_name(ctx, sums[g].first_world_rank),
                             js[g].reasons[r]);
     }
-    if (worst == FC_OK) {
+    if (worst == FC_OK && ctr_verdict) {
+        fc_tap_point(&ctx->tap, FC_ERR_FAIL, "%s on %d %s(s): %s %s: %s%s", label, ngroups,
+                     kind, kind, fc_stage_group_name(ctx, sums[ctr_group].first_world_rank),
+                     ctr_verdict == 2 ? "INCOMPLETE: " : "", ctr_reason);
+    } else if (worst == FC_OK) {
         fc_tap_point(&ctx->tap, worst, "%s on %d %s(s)", label, ngroups, kind);
     } else {
         int g = 0;
@@ -241,7 +258,9 @@ void fc_stage_report_judged(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
             fc_tap_yaml_line(&ctx->tap, "    peers: '%s'", js[g].peer_class);
         for (int k = 0; k < js[g].nnotes; ++k)
             fc_tap_yaml_line(&ctx->tap, "    not_applied: '%s'", js[g].notes[k]);
-        fc_tap_yaml_line(&ctx->tap, "    verdict: %s", js[g].status == FC_OK ? "PASS" : "FAIL");
+        fc_tap_yaml_line(&ctx->tap, "    verdict: %s", js[g].status != FC_OK || cvs[g] == 1
+                         ? "FAIL" : cvs[g] == 2 ? "INCOMPLETE" : "PASS");
     }
     fc_tap_yaml_end(&ctx->tap);
+    free(cvs);
 }

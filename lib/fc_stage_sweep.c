@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "fc_alloc.h"
+#include "fc_counters_check.h"
 #include "fc_judge.h"
 #include "fc_log.h"
 #include "fc_stage_confirm.h"
@@ -80,6 +81,10 @@ fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
                 json_t *c = fc_stage_ival_group(ctx, &ival, by_host, rank_first,
                                                 all[g].first_world_rank);
 
+                /* judged with the record (fc_stage_records.c) */
+                if (c != NULL)
+                    json_object_set_new(c, "limits",
+                                        fc_counters_limits_json(&ctx->sp.counters));
                 ctrs[g] = json_pack("{s:o}", "counters", c);
             }
         }

@@ -80,13 +80,13 @@ static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
         .no_counters = FC_NO_COUNTERS("overlap") },
     [FC_STAGE_SCALING] = {
         .id = FC_STAGE_SCALING, .name = "scaling", .ranks = FC_RANKS_PPN, .min_hosts = 2,
-        .sections = FC_SECT_SCALING | FC_SECT_LIMITS | FC_SECT_SWEEP | FC_SECT_KINDS,
+        .gpu_capable = 1,
+        .sections = FC_SECT_SCALING | FC_SECT_LIMITS | FC_SECT_SWEEP | FC_SECT_KINDS |
+                    FC_SECT_BACKEND,
         .view = FC_VIEW_SCALING,
         .sweep_check = FC_SWEEP_CHECK_SERIES, .sweep_record = "scaling",
         .no_relative = "the scaling stage compares each node count of its series with the "
                        "one before (scaling: max_drop_pct), not groups with their peers",
-        .no_backend = "the scaling stage runs its series on mpi (the GPU series is not "
-                      "built)",
         .no_counters = FC_NO_COUNTERS("scaling") },
     [FC_STAGE_CONTENTION] = {
         .id = FC_STAGE_CONTENTION, .name = "contention", .ranks = FC_RANKS_ROLES,

@@ -16,8 +16,8 @@ void fc_html_overrides(FILE *f, const fc_run_verdict_t *v)
     if (fc_sysfs_root_of(v)) {
         fprintf(f, "<p class=\"FAIL\"><b>sysfs</b>: FC_SYSFS_ROOT=");
         fc_html_escape(f, fc_sysfs_root_of(v));
-        fprintf(f, ": preflight's inventory and the soak's link counters were read from "
-                "that tree, not from /sys</p>\n");
+        fprintf(f, ": preflight's inventory and the link counters (the soak's, each "
+                "interval's) were read from that tree, not from /sys</p>\n");
     }
     fc_overrides_text(v, overrides, sizeof(overrides));
     if (overrides[0]) {

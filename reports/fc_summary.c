@@ -117,8 +117,9 @@ void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
                           fc_json_str(launch, "program"));
     }
     if (fc_sysfs_root_of(v))
-        fc_print_line(out, "sysfs: FC_SYSFS_ROOT=%s: preflight's inventory and the soak's "
-                      "link counters were read from that tree, not from /sys",
+        fc_print_line(out, "sysfs: FC_SYSFS_ROOT=%s: preflight's inventory and the link "
+                      "counters (the soak's, each interval's) were read from that tree, "
+                      "not from /sys",
                       fc_sysfs_root_of(v));
     fc_summary_backend_notes(out, v);
     fc_summary_one_rank(out, v);

@@ -10,7 +10,8 @@
  * majority rule (lib/fc_confirm_rule.h); a soak point's sustained and
  * intermittent drift against its max_drift_pct; a pair's sizes against their min_bw_gbps and its latency
  * against its latency_limit, its alone measurements likewise; a
- * contention record's slowdown against its max_slowdown.
+ * contention record's slowdown against its max_slowdown; a point's link
+ * counters against its counters.limits (fc_counters_check.h).
  */
 #include "fc_verdict_figures.h"
 
@@ -20,6 +21,7 @@
 
 #include "fc_coll.h"
 #include "fc_confirm_rule.h"
+#include "fc_counters_check.h"
 #include "fc_judge.h"
 #include "fc_json.h"
 #include "fc_record.h"
@@ -310,6 +312,21 @@ static int fc_contention_fails_limit(json_t *rec, char *why, size_t len)
     return 0;
 }
 
+/* Its link counters: an error counter that rose above max_errors
+ * (fc_counters_check.h; its traffic bound makes it INCOMPLETE, judged in
+ * fc_verdict_findings.c). */
+static int fc_counters_fail(json_t *rec, char *why, size_t len)
+{
+    json_t *z = fc_counters_check(rec);
+    int fails = z != NULL && strcmp(fc_json_str(z, "verdict"), "FAIL") == 0;
+
+    if (fails)
+        snprintf(why, len, "%s", json_string_value(
+            json_array_get(json_object_get(z, "reasons"), 0)));
+    json_decref(z);
+    return fails;
+}
+
 int fc_record_limit_fails(json_t *rec, char *why, size_t len)
 {
     fc_record_id_t id = fc_record_id(rec);
@@ -340,14 +357,14 @@ int fc_record_limit_fails(json_t *rec, char *why, size_t len)
                      fc_num(soak, "intermittent_pct"), fc_num(soak, "max_drift_pct"));
             return 1;
         }
-        return 0;
+        return fc_counters_fail(rec, why, len);
     }
     if (id == FC_RECORD_OVERLAP)
         return fc_overlap_fails_limit(rec, why, len);
     if (id == FC_RECORD_SCALING)
         return fc_scaling_fails_limit(rec, why, len);
     if (id == FC_RECORD_CONTENTION)
-        return fc_contention_fails_limit(rec, why, len);
+        return fc_contention_fails_limit(rec, why, len) || fc_counters_fail(rec, why, len);
     if (id != FC_RECORD_PAIR)
         return 0;
     json_array_foreach(json_object_get(rec, "sizes"), i, z)

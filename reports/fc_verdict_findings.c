@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_counters_check.h"
 #include "fc_verdict_figures.h"
 #include "fc_verdict_retest.h"
 
@@ -194,7 +195,7 @@ static void fc_verdict_judge_record(json_t *records, size_t i, const fc_record_t
 {
     json_t *rec = json_array_get(records, i);
     char text[FC_VERDICT_TEXT], wrong_why[256], wrong_text[512];
-    const char *verdict;
+    const char *verdict, *cverdict;
     int wrong;
 
     /* the record's own figures judged again: wrong bits fail it whatever
@@ -210,6 +211,19 @@ static void fc_verdict_judge_record(json_t *records, size_t i, const fc_record_t
         fc_record_text(rec, NULL, wrong_text, sizeof(wrong_text));
         snprintf(text, sizeof(text), "a record contradicts itself (%.200s), so it "
                  "certifies nothing: %.200s", wrong_why, wrong_text);
+        fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), "measurement", "",
+                       text, 0);
+        return;
+    }
+    /* a PASS whose link counters show its traffic went elsewhere
+     * (fc_counters_check.h): the figure measured something else */
+    if (!wrong && strcmp(verdict, "PASS") == 0 && fc_record_concerns(rec, r, at) &&
+        (cverdict = fc_counters_rejudged(rec, wrong_text, sizeof(wrong_text))) != NULL &&
+        strcmp(cverdict, "INCOMPLETE") == 0) {
+        json_array_append(r->incomplete_checks, rec);
+        if (r->stages[s].verdict != FC_VERDICT_FAIL)
+            r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
+        fc_record_text(rec, wrong_text, text, sizeof(text));
         fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), "measurement", "",
                        text, 0);
         return;

@@ -19,6 +19,7 @@
  * scaling PASS also to its series: its reference count's record, in its
  * attempt, there, ending PASS and carrying the busbw it was compared with;
  * a first count not alone in its series (fc_scaling_reference).
+ * A point's link counters limits (counters.limits) likewise.
  * Contention records are held to the profile's contention max_slowdown,
  * which the stage writes into each of them. A soak point with no drift
  * judged (drift_pct null) under a drift limit is INCOMPLETE.
@@ -31,6 +32,7 @@
 
 #include "fc_alloc.h"
 #include "fc_coll.h"
+#include "fc_counters_check.h"
 #include "fc_pairs_stage.h"
 #include "fc_verdict_figures.h"
 
@@ -66,6 +68,10 @@ static json_t *fc_with_profile_limits(json_t *rec, const fc_stage_profile_t *sp)
     json_t *copy = json_deep_copy(rec), *z;
     size_t i;
 
+    /* its link counters' limits (fc_counters_check.h), where judged */
+    if (json_is_object(json_object_get(json_object_get(copy, "counters"), "limits")))
+        json_object_set_new(json_object_get(copy, "counters"), "limits",
+                            fc_counters_limits_json(&sp->counters));
     if (fc_record_id(rec) == FC_RECORD_CONTENTION) {
         json_object_set_new(copy, "max_slowdown", json_real(sp->cont.max_slowdown));
         return copy;
@@ -128,6 +134,24 @@ static json_t *fc_with_profile_limits(json_t *rec, const fc_stage_profile_t *sp)
     return copy;
 }
 
+/* Two objects with the same members and values, numbers compared by value
+ * (a record rewritten by another JSON writer may say 0 for 0.0). */
+static int fc_same_values(json_t *a, json_t *b)
+{
+    const char *k;
+    json_t *v, *w;
+
+    if (!json_is_object(a) || !json_is_object(b) || json_object_size(a) != json_object_size(b))
+        return 0;
+    json_object_foreach(a, k, v) {
+        w = json_object_get(b, k);
+        if (json_is_number(v) && json_is_number(w) ? json_number_value(v) != json_number_value(w)
+                                                   : !json_equal(v, w))
+            return 0;
+    }
+    return 1;
+}
+
 /* Where rec's recorded limits differ from the profile's (in want, the
  * record with the profile's limits): "" when they agree; members a record
  * of an older fabcert does not carry are not compared. */
@@ -138,6 +162,20 @@ static void fc_limits_differ(json_t *rec, json_t *want, char *why, size_t len)
     size_t i;
 
     why[0] = '\0';
+    if (json_is_object(json_object_get(json_object_get(rec, "counters"), "limits")) &&
+        !fc_same_values(json_object_get(json_object_get(rec, "counters"), "limits"),
+                        json_object_get(json_object_get(want, "counters"), "limits"))) {
+        char *had = json_dumps(json_object_get(json_object_get(rec, "counters"), "limits"),
+                               JSON_COMPACT | JSON_SORT_KEYS);
+        char *pro = json_dumps(json_object_get(json_object_get(want, "counters"), "limits"),
+                               JSON_COMPACT | JSON_SORT_KEYS);
+
+        snprintf(why, len, "its counters limits %s are not the frozen profile's %s",
+                 had ? had : "?", pro ? pro : "?");
+        free(had);
+        free(pro);
+        return;
+    }
     if (fc_record_id(rec) == FC_RECORD_OVERLAP || fc_record_id(rec) == FC_RECORD_SCALING ||
         fc_record_id(rec) == FC_RECORD_CONTENTION) {
         static const char *const keys[] = { "min_overlap_pct", "compute_ms", "max_drop_pct",

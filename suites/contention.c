@@ -38,6 +38,7 @@
 #include "fc_alloc.h"
 #include "fc_background.h"
 #include "fc_contention_role.h"
+#include "fc_counters_check.h"
 #include "fc_judge.h"
 #include "fc_log.h"
 #include "fc_counters_interval.h"
@@ -359,8 +360,13 @@ static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
         json_object_set_new(rec, "background", bgj);
         /* the links of every node in the loaded phase and in the clean
          * one before it: what the background moved beside the slowdown */
-        if (loaded->counters)
-            json_object_set(rec, "counters", loaded->counters);
+        if (loaded->counters) {     /* judged, with the foreground's ranks */
+            json_object_set_new(rec, "counters", fc_stage_ival_judged(ctx, loaded->counters,
+                                                                      s->first_world_rank));
+            json_object_set_new(rec, "ranks", json_integer(s->nranks));
+            json_object_set_new(rec, "iters", json_integer(s->iters));
+            json_object_set_new(rec, "warmup", json_integer(s->warmup));
+        }
         if (before->counters)
             json_object_set(rec, "clean_counters", before->counters);
         if (cp->background_hosts[0])
@@ -370,6 +376,11 @@ static void fc_cont_report(fc_cont_run_t *run, const fc_test_point_t *pt,
         json_object_set_new(rec, "reasons", reasons);
         json_object_set_new(rec, "implicates", impl);
         json_object_set_new(rec, "verdict", json_string(verdict));
+        switch (fc_counters_apply(rec)) {   /* the loaded phase's link counters */
+        case 1: verdict = "FAIL"; break;
+        case 2: verdict = "INCOMPLETE"; break;
+        default: break;
+        }
         if (strcmp(verdict, "PASS") != 0 && !first_reason[0])
             snprintf(first_reason, sizeof(first_reason), "%s: %s",
                      fc_stage_group_name(ctx, s->first_world_rank),

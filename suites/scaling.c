@@ -24,7 +24,9 @@
  *   another step            the links of the nodes added (part "links")
  *
  * A wrong element is FAIL naming the rank and host, as in every sweep.
- * Runs on mpi alone.
+ * Runs on the stage's backend: mpi, or nccl (the GPU plugin's backend on
+ * each count's communicator: the GPU series, NVLink inside a node, then
+ * the fabric).
  *
  *   mpirun --hostfile H build/suites/scaling --racks FILE --profile FILE --out DIR
  */
@@ -33,6 +35,7 @@
 #include <string.h>
 
 #include "fc_alloc.h"
+#include "fc_log.h"
 #include "fc_stage.h"
 #include "fc_stage_wrong.h"
 
@@ -322,9 +325,27 @@ int main(int argc, char **argv)
         fc_engine_bufs_t bufs;
         fc_engine_ident_t ident = { ctx.world_rank, ctx.host, sc.counts[ci] };
 
+        fc_status_t st;
+        int up, all_up;
+
         MPI_Comm_split(MPI_COMM_WORLD, member ? 0 : MPI_UNDEFINED, ctx.world_rank, &sub);
-        if (member && (status = fc_backend_mpi_init(sub, &be)) != FC_OK)
+        /* the stage's backend on this count's ranks: mpi, or nccl through
+         * the GPU plugin (a communicator per count, its devices recorded);
+         * every world rank takes part, and all agree it started */
+        st = fc_stage_open_backend_on(&ctx, sub, member, &be);
+        up = st == FC_OK;
+        MPI_Allreduce(&up, &all_up, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (!all_up) {
+            if (member && up)
+                be.ops->fini_func(&be);
+            if (member)
+                MPI_Comm_free(&sub);
+            fc_error("stage scaling: the %s backend could not start on %d nodes (%s on this "
+                     "rank); the series stops there", ctx.opts.backend, sc.counts[ci],
+                     fc_status_str(st));
+            status = fc_status_worst(status, up ? FC_ERR_INTERNAL : st);
             break;
+        }
         fc_engine_bufs_init(&bufs);
         for (int p = 0; p < npoints; ++p, ++index) {
             char what[160];

@@ -41,7 +41,7 @@
 FC=$BUILD/fabcert
 vcluster_cleanup() { umount "$TMP/ro" 2>/dev/null; }
 vcluster_up fcc
-plan 28
+plan 29
 run() {     # run OUT PROFILE [options]
     local out=$1 profile=$2; shift 2
     $VC --name $NAME exec ${NAME}01 $FC run --hosts "$D/hosts" --racks "$D/racks" \
@@ -171,6 +171,15 @@ forgec flimit loose "\$r->{max_slowdown} = 2000 $TENANT"
 grep -q '^verdict: INCOMPLETE' "$TMP/flimit.out" &&
     grep -q "^  INCOMPLETE rack rack2, contention stage, limit: .* under tenant: its max_slowdown 2000 is not the frozen profile's 1000" "$TMP/flimit.out"
 ok $? "a contention record judged against another max_slowdown than the profile's: INCOMPLETE, naming both"
+# the loaded phase's link counters are judged too (lib/fc_counters_check.h),
+# and again by the report: every phase of the loose run passed its traffic
+# floor; its tenant record edited to show rx_errors +2 on eth0 of node 02
+# FAILs naming that link
+forgec ferrs loose "\$r->{counters}{hosts}{'${NAME}02'}{links}{eth0}{rx_errors} = 2 $TENANT"
+n=$(rec loose 'join(",", map { $_->{counters}{check}{verdict} // "none" } grep { $_->{type} eq "contention" } @r)')
+[[ "$n" =~ ^PASS(,PASS)*$ ]] &&
+    grep -q "^  FAIL rack rack1, contention stage, .* under tenant: its own figures fail its limit (link eth0 of host ${NAME}02: error counters rose during the point (rx_errors +2), above max_errors 0)" "$TMP/ferrs.out"
+ok $? "each contention phase's counters judged (the loose run's: $n); rx_errors +2 on ${NAME}02's eth0 under a PASS FAILs naming the link"
 # each planned point under each background kind, once per group: one
 # kind's record deleted (the end record recounted) is missing, one kind
 # recorded as another is there twice, though every point was measured

@@ -675,7 +675,7 @@ ok $? "Open MPI's parameter files (\$HOME/.openmpi/mca-params.conf, one named by
 FAKE=$PWD/tests/fixtures/sysfs/clean/before
 FC_SYSFS_ROOT=$FAKE $FC run --out "$TMP/fakesys" --np 2 --stages node "${SWEEP[@]}" > "$TMP/fakesys.out" 2>&1
 jsonl "$TMP/fakesys/certificates/default.json" '$r[0]{certificate}{plan}{environment}{FC_SYSFS_ROOT}' | grep -qx "$FAKE" &&
-    grep -q "^sysfs: FC_SYSFS_ROOT=$FAKE: preflight's inventory and the soak's link counters were read from that tree, not from /sys" "$TMP/fakesys/summary.txt" "$TMP/fakesys.out" &&
+    grep -q "^sysfs: FC_SYSFS_ROOT=$FAKE: preflight's inventory and the link counters (the soak's, each interval's) were read from that tree, not from /sys" "$TMP/fakesys/summary.txt" "$TMP/fakesys.out" &&
     grep -q "<property name=\"sysfs_root\" value=\"$FAKE\"/>" "$TMP/fakesys/junit.xml" &&
     grep -q "<b>sysfs</b>: FC_SYSFS_ROOT=$FAKE" "$TMP/fakesys/report/index.html" "$TMP/fakesys/report/rack-default.html"
 ok $? "a run with FC_SYSFS_ROOT in its environment records it and says so in the summary, JUnit and HTML"

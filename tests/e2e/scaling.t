@@ -16,6 +16,9 @@
 #     or its prev_peak_busbw set to another than the 2-node record's, or
 #     its prev_nodes and max_drop_pct null (no step judged), is
 #     INCOMPLETE;
+#   - --backend nccl through the stand-in GPU plugin: the same series on
+#     nccl, each count with its devices record; INCOMPLETE (the stand-in
+#     certifies nothing);
 #   - the report holds the records to the series: the open run's record
 #     of 1 MiB on 5 nodes deleted and the end record recounted is
 #     INCOMPLETE naming it;
@@ -33,7 +36,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcs 2,3
-plan 17
+plan 18
 cat > "$TMP/p.yaml" <<YAML
 name: scaling-test
 seed: 5
@@ -97,6 +100,20 @@ ok $? "the step after the failed count (4 -> 5) is INCOMPLETE, not judged agains
 q=$(jsonl "$TMP/slow/results.jsonl" 'scalar grep { $_->{type} eq "quarantine" || ($_->{implicates} && ref $_->{implicates} && $_->{implicates}{quarantine}) } @r')
 [ "$q" = 0 ]
 ok $? "nobody is quarantined for the drop ($q)"
+
+# the GPU series: the same loop on the nccl backend, through the stand-in
+# plugin (host memory): it runs and measures (a communicator per count,
+# a devices record per count), and can certify nothing: INCOMPLETE
+$VC --name $NAME exec ${NAME}01 $FC run --hosts "$D/hosts" --racks "$D/racks" --ppn 1 \
+    --profile "$TMP/p.yaml" --out "$TMP/gpu" --backend nccl \
+    --env FABCERT_GPU_PLUGIN="$PWD/$BUILD/tests/libfc_gpu_standin.so" --env FC_GPU_STANDIN=host \
+    > "$TMP/gpu.out" 2> "$TMP/gpu.err"
+rc=$?
+n=$(jsonl "$TMP/gpu/results.jsonl" 'join(",", map { "$_->{nodes}:$_->{backend}" } grep { $_->{type} eq "scaling" && $_->{requested_bytes} == 65536 } @r) . " " .
+    join(",", map { scalar(grep { $_->{gpu} eq "stand-in" } @{$_->{devices}}) } grep { $_->{type} eq "devices" } @r)')
+[ $rc -eq 1 ] && [ "$n" = "2:nccl,4:nccl,5:nccl 2,4,5" ] && ! grep -q '^rack rack[12]: PASS' "$TMP/gpu.out" &&
+    grep -q '^  INCOMPLETE rack rack1, scaling stage, gpus: the scaling stage was measured by the test stand-in plugin, not a GPU' "$TMP/gpu.out"
+ok $? "--backend nccl: the series runs on nccl, a devices record per count (stand-in GPUs per count: ${n#* }), and the stand-in certifies nothing: INCOMPLETE ($rc)"
 
 cp -r "$TMP/open" "$TMP/cut" && rm -rf "$TMP/cut/report" "$TMP/cut/certificates"
 perl -ne 'print unless /"type":"scaling"/ && /"requested_bytes":1048576/ && /"nodes":5/' "$TMP/open/results.jsonl" |

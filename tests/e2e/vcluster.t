@@ -16,7 +16,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fct
-plan 22
+plan 25
 H1=${NAME}01 H2=${NAME}02 H3=${NAME}03
 run() {     # run OUT-NAME [fabcert run options]: inside the first node
     local out=$1; shift
@@ -50,6 +50,59 @@ echo "# cluster all_reduce 256KiB, eth0 bytes out: $m"
 ok $? "each rack and cluster point carries its group's link counters ($n); a cluster all_reduce's bytes went out of each node's eth0 ($m)"
 grep -q "busbw [0-9.e+-]* GB/s, median [0-9.]* us, 0 wrong; [0-9.]* MB out on the links, 0 errors, 0 drops" "$TMP/clean/report/rack-rack1.html"
 ok $? "the rack page shows a point's bytes out beside its busbw"
+# counters judged (issue 19): every rack and cluster point of the clean
+# run held its hosts' bytes out of eth0 to the least its collective must
+# send between hosts, and passed it
+n=$(rec clean 'my @p = grep { $_->{type} eq "point" && ($_->{stage} eq "rack" || $_->{stage} eq "cluster") } @r;
+    scalar(grep { ($_->{counters}{check}{verdict} // "") eq "PASS" && keys %{$_->{counters}{check}{min_tx_bytes}} } @p) . "/" . scalar(@p)')
+[ "${n%/*}" = "${n#*/}" ] && [ "${n#*/}" -gt 0 ]
+ok $? "every rack and cluster point's counters were judged against its traffic bound and passed ($n)"
+# planted from outside: the links read are a frozen tree (FC_SYSFS_ROOT,
+# through --env) whose eth0 moves nothing while the collective's traffic
+# goes over the real one: the figure does not measure the links read,
+# each rack's point is INCOMPLETE naming a host and eth0
+S=$TMP/frozen-sys; mkdir -p "$S/class/net/eth0/statistics"
+for c in tx_bytes rx_bytes rx_errors tx_errors rx_dropped tx_dropped; do echo 1000 > "$S/class/net/eth0/statistics/$c"; done
+cat > "$TMP/frozen.yaml" <<'YAML'
+name: vcluster-frozen-links
+seed: 7
+stages:
+  rack:
+    required: true
+    timeout_s: 60
+    warmup: 1
+    iters: 3
+    sizes: [64KiB]
+    collectives: [all_reduce]
+    dtypes: [float32]
+    ops: [sum]
+    counters: {nic_pattern: "eth*"}
+YAML
+run frozen --profile "$TMP/frozen.yaml" --env FC_SYSFS_ROOT="$S"
+rc=$?
+n=$(rec frozen 'join(" ", map { $_->{verdict} } grep { $_->{type} eq "point" } @r)')
+[ "$rc" = 1 ] && [ "$n" = "INCOMPLETE INCOMPLETE" ] &&
+    grep -q "^  INCOMPLETE rack rack1, rack stage, measurement: .*host $H1 sent 0 bytes out of its links eth\* (eth0) during the point, less than the [0-9]* bytes its 2 rank(s) must send .*does not measure the links under test" "$TMP/frozen.out" &&
+    ! grep -q "^rack rack[12]: PASS" "$TMP/frozen.out"
+ok $? "links that moved nothing under a multi-host point: INCOMPLETE naming the host and eth0, never PASS ($n, exit $rc)"
+# the report judges the records again: the clean run's first rack1 point
+# edited to show rx_errors +3 on eth0 of $H1 FAILs rack1 naming the link;
+# another max_errors than the frozen profile's is INCOMPLETE
+forge() {   # forge NAME PERL: the clean run's report, its first rack1 all_reduce point edited by PERL
+    mkdir -p "$TMP/$1"; cp "$TMP/clean/profile.yaml" "$TMP/clean/hosts" "$TMP/clean/racks" "$TMP/$1/"
+    perl -MJSON::PP -ne 'my $r = decode_json($_); if (!$done && $r->{type} eq "point" && $r->{stage} eq "rack" && $r->{group} eq "rack1") { $done = 1; '"$2"' } print JSON::PP->new->canonical->encode($r), "\n"' \
+        "$TMP/clean/results.jsonl" > "$TMP/$1/results.jsonl"
+    $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
+}
+forge ferr '$r->{counters}{hosts}{"'$H1'"}{links}{eth0}{rx_errors} = 3'
+forge flim '$r->{counters}{limits}{max_errors} = 100'
+forge ftx '$r->{counters}{hosts}{"'$H1'"}{sum}{tx_bytes} = 0'
+grep -q "^  FAIL rack rack1, rack stage, rack: .*its own figures fail its limit (link eth0 of host $H1: error counters rose during the point (rx_errors +3), above max_errors 0)" "$TMP/ferr.out" &&
+    grep -q "^rack rack2: PASS" "$TMP/ferr.out" &&
+    grep -q "^  INCOMPLETE rack rack1, rack stage, limit: .*its counters limits .*\"max_errors\":100.* are not the frozen profile's .*\"max_errors\":0" "$TMP/flim.out" &&
+    grep -q "^rack rack2: PASS" "$TMP/flim.out" &&
+    grep -q "^  INCOMPLETE rack rack1, rack stage, measurement: .*its own link counters (host $H1 sent 0 bytes out of its links" "$TMP/ftx.out"
+ok $? "the report judges the records again: rx_errors +3 FAILs rack1 naming link eth0 of $H1; a record's own max_errors of 100, or 0 bytes out of $H1, is INCOMPLETE"
 # FC_COUNTERS_COST=N: what reading them costs, N rounds of the rack and
 # cluster stages with counters read and not, alternated (figures, off by
 # default: 2N more runs of ~3 s; each exits 1, INCOMPLETE: the other

@@ -1,0 +1,183 @@
+/*
+ * counters_check.c - unit tests of lib/fc_counters_check.c on point
+ * records written here, as the rack and cluster stages write them:
+ *   the lower bounds per collective (all_reduce, all_gather,
+ *   reduce_scatter, all_to_all per host; broadcast for the group; none for
+ *   one host or sendrecv);
+ *   a 2-host all_reduce whose hosts both sent more than the bound: PASS;
+ *   one host that sent less (its traffic through shared memory): INCOMPLETE
+ *   naming the host, its link and both figures; a one-host point: PASS,
+ *   with a note that traffic was not judged;
+ *   rx_errors +2 on a link: FAIL naming the link, host and counter,
+ *   implicating the link; drops +40: PASS by default (not judged), FAIL
+ *   under max_drops 10; no counters.limits: not judged (NULL);
+ *   fc_counters_apply turns a PASS record INCOMPLETE or FAIL and keeps the
+ *   judgement; fc_counters_rejudged says the same from the record alone,
+ *   and nothing for a record that is not a PASS.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "fc_counters_check.h"
+#include "fc_tap.h"
+
+static fc_tap_t tap;
+
+/* A 2-host point of coll with bytes, 5 iters + 1 warm-up, 2 ranks per
+ * host, host a sent tx_a and b tx_b bytes out of eth0. */
+static json_t *point(const char *coll, long long bytes, long long tx_a, long long tx_b)
+{
+    json_t *c = json_pack("{s:s, s:{s:{s:{s:I}, s:{s:{s:I}}}, s:{s:{s:I}, s:{s:{s:I}}}},"
+                          " s:{s:i, s:i}, s:[]}",
+                          "nic_pattern", "eth*", "hosts",
+                          "a", "sum", "tx_bytes", (json_int_t)tx_a, "links", "eth0",
+                          "tx_bytes", (json_int_t)tx_a,
+                          "b", "sum", "tx_bytes", (json_int_t)tx_b, "links", "eth0",
+                          "tx_bytes", (json_int_t)tx_b,
+                          "ranks_per_host", "a", 2, "b", 2, "not_read");
+    fc_counters_profile_t cp = { .read = 1, .max_errors = 0, .max_drops = -1,
+                                 .max_retries = -1, .traffic = 1 };
+
+    json_object_set_new(c, "limits", fc_counters_limits_json(&cp));
+    return json_pack("{s:s, s:s, s:I, s:i, s:i, s:i, s:i, s:s, s:s, s:[], s:o}", "type", "point",
+                     "collective", coll, "bytes", (json_int_t)bytes, "ranks", 4, "hosts", 2,
+                     "iters", 5, "warmup", 1, "verdict", "PASS", "rack", "r1", "reasons",
+                     "counters", c);
+}
+
+static const char *verdict_of(json_t *check)
+{
+    return check ? json_string_value(json_object_get(check, "verdict")) : "(null)";
+}
+
+static const char *reason0(json_t *j)
+{
+    const char *r = json_string_value(json_array_get(json_object_get(j, "reasons"), 0));
+
+    return r ? r : "";
+}
+
+int main(void)
+{
+    json_t *rec, *ck, *eth0;
+    char text[1024];
+    const char *v;
+
+    fc_tap_init(&tap, stdout, 1);
+    fc_tap_plan(&tap, 15);
+
+    fc_tap_ok(&tap, fc_counters_host_min_tx("all_reduce", 1000, 8, 2, 4) == 750 &&
+              fc_counters_host_min_tx("all_gather", 800, 8, 2, 4) == 200 &&
+              fc_counters_host_min_tx("reduce_scatter", 800, 8, 2, 4) == 600 &&
+              fc_counters_host_min_tx("all_to_all", 800, 8, 2, 4) == 2 * 800.0 * 6 / 8,
+              "per-host bounds: all_reduce 3/4, all_gather 2/8, reduce_scatter 6/8, "
+              "all_to_all 2*6/8 of the size on 2 of 8 ranks over 4 hosts");
+    fc_tap_ok(&tap, fc_counters_host_min_tx("all_reduce", 1000, 2, 2, 1) == -1 &&
+              fc_counters_host_min_tx("broadcast", 1000, 8, 2, 4) == -1 &&
+              fc_counters_host_min_tx("sendrecv", 1000, 8, 2, 4) == -1 &&
+              fc_counters_group_min_tx("broadcast", 1000, 4) == 3000 &&
+              fc_counters_group_min_tx("all_reduce", 1000, 4) == -1,
+              "no per-host bound on one host, for broadcast or sendrecv; broadcast's "
+              "group bound is (hosts-1) buffers");
+
+    /* all_reduce 64 KiB on 2 hosts: 6 calls x 32 KiB = 196608 each */
+    rec = point("all_reduce", 65536, 400000, 300000);
+    ck = fc_counters_check(rec);
+    fc_tap_ok(&tap, strcmp(verdict_of(ck), "PASS") == 0 &&
+              json_integer_value(json_object_get(json_object_get(ck, "min_tx_bytes"), "a")) ==
+              196608, "both hosts sent more than the bound: PASS (%s, bound %lld)",
+              verdict_of(ck), (long long)json_integer_value(
+                  json_object_get(json_object_get(ck, "min_tx_bytes"), "a")));
+    json_decref(ck);
+    json_decref(rec);
+
+    rec = point("all_reduce", 65536, 400000, 1200);
+    ck = fc_counters_check(rec);
+    fc_tap_ok(&tap, strcmp(verdict_of(ck), "INCOMPLETE") == 0 &&
+              strstr(reason0(ck), "host b sent 1200 bytes out of its links eth* (eth0)") &&
+              strstr(reason0(ck), "less than the 196608 bytes") &&
+              strstr(reason0(ck), "does not measure the links under test"),
+              "host b sent 1200 bytes: INCOMPLETE naming it, its link and both figures (%s)",
+              reason0(ck));
+    json_decref(ck);
+    v = fc_counters_rejudged(rec, text, sizeof(text));
+    fc_tap_ok(&tap, v && strcmp(v, "INCOMPLETE") == 0 && strstr(text, "host b sent 1200"),
+              "the report judges it again from the record alone: INCOMPLETE (%s)", text);
+    fc_tap_ok(&tap, fc_counters_apply(rec) == 2 &&
+              strcmp(json_string_value(json_object_get(rec, "verdict")), "INCOMPLETE") == 0 &&
+              strstr(reason0(rec), "host b sent 1200") &&
+              json_is_object(json_object_get(json_object_get(rec, "counters"), "check")),
+              "the stage's side turns the PASS record INCOMPLETE and keeps counters.check");
+    fc_tap_ok(&tap, fc_counters_rejudged(rec, text, sizeof(text)) == NULL,
+              "a record that is not a PASS is not judged again");
+    json_decref(rec);
+
+    /* one host: nothing had to cross a link */
+    rec = point("all_reduce", 65536, 0, 0);
+    json_object_del(json_object_get(json_object_get(rec, "counters"), "ranks_per_host"), "b");
+    ck = fc_counters_check(rec);
+    fc_tap_ok(&tap, strcmp(verdict_of(ck), "PASS") == 0 &&
+              strstr(json_string_value(json_array_get(json_object_get(ck, "notes"), 0)),
+                     "one host"), "a one-host point: PASS, traffic not judged, with a note");
+    json_decref(ck);
+    json_decref(rec);
+
+    /* errors, drops */
+    rec = point("all_gather", 65536, 400000, 400000);
+    eth0 = json_object_get(json_object_get(json_object_get(json_object_get(
+        json_object_get(rec, "counters"), "hosts"), "b"), "links"), "eth0");
+    json_object_set_new(eth0, "rx_dropped", json_integer(40));
+    ck = fc_counters_check(rec);
+    fc_tap_ok(&tap, strcmp(verdict_of(ck), "PASS") == 0,
+              "rx_dropped +40: PASS by default (drops are congestion, not judged) (%s)",
+              verdict_of(ck));
+    json_decref(ck);
+    json_object_set_new(json_object_get(json_object_get(rec, "counters"), "limits"),
+                        "max_drops", json_real(10));
+    ck = fc_counters_check(rec);
+    fc_tap_ok(&tap, strcmp(verdict_of(ck), "FAIL") == 0 &&
+              strstr(reason0(ck), "link eth0 of host b: drop and discard counters rose") &&
+              strstr(reason0(ck), "rx_dropped +40") && strstr(reason0(ck), "max_drops 10"),
+              "... FAIL under max_drops 10 (%s)", reason0(ck));
+    json_decref(ck);
+    json_object_set_new(json_object_get(json_object_get(rec, "counters"), "limits"),
+                        "max_drops", json_null());
+    json_object_set_new(eth0, "rx_errors", json_integer(2));
+    ck = fc_counters_check(rec);
+    fc_tap_ok(&tap, strcmp(verdict_of(ck), "FAIL") == 0 &&
+              strstr(reason0(ck), "link eth0 of host b: error counters rose during the point "
+                     "(rx_errors +2), above max_errors 0") &&
+              strcmp(json_string_value(json_object_get(json_object_get(ck, "implicates"),
+                                                       "link")), "eth0") == 0,
+              "rx_errors +2: FAIL naming link, host and counter, implicating the link (%s)",
+              reason0(ck));
+    json_decref(ck);
+    v = fc_counters_rejudged(rec, text, sizeof(text));
+    fc_tap_ok(&tap, v && strcmp(v, "FAIL") == 0 && strstr(text, "rx_errors +2"),
+              "the report finds the FAIL from the record alone");
+    fc_tap_ok(&tap, fc_counters_apply(rec) == 1 &&
+              strcmp(json_string_value(json_object_get(rec, "verdict")), "FAIL") == 0 &&
+              strcmp(json_string_value(json_object_get(json_object_get(rec, "implicates"),
+                                                       "host")), "b") == 0 &&
+              strcmp(json_string_value(json_object_get(json_object_get(rec, "implicates"),
+                                                       "rack")), "r1") == 0,
+              "the stage's side: FAIL, implicating link eth0 of host b in rack r1");
+    json_decref(rec);
+
+    rec = point("all_reduce", 65536, 1, 1);
+    json_object_del(json_object_get(rec, "counters"), "limits");
+    fc_tap_ok(&tap, fc_counters_check(rec) == NULL && fc_counters_apply(rec) == 0 &&
+              strcmp(json_string_value(json_object_get(rec, "verdict")), "PASS") == 0,
+              "no counters.limits (not read, an older record): not judged");
+    json_decref(rec);
+
+    rec = point("broadcast", 65536, 30000, 30000);
+    ck = fc_counters_check(rec);
+    fc_tap_ok(&tap, strcmp(verdict_of(ck), "INCOMPLETE") == 0 &&
+              strstr(reason0(ck), "the 2 hosts sent 60000 bytes"),
+              "broadcast: the hosts together below one buffer per call: INCOMPLETE (%s)",
+              reason0(ck));
+    json_decref(ck);
+    json_decref(rec);
+    return fc_tap_done(&tap);
+}
