@@ -69,6 +69,27 @@ static void fc_schedule_layout(fc_pairs_schedule_t *s, const int *rack)
     free(label);
 }
 
+/* The fewest partners a node has over the rounds (sampled). */
+static int fc_schedule_min_degree(const fc_pairs_schedule_t *s)
+{
+    int *deg = fc_xcalloc((size_t)s->n, sizeof(int), "the nodes' partners"), least;
+
+    for (int r = 0; r < s->rounds; ++r)
+        for (int v = 0; v < s->n; ++v)
+            deg[v] += fc_pairs_schedule_partner(s, r, v) >= 0;
+    least = deg[0];
+    for (int v = 1; v < s->n; ++v)
+        if (deg[v] < least)
+            least = deg[v];
+    free(deg);
+    return least;
+}
+
+int fc_pairs_schedule_min_partners(const fc_pairs_schedule_t *s)
+{
+    return s->sampled ? fc_schedule_min_degree(s) : s->n - 1;
+}
+
 int fc_pairs_schedule_init(fc_pairs_schedule_t *s, int n, const int *rack, int mode,
                            int partners, char *why, size_t len)
 {
@@ -98,6 +119,19 @@ int fc_pairs_schedule_init(fc_pairs_schedule_t *s, int n, const int *rack, int m
     s->plan.intra = k - s->plan.inter < max_intra ? k - s->plan.inter : max_intra;
     s->partners = s->plan.intra + s->plan.inter;
     s->rounds = fc_pairs_sample_rounds(&s->plan);
+    /* padding can leave a node of a small rack, or a high slot of a large
+     * one, without partners in these rounds (racks of 2, 3 and 1 at K 3:
+     * the rack of 2 met nobody): rounds are added, inside racks first,
+     * until every node has 2 partners or no round is left to add */
+    while (fc_pairs_sample_ok(&s->plan) && fc_schedule_min_degree(s) < 2 &&
+           (s->plan.intra < max_intra || s->plan.inter < max_inter)) {
+        if (s->plan.intra < max_intra)
+            ++s->plan.intra;
+        else
+            ++s->plan.inter;
+        s->partners = s->plan.intra + s->plan.inter;
+        s->rounds = fc_pairs_sample_rounds(&s->plan);
+    }
     if (!fc_pairs_sample_ok(&s->plan)) {
         snprintf(why, len, "no sampled plan of %d partners fits %d nodes in %d racks of up "
                  "to %d", k, n, s->plan.racks, s->plan.per_rack);

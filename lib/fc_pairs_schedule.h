@@ -14,7 +14,10 @@
  *     rounds a node takes part in at most: 2 inside its rack (fewer when
  *     the rack's own tournament is shorter), the rest across racks (at
  *     most the rack-matchings), what does not fit on one side given to
- *     the other; K 0 is the default, fc_pairs_default_partners(n).
+ *     the other; K 0 is the default, fc_pairs_default_partners(n). Where
+ *     the padding leaves a node fewer than 2 partners, rounds are added
+ *     (inside racks first, then across) until none does or none is left:
+ *     the K as used (`partners` below) is then larger than asked.
  *
  * The profile's pairs stage chooses with `mode: full | sampled | auto`
  * (auto: sampled above FC_PAIRS_AUTO_NODES nodes) and `partners: K`.
@@ -56,6 +59,8 @@ const char *fc_pairs_mode_name(int mode);
 int fc_pairs_schedule_init(fc_pairs_schedule_t *s, int n, const int *rack, int mode,
                            int partners, char *why, size_t len);
 void fc_pairs_schedule_free(fc_pairs_schedule_t *s);
+/* The fewest partners a node meets (full: n - 1). */
+int fc_pairs_schedule_min_partners(const fc_pairs_schedule_t *s);
 /* The node `node` meets in `round`, or -1 when it sits out. */
 int fc_pairs_schedule_partner(const fc_pairs_schedule_t *s, int round, int node);
 /* planned[a * n + b] = planned[b * n + a] = 1 for every pair the schedule

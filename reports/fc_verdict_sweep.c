@@ -16,8 +16,13 @@
  *     point and per group of the attempt's ranks (a node, a rack, or the
  *     whole job, as its stage_start's rank_hosts give them), each with the
  *     planned iters and warmup, none twice and none the plan does not have;
- *   - pairs: one pair record per pair of the attempt's hosts (the stage
- *     runs the full tournament), each with exactly the planned sizes;
+ *   - pairs: one pair record per pair of the attempt's hosts that the
+ *     stage's schedule meets (lib/fc_pairs_schedule.h, derived again from
+ *     the profile's mode and partners, the attempt's hosts in rank order
+ *     and their racks in the plan's inventory: every pair under mode full,
+ *     the sampled plan's pairs under sampled), none the schedule does not
+ *     meet, each with exactly the planned sizes, iters and warmup, and the
+ *     schedule's mode;
  *   - kinds (contention): one record per planned point, background kind
  *     (the profile's kinds, and "all" when there are two or more) and
  *     group (each rack with a host that measures, under scope: rack; the
@@ -41,6 +46,7 @@
 
 #include "fc_alloc.h"
 #include "fc_contention_role.h"
+#include "fc_pairs_schedule.h"
 #include "fc_stage.h"
 
 /* One attempt's records against its planned sweep. */
@@ -58,6 +64,10 @@ struct fc_sweep_result {
     json_t *names;              /* index -> name */
     unsigned char *seen;        /* ngroups x npoints x nkinds, or nhosts x
                                  * nhosts (pairs) */
+    int pairs_mode, pairs_partners;     /* pairs: the profile's schedule */
+    int sampled;                /* pairs: the schedule is the sampled plan */
+    int partners;               /* pairs, sampled: K as the schedule uses it */
+    unsigned char *planned;     /* pairs: nhosts x nhosts, the pairs it meets */
     json_t *problems;           /* [{hosts: [...] (none: every rack of the
                                  * attempt), kind, text}] */
 };
@@ -125,6 +135,8 @@ static int fc_sweep_derive(const fc_run_verdict_t *out, const fc_profile_t *prof
     }
     sw->iters = sp.iters;
     sw->warmup = sp.warmup;
+    sw->pairs_mode = sp.pairs_mode;
+    sw->pairs_partners = sp.pairs_partners;
     sw->nkinds = 1;
     sw->kind_names[0][0] = '\0';
     if (sw->check == FC_SWEEP_CHECK_KINDS) {
@@ -306,6 +318,25 @@ static void fc_sweep_pair_record(struct fc_sweep_result *sw, json_t *rec)
     size_t i, a, b;
 
     fc_check_label(rec, label, sizeof(label));
+    /* its iterations, as the point records' (fc_sweep_point_record) */
+    if (!json_is_integer(json_object_get(rec, "iters")) ||
+        json_integer_value(json_object_get(rec, "iters")) != sw->iters) {
+        snprintf(text, sizeof(text), "iters %lld where the plan says %d (%.200s)",
+                 (long long)json_integer_value(json_object_get(rec, "iters")), sw->iters, label);
+        fc_sweep_problem(sw, json_pack("[s,s]", ha, hb), "iters", text);
+    }
+    if (!json_is_integer(json_object_get(rec, "warmup")) ||
+        json_integer_value(json_object_get(rec, "warmup")) != sw->warmup) {
+        snprintf(text, sizeof(text), "warmup %lld where the plan says %d (%.200s)",
+                 (long long)json_integer_value(json_object_get(rec, "warmup")), sw->warmup,
+                 label);
+        fc_sweep_problem(sw, json_pack("[s,s]", ha, hb), "warmup", text);
+    }
+    if (strcmp(fc_json_str(rec, "mode"), sw->sampled ? "sampled" : "full") != 0) {
+        snprintf(text, sizeof(text), "%.200s: mode '%.20s' where the plan's schedule is %s",
+                 label, fc_json_str(rec, "mode"), sw->sampled ? "sampled" : "full");
+        fc_sweep_problem(sw, json_pack("[s,s]", ha, hb), "mode", text);
+    }
     if (ia == NULL || ib == NULL || ia == ib) {
         snprintf(text, sizeof(text), "%.200s: not a pair of the hosts the stage ran", label);
         fc_sweep_problem(sw, json_pack("[s,s]", ha, hb), "extra", text);
@@ -318,6 +349,12 @@ static void fc_sweep_pair_record(struct fc_sweep_result *sw, json_t *rec)
 
         a = b;
         b = t;
+    }
+    if (!sw->planned[a * (size_t)sw->ngroups + b]) {
+        /* measured, but not a pair of the sampled plan: not counted */
+        snprintf(text, sizeof(text), "%.200s: not a pair of the sampled schedule", label);
+        fc_sweep_problem(sw, json_pack("[s,s]", ha, hb), "extra", text);
+        return;
     }
     ok = json_array_size(sizes) == (size_t)sw->npoints;
     for (int p = 0; p < sw->npoints && ok; ++p) {
@@ -347,6 +384,52 @@ static void fc_sweep_pair_record(struct fc_sweep_result *sw, json_t *rec)
     }
     if (ok)
         sw->seen[a * (size_t)sw->ngroups + b] = 1;
+}
+
+/* The pairs the stage's schedule meets over the attempt's hosts (sw's
+ * groups, in rank order, as the stage numbers its nodes), their racks
+ * from the plan's inventory: sw->planned; 0, or -1 with the reason. */
+static int fc_sweep_pairs_plan(const fc_run_verdict_t *out, struct fc_sweep_result *sw)
+{
+    json_t *inv = json_object_get(json_object_get(out->plan, "inventory"), "hosts"), *e;
+    json_t *labels = json_object();
+    int n = sw->ngroups, *rack = fc_xcalloc((size_t)n + 1, sizeof(int), "the hosts' racks");
+    fc_pairs_schedule_t s;
+    char why[160], text[FC_VERDICT_TEXT];
+    size_t k;
+
+    sw->planned = fc_xcalloc((size_t)n * (size_t)n + 1, 1, "the planned pairs");
+    for (int g = 0; g < n; ++g) {
+        const char *host = json_string_value(json_array_get(sw->names, (size_t)g)), *r = "";
+        json_t *l;
+
+        json_array_foreach(inv, k, e)
+            if (strcmp(fc_json_str(e, "host"), host) == 0)
+                r = fc_json_str(e, "rack");
+        if ((l = json_object_get(labels, r)) == NULL)
+            json_object_set_new(labels, r, l = json_integer((json_int_t)json_object_size(labels)));
+        rack[g] = (int)json_integer_value(l);
+    }
+    json_decref(labels);
+    if (n < 2) {
+        free(rack);
+        return 0;       /* no pair: nothing planned */
+    }
+    if (fc_pairs_schedule_init(&s, n, rack, sw->pairs_mode, sw->pairs_partners, why,
+                               sizeof(why)) != 0) {
+        snprintf(text, sizeof(text), "the pairs stage's schedule cannot be derived: %s", why);
+        fc_sweep_problem(sw, NULL, "plan", text);
+        free(sw->points);
+        sw->points = NULL;
+        free(rack);
+        return -1;
+    }
+    sw->sampled = s.sampled;
+    sw->partners = s.partners;
+    fc_pairs_schedule_pairs(&s, sw->planned);
+    fc_pairs_schedule_free(&s);
+    free(rack);
+    return 0;
 }
 
 /* One finished attempt of stage s. */
@@ -392,6 +475,8 @@ static struct fc_sweep_result *fc_sweep_attempt(json_t *records, const fc_run_ve
     cells = sw->check == FC_SWEEP_CHECK_PAIRS ? (size_t)sw->ngroups * (size_t)sw->ngroups
                                               : (size_t)sw->ngroups * fc_sweep_slots(sw);
     sw->seen = fc_xcalloc(cells + 1, 1, "the planned points met");
+    if (sw->check == FC_SWEEP_CHECK_PAIRS && fc_sweep_pairs_plan(out, sw) != 0)
+        return sw;
     if (sw->check == FC_SWEEP_CHECK_PAIRS)
         type = FC_RECORD_PAIR;
     else if (sw->check == FC_SWEEP_CHECK_KINDS)
@@ -440,6 +525,7 @@ void fc_verdict_sweep_free(fc_verdict_scan_t *scan)
                 continue;
             free(sw->points);
             free(sw->seen);
+            free(sw->planned);
             json_decref(sw->index);
             json_decref(sw->groups);
             json_decref(sw->names);
@@ -507,7 +593,8 @@ static void fc_sweep_count(const struct fc_sweep_result *sw, const fc_rack_verdi
                 const char *other = json_string_value(json_array_get(sw->names, (size_t)h));
                 int a = g < h ? g : h, b = g < h ? h : g;
 
-                if (h == g || (fc_rack_has_host(r, other) && h < g))
+                if (h == g || (fc_rack_has_host(r, other) && h < g) ||
+                    !sw->planned[(size_t)a * (size_t)n + (size_t)b])
                     continue;
                 ++*planned;
                 if (sw->seen[(size_t)a * (size_t)n + (size_t)b])
@@ -544,13 +631,14 @@ static void fc_sweep_count(const struct fc_sweep_result *sw, const fc_rack_verdi
 void fc_verdict_sweep_findings(fc_rack_verdict_t *r, fc_stage_id_t s, const fc_attempt_t *last)
 {
     static const char *const kinds[] = { "plan", "group", "extra", "twice", "sizes", "iters",
-                                         "warmup" };
+                                         "warmup", "mode" };
     static const char *const says[] = {
         "%s", "%d record(s) of a group the stage did not run (first: %s)",
         "%d record(s) of what the plan does not have (first: %s)",
         "%d record(s) of a point measured twice (first: %s)",
         "%d pair record(s) with other sizes than planned (first: %s)",
         "%d record(s) with %s", "%d record(s) with %s",
+        "%d pair record(s) under another schedule than planned (first: %s)",
     };
     const struct fc_sweep_result *sw = last ? last->sweep : NULL;
     char text[FC_VERDICT_TEXT], first[200], what[FC_VERDICT_TEXT];
@@ -561,6 +649,16 @@ void fc_verdict_sweep_findings(fc_rack_verdict_t *r, fc_stage_id_t s, const fc_a
 
     if (sw == NULL)
         return;
+    if (sw->check == FC_SWEEP_CHECK_PAIRS && sw->sampled && sw->planned != NULL) {
+        /* what a sampled run measured, so that nobody reads it as the
+         * full matrix: the planned pairs met, of every pair of the hosts */
+        long measured = 0, all = (long)sw->ngroups * (sw->ngroups - 1) / 2;
+
+        for (size_t c = 0; c < (size_t)sw->ngroups * (size_t)sw->ngroups; ++c)
+            measured += sw->seen[c] && sw->planned[c];
+        snprintf(r->stages[s].coverage, sizeof(r->stages[s].coverage), "sampled: %d partners "
+                 "per node, %ld of %ld pairs measured", sw->partners, measured, all);
+    }
     noun = sw->check == FC_SWEEP_CHECK_PAIRS ? "pairs"
            : sw->check == FC_SWEEP_CHECK_SIZES ? "sizes" : "points";
     used = (size_t)snprintf(text, sizeof(text), "stage %s did not measure what the plan says "

@@ -415,6 +415,8 @@ static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
         json_object_set_new(rec, "all_pairs", json_integer(run->nnodes * (run->nnodes - 1) / 2));
         json_object_set_new(rec, "mode", json_string(run->sampled ? "sampled" : "full"));
         json_object_set_new(rec, "partners", json_integer(run->partners));
+        json_object_set_new(rec, "min_partners",
+                            json_integer(fc_pairs_schedule_min_partners(&sched)));
         if (run->sampled)
             json_object_set_new(rec, "plan", json_pack(
                 "{s:i, s:i, s:i, s:i}", "racks", sched.plan.racks, "per_rack",

@@ -100,10 +100,21 @@ int main(void)
                                           sizeof(why)) == 0 &&
                    fc_check(&s, rack, &in, &across, why, sizeof(why));
 
-        fc_tap_ok(&tap, good && s.plan.per_rack == 5 && s.plan.racks == 3 && in > 0 &&
-                  across > 0, "uneven racks 5 + 3 + 1, K 4: padded to 3 racks of 5, "
-                  "%d pairs inside and %d across, every node at most once a round (%s)", in,
-                  across, why);
+        int least = good ? fc_pairs_schedule_min_partners(&s) : 0, k2;
+        int rack2[] = { 0, 0, 1, 1, 1, 2 };
+
+        fc_pairs_schedule_free(&s);
+        /* racks of 2, 3 and 1 at K 3: 2 rounds inside the padded racks of
+         * 3 and 1 across left the rack of 2 with no partner; rounds are
+         * added until every node has 2 */
+        good = good && fc_pairs_schedule_init(&s, 6, rack2, FC_PAIRS_MODE_SAMPLED, 3, why,
+                                              sizeof(why)) == 0 &&
+               fc_check(&s, rack2, &in, &across, why, sizeof(why));
+        k2 = s.partners;
+        fc_tap_ok(&tap, good && least >= 2 && fc_pairs_schedule_min_partners(&s) >= 2 &&
+                  k2 == 5, "uneven racks 5 + 3 + 1 (K 4) and 2 + 3 + 1 (K 3, raised to %d): "
+                  "padded, every node at most once a round, every node 2 partners or more "
+                  "(%s)", k2, why);
         fc_pairs_schedule_free(&s);
     }
     {
