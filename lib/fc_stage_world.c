@@ -22,6 +22,7 @@
 #include "fc_contention_role.h"
 #include "fc_log.h"
 #include "fc_pairs.h"
+#include "fc_pairs_schedule.h"
 #include "fc_stage_int.h"
 #include "fc_stage_mpierr.h"
 #include "fc_version.h"
@@ -42,15 +43,31 @@ static json_t *fc_stage_work_plan(const fc_stage_ctx_t *ctx)
     case FC_STAGE_CLUSTER:
         return json_pack("{s:s, s:i}", "unit", "points", "total",
                          fc_stage_point_count(&ctx->sp));
-    case FC_STAGE_PAIRS:
+    case FC_STAGE_PAIRS: {
+        /* the stage's schedule: full or sampled over the hosts in the
+         * order of their first ranks and their racks (fc_pairs_schedule.h) */
+        int *rack = fc_xcalloc((size_t)ctx->world_size + 1, sizeof(int), "the hosts' racks");
+        fc_pairs_schedule_t s;
+        char why[160];
+        int rounds = 0;
+
         for (int r = 0; r < ctx->world_size; ++r) {
             int seen = 0;
 
             for (int q = 0; q < r && !seen; ++q)
                 seen = strcmp(ctx->rank_hosts[q], ctx->rank_hosts[r]) == 0;
-            hosts += !seen;
+            if (!seen)
+                rack[hosts++] = ctx->rank_racks[r];     /* as the stage's ctx.rack */
         }
-        return json_pack("{s:s, s:i}", "unit", "rounds", "total", fc_pairs_rounds(hosts));
+        if (hosts >= 2 && fc_pairs_schedule_init(&s, hosts, rack, ctx->sp.pairs_mode,
+                                                 ctx->sp.pairs_partners, why,
+                                                 sizeof(why)) == 0) {
+            rounds = s.rounds;
+            fc_pairs_schedule_free(&s);
+        }
+        free(rack);
+        return json_pack("{s:s, s:i}", "unit", "rounds", "total", rounds);
+    }
     case FC_STAGE_SOAK:
         return json_pack("{s:s, s:f}", "unit", "seconds", "total", ctx->sp.soak.duration_s);
     default:

@@ -147,11 +147,14 @@ perl -pe 's/^  pairs:$/  pairs:\n    mode: sampled/' "$TMP/pairs.yaml" > "$TMP/s
 run sampled "$TMP/sampled.yaml"
 rc=$?
 n=$(rec sampled 'scalar grep { $_->{type} eq "pair" && ($_->{mode} // "") eq "sampled" && ($_->{iters} // 0) == 3 } @r')
+# the runner's progress (stage_start's work) plans the schedule's rounds
+rounds=$(rec sampled 'my ($s) = grep { $_->{type} eq "stage_start" } @r; my ($p) = grep { $_->{type} eq "pairs_schedule" } @r;
+    "$s->{work}{total} $p->{rounds} $p->{mode} $p->{min_partners}"')
 cov="sampled: 5 partners per node, 7 of 15 pairs measured"
-racks_are sampled PASS PASS PASS && [ $rc -eq 0 ] && [ "$n" = 7 ] &&
+racks_are sampled PASS PASS PASS && [ $rc -eq 0 ] && [ "$n" = 7 ] && [ "$rounds" = "5 5 sampled 2" ] &&
     grep -q "^pairs: $cov (not the full matrix" "$TMP/sampled.out" &&
     grep -q "\"coverage\":\"$cov\"" "$TMP/sampled/certificates/rack1.json"
-ok $? "a clean sampled pairs stage: every rack PASSes, 7 pair records (mode sampled, iters 3), the summary and certificate say '$cov' ($rc, $n, $(cat "$TMP/sampled.secs") s)"
+ok $? "a clean sampled pairs stage: every rack PASSes, 7 pair records (mode sampled, iters 3), the summary and certificate say '$cov'; 5 rounds planned and run, every node 2 partners or more ($rc, $n, $rounds, $(cat "$TMP/sampled.secs") s)"
 [ $rc -eq 0 ] || diag "$(grep -E '^  (FAIL|INCOMPLETE)' "$TMP/sampled.out" | head -5)"
 redo() {    # redo NAME PERL: the clean sampled run's records edited, recounted, reported
     rm -rf "$TMP/$1"; cp -r "$TMP/sampled" "$TMP/$1"
