@@ -38,7 +38,7 @@
  * naming what is missing or different ("planned 252 points on node vm, 1
  * judged"; "iters 1 where the plan says 10").
  */
-#include "fc_verdict_scan.h"
+#include "fc_verdict_sweep_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,33 +46,7 @@
 
 #include "fc_alloc.h"
 #include "fc_contention_role.h"
-#include "fc_pairs_schedule.h"
 #include "fc_stage.h"
-
-/* One attempt's records against its planned sweep. */
-struct fc_sweep_result {
-    fc_stage_sweep_check_t check;
-    int npoints;                /* planned points (per group), or sizes per pair */
-    fc_test_point_t *points;    /* the planned points, in the stage's order */
-    int iters, warmup;          /* as planned */
-    int nkinds;                 /* background kinds per point (kinds), else 1 */
-    char kind_names[FC_BG_KINDS + 1][32];
-    fc_contention_profile_t cont;   /* the contention settings (kinds) */
-    int ngroups;                /* groups (points, kinds), hosts (pairs) */
-    json_t *index;              /* a planned point's key -> its index */
-    json_t *groups;             /* group (or host) name -> index */
-    json_t *names;              /* index -> name */
-    unsigned char *seen;        /* ngroups x npoints x nkinds, or nhosts x
-                                 * nhosts (pairs) */
-    int pairs_mode, pairs_partners;     /* pairs: the profile's schedule */
-    int sampled;                /* pairs: the schedule is the sampled plan */
-    int partners;               /* pairs, sampled: K as the schedule uses it */
-    long measured;              /* pairs, sampled: planned pairs met (counted
-                                 * once, for every rack), or -1 */
-    unsigned char *planned;     /* pairs: nhosts x nhosts, the pairs it meets */
-    json_t *problems;           /* [{hosts: [...] (none: every rack of the
-                                 * attempt), kind, text}] */
-};
 
 /* The overrides the plan records that shape a stage's sweep, as the
  * runner gave them to every stage program (runners/fc_run_opts.c). */
@@ -92,7 +66,7 @@ static size_t fc_sweep_slots(const struct fc_sweep_result *sw)
     return (size_t)sw->npoints * (size_t)sw->nkinds;
 }
 
-static void fc_sweep_problem(struct fc_sweep_result *sw, json_t *hosts, const char *kind,
+void fc_sweep_problem(struct fc_sweep_result *sw, json_t *hosts, const char *kind,
                              const char *text)
 {
     json_array_append_new(sw->problems, json_pack("{s:o, s:s, s:s}", "hosts",
@@ -315,134 +289,6 @@ static void fc_sweep_point_record(struct fc_sweep_result *sw, json_t *rec)
     json_decref(hosts);
 }
 
-/* A pair record: a pair of the attempt's hosts, met once, with exactly
- * the planned sizes. */
-static void fc_sweep_pair_record(struct fc_sweep_result *sw, json_t *rec)
-{
-    const char *ha = fc_json_str(rec, "host_a"), *hb = fc_json_str(rec, "host_b");
-    json_t *ia = json_object_get(sw->groups, ha), *ib = json_object_get(sw->groups, hb);
-    json_t *sizes = json_object_get(rec, "sizes"), *z;
-    char label[256], text[FC_VERDICT_TEXT];
-    int ok = 1;
-    size_t i, a, b;
-
-    fc_check_label(rec, label, sizeof(label));
-    /* its iterations, as the point records' (fc_sweep_point_record) */
-    if (!json_is_integer(json_object_get(rec, "iters")) ||
-        json_integer_value(json_object_get(rec, "iters")) != sw->iters) {
-        snprintf(text, sizeof(text), "iters %lld where the plan says %d (%.200s)",
-                 (long long)json_integer_value(json_object_get(rec, "iters")), sw->iters, label);
-        fc_sweep_problem(sw, json_pack("[s,s]", ha, hb), "iters", text);
-    }
-    if (!json_is_integer(json_object_get(rec, "warmup")) ||
-        json_integer_value(json_object_get(rec, "warmup")) != sw->warmup) {
-        snprintf(text, sizeof(text), "warmup %lld where the plan says %d (%.200s)",
-                 (long long)json_integer_value(json_object_get(rec, "warmup")), sw->warmup,
-                 label);
-        fc_sweep_problem(sw, json_pack("[s,s]", ha, hb), "warmup", text);
-    }
-    if (strcmp(fc_json_str(rec, "mode"), sw->sampled ? "sampled" : "full") != 0) {
-        snprintf(text, sizeof(text), "%.200s: mode '%.20s' where the plan's schedule is %s",
-                 label, fc_json_str(rec, "mode"), sw->sampled ? "sampled" : "full");
-        fc_sweep_problem(sw, json_pack("[s,s]", ha, hb), "mode", text);
-    }
-    if (ia == NULL || ib == NULL || ia == ib) {
-        snprintf(text, sizeof(text), "%.200s: not a pair of the hosts the stage ran", label);
-        fc_sweep_problem(sw, json_pack("[s,s]", ha, hb), "extra", text);
-        return;
-    }
-    a = (size_t)json_integer_value(ia);
-    b = (size_t)json_integer_value(ib);
-    if (a > b) {
-        size_t t = a;
-
-        a = b;
-        b = t;
-    }
-    if (!sw->planned[a * (size_t)sw->ngroups + b]) {
-        /* measured, but not a pair of the sampled plan: not counted */
-        snprintf(text, sizeof(text), "%.200s: not a pair of the sampled schedule", label);
-        fc_sweep_problem(sw, json_pack("[s,s]", ha, hb), "extra", text);
-        return;
-    }
-    ok = json_array_size(sizes) == (size_t)sw->npoints;
-    for (int p = 0; p < sw->npoints && ok; ++p) {
-        int found = 0;
-
-        json_array_foreach(sizes, i, z)
-            found |= (uint64_t)json_integer_value(json_object_get(z, "bytes")) ==
-                     sw->points[p].bytes;
-        ok = found;
-    }
-    if (!ok) {
-        char *got = json_dumps(sizes, JSON_COMPACT | JSON_ENCODE_ANY);
-        size_t used = 0;
-        char want[160] = "";
-
-        for (int p = 0; p < sw->npoints && used + 24 < sizeof(want); ++p)
-            used += (size_t)snprintf(want + used, sizeof(want) - used, "%s%llu", p ? ", " : "",
-                                     (unsigned long long)sw->points[p].bytes);
-        snprintf(text, sizeof(text), "%.120s measured other sizes than the plan's (%s bytes): "
-                 "%.150s", label, want, got ? got : "none");
-        free(got);
-        fc_sweep_problem(sw, json_pack("[s,s]", ha, hb), "sizes", text);
-    }
-    if (sw->seen[a * (size_t)sw->ngroups + b]) {
-        snprintf(text, sizeof(text), "%.200s", label);
-        fc_sweep_problem(sw, json_pack("[s,s]", ha, hb), "twice", text);
-    }
-    if (ok)
-        sw->seen[a * (size_t)sw->ngroups + b] = 1;
-}
-
-/* The pairs the stage's schedule meets over the attempt's hosts (sw's
- * groups, in rank order, as the stage numbers its nodes), their racks
- * from the plan's inventory: sw->planned; 0, or -1 with the reason. */
-static int fc_sweep_pairs_plan(const fc_run_verdict_t *out, struct fc_sweep_result *sw)
-{
-    json_t *inv = json_object_get(json_object_get(out->plan, "inventory"), "hosts"), *e;
-    json_t *labels = json_object(), *rack_of = json_object();
-    int n = sw->ngroups, *rack = fc_xcalloc((size_t)n + 1, sizeof(int), "the hosts' racks");
-    fc_pairs_schedule_t s;
-    char why[160], text[FC_VERDICT_TEXT];
-    size_t k;
-
-    sw->planned = fc_xcalloc((size_t)n * (size_t)n + 1, 1, "the planned pairs");
-    json_array_foreach(inv, k, e)       /* host -> rack (the last entry, as a scan would) */
-        json_object_set(rack_of, fc_json_str(e, "host"), json_object_get(e, "rack"));
-    for (int g = 0; g < n; ++g) {
-        const char *host = json_string_value(json_array_get(sw->names, (size_t)g)), *r;
-        json_t *l;
-
-        r = json_is_string(json_object_get(rack_of, host))
-                ? json_string_value(json_object_get(rack_of, host)) : "";
-        if ((l = json_object_get(labels, r)) == NULL)
-            json_object_set_new(labels, r, l = json_integer((json_int_t)json_object_size(labels)));
-        rack[g] = (int)json_integer_value(l);
-    }
-    json_decref(labels);
-    json_decref(rack_of);
-    if (n < 2) {
-        free(rack);
-        return 0;       /* no pair: nothing planned */
-    }
-    if (fc_pairs_schedule_init(&s, n, rack, sw->pairs_mode, sw->pairs_partners, why,
-                               sizeof(why)) != 0) {
-        snprintf(text, sizeof(text), "the pairs stage's schedule cannot be derived: %s", why);
-        fc_sweep_problem(sw, NULL, "plan", text);
-        free(sw->points);
-        sw->points = NULL;
-        free(rack);
-        return -1;
-    }
-    sw->sampled = s.sampled;
-    sw->partners = s.partners;
-    sw->measured = -1;
-    fc_pairs_schedule_pairs(&s, sw->planned);
-    fc_pairs_schedule_free(&s);
-    free(rack);
-    return 0;
-}
 
 /* One finished attempt of stage s. */
 static struct fc_sweep_result *fc_sweep_attempt(json_t *records, const fc_run_verdict_t *out,
@@ -661,22 +507,7 @@ void fc_verdict_sweep_findings(fc_rack_verdict_t *r, fc_stage_id_t s, const fc_a
 
     if (sw == NULL)
         return;
-    if (sw->check == FC_SWEEP_CHECK_PAIRS && sw->sampled && sw->planned != NULL) {
-        /* what a sampled run measured, so that nobody reads it as the
-         * full matrix: the planned pairs met, of every pair of the hosts
-         * (counted once: n x n cells, for every rack, was minutes at
-         * 4,096 nodes) */
-        struct fc_sweep_result *count = (struct fc_sweep_result *)sw;
-        long all = (long)sw->ngroups * (sw->ngroups - 1) / 2;
-
-        if (count->measured < 0) {
-            count->measured = 0;
-            for (size_t c = 0; c < (size_t)sw->ngroups * (size_t)sw->ngroups; ++c)
-                count->measured += sw->seen[c] && sw->planned[c];
-        }
-        snprintf(r->stages[s].coverage, sizeof(r->stages[s].coverage), "sampled: %d partners "
-                 "per node, %ld of %ld pairs measured", sw->partners, sw->measured, all);
-    }
+    fc_sweep_pairs_coverage((struct fc_sweep_result *)sw, r, s);
     noun = sw->check == FC_SWEEP_CHECK_PAIRS ? "pairs"
            : sw->check == FC_SWEEP_CHECK_SIZES ? "sizes" : "points";
     used = (size_t)snprintf(text, sizeof(text), "stage %s did not measure what the plan says "
