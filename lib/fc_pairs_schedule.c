@@ -141,6 +141,19 @@ int fc_pairs_schedule_init(fc_pairs_schedule_t *s, int n, const int *rack, int m
     return 0;
 }
 
+int fc_pairs_schedule_rounds(int n, const int *rack, int mode, int partners)
+{
+    fc_pairs_schedule_t s;
+    char why[160];
+    int rounds;
+
+    if (n < 2 || fc_pairs_schedule_init(&s, n, rack, mode, partners, why, sizeof(why)) != 0)
+        return 0;
+    rounds = s.rounds;
+    fc_pairs_schedule_free(&s);
+    return rounds;
+}
+
 void fc_pairs_schedule_free(fc_pairs_schedule_t *s)
 {
     free(s->slot);

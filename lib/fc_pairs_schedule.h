@@ -59,6 +59,9 @@ const char *fc_pairs_mode_name(int mode);
 int fc_pairs_schedule_init(fc_pairs_schedule_t *s, int n, const int *rack, int mode,
                            int partners, char *why, size_t len);
 void fc_pairs_schedule_free(fc_pairs_schedule_t *s);
+/* The rounds of that schedule, or 0 when there is none (fewer than 2
+ * nodes). */
+int fc_pairs_schedule_rounds(int n, const int *rack, int mode, int partners);
 /* The fewest partners a node meets (full: n - 1). */
 int fc_pairs_schedule_min_partners(const fc_pairs_schedule_t *s);
 /* The node `node` meets in `round`, or -1 when it sits out. */

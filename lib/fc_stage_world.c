@@ -30,7 +30,7 @@
 
 /* What the stage will do, for the runner's progress line and ETA
  * (runners/fc_progress.h): a sweep's test points, the pairs stage's rounds
- * (one rank per distinct host: fc_pairs_rounds), the soak's seconds; null
+ * (one rank per distinct host: its schedule, full or sampled), the soak's seconds; null
  * for a stage whose count is known only as it runs (preflight,
  * contention). */
 static json_t *fc_stage_work_plan(const fc_stage_ctx_t *ctx)
@@ -47,9 +47,7 @@ static json_t *fc_stage_work_plan(const fc_stage_ctx_t *ctx)
         /* the stage's schedule: full or sampled over the hosts in the
          * order of their first ranks and their racks (fc_pairs_schedule.h) */
         int *rack = fc_xcalloc((size_t)ctx->world_size + 1, sizeof(int), "the hosts' racks");
-        fc_pairs_schedule_t s;
-        char why[160];
-        int rounds = 0;
+        int rounds;
 
         for (int r = 0; r < ctx->world_size; ++r) {
             int seen = 0;
@@ -59,12 +57,7 @@ static json_t *fc_stage_work_plan(const fc_stage_ctx_t *ctx)
             if (!seen)
                 rack[hosts++] = ctx->rank_racks[r];     /* as the stage's ctx.rack */
         }
-        if (hosts >= 2 && fc_pairs_schedule_init(&s, hosts, rack, ctx->sp.pairs_mode,
-                                                 ctx->sp.pairs_partners, why,
-                                                 sizeof(why)) == 0) {
-            rounds = s.rounds;
-            fc_pairs_schedule_free(&s);
-        }
+        rounds = fc_pairs_schedule_rounds(hosts, rack, ctx->sp.pairs_mode, ctx->sp.pairs_partners);
         free(rack);
         return json_pack("{s:s, s:i}", "unit", "rounds", "total", rounds);
     }
