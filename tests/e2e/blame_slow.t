@@ -153,8 +153,9 @@ rounds=$(rec sampled 'my ($s) = grep { $_->{type} eq "stage_start" } @r; my ($p)
 cov="sampled: 5 partners per node, 7 of 15 pairs measured"
 racks_are sampled PASS PASS PASS && [ $rc -eq 0 ] && [ "$n" = 7 ] && [ "$rounds" = "5 5 sampled 2" ] &&
     grep -q "^pairs: $cov (not the full matrix" "$TMP/sampled.out" &&
-    grep -q "\"coverage\":\"$cov\"" "$TMP/sampled/certificates/rack1.json"
-ok $? "a clean sampled pairs stage: every rack PASSes, 7 pair records (mode sampled, iters 3), the summary and certificate say '$cov'; 5 rounds planned and run, every node 2 partners or more ($rc, $n, $rounds, $(cat "$TMP/sampled.secs") s)"
+    grep -q "\"coverage\":\"$cov\"" "$TMP/sampled/certificates/rack1.json" &&
+    grep -q "<property name=\"coverage.pairs\" value=\"$cov\"/>" "$TMP/sampled/junit.xml"
+ok $? "a clean sampled pairs stage: every rack PASSes, 7 pair records (mode sampled, iters 3), the summary, certificate and JUnit say '$cov'; 5 rounds planned and run, every node 2 partners or more ($rc, $n, $rounds, $(cat "$TMP/sampled.secs") s)"
 [ $rc -eq 0 ] || diag "$(grep -E '^  (FAIL|INCOMPLETE)' "$TMP/sampled.out" | head -5)"
 redo() {    # redo NAME PERL: the clean sampled run's records edited, recounted, reported
     rm -rf "$TMP/$1"; cp -r "$TMP/sampled" "$TMP/$1"
