@@ -208,11 +208,13 @@ $(GPU_AGREE): tests/gpu/gpu_agree.c tests/standin/fc_comm_standin.c \
 # ---- fuzz targets: the input parsers under AddressSanitizer and UBSan ------
 FUZZ     := $(BUILD)/tests/fuzz_inputs.t
 # (fc_stage_opts.c: the stages' sweep, which the report derives again;
-# fc_judge.c, fc_peers.c, fc_confirm_rule.c: the rules it judges figures by)
+# fc_judge.c, fc_peers.c, fc_confirm_rule.c: the rules it judges figures by;
+# fc_pairs_schedule.c and its plans: the pairs stage's schedule, derived again)
 FUZZ_SRCS := $(addprefix lib/,fc_inventory.c fc_hostlist.c fc_stages.c fc_coll.c fc_status.c fc_log.c \
                fc_alloc.c fc_results.c fc_samples.c fc_stats.c fc_stats_compare.c fc_sensitivity.c \
                fc_stage_opts.c fc_judge.c fc_peers.c fc_confirm_rule.c \
-               fc_counters.c fc_counters_interval.c fc_counters_check.c fc_counters_ethtool.c fc_contention_role.c) \
+               fc_counters.c fc_counters_interval.c fc_counters_check.c fc_counters_ethtool.c fc_contention_role.c \
+               fc_pairs_schedule.c fc_pairs_sample.c fc_pairs.c) \
              $(PROFILE_SRCS) kernels/fc_pattern_host.c $(wildcard reports/*.c) \
              tests/fuzz/fuzz_inputs.c
 FUZZ_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(FUZZ_SRCS))

@@ -14,8 +14,10 @@
  * would get:
  *
  *   - pairs: the full tournament (n-1 rounds) or the sampled plan
- *     (lib/fc_pairs_sample.h: 2 rounds inside racks, INTER across), a
- *     pairs_round record per round;
+ *     (the stage's own schedule, lib/fc_pairs_schedule.h, with K = 2 +
+ *     INTER: 2 rounds inside racks, INTER across; the frozen profile's
+ *     pairs stage says mode: sampled and partners: K, so the report holds
+ *     the records to that plan), a pairs_round record per round;
  *   - planted: two slow NICs (every pair of theirs slow, the node
  *     quarantined after the pairs stage and left out of the later stages),
  *     one slow path between two nodes of two other racks (sampled: the
@@ -35,6 +37,7 @@
 #include "fc_inventory.h"
 #include "fc_pairs.h"
 #include "fc_pairs_sample.h"
+#include "fc_pairs_schedule.h"
 #include "fc_profile.h"
 #include "fc_results.h"
 #include "fc_stage.h"
@@ -209,9 +212,20 @@ static int is_bad(const int *bad, int nbad, int h)
 
 static void pairs(gen_t *g, int full, int inter, const int *bad, int nbad, int path[2])
 {
-    fc_pairs_sample_t sp = { g->racks, g->per_rack, 2, inter };
-    int rounds = full ? fc_pairs_rounds(g->n) : fc_pairs_sample_rounds(&sp);
+    fc_pairs_schedule_t sched;
+    int *labels = fc_xcalloc((size_t)g->n, sizeof(int), "the nodes' racks"), rounds;
+    char why[160];
     long judged = 0, not_pass = 0, npairs = 0;
+
+    for (int v = 0; v < g->n; ++v)
+        labels[v] = v / g->per_rack;
+    if (fc_pairs_schedule_init(&sched, g->n, labels, full ? FC_PAIRS_MODE_FULL
+                               : FC_PAIRS_MODE_SAMPLED, 2 + inter, why, sizeof(why)) != 0) {
+        fprintf(stderr, "scale_gen: %s\n", why);
+        exit(2);
+    }
+    free(labels);
+    rounds = sched.rounds;
     int *partners = fc_xcalloc((size_t)g->n, sizeof(int), "the nodes' partner counts");
     int *slow = fc_xcalloc((size_t)g->n, sizeof(int), "the nodes' slow partner counts");
 
@@ -220,7 +234,7 @@ static void pairs(gen_t *g, int full, int inter, const int *bad, int nbad, int p
         json_t *pr = tpl(g, 0, "pairs_schedule", "pairs", 0);
 
         for (int a = 0; a < g->n; ++a) {
-            int b = full ? fc_pairs_partner(g->n, r, a) : fc_pairs_sample_partner(&sp, r, a);
+            int b = fc_pairs_schedule_partner(&sched, r, a);
             int nic, on_path;
             json_t *rec;
 
@@ -244,6 +258,7 @@ static void pairs(gen_t *g, int full, int inter, const int *bad, int nbad, int p
             }
             json_object_set_new(rec, "host_a", json_string(g->host[a]));
             json_object_set_new(rec, "host_b", json_string(g->host[b]));
+            json_object_set_new(rec, "mode", json_string(full ? "full" : "sampled"));
             json_object_set_new(rec, "rack_a", json_string(g->rack[a / g->per_rack]));
             json_object_set_new(rec, "rack_b", json_string(g->rack[b / g->per_rack]));
             if (nic >= 0)
@@ -277,8 +292,11 @@ static void pairs(gen_t *g, int full, int inter, const int *bad, int nbad, int p
         json_object_set_new(s, "nodes", json_integer(g->n));
         json_object_set_new(s, "rounds", json_integer(rounds));
         json_object_set_new(s, "pairs", json_integer(npairs));
+        json_object_set_new(s, "mode", json_string(full ? "full" : "sampled"));
+        json_object_set_new(s, "partners", json_integer(sched.partners));
         emit(g, s);
     }
+    fc_pairs_schedule_free(&sched);
     for (int h = 0; h < g->n; ++h) {
         json_t *rec = tpl(g, 1, "pairs_node", "pairs", is_bad(bad, nbad, h) ? 1 : 0);
 
@@ -411,8 +429,14 @@ int main(int argc, char **argv)
     snprintf(path, sizeof(path), "%s/profile.yaml", argv[6]);
     {
         FILE *f = fopen(path, "w");
+        /* sampled: the pairs stage's schedule, as a profile says it */
+        char *at = strstr(text, "\n  pairs:\n"), extra[96] = "";
+        int head = at ? (int)(at - text) + (int)strlen("\n  pairs:\n") : (int)strlen(text);
 
-        if (f == NULL || fprintf(f, "%s\n%s", text, strstr(soak_text, "\n  soak:") + 1) < 0 ||
+        if (!full)
+            snprintf(extra, sizeof(extra), "    mode: sampled\n    partners: %d\n", 2 + inter);
+        if (f == NULL || fprintf(f, "%.*s%s%s\n%s", head, text, extra, text + head,
+                                 strstr(soak_text, "\n  soak:") + 1) < 0 ||
             fclose(f) != 0) {
             perror(path);
             return 2;

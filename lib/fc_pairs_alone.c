@@ -105,7 +105,13 @@ void fc_pairs_judge_alone(const fc_pairs_run_t *run, fc_pair_t *p)
 
     p->slow = 0;
     p->nreasons = 0;
-    p->rel = t ? t->rel : FC_PAIR_REL_OFF;
+    /* a pair the rounds did not measure (a partner the sampled plan did
+     * not give it): the relative rule applies as the profile says, not
+     * "off" (judged on the limits alone, a slow NIC would pass) */
+    p->rel = t ? t->rel
+               : run->ctx->sp.max_below_median_pct < 0 ? FC_PAIR_REL_OFF
+               : run->ctx->sp.sizes[p->size_index] < run->ctx->sp.relative_min_bytes
+                   ? FC_PAIR_REL_SMALL : FC_PAIR_REL_ALONE;
     p->ref = t ? t->ref : -1;
     p->ref_members = t ? t->ref_members : 0;
     p->ref_without = -1;

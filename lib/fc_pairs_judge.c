@@ -48,6 +48,27 @@ fc_pair_t *fc_pairs_find(const fc_pairs_run_t *run, int a, int b, int z)
     return NULL;
 }
 
+int fc_pairs_measured(const fc_pairs_run_t *run, int **a_p, int **b_p)
+{
+    int n = run->nnodes, k = 0;
+    unsigned char *met = fc_xcalloc((size_t)n * (size_t)n + 1, 1, "the pairs measured");
+
+    for (int q = 0; q < run->npairs; ++q)
+        if (!met[(size_t)run->pairs[q].a * (size_t)n + (size_t)run->pairs[q].b]++)
+            ++k;
+    *a_p = fc_xcalloc((size_t)k + 1, sizeof(int), "the pairs' first nodes");
+    *b_p = fc_xcalloc((size_t)k + 1, sizeof(int), "the pairs' second nodes");
+    k = 0;
+    for (int i = 0; i < n; ++i)
+        for (int j = i + 1; j < n; ++j)
+            if (met[(size_t)i * (size_t)n + (size_t)j]) {
+                (*a_p)[k] = i;
+                (*b_p)[k++] = j;
+            }
+    free(met);
+    return k;
+}
+
 /* The relative rule's reference of every pair measured at size z: the
  * upper median of its peer class (same rack, or across the spine), so
  * that up to half the pairs of a class being slow does not drag the

@@ -1,6 +1,8 @@
 /*
  * fc_pairs_report.c - the pairs stage's records and TAP (rank 0; see
- * fc_pairs_stage.h): one `pair` record per pair of nodes (every size with
+ * fc_pairs_stage.h): one `pair` record per pair of nodes its rounds
+ * measured (every pair, or the sampled plan's: `mode` says which; with
+ * `iters` and `warmup`, which the report holds to the plan; every size with
  * its limits and how the relative and rack rules met it, the round's
  * reasons, the confirmation's verdict and evidence, what it implicates)
  * and one `pairs_node` record per node. The judgement is
@@ -188,7 +190,8 @@ static json_t *fc_pairs_wrong_implicates(const fc_pairs_run_t *run, int a, int b
 
 /* One pair record (every size), its TAP point; returns 1 when it fails. */
 static int fc_pairs_report_pair(fc_pairs_run_t *run, int k, int a, int b,
-                                const int *slow, const fc_blame_t *blame)
+                                const int *slow, const fc_blame_t *blame,
+                                const int *node_partners)
 {
     fc_stage_ctx_t *ctx = run->ctx;
     const fc_stage_profile_t *sp = &ctx->sp;
@@ -267,7 +270,7 @@ static int fc_pairs_report_pair(fc_pairs_run_t *run, int k, int a, int b,
             snprintf(why, sizeof(why), "wrong data %s %s, confirmed with every one of "
                      "its %d partners (both directions checked)",
                      blame[w] == FC_BLAME_SENDS ? "sent by" : "received by",
-                     fc_host(run, w), run->nnodes - 1);
+                     fc_host(run, w), node_partners[w]);
             json_array_insert_new(reasons, 0, json_string(why));
         }
     }
@@ -278,6 +281,11 @@ static int fc_pairs_report_pair(fc_pairs_run_t *run, int k, int a, int b,
     json_object_set_new(rec, "rack_a", json_string(fc_rack_of(run, a)));
     json_object_set_new(rec, "rack_b", json_string(fc_rack_of(run, b)));
     json_object_set_new(rec, "sizes", sizes);
+    /* what the report holds to the plan: the schedule the pair was met
+     * under, and the iterations of each of its exchanges */
+    json_object_set_new(rec, "mode", json_string(run->sampled ? "sampled" : "full"));
+    json_object_set_new(rec, "iters", json_integer(sp->iters));
+    json_object_set_new(rec, "warmup", json_integer(sp->warmup));
     json_object_set_new(rec, "latency_us", json_real(lat));
     json_object_set_new(rec, "reasons", reasons);
     json_object_set_new(rec, "implicates", impl);
@@ -326,7 +334,7 @@ static int fc_pairs_report_node(fc_pairs_run_t *run, int v, const fc_blame_t *bl
     if (blame[v] != FC_BLAME_NONE) {
         snprintf(why, sizeof(why), "%s wrong data with every partner (%d, both "
                  "directions checked): the node (its NIC or memory) is implicated",
-                 blame[v] == FC_BLAME_SENDS ? "sent" : "received", run->nnodes - 1);
+                 blame[v] == FC_BLAME_SENDS ? "sent" : "received", node_partners);
         json_object_set_new(rec, "implicates", json_pack(
             "{s:s, s:s, s:s, s:b}", "part", "node", "host", fc_host(run, v), "rack",
             fc_rack_of(run, v), "quarantine", 1));
@@ -369,9 +377,10 @@ static int fc_pairs_report_node(fc_pairs_run_t *run, int v, const fc_blame_t *bl
 
 int fc_pairs_report(fc_pairs_run_t *run)
 {
-    int n = run->nnodes, npairs = n * (n - 1) / 2, failed = 0, k = 0;
-    int *a = fc_xcalloc((size_t)npairs + 1, sizeof(int), "the pairs' first nodes");
-    int *b = fc_xcalloc((size_t)npairs + 1, sizeof(int), "the pairs' second nodes");
+    int n = run->nnodes, failed = 0, k, *a, *b;
+    /* the pairs the rounds measured, as the confirmation listed them:
+     * every pair (full), the plan's (sampled) */
+    int npairs = fc_pairs_measured(run, &a, &b);
     int *slow = fc_xcalloc((size_t)npairs + 1, sizeof(int), "the slow pairs");
     int *node_bad = fc_xcalloc((size_t)n, sizeof(int), "the nodes' bad pairs");
     int *node_slow = fc_xcalloc((size_t)n, sizeof(int), "the nodes' slow pairs");
@@ -379,20 +388,16 @@ int fc_pairs_report(fc_pairs_run_t *run)
     fc_pair_part_t *part = fc_xcalloc((size_t)npairs + 1, sizeof(*part), "the pairs' parts");
     fc_blame_t *blame = fc_xcalloc((size_t)n, sizeof(*blame), "the nodes' blame");
 
-    /* one entry per pair of nodes: slow at any size */
-    for (int i = 0; i < n; ++i)
-        for (int j = i + 1; j < n; ++j, ++k) {
-            a[k] = i;
-            b[k] = j;
-            for (int q = 0; q < run->npairs; ++q)
-                if (run->pairs[q].a == i && run->pairs[q].b == j && run->pairs[q].slow)
-                    slow[k] = 1;
-        }
+    /* one entry per pair of nodes measured: slow at any size */
+    for (k = 0; k < npairs; ++k)
+        for (int q = 0; q < run->npairs; ++q)
+            if (run->pairs[q].a == a[k] && run->pairs[q].b == b[k] && run->pairs[q].slow)
+                slow[k] = 1;
     /* the rounds' counts, for the texts; the blame is the confirmation's */
     fc_pairs_localise(n, npairs, a, b, slow, node_bad, node_slow, node_partners, part);
     fc_pairs_blame_data(run, npairs, a, b, blame);
     for (k = 0; k < npairs; ++k)
-        failed += fc_pairs_report_pair(run, k, a[k], b[k], slow, blame);
+        failed += fc_pairs_report_pair(run, k, a[k], b[k], slow, blame, node_partners);
     for (int v = 0; v < n; ++v)
         failed += fc_pairs_report_node(run, v, blame, node_slow[v], node_partners[v]);
     free(a); free(b); free(slow); free(node_bad); free(node_slow);

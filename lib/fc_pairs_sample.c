@@ -38,8 +38,10 @@ int fc_pairs_sample_partner(const fc_pairs_sample_t *p, int round, int node)
         other = fc_pairs_partner(p->per_rack, round, slot);
         return other < 0 ? -1 : rack * p->per_rack + other;
     }
-    /* distinct matchings for the slots of a rack, and from round to round */
-    m = (int)(((long)(round - p->intra) * p->per_rack + slot) % fc_rack_matchings(p));
+    /* distinct matchings from round to round for each slot (slot s takes
+     * matchings s * inter .. s * inter + inter - 1), and together the
+     * slots of a rack take the first inter * per_rack of them (mod M) */
+    m = (int)(((long)slot * p->inter + (round - p->intra)) % fc_rack_matchings(p));
     other = fc_pairs_partner(p->racks, m, rack);
     return other < 0 ? -1 : other * p->per_rack + slot;
 }

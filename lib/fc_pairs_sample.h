@@ -13,7 +13,7 @@
  *   - `inter` rounds across racks, in which the nodes of one rack meet
  *     nodes of as many different racks as the rack has nodes: in inter
  *     round j, node s of rack r meets node s of the rack that rack-matching
- *     m = (j * per_rack + s) mod M pairs r with, where rack-matchings are
+ *     m = (s * inter + j) mod M pairs r with, where rack-matchings are
  *     the M = R-1 rounds of the circle method on the R racks (R, when R is
  *     odd: a rack then sits out one matching). Each round is a perfect
  *     matching of the nodes; a node meets `inter` distinct racks (up to

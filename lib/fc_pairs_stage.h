@@ -145,6 +145,11 @@ typedef struct fc_pairs_run {
     int confirm_out_of_time;            /* rank 0: a probe was not started, the
                                          * stage's time would not hold it */
     int confirm_budget;                 /* rank 0: max_measures before that */
+    int sampled;                        /* the rounds are the sampled plan's
+                                         * (lib/fc_pairs_schedule.h), not
+                                         * the full tournament */
+    int partners;                       /* sampled: K partners per node */
+    long planned_pairs;                 /* the pairs its rounds meet */
 } fc_pairs_run_t;
 
 /* Rank 0: judge every tournament pair (limits, relative rule, wrong data). */
@@ -158,6 +163,10 @@ void fc_pairs_judge_timing(const fc_pairs_run_t *run, fc_pair_t *p);
  * nodes' pairs across the spine); sets p->slow, or p->undecided when no
  * such reference could judge it. */
 void fc_pairs_judge_alone(const fc_pairs_run_t *run, fc_pair_t *p);
+/* Rank 0: the distinct pairs of nodes measured in the rounds (at any
+ * size), a < b, in order of a then b (under the full tournament: every
+ * pair); *a_p and *b_p are allocated (free them). Returns how many. */
+int fc_pairs_measured(const fc_pairs_run_t *run, int **a_p, int **b_p);
 /* Rank 0: the tournament's entry for nodes (a, b) at size z, or NULL. */
 fc_pair_t *fc_pairs_find(const fc_pairs_run_t *run, int a, int b, int z);
 /* The same-rack rule's reference of p as a phrase: "upper median of the

@@ -194,6 +194,9 @@ typedef struct fc_stage_profile {
     fc_counters_profile_t counters; /* the interval link counters */
     fc_overlap_profile_t overlap;   /* the overlap stage's settings */
     fc_scaling_profile_t scaling;   /* the scaling stage's settings */
+    int pairs_mode;         /* pairs: FC_PAIRS_MODE_* (lib/fc_pairs_schedule.h) */
+    int pairs_partners;     /* pairs, sampled: K partners per node; 0: the
+                             * default, fc_pairs_default_partners(n) */
 } fc_stage_profile_t;
 
 typedef struct fc_profile {

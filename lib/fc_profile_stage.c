@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fc_pairs_schedule.h"
 #include "fc_profile_sections.h"
 
 /* ---- limits: a list of rules, the first matching a point applies --------- */
@@ -174,6 +175,12 @@ static const fc_yaml_choice_t fc_backend_choices[] = {
     { "mpi", 0 }, { "nccl", 0 }, { "auto", 0 }, { NULL, 0 },
 };
 
+/* mode: the pairs stage's schedule (lib/fc_pairs_schedule.h) */
+static const fc_yaml_choice_t fc_pairs_mode_choices[] = {
+    { "full", FC_PAIRS_MODE_FULL }, { "sampled", FC_PAIRS_MODE_SAMPLED },
+    { "auto", FC_PAIRS_MODE_AUTO }, { NULL, 0 },
+};
+
 static const fc_yaml_field_t fc_stage_keys[] = {
     FC_KEY_BOOL("required", fc_stage_profile_t, required),
     FC_KEY_NUMBER("timeout_s", fc_stage_profile_t, timeout_s, 1, 7 * 86400.0),
@@ -205,6 +212,10 @@ static const fc_yaml_field_t fc_stage_keys[] = {
                .stage_section = FC_SECT_OVERLAP),
     FC_KEY_MAP("scaling", fc_stage_profile_t, scaling, &fc_scaling_section,
                .stage_section = FC_SECT_SCALING),
+    FC_KEY_CHOICE("mode", fc_stage_profile_t, pairs_mode, fc_pairs_mode_choices,
+                  .stage_section = FC_SECT_PAIRS),
+    FC_KEY_INT("partners", fc_stage_profile_t, pairs_partners, 1, 100000,
+               .stage_section = FC_SECT_PAIRS),
     FC_KEY_END
 };
 
@@ -257,6 +268,15 @@ static fc_status_t fc_stage_key_admit(const fc_yaml_ctx_t *ctx, const fc_yaml_fi
 static fc_status_t fc_stage_done(const fc_yaml_ctx_t *ctx, struct fy_node *k,
                                  struct fy_node *map, void *base)
 {
+    const fc_stage_profile_t *sp = base;
+
+    /* partners: shapes the sampled schedule only: under mode: full (the
+     * default) it would be read and ignored */
+    if (sp->pairs_partners > 0 && sp->pairs_mode == FC_PAIRS_MODE_FULL)
+        return fc_yaml_error(ctx, fy_node_mapping_lookup_by_string(map, "partners", FY_NT), k,
+                             "'partners' in stage '%s' would never be applied: mode is "
+                             "full (every pair is measured); say mode: sampled or auto",
+                             fc_stage_name((fc_stage_id_t)ctx->stage));
     if (fc_stage_desc((fc_stage_id_t)ctx->stage)->sections & FC_SECT_SOAK)
         return fc_soak_stage_check(ctx, k, base);
     return FC_OK;

@@ -22,6 +22,7 @@
 #include "fc_contention_role.h"
 #include "fc_log.h"
 #include "fc_pairs.h"
+#include "fc_pairs_schedule.h"
 #include "fc_stage_int.h"
 #include "fc_stage_mpierr.h"
 #include "fc_version.h"
@@ -29,7 +30,7 @@
 
 /* What the stage will do, for the runner's progress line and ETA
  * (runners/fc_progress.h): a sweep's test points, the pairs stage's rounds
- * (one rank per distinct host: fc_pairs_rounds), the soak's seconds; null
+ * (one rank per distinct host: its schedule, full or sampled), the soak's seconds; null
  * for a stage whose count is known only as it runs (preflight,
  * contention). */
 static json_t *fc_stage_work_plan(const fc_stage_ctx_t *ctx)
@@ -42,15 +43,24 @@ static json_t *fc_stage_work_plan(const fc_stage_ctx_t *ctx)
     case FC_STAGE_CLUSTER:
         return json_pack("{s:s, s:i}", "unit", "points", "total",
                          fc_stage_point_count(&ctx->sp));
-    case FC_STAGE_PAIRS:
+    case FC_STAGE_PAIRS: {
+        /* the stage's schedule: full or sampled over the hosts in the
+         * order of their first ranks and their racks (fc_pairs_schedule.h) */
+        int *rack = fc_xcalloc((size_t)ctx->world_size + 1, sizeof(int), "the hosts' racks");
+        int rounds;
+
         for (int r = 0; r < ctx->world_size; ++r) {
             int seen = 0;
 
             for (int q = 0; q < r && !seen; ++q)
                 seen = strcmp(ctx->rank_hosts[q], ctx->rank_hosts[r]) == 0;
-            hosts += !seen;
+            if (!seen)
+                rack[hosts++] = ctx->rank_racks[r];     /* as the stage's ctx.rack */
         }
-        return json_pack("{s:s, s:i}", "unit", "rounds", "total", fc_pairs_rounds(hosts));
+        rounds = fc_pairs_schedule_rounds(hosts, rack, ctx->sp.pairs_mode, ctx->sp.pairs_partners);
+        free(rack);
+        return json_pack("{s:s, s:i}", "unit", "rounds", "total", rounds);
+    }
     case FC_STAGE_SOAK:
         return json_pack("{s:s, s:f}", "unit", "seconds", "total", ctx->sp.soak.duration_s);
     default:

@@ -49,7 +49,8 @@ static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
         .id = FC_STAGE_PAIRS, .name = "pairs", .ranks = FC_RANKS_ONE, .min_hosts = 2,
         .baseline = FC_BASELINE_PAIRS,
         .group = "node", .sweep_check = FC_SWEEP_CHECK_PAIRS,
-        .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE | FC_SECT_SWEEP, .view = FC_VIEW_PAIRS,
+        .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE | FC_SECT_SWEEP | FC_SECT_PAIRS,
+        .view = FC_VIEW_PAIRS,
         .no_kinds = "the pairs stage measures sendrecv of int32 between two nodes, whatever "
                     "the profile lists",
         .no_backend = "the pairs " FC_MPI_ONLY, .judges_only = "sendrecv int32",

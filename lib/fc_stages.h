@@ -50,6 +50,8 @@ enum {
     FC_SECT_OVERLAP = 1 << 9,       /* overlap: (compute beside the collective) */
     FC_SECT_SCALING = 1 << 10,      /* scaling: (the drop from one node count
                                      * to the next) */
+    FC_SECT_PAIRS = 1 << 11,        /* mode:, partners: (the pairs stage's
+                                     * schedule, lib/fc_pairs_schedule.h) */
 };
 
 /* How the reports show a stage's figures beside the per-point table

@@ -175,14 +175,19 @@ json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t 
                 json_array_append_new(figures, fc_cert_figure(rec));
                 json_array_append(timed, rec);
             }
-        json_array_append_new(stages, json_pack(
+        json_t *st = json_pack(
             "{s:s, s:b, s:b, s:b, s:s, s:i, s:i, s:o, s:o, s:o}", "stage", fc_stage_name(s),
             "required", v->required[s], "selected", v->selected[s], "ran",
             r->stages[s].ran, "verdict", fc_verdict_name(r->stages[s].verdict),
             "checks", r->stages[s].checks, "failed", r->stages[s].failed,
             "backend", fc_backend_json(&r->stages[s]), "figures", figures,
             /* DESIGN rule 3: how small a loss its limits would have caught */
-            "sensitivity", fc_sensitivity_stage(timed, fc_stage_group_noun(s))));
+            "sensitivity", fc_sensitivity_stage(timed, fc_stage_group_noun(s)));
+
+        /* a sampled pairs stage says so (absent for the full matrix) */
+        if (r->stages[s].coverage[0])
+            json_object_set_new(st, "coverage", json_string(r->stages[s].coverage));
+        json_array_append_new(stages, st);
         json_decref(timed);
     }
     for (int f = 0; f < r->nfindings; ++f) {

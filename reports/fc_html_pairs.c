@@ -68,8 +68,12 @@ static void fc_cell_draw(FILE *f, const fc_cell_t *c, int x, int y, int size, do
     double t = maxbw > 0 ? c->min_bw / maxbw : 0;
 
     if (c->pairs == 0) {
-        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#eaeef2\"/>\n",
-                x, y, size, size);
+        /* no pair measured here (none exists, or the sampled plan met none):
+         * grey, and its title says so; never coloured as a pass */
+        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#eaeef2\">"
+                "<title>not measured: ", x, y, size, size);
+        fc_html_escape(f, what);
+        fprintf(f, "</title></rect>\n");
         return;
     }
     if (href) {

@@ -397,6 +397,15 @@ void fc_html_scaling_plot(FILE *f, const fc_rack_verdict_t *r, const char *stage
 
 /* ---- pairs heat map ----------------------------------------------------- */
 
+/* Host is one of rack r's. */
+static int fc_plot_rack_has(const fc_rack_verdict_t *r, const char *host)
+{
+    for (int k = 0; k < r->nhosts; ++k)
+        if (strcmp(r->hosts[k], host) == 0)
+            return 1;
+    return 0;
+}
+
 void fc_html_pairs_heatmap(FILE *f, const fc_rack_verdict_t *r, const char *stage)
 {
     char hosts[FC_MAX_NODES][64];
@@ -462,6 +471,19 @@ next:;
             double t = maxbw > 0 ? bw[a][b] / maxbw : 0;
             int red = (int)(255 * (1 - t)), green = (int)(200 * t + 40);
 
+            if (a != b && !have[a][b] &&
+                (fc_plot_rack_has(r, hosts[a]) || fc_plot_rack_has(r, hosts[b]))) {
+                /* a pair of this rack with no record: a sampled run's
+                 * pair its plan did not meet (or a lost one): grey, and
+                 * said, never coloured as a pass */
+                fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+                        "fill=\"#eaeef2\"><title>", x, y, cell, cell);
+                fc_html_escape(f, hosts[a]);
+                fprintf(f, " - ");
+                fc_html_escape(f, hosts[b]);
+                fprintf(f, ": not measured</title></rect>\n");
+                continue;
+            }
             if (a == b || !have[a][b]) {
                 /* the diagonal, and pairs of other racks (not on this page) */
                 fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#eaeef2\"/>\n",
@@ -478,6 +500,6 @@ next:;
         }
     }
     fprintf(f, "<text x=\"10\" y=\"%d\" font-size=\"10\">green: fast, red: slow, "
-            "\u2716 and a black border: a pair that failed</text>\n", h - 12);
+            "\u2716 and a black border: a pair that failed; grey: not measured</text>\n", h - 12);
     fprintf(f, "</svg>\n");
 }

@@ -168,6 +168,11 @@ static void fc_html_rack_stage(FILE *f, const fc_run_verdict_t *v,
         fc_html_escape(f, r->stages[s].backend_note);
         fprintf(f, ")");
     }
+    if (r->stages[s].coverage[0]) {
+        fprintf(f, "; ");
+        fc_html_escape(f, r->stages[s].coverage);
+        fprintf(f, " (grey cells: not measured)");
+    }
     fprintf(f, ".</p>\n");
     {
         /* DESIGN rule 3: how small a loss its limits would have caught */

@@ -180,6 +180,12 @@ fc_status_t fc_junit_write(const char *path, const fc_run_verdict_t *v)
                 fc_xml_escape(f, r->stages[s].backend_note);
                 fprintf(f, "\"/>\n");
             }
+        for (int s = 0; s < FC_STAGE_COUNT; ++s)
+            if (r->stages[s].coverage[0]) {     /* a sampled pairs stage */
+                fprintf(f, "      <property name=\"coverage.%s\" value=\"", fc_stage_name(s));
+                fc_xml_escape(f, r->stages[s].coverage);
+                fprintf(f, "\"/>\n");
+            }
         fprintf(f, "    </properties>\n");
         json_array_foreach(r->checks, i, rec) {
             char label[256], judged[2048], not_applied[2048];

@@ -30,6 +30,23 @@ static void fc_summary_backend_notes(FILE *out, const fc_run_verdict_t *v)
         }
 }
 
+/* A sampled pairs stage, once: what it measured, and what it cannot see
+ * (a fault between two nodes only, in a pair it did not measure). */
+static void fc_summary_coverage(FILE *out, const fc_run_verdict_t *v)
+{
+    for (int s = 0; s < FC_STAGE_COUNT; ++s)
+        for (int k = 0; k < v->nracks; ++k) {
+            const fc_stage_verdict_t *sv = &v->racks[k].stages[s];
+
+            if (sv->coverage[0]) {
+                fc_print_line(out, "%s: %s (not the full matrix: a fault between two nodes "
+                              "only is seen only if that pair was measured)", fc_stage_name(s),
+                              sv->coverage);
+                break;
+            }
+        }
+}
+
 /* A sweep stage each of whose groups ran one rank (a node stage at --np 1
  * or --ppn 1) measured no traffic between ranks: its checks judged one
  * rank's copies and bits. Said once per stage, as visibly as the
@@ -122,6 +139,7 @@ void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
                       "not from /sys",
                       fc_sysfs_root_of(v));
     fc_summary_backend_notes(out, v);
+    fc_summary_coverage(out, v);
     fc_summary_one_rank(out, v);
     for (size_t i = 0; i < json_array_size(v->resumes); ++i) {
         char text[FC_VERDICT_TEXT];

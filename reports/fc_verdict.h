@@ -142,6 +142,9 @@ typedef struct fc_stage_verdict {
                                      * that its GPU plugin is not the build's */
     json_t *gpu_plugin;             /* path, origin and sha256 of the plugin
                                      * that measured (nccl), else NULL */
+    char coverage[FC_VERDICT_TEXT]; /* pairs, sampled: "sampled: 4 partners
+                                     * per node, 9 of 15 pairs measured";
+                                     * "" for the full matrix */
 } fc_stage_verdict_t;
 
 typedef struct fc_rack_verdict {

@@ -2,8 +2,11 @@
  * pairs.c - the pairs stage: point-to-point bandwidth (both directions at
  * once) and latency between every two nodes, scheduled as a round-robin
  * tournament (lib/fc_pairs.h): n-1 rounds of n/2 concurrent pairs, so the
- * full matrix costs O(n) rounds. One rank per node takes part (the lowest
- * world rank on each host); the others wait at the end.
+ * full matrix costs O(n) rounds; or, with the profile's mode: sampled (or
+ * auto, at scale), between each node and K partners inside and across
+ * racks (lib/fc_pairs_schedule.h): K rounds, the pairs the plan meets and
+ * no other. One rank per node takes part (the lowest world rank on each
+ * host); the others wait at the end.
  *
  * Every received buffer is checked bitwise against the sender's pattern
  * (kernels/fc_pattern.h, source = the sender's node index). Rank 0 gathers
@@ -27,6 +30,7 @@
 #include "fc_kernels.h"
 #include "fc_log.h"
 #include "fc_pairs.h"
+#include "fc_pairs_schedule.h"
 #include "fc_pairs_stage.h"
 #include "fc_stats.h"
 #include "fc_watchdog.h"
@@ -262,7 +266,7 @@ static int fc_pairs_probe(void *arg, int x, int y)
 static void fc_pairs_confirm_alone(fc_pairs_bufs_t *bufs)
 {
     fc_pairs_run_t *run = bufs->run;
-    int n = run->nnodes, npairs = n * (n - 1) / 2, k = 0, nslow = 0;
+    int n = run->nnodes, npairs, nslow = 0, *a, *b;
     int max_measures = FC_CONFIRM_MAX_MEASURES * (4 * n + 8), stop[2] = { -1, -1 };
 
     if (run->ctx->world_rank != 0) {
@@ -275,24 +279,22 @@ static void fc_pairs_confirm_alone(fc_pairs_bufs_t *bufs)
             fc_pairs_probe_step(bufs, msg[0], msg[1], index);
         }
     }
-    int *a = fc_xcalloc((size_t)npairs + 1, sizeof(int), "the pairs' first nodes");
-    int *b = fc_xcalloc((size_t)npairs + 1, sizeof(int), "the pairs' second nodes");
+    /* the pairs the rounds measured (sampled: the plan's, not every pair):
+     * the same list, in the same order, as fc_pairs_report's */
+    npairs = fc_pairs_measured(run, &a, &b);
     int *slow = fc_xcalloc((size_t)npairs + 1, sizeof(int), "the slow pairs");
     double t0 = MPI_Wtime();
 
     run->alone = fc_xcalloc((size_t)max_measures * (size_t)run->ctx->sp.nsizes + 1,
                             sizeof(*run->alone), "the alone measurements");
-    for (int i = 0; i < n; ++i)
-        for (int j = i + 1; j < n; ++j, ++k) {
-            a[k] = i;
-            b[k] = j;
-            for (int z = 0; z < run->ctx->sp.nsizes; ++z) {
-                const fc_pair_t *p = fc_pairs_find(run, i, j, z);
+    for (int k = 0; k < npairs; ++k) {
+        for (int z = 0; z < run->ctx->sp.nsizes; ++z) {
+            const fc_pair_t *p = fc_pairs_find(run, a[k], b[k], z);
 
-                slow[k] |= p != NULL && p->slow;
-            }
-            nslow += slow[k];
+            slow[k] |= p != NULL && p->slow;
         }
+        nslow += slow[k];
+    }
     fc_pairs_confirm(n, run->node_racks, run->ctx->inv.nracks, npairs, a, b, slow,
                      max_measures, fc_pairs_probe, bufs, &run->confirm);
     run->confirmed = 1;
@@ -315,9 +317,31 @@ static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
 {
     fc_stage_ctx_t *ctx = run->ctx;
     const fc_stage_profile_t *sp = &ctx->sp;
-    int rounds = fc_pairs_rounds(run->nnodes), nz = sp->nsizes;
+    int rounds, nz = sp->nsizes;
     uint64_t max_bytes = 0;
     fc_pairs_bufs_t bufs = { .run = run };
+    fc_pairs_schedule_t sched;
+    int *racks = fc_xcalloc((size_t)run->nnodes, sizeof(int), "the nodes' racks");
+    char why[160];
+
+    /* every leader derives the same schedule from every node's rack */
+    MPI_Allgather(&ctx->rack, 1, MPI_INT, racks, 1, MPI_INT, run->leaders);
+    if (fc_pairs_schedule_init(&sched, run->nnodes, racks, sp->pairs_mode, sp->pairs_partners,
+                               why, sizeof(why)) != 0) {
+        fc_error("pairs: %s", why);
+        MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
+    }
+    free(racks);
+    rounds = sched.rounds;
+    run->sampled = sched.sampled;
+    run->partners = sched.partners;
+    {
+        unsigned char *planned = fc_xcalloc((size_t)run->nnodes * (size_t)run->nnodes + 1, 1,
+                                            "the planned pairs");
+
+        run->planned_pairs = fc_pairs_schedule_pairs(&sched, planned);
+        free(planned);
+    }
 
     for (int z = 0; z < nz; ++z)
         if (sp->sizes[z] > max_bytes)
@@ -342,11 +366,17 @@ static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
     }
     double t0 = MPI_Wtime();
 
-    if (ctx->world_rank == 0)
+    if (ctx->world_rank == 0 && !run->sampled)
         fc_tap_diag(&ctx->tap, "pairs: %d nodes, %d rounds of %d pairs", run->nnodes,
                     rounds, run->nnodes / 2);
+    else if (ctx->world_rank == 0)
+        fc_tap_diag(&ctx->tap, "pairs: %d nodes, sampled: %d partners per node (%d rounds "
+                    "inside racks, %d across; %d racks padded to %d), %ld of %d pairs",
+                    run->nnodes, run->partners, sched.plan.intra, sched.plan.inter,
+                    sched.plan.racks, sched.plan.per_rack, run->planned_pairs,
+                    run->nnodes * (run->nnodes - 1) / 2);
     for (int r = 0; r < rounds; ++r) {
-        int partner = fc_pairs_partner(run->nnodes, r, run->node);
+        int partner = fc_pairs_schedule_partner(&sched, r, run->node);
         char what[96];
         double r0 = MPI_Wtime();
 
@@ -381,7 +411,16 @@ static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
 
         json_object_set_new(rec, "nodes", json_integer(run->nnodes));
         json_object_set_new(rec, "rounds", json_integer(rounds));
-        json_object_set_new(rec, "pairs", json_integer(run->nnodes * (run->nnodes - 1) / 2));
+        json_object_set_new(rec, "pairs", json_integer(run->planned_pairs));
+        json_object_set_new(rec, "all_pairs", json_integer(run->nnodes * (run->nnodes - 1) / 2));
+        json_object_set_new(rec, "mode", json_string(run->sampled ? "sampled" : "full"));
+        json_object_set_new(rec, "partners", json_integer(run->partners));
+        json_object_set_new(rec, "min_partners",
+                            json_integer(fc_pairs_schedule_min_partners(&sched)));
+        if (run->sampled)
+            json_object_set_new(rec, "plan", json_pack(
+                "{s:i, s:i, s:i, s:i}", "racks", sched.plan.racks, "per_rack",
+                sched.plan.per_rack, "intra", sched.plan.intra, "inter", sched.plan.inter));
         json_object_set_new(rec, "seconds", json_real(took));
         fc_results_append(&ctx->results, rec);
         fc_tap_diag(&ctx->tap, "pairs: %d rounds measured in %.2f s", rounds, took);
@@ -410,6 +449,7 @@ static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
     }
     if (run->confirmed)
         fc_pairs_confirm_free(&run->confirm);
+    fc_pairs_schedule_free(&sched);
     free(run->alone);
     free(bufs.mine); free(bufs.all); free(bufs.recvbuf);
     free(bufs.sendbuf[0]); free(bufs.sendbuf[1]);

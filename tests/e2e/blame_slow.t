@@ -15,6 +15,11 @@
 #   - a node slowed for its first calls only (the injector's TIMES): the
 #     node stage's failure is not reproduced alone, it passes, and its
 #     record holds both measurements;
+#   - the pairs stage sampled (mode: sampled, issue 17): a clean run
+#     passes and says "sampled: K partners per node, N of M pairs
+#     measured"; its records edited (a planned pair swapped for one the
+#     plan does not meet, a pair's iters lowered): INCOMPLETE; with the
+#     link shaped, the node is named and confirmed from its 3 partners;
 #   - the pairs confirmation bounded in time (a node's pair traffic held
 #     back 0.9 s per call, a 30 s stage): the stage ends in time and keeps
 #     its measured pairs (about 35 s: only with FC_E2E_PAIRS_BUDGET=1).
@@ -25,7 +30,7 @@
 FC=$BUILD/fabcert
 INJ=$PWD/$BUILD/libfc_inject.so
 vcluster_up fbs 2,3,1
-plan 25
+plan 29
 H1=${NAME}01 H2=${NAME}02 H4=${NAME}04 H5=${NAME}05
 cat > "$TMP/plan.yaml" <<'YAML'
 name: blame-slow
@@ -131,6 +136,42 @@ for k in 1 2; do
     [ $rc -eq 0 ] || diag "$(grep -E '^  (FAIL|INCOMPLETE)' "$TMP/clean$k.out" | head -5)"
 done
 
+# 1b. the pairs stage sampled (issue 17): mode: sampled, K by default (3,
+# raised to 5 rounds so that the rack of 2 meets 2 partners): 7 of the 15
+# pairs. A clean run passes and says it was sampled; its records held to
+# the sampled plan: a planned pair's record swapped for a pair the plan
+# does not meet (fbs01 <-> fbs03), or a pair's iterations lowered, is
+# INCOMPLETE (the extra pair not counted)
+one_stage pairs
+perl -pe 's/^  pairs:$/  pairs:\n    mode: sampled/' "$TMP/pairs.yaml" > "$TMP/sampled.yaml"
+run sampled "$TMP/sampled.yaml"
+rc=$?
+n=$(rec sampled 'scalar grep { $_->{type} eq "pair" && ($_->{mode} // "") eq "sampled" && ($_->{iters} // 0) == 3 } @r')
+# the runner's progress (stage_start's work) plans the schedule's rounds
+rounds=$(rec sampled 'my ($s) = grep { $_->{type} eq "stage_start" } @r; my ($p) = grep { $_->{type} eq "pairs_schedule" } @r;
+    "$s->{work}{total} $p->{rounds} $p->{mode} $p->{min_partners}"')
+cov="sampled: 5 partners per node, 7 of 15 pairs measured"
+racks_are sampled PASS PASS PASS && [ $rc -eq 0 ] && [ "$n" = 7 ] && [ "$rounds" = "5 5 sampled 2" ] &&
+    grep -q "^pairs: $cov (not the full matrix" "$TMP/sampled.out" &&
+    grep -q "\"coverage\":\"$cov\"" "$TMP/sampled/certificates/rack1.json" &&
+    grep -q "<property name=\"coverage.pairs\" value=\"$cov\"/>" "$TMP/sampled/junit.xml"
+ok $? "a clean sampled pairs stage: every rack PASSes, 7 pair records (mode sampled, iters 3), the summary, certificate and JUnit say '$cov'; 5 rounds planned and run, every node 2 partners or more ($rc, $n, $rounds, $(cat "$TMP/sampled.secs") s)"
+[ $rc -eq 0 ] || diag "$(grep -E '^  (FAIL|INCOMPLETE)' "$TMP/sampled.out" | head -5)"
+redo() {    # redo NAME PERL: the clean sampled run's records edited, recounted, reported
+    rm -rf "$TMP/$1"; cp -r "$TMP/sampled" "$TMP/$1"
+    perl -i -pe "$2" "$TMP/$1/results.jsonl"
+    recount "$TMP/$1/results.jsonl"
+    $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
+}
+redo swapped 'if (/"type":"pair"/ && /"host_a":"'$H1'","host_b":"'$H2'"/) { s/"host_b":"'$H2'"/"host_b":"'${NAME}03'"/; s/"rack_b":"rack1"/"rack_b":"rack2"/ }'
+grep -q "^  INCOMPLETE rack rack1, pairs stage, sweep: .*planned [0-9]* pairs, [0-9]* judged (first missing: pair $H1 <-> $H2); 1 record(s) of what the plan does not have (first: pair $H1 <-> ${NAME}03: not a pair of the sampled schedule)" "$TMP/swapped.out" &&
+    grep -q '^verdict: INCOMPLETE' "$TMP/swapped.out"
+ok $? "sampled: a planned pair missing and an unplanned one in its place: INCOMPLETE, naming both"
+redo fewiters 'if (/"type":"pair"/ && !$d++) { s/"iters":3/"iters":1/ }'
+grep -q "pairs stage, sweep: .*1 record(s) with iters 1 where the plan says 3 (pair " "$TMP/fewiters.out" &&
+    grep -q '^verdict: INCOMPLETE' "$TMP/fewiters.out"
+ok $? "sampled: a pair record with fewer iterations than the plan's: INCOMPLETE"
+
 # 2. one node's link shaped to 5 Mbit/s: right in every one of three runs
 $VC --name $NAME slow $H4 5mbit > /dev/null
 right=0
@@ -146,6 +187,17 @@ for k in 1 2 3; do
     [ $st -eq 0 ] && right=$((right + 1))
     [ $st -eq 0 ] || diag "$(grep -E '^rack|^  FAIL' "$TMP/slow$k.out" | head -6)"
 done
+# the same slow link under the sampled pairs stage: H4 meets 3 partners
+# (2 in its rack, fbs02 across), slow with all: named and confirmed alone
+run sslow "$TMP/sampled.yaml"
+rc=$?
+q=$(quarantined sslow)
+n=$(rec sslow 'scalar grep { $_->{type} eq "pairs_node" && $_->{host} eq "'$H4'" && $_->{verdict} eq "FAIL" &&
+    $_->{partners} == 3 && $_->{implicates}{part} eq "link" } @r')
+racks_are sslow PASS FAIL PASS && [ $rc -eq 1 ] && [ "$q" = "$H4" ] && [ "$n" = 1 ] &&
+    grep -q "^  FAIL rack rack2, pairs stage, link $H4: .*slow with 3 of its 3 partners in the rounds, and confirmed alone: .* (same rack), .* (across the spine); each partner known good" "$TMP/sslow.out"
+ok $? "sampled, slow link: $H4 slow with its 3 sampled partners, confirmed alone and alone quarantined, rack2 alone FAILs ($rc; quarantined: $q; $(cat "$TMP/sslow.secs") s)"
+[ $rc -eq 1 ] && [ "$q" = "$H4" ] && [ "$n" = 1 ] || diag "$(grep -E '^rack|^  FAIL|^  INCOMPLETE' "$TMP/sslow.out" | head -6)"
 $VC --name $NAME clear > /dev/null
 is "$right" 3 "the slow link is placed right in every one of 3 consecutive runs ($right of 3)"
 grep -q "^  FAIL rack rack2, pairs stage, link $H4: .*confirmed alone: .* with .* (same rack), .* with .* (across the spine); each partner known good" "$TMP/slow1.out"

@@ -50,7 +50,7 @@
 #     newlines, cannot fake a summary line.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 89
+plan 91
 SWEEP=(--sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --warmup 1)
 
 # 1. a backend that cannot start anywhere
@@ -361,19 +361,6 @@ is "$(jsonl "$TMP/mid/certificates/rack1.json" '$r[0]{certificate}{truncated_rec
 mkdir -p "$TMP/whole-again" && cp "$G" "$GP" $GI "$TMP/whole-again/"
 $FC report "$TMP/whole-again" > "$TMP/whole-again.out" 2>&1
 ok $? "the same records whole pass"
-recount() {     # recount FILE: each stage_end counts the records its attempt
-                # now holds, as a stage that wrote no more would (a fixture
-                # that drops records on purpose, and is not about lost ones)
-    perl -i -MJSON::PP -ne 'my $r = eval { decode_json($_) }; my $s = $r ? $r->{stage} // "" : "";
-        if ($r && $r->{type} eq "stage_start") { $n{$s} = $np{$s} = 0; $open{$s} = 1 }
-        elsif ($r && $r->{type} eq "stage_end") { $open{$s} = 0;
-            s/"judged_not_pass":\d+/"judged_not_pass":$np{$s}/; s/"judged_records":\d+/"judged_records":$n{$s}/;
-            s/"points":(\d+)/"points":@{[$1 < $n{$s} ? $1 : $n{$s}]}/; s/"failed_points":(\d+)/"failed_points":@{[$1 < $np{$s} ? $1 : $np{$s}]}/ }
-        elsif ($r && $open{$s} && exists $r->{verdict} &&
-               $r->{type} !~ /^(hang|crash|retest|quarantine|stage_error|stage_skip|probe|plan)$/) {
-            $n{$s}++; $np{$s}++ if $r->{verdict} ne "PASS" }
-        print' "$1"
-}
 mkdir -p "$TMP/lost"; cp "$GP" $GI "$TMP/lost/"
 grep -v '"stage":"rack"' "$G" | grep -v '^$' > "$TMP/lost/results.jsonl"
 grep '"stage":"rack"' "$G" | grep -E '"type":"stage_(start|end)"' >> "$TMP/lost/results.jsonl"
@@ -558,6 +545,15 @@ editc nopair '$_ = "" if /"type":"pair"/ && /"host_a":"fcv01","host_b":"fcv04"/'
     grep -q "^  INCOMPLETE rack rack1, pairs stage, sweep: stage pairs ${sweep}planned 5 pairs, 4 judged (first missing: pair fcv01 <-> fcv04)$" "$TMP/nopair.out" &&
     grep -q "^  INCOMPLETE rack rack2, pairs stage, sweep: stage pairs ${sweep}planned 5 pairs, 4 judged (first missing: pair fcv01 <-> fcv04)$" "$TMP/nopair.out"
 ok $? "a pair record deleted: both its racks INCOMPLETE, naming the pair"
+editc pairiters 'if (/"type":"pair"/ && !$d++) { s/"iters":5/"iters":2/ }'
+[ "$(verdict_of pairiters)" = INCOMPLETE ] &&
+    grep -q "^  INCOMPLETE rack rack1, pairs stage, sweep: stage pairs ${sweep}1 record(s) with iters 2 where the plan says 5 (pair fcv01 <-> fcv02)$" "$TMP/pairiters.out" &&
+    grep -q '^rack rack2: PASS' "$TMP/pairiters.out"
+ok $? "a pair measured with fewer iterations than the plan's (iters 2, the plan 5): its rack INCOMPLETE"
+editc pairmode 'if (/"type":"pair"/ && !$d++) { s/"mode":"full"/"mode":"sampled"/ }'
+[ "$(verdict_of pairmode)" = INCOMPLETE ] &&
+    grep -q "pairs stage, sweep: stage pairs ${sweep}1 pair record(s) under another schedule than planned (first: pair fcv01 <-> fcv02: mode 'sampled' where the plan's schedule is full)$" "$TMP/pairmode.out"
+ok $? "a pair record that says it was sampled under a plan of the full matrix: INCOMPLETE"
 editc twice 'if (/"type":"point"/ && /"stage":"cluster"/ && !$d++) { $_ .= $_ }'
 [ "$(verdict_of twice)" = INCOMPLETE ] &&
     grep -q "cluster stage, sweep: stage cluster ${sweep}1 record(s) of a point measured twice (first: all_reduce float32 sum 4 KiB on cluster)" "$TMP/twice.out"

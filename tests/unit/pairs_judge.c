@@ -494,10 +494,46 @@ static void test_two_racks(void)
               "racks (the rack rule's); on two racks of one, no pair inside to compare with");
 }
 
+/* A sampled run: the rounds did not measure every pair, and the
+ * confirmation probes a suspect alone with partners the plan did not give
+ * it. Such a probe has no entry of the rounds; it was judged as if the
+ * profile had no relative rule (the limits alone, none here), so a slow
+ * NIC came out fast with it and was cleared. It is judged by the class's
+ * reference of the rounds its two nodes do not set. */
+static void test_unmeasured_alone(void)
+{
+    static matrix_t m;
+    const int racks[3] = { 3, 3, 3 };
+    fc_pair_t alone;
+    int k = 0, slow, fast;
+
+    matrix_make(&m, racks, 3, 80, 1.0, 0.5);
+    /* the rounds left out pair n01 <-> n05 (across the spine) */
+    for (int q = 0; q < m.run.npairs; ++q)
+        if (!(m.pairs[q].a == 0 && m.pairs[q].b == 4))
+            m.pairs[k++] = m.pairs[q];
+    m.run.npairs = k;
+    fc_pairs_judge(&m.run);
+    memset(&alone, 0, sizeof(alone));
+    alone.a = 0;
+    alone.b = 4;
+    alone.bw_gbps = 0.01;       /* n01's NIC, 50 times slow */
+    fc_pairs_judge_alone(&m.run, &alone);
+    slow = alone.slow;
+    alone.bw_gbps = 0.5;
+    fc_pairs_judge_alone(&m.run, &alone);
+    fast = !alone.slow && !alone.undecided;
+    fc_tap_ok(&tap, fc_pairs_find(&m.run, 0, 4, 0) == NULL && slow && fast &&
+                  alone.rel == FC_PAIR_REL_APPLIED && alone.ref > 0.3,
+              "a pair the rounds did not measure, probed alone: judged by its class's "
+              "reference of the rounds its nodes do not set (%.3f GB/s): slow at 0.01 GB/s, "
+              "fast at 0.5, not 'no relative rule'", alone.ref);
+}
+
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 19);
+    fc_tap_plan(&tap, 20);
     test_clean_uneven();
     test_slow_switch();
     test_gate_and_small_rack();
@@ -505,5 +541,6 @@ int main(void)
     test_switch_verdict();
     test_small_rack_node();
     test_two_racks();
+    test_unmeasured_alone();
     return fc_tap_done(&tap);
 }

@@ -63,7 +63,7 @@ int main(void)
     int met;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 6);
+    fc_tap_plan(&tap, 7);
     {
         fc_pairs_sample_t p = { 128, 32, 2, 12 };
 
@@ -113,6 +113,16 @@ int main(void)
                 pairs += fc_pairs_sample_partner(&p, r, v) > v;
         fc_tap_ok(&tap, good && pairs == 16, "2 racks of 4: 3 intra + 1 inter rounds meet %d of the "
                   "16 pairs a round across the racks and the racks' own allow", pairs);
+    }
+    {
+        /* per_rack and the rack-matchings share a factor (3 and 3): the
+         * slots' matchings must still differ from round to round */
+        fc_pairs_sample_t p = { 4, 3, 0, 3 }, q = { 4, 6, 1, 3 };
+
+        int good = fc_check_plan(&p, &met) && fc_check_plan(&q, &met);
+
+        fc_tap_ok(&tap, good, "4 racks of 3 (and of 6), 3 inter rounds: no pair twice when "
+                  "per_rack and the 3 rack-matchings share a factor");
     }
     {
         fc_pairs_sample_t p = { 1, 6, 5, 0 };

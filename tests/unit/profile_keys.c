@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fc_pairs_schedule.h"
 #include "fc_profile.h"
 #include "fc_tap.h"
 
@@ -43,7 +44,7 @@ int main(void)
     fc_tap_t tap;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 14 + 2 * FC_BG_KINDS);
+    fc_tap_plan(&tap, 15 + 2 * FC_BG_KINDS);
 
     /* the contention keys after the kinds, the soak keys in reverse */
     fc_tap_ok(&tap, load_text(
@@ -151,7 +152,8 @@ int main(void)
             { "sizes: [4KiB]", FC_SECT_SWEEP }, { "iters: 3", FC_SECT_SWEEP },
             { "warmup: 1", FC_SECT_SWEEP }, { "collectives: [all_reduce]", FC_SECT_KINDS },
             { "dtypes: [int32]", FC_SECT_KINDS }, { "ops: [sum]", FC_SECT_KINDS },
-            { "backend: mpi", FC_SECT_BACKEND },
+            { "backend: mpi", FC_SECT_BACKEND }, { "mode: sampled", FC_SECT_PAIRS },
+            { "mode: auto\n    partners: 4", FC_SECT_PAIRS },
         };
         int right = 1, reasons = 1;
         char first[160] = "";
@@ -175,10 +177,23 @@ int main(void)
                        ((d->sections & FC_SECT_KINDS) || d->no_kinds) &&
                        ((d->sections & FC_SECT_BACKEND) || d->no_backend);
         }
-        fc_tap_ok(&tap, right, "sizes, iters, warmup, collectives, dtypes, ops and backend "
-                  "load exactly under the stages that read them%s%s", first[0] ? ": not " : "",
+        fc_tap_ok(&tap, right, "sizes, iters, warmup, collectives, dtypes, ops, backend, "
+                  "mode and partners load exactly under the stages that read them%s%s", first[0] ? ": not " : "",
                   first);
         fc_tap_ok(&tap, reasons, "the stage table says why for every key a stage does not read");
     }
+    fc_tap_ok(&tap, load_text("name: m\nstages:\n  pairs:\n    partners: 4\n", &p) ==
+                        FC_ERR_INVALID &&
+                    load_text("name: m\nstages:\n  pairs:\n    mode: some\n", &p) ==
+                        FC_ERR_INVALID &&
+                    load_text("name: m\nstages:\n  pairs:\n    mode: sampled\n"
+                              "    partners: 0\n", &p) == FC_ERR_INVALID &&
+                    load_text("name: m\nstages:\n  pairs:\n    mode: sampled\n"
+                              "    partners: 5\n", &p) == FC_OK &&
+                    p.stages[FC_STAGE_PAIRS].pairs_mode == FC_PAIRS_MODE_SAMPLED &&
+                    p.stages[FC_STAGE_PAIRS].pairs_partners == 5,
+              "pairs: partners under mode full (the default) would never be applied and is "
+              "refused, as are an unknown mode and 0 partners; mode: sampled, partners: 5 "
+              "load");
     return fc_tap_done(&tap);
 }
