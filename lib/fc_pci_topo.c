@@ -7,6 +7,7 @@
  * the kernel's, so a CPU-only CI host reads a fixture tree the same way
  * (FC_SYSFS_ROOT, tests/fixtures/sysfs/hgx/fc_mk_hgx.sh).
  */
+#define _GNU_SOURCE     /* strverscmp */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -26,8 +27,10 @@ typedef struct fc_pci_dev {
     int numa;                   /* -1: unknown */
     double link_gts, max_gts, slot_gts;
     int link_width, max_width, slot_width;
-    char ib[64], net[64];       /* NICs: the RDMA and network device names */
-    long net_mbps;              /* NICs: the network device's speed, -1 */
+    char ib[64], net[64];       /* NICs: the names it is called by (below) */
+    int ib_walked;              /* ib's device link ends below the function */
+    json_t *names;              /* NICs: every RDMA and network device of it */
+    long net_mbps;              /* NICs: net's speed, -1 */
 } fc_pci_dev_t;
 
 typedef struct fc_topo_scan {
@@ -146,7 +149,7 @@ static int fc_is_bdf(const char *s)
  * into d->bdf; 0 (with a reason in why) if it does not resolve, or not to
  * a PCI function. */
 static int fc_topo_resolve(fc_topo_scan_t *s, const char *link, fc_pci_dev_t *d, char *why,
-                           size_t len)
+                           size_t len, int *walked)
 {
     char real[PATH_MAX], prefix[PATH_MAX + 16];
     const char *base;
@@ -158,8 +161,9 @@ static int fc_topo_resolve(fc_topo_scan_t *s, const char *link, fc_pci_dev_t *d,
     snprintf(prefix, sizeof(prefix), "%s/devices/", s->real_root);
     /* a device on a bus of its own (virtio2, a USB interface) sits on the
      * PCI function above it: that is its place on the tree */
+    *walked = 0;
     for (char *cut; (cut = strrchr(real, '/')) > real + strlen(prefix) && !fc_is_bdf(cut + 1);)
-        *cut = '\0';
+        *cut = '\0', *walked = 1;
     base = strrchr(real, '/') + 1;
     if (strncmp(real, prefix, strlen(prefix)) != 0 || strncmp(real + strlen(prefix), "pci", 3)
         || !fc_is_bdf(base)) {
@@ -208,6 +212,7 @@ static void fc_topo_gpus(fc_topo_scan_t *s)
     while ((e = readdir(d)) != NULL) {
         fc_pci_dev_t *g = &s->gpus[s->ngpus];
         long cls;
+        int walked;
 
         if (e->d_name[0] == '.')
             continue;
@@ -218,7 +223,7 @@ static void fc_topo_gpus(fc_topo_scan_t *s)
         if (s->ngpus == FC_TOPO_MAX)
             break;
         memset(g, 0, sizeof(*g));
-        if (!fc_topo_resolve(s, link, g, why, sizeof(why))) {
+        if (!fc_topo_resolve(s, link, g, why, sizeof(why), &walked)) {
             /* a GPU seen but not placed: kept, with an UNKNOWN distance */
             snprintf(g->bdf, sizeof(g->bdf), "%.31s", e->d_name);
             json_array_append_new(s->errors, json_string(why));
@@ -242,13 +247,19 @@ static fc_pci_dev_t *fc_topo_nic(fc_topo_scan_t *s, const fc_pci_dev_t *found)
         return NULL;
     n = &s->nics[s->nnics++];
     *n = *found;
+    n->names = json_array();
     n->net_mbps = -1;
     fc_topo_attrs(s, n);
     return n;
 }
 
 /* class/net (rdma 0) or class/infiniband (rdma 1). Virtual interfaces
- * (lo, bridges, veths: no device link) are not NICs. */
+ * (lo, bridges, veths: no device link) are not NICs. A function may have
+ * several devices of a class (switchdev representors share the PF's
+ * device link; a sub-function's RDMA device sits below the PF): every
+ * one is a name of the NIC, and the one it is called by is, for RDMA, a
+ * device on the function itself before one below it, then the first in
+ * version order (mlx5_2 before mlx5_10), readdir's order being none. */
 static void fc_topo_nics(fc_topo_scan_t *s, int rdma)
 {
     char dir[PATH_MAX], link[PATH_MAX + 300], why[PATH_MAX * 2 + 128];
@@ -260,24 +271,34 @@ static void fc_topo_nics(fc_topo_scan_t *s, int rdma)
         return;     /* no RDMA devices, or no network class: no NICs of it */
     while ((e = readdir(d)) != NULL) {
         fc_pci_dev_t found, *n;
+        int walked;
 
         if (e->d_name[0] == '.')
             continue;
         snprintf(link, sizeof(link), "%s/%s/device", dir, e->d_name);
         memset(&found, 0, sizeof(found));
-        if (access(link, F_OK) != 0 || !fc_topo_resolve(s, link, &found, why, sizeof(why)))
+        if (access(link, F_OK) != 0 ||
+            !fc_topo_resolve(s, link, &found, why, sizeof(why), &walked))
             continue;
         if ((n = fc_topo_nic(s, &found)) == NULL)
             break;
-        if (rdma)
+        json_array_append_new(n->names, json_string(e->d_name));
+        if (rdma && (n->ib[0] == '\0' || walked < n->ib_walked ||
+                     (walked == n->ib_walked && strverscmp(e->d_name, n->ib) < 0))) {
             snprintf(n->ib, sizeof(n->ib), "%.63s", e->d_name);
-        else if (n->net[0] == '\0') {
+            n->ib_walked = walked;
+        } else if (!rdma && (n->net[0] == '\0' || strverscmp(e->d_name, n->net) < 0)) {
             snprintf(n->net, sizeof(n->net), "%.63s", e->d_name);
             snprintf(link, sizeof(link), "%s/%s", dir, e->d_name);
             n->net_mbps = fc_read_num(link, "speed", -1);
         }
     }
     closedir(d);
+}
+
+static int fc_name_cmp(const void *a, const void *b)
+{
+    return strverscmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 static int fc_dev_cmp(const void *a, const void *b)
@@ -294,11 +315,23 @@ static json_t *fc_dev_json(const fc_pci_dev_t *d, int nic)
 
     if (nic) {
         json_t *names = json_array();
+        size_t n = json_array_size(d->names), k = 0;
+        const char *rest[2 * FC_TOPO_MAX];
 
+        /* the RDMA name, the net name, then the others in version order */
         if (d->ib[0])
             json_array_append_new(names, json_string(d->ib));
         if (d->net[0])
             json_array_append_new(names, json_string(d->net));
+        for (size_t i = 0; i < n && k < 2 * FC_TOPO_MAX; ++i) {
+            const char *x = json_string_value(json_array_get(d->names, i));
+
+            if (strcmp(x, d->ib) != 0 && strcmp(x, d->net) != 0)
+                rest[k++] = x;
+        }
+        qsort(rest, k, sizeof(rest[0]), fc_name_cmp);
+        for (size_t i = 0; i < k; ++i)
+            json_array_append_new(names, json_string(rest[i]));
         json_object_set_new(o, "name", json_string(d->ib[0] ? d->ib : d->net));
         json_object_set_new(o, "names", names);
         json_object_set_new(o, "slot_gts", json_real(d->slot_gts));
@@ -329,8 +362,10 @@ json_t *fc_pci_topo_read(const char *root)
     qsort(s->nics, (size_t)s->nnics, sizeof(s->nics[0]), fc_dev_cmp);
     for (int i = 0; i < s->ngpus; ++i)
         json_array_append_new(gpus, fc_dev_json(&s->gpus[i], 0));
-    for (int i = 0; i < s->nnics; ++i)
+    for (int i = 0; i < s->nnics; ++i) {
         json_array_append_new(nics, fc_dev_json(&s->nics[i], 1));
+        json_decref(s->nics[i].names);
+    }
     out = json_pack("{s:s, s:o, s:o, s:o}", "root", root, "gpus", gpus, "nics", nics,
                     "errors", s->errors);
     free(s);
