@@ -23,7 +23,8 @@
 
 typedef struct fc_pci_dev {
     char bdf[32];               /* 0000:bb:dd.f */
-    char path[PATH_MAX];        /* below ROOT/devices/ */
+    char path[PATH_MAX];        /* from its host bridge (pciDDDD:BB) on */
+    char dir[PATH_MAX];         /* its directory below ROOT/devices/ */
     int numa;                   /* -1: unknown */
     double link_gts, max_gts, slot_gts;
     int link_width, max_width, slot_width;
@@ -152,7 +153,7 @@ static int fc_topo_resolve(fc_topo_scan_t *s, const char *link, fc_pci_dev_t *d,
                            size_t len, int *walked)
 {
     char real[PATH_MAX], prefix[PATH_MAX + 16];
-    const char *base;
+    const char *base, *rel;
 
     if (realpath(link, real) == NULL) {
         snprintf(why, len, "%s does not resolve: %s", link, strerror(errno));
@@ -165,13 +166,21 @@ static int fc_topo_resolve(fc_topo_scan_t *s, const char *link, fc_pci_dev_t *d,
     for (char *cut; (cut = strrchr(real, '/')) > real + strlen(prefix) && !fc_is_bdf(cut + 1);)
         *cut = '\0', *walked = 1;
     base = strrchr(real, '/') + 1;
-    if (strncmp(real, prefix, strlen(prefix)) != 0 || strncmp(real + strlen(prefix), "pci", 3)
-        || !fc_is_bdf(base)) {
+    rel = real + strlen(prefix);
+    /* a VM's passed-through devices (Hyper-V vPCI, as on Azure's GPU VMs)
+     * hang below the VMBus device: .../VMBUS:00/GUID/pci0001:00/0001:00:00.0;
+     * their place begins at that host bridge */
+    for (const char *pci; strncmp(real, prefix, strlen(prefix)) == 0 && strncmp(rel, "pci", 3)
+         && (pci = strstr(rel, "/pci")) != NULL;)
+        rel = pci + 1;
+    if (strncmp(real, prefix, strlen(prefix)) != 0 || strncmp(rel, "pci", 3) ||
+        strchr(rel, ':') == NULL || !fc_is_bdf(base)) {
         snprintf(why, len, "%s resolves to %s, not to a PCI function below %s", link, real,
                  prefix);
         return 0;
     }
-    snprintf(d->path, sizeof(d->path), "%s", real + strlen(prefix));
+    snprintf(d->path, sizeof(d->path), "%s", rel);
+    snprintf(d->dir, sizeof(d->dir), "%s", real + strlen(prefix));
     snprintf(d->bdf, sizeof(d->bdf), "%s", base);
     return 1;
 }
@@ -182,7 +191,7 @@ static void fc_topo_attrs(fc_topo_scan_t *s, fc_pci_dev_t *d)
     char dir[PATH_MAX + 16], *slash;
 
     d->numa = -1;
-    if (snprintf(dir, sizeof(dir), "%s/devices/%s", s->real_root, d->path) >= (int)sizeof(dir))
+    if (snprintf(dir, sizeof(dir), "%s/devices/%s", s->real_root, d->dir) >= (int)sizeof(dir))
         return;
     d->numa = (int)fc_read_num(dir, "numa_node", -1);
     d->link_gts = fc_read_gts(dir, "current_link_speed");

@@ -22,6 +22,8 @@
  *   no-gpus        the check did not apply, and says why; under a map, FAIL
  *   numa-unknown   a switch's GPU and NIC are still PIX; across host
  *                  bridges, unknown NUMA counts as SYS
+ *   a VM's vPCI    GPUs and NICs below the VMBus device (Azure): placed
+ *                  from their own host bridges, NODE by NUMA
  * and the profile's expectation as read, and refused with file:line:col.
  * Run from the repository root (make check does).
  */
@@ -130,7 +132,7 @@ int main(void)
     int ok;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 33);
+    fc_tap_plan(&tap, 35);
     /* in memory where there is a tmpfs: ~3,000 small files, 8 trees */
     snprintf(tmp, sizeof(tmp), "%s/fabcert-pci-topo.XXXXXX",
              access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
@@ -363,6 +365,35 @@ int main(void)
     json_decref(judge("numa-unknown drop-nic=6", t, &a, 1, (const char *const[]){
         "GPU 0000:cc:00.0 (NUMA unknown) on gpu07: nearest NIC mlx5_0 0000:18:00.0 (NUMA unknown) (and 6 "
         "more at SYS) is SYS", NULL }));
+    json_decref(t);
+
+    /* ---- a VM's passed-through GPUs and NICs (Hyper-V vPCI, as on Azure's
+     * GPU VMs): each on its own host bridge below the VMBus device ---- */
+    snprintf(err, sizeof(err), "cd %s && mkdir vm && cd vm && mkdir -p bus/pci/devices "
+             "class/infiniband && v=devices/LNXSYSTM:00/LNXSYBUS:00/ACPI0004:00/VMBUS:00 && "
+             "for i in 0 1; do g=$v/0000000$i-aaaa/pci000$((i + 1)):00/000$((i + 1)):00:00.0 && "
+             "n=$v/0000001$i-aaaa/pci010$((i + 1)):00/010$((i + 1)):00:00.0 && "
+             "mkdir -p $g $n/infiniband/mlx5_$i && echo 0x10de > $g/vendor && "
+             "echo 0x030200 > $g/class && echo 0x15b3 > $n/vendor && echo $i > $g/numa_node && "
+             "echo $i > $n/numa_node && ln -s ../../../$g bus/pci/devices/${g##*/} && "
+             "ln -s ../../../${n##*/} $n/infiniband/mlx5_$i/device && "
+             "ln -s ../../$n/infiniband/mlx5_$i class/infiniband/mlx5_$i; done", tmp);
+    if (system(err) != 0)
+        fc_tap_bail(&tap, "%s failed", err);
+    snprintf(err, sizeof(err), "%s/vm", tmp);
+    t = fc_pci_topo_read(err);
+    a.max_distance = FC_PCI_NODE;
+    res = judge("a Hyper-V VM's vPCI devices, max_distance NODE", t, &a, 0, NULL);
+    g = json_array_get(json_object_get(res, "gpus"), 1);
+    fc_tap_ok(&tap, json_array_size(json_object_get(t, "nics")) == 2 &&
+              strcmp(json_string_value(json_object_get(g, "nearest")), "mlx5_1") == 0 &&
+              strcmp(json_string_value(json_object_get(g, "distance")), "NODE") == 0 &&
+              json_integer_value(json_object_get(g, "numa")) == 1,
+              "vPCI: GPU 1's nearest NIC is mlx5_1, NODE, both on NUMA 1 (%s %s)",
+              json_string_value(json_object_get(g, "nearest")),
+              json_string_value(json_object_get(g, "distance")));
+    a.max_distance = FC_PCI_PXB;
+    json_decref(res);
     json_decref(t);
 
     /* ---- a sysfs root that is not there ---- */
