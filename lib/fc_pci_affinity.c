@@ -279,6 +279,19 @@ json_t *fc_pci_affinity_judge(const fc_affinity_profile_t *a, json_t *topo, cons
     json_array_foreach(json_object_get(topo, "errors"), i, err)
         fc_reason(reasons, part_p, "node", "%s: PCI topology: %s", host,
                   json_string_value(err));
+    /* a NIC the profile counts or maps whose device link leads nowhere:
+     * its GPU would be judged against a farther NIC, or it be called "not
+     * on the node", without the reason */
+    json_array_foreach(json_object_get(topo, "unplaced_nics"), i, err) {
+        const char *name = fc_str(err, "name");
+        int mapped = 0;
+
+        for (int k = 0; k < a->nmap; ++k)
+            mapped |= strcmp(a->map[k].nic, name) == 0;
+        if (mapped || fnmatch(a->nics, name, 0) == 0)
+            fc_reason(reasons, part_p, "NIC", "NIC %s on %s cannot be placed on the PCI tree: "
+                      "%s", name, host, fc_str(err, "why"));
+    }
     if (json_array_size(gpus) == 0) {
         snprintf(why, sizeof(why), "%s has no NVIDIA GPU under %s/bus/pci/devices: there is "
                  "no GPU to place", host, fc_str(topo, "root"));

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fc_alloc.h"
@@ -40,6 +41,7 @@ typedef struct fc_topo_scan {
     fc_pci_dev_t gpus[FC_TOPO_MAX], nics[FC_TOPO_MAX];
     int ngpus, nnics;
     json_t *errors;
+    json_t *broken;             /* NICs whose device link does not resolve */
 } fc_topo_scan_t;
 
 static const char *const fc_dist_names[] = {
@@ -286,9 +288,19 @@ static void fc_topo_nics(fc_topo_scan_t *s, int rdma)
             continue;
         snprintf(link, sizeof(link), "%s/%s/device", dir, e->d_name);
         memset(&found, 0, sizeof(found));
-        if (access(link, F_OK) != 0 ||
-            !fc_topo_resolve(s, link, &found, why, sizeof(why), &walked))
+        if (access(link, F_OK) != 0 || !fc_topo_resolve(s, link, &found, why, sizeof(why),
+                                                         &walked)) {
+            char real[PATH_MAX];
+            struct stat st;
+
+            /* a device link that dangles or loops (a NIC removed as it was
+             * read, a broken tree) is a NIC that cannot be placed; one that
+             * resolves off the PCI tree (a platform device) is not a NIC */
+            if (lstat(link, &st) == 0 && realpath(link, real) == NULL)
+                json_array_append_new(s->broken, json_pack("{s:s, s:s++}", "name", e->d_name,
+                                                           "why", link, ": ", strerror(errno)));
             continue;
+        }
         if ((n = fc_topo_nic(s, &found)) == NULL)
             break;
         json_array_append_new(n->names, json_string(e->d_name));
@@ -358,6 +370,7 @@ json_t *fc_pci_topo_read(const char *root)
 
     s->root = root;
     s->errors = json_array();
+    s->broken = json_array();
     if (realpath(root, s->real_root) == NULL) {
         snprintf(why, sizeof(why), "the sysfs root %s does not resolve: %s", root,
                  strerror(errno));
@@ -375,8 +388,8 @@ json_t *fc_pci_topo_read(const char *root)
         json_array_append_new(nics, fc_dev_json(&s->nics[i], 1));
         json_decref(s->nics[i].names);
     }
-    out = json_pack("{s:s, s:o, s:o, s:o}", "root", root, "gpus", gpus, "nics", nics,
-                    "errors", s->errors);
+    out = json_pack("{s:s, s:o, s:o, s:o, s:o}", "root", root, "gpus", gpus, "nics", nics,
+                    "unplaced_nics", s->broken, "errors", s->errors);
     free(s);
     return out;
 }

@@ -22,6 +22,8 @@
  *   no-gpus        the check did not apply, and says why; under a map, FAIL
  *   numa-unknown   a switch's GPU and NIC are still PIX; across host
  *                  bridges, unknown NUMA counts as SYS
+ *   dangling link  an RDMA device whose device link leads nowhere: FAIL
+ *                  naming it (a bond, a platform NIC: not NICs, no failure)
  *   a VM's vPCI    GPUs and NICs below the VMBus device (Azure): placed
  *                  from their own host bridges, NODE by NUMA
  * and the profile's expectation as read, and refused with file:line:col.
@@ -132,7 +134,7 @@ int main(void)
     int ok;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 35);
+    fc_tap_plan(&tap, 36);
     /* in memory where there is a tmpfs: ~3,000 small files, 8 trees */
     snprintf(tmp, sizeof(tmp), "%s/fabcert-pci-topo.XXXXXX",
              access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
@@ -360,6 +362,24 @@ int main(void)
     json_decref(t);
     t = tree("numa-unknown");
     json_decref(judge("numa-unknown", t, &a, 0, NULL));
+    json_decref(t);
+    /* beside it: an RDMA device whose device link dangles (its function
+     * gone), a bond (no device link) and a platform NIC (off the PCI tree) */
+    snprintf(err, sizeof(err), "cd %s && mkdir -p devices/virtual/infiniband/mlx5_9 "
+             "devices/virtual/net/bond0 devices/platform/eth-soc/net/end0 && "
+             "ln -s ../../../pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:01.0/0000:1f:00.0 "
+             "devices/virtual/infiniband/mlx5_9/device && "
+             "ln -s ../../devices/virtual/infiniband/mlx5_9 class/infiniband/mlx5_9 && "
+             "ln -s ../../devices/virtual/net/bond0 class/net/bond0 && "
+             "ln -s ../../../eth-soc devices/platform/eth-soc/net/end0/device && "
+             "ln -s ../../devices/platform/eth-soc/net/end0 class/net/end0", last_root);
+    if (system(err) != 0)
+        fc_tap_bail(&tap, "%s failed", err);
+    t = fc_pci_topo_read(last_root);
+    json_decref(judge("numa-unknown, a NIC whose device link dangles", t, &a, 1,
+                      (const char *const[]){ "NIC mlx5_9 on gpu07 cannot be placed on the PCI "
+                      "tree: ", "class/infiniband/mlx5_9/device: No such file or directory",
+                      NULL }));
     json_decref(t);
     t = tree("numa-unknown drop-nic=6");
     json_decref(judge("numa-unknown drop-nic=6", t, &a, 1, (const char *const[]){
