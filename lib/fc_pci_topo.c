@@ -222,6 +222,8 @@ static void fc_topo_gpus(fc_topo_scan_t *s)
     }
     while ((e = readdir(d)) != NULL) {
         fc_pci_dev_t *g = &s->gpus[s->ngpus];
+        char vf[PATH_MAX + 320];
+        struct stat st;
         long cls;
         int walked;
 
@@ -230,6 +232,11 @@ static void fc_topo_gpus(fc_topo_scan_t *s)
         snprintf(link, sizeof(link), "%s/%s", dir, e->d_name);
         cls = fc_read_num(link, "class", 0) >> 8;
         if (fc_read_num(link, "vendor", 0) != 0x10de || (cls != 0x0302 && cls != 0x0300))
+            continue;
+        /* an SR-IOV virtual function of a GPU (vGPU hosts) is no GPU of its
+         * own: counted, it would shift every index after it */
+        snprintf(vf, sizeof(vf), "%s/physfn", link);
+        if (lstat(vf, &st) == 0)
             continue;
         if (s->ngpus == FC_TOPO_MAX)
             break;

@@ -17,6 +17,8 @@
  *   socket 0 without NICs: each socket-0 GPU's nearest NIC is SYS
  *   representors   netdevs and a sub-function's RDMA device planted on
  *                  NIC 0's function: one NIC with every name, mapped by any
+ *   GPU 0's VF     an SR-IOV virtual function of a GPU: not a GPU, the
+ *                  indexes hold
  *   GPU 3 removed  a map by index: one reason naming mlx5_3's gap, no
  *                  healthy GPU blamed for its neighbour's NIC
  *   no-gpus        the check did not apply, and says why; under a map, FAIL
@@ -134,7 +136,7 @@ int main(void)
     int ok;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 36);
+    fc_tap_plan(&tap, 37);
     /* in memory where there is a tmpfs: ~3,000 small files, 8 trees */
     snprintf(tmp, sizeof(tmp), "%s/fabcert-pci-topo.XXXXXX",
              access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
@@ -278,6 +280,23 @@ int main(void)
               "good: GPU i's nearest NIC is mlx5_i, PIX, both on NUMA i < 4 ? 0 : 1");
     json_decref(res);
     json_decref(judge("good, every GPU mapped to its NIC", t, &amap, 0, NULL));
+    {
+        /* an SR-IOV virtual function of GPU 0 (a vGPU host): no GPU */
+        char cmd[1024];
+        json_t *t2;
+
+        snprintf(cmd, sizeof(cmd), "cd %s && g=devices/pci0000:15/0000:15:01.0/0000:16:00.0/"
+                 "0000:17:00.0 && mkdir $g/0000:19:00.4 && cp $g/0000:19:00.0/vendor "
+                 "$g/0000:19:00.0/class $g/0000:19:00.0/numa_node $g/0000:19:00.4/ && "
+                 "ln -s ../0000:19:00.0 $g/0000:19:00.4/physfn && "
+                 "ln -s ../../../$g/0000:19:00.4 bus/pci/devices/0000:19:00.4", good_root);
+        if (system(cmd) != 0)
+            fc_tap_bail(&tap, "%s failed", cmd);
+        t2 = fc_pci_topo_read(good_root);
+        json_decref(judge("good, with a virtual function of GPU 0, mapped by index", t2, &amap,
+                          0, NULL));
+        json_decref(t2);
+    }
     {
         fc_affinity_profile_t byname = amap;
 
