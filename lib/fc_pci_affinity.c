@@ -13,6 +13,7 @@
 #include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fc_judge.h"
@@ -85,25 +86,85 @@ static void fc_reason(json_t *reasons, const char **part_p, const char *part, co
     *part_p = part;
 }
 
-/* The entry of the profile's map for GPU gpu (index idx), or NULL. */
+/* Whether the map entry names its GPU by index ("3"), not by address. */
+static int fc_map_by_index(const fc_affinity_map_entry_t *m)
+{
+    return m->gpu[0] != '\0' && strspn(m->gpu, "0123456789") == strlen(m->gpu);
+}
+
+/* The entry of the profile's map for GPU gpu (index idx), or NULL; by
+ * address only when the indexes cannot be trusted (by_index 0). */
 static const fc_affinity_map_entry_t *fc_map_find(const fc_affinity_profile_t *a,
-                                                  const char *bdf, int idx)
+                                                  const char *bdf, int idx, int by_index)
 {
     char index[16];
 
     snprintf(index, sizeof(index), "%d", idx);
     for (int i = 0; i < a->nmap; ++i)
-        if (strcmp(a->map[i].gpu, bdf) == 0 || strcmp(a->map[i].gpu, index) == 0)
+        if (strcmp(a->map[i].gpu, bdf) == 0 ||
+            (by_index && strcmp(a->map[i].gpu, index) == 0))
             return &a->map[i];
     return NULL;
 }
 
+/* A map by index names GPUs by their place in PCI order: with a GPU
+ * missing (fallen off the bus), every GPU after it takes the index of
+ * the one before, and judging them so would blame healthy GPUs for the
+ * NICs of their neighbours. When the node has fewer GPUs than the map's
+ * highest index needs, one reason says so and names the mapped NICs no
+ * GPU sits within max_distance of (where a GPU is missing); the indexed
+ * entries judge nothing else, each GPU being judged by its nearest NIC.
+ * 1 if the indexes can be trusted. */
+static int fc_map_indexes_hold(const fc_affinity_profile_t *a, json_t *gpus, json_t *nics,
+                               const char *host, json_t *reasons, const char **part_p)
+{
+    size_t ngpus = json_array_size(gpus), used = 0;
+    long top = -1;
+    int line = 0;
+    char lonely[FC_REASON_MAX / 2] = "";
+
+    for (int k = 0; k < a->nmap; ++k)
+        if (fc_map_by_index(&a->map[k]) && atol(a->map[k].gpu) > top) {
+            top = atol(a->map[k].gpu);
+            line = a->map[k].line;
+        }
+    if (top < 0 || (size_t)top < ngpus)
+        return 1;
+    for (int k = 0; k < a->nmap; ++k) {
+        json_t *nic = NULL, *n, *g;
+        int best = FC_PCI_DIST_COUNT;
+        size_t i;
+
+        if (!fc_map_by_index(&a->map[k]))
+            continue;
+        json_array_foreach(nics, i, n)
+            if (fc_nic_named(n, a->map[k].nic))
+                nic = n;
+        json_array_foreach(gpus, i, g)
+            if (nic && fc_dist(g, nic) < best)
+                best = fc_dist(g, nic);
+        if (nic && best <= a->max_distance)
+            continue;
+        if (used < sizeof(lonely))
+            used += (size_t)snprintf(lonely + used, sizeof(lonely) - used, "%s%s (GPU %s in "
+                                     "the map%s)", used ? ", " : "", a->map[k].nic,
+                                     a->map[k].gpu, nic ? "" : "; not on the node");
+    }
+    fc_reason(reasons, part_p, "GPU", "%s: the profile maps GPUs by index up to %ld (line %d) "
+              "and the node has %zu NVIDIA GPU(s): a GPU is missing, so the indexes after it do "
+              "not name the GPUs the profile means (each GPU is judged by its nearest NIC "
+              "instead); mapped NIC(s) with no GPU within %s: %s", host, top, line, ngpus, fc_pci_dist_name(a->max_distance),
+              lonely[0] ? lonely : "none (the missing GPU's place cannot be told)");
+    return 0;
+}
+
 /* One GPU: its nearest NIC(s), the NIC it must use, and the verdict. */
-static json_t *fc_judge_gpu(const fc_affinity_profile_t *a, json_t *gpu, int idx, json_t *nics,
-                            const char *host, json_t *reasons, const char **part_p)
+static json_t *fc_judge_gpu(const fc_affinity_profile_t *a, json_t *gpu, int idx, int by_index,
+                            json_t *nics, const char *host, json_t *reasons,
+                            const char **part_p)
 {
     const char *bdf = fc_str(gpu, "bdf");
-    const fc_affinity_map_entry_t *m = fc_map_find(a, bdf, idx);
+    const fc_affinity_map_entry_t *m = fc_map_find(a, bdf, idx, by_index);
     json_t *ties = json_array(), *nic, *nearest = NULL, *mapped = NULL, *out;
     int best = FC_PCI_DIST_COUNT, mapped_dist = FC_PCI_UNKNOWN, ok = 1;
     char gn[32], nn[32];
@@ -213,13 +274,32 @@ json_t *fc_pci_affinity_judge(const fc_affinity_profile_t *a, json_t *topo, cons
     json_t *results = json_array(), *links = json_array(), *g, *n, *err;
     size_t i, counted = 0;
     char why[FC_REASON_MAX];
+    int by_index;
 
     json_array_foreach(json_object_get(topo, "errors"), i, err)
         fc_reason(reasons, part_p, "node", "%s: PCI topology: %s", host,
                   json_string_value(err));
+    /* a NIC the profile counts or maps whose device link leads nowhere:
+     * its GPU would be judged against a farther NIC, or it be called "not
+     * on the node", without the reason */
+    json_array_foreach(json_object_get(topo, "unplaced_nics"), i, err) {
+        const char *name = fc_str(err, "name");
+        int mapped = 0;
+
+        for (int k = 0; k < a->nmap; ++k)
+            mapped |= strcmp(a->map[k].nic, name) == 0;
+        if (mapped || fnmatch(a->nics, name, 0) == 0)
+            fc_reason(reasons, part_p, "NIC", "NIC %s on %s cannot be placed on the PCI tree: "
+                      "%s", name, host, fc_str(err, "why"));
+    }
     if (json_array_size(gpus) == 0) {
         snprintf(why, sizeof(why), "%s has no NVIDIA GPU under %s/bus/pci/devices: there is "
                  "no GPU to place", host, fc_str(topo, "root"));
+        /* a map says the node has these GPUs: none is not "not applied" */
+        if (a->nmap > 0)
+            fc_reason(reasons, part_p, "GPU", "%s; the profile maps %d GPU(s) to NICs (GPU %s "
+                      "-> %s, line %d%s)", why, a->nmap, a->map[0].gpu, a->map[0].nic,
+                      a->map[0].line, a->nmap > 1 ? ", ..." : "");
         json_decref(results);
         json_decref(links);
         return json_pack("{s:b, s:s, s:s}", "applied", 0, "why", why, "max_distance",
@@ -231,12 +311,15 @@ json_t *fc_pci_affinity_judge(const fc_affinity_profile_t *a, json_t *topo, cons
         fc_reason(reasons, part_p, "NIC", "%s has %zu GPU(s) and no NIC matching '%s' "
                   "(of %zu NIC(s) on its PCI tree)", host, json_array_size(gpus), a->nics,
                   json_array_size(nics));
+    by_index = fc_map_indexes_hold(a, gpus, nics, host, reasons, part_p);
     json_array_foreach(gpus, i, g)
-        json_array_append_new(results, fc_judge_gpu(a, g, (int)i, nics, host, reasons,
-                                                    part_p));
+        json_array_append_new(results, fc_judge_gpu(a, g, (int)i, by_index, nics, host,
+                                                    reasons, part_p));
     for (int k = 0; k < a->nmap; ++k) {
         int found = 0;
 
+        if (!by_index && fc_map_by_index(&a->map[k]))
+            continue;       /* said once, by fc_map_indexes_hold */
         json_array_foreach(gpus, i, g) {
             char index[32];
 

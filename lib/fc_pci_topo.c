@@ -7,12 +7,14 @@
  * the kernel's, so a CPU-only CI host reads a fixture tree the same way
  * (FC_SYSFS_ROOT, tests/fixtures/sysfs/hgx/fc_mk_hgx.sh).
  */
+#define _GNU_SOURCE     /* strverscmp */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fc_alloc.h"
@@ -22,12 +24,15 @@
 
 typedef struct fc_pci_dev {
     char bdf[32];               /* 0000:bb:dd.f */
-    char path[PATH_MAX];        /* below ROOT/devices/ */
+    char path[PATH_MAX];        /* from its host bridge (pciDDDD:BB) on */
+    char dir[PATH_MAX];         /* its directory below ROOT/devices/ */
     int numa;                   /* -1: unknown */
     double link_gts, max_gts, slot_gts;
     int link_width, max_width, slot_width;
-    char ib[64], net[64];       /* NICs: the RDMA and network device names */
-    long net_mbps;              /* NICs: the network device's speed, -1 */
+    char ib[64], net[64];       /* NICs: the names it is called by (below) */
+    int ib_walked;              /* ib's device link ends below the function */
+    json_t *names;              /* NICs: every RDMA and network device of it */
+    long net_mbps;              /* NICs: net's speed, -1 */
 } fc_pci_dev_t;
 
 typedef struct fc_topo_scan {
@@ -36,6 +41,7 @@ typedef struct fc_topo_scan {
     fc_pci_dev_t gpus[FC_TOPO_MAX], nics[FC_TOPO_MAX];
     int ngpus, nnics;
     json_t *errors;
+    json_t *broken;             /* NICs whose device link does not resolve */
 } fc_topo_scan_t;
 
 static const char *const fc_dist_names[] = {
@@ -146,10 +152,10 @@ static int fc_is_bdf(const char *s)
  * into d->bdf; 0 (with a reason in why) if it does not resolve, or not to
  * a PCI function. */
 static int fc_topo_resolve(fc_topo_scan_t *s, const char *link, fc_pci_dev_t *d, char *why,
-                           size_t len)
+                           size_t len, int *walked)
 {
     char real[PATH_MAX], prefix[PATH_MAX + 16];
-    const char *base;
+    const char *base, *rel;
 
     if (realpath(link, real) == NULL) {
         snprintf(why, len, "%s does not resolve: %s", link, strerror(errno));
@@ -158,16 +164,25 @@ static int fc_topo_resolve(fc_topo_scan_t *s, const char *link, fc_pci_dev_t *d,
     snprintf(prefix, sizeof(prefix), "%s/devices/", s->real_root);
     /* a device on a bus of its own (virtio2, a USB interface) sits on the
      * PCI function above it: that is its place on the tree */
+    *walked = 0;
     for (char *cut; (cut = strrchr(real, '/')) > real + strlen(prefix) && !fc_is_bdf(cut + 1);)
-        *cut = '\0';
+        *cut = '\0', *walked = 1;
     base = strrchr(real, '/') + 1;
-    if (strncmp(real, prefix, strlen(prefix)) != 0 || strncmp(real + strlen(prefix), "pci", 3)
-        || !fc_is_bdf(base)) {
+    rel = real + strlen(prefix);
+    /* a VM's passed-through devices (Hyper-V vPCI, as on Azure's GPU VMs)
+     * hang below the VMBus device: .../VMBUS:00/GUID/pci0001:00/0001:00:00.0;
+     * their place begins at that host bridge */
+    for (const char *pci; strncmp(real, prefix, strlen(prefix)) == 0 && strncmp(rel, "pci", 3)
+         && (pci = strstr(rel, "/pci")) != NULL;)
+        rel = pci + 1;
+    if (strncmp(real, prefix, strlen(prefix)) != 0 || strncmp(rel, "pci", 3) ||
+        strchr(rel, ':') == NULL || !fc_is_bdf(base)) {
         snprintf(why, len, "%s resolves to %s, not to a PCI function below %s", link, real,
                  prefix);
         return 0;
     }
-    snprintf(d->path, sizeof(d->path), "%s", real + strlen(prefix));
+    snprintf(d->path, sizeof(d->path), "%s", rel);
+    snprintf(d->dir, sizeof(d->dir), "%s", real + strlen(prefix));
     snprintf(d->bdf, sizeof(d->bdf), "%s", base);
     return 1;
 }
@@ -178,7 +193,7 @@ static void fc_topo_attrs(fc_topo_scan_t *s, fc_pci_dev_t *d)
     char dir[PATH_MAX + 16], *slash;
 
     d->numa = -1;
-    if (snprintf(dir, sizeof(dir), "%s/devices/%s", s->real_root, d->path) >= (int)sizeof(dir))
+    if (snprintf(dir, sizeof(dir), "%s/devices/%s", s->real_root, d->dir) >= (int)sizeof(dir))
         return;
     d->numa = (int)fc_read_num(dir, "numa_node", -1);
     d->link_gts = fc_read_gts(dir, "current_link_speed");
@@ -207,7 +222,10 @@ static void fc_topo_gpus(fc_topo_scan_t *s)
     }
     while ((e = readdir(d)) != NULL) {
         fc_pci_dev_t *g = &s->gpus[s->ngpus];
+        char vf[PATH_MAX + 320];
+        struct stat st;
         long cls;
+        int walked;
 
         if (e->d_name[0] == '.')
             continue;
@@ -215,10 +233,15 @@ static void fc_topo_gpus(fc_topo_scan_t *s)
         cls = fc_read_num(link, "class", 0) >> 8;
         if (fc_read_num(link, "vendor", 0) != 0x10de || (cls != 0x0302 && cls != 0x0300))
             continue;
+        /* an SR-IOV virtual function of a GPU (vGPU hosts) is no GPU of its
+         * own: counted, it would shift every index after it */
+        snprintf(vf, sizeof(vf), "%s/physfn", link);
+        if (lstat(vf, &st) == 0)
+            continue;
         if (s->ngpus == FC_TOPO_MAX)
             break;
         memset(g, 0, sizeof(*g));
-        if (!fc_topo_resolve(s, link, g, why, sizeof(why))) {
+        if (!fc_topo_resolve(s, link, g, why, sizeof(why), &walked)) {
             /* a GPU seen but not placed: kept, with an UNKNOWN distance */
             snprintf(g->bdf, sizeof(g->bdf), "%.31s", e->d_name);
             json_array_append_new(s->errors, json_string(why));
@@ -242,13 +265,19 @@ static fc_pci_dev_t *fc_topo_nic(fc_topo_scan_t *s, const fc_pci_dev_t *found)
         return NULL;
     n = &s->nics[s->nnics++];
     *n = *found;
+    n->names = json_array();
     n->net_mbps = -1;
     fc_topo_attrs(s, n);
     return n;
 }
 
 /* class/net (rdma 0) or class/infiniband (rdma 1). Virtual interfaces
- * (lo, bridges, veths: no device link) are not NICs. */
+ * (lo, bridges, veths: no device link) are not NICs. A function may have
+ * several devices of a class (switchdev representors share the PF's
+ * device link; a sub-function's RDMA device sits below the PF): every
+ * one is a name of the NIC, and the one it is called by is, for RDMA, a
+ * device on the function itself before one below it, then the first in
+ * version order (mlx5_2 before mlx5_10), readdir's order being none. */
 static void fc_topo_nics(fc_topo_scan_t *s, int rdma)
 {
     char dir[PATH_MAX], link[PATH_MAX + 300], why[PATH_MAX * 2 + 128];
@@ -260,24 +289,44 @@ static void fc_topo_nics(fc_topo_scan_t *s, int rdma)
         return;     /* no RDMA devices, or no network class: no NICs of it */
     while ((e = readdir(d)) != NULL) {
         fc_pci_dev_t found, *n;
+        int walked;
 
         if (e->d_name[0] == '.')
             continue;
         snprintf(link, sizeof(link), "%s/%s/device", dir, e->d_name);
         memset(&found, 0, sizeof(found));
-        if (access(link, F_OK) != 0 || !fc_topo_resolve(s, link, &found, why, sizeof(why)))
+        if (access(link, F_OK) != 0 || !fc_topo_resolve(s, link, &found, why, sizeof(why),
+                                                         &walked)) {
+            char real[PATH_MAX];
+            struct stat st;
+
+            /* a device link that dangles or loops (a NIC removed as it was
+             * read, a broken tree) is a NIC that cannot be placed; one that
+             * resolves off the PCI tree (a platform device) is not a NIC */
+            if (lstat(link, &st) == 0 && realpath(link, real) == NULL)
+                json_array_append_new(s->broken, json_pack("{s:s, s:s++}", "name", e->d_name,
+                                                           "why", link, ": ", strerror(errno)));
             continue;
+        }
         if ((n = fc_topo_nic(s, &found)) == NULL)
             break;
-        if (rdma)
+        json_array_append_new(n->names, json_string(e->d_name));
+        if (rdma && (n->ib[0] == '\0' || walked < n->ib_walked ||
+                     (walked == n->ib_walked && strverscmp(e->d_name, n->ib) < 0))) {
             snprintf(n->ib, sizeof(n->ib), "%.63s", e->d_name);
-        else if (n->net[0] == '\0') {
+            n->ib_walked = walked;
+        } else if (!rdma && (n->net[0] == '\0' || strverscmp(e->d_name, n->net) < 0)) {
             snprintf(n->net, sizeof(n->net), "%.63s", e->d_name);
             snprintf(link, sizeof(link), "%s/%s", dir, e->d_name);
             n->net_mbps = fc_read_num(link, "speed", -1);
         }
     }
     closedir(d);
+}
+
+static int fc_name_cmp(const void *a, const void *b)
+{
+    return strverscmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 static int fc_dev_cmp(const void *a, const void *b)
@@ -294,11 +343,23 @@ static json_t *fc_dev_json(const fc_pci_dev_t *d, int nic)
 
     if (nic) {
         json_t *names = json_array();
+        size_t n = json_array_size(d->names), k = 0;
+        const char *rest[2 * FC_TOPO_MAX];
 
+        /* the RDMA name, the net name, then the others in version order */
         if (d->ib[0])
             json_array_append_new(names, json_string(d->ib));
         if (d->net[0])
             json_array_append_new(names, json_string(d->net));
+        for (size_t i = 0; i < n && k < 2 * FC_TOPO_MAX; ++i) {
+            const char *x = json_string_value(json_array_get(d->names, i));
+
+            if (strcmp(x, d->ib) != 0 && strcmp(x, d->net) != 0)
+                rest[k++] = x;
+        }
+        qsort(rest, k, sizeof(rest[0]), fc_name_cmp);
+        for (size_t i = 0; i < k; ++i)
+            json_array_append_new(names, json_string(rest[i]));
         json_object_set_new(o, "name", json_string(d->ib[0] ? d->ib : d->net));
         json_object_set_new(o, "names", names);
         json_object_set_new(o, "slot_gts", json_real(d->slot_gts));
@@ -316,6 +377,7 @@ json_t *fc_pci_topo_read(const char *root)
 
     s->root = root;
     s->errors = json_array();
+    s->broken = json_array();
     if (realpath(root, s->real_root) == NULL) {
         snprintf(why, sizeof(why), "the sysfs root %s does not resolve: %s", root,
                  strerror(errno));
@@ -329,10 +391,12 @@ json_t *fc_pci_topo_read(const char *root)
     qsort(s->nics, (size_t)s->nnics, sizeof(s->nics[0]), fc_dev_cmp);
     for (int i = 0; i < s->ngpus; ++i)
         json_array_append_new(gpus, fc_dev_json(&s->gpus[i], 0));
-    for (int i = 0; i < s->nnics; ++i)
+    for (int i = 0; i < s->nnics; ++i) {
         json_array_append_new(nics, fc_dev_json(&s->nics[i], 1));
-    out = json_pack("{s:s, s:o, s:o, s:o}", "root", root, "gpus", gpus, "nics", nics,
-                    "errors", s->errors);
+        json_decref(s->nics[i].names);
+    }
+    out = json_pack("{s:s, s:o, s:o, s:o, s:o}", "root", root, "gpus", gpus, "nics", nics,
+                    "unplaced_nics", s->broken, "errors", s->errors);
     free(s);
     return out;
 }

@@ -46,8 +46,9 @@ int fc_preflight_affinity_judge(fc_stage_ctx_t *ctx, json_t *inv, const char *ho
     res = fc_pci_affinity_judge(a, topo, host, reasons, part_p);
     json_object_set_new(inv, "gpu_nic_affinity", res);
     if (!json_is_true(json_object_get(res, "applied"))) {
-        fc_tap_diag(&ctx->tap, "%s: GPU-NIC affinity did not apply: %s", host,
-                    json_string_value(json_object_get(res, "why")));
+        fc_tap_diag(&ctx->tap, "%s: GPU-NIC affinity did not apply: %s%s", host,
+                    json_string_value(json_object_get(res, "why")),
+                    json_array_size(reasons) > before ? ": FAIL" : "");
         return json_array_size(reasons) == before;
     }
     json_array_foreach(json_object_get(res, "gpus"), i, g) {

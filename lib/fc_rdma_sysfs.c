@@ -97,41 +97,43 @@ static void list_devices(const char *root, char *out, size_t len)
         out[len - 1] = '\0';
 }
 
-/* The RDMA device whose network interface netdev is, into dev; -1 if none. */
+/* The RDMA device whose network interface netdev is, into dev: 0; -1 if
+ * none; -2 if more than one (their names, space-separated, into dev:
+ * which one the caller means is not for readdir's order to decide). A
+ * device counts when its device/net has netdev (the device's parent is
+ * the function the netdev is on), else when the netdev's device has it in
+ * infiniband/. */
 static int device_of_netdev(const char *root, const char *netdev, char *dev, size_t len)
 {
     char path[768];
     DIR *d;
     struct dirent *e;
-    int found = -1;
+    int found = 0;
+    size_t used = 0;
 
-    snprintf(path, sizeof(path), "%s/class/infiniband", root);
-    if ((d = opendir(path)) != NULL) {
-        while (found < 0 && (e = readdir(d)) != NULL) {
+    dev[0] = '\0';
+    for (int pass = 0; pass < 2 && found == 0; ++pass) {
+        if (pass == 0)
+            snprintf(path, sizeof(path), "%s/class/infiniband", root);
+        else
+            snprintf(path, sizeof(path), "%s/class/net/%s/device/infiniband", root, netdev);
+        if ((d = opendir(path)) == NULL)
+            continue;
+        while ((e = readdir(d)) != NULL) {
             if (e->d_name[0] == '.')
                 continue;
-            snprintf(path, sizeof(path), "%s/class/infiniband/%s/device/net/%s", root, e->d_name,
-                     netdev);
-            if (is_dir(path)) {
-                snprintf(dev, len, "%.*s", (int)len - 1, e->d_name);
-                found = 0;
-            }
+            snprintf(path, sizeof(path), "%s/class/infiniband/%s/device/net/%s", root,
+                     e->d_name, netdev);
+            if (pass == 0 && !is_dir(path))
+                continue;
+            ++found;
+            if (used < len)
+                used += (size_t)snprintf(dev + used, len - used, "%s%s", used ? " " : "",
+                                         e->d_name);
         }
         closedir(d);
     }
-    if (found == 0)
-        return 0;
-    snprintf(path, sizeof(path), "%s/class/net/%s/device/infiniband", root, netdev);
-    if ((d = opendir(path)) != NULL) {
-        while (found < 0 && (e = readdir(d)) != NULL) {
-            if (e->d_name[0] == '.')
-                continue;
-            snprintf(dev, len, "%.*s", (int)len - 1, e->d_name);
-            found = 0;
-        }
-        closedir(d);
-    }
-    return found;
+    return found == 1 ? 0 : found == 0 ? -1 : -2;
 }
 
 /* The device's port numbers, ascending; their count. */
@@ -167,13 +169,17 @@ static int port_numbers(const char *root, const char *dev, int *ports)
 static int port_state(const char *root, const char *dev, int port, char *text, size_t len)
 {
     char path[512], name[32];
+    int s;
 
     snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%d/state", root, dev, port);
     if (read_line(path, text, len) != 0) {
         snprintf(text, len, "unreadable");
         return -1;
     }
-    return fc_rdma_parse_state(text, name, sizeof(name));
+    s = fc_rdma_parse_state(text, name, sizeof(name));
+    /* the kernel writes the number and its name: a file where they
+     * disagree ("4: DOWN") is not a port known to be ACTIVE */
+    return s == FC_RDMA_PORT_ACTIVE && strcmp(name, "ACTIVE") != 0 ? -1 : s;
 }
 
 /* On RoCE: the lowest RoCE v2 IPv4-mapped GID (of netdev when named). */
@@ -293,10 +299,19 @@ fc_status_t fc_rdma_port_find(const char *root, const char *nic, fc_rdma_port_t 
     }
     snprintf(path, sizeof(path), "%s/class/infiniband/%s", root, p.dev);
     if (!is_dir(path)) {
-        if (colon == NULL && device_of_netdev(root, nic, p.dev, sizeof(p.dev)) == 0) {
+        int which = colon == NULL ? device_of_netdev(root, nic, devs, sizeof(devs)) : -1;
+
+        if (which == -2) {
+            snprintf(why, why_len, "NIC %s is the network interface of more than one RDMA "
+                     "device (%s, in %s/class/infiniband/*/device/net): name the device (or "
+                     "DEVICE:PORT) to test", nic, devs, root);
+            return FC_ERR_SKIP;
+        }
+        if (which == 0 && strlen(devs) < sizeof(p.dev)) {
             char dp[32], *end;
             long v;
 
+            snprintf(p.dev, sizeof(p.dev), "%s", devs);
             snprintf(p.netdev, sizeof(p.netdev), "%s", nic);
             /* a multi-port device's interfaces: dev_port counts from 0 */
             snprintf(path, sizeof(path), "%s/class/net/%s/dev_port", root, nic);

@@ -15,9 +15,19 @@
  *   move-nic=3     NIC 3 in a slot of socket 1: GPU 3's mapped NIC is SYS,
  *                  FAIL naming both; unmapped, its nearest is NODE
  *   socket 0 without NICs: each socket-0 GPU's nearest NIC is SYS
- *   no-gpus        the check did not apply, and says why
+ *   representors   netdevs and a sub-function's RDMA device planted on
+ *                  NIC 0's function: one NIC with every name, mapped by any
+ *   GPU 0's VF     an SR-IOV virtual function of a GPU: not a GPU, the
+ *                  indexes hold
+ *   GPU 3 removed  a map by index: one reason naming mlx5_3's gap, no
+ *                  healthy GPU blamed for its neighbour's NIC
+ *   no-gpus        the check did not apply, and says why; under a map, FAIL
  *   numa-unknown   a switch's GPU and NIC are still PIX; across host
  *                  bridges, unknown NUMA counts as SYS
+ *   dangling link  an RDMA device whose device link leads nowhere: FAIL
+ *                  naming it (a bond, a platform NIC: not NICs, no failure)
+ *   a VM's vPCI    GPUs and NICs below the VMBus device (Azure): placed
+ *                  from their own host bridges, NODE by NUMA
  * and the profile's expectation as read, and refused with file:line:col.
  * Run from the repository root (make check does).
  */
@@ -32,6 +42,7 @@
 static fc_tap_t tap;
 static char tmp[64];
 static char last_root[256];     /* the tree tree() built last */
+static char good_root[256];     /* the good tree, for a GPU removed later */
 
 /* Build the fixture with `variants` and read it. */
 static json_t *tree(const char *variants)
@@ -125,7 +136,7 @@ int main(void)
     int ok;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 29);
+    fc_tap_plan(&tap, 37);
     /* in memory where there is a tmpfs: ~3,000 small files, 8 trees */
     snprintf(tmp, sizeof(tmp), "%s/fabcert-pci-topo.XXXXXX",
              access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
@@ -217,6 +228,36 @@ int main(void)
                          "pci0000:00/0000:00:03.0") == 0,
                   "a virtio NIC is placed at the PCI function it sits on (%s)",
                   json_string_value(json_object_get(nic, "path")));
+        /* NIC 0's function gets switchdev representors (netdevs whose
+         * device link is the PF's) and a sub-function whose RDMA device
+         * sits below it, created after ib0 and mlx5_0 so that readdir
+         * (newest first on tmpfs) meets them first */
+        snprintf(cmd, sizeof(cmd), "cd %s && f=devices/pci0000:15/0000:15:01.0/0000:16:00.0/"
+                 "0000:17:01.0/0000:18:00.0 && for r in pf0vf0 pf0hpf; do "
+                 "mkdir -p $f/net/$r && ln -s ../../../0000:18:00.0 $f/net/$r/device && "
+                 "ln -s ../../$f/net/$r class/net/$r; done && "
+                 "mkdir -p $f/mlx5_core.sf.2/infiniband/mlx5_10 && "
+                 "ln -s ../../../mlx5_core.sf.2 $f/mlx5_core.sf.2/infiniband/mlx5_10/device && "
+                 "ln -s ../../$f/mlx5_core.sf.2/infiniband/mlx5_10 class/infiniband/mlx5_10",
+                 last_root);
+        if (system(cmd) != 0)
+            fc_tap_bail(&tap, "%s failed", cmd);
+        json_decref(t);
+        t = fc_pci_topo_read(last_root);
+        json_array_foreach(json_object_get(t, "nics"), i, nic)
+            if (strcmp(json_string_value(json_object_get(nic, "bdf")), "0000:18:00.0") == 0)
+                break;
+        {
+            char *names = json_dumps(json_object_get(nic, "names"), JSON_COMPACT);
+
+            fc_tap_ok(&tap, names && strcmp(names, "[\"mlx5_0\",\"ib0\",\"mlx5_10\","
+                      "\"pf0hpf\",\"pf0vf0\"]") == 0 &&
+                      strcmp(json_string_value(json_object_get(nic, "name")), "mlx5_0") == 0,
+                      "a function with representors and a sub-function's RDMA device is one "
+                      "NIC with every name, called by the PF's RDMA device (%s)", names);
+            free(names);
+        }
+        snprintf(good_root, sizeof(good_root), "%s", last_root);
     }
     fc_tap_ok(&tap, json_array_size(json_object_get(t, "gpus")) == 8 &&
               json_array_size(json_object_get(t, "nics")) == 10 &&
@@ -239,6 +280,44 @@ int main(void)
               "good: GPU i's nearest NIC is mlx5_i, PIX, both on NUMA i < 4 ? 0 : 1");
     json_decref(res);
     json_decref(judge("good, every GPU mapped to its NIC", t, &amap, 0, NULL));
+    {
+        /* an SR-IOV virtual function of GPU 0 (a vGPU host): no GPU */
+        char cmd[1024];
+        json_t *t2;
+
+        snprintf(cmd, sizeof(cmd), "cd %s && g=devices/pci0000:15/0000:15:01.0/0000:16:00.0/"
+                 "0000:17:00.0 && mkdir $g/0000:19:00.4 && cp $g/0000:19:00.0/vendor "
+                 "$g/0000:19:00.0/class $g/0000:19:00.0/numa_node $g/0000:19:00.4/ && "
+                 "ln -s ../0000:19:00.0 $g/0000:19:00.4/physfn && "
+                 "ln -s ../../../$g/0000:19:00.4 bus/pci/devices/0000:19:00.4", good_root);
+        if (system(cmd) != 0)
+            fc_tap_bail(&tap, "%s failed", cmd);
+        t2 = fc_pci_topo_read(good_root);
+        json_decref(judge("good, with a virtual function of GPU 0, mapped by index", t2, &amap,
+                          0, NULL));
+        json_decref(t2);
+    }
+    {
+        fc_affinity_profile_t byname = amap;
+
+        snprintf(byname.map[0].nic, sizeof(byname.map[0].nic), "ib0");
+        snprintf(byname.map[1].nic, sizeof(byname.map[1].nic), "ib1");
+        json_decref(judge("good, GPUs 0 and 1 mapped by the netdev beside the representors",
+                          t, &byname, 0, NULL));
+    }
+    json_decref(t);
+
+    /* ---- GPU 3 fallen off the bus, the map by index: the GPUs after it
+     * take shifted indexes; none of them is blamed, the gap is named ---- */
+    snprintf(err, sizeof(err), "cd %s && rm bus/pci/devices/0000:5d:00.0 && rm -r devices/"
+             "pci0000:59/0000:59:01.0/0000:5a:00.0/0000:5b:00.0/0000:5d:00.0", good_root);
+    if (system(err) != 0)
+        fc_tap_bail(&tap, "%s failed", err);
+    t = fc_pci_topo_read(good_root);
+    json_decref(judge("GPU 3 gone, mapped by index", t, &amap, 1, (const char *const[]){
+        "gpu07: the profile maps GPUs by index up to 7 (line 7) and the node has 7 NVIDIA "
+        "GPU(s): a GPU is missing", "mapped NIC(s) with no GPU within PXB: mlx5_3 (GPU 3 in "
+        "the map)", NULL }));
     json_decref(t);
 
     /* ---- a missing NIC ---- */
@@ -295,14 +374,65 @@ int main(void)
               "no-gpus: the check says it did not apply, and why (%s)",
               json_string_value(json_object_get(res, "why")));
     json_decref(res);
+    res = judge("no-gpus, the profile mapping 8 GPUs", t, &amap, 1, (const char *const[]){
+        "gpu07 has no NVIDIA GPU under ", "the profile maps 8 GPU(s) to NICs (GPU 0 -> "
+        "mlx5_0, line 7, ...)", NULL });
+    json_decref(res);
     json_decref(t);
     t = tree("numa-unknown");
     json_decref(judge("numa-unknown", t, &a, 0, NULL));
+    json_decref(t);
+    /* beside it: an RDMA device whose device link dangles (its function
+     * gone), a bond (no device link) and a platform NIC (off the PCI tree) */
+    snprintf(err, sizeof(err), "cd %s && mkdir -p devices/virtual/infiniband/mlx5_9 "
+             "devices/virtual/net/bond0 devices/platform/eth-soc/net/end0 && "
+             "ln -s ../../../pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:01.0/0000:1f:00.0 "
+             "devices/virtual/infiniband/mlx5_9/device && "
+             "ln -s ../../devices/virtual/infiniband/mlx5_9 class/infiniband/mlx5_9 && "
+             "ln -s ../../devices/virtual/net/bond0 class/net/bond0 && "
+             "ln -s ../../../eth-soc devices/platform/eth-soc/net/end0/device && "
+             "ln -s ../../devices/platform/eth-soc/net/end0 class/net/end0", last_root);
+    if (system(err) != 0)
+        fc_tap_bail(&tap, "%s failed", err);
+    t = fc_pci_topo_read(last_root);
+    json_decref(judge("numa-unknown, a NIC whose device link dangles", t, &a, 1,
+                      (const char *const[]){ "NIC mlx5_9 on gpu07 cannot be placed on the PCI "
+                      "tree: ", "class/infiniband/mlx5_9/device: No such file or directory",
+                      NULL }));
     json_decref(t);
     t = tree("numa-unknown drop-nic=6");
     json_decref(judge("numa-unknown drop-nic=6", t, &a, 1, (const char *const[]){
         "GPU 0000:cc:00.0 (NUMA unknown) on gpu07: nearest NIC mlx5_0 0000:18:00.0 (NUMA unknown) (and 6 "
         "more at SYS) is SYS", NULL }));
+    json_decref(t);
+
+    /* ---- a VM's passed-through GPUs and NICs (Hyper-V vPCI, as on Azure's
+     * GPU VMs): each on its own host bridge below the VMBus device ---- */
+    snprintf(err, sizeof(err), "cd %s && mkdir vm && cd vm && mkdir -p bus/pci/devices "
+             "class/infiniband && v=devices/LNXSYSTM:00/LNXSYBUS:00/ACPI0004:00/VMBUS:00 && "
+             "for i in 0 1; do g=$v/0000000$i-aaaa/pci000$((i + 1)):00/000$((i + 1)):00:00.0 && "
+             "n=$v/0000001$i-aaaa/pci010$((i + 1)):00/010$((i + 1)):00:00.0 && "
+             "mkdir -p $g $n/infiniband/mlx5_$i && echo 0x10de > $g/vendor && "
+             "echo 0x030200 > $g/class && echo 0x15b3 > $n/vendor && echo $i > $g/numa_node && "
+             "echo $i > $n/numa_node && ln -s ../../../$g bus/pci/devices/${g##*/} && "
+             "ln -s ../../../${n##*/} $n/infiniband/mlx5_$i/device && "
+             "ln -s ../../$n/infiniband/mlx5_$i class/infiniband/mlx5_$i; done", tmp);
+    if (system(err) != 0)
+        fc_tap_bail(&tap, "%s failed", err);
+    snprintf(err, sizeof(err), "%s/vm", tmp);
+    t = fc_pci_topo_read(err);
+    a.max_distance = FC_PCI_NODE;
+    res = judge("a Hyper-V VM's vPCI devices, max_distance NODE", t, &a, 0, NULL);
+    g = json_array_get(json_object_get(res, "gpus"), 1);
+    fc_tap_ok(&tap, json_array_size(json_object_get(t, "nics")) == 2 &&
+              strcmp(json_string_value(json_object_get(g, "nearest")), "mlx5_1") == 0 &&
+              strcmp(json_string_value(json_object_get(g, "distance")), "NODE") == 0 &&
+              json_integer_value(json_object_get(g, "numa")) == 1,
+              "vPCI: GPU 1's nearest NIC is mlx5_1, NODE, both on NUMA 1 (%s %s)",
+              json_string_value(json_object_get(g, "nearest")),
+              json_string_value(json_object_get(g, "distance")));
+    a.max_distance = FC_PCI_PXB;
+    json_decref(res);
     json_decref(t);
 
     /* ---- a sysfs root that is not there ---- */

@@ -10,7 +10,9 @@
  *   mlx5_3     RoCE ACTIVE with IPv6 GIDs only: no RoCE v2 IPv4 GID
  *   mlx4_0     two IB ports: 1 DOWN (Polling), 2 ACTIVE FDR; ib1, ib2 its
  *              interfaces (dev_port 0, 1)
- * and tests/fixtures/sysfs/rdma-none (a node with no RDMA driver). Then
+ * and tests/fixtures/sysfs/rdma-none (a node with no RDMA driver); trees
+ * planted here: a netdev of two RDMA devices, a state "4: DOWN", a RoCE
+ * port with RoCE v1 GIDs only. Then
  * the verbs transport's available() on this machine, and on the fixture
  * through FC_SYSFS_ROOT, where libibverbs cannot open the devices sysfs
  * names: a skip that says so, never OK. Run from the repository root.
@@ -60,7 +62,7 @@ int main(void)
     fc_status_t st;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 28);
+    fc_tap_plan(&tap, 32);
 
     /* parsing what sysfs prints */
     rc = fc_rdma_parse_rate("400 Gb/sec (4X NDR)", &g);
@@ -121,6 +123,49 @@ int main(void)
              "no RDMA device for NIC eth0 (no tests/fixtures/sysfs/rdma-none/class/infiniband");
     resolves(ROOT, "mlx5_0:x", FC_ERR_INVALID, NULL, 0, 0, "DEVICE:PORT wants a port number");
     resolves(ROOT, "", FC_ERR_INVALID, NULL, 0, 0, "bad NIC name");
+
+    /* trees planted here, apart from the fixture: a netdev that is the
+     * interface of two RDMA devices (mlx5_7 DOWN, mlx5_0 ACTIVE: readdir's
+     * order must not pick which is tested, or blamed); a state file whose
+     * number and name disagree; a RoCE GID table of RoCE v1 entries only */
+    {
+        char tmp[] = "/tmp/fabcert-rdma-sysfs.XXXXXX", cmd[2048], r[64];
+
+        if (mkdtemp(tmp) == NULL)
+            fc_tap_bail(&tap, "mkdtemp: %m");
+        snprintf(cmd, sizeof(cmd), "cd %s && port() { p=$1/class/infiniband/$2/ports/1 && "
+                 "mkdir -p $p/gids $p/gid_attrs/types $p/gid_attrs/ndevs $1/class/infiniband/$2/"
+                 "device/net/$3 && echo \"$4\" > $p/state && echo '5: LinkUp' > $p/phys_state "
+                 "&& echo '200 Gb/sec (4X HDR)' > $p/rate && echo $5 > $p/link_layer; } && "
+                 "port two mlx5_7 eth5 '1: DOWN' InfiniBand && "
+                 "port two mlx5_0 eth5 '4: ACTIVE' InfiniBand && "
+                 "port odd mlx5_0 ib0 '4: DOWN' InfiniBand && "
+                 "port v1 mlx5_0 eth5 '4: ACTIVE' Ethernet && p=v1/class/infiniband/mlx5_0/"
+                 "ports/1 && echo fe80:0000:0000:0000:0e42:a1ff:fe00:0005 > $p/gids/0 && "
+                 "echo 0000:0000:0000:0000:0000:ffff:0a00:0005 > $p/gids/1 && "
+                 "echo 'IB/RoCE v1' > $p/gid_attrs/types/0 && "
+                 "echo 'IB/RoCE v1' > $p/gid_attrs/types/1 && echo eth5 > $p/gid_attrs/ndevs/0 "
+                 "&& echo eth5 > $p/gid_attrs/ndevs/1", tmp);
+        if (system(cmd) != 0)
+            fc_tap_bail(&tap, "%s failed", cmd);
+        snprintf(r, sizeof(r), "%s/two", tmp);
+        memset(&p, 0, sizeof(p));
+        why[0] = '\0';
+        st = fc_rdma_port_find(r, "eth5", &p, why, sizeof(why));
+        fc_tap_ok(&tap, st == FC_ERR_SKIP && strstr(why, "NIC eth5 is the network interface of "
+                  "more than one RDMA device") && strstr(why, "mlx5_0") && strstr(why, "mlx5_7")
+                  && strstr(why, "name the device"), "a netdev of two RDMA devices: a skip "
+                  "naming both, not the one readdir met first (%s: %s)", fc_status_str(st), why);
+        resolves(r, "mlx5_0", FC_OK, "mlx5_0", 1, 0, NULL);
+        snprintf(r, sizeof(r), "%s/odd", tmp);
+        resolves(r, "mlx5_0", FC_ERR_SKIP, NULL, 0, 0, "mlx5_0 port 1 state \"4: DOWN\"");
+        snprintf(r, sizeof(r), "%s/v1", tmp);
+        resolves(r, "eth5", FC_ERR_SKIP, NULL, 0, 0, "no RoCE v2 GID with an IPv4 address on "
+                 "eth5 (2 GID(s), 0 RoCE v2");
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+        if (system(cmd) != 0)
+            fc_tap_diag(&tap, "could not remove %s", tmp);
+    }
 
     /* the transport's available(): on this machine, then on the fixture */
     {
