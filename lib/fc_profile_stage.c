@@ -205,6 +205,8 @@ static const fc_yaml_field_t fc_stage_keys[] = {
                .stage_section = FC_SECT_OVERLAP),
     FC_KEY_MAP("scaling", fc_stage_profile_t, scaling, &fc_scaling_section,
                .stage_section = FC_SECT_SCALING),
+    FC_KEY_MAP("rails", fc_stage_profile_t, rails, &fc_rails_section,
+               .stage_section = FC_SECT_RAILS),
     FC_KEY_END
 };
 
@@ -288,6 +290,7 @@ static void fc_stage_defaults(fc_stage_profile_t *sp)
     fc_counters_defaults(&sp->counters);
     fc_overlap_defaults(&sp->overlap);
     fc_scaling_defaults(&sp->scaling);
+    fc_rails_defaults(&sp->rails);
 }
 
 /* ---- stages: -------------------------------------------------------------- */

@@ -23,6 +23,7 @@ typedef enum fc_stage_id {         /* in plan order */
     FC_STAGE_SCALING,
     FC_STAGE_CONTENTION,
     FC_STAGE_SOAK,
+    FC_STAGE_RAILS,                 /* last: the ids before it are unchanged */
     FC_STAGE_COUNT
 } fc_stage_id_t;
 
@@ -50,6 +51,7 @@ enum {
     FC_SECT_OVERLAP = 1 << 9,       /* overlap: (compute beside the collective) */
     FC_SECT_SCALING = 1 << 10,      /* scaling: (the drop from one node count
                                      * to the next) */
+    FC_SECT_RAILS = 1 << 11,        /* rails: (the NICs that are the rails) */
 };
 
 /* How the reports show a stage's figures beside the per-point table
