@@ -146,7 +146,8 @@ static void fc_rails_decorate(fc_rails_run_t *rr, int r, json_t *obj)
         json_object_set_new(obj, "rail", json_integer(r));
         if (part != NULL && (strcmp(part, "link") == 0 || strcmp(part, "node") == 0)) {
             json_object_set_new(obj, "part", json_string("nic"));
-            json_object_set_new(obj, "quarantine_scope", json_string("rail"));
+            if (json_is_true(json_object_get(obj, "quarantine")))
+                json_object_set_new(obj, "quarantine_scope", json_string("rail"));
         }
     }
 }
@@ -302,6 +303,22 @@ static int fc_rails_report_rail(fc_rails_run_t *rr, int r)
             }
         }
     json_object_set_new(rec, "rail", json_integer(r));
+    json_object_set_new(rec, "rack", json_string(""));
+    /* the racks it concerns: every rack with a NIC on the rail (a rail's
+     * leaves are in every rack, its spine joins them all) */
+    json_t *racks = json_array();
+    for (int v = 0; v < n; ++v) {
+        const char *rk = ctx->inv.racks[run->node_racks[v]];
+        int seen = 0;
+
+        for (size_t i = 0; i < json_array_size(racks); ++i)
+            seen |= strcmp(json_string_value(json_array_get(racks, i)), rk) == 0;
+        if (!seen)
+            json_array_append_new(racks, json_string(rk));
+    }
+    json_object_set_new(rec, "racks", racks);
+    if (json_is_object(impl))
+        json_object_set(impl, "racks", racks);
     json_object_set_new(rec, "nics", json_integer(n));
     json_object_set_new(rec, "kinds", kinds);
     json_object_set_new(rec, "relative_pct", json_real(sp->max_below_median_pct));
@@ -315,12 +332,12 @@ static int fc_rails_report_rail(fc_rails_run_t *rr, int r)
     if (sp->max_below_median_pct < 0)
         json_object_set_new(rec, "note", json_string("no relative rule in the profile: the "
                                                      "rails are not compared with each other"));
-    fc_results_append(&ctx->results, rec);
     if (fail || open)
-        fc_tap_point(&ctx->tap, fail ? FC_ERR_FAIL : FC_ERR_SKIP, "rail %d: %s", r,
+        fc_tap_point(&ctx->tap, fail ? FC_ERR_FAIL : FC_ERR_SKIP, "%s",
                      json_string_value(json_array_get(reasons, 0)));
     else
         fc_tap_point(&ctx->tap, FC_OK, "rail %d against the other rails", r);
+    fc_results_append(&ctx->results, rec);
     return fail || open;
 }
 
