@@ -1,0 +1,135 @@
+#!/bin/bash
+# rails.t - the rails stage (issue 14) on one virtual cluster of 2 racks x
+# 2 nodes x 2 rails (runners/vcluster up --rails 2: eth0 and eth1 of every
+# node, each rail on its own leaf bridges and spine), one rank per NIC
+# (--ppn 2), the tcp transport; faults planted from outside with tc:
+#   - a clean run PASSes both racks, every NIC and both rails, each NIC's
+#     record carrying its figures (both directions, latency, every partner,
+#     no wrong bits);
+#   - one NIC shaped (vcluster slow HOST 20mbit --nic eth1): exactly that
+#     host's eth1 is named and quarantined for rail 1 (the host stays in
+#     service), its eth0 and every other NIC pass, its rack alone FAILs;
+#     the certificate lists every NIC's figures;
+#   - rail 1's uplink of rack 1 shaped (vcluster slow-uplink 1 20mbit
+#     --rail 1): rail 1 is named (across the spine: its uplinks or spine),
+#     no NIC is blamed;
+#   - one rank per node where the profile declares two rails: not a pass;
+#   - a bad rails map in the profile: exit 2 naming file and line.
+# Small sizes and few iterations (256 KiB, 3 timed): about 30 s.
+. tests/e2e/tap.sh
+FC=$BUILD/fabcert
+vcluster_up frl 2 2
+plan 17
+H1=${NAME}01 H2=${NAME}02
+cat > "$TMP/rails.yaml" <<'YAML'
+name: rails
+description: the rails stage of tests/e2e/rails.t
+seed: 20261203
+stages:
+  rails:
+    required: true
+    timeout_s: 90
+    warmup: 1
+    iters: 3
+    sizes: [256KiB]
+    relative:
+      max_below_median_pct: 90
+    limits:
+      - collective: any
+        min_busbw_gbps: 0.0001
+    rails:
+      count: 2
+      nic_pattern: "eth*"
+      transport: tcp
+YAML
+run() {     # run OUT [fabcert run options]: inside the first node
+    local out=$1; shift
+    local t0=$SECONDS
+    $VC --name $NAME exec $H1 $FC run --hosts "$D/hosts" --racks "$D/racks" --ppn 2 \
+        --profile "$TMP/rails.yaml" --out "$TMP/$out" "$@" > "$TMP/$out.out" 2> "$TMP/$out.err"
+    local rc=$?
+    echo $((SECONDS - t0)) > "$TMP/$out.secs"
+    return $rc
+}
+rec() { jsonl "$TMP/$1/results.jsonl" "$2"; }
+nics() {    # nics OUT VERDICT: the rail_node records of that verdict, "host:nic" sorted
+    rec "$1" 'join ",", sort map { "$_->{host}:$_->{nic}" } grep { $_->{type} eq "rail_node" &&
+        $_->{verdict} eq "'$2'" } @r'
+}
+
+# 1. clean
+run clean
+rc=$?
+grep -q "^rack rack1: PASS" "$TMP/clean.out" && grep -q "^rack rack2: PASS" "$TMP/clean.out"
+ok $(( rc != 0 || $? != 0 )) "clean run: both racks PASS ($rc, $(cat "$TMP/clean.secs") s)"
+[ $rc -eq 0 ] || diag "$(grep -E '^  (FAIL|INCOMPLETE)' "$TMP/clean.out" | head -3)"
+is "$(nics clean PASS | tr ',' '\n' | wc -l) $(rec clean 'scalar grep { $_->{type} eq "rail" && $_->{verdict} eq "PASS" } @r')" \
+   "8 2" "every NIC (4 nodes x 2) and both rails PASS"
+n=$(rec clean 'scalar grep { my $x = $_; $x->{type} eq "rail_node" && $x->{nic} =~ /^eth[01]$/ &&
+    $x->{rail} == substr($x->{nic}, 3) && @{$x->{figures}} == 1 && $x->{figures}[0]{bytes} == 262144 &&
+    @{$x->{figures}[0]{partners}} == 3 && $x->{figures}[0]{send_gbps_median} > 0 &&
+    $x->{figures}[0]{recv_gbps_median} > 0 && $x->{figures}[0]{latency_us_median} > 0 &&
+    $x->{figures}[0]{wrong_received} == 0 } @r')
+is "$n" 8 "each NIC's record: host, nic, its rail by name order, both directions and the latency with its 3 partners, no wrong bits"
+n=$(rec clean 'scalar grep { $_->{type} eq "rail_pair" && $_->{nic_a} eq $_->{nic_b} &&
+    $_->{rail} == substr($_->{nic_a}, 3) && $_->{host_a} ne $_->{host_b} } @r')
+is "$n" 12 "6 pairs of NICs per rail, each between the same NIC of two hosts"
+
+# 2. one NIC shaped
+$VC --name $NAME slow $H2 20mbit --nic eth1 > /dev/null
+run nic
+rc=$?
+q=$(rec nic 'join ",", map { "$_->{host}:$_->{nic}:$_->{rail}:$_->{scope}" } grep { $_->{type} eq "quarantine" } @r')
+is "$rc $q" "1 $H2:eth1:1:rail" "one NIC shaped: exactly $H2's eth1 quarantined, for rail 1 ($(cat "$TMP/nic.secs") s)"
+is "$(nics nic FAIL)" "$H2:eth1" "of the 8 NICs, $H2's eth1 alone FAILs"
+nics nic PASS | grep -q "$H2:eth0" && [ "$(nics nic PASS | tr ',' '\n' | wc -l)" = 7 ]
+ok $? "$H2's eth0 and the 6 NICs of the other hosts PASS"
+grep -q "^rack rack1: FAIL" "$TMP/nic.out" && grep -q "^rack rack2: PASS" "$TMP/nic.out" &&
+    grep -q "NIC eth1 of host $H2 quarantined for rail 1 after the rails stage: slow with .* confirmed alone" "$TMP/nic.out"
+st=$?
+ok $st "rack1 alone FAILs, the verdict naming NIC eth1 of $H2, rail 1, confirmed alone"
+[ $st -eq 0 ] || diag "$(grep -E '^rack|^  FAIL' "$TMP/nic.out" | head -4)"
+n=$(rec nic 'scalar grep { $_->{type} eq "rail_pair" && $_->{verdict} eq "FAIL" &&
+    $_->{implicates}{part} eq "nic" && $_->{implicates}{host} eq "'$H2'" && $_->{implicates}{nic} eq "eth1" } @r')
+is "$n" 3 "each of that NIC's 3 pairs is explained by it ($n)"
+H2=$H2 perl -MJSON::PP -e 'local $/; my $c = decode_json(<>)->{certificate};
+    my @f = grep { defined $_->{nic} && ref $_->{sizes} && defined $_->{sizes}[0]{send_gbps_median} }
+        map { @{$_->{figures} || []} } @{$c->{stages} || []};
+    my ($n) = grep { $_->{host} eq $ENV{H2} } @{$c->{nodes}};
+    exit !(@f == 4 && $n->{quarantine}{nic} eq "eth1" && $n->{quarantine}{rail} == 1)' \
+    "$TMP/nic/certificates/rack1.json" 2> /dev/null
+ok $? "rack1's certificate lists the figures of its 4 NICs, and $H2's quarantine names eth1, rail 1"
+grep -q "NIC eth1 of $H2 (rail 1)" "$TMP/nic/report/rack-rack1.html"
+ok $? "rack1's HTML page has a row per NIC"
+$VC --name $NAME clear > /dev/null
+
+# 3. a rail's uplink shaped
+$VC --name $NAME slow-uplink 1 20mbit --rail 1 > /dev/null
+run uplink
+rc=$?
+r=$(rec uplink 'join ",", map { "$_->{rail}:$_->{verdict}:" . ($_->{implicates}{part} // "") } grep { $_->{type} eq "rail" } @r')
+is "$rc $r" "1 0:PASS:,1:FAIL:rail" "rail 1's uplink shaped: rail 1 FAILs, implicated as a rail; rail 0 PASSes ($(cat "$TMP/uplink.secs") s)"
+grep -q "rail 1 across the spine: .* confirmed alone: .* rail 1's leaf uplinks or spine switch" "$TMP/uplink.out"
+ok $? "the verdict names rail 1 across the spine, confirmed alone against rail 0"
+is "$(nics uplink FAIL)/$(rec uplink 'scalar grep { $_->{type} eq "quarantine" } @r')" "/0" "no NIC is blamed or quarantined"
+$VC --name $NAME clear > /dev/null
+
+# 4. one rank per node, two rails declared: never a pass
+$VC --name $NAME exec $H1 $FC run --hosts "$D/hosts" --racks "$D/racks" --ppn 1 \
+    --profile "$TMP/rails.yaml" --out "$TMP/ppn1" > "$TMP/ppn1.out" 2>&1
+rc=$?
+grep -q "rails.count is 2, the nodes run 1 rank(s) each" "$TMP/ppn1/rails.tap"
+ok $(( rc == 0 || $? != 0 )) "one rank per node where two rails are declared: not a pass, saying why ($rc)"
+
+# 5. bad rails maps
+sed 's/nic_pattern: "eth\*"/map: "eth0,,eth1"/' "$TMP/rails.yaml" > "$TMP/bad1.yaml"
+$FC check-profile "$TMP/bad1.yaml" > /dev/null 2> "$TMP/bad1.err"
+rc=$?
+grep -q "bad1.yaml:[0-9]*:[0-9]*: 'map': rail 1 has no NIC name" "$TMP/bad1.err"
+ok $(( rc != 2 || $? != 0 )) "a map with an empty name: exit 2 at its line ($(head -1 "$TMP/bad1.err"))"
+sed 's/nic_pattern: "eth\*"/map: "eth0,eth1,eth2"/' "$TMP/rails.yaml" > "$TMP/bad2.yaml"
+$FC check-profile "$TMP/bad2.yaml" > /dev/null 2> "$TMP/bad2.err"
+rc=$?
+grep -q "bad2.yaml:[0-9]*:[0-9]*: 'map' names 3 NIC(s), 'count' says 2" "$TMP/bad2.err"
+ok $(( rc != 2 || $? != 0 )) "a map of 3 NICs under count 2: exit 2 at its line ($(head -1 "$TMP/bad2.err"))"
+done_testing
