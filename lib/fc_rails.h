@@ -26,4 +26,20 @@ int fc_rails_name_cmp(const char *a, const char *b);
 int fc_rails_by_pattern(char names[][FC_RAIL_NIC_MAX], int n, const char *pattern,
                         char out[][FC_RAIL_NIC_MAX], int max);
 
+/* NIC nic's PCI address (the PCI function its device is or sits under)
+ * and that function's NUMA node (-1 unknown) from sysfs
+ * (fc_sysfs_root()); 0 with pci "" when it has none (veth). */
+int fc_nic_pci_numa(const char *nic, char *pci, size_t len, int *numa);
+
+#include <jansson.h>
+
+#include "fc_profile.h"
+/* Hold a node's preflight inventory (inv: host, nics[] of name, state,
+ * speed_mbps, pci) to the rails declaration rp: which NIC is rail r (map
+ * or name order; each such NIC's entry gets "rail": r), each up, at
+ * rate_gbps where declared, and count of them. Appends a sentence per
+ * fault naming the NIC, its rail and PCI address to reasons; returns the
+ * faults. */
+int fc_rails_check_inventory(const fc_rails_profile_t *rp, json_t *inv, json_t *reasons);
+
 #endif

@@ -96,20 +96,6 @@ static void fc_rails_nic_of(const fc_rails_profile_t *rp, int rail, char *nic, c
                  k, rp->nic_pattern, rail);
 }
 
-/* The NIC's PCI address from sysfs, "" when it has none (veth, lo). */
-static void fc_rails_pci(const char *nic, char *pci, size_t len)
-{
-    char path[256], target[PATH_MAX];
-    ssize_t k;
-
-    pci[0] = '\0';
-    snprintf(path, sizeof(path), "/sys/class/net/%s/device", nic);
-    if ((k = readlink(path, target, sizeof(target) - 1)) <= 0)
-        return;
-    target[k] = '\0';
-    snprintf(pci, len, "%.31s", strrchr(target, '/') ? strrchr(target, '/') + 1 : target);
-}
-
 static double fc_rails_deadline(const fc_stage_ctx_t *ctx)
 {
     double end = ctx->started_s + ctx->sp.timeout_s, d = MPI_Wtime() + FC_RAILS_CALL_MAX_S;
@@ -680,7 +666,9 @@ int main(int argc, char **argv)
             L.usable = 1;
         if (L.nic[0] == '\0')
             snprintf(L.nic, sizeof(L.nic), "rail%d?", L.rail);
-        fc_rails_pci(L.nic, L.pci, sizeof(L.pci));
+        int numa;
+
+        fc_nic_pci_numa(L.nic, L.pci, sizeof(L.pci), &numa);
         status = fc_rails_run(&L);
     }
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
