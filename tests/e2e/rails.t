@@ -13,19 +13,25 @@
 #   - rail 1's uplink of rack 1 shaped (vcluster slow-uplink 1 20mbit
 #     --rail 1): rail 1 is named (across the spine: its uplinks or spine),
 #     no NIC is blamed;
+#   - preflight: each node's eth0 and eth1 are its rails 0 and 1 at the
+#     declared rate; declared at 100 Gb/s, each NIC is named with its rail;
 #   - one rank per node where the profile declares two rails: not a pass;
 #   - a bad rails map in the profile: exit 2 naming file and line.
-# Small sizes and few iterations (256 KiB, 3 timed): about 30 s.
+# Small sizes and few iterations (256 KiB, 3 timed): about 30 s on a quiet
+# machine.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up frl 2 2
-plan 17
+plan 19
 H1=${NAME}01 H2=${NAME}02
 cat > "$TMP/rails.yaml" <<'YAML'
 name: rails
 description: the rails stage of tests/e2e/rails.t
 seed: 20261203
 stages:
+  preflight:
+    required: false
+    timeout_s: 30
   rails:
     required: true
     timeout_s: 90
@@ -40,6 +46,7 @@ stages:
     rails:
       count: 2
       nic_pattern: "eth*"
+      rate_gbps: 10
       transport: tcp
 YAML
 run() {     # run OUT [fabcert run options]: inside the first node
@@ -71,13 +78,17 @@ n=$(rec clean 'scalar grep { my $x = $_; $x->{type} eq "rail_node" && $x->{nic} 
     $x->{figures}[0]{recv_gbps_median} > 0 && $x->{figures}[0]{latency_us_median} > 0 &&
     $x->{figures}[0]{wrong_received} == 0 } @r')
 is "$n" 8 "each NIC's record: host, nic, its rail by name order, both directions and the latency with its 3 partners, no wrong bits"
+n=$(rec clean 'scalar grep { $_->{type} eq "preflight" && $_->{verdict} eq "PASS" &&
+    2 == grep({ defined $_->{rail} && $_->{name} eq "eth$_->{rail}" && !exists $_->{pci} }
+              @{$_->{inventory}{nics}}) } @r')
+is "$n" 4 "preflight: each node's eth0 and eth1 are rails 0 and 1 at the declared 10 Gb/s, no PCI address (veth)"
 n=$(rec clean 'scalar grep { $_->{type} eq "rail_pair" && $_->{nic_a} eq $_->{nic_b} &&
     $_->{rail} == substr($_->{nic_a}, 3) && $_->{host_a} ne $_->{host_b} } @r')
 is "$n" 12 "6 pairs of NICs per rail, each between the same NIC of two hosts"
 
 # 2. one NIC shaped
 $VC --name $NAME slow $H2 20mbit --nic eth1 > /dev/null
-run nic
+run nic --stages rails     # preflight: in the clean run
 rc=$?
 q=$(rec nic 'join ",", map { "$_->{host}:$_->{nic}:$_->{rail}:$_->{scope}" } grep { $_->{type} eq "quarantine" } @r')
 is "$rc $q" "1 $H2:eth1:1:rail" "one NIC shaped: exactly $H2's eth1 quarantined, for rail 1 ($(cat "$TMP/nic.secs") s)"
@@ -105,7 +116,7 @@ $VC --name $NAME clear > /dev/null
 
 # 3. a rail's uplink shaped
 $VC --name $NAME slow-uplink 1 20mbit --rail 1 > /dev/null
-run uplink
+run uplink --stages rails
 rc=$?
 r=$(rec uplink 'join ",", map { "$_->{rail}:$_->{verdict}:" . ($_->{implicates}{part} // "") } grep { $_->{type} eq "rail" } @r')
 is "$rc $r" "1 0:PASS:,1:FAIL:rail" "rail 1's uplink shaped: rail 1 FAILs, implicated as a rail; rail 0 PASSes ($(cat "$TMP/uplink.secs") s)"
@@ -115,13 +126,22 @@ is "$(nics uplink FAIL)/$(rec uplink 'scalar grep { $_->{type} eq "quarantine" }
 $VC --name $NAME clear > /dev/null
 
 # 4. one rank per node, two rails declared: never a pass
-$VC --name $NAME exec $H1 $FC run --hosts "$D/hosts" --racks "$D/racks" --ppn 1 \
+$VC --name $NAME exec $H1 $FC run --hosts "$D/hosts" --racks "$D/racks" --ppn 1 --stages rails \
     --profile "$TMP/rails.yaml" --out "$TMP/ppn1" > "$TMP/ppn1.out" 2>&1
 rc=$?
 grep -q "rails.count is 2, the nodes run 1 rank(s) each" "$TMP/ppn1/rails.tap"
 ok $(( rc == 0 || $? != 0 )) "one rank per node where two rails are declared: not a pass, saying why ($rc)"
 
-# 5. bad rails maps
+# 5. the rails declared at 100 Gb/s: preflight names every NIC's rate
+sed 's/rate_gbps: 10$/rate_gbps: 100/' "$TMP/rails.yaml" > "$TMP/rate.yaml"
+$VC --name $NAME exec $H1 $FC run --hosts "$D/hosts" --racks "$D/racks" --stages preflight \
+    --profile "$TMP/rate.yaml" --out "$TMP/rate" > "$TMP/rate.out" 2>&1
+rc=$?
+n=$(rec rate 'scalar grep { $_->{type} eq "preflight" && $_->{verdict} eq "FAIL" &&
+    (join "|", @{$_->{reasons}}) =~ /NIC eth0 \(rail 0\) on \Q$_->{host}\E runs at 10000 Mb\/s; the rails declare 100 Gb\/s.*NIC eth1 \(rail 1\) on \Q$_->{host}\E runs at 10000 Mb\/s/ } @r')
+is "$rc $n" "1 4" "rails declared at 100 Gb/s on 10 Gb/s NICs: preflight fails each node, naming each NIC and its rail"
+
+# 6. bad rails maps
 sed 's/nic_pattern: "eth\*"/map: "eth0,,eth1"/' "$TMP/rails.yaml" > "$TMP/bad1.yaml"
 $FC check-profile "$TMP/bad1.yaml" > /dev/null 2> "$TMP/bad1.err"
 rc=$?
