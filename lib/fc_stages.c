@@ -108,7 +108,7 @@ static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
                        "judges their error counters over the whole soak)" },
     [FC_STAGE_RAILS] = {
         .id = FC_STAGE_RAILS, .name = "rails", .ranks = FC_RANKS_PPN, .min_hosts = 2,
-        .group = "node",
+        .group = "node", .sweep_check = FC_SWEEP_CHECK_RAILS, .sweep_record = "rail_pair",
         .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE | FC_SECT_SWEEP | FC_SECT_RAILS,
         .view = FC_VIEW_TABLE,
         .no_kinds = "the rails stage moves buffers from one NIC to another (both directions "

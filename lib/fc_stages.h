@@ -96,6 +96,10 @@ typedef enum fc_stage_sweep_check {
                                      * series over the attempt's hosts
                                      * (fc_stage_series_counts), with the
                                      * planned iters and warmup, no other */
+    FC_SWEEP_CHECK_RAILS,           /* one record of its sweep_record type per
+                                     * pair of its hosts on each rail (ranks
+                                     * per host), each with every planned
+                                     * size, no other (the rails stage) */
 } fc_stage_sweep_check_t;
 
 typedef struct fc_stage_desc {

@@ -15,6 +15,8 @@
 #     no NIC is blamed;
 #   - preflight: each node's eth0 and eth1 are its rails 0 and 1 at the
 #     declared rate; declared at 100 Gb/s, each NIC is named with its rail;
+#   - the report holds the records to the plan (a rail pair's record
+#     deleted: INCOMPLETE, naming it) and re-judges their figures;
 #   - one rank per node where the profile declares two rails: not a pass;
 #   - a bad rails map in the profile: exit 2 naming file and line.
 # Small sizes and few iterations (256 KiB, 3 timed): about 30 s on a quiet
@@ -22,7 +24,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up frl 2 2
-plan 19
+plan 21
 H1=${NAME}01 H2=${NAME}02
 cat > "$TMP/rails.yaml" <<'YAML'
 name: rails
@@ -85,6 +87,22 @@ is "$n" 4 "preflight: each node's eth0 and eth1 are rails 0 and 1 at the declare
 n=$(rec clean 'scalar grep { $_->{type} eq "rail_pair" && $_->{nic_a} eq $_->{nic_b} &&
     $_->{rail} == substr($_->{nic_a}, 3) && $_->{host_a} ne $_->{host_b} } @r')
 is "$n" 12 "6 pairs of NICs per rail, each between the same NIC of two hosts"
+
+# the report holds the records to the plan and re-judges their figures:
+# a copy of the clean run without one rail_pair record of rail 1 (the end
+# record recounted), and one with a pair's bandwidth below its limit
+cp -r "$TMP/clean" "$TMP/cut" && cp -r "$TMP/clean" "$TMP/forged"
+perl -i -ne 'if (/"type":"rail_pair"/ && /"rail":1[,}]/ && !$done) { $done = 1; next }
+    s/"judged_records":(\d+)/"judged_records":@{[$1-1]}/; s/"points":(\d+)/"points":@{[$1-1]}/; print' \
+    "$TMP/cut/results.jsonl"
+$FC report "$TMP/cut" > "$TMP/cut.rep" 2>&1
+grep -q "INCOMPLETE rack rack1, rails stage, sweep: .*planned 10 pairs, 9 judged (first missing: rail 1 pair $H1 <-> $H2)" "$TMP/cut.rep"
+ok $? "a rail pair's record deleted: rack1 INCOMPLETE, naming the missing pair and its rail"
+perl -i -pe 'if (/"type":"rail_pair"/ && !$done) { s/"bw_gbps":[0-9.e+-]+/"bw_gbps":0.00001/; $done = 1 }' \
+    "$TMP/forged/results.jsonl"
+$FC report "$TMP/forged" > "$TMP/forged.rep" 2>&1
+grep -q "FAIL rack rack1, rails stage, .*rail 0 pair $H1 eth0 <-> $H2 eth0: its own figures fail its limit" "$TMP/forged.rep"
+ok $? "a rail pair's figure below its limit under a PASS: re-judged FAIL"
 
 # 2. one NIC shaped
 $VC --name $NAME slow $H2 20mbit --nic eth1 > /dev/null
