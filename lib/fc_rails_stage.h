@@ -14,6 +14,7 @@
 #ifndef FC_RAILS_STAGE_H
 #define FC_RAILS_STAGE_H
 
+#include "fc_nic_transport.h"
 #include "fc_pairs_stage.h"
 #include "fc_rails.h"
 
@@ -53,6 +54,37 @@ typedef struct fc_rails_run {
                              * failure seen by that NIC, "" none */
     fc_rail_class_t *classes;   /* rank 0: nrails * 2 * nsizes */
 } fc_rails_run_t;
+
+/* A rank's part in the stage (suites/rails.c): one NIC of one node. */
+typedef struct fc_rails_local {
+    fc_stage_ctx_t *ctx;
+    const fc_nic_transport_t *tr;
+    MPI_Comm rail_comm;
+    int rail, node, nnodes, nrails;
+    char nic[FC_RAIL_NIC_MAX];
+    char pci[32];
+    int usable;             /* the transport can drive the NIC */
+    char why[FC_NIC_WHY_MAX];
+    void *buf;
+    size_t len;
+    fc_rail_side_t *mine, *all;     /* nsizes; all: world_size * nsizes (rank 0) */
+    fc_rails_run_t *rr;     /* rank 0 */
+    double measure_max_s, round_max_s;
+    int out_of_time;
+} fc_rails_local_t;
+
+
+/* lib/fc_rails_measure.c. Both ranks of a pair: this NIC against
+ * partner's (-1: none this round) at every size, into L->mine. */
+void fc_rails_pair(fc_rails_local_t *L, int partner);
+/* Every rank: L->mine to world rank 0's L->all. */
+void fc_rails_gather(fc_rails_local_t *L);
+/* Rank 0: an empty pair of nodes x, y at size z; one side merged into
+ * its pair (the slower direction is the pair's); a round's sides into
+ * every rail's tournament. */
+void fc_rails_pair_new(fc_pair_t *p, int x, int y, int z);
+void fc_rails_merge_side(fc_rails_run_t *rr, fc_pair_t *p, const fc_rail_side_t *rs);
+void fc_rails_merge_round(fc_rails_local_t *L);
 
 /* Rank 0: the rail rule's reference for every rail, kind and size, into
  * rr->classes (fc_rail_class_t.slow set). */
