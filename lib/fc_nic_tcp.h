@@ -18,7 +18,7 @@
 /* Seconds on the deadlines' clock. */
 double fc_nic_tcp_now(void);
 /* nic's IPv4 address (port 0) into *sa; FC_ERR_SKIP with the reason when
- * the interface is absent, down or has no IPv4 address. */
+ * the interface is absent, down, without carrier or has no IPv4 address. */
 fc_status_t fc_nic_tcp_addr(const char *nic, struct sockaddr_in *sa, char *why, size_t len);
 /* A listening socket on addr, any port (set in addr->sin_port); -1 and why. */
 int fc_nic_tcp_listen(const char *nic, struct sockaddr_in *addr, char *why, size_t len);

@@ -39,7 +39,7 @@ double fc_nic_tcp_now(void)
 fc_status_t fc_nic_tcp_addr(const char *nic, struct sockaddr_in *sa, char *why, size_t len)
 {
     struct ifaddrs *ifa = NULL;
-    int seen = 0, up = 0, found = 0;
+    int seen = 0, up = 0, carrier = 0, found = 0;
 
     if (getifaddrs(&ifa) != 0) {
         snprintf(why, len, "%s: getifaddrs: %s", nic, strerror(errno));
@@ -50,7 +50,9 @@ fc_status_t fc_nic_tcp_addr(const char *nic, struct sockaddr_in *sa, char *why, 
             continue;
         seen = 1;
         up |= (i->ifa_flags & IFF_UP) != 0;
-        if (i->ifa_addr != NULL && i->ifa_addr->sa_family == AF_INET && (i->ifa_flags & IFF_UP)) {
+        carrier |= (i->ifa_flags & IFF_RUNNING) != 0;
+        if (i->ifa_addr != NULL && i->ifa_addr->sa_family == AF_INET && (i->ifa_flags & IFF_UP) &&
+            (i->ifa_flags & IFF_RUNNING)) {
             memcpy(sa, i->ifa_addr, sizeof(*sa));
             sa->sin_port = 0;
             found = 1;
@@ -60,7 +62,9 @@ fc_status_t fc_nic_tcp_addr(const char *nic, struct sockaddr_in *sa, char *why, 
     if (found)
         return FC_OK;
     snprintf(why, len, "%s: %s", nic, !seen ? "no such interface on this host"
-             : !up ? "the interface is down" : "the interface has no IPv4 address");
+             : !up ? "the interface is down"
+             : !carrier ? "no carrier (its cable, transceiver or switch port)"
+             : "the interface has no IPv4 address");
     return FC_ERR_SKIP;
 }
 

@@ -227,10 +227,20 @@ static int fc_rails_report_pairs(fc_rails_run_t *rr, int r)
         if (strcmp(json_string_value(json_object_get(rec, "type")), "rail_node") == 0) {
             for (int v = 0; v < rr->nnodes; ++v)
                 if (strcmp(rr->hosts[v], json_string_value(json_object_get(rec, "host"))) == 0) {
+                    json_t *why = json_array_get(json_object_get(rec, "reasons"), 0);
+
                     json_object_set_new(rec, "figures", fc_rails_figures(rr, r, v));
                     if (rr->errs[r * rr->nnodes + v][0])
                         json_object_set_new(rec, "transport_error",
                                             json_string(rr->errs[r * rr->nnodes + v]));
+                    /* a NIC blamed that the transport could not drive: say how */
+                    if (rr->errs[r * rr->nnodes + v][0] && json_is_string(why)) {
+                        char text[FC_REASON_MAX * 3];
+
+                        snprintf(text, sizeof(text), "%s; its transport: %s",
+                                 json_string_value(why), rr->errs[r * rr->nnodes + v]);
+                        json_string_set(why, text);
+                    }
                 }
         }
         fc_results_append(&ctx->results, rec);

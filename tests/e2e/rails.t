@@ -17,6 +17,8 @@
 #     declared rate; declared at 100 Gb/s, each NIC is named with its rail;
 #   - the report holds the records to the plan (a rail pair's record
 #     deleted: INCOMPLETE, naming it) and re-judges their figures;
+#   - a cable pulled (vcluster cut HOST --nic eth1): that NIC named at once,
+#     its transport's reason (no carrier) in the verdict;
 #   - one rank per node where the profile declares two rails: not a pass;
 #   - a bad rails map in the profile: exit 2 naming file and line.
 # Small sizes and few iterations (256 KiB, 3 timed): about 30 s on a quiet
@@ -24,8 +26,8 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up frl 2 2
-plan 21
-H1=${NAME}01 H2=${NAME}02
+plan 22
+H1=${NAME}01 H2=${NAME}02 H3=${NAME}03
 cat > "$TMP/rails.yaml" <<'YAML'
 name: rails
 description: the rails stage of tests/e2e/rails.t
@@ -143,14 +145,23 @@ ok $? "the verdict names rail 1 across the spine, confirmed alone against rail 0
 is "$(nics uplink FAIL)/$(rec uplink 'scalar grep { $_->{type} eq "quarantine" } @r')" "/0" "no NIC is blamed or quarantined"
 $VC --name $NAME clear > /dev/null
 
-# 4. one rank per node, two rails declared: never a pass
+# 4. a cable pulled (the switch side of H3's eth1 down): named at once
+$VC --name $NAME cut $H3 --nic eth1 > /dev/null
+run pulled --stages rails
+rc=$?
+$VC --name $NAME mend $H3 --nic eth1 > /dev/null
+q=$(rec pulled 'join ",", map { "$_->{host}:$_->{nic}:$_->{rail}" } grep { $_->{type} eq "quarantine" } @r')
+grep -q "NIC eth1 of host $H3 quarantined for rail 1 after the rails stage: .*its transport: eth1: no carrier" "$TMP/pulled.out"
+is "$rc $q $?" "1 $H3:eth1:1 0" "a pulled cable: $H3's eth1 alone quarantined, the verdict saying it has no carrier ($(cat "$TMP/pulled.secs") s)"
+
+# 5. one rank per node, two rails declared: never a pass
 $VC --name $NAME exec $H1 $FC run --hosts "$D/hosts" --racks "$D/racks" --ppn 1 --stages rails \
     --profile "$TMP/rails.yaml" --out "$TMP/ppn1" > "$TMP/ppn1.out" 2>&1
 rc=$?
 grep -q "rails.count is 2, the nodes run 1 rank(s) each" "$TMP/ppn1/rails.tap"
 ok $(( rc == 0 || $? != 0 )) "one rank per node where two rails are declared: not a pass, saying why ($rc)"
 
-# 5. the rails declared at 100 Gb/s: preflight names every NIC's rate
+# 6. the rails declared at 100 Gb/s: preflight names every NIC's rate
 sed 's/rate_gbps: 10$/rate_gbps: 100/' "$TMP/rails.yaml" > "$TMP/rate.yaml"
 $VC --name $NAME exec $H1 $FC run --hosts "$D/hosts" --racks "$D/racks" --stages preflight \
     --profile "$TMP/rate.yaml" --out "$TMP/rate" > "$TMP/rate.out" 2>&1
@@ -159,7 +170,7 @@ n=$(rec rate 'scalar grep { $_->{type} eq "preflight" && $_->{verdict} eq "FAIL"
     (join "|", @{$_->{reasons}}) =~ /NIC eth0 \(rail 0\) on \Q$_->{host}\E runs at 10000 Mb\/s; the rails declare 100 Gb\/s.*NIC eth1 \(rail 1\) on \Q$_->{host}\E runs at 10000 Mb\/s/ } @r')
 is "$rc $n" "1 4" "rails declared at 100 Gb/s on 10 Gb/s NICs: preflight fails each node, naming each NIC and its rail"
 
-# 6. bad rails maps
+# 7. bad rails maps
 sed 's/nic_pattern: "eth\*"/map: "eth0,,eth1"/' "$TMP/rails.yaml" > "$TMP/bad1.yaml"
 $FC check-profile "$TMP/bad1.yaml" > /dev/null 2> "$TMP/bad1.err"
 rc=$?
