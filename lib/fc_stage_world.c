@@ -43,6 +43,7 @@ static json_t *fc_stage_work_plan(const fc_stage_ctx_t *ctx)
         return json_pack("{s:s, s:i}", "unit", "points", "total",
                          fc_stage_point_count(&ctx->sp));
     case FC_STAGE_PAIRS:
+    case FC_STAGE_RAILS:    /* every rail's tournament at once: the same rounds */
         for (int r = 0; r < ctx->world_size; ++r) {
             int seen = 0;
 

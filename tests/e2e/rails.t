@@ -74,8 +74,8 @@ rc=$?
 grep -q "^rack rack1: PASS" "$TMP/clean.out" && grep -q "^rack rack2: PASS" "$TMP/clean.out"
 ok $(( rc != 0 || $? != 0 )) "clean run: both racks PASS ($rc, $(cat "$TMP/clean.secs") s)"
 [ $rc -eq 0 ] || diag "$(grep -E '^  (FAIL|INCOMPLETE)' "$TMP/clean.out" | head -3)"
-is "$(nics clean PASS | tr ',' '\n' | wc -l) $(rec clean 'scalar grep { $_->{type} eq "rail" && $_->{verdict} eq "PASS" } @r')" \
-   "8 2" "every NIC (4 nodes x 2) and both rails PASS"
+is "$(nics clean PASS | tr ',' '\n' | wc -l) $(rec clean 'scalar grep { $_->{type} eq "rail" && $_->{verdict} eq "PASS" } @r') $(rec clean 'my ($s) = grep { $_->{type} eq "stage_start" && $_->{stage} eq "rails" } @r; "$s->{work}{unit}:$s->{work}{total}"')" \
+   "8 2 rounds:3" "every NIC (4 nodes x 2) and both rails PASS; the stage planned 3 rounds (the runner's progress)"
 n=$(rec clean 'scalar grep { my $x = $_; $x->{type} eq "rail_node" && $x->{nic} =~ /^eth[01]$/ &&
     $x->{rail} == substr($x->{nic}, 3) && @{$x->{figures}} == 1 && $x->{figures}[0]{bytes} == 262144 &&
     @{$x->{figures}[0]{partners}} == 3 && $x->{figures}[0]{send_gbps_median} > 0 &&
