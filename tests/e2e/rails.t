@@ -26,7 +26,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up frl 2 2
-plan 22
+plan 23
 H1=${NAME}01 H2=${NAME}02 H3=${NAME}03
 cat > "$TMP/rails.yaml" <<'YAML'
 name: rails
@@ -132,6 +132,8 @@ H2=$H2 perl -MJSON::PP -e 'local $/; my $c = decode_json(<>)->{certificate};
 ok $? "rack1's certificate lists the figures of its 4 NICs, and $H2's quarantine names eth1, rail 1"
 grep -q "NIC eth1 of $H2 (rail 1)" "$TMP/nic/report/rack-rack1.html"
 ok $? "rack1's HTML page has a row per NIC"
+grep -q "^  NICs rack rack1, rails stage: 4 NIC(s) at 262144 bytes: send .* GB/s (slowest $H2 eth1, rail 1), receive" "$TMP/nic.out"
+ok $? "the summary gives rack1's 4 NICs' range, the slowest named"
 $VC --name $NAME clear > /dev/null
 
 # 3. a rail's uplink shaped
