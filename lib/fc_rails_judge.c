@@ -117,7 +117,8 @@ static int fc_rails_split(fc_rails_run_t *rr, int r, json_t *obj, const char *ke
     json_object_set_new(obj, nic_key, json_string(colon + 1));
     for (int v = 0; v < rr->nnodes; ++v)
         if (strcmp(rr->rails[r].node_hosts[v], s) == 0 && rr->pci[r * rr->nnodes + v][0])
-            json_object_set_new(obj, strcmp(nic_key, "nic") == 0 ? "pci" : "pci_x",
+            json_object_set_new(obj, strcmp(nic_key, "nic_a") == 0 ? "pci_a"
+                                     : strcmp(nic_key, "nic_b") == 0 ? "pci_b" : "pci",
                                 json_string(rr->pci[r * rr->nnodes + v]));
     json_object_set_new(obj, key, json_string(host));
     return 1;
