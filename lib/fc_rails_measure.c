@@ -73,7 +73,18 @@ static void fc_rails_measure(fc_rails_local_t *L, fc_nic_ep_t *ep, int partner, 
                 break;
             }
             if (!sending) {
+                const fc_selftest_t *self = &L->ctx->opts.selftest;
                 fc_mismatch_t m = { 0, 0, 0, 0 };
+
+                /* --selftest-corrupt: one bit of what this NIC received,
+                 * after the transport and before the check */
+                if (self->enabled && self->rank == L->ctx->world_rank && self->iter == it) {
+                    uint64_t k = self->index >= 0 && (uint64_t)self->index < count
+                                     ? (uint64_t)self->index : count / 2;
+
+                    ((unsigned char *)L->buf)[k * sizeof(int32_t)] ^=
+                        (unsigned char)(1u << self->bit);
+                }
 
                 fc_cpu_verify(&pat[it % 2], partner, 0, L->buf, count, 0, &m);
                 if (m.wrong > 0 && side->wrong == 0) {

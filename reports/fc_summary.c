@@ -180,7 +180,9 @@ void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
 
     for (int k = 0; k < v->nracks; ++k) {
         const fc_rack_verdict_t *r = &v->racks[k];
-        int nq = (int)json_array_size(r->quarantines);
+        int nq = (int)json_array_size(r->quarantines), nics = 0;
+        json_t *q;
+        size_t qi;
         int nl = (int)json_array_size(r->hosts_left_out);
         char left[96] = "";
 
@@ -188,7 +190,15 @@ void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
         if (nl)
             snprintf(left, sizeof(left), " of the rack map's %d, %d not in the run",
                      r->nhosts + nl, nl);
-        if (nq)
+        /* a NIC quarantined for its rail is not a host taken out */
+        json_array_foreach(r->quarantines, qi, q)
+            nics += json_is_string(json_object_get(q, "nic"));
+        if (nq && nics)
+            fc_print_line(out, "rack %s: %s (%d host%s%s, %d quarantined, %d NIC%s for its rail)",
+                          r->rack, fc_verdict_name(r->verdict), r->nhosts,
+                          r->nhosts == 1 ? "" : "s", left, nq - nics, nics,
+                          nics == 1 ? "" : "s");
+        else if (nq)
             fc_print_line(out, "rack %s: %s (%d host%s%s, %d quarantined)", r->rack,
                           fc_verdict_name(r->verdict), r->nhosts, r->nhosts == 1 ? "" : "s",
                           left, nq);

@@ -198,10 +198,20 @@ void fc_quarantine_nic(fc_run_state_t *st, const char *stage, json_t *imp, const
     const char *host = fc_json_str(imp, "host"), *nic = fc_json_str(imp, "nic");
     int h = fc_inventory_find_host(&st->inv, host);
     long long rail = json_integer_value(json_object_get(imp, "rail"));
+    /* once per NIC and rail in this runner (its pairs and its node record
+     * all implicate it) */
+    static json_t *done;
+    char key[256];
     json_t *rec;
 
     if (h < 0)
         return;
+    snprintf(key, sizeof(key), "%s %s %lld", host, nic, rail);
+    if (done == NULL)
+        done = json_object();
+    if (json_object_get(done, key) != NULL)
+        return;
+    json_object_set_new(done, key, json_true());
     /* the host stays in service: its other NICs, and every stage that
      * does not drive this NIC's rail, run on it (docs/DECISIONS.md) */
     rec = fc_run_record(st, "quarantine", stage);

@@ -19,6 +19,8 @@
 #     deleted: INCOMPLETE, naming it) and re-judges their figures;
 #   - a cable pulled (vcluster cut HOST --nic eth1): that NIC named at once,
 #     its transport's reason (no carrier) in the verdict;
+#   - one bit flipped in what one NIC receives (--selftest-corrupt on its
+#     rank): its pairs' wrong data placed on that NIC, quarantined once;
 #   - one rank per node where the profile declares two rails: not a pass;
 #   - a bad rails map in the profile: exit 2 naming file and line.
 # Small sizes and few iterations (256 KiB, 3 timed): about 30 s on a quiet
@@ -26,7 +28,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up frl 2 2
-plan 23
+plan 24
 H1=${NAME}01 H2=${NAME}02 H3=${NAME}03
 cat > "$TMP/rails.yaml" <<'YAML'
 name: rails
@@ -156,14 +158,26 @@ q=$(rec pulled 'join ",", map { "$_->{host}:$_->{nic}:$_->{rail}" } grep { $_->{
 grep -q "NIC eth1 of host $H3 quarantined for rail 1 after the rails stage: .*its transport: eth1: no carrier" "$TMP/pulled.out"
 is "$rc $q $?" "1 $H3:eth1:1 0" "a pulled cable: $H3's eth1 alone quarantined, the verdict saying it has no carrier ($(cat "$TMP/pulled.secs") s)"
 
-# 5. one rank per node, two rails declared: never a pass
+# 5. one bit of what H2's eth1 receives flipped (--selftest-corrupt on its
+# rank, the second on H2: rail 1): wrong data, placed on that NIC
+R=$(rec clean 'my ($s) = grep { $_->{type} eq "stage_start" && $_->{stage} eq "rails" } @r;
+    my @h = @{$s->{rank_hosts}}; (grep { $h[$_] eq "'$H2'" } 0..$#h)[-1]')
+run flip --stages rails --selftest-corrupt rank=$R,iter=1
+rc=$?
+q=$(rec flip 'join ",", map { "$_->{host}:$_->{nic}:$_->{rail}" } grep { $_->{type} eq "quarantine" } @r')
+n=$(rec flip 'scalar grep { $_->{type} eq "rail_pair" && $_->{verdict} eq "FAIL" && $_->{sizes}[0]{wrong} > 0 &&
+    $_->{implicates}{nic} eq "eth1" && $_->{implicates}{host} eq "'$H2'" } @r')
+grep -q "^rack rack1: FAIL (2 hosts, 0 quarantined, 1 NIC for its rail)" "$TMP/flip.out"
+is "$rc $q $n $?" "1 $H2:eth1:1 3 0" "one bit flipped in what rank $R ($H2 eth1) receives: its 3 pairs' wrong data placed on that NIC, quarantined once for rail 1"
+
+# 6. one rank per node, two rails declared: never a pass
 $VC --name $NAME exec $H1 $FC run --hosts "$D/hosts" --racks "$D/racks" --ppn 1 --stages rails \
     --profile "$TMP/rails.yaml" --out "$TMP/ppn1" > "$TMP/ppn1.out" 2>&1
 rc=$?
 grep -q "rails.count is 2, the nodes run 1 rank(s) each" "$TMP/ppn1/rails.tap"
 ok $(( rc == 0 || $? != 0 )) "one rank per node where two rails are declared: not a pass, saying why ($rc)"
 
-# 6. the rails declared at 100 Gb/s: preflight names every NIC's rate
+# 7. the rails declared at 100 Gb/s: preflight names every NIC's rate
 sed 's/rate_gbps: 10$/rate_gbps: 100/' "$TMP/rails.yaml" > "$TMP/rate.yaml"
 $VC --name $NAME exec $H1 $FC run --hosts "$D/hosts" --racks "$D/racks" --stages preflight \
     --profile "$TMP/rate.yaml" --out "$TMP/rate" > "$TMP/rate.out" 2>&1
@@ -172,7 +186,7 @@ n=$(rec rate 'scalar grep { $_->{type} eq "preflight" && $_->{verdict} eq "FAIL"
     (join "|", @{$_->{reasons}}) =~ /NIC eth0 \(rail 0\) on \Q$_->{host}\E runs at 10000 Mb\/s; the rails declare 100 Gb\/s.*NIC eth1 \(rail 1\) on \Q$_->{host}\E runs at 10000 Mb\/s/ } @r')
 is "$rc $n" "1 4" "rails declared at 100 Gb/s on 10 Gb/s NICs: preflight fails each node, naming each NIC and its rail"
 
-# 7. bad rails maps
+# 8. bad rails maps
 sed 's/nic_pattern: "eth\*"/map: "eth0,,eth1"/' "$TMP/rails.yaml" > "$TMP/bad1.yaml"
 $FC check-profile "$TMP/bad1.yaml" > /dev/null 2> "$TMP/bad1.err"
 rc=$?
