@@ -166,6 +166,17 @@ typedef struct fc_scaling_profile {
     double max_first_drop_pct;  /* the step 1 -> 2 nodes (leaving the node) */
 } fc_scaling_profile_t;
 
+/* The rails stage (suites/rails.c, lib/fc_rails.h): which NIC is each
+ * rail, how many per node, their rate, the transport that drives them. */
+typedef struct fc_rails_profile {
+    int count;                  /* NICs per node; 0: as found */
+    char map[256];              /* "eth0,eth1": rail r is the r-th; "": by pattern */
+    int nmap;                   /* names in map */
+    char nic_pattern[64];       /* without a map: rails by name order */
+    double rate_gbps;           /* each NIC's link rate; 0: not checked */
+    char transport[16];         /* "tcp" or "verbs" */
+} fc_rails_profile_t;
+
 typedef struct fc_stage_profile {
     int present;            /* the profile names this stage */
     int required;           /* a rack is INCOMPLETE if it did not run */
@@ -197,6 +208,7 @@ typedef struct fc_stage_profile {
     int pairs_mode;         /* pairs: FC_PAIRS_MODE_* (lib/fc_pairs_schedule.h) */
     int pairs_partners;     /* pairs, sampled: K partners per node; 0: the
                              * default, fc_pairs_default_partners(n) */
+    fc_rails_profile_t rails;       /* the rails stage's settings */
 } fc_stage_profile_t;
 
 typedef struct fc_profile {

@@ -26,6 +26,7 @@ extern const fc_yaml_section_t fc_overlap_section;     /* overlap: (fc_profile_d
 extern const fc_yaml_section_t fc_scaling_section;     /* scaling: (fc_profile_diag.c) */
 extern const fc_yaml_section_t fc_affinity_section;    /* expect.gpu_nic_affinity:
                                                         * (fc_profile_affinity.c) */
+extern const fc_yaml_section_t fc_rails_section;       /* rails: (fc_profile_rails.c) */
 
 void fc_expect_defaults(fc_preflight_profile_t *e);
 void fc_soak_defaults(fc_soak_profile_t *s);
@@ -34,6 +35,7 @@ void fc_counters_defaults(fc_counters_profile_t *c);
 void fc_overlap_defaults(fc_overlap_profile_t *o);
 void fc_scaling_defaults(fc_scaling_profile_t *s);
 void fc_affinity_defaults(fc_affinity_profile_t *a);
+void fc_rails_defaults(fc_rails_profile_t *r);
 
 /* The soak stage's rules across sections, once the stage is read: its
  * timeout outlasts the soak, and the window leaves drift judgeable. k is

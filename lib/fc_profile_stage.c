@@ -216,6 +216,8 @@ static const fc_yaml_field_t fc_stage_keys[] = {
                   .stage_section = FC_SECT_PAIRS),
     FC_KEY_INT("partners", fc_stage_profile_t, pairs_partners, 1, 100000,
                .stage_section = FC_SECT_PAIRS),
+    FC_KEY_MAP("rails", fc_stage_profile_t, rails, &fc_rails_section,
+               .stage_section = FC_SECT_RAILS),
     FC_KEY_END
 };
 
@@ -308,6 +310,7 @@ static void fc_stage_defaults(fc_stage_profile_t *sp)
     fc_counters_defaults(&sp->counters);
     fc_overlap_defaults(&sp->overlap);
     fc_scaling_defaults(&sp->scaling);
+    fc_rails_defaults(&sp->rails);
 }
 
 /* ---- stages: -------------------------------------------------------------- */

@@ -43,7 +43,9 @@ static json_t *fc_stage_work_plan(const fc_stage_ctx_t *ctx)
     case FC_STAGE_CLUSTER:
         return json_pack("{s:s, s:i}", "unit", "points", "total",
                          fc_stage_point_count(&ctx->sp));
-    case FC_STAGE_PAIRS: {
+    case FC_STAGE_PAIRS:
+    case FC_STAGE_RAILS: {  /* rails: every rail's full tournament at once, the
+                             * same rounds (its profile has no mode: full) */
         /* the stage's schedule: full or sampled over the hosts in the
          * order of their first ranks and their racks (fc_pairs_schedule.h) */
         int *rack = fc_xcalloc((size_t)ctx->world_size + 1, sizeof(int), "the hosts' racks");

@@ -107,6 +107,16 @@ static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
         .no_relative = FC_WHOLE_JOB, .view = FC_VIEW_SOAK,
         .no_counters = "the soak reads the links of soak.nic_pattern in every window (and "
                        "judges their error counters over the whole soak)" },
+    [FC_STAGE_RAILS] = {
+        .id = FC_STAGE_RAILS, .name = "rails", .ranks = FC_RANKS_PPN, .min_hosts = 2,
+        .group = "node", .sweep_check = FC_SWEEP_CHECK_RAILS, .sweep_record = "rail_pair",
+        .sections = FC_SECT_LIMITS | FC_SECT_RELATIVE | FC_SECT_SWEEP | FC_SECT_RAILS,
+        .view = FC_VIEW_TABLE,
+        .no_kinds = "the rails stage moves buffers from one NIC to another (both directions "
+                    "and a ping-pong), whatever the profile lists",
+        .no_backend = "the rails stage drives each NIC through its rails: transport (tcp, "
+                      "verbs), not a collective backend",
+        .no_counters = FC_NO_COUNTERS("rails") },
 };
 
 const fc_stage_desc_t *fc_stage_desc(fc_stage_id_t stage)

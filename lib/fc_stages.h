@@ -23,6 +23,7 @@ typedef enum fc_stage_id {         /* in plan order */
     FC_STAGE_SCALING,
     FC_STAGE_CONTENTION,
     FC_STAGE_SOAK,
+    FC_STAGE_RAILS,                 /* last: the ids before it are unchanged */
     FC_STAGE_COUNT
 } fc_stage_id_t;
 
@@ -52,6 +53,7 @@ enum {
                                      * to the next) */
     FC_SECT_PAIRS = 1 << 11,        /* mode:, partners: (the pairs stage's
                                      * schedule, lib/fc_pairs_schedule.h) */
+    FC_SECT_RAILS = 1 << 12,        /* rails: (the NICs that are the rails) */
 };
 
 /* How the reports show a stage's figures beside the per-point table
@@ -96,6 +98,10 @@ typedef enum fc_stage_sweep_check {
                                      * series over the attempt's hosts
                                      * (fc_stage_series_counts), with the
                                      * planned iters and warmup, no other */
+    FC_SWEEP_CHECK_RAILS,           /* one record of its sweep_record type per
+                                     * pair of its hosts on each rail (ranks
+                                     * per host), each with every planned
+                                     * size, no other (the rails stage) */
 } fc_stage_sweep_check_t;
 
 typedef struct fc_stage_desc {

@@ -145,6 +145,10 @@ json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t 
                 why = json_pack("{s:s, s:s, s:s}", "stage", fc_json_str(q, "stage"),
                                 "part", fc_json_str(q, "part"), "reason",
                                 fc_json_str(q, "reason"));
+                if (json_is_string(json_object_get(q, "nic"))) {    /* for its rail */
+                    json_object_set(why, "nic", json_object_get(q, "nic"));
+                    json_object_set(why, "rail", json_object_get(q, "rail"));
+                }
             }
         fc_verdict_t nv = fc_node_verdict(r, host, &nfail);
         json_t *inv = json_null(), *c;

@@ -17,6 +17,7 @@
 #include "fc_cert_figure.h"
 #include "fc_html_cell.h"
 #include "fc_json.h"
+#include "fc_rails_records.h"
 #include "fc_profile.h"
 #include "fc_rules.h"
 
@@ -275,6 +276,26 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
     FC_RECORD_CONTEXT(FC_RECORD_RESUME, "resume", FC_BY_RUNNER),
     /* reports/fc_verdict_setup.c (fc_results_load), never on disk */
     FC_RECORD_CONTEXT(FC_RECORD_UNREADABLE, FC_UNREADABLE_RECORD, 0),
+    /* lib/fc_rails_judge.c (suites/rails.c): the pairs stage's records of
+     * one rail, each endpoint a NIC (host, nic), and the rails compared;
+     * a rail concerns every rack of the attempt */
+    [FC_RECORD_RAIL_PAIR] = {
+        .id = FC_RECORD_RAIL_PAIR, .name = "rail_pair", .writers = FC_BY_STAGE,
+        .check = 1, .bits_rejudged = 1,
+        .bits_per_size = 1, .rack_keys = { "rack_a", "rack_b" }, .label = fc_label_rail_pair,
+        .subject = fc_label_rail_pair, .figure = fc_figure_rail_pair, .cell = fc_cell_rail_pair,
+        .rules = fc_rules_pair },
+    [FC_RECORD_RAIL_NODE] = {
+        .id = FC_RECORD_RAIL_NODE, .name = "rail_node", .writers = FC_BY_STAGE,
+        .check = 1, .names_part = 1,
+        .bits_rejudged = 1, .rack_keys = { "rack" }, .label = fc_label_rail_node,
+        .subject = fc_subject_rail_node, .figure = fc_figure_rail_node,
+        .cell = fc_cell_rail_node },
+    [FC_RECORD_RAIL] = {
+        .id = FC_RECORD_RAIL, .name = "rail", .writers = FC_BY_STAGE,
+        .check = 1, .rack_keys = { "rack" }, .racks_key = "racks", .label = fc_label_rail,
+        .subject = fc_label_rail, .figure = fc_figure_rail, .cell = fc_cell_rail },
+    FC_RECORD_CONTEXT(FC_RECORD_RAILS_ROUND, "rails_round", FC_BY_STAGE),
 };
 
 const fc_record_type_t *fc_record_type_named(const char *type)

@@ -72,6 +72,10 @@ typedef enum fc_record_id {
     FC_RECORD_STAGE_DONE,       /* the runner is done with a stage (a resume keeps it) */
     FC_RECORD_RESUME,           /* the run was resumed: attempts it superseded */
     FC_RECORD_UNREADABLE,       /* FC_UNREADABLE_RECORD: a line not read */
+    FC_RECORD_RAIL_PAIR,        /* a pair of NICs on one rail, both directions */
+    FC_RECORD_RAIL_NODE,        /* a NIC, against all its partners on its rail */
+    FC_RECORD_RAIL,             /* a rail, against the other rails */
+    FC_RECORD_RAILS_ROUND,      /* a round of the rails tournaments ended */
     FC_RECORD_COUNT
 } fc_record_id_t;
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fc_json.h"
 #include "fc_record.h"
 #include "fc_report_text.h"
 
@@ -81,6 +82,48 @@ static void fc_summary_one_rank(FILE *out, const fc_run_verdict_t *v)
 /* Per stage of a rack, one short line when a rule could not judge some of
  * its figures: how many, and the first such rule with why (the HTML, JUnit
  * and the certificate have each one). */
+/* The rack's NICs in the rails stage, in one line per size: how many,
+ * the range of their send and receive medians and the slowest NIC (each
+ * failing NIC is a finding above; every NIC's figures are in the
+ * certificate and the HTML). */
+static void fc_summary_nics(FILE *out, const fc_rack_verdict_t *r)
+{
+    for (size_t z = 0;; ++z) {
+        double lo = -1, hi = -1, rlo = -1, rhi = -1;
+        const char *slow_host = "", *slow_nic = "";
+        long long slow_rail = 0, bytes = 0;
+        int n = 0;
+        json_t *rec;
+        size_t i;
+
+        json_array_foreach(r->checks, i, rec) {
+            json_t *f = json_array_get(json_object_get(rec, "figures"), z);
+            double s, rv;
+
+            if (fc_record_id(rec) != FC_RECORD_RAIL_NODE || !json_is_object(f))
+                continue;
+            s = json_number_value(json_object_get(f, "send_gbps_median"));
+            rv = json_number_value(json_object_get(f, "recv_gbps_median"));
+            bytes = (long long)json_integer_value(json_object_get(f, "bytes"));
+            if (n++ == 0 || s < lo) {
+                lo = s;
+                slow_host = fc_json_str(rec, "host");
+                slow_nic = fc_json_str(rec, "nic");
+                slow_rail = (long long)json_integer_value(json_object_get(rec, "rail"));
+            }
+            hi = hi < 0 || s > hi ? s : hi;
+            rlo = rlo < 0 || rv < rlo ? rv : rlo;
+            rhi = rhi < 0 || rv > rhi ? rv : rhi;
+        }
+        if (n == 0)
+            return;
+        fc_print_line(out, "  NICs rack %s, rails stage: %d NIC(s) at %lld bytes: send "
+                      "%.4g to %.4g GB/s (slowest %s %s, rail %lld), receive %.4g to %.4g "
+                      "GB/s (medians over each NIC's partners)", r->rack, n, bytes, lo, hi,
+                      slow_host, slow_nic, slow_rail, rlo, rhi);
+    }
+}
+
 static void fc_summary_rules_not_applied(FILE *out, const fc_rack_verdict_t *r)
 {
     for (int s = 0; s < FC_STAGE_COUNT; ++s) {
@@ -156,7 +199,9 @@ void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
 
     for (int k = 0; k < v->nracks; ++k) {
         const fc_rack_verdict_t *r = &v->racks[k];
-        int nq = (int)json_array_size(r->quarantines);
+        int nq = (int)json_array_size(r->quarantines), nics = 0;
+        json_t *q;
+        size_t qi;
         int nl = (int)json_array_size(r->hosts_left_out);
         char left[96] = "";
 
@@ -164,7 +209,15 @@ void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
         if (nl)
             snprintf(left, sizeof(left), " of the rack map's %d, %d not in the run",
                      r->nhosts + nl, nl);
-        if (nq)
+        /* a NIC quarantined for its rail is not a host taken out */
+        json_array_foreach(r->quarantines, qi, q)
+            nics += json_is_string(json_object_get(q, "nic"));
+        if (nq && nics)
+            fc_print_line(out, "rack %s: %s (%d host%s%s, %d quarantined, %d NIC%s for its rail)",
+                          r->rack, fc_verdict_name(r->verdict), r->nhosts,
+                          r->nhosts == 1 ? "" : "s", left, nq - nics, nics,
+                          nics == 1 ? "" : "s");
+        else if (nq)
             fc_print_line(out, "rack %s: %s (%d host%s%s, %d quarantined)", r->rack,
                           fc_verdict_name(r->verdict), r->nhosts, r->nhosts == 1 ? "" : "s",
                           left, nq);
@@ -192,6 +245,7 @@ void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
         if (r->more_findings)
             fc_print_line(out, "  ... and %d more findings on rack %s", r->more_findings,
                           r->rack);
+        fc_summary_nics(out, r);
         fc_summary_rules_not_applied(out, r);
     }
     if (v->truncated_lines)

@@ -365,7 +365,7 @@ int fc_record_limit_fails(json_t *rec, char *why, size_t len)
         return fc_scaling_fails_limit(rec, why, len);
     if (id == FC_RECORD_CONTENTION)
         return fc_contention_fails_limit(rec, why, len) || fc_counters_fail(rec, why, len);
-    if (id != FC_RECORD_PAIR)
+    if (id != FC_RECORD_PAIR && id != FC_RECORD_RAIL_PAIR)    /* a rail's: the same */
         return 0;
     json_array_foreach(json_object_get(rec, "sizes"), i, z)
         if (fc_pair_fails_limit(rec, z, fc_num(z, "bw_gbps"), i == 0,

@@ -179,8 +179,14 @@ static void fc_verdict_quarantine(fc_rack_verdict_t *r, json_t *rec)
     if (!fc_rack_has_host(r, fc_json_str(rec, "host")))
         return;
     json_array_append(r->quarantines, rec);
-    snprintf(text, sizeof(text), "host %s quarantined after the %s stage: %s",
-             fc_json_str(rec, "host"), fc_json_str(rec, "stage"), fc_json_str(rec, "reason"));
+    if (json_is_string(json_object_get(rec, "nic")))   /* a NIC, for its rail */
+        snprintf(text, sizeof(text), "NIC %s of host %s quarantined for rail %lld after the "
+                 "%s stage: %s", fc_json_str(rec, "nic"), fc_json_str(rec, "host"),
+                 (long long)json_integer_value(json_object_get(rec, "rail")),
+                 fc_json_str(rec, "stage"), fc_json_str(rec, "reason"));
+    else
+        snprintf(text, sizeof(text), "host %s quarantined after the %s stage: %s",
+                 fc_json_str(rec, "host"), fc_json_str(rec, "stage"), fc_json_str(rec, "reason"));
     fc_add_finding(r, FC_VERDICT_FAIL, fc_json_str(rec, "stage"), fc_json_str(rec, "part"),
                    fc_json_str(rec, "host"), text, 1);
 }

@@ -340,7 +340,8 @@ void fc_verdict_limits_scan(json_t *records, const fc_run_verdict_t *out,
         char differ[300], fails[256], label[200], text[FC_VERDICT_TEXT], ref[200] = "";
         json_t *want;
 
-        if ((id != FC_RECORD_POINT && id != FC_RECORD_PAIR && id != FC_RECORD_OVERLAP &&
+        if ((id != FC_RECORD_POINT && id != FC_RECORD_PAIR && id != FC_RECORD_RAIL_PAIR &&
+             id != FC_RECORD_OVERLAP &&
              id != FC_RECORD_SCALING && id != FC_RECORD_CONTENTION) || s < 0 || scan->ignored[i] ||
             scan->other_run[i] || !profile->stages[s].present || !out->planned[s])
             continue;

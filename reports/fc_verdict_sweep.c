@@ -23,6 +23,8 @@
  *     the sampled plan's pairs under sampled), none the schedule does not
  *     meet, each with exactly the planned sizes, iters and warmup, and the
  *     schedule's mode;
+ *   - rails: the same per rail, the full tournament (one rail_pair record
+ *     per pair of hosts on each rail, the rails being the ranks per host);
  *   - kinds (contention): one record per planned point, background kind
  *     (the profile's kinds, and "all" when there are two or more) and
  *     group (each rack with a host that measures, under scope: rack; the
@@ -113,6 +115,7 @@ static int fc_sweep_derive(const fc_run_verdict_t *out, const fc_profile_t *prof
     sw->warmup = sp.warmup;
     sw->pairs_mode = sp.pairs_mode;
     sw->pairs_partners = sp.pairs_partners;
+    sw->nrails = 1;
     sw->nkinds = 1;
     sw->kind_names[0][0] = '\0';
     if (sw->check == FC_SWEEP_CHECK_KINDS) {
@@ -126,7 +129,7 @@ static int fc_sweep_derive(const fc_run_verdict_t *out, const fc_profile_t *prof
         if (sw->nkinds > 1)
             snprintf(sw->kind_names[sw->nkinds++], sizeof(sw->kind_names[0]), "all");
     }
-    if (sw->check == FC_SWEEP_CHECK_PAIRS || sw->check == FC_SWEEP_CHECK_SIZES) {
+    if (FC_BY_HOST(sw) || sw->check == FC_SWEEP_CHECK_SIZES) {
         /* a pair's sizes are the sweep's sizes (sendrecv int32, whatever
          * the profile lists), and so are a sizes stage's points */
         free(sw->points);
@@ -176,6 +179,24 @@ static void fc_sweep_groups(const fc_run_verdict_t *out, const fc_attempt_t *a,
         }
         return;
     }
+    if (sw->check == FC_SWEEP_CHECK_RAILS) {
+        /* a rail per rank on a host: the fewest ranks on one (the stage
+         * runs only when every host has as many) */
+        json_t *per_host = json_object(), *v;
+        const char *key;
+
+        json_array_foreach(a->hosts, i, h)
+            if (json_is_string(h))
+                json_object_set_new(per_host, json_string_value(h), json_integer(
+                    json_integer_value(json_object_get(per_host, json_string_value(h))) + 1));
+        sw->nrails = 0;
+        json_object_foreach(per_host, key, v)
+            if (sw->nrails == 0 || json_integer_value(v) < sw->nrails)
+                sw->nrails = (int)json_integer_value(v);
+        if (sw->nrails < 1)
+            sw->nrails = 1;
+        json_decref(per_host);
+    }
     json_array_foreach(a->hosts, i, h) {
         const char *name = json_string_value(h);
 
@@ -193,9 +214,9 @@ static void fc_sweep_groups(const fc_run_verdict_t *out, const fc_attempt_t *a,
                 continue;
             g = sw->cont.scope_rack ? "rack" : NULL;
         }
-        if (sw->check != FC_SWEEP_CHECK_PAIRS && g == NULL)
+        if (!FC_BY_HOST(sw) && g == NULL)
             name = "cluster";
-        else if (sw->check != FC_SWEEP_CHECK_PAIRS && strcmp(g, "rack") == 0) {
+        else if (!FC_BY_HOST(sw) && strcmp(g, "rack") == 0) {
             json_t *rack;
 
             if (rack_of == NULL) {
@@ -308,7 +329,7 @@ static struct fc_sweep_result *fc_sweep_attempt(json_t *records, const fc_run_ve
     if (fc_sweep_derive(out, profile, s, sw) != 0)
         return sw;
     fc_sweep_groups(out, a, s, sw);
-    for (int p = 0; p < sw->npoints && sw->check != FC_SWEEP_CHECK_PAIRS; ++p) {
+    for (int p = 0; p < sw->npoints && !FC_BY_HOST(sw); ++p) {
         char key[160];
 
         if (sw->check == FC_SWEEP_CHECK_SIZES) {
@@ -330,8 +351,8 @@ static struct fc_sweep_result *fc_sweep_attempt(json_t *records, const fc_run_ve
             json_object_set_new(sw->index, kkey, json_integer(p * sw->nkinds + k));
         }
     }
-    cells = sw->check == FC_SWEEP_CHECK_PAIRS ? (size_t)sw->ngroups * (size_t)sw->ngroups
-                                              : (size_t)sw->ngroups * fc_sweep_slots(sw);
+    cells = FC_BY_HOST(sw) ? (size_t)sw->nrails * (size_t)sw->ngroups * (size_t)sw->ngroups
+                           : (size_t)sw->ngroups * fc_sweep_slots(sw);
     sw->seen = fc_xcalloc(cells + 1, 1, "the planned points met");
     if (sw->check == FC_SWEEP_CHECK_PAIRS && fc_sweep_pairs_plan(out, sw) != 0)
         return sw;
@@ -347,7 +368,7 @@ static struct fc_sweep_result *fc_sweep_attempt(json_t *records, const fc_run_ve
         if (scan->stage[i] != (int)s || scan->ignored[i] || scan->other_run[i] ||
             scan->type[i]->id != type)
             continue;
-        if (type == FC_RECORD_PAIR)
+        if (FC_BY_HOST(sw))
             fc_sweep_pair_record(sw, rec);
         else
             fc_sweep_point_record(sw, rec);
@@ -402,9 +423,9 @@ static int fc_sweep_group_of_rack(const struct fc_sweep_result *sw, const fc_rac
 
     if (sw->check == FC_SWEEP_CHECK_KINDS)
         g = sw->cont.scope_rack ? "rack" : NULL;
-    if (sw->check != FC_SWEEP_CHECK_PAIRS && g == NULL)
+    if (!FC_BY_HOST(sw) && g == NULL)
         return 1;
-    if (sw->check != FC_SWEEP_CHECK_PAIRS && strcmp(g, "rack") == 0)
+    if (!FC_BY_HOST(sw) && strcmp(g, "rack") == 0)
         return strcmp(name, r->rack) == 0;
     return fc_rack_has_host(r, name);
 }
@@ -445,23 +466,30 @@ static void fc_sweep_count(const struct fc_sweep_result *sw, const fc_rack_verdi
             continue;
         if (++*ngroups == 1)
             *group_p = name;
-        if (sw->check == FC_SWEEP_CHECK_PAIRS) {
-            /* each pair once: both in the rack when g < h, else from g */
-            for (int h = 0; h < n; ++h) {
-                const char *other = json_string_value(json_array_get(sw->names, (size_t)h));
-                int a = g < h ? g : h, b = g < h ? h : g;
+        if (FC_BY_HOST(sw)) {
+            /* each pair once (on each rail): both in the rack when g < h,
+             * else from g */
+            for (int k = 0; k < sw->nrails; ++k)
+                for (int h = 0; h < n; ++h) {
+                    const char *other = json_string_value(json_array_get(sw->names, (size_t)h));
+                    int a = g < h ? g : h, b = g < h ? h : g;
+                    size_t base = (size_t)k * (size_t)n * (size_t)n;
 
-                if (h == g || (fc_rack_has_host(r, other) && h < g) ||
-                    !sw->planned[(size_t)a * (size_t)n + (size_t)b])
-                    continue;
-                ++*planned;
-                if (sw->seen[(size_t)a * (size_t)n + (size_t)b])
-                    ++*judged;
-                else if (!first[0])
-                    snprintf(first, len, "pair %s <-> %s",
-                             json_string_value(json_array_get(sw->names, (size_t)a)),
-                             json_string_value(json_array_get(sw->names, (size_t)b)));
-            }
+                    if (h == g || (fc_rack_has_host(r, other) && h < g) ||
+                        (sw->planned != NULL && !sw->planned[(size_t)a * (size_t)n + (size_t)b]))
+                        continue;
+                    ++*planned;
+                    if (sw->seen[base + (size_t)a * (size_t)n + (size_t)b])
+                        ++*judged;
+                    else if (!first[0] && sw->check == FC_SWEEP_CHECK_RAILS)
+                        snprintf(first, len, "rail %d pair %s <-> %s", k,
+                                 json_string_value(json_array_get(sw->names, (size_t)a)),
+                                 json_string_value(json_array_get(sw->names, (size_t)b)));
+                    else if (!first[0])
+                        snprintf(first, len, "pair %s <-> %s",
+                                 json_string_value(json_array_get(sw->names, (size_t)a)),
+                                 json_string_value(json_array_get(sw->names, (size_t)b)));
+                }
             continue;
         }
         for (size_t c = 0; c < fc_sweep_slots(sw); ++c) {
@@ -508,13 +536,13 @@ void fc_verdict_sweep_findings(fc_rack_verdict_t *r, fc_stage_id_t s, const fc_a
     if (sw == NULL)
         return;
     fc_sweep_pairs_coverage((struct fc_sweep_result *)sw, r, s);
-    noun = sw->check == FC_SWEEP_CHECK_PAIRS ? "pairs"
+    noun = FC_BY_HOST(sw) ? "pairs"
            : sw->check == FC_SWEEP_CHECK_SIZES ? "sizes" : "points";
     used = (size_t)snprintf(text, sizeof(text), "stage %s did not measure what the plan says "
                             "(the frozen profile with the plan's overrides): ",
                             fc_stage_name(s));
     if (sw->points != NULL) {
-        const char *group, *g = sw->check != FC_SWEEP_CHECK_PAIRS && fc_stage_desc(s)->group
+        const char *group, *g = !FC_BY_HOST(sw) && fc_stage_desc(s)->group
                                     ? fc_stage_group_noun(s) : NULL;
 
         fc_sweep_count(sw, r, s, &planned, &judged, &ngroups, &group, first, sizeof(first));

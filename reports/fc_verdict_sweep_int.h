@@ -20,21 +20,26 @@ struct fc_sweep_result {
     int nkinds;                 /* background kinds per point (kinds), else 1 */
     char kind_names[FC_BG_KINDS + 1][32];
     fc_contention_profile_t cont;   /* the contention settings (kinds) */
-    int ngroups;                /* groups (points, kinds), hosts (pairs) */
+    int ngroups;                /* groups (points, kinds), hosts (pairs, rails) */
+    int nrails;                 /* rails: the ranks per host; else 1 */
     json_t *index;              /* a planned point's key -> its index */
     json_t *groups;             /* group (or host) name -> index */
     json_t *names;              /* index -> name */
     unsigned char *seen;        /* ngroups x npoints x nkinds, or nhosts x
-                                 * nhosts (pairs) */
+                                 * nhosts (pairs), per rail (rails) */
     int pairs_mode, pairs_partners;     /* pairs: the profile's schedule */
     int sampled;                /* pairs: the schedule is the sampled plan */
     int partners;               /* pairs, sampled: K as the schedule uses it */
     long measured;              /* pairs, sampled: planned pairs met (counted
                                  * once, for every rack), or -1 */
-    unsigned char *planned;     /* pairs: nhosts x nhosts, the pairs it meets */
+    unsigned char *planned;     /* pairs: nhosts x nhosts, the pairs it meets;
+                                 * NULL for rails (every pair on every rail) */
     json_t *problems;           /* [{hosts: [...] (none: every rack of the
                                  * attempt), kind, text}] */
 };
+
+/* Pairs of hosts (the pairs stage), or of NICs on each rail (rails). */
+#define FC_BY_HOST(sw) ((sw)->check == FC_SWEEP_CHECK_PAIRS || (sw)->check == FC_SWEEP_CHECK_RAILS)
 
 /* A problem of the attempt: hosts (none: every rack of the attempt), its
  * kind (plan, group, extra, twice, sizes, iters, warmup, mode), the text. */

@@ -16,8 +16,9 @@
 #include "fc_alloc.h"
 #include "fc_pairs_schedule.h"
 
-/* A pair record: a pair of the attempt's hosts, met once, with exactly
- * the planned sizes. */
+/* A pair record (or a rail's: rail_pair, on one of the rails): a pair of
+ * the attempt's hosts, met once (on its rail), with exactly the planned
+ * sizes. */
 void fc_sweep_pair_record(struct fc_sweep_result *sw, json_t *rec)
 {
     const char *ha = fc_json_str(rec, "host_a"), *hb = fc_json_str(rec, "host_b");
@@ -25,9 +26,20 @@ void fc_sweep_pair_record(struct fc_sweep_result *sw, json_t *rec)
     json_t *sizes = json_object_get(rec, "sizes"), *z;
     char label[256], text[FC_VERDICT_TEXT];
     int ok = 1;
-    size_t i, a, b;
+    size_t i, a, b, base = 0;
+    json_t *rail = json_object_get(rec, "rail");
 
     fc_check_label(rec, label, sizeof(label));
+    if (sw->check == FC_SWEEP_CHECK_RAILS) {
+        if (!json_is_integer(rail) || json_integer_value(rail) < 0 ||
+            json_integer_value(rail) >= sw->nrails) {
+            snprintf(text, sizeof(text), "%.200s: not a rail the stage ran (%d)", label,
+                     sw->nrails);
+            fc_sweep_problem(sw, json_pack("[s,s]", ha, hb), "extra", text);
+            return;
+        }
+        base = (size_t)json_integer_value(rail) * (size_t)sw->ngroups * (size_t)sw->ngroups;
+    }
     /* its iterations, as the point records' (fc_sweep_point_record) */
     if (!json_is_integer(json_object_get(rec, "iters")) ||
         json_integer_value(json_object_get(rec, "iters")) != sw->iters) {
@@ -60,7 +72,7 @@ void fc_sweep_pair_record(struct fc_sweep_result *sw, json_t *rec)
         a = b;
         b = t;
     }
-    if (!sw->planned[a * (size_t)sw->ngroups + b]) {
+    if (sw->planned != NULL && !sw->planned[a * (size_t)sw->ngroups + b]) {
         /* measured, but not a pair of the sampled plan: not counted */
         snprintf(text, sizeof(text), "%.200s: not a pair of the sampled schedule", label);
         fc_sweep_problem(sw, json_pack("[s,s]", ha, hb), "extra", text);
@@ -88,12 +100,12 @@ void fc_sweep_pair_record(struct fc_sweep_result *sw, json_t *rec)
         free(got);
         fc_sweep_problem(sw, json_pack("[s,s]", ha, hb), "sizes", text);
     }
-    if (sw->seen[a * (size_t)sw->ngroups + b]) {
+    if (sw->seen[base + a * (size_t)sw->ngroups + b]) {
         snprintf(text, sizeof(text), "%.200s", label);
         fc_sweep_problem(sw, json_pack("[s,s]", ha, hb), "twice", text);
     }
     if (ok)
-        sw->seen[a * (size_t)sw->ngroups + b] = 1;
+        sw->seen[base + a * (size_t)sw->ngroups + b] = 1;
 }
 
 /* The pairs the stage's schedule meets over the attempt's hosts (sw's

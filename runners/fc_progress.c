@@ -262,7 +262,7 @@ static void fc_progress_record(fc_progress_t *p, json_t *rec, double now)
             p->done = (double)json_object_size(p->keys);
             p->t_done = now;
         }
-    } else if (strcmp(type, "pairs_round") == 0) {
+    } else if (strcmp(type, "pairs_round") == 0 || strcmp(type, "rails_round") == 0) {
         p->done = json_number_value(json_object_get(rec, "round"));
         p->total = json_number_value(json_object_get(rec, "rounds"));
         p->t_done = now;

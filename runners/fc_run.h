@@ -129,6 +129,9 @@ long fc_file_size(const char *path);
  * FILE: REASON" and that the run stopped, and gives 1; else 0. */
 int fc_run_write_check(const fc_run_state_t *st, const char *full);
 /* Record a quarantine (once per host) and take it out of later stages. */
+/* A NIC (implicates: host, nic, rail) quarantined for its rail: a
+ * quarantine record naming it; the host stays healthy. */
+void fc_quarantine_nic(fc_run_state_t *st, const char *stage, json_t *imp, const char *reason);
 void fc_quarantine(fc_run_state_t *st, const char *stage, const char *host,
                    const char *part, const char *why);
 /* 0, or 2 when a contention stage's background_hosts names a host that is

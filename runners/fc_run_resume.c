@@ -203,7 +203,8 @@ int fc_run_resume_plan(fc_run_state_t *st)
             last_time = fc_json_str(rec, "time");
         if (strcmp(fc_json_str(rec, "run_id"), st->o.run_id) != 0)
             continue;
-        if (strcmp(type, "quarantine") == 0) {
+        /* a NIC quarantined for its rail leaves its host in service */
+        if (strcmp(type, "quarantine") == 0 && !json_is_string(json_object_get(rec, "nic"))) {
             int h = fc_inventory_find_host(&st->inv, fc_json_str(rec, "host"));
 
             if (h >= 0) {

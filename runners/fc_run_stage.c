@@ -282,7 +282,10 @@ static void fc_stage_scan(fc_run_state_t *st, const char *name, json_t *recs,
                          what ? what : "failed");
             else
                 snprintf(why, sizeof(why), "%s", what ? what : "failed");
-            fc_quarantine(st, name, fc_json_str(imp, "host"), fc_json_str(imp, "part"), why);
+            if (json_is_string(json_object_get(imp, "nic")))
+                fc_quarantine_nic(st, name, imp, why);
+            else
+                fc_quarantine(st, name, fc_json_str(imp, "host"), fc_json_str(imp, "part"), why);
         }
     }
 }

@@ -193,6 +193,40 @@ void fc_quarantine(fc_run_state_t *st, const char *stage, const char *host,
                   st->inv.racks[st->inv.host_rack[h]], part, reason);
 }
 
+void fc_quarantine_nic(fc_run_state_t *st, const char *stage, json_t *imp, const char *reason)
+{
+    const char *host = fc_json_str(imp, "host"), *nic = fc_json_str(imp, "nic");
+    int h = fc_inventory_find_host(&st->inv, host);
+    long long rail = json_integer_value(json_object_get(imp, "rail"));
+    /* once per NIC and rail in this runner (its pairs and its node record
+     * all implicate it) */
+    static json_t *done;
+    char key[256];
+    json_t *rec;
+
+    if (h < 0)
+        return;
+    snprintf(key, sizeof(key), "%s %s %lld", host, nic, rail);
+    if (done == NULL)
+        done = json_object();
+    if (json_object_get(done, key) != NULL)
+        return;
+    json_object_set_new(done, key, json_true());
+    /* the host stays in service: its other NICs, and every stage that
+     * does not drive this NIC's rail, run on it (docs/DECISIONS.md) */
+    rec = fc_run_record(st, "quarantine", stage);
+    json_object_set_new(rec, "host", json_string(host));
+    json_object_set_new(rec, "rack", json_string(st->inv.racks[st->inv.host_rack[h]]));
+    json_object_set_new(rec, "part", json_string("nic"));
+    json_object_set_new(rec, "nic", json_string(nic));
+    json_object_set_new(rec, "rail", json_integer(rail));
+    json_object_set_new(rec, "scope", json_string("rail"));
+    json_object_set_new(rec, "reason", json_string(reason));
+    fc_append(st, rec);
+    fc_print_line(stdout, "  quarantined NIC %s of %s for rail %lld (rack %s): %s", nic, host,
+                  rail, st->inv.racks[st->inv.host_rack[h]], reason);
+}
+
 /* A background_hosts list: every host in the inventory, else exit 2. */
 static int fc_check_hostlist(const fc_run_state_t *st, const char *list)
 {

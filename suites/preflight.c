@@ -3,7 +3,9 @@
  * measured. One rank per node (the lowest on each host) reads:
  *   - the kernel release, the MPI library version, cores and memory;
  *   - every network interface (/sys/class/net; the sysfs root is
- *     $FC_SYSFS_ROOT when set, for tests): state, speed, MTU, and its
+ *     $FC_SYSFS_ROOT when set, for tests): state, speed, MTU, its PCI
+ *     address and NUMA node (where it has a PCI device), its rail (when
+ *     the profile declares rails, lib/fc_rails.h), and its
  *     error counters (lib/fc_counters.h: errors, drops, link flaps), as a
  *     snapshot;
  *   - every RDMA port (/sys/class/infiniband): state, rate, and its error
@@ -30,6 +32,7 @@
 
 #include "fc_alloc.h"
 #include "fc_counters.h"
+#include "fc_rails.h"
 #include "fc_judge.h"
 #include "fc_log.h"
 #include "fc_plugin.h"
@@ -96,9 +99,19 @@ static json_t *fc_node_inventory(const fc_stage_ctx_t *ctx)
             snprintf(path, sizeof(path), "%s/class/net/%s/speed", fc_sysfs_root(), e->d_name);
             long speed = fc_read_long(path, -1);
 
-            json_array_append_new(nics, json_pack("{s:s, s:s, s:I, s:I, s:o}", "name",
-                                  e->d_name, "state", state, "mtu", (json_int_t)mtu,
-                                  "speed_mbps", (json_int_t)speed, "counters", counters));
+            json_t *entry = json_pack("{s:s, s:s, s:I, s:I, s:o}", "name", e->d_name, "state",
+                                      state, "mtu", (json_int_t)mtu, "speed_mbps",
+                                      (json_int_t)speed, "counters", counters);
+            char pci[32];
+            int numa;
+
+            /* where the NIC sits (issue 14): absent for a NIC with no PCI
+             * device (veth) */
+            if (fc_nic_pci_numa(e->d_name, pci, sizeof(pci), &numa)) {
+                json_object_set_new(entry, "pci", json_string(pci));
+                json_object_set_new(entry, "numa_node", json_integer(numa));
+            }
+            json_array_append_new(nics, entry);
         }
         closedir(d);
     }
@@ -204,6 +217,11 @@ static int fc_judge_node(const fc_stage_ctx_t *ctx, json_t *inv, json_t **all, i
             *part_p = "NIC";
         }
     }
+    /* the rails the profile declares (the rails stage's rails:): each
+     * NIC's rail, count, state and rate (lib/fc_rails_nic.c) */
+    if (ctx->profile.stages[FC_STAGE_RAILS].present &&
+        fc_rails_check_inventory(&ctx->profile.stages[FC_STAGE_RAILS].rails, inv, reasons) > 0)
+        *part_p = "NIC";
     if (e->nics >= 0 && matching < e->nics) {
         snprintf(why, sizeof(why), "%s has %d NIC(s) matching '%s' up, the profile expects "
                  "at least %d", host, matching, e->nic_pattern, e->nics);

@@ -67,8 +67,9 @@ cost() {
         sprintf "stages %.1f s, of which confirmations alone %.1f s; %d retest launch(es) %.1f s", $s, $c, $n, $t'
 }
 
-# vcluster_up PREFIX [NODES]: build a virtual cluster for this test, of
-# 2 racks x 2 nodes or of the racks NODES lists (e.g. 2,3,1: uneven racks) (runners/vcluster), named PREFIX plus a random number, or skip the
+# vcluster_up PREFIX [NODES [RAILS]]: build a virtual cluster for this test, of
+# 2 racks x 2 nodes or of the racks NODES lists (e.g. 2,3,1: uneven racks),
+# with RAILS NICs per node (default 1) (runners/vcluster), named PREFIX plus a random number, or skip the
 # whole test with the reason (not root, a tool missing, no namespaces).
 # Sets VC, NAME and D (its files), exports its mpirun settings, and tears
 # it down at exit, after vcluster_cleanup if the test defines one. KEEP=1
@@ -86,7 +87,7 @@ vcluster_up() {
     trap 'declare -F vcluster_cleanup > /dev/null && vcluster_cleanup
           $VC --name $NAME down > /dev/null 2>&1
           [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
-    if ! $VC --name $NAME up --racks 2 --nodes "${2:-2}" > "$TMP/up.out" 2>&1; then
+    if ! $VC --name $NAME up --racks 2 --nodes "${2:-2}" ${3:+--rails "$3"} > "$TMP/up.out" 2>&1; then
         echo "1..0 # SKIP cannot build the virtual cluster: $(tail -1 "$TMP/up.out")"; exit 0
     fi
     D=$($VC --name $NAME dir)

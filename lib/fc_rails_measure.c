@@ -1,0 +1,216 @@
+/*
+ * fc_rails_measure.c - the rails stage's measurement (see
+ * fc_rails_stage.h): one NIC against its partner's over the profile's
+ * transport, at every size each direction in turn (the sender's time
+ * until the receiver has every byte, every received buffer checked
+ * bitwise against the sender's pattern) and the 8-byte latency; a
+ * transport failure (a dead NIC, a peer gone) is kept with its reason and
+ * counts as no bandwidth. Rank 0 merges the sides into each rail's pairs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fc_alloc.h"
+#include "fc_kernels.h"
+#include "fc_pattern_host.h"
+#include "fc_rails_stage.h"
+#include "fc_stats.h"
+
+#define FC_RAILS_CALL_MAX_S 60.0
+
+static double fc_rails_deadline(const fc_stage_ctx_t *ctx)
+{
+    double end = ctx->started_s + ctx->sp.timeout_s, d = MPI_Wtime() + FC_RAILS_CALL_MAX_S;
+
+    return d < end ? d : end;
+}
+
+static void fc_rails_failed(fc_rail_side_t *s, const char *why)
+{
+    if (!s->failed && s->why != why)
+        snprintf(s->why, sizeof(s->why), "%.159s", why);
+    s->failed = 1;
+    s->side.median_s = 1e9;     /* no bandwidth: slow against any limit */
+    s->side.lat_us = 1e9;
+}
+
+/* Both directions and the latency at size z over ep with partner. */
+static void fc_rails_measure(fc_rails_local_t *L, fc_nic_ep_t *ep, int partner, int z,
+                             fc_rail_side_t *out)
+{
+    const fc_stage_profile_t *sp = &L->ctx->sp;
+    uint64_t bytes = sp->sizes[z];
+    size_t count = (size_t)(bytes / sizeof(int32_t));
+    int total = sp->warmup + sp->iters, lower = L->node < partner;
+    double *times = fc_xcalloc((size_t)total + 1, sizeof(double), "the pair's times");
+    char why[FC_NIC_WHY_MAX];
+    fc_pattern_t pat[2];
+    fc_pair_side_t *side = &out->side;
+
+    for (int k = 0; k < 2; ++k)
+        fc_pattern_make(FC_INT32, FC_OP_NONE, L->nnodes,
+                        fc_pattern_set_seed(L->ctx->profile.seed + 104729u * (uint32_t)z +
+                                            7919u * (uint32_t)L->rail, k), &pat[k]);
+    for (int phase = 0; phase < 2 && !out->failed; ++phase) {
+        int sending = (phase == 0) == lower;
+
+        for (int it = 0; it < total; ++it) {
+            fc_status_t st;
+            double t0;
+
+            if (sending)
+                fc_cpu_fill(&pat[it % 2], L->node, 0, L->buf, count);
+            else
+                memset(L->buf, 0xA5, count * sizeof(int32_t));
+            t0 = MPI_Wtime();
+            st = L->tr->transfer(ep, sending, count * sizeof(int32_t), fc_rails_deadline(L->ctx),
+                                 why, sizeof(why));
+            if (sending)
+                times[it] = MPI_Wtime() - t0;
+            if (st != FC_OK) {
+                fc_rails_failed(out, why);
+                break;
+            }
+            if (!sending) {
+                const fc_selftest_t *self = &L->ctx->opts.selftest;
+                fc_mismatch_t m = { 0, 0, 0, 0 };
+
+                /* --selftest-corrupt: one bit of what this NIC received,
+                 * after the transport and before the check */
+                if (self->enabled && self->rank == L->ctx->world_rank && self->iter == it) {
+                    uint64_t k = self->index >= 0 && (uint64_t)self->index < count
+                                     ? (uint64_t)self->index : count / 2;
+
+                    ((unsigned char *)L->buf)[k * sizeof(int32_t)] ^=
+                        (unsigned char)(1u << self->bit);
+                }
+
+                fc_cpu_verify(&pat[it % 2], partner, 0, L->buf, count, 0, &m);
+                if (m.wrong > 0 && side->wrong == 0) {
+                    side->first_iter = it;
+                    side->first_pos = m.first_pos;
+                    side->expected = m.expected_bits;
+                    side->actual = m.actual_bits;
+                }
+                side->wrong += m.wrong;
+            }
+        }
+    }
+    if (!out->failed) {
+        side->median_s = fc_stats_median(times + sp->warmup, (size_t)sp->iters);
+        fc_samples_keep(times + sp->warmup, sp->iters, &side->samples);
+        for (int it = 0; it < total; ++it) {
+            double t0 = MPI_Wtime();
+
+            if (L->tr->pingpong(ep, lower, FC_PAIRS_LAT_BYTES, fc_rails_deadline(L->ctx), why,
+                                sizeof(why)) != FC_OK) {
+                fc_rails_failed(out, why);
+                break;
+            }
+            times[it] = MPI_Wtime() - t0;
+        }
+        if (!out->failed)
+            side->lat_us = fc_stats_median(times + sp->warmup, (size_t)sp->iters) / 2 * 1e6;
+    }
+    free(times);
+}
+
+/* This NIC against partner's, every size (both call it), into L->mine. */
+void fc_rails_pair(fc_rails_local_t *L, int partner)
+{
+    int nz = L->ctx->sp.nsizes;
+    fc_nic_ep_t *ep = NULL;
+    char why[FC_NIC_WHY_MAX] = "";
+    fc_status_t st;
+
+    memset(L->mine, 0, (size_t)nz * sizeof(*L->mine));
+    if (partner < 0)
+        return;
+    for (int z = 0; z < nz; ++z) {
+        fc_pair_side_t *s = &L->mine[z].side;
+
+        s->node = L->node;
+        s->partner = partner;
+        s->size_index = z;
+        s->valid = 1;
+        s->first_iter = -1;
+        L->mine[z].rail = L->rail;
+    }
+    st = L->tr->connect(L->nic, L->rail_comm, partner, L->buf, L->len, &ep, why, sizeof(why));
+    for (int z = 0; z < nz; ++z) {
+        if (st != FC_OK)
+            fc_rails_failed(&L->mine[z], why);
+        else if (!L->mine[0].failed)
+            fc_rails_measure(L, ep, partner, z, &L->mine[z]);
+        else
+            fc_rails_failed(&L->mine[z], "the connection failed at a smaller size");
+    }
+    if (ep != NULL)
+        L->tr->close(ep);
+}
+
+void fc_rails_gather(fc_rails_local_t *L)
+{
+    int nz = L->ctx->sp.nsizes;
+
+    MPI_Gather(L->mine, (int)((size_t)nz * sizeof(*L->mine)), MPI_BYTE, L->all,
+               (int)((size_t)nz * sizeof(*L->mine)), MPI_BYTE, 0, MPI_COMM_WORLD);
+}
+
+void fc_rails_pair_new(fc_pair_t *p, int x, int y, int z)
+{
+    memset(p, 0, sizeof(*p));
+    p->a = x < y ? x : y;
+    p->b = x < y ? y : x;
+    p->size_index = z;
+    p->bad_node = -1;
+    p->bw_gbps = 1e300;
+}
+
+/* Rank 0: one side into its pair (the slower direction is the pair's). */
+void fc_rails_merge_side(fc_rails_run_t *rr, fc_pair_t *p, const fc_rail_side_t *rs)
+{
+    const fc_pair_side_t *s = &rs->side;
+    double bw = fc_stats_algbw(rr->ctx->sp.sizes[s->size_index], s->median_s);
+
+    if (bw < p->bw_gbps) {
+        p->bw_gbps = bw;
+        p->samples = s->samples;
+    }
+    if (s->lat_us > p->lat_us)
+        p->lat_us = s->lat_us;
+    if (s->wrong > 0 && p->wrong == 0) {
+        p->bad_node = s->node;
+        p->first = *s;
+    }
+    p->wrong += s->wrong;
+    p->wrong_at[s->node == p->a ? 0 : 1] += s->wrong;
+    if (rs->failed && rr->errs[rs->rail * rr->nnodes + s->node][0] == '\0')
+        snprintf(rr->errs[rs->rail * rr->nnodes + s->node], sizeof(rr->errs[0]), "%s", rs->why);
+}
+
+/* Rank 0: a round's sides into every rail's tournament. */
+void fc_rails_merge_round(fc_rails_local_t *L)
+{
+    fc_rails_run_t *rr = L->rr;
+    int nz = L->ctx->sp.nsizes, n = rr->nnodes;
+
+    for (int i = 0; i < L->ctx->world_size * nz; ++i) {
+        const fc_rail_side_t *rs = &L->all[i];
+        const fc_pair_side_t *s = &rs->side;
+        fc_pairs_run_t *run;
+        fc_pair_t *p;
+
+        if (!s->valid)
+            continue;
+        run = &rr->rails[rs->rail];
+        if ((p = fc_pairs_find(run, s->node, s->partner, s->size_index)) == NULL) {
+            p = &run->pairs[run->npairs++];
+            fc_rails_pair_new(p, s->node, s->partner, s->size_index);
+        }
+        fc_rails_merge_side(rr, p, rs);
+        rr->dirbw[((size_t)(rs->rail * n + s->node) * n + s->partner) * nz + s->size_index] =
+            fc_stats_algbw(L->ctx->sp.sizes[s->size_index], s->median_s);
+    }
+}

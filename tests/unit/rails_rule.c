@@ -1,0 +1,142 @@
+/*
+ * rails_rule.c - unit tests of the rail rule (lib/fc_rails_judge.c,
+ * fc_rails_rule) on synthetic rails of 2 racks x 2 nodes, the pairs'
+ * figures wandering by +-30% (a busy machine): clean rails are not slow;
+ * one rail's pairs across the spine 100 times slower make that rail slow
+ * across the spine (not inside racks, not the other rail), with a pair
+ * across the spine chosen to confirm it; one NIC 100 times slower (half
+ * the pairs across the spine of its rail) does not make its rail slow
+ * (the upper median); a rail whose every pair is slow is slow in both
+ * kinds; without a relative rule nothing is compared.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "fc_rails_stage.h"
+#include "fc_tap.h"
+
+#define N 4
+#define R 3
+
+typedef struct bed {
+    fc_stage_ctx_t ctx;
+    fc_rails_run_t rr;
+    fc_pairs_run_t rails[R];
+    char racks[2][FC_INV_NAME_MAX];
+    char hosts[R][N][FC_HOST_MAX];
+    int node_racks[N];
+    fc_pair_t pairs[R][N * N];
+    fc_rail_class_t classes[R * 2];
+} bed_t;
+
+static void bed_make(bed_t *b, int nrails, double pct)
+{
+    unsigned seed = 4242;
+
+    memset(b, 0, sizeof(*b));
+    b->ctx.sp.max_below_median_pct = pct;
+    b->ctx.sp.nsizes = 1;
+    b->ctx.sp.sizes[0] = 256 << 10;
+    b->ctx.inv.nracks = 2;
+    b->ctx.inv.racks = b->racks;
+    snprintf(b->racks[0], sizeof(b->racks[0]), "rack1");
+    snprintf(b->racks[1], sizeof(b->racks[1]), "rack2");
+    for (int v = 0; v < N; ++v)
+        b->node_racks[v] = v / 2;
+    b->rr.ctx = &b->ctx;
+    b->rr.nrails = nrails;
+    b->rr.nnodes = N;
+    b->rr.rails = b->rails;
+    b->rr.classes = b->classes;
+    for (int r = 0; r < nrails; ++r) {
+        fc_pairs_run_t *run = &b->rails[r];
+
+        run->ctx = &b->ctx;
+        run->nnodes = N;
+        run->node_hosts = b->hosts[r];
+        run->node_racks = b->node_racks;
+        run->pairs = b->pairs[r];
+        for (int v = 0; v < N; ++v)
+            snprintf(b->hosts[r][v], FC_HOST_MAX, "n%d:eth%d", v + 1, r);
+        for (int x = 0; x < N; ++x)
+            for (int y = x + 1; y < N; ++y) {
+                fc_pair_t *p = &run->pairs[run->npairs++];
+
+                seed = seed * 1103515245u + 12345u;
+                p->a = x;
+                p->b = y;
+                p->bad_node = -1;
+                p->bw_gbps = 1.0 * (0.7 + 0.6 * (double)((seed >> 16) % 1000) / 1000.0);
+            }
+    }
+}
+
+/* Scale rail r's pairs: kind 0 inside a rack, 1 across, 2 both; node v
+ * only (touching it), or every pair (v < 0). */
+static void bed_slow(bed_t *b, int r, int kind, int v, double factor)
+{
+    fc_pairs_run_t *run = &b->rails[r];
+
+    for (int q = 0; q < run->npairs; ++q) {
+        fc_pair_t *p = &run->pairs[q];
+        int across = b->node_racks[p->a] != b->node_racks[p->b];
+
+        if ((kind == 2 || across == kind) && (v < 0 || p->a == v || p->b == v))
+            p->bw_gbps /= factor;
+    }
+}
+
+static const fc_rail_class_t *cls(const bed_t *b, int r, int kind)
+{
+    return &b->classes[r * 2 + kind];
+}
+
+int main(void)
+{
+    fc_tap_t tap;
+    static bed_t b;
+    int slow = 0;
+
+    fc_tap_init(&tap, stdout, 1);
+    fc_tap_plan(&tap, 6);
+
+    bed_make(&b, 3, 60);
+    fc_rails_rule(&b.rr);
+    for (int c = 0; c < 3 * 2; ++c)
+        slow += b.classes[c].slow;
+    fc_tap_ok(&tap, slow == 0 && cls(&b, 0, 1)->members == 4 && cls(&b, 0, 0)->members == 2,
+              "three clean rails (+-30%%): none slow; 4 pairs across the spine, 2 inside racks");
+
+    bed_make(&b, 2, 60);
+    bed_slow(&b, 1, 1, -1, 100);
+    fc_rails_rule(&b.rr);
+    fc_tap_ok(&tap, cls(&b, 1, 1)->slow && !cls(&b, 1, 0)->slow && !cls(&b, 0, 1)->slow &&
+                  !cls(&b, 0, 0)->slow && cls(&b, 1, 1)->ref_rail == 0,
+              "rail 1's uplinks 100x slow: rail 1 slow across the spine (against rail 0), "
+              "not inside racks; rail 0 not slow");
+    fc_tap_ok(&tap, cls(&b, 1, 1)->pa >= 0 && b.node_racks[cls(&b, 1, 1)->pa] !=
+                  b.node_racks[cls(&b, 1, 1)->pb],
+              "a pair across the spine is chosen to confirm it alone (n%d, n%d)",
+              cls(&b, 1, 1)->pa + 1, cls(&b, 1, 1)->pb + 1);
+
+    bed_make(&b, 2, 60);
+    bed_slow(&b, 1, 2, 1, 100);
+    fc_rails_rule(&b.rr);
+    fc_tap_ok(&tap, !cls(&b, 1, 1)->slow && !cls(&b, 1, 0)->slow,
+              "one NIC 100x slow (2 of rail 1's 4 pairs across, 1 of its 2 inside): the upper "
+              "median keeps rail 1 from being slow (%.3g against %.3g GB/s across)",
+              cls(&b, 1, 1)->median, cls(&b, 1, 1)->ref);
+
+    bed_make(&b, 2, 60);
+    bed_slow(&b, 0, 2, -1, 100);
+    fc_rails_rule(&b.rr);
+    fc_tap_ok(&tap, cls(&b, 0, 1)->slow && cls(&b, 0, 0)->slow && cls(&b, 0, 0)->ref_rail == 1,
+              "every pair of rail 0 slow: slow in both kinds, against rail 1");
+
+    bed_make(&b, 2, -1);
+    bed_slow(&b, 1, 1, -1, 100);
+    fc_rails_rule(&b.rr);
+    fc_tap_ok(&tap, !cls(&b, 1, 1)->slow && cls(&b, 1, 1)->ref_rail < 0,
+              "no relative rule in the profile: the rails are not compared");
+    return fc_tap_done(&tap);
+}
