@@ -25,7 +25,7 @@ endif
 # stage programs export their symbols, so the GPU plugin shares their
 # logging and descriptors
 LDEXPORT := -rdynamic
-PROVE    ?= prove
+PROVE    ?= prove --timer
 
 LIB_SRCS := $(wildcard lib/*.c) $(wildcard kernels/*.c)
 LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
