@@ -127,6 +127,17 @@ int main(int argc, char **argv)
     for (int c = 0; argc > 2 && c < FC_COLL_COUNT; ++c)
         if (strcmp(fc_coll_desc((fc_coll_id_t)c)->name, argv[1]) == 0)
             coll = c;
+    for (int j = 0; coll >= 0 && j < nv; ++j)
+        /* a reduce's check off the root needs every call checked (what
+         * recv[0] holds is the rank's last output as root, fc_point_rank.h);
+         * the other variants' calls leave it behind */
+        if (vs[j] == 1 && fc_coll_desc((fc_coll_id_t)coll)->root_output_only) {
+            if (rank == 0)
+                fprintf(stderr, "between_calls: 'check' is not interleaved on %s: its check "
+                        "off the root needs every call checked\n", argv[1]);
+            MPI_Finalize();
+            return 2;
+        }
     if (coll < 0 || cycles < FC_SLICES || nv < 1 || vs[0] != 0 || atof(argv[2]) <= 0) {
         if (rank == 0)
             fprintf(stderr, "usage: between_calls COLLECTIVE MIB [cycles >= %d] "
