@@ -22,11 +22,11 @@
  * it is, and that buffer is its output: a correct call leaves it as it
  * was (a copy into its recv before each call had the receivers read lines
  * the root had just written; docs/DECISIONS.md). A reduce's non-root recv
- * is a buffer of its own (recv[1]; the root's output is recv[0]), set to a
- * known byte once per point before the warm-up: a correct call never
- * writes it, so it stays valid through every iteration and needs nothing
- * between calls, and any byte a call writes there is caught by its digest
- * and named element by element. An in-place collective's input is copied
+ * is recv[0] too, set to a known byte once per point before the warm-up
+ * and then holding the rank's own last output as root: a correct call off
+ * the root never writes it, so it needs nothing between calls, and any
+ * byte a call writes there changes its digest and is named element by
+ * element (a buffer of its own was one more to read per call). An in-place collective's input is copied
  * into recv before each call (it consumes it), as an application's would
  * be there.
  *
@@ -343,8 +343,8 @@ static fc_status_t fc_engine_batch(fc_point_run_t *run, fc_rank_report_t *rep)
     return FC_OK;
 }
 
-/* The point's inputs: two sets, filled once; a reduce's non-root recv
- * (recv[1]) set to the sentinel, once, before the warm-up. */
+/* The point's inputs: two sets, filled once; a reduce's recv[0] set to
+ * the known byte, once, before the warm-up. */
 static fc_status_t fc_engine_prepare(fc_point_run_t *run, fc_engine_bufs_t *bufs)
 {
     FC_CHECK(fc_engine_bufs_reserve(run->be, bufs, fc_point_rank_send_bytes(&run->pr),

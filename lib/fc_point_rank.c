@@ -33,11 +33,22 @@ size_t fc_point_rank_recv_bytes(const fc_point_rank_t *pr)
     return pr->counts.recv_elems * pr->esize;
 }
 
-fc_status_t fc_point_rank_prepare(fc_point_rank_t *pr, fc_op_t op, uint32_t seed,
-                                  void *const send[2], void *const recv[2])
+/* A reduce's recv[0] off the root: set to the known byte (before the
+ * warm-up, and after a check found it changed or the rank's own output
+ * wrong), so that it holds something known again. */
+static fc_status_t fc_point_rank_hold_sentinel(fc_point_rank_t *pr)
 {
     size_t recv_bytes = fc_point_rank_recv_bytes(pr);
 
+    FC_CHECK(pr->ops->poison_func(pr->ctx, pr->recv[0], recv_bytes, FC_POINT_SENTINEL_BYTE));
+    FC_CHECK(pr->ops->digest_func(pr->ctx, pr->recv[0], recv_bytes, &pr->held));
+    pr->held_set = pr->held_root = -1;
+    return FC_OK;
+}
+
+fc_status_t fc_point_rank_prepare(fc_point_rank_t *pr, fc_op_t op, uint32_t seed,
+                                  void *const send[2], void *const recv[2])
+{
     for (int k = 0; k < 2; ++k) {
         pr->send[k] = send[k];
         pr->recv[k] = recv[k];
@@ -46,11 +57,8 @@ fc_status_t fc_point_rank_prepare(fc_point_rank_t *pr, fc_op_t op, uint32_t seed
         FC_CHECK(pr->ops->fill_func(pr->ctx, &pr->pat[k], pr->rank, 0, pr->send[k],
                                     pr->counts.send_elems));
     }
-    if (pr->desc->root_output_only) {
-        FC_CHECK(pr->ops->poison_func(pr->ctx, pr->recv[1], recv_bytes,
-                                      FC_POINT_SENTINEL_BYTE));
-        FC_CHECK(pr->ops->digest_func(pr->ctx, pr->recv[1], recv_bytes, &pr->sentinel));
-    }
+    if (pr->desc->root_output_only)
+        return fc_point_rank_hold_sentinel(pr);
     return FC_OK;
 }
 
@@ -85,8 +93,6 @@ static int fc_point_rank_sends_output(const fc_point_rank_t *pr, int root)
 
 void *fc_point_rank_recv(const fc_point_rank_t *pr, int set, int root)
 {
-    if (!fc_point_rank_is_output(pr, root))
-        return pr->recv[1];
     return fc_point_rank_sends_output(pr, root) ? pr->send[set] : pr->recv[0];
 }
 
@@ -97,10 +103,10 @@ int fc_point_rank_is_input(const fc_point_rank_t *pr, const void *buf)
 
 void *fc_point_rank_batch_recv(const fc_point_rank_t *pr, int k)
 {
-    /* root 0: off it, a reduce's calls both get the sentinel buffer, still
-     * untouched (the root writes recv[1], which the next point sets again) */
+    /* root 0: off it, a reduce's calls both get recv[0], which holds what
+     * the rank's checked iterations left there (fc_point_rank_check) */
     if (!fc_point_rank_is_output(pr, 0))
-        return pr->recv[1];
+        return pr->recv[0];
     return fc_point_rank_sends_output(pr, 0) ? pr->send[k] : pr->recv[k];
 }
 
@@ -141,11 +147,16 @@ static fc_status_t fc_point_rank_verify(fc_point_rank_t *pr, const void *recv, i
 {
     int nblocks = pr->desc->block_count_func(pr->nranks);
 
-    if (!fc_point_rank_is_output(pr, root))
-        /* rare: only when its digest changed; through the memory's own
-         * check (the nccl backend's is the GPU's), element by element */
-        return pr->ops->verify_untouched_func(pr->ctx, recv, pr->counts.recv_elems, pr->esize,
-                                              FC_POINT_SENTINEL_BYTE, 0, m);
+    if (!fc_point_rank_is_output(pr, root)) {
+        /* rare: only when its digest changed; against what it held, the
+         * known byte (through the memory's own check: the nccl backend's
+         * is the GPU's) or the rank's own last output as root */
+        if (pr->held_set < 0)
+            return pr->ops->verify_untouched_func(pr->ctx, recv, pr->counts.recv_elems,
+                                                  pr->esize, FC_POINT_SENTINEL_BYTE, 0, m);
+        set = pr->held_set;
+        root = pr->held_root;
+    }
     for (int k = 0; k < nblocks; ++k) {
         fc_coll_block_t b;
 
@@ -165,9 +176,16 @@ fc_status_t fc_point_rank_check(fc_point_rank_t *pr, const void *recv, int set, 
     int have = -1;
 
     if (!fc_point_rank_is_output(pr, root)) {
+        uint64_t before = m->wrong;
+
         FC_CHECK(pr->ops->digest_func(pr->ctx, recv, fc_point_rank_recv_bytes(pr), &digest));
         *digest_p = digest;
-        return digest == pr->sentinel ? FC_OK : fc_point_rank_verify(pr, recv, set, root, m);
+        if (digest == pr->held)
+            return FC_OK;
+        FC_CHECK(fc_point_rank_verify(pr, recv, set, root, m));
+        /* changed (a write where none belongs): known again, so that the
+         * next call off the root is judged on its own */
+        return m->wrong != before ? fc_point_rank_hold_sentinel(pr) : FC_OK;
     }
     fc_point_rank_span(pr, root, &lo, &hi);
     FC_CHECK(pr->ops->digest_func(pr->ctx, (const uint8_t *)recv + lo * pr->esize,
@@ -176,11 +194,26 @@ fc_status_t fc_point_rank_check(fc_point_rank_t *pr, const void *recv, int set, 
     for (int i = 0; i < pr->ndigests; ++i)
         if (pr->digests[i].set == set && pr->digests[i].root == root)
             have = i;
-    if (have >= 0 && pr->digests[have].digest == digest)
-        return FC_OK;
-    FC_CHECK(fc_point_rank_verify(pr, recv, set, root, m));
-    if (m->wrong == 0 && have < 0 && pr->ndigests < FC_POINT_DIGESTS)
-        pr->digests[pr->ndigests++] = (fc_point_verified_t){ set, root, digest };
+    if (have < 0 || pr->digests[have].digest != digest) {
+        uint64_t before = m->wrong;
+
+        FC_CHECK(fc_point_rank_verify(pr, recv, set, root, m));
+        if (m->wrong == before && have < 0 && pr->ndigests < FC_POINT_DIGESTS)
+            pr->digests[pr->ndigests++] = (fc_point_verified_t){ set, root, digest };
+        if (m->wrong != before)
+            return pr->desc->root_output_only ? fc_point_rank_hold_sentinel(pr) : FC_OK;
+    }
+    /* a reduce's root: its output, right, is what recv[0] must still
+     * hold at the rank's calls off the root until its next turn */
+    if (pr->desc->root_output_only && recv == pr->recv[0]) {
+        if (lo == 0 && hi == pr->counts.recv_elems)
+            pr->held = digest;
+        else
+            FC_CHECK(pr->ops->digest_func(pr->ctx, recv, fc_point_rank_recv_bytes(pr),
+                                          &pr->held));
+        pr->held_set = set;
+        pr->held_root = root;
+    }
     return FC_OK;
 }
 

@@ -11,11 +11,14 @@
  * stale data fails); a rooted collective's root rotated over the ranks,
  * one iteration after another (each root's turns alternating the input
  * sets); an in-place call's input staged into recv
- * before each call; a reduce's non-root recv a buffer of its own (recv[1])
- * set once to a known byte, which a correct call never writes and which is
- * checked through verify_untouched_func (on the buffer's own memory) when
- * its digest changed; where the broadcast has one buffer (MPI_Bcast), an
- * out-of-place broadcast's root sending its input set where it is, which
+ * before each call; a reduce's non-root recv the same recv[0], which
+ * holds a known byte (set once per point) until the rank's first turn as
+ * root and then its last output as root: a correct call off the root
+ * never writes it, so its digest must stay that of what it held (checked
+ * element by element, against the byte through verify_untouched_func or
+ * against that output, when it changed; a buffer of its own was more to
+ * read per call than the cache held, docs/DECISIONS.md); where the
+ * broadcast has one buffer (MPI_Bcast), an out-of-place broadcast's root sending its input set where it is, which
  * is then its output (NCCL's root gets a copy in its recv, checked
  * there); every other output checked by its digest against
  * the verified one of its (input set, root), element by element the first
@@ -70,8 +73,12 @@ typedef struct fc_point_rank {
     fc_coll_counts_t counts;
     size_t esize;
     fc_pattern_t pat[2];            /* the two input sets */
-    void *send[2], *recv[2];        /* recv[1]: a reduce's non-root recv */
-    uint64_t sentinel;              /* digest of an untouched recv[1] */
+    void *send[2], *recv[2];        /* recv[1]: the batch's second output */
+    uint64_t held;                  /* a reduce off the root: the digest of
+                                     * what recv[0] holds (and a correct call
+                                     * leaves there) */
+    int held_set, held_root;        /* which output it is (the rank's last as
+                                     * root), or -1: the known byte */
     int bcast_one_buffer;           /* 1: the backend's broadcast has one buffer
                                      * (MPI_Bcast; the engine sets it from the
                                      * backend's): the root of an out-of-place
@@ -91,7 +98,7 @@ size_t fc_point_rank_send_bytes(const fc_point_rank_t *pr);
 size_t fc_point_rank_recv_bytes(const fc_point_rank_t *pr);
 
 /* The point's inputs in send[2] (two sets from seed), and recv[2] kept;
- * a root-only collective's recv[1] set to the sentinel, once. */
+ * a root-only collective's recv[0] set to the known byte, once. */
 fc_status_t fc_point_rank_prepare(fc_point_rank_t *pr, fc_op_t op, uint32_t seed,
                                   void *const send[2], void *const recv[2]);
 
@@ -103,8 +110,8 @@ int fc_point_rank_root(const fc_point_rank_t *pr, int it);
 /* Whether this rank's recv is an output with this root. */
 int fc_point_rank_is_output(const fc_point_rank_t *pr, int root);
 /* The recv a call of input set `set` with this root gets: recv[0]; off
- * the root of a root-only collective recv[1] (left untouched by a correct
- * call); on the root of an out-of-place broadcast with bcast_one_buffer,
+ * the root of a root-only collective recv[0] too (left as it was by a
+ * correct call); on the root of an out-of-place broadcast with bcast_one_buffer,
  * send[set] itself (a correct call leaves it as it was). */
 void *fc_point_rank_recv(const fc_point_rank_t *pr, int set, int root);
 /* Whether buf is an input set (a one-buffer broadcast root's output): a
@@ -124,7 +131,7 @@ void fc_point_rank_span(const fc_point_rank_t *pr, int root, size_t *lo_p, size_
 uint64_t fc_point_rank_flip_index(const fc_point_rank_t *pr, int root, int64_t index);
 
 /* The batched timing's output of set k (root 0): recv[k]; off the root
- * of a root-only collective the untouched recv[1]; on the root of a
+ * of a root-only collective recv[0], as it was; on the root of a
  * one-buffer broadcast send[k] (as fc_point_rank_recv). */
 void *fc_point_rank_batch_recv(const fc_point_rank_t *pr, int k);
 /* Why a batch of iters calls of (coll, op) could not be checked, or NULL:

@@ -167,8 +167,8 @@ static double fc_node_batch(fc_gpu_ctx_t *g, fc_point_rank_t *pr, int dtype, int
     return t;
 }
 
-/* Two sends and two recvs per GPU (recv[1]: a reduce's non-root recv and
- * the batch's second output), each written whole once, and the inputs. */
+/* Two sends and two recvs per GPU (recv[1]: the batch's second output),
+ * each written whole once, and the inputs. */
 static void fc_node_prepare(fc_gpu_ctx_t *g, fc_point_rank_t *pr, fc_node_mem_t *mem, int coll,
                             int dtype, int op, uint64_t bytes, uint32_t seed,
                             void *send[][2], void *recv[][2])

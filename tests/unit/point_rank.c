@@ -12,14 +12,16 @@
  *  - a root ignored (the call always roots at rank 0, what the old node
  *    check did): caught for every rooted collective from 2 ranks up;
  *  - a reduce that writes its result into a non-root's recv too: caught on
- *    that rank as changed elements of a buffer it had to leave alone;
+ *    that rank as changed elements of a buffer it had to leave alone (its
+ *    recv[0], holding the known byte before its first turn as root and its
+ *    own last output after it: rank 0 at iteration 1, after its turn at 0);
  *  - a call that writes nothing (the previous output left): caught at
  *    every iteration, a reduce's root on an even number of ranks too
  *    (whose turns as root once all had the same input set, so that the
  *    output its previous turn left was right again);
  *  - the self-test's flip at fc_point_rank_flip_index: caught at that
- *    element, on that rank, first (a flip in a reduce's untouched recv
- *    stays, and is counted again at the rank's next turn off the root);
+ *    element, on that rank, first (a flip in a reduce's recv off the root
+ *    is counted once: the buffer is set back to the known byte after it);
  *  - a broadcast with one buffer (bcast_one_buffer, the mpi backend's):
  *    the root's output is its input set itself, off the root recv[0]; the
  *    checks above hold there too, a call that writes into the root's
