@@ -153,8 +153,8 @@ void fc_overlap_record(fc_stage_ctx_t *ctx, const fc_ovl_meas_t *m)
     json_object_set_new(rec, "verdict", json_string(verdict));
     if (strcmp(verdict, "PASS") != 0)
         ++ctx->failed_points;
-    snprintf(what, sizeof(what), "all_reduce float32 sum %llu bytes beside compute",
-             (unsigned long long)m->bytes);
+    snprintf(what, sizeof(what), "all_reduce float32 sum %llu bytes beside %s",
+             (unsigned long long)m->bytes, strcmp(m->kind, "gemm") == 0 ? "GEMMs" : "compute");
     if (strcmp(verdict, "PASS") == 0)
         fc_tap_point(&ctx->tap, FC_OK, "%s", what);
     else

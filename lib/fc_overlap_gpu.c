@@ -14,8 +14,9 @@
  *                      for; timed by the host's wall clock from the
  *                      barrier, and each part by its own events
  *
- * G is calibrated once: a batch of 3 GEMMs, the slowest rank's time per
- * GEMM, G = compute_ms / that (1 to 4096). Judged by fc_overlap_record as
+ * G is calibrated once: a batch of 3 GEMMs to warm up, then one of 10
+ * timed, the slowest rank's time per GEMM, G = compute_ms / that (1 to
+ * 4096). Judged by fc_overlap_record as
  * the host form is (the slowest rank's times; the together time is wall
  * time, which holds the enqueue and the gate's agreement too, so the
  * efficiency errs low, never high); compute_work_pct is the GEMMs' GPU
@@ -41,6 +42,7 @@
 #define FC_OG_TIMES 7   /* coll, gemm (events), together (wall), coll and gemm
                          * together (events), coll and gemm alone (wall) */
 #define FC_OG_KIND "bf16"
+#define FC_OG_CAL 10    /* GEMMs of the timed calibration batch */
 
 typedef struct fc_og {
     fc_stage_ctx_t *ctx;
@@ -135,8 +137,12 @@ static void fc_og_calibrate(fc_og_t *o)
 {
     double per = 0, slowest = 0;
 
+    /* a first batch warms the GEMM up (its first launch loads the
+     * kernel) and sets the burn's reference C; the second is timed */
     if (fc_og_start(o, 3))
-        per = fc_og_wait(o, -1) / 3;
+        fc_og_wait(o, -1);
+    if (fc_og_start(o, FC_OG_CAL))
+        per = fc_og_wait(o, -1) / FC_OG_CAL;
     MPI_Allreduce(&per, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     o->gemms = slowest > 0 ? (long)ceil(o->ctx->sp.overlap.compute_ms * 1e-3 / slowest) : 1;
     o->gemms = o->gemms < 1 ? 1 : o->gemms > 4096 ? 4096 : o->gemms;

@@ -30,8 +30,9 @@
 #     a host thread for the burn): it measures end to end (the three
 #     times, the calibrated GEMM count, every output checked) and certifies
 #     nothing: the rack is never PASS and the report names the stand-in;
-#     a wrong C planted in the stand-in's burn (FC_GPU_STANDIN_GEMM_FLIP)
-#     and a bit flipped in the together phase's all_reduce are FAIL naming
+#     a wrong C planted in the stand-in's burn (FC_GPU_STANDIN_GEMM_FLIP:
+#     its 6th batch, iteration 1's GEMMs beside the all_reduce; batches 1
+#     and 2 calibrate) and a bit flipped in the together phase's all_reduce are FAIL naming
 #     rank 1, its host and GPU; without the plugin the stage is skipped
 #     with the reason (INCOMPLETE); the report re-judges the nccl record
 #     (its overlap_pct forged below the limit under a forged PASS: FAIL)
@@ -156,7 +157,7 @@ diag "nccl on the stand-in: $(fig gpu) ($n)"
     grep -q '^  INCOMPLETE rack default, overlap stage, gpus: the overlap stage was measured by the test stand-in plugin, not a GPU' "$TMP/gpu.out" &&
     grep -q '^# overlap on nccl: 2 ranks, [0-9]* fp64 GEMMs of 64 x 64 per compute phase (compute_ms 5.0; stand-in' "$TMP/gpu/overlap.tap"
 ok $? "backend: nccl on the stand-in: the GEMMs beside the all_reduce measured end to end, nothing wrong, and the stand-in certifies nothing ($rc)"
-$FC run --out "$TMP/gbad" --np 2 --profile "$TMP/gpu.yaml" $SI --env FC_GPU_STANDIN_GEMM_FLIP=rank=1,batch=4 \
+$FC run --out "$TMP/gbad" --np 2 --profile "$TMP/gpu.yaml" $SI --env FC_GPU_STANDIN_GEMM_FLIP=rank=1,batch=6 \
     --selftest-corrupt rank=1,iter=2 --selftest-stage overlap > "$TMP/gbad.out" 2>&1
 rc=$?
 n=$(rec gbad 'my ($o) = grep { $_->{type} eq "overlap" } @r; "$o->{verdict} " . join(" | ", @{$o->{reasons}})')
