@@ -165,17 +165,18 @@ static fc_status_t fc_og_size(fc_og_t *o, uint64_t bytes, int index)
     fc_pattern_t pat;
     void *send = NULL, *recv = NULL;
     fc_coll_call_t call;
-    fc_status_t cst = FC_OK;
+    fc_status_t cst = FC_OK, lst = FC_OK;     /* the calls' (agreed), local steps' */
     char what[96];
 
     fc_pattern_make(FC_FLOAT32, FC_OP_SUM, n, ctx->profile.seed, &pat);
-    /* a local step that fails is remembered by the nccl backend and fails
-     * the next call on every rank together (fc_backend.h) */
+    /* a local step that fails is remembered by the nccl backend, which
+     * then enqueues nothing and fails the next call on every rank
+     * together (fc_backend.h): this rank still makes every call */
     if (be->ops->alloc_func(be, count * sizeof(float), &send) != FC_OK ||
         be->ops->alloc_func(be, count * sizeof(float), &recv) != FC_OK)
-        cst = FC_ERR_FAIL;
-    if (cst == FC_OK)
-        cst = be->ops->fill_func(be, &pat, ctx->world_rank, 0, send, count);
+        lst = FC_ERR_FAIL;
+    if (lst == FC_OK)
+        lst = be->ops->fill_func(be, &pat, ctx->world_rank, 0, send, count);
     call = (fc_coll_call_t){ .coll = FC_COLL_ALL_REDUCE, .dtype = FC_FLOAT32, .op = FC_OP_SUM,
                              .send = send, .recv = recv, .count = count, .root = 0 };
     snprintf(what, sizeof(what), "all_reduce float32 sum %llu bytes beside GEMMs",
@@ -188,8 +189,8 @@ static fc_status_t fc_og_size(fc_og_t *o, uint64_t bytes, int index)
             double t0, cs = 0, gs = 0, wall;
             int started = 0;
 
-            if (m != 1 && recv)
-                be->ops->poison_func(be, recv, count * sizeof(float), 0xff);
+            if (m != 1 && lst == FC_OK)
+                lst = be->ops->poison_func(be, recv, count * sizeof(float), 0xff);
             MPI_Barrier(MPI_COMM_WORLD);
             t0 = MPI_Wtime();
             if (m != 0)
@@ -212,19 +213,21 @@ static fc_status_t fc_og_size(fc_og_t *o, uint64_t bytes, int index)
             }
             if (it >= ctx->sp.warmup && m != 0)
                 gpu[m - 1] += gs;
-            if (cst != FC_OK || m == 1)
+            if (cst != FC_OK || lst != FC_OK || m == 1)
                 continue;
             if (m == 2 && st->enabled && st->rank == ctx->world_rank && st->iter == it &&
                 (st->coll == FC_ANY || st->coll == FC_COLL_ALL_REDUCE)) {
                 size_t e = st->index < 0 ? count / 2 : (size_t)st->index % count;
 
-                be->ops->flip_bit_func(be, recv, e * sizeof(float) + (st->bit / 8) % sizeof(float),
-                                       st->bit % 8);
+                lst = be->ops->flip_bit_func(be, recv,
+                                             e * sizeof(float) + (st->bit / 8) % sizeof(float),
+                                             st->bit % 8);
             }
             {
                 uint64_t before = mm.wrong;
 
-                be->ops->verify_func(be, &pat, -1, 0, recv, count, 0, &mm);
+                if (lst == FC_OK)
+                    lst = be->ops->verify_func(be, &pat, -1, 0, recv, count, 0, &mm);
                 if (before == 0 && mm.wrong > 0)
                     mm_iter = it;
             }
@@ -237,10 +240,20 @@ static fc_status_t fc_og_size(fc_og_t *o, uint64_t bytes, int index)
         be->ops->free_func(be, send);
     if (recv)
         be->ops->free_func(be, recv);
+    if (cst == FC_OK) {
+        /* a local step that failed after the last call: no call told the
+         * peers, so they are told here */
+        int local_bad = lst != FC_OK, any = 0;
+
+        MPI_Allreduce(&local_bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (any)
+            cst = FC_ERR_FAIL;
+    }
     if (cst != FC_OK) {
-        /* agreed by the backend on every rank: the stage ends with it */
+        /* agreed on every rank: the stage ends with it */
         if (ctx->world_rank == 0)
-            fc_tap_diag(&ctx->tap, "overlap: the all_reduce of %llu bytes on nccl failed (%s): "
+            fc_tap_diag(&ctx->tap, "overlap: the all_reduce of %llu bytes on nccl, or a "
+                        "step on a GPU beside it (allocate, fill, poison, verify), failed (%s): "
                         "see the ranks' logs", (unsigned long long)bytes, fc_status_str(cst));
         free(mine);
         free(slow);
