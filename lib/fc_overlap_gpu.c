@@ -285,18 +285,22 @@ static fc_status_t fc_og_size(fc_og_t *o, uint64_t bytes, int index)
             MPI_Bcast(det, 4, MPI_DOUBLE, fw.rank, MPI_COMM_WORLD);
         if (fg.v > 0) {
             if (ctx->world_rank == fg.rank) {
-                char dev[160];
+                char dev[160], where[48];
 
                 fc_og_device(o, dev, sizeof(dev));
+                if (o->gw_iter < 0)
+                    snprintf(where, sizeof(where), "in the calibration");
+                else
+                    snprintf(where, sizeof(where), "at iteration %d", o->gw_iter);
                 if (o->gerr)
                     snprintf(gwhy, sizeof(gwhy), "the GEMM burn failed on rank %d (host %s), "
                              "%s", ctx->world_rank, ctx->host, o->why);
                 else
                     snprintf(gwhy, sizeof(gwhy), "%ld GEMMs on rank %d (host %s), %s, computed "
                              "a C that differs bit for bit from the burn's first C (%016llx): "
-                             "first at iteration %d, GEMM %ld of its batch (digest %016llx)",
+                             "first %s, GEMM %ld of its batch (digest %016llx)",
                              o->gemm_wrong, ctx->world_rank, ctx->host, dev,
-                             (unsigned long long)o->last.digest, o->gw_iter, o->gw_gemm,
+                             (unsigned long long)o->last.digest, where, o->gw_gemm,
                              (unsigned long long)o->gw_digest);
             }
             MPI_Bcast(gwhy, sizeof(gwhy), MPI_CHAR, fg.rank, MPI_COMM_WORLD);

@@ -240,8 +240,9 @@ static int fc_burn_wait(cudaEvent_t e, double limit_s, fc_burn_result_t *r)
     while ((q = cudaEventQuery(e)) == cudaErrorNotReady) {
         (void)cudaGetLastError();       /* pending is not an error */
         if (fc_burn_wall() - t0 > limit_s) {
-            snprintf(r->why, sizeof(r->why), "a window of %d GEMMs made no progress for "
-                     "%.0f s", FC_BURN_WINDOW, limit_s);
+            snprintf(r->why, sizeof(r->why), "GEMMs (a window of at most %d, or a batch of "
+                     "at most %d) made no progress for %.0f s", FC_BURN_WINDOW,
+                     FC_BURN_BATCH_MAX, limit_s);
             return (int)cudaErrorLaunchTimeout;
         }
         usleep(200);
