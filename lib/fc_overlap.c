@@ -116,7 +116,7 @@ void fc_overlap_record(fc_stage_ctx_t *ctx, const fc_ovl_meas_t *m)
     if (m->extra_fail) {
         json_array_append_new(reasons, json_string(m->extra_fail));
         verdict = "FAIL";
-        if (json_is_null(impl)) {
+        if (json_is_null(impl) && m->extra_impl) {
             json_decref(impl);
             impl = json_incref(m->extra_impl);
         }

@@ -24,7 +24,8 @@ typedef struct fc_ovl_meas {
     const char *kind;           /* "compute" (host kernel), "gemm" (GPU) */
     const char *extra_fail;     /* another failure (a wrong GEMM, a failed
                                  * batch), or NULL */
-    json_t *extra_impl;         /* what extra_fail implicates (borrowed) */
+    json_t *extra_impl;         /* what extra_fail implicates (borrowed;
+                                 * NULL: the cluster's part) */
     json_t *extra;              /* members for the record (taken) */
 } fc_ovl_meas_t;
 

@@ -23,8 +23,9 @@
  * time alone over together (their throughput beside the collective as a
  * share of alone: SMs the collective takes show there). Every all_reduce
  * output is checked element by element on the GPU (verify_func), every
- * GEMM's C by its digest against the burn's first C (bit for bit); a wrong
- * one is FAIL naming rank, host and device. Not yet run on a GPU.
+ * GEMM's C by its digest against the burn's first C (bit for bit), and the
+ * burns' first Cs across GPUs of one model and algorithm; a wrong one is
+ * FAIL naming rank, host and device. Not yet run on a GPU.
  */
 #include <jansson.h>
 #include <math.h>
@@ -57,6 +58,7 @@ typedef struct fc_og {
     int gw_iter;                /* the first: iteration, GEMM, digest */
     long gw_gemm;
     uint64_t gw_digest;
+    char agree[640];            /* rank 0: the GPUs' first Cs disagree: why */
 } fc_og_t;
 
 static int fc_og_cmp(const void *a, const void *b)
@@ -146,6 +148,44 @@ static void fc_og_calibrate(fc_og_t *o)
     MPI_Allreduce(&per, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     o->gemms = slowest > 0 ? (long)ceil(o->ctx->sp.overlap.compute_ms * 1e-3 / slowest) : 1;
     o->gemms = o->gemms < 1 ? 1 : o->gemms > 4096 ? 4096 : o->gemms;
+}
+
+/* The burns' first Cs across the GPUs: GPUs of the same model with the
+ * same algorithm (its text names cuBLASLt's version and the SM count)
+ * compute the same C (lib/gpu/fc_burn.h), so a GPU that is wrong from its
+ * first GEMM on, which its own comparison cannot see, differs from its
+ * peers. Rank 0 keeps the first disagreement in o->agree. Collective. */
+#define FC_OG_KEY 256
+static void fc_og_agree(fc_og_t *o)
+{
+    fc_stage_ctx_t *ctx = o->ctx;
+    char desc[512] = "", key[FC_OG_KEY], *keys = NULL;
+    unsigned long long mine = o->gerr ? 0 : o->last.digest, *all = NULL;
+    json_t *d = NULL;
+
+    if (ctx->gpu->describe_func(&o->be, desc, sizeof(desc)) == FC_OK)
+        d = json_loads(desc, 0, NULL);
+    snprintf(key, sizeof(key), "%s|%s", json_string_value(json_object_get(d, "gpu")) ?
+             json_string_value(json_object_get(d, "gpu")) : "?", o->last.algo);
+    json_decref(d);
+    if (ctx->world_rank == 0) {
+        keys = fc_xcalloc((size_t)ctx->world_size, FC_OG_KEY, "the GPUs' burn keys");
+        all = fc_xcalloc((size_t)ctx->world_size, sizeof(*all), "the GPUs' first Cs");
+    }
+    MPI_Gather(key, FC_OG_KEY, MPI_CHAR, keys, FC_OG_KEY, MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Gather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all, 1, MPI_UNSIGNED_LONG_LONG, 0,
+               MPI_COMM_WORLD);
+    for (int r = 1; ctx->world_rank == 0 && r < ctx->world_size && !o->agree[0]; ++r)
+        for (int q = 0; q < r && !o->agree[0]; ++q)
+            if (all[r] && all[q] && strcmp(keys + (size_t)r * FC_OG_KEY,
+                                           keys + (size_t)q * FC_OG_KEY) == 0 && all[r] != all[q])
+                snprintf(o->agree, sizeof(o->agree), "the GEMM burn's first C on rank %d "
+                         "(host %s) is %016llx, on rank %d (host %s) %016llx: GPUs of the "
+                         "same model with the same algorithm (%.300s) compute the same C, so "
+                         "one of them computes wrongly", r, ctx->rank_hosts[r], all[r], q,
+                         ctx->rank_hosts[q], all[q], keys + (size_t)r * FC_OG_KEY);
+    free(keys);
+    free(all);
 }
 
 /* One size: the three measurements, judged on rank 0. Collective. */
@@ -310,11 +350,14 @@ static fc_status_t fc_og_size(fc_og_t *o, uint64_t bytes, int index)
                                 .iters = iters, .slow = slow, .wrong_all = wrong_all,
                                 .first_rank = fw.rank, .kind = "gemm",
                                 .work_pct = gpu_all[1] > 0 ? 100 * gpu_all[0] / gpu_all[1] : 0,
-                                .extra_fail = fg.v > 0 ? gwhy : NULL };
+                                .extra_fail = fg.v > 0 ? gwhy :
+                                              o->agree[0] ? o->agree : NULL };
             char digest[24];
 
             memcpy(m.det, det, sizeof(det));
             snprintf(digest, sizeof(digest), "%016llx", (unsigned long long)o->last.digest);
+            /* two GPUs that disagree: which is wrong is not known, the
+             * cluster's part is (fc_overlap_record's default) */
             m.extra_impl = fg.v > 0 ? fc_stage_wrong_implicates(ctx, fg.rank) : NULL;
             m.extra = json_pack("{s:s, s:s, s:i, s:I, s:s, s:s, s:I, s:f, s:f, s:f, s:f, s:s}",
                                 "backend", "nccl", "gemm_kind", o->last.kind, "gemm_n",
@@ -369,6 +412,7 @@ fc_status_t fc_overlap_gpu(fc_stage_ctx_t *ctx, MPI_Comm all)
         return FC_ERR_FAIL;
     }
     fc_og_calibrate(&o);
+    fc_og_agree(&o);
     if (ctx->world_rank == 0)
         fc_tap_diag(&ctx->tap, "overlap on nccl: %d ranks, %ld %s GEMMs of %d x %d per "
                     "compute phase (compute_ms %.1f; %s), limit %.0f%%", ctx->world_size,

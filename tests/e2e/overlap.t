@@ -33,7 +33,10 @@
 #     a wrong C planted in the stand-in's burn (FC_GPU_STANDIN_GEMM_FLIP:
 #     its 6th batch, iteration 1's GEMMs beside the all_reduce; batches 1
 #     and 2 calibrate) and a bit flipped in the together phase's all_reduce are FAIL naming
-#     rank 1, its host and GPU; without the plugin the stage is skipped
+#     rank 1, its host and GPU; a GPU wrong the same way from its first
+#     GEMM on (every C of rank 1 flipped: its own comparison sees nothing)
+#     differs from the other GPU's first C: FAIL naming both; without the
+#     plugin the stage is skipped
 #     with the reason (INCOMPLETE); the report re-judges the nccl record
 #     (its overlap_pct forged below the limit under a forged PASS: FAIL)
 #     and holds it to the plan (deleted and recounted: INCOMPLETE).
@@ -41,7 +44,7 @@
 # their figures (for DECISIONS; off by default).
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 16
+plan 17
 profile() {     # profile FILE SIZES COMPUTE_MS ITERS WARMUP
     cat > "$1" <<YAML
 name: overlap-test
@@ -62,7 +65,8 @@ profile "$TMP/plant.yaml" 32MiB 40 9 1
 profile "$TMP/waits.yaml" 32MiB 10 5 1
 profile "$TMP/short.yaml" 4KiB,8KiB 300 1 0
 profile "$TMP/gpu.yaml" 4MiB 5 3 1
-perl -pi -e 's/^    timeout_s: 60$/    timeout_s: 60\n    backend: nccl/; s/min_overlap_pct: 50/min_overlap_pct: 0/' "$TMP/gpu.yaml"
+profile "$TMP/gpu1.yaml" 4MiB 5 1 0
+perl -pi -e 's/^    timeout_s: 60$/    timeout_s: 60\n    backend: nccl/; s/min_overlap_pct: 50/min_overlap_pct: 0/' "$TMP/gpu.yaml" "$TMP/gpu1.yaml"
 SI="--env FABCERT_GPU_PLUGIN=$PWD/$BUILD/tests/libfc_gpu_standin.so --env FC_GPU_STANDIN=host"
 INJ="--env LD_PRELOAD=$PWD/$BUILD/libfc_inject.so --env FC_INJECT_HOST=* --env FC_INJECT_MODE=blocking"
 WAITS="--env LD_PRELOAD=$PWD/$BUILD/libfc_inject.so --env FC_INJECT_HOST=* --env FC_INJECT_MODE=test-waits"
@@ -165,6 +169,12 @@ n=$(rec gbad 'my ($o) = grep { $_->{type} eq "overlap" } @r; "$o->{verdict} " . 
     [[ "$n" == *"1 GEMMs on rank 1 (host $H), GPU 00000000:11:00.0 (local rank 1), computed a C that differs bit for bit from the burn's first C ("*"): first at iteration 1, GEMM "* ]] &&
     [[ "$n" == *"1 wrong elements; most on rank 1 (host $H), first there at iteration 2, element 524288"* ]]
 ok $? "a wrong C in the burn and a flipped bit of the together all_reduce: FAIL naming rank 1, $H and its GPU ($rc)"
+$FC run --out "$TMP/gall" --np 2 --profile "$TMP/gpu1.yaml" $SI --env FC_GPU_STANDIN_GEMM_FLIP=rank=1,batch=0 > "$TMP/gall.out" 2>&1
+rc=$?
+n=$(rec gall 'my ($o) = grep { $_->{type} eq "overlap" } @r; "$o->{verdict} $o->{gemm_wrong} " . join(" | ", @{$o->{reasons}})')
+[ $rc -eq 1 ] && [[ "$n" == "FAIL 0 "* ]] &&
+    [[ "$n" == *"the GEMM burn's first C on rank 1 (host $H) is "*", on rank 0 (host $H) "*": GPUs of the same model with the same algorithm (stand-in|"*") compute the same C, so one of them computes wrongly"* ]]
+ok $? "a GPU wrong the same way from its first GEMM (its own comparison sees nothing): its first C differs from the other GPU's, FAIL naming both ($rc)"
 $FC run --out "$TMP/gnone" --np 2 --profile "$TMP/gpu.yaml" --env FABCERT_GPU_PLUGIN=/nonexistent/libfabcert_gpu.so > "$TMP/gnone.out" 2>&1
 rc=$?
 [ $rc -ne 0 ] && grep -q '^stage overlap: SKIPPED: --backend nccl: host .* (rank 0) cannot run it: the GPU plugin /nonexistent/libfabcert_gpu.so is missing' "$TMP/gnone.out" &&

@@ -8,7 +8,10 @@
  * as NCCL beside the GPU's GEMMs; each C is digested and compared with
  * the burn's first C, as the GPU burn does. $FC_GPU_STANDIN_GEMM_FLIP =
  * "rank=R,batch=N" flips a bit of the last C of world rank R's Nth batch
- * (a GPU that computes wrongly). Its algo says "stand-in": it measures a
+ * (a GPU that computes wrongly); "rank=R,batch=N,gemm=G" flips GEMM G's
+ * instead; batch=0 flips every C of every batch (a GPU wrong the same way
+ * from its first GEMM on: its own comparison sees nothing, only one with
+ * the other GPUs can). Its algo says "stand-in": it measures a
  * CPU, never a GPU.
  */
 #include <mpi.h>
@@ -35,7 +38,7 @@ struct fc_gpu_gemm {
     long mismatched, first_bad;
     uint64_t ref, bad;
     int have_ref, flip;
-    int flip_rank, flip_batch, world_rank;
+    int flip_rank, flip_batch, flip_gemm, world_rank;
     double a[FC_GS_N * FC_GS_N], b[FC_GS_N * FC_GS_N], c[FC_GS_N * FC_GS_N];
 };
 
@@ -74,7 +77,8 @@ static void *fc_gs_batch(void *arg)
                     acc += g->a[i * FC_GS_N + k] * g->b[k * FC_GS_N + j];
                 g->c[i * FC_GS_N + j] = acc;
             }
-        if (g->flip && it == g->gemms - 1)
+        if (g->flip && (g->flip_batch == 0 ||
+                        it == (g->flip_gemm >= 0 ? g->flip_gemm : g->gemms - 1)))
             ((unsigned char *)g->c)[77] ^= 0x10;
         d = fc_gs_hash(g->c);
         if (!g->have_ref) {
@@ -108,8 +112,11 @@ fc_gpu_gemm_t *fc_gemm_standin_open(const fc_backend_t *be, const char *kind, ch
         return NULL;
     }
     g->flip_rank = -1;
-    if (flip && sscanf(flip, "rank=%d,batch=%d", &g->flip_rank, &g->flip_batch) != 2) {
-        snprintf(why, len, "FC_GPU_STANDIN_GEMM_FLIP is rank=R,batch=N, not '%s'", flip);
+    g->flip_gemm = -1;
+    if (flip && sscanf(flip, "rank=%d,batch=%d,gemm=%d", &g->flip_rank, &g->flip_batch,
+                       &g->flip_gemm) < 2) {
+        snprintf(why, len, "FC_GPU_STANDIN_GEMM_FLIP is rank=R,batch=N[,gemm=G], not '%s'",
+                 flip);
         free(g);
         return NULL;
     }
@@ -133,7 +140,8 @@ fc_status_t fc_gemm_standin_start(fc_gpu_gemm_t *g, long gemms, char *why, size_
     g->mismatched = 0;
     g->first_bad = -1;
     g->done = 0;
-    g->flip = ++g->batches == g->flip_batch && g->world_rank == g->flip_rank;
+    g->flip = (++g->batches == g->flip_batch || g->flip_batch == 0) &&
+              g->world_rank == g->flip_rank;
     if (pthread_create(&g->thread, NULL, fc_gs_batch, g) != 0) {
         snprintf(why, len, "stand-in GEMM burn: no thread for the batch");
         return FC_ERR_FAIL;
