@@ -99,10 +99,10 @@ $(INJECT): tests/inject/fc_inject.c
 # or (FC_GPU_STANDIN=host) runs the GPU ranks' failure protocol on host
 # memory, with the NVML reader and a CPU stand-in for the burn; the stage
 # program that opens it provides the rest
-$(STANDIN): tests/standin/fc_gpu_standin.c lib/gpu/fc_gpu_agree.c lib/gpu/fc_gpu_wait.c \
+$(STANDIN): tests/standin/fc_gpu_standin.c tests/standin/fc_gemm_standin.c lib/gpu/fc_gpu_agree.c lib/gpu/fc_gpu_wait.c \
             lib/gpu/fc_nvml.c lib/gpu/fc_gpu_health.c $(wildcard lib/*.h lib/gpu/*.h)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) $(CFLAGS) $(WARN) -shared -o $@ $(filter %.c,$^) -ljansson -ldl
+	$(MPICC) $(CPPFLAGS) -Itests/standin $(CFLAGS) $(WARN) -shared -o $@ $(filter %.c,$^) -ljansson -ldl -lpthread
 
 # ---- the GPU plugin: CUDA kernels and the nccl backend ---------------------
 # Built when the CUDA toolkit (nvcc, cudart, cuBLASLt) and NCCL are found;
@@ -160,7 +160,7 @@ $(BUILD)/obj/lib/gpu/%.o: lib/gpu/%.c $(wildcard lib/*.h lib/gpu/*.h kernels/*.h
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(GPU_INC) $(CFLAGS) $(WARN) -c $< -o $@
 
-$(GPU_PLUGIN): $(GPU_CU_OBJS) $(BUILD)/obj/lib/gpu/fc_backend_nccl.o \
+$(GPU_PLUGIN): $(GPU_CU_OBJS) $(BUILD)/obj/lib/gpu/fc_backend_nccl.o $(BUILD)/obj/lib/gpu/fc_gpu_gemm.o \
                $(BUILD)/obj/lib/gpu/fc_gpu_agree.o $(GPU_HOST_OBJS) $(GPU_LIB_OBJS)
 	$(MPICC) -shared -o $@ $^ $(GPU_LDFLAGS) $(GPU_CUDA_LIBS) -ljansson -lxxhash -ldl -lpthread -lstdc++ -lm
 

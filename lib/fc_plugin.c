@@ -61,10 +61,12 @@ const fc_gpu_plugin_t *fc_plugin_load(char *why, size_t len)
     p = (const fc_gpu_plugin_t *)dlsym(h, FC_GPU_PLUGIN_SYMBOL);
     if (p == NULL || p->abi != FC_GPU_PLUGIN_ABI) {
         /* an older plugin exports an older table: say which, and the fix */
-        const int *old = dlsym(h, "fc_gpu_plugin_v2");
+        static const char *const older[] = { "fc_gpu_plugin_v3", "fc_gpu_plugin_v2",
+                                             "fc_gpu_plugin_v1" };
+        const int *old = NULL;
 
-        if (old == NULL)
-            old = dlsym(h, "fc_gpu_plugin_v1");
+        for (size_t i = 0; old == NULL && i < sizeof(older) / sizeof(older[0]); ++i)
+            old = dlsym(h, older[i]);
 
         if (p == NULL && old != NULL)
             snprintf(why, len, "%s is a fabcert GPU plugin of ABI %d, this program needs "

@@ -12,7 +12,9 @@
  * plugin with "rebuild it", never with a table it would read past. ABI 3
  * changed the backend table the plugin's backend fills (fc_backend_ops_t
  * gained run_batch_func and verify_untouched_func) and renamed the symbol
- * again. Every
+ * again. ABI 4 added the persistent GEMM burn (gemm_open_func and the
+ * three after it: the overlap stage's compute on the GPU) and renamed the
+ * symbol again. Every
  * member after describe_func may be NULL in a plugin that cannot provide it
  * (tests/standin): the caller then says that it is not available.
  */
@@ -22,16 +24,34 @@
 #include <jansson.h>
 #include <mpi.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "fc_backend.h"
 #include "gpu/fc_gpu_health.h"
 
-#define FC_GPU_PLUGIN_ABI 3
-#define FC_GPU_PLUGIN_TABLE fc_gpu_plugin_v3
+#define FC_GPU_PLUGIN_ABI 4
+#define FC_GPU_PLUGIN_TABLE fc_gpu_plugin_v4
 #define FC_GPU_PLUGIN_STR_(x) #x
 #define FC_GPU_PLUGIN_STR(x) FC_GPU_PLUGIN_STR_(x)
 #define FC_GPU_PLUGIN_SYMBOL FC_GPU_PLUGIN_STR(FC_GPU_PLUGIN_TABLE)
 #define FC_GPU_PLUGIN_FILE "libfabcert_gpu.so"
+
+/* A GEMM burn kept open for a stage (ABI 4): the plugin's, opaque. */
+typedef struct fc_gpu_gemm fc_gpu_gemm_t;
+
+/* What one batch of GEMMs (gemm_start_func .. gemm_wait_func) did. */
+typedef struct fc_gpu_gemm_result {
+    long gemms;             /* GEMMs in the batch */
+    double gpu_s;           /* GPU time of the batch (events on the burn's
+                             * stream around it; each C's digest included) */
+    long mismatched;        /* GEMMs whose C differs from the burn's first */
+    long first_bad;         /* the first of them in the batch, -1 if none */
+    uint64_t digest;        /* the burn's first C (its reference) */
+    uint64_t bad_digest;    /* first_bad's */
+    int n;                  /* C (n x n) = A x B */
+    char kind[8];           /* "bf16", "fp16", "fp64" */
+    char algo[192];         /* the algorithm kept (the stand-in names itself) */
+} fc_gpu_gemm_result_t;
 
 typedef struct fc_gpu_plugin {
     int abi;
@@ -70,6 +90,25 @@ typedef struct fc_gpu_plugin {
      * may call it while the backend's calls run (the soak does). */
     json_t *(*burn_func)(const fc_backend_t *be, double seconds, const char *kinds,
                          char *why, size_t len);
+
+    /* ---- ABI 4 ---- */
+    /* A GEMM burn of kind ("bf16", "fp16", "fp64") on be's GPU, opened once
+     * (its cuBLASLt handle, A, B, C, digest slots and a stream of its own,
+     * the same seed as burn_func's), so that a batch allocates nothing;
+     * NULL with the reason in why. */
+    fc_gpu_gemm_t *(*gemm_open_func)(const fc_backend_t *be, const char *kind, char *why,
+                                     size_t len);
+    /* Enqueue gemms GEMMs (at most 4096), each C digested, on the burn's
+     * stream and return without waiting: the backend's calls may run
+     * beside them. One batch at a time. */
+    fc_status_t (*gemm_start_func)(fc_gpu_gemm_t *g, long gemms, char *why, size_t len);
+    /* Wait for the batch, polling, for at most timeout_s (then
+     * FC_ERR_TIMEOUT and the burn is unusable); every C's digest is
+     * compared bit for bit with the burn's first C (the first GEMM of its
+     * first batch). */
+    fc_status_t (*gemm_wait_func)(fc_gpu_gemm_t *g, double timeout_s, fc_gpu_gemm_result_t *r,
+                                  char *why, size_t len);
+    void (*gemm_close_func)(fc_gpu_gemm_t *g);
 } fc_gpu_plugin_t;
 
 /* Open the plugin: $FABCERT_GPU_PLUGIN, or FC_GPU_PLUGIN_FILE in the

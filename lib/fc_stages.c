@@ -69,15 +69,14 @@ static const fc_stage_desc_t fc_stages[FC_STAGE_COUNT] = {
         .no_relative = FC_WHOLE_JOB },
     [FC_STAGE_OVERLAP] = {
         .id = FC_STAGE_OVERLAP, .name = "overlap", .ranks = FC_RANKS_PPN, .min_hosts = 1,
-        .sections = FC_SECT_OVERLAP | FC_SECT_SWEEP, .view = FC_VIEW_TABLE,
+        .gpu_capable = 1,
+        .sections = FC_SECT_OVERLAP | FC_SECT_SWEEP | FC_SECT_BACKEND, .view = FC_VIEW_TABLE,
         .sweep_check = FC_SWEEP_CHECK_SIZES, .sweep_record = "overlap",
         .no_limits = "the overlap stage judges how much of the collective hid under the "
                      "compute (overlap: min_overlap_pct), not busbw or latency",
         .no_relative = FC_WHOLE_JOB,
         .no_kinds = "the overlap stage measures all_reduce of float32 sum (a gradient "
                     "reduction) beside the compute, whatever the profile lists",
-        .no_backend = "the overlap stage runs a host compute kernel beside MPI's "
-                      "non-blocking all_reduce and always runs on mpi",
         .no_counters = FC_NO_COUNTERS("overlap") },
     [FC_STAGE_SCALING] = {
         .id = FC_STAGE_SCALING, .name = "scaling", .ranks = FC_RANKS_PPN, .min_hosts = 2,

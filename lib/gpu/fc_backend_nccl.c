@@ -32,6 +32,7 @@
 #include "fc_backend.h"
 #include "fc_burn.h"
 #include "fc_gpu_agree.h"
+#include "fc_gpu_gemm.h"
 #include "fc_kernels_cuda.h"
 #include "fc_log.h"
 #include "fc_nccl_call.h"
@@ -555,6 +556,16 @@ static json_t *fc_nccl_burn(const fc_backend_t *be, double seconds, const char *
     return out;
 }
 
+/* The overlap stage's burn (ABI 4, lib/gpu/fc_gpu_gemm.h) on this rank's
+ * GPU, with burn_func's seed. */
+static fc_gpu_gemm_t *fc_nccl_gemm_open(const fc_backend_t *be, const char *kind, char *why,
+                                        size_t len)
+{
+    const fc_nccl_t *nb = be->priv;
+
+    return fc_gpu_gemm_open_on(nb->device, nb->devname, kind, FC_BURN_SEED, why, len);
+}
+
 static int fc_nccl_device_count(char *why, size_t len)
 {
     return fc_cuda_device_count(why, len);
@@ -570,4 +581,8 @@ const fc_gpu_plugin_t FC_GPU_PLUGIN_TABLE = {
     .health_judge_func = fc_gpu_health_judge,
     .health_limits_default_func = fc_gpu_health_limits_default,
     .burn_func = fc_nccl_burn,
+    .gemm_open_func = fc_nccl_gemm_open,
+    .gemm_start_func = fc_gpu_gemm_start,
+    .gemm_wait_func = fc_gpu_gemm_wait,
+    .gemm_close_func = fc_gpu_gemm_close,
 };

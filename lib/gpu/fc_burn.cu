@@ -80,6 +80,12 @@ struct fc_burn {
     cublasLtMatmulAlgo_t algo;
     cudaStream_t s;
     int broken;             /* a step failed: the GPU may still use the buffers */
+    /* fc_burn_start's batch: its size, the digests' pinned copy, the
+     * reference digest (the first C of the first batch) */
+    long pending;
+    unsigned long long *host;
+    int have_ref;
+    unsigned long long ref;
     char algo_text[192];    /* r->algo of the open */
 };
 typedef struct fc_burn fc_burn_ctx_t;
@@ -127,6 +133,7 @@ static void fc_burn_free(fc_burn_ctx_t *x)
     cudaFree(x->c);
     cudaFree(x->work);
     cudaFree(x->slots);
+    cudaFreeHost(x->host);
 }
 
 /* Buffers for n x n, halving n while the GPU lacks the memory. */
@@ -233,8 +240,9 @@ static int fc_burn_wait(cudaEvent_t e, double limit_s, fc_burn_result_t *r)
     while ((q = cudaEventQuery(e)) == cudaErrorNotReady) {
         (void)cudaGetLastError();       /* pending is not an error */
         if (fc_burn_wall() - t0 > limit_s) {
-            snprintf(r->why, sizeof(r->why), "a window of %d GEMMs made no progress for "
-                     "%.0f s", FC_BURN_WINDOW, limit_s);
+            snprintf(r->why, sizeof(r->why), "GEMMs (a window of at most %d, or a batch of "
+                     "at most %d) made no progress for %.0f s", FC_BURN_WINDOW,
+                     FC_BURN_BATCH_MAX, limit_s);
             return (int)cudaErrorLaunchTimeout;
         }
         usleep(200);
@@ -409,6 +417,79 @@ int fc_burn_step(fc_burn_t *x, double seconds, fc_burn_result_t *r)
     free(host);
     x->broken |= e != 0;
     return e;
+}
+
+int fc_burn_start(fc_burn_t *x, long gemms, fc_burn_result_t *r)
+{
+    int e;
+
+    memset(r, 0, sizeof(*r));
+    r->kind = x->kind;
+    r->first_bad = -1;
+    r->n = x->n;
+    snprintf(r->algo, sizeof(r->algo), "%s", x->algo_text);
+    if (x->broken || x->pending || gemms < 1 || gemms > FC_BURN_BATCH_MAX) {
+        if (x->broken)
+            snprintf(r->why, sizeof(r->why), "an earlier batch of this burn failed");
+        else if (x->pending)
+            snprintf(r->why, sizeof(r->why), "a batch of this burn is still pending");
+        else
+            snprintf(r->why, sizeof(r->why), "a batch is 1 to %d GEMMs, not %ld",
+                     FC_BURN_BATCH_MAX, gemms);
+        return (int)cudaErrorInvalidValue;
+    }
+    if (x->host == NULL)
+        FC_BURN_CUDA(r, cudaMallocHost((void **)&x->host, FC_BURN_BATCH_MAX * sizeof(*x->host)));
+    x->broken = 1;      /* until the whole batch is enqueued */
+    FC_BURN_CUDA(r, cudaMemsetAsync(x->slots, 0, gemms * sizeof(*x->slots), x->s));
+    FC_BURN_CUDA(r, cudaEventRecord(x->ev[0], x->s));
+    for (long i = 0; i < gemms; ++i)
+        if ((e = fc_burn_iter(x, i, x->ev[2], x->ev[3], r)) != 0)
+            return e;
+    FC_BURN_CUDA(r, cudaEventRecord(x->ev[1], x->s));
+    FC_BURN_CUDA(r, cudaMemcpyAsync(x->host, x->slots, gemms * sizeof(*x->host),
+                                    cudaMemcpyDeviceToHost, x->s));
+    FC_BURN_CUDA(r, cudaEventRecord(x->ev[4], x->s));
+    x->broken = 0;
+    x->pending = gemms;
+    return 0;
+}
+
+int fc_burn_finish(fc_burn_t *x, double timeout_s, fc_burn_result_t *r)
+{
+    long gemms = x->pending;
+    float ms = 0;
+    int e;
+
+    memset(r, 0, sizeof(*r));
+    r->kind = x->kind;
+    r->first_bad = -1;
+    r->n = x->n;
+    snprintf(r->algo, sizeof(r->algo), "%s", x->algo_text);
+    if (gemms == 0) {
+        snprintf(r->why, sizeof(r->why), "no batch of this burn is pending");
+        return (int)cudaErrorInvalidValue;
+    }
+    x->pending = 0;
+    x->broken = 1;      /* until the batch is seen through */
+    if ((e = fc_burn_wait(x->ev[4], timeout_s, r)) != 0)
+        return e;
+    FC_BURN_CUDA(r, cudaEventElapsedTime(&ms, x->ev[0], x->ev[1]));
+    x->broken = 0;
+    r->iters = gemms;
+    r->gemm_s = ms * 1e-3;
+    if (!x->have_ref) {
+        x->ref = x->host[0];
+        x->have_ref = 1;
+    }
+    r->digest = x->ref;
+    for (long i = 0; i < gemms; ++i)
+        if (x->host[i] != x->ref && r->mismatched++ == 0) {
+            r->first_bad = i;
+            r->bad_digest = x->host[i];
+        }
+    r->tflops = r->gemm_s > 0 ? 2.0 * x->n * (double)x->n * x->n * gemms / r->gemm_s / 1e12 : 0;
+    return 0;
 }
 
 void fc_burn_close(fc_burn_t *x)

@@ -70,6 +70,18 @@ int fc_burn_open(int kind, int n, uint32_t seed, void *stream, fc_burn_t **burn_
  * against the step's first: r's figures. Allocates and frees nothing. A
  * failed step leaves the burn unusable (close it). */
 int fc_burn_step(fc_burn_t *burn, double seconds, fc_burn_result_t *r);
+/* The overlap stage's batches (the burn's GEMMs beside a collective):
+ * enqueue gemms GEMMs (1 to FC_BURN_BATCH_MAX), each C digested into its
+ * slot, between two events, and the digests' copy to pinned host memory,
+ * and return without waiting. One batch at a time; not mixed with
+ * fc_burn_step on the same burn while one is pending. */
+#define FC_BURN_BATCH_MAX 4096
+int fc_burn_start(fc_burn_t *burn, long gemms, fc_burn_result_t *r);
+/* Wait for the batch (a bounded poll: timeout_s, then
+ * cudaErrorLaunchTimeout and the burn is broken): r->iters, r->gemm_s (the
+ * batch's GPU time, its digests included), every C's digest against the
+ * burn's reference, the first C of its first batch (r->digest). */
+int fc_burn_finish(fc_burn_t *burn, double timeout_s, fc_burn_result_t *r);
 /* Free it (after a failure only once its stream is idle, a bounded wait). */
 void fc_burn_close(fc_burn_t *burn);
 

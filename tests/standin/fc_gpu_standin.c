@@ -23,6 +23,8 @@
  * digested every iteration and compared with the first, as the GPU burn
  * does; $FC_GPU_STANDIN_BURN_FLIP = "rank=R,call=N" flips a bit of C at
  * iteration 1 of world rank R's Nth burn (a GPU that computes wrongly).
+ * The overlap stage's persistent GEMM burn (ABI 4) is a CPU GEMM on a host
+ * thread of its own: tests/standin/fc_gemm_standin.c.
  *
  * $FC_GPU_STANDIN_GPUS=N gives a GPU to the first N ranks of each host alone.
  * Every rank says at its end what the protocol did to it ("stand-in GPU
@@ -38,6 +40,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fc_gemm_standin.h"
 #include "fc_log.h"
 #include "fc_plugin.h"
 #include "gpu/fc_gpu_agree.h"
@@ -441,4 +444,8 @@ const fc_gpu_plugin_t FC_GPU_PLUGIN_TABLE = {
     .health_judge_func = fc_gpu_health_judge,
     .health_limits_default_func = fc_gpu_health_limits_default,
     .burn_func = fc_standin_burn,
+    .gemm_open_func = fc_gemm_standin_open,
+    .gemm_start_func = fc_gemm_standin_start,
+    .gemm_wait_func = fc_gemm_standin_wait,
+    .gemm_close_func = fc_gemm_standin_close,
 };
