@@ -119,6 +119,43 @@ static void fc_check_rises(const json_t *hosts, const json_t *limits, json_t *re
             }
 }
 
+/* The counters a host's interval could not count (fc_counters_interval.c's
+ * not_counted: "LINK NAME: went down ..." after a reset, "... at the
+ * maximum of its N-bit counter") whose class a rule judges: that rule saw
+ * nothing of them, so a port reset mid-point (errors back to 0, bytes out
+ * gone from the sum) cannot pass as a clean link: INCOMPLETE reasons. */
+static void fc_check_uncounted(const json_t *hosts, const json_t *limits, int multi_host,
+                               json_t *incomplete)
+{
+    const char *host;
+    json_t *iv, *v;
+    size_t i;
+
+    json_object_foreach((json_t *)hosts, host, iv)
+        json_array_foreach(json_object_get(iv, "not_counted"), i, v) {
+            char link[64], name[64], why[800];
+            const char *cls, *text = json_string_value(v);
+            int judged;
+
+            if (text == NULL || sscanf(text, "%63s %63[^:]:", link, name) != 2 ||
+                (cls = fc_interval_class(name)) == NULL)
+                continue;
+            judged = strcmp(cls, "errors") == 0 ? fc_cnum(limits, "max_errors", -1) >= 0
+                     : strcmp(cls, "drops") == 0 ? fc_cnum(limits, "max_drops", -1) >= 0
+                     : strcmp(cls, "transport") == 0 ? fc_cnum(limits, "max_retries", -1) >= 0
+                     : strcmp(cls, "tx_bytes") == 0
+                         ? multi_host && json_is_true(json_object_get(limits, "traffic"))
+                         : 0;
+            if (!judged)
+                continue;
+            snprintf(why, sizeof(why), "link %s of host %s: its counter %s could not be "
+                     "counted over the point (%.400s), so the point's %s were not judged on "
+                     "it", link, host, name, text,
+                     strcmp(cls, "tx_bytes") == 0 ? "bytes out" : cls);
+            json_array_append_new(incomplete, json_string(why));
+        }
+}
+
 /* Each host's bytes out against the bound of its ranks: INCOMPLETE
  * reasons into incomplete, the bounds into bounds, why not into notes. */
 static void fc_check_traffic(const json_t *rec, const json_t *c, json_t *incomplete,
@@ -203,6 +240,9 @@ json_t *fc_counters_check(const json_t *rec)
         return NULL;
     }
     fc_check_rises(json_object_get(c, "hosts"), limits, fails, &imp);
+    fc_check_uncounted(json_object_get(c, "hosts"), limits,
+                       json_object_size(json_object_get(c, "ranks_per_host")) >= 2 &&
+                       fc_cnum(rec, "iters", 0) + fc_cnum(rec, "warmup", 0) > 0, incomplete);
     if (json_is_true(json_object_get(limits, "traffic")))
         fc_check_traffic(rec, c, incomplete, bounds, notes);
     else
