@@ -50,6 +50,13 @@ json_t *fc_counters_limits_json(const fc_counters_profile_t *cp)
                      : json_real(cp->max_retries), "traffic", cp->traffic);
 }
 
+static const char *fc_json_str_or(const json_t *obj, const char *key)
+{
+    const char *v = json_string_value(json_object_get(obj, key));
+
+    return v ? v : "";
+}
+
 static double fc_cnum(const json_t *obj, const char *key, double dflt)
 {
     json_t *v = json_object_get(obj, key);
@@ -150,8 +157,10 @@ static void fc_check_uncounted(const json_t *hosts, const json_t *limits, int mu
                 continue;
             snprintf(why, sizeof(why), "link %s of host %s: its counter %s could not be "
                      "counted over the point (%.400s), so the point's %s were not judged on "
-                     "it", link, host, name, text,
-                     strcmp(cls, "tx_bytes") == 0 ? "bytes out" : cls);
+                     "it%s", link, host, name, text,
+                     strcmp(cls, "tx_bytes") == 0 ? "bytes out" : cls,
+                     strstr(text, "at the maximum") ? " (a saturated counter stays so: clear "
+                     "the port's counters before the run, e.g. perfquery -R)" : "");
             json_array_append_new(incomplete, json_string(why));
         }
 }
@@ -282,8 +291,16 @@ int fc_counters_apply(json_t *rec)
     json_object_set_new(rec, "verdict", json_string(cv));
     if (strcmp(cv, "FAIL") == 0) {
         json_t *imp = json_deep_copy(json_object_get(check, "implicates"));
+        json_t *rph = json_object_get(json_object_get(rec, "counters"), "ranks_per_host");
 
-        json_object_set(imp, "rack", json_object_get(rec, "rack"));
+        /* the record's rack only for a host of its own group: a contention
+         * phase's counters are every node's (background and other racks'
+         * too), and a link of rack2's node with errors blamed rack1; any
+         * other host is placed by the report, from the plan's inventory */
+        if (json_object_get(rph, fc_json_str_or(imp, "host")) != NULL)
+            json_object_set(imp, "rack", json_object_get(rec, "rack"));
+        else
+            json_object_set_new(imp, "rack", json_string(""));
         json_object_set_new(rec, "implicates", imp);
         if (json_object_get(rec, "status"))     /* a point's stage status */
             json_object_set_new(rec, "status", json_string("FAIL"));

@@ -15,6 +15,8 @@
  *   rx_errors +2 on a link: FAIL naming the link, host and counter,
  *   implicating the link; drops +40: PASS by default (not judged), FAIL
  *   under max_drops 10; no counters.limits: not judged (NULL);
+ *   errors on a host outside the record's group (a contention phase's
+ *   counters are every node's): the link implicated, not the record's rack;
  *   fc_counters_apply turns a PASS record INCOMPLETE or FAIL and keeps the
  *   judgement; fc_counters_rejudged says the same from the record alone,
  *   and nothing for a record that is not a PASS.
@@ -68,7 +70,7 @@ int main(void)
     const char *v;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 17);
+    fc_tap_plan(&tap, 18);
 
     fc_tap_ok(&tap, fc_counters_host_min_tx("all_reduce", 1000, 8, 2, 4) == 750 &&
               fc_counters_host_min_tx("all_gather", 800, 8, 2, 4) == 200 &&
@@ -166,6 +168,24 @@ int main(void)
               strcmp(json_string_value(json_object_get(json_object_get(rec, "implicates"),
                                                        "rack")), "r1") == 0,
               "the stage's side: FAIL, implicating link eth0 of host b in rack r1");
+    json_decref(rec);
+
+    /* a contention phase's counters cover every node read: host c, not
+     * of the record's group (rack r1), with errors: its link is blamed,
+     * not rack r1 (the report places c by the plan's inventory) */
+    rec = point("all_gather", 65536, 400000, 400000);
+    json_object_set_new(json_object_get(json_object_get(rec, "counters"), "hosts"), "c",
+                        json_pack("{s:{s:I}, s:{s:{s:I, s:I}}}", "sum", "tx_bytes",
+                                  (json_int_t)5000, "links", "eth0", "tx_bytes",
+                                  (json_int_t)5000, "rx_errors", (json_int_t)4));
+    fc_tap_ok(&tap, fc_counters_apply(rec) == 1 &&
+              strcmp(json_string_value(json_object_get(json_object_get(rec, "implicates"),
+                                                       "host")), "c") == 0 &&
+              strcmp(json_string_value(json_object_get(json_object_get(rec, "implicates"),
+                                                       "rack")), "") == 0,
+              "errors on host c outside the record's group: FAIL implicating c's link, rack "
+              "left to the report, not the record's rack r1 (%s)",
+              json_string_value(json_object_get(json_object_get(rec, "implicates"), "rack")));
     json_decref(rec);
 
     rec = point("all_reduce", 65536, 1, 1);
