@@ -249,6 +249,23 @@ json_t *fc_counters_check(const json_t *rec)
         return NULL;
     }
     fc_check_rises(json_object_get(c, "hosts"), limits, fails, &imp);
+    /* a host of the point with no interval at all (its reading was lost
+     * on the way to rank 0): neither its errors nor its bytes were seen.
+     * A host whose links simply match nothing has an interval (no links)
+     * and stays a note below. */
+    {
+        const char *host;
+        json_t *n;
+        char why[512];
+
+        json_object_foreach(json_object_get(c, "ranks_per_host"), host, n)
+            if (!json_is_object(json_object_get(json_object_get(c, "hosts"), host))) {
+                snprintf(why, sizeof(why), "host %s: its link counters were not read over "
+                         "the point (no interval from it), so its errors and bytes out were "
+                         "not judged", host);
+                json_array_append_new(incomplete, json_string(why));
+            }
+    }
     fc_check_uncounted(json_object_get(c, "hosts"), limits,
                        json_object_size(json_object_get(c, "ranks_per_host")) >= 2 &&
                        fc_cnum(rec, "iters", 0) + fc_cnum(rec, "warmup", 0) > 0, incomplete);

@@ -15,6 +15,7 @@
  *   rx_errors +2 on a link: FAIL naming the link, host and counter,
  *   implicating the link; drops +40: PASS by default (not judged), FAIL
  *   under max_drops 10; no counters.limits: not judged (NULL);
+ *   a host of the point with no interval at all (not_read): INCOMPLETE;
  *   errors on a host outside the record's group (a contention phase's
  *   counters are every node's): the link implicated, not the record's rack;
  *   fc_counters_apply turns a PASS record INCOMPLETE or FAIL and keeps the
@@ -70,7 +71,7 @@ int main(void)
     const char *v;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 18);
+    fc_tap_plan(&tap, 19);
 
     fc_tap_ok(&tap, fc_counters_host_min_tx("all_reduce", 1000, 8, 2, 4) == 750 &&
               fc_counters_host_min_tx("all_gather", 800, 8, 2, 4) == 200 &&
@@ -186,6 +187,19 @@ int main(void)
               "errors on host c outside the record's group: FAIL implicating c's link, rack "
               "left to the report, not the record's rack r1 (%s)",
               json_string_value(json_object_get(json_object_get(rec, "implicates"), "rack")));
+    json_decref(rec);
+
+    /* host b's interval lost on the way to rank 0 (not_read) */
+    rec = point("all_reduce", 65536, 400000, 400000);
+    json_object_del(json_object_get(json_object_get(rec, "counters"), "hosts"), "b");
+    json_array_append_new(json_object_get(json_object_get(rec, "counters"), "not_read"),
+                          json_string("b"));
+    ck = fc_counters_check(rec);
+    fc_tap_ok(&tap, strcmp(verdict_of(ck), "INCOMPLETE") == 0 &&
+              strstr(reason0(ck), "host b: its link counters were not read over the point"),
+              "host b not read at all: INCOMPLETE naming it, not a PASS with a note (%s)",
+              reason0(ck));
+    json_decref(ck);
     json_decref(rec);
 
     rec = point("all_reduce", 65536, 1, 1);
