@@ -23,9 +23,9 @@
  * Contention records are held to the profile's contention max_slowdown,
  * which the stage writes into each of them. A soak point with no drift
  * judged (drift_pct null) under a drift limit is INCOMPLETE, and so is a
- * multi-host PASS point without counters of a stage that read them (its
- * stage_start's counters_read, or another of its points carrying them)
- * under a profile that reads them.
+ * multi-host PASS point (or a PASS contention record) without counters
+ * of a stage that read them (its stage_start's counters_read, or another
+ * of its records carrying them) under a profile that reads them.
  */
 #include "fc_verdict_scan.h"
 
@@ -346,7 +346,8 @@ void fc_verdict_limits_scan(json_t *records, const fc_run_verdict_t *out,
     json_array_foreach(records, i, rec)
         if (scan->stage[i] >= 0 && !scan->ignored[i] && !scan->other_run[i] &&
             (json_is_true(json_object_get(rec, "counters_read")) ||
-             (scan->type[i]->id == FC_RECORD_POINT &&
+             ((scan->type[i]->id == FC_RECORD_POINT ||
+               scan->type[i]->id == FC_RECORD_CONTENTION) &&
               json_is_object(json_object_get(json_object_get(rec, "counters"), "limits")))))
             counted[scan->stage[i]] = 1;
     bad = fc_xcalloc(json_array_size(records) + 1, 1, "the scaling records' verdicts");
@@ -384,10 +385,11 @@ void fc_verdict_limits_scan(json_t *records, const fc_run_verdict_t *out,
          * counters, under a profile that reads them, with none: its
          * traffic and errors were never judged (a gather that failed, or
          * a record with its counters cut out) */
-        if (!differ[0] && !fails[0] && !ref[0] && id == FC_RECORD_POINT && counted[s] &&
+        if (!differ[0] && !fails[0] && !ref[0] && counted[s] &&
             (fc_stage_desc((fc_stage_id_t)s)->sections & FC_SECT_COUNTERS) &&
             profile->stages[s].counters.read &&
-            json_integer_value(json_object_get(rec, "hosts")) >= 2 &&
+            ((id == FC_RECORD_POINT && json_integer_value(json_object_get(rec, "hosts")) >= 2) ||
+             id == FC_RECORD_CONTENTION) &&
             strcmp(fc_record_verdict(rec), "PASS") == 0 &&
             !json_is_object(json_object_get(json_object_get(rec, "counters"), "limits")))
             snprintf(ref, sizeof(ref), "it carries no link counters, though its stage read "
