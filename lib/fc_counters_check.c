@@ -50,6 +50,13 @@ json_t *fc_counters_limits_json(const fc_counters_profile_t *cp)
                      : json_real(cp->max_retries), "traffic", cp->traffic);
 }
 
+static const char *fc_json_str_or(const json_t *obj, const char *key)
+{
+    const char *v = json_string_value(json_object_get(obj, key));
+
+    return v ? v : "";
+}
+
 static double fc_cnum(const json_t *obj, const char *key, double dflt)
 {
     json_t *v = json_object_get(obj, key);
@@ -117,6 +124,45 @@ static void fc_check_rises(const json_t *hosts, const json_t *limits, json_t *re
                     *imp = json_pack("{s:s, s:s, s:s, s:b}", "part", "link", "host", host,
                                      "link", link, "quarantine", 0);
             }
+}
+
+/* The counters a host's interval could not count (fc_counters_interval.c's
+ * not_counted: "LINK NAME: went down ..." after a reset, "... at the
+ * maximum of its N-bit counter") whose class a rule judges: that rule saw
+ * nothing of them, so a port reset mid-point (errors back to 0, bytes out
+ * gone from the sum) cannot pass as a clean link: INCOMPLETE reasons. */
+static void fc_check_uncounted(const json_t *hosts, const json_t *limits, int multi_host,
+                               json_t *incomplete)
+{
+    const char *host;
+    json_t *iv, *v;
+    size_t i;
+
+    json_object_foreach((json_t *)hosts, host, iv)
+        json_array_foreach(json_object_get(iv, "not_counted"), i, v) {
+            char link[64], name[64], why[800];
+            const char *cls, *text = json_string_value(v);
+            int judged;
+
+            if (text == NULL || sscanf(text, "%63s %63[^:]:", link, name) != 2 ||
+                (cls = fc_interval_class(name)) == NULL)
+                continue;
+            judged = strcmp(cls, "errors") == 0 ? fc_cnum(limits, "max_errors", -1) >= 0
+                     : strcmp(cls, "drops") == 0 ? fc_cnum(limits, "max_drops", -1) >= 0
+                     : strcmp(cls, "transport") == 0 ? fc_cnum(limits, "max_retries", -1) >= 0
+                     : strcmp(cls, "tx_bytes") == 0
+                         ? multi_host && json_is_true(json_object_get(limits, "traffic"))
+                         : 0;
+            if (!judged)
+                continue;
+            snprintf(why, sizeof(why), "link %s of host %s: its counter %s could not be "
+                     "counted over the point (%.400s), so the point's %s were not judged on "
+                     "it%s", link, host, name, text,
+                     strcmp(cls, "tx_bytes") == 0 ? "bytes out" : cls,
+                     strstr(text, "at the maximum") ? " (a saturated counter stays so: clear "
+                     "the port's counters before the run, e.g. perfquery -R)" : "");
+            json_array_append_new(incomplete, json_string(why));
+        }
 }
 
 /* Each host's bytes out against the bound of its ranks: INCOMPLETE
@@ -203,6 +249,26 @@ json_t *fc_counters_check(const json_t *rec)
         return NULL;
     }
     fc_check_rises(json_object_get(c, "hosts"), limits, fails, &imp);
+    /* a host of the point with no interval at all (its reading was lost
+     * on the way to rank 0): neither its errors nor its bytes were seen.
+     * A host whose links simply match nothing has an interval (no links)
+     * and stays a note below. */
+    {
+        const char *host;
+        json_t *n;
+        char why[512];
+
+        json_object_foreach(json_object_get(c, "ranks_per_host"), host, n)
+            if (!json_is_object(json_object_get(json_object_get(c, "hosts"), host))) {
+                snprintf(why, sizeof(why), "host %s: its link counters were not read over "
+                         "the point (no interval from it), so its errors and bytes out were "
+                         "not judged", host);
+                json_array_append_new(incomplete, json_string(why));
+            }
+    }
+    fc_check_uncounted(json_object_get(c, "hosts"), limits,
+                       json_object_size(json_object_get(c, "ranks_per_host")) >= 2 &&
+                       fc_cnum(rec, "iters", 0) + fc_cnum(rec, "warmup", 0) > 0, incomplete);
     if (json_is_true(json_object_get(limits, "traffic")))
         fc_check_traffic(rec, c, incomplete, bounds, notes);
     else
@@ -242,8 +308,16 @@ int fc_counters_apply(json_t *rec)
     json_object_set_new(rec, "verdict", json_string(cv));
     if (strcmp(cv, "FAIL") == 0) {
         json_t *imp = json_deep_copy(json_object_get(check, "implicates"));
+        json_t *rph = json_object_get(json_object_get(rec, "counters"), "ranks_per_host");
 
-        json_object_set(imp, "rack", json_object_get(rec, "rack"));
+        /* the record's rack only for a host of its own group: a contention
+         * phase's counters are every node's (background and other racks'
+         * too), and a link of rack2's node with errors blamed rack1; any
+         * other host is placed by the report, from the plan's inventory */
+        if (json_object_get(rph, fc_json_str_or(imp, "host")) != NULL)
+            json_object_set(imp, "rack", json_object_get(rec, "rack"));
+        else
+            json_object_set_new(imp, "rack", json_string(""));
         json_object_set_new(rec, "implicates", imp);
         if (json_object_get(rec, "status"))     /* a point's stage status */
             json_object_set_new(rec, "status", json_string("FAIL"));

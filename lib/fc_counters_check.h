@@ -15,7 +15,13 @@
  *     link (default 0), drops and discards above max_drops, transport
  *     retries above max_retries (both not judged by default: drops are
  *     congestion, and a shaped link's queue drops them by design): FAIL
- *     naming the host, the link and the counter.
+ *     naming the host, the link and the counter;
+ *   - a counter of a judged class that could not be counted over the
+ *     point (it went down: the port or its statistics were reset; or it
+ *     sat at its narrow file's maximum: fc_counters_interval.c's
+ *     not_counted) judged nothing on that link: INCOMPLETE naming the
+ *     host, the link and the counter (without it a reset mid-point read as
+ *     errors +0 and a host with no bytes out to judge: a PASS).
  *
  * What a record needs: collective, bytes, iters, warmup (the interval is
  * the point's whole run), hosts, and counters {hosts: {host: {sum, links}},

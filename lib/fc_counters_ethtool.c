@@ -38,6 +38,8 @@ static const struct {
     { "tx_pfc_frames", "pfc_tx_frames" },
     { "link_xoff_rx", "pause_rx_frames" },          /* i40e, ice */
     { "link_xoff_tx", "pause_tx_frames" },
+    { "port.link_xoff_rx", "pause_rx_frames" },     /* i40e_ethtool.c's own names */
+    { "port.link_xoff_tx", "pause_tx_frames" },
     { "link_xoff_rx.nic", "pause_rx_frames" },      /* ice */
     { "link_xoff_tx.nic", "pause_tx_frames" },
 };
@@ -60,11 +62,13 @@ const char *fc_ethtool_canonical(const char *name)
             return fc_eth_exact[k].canon;
     if (fc_eth_prio(name, "rx_prio", "_pause") ||                  /* mlx5 */
         fc_eth_prio(name, "rx_priority_", "_xoff") ||              /* i40e, ice */
-        fc_eth_prio(name, "rx_priority_", "_xoff.nic"))
+        fc_eth_prio(name, "rx_priority_", "_xoff.nic") ||
+        fc_eth_prio(name, "port.rx_priority_", "_xoff_rx"))        /* i40e */
         return "pfc_rx_frames";
     if (fc_eth_prio(name, "tx_prio", "_pause") ||
         fc_eth_prio(name, "tx_priority_", "_xoff") ||
-        fc_eth_prio(name, "tx_priority_", "_xoff.nic"))
+        fc_eth_prio(name, "tx_priority_", "_xoff.nic") ||
+        fc_eth_prio(name, "port.tx_priority_", "_xoff_tx"))
         return "pfc_tx_frames";
     return NULL;
 }

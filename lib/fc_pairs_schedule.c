@@ -117,6 +117,11 @@ int fc_pairs_schedule_init(fc_pairs_schedule_t *s, int n, const int *rack, int m
         s->plan.intra = max_intra;
     s->plan.inter = k - s->plan.intra < max_inter ? k - s->plan.intra : max_inter;
     s->plan.intra = k - s->plan.inter < max_intra ? k - s->plan.inter : max_intra;
+    /* across racks at least once where there are racks to cross: K 2 gave
+     * 2 rounds inside and none across, so no pair ever crossed a rack's
+     * uplink and every rack passed the stage without it measured */
+    if (s->plan.racks >= 2 && s->plan.inter == 0 && max_inter >= 1)
+        s->plan.inter = 1;
     s->partners = s->plan.intra + s->plan.inter;
     s->rounds = fc_pairs_sample_rounds(&s->plan);
     /* padding can leave a node of a small rack, or a high slot of a large
@@ -137,6 +142,23 @@ int fc_pairs_schedule_init(fc_pairs_schedule_t *s, int n, const int *rack, int m
                  "to %d", k, n, s->plan.racks, s->plan.per_rack);
         fc_pairs_schedule_free(s);
         return -1;
+    }
+    /* the full matrix where the sample cannot do its job: a node left
+     * with one partner (a rack of one beside one other rack meets only
+     * that rack's first node: its slow pair cannot say which end is
+     * slow), or a sample that takes more rounds than every pair would */
+    if (n >= 3 && fc_schedule_min_degree(s) < 2)
+        snprintf(s->full_why, sizeof(s->full_why), "a node would meet only %d partner(s)",
+                 fc_schedule_min_degree(s));
+    else if (s->rounds > fc_pairs_rounds(n))
+        snprintf(s->full_why, sizeof(s->full_why), "the sample would take %d rounds, every "
+                 "pair %d", s->rounds, fc_pairs_rounds(n));
+    if (s->full_why[0]) {
+        fc_pairs_schedule_free(s);
+        s->sampled = 0;
+        memset(&s->plan, 0, sizeof(s->plan));
+        s->rounds = fc_pairs_rounds(n);
+        s->partners = n - 1;
     }
     return 0;
 }

@@ -17,7 +17,13 @@
  *     the other; K 0 is the default, fc_pairs_default_partners(n). Where
  *     the padding leaves a node fewer than 2 partners, rounds are added
  *     (inside racks first, then across) until none does or none is left:
- *     the K as used (`partners` below) is then larger than asked.
+ *     the K as used (`partners` below) is then larger than asked. Where
+ *     there are two racks or more, one round at least goes across
+ *     racks (K 2 gave 2 inside and none across: no rack's uplink was
+ *     ever measured). Where a node still has one partner (a rack of one
+ *     beside one other rack) or the sample would take more rounds than
+ *     the full tournament, the schedule is the full one (sampled 0,
+ *     full_why says why): every node then meets every other.
  *
  * The profile's pairs stage chooses with `mode: full | sampled | auto`
  * (auto: sampled above FC_PAIRS_AUTO_NODES nodes) and `partners: K`.
@@ -43,6 +49,8 @@ typedef struct fc_pairs_schedule {
     fc_pairs_sample_t plan; /* sampled: racks, per_rack, intra, inter */
     int *slot;              /* sampled: node -> its slot in the padded plan */
     int *node_of_slot;      /* sampled: slot -> node, or -1 (padding) */
+    char full_why[96];      /* asked sampled, given the full matrix: why
+                             * ("" otherwise) */
 } fc_pairs_schedule_t;
 
 /* K when the profile leaves it out: ceil(log2 n), at least 3 (the node

@@ -377,6 +377,10 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
         json_object_set_new(rec, "timeout_s", json_real(ctx->sp.timeout_s));
         json_object_set_new(rec, "version", json_string(FC_VERSION));
         json_object_set_new(rec, "work", fc_stage_work_plan(ctx));
+        /* whether each of its points carries its link counters
+         * (fc_stage_counters.h): the report holds a point without them to it */
+        if (fc_stage_desc(ctx->stage)->sections & FC_SECT_COUNTERS)
+            json_object_set_new(rec, "counters_read", json_boolean(ctx->sp.counters.read));
         if (getenv("SLURM_JOB_ID"))     /* started by Slurm: which job and step */
             json_object_set_new(rec, "slurm", json_pack("{s:s, s:s}", "job_id",
                                 getenv("SLURM_JOB_ID"), "step_id",

@@ -22,7 +22,10 @@
  * A point's link counters limits (counters.limits) likewise.
  * Contention records are held to the profile's contention max_slowdown,
  * which the stage writes into each of them. A soak point with no drift
- * judged (drift_pct null) under a drift limit is INCOMPLETE.
+ * judged (drift_pct null) under a drift limit is INCOMPLETE, and so is a
+ * multi-host PASS point (or a PASS contention record) without counters
+ * of a stage that read them (its stage_start's counters_read, or another
+ * of its records carrying them) under a profile that reads them.
  */
 #include "fc_verdict_scan.h"
 
@@ -34,6 +37,7 @@
 #include "fc_coll.h"
 #include "fc_counters_check.h"
 #include "fc_pairs_stage.h"
+#include "fc_stages.h"
 #include "fc_verdict_figures.h"
 
 /* "min_busbw_gbps 1.5, max_latency_us 5e+06, profile line 28", or "none" */
@@ -331,8 +335,21 @@ void fc_verdict_limits_scan(json_t *records, const fc_run_verdict_t *out,
     size_t i;
     unsigned char *bad;
 
+    /* per stage: whether its points were read with their link counters,
+     * by its stage_start's counters_read (this fabcert's stages say it) or
+     * by a point of it that carries them (records of a fabcert before
+     * counters carry neither, and are not held to them) */
+    unsigned char counted[FC_STAGE_COUNT] = { 0 };
+
     if (profile == NULL)
         return;         /* no frozen profile: the plan check says why */
+    json_array_foreach(records, i, rec)
+        if (scan->stage[i] >= 0 && !scan->ignored[i] && !scan->other_run[i] &&
+            (json_is_true(json_object_get(rec, "counters_read")) ||
+             ((scan->type[i]->id == FC_RECORD_POINT ||
+               scan->type[i]->id == FC_RECORD_CONTENTION) &&
+              json_is_object(json_object_get(json_object_get(rec, "counters"), "limits")))))
+            counted[scan->stage[i]] = 1;
     bad = fc_xcalloc(json_array_size(records) + 1, 1, "the scaling records' verdicts");
     json_array_foreach(records, i, rec) {
         fc_record_id_t id = scan->type[i]->id;
@@ -365,6 +382,20 @@ void fc_verdict_limits_scan(json_t *records, const fc_run_verdict_t *out,
                      "window(s)) under max_drift_pct %g",
                      json_array_size(json_object_get(json_object_get(rec, "soak"), "windows")),
                      profile->stages[s].soak.max_drift_pct);
+        /* a multi-host point of a stage that read its points' link
+         * counters, under a profile that reads them, with none: its
+         * traffic and errors were never judged (a gather that failed, or
+         * a record with its counters cut out) */
+        if (!differ[0] && !fails[0] && !ref[0] && counted[s] &&
+            (fc_stage_desc((fc_stage_id_t)s)->sections & FC_SECT_COUNTERS) &&
+            profile->stages[s].counters.read &&
+            ((id == FC_RECORD_POINT && json_integer_value(json_object_get(rec, "hosts")) >= 2) ||
+             id == FC_RECORD_CONTENTION) &&
+            strcmp(fc_record_verdict(rec), "PASS") == 0 &&
+            !json_is_object(json_object_get(json_object_get(rec, "counters"), "limits")))
+            snprintf(ref, sizeof(ref), "it carries no link counters, though its stage read "
+                     "them and the frozen profile reads them (counters.read): its traffic "
+                     "and errors were not judged");
         if (id == FC_RECORD_SCALING) {
             if (strcmp(fc_record_verdict(rec), "PASS") == 0)
                 fc_scaling_reference(records, i, scan, bad, ref, sizeof(ref));

@@ -367,8 +367,9 @@ static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
     double t0 = MPI_Wtime();
 
     if (ctx->world_rank == 0 && !run->sampled)
-        fc_tap_diag(&ctx->tap, "pairs: %d nodes, %d rounds of %d pairs", run->nnodes,
-                    rounds, run->nnodes / 2);
+        fc_tap_diag(&ctx->tap, "pairs: %d nodes, %d rounds of %d pairs%s%s%s", run->nnodes,
+                    rounds, run->nnodes / 2, sched.full_why[0] ? " (every pair, not sampled: "
+                    : "", sched.full_why, sched.full_why[0] ? ")" : "");
     else if (ctx->world_rank == 0)
         fc_tap_diag(&ctx->tap, "pairs: %d nodes, sampled: %d partners per node (%d rounds "
                     "inside racks, %d across; %d racks padded to %d), %ld of %d pairs",
@@ -417,6 +418,8 @@ static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
         json_object_set_new(rec, "partners", json_integer(run->partners));
         json_object_set_new(rec, "min_partners",
                             json_integer(fc_pairs_schedule_min_partners(&sched)));
+        if (sched.full_why[0])
+            json_object_set_new(rec, "full_because", json_string(sched.full_why));
         if (run->sampled)
             json_object_set_new(rec, "plan", json_pack(
                 "{s:i, s:i, s:i, s:i}", "racks", sched.plan.racks, "per_rack",

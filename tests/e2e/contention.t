@@ -41,7 +41,7 @@
 FC=$BUILD/fabcert
 vcluster_cleanup() { umount "$TMP/ro" 2>/dev/null; }
 vcluster_up fcc
-plan 29
+plan 30
 run() {     # run OUT PROFILE [options]
     local out=$1 profile=$2; shift 2
     $VC --name $NAME exec ${NAME}01 $FC run --hosts "$D/hosts" --racks "$D/racks" \
@@ -180,6 +180,12 @@ n=$(rec loose 'join(",", map { $_->{counters}{check}{verdict} // "none" } grep {
 [[ "$n" =~ ^PASS(,PASS)*$ ]] &&
     grep -q "^  FAIL rack rack1, contention stage, .* under tenant: its own figures fail its limit (link eth0 of host ${NAME}02: error counters rose during the point (rx_errors +2), above max_errors 0)" "$TMP/ferrs.out"
 ok $? "each contention phase's counters judged (the loose run's: $n); rx_errors +2 on ${NAME}02's eth0 under a PASS FAILs naming the link"
+# the tenant record with its counters cut out: its phase's traffic and
+# errors were never judged, so not a PASS
+forgec fnoc loose "delete \$r->{counters} $TENANT"
+grep -q "^  INCOMPLETE rack rack[12], contention stage, limit: .* under tenant: it carries no link counters, though its stage read them" "$TMP/fnoc.out" &&
+    ! grep -q '^verdict: PASS' "$TMP/fnoc.out"
+ok $? "a contention record without its counters, where its stage read them: INCOMPLETE"
 # each planned point under each background kind, once per group: one
 # kind's record deleted (the end record recounted) is missing, one kind
 # recorded as another is there twice, though every point was measured

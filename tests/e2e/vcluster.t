@@ -16,7 +16,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fct
-plan 25
+plan 26
 H1=${NAME}01 H2=${NAME}02 H3=${NAME}03
 run() {     # run OUT-NAME [fabcert run options]: inside the first node
     local out=$1; shift
@@ -103,6 +103,13 @@ grep -q "^  FAIL rack rack1, rack stage, rack: .*its own figures fail its limit 
     grep -q "^rack rack2: PASS" "$TMP/flim.out" &&
     grep -q "^  INCOMPLETE rack rack1, rack stage, measurement: .*its own link counters (host $H1 sent 0 bytes out of its links" "$TMP/ftx.out"
 ok $? "the report judges the records again: rx_errors +3 FAILs rack1 naming link eth0 of $H1; a record's own max_errors of 100, or 0 bytes out of $H1, is INCOMPLETE"
+# the same point with its counters cut out (or lost by the stage's gather):
+# its traffic and errors were never judged, so not a PASS
+forge fnoc 'delete $r->{counters}'
+n=$(rec clean 'scalar grep { $_->{type} eq "stage_start" && $_->{stage} =~ /^(rack|cluster)$/ && $_->{counters_read} } @r')
+grep -q "^  INCOMPLETE rack rack1, rack stage, limit: .*: it carries no link counters, though its stage read them and the frozen profile reads them" "$TMP/fnoc.out" &&
+    grep -q "^rack rack2: PASS" "$TMP/fnoc.out" && [ "$n" = 2 ]
+ok $? "a multi-host point without its counters, where its stage read them (stage_start counters_read: $n): INCOMPLETE, not PASS"
 # FC_COUNTERS_COST=N: what reading them costs, N rounds of the rack and
 # cluster stages with counters read and not, alternated (figures, off by
 # default: 2N more runs of ~3 s; each exits 1, INCOMPLETE: the other

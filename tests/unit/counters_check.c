@@ -8,9 +8,16 @@
  *   one host that sent less (its traffic through shared memory): INCOMPLETE
  *   naming the host, its link and both figures; a one-host point: PASS,
  *   with a note that traffic was not judged;
+ *   a link reset mid-point (its rx_errors and tx_bytes went down, left
+ *   out of the sums as the interval code leaves them): INCOMPLETE naming
+ *   the link and each counter; a drops counter at its maximum with drops
+ *   not judged: PASS;
  *   rx_errors +2 on a link: FAIL naming the link, host and counter,
  *   implicating the link; drops +40: PASS by default (not judged), FAIL
  *   under max_drops 10; no counters.limits: not judged (NULL);
+ *   a host of the point with no interval at all (not_read): INCOMPLETE;
+ *   errors on a host outside the record's group (a contention phase's
+ *   counters are every node's): the link implicated, not the record's rack;
  *   fc_counters_apply turns a PASS record INCOMPLETE or FAIL and keeps the
  *   judgement; fc_counters_rejudged says the same from the record alone,
  *   and nothing for a record that is not a PASS.
@@ -64,7 +71,7 @@ int main(void)
     const char *v;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 15);
+    fc_tap_plan(&tap, 19);
 
     fc_tap_ok(&tap, fc_counters_host_min_tx("all_reduce", 1000, 8, 2, 4) == 750 &&
               fc_counters_host_min_tx("all_gather", 800, 8, 2, 4) == 200 &&
@@ -164,11 +171,80 @@ int main(void)
               "the stage's side: FAIL, implicating link eth0 of host b in rack r1");
     json_decref(rec);
 
+    /* a contention phase's counters cover every node read: host c, not
+     * of the record's group (rack r1), with errors: its link is blamed,
+     * not rack r1 (the report places c by the plan's inventory) */
+    rec = point("all_gather", 65536, 400000, 400000);
+    json_object_set_new(json_object_get(json_object_get(rec, "counters"), "hosts"), "c",
+                        json_pack("{s:{s:I}, s:{s:{s:I, s:I}}}", "sum", "tx_bytes",
+                                  (json_int_t)5000, "links", "eth0", "tx_bytes",
+                                  (json_int_t)5000, "rx_errors", (json_int_t)4));
+    fc_tap_ok(&tap, fc_counters_apply(rec) == 1 &&
+              strcmp(json_string_value(json_object_get(json_object_get(rec, "implicates"),
+                                                       "host")), "c") == 0 &&
+              strcmp(json_string_value(json_object_get(json_object_get(rec, "implicates"),
+                                                       "rack")), "") == 0,
+              "errors on host c outside the record's group: FAIL implicating c's link, rack "
+              "left to the report, not the record's rack r1 (%s)",
+              json_string_value(json_object_get(json_object_get(rec, "implicates"), "rack")));
+    json_decref(rec);
+
+    /* host b's interval lost on the way to rank 0 (not_read) */
+    rec = point("all_reduce", 65536, 400000, 400000);
+    json_object_del(json_object_get(json_object_get(rec, "counters"), "hosts"), "b");
+    json_array_append_new(json_object_get(json_object_get(rec, "counters"), "not_read"),
+                          json_string("b"));
+    ck = fc_counters_check(rec);
+    fc_tap_ok(&tap, strcmp(verdict_of(ck), "INCOMPLETE") == 0 &&
+              strstr(reason0(ck), "host b: its link counters were not read over the point"),
+              "host b not read at all: INCOMPLETE naming it, not a PASS with a note (%s)",
+              reason0(ck));
+    json_decref(ck);
+    json_decref(rec);
+
     rec = point("all_reduce", 65536, 1, 1);
     json_object_del(json_object_get(rec, "counters"), "limits");
     fc_tap_ok(&tap, fc_counters_check(rec) == NULL && fc_counters_apply(rec) == 0 &&
               strcmp(json_string_value(json_object_get(rec, "verdict")), "PASS") == 0,
               "no counters.limits (not read, an older record): not judged");
+    json_decref(rec);
+
+    /* eth0 of host a reset mid-point (planted as the interval code records
+     * it): its tx_bytes and rx_errors went down, so they are left out of
+     * the sums; host b's 400000 bytes pass its bound */
+    rec = point("all_reduce", 65536, 400000, 400000);
+    {
+        json_t *ha = json_object_get(json_object_get(json_object_get(rec, "counters"),
+                                                     "hosts"), "a");
+
+        json_object_set_new(ha, "sum", json_object());
+        json_object_set_new(ha, "links", json_pack("{s:{}}", "eth0"));
+        json_object_set_new(ha, "not_counted", json_pack(
+            "[s,s]", "eth0 rx_errors: went down from 7 to 0 (the port was reset)",
+            "eth0 tx_bytes: went down from 9000000 to 1200 (the port was reset)"));
+    }
+    ck = fc_counters_check(rec);
+    fc_tap_ok(&tap, strcmp(verdict_of(ck), "INCOMPLETE") == 0 &&
+              strstr(reason0(ck), "link eth0 of host a: its counter rx_errors could not be "
+                     "counted over the point (eth0 rx_errors: went down from 7 to 0") &&
+              strstr(json_string_value(json_array_get(json_object_get(ck, "reasons"), 1)),
+                     "its counter tx_bytes could not be counted"),
+              "eth0 of host a reset mid-point (rx_errors 7 -> 0, tx_bytes down): INCOMPLETE "
+              "naming the link and each counter, not a PASS with errors +0 (%s)", reason0(ck));
+    json_decref(ck);
+    /* drops at a narrow counter's maximum: not judged by default, so
+     * nothing is missing */
+    json_object_set_new(json_object_get(json_object_get(json_object_get(rec, "counters"),
+                                                        "hosts"), "a"), "not_counted",
+                        json_pack("[s]", "eth0 rx_dropped: at the maximum of its 32-bit "
+                                  "counter, so it could not show what moved"));
+    json_object_set_new(json_object_get(json_object_get(json_object_get(rec, "counters"),
+                                                        "hosts"), "a"), "sum",
+                        json_pack("{s:I}", "tx_bytes", (json_int_t)400000));
+    ck = fc_counters_check(rec);
+    fc_tap_ok(&tap, strcmp(verdict_of(ck), "PASS") == 0,
+              "a drops counter at its maximum, drops not judged: PASS (%s)", verdict_of(ck));
+    json_decref(ck);
     json_decref(rec);
 
     rec = point("broadcast", 65536, 30000, 30000);

@@ -48,9 +48,14 @@ int main(void)
                                        "link_xoff_tx.nic", "rx_priority_3_xoff.nic",
                                        "tx_priority_3_xoff.nic", "rx_priority_3_xon.nic" };
     static const unsigned long long ice_v[] = { 100, 11, 12, 13, 14, 15 };
-    static const char *const i40e[] = { "link_xoff_rx", "link_xoff_tx", "rx_priority_0_xoff",
-                                        "rx_priority_7_xoff", "rx_priority_8_xoff" };
-    static const unsigned long long i40e_v[] = { 1, 2, 3, 4, 50 };
+    /* i40e_ethtool.c's own names: the port's statistics are "port."
+     * prefixed, its PFC ones "port.rx_priority_%u_xoff_rx" */
+    static const char *const i40e[] = { "port.link_xoff_rx", "port.link_xoff_tx",
+                                        "port.rx_priority_0_xoff_rx",
+                                        "port.rx_priority_7_xoff_rx",
+                                        "port.rx_priority_8_xoff_rx",
+                                        "port.rx_priority_0_xon_rx" };
+    static const unsigned long long i40e_v[] = { 1, 2, 3, 4, 50, 60 };
     static const char *const veth[] = { "peer_ifindex", "rx_queue_0_xdp_packets",
                                         "rx_queue_0_drops", "tx_queue_0_xdp_xmit" };
     static const unsigned long long veth_v[] = { 7, 0, 0, 0 };
@@ -83,7 +88,8 @@ int main(void)
     o = json_object();
     n = fc_ethtool_map(i40e, i40e_v, N(i40e), o);
     fc_tap_ok(&tap, n == 3 && get(o, "pause_rx_frames") == 1 && get(o, "pfc_rx_frames") == 7,
-              "i40e: link and priority XOFF frames; no priority 8");
+              "i40e (its port.-prefixed names): link and priority XOFF frames; no "
+              "priority 8, no XON");
     json_decref(o);
     o = json_object();
     n = fc_ethtool_map(veth, veth_v, N(veth), o);

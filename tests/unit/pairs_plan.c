@@ -6,7 +6,9 @@
  * equal to fc_pairs_schedule_pairs' (what the report holds the records
  * to), K partners at most per node, both halves of the plan present
  * (inside and across racks); mode full gives the tournament; auto
- * switches above FC_PAIRS_AUTO_NODES; plans that cannot exist are refused.
+ * switches above FC_PAIRS_AUTO_NODES; plans that cannot exist are refused;
+ * K 2 over racks still crosses them once; a rack of one beside one other
+ * rack (its node would meet 1 partner) gets the full matrix.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,7 +80,7 @@ int main(void)
     int in, across;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 7);
+    fc_tap_plan(&tap, 9);
     {
         /* 6 nodes, racks of 2 given as labels 7, 3, 9, interleaved */
         int rack[] = { 7, 3, 9, 7, 3, 9 };
@@ -169,6 +171,34 @@ int main(void)
                fc_check(&s, two, &in, &across, why, sizeof(why)) && across == 1;
         fc_tap_ok(&tap, good, "one rack of 5 (3 rounds inside), two racks of 1 (the one "
                   "pair across) (%s)", why);
+        fc_pairs_schedule_free(&s);
+    }
+    {
+        /* K 2 over racks: 2 rounds inside and none across left every
+         * rack's uplink unmeasured; one round now crosses */
+        int rack[] = { 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2 };
+        int good = fc_pairs_schedule_init(&s, 12, rack, FC_PAIRS_MODE_SAMPLED, 2, why,
+                                          sizeof(why)) == 0 &&
+                   fc_check(&s, rack, &in, &across, why, sizeof(why));
+
+        fc_tap_ok(&tap, good && s.sampled && s.plan.intra == 2 && s.plan.inter == 1 &&
+                  s.partners == 3 && across > 0, "K 2 on 3 racks of 4: 2 rounds inside and 1 "
+                  "across (K as used 3), %d pairs across racks (%s)", across, why);
+        fc_pairs_schedule_free(&s);
+    }
+    {
+        /* a rack of one beside a rack of three: the padded plan met the
+         * lone node with the other rack's first node alone (1 partner),
+         * in 4 rounds where every pair takes 3: the full matrix instead */
+        int rack[] = { 0, 0, 0, 1 };
+        int good = fc_pairs_schedule_init(&s, 4, rack, FC_PAIRS_MODE_SAMPLED, 0, why,
+                                          sizeof(why)) == 0 &&
+                   fc_check(&s, rack, &in, &across, why, sizeof(why));
+
+        fc_tap_ok(&tap, good && !s.sampled && s.rounds == 3 && in + across == 6 &&
+                  fc_pairs_schedule_min_partners(&s) == 3 &&
+                  strstr(s.full_why, "only 1 partner"), "racks of 3 and 1, sampled: the "
+                  "full matrix (%s), every node 3 partners, not 1 (%s)", s.full_why, why);
         fc_pairs_schedule_free(&s);
     }
     {
