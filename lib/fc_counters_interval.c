@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "fc_counters.h"
@@ -155,6 +156,38 @@ static void fc_ival_rdma(json_t *links, json_t *bits, const char *dev, const cha
     json_decref(b);
 }
 
+/* Is net device name a NIC: does sysfs give it a bus device (PCI, virtio,
+ * USB), as veths, bridges, bonds, tunnels and containers' links have not? */
+static int fc_ival_is_nic(const char *name)
+{
+    char path[1024];
+    struct stat st;
+
+    snprintf(path, sizeof(path), "%s/class/net/%s/device", fc_sysfs_root(), name);
+    return stat(path, &st) == 0;
+}
+
+/* The default pattern "*" means the node's NICs: the links with a bus
+ * device, when it has any. A GPU node running containers has veths and
+ * bridges that come and go (a container started mid-point is a carrier
+ * change, not a fabric fault) and carry no fabric traffic; where no link
+ * has a device (a network namespace of veths only, as the virtual
+ * cluster's nodes), every link but lo. An explicit pattern is taken as
+ * written. */
+static int fc_ival_default_nics_only(const char *nic_pattern, const char *dir)
+{
+    struct dirent *e;
+    DIR *d;
+    int any = 0;
+
+    if (strcmp(nic_pattern, "*") != 0 || (d = opendir(dir)) == NULL)
+        return 0;
+    while (!any && (e = readdir(d)) != NULL)
+        any = e->d_name[0] != '.' && strcmp(e->d_name, "lo") != 0 && fc_ival_is_nic(e->d_name);
+    closedir(d);
+    return any;
+}
+
 json_t *fc_interval_snapshot(const char *nic_pattern)
 {
     json_t *links = json_object(), *bits = json_object();
@@ -162,12 +195,15 @@ json_t *fc_interval_snapshot(const char *nic_pattern)
     struct dirent *e, *pe;
     struct timespec ts;
     DIR *d, *pd;
+    int nics_only;
 
     snprintf(path, sizeof(path), "%s/class/net", fc_sysfs_root());
+    nics_only = fc_ival_default_nics_only(nic_pattern, path);
     if ((d = opendir(path)) != NULL) {
         while ((e = readdir(d)) != NULL)
             if (e->d_name[0] != '.' && strcmp(e->d_name, "lo") != 0 &&
-                fnmatch(nic_pattern, e->d_name, 0) == 0)
+                fnmatch(nic_pattern, e->d_name, 0) == 0 &&
+                (!nics_only || fc_ival_is_nic(e->d_name)))
                 fc_ival_net(links, e->d_name);
         closedir(d);
     }

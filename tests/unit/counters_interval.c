@@ -12,7 +12,9 @@
  *   a tree with eth0 alone: no congestion key at all, and the text says
  *   "no congestion counter exposed"; nic_pattern "ib*" reads no eth0;
  *   a group of two hosts, one of which read nothing: its sum is the
- *   other's, the silent host in not_read, tx bytes per link glob.
+ *   other's, the silent host in not_read, tx bytes per link glob;
+ *   a NIC with a bus device beside a veth: the default pattern reads the
+ *   NIC alone, an explicit pattern the veth.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +61,7 @@ int main(void)
     const char *nc;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 12);
+    fc_tap_plan(&tap, 13);
     snprintf(root, sizeof(root), "/tmp/fc_ival.XXXXXX");
     if (mkdtemp(root) == NULL)
         return 1;
@@ -153,6 +155,21 @@ int main(void)
               "errors and drops read on eth0 are in the sum (0 where read)");
     fc_interval_text(json_null(), text, sizeof(text));
     fc_tap_ok(&tap, text[0] == '\0', "no group: no text");
+    json_decref(b);
+    json_decref(a);
+    /* a node's NIC (eth0, with a bus device) beside a container's veth
+     * (no device): the default pattern reads the NIC alone (a veth that
+     * comes and goes is not the fabric); an explicit pattern reads it */
+    put("class/net/eth0/device/vendor", 0x15b3);
+    put("class/net/veth9/statistics/tx_bytes", 77);
+    put("class/net/veth9/statistics/carrier_changes", 2);
+    a = fc_interval_snapshot("*");
+    b = fc_interval_snapshot("veth*");
+    fc_tap_ok(&tap, json_object_get(json_object_get(a, "links"), "eth0") != NULL &&
+              json_object_get(json_object_get(a, "links"), "veth9") == NULL &&
+              json_object_get(json_object_get(b, "links"), "veth9") != NULL,
+              "default pattern: the NIC with a bus device (eth0), not the veth beside it; "
+              "nic_pattern veth* reads the veth");
     json_decref(b);
     json_decref(a);
     json_decref(g);
