@@ -348,6 +348,7 @@ static void fc_rails_free(fc_rails_run_t *rr)
     free(rr->errs);
     free(rr->dirbw);
     free(rr->classes);
+    free(rr->suspect);
 }
 
 /* The stage on this rank, once every node runs one rank per rail. */

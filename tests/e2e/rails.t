@@ -17,6 +17,9 @@
 #     declared rate; declared at 100 Gb/s, each NIC is named with its rail;
 #   - the report holds the records to the plan (a rail pair's record
 #     deleted: INCOMPLETE, naming it) and re-judges their figures;
+#   - two NICs of rail 1 in different racks shaped (H1's and H3's eth1):
+#     5 of the rail's 6 pairs slow, yet those NICs are named, not the
+#     rail's leaf switches (H2 <-> H4 on rail 1 is fast);
 #   - a cable pulled (vcluster cut HOST --nic eth1): that NIC named at once,
 #     its transport's reason (no carrier) in the verdict;
 #   - one bit flipped in what one NIC receives (--selftest-corrupt on its
@@ -28,7 +31,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up frl 2 2
-plan 24
+plan 26
 H1=${NAME}01 H2=${NAME}02 H3=${NAME}03
 cat > "$TMP/rails.yaml" <<'YAML'
 name: rails
@@ -147,6 +150,19 @@ is "$rc $r" "1 0:PASS:,1:FAIL:rail" "rail 1's uplink shaped: rail 1 FAILs, impli
 grep -q "rail 1 across the spine: .* confirmed alone: .* rail 1's leaf uplinks or spine switch" "$TMP/uplink.out"
 ok $? "the verdict names rail 1 across the spine, confirmed alone against rail 0"
 is "$(nics uplink FAIL)/$(rec uplink 'scalar grep { $_->{type} eq "quarantine" } @r')" "/0" "no NIC is blamed or quarantined"
+$VC --name $NAME clear > /dev/null
+
+# 3b. two NICs of one rail in different racks shaped: the NICs, not the rail
+H4=${NAME}04
+$VC --name $NAME slow $H1 20mbit --nic eth1 > /dev/null
+$VC --name $NAME slow $H3 20mbit --nic eth1 > /dev/null
+run two --stages rails
+rc=$?
+r=$(rec two 'join ",", map { "$_->{rail}:$_->{verdict}:" . ($_->{implicates}{part} // "") . ":" . join("+", @{$_->{implicates}{nics} || []}) } grep { $_->{type} eq "rail" } @r')
+is "$rc $r" "1 0:PASS::,1:FAIL:nic:$H1:eth1+$H3:eth1" "two NICs of rail 1 shaped, one per rack: the rail record names those NICs, not the rail ($(cat "$TMP/two.secs") s)"
+grep -q "not rail 1's leaf switches: $H2:eth1 <-> $H4:eth1 is fast .* NIC(s) $H1:eth1, $H3:eth1, each slow with every partner" "$TMP/two.out" &&
+    ! grep -q "rail 1's leaf switches\$" "$TMP/two.out"
+ok $? "the verdict says why not the rail ($H2 <-> $H4 fast on rail 1) and names both NICs"
 $VC --name $NAME clear > /dev/null
 
 # 4. a cable pulled (the switch side of H3's eth1 down): named at once
