@@ -16,7 +16,8 @@
 #   - preflight: each node's eth0 and eth1 are its rails 0 and 1 at the
 #     declared rate; declared at 100 Gb/s, each NIC is named with its rail;
 #   - the report holds the records to the plan (a rail pair's record
-#     deleted: INCOMPLETE, naming it) and re-judges their figures;
+#     deleted: INCOMPLETE, naming it; a NIC's rail_node record deleted:
+#     INCOMPLETE, naming host and rail) and re-judges their figures;
 #   - two NICs of rail 1 in different racks shaped (H1's and H3's eth1):
 #     5 of the rail's 6 pairs slow, yet those NICs are named, not the
 #     rail's leaf switches (H2 <-> H4 on rail 1 is fast);
@@ -31,7 +32,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up frl 2 2
-plan 26
+plan 27
 H1=${NAME}01 H2=${NAME}02 H3=${NAME}03
 cat > "$TMP/rails.yaml" <<'YAML'
 name: rails
@@ -105,6 +106,16 @@ perl -i -ne 'if (/"type":"rail_pair"/ && /"rail":1[,}]/ && !$done) { $done = 1; 
 $FC report "$TMP/cut" > "$TMP/cut.rep" 2>&1
 grep -q "INCOMPLETE rack rack1, rails stage, sweep: .*planned 10 pairs, 9 judged (first missing: rail 1 pair $H1 <-> $H2)" "$TMP/cut.rep"
 ok $? "a rail pair's record deleted: rack1 INCOMPLETE, naming the missing pair and its rail"
+cp -r "$TMP/clean" "$TMP/nonode"
+H3=$H3 perl -MJSON::PP -i -ne 'if (/"type":"rail_node"/ && !$done) { my $r = decode_json($_);
+        if ($r->{host} eq $ENV{H3} && $r->{rail} == 1) { $done = 1; next } }
+    if (/"type":"stage_end"/ && /"stage":"rails"/) { s/"judged_records":(\d+)/"judged_records":@{[$1-1]}/;
+        s/"points":(\d+)/"points":@{[$1-1]}/ } print' \
+    "$TMP/nonode/results.jsonl"
+$FC report "$TMP/nonode" > "$TMP/nonode.rep" 2>&1
+grep -q "INCOMPLETE rack rack2, rails stage, sweep: .*no rail_node record of host $H3's NIC on rail 1" "$TMP/nonode.rep" &&
+    grep -q "^rack rack1: PASS" "$TMP/nonode.rep"
+ok $? "a NIC's rail_node record deleted: its rack INCOMPLETE, naming host and rail (it was a PASS, the NIC missing from the certificate)"
 perl -i -pe 'if (/"type":"rail_pair"/ && !$done) { s/"bw_gbps":[0-9.e+-]+/"bw_gbps":0.00001/; $done = 1 }' \
     "$TMP/forged/results.jsonl"
 $FC report "$TMP/forged" > "$TMP/forged.rep" 2>&1
