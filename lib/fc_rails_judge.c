@@ -39,6 +39,14 @@ static int fc_dbl_cmp(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
+/* Does pair p of rail r have a NIC the transport could not drive? Its
+ * pairs measured nothing: they say nothing of the rail's switches. */
+static int fc_rails_undriven(const fc_rails_run_t *rr, int r, const fc_pair_t *p)
+{
+    return rr->undriven != NULL && (rr->undriven[r * rr->nnodes + p->a] ||
+                                    rr->undriven[r * rr->nnodes + p->b]);
+}
+
 /* Rail r at size z: is pair p slow against its kind's reference (-1: no
  * reference for its kind)? */
 static int fc_rails_pair_slow(const fc_rails_run_t *rr, int r, int z, const fc_pair_t *p)
@@ -82,7 +90,8 @@ static void fc_rails_explain(fc_rails_run_t *rr)
             }
             for (int q = 0; q < run->npairs; ++q) {
                 const fc_pair_t *p = &run->pairs[q];
-                int s = p->size_index == z ? fc_rails_pair_slow(rr, r, z, p) : -1;
+                int s = p->size_index == z && !fc_rails_undriven(rr, r, p)
+                            ? fc_rails_pair_slow(rr, r, z, p) : -1;
 
                 if (s < 0)
                     continue;
@@ -93,7 +102,8 @@ static void fc_rails_explain(fc_rails_run_t *rr)
                 sus[v] = seen[v] > 0 && slow[v] == seen[v];
             for (int q = 0; q < run->npairs; ++q) {
                 const fc_pair_t *p = &run->pairs[q];
-                int s = p->size_index == z ? fc_rails_pair_slow(rr, r, z, p) : -1;
+                int s = p->size_index == z && !fc_rails_undriven(rr, r, p)
+                            ? fc_rails_pair_slow(rr, r, z, p) : -1;
 
                 if (s == 1 && !sus[p->a] && !sus[p->b])
                     covered = 0;
@@ -159,7 +169,8 @@ void fc_rails_rule(fc_rails_run_t *rr)
                     const fc_pair_t *p = &run->pairs[q];
 
                     if (p->size_index == z &&
-                        (run->node_racks[p->a] != run->node_racks[p->b]) == kind)
+                        (run->node_racks[p->a] != run->node_racks[p->b]) == kind &&
+                        !fc_rails_undriven(rr, r, p))
                         bw[m++] = p->bw_gbps;
                 }
                 c->members = m;
@@ -187,7 +198,7 @@ void fc_rails_rule(fc_rails_run_t *rr)
                 for (int q = 0; c->slow && q < run->npairs; ++q) {
                     const fc_pair_t *p = &run->pairs[q];
 
-                    if (p->size_index != z ||
+                    if (p->size_index != z || fc_rails_undriven(rr, r, p) ||
                         (run->node_racks[p->a] != run->node_racks[p->b]) != kind ||
                         (run->confirmed && (run->confirm.link[p->a] || run->confirm.link[p->b])))
                         continue;
@@ -455,6 +466,33 @@ static int fc_rails_report_rail(fc_rails_run_t *rr, int r)
                 open = 1;
             }
         }
+    if (rr->undriven != NULL) {
+        char names[FC_REASON_MAX] = "";
+        json_t *named = json_array();
+        int k = 0;
+
+        for (int v = 0; v < n; ++v)
+            if (rr->undriven[r * n + v] && k++ < 4)
+                snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s (%.80s)",
+                         names[0] ? ", " : "", run->node_hosts[v], rr->errs[r * n + v]);
+        for (int v = 0; v < n; ++v)
+            if (rr->undriven[r * n + v])
+                json_array_append_new(named, json_string(run->node_hosts[v]));
+        if (k > 0) {
+            snprintf(why, sizeof(why), "rail %d: %d NIC(s) the transport could not drive: %s%s; "
+                     "their pairs measured nothing and do not judge the rail", r, k, names,
+                     k > 4 ? ", ..." : "");
+            json_array_insert_new(reasons, 0, json_string(why));
+            if (!fail) {
+                json_decref(impl);
+                impl = json_pack("{s:s, s:i, s:o, s:b}", "part", "nic", "rail", r, "nics",
+                                 named, "quarantine", 0);
+                named = NULL;
+            }
+            fail = 1;
+        }
+        json_decref(named);
+    }
     json_object_set_new(rec, "rail", json_integer(r));
     json_object_set_new(rec, "rack", json_string(""));
     /* the racks it concerns: every rack with a NIC on the rail (a rail's

@@ -59,6 +59,9 @@ typedef struct fc_rails_run {
     char (*errs)[160];      /* rank 0: [rail * n + v]: the first transport
                              * failure seen by that NIC, "" none */
     fc_rail_class_t *classes;   /* rank 0: nrails * 2 * nsizes */
+    unsigned char *undriven;    /* rank 0: [rail * n + v]: the transport
+                                 * cannot drive that NIC (none found for
+                                 * the rail, no address, no carrier) */
     unsigned char *suspect; /* rank 0: [(rail * nz + z) * n + v]: NIC v
                              * slow with every partner, against the
                              * reference rails (fc_rails_rule's, its own) */

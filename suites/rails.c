@@ -301,6 +301,7 @@ static void fc_rails_setup(fc_rails_local_t *L, fc_rails_run_t *rr, const fc_rai
     rr->nics = fc_xcalloc((size_t)(R * n), FC_RAIL_NIC_MAX, "the NICs' names");
     rr->pci = fc_xcalloc((size_t)(R * n), sizeof(rr->pci[0]), "the NICs' PCI addresses");
     rr->errs = fc_xcalloc((size_t)(R * n), sizeof(rr->errs[0]), "the NICs' failures");
+    rr->undriven = fc_xcalloc((size_t)(R * n) + 1, 1, "the NICs not driven");
     rr->dirbw = fc_xcalloc((size_t)(R * n * n * nz) + 1, sizeof(double), "each direction");
     rr->classes = fc_xcalloc((size_t)(R * 2 * nz), sizeof(*rr->classes), "the rail classes");
     for (int r = 0; r < R; ++r) {
@@ -324,6 +325,7 @@ static void fc_rails_setup(fc_rails_local_t *L, fc_rails_run_t *rr, const fc_rai
         snprintf(run->node_hosts[x->node], FC_HOST_MAX, "%s:%s", x->host, x->nic);
         run->node_racks[x->node] = x->rack;
         if (!x->usable) {
+            rr->undriven[x->rail * n + x->node] = 1;
             snprintf(rr->errs[x->rail * n + x->node], sizeof(rr->errs[0]), "%s", x->why);
             fc_tap_diag(&ctx->tap, "rails: %s rail %d cannot be driven: %s", x->host, x->rail,
                         x->why);
@@ -349,6 +351,7 @@ static void fc_rails_free(fc_rails_run_t *rr)
     free(rr->dirbw);
     free(rr->classes);
     free(rr->suspect);
+    free(rr->undriven);
 }
 
 /* The stage on this rank, once every node runs one rank per rail. */

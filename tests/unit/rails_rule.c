@@ -13,7 +13,9 @@
  * the rail (its one fast pair crosses both leaves and the spine; the rule
  * blamed rail 1's leaf switches before); the uplinks' case stays the
  * rail's; a slow NIC alone in its rack is named beside the rail, the two
- * not told apart.
+ * not told apart. NICs the transport could not drive (rails.count above
+ * the NICs present: every pair of rail 2 measured nothing) do not make
+ * their rail slow (its leaf switches were blamed).
  */
 #include <stdio.h>
 #include <string.h>
@@ -104,7 +106,7 @@ int main(void)
     int slow = 0;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 9);
+    fc_tap_plan(&tap, 10);
 
     bed_make(&b, 3, 60);
     fc_rails_rule(&b.rr);
@@ -176,5 +178,19 @@ int main(void)
                   b.rr.suspect[1 * N + 3] && !b.rr.suspect[1 * N + 0],
               "n4's eth1 slow, n4 alone in its rack: rail 1 slow across the spine, n4's eth1 "
               "named beside it (the two cannot be told apart)");
+    bed_make(&b, 3, 60);
+    {
+        static unsigned char undriven[R * N];
+
+        bed_slow(&b, 2, 2, -1, 1e12);   /* no bandwidth: the transport failed */
+        for (int v = 0; v < N; ++v)
+            undriven[2 * N + v] = 1;
+        b.rr.undriven = undriven;
+        fc_rails_rule(&b.rr);
+        b.rr.undriven = NULL;
+    }
+    fc_tap_ok(&tap, !cls(&b, 2, 0)->slow && !cls(&b, 2, 1)->slow && cls(&b, 2, 0)->members == 0,
+              "rail 2's NICs not driven (none found): their pairs judge nothing, rail 2 not "
+              "slow (%d pairs compared)", cls(&b, 2, 0)->members);
     return fc_tap_done(&tap);
 }
