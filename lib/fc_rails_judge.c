@@ -468,30 +468,47 @@ static int fc_rails_report_rail(fc_rails_run_t *rr, int r)
         }
     if (rr->undriven != NULL) {
         char names[FC_REASON_MAX] = "";
-        json_t *named = json_array();
+        json_t *named = json_array(), *where = json_array();
         int k = 0;
 
-        for (int v = 0; v < n; ++v)
-            if (rr->undriven[r * n + v] && k++ < 4)
-                snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s (%.80s)",
+        int flaps = 0;
+
+        for (int v = 0; v < n; ++v) {
+            int bad = rr->undriven[r * n + v] ||
+                      (rr->flapped != NULL && rr->flapped[r * n + v]);
+
+            flaps += bad && !rr->undriven[r * n + v];
+            if (bad && k++ < 4)
+                snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s (%.100s)",
                          names[0] ? ", " : "", run->node_hosts[v], rr->errs[r * n + v]);
-        for (int v = 0; v < n; ++v)
-            if (rr->undriven[r * n + v])
+            if (bad) {
+                const char *rk = ctx->inv.racks[run->node_racks[v]];
+                int had = 0;
+
                 json_array_append_new(named, json_string(run->node_hosts[v]));
+                for (size_t i = 0; i < json_array_size(where); ++i)
+                    had |= strcmp(json_string_value(json_array_get(where, i)), rk) == 0;
+                if (!had)
+                    json_array_append_new(where, json_string(rk));
+            }
+        }
         if (k > 0) {
-            snprintf(why, sizeof(why), "rail %d: %d NIC(s) the transport could not drive: %s%s; "
-                     "their pairs measured nothing and do not judge the rail", r, k, names,
+            snprintf(why, sizeof(why), "rail %d: %d NIC(s) %s: %s%s", r, k,
+                     flaps == k ? "whose link went down during the stage (its figures may "
+                     "have been taken after)" : "the transport could not drive or whose link "
+                     "went down (their pairs measured nothing or not throughout)", names,
                      k > 4 ? ", ..." : "");
             json_array_insert_new(reasons, 0, json_string(why));
             if (!fail) {
                 json_decref(impl);
-                impl = json_pack("{s:s, s:i, s:o, s:b}", "part", "nic", "rail", r, "nics",
-                                 named, "quarantine", 0);
-                named = NULL;
+                impl = json_pack("{s:s, s:i, s:o, s:o, s:b}", "part", "nic", "rail", r, "nics",
+                                 named, "racks", where, "quarantine", 0);
+                named = where = NULL;
             }
             fail = 1;
         }
         json_decref(named);
+        json_decref(where);
     }
     json_object_set_new(rec, "rail", json_integer(r));
     json_object_set_new(rec, "rack", json_string(""));

@@ -62,6 +62,8 @@ typedef struct fc_rails_run {
     unsigned char *undriven;    /* rank 0: [rail * n + v]: the transport
                                  * cannot drive that NIC (none found for
                                  * the rail, no address, no carrier) */
+    unsigned char *flapped;     /* rank 0: [rail * n + v]: that NIC's link
+                                 * went down and up during the stage */
     unsigned char *suspect; /* rank 0: [(rail * nz + z) * n + v]: NIC v
                              * slow with every partner, against the
                              * reference rails (fc_rails_rule's, its own) */

@@ -20,7 +20,8 @@
 #     INCOMPLETE, naming host and rail) and re-judges their figures;
 #   - two NICs of rail 1 in different racks shaped (H1's and H3's eth1):
 #     5 of the rail's 6 pairs slow, yet those NICs are named, not the
-#     rail's leaf switches (H2 <-> H4 on rail 1 is fast);
+#     rail's leaf switches (H2 <-> H4 on rail 1 is fast); meanwhile H4's
+#     eth0 cable pulled for 2 s mid-stage: named by its carrier changes;
 #   - a cable pulled (vcluster cut HOST --nic eth1): that NIC named at once,
 #     its transport's reason (no carrier) in the verdict;
 #   - one bit flipped in what one NIC receives (--selftest-corrupt on its
@@ -32,7 +33,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up frl 2 2
-plan 27
+plan 28
 H1=${NAME}01 H2=${NAME}02 H3=${NAME}03
 cat > "$TMP/rails.yaml" <<'YAML'
 name: rails
@@ -167,10 +168,20 @@ $VC --name $NAME clear > /dev/null
 H4=${NAME}04
 $VC --name $NAME slow $H1 20mbit --nic eth1 > /dev/null
 $VC --name $NAME slow $H3 20mbit --nic eth1 > /dev/null
+# and H4's eth0 cable pulled for 2 s once the stage runs on H4: a connect
+# waits it out, so only the link's carrier_changes can tell
+( for i in $(seq 100); do ip netns pids $H4 2> /dev/null | xargs -r -n1 -I{} cat /proc/{}/comm 2> /dev/null |
+      grep -qx rails && break; sleep 0.1; done
+  sleep 1; $VC --name $NAME cut $H4 --nic eth0 > /dev/null; sleep 2; $VC --name $NAME mend $H4 --nic eth0 > /dev/null ) &
+flap=$!
 run two --stages rails
 rc=$?
+wait $flap
 r=$(rec two 'join ",", map { "$_->{rail}:$_->{verdict}:" . ($_->{implicates}{part} // "") . ":" . join("+", @{$_->{implicates}{nics} || []}) } grep { $_->{type} eq "rail" } @r')
-is "$rc $r" "1 0:PASS::,1:FAIL:nic:$H1:eth1+$H3:eth1" "two NICs of rail 1 shaped, one per rack: the rail record names those NICs, not the rail ($(cat "$TMP/two.secs") s)"
+is "$rc $r" "1 0:FAIL:nic:$H4:eth0,1:FAIL:nic:$H1:eth1+$H3:eth1" "two NICs of rail 1 shaped, one per rack: the rail record names those NICs, not the rail; H4's eth0 pulled for 2 s mid-stage: named on rail 0 ($(cat "$TMP/two.secs") s)"
+grep -q "rail 0: 1 NIC(s) whose link went down during the stage .*$H4:eth0 (eth0: its link went down and up during the stage (carrier_changes [0-9]* -> [0-9]*))" "$TMP/two.out" &&
+    grep -q "^rack rack2: FAIL" "$TMP/two.out"
+ok $? "a cable pulled and put back mid-stage: the NIC named with its carrier changes (a connect waits the cut out; the figures need not show it)"
 grep -q "not rail 1's leaf switches: $H2:eth1 <-> $H4:eth1 is fast .* NIC(s) $H1:eth1, $H3:eth1, each slow with every partner" "$TMP/two.out" &&
     ! grep -q "rail 1's leaf switches\$" "$TMP/two.out"
 ok $? "the verdict says why not the rail ($H2 <-> $H4 fast on rail 1) and names both NICs"
