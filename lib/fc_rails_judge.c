@@ -310,6 +310,13 @@ static json_t *fc_rails_figures(const fc_rails_run_t *rr, int r, int v)
     return sizes;
 }
 
+static const char *fc_json_str_or(json_t *obj, const char *key)
+{
+    const char *v = json_string_value(json_object_get(obj, key));
+
+    return v != NULL ? v : "";
+}
+
 /* Rail r's pairs as the pairs stage writes them, decorated. */
 static int fc_rails_report_pairs(fc_rails_run_t *rr, int r)
 {
@@ -347,6 +354,23 @@ static int fc_rails_report_pairs(fc_rails_run_t *rr, int r)
                     if (rr->errs[r * rr->nnodes + v][0])
                         json_object_set_new(rec, "transport_error",
                                             json_string(rr->errs[r * rr->nnodes + v]));
+                    /* a NIC not driven, or whose link went down: never a
+                     * PASS in the certificate's list of NICs */
+                    if ((rr->undriven[r * rr->nnodes + v] ||
+                         rr->flapped[r * rr->nnodes + v]) &&
+                        strcmp(fc_json_str_or(rec, "verdict"), "PASS") == 0) {
+                        json_t *rs = json_array();
+
+                        json_array_append_new(rs, json_string(rr->errs[r * rr->nnodes + v]));
+                        json_object_set_new(rec, "reasons", rs);
+                        json_object_set_new(rec, "verdict", json_string("FAIL"));
+                        json_object_set_new(rec, "implicates", json_pack(
+                            "{s:s, s:s, s:s, s:i, s:s, s:b}", "part", "nic", "host",
+                            rr->hosts[v], "nic", rr->nics[r * rr->nnodes + v], "rail", r,
+                            "rack", ctx->inv.racks[rr->rails[r].node_racks[v]], "quarantine", 0));
+                        ++failed;
+                        why = NULL;
+                    }
                     /* a NIC blamed that the transport could not drive: say how */
                     if (rr->errs[r * rr->nnodes + v][0] && json_is_string(why)) {
                         char text[FC_REASON_MAX * 3];
@@ -495,8 +519,9 @@ static int fc_rails_report_rail(fc_rails_run_t *rr, int r)
         if (k > 0) {
             snprintf(why, sizeof(why), "rail %d: %d NIC(s) %s: %s%s", r, k,
                      flaps == k ? "whose link went down during the stage (its figures may "
-                     "have been taken after)" : "the transport could not drive or whose link "
-                     "went down (their pairs measured nothing or not throughout)", names,
+                     "have been taken after)" : flaps == 0 ? "the transport could not drive "
+                     "(their pairs measured nothing)" : "the transport could not drive or whose "
+                     "link went down (their pairs measured nothing or not throughout)", names,
                      k > 4 ? ", ..." : "");
             json_array_insert_new(reasons, 0, json_string(why));
             if (!fail) {
