@@ -5,7 +5,8 @@
  * cross rail r's NICs, cables and leaf: Ethernet clusters without RDMA and
  * the virtual cluster (runners/vcluster --rails), where the tests run it.
  * The lower rank of the pair listens, the two exchange addresses over the
- * pair's MPI communicator, the higher dials. A transfer's receiver answers
+ * pair's MPI communicator (fc_nic_exchange, bounded by the caller's
+ * deadline, as the accept, the dial and the hello are), the higher dials. A transfer's receiver answers
  * one byte once every byte has arrived, so the sender's call ends when
  * the transfer has: both sides may time it. Socket layer: fc_nic_tcp_sock.c.
  */
@@ -20,7 +21,6 @@
 #include "fc_nic_transport.h"
 
 #define FC_NIC_TCP_TAG 4343
-#define FC_NIC_TCP_CONNECT_S 15.0   /* connect has no deadline argument */
 #define FC_NIC_TCP_HELLO 0x66636e31u    /* "fcn1" */
 
 struct fc_nic_ep {
@@ -45,14 +45,15 @@ static fc_status_t fc_nic_tcp_available(const char *nic, char *why, size_t why_l
 }
 
 static fc_status_t fc_nic_tcp_connect(const char *nic, MPI_Comm pair, int peer, void *buf,
-                                      size_t len, fc_nic_ep_t **ep_p, char *why, size_t why_len)
+                                      size_t len, double deadline, fc_nic_ep_t **ep_p,
+                                      char *why, size_t why_len)
 {
     struct sockaddr_in mine, theirs;
     fc_nic_tcp_msg_t out = { 0 }, in = { 0 };
     char err[FC_NIC_WHY_MAX] = "", a[INET_ADDRSTRLEN] = "?", b[INET_ADDRSTRLEN] = "?";
     fc_status_t st = FC_OK;
     int me, lfd = -1, fd = -1;
-    double deadline;
+    fc_status_t xs;
 
     *ep_p = NULL;
     MPI_Comm_rank(pair, &me);
@@ -64,10 +65,25 @@ static fc_status_t fc_nic_tcp_connect(const char *nic, MPI_Comm pair, int peer, 
     out.addr = mine.sin_addr.s_addr;
     out.port = mine.sin_port;
     /* both sides always exchange, so a side that cannot take part never
-     * leaves its peer waiting */
-    MPI_Sendrecv(&out, sizeof(out), MPI_BYTE, peer, FC_NIC_TCP_TAG, &in, sizeof(in), MPI_BYTE,
-                 peer, FC_NIC_TCP_TAG, pair, MPI_STATUS_IGNORE);
+     * leaves its peer waiting; a peer that never comes is a timeout */
+    xs = fc_nic_exchange(pair, peer, FC_NIC_TCP_TAG, 0, &out, &in, sizeof(out), deadline, err,
+                         sizeof(err));
     inet_ntop(AF_INET, &mine.sin_addr, a, sizeof(a));
+    if (xs != FC_OK) {
+        int pw = peer;
+        MPI_Group pg, wg;
+
+        if (MPI_Comm_group(pair, &pg) == MPI_SUCCESS) {
+            MPI_Comm_group(MPI_COMM_WORLD, &wg);
+            MPI_Group_translate_ranks(pg, 1, &peer, wg, &pw);
+            MPI_Group_free(&pg);
+            MPI_Group_free(&wg);
+        }
+        snprintf(why, why_len, "%s %s: connect to rank %d: %s", nic, a, pw, err);
+        if (lfd >= 0)
+            close(lfd);
+        return xs;
+    }
     inet_ntop(AF_INET, &in.addr, b, sizeof(b));
     if (st != FC_OK || !in.ok) {
         snprintf(why, why_len, "%s", st != FC_OK ? err : "the peer's NIC cannot take part");
@@ -79,7 +95,6 @@ static fc_status_t fc_nic_tcp_connect(const char *nic, MPI_Comm pair, int peer, 
     theirs.sin_family = AF_INET;
     theirs.sin_addr.s_addr = in.addr;
     theirs.sin_port = in.port;
-    deadline = fc_nic_tcp_now() + FC_NIC_TCP_CONNECT_S;
     if (me < peer) {
         fd = fc_nic_tcp_accept(lfd, deadline, &st, err, sizeof(err));
         close(lfd);

@@ -11,7 +11,9 @@
  *
  * Both sides of connect always exchange what they have, even when their
  * own set-up failed, so a side that cannot run tells its peer why instead
- * of leaving it in MPI_Sendrecv; a second exchange after RTS means no
+ * of leaving it waiting; the exchange (fc_nic_exchange: non-blocking,
+ * polled) ends at the caller's deadline, so a peer that never connects is
+ * a TIMEOUT naming the NIC and the peer; a second exchange after RTS means no
  * message is sent before the peer can receive it. Built without
  * libibverbs (no infiniband/verbs.h: FC_HAVE_VERBS unset), the table is
  * there and every call is a skip that says so.
@@ -315,19 +317,24 @@ static fc_status_t to_rts(fc_nic_ep_t *ep, const fc_verbs_wire_t *mine, const fc
  * always call it the same number of times. The worse status wins; a
  * failure of the peer's is said as the peer's. */
 static fc_status_t exchange(fc_nic_ep_t *ep, MPI_Comm pair, fc_verbs_wire_t *mine,
-                            fc_verbs_wire_t *theirs, fc_status_t st, char *why, size_t why_len)
+                            fc_verbs_wire_t *theirs, fc_status_t st, int phase,
+                            double deadline, char *why, size_t why_len)
 {
-    int rc;
+    char err[FC_NIC_WHY_MAX];
+    fc_status_t xs;
 
     mine->status = (int32_t)st;
     snprintf(mine->why, sizeof(mine->why), "%s", st == FC_OK ? "" : why);
-    rc = MPI_Sendrecv(mine, sizeof(*mine), MPI_BYTE, ep->peer, FC_VERBS_TAG, theirs,
-                      sizeof(*theirs), MPI_BYTE, ep->peer, FC_VERBS_TAG, pair, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS) {
-        snprintf(why, why_len, "verbs NIC %s: the set-up exchange with rank %d failed (MPI "
-                 "error %d)", ep->nic, ep->peer_world, rc);
-        fc_error("%s", why);
-        return FC_ERR_INTERNAL;
+    xs = fc_nic_exchange(pair, ep->peer, FC_VERBS_TAG, phase, mine, theirs, sizeof(*mine),
+                         deadline, err, sizeof(err));
+    if (xs != FC_OK && st != FC_OK)
+        return st;          /* this side's own failure is the reason */
+    if (xs != FC_OK) {
+        snprintf(why, why_len, "verbs NIC %s: connect to rank %d%s%s: %s", ep->nic,
+                 ep->peer_world, ep->peer_host[0] ? " on " : "", ep->peer_host, err);
+        if (xs != FC_ERR_TIMEOUT)
+            fc_error("%s", why);
+        return xs;
     }
     theirs->why[sizeof(theirs->why) - 1] = '\0';
     theirs->host[sizeof(theirs->host) - 1] = '\0';
@@ -343,7 +350,7 @@ static fc_status_t exchange(fc_nic_ep_t *ep, MPI_Comm pair, fc_verbs_wire_t *min
 }
 
 fc_status_t fc_nic_verbs_connect_mem(const char *nic, MPI_Comm pair, int peer, void *buf,
-                                     size_t len, const fc_nic_verbs_mem_t *mem,
+                                     size_t len, const fc_nic_verbs_mem_t *mem, double deadline,
                                      fc_nic_ep_t **ep_p, char *why, size_t why_len)
 {
     fc_verbs_wire_t mine, theirs;
@@ -374,7 +381,7 @@ fc_status_t fc_nic_verbs_connect_mem(const char *nic, MPI_Comm pair, int peer, v
     } else {
         st = setup_local(ep, mem, &mine, why, why_len);
     }
-    st = exchange(ep, pair, &mine, &theirs, st, why, why_len);
+    st = exchange(ep, pair, &mine, &theirs, st, 0, deadline, why, why_len);
     if (st == FC_OK) {
         snprintf(ep->peer_host, sizeof(ep->peer_host), "%s", theirs.host);
         snprintf(ep->peer_dev, sizeof(ep->peer_dev), "%s", theirs.dev);
@@ -384,7 +391,7 @@ fc_status_t fc_nic_verbs_connect_mem(const char *nic, MPI_Comm pair, int peer, v
         ep->peer_rkey = theirs.rkey;
         st = to_rts(ep, &mine, &theirs, why, why_len);
         /* the second round: neither side sends before both are in RTS */
-        st = exchange(ep, pair, &mine, &theirs, st, why, why_len);
+        st = exchange(ep, pair, &mine, &theirs, st, 1, deadline, why, why_len);
     }
     if (st != FC_OK) {
         verbs_close(ep);
@@ -395,9 +402,10 @@ fc_status_t fc_nic_verbs_connect_mem(const char *nic, MPI_Comm pair, int peer, v
 }
 
 static fc_status_t verbs_connect(const char *nic, MPI_Comm pair, int peer, void *buf, size_t len,
-                                 fc_nic_ep_t **ep_p, char *why, size_t why_len)
+                                 double deadline, fc_nic_ep_t **ep_p, char *why, size_t why_len)
 {
-    return fc_nic_verbs_connect_mem(nic, pair, peer, buf, len, NULL, ep_p, why, why_len);
+    return fc_nic_verbs_connect_mem(nic, pair, peer, buf, len, NULL, deadline, ep_p, why,
+                                    why_len);
 }
 
 const char *fc_nic_verbs_describe(const fc_nic_ep_t *ep, char *out, size_t len)
@@ -442,14 +450,15 @@ static fc_status_t absent_available(const char *nic, char *why, size_t why_len)
 }
 
 fc_status_t fc_nic_verbs_connect_mem(const char *nic, MPI_Comm pair, int peer, void *buf,
-                                     size_t len, const fc_nic_verbs_mem_t *mem,
+                                     size_t len, const fc_nic_verbs_mem_t *mem, double deadline,
                                      fc_nic_ep_t **ep_p, char *why, size_t why_len)
 {
     return absent_available(nic, why, why_len);
 }
 
 static fc_status_t absent_connect(const char *nic, MPI_Comm pair, int peer, void *buf,
-                                  size_t len, fc_nic_ep_t **ep_p, char *why, size_t why_len)
+                                  size_t len, double deadline, fc_nic_ep_t **ep_p, char *why,
+                                  size_t why_len)
 {
     return absent_available(nic, why, why_len);
 }

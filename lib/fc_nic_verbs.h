@@ -49,9 +49,10 @@ typedef struct fc_nic_verbs_mem {
     uint64_t dmabuf_offset; /* GPU: buf's offset within that dma-buf */
 } fc_nic_verbs_mem_t;
 
-/* The ops table's connect with buf described by mem (NULL: host). */
+/* The ops table's connect with buf described by mem (NULL: host); a peer
+ * that does not connect by deadline (MPI_Wtime()) is FC_ERR_TIMEOUT. */
 fc_status_t fc_nic_verbs_connect_mem(const char *nic, MPI_Comm pair, int peer, void *buf,
-                                     size_t len, const fc_nic_verbs_mem_t *mem,
+                                     size_t len, const fc_nic_verbs_mem_t *mem, double deadline,
                                      fc_nic_ep_t **ep_p, char *why, size_t why_len);
 
 /* One line for records and logs: "mlx5_1 port 1 (RoCE v2 GID 3,

@@ -12,7 +12,13 @@
  * spine), a rail whose upper median is below max_below_median_pct of the
  * best rail's, confirmed alone (its pair against the same pair on the best
  * rail, the majority of three), names the rail: its leaf switches (inside
- * racks) or its leaves' uplinks and spine (across).
+ * racks) or its leaves' uplinks and spine (across) - unless its NICs
+ * explain it: a pair of the rail is fast against the references, every
+ * slow pair has a NIC slow with every partner, and each such NIC has a
+ * NIC of its own rack that is not; then those NICs are named, not the
+ * rail (two bad NICs of one rail made its median slow and the leaves were
+ * blamed). A suspect NIC alone in its rack on the rail cannot be told
+ * from the rail's switches: both are named.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +37,111 @@ static int fc_dbl_cmp(const void *x, const void *y)
     double a = *(const double *)x, b = *(const double *)y;
 
     return a < b ? -1 : a > b;
+}
+
+/* Does pair p of rail r have a NIC the transport could not drive? Its
+ * pairs measured nothing: they say nothing of the rail's switches. */
+static int fc_rails_undriven(const fc_rails_run_t *rr, int r, const fc_pair_t *p)
+{
+    return rr->undriven != NULL && (rr->undriven[r * rr->nnodes + p->a] ||
+                                    rr->undriven[r * rr->nnodes + p->b]);
+}
+
+/* Rail r at size z: is pair p slow against its kind's reference (-1: no
+ * reference for its kind)? */
+static int fc_rails_pair_slow(const fc_rails_run_t *rr, int r, int z, const fc_pair_t *p)
+{
+    const fc_pairs_run_t *run = &rr->rails[r];
+    int nz = rr->ctx->sp.nsizes, kind = run->node_racks[p->a] != run->node_racks[p->b];
+    const fc_rail_class_t *c = &rr->classes[(r * 2 + kind) * nz + z];
+    double ref = c->ref_rail >= 0 ? c->ref : -1;
+
+    if (ref < 0) {      /* r is the best rail of the kind: its own median */
+        if (c->members == 0 || rr->ctx->sp.max_below_median_pct < 0)
+            return -1;
+        ref = c->median;
+    }
+    return p->bw_gbps < ref * (1 - rr->ctx->sp.max_below_median_pct / 100.0);
+}
+
+/* For each slow class: do its rail's NICs explain the slow pairs? */
+static void fc_rails_explain(fc_rails_run_t *rr)
+{
+    int nz = rr->ctx->sp.nsizes, n = rr->nnodes;
+
+    if (rr->suspect == NULL)
+        rr->suspect = fc_xcalloc((size_t)(rr->nrails * nz * n) + 1, 1, "the suspect NICs");
+    for (int r = 0; r < rr->nrails; ++r)
+        for (int z = 0; z < nz; ++z) {
+            const fc_pairs_run_t *run = &rr->rails[r];
+            unsigned char *sus = &rr->suspect[(size_t)(r * nz + z) * n];
+            fc_rail_class_t *c0 = &rr->classes[(r * 2) * nz + z];
+            fc_rail_class_t *c1 = &rr->classes[(r * 2 + 1) * nz + z];
+            int *seen = fc_xcalloc((size_t)n + 1, sizeof(int), "the NICs' pairs");
+            int *slow = fc_xcalloc((size_t)n + 1, sizeof(int), "the NICs' slow pairs");
+            int fa = -1, fb = -1, covered = 1, lone = 0, how;
+            double fast_bw = 0;
+
+            memset(sus, 0, (size_t)n);
+            if (!c0->slow && !c1->slow) {
+                free(seen);
+                free(slow);
+                continue;
+            }
+            for (int q = 0; q < run->npairs; ++q) {
+                const fc_pair_t *p = &run->pairs[q];
+                int s = p->size_index == z && !fc_rails_undriven(rr, r, p)
+                            ? fc_rails_pair_slow(rr, r, z, p) : -1;
+
+                if (s < 0)
+                    continue;
+                seen[p->a]++, seen[p->b]++;
+                slow[p->a] += s, slow[p->b] += s;
+            }
+            for (int v = 0; v < n; ++v)
+                sus[v] = seen[v] > 0 && slow[v] == seen[v];
+            for (int q = 0; q < run->npairs; ++q) {
+                const fc_pair_t *p = &run->pairs[q];
+                int s = p->size_index == z && !fc_rails_undriven(rr, r, p)
+                            ? fc_rails_pair_slow(rr, r, z, p) : -1;
+
+                if (s == 1 && !sus[p->a] && !sus[p->b])
+                    covered = 0;
+                if (s == 0 && !sus[p->a] && !sus[p->b] && p->bw_gbps > fast_bw) {
+                    fast_bw = p->bw_gbps;
+                    fa = p->a;
+                    fb = p->b;
+                }
+            }
+            /* each suspect needs a NIC of its rack that is not one, or the
+             * rack's switch of this rail is as likely */
+            for (int v = 0; v < n; ++v) {
+                int mate = 0;
+
+                for (int u = 0; sus[v] && u < n; ++u)
+                    mate |= u != v && !sus[u] && run->node_racks[u] == run->node_racks[v];
+                if (sus[v] && !mate) {
+                    int alone = 1;
+
+                    for (int u = 0; u < n; ++u)
+                        alone &= u == v || run->node_racks[u] != run->node_racks[v];
+                    lone |= alone ? 1 : 2;  /* 2: a whole rack of suspects */
+                }
+            }
+            how = fa < 0 || !covered || (lone & 2) ? 0 : lone ? 2 : 1;
+            for (int kind = 0; kind < 2; ++kind) {
+                fc_rail_class_t *c = kind ? c1 : c0;
+
+                c->explained = c->slow ? how : 0;
+                c->fa = fa;
+                c->fb = fb;
+                c->fast_bw = fast_bw;
+            }
+            if (how == 0)
+                memset(sus, 0, (size_t)n);
+            free(seen);
+            free(slow);
+        }
 }
 
 void fc_rails_rule(fc_rails_run_t *rr)
@@ -58,7 +169,8 @@ void fc_rails_rule(fc_rails_run_t *rr)
                     const fc_pair_t *p = &run->pairs[q];
 
                     if (p->size_index == z &&
-                        (run->node_racks[p->a] != run->node_racks[p->b]) == kind)
+                        (run->node_racks[p->a] != run->node_racks[p->b]) == kind &&
+                        !fc_rails_undriven(rr, r, p))
                         bw[m++] = p->bw_gbps;
                 }
                 c->members = m;
@@ -86,7 +198,7 @@ void fc_rails_rule(fc_rails_run_t *rr)
                 for (int q = 0; c->slow && q < run->npairs; ++q) {
                     const fc_pair_t *p = &run->pairs[q];
 
-                    if (p->size_index != z ||
+                    if (p->size_index != z || fc_rails_undriven(rr, r, p) ||
                         (run->node_racks[p->a] != run->node_racks[p->b]) != kind ||
                         (run->confirmed && (run->confirm.link[p->a] || run->confirm.link[p->b])))
                         continue;
@@ -99,6 +211,7 @@ void fc_rails_rule(fc_rails_run_t *rr)
             }
         }
     free(bw);
+    fc_rails_explain(rr);
 }
 
 /* ---- records -------------------------------------------------------------- */
@@ -197,6 +310,13 @@ static json_t *fc_rails_figures(const fc_rails_run_t *rr, int r, int v)
     return sizes;
 }
 
+static const char *fc_json_str_or(json_t *obj, const char *key)
+{
+    const char *v = json_string_value(json_object_get(obj, key));
+
+    return v != NULL ? v : "";
+}
+
 /* Rail r's pairs as the pairs stage writes them, decorated. */
 static int fc_rails_report_pairs(fc_rails_run_t *rr, int r)
 {
@@ -234,6 +354,23 @@ static int fc_rails_report_pairs(fc_rails_run_t *rr, int r)
                     if (rr->errs[r * rr->nnodes + v][0])
                         json_object_set_new(rec, "transport_error",
                                             json_string(rr->errs[r * rr->nnodes + v]));
+                    /* a NIC not driven, or whose link went down: never a
+                     * PASS in the certificate's list of NICs */
+                    if ((rr->undriven[r * rr->nnodes + v] ||
+                         rr->flapped[r * rr->nnodes + v]) &&
+                        strcmp(fc_json_str_or(rec, "verdict"), "PASS") == 0) {
+                        json_t *rs = json_array();
+
+                        json_array_append_new(rs, json_string(rr->errs[r * rr->nnodes + v]));
+                        json_object_set_new(rec, "reasons", rs);
+                        json_object_set_new(rec, "verdict", json_string("FAIL"));
+                        json_object_set_new(rec, "implicates", json_pack(
+                            "{s:s, s:s, s:s, s:i, s:s, s:b}", "part", "nic", "host",
+                            rr->hosts[v], "nic", rr->nics[r * rr->nnodes + v], "rail", r,
+                            "rack", ctx->inv.racks[rr->rails[r].node_racks[v]], "quarantine", 0));
+                        ++failed;
+                        why = NULL;
+                    }
                     /* a NIC blamed that the transport could not drive: say how */
                     if (rr->errs[r * rr->nnodes + v][0] && json_is_string(why)) {
                         char text[FC_REASON_MAX * 3];
@@ -286,22 +423,62 @@ static int fc_rails_report_rail(fc_rails_run_t *rr, int r)
             if (!c->slow)
                 continue;
             if (c->decision == FC_CONFIRM_SLOW) {
-                char tally[64];
+                char tally[64], names[FC_REASON_MAX] = "", what[FC_REASON_MAX + 160];
+                const unsigned char *sus = &rr->suspect[(size_t)(r * nz + z) * n];
+                json_t *named = json_array(), *where = json_array();
 
                 fc_confirm_tally_text(c->meas, c->nmeas, tally, sizeof(tally));
+                for (int v = 0; c->explained && v < n; ++v) {
+                    const char *rk = ctx->inv.racks[run->node_racks[v]];
+                    int had = 0;
+
+                    if (!sus[v])
+                        continue;
+                    snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+                             names[0] ? ", " : "", run->node_hosts[v]);
+                    json_array_append_new(named, json_string(run->node_hosts[v]));
+                    for (size_t i = 0; i < json_array_size(where); ++i)
+                        had |= strcmp(json_string_value(json_array_get(where, i)), rk) == 0;
+                    if (!had)
+                        json_array_append_new(where, json_string(rk));
+                }
+                if (c->explained == 1)
+                    snprintf(what, sizeof(what), "not rail %d's %s: %s <-> %s is fast (%.4g "
+                             "GB/s) and every slow pair has one of NIC(s) %s, each slow with "
+                             "every partner: those NICs", r, kind ? "uplinks or spine" :
+                             "leaf switches", run->node_hosts[c->fa], run->node_hosts[c->fb],
+                             c->fast_bw, names);
+                else if (c->explained == 2)
+                    snprintf(what, sizeof(what), "rail %d's %s, or NIC(s) %s, alone in its "
+                             "rack on the rail and slow with every partner: the two cannot be "
+                             "told apart", r, kind ? "leaf uplinks or spine switch" :
+                             "leaf switches", names);
+                else
+                    snprintf(what, sizeof(what), "rail %d's %s", r,
+                             kind ? "leaf uplinks or spine switch" : "leaf switches");
                 snprintf(why, sizeof(why), "rail %d %s: upper median %.4g GB/s of its %d "
                          "pairs at %llu bytes, below %.0f%% of rail %d's %.4g GB/s; confirmed "
-                         "alone: %s <-> %s %s against the same pair on rail %d: rail %d's %s",
+                         "alone: %s <-> %s %s against the same pair on rail %d: %s",
                          r, fc_kind_name[kind], c->median, c->members,
                          (unsigned long long)sp->sizes[z], 100 - sp->max_below_median_pct,
                          c->ref_rail, c->ref, run->node_hosts[c->pa], run->node_hosts[c->pb],
-                         tally, c->ref_rail, r, kind ? "leaf uplinks or spine switch"
-                                                     : "leaf switches");
+                         tally, c->ref_rail, what);
                 json_array_append_new(reasons, json_string(why));
-                if (!fail)
+                if (!fail && c->explained == 1) {
+                    impl = json_pack("{s:s, s:i, s:o, s:o, s:b}", "part", "nic", "rail", r,
+                                     "nics", named, "racks", where, "quarantine", 0);
+                    named = where = NULL;
+                } else if (!fail) {
                     impl = json_pack("{s:s, s:i, s:s, s:b}", "part", "rail", "rail", r,
                                      "where", kind ? "uplinks or spine" : "leaf switches",
                                      "quarantine", 0);
+                    if (c->explained == 2) {
+                        json_object_set_new(impl, "or_nics", named);
+                        named = NULL;
+                    }
+                }
+                json_decref(named);
+                json_decref(where);
                 fail = 1;
             } else if (c->decision != FC_CONFIRM_CLEARED) {
                 snprintf(why, sizeof(why), "rail %d %s slow beside rail %d at %llu bytes "
@@ -313,6 +490,51 @@ static int fc_rails_report_rail(fc_rails_run_t *rr, int r)
                 open = 1;
             }
         }
+    if (rr->undriven != NULL) {
+        char names[FC_REASON_MAX] = "";
+        json_t *named = json_array(), *where = json_array();
+        int k = 0;
+
+        int flaps = 0;
+
+        for (int v = 0; v < n; ++v) {
+            int bad = rr->undriven[r * n + v] ||
+                      (rr->flapped != NULL && rr->flapped[r * n + v]);
+
+            flaps += bad && !rr->undriven[r * n + v];
+            if (bad && k++ < 4)
+                snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s (%.100s)",
+                         names[0] ? ", " : "", run->node_hosts[v], rr->errs[r * n + v]);
+            if (bad) {
+                const char *rk = ctx->inv.racks[run->node_racks[v]];
+                int had = 0;
+
+                json_array_append_new(named, json_string(run->node_hosts[v]));
+                for (size_t i = 0; i < json_array_size(where); ++i)
+                    had |= strcmp(json_string_value(json_array_get(where, i)), rk) == 0;
+                if (!had)
+                    json_array_append_new(where, json_string(rk));
+            }
+        }
+        if (k > 0) {
+            snprintf(why, sizeof(why), "rail %d: %d NIC(s) %s: %s%s", r, k,
+                     flaps == k ? "whose link went down during the stage (its figures may "
+                     "have been taken after)" : flaps == 0 ? "the transport could not drive "
+                     "(their pairs measured nothing)" : "the transport could not drive or whose "
+                     "link went down (their pairs measured nothing or not throughout)", names,
+                     k > 4 ? ", ..." : "");
+            json_array_insert_new(reasons, 0, json_string(why));
+            if (!fail) {
+                json_decref(impl);
+                impl = json_pack("{s:s, s:i, s:o, s:o, s:b}", "part", "nic", "rail", r, "nics",
+                                 named, "racks", where, "quarantine", 0);
+                named = where = NULL;
+            }
+            fail = 1;
+        }
+        json_decref(named);
+        json_decref(where);
+    }
     json_object_set_new(rec, "rail", json_integer(r));
     json_object_set_new(rec, "rack", json_string(""));
     /* the racks it concerns: every rack with a NIC on the rail (a rail's
@@ -328,7 +550,7 @@ static int fc_rails_report_rail(fc_rails_run_t *rr, int r)
             json_array_append_new(racks, json_string(rk));
     }
     json_object_set_new(rec, "racks", racks);
-    if (json_is_object(impl))
+    if (json_is_object(impl) && json_object_get(impl, "racks") == NULL)
         json_object_set(impl, "racks", racks);
     json_object_set_new(rec, "nics", json_integer(n));
     json_object_set_new(rec, "kinds", kinds);

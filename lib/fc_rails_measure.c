@@ -137,7 +137,8 @@ void fc_rails_pair(fc_rails_local_t *L, int partner)
         s->first_iter = -1;
         L->mine[z].rail = L->rail;
     }
-    st = L->tr->connect(L->nic, L->rail_comm, partner, L->buf, L->len, &ep, why, sizeof(why));
+    st = L->tr->connect(L->nic, L->rail_comm, partner, L->buf, L->len, fc_rails_deadline(L->ctx),
+                        &ep, why, sizeof(why));
     for (int z = 0; z < nz; ++z) {
         if (st != FC_OK)
             fc_rails_failed(&L->mine[z], why);

@@ -39,6 +39,12 @@ typedef struct fc_rail_class {
     int meas[3], nmeas;     /* FC_CONFIRM_MEAS_* of each alone measurement */
     double alone_bw[3], alone_ref[3];
     int decision;           /* fc_confirm_decision_t */
+    int explained;          /* its rail's NICs explain the slow pairs at
+                             * this size (fc_rails_rule): 1 NICs, named in
+                             * suspect; 2 a NIC alone in its rack on the
+                             * rail, which cannot be told from the rail */
+    int fa, fb;             /* explained: a fast pair of the rail */
+    double fast_bw;
 } fc_rail_class_t;
 
 typedef struct fc_rails_run {
@@ -53,6 +59,14 @@ typedef struct fc_rails_run {
     char (*errs)[160];      /* rank 0: [rail * n + v]: the first transport
                              * failure seen by that NIC, "" none */
     fc_rail_class_t *classes;   /* rank 0: nrails * 2 * nsizes */
+    unsigned char *undriven;    /* rank 0: [rail * n + v]: the transport
+                                 * cannot drive that NIC (none found for
+                                 * the rail, no address, no carrier) */
+    unsigned char *flapped;     /* rank 0: [rail * n + v]: that NIC's link
+                                 * went down and up during the stage */
+    unsigned char *suspect; /* rank 0: [(rail * nz + z) * n + v]: NIC v
+                             * slow with every partner, against the
+                             * reference rails (fc_rails_rule's, its own) */
 } fc_rails_run_t;
 
 /* A rank's part in the stage (suites/rails.c): one NIC of one node. */

@@ -311,6 +311,7 @@ static void fc_sweep_point_record(struct fc_sweep_result *sw, json_t *rec)
 }
 
 
+
 /* One finished attempt of stage s. */
 static struct fc_sweep_result *fc_sweep_attempt(json_t *records, const fc_run_verdict_t *out,
                                                 const fc_profile_t *profile,
@@ -373,6 +374,8 @@ static struct fc_sweep_result *fc_sweep_attempt(json_t *records, const fc_run_ve
         else
             fc_sweep_point_record(sw, rec);
     }
+    if (sw->check == FC_SWEEP_CHECK_RAILS)
+        fc_sweep_rail_nodes(records, a, scan, s, sw);
     return sw;
 }
 

@@ -50,6 +50,10 @@ void fc_sweep_problem(struct fc_sweep_result *sw, json_t *hosts, const char *kin
 int fc_sweep_pairs_plan(const fc_run_verdict_t *out, struct fc_sweep_result *sw);
 /* A pair record against the schedule and the planned sweep. */
 void fc_sweep_pair_record(struct fc_sweep_result *sw, json_t *rec);
+/* Rails: a problem for each NIC (host, rail) of the attempt without its
+ * rail_node record. */
+void fc_sweep_rail_nodes(json_t *records, const fc_attempt_t *a, const fc_verdict_scan_t *scan,
+                         fc_stage_id_t s, struct fc_sweep_result *sw);
 /* A sampled run's coverage for rack r's stage s ("sampled: K partners per
  * node, N of M pairs measured"); nothing for the full matrix. */
 void fc_sweep_pairs_coverage(struct fc_sweep_result *sw, fc_rack_verdict_t *r,

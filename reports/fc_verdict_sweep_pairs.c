@@ -6,6 +6,8 @@
  * numbering) and their racks in the plan's inventory; each pair record a
  * pair of it (one the schedule does not meet is not counted), with the
  * planned sizes, iterations and mode; and what a sampled run measured.
+ * The rails stage's pairs go through the same check per rail, and each
+ * of its NICs must have its rail_node record (fc_sweep_rail_nodes).
  */
 #include "fc_verdict_sweep_int.h"
 
@@ -174,4 +176,43 @@ void fc_sweep_pairs_coverage(struct fc_sweep_result *sw, fc_rack_verdict_t *r,
     }
     snprintf(r->stages[s].coverage, sizeof(r->stages[s].coverage), "sampled: %d partners "
              "per node, %ld of %ld pairs measured", sw->partners, sw->measured, all);
+}
+
+/* Rails: every NIC of the attempt's hosts (a host's ranks, one per rail)
+ * has its rail_node record, its figures for the certificate; a NIC
+ * without one is a problem of its host (a deleted record was a PASS with
+ * that NIC missing from the certificate's list). */
+void fc_sweep_rail_nodes(json_t *records, const fc_attempt_t *a,
+                                const fc_verdict_scan_t *scan, fc_stage_id_t s,
+                                struct fc_sweep_result *sw)
+{
+    size_t cells = (size_t)sw->ngroups * (size_t)sw->nrails;
+    unsigned char *had = fc_xcalloc(cells + 1, 1, "the NICs' records");
+    const fc_record_type_t *node = fc_record_type_named("rail_node");
+    char text[FC_VERDICT_TEXT];
+
+    for (size_t i = a->first + 1; i < a->end && i < json_array_size(records); ++i) {
+        json_t *rec = json_array_get(records, i), *g, *rail;
+
+        if (scan->stage[i] != (int)s || scan->ignored[i] || scan->other_run[i] ||
+            node == NULL || scan->type[i]->id != node->id)
+            continue;
+        g = json_object_get(sw->groups, fc_json_str(rec, "host"));
+        rail = json_object_get(rec, "rail");
+        if (json_is_integer(g) && json_is_integer(rail) && json_integer_value(rail) >= 0 &&
+            json_integer_value(rail) < sw->nrails)
+            had[(size_t)json_integer_value(rail) * (size_t)sw->ngroups +
+                (size_t)json_integer_value(g)] = 1;
+    }
+    for (int k = 0; k < sw->nrails; ++k)
+        for (int g = 0; g < sw->ngroups; ++g) {
+            const char *host = json_string_value(json_array_get(sw->names, (size_t)g));
+
+            if (had[(size_t)k * (size_t)sw->ngroups + (size_t)g])
+                continue;
+            snprintf(text, sizeof(text), "no rail_node record of host %s's NIC on rail %d: "
+                     "its figures are not in the results", host, k);
+            fc_sweep_problem(sw, json_pack("[s]", host), "plan", text);
+        }
+    free(had);
 }

@@ -277,9 +277,27 @@ static void fc_rails_rounds(fc_rails_local_t *L)
                     MPI_Wtime() - t0);
 }
 
+/* The NIC's carrier_changes (sysfs: each time its link went down or up),
+ * -1 where unreadable. */
+static long long fc_rails_carrier(const char *nic)
+{
+    char path[256];
+    long long v = -1;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/sys/class/net/%s/carrier_changes", nic);
+    if ((f = fopen(path, "r")) == NULL)
+        return -1;
+    if (fscanf(f, "%lld", &v) != 1)
+        v = -1;
+    fclose(f);
+    return v;
+}
+
 /* What each rank tells rank 0 about itself. */
 typedef struct fc_rails_who {
     int32_t rail, node, rack, usable;
+    long long carrier;      /* the NIC's carrier_changes at the start, -1 unknown */
     char host[FC_HOST_MAX];
     char nic[FC_RAIL_NIC_MAX];
     char pci[32];
@@ -301,6 +319,8 @@ static void fc_rails_setup(fc_rails_local_t *L, fc_rails_run_t *rr, const fc_rai
     rr->nics = fc_xcalloc((size_t)(R * n), FC_RAIL_NIC_MAX, "the NICs' names");
     rr->pci = fc_xcalloc((size_t)(R * n), sizeof(rr->pci[0]), "the NICs' PCI addresses");
     rr->errs = fc_xcalloc((size_t)(R * n), sizeof(rr->errs[0]), "the NICs' failures");
+    rr->undriven = fc_xcalloc((size_t)(R * n) + 1, 1, "the NICs not driven");
+    rr->flapped = fc_xcalloc((size_t)(R * n) + 1, 1, "the NICs whose link went down");
     rr->dirbw = fc_xcalloc((size_t)(R * n * n * nz) + 1, sizeof(double), "each direction");
     rr->classes = fc_xcalloc((size_t)(R * 2 * nz), sizeof(*rr->classes), "the rail classes");
     for (int r = 0; r < R; ++r) {
@@ -324,6 +344,7 @@ static void fc_rails_setup(fc_rails_local_t *L, fc_rails_run_t *rr, const fc_rai
         snprintf(run->node_hosts[x->node], FC_HOST_MAX, "%s:%s", x->host, x->nic);
         run->node_racks[x->node] = x->rack;
         if (!x->usable) {
+            rr->undriven[x->rail * n + x->node] = 1;
             snprintf(rr->errs[x->rail * n + x->node], sizeof(rr->errs[0]), "%s", x->why);
             fc_tap_diag(&ctx->tap, "rails: %s rail %d cannot be driven: %s", x->host, x->rail,
                         x->why);
@@ -348,6 +369,9 @@ static void fc_rails_free(fc_rails_run_t *rr)
     free(rr->errs);
     free(rr->dirbw);
     free(rr->classes);
+    free(rr->suspect);
+    free(rr->undriven);
+    free(rr->flapped);
 }
 
 /* The stage on this rank, once every node runs one rank per rail. */
@@ -375,6 +399,7 @@ static fc_status_t fc_rails_run(fc_rails_local_t *L)
     me.node = L->node;
     me.rack = ctx->rack;
     me.usable = L->usable;
+    me.carrier = fc_rails_carrier(L->nic);
     snprintf(me.host, sizeof(me.host), "%s", ctx->host);
     snprintf(me.nic, sizeof(me.nic), "%s", L->nic);
     snprintf(me.pci, sizeof(me.pci), "%s", L->pci);
@@ -394,6 +419,26 @@ static fc_status_t fc_rails_run(fc_rails_local_t *L)
         for (int r = 0; r < L->nrails; ++r)
             fc_pairs_judge(&rr.rails[r]);
     fc_rails_confirm(L);
+    /* a link that went down and up while the stage ran: a connect waits
+     * out a pulled cable, so the figures alone need not show it */
+    {
+        long long now = fc_rails_carrier(L->nic), *all = NULL;
+
+        if (ctx->world_rank == 0)
+            all = fc_xcalloc((size_t)ctx->world_size, sizeof(*all), "the NICs' carriers");
+        MPI_Gather(&now, 1, MPI_LONG_LONG, all, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+        for (int w = 0; ctx->world_rank == 0 && w < ctx->world_size; ++w) {
+            const fc_rails_who_t *x = &who[w];
+            int at = x->rail * L->nnodes + x->node;
+
+            if (x->carrier < 0 || all[w] < 0 || all[w] == x->carrier || rr.undriven[at])
+                continue;
+            rr.flapped[at] = 1;
+            snprintf(rr.errs[at], sizeof(rr.errs[0]), "%s: its link went down and up during "
+                     "the stage (carrier_changes %lld -> %lld)", x->nic, x->carrier, all[w]);
+        }
+        free(all);
+    }
     if (ctx->world_rank == 0) {
         ctx->failed_points += fc_rails_report(&rr);
         fc_rails_free(&rr);

@@ -16,7 +16,12 @@
 #   - preflight: each node's eth0 and eth1 are its rails 0 and 1 at the
 #     declared rate; declared at 100 Gb/s, each NIC is named with its rail;
 #   - the report holds the records to the plan (a rail pair's record
-#     deleted: INCOMPLETE, naming it) and re-judges their figures;
+#     deleted: INCOMPLETE, naming it; a NIC's rail_node record deleted:
+#     INCOMPLETE, naming host and rail) and re-judges their figures;
+#   - two NICs of rail 1 in different racks shaped (H1's and H3's eth1):
+#     5 of the rail's 6 pairs slow, yet those NICs are named, not the
+#     rail's leaf switches (H2 <-> H4 on rail 1 is fast); meanwhile H4's
+#     eth0 cable pulled for 2 s mid-stage: named by its carrier changes;
 #   - a cable pulled (vcluster cut HOST --nic eth1): that NIC named at once,
 #     its transport's reason (no carrier) in the verdict;
 #   - one bit flipped in what one NIC receives (--selftest-corrupt on its
@@ -28,7 +33,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up frl 2 2
-plan 24
+plan 28
 H1=${NAME}01 H2=${NAME}02 H3=${NAME}03
 cat > "$TMP/rails.yaml" <<'YAML'
 name: rails
@@ -102,6 +107,16 @@ perl -i -ne 'if (/"type":"rail_pair"/ && /"rail":1[,}]/ && !$done) { $done = 1; 
 $FC report "$TMP/cut" > "$TMP/cut.rep" 2>&1
 grep -q "INCOMPLETE rack rack1, rails stage, sweep: .*planned 10 pairs, 9 judged (first missing: rail 1 pair $H1 <-> $H2)" "$TMP/cut.rep"
 ok $? "a rail pair's record deleted: rack1 INCOMPLETE, naming the missing pair and its rail"
+cp -r "$TMP/clean" "$TMP/nonode"
+H3=$H3 perl -MJSON::PP -i -ne 'if (/"type":"rail_node"/ && !$done) { my $r = decode_json($_);
+        if ($r->{host} eq $ENV{H3} && $r->{rail} == 1) { $done = 1; next } }
+    if (/"type":"stage_end"/ && /"stage":"rails"/) { s/"judged_records":(\d+)/"judged_records":@{[$1-1]}/;
+        s/"points":(\d+)/"points":@{[$1-1]}/ } print' \
+    "$TMP/nonode/results.jsonl"
+$FC report "$TMP/nonode" > "$TMP/nonode.rep" 2>&1
+grep -q "INCOMPLETE rack rack2, rails stage, sweep: .*no rail_node record of host $H3's NIC on rail 1" "$TMP/nonode.rep" &&
+    grep -q "^rack rack1: PASS" "$TMP/nonode.rep"
+ok $? "a NIC's rail_node record deleted: its rack INCOMPLETE, naming host and rail (it was a PASS, the NIC missing from the certificate)"
 perl -i -pe 'if (/"type":"rail_pair"/ && !$done) { s/"bw_gbps":[0-9.e+-]+/"bw_gbps":0.00001/; $done = 1 }' \
     "$TMP/forged/results.jsonl"
 $FC report "$TMP/forged" > "$TMP/forged.rep" 2>&1
@@ -147,6 +162,29 @@ is "$rc $r" "1 0:PASS:,1:FAIL:rail" "rail 1's uplink shaped: rail 1 FAILs, impli
 grep -q "rail 1 across the spine: .* confirmed alone: .* rail 1's leaf uplinks or spine switch" "$TMP/uplink.out"
 ok $? "the verdict names rail 1 across the spine, confirmed alone against rail 0"
 is "$(nics uplink FAIL)/$(rec uplink 'scalar grep { $_->{type} eq "quarantine" } @r')" "/0" "no NIC is blamed or quarantined"
+$VC --name $NAME clear > /dev/null
+
+# 3b. two NICs of one rail in different racks shaped: the NICs, not the rail
+H4=${NAME}04
+$VC --name $NAME slow $H1 20mbit --nic eth1 > /dev/null
+$VC --name $NAME slow $H3 20mbit --nic eth1 > /dev/null
+# and H4's eth0 cable pulled for 2 s once the stage runs on H4: a connect
+# waits it out, so only the link's carrier_changes can tell
+( for i in $(seq 100); do ip netns pids $H4 2> /dev/null | xargs -r -n1 -I{} cat /proc/{}/comm 2> /dev/null |
+      grep -qx rails && break; sleep 0.1; done
+  sleep 1; $VC --name $NAME cut $H4 --nic eth0 > /dev/null; sleep 2; $VC --name $NAME mend $H4 --nic eth0 > /dev/null ) &
+flap=$!
+run two --stages rails
+rc=$?
+wait $flap
+r=$(rec two 'join ",", map { "$_->{rail}:$_->{verdict}:" . ($_->{implicates}{part} // "") . ":" . join("+", @{$_->{implicates}{nics} || []}) } grep { $_->{type} eq "rail" } @r')
+is "$rc $r" "1 0:FAIL:nic:$H4:eth0,1:FAIL:nic:$H1:eth1+$H3:eth1" "two NICs of rail 1 shaped, one per rack: the rail record names those NICs, not the rail; H4's eth0 pulled for 2 s mid-stage: named on rail 0 ($(cat "$TMP/two.secs") s)"
+grep -q "rail 0: 1 NIC(s) whose link went down during the stage .*$H4:eth0 (eth0: its link went down and up during the stage (carrier_changes [0-9]* -> [0-9]*))" "$TMP/two.out" &&
+    [ "$(rec two 'join ",", map { $_->{verdict} } grep { $_->{type} eq "rail_node" && $_->{host} eq "'$H4'" && $_->{nic} eq "eth0" } @r')" = FAIL ]
+ok $? "a cable pulled and put back mid-stage: the NIC named with its carrier changes, its own record FAIL (a connect waits the cut out; the figures need not show it)"
+grep -q "not rail 1's leaf switches: $H2:eth1 <-> $H4:eth1 is fast .* NIC(s) $H1:eth1, $H3:eth1, each slow with every partner" "$TMP/two.out" &&
+    ! grep -q "rail 1's leaf switches\$" "$TMP/two.out"
+ok $? "the verdict says why not the rail ($H2 <-> $H4 fast on rail 1) and names both NICs"
 $VC --name $NAME clear > /dev/null
 
 # 4. a cable pulled (the switch side of H3's eth1 down): named at once

@@ -10,10 +10,10 @@
 #     cannot open what the fixture names (mlx5_0), and mlx5_3 has no RoCE
 #     v2 IPv4 GID; the DOWN ports are listed, not run.
 # Then the transport's set-up against stand-in libibverbs calls
-# (build/tests/verbs_setup, 2 ranks, on the same fixture): its 9 points
+# (build/tests/verbs_setup, 2 ranks, on the same fixture): its 11 points
 # relayed one for one, and one that it ran them all and exited 0.
 . tests/e2e/tap.sh
-plan 16
+plan 18
 R=tests/rdma/run-rdma-checks
 
 if [ -e /sys/class/infiniband ]; then
@@ -46,7 +46,7 @@ FC_SYSFS_ROOT=tests/fixtures/sysfs/rdma timeout 120 mpirun -np 2 -x FC_SYSFS_ROO
     "$BUILD/tests/verbs_setup" > "$TMP/setup.tap" 2> "$TMP/setup.err"
 rc=$?
 if grep -q '^1\.\.0 # SKIP' "$TMP/setup.tap"; then
-    for i in $(seq 9); do
+    for i in $(seq 11); do
         FC_TESTS_RUN=$((FC_TESTS_RUN + 1))
         echo "ok $FC_TESTS_RUN # SKIP verbs_setup: $(sed -n 's/^1\.\.0 # SKIP //p' "$TMP/setup.tap")"
     done
@@ -58,9 +58,9 @@ else
             "not ok "*) ok 1 "verbs_setup: ${line#not ok * - }"; n=$((n + 1));;
         esac
     done < "$TMP/setup.tap"
-    for i in $(seq $((n + 1)) 9); do ok 1 "verbs_setup: point $i missing (exit $rc)"; done
-    [ $n -gt 9 ] && diag "verbs_setup printed $n points, 9 planned"
+    for i in $(seq $((n + 1)) 11); do ok 1 "verbs_setup: point $i missing (exit $rc)"; done
+    [ $n -gt 11 ] && diag "verbs_setup printed $n points, 11 planned"
 fi
-[ $rc = 0 ] && [ "$(grep -c '^ok' "$TMP/setup.tap")" = 9 ] || grep -q '^1\.\.0 # SKIP' "$TMP/setup.tap"
-ok $? "verbs_setup: 9 points, exit $rc$( [ $rc = 0 ] || echo ": $(tail -3 "$TMP/setup.err" | tr '\n' ' ')")"
+[ $rc = 0 ] && [ "$(grep -c '^ok' "$TMP/setup.tap")" = 11 ] || grep -q '^1\.\.0 # SKIP' "$TMP/setup.tap"
+ok $? "verbs_setup: 11 points, exit $rc$( [ $rc = 0 ] || echo ": $(tail -3 "$TMP/setup.err" | tr '\n' ' ')")"
 done_testing

@@ -240,8 +240,8 @@ int main(int argc, char **argv)
                     (unsigned long long)maxb);
             MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
         }
-        mine.status = t->connect(o.nic[rank], MPI_COMM_WORLD, 1 - rank, buf, maxb, &ep, mine.why,
-                                 sizeof(mine.why));
+        mine.status = t->connect(o.nic[rank], MPI_COMM_WORLD, 1 - rank, buf, maxb,
+                                 MPI_Wtime() + o.timeout, &ep, mine.why, sizeof(mine.why));
         st = share(&mine, all);
     }
     if (st != FC_OK) {

@@ -50,7 +50,7 @@ static int posted;                      /* receives posted */
 static int plant_qp, plant_dmabuf, plant_reg;   /* make that call fail here */
 static int gid_index_asked = -1;
 static struct ibv_qp_attr rtr, rts;
-static uint32_t my_qpn;
+static uint32_t my_qpn, qps_made;
 static struct { int fd; uint64_t offset, iova; int host; } reg;
 static struct ibv_device devs[5];
 static const char *dev_names[5] = {"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx4_0"};
@@ -180,7 +180,7 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *qa)
     qp = calloc(1, sizeof(*qp));
     qp->context = pd->context;
     qp->pd = pd;
-    qp->qp_num = my_qpn = (uint32_t)(100 + rank * 10 + (rand() % 5));
+    qp->qp_num = my_qpn = (uint32_t)(100 + rank * 1000 + ++qps_made);  /* never the same twice */
     ++alive;
     return qp;
 }
@@ -289,8 +289,8 @@ static fc_status_t run(const char *nic, const fc_nic_verbs_mem_t *mem, char *why
     posted = 0;
     gid_index_asked = -1;
     why[0] = desc[0] = '\0';
-    st = fc_nic_verbs_connect_mem(nic, MPI_COMM_WORLD, 1 - rank, buf, sizeof(buf), mem, &ep,
-                                  why, FC_NIC_WHY_MAX);
+    st = fc_nic_verbs_connect_mem(nic, MPI_COMM_WORLD, 1 - rank, buf, sizeof(buf), mem,
+                                  MPI_Wtime() + 30, &ep, why, FC_NIC_WHY_MAX);
     if (st == FC_OK) {
         fc_nic_verbs_describe(ep, desc, 512);
         fc_nic_transport_verbs.close(ep);
@@ -315,7 +315,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     srand((unsigned)getpid());
     fc_tap_init(&tap, stdout, rank == 0);
-    fc_tap_plan(&tap, 9);
+    fc_tap_plan(&tap, 11);
 
     st = fc_nic_transport_verbs.available("ib0", why, sizeof(why));
     snprintf(msg, sizeof(msg), "%s: %s (%d objects left)", fc_status_str(st), why, alive);
@@ -393,6 +393,52 @@ int main(int argc, char **argv)
           "ibv_reg_dmabuf_mr: Operation not supported; ibv_reg_mr on the device pointer (peer "
           "memory): Bad address") && alive == 0, msg,
           "neither registers on rank 0: a skip naming both errors, on both sides");
+
+    /* rank 1 never connects: rank 0 gives up at its deadline; rank 1,
+     * connecting afterwards, takes rank 0's abandoned set-up data and ends
+     * by its own deadline; neither leaves an object behind */
+    {
+        fc_nic_ep_t *ep = NULL;
+        double t0 = MPI_Wtime(), took[2];
+        fc_status_t sts[2];
+        int left[2];
+
+        why[0] = '\0';
+        if (rank == 0)
+            st = fc_nic_verbs_connect_mem("mlx5_0", MPI_COMM_WORLD, 1, buf, sizeof(buf), NULL,
+                                          t0 + 1.0, &ep, why, FC_NIC_WHY_MAX);
+        took[0] = MPI_Wtime() - t0;
+        MPI_Barrier(MPI_COMM_WORLD);
+        t0 = MPI_Wtime();
+        if (rank == 1)
+            st = fc_nic_verbs_connect_mem("mlx5_0", MPI_COMM_WORLD, 0, buf, sizeof(buf), NULL,
+                                          t0 + 1.0, &ep, why, FC_NIC_WHY_MAX);
+        took[1] = MPI_Wtime() - t0;
+        MPI_Barrier(MPI_COMM_WORLD);
+        sts[rank] = st;
+        left[rank] = alive;
+        MPI_Sendrecv(&sts[rank], 1, MPI_INT, 1 - rank, 6, &sts[1 - rank], 1, MPI_INT, 1 - rank,
+                     6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(&left[rank], 1, MPI_INT, 1 - rank, 7, &left[1 - rank], 1, MPI_INT,
+                     1 - rank, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(&took[rank], 1, MPI_DOUBLE, 1 - rank, 8, &took[1 - rank], 1, MPI_DOUBLE,
+                     1 - rank, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        snprintf(msg, sizeof(msg), "rank 0: %s in %.2f s; rank 1 late: %s in %.2f s; rank %d "
+                 "says: %s; %d and %d left", fc_status_str(sts[0]), took[0],
+                 fc_status_str(sts[1]), took[1], rank, why, left[0], left[1]);
+        point(sts[0] == FC_ERR_TIMEOUT && took[0] >= 0.99 && took[0] < 1.8 &&
+              sts[1] != FC_OK && took[1] < 1.8 && left[0] == 0 && left[1] == 0 &&
+              (rank == 1 || (strstr(why, "verbs NIC mlx5_0: connect to rank 1: ") &&
+                             strstr(why, "before the deadline"))), msg,
+              "a peer that never connects: a TIMEOUT by the 1 s deadline naming the NIC and "
+              "the peer (not a wait in MPI_Sendrecv); the peer, coming late, ends by its own");
+    }
+
+    st = run("mlx5_0", NULL, why, desc, &peer);
+    snprintf(msg, sizeof(msg), "%s %s; RTR qpn %u (peer %u); %d left", fc_status_str(st), why,
+             rtr.dest_qp_num, peer.qpn, alive);
+    point(st == FC_OK && rtr.dest_qp_num == peer.qpn && alive == 0, msg,
+          "then a connect of both: RTR to the peer's new QPN, not the abandoned connect's");
 
     ok = fc_tap_done(&tap);
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);

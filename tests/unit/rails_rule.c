@@ -7,7 +7,15 @@
  * across the spine chosen to confirm it; one NIC 100 times slower (half
  * the pairs across the spine of its rail) does not make its rail slow
  * (the upper median); a rail whose every pair is slow is slow in both
- * kinds; without a relative rule nothing is compared.
+ * kinds; without a relative rule nothing is compared. And whether the
+ * rail's NICs explain a slow rail: two NICs of rail 1 in different racks
+ * 100 times slower make rail 1 slow (5 of its 6 pairs) yet are named, not
+ * the rail (its one fast pair crosses both leaves and the spine; the rule
+ * blamed rail 1's leaf switches before); the uplinks' case stays the
+ * rail's; a slow NIC alone in its rack is named beside the rail, the two
+ * not told apart. NICs the transport could not drive (rails.count above
+ * the NICs present: every pair of rail 2 measured nothing) do not make
+ * their rail slow (its leaf switches were blamed).
  */
 #include <stdio.h>
 #include <string.h>
@@ -98,7 +106,7 @@ int main(void)
     int slow = 0;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 6);
+    fc_tap_plan(&tap, 10);
 
     bed_make(&b, 3, 60);
     fc_rails_rule(&b.rr);
@@ -138,5 +146,51 @@ int main(void)
     fc_rails_rule(&b.rr);
     fc_tap_ok(&tap, !cls(&b, 1, 1)->slow && cls(&b, 1, 1)->ref_rail < 0,
               "no relative rule in the profile: the rails are not compared");
+
+    bed_make(&b, 2, 60);
+    bed_slow(&b, 1, 2, 0, 100);
+    bed_slow(&b, 1, 2, 2, 100);
+    fc_rails_rule(&b.rr);
+    {
+        const unsigned char *sus = &b.rr.suspect[1 * N];
+
+        fc_tap_ok(&tap, cls(&b, 1, 0)->slow && cls(&b, 1, 0)->explained == 1 &&
+                      cls(&b, 1, 1)->explained == 1 && sus[0] && !sus[1] && sus[2] && !sus[3] &&
+                      cls(&b, 1, 0)->fa == 1 && cls(&b, 1, 0)->fb == 3,
+                  "n1's and n3's eth1 100x slow: rail 1 slow, explained by those 2 NICs "
+                  "(suspects %d%d%d%d), n2 <-> n4 fast (%.3g GB/s), not the rail",
+                  sus[0], sus[1], sus[2], sus[3], cls(&b, 1, 0)->fast_bw);
+    }
+    bed_make(&b, 2, 60);
+    bed_slow(&b, 1, 1, -1, 100);
+    fc_rails_rule(&b.rr);
+    fc_tap_ok(&tap, cls(&b, 1, 1)->slow && cls(&b, 1, 1)->explained == 0,
+              "rail 1's uplinks 100x slow: no NIC explains it (each has a fast partner in its "
+              "rack): still the rail's");
+    bed_make(&b, 2, 60);
+    b.node_racks[2] = 0;    /* racks of 3 and 1 nodes: n4 alone in rack2 */
+    for (int r = 0; r < 2; ++r)
+        for (int q = 0; q < b.rails[r].npairs; ++q)
+            b.rails[r].pairs[q].bw_gbps = 1.0;
+    bed_slow(&b, 1, 2, 3, 100);
+    fc_rails_rule(&b.rr);
+    fc_tap_ok(&tap, cls(&b, 1, 1)->slow && cls(&b, 1, 1)->explained == 2 &&
+                  b.rr.suspect[1 * N + 3] && !b.rr.suspect[1 * N + 0],
+              "n4's eth1 slow, n4 alone in its rack: rail 1 slow across the spine, n4's eth1 "
+              "named beside it (the two cannot be told apart)");
+    bed_make(&b, 3, 60);
+    {
+        static unsigned char undriven[R * N];
+
+        bed_slow(&b, 2, 2, -1, 1e12);   /* no bandwidth: the transport failed */
+        for (int v = 0; v < N; ++v)
+            undriven[2 * N + v] = 1;
+        b.rr.undriven = undriven;
+        fc_rails_rule(&b.rr);
+        b.rr.undriven = NULL;
+    }
+    fc_tap_ok(&tap, !cls(&b, 2, 0)->slow && !cls(&b, 2, 1)->slow && cls(&b, 2, 0)->members == 0,
+              "rail 2's NICs not driven (none found): their pairs judge nothing, rail 2 not "
+              "slow (%d pairs compared)", cls(&b, 2, 0)->members);
     return fc_tap_done(&tap);
 }
