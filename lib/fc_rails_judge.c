@@ -280,28 +280,33 @@ static json_t *fc_rails_figures(const fc_rails_run_t *rr, int r, int v)
 
     for (int z = 0; z < nz; ++z) {
         json_t *partners = json_array();
-        int m = 0;
+        int m = 0, ml = 0;
         uint64_t wrong = 0;
 
         for (int u = 0; u < n; ++u) {
             const fc_pair_t *p = u == v ? NULL : fc_pairs_find(run, u, v, z);
+            /* a pair whose transfers failed has no latency (the 1e9 the
+             * measurement holds to fail every limit is not a figure) */
+            int lat_measured = p != NULL && p->lat_us < 1e9;
 
             if (p == NULL)
                 continue;
             out[m] = rr->dirbw[((size_t)(r * n + v) * n + u) * nz + z];
             in[m] = rr->dirbw[((size_t)(r * n + u) * n + v) * nz + z];
-            lat[m] = p->lat_us;
+            if (lat_measured)
+                lat[ml++] = p->lat_us;
             wrong += p->wrong_at[p->a == v ? 0 : 1];
             json_array_append_new(partners, json_pack(
-                "{s:s, s:s, s:f, s:f, s:f}", "host", rr->hosts[u], "nic", rr->nics[r * n + u],
-                "send_gbps", out[m], "recv_gbps", in[m], "latency_us", lat[m]));
+                "{s:s, s:s, s:f, s:f, s:o}", "host", rr->hosts[u], "nic", rr->nics[r * n + u],
+                "send_gbps", out[m], "recv_gbps", in[m], "latency_us",
+                lat_measured ? json_real(p->lat_us) : json_null()));
             ++m;
         }
         json_array_append_new(sizes, json_pack(
-            "{s:I, s:f, s:f, s:f, s:I, s:o}", "bytes", (json_int_t)sp->sizes[z],
+            "{s:I, s:f, s:f, s:o, s:I, s:o}", "bytes", (json_int_t)sp->sizes[z],
             "send_gbps_median", m ? fc_stats_median(out, (size_t)m) : 0.0,
             "recv_gbps_median", m ? fc_stats_median(in, (size_t)m) : 0.0,
-            "latency_us_median", m ? fc_stats_median(lat, (size_t)m) : 0.0,
+            "latency_us_median", ml ? json_real(fc_stats_median(lat, (size_t)ml)) : json_null(),
             "wrong_received", (json_int_t)wrong, "partners", partners));
     }
     free(out);

@@ -80,14 +80,19 @@ void fc_cell_rail_node(FILE *f, json_t *rec)
     json_t *z;
     size_t i;
 
-    json_array_foreach(json_object_get(rec, "figures"), i, z)
-        fprintf(f, "%s%lld bytes: send %.4f, receive %.4f GB/s, %.1f us (medians over %zu "
+    json_array_foreach(json_object_get(rec, "figures"), i, z) {
+        char lat[48] = "no latency measured";   /* every transfer failed */
+
+        if (json_is_number(json_object_get(z, "latency_us_median")))
+            snprintf(lat, sizeof(lat), "%.1f us",
+                     json_number_value(json_object_get(z, "latency_us_median")));
+        fprintf(f, "%s%lld bytes: send %.4f, receive %.4f GB/s, %s (medians over %zu "
                 "partners)", i ? "; " : "",
                 (long long)json_integer_value(json_object_get(z, "bytes")),
                 json_number_value(json_object_get(z, "send_gbps_median")),
-                json_number_value(json_object_get(z, "recv_gbps_median")),
-                json_number_value(json_object_get(z, "latency_us_median")),
+                json_number_value(json_object_get(z, "recv_gbps_median")), lat,
                 json_array_size(json_object_get(z, "partners")));
+    }
     if (json_object_get(rec, "pci"))
         fprintf(f, "; PCI %s", fc_json_str(rec, "pci"));
 }
