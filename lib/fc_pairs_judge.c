@@ -48,6 +48,24 @@ fc_pair_t *fc_pairs_find(const fc_pairs_run_t *run, int a, int b, int z)
     return NULL;
 }
 
+void fc_pairs_merge_side(const fc_pairs_run_t *run, fc_pair_t *p, const fc_pair_side_t *s)
+{
+    double bw = fc_stats_algbw(run->ctx->sp.sizes[s->size_index], s->median_s);
+
+    if (bw < p->bw_gbps) {
+        p->bw_gbps = bw;
+        p->samples = s->samples;
+    }
+    if (s->lat_us > p->lat_us)
+        p->lat_us = s->lat_us;
+    if (s->wrong > 0 && p->wrong == 0) {
+        p->bad_node = s->node;
+        p->first = *s;
+    }
+    p->wrong += s->wrong;
+    p->wrong_at[s->node == p->a ? 0 : 1] += s->wrong;
+}
+
 int fc_pairs_measured(const fc_pairs_run_t *run, int **a_p, int **b_p)
 {
     int n = run->nnodes, k = 0;

@@ -167,6 +167,10 @@ void fc_pairs_judge_alone(const fc_pairs_run_t *run, fc_pair_t *p);
  * size), a < b, in order of a then b (under the full tournament: every
  * pair); *a_p and *b_p are allocated (free them). Returns how many. */
 int fc_pairs_measured(const fc_pairs_run_t *run, int **a_p, int **b_p);
+/* Rank 0: one side's measurement into its pair (the pairs stage's and
+ * each rail's): the slower direction's bandwidth and samples, the higher
+ * latency, the wrong elements counted per side, the first one kept. */
+void fc_pairs_merge_side(const fc_pairs_run_t *run, fc_pair_t *p, const fc_pair_side_t *s);
 /* Rank 0: the tournament's entry for nodes (a, b) at size z, or NULL. */
 fc_pair_t *fc_pairs_find(const fc_pairs_run_t *run, int a, int b, int z);
 /* The same-rack rule's reference of p as a phrase: "upper median of the

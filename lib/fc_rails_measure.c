@@ -169,24 +169,13 @@ void fc_rails_pair_new(fc_pair_t *p, int x, int y, int z)
     p->bw_gbps = 1e300;
 }
 
-/* Rank 0: one side into its pair (the slower direction is the pair's). */
+/* Rank 0: one side into its pair (the slower direction is the pair's),
+ * as the pairs stage merges it, and the first reason a NIC failed. */
 void fc_rails_merge_side(fc_rails_run_t *rr, fc_pair_t *p, const fc_rail_side_t *rs)
 {
     const fc_pair_side_t *s = &rs->side;
-    double bw = fc_stats_algbw(rr->ctx->sp.sizes[s->size_index], s->median_s);
 
-    if (bw < p->bw_gbps) {
-        p->bw_gbps = bw;
-        p->samples = s->samples;
-    }
-    if (s->lat_us > p->lat_us)
-        p->lat_us = s->lat_us;
-    if (s->wrong > 0 && p->wrong == 0) {
-        p->bad_node = s->node;
-        p->first = *s;
-    }
-    p->wrong += s->wrong;
-    p->wrong_at[s->node == p->a ? 0 : 1] += s->wrong;
+    fc_pairs_merge_side(&rr->rails[rs->rail], p, s);
     if (rs->failed && rr->errs[rs->rail * rr->nnodes + s->node][0] == '\0')
         snprintf(rr->errs[rs->rail * rr->nnodes + s->node], sizeof(rr->errs[0]), "%s", rs->why);
 }

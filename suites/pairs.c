@@ -138,26 +138,6 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
     free(times);
 }
 
-/* Rank 0: one side's measurement into its pair. */
-static void fc_pairs_merge_side(const fc_pairs_run_t *run, fc_pair_t *p,
-                                const fc_pair_side_t *s)
-{
-    double bw = fc_stats_algbw(run->ctx->sp.sizes[s->size_index], s->median_s);
-
-    if (bw < p->bw_gbps) {
-        p->bw_gbps = bw;
-        p->samples = s->samples;
-    }
-    if (s->lat_us > p->lat_us)
-        p->lat_us = s->lat_us;
-    if (s->wrong > 0 && p->wrong == 0) {
-        p->bad_node = s->node;
-        p->first = *s;
-    }
-    p->wrong += s->wrong;
-    p->wrong_at[s->node == p->a ? 0 : 1] += s->wrong;
-}
-
 static void fc_pairs_new(fc_pair_t *p, int x, int y, int z)
 {
     memset(p, 0, sizeof(*p));
