@@ -109,6 +109,7 @@ int main(int argc, char **argv)
     uint64_t max_bytes = (uint64_t)(argc > 3 ? atoi(argv[3]) : 256) << 20;
     const char *colls = argc > 4 ? argv[4] : "all";
     uint64_t min_bytes = (uint64_t)(argc > 5 ? atof(argv[5]) * 1048576.0 : 0);
+    uint64_t reserve_bytes = (uint64_t)(argc > 6 ? atof(argv[6]) * 1048576.0 : 0);
     int rank, size, rows = 0, met = 0;
     char host[FC_HOST_MAX] = "";
     fc_backend_t be;
@@ -128,6 +129,14 @@ int main(int argc, char **argv)
     }
     fc_backend_mpi_init(MPI_COMM_WORLD, &be);
     fc_engine_bufs_init(&bufs);
+    if (reserve_bytes > 0) {
+        /* the buffers of a stage whose largest point is reserve_bytes */
+        fc_test_point_t big = { FC_COLL_ALL_GATHER, FC_FLOAT32, FC_OP_NONE, reserve_bytes, 0, 2, 11, 1 };
+        fc_engine_ident_t ident = { rank, host, 1 };
+        fc_point_summary_t s;
+
+        fc_engine_run_point(&be, &big, NULL, &ident, &bufs, &s);
+    }
     if (rank == 0)
         printf("# checked point / bare loop of the same call, float32 (sum), %d ranks, "
                "%d iterations, %d interleaved rounds (the engine first in even rounds, the "

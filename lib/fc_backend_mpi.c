@@ -180,8 +180,8 @@ static int fc_mpi_call(fc_backend_t *be, const fc_coll_call_t *c)
     case FC_COLL_BROADCAST:
     case FC_COLL_BROADCAST_INPLACE:
         /* MPI_Bcast has one buffer (be->bcast_one_buffer): the root's recv
-         * holds its data, for the out-of-place broadcast its input set
-         * itself (fc_point_rank_recv); the others receive into theirs */
+         * is its input set itself, in place or not (fc_point_rank_recv);
+         * the others receive into theirs */
         return MPI_Bcast(c->recv, count, dt, c->root, be->comm);
     case FC_COLL_REDUCE:
         return MPI_Reduce(c->send, c->recv, count, dt, fc_mpi_op(mb, c->dtype, c->op),

@@ -183,7 +183,9 @@ static void fc_blocks_reduce(const fc_coll_counts_t *c, int rank, int n, int roo
 }
 
 /* where an in-place rank's input goes: the whole buffer, its own block,
- * or (broadcast) the root's buffer only */
+ * or nowhere (a broadcast: the root's one buffer is its input set where
+ * it is, which a correct call only reads, fc_point_rank_recv; the others'
+ * is their output) */
 static void fc_stage_all(const fc_coll_counts_t *c, int rank, int n, int root,
                          size_t *pos, size_t *len)
 {
@@ -200,12 +202,12 @@ static void fc_stage_own_block(const fc_coll_counts_t *c, int rank, int n, int r
     *len = c->count;
 }
 
-static void fc_stage_root(const fc_coll_counts_t *c, int rank, int n, int root,
-                          size_t *pos, size_t *len)
+static void fc_stage_nothing(const fc_coll_counts_t *c, int rank, int n, int root,
+                             size_t *pos, size_t *len)
 {
-    (void)n;
+    (void)c, (void)rank, (void)n, (void)root;
     *pos = 0;
-    *len = rank == root ? c->count : 0;
+    *len = 0;
 }
 
 static const fc_coll_desc_t fc_coll_descs[FC_COLL_COUNT] = {
@@ -269,7 +271,7 @@ static const fc_coll_desc_t fc_coll_descs[FC_COLL_COUNT] = {
         .base = FC_COLL_BROADCAST, .same_output = 1, .rooted = 1, .in_place = 1,
         .bus_factor_func = fc_factor_one, .counts_func = fc_counts_flat,
         .block_count_func = fc_one_block, .block_func = fc_blocks_broadcast,
-        .stage_func = fc_stage_root },
+        .stage_func = fc_stage_nothing },
 };
 
 const fc_coll_desc_t *fc_coll_desc(fc_coll_id_t id)

@@ -125,7 +125,8 @@ void fc_engine_point_rank_init(fc_backend_t *be, const fc_test_point_t *pt,
 /* The call of iteration it (from 0, the warm-up's first) as the engine
  * makes it on pr's buffers: input set it % 2, send[set]; the root
  * fc_point_rank_root's; recv fc_point_rank_recv's (recv[0], off a
- * reduce's root too; a one-buffer broadcast root's send[set]).
+ * reduce's root too; a broadcast root's send[set] where its buffer is its
+ * input set).
  * bench/collective_overhead.c's bare loop makes the same calls. */
 void fc_engine_call(const fc_test_point_t *pt, const fc_point_rank_t *pr, int it,
                     fc_coll_call_t *call_p);

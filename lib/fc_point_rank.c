@@ -82,13 +82,20 @@ int fc_point_rank_is_output(const fc_point_rank_t *pr, int root)
     return !pr->desc->root_output_only || pr->rank == root;
 }
 
-/* The root of a broadcast whose one buffer is its input set: a copy into
- * recv before each call had the receivers read lines the root had just
- * written (docs/DECISIONS.md, issue 12), where an application's MPI_Bcast
- * sends its data where it is. */
+/* The root of a broadcast whose one buffer is its input set: an in-place
+ * broadcast's on every backend (its send and recv are one buffer, which a
+ * correct call only reads), an out-of-place one's on a one-buffer backend
+ * (MPI_Bcast). A copy into recv before each call had the receivers read
+ * lines the root had just written, which made the call slower by up to
+ * three times on some launches and the checked call slower than the bare
+ * one (docs/DECISIONS.md, issue 12); an application's broadcast sends its
+ * data where it is. */
 static int fc_point_rank_sends_output(const fc_point_rank_t *pr, int root)
 {
-    return pr->bcast_one_buffer && pr->desc->id == FC_COLL_BROADCAST && pr->rank == root;
+    if (pr->rank != root)
+        return 0;
+    return pr->desc->id == FC_COLL_BROADCAST_INPLACE ||
+           (pr->bcast_one_buffer && pr->desc->id == FC_COLL_BROADCAST);
 }
 
 void *fc_point_rank_recv(const fc_point_rank_t *pr, int set, int root)

@@ -111,8 +111,9 @@ int fc_point_rank_root(const fc_point_rank_t *pr, int it);
 int fc_point_rank_is_output(const fc_point_rank_t *pr, int root);
 /* The recv a call of input set `set` with this root gets: recv[0]; off
  * the root of a root-only collective recv[0] too (left as it was by a
- * correct call); on the root of an out-of-place broadcast with bcast_one_buffer,
- * send[set] itself (a correct call leaves it as it was). */
+ * correct call); on the root of an in-place broadcast, and of an
+ * out-of-place one with bcast_one_buffer, send[set] itself (a correct call
+ * leaves it as it was). */
 void *fc_point_rank_recv(const fc_point_rank_t *pr, int set, int root);
 /* Whether buf is an input set (a one-buffer broadcast root's output): a
  * bit a self-test flips there must be flipped back after the check, or
@@ -131,8 +132,8 @@ void fc_point_rank_span(const fc_point_rank_t *pr, int root, size_t *lo_p, size_
 uint64_t fc_point_rank_flip_index(const fc_point_rank_t *pr, int root, int64_t index);
 
 /* The batched timing's output of set k (root 0): recv[k]; off the root
- * of a root-only collective recv[0], as it was; on the root of a
- * one-buffer broadcast send[k] (as fc_point_rank_recv). */
+ * of a root-only collective recv[0], as it was; on a broadcast root whose
+ * buffer is its input set send[k] (as fc_point_rank_recv). */
 void *fc_point_rank_batch_recv(const fc_point_rank_t *pr, int k);
 /* Why a batch of iters calls of (coll, op) could not be checked, or NULL:
  * the collective's own reasons (fc_engine_batch_none adds the stage's and

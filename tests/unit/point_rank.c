@@ -22,7 +22,8 @@
  *  - the self-test's flip at fc_point_rank_flip_index: caught at that
  *    element, on that rank, first (a flip in a reduce's recv off the root
  *    is counted once: the buffer is set back to the known byte after it);
- *  - a broadcast with one buffer (bcast_one_buffer, the mpi backend's):
+ *  - a broadcast whose root has one buffer (bcast_one_buffer, the mpi
+ *    backend's, and an in-place broadcast on either backend):
  *    the root's output is its input set itself, off the root recv[0]; the
  *    checks above hold there too, a call that writes into the root's
  *    buffer is caught on the root, and a flip in the root's buffer,
@@ -200,7 +201,8 @@ static uint64_t run(int coll, int dtype, int op, int n, int fault, int fault_ite
         int set = it & 1, root = fc_point_rank_root(&pr[0], it);
 
         for (int r = 0; r < n; ++r) {
-            int sends = one_buffer && coll == FC_COLL_BROADCAST && r == root;
+            int sends = r == root && (coll == FC_COLL_BROADCAST_INPLACE ||
+                                      (one_buffer && coll == FC_COLL_BROADCAST));
 
             cs[r] = pr[r].send[set];
             cr[r] = fc_point_rank_recv(&pr[r], set, root);
@@ -250,39 +252,45 @@ static int root_of(int coll, int n, int it)
     return fc_point_rank_root(&pr, it);
 }
 
-/* A broadcast whose root's output is its input set (one buffer, the mpi
- * backend's): the contract's checks, and a write into the root's buffer. */
+/* A broadcast whose root's output is its input set (one buffer: the mpi
+ * backend's, in place or not; an in-place one on either backend): the
+ * contract's checks, and a write into the root's buffer. */
 static void one_buffer_broadcast(fc_tap_t *tap, const int (*types)[2], size_t ntypes)
 {
+    static const int kinds[][2] = { { FC_COLL_BROADCAST, 1 }, { FC_COLL_BROADCAST_INPLACE, 0 },
+                                    { FC_COLL_BROADCAST_INPLACE, 1 } };
     int cases = 0, ok = 0, br, bi;
     uint64_t pos = 0, fpos = 0, w;
 
-    one_buffer = 1;
-    for (size_t t = 0; t < ntypes; ++t)
-        for (int n = 1; n <= MAXR; ++n) {
-            int dt = types[t][0], c = FC_COLL_BROADCAST, r2 = root_of(c, n, 2),
-                r1 = root_of(c, n, 1);
+    for (size_t kd = 0; kd < sizeof(kinds) / sizeof(kinds[0]); ++kd) {
+        for (size_t t = 0; t < ntypes; ++t)
+            for (int n = 1; n <= MAXR; ++n) {
+                int dt = types[t][0], c = kinds[kd][0], r2 = root_of(c, n, 2),
+                    r1 = root_of(c, n, 1);
 
-            cases += 3;
-            ok += run(c, dt, FC_OP_NONE, n, F_NONE, 0, -1, -1, &br, &bi, &pos, &fpos) == 0;
-            w = run(c, dt, FC_OP_NONE, n, F_ROOTWRITE, 2, -1, -1, &br, &bi, &pos, &fpos);
-            ok += w > 0 && br == r2 && bi == 2 && pos == 0;
-            w = run(c, dt, FC_OP_NONE, n, F_NONE, 0, r1, 1, &br, &bi, &pos, &fpos);
-            ok += w == 1 && br == r1 && bi == 1 && pos == fpos;
-            if (n >= 2) {
-                ++cases;
-                w = run(c, dt, FC_OP_NONE, n, F_ROOT0, 0, -1, -1, &br, &bi, &pos, &fpos);
-                ok += w > 0 && bi == 1;
+                one_buffer = kinds[kd][1];
+                cases += 3;
+                ok += run(c, dt, FC_OP_NONE, n, F_NONE, 0, -1, -1, &br, &bi, &pos, &fpos) == 0;
+                w = run(c, dt, FC_OP_NONE, n, F_ROOTWRITE, 2, -1, -1, &br, &bi, &pos, &fpos);
+                ok += w > 0 && br == r2 && bi == 2 && pos == 0;
+                w = run(c, dt, FC_OP_NONE, n, F_NONE, 0, r1, 1, &br, &bi, &pos, &fpos);
+                ok += w == 1 && br == r1 && bi == 1 && pos == fpos;
+                if (n >= 2) {
+                    ++cases;
+                    w = run(c, dt, FC_OP_NONE, n, F_ROOT0, 0, -1, -1, &br, &bi, &pos, &fpos);
+                    ok += w > 0 && bi == 1;
+                }
+                for (int at = 1; n >= 2 && at < NOWRITE_LAST; ++at) {
+                    ++cases;
+                    w = run(c, dt, FC_OP_NONE, n, F_NOWRITE, at, -1, -1, &br, &bi, &pos, &fpos);
+                    ok += w > 0 && bi == at;
+                }
             }
-            for (int at = 1; n >= 2 && at < NOWRITE_LAST; ++at) {
-                ++cases;
-                w = run(c, dt, FC_OP_NONE, n, F_NOWRITE, at, -1, -1, &br, &bi, &pos, &fpos);
-                ok += w > 0 && bi == at;
-            }
-        }
+    }
     one_buffer = 0;
-    fc_tap_ok(tap, ok == cases && misplaced == 0, "a broadcast with one buffer (the mpi "
-              "backend's): the root's output is its input set (%d misplaced), a healthy call "
+    fc_tap_ok(tap, ok == cases && misplaced == 0, "a broadcast whose root has one buffer (the "
+              "mpi backend's, and an in-place one on either backend): the root's output is its "
+              "input set (%d misplaced), a healthy call "
               "passes, a call that writes into the root's buffer is caught on the root, a "
               "flip there (taken out after the check) is one element, an ignored root and a "
               "call that writes nothing are caught, on 1 to 4 ranks (%d of %d)", misplaced, ok,
