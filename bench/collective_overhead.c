@@ -8,14 +8,26 @@
  * run so the machine's noise hits both alike, the engine first in even rounds
  * and the bare loop first in odd ones so that an order effect cancels.
  * Prints the median over rounds of each, the median ratio checked/bare
- * with its spread (min-max over rounds), and the engine's per-iteration
- * and batched busbw side by side (medians over rounds, the batched one
- * with its spread); where a point has no batched figure, the engine's
- * reason (fc_engine_batch_none). Target: ratio <= 1.03 at every size.
+ * with its spread (the middle half of the rounds, p25-p75, and min-max),
+ * and the engine's per-iteration and batched busbw side by side (medians
+ * over rounds, the batched one with its spread); where a point has no
+ * batched figure, the engine's reason (fc_engine_batch_none). Target:
+ * ratio <= 1.03 at every size.
+ *
+ * A round's ratio on this 2-vCPU VM spreads about +-10% around its row's
+ * (both loops alike), so 5 rounds leave the median about +-4%: a row at
+ * 1.00 lands above 1.03 about one time in four. Each row therefore runs
+ * at least `rounds` rounds and then more, in pairs (so each loop goes
+ * first equally often), while the row has used less than budget_s
+ * seconds, up to 64: small sizes get 64 rounds, 256 MiB the minimum.
  *
  *   mpirun -np 2 build/bench/collective_overhead [rounds] [iters] [max_mib]
- *                [collective,...|all] [min_mib]
+ *                [collective,...|all] [min_mib] [reserve_mib] [budget_s]
  * e.g. only all_reduce at 16 MiB, 7 rounds: ... 7 20 16 all_reduce 16
+ * reserve_mib: reserve the buffers of a stage whose largest point is that
+ * size before the first row (0: grown as the rows run, as a stage does);
+ * budget_s: seconds a row may take for its extra rounds (default 5; 0:
+ * exactly `rounds`).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -100,6 +112,15 @@ static int fc_wanted(const char *list, const char *name)
     return strstr(all, key) != NULL;
 }
 
+#define FC_MAX_ROUNDS 64
+
+/* p25 and p75 of v[0..n), sorted (the nearest rank) */
+static void fc_quartiles(const double *v, int n, double *q1, double *q3)
+{
+    *q1 = v[(n - 1) / 4];
+    *q3 = v[(3 * (n - 1) + 3) / 4];
+}
+
 static const uint64_t fc_sizes[] = { 64u << 10, 1u << 20, 4u << 20, 16u << 20, 64u << 20,
                                      256u << 20 };
 
@@ -110,6 +131,7 @@ int main(int argc, char **argv)
     const char *colls = argc > 4 ? argv[4] : "all";
     uint64_t min_bytes = (uint64_t)(argc > 5 ? atof(argv[5]) * 1048576.0 : 0);
     uint64_t reserve_bytes = (uint64_t)(argc > 6 ? atof(argv[6]) * 1048576.0 : 0);
+    double budget_s = argc > 7 ? atof(argv[7]) : 5.0;
     int rank, size, rows = 0, met = 0;
     char host[FC_HOST_MAX] = "";
     fc_backend_t be;
@@ -120,10 +142,11 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     gethostname(host, sizeof(host) - 1);
     fc_log_set_identity(host, rank);
-    if (rounds < 1 || iters < 2) {
+    if (rounds < 1 || rounds > FC_MAX_ROUNDS || iters < 2 || budget_s < 0) {
         if (rank == 0)
-            fprintf(stderr, "usage: collective_overhead [rounds >= 1] [iters >= 2] [max_mib] "
-                    "[collective,... | all] [min_mib]\n");
+            fprintf(stderr, "usage: collective_overhead [1 <= rounds <= %d] [iters >= 2] "
+                    "[max_mib] [collective,... | all] [min_mib] [reserve_mib] "
+                    "[budget_s >= 0]\n", FC_MAX_ROUNDS);
         MPI_Finalize();
         return 2;
     }
@@ -139,12 +162,13 @@ int main(int argc, char **argv)
     }
     if (rank == 0)
         printf("# checked point / bare loop of the same call, float32 (sum), %d ranks, "
-               "%d iterations, %d interleaved rounds (the engine first in even rounds, the "
-               "bare loop first in odd ones); medians over rounds, (min-max) the spread; "
+               "%d iterations, %d or more interleaved rounds (up to %d, in pairs, while a row "
+               "has used under %.0f s; the engine first in even rounds, the bare loop first "
+               "in odd ones); medians over rounds, the ratio's spread p25-p75 and min-max; "
                "target ratio <= 1.03\n"
-               "%-24s %10s %11s %11s %7s %15s %9s %9s %15s\n", size, iters, rounds,
-               "collective", "bytes", "checked_us", "bare_us", "ratio", "(min-max)",
-               "busbw", "batched", "(min-max)");
+               "%-24s %10s %11s %11s %7s %13s %13s %6s %9s %9s %15s\n", size, iters, rounds,
+               FC_MAX_ROUNDS, budget_s, "collective", "bytes", "checked_us", "bare_us", "ratio",
+               "(p25-p75)", "(min-max)", "rounds", "busbw", "batched", "(min-max)");
     for (int c = 0; c < FC_COLL_COUNT; ++c) {
         const fc_coll_desc_t *d = fc_coll_desc((fc_coll_id_t)c);
         const char *none = NULL;
@@ -155,15 +179,17 @@ int main(int argc, char **argv)
             uint64_t bytes = fc_sizes[z];
             fc_test_point_t pt = { (fc_coll_id_t)c, FC_FLOAT32, d->reduces ? FC_OP_SUM : FC_OP_NONE,
                                    bytes, 2, bytes >= (64u << 20) ? iters / 2 : iters, 11, 1 };
-            double checked[16], bare[16], ratio[16], busbw[16], batched[16];
-            int nr = rounds > 16 ? 16 : rounds, nb = 0, wrong = 0;
+            double checked[FC_MAX_ROUNDS], bare[FC_MAX_ROUNDS], ratio[FC_MAX_ROUNDS],
+                busbw[FC_MAX_ROUNDS], batched[FC_MAX_ROUNDS], t0;
+            int nr = 0, nb = 0, wrong = 0, more = 1;
 
             if (bytes < min_bytes || bytes > max_bytes)
                 continue;
             if (pt.iters < 2)
                 pt.iters = 2;
             none = fc_engine_batch_none(&be, &pt);
-            for (int r = 0; r < nr; ++r) {
+            t0 = MPI_Wtime();
+            for (int r = 0; r < FC_MAX_ROUNDS && more; ++r) {
                 fc_engine_ident_t ident = { rank, host, 1 };
                 fc_point_summary_t s;
 
@@ -182,13 +208,20 @@ int main(int argc, char **argv)
                 if (s.batch_busbw >= 0)
                     batched[nb++] = s.batch_busbw;
                 wrong |= s.wrong != 0 || s.status != FC_OK;
+                nr = r + 1;
+                /* rank 0's clock decides for all, after an even count */
+                more = nr < rounds || (nr % 2 == 1 && nr < FC_MAX_ROUNDS) ||
+                       (MPI_Wtime() - t0 < budget_s && nr + 2 <= FC_MAX_ROUNDS);
+                MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
             }
             if (rank == 0) {
-                double lo, hi, med, bw, blo, bhi, bmed;
-                char rspread[40], bat[24] = "n/a", bspread[40] = "";
+                double lo, hi, med, q1, q3, bw, blo, bhi, bmed;
+                char rspread[40], quart[40], bat[24] = "n/a", bspread[40] = "";
 
                 fc_spread(ratio, nr, &lo, &hi, &med);
+                fc_quartiles(ratio, nr, &q1, &q3);
                 snprintf(rspread, sizeof(rspread), "(%.3f-%.3f)", lo, hi);
+                snprintf(quart, sizeof(quart), "(%.3f-%.3f)", q1, q3);
                 fc_spread(busbw, nr, &blo, &bhi, &bw);
                 if (nb > 0) {
                     fc_spread(batched, nb, &blo, &bhi, &bmed);
@@ -197,9 +230,9 @@ int main(int argc, char **argv)
                 }
                 ++rows;
                 met += med <= 1.03;
-                printf("%-24s %10llu %11.1f %11.1f %7.3f %15s %9.3f %9s %15s%s\n", d->name,
-                       (unsigned long long)bytes, fc_median(checked, nr) * 1e6,
-                       fc_median(bare, nr) * 1e6, med, rspread, bw, bat, bspread,
+                printf("%-24s %10llu %11.1f %11.1f %7.3f %13s %13s %6d %9.3f %9s %15s%s\n",
+                       d->name, (unsigned long long)bytes, fc_median(checked, nr) * 1e6,
+                       fc_median(bare, nr) * 1e6, med, quart, rspread, nr, bw, bat, bspread,
                        wrong ? "  WRONG ELEMENTS OR A FAILED RUN" : "");
             }
         }
