@@ -21,6 +21,9 @@
  * 2); a broken one is logged with the condition's text and its place and
  * ends the process the same way. Assertions stay on in every build: a
  * certificate from a process in an impossible state is worth nothing.
+ *
+ * Sizes: FC_NELEM(a), the number of elements of the array a (an array,
+ * not a pointer to one), for the tables walked by index.
  */
 #ifndef FC_ALLOC_H
 #define FC_ALLOC_H
@@ -51,5 +54,7 @@ void fc_assert_fail(const char *cond, const char *file, int line)
 #define fc_xstrdup(s, what) fc_xstrdup_at((s), (what), __FILE__, __LINE__)
 
 #define FC_ASSERT(cond) ((cond) ? (void)0 : fc_assert_fail(#cond, __FILE__, __LINE__))
+
+#define FC_NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
+
 typedef struct fc_counter_name {
     const char *name;
     int is_error;
@@ -33,8 +35,6 @@ static const fc_counter_name_t fc_rdma_counters[] = {
     { "local_link_integrity_errors", 1, 4 }, { "excessive_buffer_overrun_errors", 1, 4 },
     { "port_xmit_discards", 0, 16 },
 };
-
-#define FC_NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 int fc_sysfs_read_count(const char *path, long long *v)
 {

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "fc_alloc.h"
 #include "fc_counters.h"
 #include "fc_counters_ethtool.h"
 
@@ -91,8 +92,6 @@ static const fc_ival_counter_t fc_ival_counters[] = {
     { "pfc_tx_frames", FC_IVAL_ETHTOOL, FC_IVAL_CONGESTION, 0, 1 },
     { "ecn_marked_rx", FC_IVAL_ETHTOOL, FC_IVAL_CONGESTION, 0, 1 },
 };
-
-#define FC_NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 static const fc_ival_counter_t *fc_ival_find(const char *name)
 {

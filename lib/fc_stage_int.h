@@ -1,7 +1,8 @@
 /*
  * fc_stage_int.h - what the files of the stage driver share among
- * themselves (fc_stage_opts.c, fc_stage_world.c, fc_stage_records.c,
- * fc_stage_sweep.c); the stage programs use fc_stage.h only.
+ * themselves (fc_stage_opts.c, fc_stage_world.c, fc_stage_backend.c,
+ * fc_stage_records.c, fc_stage_sweep.c); the stage programs use fc_stage.h
+ * only.
  */
 #ifndef FC_STAGE_INT_H
 #define FC_STAGE_INT_H
@@ -17,6 +18,8 @@ void fc_stage_apply_overrides(fc_stage_ctx_t *ctx);
 int fc_stage_point_count(const fc_stage_profile_t *sp);
 fc_status_t fc_stage_load_profile(fc_stage_ctx_t *ctx);
 fc_status_t fc_stage_load_inventory(fc_stage_ctx_t *ctx);
+/* The stage's backend into ctx->opts.backend (fc_stage_backend.c), with
+ * a note or a skip reason where it is not the one asked for. */
 void fc_stage_choose_backend(fc_stage_ctx_t *ctx);
 /* The GPU plugin that measured: path, SHA-256, built with fabcert or not. */
 json_t *fc_stage_plugin_json(void);

@@ -4,8 +4,11 @@
  */
 #include "fc_tap.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 void fc_tap_init(fc_tap_t *tap, FILE *out, int active)
 {
@@ -170,4 +173,32 @@ void fc_tap_bail(fc_tap_t *tap, const char *fmt, ...)
     va_end(ap);
     fputc('\n', tap->out);
     fflush(tap->out);
+}
+
+int fc_tap_sh(fc_tap_t *tap, const char *fmt, ...)
+{
+    va_list ap;
+    char *cmd;
+    int len, status;
+
+    va_start(ap, fmt);
+    len = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (len < 0 || (cmd = malloc((size_t)len + 1)) == NULL) {
+        fc_tap_diag(tap, "sh: cannot format the command '%s'", fmt);
+        return -1;
+    }
+    va_start(ap, fmt);
+    vsnprintf(cmd, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+    fflush(tap->out);       /* the command's output after what came before */
+    status = system(cmd);
+    if (status == -1)
+        fc_tap_diag(tap, "sh: could not run '%s': %s", cmd, strerror(errno));
+    else if (WIFSIGNALED(status))
+        fc_tap_diag(tap, "sh: '%s' was killed by signal %d", cmd, WTERMSIG(status));
+    else if (status != 0)
+        fc_tap_diag(tap, "sh: '%s' failed (exit status %d)", cmd, WEXITSTATUS(status));
+    free(cmd);
+    return status;
 }

@@ -54,5 +54,12 @@ void fc_tap_yaml_end(fc_tap_t *tap);
 int fc_tap_done(fc_tap_t *tap);
 void fc_tap_bail(fc_tap_t *tap, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* For tests that build their fixtures with the shell (a sysfs tree, a
+ * scratch directory removed): run the command fmt formats through
+ * system(3) and return its status as system(3) does (0: it exited 0).
+ * Otherwise a diagnostic names the command and how it ended; what a
+ * failure means (bail out, carry on) is the caller's. */
+int fc_tap_sh(fc_tap_t *tap, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -85,6 +85,30 @@ void fc_add_finding(fc_rack_verdict_t *r, fc_verdict_t verdict, const char *stag
     snprintf(f->text, sizeof(f->text), "%s", text);
 }
 
+/* rec fails rack r: a failed check of stage s, with text as its finding on
+ * part and host (primary: as fc_add_finding). */
+static void fc_verdict_mark_failed(fc_rack_verdict_t *r, fc_stage_id_t s, json_t *rec,
+                                   const char *part, const char *host, const char *text,
+                                   int primary)
+{
+    r->stages[s].failed++;
+    json_array_append(r->failed_checks, rec);
+    r->stages[s].verdict = FC_VERDICT_FAIL;
+    fc_add_finding(r, FC_VERDICT_FAIL, fc_stage_name(s), part, host, text, primary);
+}
+
+/* rec could not be certified for rack r: a check of stage s left
+ * INCOMPLETE (unless the stage failed already), with text as its finding
+ * on part. */
+static void fc_verdict_mark_incomplete(fc_rack_verdict_t *r, fc_stage_id_t s, json_t *rec,
+                                       const char *part, const char *text)
+{
+    json_array_append(r->incomplete_checks, rec);
+    if (r->stages[s].verdict != FC_VERDICT_FAIL)
+        r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
+    fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), part, "", text, 0);
+}
+
 /* Does the attempt include a host of any rack of the plan? */
 static int fc_attempt_includes_a_rack(const fc_run_verdict_t *out, const fc_attempt_t *at)
 {
@@ -157,18 +181,10 @@ static void fc_verdict_unplaced(fc_rack_verdict_t *r, fc_stage_id_t s, json_t *r
              failing ? "failure" : "measurement not certified", rack, host, what);
     json_array_append(r->checks, rec);
     r->stages[s].checks++;
-    if (failing) {
-        r->stages[s].failed++;
-        json_array_append(r->failed_checks, rec);
-        r->stages[s].verdict = FC_VERDICT_FAIL;
-        fc_add_finding(r, FC_VERDICT_FAIL, fc_stage_name(s), "unplaced", "", text, 0);
-    } else {
-        json_array_append(r->incomplete_checks, rec);
-        if (r->stages[s].verdict != FC_VERDICT_FAIL)
-            r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
-        fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), "measurement", "",
-                       text, 0);
-    }
+    if (failing)
+        fc_verdict_mark_failed(r, s, rec, "unplaced", "", text, 0);
+    else
+        fc_verdict_mark_incomplete(r, s, rec, "measurement", text);
 }
 
 /* A quarantine of one of r's hosts fails the rack, on the part named. */
@@ -211,14 +227,10 @@ static void fc_verdict_judge_record(json_t *records, size_t i, const fc_record_t
     verdict = wrong ? "FAIL" : fc_json_str(rec, "verdict");
     if (!wrong && fc_record_contradiction(rec, wrong_why, sizeof(wrong_why)) &&
         (fc_record_concerns(rec, r, at) || fc_record_implicates(rec, r, at))) {
-        json_array_append(r->incomplete_checks, rec);
-        if (r->stages[s].verdict != FC_VERDICT_FAIL)
-            r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
         fc_record_text(rec, NULL, wrong_text, sizeof(wrong_text));
         snprintf(text, sizeof(text), "a record contradicts itself (%.200s), so it "
                  "certifies nothing: %.200s", wrong_why, wrong_text);
-        fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), "measurement", "",
-                       text, 0);
+        fc_verdict_mark_incomplete(r, s, rec, "measurement", text);
         return;
     }
     /* a PASS whose link counters show its traffic went elsewhere
@@ -226,23 +238,15 @@ static void fc_verdict_judge_record(json_t *records, size_t i, const fc_record_t
     if (!wrong && strcmp(verdict, "PASS") == 0 && fc_record_concerns(rec, r, at) &&
         (cverdict = fc_counters_rejudged(rec, wrong_text, sizeof(wrong_text))) != NULL &&
         strcmp(cverdict, "INCOMPLETE") == 0) {
-        json_array_append(r->incomplete_checks, rec);
-        if (r->stages[s].verdict != FC_VERDICT_FAIL)
-            r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
         fc_record_text(rec, wrong_text, text, sizeof(text));
-        fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), "measurement", "",
-                       text, 0);
+        fc_verdict_mark_incomplete(r, s, rec, "measurement", text);
         return;
     }
     if (strcmp(verdict, "INCOMPLETE") == 0 && fc_record_concerns(rec, r, at)) {
         /* measured, but not as the profile demands (e.g. the background
          * load was not applied): not certified */
-        json_array_append(r->incomplete_checks, rec);
-        if (r->stages[s].verdict != FC_VERDICT_FAIL)
-            r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
         fc_record_text(rec, NULL, text, sizeof(text));
-        fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), "measurement", "",
-                       text, 0);
+        fc_verdict_mark_incomplete(r, s, rec, "measurement", text);
         return;
     }
     /* anything but PASS that is not INCOMPLETE counts as a failure,
@@ -255,11 +259,8 @@ static void fc_verdict_judge_record(json_t *records, size_t i, const fc_record_t
     const char *part = json_is_object(imp) ? fc_json_str(imp, "part") : "rack";
     const char *host = json_is_object(imp) ? fc_json_str(imp, "host") : "";
 
-    r->stages[s].failed++;
-    json_array_append(r->failed_checks, rec);
-    r->stages[s].verdict = FC_VERDICT_FAIL;
     fc_record_text(rec, wrong ? wrong_text : NULL, text, sizeof(text));
-    fc_add_finding(r, FC_VERDICT_FAIL, fc_stage_name(s), part, host, text, t->names_part);
+    fc_verdict_mark_failed(r, s, rec, part, host, text, t->names_part);
 }
 
 /* A record judged against another limit than the frozen profile's
@@ -272,17 +273,10 @@ static void fc_verdict_limit_finding(const fc_verdict_scan_t *scan, size_t i,
 
     if (issue == NULL)
         return;
-    if (strcmp(issue, "FAIL") == 0) {
-        r->stages[s].failed++;
-        json_array_append(r->failed_checks, rec);
-        r->stages[s].verdict = FC_VERDICT_FAIL;
-        fc_add_finding(r, FC_VERDICT_FAIL, fc_stage_name(s), "limit", "", text, 0);
-        return;
-    }
-    json_array_append(r->incomplete_checks, rec);
-    if (r->stages[s].verdict != FC_VERDICT_FAIL)
-        r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
-    fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), "limit", "", text, 0);
+    if (strcmp(issue, "FAIL") == 0)
+        fc_verdict_mark_failed(r, s, rec, "limit", "", text, 0);
+    else
+        fc_verdict_mark_incomplete(r, s, rec, "limit", text);
 }
 
 void fc_verdict_judge_rack(json_t *records, const fc_run_verdict_t *out,

@@ -47,7 +47,7 @@ static void fc_plan_mismatch(fc_run_verdict_t *v, const char *what)
 }
 
 /* A stage whose profile says backend: nccl that ran on anything else (a
- * --backend auto or mpi on the command line lifted it: fc_stage_world.c
+ * --backend auto or mpi on the command line lifted it: fc_stage_backend.c
  * lets the command line win) measured host memory, not the GPUs the
  * profile is about: INCOMPLETE on every rack it ran on, with what it ran
  * on and why. */

@@ -370,16 +370,23 @@ int fc_burn_open(int kind, int n, uint32_t seed, void *stream, fc_burn_t **burn_
     return 0;
 }
 
-int fc_burn_step(fc_burn_t *x, double seconds, fc_burn_result_t *r)
+/* The result of a step or a batch of the open burn x: zeroed, with its
+ * kind, size and GEMM algorithm, no iteration bad yet. */
+static void fc_burn_result_begin(const fc_burn_ctx_t *x, fc_burn_result_t *r)
 {
-    unsigned long long *host = NULL;
-    int e;
-
     memset(r, 0, sizeof(*r));
     r->kind = x->kind;
     r->first_bad = -1;
     r->n = x->n;
     snprintf(r->algo, sizeof(r->algo), "%s", x->algo_text);
+}
+
+int fc_burn_step(fc_burn_t *x, double seconds, fc_burn_result_t *r)
+{
+    unsigned long long *host = NULL;
+    int e;
+
+    fc_burn_result_begin(x, r);
     if (x->broken) {
         snprintf(r->why, sizeof(r->why), "an earlier step of this burn failed");
         return (int)cudaErrorInvalidValue;
@@ -423,11 +430,7 @@ int fc_burn_start(fc_burn_t *x, long gemms, fc_burn_result_t *r)
 {
     int e;
 
-    memset(r, 0, sizeof(*r));
-    r->kind = x->kind;
-    r->first_bad = -1;
-    r->n = x->n;
-    snprintf(r->algo, sizeof(r->algo), "%s", x->algo_text);
+    fc_burn_result_begin(x, r);
     if (x->broken || x->pending || gemms < 1 || gemms > FC_BURN_BATCH_MAX) {
         if (x->broken)
             snprintf(r->why, sizeof(r->why), "an earlier batch of this burn failed");
@@ -461,11 +464,7 @@ int fc_burn_finish(fc_burn_t *x, double timeout_s, fc_burn_result_t *r)
     float ms = 0;
     int e;
 
-    memset(r, 0, sizeof(*r));
-    r->kind = x->kind;
-    r->first_bad = -1;
-    r->n = x->n;
-    snprintf(r->algo, sizeof(r->algo), "%s", x->algo_text);
+    fc_burn_result_begin(x, r);
     if (gemms == 0) {
         snprintf(r->why, sizeof(r->why), "no batch of this burn is pending");
         return (int)cudaErrorInvalidValue;

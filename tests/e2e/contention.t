@@ -150,10 +150,8 @@ ok $? "a rack of background hosts alone is not judged by the contention stage: I
 # its own max_slowdown raised to 10, or with no slowdown, FAILs; the loose
 # run's record with another max_slowdown than its profile's is INCOMPLETE
 forgec() {  # forgec NAME FROM PERL: the report of run FROM, each record $r edited by PERL
-    mkdir -p "$TMP/$1"; cp "$TMP/$2/profile.yaml" "$TMP/$2/hosts" "$TMP/$2/racks" "$TMP/$1/"
-    perl -MJSON::PP -ne 'my $r = decode_json($_); '"$3"'; print JSON::PP->new->canonical->encode($r), "\n" if $r' \
-        "$TMP/$2/results.jsonl" > "$TMP/$1/results.jsonl"
-    $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
+    forge_report "$1" "$TMP/$2" -MJSON::PP \
+        -ne 'my $r = decode_json($_); '"$3"'; print JSON::PP->new->canonical->encode($r), "\n" if $r'
 }
 ALLPASS='if ($r->{type} eq "contention") { $r->{verdict} = "PASS"; $r->{reasons} = []; $r->{implicates} = undef; $r->{slowdown} = 1.1 }
     if ($r->{type} eq "stage_end") { $r->{status} = "ok"; $r->{verdict} = "PASS"; $r->{failed_points} = $r->{judged_not_pass} = 0 }'

@@ -204,9 +204,7 @@ ok $? "judged records after their stage's end are misplaced, not evidence (rc $r
 
 # an end record's counts, each checked: missing, past an int, against the records
 wedit() {   # wedit NAME PERL-SUBSTITUTION: report a changed copy of the whole run
-    mkdir -p "$TMP/$1"; cp "$TMP/whole/profile.yaml" "$TMP/whole/hosts" "$TMP/$1/"
-    perl -pe "$2" "$TMP/whole/results.jsonl" > "$TMP/$1/results.jsonl"
-    $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
+    forge_report "$1" "$TMP/whole" -pe "$2"
 }
 wedit nojr 's/"judged_records":\d+,// if /"type":"stage_end"/ && /"stage":"node"/'
 grep -q "required stage node has an end record that contradicts itself or its records (status 'ok', verdict 'PASS': its 'judged_records' is missing or not a whole number)" "$TMP/nojr.out" &&
@@ -335,9 +333,10 @@ why='^  INCOMPLETE rack r01, run stage, results: the plan record does not match 
 ok $? "the plan's left-out hosts emptied or deleted, or the frozen rack map removed: r01 stays INCOMPLETE, the report says the plan does not match the frozen inventory"
 
 # 6. records that cannot be read; checks that were lost
-G=tests/golden/report/clean/results.jsonl
-GP=tests/golden/report/clean/profile.yaml   # the profile that run froze
-GI="tests/golden/report/clean/hosts tests/golden/report/clean/racks"    # and its inventory
+GD=tests/golden/report/clean     # the clean golden run: its records,
+G=$GD/results.jsonl
+GP=$GD/profile.yaml              # the profile that run froze
+GI="$GD/hosts $GD/racks"         # and its inventory
 torn() {    # torn NAME AWK-CONDITION: a copy of the clean run with a torn
             # line inserted after the first record matching the condition
     mkdir -p "$TMP/$1"; cp "$GP" $GI "$TMP/$1/"
@@ -379,9 +378,7 @@ ok $? "a stage that ended FAIL without a failing check is INCOMPLETE, not PASS"
 
 # 7. edits that must never come out PASS (G: the clean golden run)
 edit() {    # edit NAME PERL-SUBSTITUTION-PROGRAM: report a changed copy of G
-    mkdir -p "$TMP/$1"; cp "$GP" $GI "$TMP/$1/"
-    perl -pe "$2" "$G" > "$TMP/$1/results.jsonl"
-    $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
+    forge_report "$1" "$GD" -pe "$2"
     echo $? > "$TMP/$1.rc"
 }
 verdict_of() { sed -n 's/^verdict: \([A-Z]*\).*/\1/p' "$TMP/$1.out"; }
@@ -440,14 +437,11 @@ ok $? "the judged records of a stage the plan does not have are misplaced, not e
 # the counts made to match, and two of them put back labelled as the
 # retest's after the end, or as the runner's inside the attempt
 forge() {   # forge NAME WHERE SOURCE: rack2's node points, two of them back
-    mkdir -p "$TMP/$1"; cp "$GP" $GI "$TMP/$1/"
-    perl -ne 'BEGIN { ($where, $src) = splice @ARGV, 0, 2 }
+    forge_report --recount "$1" "$GD" -ne 'BEGIN { ($where, $src) = splice @ARGV, 0, 2 }
         if (/"type":"point"/ && /"stage":"node"/ && /"rack":"rack2"/) { $n++ < 2 and push @p, $_; next }
         if (/"type":"stage_end"/ && /"stage":"node"/) { s/^\{/{"source":"$src",/ for @p;
             print @p if $where eq "in"; print; print @p if $where eq "after"; next }
-        print' "$2" "$3" "$G" > "$TMP/$1/results.jsonl"
-    recount "$TMP/$1/results.jsonl"
-    $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
+        print' "$2" "$3"
 }
 forge retestlabel after retest
 [ "$(verdict_of retestlabel)" = INCOMPLETE ] && ! grep -q '^rack rack2: PASS' "$TMP/retestlabel.out" &&
@@ -521,10 +515,7 @@ ok $? "a rack that no check judged is INCOMPLETE, even when no stage is required
 # the plan's overrides, derived by the stage programs' own function): the
 # reviewer's ways to shrink a sweep without a word in the plan
 editc() {   # editc NAME PERL-SUBSTITUTION: edit, each stage_end recounted to match
-    mkdir -p "$TMP/$1"; cp "$GP" $GI "$TMP/$1/"
-    perl -pe "$2" "$G" > "$TMP/$1/results.jsonl"
-    recount "$TMP/$1/results.jsonl"
-    $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
+    forge_report --recount "$1" "$GD" -pe "$2"
 }
 sweep='did not measure what the plan says (the frozen profile with the plan.s overrides): '
 editc dropped '$_ = "" if /"type":"point"/ && /"stage":"node"/ && /"group":"fcv02"/ && /"collective":"all_gather"/'
@@ -612,14 +603,12 @@ ok $? "a soak point whose drift is above its max_drift_pct under PASS FAILs (rac
 # (max_latency_us 9e9, median 3 s; the profile's: 2e6), then the attempt
 # again as written
 supersede() {   # supersede NAME PERL: G with its cluster attempt twice, the first edited (%o)
-    mkdir -p "$TMP/$1"; cp "$GP" $GI "$TMP/$1/"
-    perl -MJSON::PP -ne 'my $j = JSON::PP->new->canonical; my $r = decode_json($_);
+    forge_report "$1" "$GD" -MJSON::PP -ne 'my $j = JSON::PP->new->canonical; my $r = decode_json($_);
         if ($r->{stage} && $r->{stage} eq "cluster") { push @c, $r; next } print;
         END { for my $r (@c) { my %o = %$r; if ($o{type} eq "point" && !$d++) { '"$2"' } print $j->encode(\%o), "\n" }
             print $j->encode({ type => "resume", source => "runner", run_id => $c[0]{run_id}, time => $c[0]{time},
                                superseded => [{ stage => "cluster", attempts => 1 }] }), "\n";
-            print $j->encode($_), "\n" for @c }' "$G" > "$TMP/$1/results.jsonl"
-    $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
+            print $j->encode($_), "\n" for @c }'
 }
 supersede supok ''
 supersede supslow '$o{limit} = { %{$o{limit}}, max_latency_us => 9e9 }; $o{time_us} = { %{$o{time_us}}, median => 3e6 }'

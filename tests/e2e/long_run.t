@@ -182,9 +182,7 @@ ok $? "the certificate, the summary and the HTML say when it was resumed and wha
 
 # 4. the verdict over edited records (fabcert report alone)
 edit() {    # edit NAME PERL: a copy of the resumed run with its records edited
-    mkdir -p "$TMP/$1"; cp "$TMP/cut/profile.yaml" "$TMP/$1/"
-    perl -ne "$2; print" "$TMP/cut/results.jsonl" > "$TMP/$1/results.jsonl"
-    $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
+    forge_report "$1" "$TMP/cut" -ne "$2; print"
 }
 # a failure measured before the interruption is evidence: the first
 # cluster point, made FAIL with wrong bits, in the superseded attempt

@@ -121,9 +121,7 @@ n=$(rec one 'my ($o) = grep { $_->{type} eq "overlap" } @r; "$o->{verdict} " . (
 [ $rc -ne 0 ] && [[ "$n" == "INCOMPLETE none: one rank: no transport to overlap"* ]] && grep -q '^rack default: INCOMPLETE' "$TMP/one.out"
 ok $? "one rank: INCOMPLETE, nothing implicated ($n)"
 forge() {   # forge NAME PERL: the clean run with its overlap record edited
-    cp -r "$TMP/clean" "$TMP/$1" && rm -rf "$TMP/$1/report" "$TMP/$1/certificates"
-    perl -pe "if (/\"type\":\"overlap\"/) { $2 }" "$TMP/clean/results.jsonl" > "$TMP/$1/results.jsonl"
-    $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
+    forge_report "$1" "$TMP/clean" -pe "if (/\"type\":\"overlap\"/) { $2 }"
 }
 forge low 's/"overlap_pct":[0-9.e+-]*/"overlap_pct":3/'
 rc=$?
@@ -180,9 +178,7 @@ rc=$?
 [ $rc -ne 0 ] && grep -q '^stage overlap: SKIPPED: --backend nccl: host .* (rank 0) cannot run it: the GPU plugin /nonexistent/libfabcert_gpu.so is missing' "$TMP/gnone.out" &&
     grep -q '^rack default: INCOMPLETE' "$TMP/gnone.out"
 ok $? "backend: nccl without the plugin: the stage is skipped with the reason, INCOMPLETE ($rc)"
-cp -r "$TMP/gpu" "$TMP/glow" && rm -rf "$TMP/glow/report" "$TMP/glow/certificates"
-perl -pe 'if (/"type":"overlap"/) { s/"overlap_pct":[0-9.e+-]*/"overlap_pct":-5/; s/"verdict":"[A-Z]*"/"verdict":"PASS"/; s/"reasons":\[.*?\],"requested/"reasons":[],"requested/ }' "$TMP/gpu/results.jsonl" > "$TMP/glow/results.jsonl"
-$FC report "$TMP/glow" > "$TMP/glow.out" 2>&1
+forge_report glow "$TMP/gpu" -pe 'if (/"type":"overlap"/) { s/"overlap_pct":[0-9.e+-]*/"overlap_pct":-5/; s/"verdict":"[A-Z]*"/"verdict":"PASS"/; s/"reasons":\[.*?\],"requested/"reasons":[],"requested/ }'
 rc1=$?
 cp -r "$TMP/gpu" "$TMP/gcut" && rm -rf "$TMP/gcut/report" "$TMP/gcut/certificates"
 perl -ne 'print unless /"type":"overlap"/' "$TMP/gpu/results.jsonl" |

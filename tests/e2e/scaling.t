@@ -124,10 +124,8 @@ grep -q "^  INCOMPLETE rack rack1, scaling stage, sweep: stage scaling did not m
 ok $? "a node count's record deleted and the end record recounted: INCOMPLETE, naming it"
 
 forge() {   # forge NAME PERL: the open run with its 1 MiB record on 4 nodes edited
-    cp -r "$TMP/open" "$TMP/$1" && rm -rf "$TMP/$1/report" "$TMP/$1/certificates"
-    perl -pe "if (/\"type\":\"scaling\"/ && /\"requested_bytes\":1048576/ && /\"nodes\":4,/) { $2 }" \
-        "$TMP/open/results.jsonl" > "$TMP/$1/results.jsonl"
-    $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
+    forge_report "$1" "$TMP/open" \
+        -pe "if (/\"type\":\"scaling\"/ && /\"requested_bytes\":1048576/ && /\"nodes\":4,/) { $2 }"
 }
 forge drop 's/"peak_busbw":[0-9.e+-]*/"peak_busbw":0.000001/; s/"drop_pct":[0-9.e+-]*/"drop_pct":1/'
 rc=$?

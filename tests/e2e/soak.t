@@ -67,10 +67,8 @@ ok $(( n < 4 || n != w )) "every window is recorded as it closes ($n windows, $w
 # edited to an intermittent drift of 1500% (limit 1000) under its PASS
 # FAILs; with drift_pct null (too few windows) it is INCOMPLETE
 forge() {   # forge NAME PERL: the report of the clean run, its soak points' $s edited
-    mkdir -p "$TMP/$1"; cp "$TMP/clean/profile.yaml" "$TMP/clean/hosts" "$TMP/clean/racks" "$TMP/$1/"
-    perl -MJSON::PP -ne 'my $r = decode_json($_); my $s = $r->{soak}; if ($r->{type} eq "point" && $s) { '"$2"' }
-        print JSON::PP->new->canonical->encode($r), "\n"' "$TMP/clean/results.jsonl" > "$TMP/$1/results.jsonl"
-    $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
+    forge_report "$1" "$TMP/clean" -MJSON::PP -ne 'my $r = decode_json($_); my $s = $r->{soak}; if ($r->{type} eq "point" && $s) { '"$2"' }
+        print JSON::PP->new->canonical->encode($r), "\n"'
 }
 forge intermittent '$s->{intermittent_pct} = 1500'
 forge nodrift '$s->{drift_pct} = undef'

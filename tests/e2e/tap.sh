@@ -56,6 +56,28 @@ recount() {     # recount FILE: each stage_end counts the records its attempt
         print' "$1"
 }
 
+# forge_report [--recount] NAME FROM PERL-ARG...: a copy of the run in
+# directory FROM as $TMP/NAME, its records edited, then `fabcert report`
+# over it, its output in $TMP/NAME.out; returns the report's exit status.
+# The copy holds what the report reads: FROM's frozen profile.yaml, hosts
+# and racks (those FROM has) and results.jsonl, written by
+# `perl PERL-ARG... FROM/results.jsonl` (e.g. -pe 's/.../.../'); with
+# --recount, each stage_end then counts the records it holds (recount).
+# The forgeries of integrity.t, overlap.t, scaling.t, long_run.t,
+# contention.t, soak.t and vcluster.t: records edited as a forger would.
+forge_report() {
+    local again=0 name from f
+    [ "$1" = --recount ] && { again=1; shift; }
+    name=$1 from=$2; shift 2
+    mkdir -p "$TMP/$name"
+    for f in profile.yaml hosts racks; do
+        [ ! -e "$from/$f" ] || cp "$from/$f" "$TMP/$name/"
+    done
+    perl "$@" "$from/results.jsonl" > "$TMP/$name/results.jsonl"
+    [ $again -eq 0 ] || recount "$TMP/$name/results.jsonl"
+    ${FC:-$BUILD/fabcert} report "$TMP/$name" > "$TMP/$name.out" 2>&1
+}
+
 # cost DIR: what confirmation before blame cost the run in DIR, from its
 # records: the stages' own time (stage_end seconds), of which their
 # confirmations alone (confirm_seconds), and the retests' launches

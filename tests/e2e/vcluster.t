@@ -89,10 +89,7 @@ ok $? "links that moved nothing under a multi-host point: INCOMPLETE naming the 
 # edited to show rx_errors +3 on eth0 of $H1 FAILs rack1 naming the link;
 # another max_errors than the frozen profile's is INCOMPLETE
 forge() {   # forge NAME PERL: the clean run's report, its first rack1 all_reduce point edited by PERL
-    mkdir -p "$TMP/$1"; cp "$TMP/clean/profile.yaml" "$TMP/clean/hosts" "$TMP/clean/racks" "$TMP/$1/"
-    perl -MJSON::PP -ne 'my $r = decode_json($_); if (!$done && $r->{type} eq "point" && $r->{stage} eq "rack" && $r->{group} eq "rack1") { $done = 1; '"$2"' } print JSON::PP->new->canonical->encode($r), "\n"' \
-        "$TMP/clean/results.jsonl" > "$TMP/$1/results.jsonl"
-    $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
+    forge_report "$1" "$TMP/clean" -MJSON::PP -ne 'my $r = decode_json($_); if (!$done && $r->{type} eq "point" && $r->{stage} eq "rack" && $r->{group} eq "rack1") { $done = 1; '"$2"' } print JSON::PP->new->canonical->encode($r), "\n"'
 }
 forge ferr '$r->{counters}{hosts}{"'$H1'"}{links}{eth0}{rx_errors} = 3'
 forge flim '$r->{counters}{limits}{max_errors} = 100'

@@ -19,12 +19,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fc_alloc.h"
 #include "fc_counters_ethtool.h"
 #include "fc_tap.h"
 
 static fc_tap_t tap;
-
-#define N(a) (sizeof(a) / sizeof((a)[0]))
 
 static json_int_t get(json_t *o, const char *k)
 {
@@ -66,7 +65,7 @@ int main(void)
     fc_tap_plan(&tap, 8);
 
     o = json_object();
-    n = fc_ethtool_map(mlx5, mlx5_v, N(mlx5), o);
+    n = fc_ethtool_map(mlx5, mlx5_v, FC_NELEM(mlx5), o);
     fc_tap_ok(&tap, n == 5 && get(o, "pause_rx_frames") == 5 && get(o, "pause_tx_frames") == 7 &&
               get(o, "pfc_rx_frames") == 11 && get(o, "pfc_tx_frames") == 4 &&
               get(o, "ecn_marked_rx") == 3,
@@ -74,25 +73,25 @@ int main(void)
               "pause durations or transitions");
     json_decref(o);
     o = json_object();
-    n = fc_ethtool_map(bnxt, bnxt_v, N(bnxt), o);
+    n = fc_ethtool_map(bnxt, bnxt_v, FC_NELEM(bnxt), o);
     fc_tap_ok(&tap, n == 4 && get(o, "pause_rx_frames") == 1 && get(o, "pause_tx_frames") == 2 &&
               get(o, "pfc_rx_frames") == 3 && get(o, "pfc_tx_frames") == 4,
               "bnxt_en: pause and pfc frames");
     json_decref(o);
     o = json_object();
-    n = fc_ethtool_map(ice, ice_v, N(ice), o);
+    n = fc_ethtool_map(ice, ice_v, FC_NELEM(ice), o);
     fc_tap_ok(&tap, n == 4 && get(o, "pause_rx_frames") == 11 && get(o, "pause_tx_frames") == 12 &&
               get(o, "pfc_rx_frames") == 13 && get(o, "pfc_tx_frames") == 14,
               "ice: XOFF frames (.nic), not XON");
     json_decref(o);
     o = json_object();
-    n = fc_ethtool_map(i40e, i40e_v, N(i40e), o);
+    n = fc_ethtool_map(i40e, i40e_v, FC_NELEM(i40e), o);
     fc_tap_ok(&tap, n == 3 && get(o, "pause_rx_frames") == 1 && get(o, "pfc_rx_frames") == 7,
               "i40e (its port.-prefixed names): link and priority XOFF frames; no "
               "priority 8, no XON");
     json_decref(o);
     o = json_object();
-    n = fc_ethtool_map(veth, veth_v, N(veth), o);
+    n = fc_ethtool_map(veth, veth_v, FC_NELEM(veth), o);
     fc_tap_ok(&tap, n == 0 && json_object_size(o) == 0,
               "veth's statistics have no pause name: nothing set (absent, never 0)");
     json_decref(o);
@@ -102,14 +101,13 @@ int main(void)
         fc_tap_ok(&tap, 1, "# SKIP needs root and ip(8)");
         fc_tap_ok(&tap, 1, "# SKIP needs root and ip(8)");
     } else {
-        char ns[32], cmd[512], path[128];
+        char ns[32], path[128];
         int fd, self, got;
 
         snprintf(ns, sizeof(ns), "fcet%d", (int)getpid());
-        snprintf(cmd, sizeof(cmd), "ip netns add %s && ip -n %s link add fcv0 type veth "
-                 "peer name fcv1 && ip -n %s link set fcv0 up && ip -n %s link set fcv1 up",
-                 ns, ns, ns, ns);
-        got = system(cmd);
+        got = fc_tap_sh(&tap, "ip netns add %s && ip -n %s link add fcv0 type veth "
+                        "peer name fcv1 && ip -n %s link set fcv0 up && ip -n %s link set "
+                        "fcv1 up", ns, ns, ns, ns);
         snprintf(path, sizeof(path), "/run/netns/%s", ns);
         self = open("/proc/self/ns/net", O_RDONLY);
         fd = open(path, O_RDONLY);
@@ -126,8 +124,8 @@ int main(void)
             close(fd);
         if (self >= 0)
             close(self);
-        snprintf(cmd, sizeof(cmd), "ip netns del %s", ns);
-        fc_tap_ok(&tap, system(cmd) == 0, "the namespace %s is deleted", ns);
+        fc_tap_ok(&tap, fc_tap_sh(&tap, "ip netns del %s", ns) == 0,
+                  "the namespace %s is deleted", ns);
     }
     setenv("FC_SYSFS_ROOT", "/nonexistent", 1);
     o = json_object();

@@ -120,13 +120,8 @@ int main(void)
               json_object_get(json_object_get(b, "links"), "mlx5_0/1") != NULL,
               "nic_pattern ib* reads no eth0 (RDMA ports are read whatever the pattern)");
     json_decref(b);
-    {
-        char cmd[128];
-
-        snprintf(cmd, sizeof(cmd), "rm -rf %s/class/infiniband", root);
-        if (system(cmd) != 0)
-            return 1;
-    }
+    if (fc_tap_sh(&tap, "rm -rf %s/class/infiniband", root) != 0)
+        return 1;
     b = fc_interval_snapshot("*");
     put("class/net/eth0/statistics/tx_bytes", 9000);
     a = fc_interval_snapshot("*");
@@ -175,12 +170,7 @@ int main(void)
     json_decref(g);
     json_decref(by_host);
     json_decref(hosts);
-    {
-        char cmd[128];
-
-        snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-        if (system(cmd) != 0)
-            return 1;
-    }
+    if (fc_tap_sh(&tap, "rm -rf %s", root) != 0)
+        return 1;
     return fc_tap_done(&tap);
 }

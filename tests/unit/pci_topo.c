@@ -47,14 +47,13 @@ static char good_root[256];     /* the good tree, for a GPU removed later */
 /* Build the fixture with `variants` and read it. */
 static json_t *tree(const char *variants)
 {
-    char cmd[1024], root[256];
+    char root[256];
     static int n;
 
     snprintf(root, sizeof(root), "%s/t%d", tmp, n++);
     snprintf(last_root, sizeof(last_root), "%s", root);
-    snprintf(cmd, sizeof(cmd), "tests/fixtures/sysfs/hgx/fc_mk_hgx.sh %s %s", root, variants);
-    if (system(cmd) != 0)
-        fc_tap_bail(&tap, "%s failed", cmd);
+    if (fc_tap_sh(&tap, "tests/fixtures/sysfs/hgx/fc_mk_hgx.sh %s %s", root, variants) != 0)
+        fc_tap_bail(&tap, "a sysfs fixture command failed (named above)");
     return fc_pci_topo_read(root);
 }
 
@@ -210,15 +209,13 @@ int main(void)
      * PCI function) beside it ---- */
     t = tree("");
     {
-        char cmd[1024];
         json_t *nic;
 
-        snprintf(cmd, sizeof(cmd), "cd %s && d=devices/pci0000:00/0000:00:03.0 && "
-                 "mkdir -p $d/virtio2/net/eth9 && echo 0x1af4 > $d/vendor && "
-                 "ln -s ../../../virtio2 $d/virtio2/net/eth9/device && "
-                 "ln -s ../../$d/virtio2/net/eth9 class/net/eth9", last_root);
-        if (system(cmd) != 0)
-            fc_tap_bail(&tap, "%s failed", cmd);
+        if (fc_tap_sh(&tap, "cd %s && d=devices/pci0000:00/0000:00:03.0 && "
+                      "mkdir -p $d/virtio2/net/eth9 && echo 0x1af4 > $d/vendor && "
+                      "ln -s ../../../virtio2 $d/virtio2/net/eth9/device && "
+                      "ln -s ../../$d/virtio2/net/eth9 class/net/eth9", last_root) != 0)
+            fc_tap_bail(&tap, "a sysfs fixture command failed (named above)");
         json_decref(t);
         t = fc_pci_topo_read(last_root);
         nic = json_array_get(json_object_get(t, "nics"), 0);    /* by address */
@@ -232,16 +229,16 @@ int main(void)
          * device link is the PF's) and a sub-function whose RDMA device
          * sits below it, created after ib0 and mlx5_0 so that readdir
          * (newest first on tmpfs) meets them first */
-        snprintf(cmd, sizeof(cmd), "cd %s && f=devices/pci0000:15/0000:15:01.0/0000:16:00.0/"
-                 "0000:17:01.0/0000:18:00.0 && for r in pf0vf0 pf0hpf; do "
-                 "mkdir -p $f/net/$r && ln -s ../../../0000:18:00.0 $f/net/$r/device && "
-                 "ln -s ../../$f/net/$r class/net/$r; done && "
-                 "mkdir -p $f/mlx5_core.sf.2/infiniband/mlx5_10 && "
-                 "ln -s ../../../mlx5_core.sf.2 $f/mlx5_core.sf.2/infiniband/mlx5_10/device && "
-                 "ln -s ../../$f/mlx5_core.sf.2/infiniband/mlx5_10 class/infiniband/mlx5_10",
-                 last_root);
-        if (system(cmd) != 0)
-            fc_tap_bail(&tap, "%s failed", cmd);
+        if (fc_tap_sh(&tap, "cd %s && f=devices/pci0000:15/0000:15:01.0/0000:16:00.0/"
+                      "0000:17:01.0/0000:18:00.0 && for r in pf0vf0 pf0hpf; do "
+                      "mkdir -p $f/net/$r && ln -s ../../../0000:18:00.0 $f/net/$r/device && "
+                      "ln -s ../../$f/net/$r class/net/$r; done && "
+                      "mkdir -p $f/mlx5_core.sf.2/infiniband/mlx5_10 && "
+                      "ln -s ../../../mlx5_core.sf.2 "
+                      "$f/mlx5_core.sf.2/infiniband/mlx5_10/device && "
+                      "ln -s ../../$f/mlx5_core.sf.2/infiniband/mlx5_10 class/infiniband/mlx5_10",
+                      last_root) != 0)
+            fc_tap_bail(&tap, "a sysfs fixture command failed (named above)");
         json_decref(t);
         t = fc_pci_topo_read(last_root);
         json_array_foreach(json_object_get(t, "nics"), i, nic)
@@ -282,16 +279,15 @@ int main(void)
     json_decref(judge("good, every GPU mapped to its NIC", t, &amap, 0, NULL));
     {
         /* an SR-IOV virtual function of GPU 0 (a vGPU host): no GPU */
-        char cmd[1024];
         json_t *t2;
 
-        snprintf(cmd, sizeof(cmd), "cd %s && g=devices/pci0000:15/0000:15:01.0/0000:16:00.0/"
-                 "0000:17:00.0 && mkdir $g/0000:19:00.4 && cp $g/0000:19:00.0/vendor "
-                 "$g/0000:19:00.0/class $g/0000:19:00.0/numa_node $g/0000:19:00.4/ && "
-                 "ln -s ../0000:19:00.0 $g/0000:19:00.4/physfn && "
-                 "ln -s ../../../$g/0000:19:00.4 bus/pci/devices/0000:19:00.4", good_root);
-        if (system(cmd) != 0)
-            fc_tap_bail(&tap, "%s failed", cmd);
+        if (fc_tap_sh(&tap, "cd %s && g=devices/pci0000:15/0000:15:01.0/0000:16:00.0/"
+                      "0000:17:00.0 && mkdir $g/0000:19:00.4 && cp $g/0000:19:00.0/vendor "
+                      "$g/0000:19:00.0/class $g/0000:19:00.0/numa_node $g/0000:19:00.4/ && "
+                      "ln -s ../0000:19:00.0 $g/0000:19:00.4/physfn && "
+                      "ln -s ../../../$g/0000:19:00.4 bus/pci/devices/0000:19:00.4",
+                      good_root) != 0)
+            fc_tap_bail(&tap, "a sysfs fixture command failed (named above)");
         t2 = fc_pci_topo_read(good_root);
         json_decref(judge("good, with a virtual function of GPU 0, mapped by index", t2, &amap,
                           0, NULL));
@@ -309,10 +305,10 @@ int main(void)
 
     /* ---- GPU 3 fallen off the bus, the map by index: the GPUs after it
      * take shifted indexes; none of them is blamed, the gap is named ---- */
-    snprintf(err, sizeof(err), "cd %s && rm bus/pci/devices/0000:5d:00.0 && rm -r devices/"
-             "pci0000:59/0000:59:01.0/0000:5a:00.0/0000:5b:00.0/0000:5d:00.0", good_root);
-    if (system(err) != 0)
-        fc_tap_bail(&tap, "%s failed", err);
+    if (fc_tap_sh(&tap, "cd %s && rm bus/pci/devices/0000:5d:00.0 && rm -r devices/"
+                  "pci0000:59/0000:59:01.0/0000:5a:00.0/0000:5b:00.0/0000:5d:00.0",
+                  good_root) != 0)
+        fc_tap_bail(&tap, "a sysfs fixture command failed (named above)");
     t = fc_pci_topo_read(good_root);
     json_decref(judge("GPU 3 gone, mapped by index", t, &amap, 1, (const char *const[]){
         "gpu07: the profile maps GPUs by index up to 7 (line 7) and the node has 7 NVIDIA "
@@ -384,16 +380,16 @@ int main(void)
     json_decref(t);
     /* beside it: an RDMA device whose device link dangles (its function
      * gone), a bond (no device link) and a platform NIC (off the PCI tree) */
-    snprintf(err, sizeof(err), "cd %s && mkdir -p devices/virtual/infiniband/mlx5_9 "
-             "devices/virtual/net/bond0 devices/platform/eth-soc/net/end0 && "
-             "ln -s ../../../pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:01.0/0000:1f:00.0 "
-             "devices/virtual/infiniband/mlx5_9/device && "
-             "ln -s ../../devices/virtual/infiniband/mlx5_9 class/infiniband/mlx5_9 && "
-             "ln -s ../../devices/virtual/net/bond0 class/net/bond0 && "
-             "ln -s ../../../eth-soc devices/platform/eth-soc/net/end0/device && "
-             "ln -s ../../devices/platform/eth-soc/net/end0 class/net/end0", last_root);
-    if (system(err) != 0)
-        fc_tap_bail(&tap, "%s failed", err);
+    if (fc_tap_sh(&tap, "cd %s && mkdir -p devices/virtual/infiniband/mlx5_9 "
+                  "devices/virtual/net/bond0 devices/platform/eth-soc/net/end0 && "
+                  "ln -s ../../../pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:01.0/0000:1f:00.0 "
+                  "devices/virtual/infiniband/mlx5_9/device && "
+                  "ln -s ../../devices/virtual/infiniband/mlx5_9 class/infiniband/mlx5_9 && "
+                  "ln -s ../../devices/virtual/net/bond0 class/net/bond0 && "
+                  "ln -s ../../../eth-soc devices/platform/eth-soc/net/end0/device && "
+                  "ln -s ../../devices/platform/eth-soc/net/end0 class/net/end0",
+                  last_root) != 0)
+        fc_tap_bail(&tap, "a sysfs fixture command failed (named above)");
     t = fc_pci_topo_read(last_root);
     json_decref(judge("numa-unknown, a NIC whose device link dangles", t, &a, 1,
                       (const char *const[]){ "NIC mlx5_9 on gpu07 cannot be placed on the PCI "
@@ -408,17 +404,19 @@ int main(void)
 
     /* ---- a VM's passed-through GPUs and NICs (Hyper-V vPCI, as on Azure's
      * GPU VMs): each on its own host bridge below the VMBus device ---- */
-    snprintf(err, sizeof(err), "cd %s && mkdir vm && cd vm && mkdir -p bus/pci/devices "
-             "class/infiniband && v=devices/LNXSYSTM:00/LNXSYBUS:00/ACPI0004:00/VMBUS:00 && "
-             "for i in 0 1; do g=$v/0000000$i-aaaa/pci000$((i + 1)):00/000$((i + 1)):00:00.0 && "
-             "n=$v/0000001$i-aaaa/pci010$((i + 1)):00/010$((i + 1)):00:00.0 && "
-             "mkdir -p $g $n/infiniband/mlx5_$i && echo 0x10de > $g/vendor && "
-             "echo 0x030200 > $g/class && echo 0x15b3 > $n/vendor && echo $i > $g/numa_node && "
-             "echo $i > $n/numa_node && ln -s ../../../$g bus/pci/devices/${g##*/} && "
-             "ln -s ../../../${n##*/} $n/infiniband/mlx5_$i/device && "
-             "ln -s ../../$n/infiniband/mlx5_$i class/infiniband/mlx5_$i; done", tmp);
-    if (system(err) != 0)
-        fc_tap_bail(&tap, "%s failed", err);
+    if (fc_tap_sh(&tap, "cd %s && mkdir vm && cd vm && mkdir -p bus/pci/devices "
+                  "class/infiniband && v=devices/LNXSYSTM:00/LNXSYBUS:00/ACPI0004:00/VMBUS:00 && "
+                  "for i in 0 1; do "
+                  "g=$v/0000000$i-aaaa/pci000$((i + 1)):00/000$((i + 1)):00:00.0 && "
+                  "n=$v/0000001$i-aaaa/pci010$((i + 1)):00/010$((i + 1)):00:00.0 && "
+                  "mkdir -p $g $n/infiniband/mlx5_$i && echo 0x10de > $g/vendor && "
+                  "echo 0x030200 > $g/class && echo 0x15b3 > $n/vendor && "
+                  "echo $i > $g/numa_node && "
+                  "echo $i > $n/numa_node && ln -s ../../../$g bus/pci/devices/${g##*/} && "
+                  "ln -s ../../../${n##*/} $n/infiniband/mlx5_$i/device && "
+                  "ln -s ../../$n/infiniband/mlx5_$i class/infiniband/mlx5_$i; done",
+                  tmp) != 0)
+        fc_tap_bail(&tap, "a sysfs fixture command failed (named above)");
     snprintf(err, sizeof(err), "%s/vm", tmp);
     t = fc_pci_topo_read(err);
     a.max_distance = FC_PCI_NODE;
@@ -441,8 +439,6 @@ int main(void)
         "gpu07: PCI topology: the sysfs root /nonexistent/sys does not resolve", NULL }));
     json_decref(res);
 
-    snprintf(err, sizeof(err), "rm -rf %s", tmp);
-    if (system(err) != 0)
-        fc_tap_diag(&tap, "could not remove %s", tmp);
+    fc_tap_sh(&tap, "rm -rf %s", tmp);
     return fc_tap_done(&tap);
 }

@@ -55,17 +55,17 @@ int main(void)
               "rails by pattern eth*: eth0, eth1, eth2, eth10 (lo and ib0 left out) (%d)", n);
 
     /* sysfs: a PCI NIC, a virtio NIC under its PCI function, a veth */
-    char root[] = "/tmp/fc-rails-sysfs.XXXXXX", pci[32], cmd[1024];
+    char root[] = "/tmp/fc-rails-sysfs.XXXXXX", pci[32];
     int numa = 0;
 
     if (mkdtemp(root) == NULL)
         return 1;
-    snprintf(cmd, sizeof(cmd),
-             "cd %s && mkdir -p devices/pci0000:00/0000:3b:00.0 devices/pci0000:00/0000:00:03.0/virtio2 "
-             "class/net/eth0 class/net/eth1 class/net/veth0 && echo 1 > devices/pci0000:00/0000:3b:00.0/numa_node && "
-             "ln -s ../../../devices/pci0000:00/0000:3b:00.0 class/net/eth0/device && "
-             "ln -s ../../../devices/pci0000:00/0000:00:03.0/virtio2 class/net/eth1/device", root);
-    if (system(cmd) != 0)
+    if (fc_tap_sh(&tap, "cd %s && mkdir -p devices/pci0000:00/0000:3b:00.0 "
+                  "devices/pci0000:00/0000:00:03.0/virtio2 class/net/eth0 class/net/eth1 "
+                  "class/net/veth0 && echo 1 > devices/pci0000:00/0000:3b:00.0/numa_node && "
+                  "ln -s ../../../devices/pci0000:00/0000:3b:00.0 class/net/eth0/device && "
+                  "ln -s ../../../devices/pci0000:00/0000:00:03.0/virtio2 class/net/eth1/device",
+                  root) != 0)
         return 1;
     setenv("FC_SYSFS_ROOT", root, 1);
     int got = fc_nic_pci_numa("eth0", pci, sizeof(pci), &numa);
@@ -76,8 +76,7 @@ int main(void)
               "a virtio NIC: its PCI parent, NUMA node unknown (%s, %d)", pci, numa);
     got = fc_nic_pci_numa("veth0", pci, sizeof(pci), &numa);
     fc_tap_ok(&tap, !got && pci[0] == '\0', "a veth has no PCI address: absent, not invented");
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-    if (system(cmd) != 0)
+    if (fc_tap_sh(&tap, "rm -rf %s", root) != 0)
         return 1;
 
     /* a node's inventory against the declaration */

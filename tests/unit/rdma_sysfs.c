@@ -129,25 +129,26 @@ int main(void)
      * order must not pick which is tested, or blamed); a state file whose
      * number and name disagree; a RoCE GID table of RoCE v1 entries only */
     {
-        char tmp[] = "/tmp/fabcert-rdma-sysfs.XXXXXX", cmd[2048], r[64];
+        char tmp[] = "/tmp/fabcert-rdma-sysfs.XXXXXX", r[64];
 
         if (mkdtemp(tmp) == NULL)
             fc_tap_bail(&tap, "mkdtemp: %m");
-        snprintf(cmd, sizeof(cmd), "cd %s && port() { p=$1/class/infiniband/$2/ports/1 && "
-                 "mkdir -p $p/gids $p/gid_attrs/types $p/gid_attrs/ndevs $1/class/infiniband/$2/"
-                 "device/net/$3 && echo \"$4\" > $p/state && echo '5: LinkUp' > $p/phys_state "
-                 "&& echo '200 Gb/sec (4X HDR)' > $p/rate && echo $5 > $p/link_layer; } && "
-                 "port two mlx5_7 eth5 '1: DOWN' InfiniBand && "
-                 "port two mlx5_0 eth5 '4: ACTIVE' InfiniBand && "
-                 "port odd mlx5_0 ib0 '4: DOWN' InfiniBand && "
-                 "port v1 mlx5_0 eth5 '4: ACTIVE' Ethernet && p=v1/class/infiniband/mlx5_0/"
-                 "ports/1 && echo fe80:0000:0000:0000:0e42:a1ff:fe00:0005 > $p/gids/0 && "
-                 "echo 0000:0000:0000:0000:0000:ffff:0a00:0005 > $p/gids/1 && "
-                 "echo 'IB/RoCE v1' > $p/gid_attrs/types/0 && "
-                 "echo 'IB/RoCE v1' > $p/gid_attrs/types/1 && echo eth5 > $p/gid_attrs/ndevs/0 "
-                 "&& echo eth5 > $p/gid_attrs/ndevs/1", tmp);
-        if (system(cmd) != 0)
-            fc_tap_bail(&tap, "%s failed", cmd);
+        if (fc_tap_sh(&tap, "cd %s && port() { p=$1/class/infiniband/$2/ports/1 && "
+                      "mkdir -p $p/gids $p/gid_attrs/types $p/gid_attrs/ndevs "
+                      "$1/class/infiniband/$2/device/net/$3 && echo \"$4\" > $p/state && "
+                      "echo '5: LinkUp' > $p/phys_state "
+                      "&& echo '200 Gb/sec (4X HDR)' > $p/rate && echo $5 > $p/link_layer; } && "
+                      "port two mlx5_7 eth5 '1: DOWN' InfiniBand && "
+                      "port two mlx5_0 eth5 '4: ACTIVE' InfiniBand && "
+                      "port odd mlx5_0 ib0 '4: DOWN' InfiniBand && "
+                      "port v1 mlx5_0 eth5 '4: ACTIVE' Ethernet && p=v1/class/infiniband/mlx5_0/"
+                      "ports/1 && echo fe80:0000:0000:0000:0e42:a1ff:fe00:0005 > $p/gids/0 && "
+                      "echo 0000:0000:0000:0000:0000:ffff:0a00:0005 > $p/gids/1 && "
+                      "echo 'IB/RoCE v1' > $p/gid_attrs/types/0 && "
+                      "echo 'IB/RoCE v1' > $p/gid_attrs/types/1 && "
+                      "echo eth5 > $p/gid_attrs/ndevs/0 && echo eth5 > $p/gid_attrs/ndevs/1",
+                      tmp) != 0)
+            fc_tap_bail(&tap, "a sysfs fixture command failed (named above)");
         snprintf(r, sizeof(r), "%s/two", tmp);
         memset(&p, 0, sizeof(p));
         why[0] = '\0';
@@ -162,9 +163,7 @@ int main(void)
         snprintf(r, sizeof(r), "%s/v1", tmp);
         resolves(r, "eth5", FC_ERR_SKIP, NULL, 0, 0, "no RoCE v2 GID with an IPv4 address on "
                  "eth5 (2 GID(s), 0 RoCE v2");
-        snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
-        if (system(cmd) != 0)
-            fc_tap_diag(&tap, "could not remove %s", tmp);
+        fc_tap_sh(&tap, "rm -rf %s", tmp);
     }
 
     /* the transport's available(): on this machine, then on the fixture */

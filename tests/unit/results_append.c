@@ -161,12 +161,7 @@ int main(void)
     test_concurrent(dir);
     snprintf(dir, sizeof(dir), "%s/short", base);
     test_short_write(dir);
-    if (getenv("FC_KEEP_TMP") == NULL) {
-        char cmd[4300];
-
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
-        if (system(cmd) != 0)
-            fc_tap_diag(&tap, "could not remove %s", base);
-    }
+    if (getenv("FC_KEEP_TMP") == NULL)
+        fc_tap_sh(&tap, "rm -rf '%s'", base);
     return fc_tap_done(&tap);
 }

@@ -15,6 +15,7 @@
 
 #include "fc_retest_records.h"
 #include "fc_tap.h"
+#include "fc_test_retest.h"
 
 #define NH 6
 #define PPN 2
@@ -29,13 +30,10 @@ static int judge(const uint64_t *loo_wrong, int one_wrong, char *why, size_t why
     static char hosts[NR][FC_HOST_MAX];
     static fc_exchange_t ex[NR * NR];
     static int unit[NR];
-    json_t *groups = json_object(), *g = json_object(), *hl = json_array();
-    json_t *host_racks = json_object();
+    static const int rack[NH] = { 1, 1, 2, 2, 2, 2 };
+    json_t *groups = fc_test_retest_groups(NH, rack, NULL, "all_reduce int32 sum 64 KiB wrong");
+    json_t *records, *first;
     int nex = 0, n;
-    fc_results_t res;
-    fc_tap_t quiet;
-    FILE *null = fopen("/dev/null", "w"), *f;
-    char path[sizeof(dir) + 32], line[1 << 16];
 
     for (int r = 0; r < NR; ++r) {
         snprintf(hosts[r], FC_HOST_MAX, "n%02d", r % NH + 1);
@@ -50,16 +48,6 @@ static int judge(const uint64_t *loo_wrong, int one_wrong, char *why, size_t why
         ex[0].wrong = 1;
         ex[0].wrong_iters = 1;
     }
-    for (int h = 0; h < NH; ++h) {
-        json_array_append_new(hl, json_string(hosts[h]));
-        json_object_set_new(host_racks, hosts[h], json_string(h < 2 ? "r1" : "r2"));
-    }
-    json_object_set_new(g, "group", json_string("cluster"));
-    json_object_set_new(g, "hosts", hl);
-    json_object_set_new(g, "racks", json_pack("[s,s]", "r1", "r2"));
-    json_object_set_new(g, "observed", json_string("all_reduce int32 sum 64 KiB wrong"));
-    json_object_set_new(groups, "groups", json_pack("[o]", g));
-    json_object_set_new(groups, "host_racks", host_racks);
     fc_retest_input_t in = {
         .run_id = "t", .stage = "cluster", .nranks = NR, .rank_hosts = hosts,
         .exchanges = ex, .nexchanges = nex, .rounds = NR - 1, .bytes = 65536, .iters = 4,
@@ -67,25 +55,13 @@ static int judge(const uint64_t *loo_wrong, int one_wrong, char *why, size_t why
         .loo_label = "all_reduce int32 sum 64 KiB", .groups = groups,
     };
 
-    fc_tap_init(&quiet, null, 0);
-    if (fc_results_open(dir, &res) != FC_OK)
-        fc_tap_bail(&tap, "cannot open %s", dir);
-    n = fc_retest_write_records(&in, &res, &quiet);
-    fc_results_close(&res);
-    fclose(null);
+    n = fc_test_retest_write(&tap, dir, &in, fc_retest_write_records, &records);
     json_decref(groups);
-    snprintf(path, sizeof(path), "%s/results.jsonl", dir);
     why[0] = '\0';
-    if ((f = fopen(path, "r")) != NULL && fgets(line, sizeof(line), f)) {
-        json_t *rec = json_loads(line, 0, NULL);
-
+    if ((first = json_array_get(records, 0)) != NULL)
         snprintf(why, whylen, "%s", json_string_value(json_array_get(
-                     json_object_get(rec, "reasons"), 0)));
-        json_decref(rec);
-    }
-    if (f)
-        fclose(f);
-    unlink(path);
+                     json_object_get(first, "reasons"), 0)));
+    json_decref(records);
     return n;
 }
 

@@ -14,6 +14,7 @@
 
 #include "fc_retest_records.h"
 #include "fc_tap.h"
+#include "fc_test_retest.h"
 
 #define MAXH 80
 #define MAXR 160
@@ -80,64 +81,31 @@ static void world_time(world_t *w, const int *noisy)
 static int judge(world_t *w, const double *loo, char culprits[][FC_HOST_MAX], int max,
                  char *why, size_t whylen)
 {
-    json_t *groups = json_object(), *g = json_object(), *hosts = json_array();
-    json_t *racks = json_array(), *host_racks = json_object();
-
-    for (int h = 0; h < w->nhosts; ++h) {
-        char name[16], rack[16];
-
-        snprintf(name, sizeof(name), "n%02d", h + 1);
-        snprintf(rack, sizeof(rack), "r%d", w->rack[h]);
-        json_array_append_new(hosts, json_string(name));
-        json_object_set_new(host_racks, name, json_string(rack));
-        if (h == 0 || w->rack[h] != w->rack[h - 1])
-            json_array_append_new(racks, json_string(rack));
-    }
-    json_object_set_new(g, "group", json_string("cluster"));
-    json_object_set_new(g, "hosts", hosts);
-    json_object_set_new(g, "racks", racks);
-    json_object_set_new(g, "kind", json_string("slow"));
-    json_object_set_new(g, "observed", json_string("all_reduce slow"));
-    json_object_set_new(groups, "groups", json_pack("[o]", g));
-    json_object_set_new(groups, "host_racks", host_racks);
+    json_t *groups = fc_test_retest_groups(w->nhosts, w->rack, "slow", "all_reduce slow");
     fc_retest_input_t in = {
         .run_id = "t", .stage = "cluster", .nranks = w->nranks, .rank_hosts = w->hosts,
         .exchanges = w->ex, .nexchanges = w->nex, .rounds = w->nranks - 1, .bytes = 65536,
         .iters = 4, .seconds = 1, .unit = w->unit, .nunits = w->nhosts, .loo_seconds = loo,
         .all_seconds = SLOW, .loo_label = "all_reduce int32 sum 64 KiB", .groups = groups,
     };
-    fc_results_t res;
-    fc_tap_t quiet;
-    FILE *null = fopen("/dev/null", "w");
-    char path[sizeof(dir) + 32], line[1 << 16];
-    int n, k = 0;
+    json_t *records, *rec;
+    size_t k;
+    int n;
 
-    fc_tap_init(&quiet, null, 0);
-    if (fc_results_open(dir, &res) != FC_OK)
-        fc_tap_bail(&tap, "cannot open %s", dir);
-    n = fc_retest_write_slow_records(&in, &res, &quiet);
-    fc_results_close(&res);
-    fclose(null);
+    n = fc_test_retest_write(&tap, dir, &in, fc_retest_write_slow_records, &records);
     json_decref(groups);
-    snprintf(path, sizeof(path), "%s/results.jsonl", dir);
-    FILE *f = fopen(path, "r");
-
     why[0] = '\0';
-    while (f && fgets(line, sizeof(line), f)) {
-        json_t *rec = json_loads(line, 0, NULL);
+    json_array_foreach(records, k, rec) {
         const char *host = json_string_value(json_object_get(json_object_get(rec, "culprit"),
                                                              "host"));
 
         if (k == 0)
             snprintf(why, whylen, "%s", json_string_value(json_array_get(
                          json_object_get(rec, "reasons"), 0)));
-        if (k < max)
-            snprintf(culprits[k++], FC_HOST_MAX, "%s", host ? host : "");
-        json_decref(rec);
+        if ((int)k < max)
+            snprintf(culprits[k], FC_HOST_MAX, "%s", host ? host : "");
     }
-    if (f)
-        fclose(f);
-    unlink(path);
+    json_decref(records);
     return n;
 }
 
