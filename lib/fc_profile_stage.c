@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fc_coll.h"
 #include "fc_pairs_schedule.h"
 #include "fc_profile_sections.h"
 
@@ -279,6 +280,30 @@ static fc_status_t fc_stage_done(const fc_yaml_ctx_t *ctx, struct fy_node *k,
                              "'partners' in stage '%s' would never be applied: mode is "
                              "full (every pair is measured); say mode: sampled or auto",
                              fc_stage_name((fc_stage_id_t)ctx->stage));
+    /* a reduction by min or max keeps one contribution per element: with
+     * nothing else swept, a node that corrupts what it sends is seen only
+     * where it holds the winning value (an outside attack: all_reduce max
+     * alone PASSed such a node for 3 of 5 elements it was made to flip) */
+    if (fc_stage_desc((fc_stage_id_t)ctx->stage)->sections & FC_SECT_KINDS) {
+        int all_reduce = sp->ncolls > 0, min_max = sp->nops > 0;
+
+        for (int c = 0; c < sp->ncolls; ++c)
+            all_reduce &= fc_coll_desc((fc_coll_id_t)sp->colls[c])->reduces;
+        for (int o = 0; o < sp->nops; ++o)
+            min_max &= sp->ops[o] == FC_OP_MIN || sp->ops[o] == FC_OP_MAX;
+        struct fy_node *ops = fy_node_mapping_lookup_by_string(map, "ops", FY_NT);
+
+        if (ops && fy_node_is_sequence(ops))    /* its first name, for the line */
+            ops = fy_node_sequence_get_by_index(ops, 0);
+        if (all_reduce && min_max)
+            return fc_yaml_error(ctx, ops, k,
+                                 "stage '%s' sweeps only reductions by min or max: each "
+                                 "element keeps one rank's contribution, so wrong bits sent "
+                                 "by the others would never be seen; add sum or prod to "
+                                 "'ops', or a collective that moves data (all_gather, "
+                                 "broadcast, all_to_all, sendrecv)",
+                                 fc_stage_name((fc_stage_id_t)ctx->stage));
+    }
     if (fc_stage_desc((fc_stage_id_t)ctx->stage)->sections & FC_SECT_SOAK)
         return fc_soak_stage_check(ctx, k, base);
     return FC_OK;

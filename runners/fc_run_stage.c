@@ -15,6 +15,7 @@
 
 #include "fc_alloc.h"
 #include "fc_diagnose.h"
+#include "fc_exitinfo.h"
 #include "fc_probe.h"
 #include "fc_report.h"
 #include "fc_results.h"
@@ -290,6 +291,115 @@ static void fc_stage_scan(fc_run_state_t *st, const char *name, json_t *recs,
     }
 }
 
+/* Exit status 2 is a stage refusing its input (the profile, the host
+ * list, the command line): it checks all of that before its stage_start,
+ * and a check after it says so in its stage_end ("invalid input"). A
+ * launch that ends with status 2 after the stage started without such an
+ * end is a rank that ended with status 2 (a library on one node calling
+ * exit(2)): a death like any other, diagnosed and placed, not bad input
+ * that stops the whole run with nobody named. */
+static int fc_stage_rejected_input(json_t *recs)
+{
+    json_t *rec;
+    size_t i;
+    int started = 0;
+
+    json_array_foreach(recs, i, rec) {
+        const char *type = fc_json_str(rec, "type");
+
+        if (strcmp(type, "stage_start") == 0)
+            started = 1;
+        else if (strcmp(type, "stage_end") == 0)
+            return strcmp(fc_json_str(rec, "status"), "invalid input") == 0;
+    }
+    return !started;
+}
+
+/* The stage wrote its end, yet the launcher says a rank of it died: a
+ * signal, the OOM killer, or an exit status no stage gives with that end
+ * (0 and 1 are its outcomes; 2 only after an end saying "invalid input"). A node whose
+ * process is killed as the stage ends (in MPI_Finalize, at exit: a driver
+ * fault at tear-down) is not certified by the checks it passed first: a
+ * crash record names the host, its rank and how it ended, and the host
+ * is quarantined (its rack FAILs); what the stage measured stands, so it
+ * is not run again. Returns the hosts named. */
+static int fc_stage_died_after_end(fc_run_state_t *st, const char *stage, json_t *recs,
+                                   const char *log_path)
+{
+    json_t *start = NULL, *end = NULL, *notes, *n, *rec;
+    const char *status;
+    char *text = NULL;
+    size_t i;
+    int expected, named = 0;
+
+    json_array_foreach(recs, i, rec) {
+        if (strcmp(fc_json_str(rec, "type"), "stage_start") == 0)
+            start = rec;
+        else if (strcmp(fc_json_str(rec, "type"), "stage_end") == 0)
+            end = rec;
+    }
+    if (start == NULL || end == NULL || fc_read_text_file(log_path, &text) != FC_OK)
+        return 0;
+    status = fc_json_str(end, "status");
+    /* 0 and 1 are a stage's own outcomes (a rank's status may differ from
+     * rank 0's); 2 only with an end that says its input was invalid */
+    expected = strcmp(status, "invalid input") == 0 ? 2 : 1;
+    notes = fc_exitinfo_parse(text);
+    free(text);
+    json_array_foreach(notes, i, n) {
+        json_int_t rank = json_integer_value(json_object_get(n, "rank"));
+        json_int_t sig = json_integer_value(json_object_get(n, "signal"));
+        json_int_t code = json_integer_value(json_object_get(n, "exit_code"));
+        int oom = json_is_true(json_object_get(n, "oom"));
+        const char *host = fc_json_str(n, "host");
+        char how[96], why[1024], ranks[32];
+        int h;
+
+        if (strcmp(fc_json_str(n, "kind"), "rank") != 0 || rank < 0 ||
+            (sig <= 0 && !oom && (code == 0 || code == 1 || code == expected)))
+            continue;
+        if (!host[0])       /* Open MPI's exit paragraph names the rank only */
+            host = json_string_value(json_array_get(json_object_get(start, "rank_hosts"),
+                                                    (size_t)rank));
+        if (host == NULL || (h = fc_inventory_find_host(&st->inv, host)) < 0 ||
+            st->quarantined[h])
+            continue;
+        if (oom)
+            snprintf(how, sizeof(how), "was killed for lack of memory (OOM)");
+        else if (sig > 0)
+            snprintf(how, sizeof(how), "exited on signal %lld (%s)", (long long)sig,
+                     strsignal((int)sig));
+        else
+            snprintf(how, sizeof(how), "exited with status %lld, which the stage's end "
+                     "(status '%s') does not give", (long long)code, status);
+        snprintf(ranks, sizeof(ranks), "%lld", (long long)rank);
+        snprintf(why, sizeof(why), "rank %lld on host %s died after the stage wrote its end: "
+                 "the launcher reports it %s; what the stage measured stands, but a node "
+                 "whose process died in the stage is not certified by it (see %.400s)",
+                 (long long)rank, host, how, log_path);
+        rec = fc_run_record(st, "crash", stage);
+        json_object_set_new(rec, "host", json_string(host));
+        json_object_set_new(rec, "rack", json_string(st->inv.racks[st->inv.host_rack[h]]));
+        json_object_set_new(rec, "ranks", json_string(ranks));
+        json_object_set_new(rec, "reasons", json_pack("[s]", why));
+        json_object_set_new(rec, "implicates", json_pack("{s:s, s:s, s:s, s:b}", "part", "node",
+                            "host", host, "rack", st->inv.racks[st->inv.host_rack[h]],
+                            "quarantine", 1));
+        json_object_set_new(rec, "signal", json_integer(sig));
+        json_object_set_new(rec, "exit_code", json_integer(code));
+        json_object_set_new(rec, "oom", json_boolean(oom));
+        json_object_set_new(rec, "evidence", json_pack("{s:[s], s:b, s:s}", "launcher",
+                            fc_json_str(n, "text"), "after_end", 1, "log", log_path));
+        json_object_set_new(rec, "verdict", json_string("FAIL"));
+        fc_print_line(stdout, "  CRASH %s", why);
+        fc_append(st, rec);
+        fc_quarantine(st, stage, host, "node", why);
+        ++named;
+    }
+    json_decref(notes);
+    return named;
+}
+
 int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt, int *hung_p)
 {
     const fc_run_opts_t *o = &st->o;
@@ -339,21 +449,22 @@ int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt, int *hung
         free(l);
         return 3;
     }
-    if (res.exit_status == 2) {
+    /* what this attempt appended (nothing if it never opened the file) */
+    if (access(st->results_path, F_OK) != 0 ||
+        fc_results_load(st->results_path, offset, &recs, &torn) != FC_OK)
+        recs = json_array();
+    if (res.exit_status == 2 && fc_stage_rejected_input(recs)) {
         char *text = NULL;
 
         fprintf(stderr, "fabcert: the %s stage rejected its input:\n", name);
         if (fc_read_text_file(l->log, &text) == FC_OK)
             fputs(text, stderr);
         free(text);
+        json_decref(recs);
         fc_launch_result_free(&res);
         free(l);
         return 2;
     }
-    /* what this attempt appended (nothing if it never opened the file) */
-    if (access(st->results_path, F_OK) != 0 ||
-        fc_results_load(st->results_path, offset, &recs, &torn) != FC_OK)
-        recs = json_array();
     {
         /* a wrong result or a confirmed slowness implicates its group
          * until a retest places it */
@@ -414,6 +525,8 @@ int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt, int *hung
         printf("  the stage wrote its end, but its launch did not end: killed at the limit "
                "after %.1f s\n", res.seconds);
         *hung_p = fc_diagnose_hang(st, name, recs, &res, l->log) > 0;
+    } else if (res.exit_status != 0 && !res.interrupted) {
+        fc_stage_died_after_end(st, name, recs, l->log);
     }
     json_decref(recs);
     fc_launch_result_free(&res);

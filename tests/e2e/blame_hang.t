@@ -5,6 +5,10 @@
 # library (tests/inject). Shows that:
 #   - a clean run of the rack and cluster stages passes, and no crash or
 #     hang is recorded;
+#   - on this machine alone (--np 4): a rank ending with status 2 mid-stage
+#     is a crash (named, quarantined, exit 1), not the stage rejecting its
+#     input (exit 2, the run stopped); a rank killed in MPI_Finalize after
+#     the stage wrote its PASS end is named and quarantined, its rack FAILs;
 #   - every rank of one node killed (SIGKILL) inside the rack stage's
 #     all_reduce: the stage ends early, and the runner names that host
 #     alone as dead (record type crash: both ranks, signal 9, the
@@ -49,7 +53,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcb 2,3,1
-plan 29
+plan 32
 H1=${NAME}01 H2=${NAME}02 H4=${NAME}04 H5=${NAME}05
 INJ="--env LD_PRELOAD=$PWD/$BUILD/libfc_inject.so"
 # p.yaml: the rack and cluster stages; c.yaml: the cluster stage alone
@@ -94,6 +98,33 @@ n=$(rec clean 'scalar grep { $_->{type} eq "crash" || $_->{type} eq "hang" } @r'
 [ $rc -eq 0 ] && [ "$n" = 0 ] && grep -q "^rack rack1: PASS" "$TMP/clean.out" &&
     grep -q "^rack rack2: PASS" "$TMP/clean.out" && grep -q "^rack rack3: PASS" "$TMP/clean.out"
 ok $? "a clean run of the rack and cluster stages passes every rack, nothing blamed ($rc, $n, $(( $(date +%s) - t0 ))s)"
+
+# 1b. on this machine alone (--np 4, the cluster stage): rank 2 ends with
+# status 2 inside its third call (a library on a node calling exit(2)):
+# a death like any other, not the stage rejecting its input (that is
+# checked before its stage_start), so the run goes on and names it; and
+# rank 1 killed inside MPI_Finalize, after the stage wrote its end (every
+# check PASSed): not certified, the host is named and quarantined
+t0=$(date +%s)
+HERE=$(hostname)
+$FC run --np 4 --profile "$TMP/c.yaml" --out "$TMP/exit2" $INJ --env FC_INJECT_HOST=$HERE \
+    --env FC_INJECT_RANK=2 --env FC_INJECT_MODE=exit --env FC_INJECT_PROGRAM=cluster \
+    --env FC_INJECT_CALL=3 > "$TMP/exit2.out" 2> "$TMP/exit2.err"
+rc=$?
+n=$(rec exit2 'join ",", map { "$_->{host}/$_->{ranks}/$_->{exit_code}/" . ($_->{implicates}{quarantine} ? 1 : 0) } grep { $_->{type} eq "crash" } @r')
+[ $rc -eq 1 ] && [ "$n" = "$HERE/2/2/1" ] && [ -s "$TMP/exit2/summary.txt" ] &&
+    ! grep -q "rejected its input" "$TMP/exit2.err"
+ok $? "a rank that ends with status 2 mid-stage is a crash, not bad input: named, quarantined, the run reports, exit 1 ($rc, $n, $(( $(date +%s) - t0 ))s)"
+t0=$(date +%s)
+$FC run --np 4 --profile "$TMP/c.yaml" --out "$TMP/atend" $INJ --env FC_INJECT_HOST=$HERE \
+    --env FC_INJECT_RANK=1 --env FC_INJECT_MODE=kill-at-end --env FC_INJECT_PROGRAM=cluster \
+    > "$TMP/atend.out" 2> "$TMP/atend.err"
+rc=$?
+n=$(rec atend 'my ($e) = grep { $_->{type} eq "stage_end" } @r; join ",", $e->{verdict}, map { "$_->{host}/$_->{ranks}/$_->{signal}/" . ($_->{implicates}{quarantine} ? 1 : 0) } grep { $_->{type} eq "crash" } @r')
+is "$n" "PASS,$HERE/1/9/1" "a rank killed in MPI_Finalize after the stage wrote its PASS end: a crash record names it, signal 9, quarantined ($n, $(( $(date +%s) - t0 ))s)"
+[ $rc -eq 1 ] && grep -q "^rack default: FAIL" "$TMP/atend.out" &&
+    grep -q "rank 1 on host $HERE died after the stage wrote its end: the launcher reports it exited on signal 9" "$TMP/atend.out"
+ok $? "its rack FAILs, not PASS, and the run says why, exit 1 ($rc)"
 
 # 2. both ranks of $H4 killed in the rack stage's third all_reduce
 t0=$(date +%s)

@@ -64,6 +64,7 @@ declare -A expect=(
     [limit-shadowed]="limit-shadowed.yaml:8:9: this limit rule would never be applied: the rule at line 6, column 9, before it, matches every point it matches"
     [affinity-distance]="affinity-distance.yaml:5:40: 'max_distance' must be PIX, PXB, PHB, NODE or SYS, not 'FAR'"
     [affinity-map-nic]="affinity-map-nic.yaml:8:28: 'map': GPU 0000:3b:00.0 must map to a NIC's device name"
+    [min-max-only]="min-max-only.yaml:6:11: stage 'cluster' sweeps only reductions by min or max: each element keeps one rank's contribution"
     [bg-key-other-kind]="bg-key-other-kind.yaml:5:43: unknown key 'targets' in tenant (expected one of: block, rate_mbps, duty, period_s, pattern)"
 )
 shipped=(thresholds/*.yaml)

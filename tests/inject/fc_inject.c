@@ -21,6 +21,14 @@
  *                                   recv buffer before the call, and its own
  *                                   all_gather block flipped back after)
  *                     kill          SIGKILL itself at the chosen call
+ *                     exit          _exit(FC_INJECT_STATUS, default 2) at the
+ *                                   chosen call: a library on that node
+ *                                   ending the process with a status (2 is
+ *                                   also what a stage that rejects its input
+ *                                   returns: a death must not read as that)
+ *                     kill-at-end   SIGKILL itself in MPI_Finalize, after the
+ *                                   stage wrote its end (every check done):
+ *                                   a process that dies as the stage ends
  *                     stop          never return from the chosen call (alive,
  *                                   sleeping; signals still end it)
  *                     delay         sleep FC_INJECT_DELAY_US before every
@@ -73,6 +81,7 @@
  *                     default 0, no end
  *   FC_INJECT_MIN_BYTES  calls smaller than this do not match (default 4096)
  *   FC_INJECT_DELAY_US   for delay (default 20000)
+ *   FC_INJECT_STATUS     for exit (default 2)
  *   FC_INJECT_INDEX, FC_INJECT_BIT  which element's bit corrupt-send flips
  *                     (default: element 0, bit 0 of its first byte)
  * Calls on MPI_BYTE and MPI_CHAR data never match: those are the stages'
@@ -93,7 +102,8 @@
 enum fc_inject_mode { FC_INJECT_OFF, FC_INJECT_CORRUPT, FC_INJECT_KILL,
                       FC_INJECT_STOP, FC_INJECT_DELAY, FC_INJECT_ERROR, FC_INJECT_NOOP,
                       FC_INJECT_STALE, FC_INJECT_SCRIBBLE, FC_INJECT_FAIL,
-                      FC_INJECT_BLOCKING, FC_INJECT_TEST_WAITS };
+                      FC_INJECT_BLOCKING, FC_INJECT_TEST_WAITS, FC_INJECT_EXIT,
+                      FC_INJECT_KILL_AT_END };
 
 /* What a wrapper does with a matching call. */
 enum fc_inject_act { FC_ACT_NONE = 0, FC_ACT_CORRUPT, FC_ACT_NOOP, FC_ACT_STALE,
@@ -103,7 +113,7 @@ static struct {
     int configured;
     enum fc_inject_mode mode;
     char colls[256];
-    long call_at, times, min_bytes, delay_us, index, bit;
+    long call_at, times, min_bytes, delay_us, index, bit, status;
     long calls;                     /* matching calls seen */
     int announced;
     int fail_pending;               /* error: the current call reports one */
@@ -143,6 +153,10 @@ static void fc_inject_configure(void)
         fc_inj.mode = FC_INJECT_CORRUPT;
     else if (strcmp(mode, "kill") == 0)
         fc_inj.mode = FC_INJECT_KILL;
+    else if (strcmp(mode, "kill-at-end") == 0)
+        fc_inj.mode = FC_INJECT_KILL_AT_END;
+    else if (strcmp(mode, "exit") == 0)
+        fc_inj.mode = FC_INJECT_EXIT;
     else if (strcmp(mode, "stop") == 0)
         fc_inj.mode = FC_INJECT_STOP;
     else if (strcmp(mode, "delay") == 0)
@@ -171,6 +185,7 @@ static void fc_inject_configure(void)
     fc_inj.delay_us = fc_env_long("FC_INJECT_DELAY_US", 20000);
     fc_inj.index = fc_env_long("FC_INJECT_INDEX", 0);
     fc_inj.bit = fc_env_long("FC_INJECT_BIT", 0);
+    fc_inj.status = fc_env_long("FC_INJECT_STATUS", 2);
 }
 
 static void fc_inject_say(const char *what, const char *coll)
@@ -212,6 +227,9 @@ static int fc_inject_call(const char *coll, int count, MPI_Datatype dt)
         fc_inject_say("SIGKILL", coll);
         raise(SIGKILL);
         return 0;
+    case FC_INJECT_EXIT:
+        fc_inject_say("exiting", coll);
+        _exit((int)fc_inj.status);
     case FC_INJECT_STOP:
         fc_inject_say("stopping forever", coll);
         for (;;) {
@@ -564,4 +582,16 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
         return rc;
     }
     return PMPI_Test(req, flag, status);
+}
+
+/* kill-at-end: the process dies inside MPI_Finalize (see the top). */
+int MPI_Finalize(void)
+{
+    if (!fc_inj.configured)
+        fc_inject_configure();
+    if (fc_inj.mode == FC_INJECT_KILL_AT_END) {
+        fc_inject_say("SIGKILL in MPI_Finalize", "finalize");
+        raise(SIGKILL);
+    }
+    return PMPI_Finalize();
 }
