@@ -87,6 +87,16 @@ fc_status_t fc_stage_load_profile(fc_stage_ctx_t *ctx)
     MPI_Bcast(&ctx->profile, sizeof(ctx->profile), MPI_BYTE, 0, MPI_COMM_WORLD);
     ctx->sp = ctx->profile.stages[ctx->stage];
     fc_stage_apply_overrides(ctx);
+    /* the profile's own sweep was held to this when it was loaded; the
+     * command line's --collectives and --ops can still make it so */
+    if ((fc_stage_desc(ctx->stage)->sections & FC_SECT_KINDS) && fc_sweep_min_max_only(&ctx->sp)) {
+        if (ctx->world_rank == 0)
+            fprintf(stderr, "fabcert: --collectives/--ops leave stage '%s' sweeping only "
+                    "reductions by min or max: each element keeps one rank's contribution, "
+                    "so wrong bits sent by the others would never be seen; add sum or prod "
+                    "to --ops, or a collective that moves data\n", fc_stage_name(ctx->stage));
+        return FC_ERR_INVALID;
+    }
     return FC_OK;
 }
 

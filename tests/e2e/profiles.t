@@ -68,7 +68,7 @@ declare -A expect=(
     [bg-key-other-kind]="bg-key-other-kind.yaml:5:43: unknown key 'targets' in tenant (expected one of: block, rate_mbps, duty, period_s, pattern)"
 )
 shipped=(thresholds/*.yaml)
-plan $(( 2 * ${#shipped[@]} + 2 * ${#expect[@]} + 4 ))
+plan $(( 2 * ${#shipped[@]} + 2 * ${#expect[@]} + 5 ))
 $FC --help > "$TMP/help"
 for p in "${shipped[@]}"; do
     check "shipped profile $p is valid" $FC check-profile "$p"
@@ -93,4 +93,12 @@ mpirun -np 2 $BUILD/suites/node --profile tests/profiles/bad/unknown-key.yaml \
 ok $(( $? != 2 )) "the node stage exits 2 on a bad profile"
 [ ! -e "$TMP/stage/results.jsonl" ] && ! grep -q '^ok' "$TMP/tap"
 ok $? "and leaves no results and no 'ok' that could pass for a certificate"
+# the same min/max-only sweep given on the command line over a profile that
+# sweeps sums: refused by the stage program, the run exits 2, no verdict
+$BUILD/fabcert run --out "$TMP/mm" --np 2 --stages node --collectives all_reduce \
+    --ops max,min > "$TMP/mm.out" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q "leave stage 'node' sweeping only reductions by min or max" "$TMP/mm.out" &&
+    ! grep -q '^verdict: PASS' "$TMP/mm.out"
+ok $? "--collectives all_reduce --ops max,min is refused: exit $rc, $(grep -m1 'sweeping only' "$TMP/mm.out" | cut -c1-80)"
 done_testing
