@@ -1,6 +1,6 @@
 #!/bin/bash
 # soak.t - the soak stage on a virtual cluster of 2 racks x 2 nodes, two
-# ranks per node, 8 s in windows of 1.5 s. Shows that:
+# ranks per node, 8 s in windows of 1.5 s (5 s for the flap). Shows that:
 #   - a clean cluster soaks and passes, with every window's medians and
 #     every node's link counters recorded;
 #   - a node's link taken down for half a second mid-soak (vcluster flap)
