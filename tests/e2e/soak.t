@@ -1,6 +1,6 @@
 #!/bin/bash
 # soak.t - the soak stage on a virtual cluster of 2 racks x 2 nodes, two
-# ranks per node, 8 s in windows of 1.5 s. Shows that:
+# ranks per node, 8 s in windows of 1.5 s (5 s for the flap). Shows that:
 #   - a clean cluster soaks and passes, with every window's medians and
 #     every node's link counters recorded;
 #   - a node's link taken down for half a second mid-soak (vcluster flap)
@@ -32,6 +32,13 @@ started() {     # started OUT: wait (60 s at most) until the stage has started:
         sleep 0.1; waited=$((waited + 1))
     done
 }
+windowed() {    # windowed OUT: wait (60 s at most) until the soak's first window
+    local waited=0  # has closed: its counters were read before it, so a
+                    # fault planted now is mid-soak, and a window is kept
+    until grep -qs '"type":"soak_window"' "$TMP/$1/results.jsonl" || [ $waited -ge 600 ]; do
+        sleep 0.1; waited=$((waited + 1))
+    done
+}
 profile() {     # profile FILE MAX_DRIFT_PCT
     cat > "$1" <<YAML
 name: soak-test
@@ -54,6 +61,9 @@ YAML
 }
 profile "$TMP/loose.yaml" 1000
 profile "$TMP/tight.yaml" 100
+# the flap run: planted once the first window has closed, so 5 s (3
+# windows) leave it 3 s inside the soak
+sed 's/duration_s: 8/duration_s: 5/' "$TMP/loose.yaml" > "$TMP/flap.yaml"
 
 # 1. clean
 start clean "$TMP/loose.yaml"; wait $!
@@ -85,8 +95,8 @@ n=$(rec clean 'my @w = grep { $_->{type} eq "soak_window" } @r;
 ok $? "every window carries the link counters of all 4 nodes, bytes out of each eth0 ($n)"
 
 # 2. a link that drops out for half a second mid-soak
-start flap "$TMP/loose.yaml"; pid=$!
-started flap; sleep 2
+start flap "$TMP/flap.yaml"; pid=$!
+windowed flap
 $VC --name $NAME flap $H2 0.5 > /dev/null
 wait $pid
 rc=$?
@@ -125,7 +135,7 @@ ok $? "the rack's page plots the window medians with the drift limit"
 # 4. interrupted: the stage stops at once, the windows measured stay
 sed 's/duration_s: 8/duration_s: 600/; s/timeout_s: 120/timeout_s: 700/' "$TMP/loose.yaml" > "$TMP/long.yaml"
 start stop "$TMP/long.yaml"
-started stop; sleep 4
+windowed stop
 t0=$(date +%s)
 pkill -INT -f "fabcert run --hosts $D/hosts .* --out $TMP/stop"
 wait
