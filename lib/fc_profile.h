@@ -246,11 +246,12 @@ void fc_soak_set_duration(fc_stage_profile_t *sp, double seconds);
 /* The fewest soak windows in which drift can be judged: confirm_windows
  * and one more (at least 2). */
 int fc_soak_min_windows(const fc_stage_profile_t *sp);
-/* Whether sp sweeps only reductions by min or max: each element of such
- * an output keeps one rank's contribution, so wrong bits another rank
- * sent are never seen. Refused in a profile (at its ops) and, the same
- * rule, in a stage program's sweep after the command line's overrides. */
-int fc_sweep_min_max_only(const fc_stage_profile_t *sp);
+/* Whether sp, the sweep of stage (one that sweeps collectives, dtypes and
+ * ops), has only reductions by min or max: each element of such an
+ * output keeps one rank's contribution, so wrong bits another rank sent
+ * are never seen. Refused in a profile (at its ops) and, the same rule,
+ * in a stage program's sweep after the command line's overrides. */
+int fc_sweep_min_max_only(const fc_stage_profile_t *sp, int stage);
 /* FC_OK when a soak of `seconds` leaves the profile's explicit window_s
  * fc_soak_min_windows windows; else says so (naming the profile's line)
  * and is FC_ERR_INVALID. */

@@ -268,10 +268,12 @@ static fc_status_t fc_stage_key_admit(const fc_yaml_ctx_t *ctx, const fc_yaml_fi
                          fc_stage_name((fc_stage_id_t)owner), d->name);
 }
 
-int fc_sweep_min_max_only(const fc_stage_profile_t *sp)
+int fc_sweep_min_max_only(const fc_stage_profile_t *sp, int stage)
 {
     int all_reduce = sp->ncolls > 0, min_max = sp->nops > 0;
 
+    if (!(fc_stage_desc((fc_stage_id_t)stage)->sections & FC_SECT_KINDS))
+        return 0;
     for (int c = 0; c < sp->ncolls; ++c)
         all_reduce &= fc_coll_desc((fc_coll_id_t)sp->colls[c])->reduces;
     for (int o = 0; o < sp->nops; ++o)
@@ -295,19 +297,18 @@ static fc_status_t fc_stage_done(const fc_yaml_ctx_t *ctx, struct fy_node *k,
      * nothing else swept, a node that corrupts what it sends is seen only
      * where it holds the winning value (an outside attack: all_reduce max
      * alone PASSed such a node for 3 of 5 elements it was made to flip) */
-    if (fc_stage_desc((fc_stage_id_t)ctx->stage)->sections & FC_SECT_KINDS) {
+    if (fc_sweep_min_max_only(sp, ctx->stage)) {
         struct fy_node *ops = fy_node_mapping_lookup_by_string(map, "ops", FY_NT);
 
         if (ops && fy_node_is_sequence(ops))    /* its first name, for the line */
             ops = fy_node_sequence_get_by_index(ops, 0);
-        if (fc_sweep_min_max_only(sp))
-            return fc_yaml_error(ctx, ops, k,
-                                 "stage '%s' sweeps only reductions by min or max: each "
-                                 "element keeps one rank's contribution, so wrong bits sent "
-                                 "by the others would never be seen; add sum or prod to "
-                                 "'ops', or a collective that moves data (all_gather, "
-                                 "broadcast, all_to_all, sendrecv)",
-                                 fc_stage_name((fc_stage_id_t)ctx->stage));
+        return fc_yaml_error(ctx, ops, k,
+                             "stage '%s' sweeps only reductions by min or max: each "
+                             "element keeps one rank's contribution, so wrong bits sent "
+                             "by the others would never be seen; add sum or prod to "
+                             "'ops', or a collective that moves data (all_gather, "
+                             "broadcast, all_to_all, sendrecv)",
+                             fc_stage_name((fc_stage_id_t)ctx->stage));
     }
     if (fc_stage_desc((fc_stage_id_t)ctx->stage)->sections & FC_SECT_SOAK)
         return fc_soak_stage_check(ctx, k, base);

@@ -89,7 +89,7 @@ fc_status_t fc_stage_load_profile(fc_stage_ctx_t *ctx)
     fc_stage_apply_overrides(ctx);
     /* the profile's own sweep was held to this when it was loaded; the
      * command line's --collectives and --ops can still make it so */
-    if ((fc_stage_desc(ctx->stage)->sections & FC_SECT_KINDS) && fc_sweep_min_max_only(&ctx->sp)) {
+    if (fc_sweep_min_max_only(&ctx->sp, ctx->stage)) {
         if (ctx->world_rank == 0)
             fprintf(stderr, "fabcert: --collectives/--ops leave stage '%s' sweeping only "
                     "reductions by min or max: each element keeps one rank's contribution, "
