@@ -60,5 +60,10 @@ typedef struct fc_diag_in {
 } fc_diag_in_t;
 
 json_t *fc_diagnose_unfinished(const fc_diag_in_t *in);
+/* The stage wrote its end, yet the launcher says a rank of it died (a
+ * signal, the OOM killer, an exit status no stage gives with that end):
+ * a crash finding per such rank whose host is in in->hosts, which
+ * quarantines it (fc_diagnose_after_end.c). in->probe is not used. */
+json_t *fc_diagnose_after_end(const fc_diag_in_t *in);
 
 #endif

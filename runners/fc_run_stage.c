@@ -15,7 +15,6 @@
 
 #include "fc_alloc.h"
 #include "fc_diagnose.h"
-#include "fc_exitinfo.h"
 #include "fc_probe.h"
 #include "fc_report.h"
 #include "fc_results.h"
@@ -32,11 +31,13 @@ static json_t *fc_run_probe(void *arg, json_t *hosts, char *err, size_t errlen)
     return fc_probe_run(&pl, hosts, err, errlen);
 }
 
-/* The stage did not end: say why, from what the ranks and the launcher
- * said (runners/fc_diagnose.h), and quarantine the hosts it places.
- * Returns the number of hosts quarantined. */
-static int fc_diagnose_hang(fc_run_state_t *st, const char *stage, json_t *recs,
-                            const fc_launch_result_t *res, const char *log_path)
+/* What went wrong in an attempt, from what the ranks and the launcher
+ * said (runners/fc_diagnose.h): why the stage did not end, or (after_end)
+ * which rank died after it wrote its end. Appends the findings and
+ * quarantines the hosts they place; returns how many. */
+static int fc_diagnose_attempt(fc_run_state_t *st, const char *stage, json_t *recs,
+                               const fc_launch_result_t *res, const char *log_path,
+                               int after_end)
 {
     fc_diag_in_t in = { &st->inv, stage, recs, res, log_path,
                         fc_cluster_mode(&st->o) ? fc_run_probe : NULL, st, json_array(),
@@ -49,7 +50,7 @@ static int fc_diagnose_hang(fc_run_state_t *st, const char *stage, json_t *recs,
         if (st->healthy[h])
             json_array_append_new(in.hosts, json_string(st->inv.hosts[h]));
     st->probe_stage = stage;
-    found = fc_diagnose_unfinished(&in);
+    found = after_end ? fc_diagnose_after_end(&in) : fc_diagnose_unfinished(&in);
     json_decref(in.hosts);
     json_array_foreach(found, i, f) {
         json_t *r = fc_run_record(st, fc_json_str(f, "type"), stage);
@@ -315,91 +316,6 @@ static int fc_stage_rejected_input(json_t *recs)
     return !started;
 }
 
-/* The stage wrote its end, yet the launcher says a rank of it died: a
- * signal, the OOM killer, or an exit status no stage gives with that end
- * (0 and 1 are its outcomes; 2 only after an end saying "invalid input"). A node whose
- * process is killed as the stage ends (in MPI_Finalize, at exit: a driver
- * fault at tear-down) is not certified by the checks it passed first: a
- * crash record names the host, its rank and how it ended, and the host
- * is quarantined (its rack FAILs); what the stage measured stands, so it
- * is not run again. Returns the hosts named. */
-static int fc_stage_died_after_end(fc_run_state_t *st, const char *stage, json_t *recs,
-                                   const char *log_path)
-{
-    json_t *start = NULL, *end = NULL, *notes, *n, *rec;
-    const char *status;
-    char *text = NULL;
-    size_t i;
-    int expected, named = 0;
-
-    json_array_foreach(recs, i, rec) {
-        if (strcmp(fc_json_str(rec, "type"), "stage_start") == 0)
-            start = rec;
-        else if (strcmp(fc_json_str(rec, "type"), "stage_end") == 0)
-            end = rec;
-    }
-    if (start == NULL || end == NULL || fc_read_text_file(log_path, &text) != FC_OK)
-        return 0;
-    status = fc_json_str(end, "status");
-    /* 0 and 1 are a stage's own outcomes (a rank's status may differ from
-     * rank 0's); 2 only with an end that says its input was invalid */
-    expected = strcmp(status, "invalid input") == 0 ? 2 : 1;
-    notes = fc_exitinfo_parse(text);
-    free(text);
-    json_array_foreach(notes, i, n) {
-        json_int_t rank = json_integer_value(json_object_get(n, "rank"));
-        json_int_t sig = json_integer_value(json_object_get(n, "signal"));
-        json_int_t code = json_integer_value(json_object_get(n, "exit_code"));
-        int oom = json_is_true(json_object_get(n, "oom"));
-        const char *host = fc_json_str(n, "host");
-        char how[96], why[1024], ranks[32];
-        int h;
-
-        if (strcmp(fc_json_str(n, "kind"), "rank") != 0 || rank < 0 ||
-            (sig <= 0 && !oom && (code == 0 || code == 1 || code == expected)))
-            continue;
-        if (!host[0])       /* Open MPI's exit paragraph names the rank only */
-            host = json_string_value(json_array_get(json_object_get(start, "rank_hosts"),
-                                                    (size_t)rank));
-        if (host == NULL || (h = fc_inventory_find_host(&st->inv, host)) < 0 ||
-            st->quarantined[h])
-            continue;
-        if (oom)
-            snprintf(how, sizeof(how), "was killed for lack of memory (OOM)");
-        else if (sig > 0)
-            snprintf(how, sizeof(how), "exited on signal %lld (%s)", (long long)sig,
-                     strsignal((int)sig));
-        else
-            snprintf(how, sizeof(how), "exited with status %lld, which the stage's end "
-                     "(status '%s') does not give", (long long)code, status);
-        snprintf(ranks, sizeof(ranks), "%lld", (long long)rank);
-        snprintf(why, sizeof(why), "rank %lld on host %s died after the stage wrote its end: "
-                 "the launcher reports it %s; what the stage measured stands, but a node "
-                 "whose process died in the stage is not certified by it (see %.400s)",
-                 (long long)rank, host, how, log_path);
-        rec = fc_run_record(st, "crash", stage);
-        json_object_set_new(rec, "host", json_string(host));
-        json_object_set_new(rec, "rack", json_string(st->inv.racks[st->inv.host_rack[h]]));
-        json_object_set_new(rec, "ranks", json_string(ranks));
-        json_object_set_new(rec, "reasons", json_pack("[s]", why));
-        json_object_set_new(rec, "implicates", json_pack("{s:s, s:s, s:s, s:b}", "part", "node",
-                            "host", host, "rack", st->inv.racks[st->inv.host_rack[h]],
-                            "quarantine", 1));
-        json_object_set_new(rec, "signal", json_integer(sig));
-        json_object_set_new(rec, "exit_code", json_integer(code));
-        json_object_set_new(rec, "oom", json_boolean(oom));
-        json_object_set_new(rec, "evidence", json_pack("{s:[s], s:b, s:s}", "launcher",
-                            fc_json_str(n, "text"), "after_end", 1, "log", log_path));
-        json_object_set_new(rec, "verdict", json_string("FAIL"));
-        fc_print_line(stdout, "  CRASH %s", why);
-        fc_append(st, rec);
-        fc_quarantine(st, stage, host, "node", why);
-        ++named;
-    }
-    json_decref(notes);
-    return named;
-}
-
 int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt, int *hung_p)
 {
     const fc_run_opts_t *o = &st->o;
@@ -509,7 +425,7 @@ int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt, int *hung
         json_object_set_new(r, "reason", json_string(why));
         fc_append(st, r);
     } else if (!sc.ended) {
-        *hung_p = fc_diagnose_hang(st, name, recs, &res, l->log) > 0;
+        *hung_p = fc_diagnose_attempt(st, name, recs, &res, l->log, 0) > 0;
     } else if (res.timed_out) {
         /* the stage wrote its end, but its launch hung after it (a node's
          * launcher daemon stopped: its ranks' words never came) and was
@@ -524,9 +440,9 @@ int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt, int *hung
         fc_append(st, r);
         printf("  the stage wrote its end, but its launch did not end: killed at the limit "
                "after %.1f s\n", res.seconds);
-        *hung_p = fc_diagnose_hang(st, name, recs, &res, l->log) > 0;
+        *hung_p = fc_diagnose_attempt(st, name, recs, &res, l->log, 0) > 0;
     } else if (res.exit_status != 0 && !res.interrupted) {
-        fc_stage_died_after_end(st, name, recs, l->log);
+        fc_diagnose_attempt(st, name, recs, &res, l->log, 1);
     }
     json_decref(recs);
     fc_launch_result_free(&res);
