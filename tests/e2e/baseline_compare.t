@@ -94,8 +94,22 @@ fig=$(jsonl "$TMP/cmps/certificates/rack1.json" 'my @p = grep { $_->{check} =~ /
 perl -e 'my @p = map { [split /:/] } @ARGV; exit !(@p == 3 && (grep { $_->[0] } @p) &&
     !grep { !($_->[2] <= $_->[1] && $_->[1] <= $_->[3] && $_->[1] > 3 && (!$_->[0] || $_->[2] > 3)) } @p)' $fig
 ok $? "its 3 pairs (slower:ratio:interval): each ratio within its interval and above the 200% floor, each one called slower with its interval above it ($fig)"
-grep -q "^  pair $H2\|^rack rack2: FAIL" "$TMP/cmps.out"
-ok $(( $? == 0 )) "rack2 is not failed by the pairs across the spine that $H2 explains ($(grep '^rack rack2' "$TMP/cmps.out" | cut -c1-60))"
+# rack2's certificate lists the pairs across the spine too: each one with
+# $H2 is slower and placed on $H2 (its rack1), and no finding of rack2
+# names $H2. A pair without $H2 may be slow on its own here (it shares the
+# two cores with $H2's ranks waiting on the shaped link): it is reported,
+# as compare should, and told in the description, not counted as blame.
+v=$(jsonl "$TMP/cmps/certificates/rack2.json" 'my $c = $r[0]{certificate};
+    my @mine = grep { $_->{check} =~ /\b'$H2'\b/ } @{$c->{comparisons}};
+    my @bad = grep { $_->{verdict} ne "slower" || ($_->{placed_on}{host} // "") ne "'$H2'" } @mine;
+    my @blame = grep { $_->{evidence} =~ /\b'$H2'\b/ } @{$c->{findings}};
+    my @other = map { $_->{evidence} } @{$c->{findings}};
+    sprintf "%d %d %d %d|%s", scalar(@mine), scalar(@bad), scalar(@blame), scalar(@other),
+        join("; ", map { substr($_, 0, 70) } @other)')
+read -r n bad blame other <<< "${v%%|*}"
+more=${v#*|}
+[ "$n" = 2 ] && [ "$bad" = 0 ] && [ "$blame" = 0 ]
+ok $? "rack2 is not failed by the pairs across the spine that $H2 explains: $n of them, each placed on $H2 (not: $bad); rack2's findings naming $H2: $blame; its other findings: $other${more:+ ($more)}"
 diag "the shaped run with the baseline: $(cost "$TMP/sb")"
 diag "wall time of the test so far: ${SECONDS} s"
 done_testing
