@@ -98,6 +98,26 @@ static void fc_alone_references(const fc_pairs_run_t *run, fc_pair_t *p)
     free(scratch);
 }
 
+/* Each direction of p judged on its own: its figure in the pair's place,
+ * the same limits and references, the latency left to the pair. */
+static void fc_alone_directions(const fc_pairs_run_t *run, fc_pair_t *p)
+{
+    for (int d = 0; d < 2; ++d) {
+        fc_pair_t q;
+
+        p->dir_slow[d] = -1;
+        if (!(p->dir_gbps[d] > 0))
+            continue;
+        q = *p;
+        q.bw_gbps = p->dir_gbps[d];
+        q.lat_us = 0;
+        q.slow = 0;
+        q.nreasons = 0;
+        fc_pairs_judge_timing(run, &q);
+        p->dir_slow[d] = q.slow;
+    }
+}
+
 void fc_pairs_judge_alone(const fc_pairs_run_t *run, fc_pair_t *p)
 {
     const fc_pair_t *t = fc_pairs_find(run, p->a, p->b, p->size_index);
@@ -140,8 +160,10 @@ void fc_pairs_judge_alone(const fc_pairs_run_t *run, fc_pair_t *p)
     relative = p->rel == FC_PAIR_REL_APPLIED || p->rel == FC_PAIR_REL_ALONE;
     if (relative)
         fc_alone_references(run, p);
+    p->allowed_pct = run->alone_widened ? run->alone_pct : run->ctx->sp.max_below_median_pct;
     fc_pairs_judge_timing(run, p);
     p->ntiming = p->nreasons;
+    fc_alone_directions(run, p);
     p->undecided = relative && !p->slow && p->rel != FC_PAIR_REL_APPLIED &&
                    p->across_ref <= 0 && p->same != FC_PAIR_SAME_APPLIED &&
                    p->rack_rule_rack < 0 &&
@@ -199,4 +221,98 @@ void fc_pairs_alone_reference_text(const fc_pairs_run_t *run, const fc_pair_t *p
     else
         FC_ALONE_ADD(" (allowed %.0f%% below)", sp->max_below_median_pct);
 #undef FC_ALONE_ADD
+}
+
+fc_pair_t *fc_pairs_alone_at(const fc_pairs_run_t *run, int m, int z)
+{
+    return &run->alone[(size_t)(run->alone_of ? run->alone_of[m] : m) *
+                       (size_t)run->ctx->sp.nsizes + (size_t)z];
+}
+
+double fc_pairs_alone_spread(fc_pairs_run_t *run)
+{
+    int nz = run->ctx->sp.nsizes;
+
+    run->alone_spread_pct = 0;
+    run->spread_a = run->spread_b = run->spread_size = -1;
+    for (int i = 0; i < run->nalone; ++i)
+        for (int z = 0; z < nz; ++z) {
+            const fc_pair_t *p = &run->alone[(size_t)i * nz + z];
+            double lo = p->bw_gbps, hi = p->bw_gbps;
+            int count = 1, earlier = 0;
+
+            if (!(p->bw_gbps > 0) || p->bw_gbps >= 1e300)
+                continue;
+            for (int j = 0; j < run->nalone && !earlier; ++j) {
+                const fc_pair_t *q = &run->alone[(size_t)j * nz + z];
+
+                if (j == i || q->a != p->a || q->b != p->b || !(q->bw_gbps > 0) ||
+                    q->bw_gbps >= 1e300)
+                    continue;
+                earlier = j < i;        /* the pair's first measurement speaks */
+                lo = q->bw_gbps < lo ? q->bw_gbps : lo;
+                hi = q->bw_gbps > hi ? q->bw_gbps : hi;
+                ++count;
+            }
+            if (earlier || count < 2 || 100.0 * (1.0 - lo / hi) <= run->alone_spread_pct)
+                continue;
+            run->alone_spread_pct = 100.0 * (1.0 - lo / hi);
+            run->spread_a = p->a;
+            run->spread_b = p->b;
+            run->spread_size = z;
+            run->spread_lo = lo;
+            run->spread_hi = hi;
+        }
+    return run->alone_spread_pct;
+}
+
+json_t *fc_pairs_alone_tolerance_json(const fc_pairs_run_t *run)
+{
+    double pct = run->ctx->sp.max_below_median_pct;
+    char why[FC_REASON_MAX];
+
+    if (pct < 0)
+        return json_null();
+    if (run->alone_widened)
+        snprintf(why, sizeof(why), "the alone measurements of %s <-> %s spread %.0f%% "
+                 "(%.4f to %.4f GB/s, measured alone each time): a tolerance tighter than "
+                 "the probes' own spread cannot confirm anything, so the alone judgement "
+                 "allowed %.0f%% below, not the profile's %.0f%%",
+                 run->node_hosts[run->spread_a], run->node_hosts[run->spread_b],
+                 run->alone_spread_pct, run->spread_lo, run->spread_hi, run->alone_pct, pct);
+    else
+        snprintf(why, sizeof(why), "the profile's %.0f%% is at least the largest spread of "
+                 "the alone measurements of a pair (%.0f%%)", pct, run->alone_spread_pct);
+    return json_pack("{s:f, s:f, s:f, s:b, s:o, s:i, s:s}", "profile_pct", pct, "spread_pct",
+                     run->alone_spread_pct, "used_pct",
+                     run->alone_widened ? run->alone_pct : pct, "widened",
+                     run->alone_widened, "spread_pair", run->spread_a >= 0
+                         ? json_pack("[s,s]", run->node_hosts[run->spread_a],
+                                     run->node_hosts[run->spread_b]) : json_null(),
+                     "passes", run->alone_passes, "why", why);
+}
+
+int fc_pairs_alone_contradicts(const fc_pairs_run_t *run, int x, int y, int first, int n)
+{
+    int nz = run->ctx->sp.nsizes, nslow = 0;
+
+    for (int m = first; m < first + n; ++m) {
+        int against = 0, slow = 0;
+
+        for (int z = 0; z < nz; ++z) {
+            const fc_pair_t *p = fc_pairs_alone_at(run, m, z);
+            const fc_pair_t *t = fc_pairs_find(run, x, y, z);
+
+            if (!p->slow)
+                continue;
+            slow = 1;
+            /* without a relative rule (a limit found it slow): any lower */
+            against |= t != NULL && p->bw_gbps < t->bw_gbps *
+                                                 (1.0 - (p->allowed_pct > 0 ? p->allowed_pct : 0) / 100.0);
+        }
+        if (slow && !against)
+            return 0;
+        nslow += slow;
+    }
+    return nslow > 0;
 }

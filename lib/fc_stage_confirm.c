@@ -15,6 +15,7 @@
 #include "fc_alloc.h"
 #include "fc_confirm_rule.h"
 #include "fc_log.h"
+#include "fc_quiet.h"
 #include "fc_stage_wrong.h"
 #include "fc_watchdog.h"
 
@@ -110,8 +111,9 @@ static void fc_confirm_run(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_bufs
         if (be->rank != 0)
             mine.valid = 0;
     }
-    MPI_Gather(&mine, sizeof(mine), MPI_BYTE, gathered, sizeof(mine), MPI_BYTE, 0,
-               MPI_COMM_WORLD);
+    /* the other groups wait quietly: alone on the cores too (fc_quiet.h) */
+    fc_quiet_gather(&mine, sizeof(mine), MPI_BYTE, gathered, sizeof(mine), MPI_BYTE, 0,
+                    MPI_COMM_WORLD);
     if (ctx->world_rank != 0)
         return;
     memset(out, 0, sizeof(*out));
@@ -328,7 +330,7 @@ void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_buf
                        fc_stage_confirm_decide(&ctx->sp, pt, fc_confirm_kind(ctx), &sums[g],
                                                &js[g], a, c, nrounds, fails) == FC_CONFIRM_MORE;
             }
-            MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
+            fc_quiet_bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
         }
         if (ctx->world_rank == 0) {
             int g = plan.index[e][0];

@@ -16,6 +16,7 @@
 #include "fc_counters_check.h"
 #include "fc_judge.h"
 #include "fc_log.h"
+#include "fc_quiet.h"
 #include "fc_stage_confirm.h"
 #include "fc_stage_counters.h"
 #include "fc_stage_int.h"
@@ -68,8 +69,9 @@ fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
         by_host = fc_stage_ival_close_hosts(ctx, &ival);
         if (be.rank != 0)
             mine.valid = 0;
-        MPI_Gather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, 0,
-                   MPI_COMM_WORLD);
+        /* a group done first waits quietly beside those still measuring */
+        fc_quiet_gather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, 0,
+                        MPI_COMM_WORLD);
         if (ctx->world_rank == 0) {
             for (int r = 0; r < ctx->world_size; ++r)
                 if (all[r].valid)

@@ -32,6 +32,7 @@
 #include "fc_pairs.h"
 #include "fc_pairs_schedule.h"
 #include "fc_pairs_stage.h"
+#include "fc_quiet.h"
 #include "fc_stats.h"
 #include "fc_watchdog.h"
 
@@ -42,9 +43,17 @@
 #define FC_CONFIRM_TIME_SHARE 0.9
 #define FC_CONFIRM_PROBES_AHEAD 1.2
 
+/* passes of the confirmation: measuring ones while the alone probes'
+ * spread widens the tolerance, then one that only replays */
+#define FC_CONFIRM_PASSES 4
+
 /* The buffers the tournament and the confirmation measure with. */
 typedef struct fc_pairs_bufs {
     fc_pairs_run_t *run;
+    int *judged;            /* rank 0: each stored alone measurement's
+                             * judgement (FC_CONFIRM_MEAS_*) */
+    int capacity;           /* measurements run->alone holds */
+    int replay_only;        /* this pass measures nothing new */
     int32_t *sendbuf[2];    /* the two input sets' */
     int32_t *recvbuf;
     fc_pair_side_t *mine;   /* this node's sides, one per size */
@@ -69,6 +78,8 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
     size_t count = (size_t)(bytes / sizeof(int32_t));
     int total = sp->warmup + sp->iters;
     double *times = fc_xcalloc((size_t)total + 1, sizeof(double), "the pair's iteration times");
+    double *recv_times = fc_xcalloc((size_t)total + 1, sizeof(double),
+                                    "the pair's receive times");
     fc_pattern_t pat[2];
     char lat[FC_PAIRS_LAT_BYTES] = { 0 };
 
@@ -95,11 +106,20 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
         fc_mismatch_t m = { 0, 0, 0, 0 };
         double t0;
 
+        MPI_Request req[2];
+
         memset(recvbuf, 0xA5, count * sizeof(int32_t));
         t0 = fc_now();
-        MPI_Sendrecv(sendbuf[it % 2], (int)count, MPI_INT32_T, partner, FC_PAIRS_TAG,
-                     recvbuf, (int)count, MPI_INT32_T, partner, FC_PAIRS_TAG,
-                     run->leaders, MPI_STATUS_IGNORE);
+        /* both directions at once, as one exchange; the receive's end
+         * timed on its own too: the partner's direction into this node
+         * (the other side times this node's direction into it) */
+        MPI_Irecv(recvbuf, (int)count, MPI_INT32_T, partner, FC_PAIRS_TAG, run->leaders,
+                  &req[0]);
+        MPI_Isend(sendbuf[it % 2], (int)count, MPI_INT32_T, partner, FC_PAIRS_TAG,
+                  run->leaders, &req[1]);
+        MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+        recv_times[it] = fc_now() - t0;
+        MPI_Wait(&req[1], MPI_STATUS_IGNORE);
         times[it] = fc_now() - t0;
         if (st->enabled && st->rank == run->ctx->world_rank && st->iter == it) {
             uint64_t k = st->index >= 0 && (uint64_t)st->index < count
@@ -117,6 +137,7 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
         side->wrong += m.wrong;
     }
     side->median_s = fc_stats_median(times + sp->warmup, (size_t)sp->iters);
+    side->recv_median_s = fc_stats_median(recv_times + sp->warmup, (size_t)sp->iters);
     fc_samples_keep(times + sp->warmup, sp->iters, &side->samples);
     /* latency: ping-pong, the lower node serves first */
     for (int it = 0; it < total; ++it) {
@@ -136,6 +157,7 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
     side->lat_us = fc_stats_median(times + sp->warmup, (size_t)sp->iters) / 2 * 1e6;
     fc_watchdog_peer(-1);
     free(times);
+    free(recv_times);
 }
 
 static void fc_pairs_new(fc_pair_t *p, int x, int y, int z)
@@ -166,6 +188,23 @@ static void fc_pairs_merge(fc_pairs_run_t *run, const fc_pair_side_t *sides,
     }
 }
 
+/* Rank 0: judge stored alone measurement m at every size (by the
+ * tolerance the confirmation's pass uses): FC_CONFIRM_MEAS_SLOW when slow
+ * at any size, else FC_CONFIRM_MEAS_UNDECIDED when no honest reference
+ * judged a size (fc_pairs_judge_alone), else FC_CONFIRM_MEAS_FAST. */
+static int fc_pairs_judge_stored(fc_pairs_run_t *run, int m)
+{
+    int nz = run->ctx->sp.nsizes, slow = 0, undecided = 0;
+
+    for (int z = 0; z < nz; ++z) {
+        fc_pairs_judge_alone(run, &run->alone[m * nz + z]);
+        slow |= run->alone[m * nz + z].slow;
+        undecided |= run->alone[m * nz + z].undecided;
+    }
+    return slow ? FC_CONFIRM_MEAS_SLOW : undecided ? FC_CONFIRM_MEAS_UNDECIDED
+                                                   : FC_CONFIRM_MEAS_FAST;
+}
+
 /* Every leader: one alone measurement of x <-> y at every size while the
  * others wait; rank 0 gets it into alone[index * nsizes + z], judged.
  * Returns (rank 0) FC_CONFIRM_MEAS_SLOW when slow at any size, else
@@ -174,7 +213,7 @@ static void fc_pairs_merge(fc_pairs_run_t *run, const fc_pair_side_t *sides,
 static int fc_pairs_probe_step(fc_pairs_bufs_t *bufs, int x, int y, int index)
 {
     fc_pairs_run_t *run = bufs->run;
-    int nz = run->ctx->sp.nsizes, slow = 0, undecided = 0;
+    int nz = run->ctx->sp.nsizes;
     char what[96];
 
     snprintf(what, sizeof(what), "pairs confirmation: node %d <-> node %d alone", x, y);
@@ -186,8 +225,10 @@ static int fc_pairs_probe_step(fc_pairs_bufs_t *bufs, int x, int y, int index)
         else
             memset(&bufs->mine[z], 0, sizeof(bufs->mine[z]));
     }
-    MPI_Gather(bufs->mine, (int)(nz * sizeof(*bufs->mine)), MPI_BYTE, bufs->all,
-               (int)(nz * sizeof(*bufs->mine)), MPI_BYTE, 0, run->leaders);
+    /* the leaders not in the probe wait without spinning (fc_quiet.h):
+     * the probe is alone on the hosts' cores too, not only on the wire */
+    fc_quiet_gather(bufs->mine, (int)(nz * sizeof(*bufs->mine)), MPI_BYTE, bufs->all,
+                    (int)(nz * sizeof(*bufs->mine)), MPI_BYTE, 0, run->leaders);
     if (run->ctx->world_rank != 0)
         return 0;
     for (int z = 0; z < nz; ++z)
@@ -196,49 +237,110 @@ static int fc_pairs_probe_step(fc_pairs_bufs_t *bufs, int x, int y, int index)
         if (bufs->all[i].valid)
             fc_pairs_merge_side(run, &run->alone[index * nz + bufs->all[i].size_index],
                                 &bufs->all[i]);
-    for (int z = 0; z < nz; ++z) {
-        fc_pairs_judge_alone(run, &run->alone[index * nz + z]);
-        slow |= run->alone[index * nz + z].slow;
-        undecided |= run->alone[index * nz + z].undecided;
-    }
-    return slow ? FC_CONFIRM_MEAS_SLOW : undecided ? FC_CONFIRM_MEAS_UNDECIDED
-                                                   : FC_CONFIRM_MEAS_FAST;
+    return fc_pairs_judge_stored(run, index);
 }
 
-/* Rank 0's measurement for fc_pairs_confirm(): name the pair to every
- * leader, then measure it once with them, kept as measurement number
- * confirm.nmeasures (the confirmation asks for the second and third). */
+/* Rank 0: the stored measurement that replays the confirmation's
+ * measurement number m of x <-> y (the pair's k-th of this pass, k its
+ * earlier ones), or -1 when the pair has no k-th stored. */
+static int fc_pairs_replay(const fc_pairs_run_t *run, int x, int y, int m)
+{
+    int nz = run->ctx->sp.nsizes, lo = x < y ? x : y, hi = x < y ? y : x, k = 0;
+
+    for (int i = 0; i < m; ++i) {
+        const fc_pair_t *p = &run->alone[(size_t)run->alone_of[i] * nz];
+
+        k += p->a == lo && p->b == hi;
+    }
+    for (int s = 0; s < run->nalone; ++s) {
+        const fc_pair_t *p = &run->alone[(size_t)s * nz];
+
+        if (p->a == lo && p->b == hi && k-- == 0)
+            return s;
+    }
+    return -1;
+}
+
+/* Rank 0's measurement for fc_pairs_confirm(): the confirmation's
+ * measurement number confirm.nmeasures of x <-> y. One an earlier pass
+ * made is replayed, judged again by this pass's tolerance; otherwise the
+ * pair is named to every leader and measured once with them, stored as
+ * the next measurement (the confirmation asks for the second and third). */
 static int fc_pairs_probe(void *arg, int x, int y)
 {
     fc_pairs_bufs_t *bufs = arg;
     fc_pairs_run_t *run = bufs->run;
-    int msg[2] = { x, y }, slow;
+    int msg[2] = { x, y }, m = run->confirm.nmeasures, s = fc_pairs_replay(run, x, y, m);
     double t0 = MPI_Wtime(), longest = run->measure_max_s > 0 ? run->measure_max_s
                                                                : run->round_max_s;
 
+    if (s >= 0) {
+        run->alone_of[m] = s;
+        return bufs->judged[s];
+    }
     /* bounded in time: a measurement starts only while 1.2 times the
      * longest alone so far (before the first: the slowest round) ends
-     * before the
-     * share of the stage's timeout the confirmation may use; else it and
-     * every later one are not made (the pairs left UNCONFIRMED: never a
-     * pass, never a quarantine), and what was measured is kept, where
-     * running past the timeout (a lossy link's retransmissions) lost it
-     * all. A measurement already started is not cut short. */
-    if (run->confirm_out_of_time ||
+     * before the share of the stage's timeout the confirmation may use;
+     * else it and every later one are not made (the pairs left
+     * UNCONFIRMED: never a pass, never a quarantine), and what was
+     * measured is kept, where running past the timeout (a lossy link's
+     * retransmissions) lost it all. A measurement already started is not
+     * cut short. A pass that only replays, or a store that is full,
+     * measures nothing either. */
+    if (bufs->replay_only || run->nalone >= bufs->capacity || run->confirm_out_of_time ||
         t0 + FC_CONFIRM_PROBES_AHEAD * longest >
             run->ctx->started_s + FC_CONFIRM_TIME_SHARE * run->ctx->sp.timeout_s) {
-        if (!run->confirm_out_of_time)
-            run->confirm_budget = run->confirm.max_measures;
-        run->confirm_out_of_time = 1;
-        run->confirm.out_of_time = 1;
+        if (!bufs->replay_only && run->nalone < bufs->capacity) {
+            run->confirm_out_of_time = 1;
+            run->confirm.out_of_time = 1;
+        }
         run->confirm.max_measures = run->confirm.nmeasures;     /* no probe starts */
         return -1;
     }
-    MPI_Bcast(msg, 2, MPI_INT, 0, run->leaders);
-    slow = fc_pairs_probe_step(bufs, x, y, run->confirm.nmeasures);
+    fc_quiet_bcast(msg, 2, MPI_INT, 0, run->leaders);
+    s = run->nalone++;
+    run->alone_of[m] = s;
+    bufs->judged[s] = fc_pairs_probe_step(bufs, x, y, s);
     if (MPI_Wtime() - t0 > run->measure_max_s)
         run->measure_max_s = MPI_Wtime() - t0;
-    return slow;
+    return bufs->judged[s];
+}
+
+static int fc_pairs_contradicts(void *arg, int x, int y, int first, int n)
+{
+    return fc_pairs_alone_contradicts(((fc_pairs_bufs_t *)arg)->run, x, y, first, n);
+}
+
+/* Rank 0: the confirmation in passes (fc_pairs_confirm.h). Each judges
+ * every stored alone measurement again by its tolerance and runs the
+ * confirmation, replaying what was measured and measuring what is new;
+ * when the alone measurements of a pair then spread more than the
+ * tolerance (fc_pairs_alone_spread: the machine's own noise), a tolerance
+ * under it could not confirm anything: the next pass uses the spread.
+ * The last pass only replays, so the tolerance it judges by is never
+ * tighter than the spread of what it judges. */
+static void fc_pairs_confirm_passes(fc_pairs_bufs_t *bufs, int npairs, const int *a,
+                                    const int *b, const int *slow, int max_measures)
+{
+    fc_pairs_run_t *run = bufs->run;
+    double pct = run->ctx->sp.max_below_median_pct;
+
+    for (int pass = 0; pass < FC_CONFIRM_PASSES; ++pass) {
+        bufs->replay_only = pass == FC_CONFIRM_PASSES - 1;
+        for (int s = 0; s < run->nalone; ++s)
+            bufs->judged[s] = fc_pairs_judge_stored(run, s);
+        fc_pairs_confirm(run->nnodes, run->node_racks, run->ctx->inv.nracks, npairs, a, b,
+                         slow, max_measures, fc_pairs_probe, fc_pairs_contradicts, bufs,
+                         &run->confirm);
+        run->alone_passes = pass + 1;
+        if (pct < 0 || fc_pairs_alone_spread(run) <= (run->alone_widened ? run->alone_pct
+                                                                          : pct))
+            break;
+        if (pass + 1 < FC_CONFIRM_PASSES)
+            fc_pairs_confirm_free(&run->confirm);
+        run->alone_widened = 1;
+        run->alone_pct = run->alone_spread_pct;
+    }
 }
 
 /* Rank 0: confirm the tournament's slow pairs alone (fc_pairs_confirm.h);
@@ -253,7 +355,7 @@ static void fc_pairs_confirm_alone(fc_pairs_bufs_t *bufs)
         for (int index = 0;; ++index) {
             int msg[2];
 
-            MPI_Bcast(msg, 2, MPI_INT, 0, run->leaders);
+            fc_quiet_bcast(msg, 2, MPI_INT, 0, run->leaders);
             if (msg[0] < 0)
                 return;
             fc_pairs_probe_step(bufs, msg[0], msg[1], index);
@@ -265,8 +367,14 @@ static void fc_pairs_confirm_alone(fc_pairs_bufs_t *bufs)
     int *slow = fc_xcalloc((size_t)npairs + 1, sizeof(int), "the slow pairs");
     double t0 = MPI_Wtime();
 
-    run->alone = fc_xcalloc((size_t)max_measures * (size_t)run->ctx->sp.nsizes + 1,
+    run->confirm_budget = max_measures;
+    bufs->capacity = 2 * max_measures;
+    run->alone = fc_xcalloc((size_t)bufs->capacity * (size_t)run->ctx->sp.nsizes + 1,
                             sizeof(*run->alone), "the alone measurements");
+    run->alone_of = fc_xcalloc((size_t)max_measures + 1, sizeof(int),
+                               "the confirmation's measurements");
+    bufs->judged = fc_xcalloc((size_t)bufs->capacity + 1, sizeof(int),
+                              "the alone measurements' judgements");
     for (int k = 0; k < npairs; ++k) {
         for (int z = 0; z < run->ctx->sp.nsizes; ++z) {
             const fc_pair_t *p = fc_pairs_find(run, a[k], b[k], z);
@@ -275,22 +383,22 @@ static void fc_pairs_confirm_alone(fc_pairs_bufs_t *bufs)
         }
         nslow += slow[k];
     }
-    fc_pairs_confirm(n, run->node_racks, run->ctx->inv.nracks, npairs, a, b, slow,
-                     max_measures, fc_pairs_probe, bufs, &run->confirm);
+    fc_pairs_confirm_passes(bufs, npairs, a, b, slow, max_measures);
     run->confirmed = 1;
-    MPI_Bcast(stop, 2, MPI_INT, 0, run->leaders);
+    fc_quiet_bcast(stop, 2, MPI_INT, 0, run->leaders);
     run->confirm_seconds = MPI_Wtime() - t0;
     run->ctx->confirm_s += run->confirm_seconds;
     if (nslow > 0)
         fc_tap_diag(&run->ctx->tap, "pairs: %d slow pair(s) in the rounds; confirmation: %d "
                     "pair(s) probed alone (%d measurements) in %.2f s%s", nslow,
                     run->confirmed ? run->confirm.nprobes : 0,
-                    run->confirmed ? run->confirm.nmeasures : 0, run->confirm_seconds,
+                    run->confirmed ? run->nalone : 0, run->confirm_seconds,
                     run->confirm_out_of_time ? " (the stage's time ran out: the probes "
                     "left were not made)" : run->confirm.exhausted ? " (the probes ran out)" : "");
     free(a);
     free(b);
     free(slow);
+    free(bufs->judged);
 }
 
 static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
@@ -370,8 +478,8 @@ static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
             else
                 memset(&bufs.mine[z], 0, sizeof(bufs.mine[z]));
         }
-        MPI_Gather(bufs.mine, (int)(nz * sizeof(*bufs.mine)), MPI_BYTE, bufs.all,
-                   (int)(nz * sizeof(*bufs.mine)), MPI_BYTE, 0, run->leaders);
+        fc_quiet_gather(bufs.mine, (int)(nz * sizeof(*bufs.mine)), MPI_BYTE, bufs.all,
+                        (int)(nz * sizeof(*bufs.mine)), MPI_BYTE, 0, run->leaders);
         if (ctx->world_rank == 0) {
             /* each round as it ends: the runner's progress and ETA
              * (runners/fc_progress.h) follow these */
@@ -415,11 +523,11 @@ static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
         json_t *rec = fc_stage_record(ctx, "pairs_confirmation");
 
         json_object_set_new(rec, "probes", json_integer(run->confirmed ? run->confirm.nprobes : 0));
-        json_object_set_new(rec, "measurements",
-                            json_integer(run->confirmed ? run->confirm.nmeasures : 0));
-        json_object_set_new(rec, "max_measurements",
-                            json_integer(run->confirm_out_of_time ? run->confirm_budget
-                                                                  : run->confirm.max_measures));
+        json_object_set_new(rec, "measurements", json_integer(run->confirmed ? run->nalone : 0));
+        json_object_set_new(rec, "passes", json_integer(run->alone_passes));
+        json_object_set_new(rec, "tolerance", run->confirmed
+                                ? fc_pairs_alone_tolerance_json(run) : json_null());
+        json_object_set_new(rec, "max_measurements", json_integer(run->confirm_budget));
         json_object_set_new(rec, "exhausted", json_boolean(run->confirm.exhausted));
         json_object_set_new(rec, "out_of_time", json_boolean(run->confirm_out_of_time));
         json_object_set_new(rec, "common_node",
@@ -434,6 +542,7 @@ static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
         fc_pairs_confirm_free(&run->confirm);
     fc_pairs_schedule_free(&sched);
     free(run->alone);
+    free(run->alone_of);
     free(bufs.mine); free(bufs.all); free(bufs.recvbuf);
     free(bufs.sendbuf[0]); free(bufs.sendbuf[1]);
     return FC_OK;
@@ -482,7 +591,9 @@ int main(int argc, char **argv)
         }
         MPI_Comm_free(&run.leaders);
     }
-    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    /* the ranks that are not their node's leader wait here the whole
+     * stage: quietly, not beside the measured ranks on their cores */
+    fc_quiet_bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Comm_free(&node_comm);
     free(run.node_hosts);
     free(run.node_racks);

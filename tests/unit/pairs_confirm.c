@@ -109,7 +109,7 @@ static void run(fabric_t *f, const int *noise, int max_measures, outcome_t *o)
     f->probes = 0;
     memset(f->used, 0, sizeof(f->used));
     fc_pairs_confirm(f->n, f->rack, f->nracks, o->npairs, o->a, o->b, o->slow, max_measures,
-                     probe, f, &o->c);
+                     probe, NULL, f, &o->c);
 }
 
 static int links_exactly(const outcome_t *o, int n, int bad)

@@ -282,7 +282,7 @@ static json_t *confirm_pair(matrix_t *m, truth_t *t, int a, int b, char *why, si
     t->n = 0;
     m->run.alone = t->alone;
     fc_pairs_confirm(m->run.nnodes, m->node_racks, m->ctx.inv.nracks, n, ia, ib, slow,
-                     FC_CONFIRM_MAX_MEASURES * (4 * m->run.nnodes + 8), probe_truth, t,
+                     FC_CONFIRM_MAX_MEASURES * (4 * m->run.nnodes + 8), probe_truth, NULL, t,
                      &m->run.confirm);
     m->run.confirmed = 1;
     why[0] = '\0';
