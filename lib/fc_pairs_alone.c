@@ -232,37 +232,42 @@ fc_pair_t *fc_pairs_alone_at(const fc_pairs_run_t *run, int m, int z)
 double fc_pairs_alone_spread(fc_pairs_run_t *run)
 {
     int nz = run->ctx->sp.nsizes;
+    double *figs = fc_xcalloc((size_t)run->nalone + 1, sizeof(double),
+                              "a pair's alone figures");
 
     run->alone_spread_pct = 0;
     run->spread_a = run->spread_b = run->spread_size = -1;
     for (int i = 0; i < run->nalone; ++i)
         for (int z = 0; z < nz; ++z) {
             const fc_pair_t *p = &run->alone[(size_t)i * nz + z];
-            double lo = p->bw_gbps, hi = p->bw_gbps;
-            int count = 1, earlier = 0;
+            int n = 0, first = 1;
+            double spread;
 
-            if (!(p->bw_gbps > 0) || p->bw_gbps >= 1e300)
-                continue;
-            for (int j = 0; j < run->nalone && !earlier; ++j) {
+            /* each pair of nodes once, from its first measurement */
+            for (int j = 0; j < run->nalone; ++j) {
                 const fc_pair_t *q = &run->alone[(size_t)j * nz + z];
 
-                if (j == i || q->a != p->a || q->b != p->b || !(q->bw_gbps > 0) ||
-                    q->bw_gbps >= 1e300)
+                if (q->a != p->a || q->b != p->b)
                     continue;
-                earlier = j < i;        /* the pair's first measurement speaks */
-                lo = q->bw_gbps < lo ? q->bw_gbps : lo;
-                hi = q->bw_gbps > hi ? q->bw_gbps : hi;
-                ++count;
+                first &= j >= i;
+                figs[n++] = q->bw_gbps;
             }
-            if (earlier || count < 2 || 100.0 * (1.0 - lo / hi) <= run->alone_spread_pct)
+            if (!first || (spread = fc_confirm_spread_pct(figs, n)) <= run->alone_spread_pct)
                 continue;
-            run->alone_spread_pct = 100.0 * (1.0 - lo / hi);
+            run->alone_spread_pct = spread;
             run->spread_a = p->a;
             run->spread_b = p->b;
             run->spread_size = z;
-            run->spread_lo = lo;
-            run->spread_hi = hi;
+            run->spread_lo = 1e300;
+            run->spread_hi = 0;
+            for (int k = 0; k < n; ++k) {
+                if (figs[k] > 0 && figs[k] < run->spread_lo)
+                    run->spread_lo = figs[k];
+                if (figs[k] > run->spread_hi && figs[k] < 1e300)
+                    run->spread_hi = figs[k];
+            }
         }
+    free(figs);
     return run->alone_spread_pct;
 }
 

@@ -30,6 +30,7 @@
 #include "fc_kernels.h"
 #include "fc_log.h"
 #include "fc_pairs.h"
+#include "fc_pairs_passes.h"
 #include "fc_pairs_schedule.h"
 #include "fc_pairs_stage.h"
 #include "fc_quiet.h"
@@ -43,17 +44,9 @@
 #define FC_CONFIRM_TIME_SHARE 0.9
 #define FC_CONFIRM_PROBES_AHEAD 1.2
 
-/* passes of the confirmation: measuring ones while the alone probes'
- * spread widens the tolerance, then one that only replays */
-#define FC_CONFIRM_PASSES 4
-
 /* The buffers the tournament and the confirmation measure with. */
 typedef struct fc_pairs_bufs {
     fc_pairs_run_t *run;
-    int *judged;            /* rank 0: each stored alone measurement's
-                             * judgement (FC_CONFIRM_MEAS_*) */
-    int capacity;           /* measurements run->alone holds */
-    int replay_only;        /* this pass measures nothing new */
     int32_t *sendbuf[2];    /* the two input sets' */
     int32_t *recvbuf;
     fc_pair_side_t *mine;   /* this node's sides, one per size */
@@ -188,29 +181,10 @@ static void fc_pairs_merge(fc_pairs_run_t *run, const fc_pair_side_t *sides,
     }
 }
 
-/* Rank 0: judge stored alone measurement m at every size (by the
- * tolerance the confirmation's pass uses): FC_CONFIRM_MEAS_SLOW when slow
- * at any size, else FC_CONFIRM_MEAS_UNDECIDED when no honest reference
- * judged a size (fc_pairs_judge_alone), else FC_CONFIRM_MEAS_FAST. */
-static int fc_pairs_judge_stored(fc_pairs_run_t *run, int m)
-{
-    int nz = run->ctx->sp.nsizes, slow = 0, undecided = 0;
-
-    for (int z = 0; z < nz; ++z) {
-        fc_pairs_judge_alone(run, &run->alone[m * nz + z]);
-        slow |= run->alone[m * nz + z].slow;
-        undecided |= run->alone[m * nz + z].undecided;
-    }
-    return slow ? FC_CONFIRM_MEAS_SLOW : undecided ? FC_CONFIRM_MEAS_UNDECIDED
-                                                   : FC_CONFIRM_MEAS_FAST;
-}
-
 /* Every leader: one alone measurement of x <-> y at every size while the
- * others wait; rank 0 gets it into alone[index * nsizes + z], judged.
- * Returns (rank 0) FC_CONFIRM_MEAS_SLOW when slow at any size, else
- * FC_CONFIRM_MEAS_UNDECIDED when no honest reference judged a size
- * (fc_pairs_judge_alone), else FC_CONFIRM_MEAS_FAST. */
-static int fc_pairs_probe_step(fc_pairs_bufs_t *bufs, int x, int y, int index)
+ * others wait; rank 0 gets it into alone[index * nsizes + z] (judged by
+ * lib/fc_pairs_passes.c). */
+static void fc_pairs_probe_step(fc_pairs_bufs_t *bufs, int x, int y, int index)
 {
     fc_pairs_run_t *run = bufs->run;
     int nz = run->ctx->sp.nsizes;
@@ -230,117 +204,44 @@ static int fc_pairs_probe_step(fc_pairs_bufs_t *bufs, int x, int y, int index)
     fc_quiet_gather(bufs->mine, (int)(nz * sizeof(*bufs->mine)), MPI_BYTE, bufs->all,
                     (int)(nz * sizeof(*bufs->mine)), MPI_BYTE, 0, run->leaders);
     if (run->ctx->world_rank != 0)
-        return 0;
+        return;
     for (int z = 0; z < nz; ++z)
         fc_pairs_new(&run->alone[index * nz + z], x, y, z);
     for (int i = 0; i < run->nnodes * nz; ++i)
         if (bufs->all[i].valid)
             fc_pairs_merge_side(run, &run->alone[index * nz + bufs->all[i].size_index],
                                 &bufs->all[i]);
-    return fc_pairs_judge_stored(run, index);
 }
 
-/* Rank 0: the stored measurement that replays the confirmation's
- * measurement number m of x <-> y (the pair's k-th of this pass, k its
- * earlier ones), or -1 when the pair has no k-th stored. */
-static int fc_pairs_replay(const fc_pairs_run_t *run, int x, int y, int m)
-{
-    int nz = run->ctx->sp.nsizes, lo = x < y ? x : y, hi = x < y ? y : x, k = 0;
-
-    for (int i = 0; i < m; ++i) {
-        const fc_pair_t *p = &run->alone[(size_t)run->alone_of[i] * nz];
-
-        k += p->a == lo && p->b == hi;
-    }
-    for (int s = 0; s < run->nalone; ++s) {
-        const fc_pair_t *p = &run->alone[(size_t)s * nz];
-
-        if (p->a == lo && p->b == hi && k-- == 0)
-            return s;
-    }
-    return -1;
-}
-
-/* Rank 0's measurement for fc_pairs_confirm(): the confirmation's
- * measurement number confirm.nmeasures of x <-> y. One an earlier pass
- * made is replayed, judged again by this pass's tolerance; otherwise the
- * pair is named to every leader and measured once with them, stored as
- * the next measurement (the confirmation asks for the second and third). */
-static int fc_pairs_probe(void *arg, int x, int y)
+/* Rank 0's measurement for the confirmation (fc_pairs_measure_func_t):
+ * name the pair to every leader, then measure it once with them into
+ * stored measurement s. Bounded in time: a measurement starts only while
+ * 1.2 times the longest alone so far (before the first: the slowest
+ * round) ends before the share of the stage's timeout the confirmation
+ * may use; else it and every later one are not made (the pairs left
+ * UNCONFIRMED: never a pass, never a quarantine), and what was measured
+ * is kept, where running past the timeout (a lossy link's
+ * retransmissions) lost it all. A measurement already started is not cut
+ * short. */
+static int fc_pairs_probe(void *arg, fc_pairs_run_t *run, int x, int y, int s)
 {
     fc_pairs_bufs_t *bufs = arg;
-    fc_pairs_run_t *run = bufs->run;
-    int msg[2] = { x, y }, m = run->confirm.nmeasures, s = fc_pairs_replay(run, x, y, m);
+    int msg[2] = { x, y };
     double t0 = MPI_Wtime(), longest = run->measure_max_s > 0 ? run->measure_max_s
                                                                : run->round_max_s;
 
-    if (s >= 0) {
-        run->alone_of[m] = s;
-        return bufs->judged[s];
-    }
-    /* bounded in time: a measurement starts only while 1.2 times the
-     * longest alone so far (before the first: the slowest round) ends
-     * before the share of the stage's timeout the confirmation may use;
-     * else it and every later one are not made (the pairs left
-     * UNCONFIRMED: never a pass, never a quarantine), and what was
-     * measured is kept, where running past the timeout (a lossy link's
-     * retransmissions) lost it all. A measurement already started is not
-     * cut short. A pass that only replays, or a store that is full,
-     * measures nothing either. */
-    if (bufs->replay_only || run->nalone >= bufs->capacity || run->confirm_out_of_time ||
+    if (run->confirm_out_of_time ||
         t0 + FC_CONFIRM_PROBES_AHEAD * longest >
             run->ctx->started_s + FC_CONFIRM_TIME_SHARE * run->ctx->sp.timeout_s) {
-        if (!bufs->replay_only && run->nalone < bufs->capacity) {
-            run->confirm_out_of_time = 1;
-            run->confirm.out_of_time = 1;
-        }
-        run->confirm.max_measures = run->confirm.nmeasures;     /* no probe starts */
+        run->confirm_out_of_time = 1;
+        run->confirm.out_of_time = 1;
         return -1;
     }
     fc_quiet_bcast(msg, 2, MPI_INT, 0, run->leaders);
-    s = run->nalone++;
-    run->alone_of[m] = s;
-    bufs->judged[s] = fc_pairs_probe_step(bufs, x, y, s);
+    fc_pairs_probe_step(bufs, x, y, s);
     if (MPI_Wtime() - t0 > run->measure_max_s)
         run->measure_max_s = MPI_Wtime() - t0;
-    return bufs->judged[s];
-}
-
-static int fc_pairs_contradicts(void *arg, int x, int y, int first, int n)
-{
-    return fc_pairs_alone_contradicts(((fc_pairs_bufs_t *)arg)->run, x, y, first, n);
-}
-
-/* Rank 0: the confirmation in passes (fc_pairs_confirm.h). Each judges
- * every stored alone measurement again by its tolerance and runs the
- * confirmation, replaying what was measured and measuring what is new;
- * when the alone measurements of a pair then spread more than the
- * tolerance (fc_pairs_alone_spread: the machine's own noise), a tolerance
- * under it could not confirm anything: the next pass uses the spread.
- * The last pass only replays, so the tolerance it judges by is never
- * tighter than the spread of what it judges. */
-static void fc_pairs_confirm_passes(fc_pairs_bufs_t *bufs, int npairs, const int *a,
-                                    const int *b, const int *slow, int max_measures)
-{
-    fc_pairs_run_t *run = bufs->run;
-    double pct = run->ctx->sp.max_below_median_pct;
-
-    for (int pass = 0; pass < FC_CONFIRM_PASSES; ++pass) {
-        bufs->replay_only = pass == FC_CONFIRM_PASSES - 1;
-        for (int s = 0; s < run->nalone; ++s)
-            bufs->judged[s] = fc_pairs_judge_stored(run, s);
-        fc_pairs_confirm(run->nnodes, run->node_racks, run->ctx->inv.nracks, npairs, a, b,
-                         slow, max_measures, fc_pairs_probe, fc_pairs_contradicts, bufs,
-                         &run->confirm);
-        run->alone_passes = pass + 1;
-        if (pct < 0 || fc_pairs_alone_spread(run) <= (run->alone_widened ? run->alone_pct
-                                                                          : pct))
-            break;
-        if (pass + 1 < FC_CONFIRM_PASSES)
-            fc_pairs_confirm_free(&run->confirm);
-        run->alone_widened = 1;
-        run->alone_pct = run->alone_spread_pct;
-    }
+    return 0;
 }
 
 /* Rank 0: confirm the tournament's slow pairs alone (fc_pairs_confirm.h);
@@ -368,13 +269,6 @@ static void fc_pairs_confirm_alone(fc_pairs_bufs_t *bufs)
     double t0 = MPI_Wtime();
 
     run->confirm_budget = max_measures;
-    bufs->capacity = 2 * max_measures;
-    run->alone = fc_xcalloc((size_t)bufs->capacity * (size_t)run->ctx->sp.nsizes + 1,
-                            sizeof(*run->alone), "the alone measurements");
-    run->alone_of = fc_xcalloc((size_t)max_measures + 1, sizeof(int),
-                               "the confirmation's measurements");
-    bufs->judged = fc_xcalloc((size_t)bufs->capacity + 1, sizeof(int),
-                              "the alone measurements' judgements");
     for (int k = 0; k < npairs; ++k) {
         for (int z = 0; z < run->ctx->sp.nsizes; ++z) {
             const fc_pair_t *p = fc_pairs_find(run, a[k], b[k], z);
@@ -383,7 +277,7 @@ static void fc_pairs_confirm_alone(fc_pairs_bufs_t *bufs)
         }
         nslow += slow[k];
     }
-    fc_pairs_confirm_passes(bufs, npairs, a, b, slow, max_measures);
+    fc_pairs_confirm_passes(run, npairs, a, b, slow, max_measures, fc_pairs_probe, bufs);
     run->confirmed = 1;
     fc_quiet_bcast(stop, 2, MPI_INT, 0, run->leaders);
     run->confirm_seconds = MPI_Wtime() - t0;
@@ -398,7 +292,6 @@ static void fc_pairs_confirm_alone(fc_pairs_bufs_t *bufs)
     free(a);
     free(b);
     free(slow);
-    free(bufs->judged);
 }
 
 static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
