@@ -134,6 +134,15 @@ json_t *fc_pairs_probe_json(const fc_pairs_run_t *run, int i)
 
             if (p->dir_gbps[0] > 0 && p->dir_gbps[1] > 0)
                 json_object_set_new(entry, "directions", fc_pairs_directions_json(run, p));
+            if (run->alone_of != NULL && p->control >= 0) {
+                const fc_pair_t *c = &run->alone[(size_t)p->control * nz + z];
+
+                /* the pair measured right after it, its moment's reference */
+                json_object_set_new(entry, "control", json_pack(
+                    "{s:s, s:s, s:f, s:b}", "host_a", fc_host(run, c->a), "host_b",
+                    fc_host(run, c->b), "bw_gbps", c->bw_gbps, "cleared",
+                    p->control_cleared));
+            }
             json_array_append_new(sizes, entry);
         }
         json_array_append_new(measurements, json_pack(

@@ -344,19 +344,20 @@ void fc_pairs_judge_timing(const fc_pairs_run_t *run, fc_pair_t *p)
     const fc_limit_rule_t *lat_rule = fc_profile_find_limit(
         sp, FC_COLL_SENDRECV, FC_INT32, FC_OP_NONE, FC_PAIRS_LAT_BYTES);
 
+    p->slow_abs = 0;
     p->limit_bw = rule ? rule->min_busbw_gbps : -1;
     p->limit_line = rule ? rule->line : 0;
     p->limit_lat = lat_rule ? lat_rule->max_latency_us : -1;
     p->lat_line = lat_rule ? lat_rule->line : 0;
     if (rule && rule->min_busbw_gbps >= 0 && p->bw_gbps < rule->min_busbw_gbps) {
-        p->slow = 1;
+        p->slow = p->slow_abs = 1;
         fc_pair_fail(p, "bandwidth %.4f GB/s per direction is below the "
                      "limit %.4f GB/s (profile line %d)", p->bw_gbps,
                      rule->min_busbw_gbps, rule->line);
     }
     if (z == 0 && lat_rule && lat_rule->max_latency_us >= 0 &&
         p->lat_us > lat_rule->max_latency_us) {
-        p->slow = 1;
+        p->slow = p->slow_abs = 1;
         fc_pair_fail(p, "latency %.1f us is above the limit %.1f us "
                      "(profile line %d)", p->lat_us,
                      lat_rule->max_latency_us, lat_rule->line);

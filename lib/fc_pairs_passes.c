@@ -4,9 +4,13 @@
  */
 #include "fc_pairs_passes.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fc_alloc.h"
+#include "fc_peers.h"
 
 typedef struct fc_passes {
     fc_pairs_run_t *run;
@@ -15,19 +19,44 @@ typedef struct fc_passes {
     int replay_only;            /* this pass measures nothing new */
     fc_pairs_measure_func_t measure;
     void *arg;
+    int *suspect;               /* per node: most of its pairs of the rounds
+                                 * were slow (never a control) */
 } fc_passes_t;
 
 /* Stored measurement m judged at every size by the pass's tolerance:
  * FC_CONFIRM_MEAS_SLOW when slow at any size, else _UNDECIDED when no
- * honest reference judged a size (fc_pairs_judge_alone), else _FAST. */
+ * honest reference judged a size (fc_pairs_judge_alone), else _FAST. A
+ * size slow only by the relative rules (the references of the rounds,
+ * measured at another moment) is not slow when it is within the
+ * tolerance of its control, measured right after it: the moment was the
+ * machine's, not the pair's. A control only clears; a limit's failure
+ * stands. */
 static int fc_passes_judge(fc_pairs_run_t *run, int m)
 {
     int nz = run->ctx->sp.nsizes, slow = 0, undecided = 0;
 
     for (int z = 0; z < nz; ++z) {
-        fc_pairs_judge_alone(run, &run->alone[(size_t)m * nz + z]);
-        slow |= run->alone[(size_t)m * nz + z].slow;
-        undecided |= run->alone[(size_t)m * nz + z].undecided;
+        fc_pair_t *p = &run->alone[(size_t)m * nz + z];
+
+        fc_pairs_judge_alone(run, p);
+        p->control_cleared = 0;
+        if (p->slow && !p->slow_abs && p->control >= 0) {
+            const fc_pair_t *c = &run->alone[(size_t)p->control * nz + z];
+            double pct = p->allowed_pct > 0 ? p->allowed_pct : 0;
+
+            if (c->bw_gbps > 0 && p->bw_gbps >= c->bw_gbps * (1.0 - pct / 100.0)) {
+                size_t at = strlen(p->reasons[0]);
+
+                p->slow = 0;
+                p->control_cleared = 1;
+                snprintf(p->reasons[0] + at, sizeof(p->reasons[0]) - at, "; but within "
+                         "%.0f%% of its control %s <-> %s measured right after it (%.4f "
+                         "GB/s): the moment's, not the pair's", pct, run->node_hosts[c->a],
+                         run->node_hosts[c->b], c->bw_gbps);
+            }
+        }
+        slow |= p->slow;
+        undecided |= p->undecided;
     }
     return slow ? FC_CONFIRM_MEAS_SLOW : undecided ? FC_CONFIRM_MEAS_UNDECIDED
                                                    : FC_CONFIRM_MEAS_FAST;
@@ -53,8 +82,64 @@ static int fc_passes_replay(const fc_pairs_run_t *run, int x, int y, int m)
     return -1;
 }
 
+/* A control for x <-> y: a pair of the rounds of the same path kind that
+ * touches neither, nor a node most of whose pairs were slow in the
+ * rounds, whose figure at the first size is nearest the reference ref
+ * (the highest when ref < 0), into *q_p and *r_p; 0, or -1 when none. */
+static int fc_passes_control(const fc_passes_t *ps, int x, int y, double ref, int *q_p,
+                             int *r_p)
+{
+    const fc_pairs_run_t *run = ps->run;
+    fc_peer_path_t path = fc_peer_pair_path(run->node_racks[x], run->node_racks[y]);
+    int found = -1;
+    double best = 0;
+
+    for (int k = 0; k < run->npairs; ++k) {
+        const fc_pair_t *q = &run->pairs[k];
+        double d = ref >= 0 ? fabs(q->bw_gbps - ref) : -q->bw_gbps;   /* smaller is better */
+
+        if (q->size_index != 0 || q->a == x || q->a == y || q->b == x || q->b == y ||
+            ps->suspect[q->a] || ps->suspect[q->b] ||
+            fc_peer_pair_path(run->node_racks[q->a], run->node_racks[q->b]) != path)
+            continue;
+        if (found < 0 || d < best) {
+            found = k;
+            best = d;
+        }
+    }
+    if (found < 0)
+        return -1;
+    *q_p = run->pairs[found].a;
+    *r_p = run->pairs[found].b;
+    return 0;
+}
+
+/* Measurement s, slow by the relative rules only: measure its control
+ * right after it (when the store holds it and the time allows), keep it
+ * as s's control, and judge s again. */
+static int fc_passes_add_control(fc_passes_t *ps, int s, int judged)
+{
+    fc_pairs_run_t *run = ps->run;
+    int nz = run->ctx->sp.nsizes, q, r, relative_only = 0;
+    const fc_pair_t *p = &run->alone[(size_t)s * nz];
+
+    for (int z = 0; z < nz; ++z)
+        relative_only |= p[z].slow && !p[z].slow_abs;
+    if (judged != FC_CONFIRM_MEAS_SLOW || !relative_only || run->nalone >= ps->capacity ||
+        fc_passes_control(ps, p->a, p->b, p->rel == FC_PAIR_REL_APPLIED ? p->ref : -1, &q,
+                          &r) != 0 ||
+        ps->measure(ps->arg, run, q, r, run->nalone) != 0)
+        return judged;
+    for (int z = 0; z < nz; ++z) {
+        run->alone[(size_t)run->nalone * nz + z].control = -1;
+        run->alone[(size_t)s * nz + z].control = run->nalone;
+    }
+    run->nalone++;
+    return fc_passes_judge(run, s);
+}
+
 /* The confirmation's probe (fc_pairs_probe_func_t): replayed, or measured
- * and stored. */
+ * (with its control when it is slow) and stored. */
 static int fc_passes_probe(void *arg, int x, int y)
 {
     fc_passes_t *ps = arg;
@@ -72,7 +157,9 @@ static int fc_passes_probe(void *arg, int x, int y)
     }
     s = run->nalone++;
     run->alone_of[m] = s;
-    return ps->judged[s] = fc_passes_judge(run, s);
+    for (int z = 0; z < run->ctx->sp.nsizes; ++z)
+        run->alone[(size_t)s * run->ctx->sp.nsizes + z].control = -1;
+    return ps->judged[s] = fc_passes_add_control(ps, s, fc_passes_judge(run, s));
 }
 
 static int fc_passes_contradicts(void *arg, int x, int y, int first, int n)
@@ -84,8 +171,20 @@ void fc_pairs_confirm_passes(fc_pairs_run_t *run, int npairs, const int *a, cons
                              const int *slow, int max_measures, fc_pairs_measure_func_t measure,
                              void *arg)
 {
-    fc_passes_t ps = { run, NULL, 2 * max_measures, 0, measure, arg };
+    fc_passes_t ps = { run, NULL, 3 * max_measures, 0, measure, arg, NULL };
     double pct = run->ctx->sp.max_below_median_pct;
+    int *pairs_of = fc_xcalloc((size_t)run->nnodes + 1, sizeof(int), "the nodes' pairs");
+
+    ps.suspect = fc_xcalloc((size_t)run->nnodes + 1, sizeof(int), "the nodes' slow pairs");
+    for (int k = 0; k < npairs; ++k) {
+        pairs_of[a[k]]++;
+        pairs_of[b[k]]++;
+        ps.suspect[a[k]] += slow[k] != 0;
+        ps.suspect[b[k]] += slow[k] != 0;
+    }
+    for (int v = 0; v < run->nnodes; ++v)
+        ps.suspect[v] = 2 * ps.suspect[v] > pairs_of[v];
+    free(pairs_of);
 
     run->alone = fc_xcalloc((size_t)ps.capacity * (size_t)run->ctx->sp.nsizes + 1,
                             sizeof(*run->alone), "the alone measurements");
@@ -112,4 +211,5 @@ void fc_pairs_confirm_passes(fc_pairs_run_t *run, int npairs, const int *a, cons
         run->alone_pct = fc_confirm_tolerance(pct, run->alone_spread_pct);
     }
     free(ps.judged);
+    free(ps.suspect);
 }

@@ -73,6 +73,11 @@ typedef struct fc_pair {
     int dir_slow[2];        /* alone: each direction judged on its own, by the
                              * same limits and references (1 slow, 0 not, -1
                              * not timed apart) */
+    int slow_abs;           /* an absolute limit found it slow */
+    int control;            /* alone: the stored measurement of the control
+                             * pair measured right after it, -1 */
+    int control_cleared;    /* alone: slow by the references of the rounds,
+                             * not beside its control: not slow */
     double allowed_pct;     /* the relative tolerance it was judged by: the
                              * profile's, or alone the probes' own spread
                              * when larger (fc_pairs_alone_tolerance) */

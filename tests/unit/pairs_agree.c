@@ -4,7 +4,7 @@
  * (tests/lib/fc_test_pairs.h, every figure planted), confirmed in passes
  * (lib/fc_pairs_passes.c) with each alone measurement planted by the
  * fixture, then written by the stage's report (lib/fc_pairs_report.c)
- * into a scratch results.jsonl and read back. Three rules:
+ * into a scratch results.jsonl and read back. The rules:
  *
  *  - evidence must agree: a healthy node fast with its partners in the
  *    rounds, slow with them alone (a busy machine) is measured again;
@@ -13,6 +13,9 @@
  *  - the noise floor: under a 1% tolerance, alone measurements that
  *    spread 20% confirm nothing: the tolerance is widened to the spread,
  *    and the records say so and why;
+ *  - a control: a pair slow alone at a moment the whole machine was slow
+ *    (its control, measured right after it, as slow) is not reproduced;
+ *    beside a fast control it is its path's;
  *  - direction: a node slow only in what it sends is named for that
  *    direction and quarantined; its partners are not named.
  */
@@ -39,6 +42,10 @@ typedef struct fixture {
     const char *noisy_seq;      /* ... by measurement: 'S' 0.01, 'F' as usual */
     double wobble;              /* every other measurement of a pair is
                                  * this much lower (0.2: 20%) */
+    int busy_to;                /* stored measurements 0 .. busy_to - 1 move
+                                 * 0.01 GB/s, whatever the pair (a busy
+                                 * machine) */
+    int path_a, path_b;         /* this pair moves 0.01 GB/s alone */
     int count[MAXN][MAXN];      /* measurements made of each pair */
 } fixture_t;
 
@@ -64,6 +71,8 @@ static int measure(void *arg, fc_pairs_run_t *run, int x, int y, int s)
     if ((lo == f->noisy_node || hi == f->noisy_node) && lo != f->noisy_spared &&
         hi != f->noisy_spared && f->noisy_seq[k < (int)strlen(f->noisy_seq) ? k : 0] == 'S')
         p->dir_gbps[0] = p->dir_gbps[1] = 0.01;
+    if (s < f->busy_to || (lo == f->path_a && hi == f->path_b))
+        p->dir_gbps[0] = p->dir_gbps[1] = 0.01;
     if (lo == f->slow_node || hi == f->slow_node) {
         p->dir_gbps[lo == f->slow_node ? 0 : 1] = 0.001;       /* what it sends */
         if (!f->sends_only)
@@ -81,7 +90,7 @@ static void fixture_make(fixture_t *f, double pct)
 
     memset(f, 0, sizeof(*f));
     matrix_make(&f->m, racks, 3, pct, 1.0, 0.5);
-    f->slow_node = f->noisy_node = f->noisy_spared = -1;
+    f->slow_node = f->noisy_node = f->noisy_spared = f->path_a = f->path_b = -1;
     f->noisy_seq = "";
     for (int k = 0; k < f->m.run.npairs; ++k) {
         fc_pair_t *p = &f->m.pairs[k];
@@ -284,6 +293,47 @@ static void test_noise_floor(void)
     fixture_free(&f, records);
 }
 
+/* A pair slow in its round and slow alone, at a moment the whole machine
+ * was slow (its control, measured right after it, as slow): not the
+ * pair's; the same pair slow alone beside a fast control: its path. */
+static void test_control(void)
+{
+    static fixture_t f;
+    json_t *records, *r;
+    size_t i;
+    int q, others, path = 0, cleared = 0;
+
+    fixture_make(&f, 80);
+    plant(&f, 0, 2, 0.01, 0.01);
+    f.busy_to = 4;
+    fixture_run(&f, &records);
+    q = count_blamed(records, NULL, &others);
+    json_array_foreach(records, i, r) {
+        char *text = json_dumps(r, JSON_COMPACT);
+
+        cleared += strstr(text, "\"cleared\":true") != NULL;
+        free(text);
+    }
+    fc_tap_ok(&tap, q == 0 && others == 0 && cleared > 0,
+              "pairs slow alone while the machine was (each control, measured right after, "
+              "as slow): cleared by their controls (%d records say so), nobody blamed, every "
+              "record PASSes", cleared);
+    fixture_free(&f, records);
+
+    fixture_make(&f, 80);
+    plant(&f, 0, 2, 0.01, 0.01);
+    f.path_a = 0;
+    f.path_b = 2;
+    fixture_run(&f, &records);
+    json_array_foreach(records, i, r)
+        path += !strcmp(str(json_object_get(r, "implicates"), "part"), "path") &&
+                !strcmp(str(r, "verdict"), "FAIL");
+    fc_tap_ok(&tap, path == 1 && count_blamed(records, NULL, &others) == 0,
+              "the same pair slow alone beside a fast control: its path FAILs, nobody "
+              "quarantined");
+    fixture_free(&f, records);
+}
+
 static void test_direction(void)
 {
     static fixture_t f;
@@ -339,11 +389,12 @@ static void test_direction(void)
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 8);
+    fc_tap_plan(&tap, 10);
     if (mkdtemp(dir) == NULL)
         fc_tap_bail(&tap, "cannot make a scratch directory");
     test_disagreeing_evidence();
     test_noise_floor();
+    test_control();
     test_direction();
     rmdir(dir);
     return fc_tap_done(&tap);
