@@ -191,6 +191,20 @@ static int count_blamed(json_t *records, const char *host, int *others_p)
     return q;
 }
 
+/* n03 slow with n01 in its round only; alone, its pairs with every other
+ * partner (fast with all of them in their rounds) move as seq says, by
+ * measurement ('S' slow), with n01 fast; run, and n03's pairs_node record. */
+static json_t *run_noisy(fixture_t *f, const char *seq, json_t **records_p)
+{
+    fixture_make(f, 80);
+    plant(f, 2, 0, 0.01, 0.01);
+    f->noisy_node = 2;
+    f->noisy_spared = 0;
+    f->noisy_seq = seq;
+    fixture_run(f, records_p);
+    return node_record(*records_p, "n03");
+}
+
 static void test_disagreeing_evidence(void)
 {
     static fixture_t f;
@@ -198,15 +212,7 @@ static void test_disagreeing_evidence(void)
     int q, others;
     const char *why;
 
-    /* n03 slow with n01 in its round only; alone, slow with every other
-     * partner (fast with all of them in their rounds), fast with n01 */
-    fixture_make(&f, 80);
-    plant(&f, 2, 0, 0.01, 0.01);
-    f.noisy_node = 2;
-    f.noisy_spared = 0;
-    f.noisy_seq = "S";
-    fixture_run(&f, &records);
-    n03 = node_record(records, "n03");
+    n03 = run_noisy(&f, "S", &records);
     why = json_string_value(json_array_get(json_object_get(n03, "reasons"), 0));
     agree = json_object_get(json_object_get(json_object_get(n03, "confirmation"), "disputed"),
                             "agreement");
@@ -233,13 +239,7 @@ static void test_disagreeing_evidence(void)
     fixture_free(&f, records);
 
     /* the same, but fast when measured again: the first series was noise */
-    fixture_make(&f, 80);
-    plant(&f, 2, 0, 0.01, 0.01);
-    f.noisy_node = 2;
-    f.noisy_spared = 0;
-    f.noisy_seq = "SSFF";
-    fixture_run(&f, &records);
-    n03 = node_record(records, "n03");
+    n03 = run_noisy(&f, "SSFF", &records);
     q = count_blamed(records, NULL, &others);
     fc_tap_ok(&tap, n03 && !strcmp(str(n03, "verdict"), "PASS") && q == 0 && others == 0 &&
               fc_confirm_clear(&f.m.run.confirm, 2),
