@@ -311,8 +311,9 @@ int fc_pairs_alone_contradicts(const fc_pairs_run_t *run, int x, int y, int firs
             if (!p->slow)
                 continue;
             slow = 1;
-            /* without a relative rule (a limit found it slow): any lower */
-            against |= t != NULL && p->bw_gbps < t->bw_gbps *
+            /* the round judged it fast, and measured it faster; without a
+             * relative rule (a limit found it slow): any lower */
+            against |= t != NULL && !t->slow && p->bw_gbps < t->bw_gbps *
                                                  (1.0 - (p->allowed_pct > 0 ? p->allowed_pct : 0) / 100.0);
         }
         if (slow && !against)

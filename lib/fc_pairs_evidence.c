@@ -139,9 +139,10 @@ json_t *fc_pairs_probe_json(const fc_pairs_run_t *run, int i)
 
                 /* the pair measured right after it, its moment's reference */
                 json_object_set_new(entry, "control", json_pack(
-                    "{s:s, s:s, s:f, s:b}", "host_a", fc_host(run, c->a), "host_b",
-                    fc_host(run, c->b), "bw_gbps", c->bw_gbps, "cleared",
-                    p->control_cleared));
+                    "{s:s, s:s, s:f, s:f, s:b, s:b}", "host_a", fc_host(run, c->a),
+                    "host_b", fc_host(run, c->b), "bw_gbps", c->bw_gbps, "latency_us",
+                    c->lat_us, "cleared", p->control_cleared == 1, "undecided",
+                    p->control_cleared == 2));
             }
             json_array_append_new(sizes, entry);
         }

@@ -25,12 +25,12 @@ typedef struct fc_passes {
 
 /* Stored measurement m judged at every size by the pass's tolerance:
  * FC_CONFIRM_MEAS_SLOW when slow at any size, else _UNDECIDED when no
- * honest reference judged a size (fc_pairs_judge_alone), else _FAST. A
- * size slow only by the relative rules (the references of the rounds,
- * measured at another moment) is not slow when it is within the
- * tolerance of its control, measured right after it: the moment was the
- * machine's, not the pair's. A control only clears; a limit's failure
- * stands. */
+ * honest reference judged a size (fc_pairs_judge_alone), else _FAST. Its
+ * control, measured right after it, judges the moment: a size slow only
+ * by the relative rules (the rounds' references, measured at another
+ * moment) within the tolerance of its control is not slow; a size that
+ * fails a limit its control fails too is undecided (the limit's failure
+ * stands in the pair's record; it singles out nobody). */
 static int fc_passes_judge(fc_pairs_run_t *run, int m)
 {
     int nz = run->ctx->sp.nsizes, slow = 0, undecided = 0;
@@ -40,19 +40,30 @@ static int fc_passes_judge(fc_pairs_run_t *run, int m)
 
         fc_pairs_judge_alone(run, p);
         p->control_cleared = 0;
-        if (p->slow && !p->slow_abs && p->control >= 0) {
+        if (p->slow && p->control >= 0) {
             const fc_pair_t *c = &run->alone[(size_t)p->control * nz + z];
             double pct = p->allowed_pct > 0 ? p->allowed_pct : 0;
+            int c_fails = (p->limit_bw >= 0 && c->bw_gbps < p->limit_bw) ||
+                          (z == 0 && p->limit_lat >= 0 && c->lat_us > p->limit_lat);
+            size_t at = strlen(p->reasons[0]);
 
-            if (c->bw_gbps > 0 && p->bw_gbps >= c->bw_gbps * (1.0 - pct / 100.0)) {
-                size_t at = strlen(p->reasons[0]);
-
+            if (!p->slow_abs && c->bw_gbps > 0 && p->bw_gbps >= c->bw_gbps * (1.0 - pct / 100.0)) {
                 p->slow = 0;
                 p->control_cleared = 1;
                 snprintf(p->reasons[0] + at, sizeof(p->reasons[0]) - at, "; but within "
                          "%.0f%% of its control %s <-> %s measured right after it (%.4f "
                          "GB/s): the moment's, not the pair's", pct, run->node_hosts[c->a],
                          run->node_hosts[c->b], c->bw_gbps);
+            } else if (p->slow_abs && c_fails) {
+                /* the limit stands, but the moment failed it for the
+                 * control too: nothing singles this pair out */
+                p->slow = 0;
+                p->undecided = 1;
+                p->control_cleared = 2;
+                snprintf(p->reasons[0] + at, sizeof(p->reasons[0]) - at, "; its control %s "
+                         "<-> %s, measured right after it, fails the limit too (%.4f GB/s, "
+                         "%.1f us): undecided, the moment's as much as the pair's",
+                         run->node_hosts[c->a], run->node_hosts[c->b], c->bw_gbps, c->lat_us);
             }
         }
         slow |= p->slow;
@@ -114,18 +125,18 @@ static int fc_passes_control(const fc_passes_t *ps, int x, int y, double ref, in
     return 0;
 }
 
-/* Measurement s, slow by the relative rules only: measure its control
- * right after it (when the store holds it and the time allows), keep it
- * as s's control, and judge s again. */
+/* Measurement s, slow: measure its control right after it (when the
+ * store holds it and the time allows), keep it as s's control, and judge
+ * s again. */
 static int fc_passes_add_control(fc_passes_t *ps, int s, int judged)
 {
     fc_pairs_run_t *run = ps->run;
-    int nz = run->ctx->sp.nsizes, q, r, relative_only = 0;
+    int nz = run->ctx->sp.nsizes, q, r, slow_size = 0;
     const fc_pair_t *p = &run->alone[(size_t)s * nz];
 
     for (int z = 0; z < nz; ++z)
-        relative_only |= p[z].slow && !p[z].slow_abs;
-    if (judged != FC_CONFIRM_MEAS_SLOW || !relative_only || run->nalone >= ps->capacity ||
+        slow_size |= p[z].slow;
+    if (judged != FC_CONFIRM_MEAS_SLOW || !slow_size || run->nalone >= ps->capacity ||
         fc_passes_control(ps, p->a, p->b, p->rel == FC_PAIR_REL_APPLIED ? p->ref : -1, &q,
                           &r) != 0 ||
         ps->measure(ps->arg, run, q, r, run->nalone) != 0)

@@ -10,13 +10,13 @@
  * the next pass judges by that spread; the last pass only replays, so the
  * tolerance it judges by is never below the spread of what it judges. A
  * probe slow alone where the rounds measured its pair faster is measured
- * again (fc_pairs_alone_contradicts). A measurement slow only by the
- * relative rules (references of the rounds, measured at another moment)
- * is followed by its control: a pair of the same path kind touching
+ * again (fc_pairs_alone_contradicts). A slow measurement is followed by
+ * its control: a pair of the same path kind touching
  * neither node nor a node most of whose pairs were slow, nearest the
  * reference in the rounds; within the tolerance of its control it is not
- * slow (the machine was slow at that moment, not the pair). A control
- * only clears: a limit's failure stands. The measurement itself is the
+ * slow (the machine was slow at that moment, not the pair). A limit's
+ * failure its control shares is undecided: it stands in the record, and
+ * blames nobody. The measurement itself is the
  * caller's callback (suites/pairs.c over MPI, tests/unit/pairs_agree.c
  * from fixtures).
  */

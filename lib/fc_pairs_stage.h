@@ -76,8 +76,9 @@ typedef struct fc_pair {
     int slow_abs;           /* an absolute limit found it slow */
     int control;            /* alone: the stored measurement of the control
                              * pair measured right after it, -1 */
-    int control_cleared;    /* alone: slow by the references of the rounds,
-                             * not beside its control: not slow */
+    int control_cleared;    /* alone: 1 slow by the references of the rounds,
+                             * not beside its control: not slow; 2 failed a
+                             * limit its control failed too: undecided */
     double allowed_pct;     /* the relative tolerance it was judged by: the
                              * profile's, or alone the probes' own spread
                              * when larger (fc_pairs_alone_tolerance) */
@@ -206,8 +207,9 @@ json_t *fc_pairs_alone_tolerance_json(const fc_pairs_run_t *run);
 /* Rank 0: 1 when the alone measurements first .. first + n - 1
  * (confirmation numbers) of x <-> y, judged slow, each lie below the
  * rounds' figure of x <-> y by more than the tolerance at a size where
- * they are slow: evidence that contradicts itself (a pair the rounds
- * measured beside others cannot be faster than alone). */
+ * they are slow and the rounds judged it fast: evidence that contradicts
+ * itself (a pair the rounds measured beside others cannot be faster than
+ * alone). */
 int fc_pairs_alone_contradicts(const fc_pairs_run_t *run, int x, int y, int first, int n);
 /* Rank 0: the distinct pairs of nodes measured in the rounds (at any
  * size), a < b, in order of a then b (under the full tournament: every

@@ -19,6 +19,7 @@
  *  - direction: a node slow only in what it sends is named for that
  *    direction and quarantined; its partners are not named.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,6 +335,48 @@ static void test_control(void)
     fixture_free(&f, records);
 }
 
+/* A limit of 0.05 GB/s; n03's pairs fail it in their rounds, and alone
+ * at a moment the whole machine does (each control fails it too): the
+ * limit stands in the pairs' records, nobody is quarantined. The same
+ * limit with only n03 slow (its controls fast): n03 is quarantined. */
+static void test_control_limit(void)
+{
+    static fixture_t f;
+    fc_limit_rule_t lim = { FC_ANY, FC_ANY, FC_ANY, 0, UINT64_MAX, 0.05, -1, 7, 1 };
+    json_t *records, *r;
+    size_t i;
+    int q, others, undecided = 0, failed = 0;
+
+    for (int busy = 1; busy >= 0; --busy) {
+        fixture_make(&f, 80);
+        f.m.ctx.sp.limits[0] = lim;
+        f.m.ctx.sp.nlimits = 1;
+        for (int v = 0; v < f.m.run.nnodes; ++v)
+            if (v != 2)
+                plant(&f, 2, v, 0.01, 0.01);
+        f.slow_node = busy ? -1 : 2;
+        f.busy_to = busy ? 1000 : 0;
+        fixture_run(&f, &records);
+        q = count_blamed(records, busy ? NULL : "n03", &others);
+        json_array_foreach(records, i, r) {
+            char *text = json_dumps(r, JSON_COMPACT);
+
+            undecided += busy && strstr(text, "\"undecided\":true") != NULL;
+            failed += busy && !strcmp(str(r, "type"), "pair") && !strcmp(str(r, "verdict"), "FAIL");
+            free(text);
+        }
+        if (busy)
+            fc_tap_ok(&tap, q == 0 && failed == 5 && undecided > 0 && !f.m.run.confirm.link[2],
+                      "a limit failed alone by n03's pairs and by their controls alike (a busy "
+                      "machine): its 5 pairs still FAIL the limit, nobody is quarantined "
+                      "(%d records undecided)", undecided);
+        else
+            fc_tap_ok(&tap, q == 1 && others == 0 && f.m.run.confirm.link[2],
+                      "the same limit failed by n03 alone, its controls fast: n03 quarantined");
+        fixture_free(&f, records);
+    }
+}
+
 static void test_direction(void)
 {
     static fixture_t f;
@@ -389,12 +432,13 @@ static void test_direction(void)
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 10);
+    fc_tap_plan(&tap, 12);
     if (mkdtemp(dir) == NULL)
         fc_tap_bail(&tap, "cannot make a scratch directory");
     test_disagreeing_evidence();
     test_noise_floor();
     test_control();
+    test_control_limit();
     test_direction();
     rmdir(dir);
     return fc_tap_done(&tap);
