@@ -162,9 +162,10 @@ typedef struct fc_pairs_run {
     int nalone;                         /* stored measurements */
     int alone_widened;                  /* alone_pct, not the profile's, judges */
     double alone_pct;                   /* the alone judgement's tolerance then */
-    double alone_spread_pct;            /* the largest spread of a pair's alone
-                                         * measurements (fc_pairs_alone_spread) */
-    int spread_a, spread_b, spread_size;    /* ... of that pair at that size, -1 */
+    double alone_spread_pct;            /* the spread of the alone measurements
+                                         * (fc_pairs_alone_spread) */
+    int spread_pairs;                   /* the pairs (and sizes) it is over */
+    int spread_a, spread_b, spread_size;    /* the pair at that spread, -1 */
     double spread_lo, spread_hi;        /* ... its lowest and highest figures */
     int alone_passes;                   /* passes of the confirmation */
     fc_pairs_confirm_t confirm;         /* rank 0: the confirmation's verdicts */
@@ -196,10 +197,11 @@ void fc_pairs_judge_alone(const fc_pairs_run_t *run, fc_pair_t *p);
 /* Rank 0: stored alone measurement of the confirmation's measurement
  * number m, at size z. */
 fc_pair_t *fc_pairs_alone_at(const fc_pairs_run_t *run, int m, int z);
-/* Rank 0: the spread the alone measurements show: over each pair of nodes
+/* Rank 0: the spread the alone measurements show: for each pair of nodes
  * measured alone more than once and each size, 1 - lowest / highest of its
- * figures, in percent; the largest, with its pair, size and figures into
- * run->spread_*; 0 when no pair was measured twice. */
+ * figures, in percent; their upper median (one pair caught in a burst does
+ * not set it), with its pair, size and figures into run->spread_*; 0 when
+ * no pair was measured twice. */
 double fc_pairs_alone_spread(fc_pairs_run_t *run);
 /* Rank 0: the confirmation's tolerance as JSON: the profile's, the probes'
  * spread, the one used and why (null without a relative rule). */

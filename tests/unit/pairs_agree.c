@@ -277,7 +277,7 @@ static void test_noise_floor(void)
               json_number_value(json_object_get(tol, "profile_pct")) == 1 &&
               json_number_value(json_object_get(tol, "used_pct")) > 19.9 &&
               json_number_value(json_object_get(tol, "used_pct")) < 20.1 &&
-              strstr(str(tol, "why"), "spread 20% (") &&
+              strstr(str(tol, "why"), "spread 20% as their upper median") &&
               strstr(str(tol, "why"), "so the alone judgement allowed 20% below, not the "
                      "profile's 1%"),
               "a 1%% tolerance under alone measurements that spread 20%%: widened to 20%% "
