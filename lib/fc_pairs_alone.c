@@ -304,7 +304,7 @@ json_t *fc_pairs_alone_tolerance_json(const fc_pairs_run_t *run)
     double pct = run->ctx->sp.max_below_median_pct;
     char why[FC_REASON_MAX];
 
-    if (pct < 0)
+    if (pct < 0 || run->alone_passes == 0)     /* no relative rule; the rails' */
         return json_null();
     if (run->alone_widened)
         snprintf(why, sizeof(why), "the pairs measured alone more than once spread %.0f%% "

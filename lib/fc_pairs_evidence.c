@@ -248,7 +248,8 @@ json_t *fc_pairs_node_confirmation_json(const fc_pairs_run_t *run, int v)
     return json_pack("{s:b, s:b, s:o, s:o, s:s, s:o, s:o}", "confirmed", c->link[v],
                      "alone_in_rack", c->alone_in_rack[v], "partners", partners,
                      "partners_known_good", vouch, "direction",
-                     c->link[v] ? fc_pairs_dir_name(fc_pairs_node_direction(run, v)) : "",
+                     c->link[v] && fc_pairs_node_direction(run, v) != FC_PAIRS_DIR_UNKNOWN
+                         ? fc_pairs_dir_name(fc_pairs_node_direction(run, v)) : "",
                      "disputed", fc_pairs_probe_json(run, fc_confirm_disputed(c, v)),
                      "tolerance", fc_pairs_alone_tolerance_json(run));
 }
@@ -368,6 +369,10 @@ json_t *fc_pairs_slow_verdict(const fc_pairs_run_t *run, int k, int a, int b,
         snprintf(why, len, "explained by %s's link%s, confirmed alone with known-good "
                  "partners", fc_host(run, culprit), d == FC_PAIRS_DIR_SENDS
                  ? " (what it sends)" : d == FC_PAIRS_DIR_RECEIVES ? " (what it receives)" : "");
+        if (d == FC_PAIRS_DIR_UNKNOWN)      /* the directions not timed apart */
+            return json_pack("{s:s, s:s, s:s, s:b}", "part", "link", "host",
+                             fc_host(run, culprit), "rack", fc_rack_of(run, culprit),
+                             "quarantine", 0);
         return json_pack("{s:s, s:s, s:s, s:s, s:b}", "part", "link", "host",
                          fc_host(run, culprit), "rack", fc_rack_of(run, culprit),
                          "direction", fc_pairs_dir_name(d), "quarantine", 0);

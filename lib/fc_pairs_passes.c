@@ -19,8 +19,9 @@ typedef struct fc_passes {
     int replay_only;            /* this pass measures nothing new */
     fc_pairs_measure_func_t measure;
     void *arg;
-    int *suspect;               /* per node: most of its pairs of the rounds
-                                 * were slow (never a control) */
+    int *suspect;               /* per node: 2 every pair of it was slow in the
+                                 * rounds, 1 most of those with nodes not so,
+                                 * 0 neither (controls avoid suspects) */
 } fc_passes_t;
 
 /* Stored measurement m judged at every size by the pass's tolerance:
@@ -93,10 +94,12 @@ static int fc_passes_replay(const fc_pairs_run_t *run, int x, int y, int m)
     return -1;
 }
 
-/* A control for x <-> y: a pair of the rounds of the same path kind that
- * touches neither, nor a node most of whose pairs were slow in the
- * rounds, whose figure at the first size is nearest the reference ref
- * (the highest when ref < 0), into *q_p and *r_p; 0, or -1 when none. */
+/* A control for x <-> y: a pair of the rounds that touches neither, whose
+ * figure at the first size is nearest the reference ref (the highest when
+ * ref < 0), into *q_p and *r_p; 0, or -1 when none. Of its path kind and
+ * touching no suspect (ps->suspect: 2) first; then of the other kind;
+ * then touching no node every pair of which was slow (1), of its kind and
+ * then of the other (the record names the control). */
 static int fc_passes_control(const fc_passes_t *ps, int x, int y, double ref, int *q_p,
                              int *r_p)
 {
@@ -105,19 +108,22 @@ static int fc_passes_control(const fc_passes_t *ps, int x, int y, double ref, in
     int found = -1;
     double best = 0;
 
-    for (int k = 0; k < run->npairs; ++k) {
-        const fc_pair_t *q = &run->pairs[k];
-        double d = ref >= 0 ? fabs(q->bw_gbps - ref) : -q->bw_gbps;   /* smaller is better */
+    for (int level = 0; level < 4 && found < 0; ++level)
+        for (int k = 0; k < run->npairs; ++k) {
+            const fc_pair_t *q = &run->pairs[k];
+            double d = ref >= 0 ? fabs(q->bw_gbps - ref) : -q->bw_gbps;   /* smaller: better */
+            int worst = level < 2 ? 1 : 2;  /* suspicion allowed: 0, then 1 */
 
-        if (q->size_index != 0 || q->a == x || q->a == y || q->b == x || q->b == y ||
-            ps->suspect[q->a] || ps->suspect[q->b] ||
-            fc_peer_pair_path(run->node_racks[q->a], run->node_racks[q->b]) != path)
-            continue;
-        if (found < 0 || d < best) {
-            found = k;
-            best = d;
+            if (q->size_index != 0 || q->a == x || q->a == y || q->b == x || q->b == y ||
+                ps->suspect[q->a] >= worst || ps->suspect[q->b] >= worst ||
+                (fc_peer_pair_path(run->node_racks[q->a], run->node_racks[q->b]) == path) ==
+                    level % 2)
+                continue;
+            if (found < 0 || d < best) {
+                found = k;
+                best = d;
+            }
         }
-    }
     if (found < 0)
         return -1;
     *q_p = run->pairs[found].a;
@@ -184,18 +190,32 @@ void fc_pairs_confirm_passes(fc_pairs_run_t *run, int npairs, const int *a, cons
 {
     fc_passes_t ps = { run, NULL, 3 * max_measures, 0, measure, arg, NULL };
     double pct = run->ctx->sp.max_below_median_pct;
-    int *pairs_of = fc_xcalloc((size_t)run->nnodes + 1, sizeof(int), "the nodes' pairs");
+    int n = run->nnodes;
+    int *pairs_of = fc_xcalloc((size_t)n + 1, sizeof(int), "the nodes' pairs");
+    int *slow_of = fc_xcalloc((size_t)n + 1, sizeof(int), "the nodes' slow pairs");
 
-    ps.suspect = fc_xcalloc((size_t)run->nnodes + 1, sizeof(int), "the nodes' slow pairs");
-    for (int k = 0; k < npairs; ++k) {
-        pairs_of[a[k]]++;
-        pairs_of[b[k]]++;
-        ps.suspect[a[k]] += slow[k] != 0;
-        ps.suspect[b[k]] += slow[k] != 0;
+    /* suspects, never in a control: a node every pair of which was slow,
+     * and one most of whose pairs with the others were */
+    ps.suspect = fc_xcalloc((size_t)n + 1, sizeof(int), "the nodes' suspicion");
+    for (int pass = 0; pass < 2; ++pass) {
+        memset(pairs_of, 0, (size_t)n * sizeof(int));
+        memset(slow_of, 0, (size_t)n * sizeof(int));
+        for (int k = 0; k < npairs; ++k) {
+            if (pass == 1 && (ps.suspect[a[k]] || ps.suspect[b[k]]))
+                continue;
+            pairs_of[a[k]]++;
+            pairs_of[b[k]]++;
+            slow_of[a[k]] += slow[k] != 0;
+            slow_of[b[k]] += slow[k] != 0;
+        }
+        for (int v = 0; v < n; ++v)
+            if (pass == 0)
+                ps.suspect[v] = pairs_of[v] > 0 && slow_of[v] == pairs_of[v] ? 2 : 0;
+            else if (ps.suspect[v] == 0)
+                ps.suspect[v] = 2 * slow_of[v] > pairs_of[v];
     }
-    for (int v = 0; v < run->nnodes; ++v)
-        ps.suspect[v] = 2 * ps.suspect[v] > pairs_of[v];
     free(pairs_of);
+    free(slow_of);
 
     run->alone = fc_xcalloc((size_t)ps.capacity * (size_t)run->ctx->sp.nsizes + 1,
                             sizeof(*run->alone), "the alone measurements");

@@ -357,8 +357,11 @@ static int fc_pairs_report_node(fc_pairs_run_t *run, int v, const fc_blame_t *bl
                      "rack %s: its link and the rack's uplink are in series)",
                      fc_rack_of(run, v));
         json_object_set_new(rec, "implicates", json_pack(
-            "{s:s, s:s, s:s, s:s, s:b}", "part", "link", "host", fc_host(run, v), "rack",
-            fc_rack_of(run, v), "direction", fc_pairs_dir_name(d), "quarantine", 1));
+            "{s:s, s:s, s:s, s:b}", "part", "link", "host", fc_host(run, v), "rack",
+            fc_rack_of(run, v), "quarantine", 1));
+        if (d != FC_PAIRS_DIR_UNKNOWN)
+            json_object_set_new(json_object_get(rec, "implicates"), "direction",
+                                json_string(fc_pairs_dir_name(d)));
         fail = 1;
     } else if (disputed >= 0) {
         /* the evidence that would confirm it contradicts its own rounds:

@@ -97,9 +97,8 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
                  partner, FC_PAIRS_TAG, run->leaders, MPI_STATUS_IGNORE);
     for (int it = 0; it < total; ++it) {
         fc_mismatch_t m = { 0, 0, 0, 0 };
-        double t0;
-
         MPI_Request req[2];
+        double t0;
 
         memset(recvbuf, 0xA5, count * sizeof(int32_t));
         t0 = fc_now();
