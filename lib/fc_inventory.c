@@ -13,42 +13,6 @@
 
 #include "fc_alloc.h"
 
-fc_status_t fc_read_text_file(const char *path, char **text_p)
-{
-    FILE *f = fopen(path, "r");
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-
-    if (f == NULL) {
-        fprintf(stderr, "fabcert: %s: %s\n", path, strerror(errno));
-        return FC_ERR_INVALID;
-    }
-    for (;;) {
-        size_t got;
-
-        if (cap - len < 4096) {
-            text = fc_xrealloc(text, cap + 65536, 1, "a text file");
-            cap += 65536;
-        }
-        got = fread(text + len, 1, cap - len - 1, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        fprintf(stderr, "fabcert: %s: read error: %s\n", path, strerror(errno));
-        goto fail;
-    }
-    text[len] = '\0';
-    fclose(f);
-    *text_p = text;
-    return FC_OK;
-fail:
-    free(text);
-    fclose(f);
-    return FC_ERR_INVALID;
-}
-
 /* Split text into lines; calls fn(line, lineno) with comments and
  * surrounding blanks removed, for non-empty lines. */
 typedef fc_status_t (*fc_line_func_t)(char *line, int lineno, void *arg);

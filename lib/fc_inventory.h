@@ -60,10 +60,6 @@ fc_status_t fc_inventory_parse(const char *hosts_text, const char *hosts_path,
                                const char *racks_text, const char *racks_path,
                                fc_inventory_t *inv_p);
 
-/* Read a whole file into a malloc'ed, NUL-terminated string; prints
- * "path: reason" and returns FC_ERR_INVALID on failure. */
-fc_status_t fc_read_text_file(const char *path, char **text_p);
-
 /* Host index, or -1. */
 int fc_inventory_find_host(const fc_inventory_t *inv, const char *host);
 int fc_inventory_find_rack(const fc_inventory_t *inv, const char *rack);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "fc_alloc.h"
+#include "fc_input.h"
 #include "fc_log.h"
 #include "fc_pairs.h"
 #include "fc_pairs_schedule.h"
@@ -149,7 +150,7 @@ static fc_status_t fc_stage_bcast_file(const fc_stage_ctx_t *ctx,
     if (path[0] == '\0')
         return FC_OK;
     if (ctx->world_rank == 0) {
-        if (fc_read_text_file(path, &text) == FC_OK)
+        if (fc_input_read(path, "inventory file", FC_INPUT_INVENTORY_MAX, &text, NULL) == FC_OK)
             len = (long)strlen(text);
         else
             len = -1;

@@ -27,6 +27,7 @@
 #include "fc_alloc.h"
 #include "fc_baseline.h"
 #include "fc_compare.h"
+#include "fc_input.h"
 #include "fc_launch.h"
 #include "fc_progress.h"
 #include "fc_report.h"
@@ -372,8 +373,8 @@ static int fc_cmd_check_inventory(int argc, char **argv)
         else
             rp = argv[i + 1];
     }
-    if ((hp && fc_read_text_file(hp, &hosts) != FC_OK) ||
-        (rp && fc_read_text_file(rp, &racks) != FC_OK))
+    if ((hp && fc_input_read(hp, "host list", FC_INPUT_INVENTORY_MAX, &hosts, NULL) != FC_OK) ||
+        (rp && fc_input_read(rp, "rack map", FC_INPUT_INVENTORY_MAX, &racks, NULL) != FC_OK))
         s = FC_ERR_INVALID;
     else
         s = fc_inventory_parse(hosts, hp, racks, rp, &inv);

@@ -15,6 +15,7 @@
 #include "fc_alloc.h"
 #include "fc_diagnose_int.h"
 #include "fc_exitinfo.h"
+#include "fc_input.h"
 #include "fc_verdict.h"
 #include "fc_watchdog.h"
 
@@ -108,7 +109,7 @@ static int fc_diag_load(fc_diag_t *d)
         if (r >= 0 && (size_t)r < d->n && d->ranks[r].mpierr == NULL)
             d->ranks[r].mpierr = w;
     }
-    fc_read_text_file(d->in->log_path, &log);
+    fc_input_read(d->in->log_path, "stage log", FC_INPUT_DOC_MAX, &log, NULL);
     d->notes = fc_exitinfo_parse(log);
     first_wd = fc_diag_first_watchdog_line(log);
     free(log);

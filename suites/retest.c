@@ -38,6 +38,7 @@
 #include "fc_alloc.h"
 #include "fc_backend.h"
 #include "fc_engine.h"
+#include "fc_input.h"
 #include "fc_kernels.h"
 #include "fc_localise.h"
 #include "fc_log.h"
@@ -213,6 +214,22 @@ static int fc_retest_units(int size, char (*hosts)[FC_HOST_MAX], int *unit)
  * says nothing of a node corrupting all_reduce). Without a point in the
  * runner's file: int32 all_reduce sum of --bytes. Rank 0 reads the
  * groups file; every rank gets the points. */
+/* The runner's groups file (NULL, with why in jerr, if it cannot be read). */
+static json_t *fc_retest_load_groups(const char *path, json_error_t *jerr)
+{
+    char *text = NULL;
+    json_t *groups;
+
+    memset(jerr, 0, sizeof(*jerr));
+    if (fc_input_read(path, "retest groups", FC_INPUT_DOC_MAX, &text, NULL) != FC_OK) {
+        snprintf(jerr->text, sizeof(jerr->text), "cannot be read");
+        return NULL;
+    }
+    groups = json_loads(text, 0, jerr);
+    free(text);
+    return groups;
+}
+
 static void fc_retest_loo_points(const fc_retest_opts_t *o, int rank, fc_test_point_t *wrong_pt,
                                  fc_test_point_t *slow_pt, int *any_slow_p, int *any_wrong_p)
 {
@@ -223,7 +240,8 @@ static void fc_retest_loo_points(const fc_retest_opts_t *o, int rank, fc_test_po
     int found[2] = { 0, 0 };
 
     if (rank == 0) {
-        json_t *groups = json_load_file(o->groups_path, 0, NULL), *g;
+        json_error_t jerr;
+        json_t *groups = fc_retest_load_groups(o->groups_path, &jerr), *g;
         size_t i;
 
         json_array_foreach(json_object_get(groups, "groups"), i, g) {
@@ -397,7 +415,7 @@ static int fc_retest_report(const fc_retest_opts_t *o, int size, char (*hosts)[F
     char label[128];
 
     memset(&in, 0, sizeof(in));
-    in.groups = json_load_file(o->groups_path, 0, &jerr);
+    in.groups = fc_retest_load_groups(o->groups_path, &jerr);
     if (!json_is_object(in.groups)) {
         fprintf(stderr, "fabcert: retest: %s:%d:%d: %s\n", o->groups_path, jerr.line,
                 jerr.column, jerr.text);
