@@ -201,16 +201,17 @@ $(GPU_HEALTH_T): tests/gpu/gpu_health.c $(BUILD)/obj/lib/gpu/fc_nvml.o \
 
 $(GPU_AGREE): tests/gpu/gpu_agree.c tests/standin/fc_comm_standin.c \
               $(BUILD)/obj/lib/gpu/fc_gpu_agree.o $(BUILD)/obj/lib/gpu/fc_gpu_wait.o \
-              $(BUILD)/obj/lib/fc_log.o $(BUILD)/obj/lib/fc_status.o
+              $(BUILD)/obj/lib/fc_log.o $(BUILD)/obj/lib/fc_status.o \
+              $(addprefix $(BUILD)/obj/lib/,fc_ctl.o fc_ctl_frame.o fc_watchdog.o fc_alloc.o)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) -Itests/standin $(CFLAGS) $(WARN) -o $@ $^
+	$(MPICC) $(CPPFLAGS) -Itests/standin $(CFLAGS) $(WARN) -o $@ $^ -lxxhash -lpthread
 
 # ---- fuzz targets: the input parsers under AddressSanitizer and UBSan ------
 FUZZ     := $(BUILD)/tests/fuzz_inputs.t
 # (fc_stage_opts.c: the stages' sweep, which the report derives again;
 # fc_judge.c, fc_peers.c, fc_confirm_rule.c: the rules it judges figures by;
 # fc_pairs_schedule.c and its plans: the pairs stage's schedule, derived again)
-FUZZ_SRCS := $(addprefix lib/,fc_input.c fc_inventory.c fc_hostlist.c fc_stages.c fc_coll.c fc_status.c fc_log.c \
+FUZZ_SRCS := $(addprefix lib/,fc_input.c fc_ctl_frame.c fc_inventory.c fc_hostlist.c fc_stages.c fc_coll.c fc_status.c fc_log.c \
                fc_alloc.c fc_results.c fc_samples.c fc_stats.c fc_stats_compare.c fc_sensitivity.c \
                fc_stage_opts.c fc_judge.c fc_peers.c fc_confirm_rule.c \
                fc_counters.c fc_counters_interval.c fc_counters_check.c fc_counters_ethtool.c fc_contention_role.c \

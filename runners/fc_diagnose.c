@@ -328,11 +328,25 @@ json_t *fc_diagnose_unfinished(const fc_diag_in_t *in)
     d.peer_hosts = json_array();
     d.stuck_at = "";
     if (!fc_diag_load(&d)) {
-        char why[PATH_MAX + 128];
+        char why[PATH_MAX + 1024];
         json_t *r;
 
-        snprintf(why, sizeof(why), "the launcher %s before the stage started (see %s)",
-                 in->res->timed_out ? "hung" : "failed", in->log_path);
+        json_t *e = json_array_get(in->res->mpierr, 0);
+
+        if (json_is_string(json_object_get(e, "control")))
+            /* a rank ended the start-up on a control message that arrived
+             * wrong (lib/fc_ctl.h): before the stage's first record, so no
+             * attempt began for a record of it to belong to */
+            snprintf(why, sizeof(why), "the stage never began: rank %lld on %s received "
+                     "the control message '%s' from rank %lld wrong in its start-up (%s) "
+                     "and ended the launch after %.1f s; the sender, the link or that rank "
+                     "changed it (see %s)", json_integer_value(json_object_get(e, "rank")),
+                     fc_json_str(e, "host"), fc_json_str(e, "control"),
+                     json_integer_value(json_object_get(e, "peer")), fc_json_str(e, "error"),
+                     in->res->seconds, in->log_path);
+        else
+            snprintf(why, sizeof(why), "the launcher %s before the stage started (see %s)",
+                     in->res->timed_out ? "hung" : "failed", in->log_path);
         r = json_pack("{s:s, s:s, s:i}", "type", "stage_error", "reason", why,
                       "exit_status", in->res->exit_status);
         json_array_append_new(d.out, r);
