@@ -48,15 +48,6 @@ fc_pair_t *fc_pairs_find(const fc_pairs_run_t *run, int a, int b, int z)
     return NULL;
 }
 
-int fc_pair_side_ok(const fc_pair_side_t *s, int nnodes, int nsizes)
-{
-    if (s->valid == 0)
-        return 1;
-    return s->valid == 1 && s->node >= 0 && s->node < nnodes && s->partner >= 0 &&
-           s->partner < nnodes && s->size_index >= 0 && s->size_index < nsizes &&
-           s->samples.n >= 0 && s->samples.n <= FC_SAMPLES_MAX;
-}
-
 void fc_pairs_merge_side(const fc_pairs_run_t *run, fc_pair_t *p, const fc_pair_side_t *s)
 {
     double bw = fc_stats_algbw(run->ctx->sp.sizes[s->size_index], s->median_s);

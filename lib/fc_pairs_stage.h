@@ -171,10 +171,6 @@ int fc_pairs_measured(const fc_pairs_run_t *run, int **a_p, int **b_p);
  * each rail's): the slower direction's bandwidth and samples, the higher
  * latency, the wrong elements counted per side, the first one kept. */
 void fc_pairs_merge_side(const fc_pairs_run_t *run, fc_pair_t *p, const fc_pair_side_t *s);
-/* A side that arrived from another rank holds values a side can have:
- * nodes and size in range, valid 0 or 1, its samples' count (checked
- * before fc_pairs_merge_side indexes anything with them). */
-int fc_pair_side_ok(const fc_pair_side_t *s, int nnodes, int nsizes);
 /* Rank 0: the tournament's entry for nodes (a, b) at size z, or NULL. */
 fc_pair_t *fc_pairs_find(const fc_pairs_run_t *run, int a, int b, int z);
 /* The same-rack rule's reference of p as a phrase: "upper median of the

@@ -13,6 +13,7 @@
 
 #include "fc_alloc.h"
 #include "fc_ctl.h"
+#include "fc_ctl_check.h"
 #include "fc_kernels.h"
 #include "fc_pattern_host.h"
 #include "fc_rails_stage.h"
@@ -159,7 +160,7 @@ void fc_rails_gather(fc_rails_local_t *L)
     fc_ctl_gather(MPI_COMM_WORLD, 0, "the rails' sides", L->mine, (size_t)nz * sizeof(*L->mine),
                   L->ctx->world_rank == 0 ? L->all : NULL);
     for (int i = 0; L->ctx->world_rank == 0 && i < L->ctx->world_size * nz; ++i)
-        fc_ctl_check(fc_pair_side_ok(&L->all[i].side, L->nnodes, nz) &&
+        fc_ctl_check(fc_ctl_side_ok(&L->all[i].side, L->nnodes, nz) &&
                      (!L->all[i].side.valid || (L->all[i].rail >= 0 &&
                                                 L->all[i].rail < L->nrails)) &&
                      (L->all[i].failed & ~1) == 0 &&

@@ -15,30 +15,12 @@
 #include "fc_alloc.h"
 #include "fc_counters_check.h"
 #include "fc_ctl.h"
+#include "fc_ctl_check.h"
 #include "fc_judge.h"
 #include "fc_log.h"
 #include "fc_stage_confirm.h"
 #include "fc_stage_counters.h"
 #include "fc_stage_int.h"
-
-/* A summary from another rank holds values a summary can have (n: the
- * world's ranks). */
-static int fc_stage_summary_ok(const fc_point_summary_t *s, int n)
-{
-    if (s->valid == 0)
-        return 1;
-    return s->valid == 1 && s->status >= FC_OK && s->status <= FC_ERR_INTERNAL &&
-           fc_ctl_str_ok(s->host, sizeof(s->host)) &&
-           fc_ctl_str_ok(s->arrival_last_host, sizeof(s->arrival_last_host)) &&
-           fc_ctl_str_ok(s->first_bad_host, sizeof(s->first_bad_host)) &&
-           s->nranks >= 1 && s->nranks <= n && s->nhosts >= 0 && s->nhosts <= n &&
-           s->first_world_rank >= 0 && s->first_world_rank < n &&
-           s->arrival_last_rank >= -1 && s->arrival_last_rank < n &&
-           s->first_bad_rank >= -1 && s->first_bad_rank < n &&
-           s->disagree_rank >= -1 && s->disagree_rank < n &&
-           s->bad_ranks >= 0 && s->bad_ranks <= n && s->iters >= 0 && s->warmup >= 0 &&
-           s->samples.n >= 0 && s->samples.n <= FC_SAMPLES_MAX;
-}
 
 void fc_stage_gather_summaries(const char *what, const fc_point_summary_t *mine,
                                fc_point_summary_t *all)
@@ -49,7 +31,7 @@ void fc_stage_gather_summaries(const char *what, const fc_point_summary_t *mine,
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     fc_ctl_gather(MPI_COMM_WORLD, 0, what, mine, sizeof(*mine), rank == 0 ? all : NULL);
     for (int r = 0; rank == 0 && r < size; ++r)
-        fc_ctl_check(fc_stage_summary_ok(&all[r], size), what, r, "a summary whose ranks, "
+        fc_ctl_check(fc_ctl_summary_ok(&all[r], size), what, r, "a summary whose ranks, "
                      "counts or names cannot be (valid %d, first rank %d, %d ranks)",
                      (int)all[r].valid, (int)all[r].first_world_rank, (int)all[r].nranks);
 }

@@ -410,8 +410,18 @@ int fc_stage_comm_hosts(const fc_stage_ctx_t *ctx, MPI_Comm comm)
 
 int fc_stage_finish(fc_stage_ctx_t *ctx, fc_status_t status)
 {
-    int failed = ctx->failed_points;
+    int failed = ctx->failed_points, done = 1, *dones = NULL;
 
+    /* the last control messages, before the end is written: every rank
+     * learns the failed points, then tells rank 0 that it is done, so a
+     * message any rank received wrong ends the job before a stage_end
+     * could say PASS (after the end, nothing travels but MPI_Finalize's) */
+    fc_watchdog_progress(-1, "the stage's end");
+    fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, "the stage's failed points", &failed, 1, 0, INT_MAX);
+    if (ctx->world_rank == 0)
+        dones = fc_xcalloc((size_t)ctx->world_size, sizeof(int), "the ranks' ends");
+    fc_ctl_gather_ints(MPI_COMM_WORLD, 0, "every rank at the stage's end", &done, 1, dones, 1, 1);
+    free(dones);
     if (ctx->world_rank == 0) {
         json_t *rec = fc_stage_record(ctx, "stage_end");
 
@@ -442,7 +452,6 @@ int fc_stage_finish(fc_stage_ctx_t *ctx, fc_status_t status)
         fc_results_close(&ctx->results);
         fc_tap_done(&ctx->tap);
     }
-    fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, "the stage's failed points", &failed, 1, 0, INT_MAX);
     if (failed > 0)
         status = fc_status_worst(status, FC_ERR_FAIL);
     MPI_Finalize();

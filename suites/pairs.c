@@ -28,6 +28,7 @@
 
 #include "fc_alloc.h"
 #include "fc_ctl.h"
+#include "fc_ctl_check.h"
 #include "fc_kernels.h"
 #include "fc_log.h"
 #include "fc_pairs.h"
@@ -67,7 +68,7 @@ static void fc_pairs_gather_sides(const fc_pairs_run_t *run, const char *what,
     fc_ctl_gather(run->leaders, 0, what, bufs->mine, (size_t)nz * sizeof(*bufs->mine),
                   run->ctx->world_rank == 0 ? bufs->all : NULL);
     for (int i = 0; run->ctx->world_rank == 0 && i < run->nnodes * nz; ++i)
-        fc_ctl_check(fc_pair_side_ok(&bufs->all[i], run->nnodes, nz), what,
+        fc_ctl_check(fc_ctl_side_ok(&bufs->all[i], run->nnodes, nz), what,
                      run->leader_world[i / nz], "a side of nodes %d and %d at size %d",
                      (int)bufs->all[i].node, (int)bufs->all[i].partner,
                      (int)bufs->all[i].size_index);
