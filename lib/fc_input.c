@@ -37,7 +37,7 @@ fc_status_t fc_input_open(const char *path, const char *what, size_t max, int *f
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 
     if (fd < 0) {
-        fprintf(stderr, "fabcert: %s: cannot open the %s: %s\n", path, what, strerror(errno));
+        fprintf(stderr, "fabcert: %s: cannot open %s: %s\n", path, what, strerror(errno));
         return FC_ERR_INVALID;
     }
     if (fstat(fd, &st) != 0) {

@@ -10,8 +10,12 @@
 #   tests/attack/ctl_flip.sh [STAGE...]      default: node cluster
 #   NP=4 RANKS="0 1" LIMIT=20 STEP=1 PROFILE=... tests/attack/ctl_flip.sh
 #
-# STEP=k flips every k-th message only (a sample). Prints one line per
-# run and a summary; exit 0 when every flip was caught.
+# STEP=k flips every k-th message only (a sample). RUNNER=1 runs each
+# through `fabcert run --stages STAGE` instead: caught there means exit 1,
+# the rack FAIL (or INCOMPLETE for a flip in the start-up, before the
+# stage's first record: "the stage never began"), the receiving rank
+# named, nobody quarantined. Prints one line per run and a summary; exit 0
+# when every flip was caught.
 set -u
 cd "$(dirname "$0")/../.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -55,6 +59,15 @@ runs=0 caught=0
 stage_run() {   # stage rank mode [call]
     local out=$TMP/out.$1.$2.${4:-0}
     rm -rf "$out.d"
+    if [ -n "${RUNNER:-}" ]; then
+        timeout -k 5 $((LIMIT + 120)) build/fabcert run --np "$NP" --profile "$PROFILE" \
+            --stages "$1" --out "$out.d" --env LD_PRELOAD="$PWD/build/libfc_inject.so" \
+            --env FC_INJECT_HOST="$H" --env FC_INJECT_RANK="$2" --env FC_INJECT_MODE="$3" \
+            --env FC_INJECT_CALL="${4:-1}" --env FC_INJECT_PROGRAM="$1" > "$out.tap" 2>&1
+        local rc=$?
+        cat "$out.d/$1.log" >> "$out.err" 2> /dev/null
+        return $rc
+    fi
     # shellcheck disable=SC2086
     timeout -k 5 $((LIMIT + 60)) mpirun --oversubscribe -np "$NP" $INJ -x FC_INJECT_RANK="$2" \
         -x FC_INJECT_MODE="$3" -x FC_INJECT_CALL="${4:-1}" "build/suites/$1" \
@@ -80,6 +93,14 @@ for stage in $STAGES; do
             # signal is named by mpirun ("exited on signal")
             launcher=0
             grep -q "PMIx_server_finalize" "$err" && launcher=1
+            if [ -n "${RUNNER:-}" ]; then
+                out=$TMP/out.$stage.$rank.$n.tap
+                grep -q "rank $rank on $H" "$out" &&
+                    { grep -q "^rack default: FAIL" "$out" ||
+                      grep -q "the stage never began: rank $rank on $H" "$out"; } &&
+                    ! grep -q '"type":"quarantine"' "$TMP/out.$stage.$rank.$n.d/results.jsonl" ||
+                    rc=0
+            fi
             if [ $rc -ne 0 ] && grep -q "FABCERT-MPIERR .*\"rank\":$rank,.*\"control\"" "$err" &&
                ! grep -qiE "exited on signal|core dumped" "$err" &&
                { [ $launcher = 1 ] || ! grep -qiE "segmentation|signal 11|signal 6" "$err"; } &&
