@@ -26,33 +26,7 @@ STEP=${STEP:-1}
 STAGES=${*:-node cluster}
 TMP=$(mktemp -d /tmp/fc-ctlflip.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
-PROFILE=${PROFILE:-$TMP/ctl.yaml}
-[ -f "$PROFILE" ] || cat > "$PROFILE" <<'YAML'
-name: ctl-flip
-description: control messages only below 1 MiB; the data points are 2 MiB
-seed: 7
-stages:
-  node:
-    required: true
-    timeout_s: 120
-    warmup: 1
-    iters: 2
-    sizes: [2MiB]
-    collectives: [all_reduce, all_gather]
-    dtypes: [float32]
-    ops: [sum]
-    max_wrong: 0
-  cluster:
-    required: true
-    timeout_s: 120
-    warmup: 1
-    iters: 2
-    sizes: [2MiB]
-    collectives: [all_reduce]
-    dtypes: [int32]
-    ops: [sum]
-    max_wrong: 0
-YAML
+PROFILE=${PROFILE:-tests/profiles/ctl-flip.yaml}
 H=$(hostname)
 INJ="-x LD_PRELOAD=$PWD/build/libfc_inject.so -x FC_INJECT_HOST=$H"
 runs=0 caught=0

@@ -17,38 +17,13 @@ FC=$BUILD/fabcert
 INJ=$PWD/$BUILD/libfc_inject.so
 H=$(hostname)
 LIMIT=${FC_CTL_LIMIT_S:-30}
-cat > "$TMP/p.yaml" <<'YAML'
-name: ctl-flip
-description: data points of 2 MiB, so that every message below 1 MiB is a control one
-seed: 7
-stages:
-  node:
-    required: true
-    timeout_s: 300
-    warmup: 1
-    iters: 2
-    sizes: [2MiB]
-    collectives: [all_reduce, all_gather]
-    dtypes: [float32]
-    ops: [sum]
-    max_wrong: 0
-  cluster:
-    required: true
-    timeout_s: 300
-    warmup: 1
-    iters: 2
-    sizes: [2MiB]
-    collectives: [all_reduce]
-    dtypes: [int32]
-    ops: [sum]
-    max_wrong: 0
-YAML
+P=tests/profiles/ctl-flip.yaml
 plan 12
 
 # run NAME STAGE RANK MODE [CALL]: fabcert run of one stage, the injector on RANK
 run() {
     local t0=$(date +%s.%N)
-    $FC run --np 4 --profile "$TMP/p.yaml" --stages "$2" --out "$TMP/$1" \
+    $FC run --np 4 --profile "$P" --stages "$2" --out "$TMP/$1" \
         --env LD_PRELOAD="$INJ" --env FC_INJECT_HOST="$H" --env FC_INJECT_RANK="$3" \
         --env FC_INJECT_MODE="$4" --env FC_INJECT_CALL="${5:-1}" --env FC_INJECT_PROGRAM="$2" \
         > "$TMP/$1.out" 2>&1
@@ -113,14 +88,14 @@ ok $? "the cluster stage's last agreement: caught before its end was written"
 # count NAME STAGE RANK: the messages RANK receives, the stage alone
 alone_count() {
     timeout 120 mpirun -np 4 -x LD_PRELOAD="$INJ" -x FC_INJECT_HOST="$H" -x FC_INJECT_RANK="$3" \
-        -x FC_INJECT_MODE=count "$BUILD/suites/$2" --profile "$TMP/p.yaml" --out "$TMP/$1" \
+        -x FC_INJECT_MODE=count "$BUILD/suites/$2" --profile "$P" --out "$TMP/$1" \
         > /dev/null 2> "$TMP/$1.log"
 }
 alone() {   # alone NAME STAGE RANK CALL
     local t0=$(date +%s.%N) rc secs
     timeout 120 mpirun -np 4 -x LD_PRELOAD="$INJ" -x FC_INJECT_HOST="$H" -x FC_INJECT_RANK="$3" \
         -x FC_INJECT_MODE=flip-recv -x FC_INJECT_CALL="$4" "$BUILD/suites/$2" \
-        --profile "$TMP/p.yaml" --out "$TMP/$1" > "$TMP/$1.tap" 2> "$TMP/$1.err"
+        --profile "$P" --out "$TMP/$1" > "$TMP/$1.tap" 2> "$TMP/$1.err"
     rc=$?
     secs=$(echo "$(date +%s.%N) - $t0" | bc)
     # mpirun 4.1 itself may die in PMIx_server_finalize after an aborted
