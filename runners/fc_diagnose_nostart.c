@@ -111,6 +111,7 @@ static int fc_nostart_placement_known(const fc_diag_in_t *in, fc_nostart_t *ns)
     json_t *s;
     size_t i;
 
+    ns->confirming = 0;
     if (in->placement == NULL) {
         ns->placement_why = "the launcher places the ranks itself (no placement was asked)";
         return 0;
@@ -186,8 +187,8 @@ static void fc_nostart_said(json_t *said, char *buf, size_t len)
 }
 
 /* Up to FC_NOSTART_STDERR_LINES distinct lines of the log that are the
- * ranks' own: not the runner's tags, not srun's words, not inside the
- * launcher's paragraphs (Open MPI sets each between lines of dashes). */
+ * ranks' own: not the runner's tags or words, not srun's, not Open MPI's
+ * ("[host:pid] ...", and its paragraphs, each between lines of dashes). */
 static json_t *fc_nostart_stderr(const char *log)
 {
     json_t *out = json_array();
@@ -206,8 +207,9 @@ static json_t *fc_nostart_stderr(const char *log)
             in_paragraph = !in_paragraph;
             continue;
         }
-        if (in_paragraph || line[0] == '\0' || strstr(line, "FABCERT-") ||
-            strncmp(line, "srun: ", 6) == 0)
+        /* Open MPI's own lines start "[host:pid] "; the runner's "fabcert: " */
+        if (in_paragraph || line[0] == '\0' || line[0] == '[' || strstr(line, "FABCERT-") ||
+            strncmp(line, "srun: ", 6) == 0 || strncmp(line, "fabcert: ", 9) == 0)
             continue;
         json_array_foreach(out, k, v)
             dup |= strcmp(json_string_value(v), line) == 0;
@@ -315,7 +317,7 @@ static json_t *fc_nostart_abort_note(const fc_nostart_t *ns)
 static void fc_nostart_everywhere(fc_diag_t *d, const fc_nostart_t *ns, json_t *said,
                                   const char *hosts)
 {
-    char how[600] = "", means[200] = "", why[2400], words[340], named[1200];
+    char how[600] = "", means[200] = "", why[2400], words[340], named[1200], stopped[160];
     json_t *texts = json_array(), *r, *note = ns->n ? ns->r[0].note : fc_nostart_abort_note(ns);
 
     fc_nostart_said(said, words, sizeof(words));
@@ -328,9 +330,11 @@ static void fc_nostart_everywhere(fc_diag_t *d, const fc_nostart_t *ns, json_t *
                  ns->r[0].rank, ns->r[0].host ? " on host " : "",
                  ns->r[0].host ? ns->r[0].host : "", how, means, fc_json_str(note, "text"));
     } else {
+        snprintf(how, sizeof(how), " and ended with status %d", d->in->res->exit_status);
+        fc_nostart_stopped(d->in->res, stopped, sizeof(stopped));
         snprintf(named, sizeof(named), "the launcher said a process failed and it aborts the "
-                 "job (\"%.300s\"), and ended with status %d naming no rank",
-                 fc_json_str(note, "text"), d->in->res->exit_status);
+                 "job (\"%.300s\"),%s naming no rank%s", fc_json_str(note, "text"),
+                 d->in->res->exit_status < 0 ? "" : how, stopped);
     }
     snprintf(why, sizeof(why), "the stage program could not start on any host: %s; %s%s; a "
              "program broken everywhere, not one node: nobody is quarantined (see %s)",
@@ -346,7 +350,7 @@ static void fc_nostart_everywhere(fc_diag_t *d, const fc_nostart_t *ns, json_t *
 /* A rank whose host is not known: named with the candidates, no blame. */
 static void fc_nostart_unplaced(fc_diag_t *d, const fc_nostart_t *ns, json_t *said)
 {
-    char how[600], means[200], why[2400], ranks[256], cand[1024];
+    char how[600], means[200], why[3200], ranks[256], cand[1024];
     json_t *texts = json_array(), *r;
     const fc_nostart_rank_t *first = NULL;
 
@@ -366,6 +370,41 @@ static void fc_nostart_unplaced(fc_diag_t *d, const fc_nostart_t *ns, json_t *sa
                   "exit_status", d->in->res->exit_status, "ranks", ranks, "candidates", cand);
     json_object_set_new(r, "cannot_start", fc_nostart_evidence(d, ns, texts, said));
     json_array_append_new(d->out, r);
+}
+
+/* The launch failed, the launcher named no rank, and some ranks never
+ * reached main but not those of one host alone under a confirmed
+ * placement: they are named with the candidate hosts, no blame. 1 when
+ * there were such ranks. */
+static int fc_nostart_unnamed_ranks(fc_diag_t *d, fc_nostart_t *ns, json_t *said)
+{
+    char ranks[512] = "", cand[1024], why[3200], stopped[160], words[340];
+    const fc_launch_result_t *res = d->in->res;
+    json_t *r;
+
+    for (int k = 0; k < d->in->ranks; ++k)
+        if (fc_nostart_line(ns->started, k) == NULL && strlen(ranks) + 12 < sizeof(ranks))
+            snprintf(ranks + strlen(ranks), sizeof(ranks) - strlen(ranks), "%s%d",
+                     ranks[0] ? "," : "", k);
+    if ((res->exit_status <= 0 && !res->timed_out && !res->abort_hung) ||
+        json_array_size(ns->started) == 0 || ranks[0] == '\0')
+        return 0;
+    if (fc_nostart_placement_known(d->in, ns))
+        ns->placement_why = "they are not the ranks of one host alone";
+    fc_nostart_candidates(d->in, ns, cand, sizeof(cand));
+    fc_nostart_stopped(res, stopped, sizeof(stopped));
+    fc_nostart_said(said, words, sizeof(words));
+    snprintf(why, sizeof(why), "the stage program did not start for rank(s) %s (no start "
+             "line), and the launcher %s%d naming no rank%s; their host is not known: %s; "
+             "candidates (fewer ranks said they started there than were asked): %s%s; nobody "
+             "is quarantined (see %s)", ranks, res->exit_status > 0 ? "ended with status " :
+             "was stopped, status ", res->exit_status, stopped, ns->placement_why,
+             cand[0] ? cand : "none", words, d->in->log_path);
+    r = json_pack("{s:s, s:s, s:i, s:s, s:s}", "type", "stage_error", "reason", why,
+                  "exit_status", res->exit_status, "ranks", ranks, "candidates", cand);
+    json_object_set_new(r, "cannot_start", fc_nostart_evidence(d, ns, json_array(), said));
+    json_array_append_new(d->out, r);
+    return 1;
 }
 
 /* A host placed: its finding quarantines it. */
@@ -533,6 +572,8 @@ int fc_diag_cannot_start(fc_diag_t *d)
             fc_nostart_everywhere(d, &ns, said, "");
             found = 1;
         }
+        if (!found && ns.started)
+            found = fc_nostart_unnamed_ranks(d, &ns, said);
         json_decref(said);
         free(ns.r);
         json_decref(ns.notes);

@@ -15,8 +15,9 @@
  *   - the same with --mpirun-arg --map-by slot: the ranks that started
  *     are not where the runner asked (rank 2 on nos102), so the rank is
  *     not placed: its candidates are named, nobody is quarantined;
- *   - the same placement unconfirmed because two hosts sent no start line
- *     and the launcher named nobody: the old reading stands;
+ *   - two hosts that sent no start line, the launcher naming nobody: the
+ *     ranks are named with both candidates, nobody is quarantined; the
+ *     same with --map-by slot when mpirun names nobody;
  *   - every host (FC_NOSTART_HOST=*): one run-level error, nobody
  *     quarantined; the same under srun on its only host;
  *   - a constructor killed by SIGSEGV on nos104: Open MPI names the host
@@ -149,12 +150,12 @@ int main(void)
     int never;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 29);
+    fc_tap_plan(&tap, 31);
     if (fc_inventory_parse("nos101\nnos102\nnos103\nnos104\n", "hosts",
                            "nos1[01-02] rack1\nnos1[03-04] rack2\n", "racks", &inv) != FC_OK)
         fc_tap_bail(&tap, "cannot parse the fixture inventory");
 
-    /* 1-2. fabcert run on the virtual cluster, --ppn 2, the library on
+    /* fabcert run on the virtual cluster, --ppn 2, the library on
      * nos103: mpirun named rank 2 with its exit code, no host */
     expect("ompi41-exit127.log", 127, 0, "cannot_start nos103 2 quarantine 127/0 placement",
            (const char *const[]){ "could not start on host nos103: rank 2 exited with status "
@@ -163,7 +164,7 @@ int main(void)
            "error while loading shared libraries: libfc_absent.so", NULL },
            "a constructor exiting 127 on nos103: placed by the confirmed placement");
 
-    /* 3-4. the same run with --mpirun-arg --map-by --mpirun-arg slot */
+    /* the same run with --mpirun-arg --map-by --mpirun-arg slot */
     expect("ompi41-exit127-map-by-slot.log", 127, 0, "stage_error - 4 nobody 0/0 -",
            (const char *const[]){ "rank 2 started on nos102, where the runner asked for nos103",
            "candidates (fewer ranks said they started there than were asked): nos103",
@@ -171,7 +172,16 @@ int main(void)
            "--map-by slot: the placement is not confirmed, rank 4 and its candidate named, "
            "nobody quarantined");
 
-    /* 5-6. FC_NOSTART_HOST=*: no rank reached main anywhere */
+    /* the same, mpirun naming no rank (hosts renamed from fcn1257NN) */
+    expect("ompi41-exit127-map-by-slot-unnamed.log", 127, 0, "stage_error - 4,5 nobody 0/0 -",
+           (const char *const[]){ "did not start for rank(s) 4,5 (no start line), and the "
+           "launcher ended with status 127 naming no rank", "rank 2 started on nos102, where "
+           "the runner asked for nos103", "candidates (fewer ranks said they started there "
+           "than were asked): nos103", NULL },
+           "--map-by slot, no rank named: the ranks and their candidate named, nobody "
+           "quarantined");
+
+    /* FC_NOSTART_HOST=*: no rank reached main anywhere */
     expect("ompi41-exit127-everywhere.log", 127, 0, "stage_error - - nobody 0/0 -",
            (const char *const[]){ "could not start on any host: no rank of the stage reached "
            "main", "a program broken everywhere, not one node: nobody is quarantined", NULL },
@@ -186,13 +196,13 @@ int main(void)
            "error while loading shared libraries", NULL },
            "broken everywhere, no rank named: still one run-level error");
 
-    /* 7-8. the library raising SIGSEGV on nos104, Open MPI naming it */
+    /* the library raising SIGSEGV on nos104, Open MPI naming it */
     expect("ompi41-signal.log", 139, 0, "cannot_start nos104 3 quarantine 0/11 launcher",
            (const char *const[]){ "rank 3 exited on signal 11 (Segmentation fault) before "
            "reaching main", "the launcher names the host", "rank(s) 7 there", NULL },
            "SIGSEGV before main on nos104, the launcher names the host");
 
-    /* 9-10. the same, Open MPI naming no rank (its exit status 139) */
+    /* the same, Open MPI naming no rank (its exit status 139) */
     expect("ompi41-signal-unnamed.log", 139, 0,
            "cannot_start nos104 3,7 quarantine 0/11 whole_host",
            (const char *const[]){ "none of its rank(s) 3,7 reached main", "every rank "
@@ -218,7 +228,7 @@ int main(void)
                   FC_LAUNCH_ABORT_GRACE_S);
     }
 
-    /* 11-12. the program missing on nos102 (mount namespace of its orted) */
+    /* the program missing on nos102 (mount namespace of its orted) */
     expect("ompi41-not-executable.log", 1, 0, "cannot_start nos102 1 quarantine 0/0 launcher",
            (const char *const[]){ "rank 1 could not be launched (the launcher could not "
            "access or execute an executable: /work/wt/nostart/build/suites/rack)",
@@ -236,7 +246,7 @@ int main(void)
            "the program missing on nos102 and mpirun hung mute: every rank of nos102 and no "
            "other never started");
 
-    /* 13-14. srun, the program missing on nos103 (Slurm's lines, hosts and
+    /* srun, the program missing on nos103 (Slurm's lines, hosts and
      * paths changed; execve's errno 2 as its status) */
     expect("srun-missing-one-host.log", 2, 1, "cannot_start nos103 4,5 quarantine 2/0 launcher",
            (const char *const[]){ "rank 4 exited with status 2 before reaching main (Slurm's "
@@ -249,7 +259,7 @@ int main(void)
                   "if the stage refused its input");
     json_decref(out);
 
-    /* 16-17. slurm.t's run on its one host "vm", every task 127: no rank
+    /* slurm.t's run on its one host "vm", every task 127: no rank
      * reached main, so the program is broken everywhere, whichever host
      * srun names */
     expect("srun-exit127-everywhere.log", 127, 1, "stage_error - - nobody 0/0 -",
@@ -257,7 +267,7 @@ int main(void)
            "main", "srun: error: vm: tasks 0-1: Exited with exit code 127", NULL },
            "srun, every task 127 and no start line: a run-level error");
 
-    /* 18. a stage that refused its input: every rank started, rank 0's 2 */
+    /* a stage that refused its input: every rank started, rank 0's 2 */
     {
         char path[] = "/tmp/fc-nostart-XXXXXX";
         int fd = mkstemp(path);
@@ -281,8 +291,8 @@ int main(void)
         fc_tap_is_str(&tap, summary, "stage_error - - nobody 0/0 -",
                       "and the launch is read as before (the launcher failed)");
         json_decref(out);
-        /* 20-21. two hosts without a start line and no rank named: not
-         * placed on one (a slow host's ranks killed before main) */
+        /* two hosts without a start line and no rank named: not placed
+         * on one (a slow host's ranks killed before main) */
         f = fopen(path, "w");
         if (f == NULL)
             fc_tap_bail(&tap, "cannot write %s", path);
@@ -296,14 +306,16 @@ int main(void)
                 "--------------------------------------------------------------------------\n");
         fclose(f);
         out = diagnose(path, 139, 0, summary, sizeof(summary), &never);
-        fc_tap_is_str(&tap, summary, "stage_error - - nobody 0/0 -",
-                      "no rank named, two hosts silent: nobody placed");
-        fc_tap_ok(&tap, strstr(words(out), "the launcher failed before the stage started") != NULL,
-                  "the launch is read as before: %s", words(out));
+        fc_tap_is_str(&tap, summary, "stage_error - 2,3,6,7 nobody 0/0 -",
+                      "no rank named, two hosts silent: the ranks named, nobody placed");
+        fc_tap_ok(&tap, strstr(words(out), "their host is not known: they are not the ranks of "
+                               "one host alone; candidates (fewer ranks said they started "
+                               "there than were asked): nos103, nos104") != NULL,
+                  "with both candidate hosts: %s", words(out));
         json_decref(out);
         remove(path);
     }
-    /* 22. the ranks' start lines are read from the launcher's stderr */
+    /* the ranks' start lines are read from the launcher's stderr */
     {
         fc_launch_result_t res = { 0 };
 
