@@ -347,11 +347,31 @@ static void fc_nostart_everywhere(fc_diag_t *d, const fc_nostart_t *ns, json_t *
     json_array_append_new(d->out, r);
 }
 
-/* A rank whose host is not known: named with the candidates, no blame. */
+/* Ranks whose host is not known: one stage_error naming them (`lead`
+ * says how they failed) and the candidate hosts; nobody is blamed. */
+static void fc_nostart_unknown_host(fc_diag_t *d, const fc_nostart_t *ns, json_t *said,
+                                    const char *ranks, const char *lead, json_t *texts)
+{
+    char cand[1024], why[3200], words[340];
+    json_t *r;
+
+    fc_nostart_candidates(d->in, ns, cand, sizeof(cand));
+    fc_nostart_said(said, words, sizeof(words));
+    snprintf(why, sizeof(why), "the stage program %s; the host is not known: %s; candidates "
+             "(fewer ranks said they started there than were asked): %s%s; nobody is "
+             "quarantined (see %s)", lead, ns->placement_why, cand[0] ? cand : "none", words,
+             d->in->log_path);
+    r = json_pack("{s:s, s:s, s:i, s:s, s:s}", "type", "stage_error", "reason", why,
+                  "exit_status", d->in->res->exit_status, "ranks", ranks, "candidates", cand);
+    json_object_set_new(r, "cannot_start", fc_nostart_evidence(d, ns, texts, said));
+    json_array_append_new(d->out, r);
+}
+
+/* The ranks the launcher named that could not be placed. */
 static void fc_nostart_unplaced(fc_diag_t *d, const fc_nostart_t *ns, json_t *said)
 {
-    char how[600], means[200], why[3200], ranks[256], cand[1024];
-    json_t *texts = json_array(), *r;
+    char how[600], means[200], lead[1600], ranks[256];
+    json_t *texts = json_array();
     const fc_nostart_rank_t *first = NULL;
 
     for (size_t k = 0; k < ns->n && first == NULL; ++k)
@@ -359,17 +379,10 @@ static void fc_nostart_unplaced(fc_diag_t *d, const fc_nostart_t *ns, json_t *sa
             first = &ns->r[k];
     fc_nostart_how(first->note, how, sizeof(how), means, sizeof(means));
     fc_nostart_ranks_of(ns, NULL, ranks, sizeof(ranks), texts);
-    fc_nostart_candidates(d->in, ns, cand, sizeof(cand));
-    snprintf(why, sizeof(why), "the stage program could not start for rank(s) %s: rank %ld "
-             "%s (%s); the launcher: \"%.300s\", which names no host; "
-             "its host is not known: %s; candidates (fewer ranks said they started there than "
-             "were asked): %s; nobody is quarantined (see %s)", ranks, first->rank, how,
-             means, fc_json_str(first->note, "text"), ns->placement_why,
-             cand[0] ? cand : "none", d->in->log_path);
-    r = json_pack("{s:s, s:s, s:i, s:s, s:s}", "type", "stage_error", "reason", why,
-                  "exit_status", d->in->res->exit_status, "ranks", ranks, "candidates", cand);
-    json_object_set_new(r, "cannot_start", fc_nostart_evidence(d, ns, texts, said));
-    json_array_append_new(d->out, r);
+    snprintf(lead, sizeof(lead), "could not start for rank(s) %s: rank %ld %s (%s); the "
+             "launcher: \"%.300s\", which names no host", ranks, first->rank, how, means,
+             fc_json_str(first->note, "text"));
+    fc_nostart_unknown_host(d, ns, said, ranks, lead, texts);
 }
 
 /* The launch failed, the launcher named no rank, and some ranks never
@@ -378,9 +391,8 @@ static void fc_nostart_unplaced(fc_diag_t *d, const fc_nostart_t *ns, json_t *sa
  * there were such ranks. */
 static int fc_nostart_unnamed_ranks(fc_diag_t *d, fc_nostart_t *ns, json_t *said)
 {
-    char ranks[512] = "", cand[1024], why[3200], stopped[160], words[340];
+    char ranks[512] = "", lead[1024], stopped[160];
     const fc_launch_result_t *res = d->in->res;
-    json_t *r;
 
     for (int k = 0; k < d->in->ranks; ++k)
         if (fc_nostart_line(ns->started, k) == NULL && strlen(ranks) + 12 < sizeof(ranks))
@@ -391,19 +403,11 @@ static int fc_nostart_unnamed_ranks(fc_diag_t *d, fc_nostart_t *ns, json_t *said
         return 0;
     if (fc_nostart_placement_known(d->in, ns))
         ns->placement_why = "they are not the ranks of one host alone";
-    fc_nostart_candidates(d->in, ns, cand, sizeof(cand));
     fc_nostart_stopped(res, stopped, sizeof(stopped));
-    fc_nostart_said(said, words, sizeof(words));
-    snprintf(why, sizeof(why), "the stage program did not start for rank(s) %s (no start "
-             "line), and the launcher %s%d naming no rank%s; their host is not known: %s; "
-             "candidates (fewer ranks said they started there than were asked): %s%s; nobody "
-             "is quarantined (see %s)", ranks, res->exit_status > 0 ? "ended with status " :
-             "was stopped, status ", res->exit_status, stopped, ns->placement_why,
-             cand[0] ? cand : "none", words, d->in->log_path);
-    r = json_pack("{s:s, s:s, s:i, s:s, s:s}", "type", "stage_error", "reason", why,
-                  "exit_status", res->exit_status, "ranks", ranks, "candidates", cand);
-    json_object_set_new(r, "cannot_start", fc_nostart_evidence(d, ns, json_array(), said));
-    json_array_append_new(d->out, r);
+    snprintf(lead, sizeof(lead), "did not start for rank(s) %s (no start line), and the "
+             "launcher %s%d naming no rank%s", ranks, res->exit_status > 0 ? "ended with "
+             "status " : "was stopped, status ", res->exit_status, stopped);
+    fc_nostart_unknown_host(d, ns, said, ranks, lead, json_array());
     return 1;
 }
 

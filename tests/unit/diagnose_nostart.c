@@ -166,9 +166,9 @@ int main(void)
 
     /* the same run with --mpirun-arg --map-by --mpirun-arg slot */
     expect("ompi41-exit127-map-by-slot.log", 127, 0, "stage_error - 4 nobody 0/0 -",
-           (const char *const[]){ "rank 2 started on nos102, where the runner asked for nos103",
-           "candidates (fewer ranks said they started there than were asked): nos103",
-           "nobody is quarantined", NULL },
+           (const char *const[]){ "the host is not known: rank 2 started on nos102, where the runner asked for "
+           "nos103", "candidates (fewer ranks said they started there than were asked): "
+           "nos103", "nobody is quarantined", NULL },
            "--map-by slot: the placement is not confirmed, rank 4 and its candidate named, "
            "nobody quarantined");
 
@@ -308,7 +308,7 @@ int main(void)
         out = diagnose(path, 139, 0, summary, sizeof(summary), &never);
         fc_tap_is_str(&tap, summary, "stage_error - 2,3,6,7 nobody 0/0 -",
                       "no rank named, two hosts silent: the ranks named, nobody placed");
-        fc_tap_ok(&tap, strstr(words(out), "their host is not known: they are not the ranks of "
+        fc_tap_ok(&tap, strstr(words(out), "the host is not known: they are not the ranks of "
                                "one host alone; candidates (fewer ranks said they started "
                                "there than were asked): nos103, nos104") != NULL,
                   "with both candidate hosts: %s", words(out));
