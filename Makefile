@@ -42,8 +42,9 @@ CMD_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CMD_SRCS))
 .PHONY: all check bench run deps clean install
 .SECONDARY:
 INJECT   := $(BUILD)/libfc_inject.so
+NOSTART  := $(BUILD)/libfc_nostart.so
 STANDIN  := $(BUILD)/tests/libfc_gpu_standin.so
-all: $(BUILD)/libfabcert.a $(SUITES) $(BUILD)/fabcert $(UNIT) $(BENCH) $(INJECT) $(STANDIN)
+all: $(BUILD)/libfabcert.a $(SUITES) $(BUILD)/fabcert $(UNIT) $(BENCH) $(INJECT) $(NOSTART) $(STANDIN)
 
 $(BUILD)/obj/%.o: %.c $(wildcard lib/*.h kernels/*.h reports/*.h runners/*.h tests/lib/*.h)
 	@mkdir -p $(dir $@)
@@ -74,7 +75,7 @@ $(BUILD)/tests/%.t: $(BUILD)/obj/tests/unit/%.o $(BUILD)/libfabcert.a
 # the runner's diagnosis, tested on fixture lines: the command's objects
 # but its main
 CMD_LIB_OBJS := $(filter-out $(BUILD)/obj/runners/fabcert.o,$(CMD_OBJS))
-$(BUILD)/tests/diagnose.t: $(BUILD)/obj/tests/unit/diagnose.o $(CMD_LIB_OBJS) $(BUILD)/libfabcert.a
+$(BUILD)/tests/diagnose.t $(BUILD)/tests/diagnose_nostart.t: $(BUILD)/tests/%.t: $(BUILD)/obj/tests/unit/%.o $(CMD_LIB_OBJS) $(BUILD)/libfabcert.a
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -o $@ $^ $(LIBS)
 
@@ -94,6 +95,9 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/rdma/%.o $(BUILD)/libfabcert.a
 # the tests' fault injector: an MPI interposition library (tests/inject)
 $(INJECT): tests/inject/fc_inject.c
 	$(MPICC) $(CFLAGS) $(WARN) -shared -o $@ $<
+# a program that cannot start on one host: a constructor that exits (tests/inject)
+$(NOSTART): tests/inject/fc_nostart.c
+	$(CC) $(CFLAGS) $(WARN) -shared -o $@ $<
 
 # a stand-in GPU plugin (tests/standin): its backend init fails everywhere,
 # or (FC_GPU_STANDIN=host) runs the GPU ranks' failure protocol on host

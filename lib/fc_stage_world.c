@@ -239,6 +239,9 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
 
     memset(ctx, 0, sizeof(*ctx));
     ctx->stage = stage;
+    /* before MPI_Init: a rank the launcher names without this line never
+     * got here (its program could not start on its host) */
+    fc_watchdog_started(fc_stage_name(stage));
     MPI_Init(argc, argv);
     ctx->started_s = MPI_Wtime();
     fc_alloc_set_die(fc_stage_die);
