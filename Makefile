@@ -239,8 +239,10 @@ bench: all
 # PREFIX/bin/fabcert finds the rest relative to itself (lib/fc_results.h,
 # fc_path_shipped): PREFIX/libexec/fabcert/ holds the stage programs, the
 # probe and the retest (and the GPU plugin and fabcert-node-gpu where they
-# were built), PREFIX/share/fabcert/thresholds/ the shipped profiles. A
-# copy on a shared filesystem (PREFIX=/shared/fabcert) runs on every node.
+# were built), PREFIX/share/fabcert/thresholds/ the shipped profiles;
+# PREFIX/bin/fabcert-k8s-launch, a Kubernetes job's launcher (`fabcert
+# k8s`), runs the fabcert beside it. A copy on a shared filesystem
+# (PREFIX=/shared/fabcert) runs on every node; the Dockerfile makes one.
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 INSTALL_BIN     := $(DESTDIR)$(PREFIX)/bin
@@ -249,6 +251,7 @@ INSTALL_SHARE   := $(DESTDIR)$(PREFIX)/share/fabcert
 install: $(BUILD)/fabcert $(SUITES) $(if $(HAVE_GPU),$(GPU_PLUGIN) $(GPU_NODE))
 	install -d $(INSTALL_BIN) $(INSTALL_LIBEXEC) $(INSTALL_SHARE)/thresholds $(INSTALL_SHARE)/doc
 	install -m 755 $(BUILD)/fabcert $(INSTALL_BIN)/fabcert
+	install -m 755 runners/fabcert-k8s-launch $(INSTALL_BIN)/fabcert-k8s-launch
 	install -m 755 $(SUITES) $(INSTALL_LIBEXEC)/
 	$(if $(HAVE_GPU),install -m 755 $(GPU_PLUGIN) $(GPU_NODE) $(INSTALL_LIBEXEC)/)
 	install -m 644 thresholds/*.yaml $(INSTALL_SHARE)/thresholds/

@@ -15,7 +15,8 @@
  *   topology.kubernetes.io/zone              the cloud's zone: a last resort
  *
  * A node without that label (a control-plane or CPU node) is left out,
- * noted; the other labels of the list it has are shown beside it. The
+ * noted; the other labels of the list it has (and the spine, the tier
+ * above) are shown beside it. The
  * document is read with libfyaml, so an error names its line.
  */
 #include "fc_topology.h"
@@ -29,14 +30,17 @@
 
 static const struct {
     const char *key, *what;
+    int rack;           /* may name the rack; else only shown beside a node */
 } fc_k8s_labels[] = {
-    { "network.topology.nvidia.com/leaf", "Topograph's leaf switch" },
-    { "fabric.topograph.run/tier-0", "Topograph's tier-0 switch" },
-    { "nvidia.com/gpu.clique", "the GPU operator's NVLink clique" },
-    { "network.topology.nvidia.com/accelerator", "Topograph's accelerator (NVLink) domain" },
-    { "accelerator.topograph.run/domain", "Topograph's accelerator (NVLink) domain" },
-    { "network.topology.nvidia.com/block", "Topograph's block" },
-    { "topology.kubernetes.io/zone", "the zone (a cloud's, far more than a rack)" },
+    { "network.topology.nvidia.com/leaf", "Topograph's leaf switch", 1 },
+    { "fabric.topograph.run/tier-0", "Topograph's tier-0 switch", 1 },
+    { "nvidia.com/gpu.clique", "the GPU operator's NVLink clique", 1 },
+    { "network.topology.nvidia.com/accelerator", "Topograph's accelerator (NVLink) domain", 1 },
+    { "accelerator.topograph.run/domain", "Topograph's accelerator (NVLink) domain", 1 },
+    { "network.topology.nvidia.com/block", "Topograph's block", 1 },
+    { "topology.kubernetes.io/zone", "the zone (a cloud's, far more than a rack)", 1 },
+    { "network.topology.nvidia.com/spine", "Topograph's spine switch", 0 },
+    { "fabric.topograph.run/tier-1", "Topograph's tier-1 switch", 0 },
 };
 
 /* The line of a node: its scalar's, or a mapping's first key's. */
@@ -115,7 +119,7 @@ static int fc_k8s_choose(fc_topo_t *t, struct fy_node *items, int single)
         snprintf(t->rule, sizeof(t->rule), "the node label %s (--rack-label)", t->rack_label);
         return (int)FC_NELEM(fc_k8s_labels);
     }
-    for (size_t k = 0; k < FC_NELEM(fc_k8s_labels) && best < 0; ++k) {
+    for (size_t k = 0; k < FC_NELEM(fc_k8s_labels) && best < 0 && fc_k8s_labels[k].rack; ++k) {
         void *iter = NULL;
         struct fy_node *item;
 

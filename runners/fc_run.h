@@ -32,6 +32,9 @@ typedef struct fc_run_opts {
     char out_dir[PATH_MAX];
     char hosts[PATH_MAX];           /* inventory host list, "" if none */
     char racks[PATH_MAX];           /* rack map, "" if none */
+    char racks_from[PATH_MAX];      /* --racks-from FORMAT[:FILE], "" if none: the
+                                     * rack map is made from it into out_dir */
+    const char *rack_label;         /* --rack-label KEY (Kubernetes), NULL none */
     char run_id[64];
     int np;                         /* local mode: ranks */
     int ppn;                        /* cluster mode: ranks per node */

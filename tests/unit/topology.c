@@ -262,7 +262,7 @@ static void test_refused(void)
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 47);
+    fc_tap_plan(&tap, 49);
     test_fixtures();
     test_refused();
     return fc_tap_done(&tap);
