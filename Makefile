@@ -210,7 +210,8 @@ FUZZ     := $(BUILD)/tests/fuzz_inputs.t
 # (fc_stage_opts.c: the stages' sweep, which the report derives again;
 # fc_judge.c, fc_peers.c, fc_confirm_rule.c: the rules it judges figures by;
 # fc_pairs_schedule.c and its plans: the pairs stage's schedule, derived again)
-FUZZ_SRCS := $(addprefix lib/,fc_inventory.c fc_hostlist.c fc_stages.c fc_coll.c fc_status.c fc_log.c \
+FUZZ_SRCS := $(addprefix lib/,fc_inventory.c fc_hostlist.c fc_topology.c fc_topo_slurm.c \
+               fc_topo_ibnet.c fc_topo_k8s.c fc_stages.c fc_coll.c fc_status.c fc_log.c \
                fc_alloc.c fc_results.c fc_samples.c fc_stats.c fc_stats_compare.c fc_sensitivity.c \
                fc_stage_opts.c fc_judge.c fc_peers.c fc_confirm_rule.c \
                fc_counters.c fc_counters_interval.c fc_counters_check.c fc_counters_ethtool.c fc_contention_role.c \
@@ -255,7 +256,7 @@ install: $(BUILD)/fabcert $(SUITES) $(if $(HAVE_GPU),$(GPU_PLUGIN) $(GPU_NODE))
 	install -m 755 $(SUITES) $(INSTALL_LIBEXEC)/
 	$(if $(HAVE_GPU),install -m 755 $(GPU_PLUGIN) $(GPU_NODE) $(INSTALL_LIBEXEC)/)
 	install -m 644 thresholds/*.yaml $(INSTALL_SHARE)/thresholds/
-	install -m 644 README.md docs/DECISIONS.md $(INSTALL_SHARE)/doc/
+	install -m 644 README.md docs/DECISIONS.md docs/topology.md docs/kubernetes.md $(INSTALL_SHARE)/doc/
 
 deps:
 	bash .ci/install-deps

@@ -114,7 +114,8 @@ static int fc_ib_id(const char **pp, char *type_p, uint64_t *guid_p)
     const char *p = *pp;
     char *end;
 
-    if (p[0] != '"' || !strchr("SHR", p[1]) || p[2] != '-' || !isxdigit((unsigned char)p[3]))
+    if (p[0] != '"' || p[1] == '\0' || !strchr("SHR", p[1]) || p[2] != '-' ||
+        !isxdigit((unsigned char)p[3]))
         return -1;
     *type_p = p[1];
     *guid_p = strtoull(p + 3, &end, 16);
@@ -367,11 +368,11 @@ static fc_status_t fc_ib_hosts(fc_ib_t *ib, fc_ib_host_t **hosts_p, int *nhosts_
                      ib->links[l].port);
             for (int k = 0; k < h->nrails; ++k)
                 if (strcmp(h->rails[k].dev, name) == 0) {
+                    fc_topo_error(ib->t, ca->line, "two HCAs of host %s are both %s (lines %d "
+                                  "and %d): give them distinct node descriptions", host, dev,
+                                  h->rails[k].line, ib->links[l].line);
                     free(hosts);
-                    return fc_topo_error(ib->t, ca->line, "two HCAs of host %s are both %s "
-                                         "(lines %d and %d): give them distinct node "
-                                         "descriptions", host, dev, h->rails[k].line,
-                                         ib->links[l].line);
+                    return FC_ERR_INVALID;
                 }
             if (h->nrails == FC_TOPO_RAILS_MAX) {
                 free(hosts);
@@ -389,7 +390,8 @@ too_long:
         return fc_topo_error(ib->t, ca->line, "the HCA's description '%.80s' is too long for "
                              "a host and device name", ca->desc);
     }
-    qsort(hosts, (size_t)nhosts, sizeof(*hosts), fc_ib_host_cmp);
+    if (nhosts > 0)
+        qsort(hosts, (size_t)nhosts, sizeof(*hosts), fc_ib_host_cmp);
     for (int k = 0; k < nhosts; ++k)
         qsort(hosts[k].rails, (size_t)hosts[k].nrails, sizeof(hosts[k].rails[0]),
               fc_ib_rail_cmp);
