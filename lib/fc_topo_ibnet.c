@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "fc_alloc.h"
+#include "fc_rails.h"
 
 typedef struct fc_ib_node {
     uint64_t guid;
@@ -261,27 +262,6 @@ static fc_status_t fc_ib_line(fc_ib_t *ib, char *line, int lineno)
                          "'%.60s'", line);
 }
 
-/* Device names in their natural order: mlx5_2 before mlx5_10. */
-static int fc_ib_natural(const char *a, const char *b)
-{
-    while (*a && *b) {
-        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
-            char *ea, *eb;
-            unsigned long x = strtoul(a, &ea, 10), y = strtoul(b, &eb, 10);
-
-            if (x != y)
-                return x < y ? -1 : 1;
-            a = ea;
-            b = eb;
-        } else if (*a != *b) {
-            return (unsigned char)*a - (unsigned char)*b;
-        } else {
-            ++a, ++b;
-        }
-    }
-    return (unsigned char)*a - (unsigned char)*b;
-}
-
 typedef struct fc_ib_rail {
     char dev[FC_INV_NAME_MAX];  /* "mlx5_0", "mlx5_0/2" */
     int sw, line;               /* the switch it hangs off, the line that said so */
@@ -291,7 +271,7 @@ static int fc_ib_rail_cmp(const void *x, const void *y)
 {
     const fc_ib_rail_t *a = x, *b = y;
 
-    return fc_ib_natural(a->dev, b->dev);
+    return fc_rails_name_cmp(a->dev, b->dev);     /* mlx5_2 before mlx5_10 */
 }
 
 /* The name a leaf goes by: its description, or its GUID when another leaf

@@ -14,6 +14,7 @@
 
 #include "fc_inventory.h"
 #include "fc_tap.h"
+#include "fc_test_stderr.h"
 
 static fc_tap_t tap;
 
@@ -48,28 +49,13 @@ static void refused(const char *expr, const char *reason_part)
 static fc_status_t parse(const char *hosts, const char *racks, fc_inventory_t *inv,
                          char *msg, size_t len)
 {
-    char path[] = "/tmp/fc-inv-err.XXXXXX";
-    int fd = mkstemp(path), saved = dup(2);
+    fc_test_stderr_t c;
     fc_status_t s;
-    FILE *f;
 
-    fflush(stderr);
-    dup2(fd, 2);
+    fc_test_stderr_begin(&c);
     s = fc_inventory_parse(hosts, hosts ? "hosts.txt" : NULL, racks,
                            racks ? "racks.txt" : NULL, inv);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    f = fopen(path, "r");
-    msg[0] = '\0';
-    if (f) {
-        size_t got = fread(msg, 1, len - 1, f);
-
-        msg[got] = '\0';
-        fclose(f);
-    }
-    close(fd);
-    unlink(path);
+    fc_test_stderr_end(&c, msg, len);
     return s;
 }
 

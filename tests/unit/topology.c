@@ -14,6 +14,7 @@
 
 #include "fc_inventory.h"
 #include "fc_tap.h"
+#include "fc_test_stderr.h"
 #include "fc_topology.h"
 
 #define FIX "tests/fixtures/topology/"
@@ -24,30 +25,17 @@ static fc_tap_t tap;
 static fc_status_t parse(const char *format, const char *text, const char *file,
                          const char *label, fc_topo_t *t, char *msg, size_t len)
 {
-    char path[] = "/tmp/fc-topo-err.XXXXXX", *loaded = NULL;
-    int fd = mkstemp(path), saved = dup(2);
+    char *loaded = NULL;
+    fc_test_stderr_t c;
     fc_status_t s;
-    FILE *f;
 
-    fflush(stderr);
-    dup2(fd, 2);
+    fc_test_stderr_begin(&c);
     if (file && fc_read_text_file(file, &loaded) != FC_OK)
         s = FC_ERR_INVALID;
     else
         s = fc_topo_parse_text(format, file ? loaded : text, file ? file : "in.txt", label, t);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
+    fc_test_stderr_end(&c, msg, len);
     free(loaded);
-    msg[0] = '\0';
-    if ((f = fopen(path, "r")) != NULL) {
-        size_t got = fread(msg, 1, len - 1, f);
-
-        msg[got] = '\0';
-        fclose(f);
-    }
-    close(fd);
-    unlink(path);
     return s;
 }
 
