@@ -350,6 +350,8 @@ static int fc_cmd_run(int argc, char **argv)
     }
     printf("output: %s\n", st.o.out_dir);
     fc_inventory_free(&st.inv);
+    free(st.hosts_text);
+    free(st.racks_text);
     free(st.healthy);
     free(st.quarantined);
     json_decref(st.prior);

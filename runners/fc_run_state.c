@@ -149,8 +149,10 @@ fc_status_t fc_run_load_inventory(fc_run_state_t *st)
     else
         s = fc_inventory_parse(hosts_text, st->o.hosts, racks_text, st->o.racks,
                                &st->inv);
-    free(hosts_text);
-    free(racks_text);
+    free(st->hosts_text);
+    free(st->racks_text);
+    st->hosts_text = hosts_text;
+    st->racks_text = racks_text;
     if (s == FC_OK)
         s = fc_run_ppn_from_slots(st);
     return s;
@@ -330,7 +332,7 @@ int fc_check_background_hosts(const fc_run_state_t *st)
 
 /* Copy one input file into the output directory; path_p is repointed. */
 static fc_status_t fc_run_freeze_file(const char *out_dir, const char *name,
-                                      char *path_p, size_t len)
+                                      const char *read, char *path_p, size_t len)
 {
     char copy[PATH_MAX + 64], *text = NULL;
     FILE *f;
@@ -342,9 +344,9 @@ static fc_status_t fc_run_freeze_file(const char *out_dir, const char *name,
     }
     if (strcmp(copy, path_p) == 0)
         return FC_OK;           /* written there by the runner itself */
-    if (fc_read_text_file(path_p, &text) != FC_OK)
+    if (read == NULL && fc_read_text_file(path_p, &text) != FC_OK)
         return FC_ERR_INVALID;
-    if ((f = fopen(copy, "w")) == NULL || fputs(text, f) < 0 || fclose(f) != 0) {
+    if ((f = fopen(copy, "w")) == NULL || fputs(read ? read : text, f) < 0 || fclose(f) != 0) {
         fc_write_failed(copy, errno);
         fprintf(stderr, "fabcert: cannot write %s: %s\n", copy, strerror(errno));
         st = FC_ERR_INVALID;
@@ -358,7 +360,9 @@ static fc_status_t fc_run_freeze_file(const char *out_dir, const char *name,
 /* The stage programs read the profile and the inventory again, each on its
  * own host: they read copies in the output directory, frozen when the run
  * began, so an edit during the run cannot change what a stage judges. The
- * copy's hash must be the profile's. */
+ * copy's hash must be the profile's; the host list and rack map are written
+ * as the inventory read them (a --hosts <(scontrol show hostnames) pipe
+ * gives its text once). */
 fc_status_t fc_run_freeze_inputs(fc_run_state_t *st)
 {
     fc_run_opts_t *o = &st->o;
@@ -368,11 +372,15 @@ fc_status_t fc_run_freeze_inputs(fc_run_state_t *st)
     snprintf(o->hosts_source, sizeof(o->hosts_source), "%s", o->hosts);
     snprintf(o->racks_source, sizeof(o->racks_source), "%s",
              o->racks_from[0] ? o->racks_from : o->racks);
-    FC_CHECK(fc_run_freeze_file(o->out_dir, "profile.yaml", o->profile, sizeof(o->profile)));
+    FC_CHECK(fc_run_freeze_file(o->out_dir, "profile.yaml", NULL, o->profile,
+                                sizeof(o->profile)));
+    /* the host list and rack map as the inventory read them */
     if (o->hosts[0])
-        FC_CHECK(fc_run_freeze_file(o->out_dir, "hosts", o->hosts, sizeof(o->hosts)));
+        FC_CHECK(fc_run_freeze_file(o->out_dir, "hosts", st->hosts_text, o->hosts,
+                                    sizeof(o->hosts)));
     if (o->racks[0])
-        FC_CHECK(fc_run_freeze_file(o->out_dir, "racks", o->racks, sizeof(o->racks)));
+        FC_CHECK(fc_run_freeze_file(o->out_dir, "racks", st->racks_text, o->racks,
+                                    sizeof(o->racks)));
     if (fc_profile_load(o->profile, &frozen) != FC_OK)
         return FC_ERR_INVALID;
     if (strcmp(frozen.sha256, st->profile.sha256) != 0) {

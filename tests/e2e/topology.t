@@ -21,7 +21,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 FIX=tests/fixtures/topology
-plan 23
+plan 24
 
 racks_of() { sed -e 's/#.*//' -e 's/[[:space:]]*$//' | grep -v '^$'; }
 same() {    # same DESCRIPTION EXPECTED-FILE COMMAND...: its rack lines are the file's
@@ -167,6 +167,17 @@ $FC check-inventory --hosts "$TMP/badslots" > /dev/null 2> "$TMP/badslots.err"
 [ $rc -eq 2 ] && grep -q "$TMP/uneven:2: host gpu002 has slots=4, host gpu001 (line 1) slots=8" "$TMP/uneven.err" &&
     [ $? -eq 0 ] && grep -q "$TMP/badslots:1: bad 'slots=x'" "$TMP/badslots.err" && [ ! -e "$TMP/uneven-out" ]
 ok $? "a hostfile of unequal slots, or a bad slots=, exits 2 naming the line, and leaves nothing"
+
+# 5b. the README's form on this machine: --hosts from a pipe (read once,
+#     frozen as read), the racks from the topology
+echo "SwitchName=sw-local Level=0 LinkSpeed=1 Nodes=$(hostname)" > "$TMP/local-topo"
+$FC run --hosts <(hostname) --racks-from slurm:"$TMP/local-topo" --stages node --np 2 \
+    --sizes 4KiB --collectives all_reduce --dtypes int32 --ops sum --iters 2 --out "$TMP/local" \
+    > "$TMP/local.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q '^rack sw-local: PASS' "$TMP/local.out" && [ "$(cat "$TMP/local/hosts")" = "$(hostname)" ]
+ok $? "--hosts <(hostname) with --racks-from: PASS, the piped host list frozen as read ($rc)"
+[ $rc -eq 0 ] || diag "$(grep -m3 -i 'fabcert:\|verdict' "$TMP/local.out")"
 
 # 6. run --racks-from on the virtual cluster
 vcluster_up fct
