@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
 #include "fc_cmds.h"
 #include "fc_profile.h"
 #include "fc_run.h"
@@ -191,34 +192,33 @@ static int fc_k8s_positive(const char *s)
  * every one accepted by run's own parser. 0 or 2. */
 static int fc_k8s_check_run_args(const fc_k8s_opts_t *o)
 {
-    static const char *const owned[] = { "--hosts", "--racks", "--racks-from", "--rack-label",
-                                         "--out", "--profile", "--ppn", "--np", "--launcher",
-                                         "--mpirun", "--resume", "--rerun-failed" };
-    char **argv = calloc((size_t)o->nrun_args + 2, sizeof(char *));
+    char **argv = fc_xcalloc((size_t)o->nrun_args + 2, sizeof(char *), "the run options");
+    const char *owned = NULL;
     fc_run_opts_t ro;
     int rc;
 
-    if (argv == NULL)
-        return 2;
-    for (int i = 0; i < o->nrun_args; ++i)
-        for (size_t k = 0; k < sizeof(owned) / sizeof(owned[0]); ++k)
-            if (!strncmp(o->run_args[i], owned[k], strlen(owned[k])) &&
-                (o->run_args[i][strlen(owned[k])] == '\0' ||
-                 o->run_args[i][strlen(owned[k])] == '=')) {
-                fprintf(stderr, "fabcert: k8s: -- %s: the job sets it (the workers are the "
-                        "operator's hostfile, the racks and profile the ConfigMap's, the ranks "
-                        "per node --slots)\n", o->run_args[i]);
-                free(argv);
-                return 2;
-            }
     argv[0] = "run";
     for (int i = 0; i < o->nrun_args; ++i)
         argv[i + 1] = o->run_args[i];
     rc = fc_parse_run(o->nrun_args + 1, argv, &ro);
     free(argv);
-    if (rc != 0)
+    if (rc != 0) {
         fprintf(stderr, "fabcert: k8s: the options after -- are `fabcert run`'s (above)\n");
-    return rc != 0 ? 2 : 0;
+        return 2;
+    }
+    /* read as run reads them (an abbreviation, --hos, is --hosts) */
+    owned = ro.hosts[0] ? "--hosts" : ro.racks[0] ? "--racks" : ro.racks_from[0]
+          ? "--racks-from" : ro.rack_label ? "--rack-label" : ro.out_dir[0] ? "--out or --resume"
+          : ro.profile_given ? "--profile" : ro.ppn_arg ? "--ppn" : ro.np_arg ? "--np"
+          : ro.srun ? "--launcher" : (ro.mpirun_from && !strcmp(ro.mpirun_from, "--mpirun"))
+          ? "--mpirun" : ro.rerun_dir[0] ? "--rerun-failed" : NULL;
+    if (owned) {
+        fprintf(stderr, "fabcert: k8s: -- %s: the job sets it (the workers are the operator's "
+                "hostfile, the racks and profile the ConfigMap's, the ranks per node "
+                "--slots)\n", owned);
+        return 2;
+    }
+    return 0;
 }
 
 static int fc_k8s_parse(int argc, char **argv, fc_k8s_opts_t *o)

@@ -105,7 +105,8 @@ bad "no image" "give --image IMAGE and --workers N" --workers 2
 bad "a name pods cannot have" "--name Burn_in: the job's pods are named Burn_in-worker-1" \
     --image x --workers 2 --name Burn_in
 bad "an RDMA count of 0" "--rdma 'rdma/hca=0'" --image x --workers 2 --rdma rdma/hca=0
-bad "a run option the job sets" "-- --hosts: the job sets it" --image x --workers 2 -- --hosts h
+bad "a run option the job sets, abbreviated" "-- --hosts: the job sets it" --image x --workers 2 \
+    -- --hos h
 printf 'name: x\n' > "$TMP/profile.yaml"
 bad "a bad profile" "profile.yaml:1:1: the profile has no 'stages'" --image x --workers 2 \
     --profile "$TMP/profile.yaml" --format json
