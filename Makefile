@@ -214,7 +214,8 @@ FUZZ     := $(BUILD)/tests/fuzz_inputs.t
 # (fc_stage_opts.c: the stages' sweep, which the report derives again;
 # fc_judge.c, fc_peers.c, fc_confirm_rule.c: the rules it judges figures by;
 # fc_pairs_schedule.c and its plans: the pairs stage's schedule, derived again)
-FUZZ_SRCS := $(addprefix lib/,fc_inventory.c fc_hostlist.c fc_stages.c fc_coll.c fc_status.c fc_log.c \
+FUZZ_SRCS := $(addprefix lib/,fc_inventory.c fc_hostlist.c fc_topology.c fc_topo_slurm.c \
+               fc_topo_ibnet.c fc_topo_k8s.c fc_stages.c fc_coll.c fc_status.c fc_log.c \
                fc_alloc.c fc_results.c fc_samples.c fc_stats.c fc_stats_compare.c fc_sensitivity.c \
                fc_stage_opts.c fc_judge.c fc_peers.c fc_confirm_rule.c \
                fc_counters.c fc_counters_interval.c fc_counters_check.c fc_counters_ethtool.c fc_contention_role.c \
@@ -243,8 +244,10 @@ bench: all
 # PREFIX/bin/fabcert finds the rest relative to itself (lib/fc_results.h,
 # fc_path_shipped): PREFIX/libexec/fabcert/ holds the stage programs, the
 # probe and the retest (and the GPU plugin and fabcert-node-gpu where they
-# were built), PREFIX/share/fabcert/thresholds/ the shipped profiles. A
-# copy on a shared filesystem (PREFIX=/shared/fabcert) runs on every node.
+# were built), PREFIX/share/fabcert/thresholds/ the shipped profiles;
+# PREFIX/bin/fabcert-k8s-launch, a Kubernetes job's launcher (`fabcert
+# k8s`), runs the fabcert beside it. A copy on a shared filesystem
+# (PREFIX=/shared/fabcert) runs on every node; the Dockerfile makes one.
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 INSTALL_BIN     := $(DESTDIR)$(PREFIX)/bin
@@ -253,10 +256,11 @@ INSTALL_SHARE   := $(DESTDIR)$(PREFIX)/share/fabcert
 install: $(BUILD)/fabcert $(SUITES) $(if $(HAVE_GPU),$(GPU_PLUGIN) $(GPU_NODE))
 	install -d $(INSTALL_BIN) $(INSTALL_LIBEXEC) $(INSTALL_SHARE)/thresholds $(INSTALL_SHARE)/doc
 	install -m 755 $(BUILD)/fabcert $(INSTALL_BIN)/fabcert
+	install -m 755 runners/fabcert-k8s-launch $(INSTALL_BIN)/fabcert-k8s-launch
 	install -m 755 $(SUITES) $(INSTALL_LIBEXEC)/
 	$(if $(HAVE_GPU),install -m 755 $(GPU_PLUGIN) $(GPU_NODE) $(INSTALL_LIBEXEC)/)
 	install -m 644 thresholds/*.yaml $(INSTALL_SHARE)/thresholds/
-	install -m 644 README.md docs/DECISIONS.md $(INSTALL_SHARE)/doc/
+	install -m 644 README.md docs/DECISIONS.md docs/topology.md docs/kubernetes.md $(INSTALL_SHARE)/doc/
 
 deps:
 	bash .ci/install-deps

@@ -1,6 +1,7 @@
 /*
  * fuzz_inputs.c - fuzz targets for everything fabcert reads from outside:
- * Slurm hostlists, host lists and rack maps, threshold profiles, a run's
+ * Slurm hostlists, host lists and rack maps, the topologies rack maps are
+ * read from (Slurm, ibnetdiscover, Kubernetes nodes), threshold profiles, a run's
  * results.jsonl (through verdicts, certificates, the summary and JUnit),
  * and certificates given to `verify`. Each target starts from real inputs
  * (the shipped profiles, the golden runs) and feeds it deterministic
@@ -27,6 +28,7 @@
 #include "fc_junit.h"
 #include "fc_profile.h"
 #include "fc_sign.h"
+#include "fc_topology.h"
 #include "fc_summary.h"
 #include "fc_verdict.h"
 
@@ -209,6 +211,31 @@ static int fc_fuzz_inventory(const fc_buf_t *in)
     return ok;
 }
 
+/* a topology of each format, its rack map read back by the inventory */
+static int fc_fuzz_topology(const char *format, const fc_buf_t *in)
+{
+    fc_topo_t t;
+    fc_inventory_t inv;
+    char *text;
+    int ok;
+
+    if (fc_topo_parse_text(format, in->p, "topology", NULL, &t) != FC_OK)
+        return 0;
+    text = fc_topo_racks_text(&t);
+    ok = fc_inventory_parse(NULL, NULL, text, "racks", &inv) == FC_OK;
+    if (ok)
+        fc_inventory_free(&inv);
+    else        /* an accepted topology must give a rack map the inventory takes */
+        abort();
+    free(text);
+    fc_topo_free(&t);
+    return ok;
+}
+
+static int fc_fuzz_slurm(const fc_buf_t *in) { return fc_fuzz_topology("slurm", in); }
+static int fc_fuzz_ibnet(const fc_buf_t *in) { return fc_fuzz_topology("ibnetdiscover", in); }
+static int fc_fuzz_k8s(const fc_buf_t *in) { return fc_fuzz_topology("k8s", in); }
+
 static int fc_fuzz_profile(const fc_buf_t *in)
 {
     fc_profile_t profile;
@@ -259,6 +286,15 @@ static const fc_target_t fc_targets[] = {
     { "host lists and rack maps", fc_fuzz_inventory,
       { "=gpu[001-004]\nlogin1 # a comment\n\fgpu[001-002] rack-a\nrack-b: gpu[003-004] login1\n",
         "=n1\nn2\n\fn1 r1\nn2 r2\n" }, 1, 0 },
+    { "Slurm topologies", fc_fuzz_slurm,
+      { "tests/fixtures/topology/slurm-show-topology.txt",
+        "tests/fixtures/topology/slurm-topology.conf" }, 1, 0 },
+    { "ibnetdiscover topologies", fc_fuzz_ibnet,
+      { "tests/fixtures/topology/ibnet-rails.txt",
+        "tests/fixtures/topology/ibnet-unnamed.txt" }, 4, 0 },
+    { "Kubernetes nodes", fc_fuzz_k8s,
+      { "tests/fixtures/topology/k8s-nodes.json",
+        "tests/fixtures/topology/k8s-nodes-clique.yaml" }, 8, 0 },
     { "threshold profiles", fc_fuzz_profile,
       { "thresholds/local.yaml", "thresholds/vcluster.yaml" }, 4, 0 },
     { "results.jsonl to verdicts, certificates, summary, JUnit", fc_fuzz_results,
