@@ -42,8 +42,9 @@ CMD_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CMD_SRCS))
 .PHONY: all check bench run deps clean install
 .SECONDARY:
 INJECT   := $(BUILD)/libfc_inject.so
+NOSTART  := $(BUILD)/libfc_nostart.so
 STANDIN  := $(BUILD)/tests/libfc_gpu_standin.so
-all: $(BUILD)/libfabcert.a $(SUITES) $(BUILD)/fabcert $(UNIT) $(BENCH) $(INJECT) $(STANDIN)
+all: $(BUILD)/libfabcert.a $(SUITES) $(BUILD)/fabcert $(UNIT) $(BENCH) $(INJECT) $(NOSTART) $(STANDIN)
 
 $(BUILD)/obj/%.o: %.c $(wildcard lib/*.h kernels/*.h reports/*.h runners/*.h tests/lib/*.h)
 	@mkdir -p $(dir $@)
@@ -74,7 +75,7 @@ $(BUILD)/tests/%.t: $(BUILD)/obj/tests/unit/%.o $(BUILD)/libfabcert.a
 # the runner's diagnosis, tested on fixture lines: the command's objects
 # but its main
 CMD_LIB_OBJS := $(filter-out $(BUILD)/obj/runners/fabcert.o,$(CMD_OBJS))
-$(BUILD)/tests/diagnose.t: $(BUILD)/obj/tests/unit/diagnose.o $(CMD_LIB_OBJS) $(BUILD)/libfabcert.a
+$(BUILD)/tests/diagnose.t $(BUILD)/tests/diagnose_nostart.t: $(BUILD)/tests/%.t: $(BUILD)/obj/tests/unit/%.o $(CMD_LIB_OBJS) $(BUILD)/libfabcert.a
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -o $@ $^ $(LIBS)
 
@@ -94,6 +95,9 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/rdma/%.o $(BUILD)/libfabcert.a
 # the tests' fault injector: an MPI interposition library (tests/inject)
 $(INJECT): tests/inject/fc_inject.c
 	$(MPICC) $(CFLAGS) $(WARN) -shared -o $@ $<
+# a program that cannot start on one host: a constructor that exits (tests/inject)
+$(NOSTART): tests/inject/fc_nostart.c
+	$(CC) $(CFLAGS) $(WARN) -shared -o $@ $<
 
 # a stand-in GPU plugin (tests/standin): its backend init fails everywhere,
 # or (FC_GPU_STANDIN=host) runs the GPU ranks' failure protocol on host
@@ -211,7 +215,9 @@ FUZZ     := $(BUILD)/tests/fuzz_inputs.t
 # (fc_stage_opts.c: the stages' sweep, which the report derives again;
 # fc_judge.c, fc_peers.c, fc_confirm_rule.c: the rules it judges figures by;
 # fc_pairs_schedule.c and its plans: the pairs stage's schedule, derived again)
-FUZZ_SRCS := $(addprefix lib/,fc_input.c fc_ctl_frame.c fc_ctl_check.c fc_inventory.c fc_hostlist.c fc_stages.c fc_coll.c fc_status.c fc_log.c \
+FUZZ_SRCS := $(addprefix lib/,fc_input.c fc_ctl_frame.c fc_ctl_check.c fc_inventory.c fc_hostlist.c \
+               fc_topology.c fc_topo_slurm.c fc_topo_ibnet.c fc_topo_k8s.c fc_stages.c fc_coll.c \
+               fc_status.c fc_log.c \
                fc_alloc.c fc_results.c fc_samples.c fc_stats.c fc_stats_compare.c fc_sensitivity.c \
                fc_stage_opts.c fc_judge.c fc_peers.c fc_confirm_rule.c \
                fc_counters.c fc_counters_interval.c fc_counters_check.c fc_counters_ethtool.c fc_contention_role.c \
@@ -258,8 +264,10 @@ bench: all
 # PREFIX/bin/fabcert finds the rest relative to itself (lib/fc_results.h,
 # fc_path_shipped): PREFIX/libexec/fabcert/ holds the stage programs, the
 # probe and the retest (and the GPU plugin and fabcert-node-gpu where they
-# were built), PREFIX/share/fabcert/thresholds/ the shipped profiles. A
-# copy on a shared filesystem (PREFIX=/shared/fabcert) runs on every node.
+# were built), PREFIX/share/fabcert/thresholds/ the shipped profiles;
+# PREFIX/bin/fabcert-k8s-launch, a Kubernetes job's launcher (`fabcert
+# k8s`), runs the fabcert beside it. A copy on a shared filesystem
+# (PREFIX=/shared/fabcert) runs on every node; the Dockerfile makes one.
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 INSTALL_BIN     := $(DESTDIR)$(PREFIX)/bin
@@ -268,10 +276,11 @@ INSTALL_SHARE   := $(DESTDIR)$(PREFIX)/share/fabcert
 install: $(BUILD)/fabcert $(SUITES) $(if $(HAVE_GPU),$(GPU_PLUGIN) $(GPU_NODE))
 	install -d $(INSTALL_BIN) $(INSTALL_LIBEXEC) $(INSTALL_SHARE)/thresholds $(INSTALL_SHARE)/doc
 	install -m 755 $(BUILD)/fabcert $(INSTALL_BIN)/fabcert
+	install -m 755 runners/fabcert-k8s-launch $(INSTALL_BIN)/fabcert-k8s-launch
 	install -m 755 $(SUITES) $(INSTALL_LIBEXEC)/
 	$(if $(HAVE_GPU),install -m 755 $(GPU_PLUGIN) $(GPU_NODE) $(INSTALL_LIBEXEC)/)
 	install -m 644 thresholds/*.yaml $(INSTALL_SHARE)/thresholds/
-	install -m 644 README.md docs/DECISIONS.md $(INSTALL_SHARE)/doc/
+	install -m 644 README.md docs/DECISIONS.md docs/topology.md docs/kubernetes.md $(INSTALL_SHARE)/doc/
 
 deps:
 	bash .ci/install-deps

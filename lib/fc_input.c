@@ -84,12 +84,23 @@ FILE *fc_input_fopen(const char *path, const char *what, size_t max)
 fc_status_t fc_input_read(const char *path, const char *what, size_t max, char **text_p,
                           size_t *len_p)
 {
-    size_t size = 0, len = 0, cap;
-    char *text;
+    size_t size = 0;
+    fc_status_t st;
     int fd;
 
     if (fc_input_open(path, what, max, &fd, &size) != FC_OK)
         return FC_ERR_INVALID;
+    st = fc_input_read_fd(fd, path, what, max, size, text_p, len_p);
+    close(fd);
+    return st;
+}
+
+fc_status_t fc_input_read_fd(int fd, const char *path, const char *what, size_t max,
+                             size_t size, char **text_p, size_t *len_p)
+{
+    size_t len = 0, cap;
+    char *text;
+
     cap = size + 4096;
     text = fc_xmalloc(cap + 1, "a file's text");
     for (;;) {
@@ -121,14 +132,12 @@ fc_status_t fc_input_read(const char *path, const char *what, size_t max, char *
                 "was read\n", path, what, max >> 20 ? max >> 20 : 1, what);
         goto fail;
     }
-    close(fd);
     text[len] = '\0';
     *text_p = text;
     if (len_p)
         *len_p = len;
     return FC_OK;
 fail:
-    close(fd);
     free(text);
     return FC_ERR_INVALID;
 }

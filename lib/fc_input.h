@@ -43,4 +43,10 @@ FILE *fc_input_fopen(const char *path, const char *what, size_t max);
 fc_status_t fc_input_read(const char *path, const char *what, size_t max, char **text_p,
                           size_t *len_p);
 
+/* The same from a descriptor already open (fd; path names it in errors):
+ * standard input given as "-", a pipe the user chose; size, what is
+ * expected (0 if not known). Never more than max bytes. */
+fc_status_t fc_input_read_fd(int fd, const char *path, const char *what, size_t max,
+                             size_t size, char **text_p, size_t *len_p);
+
 #endif

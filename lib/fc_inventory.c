@@ -141,25 +141,46 @@ static fc_status_t fc_inv_expand_line(fc_inv_builder_t *b, const char *expr,
     return FC_OK;
 }
 
+/* "slots=N" of a hostfile line: N in *slots_p; other KEY=VALUE words are
+ * ignored. 0, or an error (said). */
+static fc_status_t fc_inv_slots(fc_inv_builder_t *b, const char *tok, int lineno, int *slots_p)
+{
+    char *end;
+    long v;
+
+    if (strncmp(tok, "slots=", 6) != 0)
+        return FC_OK;
+    v = strtol(tok + 6, &end, 10);
+    if (end == tok + 6 || *end != '\0' || v < 1 || v > 100000) {
+        fprintf(stderr, "fabcert: %s:%d: bad '%s': slots=N with N from 1 to 100000\n",
+                b->path, lineno, tok);
+        return FC_ERR_INVALID;
+    }
+    *slots_p = (int)v;
+    return FC_OK;
+}
+
 static fc_status_t fc_inv_hosts_line(char *line, int lineno, void *arg)
 {
     fc_inv_builder_t *b = arg;
     fc_inventory_t *inv = b->inv;
     char (*names)[FC_INV_NAME_MAX];
     char *save = NULL;
-    int n;
+    int n, first = inv->nhosts, slots = 0;
 
     /* a host list line may hold several expressions separated by blanks;
-     * a hostfile's "slots=N" and the like are ignored */
+     * a hostfile's "slots=N" is kept, other KEY=VALUE words ignored */
     for (char *tok = strtok_r(line, " \t", &save); tok;
          tok = strtok_r(NULL, " \t", &save)) {
-        if (strchr(tok, '=') != NULL)
+        if (strchr(tok, '=') != NULL) {
+            FC_CHECK(fc_inv_slots(b, tok, lineno, &slots));
             continue;
+        }
         FC_CHECK(fc_inv_expand_line(b, tok, lineno, &names, &n));
         for (int i = 0; i < n; ++i) {
             int dup = fc_inv_index_find(&b->host_ix, inv->hosts, names[i]);
 
-            if (dup >= 0) {
+            if (dup >= 0 && strcmp(inv->hosts[dup], names[i]) == 0) {
                 fprintf(stderr, "fabcert: %s:%d: host '%s' is listed twice "
                         "(first on line %d)\n", b->path, lineno, names[i],
                         inv->host_line[dup]);
@@ -173,15 +194,20 @@ static fc_status_t fc_inv_hosts_line(char *line, int lineno, void *arg)
                                              sizeof(int), "the hosts' lines");
                 inv->host_rack = fc_xrealloc(inv->host_rack, (size_t)b->cap_hosts,
                                              sizeof(int), "the hosts' racks");
+                inv->host_slots = fc_xrealloc(inv->host_slots, (size_t)b->cap_hosts,
+                                              sizeof(int), "the hosts' slots");
             }
             snprintf(inv->hosts[inv->nhosts], FC_INV_NAME_MAX, "%s", names[i]);
             inv->host_line[inv->nhosts] = lineno;
             inv->host_rack[inv->nhosts] = -1;
+            inv->host_slots[inv->nhosts] = 0;
             fc_inv_index_add(&b->host_ix, inv->hosts);
             inv->nhosts++;
         }
         free(names);
     }
+    for (int h = first; h < inv->nhosts; ++h)
+        inv->host_slots[h] = slots;
     return FC_OK;
 }
 
@@ -218,13 +244,17 @@ static fc_status_t fc_inv_rack_line(char *line, int lineno, void *arg)
         list = colon + 1;
         for (char *e = rack + strlen(rack); e > rack && (e[-1] == ' ' || e[-1] == '\t');)
             *--e = '\0';
-        for (char *t = strtok_r(list, " \t", &save); t && ntok < 256;
-             t = strtok_r(NULL, " \t", &save))
-            tokens[ntok++] = t;
+        for (char *t = strtok_r(list, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+            if (ntok < 256)
+                tokens[ntok++] = t;
+            else
+                goto too_many;
     } else {                            /* "hosts rack" */
-        for (char *t = strtok_r(line, " \t", &save); t && ntok < 256;
-             t = strtok_r(NULL, " \t", &save))
-            tokens[ntok++] = t;
+        for (char *t = strtok_r(line, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+            if (ntok < 256)
+                tokens[ntok++] = t;
+            else
+                goto too_many;
         if (ntok < 2) {
             fprintf(stderr, "fabcert: %s:%d: expected 'HOSTS RACK' or "
                     "'RACK: HOSTS', found '%s'\n", b->path, lineno, line);
@@ -279,6 +309,10 @@ static fc_status_t fc_inv_rack_line(char *line, int lineno, void *arg)
         free(names);
     }
     return FC_OK;
+too_many:
+    fprintf(stderr, "fabcert: %s:%d: more than 255 host expressions on one line: put them "
+            "on several lines, or use ranges (gpu[001-512])\n", b->path, lineno);
+    return FC_ERR_INVALID;
 }
 
 /* Racks of the map none of whose hosts is in this run are not part of it:
@@ -372,6 +406,9 @@ fc_status_t fc_inventory_parse(const char *hosts_text, const char *hosts_path,
         for (int m = 0; m < b.nmap; ++m) {
             int h = fc_inv_index_find(&b.host_ix, inv.hosts, b.map_host[m]);
 
+            if (h < 0)      /* the same host under another domain, if one */
+                h = fc_inventory_find_host(&inv, b.map_host[m]);
+
             map_hosts[b.map_rack[m]]++;
             if (h < 0) {
                 int k = inv.nleft_out, cap = b.cap_left_out;    /* both grow alike */
@@ -430,12 +467,34 @@ out:
     return FC_OK;
 }
 
+/* a and b name one host when equal, or when the shorter is the longer up
+ * to a '.' (a domain): "n1" and "n1.svc.cluster.local" */
+static int fc_inv_same_host(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+
+    if (la > lb)
+        return fc_inv_same_host(b, a);
+    return strncmp(a, b, la) == 0 && (b[la] == '\0' || b[la] == '.');
+}
+
 int fc_inventory_find_host(const fc_inventory_t *inv, const char *host)
 {
+    int found = -1;
+
     for (int h = 0; h < inv->nhosts; ++h)
         if (strcmp(inv->hosts[h], host) == 0)
             return h;
-    return -1;
+    /* a launcher's name and the host's own may differ by a domain (the MPI
+     * Operator's hostfile names w-0.svc.ns.svc, the pod calls itself w-0):
+     * the one listed host that matches, none when two do */
+    for (int h = 0; h < inv->nhosts; ++h)
+        if (fc_inv_same_host(inv->hosts[h], host)) {
+            if (found >= 0)
+                return -1;
+            found = h;
+        }
+    return found;
 }
 
 int fc_inventory_find_rack(const fc_inventory_t *inv, const char *rack)
@@ -451,6 +510,7 @@ void fc_inventory_free(fc_inventory_t *inv)
     free(inv->hosts);
     free(inv->host_rack);
     free(inv->host_line);
+    free(inv->host_slots);
     free(inv->racks);
     free(inv->left_out);
     free(inv->left_out_rack);

@@ -100,9 +100,10 @@ fc_status_t fc_profile_load(const char *path, fc_profile_t *profile_p)
         void *iter = NULL;
         struct fy_diag_error *err = fy_diag_errors_iterate(diag, &iter);
 
+        /* libfyaml counts a collected error's line and column from 1 */
         if (err != NULL)
             fprintf(stderr, "fabcert: %s:%d:%d: malformed YAML: %s\n", path,
-                    err->line + 1, err->column + 1, err->msg);
+                    err->line, err->column, err->msg);
         else
             fprintf(stderr, "fabcert: %s:1:1: the profile is empty or not YAML\n", path);
         goto out_diag;

@@ -197,9 +197,15 @@ fc_status_t fc_stage_load_inventory(fc_stage_ctx_t *ctx)
             continue;
         }
         racks[r] = ctx->inv.host_rack[h];
+        /* records name a host as the inventory does: a host that calls
+         * itself "w-0" where the list says "w-0.svc.ns.svc" (a pod) */
+        if (o->hosts_path[0] || o->racks_path[0])
+            snprintf(ctx->rank_hosts[r], FC_HOST_MAX, "%s", ctx->inv.hosts[h]);
     }
-    if (status == FC_OK)
+    if (status == FC_OK) {
         ctx->rack = racks[ctx->world_rank];
+        snprintf(ctx->host, sizeof(ctx->host), "%s", ctx->rank_hosts[ctx->world_rank]);
+    }
     for (int r = 0; r < ctx->world_rank; ++r)
         if (strcmp(ctx->rank_hosts[r], ctx->host) == 0)
             ctx->local_rank++;
@@ -222,6 +228,9 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
 
     memset(ctx, 0, sizeof(*ctx));
     ctx->stage = stage;
+    /* before MPI_Init: a rank the launcher names without this line never
+     * got here (its program could not start on its host) */
+    fc_watchdog_started(fc_stage_name(stage));
     MPI_Init(argc, argv);
     ctx->started_s = MPI_Wtime();
     fc_alloc_set_die(fc_stage_die);

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -387,4 +388,24 @@ void fc_watchdog_control_error(const char *what, int from_world, const char *why
             from_world, err, ctl);
     fflush(stderr);
     pthread_mutex_unlock(&fc_wd.lock);
+}
+
+void fc_watchdog_started(const char *stage)
+{
+    static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID",
+                                        "PMI_RANK" };
+    char host[256] = "", esc[sizeof(host) * 2], *end;
+    const char *v = NULL;
+    long rank;
+
+    for (size_t k = 0; k < sizeof(vars) / sizeof(vars[0]) && v == NULL; ++k)
+        v = getenv(vars[k]);
+    if (v == NULL || (rank = strtol(v, &end, 10)) < 0 || end == v || *end != '\0')
+        return;
+    if (gethostname(host, sizeof(host) - 1) != 0)
+        snprintf(host, sizeof(host), "unknown-host");
+    fc_json_escape(host, esc, sizeof(esc));
+    fprintf(stderr, FC_WATCHDOG_START_TAG "{\"stage\":\"%s\",\"rank\":%ld,\"host\":\"%s\","
+            "\"pid\":%ld}\n", stage, rank, esc, (long)getpid());
+    fflush(stderr);
 }

@@ -46,6 +46,17 @@
  * inside a collective, where the library does not say which peer failed).
  * A control message that arrives wrong (lib/fc_ctl.h) gives the same line
  * with "control" (the exchange), "peer" the rank that sent it and class -1.
+ * Before any of that, first thing in main (before MPI_Init), every rank
+ * that starts says so, with one line
+ *
+ *     FABCERT-START {"stage":..,"rank":..,"host":..,"pid":..}
+ *
+ * (rank: its world rank as the launcher set it in the environment, before
+ * MPI can say: OMPI_COMM_WORLD_RANK, PMIX_RANK, SLURM_PROCID or PMI_RANK;
+ * no line where none is set), so that after a launch that ended before
+ * the stage began, a rank the launcher names without such a line never
+ * reached main (its program could not start on its host), and the ranks
+ * that did say where the launcher put them (runners/fc_diagnose_nostart.c).
  * The watchdog uses no MPI, so it works while MPI is stuck.
  */
 #ifndef FC_WATCHDOG_H
@@ -56,6 +67,10 @@
 #define FC_WATCHDOG_TAG "FABCERT-WATCHDOG "
 #define FC_WATCHDOG_DOWN_TAG "FABCERT-DOWN "
 #define FC_WATCHDOG_MPIERR_TAG "FABCERT-MPIERR "
+#define FC_WATCHDOG_START_TAG "FABCERT-START "
+
+/* The FABCERT-START line, before MPI_Init (no watchdog runs yet). */
+void fc_watchdog_started(const char *stage);
 
 fc_status_t fc_watchdog_start(double timeout_s, const char *stage, int rank,
                               const char *host);

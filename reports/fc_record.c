@@ -253,6 +253,8 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
     /* runners/fc_diagnose_stuck.c: no attempt began, so the quarantine
      * that follows it is what fails the host's rack */
     FC_RECORD_CONTEXT(FC_RECORD_PROBE, "probe", FC_BY_RUNNER),
+    /* runners/fc_diagnose_nostart.c: likewise before any attempt began */
+    FC_RECORD_CONTEXT(FC_RECORD_CANNOT_START, "cannot_start", FC_BY_RUNNER),
     /* runners/fabcert.c */
     FC_RECORD_CONTEXT(FC_RECORD_QUARANTINE, "quarantine", FC_BY_RUNNER),
     FC_RECORD_CONTEXT(FC_RECORD_PLAN, "plan", FC_BY_RUNNER),

@@ -26,6 +26,7 @@
 
 #include "fc_alloc.h"
 #include "fc_baseline.h"
+#include "fc_cmds.h"
 #include "fc_compare.h"
 #include "fc_input.h"
 #include "fc_launch.h"
@@ -114,8 +115,11 @@ static int fc_run_open_output(fc_run_state_t *st)
         char left[PATH_MAX + 32];
 
         snprintf(left, sizeof(left), "%s/hosts.resume", st->o.out_dir);
-        if (st->o.resume)
+        if (st->o.resume) {
             unlink(left);
+            snprintf(left, sizeof(left), "%s/racks.resume", st->o.out_dir);
+            unlink(left);
+        }
         else
             unlink(st->results_path);   /* nothing was run: no half run left */
         if (st->o.rerun_dir[0] || created) {   /* the host list it wrote for the rerun */
@@ -347,6 +351,8 @@ static int fc_cmd_run(int argc, char **argv)
     }
     printf("output: %s\n", st.o.out_dir);
     fc_inventory_free(&st.inv);
+    free(st.hosts_text);
+    free(st.racks_text);
     free(st.healthy);
     free(st.quarantined);
     json_decref(st.prior);
@@ -354,40 +360,6 @@ static int fc_cmd_run(int argc, char **argv)
     json_decref(st.rerun_of);
     json_decref(st.rerun_hosts);
     return rc;
-}
-
-static int fc_cmd_check_inventory(int argc, char **argv)
-{
-    fc_inventory_t inv;
-    char *hosts = NULL, *racks = NULL;
-    const char *hp = NULL, *rp = NULL;
-    fc_status_t s = FC_OK;
-
-    for (int i = 1; i < argc; i += 2) {
-        if (i + 1 >= argc || (strcmp(argv[i], "--hosts") && strcmp(argv[i], "--racks"))) {
-            fprintf(stderr, "usage: fabcert check-inventory [--hosts FILE] [--racks FILE]\n");
-            return 2;
-        }
-        if (strcmp(argv[i], "--hosts") == 0)
-            hp = argv[i + 1];
-        else
-            rp = argv[i + 1];
-    }
-    if ((hp && fc_input_read(hp, "host list", FC_INPUT_INVENTORY_MAX, &hosts, NULL) != FC_OK) ||
-        (rp && fc_input_read(rp, "rack map", FC_INPUT_INVENTORY_MAX, &racks, NULL) != FC_OK))
-        s = FC_ERR_INVALID;
-    else
-        s = fc_inventory_parse(hosts, hp, racks, rp, &inv);
-    free(hosts);
-    free(racks);
-    if (s != FC_OK)
-        return 2;
-    for (int h = 0; h < inv.nhosts; ++h)
-        printf("%s %s\n", inv.hosts[h], inv.racks[inv.host_rack[h]]);
-    printf("# %d hosts in %d racks\n", inv.nhosts, inv.nracks);
-    fc_print_left_out(&inv);
-    fc_inventory_free(&inv);
-    return 0;
 }
 
 static int fc_cmd_report(int argc, char **argv)
@@ -588,6 +560,10 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "check-inventory") == 0)
         return fc_cmd_check_inventory(argc - 1, argv + 1);
+    if (strcmp(argv[1], "topology") == 0)
+        return fc_cmd_topology(argc - 1, argv + 1);
+    if (strcmp(argv[1], "k8s") == 0)
+        return fc_cmd_k8s(argc - 1, argv + 1);
     if (strcmp(argv[1], "run") == 0)
         return fc_cmd_run(argc - 1, argv + 1);
     if (strcmp(argv[1], "report") == 0)

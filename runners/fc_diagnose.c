@@ -144,6 +144,11 @@ static int fc_diag_load(fc_diag_t *d)
     return 1;
 }
 
+int fc_diagnose_launched(const fc_diag_in_t *in, const char *host)
+{
+    return fc_diag_in_list(in->hosts, host);
+}
+
 int fc_diag_has_host(const fc_diag_t *d, const char *host)
 {
     for (size_t k = 0; k < d->n; ++k)
@@ -320,6 +325,7 @@ static int fc_diag_early(fc_diag_t *d)
 json_t *fc_diagnose_unfinished(const fc_diag_in_t *in)
 {
     fc_diag_t d;
+    int started;
 
     memset(&d, 0, sizeof(d));
     d.in = in;
@@ -327,7 +333,12 @@ json_t *fc_diagnose_unfinished(const fc_diag_in_t *in)
     d.lost = json_array();
     d.peer_hosts = json_array();
     d.stuck_at = "";
-    if (!fc_diag_load(&d)) {
+    started = fc_diag_load(&d);
+    if (!started)
+        d.timeout_s = in->timeout_s;
+    if (!started && fc_diag_cannot_start(&d)) {
+        /* named there: a host where the program could not start */
+    } else if (!started) {
         char why[PATH_MAX + 1024];
         json_t *r;
 

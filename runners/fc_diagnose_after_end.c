@@ -18,18 +18,6 @@
 #include "fc_input.h"
 #include "fc_verdict.h"
 
-/* Whether host is one the attempt was launched on and still healthy. */
-static int fc_after_end_launched(const fc_diag_in_t *in, const char *host)
-{
-    json_t *h;
-    size_t i;
-
-    json_array_foreach(in->hosts, i, h)
-        if (strcmp(json_string_value(h), host) == 0)
-            return 1;
-    return 0;
-}
-
 json_t *fc_diagnose_after_end(const fc_diag_in_t *in)
 {
     json_t *start = NULL, *end = NULL, *notes, *n, *rec, *out = json_array();
@@ -69,7 +57,7 @@ json_t *fc_diagnose_after_end(const fc_diag_in_t *in)
             host = json_string_value(json_array_get(json_object_get(start, "rank_hosts"),
                                                     (size_t)rank));
         if (host == NULL || (h = fc_inventory_find_host(in->inv, host)) < 0 ||
-            !fc_after_end_launched(in, host))
+            !fc_diagnose_launched(in, host))
             continue;
         rack = in->inv->racks[in->inv->host_rack[h]];
         if (oom)

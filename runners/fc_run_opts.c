@@ -39,16 +39,30 @@ void fc_usage(FILE *out)
 "                                 margin 10%%)\n"
 "       fabcert check-profile FILE\n"
 "                                 validate a threshold profile, print its hash\n"
-"       fabcert check-inventory [--hosts FILE] [--racks FILE]\n"
+"       fabcert check-inventory [--hosts FILE] [--racks FILE | --racks-from SPEC]\n"
 "                                 validate an inventory, print host -> rack\n"
+"       fabcert topology FORMAT [FILE|-] [--rack-label KEY] [--out FILE]\n"
+"                                 a rack map from Slurm, ibnetdiscover or\n"
+"                                 Kubernetes node labels (--help: formats)\n"
+"       fabcert k8s --image IMAGE --workers N [options]\n"
+"                                 a Kubeflow MPIJob that runs fabcert run on\n"
+"                                 a Kubernetes cluster (--help: options)\n"
 "       fabcert version           print the version\n"
 "       fabcert --help            this text\n"
 "\n"
 "run options:\n"
 "  --hosts FILE          host list: one host or Slurm range per line\n"
-"                        (gpu[001-016,020]); without --hosts and --racks,\n"
-"                        this machine is a one-node cluster\n"
+"                        (gpu[001-016,020]), or an MPI hostfile ('HOST\n"
+"                        slots=N': N is --ppn unless given); without --hosts\n"
+"                        and --racks, this machine is a one-node cluster\n"
 "  --racks FILE          rack map: 'HOSTS RACK' or 'RACK: HOSTS' per line\n"
+"  --racks-from FORMAT[:FILE]\n"
+"                        the rack map from what knows the topology (fabcert\n"
+"                        topology --help): slurm (scontrol show topology),\n"
+"                        ibnetdiscover, k8s (kubectl get nodes -o json); FILE\n"
+"                        '-' is standard input, none runs the command here\n"
+"  --rack-label KEY      k8s: the node label that names the rack (default:\n"
+"                        network.topology.nvidia.com/leaf, then others)\n"
 "  --profile FILE        threshold profile (default: thresholds/local.yaml);\n"
 "                        thresholds/ holds: local.yaml (this machine),\n"
 "                        vcluster.yaml (the virtual cluster), and reference\n"
@@ -136,7 +150,8 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
 {
     enum { O_PROFILE = 1, O_OUT, O_NP, O_PPN, O_MPIRUN, O_MPIRUN_ARG, O_ENV, O_LAUNCHER,
            O_HOSTS, O_RACKS, O_STAGES, O_STAGE_OPT, O_SELFTEST, O_SELFTEST_STAGE,
-           O_SIGN_KEY, O_HELP, O_PROGRESS, O_RESUME, O_METRICS, O_RERUN };
+           O_SIGN_KEY, O_HELP, O_PROGRESS, O_RESUME, O_METRICS, O_RERUN, O_RACKS_FROM,
+           O_RACK_LABEL };
     static const struct option longopts[] = {
         { "profile", required_argument, NULL, O_PROFILE },
         { "out", required_argument, NULL, O_OUT },
@@ -148,6 +163,8 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
         { "launcher", required_argument, NULL, O_LAUNCHER },
         { "hosts", required_argument, NULL, O_HOSTS },
         { "racks", required_argument, NULL, O_RACKS },
+        { "racks-from", required_argument, NULL, O_RACKS_FROM },
+        { "rack-label", required_argument, NULL, O_RACK_LABEL },
         { "stages", required_argument, NULL, O_STAGES },
         { "sizes", required_argument, NULL, O_STAGE_OPT },
         { "iters", required_argument, NULL, O_STAGE_OPT },
@@ -210,6 +227,10 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
             break;
         case O_HOSTS: snprintf(o->hosts, sizeof(o->hosts), "%s", optarg); break;
         case O_RACKS: snprintf(o->racks, sizeof(o->racks), "%s", optarg); break;
+        case O_RACKS_FROM:
+            snprintf(o->racks_from, sizeof(o->racks_from), "%s", optarg);
+            break;
+        case O_RACK_LABEL: o->rack_label = optarg; break;
         case O_NP:
             if (fc_run_parse_count("--np", optarg, &o->np))
                 return 2;
@@ -307,7 +328,17 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
             o->stages[s] = 1;
     if (o->np == 0)
         o->np = fc_default_np();
-    if (o->rerun_dir[0] && (o->resume || o->hosts[0] || o->racks[0])) {
+    if (o->racks[0] && o->racks_from[0]) {
+        fprintf(stderr, "fabcert: --racks %s and --racks-from %s: give one rack map\n",
+                o->racks, o->racks_from);
+        return 2;
+    }
+    if (o->rack_label && strncmp(o->racks_from, "k8s", 3) != 0) {
+        fprintf(stderr, "fabcert: --rack-label %s names a Kubernetes node label: give it "
+                "with --racks-from k8s[:FILE]\n", o->rack_label);
+        return 2;
+    }
+    if (o->rerun_dir[0] && (o->resume || o->hosts[0] || o->racks[0] || o->racks_from[0])) {
         fprintf(stderr, "fabcert: --rerun-failed %s: %s\n", o->rerun_dir, o->resume
                 ? "--resume carries on an interrupted run; --rerun-failed starts a new one "
                   "(give one of them)"

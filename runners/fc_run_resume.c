@@ -180,6 +180,8 @@ fc_status_t fc_run_resume_check(fc_run_state_t *st)
             return FC_ERR_INVALID;
         }
     }
+    if (strstr(o->racks, "/racks.resume"))     /* --racks-from's: the frozen copy is the same */
+        unlink(o->racks);
     snprintf(o->profile_source, sizeof(o->profile_source), "%s", o->profile);
     snprintf(o->profile, sizeof(o->profile), "%.*s", (int)sizeof(o->profile) - 1, frozen);
     fc_resume_frozen(o->out_dir, "hosts", fc_json_str(was, "hosts_file"), o->hosts,

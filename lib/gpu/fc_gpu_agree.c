@@ -200,7 +200,9 @@ void fc_gpu_fini(fc_gpu_peer_t *peer, const fc_gpu_comm_ops_t *cops, void *ctx)
 {
     int local = peer->failed || peer->aborted, any = local;
 
-    MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, peer->comm);
+    fc_ctl_allreduce(peer->comm, "a GPU communicator failed", FC_CTL_INT, FC_CTL_MAX, &local,
+                     &any, 1);
+    fc_ctl_check(any == 0 || any == 1, "a GPU communicator failed", -1, "%d", any);
     if (any)
         fc_gpu_abort_once(peer, cops, ctx);
     else

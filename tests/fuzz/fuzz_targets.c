@@ -1,6 +1,7 @@
 /*
  * fuzz_targets.c - see fuzz_targets.h. What fabcert reads from outside:
- * Slurm hostlists, host lists and rack maps, threshold profiles, a run's
+ * Slurm hostlists, host lists and rack maps, the topologies rack maps are
+ * read from (Slurm, ibnetdiscover, Kubernetes nodes), threshold profiles, a run's
  * results.jsonl (through verdicts, certificates, the summary and JUnit;
  * and as `fabcert report` reads a run directory, against its frozen
  * profile and inventory), certificates given to `verify`, and the frames
@@ -26,6 +27,7 @@
 #include "fc_profile.h"
 #include "fc_sign.h"
 #include "fc_summary.h"
+#include "fc_topology.h"
 #include "fc_verdict.h"
 #include "fc_verdict_plan.h"
 
@@ -87,6 +89,34 @@ static int fc_fuzz_inventory(const char *p, size_t n)
     free(s);
     return ok;
 }
+
+/* a topology of each format, its rack map read back by the inventory */
+static int fc_fuzz_topology(const char *format, const char *p, size_t n)
+{
+    fc_topo_t t;
+    fc_inventory_t inv;
+    char *s = fc_dup(p, n), *text;
+    int ok;
+
+    if (fc_topo_parse_text(format, s, "topology", NULL, &t) != FC_OK) {
+        free(s);
+        return 0;
+    }
+    text = fc_topo_racks_text(&t);
+    ok = fc_inventory_parse(NULL, NULL, text, "racks", &inv) == FC_OK;
+    if (ok)
+        fc_inventory_free(&inv);
+    else        /* an accepted topology must give a rack map the inventory takes */
+        abort();
+    free(text);
+    fc_topo_free(&t);
+    free(s);
+    return ok;
+}
+
+static int fc_fuzz_slurm(const char *p, size_t n) { return fc_fuzz_topology("slurm", p, n); }
+static int fc_fuzz_ibnet(const char *p, size_t n) { return fc_fuzz_topology("ibnetdiscover", p, n); }
+static int fc_fuzz_k8s(const char *p, size_t n) { return fc_fuzz_topology("k8s", p, n); }
 
 static int fc_fuzz_profile(const char *p, size_t n)
 {
@@ -192,6 +222,9 @@ static int fc_fuzz_frame(const char *p, size_t n)
 const fc_fuzz_target_t fc_fuzz_targets[] = {
     { "hostlist", "Slurm hostlists", fc_fuzz_hostlist, 1, 0 },
     { "inventory", "host lists and rack maps", fc_fuzz_inventory, 1, 0 },
+    { "slurm", "Slurm topologies", fc_fuzz_slurm, 1, 0 },
+    { "ibnet", "ibnetdiscover topologies", fc_fuzz_ibnet, 4, 0 },
+    { "k8s", "Kubernetes nodes", fc_fuzz_k8s, 8, 0 },
     { "profile", "threshold profiles", fc_fuzz_profile, 4, 0 },
     { "results", "results.jsonl to verdicts, certificates, summary, JUnit", fc_fuzz_results,
       20, 0 },

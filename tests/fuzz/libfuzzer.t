@@ -7,7 +7,7 @@
 # deterministic driver (build/tests/fuzz_inputs.t) runs everywhere.
 cd "$(dirname "$0")/../.."
 BIN=${BUILD:-build}/tests/fuzz_libfuzzer
-TARGETS="hostlist inventory profile results rundir certificate frame"
+TARGETS="hostlist inventory slurm ibnet k8s profile results rundir certificate frame"
 SECS=${FC_FUZZ_SECONDS:-1}
 echo "TAP version 13"
 if [ ! -x "$BIN" ]; then
