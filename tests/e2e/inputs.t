@@ -1,7 +1,8 @@
 #!/bin/bash
 # inputs.t - every file fabcert is given to read is read only when it is a
-# regular file below its kind's cap (lib/fc_input.h): a FIFO (which would
-# block the reader forever), a directory, a character device (/dev/zero
+# regular file below its kind's cap (lib/fc_input.h), or, for a text, a
+# pipe a command writes: a FIFO no one writes to (which would block the
+# reader forever), a directory, a character device (/dev/zero
 # never ends) and a 2 GiB sparse file each get one error naming the file
 # and exit 2 within a second (asserted with a generous 5 s), as a profile
 # (check-profile, run --profile), a host list and a rack map (run,
@@ -63,8 +64,9 @@ refused "report --sign-key on a FIFO" "$TMP/fifo: the secret key $kind_fifo" \
 refused "verify --pubkey on a FIFO" "$TMP/fifo: the public key $kind_fifo" \
     $FC verify tests/golden/report/clean/expected/certificates/rack1.json --pubkey "$TMP/fifo"
 refused "verify on a FIFO" "$TMP/fifo: the certificate $kind_fifo" $FC verify "$TMP/fifo"
-# and the same profile, as a regular file, is read
+# and the same profile, as a regular file or from a command's pipe, is read
 cp thresholds/local.yaml "$TMP/local.yaml"
-$FC check-profile "$TMP/local.yaml" > "$TMP/out" 2>&1
-ok $? "a regular profile is still read"
+$FC check-profile "$TMP/local.yaml" > "$TMP/out" 2>&1 &&
+    $FC check-profile <(sleep 1; cat thresholds/local.yaml) > "$TMP/out" 2>&1
+ok $? "a regular profile is still read, and one a command writes into a pipe"
 done_testing
