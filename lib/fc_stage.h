@@ -77,6 +77,9 @@ typedef struct fc_stage_ctx {
     char selftest_unfit[512];   /* a self-test this stage cannot run: why */
     char backend_note[512];     /* --backend auto fell back to mpi: why */
     char backend_requested[16]; /* what the profile or --backend asked for */
+    char env_set[128];          /* the stage table's env, as set here ("" none) */
+    char env_replaced[256];     /* the value it replaced, when the launch gave
+                                 * another ("" when none or the same) */
     double started_s;           /* MPI_Wtime at the start of the stage */
     double confirm_s;           /* time its confirmations alone took (rank 0) */
 } fc_stage_ctx_t;

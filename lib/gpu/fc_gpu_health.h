@@ -27,6 +27,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "fc_status.h"
+
 /* Clocks-event (formerly "throttle") reason bits, NVML API reference,
  * "Clocks Event Reasons" (nvmlClocksEventReason*; nvml.h). */
 #define FC_NVML_REASON_GPU_IDLE          0x1ull
@@ -82,6 +84,33 @@ json_t *fc_gpu_health_snapshot(const char *pci_bus_id, char *why, size_t len);
  * host names the node in the reasons. */
 json_t *fc_gpu_health_judge(const json_t *before, const json_t *after,
                             const fc_gpu_health_limits_t *limits, const char *host);
+
+/* A GPU's place in a multi-node NVLink fabric (GB200 NVL72), as NVML's
+ * nvmlDeviceGetGpuFabricInfoV reports it: the GPUs one NVLink domain joins
+ * share a cluster UUID and a clique id once the fabric manager has
+ * registered them (state completed, status success). */
+typedef struct fc_gpu_fabric {
+    int state;                  /* NVML_GPU_FABRIC_STATE_*: 0 not supported
+                                 * (a GPU in no such fabric), 1 not started,
+                                 * 2 in progress, 3 completed */
+    char state_text[24];
+    int status;                 /* nvmlReturn_t of the registration (read
+                                 * when completed): 0 success */
+    char status_text[64];
+    unsigned clique_id;
+    char cluster_uuid[40];      /* 8-4-4-4-12 hex */
+    unsigned health_mask;       /* NVML_GPU_FABRIC_HEALTH_MASK_* */
+    int degraded_bw;            /* the mask says its bandwidth is degraded */
+    int route_unhealthy;        /* ... or a route to it unhealthy */
+    char pci_bus_id[32];        /* the GPU asked about */
+} fc_gpu_fabric_t;
+
+/* The fabric of the GPU at pci_bus_id: FC_OK (state 0 for a GPU in no
+ * fabric); FC_ERR_SKIP with why when NVML or its fabric query is not
+ * there (no reading: never taken for a GPU outside the fabric);
+ * FC_ERR_FAIL with why when NVML has no such GPU or the query fails. */
+fc_status_t fc_gpu_fabric_read(const char *pci_bus_id, fc_gpu_fabric_t *f, char *why,
+                               size_t len);
 
 /* "hw_thermal_slowdown", ...: the name of one reason bit, NULL if unknown. */
 const char *fc_gpu_reason_name(unsigned long long bit);
