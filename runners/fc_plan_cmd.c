@@ -192,7 +192,7 @@ int fc_cmd_plan(int argc, char **argv)
     if (from && (rc = fc_plan_from(plan, from)) != 0)
         goto out;
     if (json)
-        json_dumpf(plan, stdout, JSON_INDENT(1) | JSON_SORT_KEYS);
+        json_dumpf(plan, stdout, JSON_COMPACT | JSON_SORT_KEYS);   /* one line: JSONL */
     else
         fc_plan_print(plan, stdout, 1);
     if (json)

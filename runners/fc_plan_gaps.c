@@ -87,7 +87,8 @@ static void fc_plan_stage_gaps(const fc_run_state_t *st, fc_stage_id_t s, const 
 
     if (!sp.required)
         fc_gap(out, "%s is not required: a rack that did not run it can still PASS", d->name);
-    if (d->gpu_capable && !d->gpu_only && strcmp(backend, "mpi") == 0 &&
+    if (d->gpu_capable && !d->gpu_only && (d->sections & FC_SECT_SWEEP) &&
+        strcmp(backend, "mpi") == 0 &&
         st->profile.stages[FC_STAGE_PREFLIGHT].expect.gpus > 0)
         fc_gap(out, "%s runs on mpi (host memory): the GPUs, their NVLink and GPUDirect are "
                "not in its figures", d->name);

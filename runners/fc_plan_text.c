@@ -33,8 +33,9 @@ static long long fc_plan_int(const json_t *o, const char *k)
     return (long long)json_integer_value(json_object_get(o, k));
 }
 
-/* "all_reduce, all_gather" from a list of names. */
-static void fc_plan_list(const json_t *a, char *buf, size_t len)
+/* "all_reduce,all_gather" from a list of names; "1 MiB,64 MiB" from one
+ * of sizes (sizes), "1,2,4" from one of counts. */
+static void fc_plan_list(const json_t *a, int sizes, char *buf, size_t len)
 {
     json_t *v;
     size_t i;
@@ -43,8 +44,10 @@ static void fc_plan_list(const json_t *a, char *buf, size_t len)
     json_array_foreach(a, i, v) {
         char item[64];
 
-        if (json_is_integer(v))
+        if (json_is_integer(v) && sizes)
             fc_format_size((uint64_t)json_integer_value(v), item, sizeof(item));
+        else if (json_is_integer(v))
+            snprintf(item, sizeof(item), "%lld", (long long)json_integer_value(v));
         else
             snprintf(item, sizeof(item), "%s", json_string_value(v));
         snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? "," : "", item);
@@ -64,7 +67,7 @@ static void fc_plan_work(const json_t *e, char *groups, size_t glen, char *work,
     else
         snprintf(groups, glen, "%lld %s(s) of up to %lld ranks", fc_plan_int(g, "count"),
                  json_string_value(json_object_get(g, "kind")), fc_plan_int(g, "largest_ranks"));
-    fc_plan_list(json_object_get(sw, "sizes"), sizes, sizeof(sizes));
+    fc_plan_list(json_object_get(sw, "sizes"), 1, sizes, sizeof(sizes));
     work[0] = '\0';
     if ((x = json_object_get(e, "pairs")) != NULL)
         snprintf(work, wlen, "%lld rounds of up to %lld pairs (%s), sizes %s, %lld+%lld "
@@ -78,9 +81,9 @@ static void fc_plan_work(const json_t *e, char *groups, size_t glen, char *work,
                  json_string_value(json_object_get(x, "transport")), fc_plan_int(x, "rounds"),
                  sizes, fc_plan_int(sw, "warmup"), fc_plan_int(sw, "iters"));
     else if (json_object_get(sw, "collectives") != NULL) {
-        fc_plan_list(json_object_get(sw, "collectives"), colls, sizeof(colls));
-        fc_plan_list(json_object_get(sw, "dtypes"), dtypes, sizeof(dtypes));
-        fc_plan_list(json_object_get(sw, "ops"), ops, sizeof(ops));
+        fc_plan_list(json_object_get(sw, "collectives"), 0, colls, sizeof(colls));
+        fc_plan_list(json_object_get(sw, "dtypes"), 0, dtypes, sizeof(dtypes));
+        fc_plan_list(json_object_get(sw, "ops"), 0, ops, sizeof(ops));
         snprintf(work, wlen, "%lld points (%s; %s; %s; %s), %lld+%lld calls%s",
                  fc_plan_int(sw, "points"), colls, dtypes, ops, sizes,
                  fc_plan_int(sw, "warmup"), fc_plan_int(sw, "iters"),
@@ -93,14 +96,14 @@ static void fc_plan_work(const json_t *e, char *groups, size_t glen, char *work,
     if ((x = json_object_get(e, "series")) != NULL) {
         char counts[128];
 
-        fc_plan_list(x, counts, sizeof(counts));
+        fc_plan_list(x, 0, counts, sizeof(counts));
         snprintf(work + strlen(work), wlen - strlen(work), "; on %s node(s)", counts);
         snprintf(groups, glen, "series of %zu node count(s)", json_array_size(x));
     }
     if ((x = json_object_get(e, "contention")) != NULL) {
         char kinds[128];
 
-        fc_plan_list(json_object_get(x, "kinds"), kinds, sizeof(kinds));
+        fc_plan_list(json_object_get(x, "kinds"), 0, kinds, sizeof(kinds));
         snprintf(work + strlen(work), wlen - strlen(work), "; %lld phases of >= %.1f s per "
                  "point (%s)", fc_plan_int(x, "phases_per_point"),
                  json_real_value(json_object_get(x, "phase_s")), kinds);
