@@ -42,6 +42,7 @@ typedef struct fc_stage_opts {
     int hang_rank;              /* --selftest-hang: this world rank stops */
     int hang_index;             /* ... on entering this point or round */
     double soak_duration;       /* --soak-duration: override; 0: profile */
+    double phase_s;             /* --contention-phase: override; 0: profile */
 } fc_stage_opts_t;
 
 /* How a stage groups its ranks; names the groups in results. */

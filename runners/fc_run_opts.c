@@ -88,6 +88,8 @@ void fc_usage(FILE *out)
 "  --soak-duration D     how long the soak runs, instead of the profile's\n"
 "                        soak.duration_s (90, 90s, 30m, 8h, 2d; the timeout\n"
 "                        grows with it)\n"
+"  --contention-phase D  the contention stage's shortest loaded phase, instead\n"
+"                        of the profile's phase_s (a quick check; 1s and up)\n"
 "  --backend NAME        mpi, nccl or auto for the collective stages (default:\n"
 "                        the profile's, else mpi); nccl where a rank has no\n"
 "                        GPU skips the stage, and its racks are INCOMPLETE\n"
@@ -170,6 +172,7 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
         { "ops", required_argument, NULL, O_STAGE_OPT },
         { "backend", required_argument, NULL, O_STAGE_OPT },
         { "soak-duration", required_argument, NULL, O_STAGE_OPT },
+        { "contention-phase", required_argument, NULL, O_STAGE_OPT },
         { "selftest-corrupt", required_argument, NULL, O_SELFTEST },
         { "selftest-hang", required_argument, NULL, O_SELFTEST },
         { "selftest-stage", required_argument, NULL, O_SELFTEST_STAGE },
@@ -295,6 +298,12 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
             if (c == O_STAGE_OPT && strcmp(longopts[index].name, "soak-duration") == 0 &&
                 fc_parse_duration("soak-duration", optarg, &o->soak_duration) != FC_OK)
                 return 2;
+            if (c == O_STAGE_OPT && strcmp(longopts[index].name, "contention-phase") == 0) {
+                double phase;
+
+                if (fc_parse_duration("contention-phase", optarg, &phase) != FC_OK)
+                    return 2;
+            }
             if (c == O_STAGE_OPT) {
                 o->stage_args[o->nstage_args++] = names[nnames++];
                 o->stage_args[o->nstage_args++] = optarg;
