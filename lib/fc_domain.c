@@ -41,12 +41,8 @@ static void fc_domain_report(fc_stage_ctx_t *ctx, const fc_domain_member_t *m, i
 
     json_object_update(rec, body);
     json_decref(body);
-    if (!pass) {
-        ++ctx->failed_points;
-        for (size_t i = 0; i < json_array_size(json_object_get(rec, "reasons")); ++i)
-            fc_tap_diag(&ctx->tap, "%s", json_string_value(
-                            json_array_get(json_object_get(rec, "reasons"), i)));
-    }
+    if (!pass)
+        fc_stage_count_not_pass(ctx, rec);
     fc_tap_point(&ctx->tap, pass ? FC_OK : FC_ERR_FAIL, "NVLink domain of rack %s: %d GPU(s) "
                  "in %zu clique(s)%s%s%s", rack, n,
                  json_array_size(json_object_get(rec, "cliques")), cl ? " (clique " : "",

@@ -134,6 +134,9 @@ json_t *fc_stage_gather_json(json_t *mine, MPI_Comm comm);
 int fc_stage_comm_hosts(const fc_stage_ctx_t *ctx, MPI_Comm comm);
 /* A results record with the stage's common fields (rank 0). */
 json_t *fc_stage_record(const fc_stage_ctx_t *ctx, const char *type);
+/* Rank 0: a check record rec that did not PASS counts against the stage
+ * (its end record's failed points) and its reasons go to TAP. */
+void fc_stage_count_not_pass(fc_stage_ctx_t *ctx, json_t *rec);
 /* The stage's backend on `group`: the GPU plugin's (with a `devices`
  * record naming every rank's GPU) when the backend is nccl, else mpi. */
 fc_status_t fc_stage_open_backend(fc_stage_ctx_t *ctx, MPI_Comm group, fc_backend_t *be_p);
