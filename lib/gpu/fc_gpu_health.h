@@ -18,7 +18,10 @@
  * retired_pages_{sbe,dbe}, remapped_rows_{corrected,uncorrected},
  * violation_{power,thermal}_ns (the time NVML says the clocks were held
  * below the application clocks by that limiter). Flags:
- * retired_pages_pending, remap_pending, remap_failure. What a GPU or its
+ * retired_pages_pending, remap_pending, remap_failure; and on a GPU of a
+ * multi-node NVLink fabric (GB200 NVL72) fabric_degraded_bw and
+ * fabric_route_unhealthy from its fabric health mask, with "fabric":
+ * {state, status, cluster_uuid, clique_id, health_mask}. What a GPU or its
  * driver does not expose is left out and named in not_read, never zero.
  */
 #ifndef FC_GPU_HEALTH_H
@@ -70,7 +73,7 @@ json_t *fc_gpu_health_snapshot(const char *pci_bus_id, char *why, size_t len);
 /* Judge the GPUs of before (matched by UUID) against after:
  *   FAIL: a GPU gone; an uncorrectable ECC error, a retired page or a row
  *         remapped for an uncorrectable error, a remapping pending or
- *         failed; an NVLink error counter risen or a link gone down; clocks
+ *         failed; an NVLink fabric's bandwidth degraded or route unhealthy; an NVLink error counter risen or a link gone down; clocks
  *         held down by a thermal limit (or power, where limited) for longer
  *         than allowed; a failing clocks-event reason active at the end; a
  *         temperature above its limit;

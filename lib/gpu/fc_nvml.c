@@ -317,6 +317,30 @@ static void fc_nvml_links(json_t *gpu, fc_nvml_dev_t d)
     json_object_set_new(gpu, "nvlink", links);
 }
 
+static fc_status_t fc_nvml_fabric_of(fc_nvml_dev_t d, fc_gpu_fabric_t *f, char *why,
+                                     size_t len);
+
+/* A GPU of a multi-node NVLink fabric: its registration and health, and
+ * the health mask's two faults as flags the judge watches (a GPU in no
+ * such fabric, an HGX board's, has neither: nothing to read). */
+static void fc_nvml_fabric(json_t *gpu, fc_nvml_dev_t d)
+{
+    fc_gpu_fabric_t f;
+    char why[256];
+
+    if (fc_nvml.fabric == NULL || fc_nvml_fabric_of(d, &f, why, sizeof(why)) != FC_OK ||
+        f.state == 0)
+        return;
+    json_object_set_new(gpu, "fabric", json_pack("{s:s, s:s, s:s, s:I, s:I}", "state",
+                        f.state_text, "status", f.status_text, "cluster_uuid", f.cluster_uuid,
+                        "clique_id", (json_int_t)f.clique_id, "health_mask",
+                        (json_int_t)f.health_mask));
+    json_object_set_new(json_object_get(gpu, "flags"), "fabric_degraded_bw",
+                        json_boolean(f.degraded_bw));
+    json_object_set_new(json_object_get(gpu, "flags"), "fabric_route_unhealthy",
+                        json_boolean(f.route_unhealthy));
+}
+
 static json_t *fc_nvml_gpu(unsigned int index, fc_nvml_dev_t d)
 {
     json_t *gpu = json_pack("{s:i, s:{}, s:{}, s:{}}", "index", (int)index, "counters",
@@ -335,6 +359,7 @@ static json_t *fc_nvml_gpu(unsigned int index, fc_nvml_dev_t d)
     fc_nvml_memory(gpu, d);
     fc_nvml_violations(gpu, d);
     fc_nvml_links(gpu, d);
+    fc_nvml_fabric(gpu, d);
     return gpu;
 }
 
@@ -401,29 +426,43 @@ static unsigned fc_fabric_health_field(unsigned mask, int shift)
 fc_status_t fc_gpu_fabric_read(const char *pci_bus_id, fc_gpu_fabric_t *f, char *why,
                                size_t len)
 {
-    static const char *const states[] = { "not supported", "not started", "in progress",
-                                          "completed" };
-    fc_nvml_fabric_v2_t info;
     fc_nvml_dev_t d;
     fc_nvml_ret_t r;
-    const unsigned char *u;
+    fc_status_t st;
 
-    memset(f, 0, sizeof(*f));
-    snprintf(f->pci_bus_id, sizeof(f->pci_bus_id), "%s", pci_bus_id);
     if (!fc_nvml_open()) {
+        memset(f, 0, sizeof(*f));
         snprintf(why, len, "%s", fc_nvml_why);
         return FC_ERR_SKIP;
     }
     if (fc_nvml.fabric == NULL || fc_nvml.by_pci == NULL) {
+        memset(f, 0, sizeof(*f));
         snprintf(why, len, "%s has no %s: a driver older than R550 cannot say which NVLink "
                  "fabric a GPU is in", fc_nvml_path, fc_nvml.fabric ? "nvmlDeviceGetHandle"
                  "ByPciBusId_v2" : "nvmlDeviceGetGpuFabricInfoV");
         return FC_ERR_SKIP;
     }
     if ((r = fc_nvml.by_pci(pci_bus_id, &d)) != FC_NVML_SUCCESS) {
+        memset(f, 0, sizeof(*f));
         snprintf(why, len, "NVML has no GPU at PCI %s: %s", pci_bus_id, fc_nvml.error_string(r));
         return FC_ERR_FAIL;
     }
+    st = fc_nvml_fabric_of(d, f, why, len);
+    snprintf(f->pci_bus_id, sizeof(f->pci_bus_id), "%s", pci_bus_id);
+    return st;
+}
+
+/* The fabric of the GPU behind handle d (NVML open, the query there). */
+static fc_status_t fc_nvml_fabric_of(fc_nvml_dev_t d, fc_gpu_fabric_t *f, char *why,
+                                     size_t len)
+{
+    static const char *const states[] = { "not supported", "not started", "in progress",
+                                          "completed" };
+    fc_nvml_fabric_v2_t info;
+    fc_nvml_ret_t r;
+    const unsigned char *u;
+
+    memset(f, 0, sizeof(*f));
     memset(&info, 0, sizeof(info));
     info.version = (unsigned int)sizeof(info) | 2u << 24;
     r = fc_nvml.fabric(d, &info);
@@ -433,8 +472,7 @@ fc_status_t fc_gpu_fabric_read(const char *pci_bus_id, fc_gpu_fabric_t *f, char 
         return FC_OK;
     }
     if (r != FC_NVML_SUCCESS) {
-        snprintf(why, len, "nvmlDeviceGetGpuFabricInfoV on GPU %s: %s", pci_bus_id,
-                 fc_nvml.error_string(r));
+        snprintf(why, len, "nvmlDeviceGetGpuFabricInfoV: %s", fc_nvml.error_string(r));
         return FC_ERR_FAIL;
     }
     f->state = info.state;

@@ -126,7 +126,7 @@ int main(int argc, char **argv)
     snprintf(fc_state, sizeof(fc_state), "/tmp/fc_nvml_standin.%d", (int)getpid());
     setenv("FC_NVML_STANDIN_FILE", fc_state, 1);
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 20);
+    fc_tap_plan(&tap, 22);
 
     /* a missing library: a reason (in a child: the loader tries once) */
     if (fork() == 0) {
@@ -193,6 +193,12 @@ int main(int argc, char **argv)
     fc_case(&tap, "1.reasons 0x40\n", "GPU-11111111-bbbb", "hw_thermal_slowdown", NULL,
             "a hardware thermal slowdown at the end");
     fc_case(&tap, "gpus 1\n", "GPU-11111111-bbbb", "present", NULL, "a vanished GPU");
+    fc_case(&tap, "0.fabric.cluster 3143b15bc2cd192b28cc9b5473fb5b93\n0.fabric.health 0xa9\n",
+            "GPU-00000000-aaaa", "fabric_degraded_bw", NULL,
+            "a multi-node NVLink fabric whose bandwidth NVML says is degraded");
+    fc_case(&tap, "1.fabric.cluster 3143b15bc2cd192b28cc9b5473fb5b93\n1.fabric.health 0x9a\n",
+            "GPU-11111111-bbbb", "fabric_route_unhealthy", NULL,
+            "an NVLink fabric route NVML says is unhealthy");
     fc_passes(&tap, "0.violation_power 900001000\n0.reasons 0x4\n0.ecc_volatile_corrected 4\n",
               NULL, "PASS", "holding the power cap and a few corrected errors (reported only)");
     fc_gpu_health_limits_default(&l);
