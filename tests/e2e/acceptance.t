@@ -2,7 +2,7 @@
 # acceptance.t - the SKU acceptance profiles end to end (tests/e2e/plan.t
 # plans them):
 #   - gb200-nvl72-acceptance (it has every stage of the table) runs end to
-#     end on a virtual cluster of 2 racks x 2 nodes, its GPU stages on the
+#     end on a virtual cluster of 2 racks of 1 node, its GPU stages on the
 #     stand-in GPU plugin (host memory: never PASS, INCOMPLETE is right)
 #     and the stand-in NVML, one file per host ("%h") putting each rack's
 #     GPUs in one NVLink fabric clique; shortened by run's overrides (4 KiB,
@@ -14,8 +14,8 @@
 #     rack PASSes; the run prints its plan and writes plan.txt/plan.json;
 #     `fabcert plan --from` puts the measured stage times beside the
 #     model's (both shown);
-#   - a tray planted in another clique (its stand-in NVML file) FAILs its
-#     rack's NVLink domain, naming it.
+#   - a GPU planted in another clique (its tray's stand-in NVML file) FAILs
+#     its rack's NVLink domain, naming the tray.
 # FC_E2E_ALL_PROFILES=1 runs the other acceptance profiles end to end too
 # (minutes).
 . tests/e2e/tap.sh
@@ -27,10 +27,10 @@ e2e=(thresholds/gb200-nvl72-acceptance.yaml)
 [ -n "${FC_E2E_ALL_PROFILES:-}" ] && e2e=("${accept[@]}")
 
 # ---- the acceptance profile end to end on the virtual cluster -------------
-vcluster_up fca
+vcluster_up fca 1,1
 plan $(( 4 * ${#e2e[@]} + 4 ))
 # each node's stand-in GPUs (local ranks 0 and 1: PCI 1x) in its rack's clique
-nvml_files() {  # nvml_files [HOST CLIQUE]: every node's file; HOST's GPUs in CLIQUE
+nvml_files() {  # nvml_files [HOST GPU CLIQUE]: every node's file; GPU GPU of HOST in CLIQUE
     local h r
     $FC check-inventory --hosts "$D/hosts" --racks "$D/racks" | grep -v '^#' |
     while read -r h r; do
@@ -39,7 +39,8 @@ nvml_files() {  # nvml_files [HOST CLIQUE]: every node's file; HOST's GPUs in CL
             for g in 0 1; do
                 echo "$g.uuid GPU-$h-$g"; echo "$g.pci 00000000:1$g:00.0"; echo "$g.name StandIn"
                 echo "$g.fabric.cluster 3143b15bc2cd192b28cc9b5473fb5b93"
-                if [ "$h" = "${1:-}" ]; then echo "$g.fabric.clique $2"; else echo "$g.fabric.clique ${r#rack}"; fi
+                if [ "$h:$g" = "${1:-}:${2:-}" ]; then echo "$g.fabric.clique $3"
+                else echo "$g.fabric.clique ${r#rack}"; fi
             done
         } > "$TMP/nvml.$h"
     done
@@ -95,12 +96,12 @@ is "$r / $e" "rack1:PASS:1 rack2:PASS:1 / domain=NCCL_MNNVL_ENABLE=1 domain_net=
 p=$(rec $b 'join " ", sort map { "$_->{stage}:$_->{group}" } grep { $_->{type} eq "point" && $_->{stage} =~ /^domain/ && $_->{collective} eq "all_reduce" } @r')
 is "$p" "domain:rack1 domain:rack2 domain_net:rack1 domain_net:rack2" "each rack's all_reduce measured in both domain stages"
 
-# a tray planted in another clique: its rack is not one NVLink domain
-nvml_files ${NAME}04 9
+# a GPU planted in another clique: its rack is not one NVLink domain
+nvml_files ${NAME}02 1 9
 run clique thresholds/gb200-nvl72-acceptance.yaml "${SHORT[@]}" --stages domain
 r=$(rec clique 'join " ", map { "$_->{rack}:$_->{verdict}:" . ($_->{implicates} ? "$_->{implicates}{part}:$_->{implicates}{host}" : "") } grep { $_->{type} eq "nvlink_domain" } @r')
-is "$r" "rack1:PASS: rack2:FAIL:nvlink:${NAME}04" "a tray NVML puts in another clique FAILs its rack's NVLink domain, naming the tray"
+is "$r" "rack1:PASS: rack2:FAIL:nvlink:${NAME}02" "a GPU NVML puts in another clique FAILs its rack's NVLink domain, naming the tray"
 grep -q "FAIL rack rack2, domain stage" "$TMP/clique.out" &&
-    grep -q "rack rack2 is not one NVLink domain: 2 GPU(s) of ${NAME}04 are in clique 9" "$TMP/clique/results.jsonl"
+    grep -q "rack rack2 is not one NVLink domain: 1 GPU(s) of ${NAME}02 are in clique 9" "$TMP/clique/results.jsonl"
 ok $? "the summary and the record say which tray and which clique"
 done_testing
