@@ -165,6 +165,7 @@ $(BUILD)/obj/lib/gpu/%.o: lib/gpu/%.c $(wildcard lib/*.h lib/gpu/*.h kernels/*.h
 	$(MPICC) $(CPPFLAGS) $(GPU_INC) $(CFLAGS) $(WARN) -c $< -o $@
 
 $(GPU_PLUGIN): $(GPU_CU_OBJS) $(BUILD)/obj/lib/gpu/fc_backend_nccl.o $(BUILD)/obj/lib/gpu/fc_gpu_gemm.o \
+               $(BUILD)/obj/lib/gpu/fc_gpu_fabric.o \
                $(BUILD)/obj/lib/gpu/fc_gpu_agree.o $(GPU_HOST_OBJS) $(GPU_LIB_OBJS)
 	$(MPICC) -shared -o $@ $^ $(GPU_LDFLAGS) $(GPU_CUDA_LIBS) -ljansson -lxxhash -ldl -lpthread -lstdc++ -lm
 

@@ -1,7 +1,7 @@
 /*
  * fc_profile.c - strict YAML profile loader on libfyaml's document tree:
  * the file's digest, the document, and its top level (name, description,
- * seed, stages, certificates); each section below is a key table of its
+ * seed, stages, certificates, nvlink_domain); each section below is a key table of its
  * own (lib/fc_profile_stage.c, fc_profile_soak.c, fc_profile_contention.c)
  * read by one walker (fc_profile_yaml.c), which matches keys by name and
  * refuses any other at its position.
@@ -39,12 +39,17 @@ static const fc_yaml_section_t fc_cert_section = {
     .where = "'certificates'", .keys = fc_cert_keys,
 };
 
+static const fc_yaml_choice_t fc_nvlink_domain_choices[] = {
+    { "node", FC_NVLINK_DOMAIN_NODE }, { "rack", FC_NVLINK_DOMAIN_RACK }, { NULL, 0 },
+};
+
 static const fc_yaml_field_t fc_top_keys[] = {
     FC_KEY_STRING("name", fc_profile_t, name, "a string"),
     FC_KEY_TEXT("description", sizeof(((fc_profile_t *)0)->name), "a string"),
     FC_KEY_FUNC("seed", fc_seed_read),
     FC_KEY_FUNC("stages", fc_profile_stages_read),
     { .key = "certificates", .type = FC_YAML_MAP, .offset = 0, .section = &fc_cert_section },
+    FC_KEY_CHOICE("nvlink_domain", fc_profile_t, nvlink_domain, fc_nvlink_domain_choices),
     FC_KEY_END
 };
 
@@ -56,6 +61,28 @@ static int fc_profile_has_stage(const fc_profile_t *profile)
         if (profile->stages[s].present)
             return 1;
     return 0;
+}
+
+/* A stage that measures an NVLink domain across nodes in a profile whose
+ * domain is the node would measure the rack stage again under another
+ * name: refused where it is named (the key may come before or after
+ * nvlink_domain, so this is checked once the file is read). */
+static fc_status_t fc_profile_check_mnnvl(const char *path, const fc_profile_t *profile)
+{
+    for (int s = 0; s < FC_STAGE_COUNT; ++s) {
+        const fc_stage_profile_t *sp = &profile->stages[s];
+
+        if (!sp->present || !fc_stage_desc((fc_stage_id_t)s)->needs_mnnvl ||
+            profile->nvlink_domain != FC_NVLINK_DOMAIN_NODE)
+            continue;
+        fprintf(stderr, "fabcert: %s:%d:%d: stage '%s' measures an NVLink domain that "
+                "spans nodes, and the profile's nvlink_domain is node (the default): say "
+                "nvlink_domain: rack for a rack-scale NVLink system such as GB200 NVL72, "
+                "or leave the stage out\n", path, sp->line, sp->col,
+                fc_stage_name((fc_stage_id_t)s));
+        return FC_ERR_INVALID;
+    }
+    return FC_OK;
 }
 
 static void fc_profile_hash(const char *text, size_t len, char *hex, size_t hexlen)
@@ -122,6 +149,8 @@ fc_status_t fc_profile_load(const char *path, fc_profile_t *profile_p)
                 "one of %s\n", path, fc_profile_stage_list());
         status = FC_ERR_INVALID;
     }
+    if (status == FC_OK)
+        status = fc_profile_check_mnnvl(path, profile);
     if (status == FC_OK)
         *profile_p = *profile;
 out_doc:

@@ -3,7 +3,8 @@
  * mpi, or the GPU plugin's nccl when every rank that needs one has the
  * plugin and a GPU (the contention stage: its foreground ranks alone),
  * else the reason it cannot (--backend auto falls back to mpi and says
- * why; --backend nccl skips the stage). The stage_start record names the
+ * why; --backend nccl skips the stage; a stage that measures on nccl
+ * alone, the NVLink domain, skips on mpi). The stage_start record names the
  * plugin that measured (its path and SHA-256), and opening the backend on
  * nccl writes the devices record naming every member's GPU. The choice
  * is made once at start-up (fc_stage_init, fc_stage_world.c); each stage
@@ -39,6 +40,15 @@ void fc_stage_choose_backend(fc_stage_ctx_t *ctx)
     snprintf(ctx->backend_requested, sizeof(ctx->backend_requested), "%s",
              ctx->opts.backend[0] ? ctx->opts.backend : "mpi");
     wants_gpu = strcmp(ctx->opts.backend, "mpi") != 0 && fc_stage_desc(ctx->stage)->gpu_capable;
+    if (!wants_gpu && fc_stage_desc(ctx->stage)->gpu_only) {
+        /* its figure is NVLink's: on host memory it would measure the
+         * rack stage again and pass for the NVLink domain */
+        snprintf(ctx->skip_reason, sizeof(ctx->skip_reason), "the %s stage measures the "
+                 "NVLink domain through NCCL; backend %s cannot reach it (run it with "
+                 "--backend nccl)", fc_stage_name(ctx->stage), ctx->backend_requested);
+        snprintf(ctx->opts.backend, sizeof(ctx->opts.backend), "mpi");
+        return;
+    }
     if (!wants_gpu) {
         if (strcmp(ctx->backend_requested, "mpi") != 0)
             snprintf(ctx->backend_note, sizeof(ctx->backend_note), "the %s stage measures "

@@ -43,6 +43,8 @@ static json_t *fc_stage_work_plan(const fc_stage_ctx_t *ctx)
     case FC_STAGE_NODE:
     case FC_STAGE_RACK:
     case FC_STAGE_CLUSTER:
+    case FC_STAGE_DOMAIN:
+    case FC_STAGE_DOMAIN_NET:
         return json_pack("{s:s, s:i}", "unit", "points", "total",
                          fc_stage_point_count(&ctx->sp));
     case FC_STAGE_PAIRS:
@@ -220,6 +222,24 @@ static void fc_stage_die(void)
     _exit(FC_EXIT_FAIL);
 }
 
+/* The stage table's environment for this stage (NCCL_MNNVL_ENABLE for
+ * the NVLink domain stages), set in this process before any communicator
+ * is made: NCCL reads it once, at its first. A launch that exported
+ * another value is overridden, and the stage_start record says so. */
+static void fc_stage_set_env(fc_stage_ctx_t *ctx)
+{
+    const char *env = fc_stage_desc(ctx->stage)->env, *eq, *was;
+    char name[64];
+
+    if (env == NULL || (eq = strchr(env, '=')) == NULL)
+        return;
+    snprintf(name, sizeof(name), "%.*s", (int)(eq - env), env);
+    if ((was = getenv(name)) != NULL && strcmp(was, eq + 1) != 0)
+        snprintf(ctx->env_replaced, sizeof(ctx->env_replaced), "%s=%s", name, was);
+    setenv(name, eq + 1, 1);
+    snprintf(ctx->env_set, sizeof(ctx->env_set), "%s", env);
+}
+
 fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
                           fc_stage_ctx_t *ctx)
 {
@@ -266,6 +286,7 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
                      sizeof(ctx->opts.run_id));
     FC_CHECK(fc_stage_load_profile(ctx));
     FC_CHECK(fc_stage_load_inventory(ctx));
+    fc_stage_set_env(ctx);
     fc_stage_choose_backend(ctx);
     FC_CHECK(fc_watchdog_start(ctx->sp.timeout_s, fc_stage_name(stage),
                                ctx->world_rank, ctx->host));
@@ -301,6 +322,10 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
                                 getenv("SLURM_STEP_ID") ? getenv("SLURM_STEP_ID") : ""));
         if (ctx->backend_note[0])
             json_object_set_new(rec, "backend_note", json_string(ctx->backend_note));
+        if (ctx->env_set[0])        /* what the stage set for itself (its NCCL mode) */
+            json_object_set_new(rec, "env", json_string(ctx->env_set));
+        if (ctx->env_replaced[0])
+            json_object_set_new(rec, "env_replaced", json_string(ctx->env_replaced));
         json_object_set_new(rec, "backend_requested", json_string(ctx->backend_requested));
         if (ctx->gpu)       /* which code measured: a plugin is a program too */
             json_object_set_new(rec, "gpu_plugin", fc_stage_plugin_json());

@@ -183,6 +183,20 @@ void fc_cell_preflight(FILE *f, json_t *rec)
     fc_cell_affinity(f, json_object_get(inv, "gpu_nic_affinity"));
 }
 
+void fc_cell_nvlink_domain(FILE *f, json_t *rec)
+{
+    json_t *c;
+    size_t i;
+
+    fprintf(f, "%lld GPU(s): ", (long long)json_integer_value(json_object_get(rec, "gpus")));
+    json_array_foreach(json_object_get(rec, "cliques"), i, c) {
+        fprintf(f, "%s%lld in clique %lld of cluster ", i ? "; " : "",
+                (long long)json_integer_value(json_object_get(c, "gpus")),
+                (long long)json_integer_value(json_object_get(c, "clique_id")));
+        fc_html_escape(f, fc_json_str(c, "cluster_uuid"));
+    }
+}
+
 /* preflight's GPU-NIC affinity, where the profile asked for it: each GPU's
  * nearest (or mapped) NIC and the distance, or why it did not apply. */
 void fc_cell_affinity(FILE *f, json_t *aff)

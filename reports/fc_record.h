@@ -77,6 +77,7 @@ typedef enum fc_record_id {
     FC_RECORD_RAIL_NODE,        /* a NIC, against all its partners on its rail */
     FC_RECORD_RAIL,             /* a rail, against the other rails */
     FC_RECORD_RAILS_ROUND,      /* a round of the rails tournaments ended */
+    FC_RECORD_NVLINK_DOMAIN,    /* a rack's GPUs against one NVLink fabric clique */
     FC_RECORD_COUNT
 } fc_record_id_t;
 

@@ -30,6 +30,7 @@
 #include "fc_compare.h"
 #include "fc_input.h"
 #include "fc_launch.h"
+#include "fc_plan.h"
 #include "fc_progress.h"
 #include "fc_report.h"
 #include "fc_results.h"
@@ -47,20 +48,8 @@ static int fc_run_read_inputs(int argc, char **argv, fc_run_state_t *st)
 {
     int rc;
 
-    if ((rc = fc_parse_run(argc, argv, &st->o)) != 0)
+    if ((rc = fc_parse_run(argc, argv, &st->o)) != 0 || (rc = fc_run_load_profile(st)) != 0)
         return rc;
-    if (fc_profile_load(st->o.profile, &st->profile) != FC_OK)
-        return 2;
-    for (int s = 0; s < FC_STAGE_COUNT && st->o.soak_duration > 0; ++s) {
-        fc_stage_profile_t *sp = &st->profile.stages[s];
-
-        if (!(fc_stage_desc((fc_stage_id_t)s)->sections & FC_SECT_SOAK))
-            continue;
-        if (sp->present &&
-            fc_soak_duration_check(st->o.profile, sp, st->o.soak_duration) != FC_OK)
-            return 2;
-        fc_soak_set_duration(sp, st->o.soak_duration);
-    }
     if (st->o.sign_key) {
         unsigned char sk[64];
 
@@ -276,6 +265,7 @@ static int fc_run_stages(fc_run_state_t *st)
     for (int k = 0; k < FC_STAGE_COUNT; ++k) {
         fc_stage_id_t s = (fc_stage_id_t)k;     /* the stage table's order */
         int hung = 0, attempt;
+        double t0 = fc_monotonic_s();
 
         if (!st->profile.stages[s].present || !st->o.stages[s] || st->kept[s])
             continue;
@@ -301,6 +291,9 @@ static int fc_run_stages(fc_run_state_t *st)
 
             json_object_set_new(done, "attempts", json_integer(attempt > FC_RUN_MAX_ATTEMPTS
                                                                ? FC_RUN_MAX_ATTEMPTS : attempt));
+            /* the runner's wall time on it, launches included (`fabcert
+             * plan --from` puts it beside the model's estimate) */
+            json_object_set_new(done, "seconds", json_real(fc_monotonic_s() - t0));
             fc_append(st, done);
         }
         fflush(stdout);
@@ -326,6 +319,9 @@ static int fc_cmd_run(int argc, char **argv)
     if ((stages = fc_run_plan_stages(&st)) == NULL)
         return fc_run_write_check(&st, NULL) ? 1 : 2;
     rc = fc_run_write_plan(&st, stages);
+    /* what the run will do and leave out, and how long it may take */
+    if (rc == 0 && !st.o.resume && fc_run_plan_start(&st) != 0)
+        rc = fc_run_write_check(&st, NULL) ? 3 : 0;
     if (rc == 0 && fc_run_write_check(&st, ""))
         rc = 3;
     if (rc == 0)
@@ -566,6 +562,8 @@ int main(int argc, char **argv)
         return fc_cmd_k8s(argc - 1, argv + 1);
     if (strcmp(argv[1], "run") == 0)
         return fc_cmd_run(argc - 1, argv + 1);
+    if (strcmp(argv[1], "plan") == 0)
+        return fc_cmd_plan(argc - 1, argv + 1);
     if (strcmp(argv[1], "report") == 0)
         return fc_cmd_report(argc - 1, argv + 1);
     if (strcmp(argv[1], "verify") == 0)

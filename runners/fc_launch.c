@@ -49,6 +49,14 @@ int fc_launch_interrupted(void)
     return fc_signal_seen;
 }
 
+double fc_monotonic_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static double fc_elapsed(const struct timespec *start)
 {
     struct timespec now;

@@ -44,6 +44,8 @@ typedef struct fc_launch_result {
 /* Catch SIGINT, SIGTERM and SIGHUP from now on: a launch under way is
  * stopped, and fc_launch_interrupted() says which signal came. */
 void fc_launch_catch_signals(void);
+/* The monotonic clock, in seconds: the runner's own durations. */
+double fc_monotonic_s(void);
 int fc_launch_interrupted(void);
 
 /* A function called about twice a second while a launch runs (the

@@ -113,6 +113,12 @@ json_t *fc_run_environment(const fc_run_opts_t *o);
 /* ---- the run's state and records (fc_run_state.c) ------------------- */
 
 fc_status_t fc_run_load_inventory(fc_run_state_t *st);
+/* The inventory of the files o.hosts and o.racks name (either may be
+ * ""), nothing written: FC_OK, or FC_ERR_INVALID with file:line said. */
+fc_status_t fc_run_parse_inventory(fc_run_state_t *st);
+/* The profile, with --soak-duration applied as the stage programs apply
+ * it to the same profile: 0, or 2 (said). */
+int fc_run_load_profile(fc_run_state_t *st);
 /* A rack map of the whole cluster with a host list of part of it: say
  * what was left out. */
 void fc_print_left_out(const fc_inventory_t *inv);

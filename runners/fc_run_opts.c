@@ -37,6 +37,11 @@ void fc_usage(FILE *out)
 "                                 a threshold profile derived from healthy runs\n"
 "                                 (limits from their figures and noise; default\n"
 "                                 margin 10%%)\n"
+"       fabcert plan [run options] [--from DIR] [--json]\n"
+"                                 what a run would do: each stage's ranks,\n"
+"                                 groups and sweep, an estimate of its time\n"
+"                                 (and DIR's measured times beside it), and\n"
+"                                 what the profile leaves out\n"
 "       fabcert check-profile FILE\n"
 "                                 validate a threshold profile, print its hash\n"
 "       fabcert check-inventory [--hosts FILE] [--racks FILE | --racks-from SPEC]\n"
@@ -66,11 +71,20 @@ void fc_usage(FILE *out)
 "  --profile FILE        threshold profile (default: thresholds/local.yaml);\n"
 "                        thresholds/ holds: local.yaml (this machine),\n"
 "                        vcluster.yaml (the virtual cluster), and reference\n"
-"                        profiles with floors from published figures (run\n"
-"                        them with --backend nccl --ppn 8):\n"
-"                          h100-sxm-ib400.yaml  8x H100 SXM, 8x 400G IB NDR\n"
-"                          h200-sxm-ib400.yaml  8x H200 SXM, 8x 400G IB NDR\n"
-"                          a100-sxm-ib200.yaml  8x A100 SXM, 8x 200G IB HDR\n"
+"                        profiles with floors from published figures, each\n"
+"                        SKU in two tiers: -acceptance (every stage, a 30 min\n"
+"                        soak) and -burnin (the same, an 8 h soak); run them\n"
+"                        with --backend nccl --ppn GPUS-PER-NODE:\n"
+"                          h100-sxm-ib400-acceptance.yaml  8x H100 SXM, 8x 400G NDR\n"
+"                          h100-sxm-ib400-burnin.yaml      the same, an 8 h soak\n"
+"                          h200-sxm-ib400-acceptance.yaml  8x H200 SXM, 8x 400G NDR\n"
+"                          h200-sxm-ib400-burnin.yaml      the same, an 8 h soak\n"
+"                          a100-sxm-ib200-acceptance.yaml  8x A100 SXM, 8x 200G HDR\n"
+"                          a100-sxm-ib200-burnin.yaml      the same, an 8 h soak\n"
+"                          b200-ib400-acceptance.yaml      8x B200, 8x 400G NDR\n"
+"                          b200-ib400-burnin.yaml          the same, an 8 h soak\n"
+"                          gb200-nvl72-acceptance.yaml     GB200 NVL72 (--ppn 4)\n"
+"                          gb200-nvl72-burnin.yaml         the same, an 8 h soak\n"
 "                        `fabcert baseline` derives one from healthy runs\n"
 "  --out DIR             output directory (default: fabcert-out/RUN_ID)\n"
 "  --stages LIST         run only these of the profile's stages\n"
@@ -89,6 +103,8 @@ void fc_usage(FILE *out)
 "  --soak-duration D     how long the soak runs, instead of the profile's\n"
 "                        soak.duration_s (90, 90s, 30m, 8h, 2d; the timeout\n"
 "                        grows with it)\n"
+"  --contention-phase D  the contention stage's shortest loaded phase, instead\n"
+"                        of the profile's phase_s (a quick check; 1s and up)\n"
 "  --backend NAME        mpi, nccl or auto for the collective stages (default:\n"
 "                        the profile's, else mpi); nccl where a rank has no\n"
 "                        GPU skips the stage, and its racks are INCOMPLETE\n"
@@ -174,6 +190,7 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
         { "ops", required_argument, NULL, O_STAGE_OPT },
         { "backend", required_argument, NULL, O_STAGE_OPT },
         { "soak-duration", required_argument, NULL, O_STAGE_OPT },
+        { "contention-phase", required_argument, NULL, O_STAGE_OPT },
         { "selftest-corrupt", required_argument, NULL, O_SELFTEST },
         { "selftest-hang", required_argument, NULL, O_SELFTEST },
         { "selftest-stage", required_argument, NULL, O_SELFTEST_STAGE },
@@ -303,6 +320,12 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
             if (c == O_STAGE_OPT && strcmp(longopts[index].name, "soak-duration") == 0 &&
                 fc_parse_duration("soak-duration", optarg, &o->soak_duration) != FC_OK)
                 return 2;
+            if (c == O_STAGE_OPT && strcmp(longopts[index].name, "contention-phase") == 0) {
+                double phase;
+
+                if (fc_parse_duration("contention-phase", optarg, &phase) != FC_OK)
+                    return 2;
+            }
             if (c == O_STAGE_OPT) {
                 o->stage_args[o->nstage_args++] = names[nnames++];
                 o->stage_args[o->nstage_args++] = optarg;

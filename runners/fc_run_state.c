@@ -144,6 +144,14 @@ fc_status_t fc_run_load_inventory(fc_run_state_t *st)
         }
         snprintf(st->o.hosts, sizeof(st->o.hosts), "%s", path);
     }
+    return fc_run_parse_inventory(st);
+}
+
+fc_status_t fc_run_parse_inventory(fc_run_state_t *st)
+{
+    char *hosts_text = NULL, *racks_text = NULL;
+    fc_status_t s;
+
     if ((st->o.hosts[0] && fc_input_read(st->o.hosts, "host list", FC_INPUT_INVENTORY_MAX,
                                          &hosts_text, NULL) != FC_OK) ||
         (st->o.racks[0] && fc_input_read(st->o.racks, "rack map", FC_INPUT_INVENTORY_MAX,
@@ -159,6 +167,23 @@ fc_status_t fc_run_load_inventory(fc_run_state_t *st)
     if (s == FC_OK)
         s = fc_run_ppn_from_slots(st);
     return s;
+}
+
+int fc_run_load_profile(fc_run_state_t *st)
+{
+    if (fc_profile_load(st->o.profile, &st->profile) != FC_OK)
+        return 2;
+    for (int s = 0; s < FC_STAGE_COUNT && st->o.soak_duration > 0; ++s) {
+        fc_stage_profile_t *sp = &st->profile.stages[s];
+
+        if (!(fc_stage_desc((fc_stage_id_t)s)->sections & FC_SECT_SOAK))
+            continue;
+        if (sp->present &&
+            fc_soak_duration_check(st->o.profile, sp, st->o.soak_duration) != FC_OK)
+            return 2;
+        fc_soak_set_duration(sp, st->o.soak_duration);
+    }
+    return 0;
 }
 
 int fc_cluster_mode(const fc_run_opts_t *o)

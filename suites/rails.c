@@ -520,6 +520,8 @@ int main(int argc, char **argv)
             else
                 snprintf(why, sizeof(why), "fewer than 2 nodes");
             fc_tap_skip(&ctx.tap, why, "rails");
+            /* the stage_end record says why too */
+            snprintf(ctx.skip_reason, sizeof(ctx.skip_reason), "%s", why);
         }
         status = FC_ERR_SKIP;
     } else {

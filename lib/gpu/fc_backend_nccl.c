@@ -33,6 +33,7 @@
 #include "fc_burn.h"
 #include "fc_ctl.h"
 #include "fc_gpu_agree.h"
+#include "fc_gpu_fabric.h"
 #include "fc_gpu_gemm.h"
 #include "fc_kernels_cuda.h"
 #include "fc_log.h"
@@ -586,4 +587,5 @@ const fc_gpu_plugin_t FC_GPU_PLUGIN_TABLE = {
     .gemm_start_func = fc_gpu_gemm_start,
     .gemm_wait_func = fc_gpu_gemm_wait,
     .gemm_close_func = fc_gpu_gemm_close,
+    .fabric_func = fc_gpu_fabric_of_rank,
 };
