@@ -206,7 +206,7 @@ static fc_status_t fc_bl_load(const char *dir, fc_bl_run_t *run)
 
     run->dir = dir;
     snprintf(path, sizeof(path), "%s/results.jsonl", dir);
-    if (fc_sha256_file(path, run->sha256) != FC_OK ||
+    if (fc_sha256_file(path, "results file", run->sha256) != FC_OK ||
         fc_results_load(path, 0, &run->records, &bad) != FC_OK)
         return FC_ERR_INVALID;
     if (fc_verdict_of_dir(dir, run->records, bad, &v) != FC_OK) {

@@ -40,6 +40,7 @@
 
 #include "fc_alloc.h"
 #include "fc_counters.h"
+#include "fc_ctl.h"
 #include "fc_drift.h"
 #include "fc_log.h"
 #include "fc_soak_gpu.h"
@@ -400,7 +401,7 @@ static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
             flags[1] = rounds > 0 && now - window_start >= cfg->window_s;
             flags[0] = now < cfg->duration_s;
         }
-        MPI_Bcast(flags, 2, MPI_INT, 0, MPI_COMM_WORLD);
+        fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, "the soak's next round", flags, 2, 0, 1);
         if (flags[1]) {
             json_t *gpu = fc_soak_gpu_window(ctx, sg, window);
             json_t *counters = fc_stage_ival_close(ctx, &ival);
