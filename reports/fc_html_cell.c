@@ -38,7 +38,9 @@ void fc_cell_point(FILE *f, json_t *rec)
                 (long long)json_integer_value(json_object_get(soak, "runs")),
                 json_array_size(json_object_get(soak, "windows")));
         if (json_is_number(json_object_get(soak, "extended_s")) &&
-            json_number_value(json_object_get(soak, "extended_s")) > 0)
+            json_number_value(json_object_get(soak, "extended_s")) > 0 &&
+            (long long)json_array_size(json_object_get(soak, "windows")) >
+            (long long)json_integer_value(json_object_get(soak, "nominal_windows")))
             fprintf(f, " (%.1f s past its duration: %lld window(s) to settle the drift)",
                     json_number_value(json_object_get(soak, "extended_s")),
                     (long long)json_array_size(json_object_get(soak, "windows")) -

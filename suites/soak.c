@@ -257,9 +257,9 @@ static void fc_soak_report_point(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
         var += (p->windows[w] - mean) * (p->windows[w] - mean) / n;
     fc_drift_judge(p->windows, n, cfg->confirm_windows, cfg->max_drift_pct, &d);
     o = fc_drift_watch_outcome(&p->watch, &d);
-    if ((o == FC_DRIFT_CONFIRMED || o == FC_DRIFT_CONTRADICTED ||
-         o == FC_DRIFT_UNCONFIRMED) && j.nreasons < 4) {
-        fc_drift_reason(&d, &p->watch, o, j.reasons[j.nreasons++], sizeof(j.reasons[0]));
+    if (o == FC_DRIFT_CONFIRMED || o == FC_DRIFT_CONTRADICTED || o == FC_DRIFT_UNCONFIRMED) {
+        if (j.nreasons < 4)
+            fc_drift_reason(&d, &p->watch, o, j.reasons[j.nreasons++], sizeof(j.reasons[0]));
         incomplete = o != FC_DRIFT_CONFIRMED && j.status == FC_OK;
         j.confirmed = o == FC_DRIFT_CONFIRMED || j.confirmed;
         j.status = FC_ERR_FAIL;
@@ -277,7 +277,9 @@ static void fc_soak_report_point(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
     }
     json_object_set_new(soak, "runs", json_integer((json_int_t)p->runs));
     json_object_set_new(soak, "seconds", json_real(elapsed));
-    json_object_set_new(soak, "extended_s", json_real(fmax(0, elapsed - cfg->duration_s)));
+    /* how long it ran on for its drift (a last round's overrun is not) */
+    json_object_set_new(soak, "extended_s", json_real(n > nominal ? fmax(0, elapsed -
+                                                                     cfg->duration_s) : 0));
     json_object_set_new(soak, "nominal_windows", json_integer(nominal));
     json_object_set_new(soak, "windows", wins);
     fc_drift_record(soak, &d, &p->watch, o);
@@ -422,7 +424,7 @@ static void fc_soak_tick(fc_stage_ctx_t *ctx, fc_soak_point_t *sp, int npoints,
     why = now < c->limit_s ? fc_soak_unsettled(ctx, sp, npoints) : NULL;
     if (why == NULL)
         return;         /* settled: the open window closes after the loop */
-    if (c->open_why == NULL)
+    if (c->open_why == NULL || strcmp(c->open_why, why) != 0)
         fc_tap_diag(&ctx->tap, "soak: the time is up with the drift unsettled (%s): "
                     "running on in windows of %.1f s, until %.0f s at most", why,
                     c->ext_window_s, c->limit_s);
