@@ -114,7 +114,7 @@ $(STANDIN): tests/standin/fc_gpu_standin.c tests/standin/fc_gemm_standin.c lib/g
 # itself unavailable at run time. Architectures: Ampere (sm_80) and Hopper
 # (sm_90), plus PTX for newer GPUs. On nodes whose driver is older than
 # this toolkit's runtime (CUDA 13 needs R580+), build with the node's own
-# toolkit: make CUDA_HOME=/usr/local/cuda-12.x (README, GPUs).
+# toolkit: make CUDA_HOME=/usr/local/cuda-12.x (docs/gpus.md).
 CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(CUDA_HOME)/bin/nvcc
 GPU_ARCHS ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
@@ -281,7 +281,10 @@ install: $(BUILD)/fabcert $(SUITES) $(if $(HAVE_GPU),$(GPU_PLUGIN) $(GPU_NODE))
 	install -m 755 $(SUITES) $(INSTALL_LIBEXEC)/
 	$(if $(HAVE_GPU),install -m 755 $(GPU_PLUGIN) $(GPU_NODE) $(INSTALL_LIBEXEC)/)
 	install -m 644 thresholds/*.yaml $(INSTALL_SHARE)/thresholds/
-	install -m 644 README.md docs/DECISIONS.md docs/topology.md docs/kubernetes.md $(INSTALL_SHARE)/doc/
+	install -d $(INSTALL_SHARE)/doc/docs/bench
+	install -m 644 README.md $(INSTALL_SHARE)/doc/
+	install -m 644 docs/*.md $(INSTALL_SHARE)/doc/docs/
+	install -m 644 docs/bench/* $(INSTALL_SHARE)/doc/docs/bench/
 
 deps:
 	bash .ci/install-deps

@@ -278,8 +278,9 @@ static void fc_bl_header(const fc_baseline_t *bl, FILE *f, const char *out, cons
     fprintf(f, "# Each limit: the slowest median any group measured in any run, and the\n"
             "# lowest bandwidth, widened by a margin m = the largest of --margin (%.4g%%),\n"
             "# 3 x the spread of the medians across groups within a run, 2 x the largest\n"
-            "# run-to-run difference, and 4 x the iteration noise of a median (README,\n"
-            "# \"Baselines\"); relative rules from the worst group below its peers.\n",
+            "# run-to-run difference, and 4 x the iteration noise of a median\n"
+            "# (docs/operators-guide.md, \"Baselines\"); relative rules from the worst\n"
+            "# group below its peers.\n",
             100 * bl->margin);
     {
         int first = 1;

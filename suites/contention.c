@@ -280,7 +280,7 @@ int main(int argc, char **argv)
                  "%d foreground and %d background of %d", nfg, nbg, ctx.world_size);
     /* which ranks measure: a record names the hosts and racks of its
      * group's foreground ranks alone, so a rack whose hosts only generated
-     * background traffic is not judged by this stage (README rule 4) */
+     * background traffic is not judged by this stage (docs/verdicts.md, rule 4) */
     {
         unsigned char mine = (unsigned char)is_fg;
 
