@@ -26,23 +26,6 @@ void fc_quiet_wait(MPI_Request *req)
     }
 }
 
-void fc_quiet_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
-{
-    MPI_Request req;
-
-    MPI_Ibcast(buf, count, type, root, comm, &req);
-    fc_quiet_wait(&req);
-}
-
-void fc_quiet_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    MPI_Request req;
-
-    MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &req);
-    fc_quiet_wait(&req);
-}
-
 void fc_quiet_barrier(MPI_Comm comm)
 {
     MPI_Request req;

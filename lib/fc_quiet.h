@@ -10,9 +10,12 @@
  * enough for the hang diagnosis (runners/fc_diagnose_stuck.c) to tell it
  * from a stopped process, and leaves the rest to the measured ranks.
  * Used only where a rank waits for others' measurement (the pairs stage's
- * rounds and probes, the sweep stages' gathers and their confirmation
- * alone); never inside a timed region. Every wait is bounded by the
- * stage's watchdog, as a blocking call is.
+ * rounds and probes, the stages' gathers of point summaries and the
+ * sweep confirmation alone); never inside a timed region. A checked
+ * control exchange (lib/fc_ctl.h) stays a blocking call: a quiet barrier
+ * before it lets every rank arrive without polling, then it completes at
+ * once. Every wait is bounded by the stage's watchdog, as a blocking call
+ * is.
  */
 #ifndef FC_QUIET_H
 #define FC_QUIET_H
@@ -21,10 +24,7 @@
 
 /* MPI_Wait(req) without spinning. */
 void fc_quiet_wait(MPI_Request *req);
-/* MPI_Bcast, MPI_Gather and MPI_Barrier, waited for quietly. */
-void fc_quiet_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
-void fc_quiet_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+/* MPI_Barrier, waited for quietly. */
 void fc_quiet_barrier(MPI_Comm comm);
 
 #endif

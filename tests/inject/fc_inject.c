@@ -63,6 +63,24 @@
  *                                   serially with the caller's compute,
  *                                   while the wall times stay those of an
  *                                   overlap (no other variable counts)
+ *                     flip-recv     flip one bit of what this rank received in
+ *                                   the Nth call that delivered it at most
+ *                                   FC_INJECT_MAX_BYTES (FC_INJECT_CALL; once),
+ *                                   of any datatype, MPI_BYTE and MPI_CHAR
+ *                                   included: a control message (a status, a
+ *                                   count, a gathered report, the profile)
+ *                                   changed on the way in. Byte FC_INJECT_INDEX
+ *                                   of what arrived (modulo its size; default
+ *                                   the middle one), bit FC_INJECT_BIT % 8.
+ *                                   Counted: bcast (off the root), gather,
+ *                                   gatherv and reduce (on the root),
+ *                                   allgather, allgatherv, allreduce,
+ *                                   alltoall, reduce_scatter, sendrecv, recv
+ *                     count         flip nothing; say each call that
+ *                                   flip-recv counts (its number, the call,
+ *                                   its bytes and datatype) on stderr
+ *                                   ("fc_inject: HOST rank R: receive N: ..."),
+ *                                   and the total in MPI_Finalize
  *                     scribble      MPI_Reduce off the root: flip one bit
  *                                   (FC_INJECT_INDEX, FC_INJECT_BIT) of the
  *                                   recv buffer, which the call must leave
@@ -80,12 +98,15 @@
  *                     process, so a new program starts counting again);
  *                     default 0, no end
  *   FC_INJECT_MIN_BYTES  calls smaller than this do not match (default 4096)
+ *   FC_INJECT_MAX_BYTES  flip-recv, count: calls that deliver more than this
+ *                     do not count (default 1048576)
  *   FC_INJECT_DELAY_US   for delay (default 20000)
  *   FC_INJECT_STATUS     for exit (default 2)
  *   FC_INJECT_INDEX, FC_INJECT_BIT  which element's bit corrupt-send flips
  *                     (default: element 0, bit 0 of its first byte)
- * Calls on MPI_BYTE and MPI_CHAR data never match: those are the stages'
- * control messages (profiles, reports), not the measured data.
+ * Calls on MPI_BYTE and MPI_CHAR data never match (but in flip-recv and
+ * count): those are the stages' control messages (profiles, reports), not
+ * the measured data.
  * Each action is announced once on stderr ("fc_inject: HOST rank R: ...").
  */
 #define _GNU_SOURCE
@@ -103,7 +124,7 @@ enum fc_inject_mode { FC_INJECT_OFF, FC_INJECT_CORRUPT, FC_INJECT_KILL,
                       FC_INJECT_STOP, FC_INJECT_DELAY, FC_INJECT_ERROR, FC_INJECT_NOOP,
                       FC_INJECT_STALE, FC_INJECT_SCRIBBLE, FC_INJECT_FAIL,
                       FC_INJECT_BLOCKING, FC_INJECT_TEST_WAITS, FC_INJECT_EXIT,
-                      FC_INJECT_KILL_AT_END };
+                      FC_INJECT_KILL_AT_END, FC_INJECT_FLIP_RECV, FC_INJECT_COUNT };
 
 /* What a wrapper does with a matching call. */
 enum fc_inject_act { FC_ACT_NONE = 0, FC_ACT_CORRUPT, FC_ACT_NOOP, FC_ACT_STALE,
@@ -115,6 +136,7 @@ static struct {
     char colls[256];
     long call_at, times, min_bytes, delay_us, index, bit, status;
     long calls;                     /* matching calls seen */
+    long max_bytes, recvs;          /* flip-recv, count: the calls counted */
     int announced;
     int fail_pending;               /* error: the current call reports one */
     char host[256];
@@ -175,6 +197,10 @@ static void fc_inject_configure(void)
         fc_inj.mode = FC_INJECT_BLOCKING;
     else if (strcmp(mode, "test-waits") == 0)
         fc_inj.mode = FC_INJECT_TEST_WAITS;
+    else if (strcmp(mode, "flip-recv") == 0)
+        fc_inj.mode = FC_INJECT_FLIP_RECV;
+    else if (strcmp(mode, "count") == 0)
+        fc_inj.mode = FC_INJECT_COUNT;
     else
         fprintf(stderr, "fc_inject: FC_INJECT_MODE '%s' unknown; injecting nothing\n", mode);
     snprintf(fc_inj.colls, sizeof(fc_inj.colls), ",%s,",
@@ -183,7 +209,8 @@ static void fc_inject_configure(void)
     fc_inj.times = fc_env_long("FC_INJECT_TIMES", 0);
     fc_inj.min_bytes = fc_env_long("FC_INJECT_MIN_BYTES", 4096);
     fc_inj.delay_us = fc_env_long("FC_INJECT_DELAY_US", 20000);
-    fc_inj.index = fc_env_long("FC_INJECT_INDEX", 0);
+    fc_inj.max_bytes = fc_env_long("FC_INJECT_MAX_BYTES", 1048576);
+    fc_inj.index = fc_env_long("FC_INJECT_INDEX", fc_inj.mode == FC_INJECT_FLIP_RECV ? -1 : 0);
     fc_inj.bit = fc_env_long("FC_INJECT_BIT", 0);
     fc_inj.status = fc_env_long("FC_INJECT_STATUS", 2);
 }
@@ -274,6 +301,59 @@ static int fc_inject_call(const char *coll, int count, MPI_Datatype dt)
     default:
         return 0;
     }
+}
+
+/* flip-recv and count: the call `coll` delivered `bytes` bytes of type dt
+ * into buf on this rank (after the library's call returned). */
+static void fc_inject_recv(const char *coll, void *buf, long bytes, MPI_Datatype dt)
+{
+    char key[64], what[160];
+    int rank = -1;
+    long at;
+
+    if (!fc_inj.configured)
+        fc_inject_configure();
+    if ((fc_inj.mode != FC_INJECT_FLIP_RECV && fc_inj.mode != FC_INJECT_COUNT) ||
+        buf == NULL || buf == MPI_IN_PLACE || bytes <= 0 || bytes > fc_inj.max_bytes)
+        return;
+    snprintf(key, sizeof(key), ",%s,", coll);
+    if (strcmp(fc_inj.colls, ",,") != 0 && strstr(fc_inj.colls, key) == NULL)
+        return;
+    ++fc_inj.recvs;
+    if (fc_inj.mode == FC_INJECT_COUNT) {
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        fprintf(stderr, "fc_inject: %s rank %d: receive %ld: %s %ld bytes %s\n", fc_inj.host,
+                rank, fc_inj.recvs, coll, bytes,
+                dt == MPI_BYTE ? "byte" : dt == MPI_CHAR ? "char" : "typed");
+        return;
+    }
+    if (fc_inj.recvs != fc_inj.call_at)
+        return;
+    at = fc_inj.index >= 0 ? fc_inj.index % bytes : bytes / 2;
+    ((unsigned char *)buf)[at] ^= (unsigned char)(1u << (fc_inj.bit % 8));
+    snprintf(what, sizeof(what), "flipped bit %ld of byte %ld of the %ld bytes it received",
+             fc_inj.bit % 8, at, bytes);
+    fc_inj.calls = fc_inj.recvs;
+    fc_inject_say(what, coll);
+}
+
+static long fc_inject_size(MPI_Datatype dt)
+{
+    int size = 0;
+
+    PMPI_Type_size(dt, &size);
+    return size;
+}
+
+/* The bytes a call with per-rank counts and displacements filled. */
+static long fc_inject_extent(const int *counts, const int *displs, int n, MPI_Datatype dt)
+{
+    long end = 0;
+
+    for (int r = 0; counts && displs && r < n; ++r)
+        if ((long)displs[r] + counts[r] > end)
+            end = (long)displs[r] + counts[r];
+    return end * fc_inject_size(dt);
 }
 
 /* The return code of a wrapped call: the library's, or MPI_ERR_OTHER
@@ -383,6 +463,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt
     rc = PMPI_Allreduce(fc_inject_send(act, sendbuf, count, dt, &bad), recvbuf, count, dt,
                         op, comm);
     free(bad);
+    fc_inject_recv("allreduce", recvbuf, (long)count * fc_inject_size(dt), dt);
     return fc_inject_rc(rc);
 }
 
@@ -406,6 +487,8 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, M
     rc = PMPI_Reduce(fc_inject_send(act, sendbuf, count, dt, &bad), recvbuf, count, dt, op,
                      root, comm);
     free(bad);
+    if (rank == root)
+        fc_inject_recv("reduce", recvbuf, (long)count * fc_inject_size(dt), dt);
     if (act == FC_ACT_SCRIBBLE && count > 0) {
         long at;
 
@@ -435,6 +518,12 @@ int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvb
     free(bad);
     if (flipped >= 0)       /* its own block, right in its own output */
         ((unsigned char *)recvbuf)[flipped] ^= (unsigned char)(1u << (fc_inj.bit % 8));
+    {
+        int n = 1;
+
+        PMPI_Comm_size(comm, &n);
+        fc_inject_recv("allgather", recvbuf, (long)rcount * n * fc_inject_size(rdt), rdt);
+    }
     return fc_inject_rc(rc);
 }
 
@@ -454,6 +543,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int rcount,
     rc = PMPI_Reduce_scatter_block(fc_inject_send(act, sendbuf, rcount * n, dt, &bad), recvbuf,
                                    rcount, dt, op, comm);
     free(bad);
+    fc_inject_recv("reduce_scatter", recvbuf, (long)rcount * fc_inject_size(dt), dt);
     return fc_inject_rc(rc);
 }
 
@@ -472,6 +562,7 @@ int MPI_Alltoall(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbu
     rc = PMPI_Alltoall(fc_inject_send(act, sendbuf, scount * n, sdt, &bad), scount, sdt,
                        recvbuf, rcount, rdt, comm);
     free(bad);
+    fc_inject_recv("alltoall", recvbuf, (long)rcount * n * fc_inject_size(rdt), rdt);
     return fc_inject_rc(rc);
 }
 
@@ -519,6 +610,8 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
     rc = PMPI_Bcast(buf, count, dt, root, comm);
     if (flip)
         ((unsigned char *)buf)[at] ^= (unsigned char)(1u << (fc_inj.bit % 8));
+    if (rank != root)
+        fc_inject_recv("bcast", buf, (long)count * fc_inject_size(dt), dt);
     return fc_inject_rc(rc);
 }
 
@@ -527,15 +620,20 @@ int MPI_Sendrecv(const void *sendbuf, int scount, MPI_Datatype sdt, int dest, in
                  MPI_Comm comm, MPI_Status *status)
 {
     void *bad = NULL;
-    int rc, act = fc_inject_call("sendrecv", scount, sdt);
+    MPI_Status own;
+    int rc, got = 0, act = fc_inject_call("sendrecv", scount, sdt);
 
     if (act == FC_ACT_NOOP)
         return MPI_SUCCESS;
     if (act == FC_ACT_FAIL)
         return fc_inject_fail(comm);
+    if (status == MPI_STATUS_IGNORE)
+        status = &own;
     rc = PMPI_Sendrecv(fc_inject_send(act, sendbuf, scount, sdt, &bad), scount, sdt, dest, stag,
                        recvbuf, rcount, rdt, source, rtag, comm, status);
     free(bad);
+    if (rc == MPI_SUCCESS && PMPI_Get_count(status, rdt, &got) == MPI_SUCCESS && got > 0)
+        fc_inject_recv("sendrecv", recvbuf, (long)got * fc_inject_size(rdt), rdt);
     return fc_inject_rc(rc);
 }
 
@@ -551,6 +649,57 @@ int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI
     rc = PMPI_Send(fc_inject_send(act, buf, count, dt, &bad), count, dt, dest, tag, comm);
     free(bad);
     return fc_inject_rc(rc);
+}
+
+/* Calls only flip-recv and count act on (after the library's call). */
+int MPI_Gather(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
+               MPI_Datatype rdt, int root, MPI_Comm comm)
+{
+    int rc = PMPI_Gather(sendbuf, scount, sdt, recvbuf, rcount, rdt, root, comm), rank = -1, n = 1;
+
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &n);
+    if (rank == root)
+        fc_inject_recv("gather", recvbuf, (long)rcount * n * fc_inject_size(rdt), rdt);
+    return rc;
+}
+
+int MPI_Gatherv(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf,
+                const int rcounts[], const int displs[], MPI_Datatype rdt, int root,
+                MPI_Comm comm)
+{
+    int rc = PMPI_Gatherv(sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, root, comm);
+    int rank = -1, n = 1;
+
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &n);
+    if (rank == root)
+        fc_inject_recv("gatherv", recvbuf, fc_inject_extent(rcounts, displs, n, rdt), rdt);
+    return rc;
+}
+
+int MPI_Allgatherv(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf,
+                   const int rcounts[], const int displs[], MPI_Datatype rdt, MPI_Comm comm)
+{
+    int rc = PMPI_Allgatherv(sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, comm), n = 1;
+
+    PMPI_Comm_size(comm, &n);
+    fc_inject_recv("allgatherv", recvbuf, fc_inject_extent(rcounts, displs, n, rdt), rdt);
+    return rc;
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+             MPI_Status *status)
+{
+    MPI_Status own;
+    int rc, got = 0;
+
+    if (status == MPI_STATUS_IGNORE)
+        status = &own;
+    rc = PMPI_Recv(buf, count, dt, source, tag, comm, status);
+    if (rc == MPI_SUCCESS && PMPI_Get_count(status, dt, &got) == MPI_SUCCESS && got > 0)
+        fc_inject_recv("recv", buf, (long)got * fc_inject_size(dt), dt);
+    return rc;
 }
 
 /* The overlap stage's collective (suites/overlap.c); only blocking acts on
@@ -592,6 +741,13 @@ int MPI_Finalize(void)
     if (fc_inj.mode == FC_INJECT_KILL_AT_END) {
         fc_inject_say("SIGKILL in MPI_Finalize", "finalize");
         raise(SIGKILL);
+    }
+    if (fc_inj.mode == FC_INJECT_COUNT) {
+        int rank = -1;
+
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        fprintf(stderr, "fc_inject: %s rank %d: %ld receiving calls counted\n", fc_inj.host,
+                rank, fc_inj.recvs);
     }
     return PMPI_Finalize();
 }
