@@ -38,7 +38,7 @@
  *     and quarantined (its ranks ended the stage), not "every rank torn
  *     down"; the same reports in a longer launch are no jump.
  * The launcher texts are the ones mpirun printed in the reviewer's runs
- * (issue 11's attack, /work/notes/attack/x11.md), host names changed.
+ * (faults planted from outside the code), host names changed.
  */
 #include <stdio.h>
 #include <stdlib.h>
