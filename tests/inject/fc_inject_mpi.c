@@ -1,0 +1,261 @@
+/*
+ * fc_inject_mpi.c - the injector's MPI wrappers (see fc_inject.c for what
+ * each mode does and how it is configured): each MPI_X asks fc_inject_call
+ * whether the call counts, acts on it, and calls PMPI_X. What a rank
+ * receives is damaged (corrupt-recv) only after the call returned right,
+ * in the part of the output that came from a peer.
+ */
+#define _GNU_SOURCE
+#include <mpi.h>
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fc_inject.h"
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+                  MPI_Op op, MPI_Comm comm)
+{
+    void *bad = NULL;
+    int rc, act = fc_inject_call("allreduce", count, dt);
+
+    if (act == FC_ACT_NOOP)
+        return MPI_SUCCESS;
+    if (act == FC_ACT_FAIL)
+        return fc_inject_fail(comm);
+    fc_inject_inplace(act, sendbuf, recvbuf, 0, count, dt);
+    rc = PMPI_Allreduce(fc_inject_send(act, sendbuf, count, dt, &bad), recvbuf, count, dt,
+                        op, comm);
+    free(bad);
+    if (rc == MPI_SUCCESS)
+        fc_inject_recv(act, recvbuf, 0, count, dt);
+    return fc_inject_rc(rc);
+}
+
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+               int root, MPI_Comm comm)
+{
+    void *bad = NULL;
+    int rc, act, rank = -1, size = 0;
+
+    PMPI_Comm_rank(comm, &rank);
+    if (!fc_inj.configured)
+        fc_inject_configure();
+    /* scribble counts only the calls off the root */
+    act = fc_inj.mode == FC_INJECT_SCRIBBLE && rank == root ? 0
+                                                             : fc_inject_call("reduce", count, dt);
+    if (act == FC_ACT_NOOP)
+        return MPI_SUCCESS;
+    if (act == FC_ACT_FAIL)
+        return fc_inject_fail(comm);
+    fc_inject_inplace(act, sendbuf, recvbuf, 0, count, dt);
+    rc = PMPI_Reduce(fc_inject_send(act, sendbuf, count, dt, &bad), recvbuf, count, dt, op,
+                     root, comm);
+    free(bad);
+    if (rc == MPI_SUCCESS && rank == root)
+        fc_inject_recv(act, recvbuf, 0, count, dt);
+    if (act == FC_ACT_SCRIBBLE && count > 0) {
+        long at;
+
+        PMPI_Type_size(dt, &size);
+        at = (fc_inj.index % count) * size + fc_inj.bit / 8 % size;
+        ((unsigned char *)recvbuf)[at] ^= (unsigned char)(1u << (fc_inj.bit % 8));
+    }
+    return fc_inject_rc(rc);
+}
+
+int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf,
+                  int rcount, MPI_Datatype rdt, MPI_Comm comm)
+{
+    void *bad = NULL;
+    int rc, rank = 0, n = 1, act = fc_inject_call("allgather", sendbuf == MPI_IN_PLACE ? rcount : scount,
+                                           sendbuf == MPI_IN_PLACE ? rdt : sdt);
+    long flipped;
+
+    if (act == FC_ACT_NOOP)
+        return MPI_SUCCESS;
+    if (act == FC_ACT_FAIL)
+        return fc_inject_fail(comm);
+    PMPI_Comm_rank(comm, &rank);
+    flipped = fc_inject_inplace(act, sendbuf, recvbuf, (long)rank * rcount, rcount, rdt);
+    rc = PMPI_Allgather(fc_inject_send(act, sendbuf, scount, sdt, &bad), scount, sdt, recvbuf,
+                        rcount, rdt, comm);
+    free(bad);
+    if (flipped >= 0)       /* its own block, right in its own output */
+        ((unsigned char *)recvbuf)[flipped] ^= (unsigned char)(1u << (fc_inj.bit % 8));
+    PMPI_Comm_size(comm, &n);
+    if (rc == MPI_SUCCESS && n > 1)     /* a peer's block: what it received */
+        fc_inject_recv(act, recvbuf, (long)((rank + 1) % n) * rcount, rcount, rdt);
+    return fc_inject_rc(rc);
+}
+
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int rcount,
+                             MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    void *bad = NULL;
+    int n = 1, rc, act;
+
+    PMPI_Comm_size(comm, &n);
+    act = fc_inject_call("reduce_scatter", rcount * n, dt);
+    if (act == FC_ACT_NOOP)
+        return MPI_SUCCESS;
+    if (act == FC_ACT_FAIL)
+        return fc_inject_fail(comm);
+    fc_inject_inplace(act, sendbuf, recvbuf, 0, rcount * n, dt);
+    rc = PMPI_Reduce_scatter_block(fc_inject_send(act, sendbuf, rcount * n, dt, &bad), recvbuf,
+                                   rcount, dt, op, comm);
+    free(bad);
+    if (rc == MPI_SUCCESS && n > 1)
+        fc_inject_recv(act, recvbuf, 0, rcount, dt);
+    return fc_inject_rc(rc);
+}
+
+int MPI_Alltoall(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf,
+                 int rcount, MPI_Datatype rdt, MPI_Comm comm)
+{
+    void *bad = NULL;
+    int n = 1, rc, act;
+
+    PMPI_Comm_size(comm, &n);
+    act = fc_inject_call("alltoall", scount * n, sdt);
+    if (act == FC_ACT_NOOP)
+        return MPI_SUCCESS;
+    if (act == FC_ACT_FAIL)
+        return fc_inject_fail(comm);
+    rc = PMPI_Alltoall(fc_inject_send(act, sendbuf, scount * n, sdt, &bad), scount, sdt,
+                       recvbuf, rcount, rdt, comm);
+    free(bad);
+    if (rc == MPI_SUCCESS && n > 1) {
+        int rank = 0;
+
+        PMPI_Comm_rank(comm, &rank);
+        fc_inject_recv(act, recvbuf, (long)((rank + 1) % n) * rcount, rcount, rdt);
+    }
+    return fc_inject_rc(rc);
+}
+
+/* Broadcast is in place: the root's buffer is what it sends. The root
+ * flips the bit for the call and flips it back after, so its own copy is
+ * right and every other rank receives the wrong bit. */
+int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+    int rank = -1, size = 0, rc, flip;
+    long at = 0;
+
+    int act = fc_inject_call("bcast", count, dt);
+    void *stale = NULL;
+
+    PMPI_Comm_rank(comm, &rank);
+    if (act == FC_ACT_NOOP)
+        return MPI_SUCCESS;
+    if (act == FC_ACT_FAIL)
+        return fc_inject_fail(comm);
+    if (act == FC_ACT_STALE && rank == root) {
+        /* the root's data is its buffer: broadcast the previous call's,
+         * then put this call's back on the root */
+        void *now = malloc((size_t)count * 8 + 1);
+
+        PMPI_Type_size(dt, &size);
+        stale = fc_inject_stale_copy(buf, count, dt);
+        if (stale && now) {
+            memcpy(now, buf, (size_t)count * size);
+            memcpy(buf, stale, (size_t)count * size);
+            rc = PMPI_Bcast(buf, count, dt, root, comm);
+            memcpy(buf, now, (size_t)count * size);
+            free(now);
+            free(stale);
+            return fc_inject_rc(rc);
+        }
+        free(now);
+        free(stale);
+    }
+    flip = act == FC_ACT_CORRUPT && rank == root && count > 0;
+    if (flip) {
+        PMPI_Type_size(dt, &size);
+        at = (fc_inj.index % count) * size + fc_inj.bit / 8 % size;
+        ((unsigned char *)buf)[at] ^= (unsigned char)(1u << (fc_inj.bit % 8));
+    }
+    rc = PMPI_Bcast(buf, count, dt, root, comm);
+    if (flip)
+        ((unsigned char *)buf)[at] ^= (unsigned char)(1u << (fc_inj.bit % 8));
+    if (rc == MPI_SUCCESS && rank != root)
+        fc_inject_recv(act, buf, 0, count, dt);
+    return fc_inject_rc(rc);
+}
+
+int MPI_Sendrecv(const void *sendbuf, int scount, MPI_Datatype sdt, int dest, int stag,
+                 void *recvbuf, int rcount, MPI_Datatype rdt, int source, int rtag,
+                 MPI_Comm comm, MPI_Status *status)
+{
+    void *bad = NULL;
+    int rc, act = fc_inject_call("sendrecv", scount, sdt);
+
+    if (act == FC_ACT_NOOP)
+        return MPI_SUCCESS;
+    if (act == FC_ACT_FAIL)
+        return fc_inject_fail(comm);
+    rc = PMPI_Sendrecv(fc_inject_send(act, sendbuf, scount, sdt, &bad), scount, sdt, dest, stag,
+                       recvbuf, rcount, rdt, source, rtag, comm, status);
+    free(bad);
+    if (rc == MPI_SUCCESS)
+        fc_inject_recv(act, recvbuf, 0, rcount, rdt);
+    return fc_inject_rc(rc);
+}
+
+int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    void *bad = NULL;
+    int rc, act = fc_inject_call("send", count, dt);
+
+    if (act == FC_ACT_NOOP)
+        return MPI_SUCCESS;
+    if (act == FC_ACT_FAIL)
+        return fc_inject_fail(comm);
+    rc = PMPI_Send(fc_inject_send(act, buf, count, dt, &bad), count, dt, dest, tag, comm);
+    free(bad);
+    return fc_inject_rc(rc);
+}
+
+/* The overlap stage's collective (suites/overlap.c); only blocking acts on
+ * it. */
+int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+                   MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+    if (fc_inject_call("iallreduce", count, dt) == FC_ACT_BLOCK) {
+        int rc = PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
+
+        *req = MPI_REQUEST_NULL;
+        return rc;
+    }
+    return PMPI_Iallreduce(sendbuf, recvbuf, count, dt, op, comm, req);
+}
+
+/* test-waits: the poll that moves the whole collective (see the top). */
+int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
+{
+    if (!fc_inj.configured)
+        fc_inject_configure();
+    if (fc_inj.mode == FC_INJECT_TEST_WAITS) {
+        int rc;
+
+        ++fc_inj.calls;
+        fc_inject_say("waiting for the request inside MPI_Test (serial progress)", "test");
+        rc = PMPI_Wait(req, status);
+        *flag = 1;
+        return rc;
+    }
+    return PMPI_Test(req, flag, status);
+}
+
+/* kill-at-end: the process dies inside MPI_Finalize (see the top). */
+int MPI_Finalize(void)
+{
+    if (!fc_inj.configured)
+        fc_inject_configure();
+    if (fc_inj.mode == FC_INJECT_KILL_AT_END) {
+        fc_inject_say("SIGKILL in MPI_Finalize", "finalize");
+        raise(SIGKILL);
+    }
+    return PMPI_Finalize();
+}
