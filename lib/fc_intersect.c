@@ -160,22 +160,21 @@ static void fc_record_sightings(fc_find_t *f, json_t *rec, int fresh)
     if (strcmp(type, "retest") != 0) {
         json_t *first = json_object_get(rec, "first_mismatch");
 
-        /* one rank's output wrong: a bit flipped on its way into that
-         * rank (or in its own memory); all of them: a contribution */
-        if (json_integer_value(json_object_get(rec, "bad_ranks")) == 1)
+        /* the wrong bits on one host's output alone: flipped on their way
+         * into that node (or in its memory); on every rank's: in a
+         * contribution they all summed */
+        if (json_integer_value(json_object_get(rec, "bad_ranks")) == 1 ||
+            json_is_true(json_object_get(first, "all_on_host")))
             fc_add(observers, fc_s(first, "host"));
         json_array_foreach(json_object_get(rec, "exchanges"), i, x)   /* a pair's */
             if (json_integer_value(json_object_get(x, "wrong")) > 0)
                 fc_add(observers, fc_s(x, "receiver_host"));
         fc_sighting(f, rec, fresh, fc_s(imp, "group")[0] ? fc_s(imp, "group") : type,
                     json_object_get(imp, "hosts"), observers);
-    } else if (strcmp(fc_s(rec, "method"), "intersection") != 0) {
-        /* a retest's group is a sighting; the suspects of a bounded
-         * retest are a guess, not one */
-        snprintf(what, sizeof(what), "retest of %s", fc_s(rec, "group"));
-        fc_sighting(f, rec, fresh, what, json_object_get(rec, "group_hosts"), observers);
     }
     json_decref(observers);
+    /* a retest's group is the failure it followed, seen once already; its
+     * wrong exchanges are new sightings */
     json_array_foreach(json_object_get(rec, "exchanges"), i, x) {
         json_t *ends, *to;
 

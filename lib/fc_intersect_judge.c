@@ -255,6 +255,8 @@ json_t *fc_intersect_record(json_t *plan, const char *run_id, const char *stage,
         checked += ex[k].bytes;
     fc_list(suspects, sus, sizeof(sus));
     fc_list(json_object_get(plan, "partners"), partners, sizeof(partners));
+    if (partners[0] == '\0')      /* every host a suspect: among themselves */
+        snprintf(partners, sizeof(partners), "none (among the suspects themselves)");
     fc_evidence_text(plan, evidence, sizeof(evidence));
     snprintf(group, sizeof(group), "suspects %s", sus);
     json_array_foreach(suspects, i, h) {
@@ -325,10 +327,10 @@ json_t *fc_intersect_record(json_t *plan, const char *run_id, const char *stage,
         json_object_set_new(rec, "racks", racks);
         racks = NULL;
         json_object_set_new(rec, "culprit", json_null());
+        /* a suspect, not a culprit: its group stays implicated */
         json_object_set_new(rec, "implicates", json_pack(
-            "{s:s, s:s, s:s, s:O, s:O, s:b}", "part", one ? "node" : "group", "host",
-            one ? one : "", "group", group, "hosts", suspects, "racks",
-            json_object_get(rec, "racks"), "quarantine", 0));
+            "{s:s, s:s, s:s, s:O, s:O, s:b}", "part", "group", "host", "", "group", group,
+            "hosts", suspects, "racks", json_object_get(rec, "racks"), "quarantine", 0));
     }
     json_decref(racks);
     json_object_set_new(rec, "reasons", json_pack("[s]", why));

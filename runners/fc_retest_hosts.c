@@ -174,6 +174,8 @@ static int fc_rh_launch(fc_run_state_t *st, const char *stage, const char *suffi
     args[n] = NULL;
     fc_rh_names(json_object_get(plan, "suspects"), sus, sizeof(sus));
     fc_rh_names(json_object_get(plan, "partners"), par, sizeof(par));
+    if (par[0] == '\0')
+        snprintf(par, sizeof(par), "none (among the suspects themselves)");
     printf("retest of the suspects after %s: %s in every group that saw wrong bits (%d "
            "sightings); checked exchanges with partners %s for up to %.0f s\n", stage, sus,
            (int)json_integer_value(json_object_get(plan, "sightings")), par, limit);
