@@ -57,8 +57,7 @@ static int fc_meets(json_t *set, json_t *hosts)
     return 0;
 }
 
-/* "a, b, c" */
-static void fc_names(json_t *set, char *buf, size_t len)
+void fc_intersect_names(json_t *set, char *buf, size_t len)
 {
     size_t i, at = 0;
     json_t *h;
@@ -226,11 +225,11 @@ static void fc_no_common_text(json_t *evidence, char *buf, size_t len)
 
         next = fc_common(so_far, json_object_get(e, "hosts"));
         if (json_array_size(next) == 0) {
-            fc_names(so_far, a, sizeof(a));
-            fc_names(json_object_get(e, "hosts"), b, sizeof(b));
+            fc_intersect_names(so_far, a, sizeof(a));
+            fc_intersect_names(json_object_get(e, "hosts"), b, sizeof(b));
             snprintf(buf, len, "no host is in every group that saw wrong bits: the sightings "
-                     "before %s %s had %s in common, it has %s (two faults, or one off "
-                     "these groups)", fc_s(e, "stage"), fc_s(e, "what"), a, b);
+                     "before %s %.200s had %.300s in common, it has %.300s (two faults, or one "
+                     "off these groups)", fc_s(e, "stage"), fc_s(e, "what"), a, b);
             json_decref(next);
             break;
         }
@@ -340,11 +339,11 @@ json_t *fc_intersect_find(json_t *records, const char *run_id, size_t from, json
     } else if (json_array_size(common) == 0) {
         fc_no_common_text(f.evidence, reason, sizeof(reason));
     } else if (json_array_size(suspects) == 0) {
-        fc_names(common, names, sizeof(names));
+        fc_intersect_names(common, names, sizeof(names));
         snprintf(reason, sizeof(reason), "the hosts in every group that saw wrong bits (%s) "
                  "are out of the run already", names);
     } else if (json_array_size(suspects) + json_array_size(partners) < 3) {
-        fc_names(suspects, names, sizeof(names));
+        fc_intersect_names(suspects, names, sizeof(names));
         snprintf(reason, sizeof(reason), "too few hosts for a retest of %s: a placement "
                  "needs two partners beside it", names);
     }

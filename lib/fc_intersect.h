@@ -51,6 +51,9 @@
 json_t *fc_intersect_find(json_t *records, const char *run_id, size_t from, json_t *healthy,
                           json_t *host_racks);
 
+/* "a, b, c": a JSON array of names, into buf. */
+void fc_intersect_names(json_t *set, char *buf, size_t len);
+
 /* One directed host pair of the bounded retest: what `sender`'s ranks sent
  * to `receiver`'s, checked bitwise on arrival, summed over its ranks and
  * sweeps (the same host for the exchanges inside one node). */

@@ -7,31 +7,15 @@
  */
 #include "fc_intersect.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fc_alloc.h"
 #include "fc_results.h"
+#include "fc_retest_records.h"
 
 #define FC_INTERSECT_TEXT 1024
-
-static size_t fc_cat(char *buf, size_t len, size_t at, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static size_t fc_cat(char *buf, size_t len, size_t at, const char *fmt, ...)
-{
-    va_list ap;
-    int k;
-
-    if (at >= len)
-        return at;
-    va_start(ap, fmt);
-    k = vsnprintf(buf + at, len - at, fmt, ap);
-    va_end(ap);
-    return k < 0 ? at : at + (size_t)k;
-}
 
 static const char *fc_s(json_t *obj, const char *key)
 {
@@ -57,11 +41,11 @@ static void fc_pairs_text(int nhosts, const char *const *names, int nex,
                   e->receiver == x) || (h != x && e->sender == x && e->receiver == h)))
                 continue;
             if (e->wrong_exchanges > 0)
-                at = fc_cat(buf, len, at, "%s%s -> %s wrong %ld of %ld", at ? ", " : "",
+                at = fc_retest_cat(buf, len, at, "%s%s -> %s wrong %ld of %ld", at ? ", " : "",
                             names[e->sender], names[e->receiver], e->wrong_exchanges,
                             e->exchanges);
             else
-                at = fc_cat(buf, len, at, "%s%s -> %s right (%ld)", at ? ", " : "",
+                at = fc_retest_cat(buf, len, at, "%s%s -> %s right (%ld)", at ? ", " : "",
                             names[e->sender], names[e->receiver], e->exchanges);
         }
     for (int i = 0; i < nex; ++i)
@@ -69,7 +53,7 @@ static void fc_pairs_text(int nhosts, const char *const *names, int nex,
             without += ex[i].exchanges;
             without_wrong += ex[i].wrong_exchanges;
         }
-    fc_cat(buf, len, at, "; without %s: %ld of %ld right", names[x], without - without_wrong,
+    fc_retest_cat(buf, len, at, "; without %s: %ld of %ld right", names[x], without - without_wrong,
            without);
 }
 
@@ -105,12 +89,12 @@ void fc_intersect_judge(int nhosts, const char *const *names, int nex,
         }
     v->outcome = FC_INTERSECT_NOT_PLACED;
     if (ncand != 1) {
-        at = fc_cat(v->why, sizeof(v->why), at, ncand == 0 ? "the wrong exchanges share no "
+        at = fc_retest_cat(v->why, sizeof(v->why), at, ncand == 0 ? "the wrong exchanges share no "
                     "host: " : "every wrong exchange is between the same hosts (either end "
                     "or the path between them): ");
         for (int i = 0, shown = 0; i < nex && shown < 4; ++i)
             if (ex[i].wrong_exchanges > 0)
-                at = fc_cat(v->why, sizeof(v->why), at, "%s%s -> %s wrong %ld of %ld",
+                at = fc_retest_cat(v->why, sizeof(v->why), at, "%s%s -> %s wrong %ld of %ld",
                             shown++ ? ", " : "", names[ex[i].sender], names[ex[i].receiver],
                             ex[i].wrong_exchanges, ex[i].exchanges);
         goto out;
@@ -179,17 +163,6 @@ static json_t *fc_exchanges_json(const char *const *names, int nex,
     return list;
 }
 
-/* "a, b" of a JSON array of names */
-static void fc_list(json_t *set, char *buf, size_t len)
-{
-    size_t i, at = 0;
-    json_t *h;
-
-    buf[0] = '\0';
-    json_array_foreach(set, i, h)
-        at = fc_cat(buf, len, at, "%s%s", i ? ", " : "", json_string_value(h));
-}
-
 /* "node stage im104 (21 points), pairs stage pair im102 <-> im104, ...":
  * the sightings of one stage and group (whoever observed them) as one */
 static void fc_evidence_text(json_t *plan, char *buf, size_t len)
@@ -214,13 +187,13 @@ static void fc_evidence_text(json_t *plan, char *buf, size_t len)
             ++more;
             continue;
         }
-        at = fc_cat(buf, len, at, "%s%s stage %s", shown++ ? ", " : "", fc_s(e, "stage"),
+        at = fc_retest_cat(buf, len, at, "%s%s stage %s", shown++ ? ", " : "", fc_s(e, "stage"),
                     fc_s(e, "what"));
         if (pts > 1)
-            at = fc_cat(buf, len, at, " (%ld points)", pts);
+            at = fc_retest_cat(buf, len, at, " (%ld points)", pts);
     }
     if (more)
-        fc_cat(buf, len, at, ", and %zu more", more);
+        fc_retest_cat(buf, len, at, ", and %zu more", more);
 }
 
 /* The plan's groups that hold host x: the wrong results it explains. */
@@ -253,8 +226,8 @@ json_t *fc_intersect_record(json_t *plan, const char *run_id, const char *stage,
 
     for (int k = 0; k < nex; ++k)
         checked += ex[k].bytes;
-    fc_list(suspects, sus, sizeof(sus));
-    fc_list(json_object_get(plan, "partners"), partners, sizeof(partners));
+    fc_intersect_names(suspects, sus, sizeof(sus));
+    fc_intersect_names(json_object_get(plan, "partners"), partners, sizeof(partners));
     if (partners[0] == '\0')      /* every host a suspect: among themselves */
         snprintf(partners, sizeof(partners), "none (among the suspects themselves)");
     fc_evidence_text(plan, evidence, sizeof(evidence));

@@ -44,19 +44,6 @@ static int fc_rh_written(const fc_run_state_t *st, long offset, const char *stag
     return n;
 }
 
-/* "a, b" */
-static void fc_rh_names(json_t *set, char *buf, size_t len)
-{
-    size_t i, at = 0;
-    json_t *h;
-
-    buf[0] = '\0';
-    json_array_foreach(set, i, h)
-        if (at < len)
-            at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "",
-                                   json_string_value(h));
-}
-
 /* The racks of a set of hosts, each once. */
 static json_t *fc_rh_racks(json_t *hosts, json_t *host_racks)
 {
@@ -172,8 +159,8 @@ static int fc_rh_launch(fc_run_state_t *st, const char *stage, const char *suffi
     args[n++] = "--timeout";
     args[n++] = timeout;
     args[n] = NULL;
-    fc_rh_names(json_object_get(plan, "suspects"), sus, sizeof(sus));
-    fc_rh_names(json_object_get(plan, "partners"), par, sizeof(par));
+    fc_intersect_names(json_object_get(plan, "suspects"), sus, sizeof(sus));
+    fc_intersect_names(json_object_get(plan, "partners"), par, sizeof(par));
     if (par[0] == '\0')
         snprintf(par, sizeof(par), "none (among the suspects themselves)");
     printf("retest of the suspects after %s: %s in every group that saw wrong bits (%d "
@@ -183,7 +170,7 @@ static int fc_rh_launch(fc_run_state_t *st, const char *stage, const char *suffi
     offset = fc_file_size(st->results_path);
     fc_launch((char *const *)args, tap, log, limit + FC_RH_SLACK_S + FC_LAUNCH_MARGIN_S, &res);
     if (!fc_rh_written(st, offset, stage)) {
-        char said[512], why[1024], group[600];
+        char said[512], why[2048], group[600];
 
         fc_retest_end_text(&res, log, said, sizeof(said));
         snprintf(group, sizeof(group), "suspects %s", sus);
