@@ -10,7 +10,8 @@
  * as the pairs stage's round-robin tournament (lib/fc_pairs.h), one
  * exchange per pair and round, and every buffer that arrives is checked
  * bitwise (lib/fc_retest_exchange.h); the tournament is run again and
- * again, the two input sets alternating, for up to the profile's
+ * again, its rounds shuffled alike on every rank and the two input sets
+ * alternating, for up to the profile's
  * retest.intermittent_s: an intermittent fault need not come back in a
  * few exchanges. After each tournament rank 0 gathers every rank's tallies
  * (who sent, who received, how many buffers, how many wrong) and judges
@@ -188,6 +189,28 @@ static void fc_rh_report(const fc_rh_opts_t *o, json_t *plan, int nhosts, const 
     fc_results_close(&results);
 }
 
+/* The rounds of tournament `sweep` in an order every rank draws alike (a
+ * shuffle seeded with the tournament's number): a fault that strikes every
+ * Nth call meets every partner, whatever N and the number of rounds. */
+static void fc_rh_order(int *order, int rounds, long sweep)
+{
+    uint64_t x = 0x9E3779B97F4A7C15ull * (uint64_t)(sweep + 1);
+
+    for (int k = 0; k < rounds; ++k)
+        order[k] = k;
+    for (int k = rounds - 1; k > 0; --k) {
+        int j, t;
+
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        j = (int)((x * 0x2545F4914F6CDD1Dull >> 33) % (uint64_t)(k + 1));
+        t = order[k];
+        order[k] = order[j];
+        order[j] = t;
+    }
+}
+
 static void fc_rh_die(void)
 {
     MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);
@@ -200,7 +223,7 @@ int main(int argc, char **argv)
     int rank = 0, size = 1, nhosts, nex = 0, rounds, step = 0;
     char host[FC_HOST_MAX] = "", (*hosts)[FC_HOST_MAX], stop = 0;
     const char **names;
-    int *hidx;
+    int *hidx, *order;
     fc_exchange_t *mine, *all = NULL;
     fc_host_exchange_t *hex = NULL;
     fc_intersect_verdict_t v;
@@ -256,12 +279,12 @@ int main(int argc, char **argv)
         fc_cpu_fill(&pat[k], rank, 0, sendbuf[k], count);
     }
     rounds = fc_pairs_rounds(size);
+    order = fc_xcalloc((size_t)rounds + 1, sizeof(int), "the rounds' order");
     t0 = MPI_Wtime();
     while (!stop) {
+        fc_rh_order(order, rounds, sweeps);
         for (int k = 0; k < rounds; ++k) {
-            /* each tournament starts one round later: a fault that
-             * strikes every Nth call meets every partner in turn */
-            int r = (int)((k + sweeps) % rounds), partner = fc_pairs_partner(size, r, rank);
+            int r = order[k], partner = fc_pairs_partner(size, r, rank);
             char what[96];
 
             snprintf(what, sizeof(what), "retest of the suspects: tournament %ld, round %d "
@@ -294,6 +317,7 @@ int main(int argc, char **argv)
     free(hosts);
     free(names);
     free(hidx);
+    free(order);
     free(mine);
     free(all);
     free(hex);
