@@ -4,21 +4,24 @@
 # receives (or sends), planted from outside by the MPI interposer
 # (tests/inject) on that host only, while a CPU-bound process runs beside.
 # A run is right when that host and only it is quarantined and no other
-# rack FAILs; it is "blame right" when that host and only it is
-# quarantined and no other rack FAILs for a wrong result (a rack failed
-# for a slowness the loaded machine caused is counted apart: the slowness
-# rules are not what this script tests). Prints each run, then per layout
-# "right R / N runs, blame right B / N".
+# rack FAILs; it is "blame right" when that host is quarantined for wrong
+# data, no other host is quarantined for wrong data and no other rack FAILs
+# for a wrong result (a host quarantined or a rack failed for a slowness
+# the loaded machine caused is counted apart: the slowness rules are not
+# what this script tests). Prints each run, then per layout "right R / N
+# runs, blame right B / N".
 #
 #   tests/attack/intermittent_blame.sh [LAYOUT...]    (default: 2,3,1 5,3,1)
 # Environment: RUNS (per layout, default 10), MODE (recv or send, default
 # recv), PROB (per matching call, default 0.05), PROFILE (default
-# thresholds/vcluster.yaml), PPN (default 2), KEEP=1 keeps the output.
+# thresholds/vcluster.yaml), PPN (default 2), BUILD (default build: a copy
+# keeps the runs apart from a rebuild), KEEP=1 keeps the output.
 # The faulty host is the second host of rack 2. Needs root (namespaces)
 # and a build (make all).
 set -u
 cd "$(dirname "$0")/../.."
-BUILD=${BUILD:-build}
+BUILD=$(cd "${BUILD:-build}" 2> /dev/null && pwd) ||
+    { echo "intermittent_blame: no build directory ${BUILD:-build}" >&2; exit 2; }
 RUNS=${RUNS:-10} MODE=${MODE:-recv} PROB=${PROB:-0.05} PPN=${PPN:-2}
 PROFILE=${PROFILE:-thresholds/vcluster.yaml}
 LAYOUTS=("$@")
@@ -26,7 +29,7 @@ LAYOUTS=("$@")
 case $MODE in recv) INJ_MODE=corrupt-recv ;; send) INJ_MODE=corrupt-send ;;
     *) echo "intermittent_blame: MODE is recv or send, not '$MODE'" >&2; exit 2 ;; esac
 [ "$(id -u)" = 0 ] || { echo "intermittent_blame: needs root (network namespaces)" >&2; exit 2; }
-[ -x $BUILD/fabcert ] && [ -e $BUILD/libfc_inject.so ] ||
+[ -x "$BUILD/fabcert" ] && [ -e "$BUILD/libfc_inject.so" ] ||
     { echo "intermittent_blame: build first (make all)" >&2; exit 2; }
 VC=runners/vcluster
 NAME=ib$((RANDOM % 1000))
@@ -57,14 +60,16 @@ for layout in "${LAYOUTS[@]}"; do
     for n in $(seq 1 "$RUNS"); do
         out="$OUT/$layout.$n"
         start=$(date +%s)
-        $VC --name $NAME exec ${NAME}01 $BUILD/fabcert run --hosts "$D/hosts" \
+        $VC --name $NAME exec ${NAME}01 "$BUILD/fabcert" run --hosts "$D/hosts" \
             --racks "$D/racks" --ppn "$PPN" --profile "$PROFILE" --out "$out" \
-            --env LD_PRELOAD=$PWD/$BUILD/libfc_inject.so --env FC_INJECT_HOST=$bad \
+            --env LD_PRELOAD="$BUILD/libfc_inject.so" --env FC_INJECT_HOST=$bad \
             --env FC_INJECT_MODE=$INJ_MODE --env FC_INJECT_PROB=$PROB \
             --env FC_INJECT_SEED=$((RANDOM + n)) > "$out.out" 2>&1
         rc=$?
         took=$(( $(date +%s) - start ))
         q=$(grep -o '^  quarantined [^ ]*' "$out.out" | awk '{print $2}' | sort -u | paste -sd, -)
+        qwrong=$(grep '^  quarantined ' "$out.out" | grep 'wrong data' | awk '{print $2}' |
+                 sort -u | paste -sd, -)
         racks=$(grep -o '^rack [^:]*: [A-Z]*' "$out.out" | sed 's/^rack //; s/: /=/' | paste -sd' ' -)
         others_fail=$(grep '^rack ' "$out.out" | grep -v "^rack rack2:" | grep -c ': FAIL')
         others_wrong=$(grep '^  FAIL rack rack[^2]' "$out.out" |
@@ -72,8 +77,8 @@ for layout in "${LAYOUTS[@]}"; do
         verdict=WRONG
         if [ "$q" = "$bad" ] && [ "$others_fail" = 0 ]; then
             verdict=RIGHT right=$((right + 1)) blame=$((blame + 1))
-        elif [ "$q" = "$bad" ] && [ "$others_wrong" = 0 ]; then
-            verdict="BLAME RIGHT (another rack failed for a slowness)" blame=$((blame + 1))
+        elif [ "$qwrong" = "$bad" ] && [ "$others_wrong" = 0 ]; then
+            verdict="BLAME RIGHT (a slowness failed another rack or host)" blame=$((blame + 1))
         fi
         echo "$layout $MODE run $n/$RUNS: $verdict: quarantined [$q], $racks, exit $rc, ${took} s"
         [ "$verdict" = RIGHT ] ||
