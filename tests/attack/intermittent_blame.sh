@@ -13,7 +13,7 @@
 #
 #   tests/attack/intermittent_blame.sh [LAYOUT...]    (default: 2,3,1 5,3,1)
 # Environment: RUNS (per layout, default 10), MODE (recv or send, default
-# recv), PROB (per matching call, default 0.05), PROFILE (default
+# recv; none: the control, no fault, right when every rack PASSes), PROB (per matching call, default 0.05), PROFILE (default
 # thresholds/vcluster.yaml), PPN (default 2), BUILD (default build: a copy
 # keeps the runs apart from a rebuild), KEEP=1 keeps the output.
 # The faulty host is the second host of rack 2. Needs root (namespaces)
@@ -27,7 +27,8 @@ PROFILE=${PROFILE:-thresholds/vcluster.yaml}
 LAYOUTS=("$@")
 [ ${#LAYOUTS[@]} -gt 0 ] || LAYOUTS=(2,3,1 5,3,1)
 case $MODE in recv) INJ_MODE=corrupt-recv ;; send) INJ_MODE=corrupt-send ;;
-    *) echo "intermittent_blame: MODE is recv or send, not '$MODE'" >&2; exit 2 ;; esac
+    none) INJ_MODE=off ;;   # the control: the same runs with no fault
+    *) echo "intermittent_blame: MODE is recv, send or none, not '$MODE'" >&2; exit 2 ;; esac
 [ "$(id -u)" = 0 ] || { echo "intermittent_blame: needs root (network namespaces)" >&2; exit 2; }
 [ -x "$BUILD/fabcert" ] && [ -e "$BUILD/libfc_inject.so" ] ||
     { echo "intermittent_blame: build first (make all)" >&2; exit 2; }
@@ -56,6 +57,7 @@ for layout in "${LAYOUTS[@]}"; do
     . "$D/env"
     r1=${layout%%,*}
     bad=$(printf '%s%02d' $NAME $((r1 + 2)))      # the second host of rack 2
+    [ "$MODE" = none ] && bad=""                  # nobody to quarantine
     right=0 blame=0
     for n in $(seq 1 "$RUNS"); do
         out="$OUT/$layout.$n"
@@ -72,6 +74,7 @@ for layout in "${LAYOUTS[@]}"; do
                  sort -u | paste -sd, -)
         racks=$(grep -o '^rack [^:]*: [A-Z]*' "$out.out" | sed 's/^rack //; s/: /=/' | paste -sd' ' -)
         others_fail=$(grep '^rack ' "$out.out" | grep -v "^rack rack2:" | grep -c ': FAIL')
+        [ "$MODE" = none ] && others_fail=$(grep '^rack ' "$out.out" | grep -c ': FAIL\|: INCOMPLETE')
         others_wrong=$(grep '^  FAIL rack rack[^2]' "$out.out" |
                        grep -ci 'wrong\|corruption\|not localised')
         verdict=WRONG
