@@ -149,15 +149,8 @@ static json_t *fc_exchanges_json(const char *const *names, int nex,
                               "bytes", (json_int_t)e->bytes, "verdict",
                               e->wrong_exchanges ? "wrong" : "right");
 
-        if (e->wrong_exchanges) {
-            char bits[2][24];
-
-            snprintf(bits[0], sizeof(bits[0]), "0x%llx", (unsigned long long)e->expected);
-            snprintf(bits[1], sizeof(bits[1]), "0x%llx", (unsigned long long)e->actual);
-            json_object_set_new(o, "first_index", json_integer((json_int_t)e->first_index));
-            json_object_set_new(o, "expected_bits", json_string(bits[0]));
-            json_object_set_new(o, "actual_bits", json_string(bits[1]));
-        }
+        if (e->wrong_exchanges)
+            fc_retest_first_wrong(o, e->first_index, e->expected, e->actual);
         json_array_append_new(list, o);
     }
     return list;

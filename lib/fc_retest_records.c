@@ -52,6 +52,17 @@ size_t fc_retest_cat(char *buf, size_t len, size_t at, const char *fmt, ...)
     return k < 0 ? at : at + (size_t)k;
 }
 
+void fc_retest_first_wrong(json_t *o, uint64_t index, uint64_t expected, uint64_t actual)
+{
+    char bits[2][24];
+
+    snprintf(bits[0], sizeof(bits[0]), "0x%llx", (unsigned long long)expected);
+    snprintf(bits[1], sizeof(bits[1]), "0x%llx", (unsigned long long)actual);
+    json_object_set_new(o, "first_index", json_integer((json_int_t)index));
+    json_object_set_new(o, "expected_bits", json_string(bits[0]));
+    json_object_set_new(o, "actual_bits", json_string(bits[1]));
+}
+
 static const char *fc_host_rack(const fc_retest_judged_t *j, const char *host)
 {
     return fc_str(json_object_get(j->in->groups, "host_racks"), host);
@@ -186,15 +197,8 @@ static json_t *fc_exchange_json(const fc_retest_judged_t *j, const fc_exchange_t
                           "wrong_iterations", e->wrong_iters, "wrong", (json_int_t)e->wrong,
                           "verdict", e->wrong ? "wrong" : "right");
 
-    if (e->wrong) {
-        char bits[2][24];
-
-        snprintf(bits[0], sizeof(bits[0]), "0x%llx", (unsigned long long)e->expected);
-        snprintf(bits[1], sizeof(bits[1]), "0x%llx", (unsigned long long)e->actual);
-        json_object_set_new(o, "first_index", json_integer((json_int_t)e->first_index));
-        json_object_set_new(o, "expected_bits", json_string(bits[0]));
-        json_object_set_new(o, "actual_bits", json_string(bits[1]));
-    }
+    if (e->wrong)
+        fc_retest_first_wrong(o, e->first_index, e->expected, e->actual);
     return o;
 }
 
