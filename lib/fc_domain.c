@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fc_alloc.h"
+#include "fc_ctl.h"
 #include "fc_domain.h"
 #include "fc_log.h"
 
@@ -63,7 +64,13 @@ static void fc_domain_cliques(fc_stage_ctx_t *ctx)
         all = fc_xcalloc((size_t)ctx->world_size, sizeof(*all), "the ranks' fabric readings");
         rack_m = fc_xcalloc((size_t)ctx->world_size, sizeof(*rack_m), "a rack's readings");
     }
-    MPI_Gather(&me, sizeof(me), MPI_BYTE, all, sizeof(me), MPI_BYTE, 0, MPI_COMM_WORLD);
+    fc_ctl_gather(MPI_COMM_WORLD, 0, "the ranks' NVLink fabric readings", &me, sizeof(me), all);
+    for (int r = 0; ctx->world_rank == 0 && r < ctx->world_size; ++r)
+        fc_ctl_check(fc_ctl_str_ok(all[r].host, sizeof(all[r].host)) &&
+                     fc_ctl_str_ok(all[r].why, sizeof(all[r].why)) && all[r].local_rank >= 0 &&
+                     all[r].local_rank < ctx->world_size && all[r].read >= FC_OK &&
+                     all[r].read <= FC_ERR_INTERNAL, "the ranks' NVLink fabric readings", r,
+                     "local rank %d, status %d", all[r].local_rank, all[r].read);
     for (int k = 0; ctx->world_rank == 0 && k < ctx->inv.nracks; ++k) {
         int n = 0;
 

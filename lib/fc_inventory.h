@@ -70,10 +70,6 @@ fc_status_t fc_inventory_parse(const char *hosts_text, const char *hosts_path,
                                const char *racks_text, const char *racks_path,
                                fc_inventory_t *inv_p);
 
-/* Read a whole file into a malloc'ed, NUL-terminated string; prints
- * "path: reason" and returns FC_ERR_INVALID on failure. */
-fc_status_t fc_read_text_file(const char *path, char **text_p);
-
 /* Host index, or -1: the host listed as host, else the one listed host
  * that differs from it only by a domain ("n1" and "n1.cluster.local"). */
 int fc_inventory_find_host(const fc_inventory_t *inv, const char *host);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "fc_alloc.h"
+#include "fc_input.h"
 #include "fc_profile_sections.h"
 
 static fc_status_t fc_seed_read(const fc_yaml_ctx_t *ctx, const fc_yaml_field_t *f,
@@ -97,24 +98,12 @@ static fc_status_t fc_profile_check_mnnvl(const char *path, const fc_profile_t *
     return FC_OK;
 }
 
-static fc_status_t fc_profile_hash(const char *path, char *hex, size_t len)
+static void fc_profile_hash(const char *text, size_t len, char *hex, size_t hexlen)
 {
-    unsigned char digest[crypto_hash_sha256_BYTES], chunk[65536];
-    crypto_hash_sha256_state st;
-    FILE *f = fopen(path, "rb");
-    size_t n;
+    unsigned char digest[crypto_hash_sha256_BYTES];
 
-    if (f == NULL) {
-        fprintf(stderr, "fabcert: %s: cannot open profile: %m\n", path);
-        return FC_ERR_INVALID;
-    }
-    crypto_hash_sha256_init(&st);
-    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        crypto_hash_sha256_update(&st, chunk, n);
-    fclose(f);
-    crypto_hash_sha256_final(&st, digest);
-    sodium_bin2hex(hex, len, digest, sizeof(digest));
-    return FC_OK;
+    crypto_hash_sha256(digest, (const unsigned char *)text, len);
+    sodium_bin2hex(hex, hexlen, digest, sizeof(digest));
 }
 
 fc_status_t fc_profile_load(const char *path, fc_profile_t *profile_p)
@@ -126,12 +115,16 @@ fc_status_t fc_profile_load(const char *path, fc_profile_t *profile_p)
     fc_yaml_ctx_t ctx = { path, -1 };
     fc_profile_t *profile = fc_xcalloc(1, sizeof(*profile), "the profile");
     fc_status_t status = FC_ERR_INVALID;
+    char *text = NULL;
+    size_t len = 0;
 
     snprintf(profile->path, sizeof(profile->path), "%s", path);
     profile->seed = 1;
     profile->retest.intermittent_s = 30;
-    if (fc_profile_hash(path, profile->sha256, sizeof(profile->sha256)) != FC_OK)
+    /* read once: the bytes hashed are the bytes parsed */
+    if (fc_input_read(path, "profile", FC_INPUT_PROFILE_MAX, &text, &len) != FC_OK)
         goto out_free;
+    fc_profile_hash(text, len, profile->sha256, sizeof(profile->sha256));
 
     fy_diag_cfg_default(&dcfg);
     dcfg.fp = NULL;
@@ -143,7 +136,7 @@ fc_status_t fc_profile_load(const char *path, fc_profile_t *profile_p)
     memset(&cfg, 0, sizeof(cfg));
     cfg.flags = FYPCF_QUIET;
     cfg.diag = diag;
-    doc = fy_document_build_from_file(&cfg, path);
+    doc = fy_document_build_from_string(&cfg, text, len);
     if (doc == NULL) {
         void *iter = NULL;
         struct fy_diag_error *err = fy_diag_errors_iterate(diag, &iter);
@@ -179,6 +172,7 @@ out_doc:
 out_diag:
     fy_diag_destroy(diag);
 out_free:
+    free(text);
     free(profile);
     return status;
 }

@@ -125,11 +125,13 @@ typedef struct fc_soak_profile {
     double duration_s;          /* loop the collective set this long */
     double window_s;            /* drift is judged between windows */
     int window_explicit;        /* window_s was in the profile */
-    double max_drift_pct;       /* sustained slowdown against the soak's lower
-                                 * quartile of window medians; < 0: not judged */
-    int confirm_windows;        /* drift counts when it lasts this many
-                                 * consecutive windows (default 2), or comes
-                                 * back in this many and a quarter of them */
+    double max_drift_pct;       /* a slowdown held to the last window against
+                                 * the level held before it, widened to the
+                                 * windows' noise floor (lib/fc_drift.h);
+                                 * < 0: not judged */
+    int confirm_windows;        /* k: a level is held over this many windows
+                                 * in a row (default 2), a drift is judged
+                                 * from 2k and confirmed by k more */
     double max_error_delta;     /* NIC/port error counters may rise by this */
     char nic_pattern[64];       /* glob of the NICs whose counters count */
     int window_line, window_col;    /* where window_s is, for messages */

@@ -127,9 +127,16 @@ fc_status_t fc_stage_sweep_plan(const fc_profile_t *profile, fc_stage_id_t stage
                                 fc_test_point_t **points_p, int *npoints_p);
 /* Every rank of comm gives one JSON document (NULL: none); rank 0 of comm
  * gets them in rank order, each parsed again, as a JSON array (null for
- * none or for a document that did not parse); the others get NULL. Any
- * size: lengths are gathered first. Collective over comm. */
+ * none or for a document that did not parse); the others get NULL. Up to
+ * FC_CTL_TEXT_MAX each, checked on arrival (lib/fc_ctl.h). Collective
+ * over comm. */
 json_t *fc_stage_gather_json(json_t *mine, MPI_Comm comm);
+/* Every world rank's summary of a point (a placeholder, valid 0, where it
+ * is not its group's rank 0) to world rank 0, into all (world_size of
+ * them; NULL elsewhere), checked on arrival (lib/fc_ctl.h) and for values
+ * a summary can hold (ranks in range, strings ended). */
+void fc_stage_gather_summaries(const char *what, const fc_point_summary_t *mine,
+                               fc_point_summary_t *all);
 /* The number of distinct hosts among comm's ranks (collective over comm). */
 int fc_stage_comm_hosts(const fc_stage_ctx_t *ctx, MPI_Comm comm);
 /* A results record with the stage's common fields (rank 0). */

@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "fc_alloc.h"
+#include "fc_input.h"
 
 /* Every live command gets this long (timeout(1)) before it is killed:
  * `scontrol` waits on slurmctld, `ibnetdiscover` sweeps the fabric. */
@@ -262,10 +264,11 @@ fc_status_t fc_topo_read(const char *spec, const char *rack_label, fc_topo_t *t)
         st = fc_topo_run_live(f->live, &text);
     } else if (strcmp(colon + 1, "-") == 0) {
         path = "standard input";
-        st = fc_read_text_file("/dev/stdin", &text);
+        st = fc_input_read_fd(STDIN_FILENO, "standard input", "topology",
+                              FC_INPUT_INVENTORY_MAX, 0, &text, NULL);
     } else {
         path = colon + 1;
-        st = fc_read_text_file(path, &text);
+        st = fc_input_read(path, "topology", FC_INPUT_INVENTORY_MAX, &text, NULL);
     }
     if (st != FC_OK)
         return st;

@@ -28,6 +28,7 @@
 #include "fc_baseline.h"
 #include "fc_cmds.h"
 #include "fc_compare.h"
+#include "fc_input.h"
 #include "fc_launch.h"
 #include "fc_plan.h"
 #include "fc_progress.h"

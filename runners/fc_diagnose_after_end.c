@@ -15,6 +15,7 @@
 
 #include "fc_diagnose.h"
 #include "fc_exitinfo.h"
+#include "fc_input.h"
 #include "fc_verdict.h"
 
 json_t *fc_diagnose_after_end(const fc_diag_in_t *in)
@@ -31,7 +32,8 @@ json_t *fc_diagnose_after_end(const fc_diag_in_t *in)
         else if (strcmp(fc_json_str(rec, "type"), "stage_end") == 0)
             end = rec;
     }
-    if (start == NULL || end == NULL || fc_read_text_file(in->log_path, &text) != FC_OK)
+    if (start == NULL || end == NULL ||
+        fc_input_read(in->log_path, "stage log", FC_INPUT_DOC_MAX, &text, NULL) != FC_OK)
         return out;
     status = fc_json_str(end, "status");
     /* 0 and 1 are a stage's own outcomes (a rank's status may differ from

@@ -32,6 +32,7 @@
 #include "fc_alloc.h"
 #include "fc_diagnose_int.h"
 #include "fc_exitinfo.h"
+#include "fc_input.h"
 #include "fc_inventory.h"
 #include "fc_verdict.h"
 
@@ -562,7 +563,7 @@ int fc_diag_cannot_start(fc_diag_t *d)
     json_t *said, *h;
     size_t i;
 
-    fc_read_text_file(d->in->log_path, &log);
+    fc_input_read(d->in->log_path, "stage log", FC_INPUT_DOC_MAX, &log, NULL);
     ns.notes = fc_exitinfo_parse(log);
     said = fc_nostart_stderr(log);
     free(log);
@@ -629,7 +630,7 @@ int fc_diagnose_never_reached_main(const fc_diag_in_t *in)
 
     if (ns.started == NULL)
         return 0;
-    fc_read_text_file(in->log_path, &log);
+    fc_input_read(in->log_path, "stage log", FC_INPUT_DOC_MAX, &log, NULL);
     ns.notes = fc_exitinfo_parse(log);
     free(log);
     n = fc_nostart_collect(&ns, in->ranks > 0 ? (size_t)in->ranks : 0);

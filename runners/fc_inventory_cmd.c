@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fc_cmds.h"
+#include "fc_input.h"
 #include "fc_results.h"
 #include "fc_run.h"
 #include "fc_topology.h"
@@ -120,9 +121,9 @@ int fc_cmd_check_inventory(int argc, char **argv)
         else
             label = argv[i + 1];
     }
-    if ((hp && fc_read_text_file(hp, &hosts) != FC_OK) ||
+    if ((hp && fc_input_read(hp, "host list", FC_INPUT_INVENTORY_MAX, &hosts, NULL) != FC_OK) ||
         (from && fc_racks_from(from, label, stdout, &racks) != FC_OK) ||
-        (rp && !from && fc_read_text_file(rp, &racks) != FC_OK))
+        (rp && !from && fc_input_read(rp, "rack map", FC_INPUT_INVENTORY_MAX, &racks, NULL) != FC_OK))
         s = FC_ERR_INVALID;
     else
         s = fc_inventory_parse(hosts, hp, racks, rp, &inv);

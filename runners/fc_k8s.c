@@ -32,6 +32,7 @@
 
 #include "fc_alloc.h"
 #include "fc_cmds.h"
+#include "fc_input.h"
 #include "fc_profile.h"
 #include "fc_run.h"
 #include "fc_version.h"
@@ -492,7 +493,7 @@ int fc_cmd_k8s(int argc, char **argv)
     if (o.profile) {
         fc_profile_t p;
 
-        if (fc_profile_load(o.profile, &p) != FC_OK || fc_read_text_file(o.profile, &profile))
+        if (fc_profile_load(o.profile, &p) != FC_OK || fc_input_read(o.profile, "profile", FC_INPUT_PROFILE_MAX, &profile, NULL))
             return 2;
     } else {
         fprintf(stderr, "fabcert: k8s: no --profile: the image's default profile "

@@ -9,12 +9,12 @@
  */
 #include "fc_plan.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "fc_alloc.h"
+#include "fc_input.h"
 
 /* The stage's time in DIR: the runner's stage_done seconds (launches and
  * attempts included), else the sum of its attempts' stage_end seconds. */
@@ -33,9 +33,8 @@ static int fc_plan_read_results(const char *dir, fc_plan_measured_t *m)
     FILE *f;
 
     snprintf(path, sizeof(path), "%s/results.jsonl", dir);
-    if ((f = fopen(path, "r")) == NULL) {
-        fprintf(stderr, "fabcert: --from %s: %s: %s (not a run's output directory)\n", dir,
-                path, strerror(errno));
+    if ((f = fc_input_fopen(path, "results file", FC_INPUT_RESULTS_MAX)) == NULL) {
+        fprintf(stderr, "fabcert: --from %s: not a run's output directory\n", dir);
         return 2;
     }
     m->hosts = -1;
@@ -98,6 +97,7 @@ int fc_plan_from(json_t *plan, const char *dir)
     fc_plan_measured_t m = { json_object(), json_object(), -1 };
     char path[PATH_MAX + 32];
     json_t *then = NULL, *e;
+    char *text = NULL;
     double total = 0, scaled_total = 0;
     size_t i;
     int rc;
@@ -105,7 +105,10 @@ int fc_plan_from(json_t *plan, const char *dir)
     if ((rc = fc_plan_read_results(dir, &m)) != 0)
         goto out;
     snprintf(path, sizeof(path), "%s/plan.json", dir);
-    then = access(path, R_OK) == 0 ? json_load_file(path, 0, NULL) : NULL;
+    if (access(path, R_OK) == 0 &&
+        fc_input_read(path, "plan", FC_INPUT_DOC_MAX, &text, NULL) == FC_OK)
+        then = json_loads(text, 0, NULL);
+    free(text);
     json_array_foreach(json_object_get(plan, "stages"), i, e) {
         const char *name = json_string_value(json_object_get(e, "name"));
         json_t *v = json_object_get(m.done, name);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fc_input.h"
 #include "fc_results.h"
 #include "fc_run.h"
 #include "fc_sign.h"
@@ -499,7 +500,8 @@ static void fc_run_mca_file(json_t *env, const char *path)
     size_t used = 0;
     FILE *f;
 
-    if (path[0] == '\0' || json_object_get(env, path) || (f = fopen(path, "r")) == NULL)
+    if (path[0] == '\0' || json_object_get(env, path) || access(path, F_OK) != 0 ||
+        (f = fc_input_fopen(path, "Open MPI parameter file", FC_INPUT_PROFILE_MAX)) == NULL)
         return;
     while (fgets(line, sizeof(line), f)) {
         char *p = line + strspn(line, " \t"), *end = p + strcspn(p, "\r\n");
@@ -513,7 +515,7 @@ static void fc_run_mca_file(json_t *env, const char *path)
             used = 2000;
     }
     fclose(f);
-    if (used == 0 || fc_sha256_file(path, hex) != FC_OK)
+    if (used == 0 || fc_sha256_file(path, "Open MPI parameter file", hex) != FC_OK)
         return;
     snprintf(text + used, sizeof(text) - used, " (sha256 %s)", hex);
     json_object_set_new(env, path, json_string(text));
@@ -605,7 +607,7 @@ json_t *fc_run_launch_json(const fc_run_opts_t *o)
     /* the launcher that really ran: a program of the same name earlier in
      * $PATH (a wrapper that changes the stages' options) is named here */
     fc_run_resolve_program(o->mpirun, resolved, sizeof(resolved));
-    if (resolved[0] && fc_sha256_file(resolved, hex) != FC_OK)
+    if (resolved[0] && fc_sha256_file(resolved, "launcher program", hex) != FC_OK)
         hex[0] = '\0';
     return json_pack("{s:s, s:s, s:i, s:s, s:s}", "launcher", o->srun ? "srun" : "mpirun",
                      "program", o->mpirun, fc_cluster_mode(o) ? "ranks_per_node" : "ranks",

@@ -16,6 +16,7 @@
 
 #include "fc_alloc.h"
 #include "fc_diagnose.h"
+#include "fc_input.h"
 #include "fc_probe.h"
 #include "fc_report.h"
 #include "fc_results.h"
@@ -439,7 +440,7 @@ int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt, int *hung
 
         fprintf(stderr, "fabcert: the %s stage rejected its input:\n", name);
         /* its words, without the ranks' start lines */
-        if (fc_read_text_file(l->log, &text) == FC_OK)
+        if (fc_input_read(l->log, "stage log", FC_INPUT_DOC_MAX, &text, NULL) == FC_OK)
             for (char *line = text, *nl; *line; line = nl ? nl + 1 : line + strlen(line)) {
                 nl = strchr(line, '\n');
                 if (strncmp(line, FC_WATCHDOG_START_TAG, strlen(FC_WATCHDOG_START_TAG)) != 0)

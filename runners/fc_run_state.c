@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fc_cmds.h"
+#include "fc_input.h"
 #include "fc_report.h"
 #include "fc_report_text.h"
 #include "fc_results.h"
@@ -151,8 +152,10 @@ fc_status_t fc_run_parse_inventory(fc_run_state_t *st)
     char *hosts_text = NULL, *racks_text = NULL;
     fc_status_t s;
 
-    if ((st->o.hosts[0] && fc_read_text_file(st->o.hosts, &hosts_text) != FC_OK) ||
-        (st->o.racks[0] && fc_read_text_file(st->o.racks, &racks_text) != FC_OK))
+    if ((st->o.hosts[0] && fc_input_read(st->o.hosts, "host list", FC_INPUT_INVENTORY_MAX,
+                                         &hosts_text, NULL) != FC_OK) ||
+        (st->o.racks[0] && fc_input_read(st->o.racks, "rack map", FC_INPUT_INVENTORY_MAX,
+                                         &racks_text, NULL) != FC_OK))
         s = FC_ERR_INVALID;
     else
         s = fc_inventory_parse(hosts_text, st->o.hosts, racks_text, st->o.racks,
@@ -369,7 +372,9 @@ static fc_status_t fc_run_freeze_file(const char *out_dir, const char *name,
     }
     if (strcmp(copy, path_p) == 0)
         return FC_OK;           /* written there by the runner itself */
-    if (read == NULL && fc_read_text_file(path_p, &text) != FC_OK)
+    if (read == NULL && fc_input_read(path_p, name, strcmp(name, "profile.yaml") == 0
+                                      ? FC_INPUT_PROFILE_MAX : FC_INPUT_INVENTORY_MAX,
+                                      &text, NULL) != FC_OK)
         return FC_ERR_INVALID;
     if ((f = fopen(copy, "w")) == NULL || fputs(read ? read : text, f) < 0 || fclose(f) != 0) {
         fc_write_failed(copy, errno);

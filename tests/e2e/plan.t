@@ -72,7 +72,7 @@ $FC plan --profile thresholds/vcluster.yaml --from "$TMP/nowhere" > /dev/null 2>
 [ "$r1$r2$r3$r4" = 2222 ] && grep -q "bad.yaml:4:5: unknown key 'iterations'" "$TMP/e1" &&
     grep -q "badhosts:1: bad host list" "$TMP/e2" &&
     grep -q "fakerun/results.jsonl:2: not a JSON record" "$TMP/e3" &&
-    grep -q "nowhere/results.jsonl: No such file" "$TMP/e4"
+    grep -q "nowhere/results.jsonl: cannot open results file: No such file" "$TMP/e4"
 ok $? "bad input to plan: a profile's unknown key, a bad host list, a broken --from record, no --from run: each exit 2 with the file and line ($r1$r2$r3$r4)"
 
 done_testing

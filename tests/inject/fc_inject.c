@@ -69,6 +69,24 @@
  *                                   serially with the caller's compute,
  *                                   while the wall times stay those of an
  *                                   overlap (no other variable counts)
+ *                     flip-recv     flip one bit of what this rank received in
+ *                                   the Nth call that delivered it at most
+ *                                   FC_INJECT_MAX_BYTES (FC_INJECT_CALL; once),
+ *                                   of any datatype, MPI_BYTE and MPI_CHAR
+ *                                   included: a control message (a status, a
+ *                                   count, a gathered report, the profile)
+ *                                   changed on the way in. Byte FC_INJECT_INDEX
+ *                                   of what arrived (modulo its size; default
+ *                                   the middle one), bit FC_INJECT_BIT % 8.
+ *                                   Counted: bcast (off the root), gather,
+ *                                   gatherv and reduce (on the root),
+ *                                   allgather, allgatherv, allreduce,
+ *                                   alltoall, reduce_scatter, sendrecv, recv
+ *                     count         flip nothing; say each call that
+ *                                   flip-recv counts (its number, the call,
+ *                                   its bytes and datatype) on stderr
+ *                                   ("fc_inject: HOST rank R: receive N: ..."),
+ *                                   and the total in MPI_Finalize
  *                     scribble      MPI_Reduce off the root: flip one bit
  *                                   (FC_INJECT_INDEX, FC_INJECT_BIT) of the
  *                                   recv buffer, which the call must leave
@@ -94,13 +112,16 @@
  *                     rank, so a run is repeatable; default 0, every call
  *                     (with FC_INJECT_EVERY, both must choose the call)
  *   FC_INJECT_MIN_BYTES  calls smaller than this do not match (default 4096)
+ *   FC_INJECT_MAX_BYTES  flip-recv, count: calls that deliver more than this
+ *                     do not count (default 1048576)
  *   FC_INJECT_DELAY_US   for delay (default 20000)
  *   FC_INJECT_STATUS     for exit (default 2)
  *   FC_INJECT_INDEX, FC_INJECT_BIT  which element's bit corrupt-send and
  *                     corrupt-recv flip
  *                     (default: element 0, bit 0 of its first byte)
- * Calls on MPI_BYTE and MPI_CHAR data never match: those are the stages'
- * control messages (profiles, reports), not the measured data.
+ * Calls on MPI_BYTE and MPI_CHAR data never match (but in flip-recv and
+ * count): those are the stages' control messages (profiles, reports), not
+ * the measured data.
  * Each action is announced once on stderr ("fc_inject: HOST rank R: ...").
  * The MPI wrappers are in fc_inject_mpi.c; the state they share in
  * fc_inject.h.
@@ -175,6 +196,10 @@ void fc_inject_configure(void)
         fc_inj.mode = FC_INJECT_BLOCKING;
     else if (strcmp(mode, "test-waits") == 0)
         fc_inj.mode = FC_INJECT_TEST_WAITS;
+    else if (strcmp(mode, "flip-recv") == 0)
+        fc_inj.mode = FC_INJECT_FLIP_RECV;
+    else if (strcmp(mode, "count") == 0)
+        fc_inj.mode = FC_INJECT_COUNT;
     else
         fprintf(stderr, "fc_inject: FC_INJECT_MODE '%s' unknown; injecting nothing\n", mode);
     snprintf(fc_inj.colls, sizeof(fc_inj.colls), ",%s,",
@@ -183,7 +208,8 @@ void fc_inject_configure(void)
     fc_inj.times = fc_env_long("FC_INJECT_TIMES", 0);
     fc_inj.min_bytes = fc_env_long("FC_INJECT_MIN_BYTES", 4096);
     fc_inj.delay_us = fc_env_long("FC_INJECT_DELAY_US", 20000);
-    fc_inj.index = fc_env_long("FC_INJECT_INDEX", 0);
+    fc_inj.max_bytes = fc_env_long("FC_INJECT_MAX_BYTES", 1048576);
+    fc_inj.index = fc_env_long("FC_INJECT_INDEX", fc_inj.mode == FC_INJECT_FLIP_RECV ? -1 : 0);
     fc_inj.bit = fc_env_long("FC_INJECT_BIT", 0);
     fc_inj.status = fc_env_long("FC_INJECT_STATUS", 2);
     fc_inj.every = fc_env_long("FC_INJECT_EVERY", 0);
@@ -411,4 +437,56 @@ void fc_inject_recv(int act, void *buf, long first, int count, MPI_Datatype dt)
     PMPI_Type_size(dt, &size);
     at = (first + fc_inj.index % count) * size + fc_inj.bit / 8 % size;
     ((unsigned char *)buf)[at] ^= (unsigned char)(1u << (fc_inj.bit % 8));
+}
+
+/* flip-recv and count: the call `coll` delivered `bytes` bytes of type dt
+ * into buf on this rank (after the library's call returned). */
+void fc_inject_received(const char *coll, void *buf, long bytes, MPI_Datatype dt)
+{
+    char key[64], what[160];
+    int rank = -1;
+    long at;
+
+    if (!fc_inj.configured)
+        fc_inject_configure();
+    if ((fc_inj.mode != FC_INJECT_FLIP_RECV && fc_inj.mode != FC_INJECT_COUNT) ||
+        buf == NULL || buf == MPI_IN_PLACE || bytes <= 0 || bytes > fc_inj.max_bytes)
+        return;
+    snprintf(key, sizeof(key), ",%s,", coll);
+    if (strcmp(fc_inj.colls, ",,") != 0 && strstr(fc_inj.colls, key) == NULL)
+        return;
+    ++fc_inj.recvs;
+    if (fc_inj.mode == FC_INJECT_COUNT) {
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        fprintf(stderr, "fc_inject: %s rank %d: receive %ld: %s %ld bytes %s\n", fc_inj.host,
+                rank, fc_inj.recvs, coll, bytes,
+                dt == MPI_BYTE ? "byte" : dt == MPI_CHAR ? "char" : "typed");
+        return;
+    }
+    if (fc_inj.recvs != fc_inj.call_at)
+        return;
+    at = fc_inj.index >= 0 ? fc_inj.index % bytes : bytes / 2;
+    ((unsigned char *)buf)[at] ^= (unsigned char)(1u << (fc_inj.bit % 8));
+    snprintf(what, sizeof(what), "flipped bit %ld of byte %ld of the %ld bytes it received",
+             fc_inj.bit % 8, at, bytes);
+    fc_inj.calls = fc_inj.recvs;
+    fc_inject_say(what, coll);
+}
+
+long fc_inject_size(MPI_Datatype dt)
+{
+    int size = 0;
+
+    PMPI_Type_size(dt, &size);
+    return size;
+}
+
+long fc_inject_extent(const int *counts, const int *displs, int n, MPI_Datatype dt)
+{
+    long end = 0;
+
+    for (int r = 0; counts && displs && r < n; ++r)
+        if ((long)displs[r] + counts[r] > end)
+            end = (long)displs[r] + counts[r];
+    return end * fc_inject_size(dt);
 }

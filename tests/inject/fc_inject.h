@@ -15,7 +15,8 @@ enum fc_inject_mode { FC_INJECT_OFF, FC_INJECT_CORRUPT, FC_INJECT_KILL,
                       FC_INJECT_STOP, FC_INJECT_DELAY, FC_INJECT_ERROR, FC_INJECT_NOOP,
                       FC_INJECT_STALE, FC_INJECT_SCRIBBLE, FC_INJECT_FAIL,
                       FC_INJECT_BLOCKING, FC_INJECT_TEST_WAITS, FC_INJECT_EXIT,
-                      FC_INJECT_KILL_AT_END, FC_INJECT_CORRUPT_RECV };
+                      FC_INJECT_KILL_AT_END, FC_INJECT_CORRUPT_RECV,
+                      FC_INJECT_FLIP_RECV, FC_INJECT_COUNT };
 
 /* What a wrapper does with a matching call. */
 enum fc_inject_act { FC_ACT_NONE = 0, FC_ACT_CORRUPT, FC_ACT_NOOP, FC_ACT_STALE,
@@ -31,6 +32,7 @@ typedef struct fc_inject_state {
     uint64_t rng;                   /* its generator's state */
     long calls;                     /* matching calls seen */
     long acted;                     /* of those, the calls acted on */
+    long max_bytes, recvs;          /* flip-recv, count: the calls counted */
     int announced;
     int fail_pending;               /* error: the current call reports one */
     char host[256];
@@ -55,5 +57,11 @@ long fc_inject_inplace(int act, const void *sendbuf, void *recvbuf, long first, 
 /* corrupt-recv, after a call that delivered data into buf: flip the chosen
  * bit of element `first` + FC_INJECT_INDEX (modulo count) there. */
 void fc_inject_recv(int act, void *buf, long first, int count, MPI_Datatype dt);
+/* flip-recv and count, after a call `coll` delivered `bytes` bytes of type
+ * dt into buf on this rank (any type: control messages included). */
+void fc_inject_received(const char *coll, void *buf, long bytes, MPI_Datatype dt);
+long fc_inject_size(MPI_Datatype dt);
+/* The bytes a call with per-rank counts and displacements filled. */
+long fc_inject_extent(const int *counts, const int *displs, int n, MPI_Datatype dt);
 
 #endif

@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt
     free(bad);
     if (rc == MPI_SUCCESS)
         fc_inject_recv(act, recvbuf, 0, count, dt);
+    fc_inject_received("allreduce", recvbuf, (long)count * fc_inject_size(dt), dt);
     return fc_inject_rc(rc);
 }
 
@@ -55,6 +57,8 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, M
     free(bad);
     if (rc == MPI_SUCCESS && rank == root)
         fc_inject_recv(act, recvbuf, 0, count, dt);
+    if (rank == root)
+        fc_inject_received("reduce", recvbuf, (long)count * fc_inject_size(dt), dt);
     if (act == FC_ACT_SCRIBBLE && count > 0) {
         long at;
 
@@ -87,6 +91,7 @@ int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvb
     PMPI_Comm_size(comm, &n);
     if (rc == MPI_SUCCESS && n > 1)     /* a peer's block: what it received */
         fc_inject_recv(act, recvbuf, (long)((rank + 1) % n) * rcount, rcount, rdt);
+    fc_inject_received("allgather", recvbuf, (long)rcount * n * fc_inject_size(rdt), rdt);
     return fc_inject_rc(rc);
 }
 
@@ -108,6 +113,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int rcount,
     free(bad);
     if (rc == MPI_SUCCESS && n > 1)
         fc_inject_recv(act, recvbuf, 0, rcount, dt);
+    fc_inject_received("reduce_scatter", recvbuf, (long)rcount * fc_inject_size(dt), dt);
     return fc_inject_rc(rc);
 }
 
@@ -132,6 +138,7 @@ int MPI_Alltoall(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbu
         PMPI_Comm_rank(comm, &rank);
         fc_inject_recv(act, recvbuf, (long)((rank + 1) % n) * rcount, rcount, rdt);
     }
+    fc_inject_received("alltoall", recvbuf, (long)rcount * n * fc_inject_size(rdt), rdt);
     return fc_inject_rc(rc);
 }
 
@@ -181,6 +188,8 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
         ((unsigned char *)buf)[at] ^= (unsigned char)(1u << (fc_inj.bit % 8));
     if (rc == MPI_SUCCESS && rank != root)
         fc_inject_recv(act, buf, 0, count, dt);
+    if (rank != root)
+        fc_inject_received("bcast", buf, (long)count * fc_inject_size(dt), dt);
     return fc_inject_rc(rc);
 }
 
@@ -189,17 +198,22 @@ int MPI_Sendrecv(const void *sendbuf, int scount, MPI_Datatype sdt, int dest, in
                  MPI_Comm comm, MPI_Status *status)
 {
     void *bad = NULL;
-    int rc, act = fc_inject_call("sendrecv", scount, sdt);
+    MPI_Status own;
+    int rc, got = 0, act = fc_inject_call("sendrecv", scount, sdt);
 
     if (act == FC_ACT_NOOP)
         return MPI_SUCCESS;
     if (act == FC_ACT_FAIL)
         return fc_inject_fail(comm);
+    if (status == MPI_STATUS_IGNORE)
+        status = &own;
     rc = PMPI_Sendrecv(fc_inject_send(act, sendbuf, scount, sdt, &bad), scount, sdt, dest, stag,
                        recvbuf, rcount, rdt, source, rtag, comm, status);
     free(bad);
     if (rc == MPI_SUCCESS)
         fc_inject_recv(act, recvbuf, 0, rcount, rdt);
+    if (rc == MPI_SUCCESS && PMPI_Get_count(status, rdt, &got) == MPI_SUCCESS && got > 0)
+        fc_inject_received("sendrecv", recvbuf, (long)got * fc_inject_size(rdt), rdt);
     return fc_inject_rc(rc);
 }
 
@@ -215,6 +229,57 @@ int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI
     rc = PMPI_Send(fc_inject_send(act, buf, count, dt, &bad), count, dt, dest, tag, comm);
     free(bad);
     return fc_inject_rc(rc);
+}
+
+/* Calls only flip-recv and count act on (after the library's call). */
+int MPI_Gather(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
+               MPI_Datatype rdt, int root, MPI_Comm comm)
+{
+    int rc = PMPI_Gather(sendbuf, scount, sdt, recvbuf, rcount, rdt, root, comm), rank = -1, n = 1;
+
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &n);
+    if (rank == root)
+        fc_inject_received("gather", recvbuf, (long)rcount * n * fc_inject_size(rdt), rdt);
+    return rc;
+}
+
+int MPI_Gatherv(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf,
+                const int rcounts[], const int displs[], MPI_Datatype rdt, int root,
+                MPI_Comm comm)
+{
+    int rc = PMPI_Gatherv(sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, root, comm);
+    int rank = -1, n = 1;
+
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &n);
+    if (rank == root)
+        fc_inject_received("gatherv", recvbuf, fc_inject_extent(rcounts, displs, n, rdt), rdt);
+    return rc;
+}
+
+int MPI_Allgatherv(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf,
+                   const int rcounts[], const int displs[], MPI_Datatype rdt, MPI_Comm comm)
+{
+    int rc = PMPI_Allgatherv(sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, comm), n = 1;
+
+    PMPI_Comm_size(comm, &n);
+    fc_inject_received("allgatherv", recvbuf, fc_inject_extent(rcounts, displs, n, rdt), rdt);
+    return rc;
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+             MPI_Status *status)
+{
+    MPI_Status own;
+    int rc, got = 0;
+
+    if (status == MPI_STATUS_IGNORE)
+        status = &own;
+    rc = PMPI_Recv(buf, count, dt, source, tag, comm, status);
+    if (rc == MPI_SUCCESS && PMPI_Get_count(status, dt, &got) == MPI_SUCCESS && got > 0)
+        fc_inject_received("recv", buf, (long)got * fc_inject_size(dt), dt);
+    return rc;
 }
 
 /* The overlap stage's collective (suites/overlap.c); only blocking acts on
@@ -256,6 +321,13 @@ int MPI_Finalize(void)
     if (fc_inj.mode == FC_INJECT_KILL_AT_END) {
         fc_inject_say("SIGKILL in MPI_Finalize", "finalize");
         raise(SIGKILL);
+    }
+    if (fc_inj.mode == FC_INJECT_COUNT) {
+        int rank = -1;
+
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        fprintf(stderr, "fc_inject: %s rank %d: %ld receiving calls counted\n", fc_inj.host,
+                rank, fc_inj.recvs);
     }
     return PMPI_Finalize();
 }

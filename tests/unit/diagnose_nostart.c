@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "fc_diagnose.h"
+#include "fc_input.h"
 #include "fc_inventory.h"
 #include "fc_launch.h"
 #include "fc_tap.h"
@@ -59,7 +60,7 @@ static json_t *diagnose(const char *path, int status, int srun, char *summary, s
     fc_diag_in_t in;
     size_t i;
 
-    if (fc_read_text_file(path, &text) != FC_OK)
+    if (fc_input_read(path, "fixture", FC_INPUT_DOC_MAX, &text, NULL) != FC_OK)
         fc_tap_bail(&tap, "cannot read %s", path);
     res.watchdog = json_array();
     res.down = json_array();

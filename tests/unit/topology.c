@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fc_input.h"
 #include "fc_inventory.h"
 #include "fc_tap.h"
 #include "fc_test_stderr.h"
@@ -30,7 +31,7 @@ static fc_status_t parse(const char *format, const char *text, const char *file,
     fc_status_t s;
 
     fc_test_stderr_begin(&c);
-    if (file && fc_read_text_file(file, &loaded) != FC_OK)
+    if (file && fc_input_read(file, "fixture", FC_INPUT_DOC_MAX, &loaded, NULL) != FC_OK)
         s = FC_ERR_INVALID;
     else
         s = fc_topo_parse_text(format, file ? loaded : text, file ? file : "in.txt", label, t);
