@@ -38,6 +38,7 @@
 #include "fc_alloc.h"
 #include "fc_backend.h"
 #include "fc_ctl.h"
+#include "fc_ctl_check.h"
 #include "fc_engine.h"
 #include "fc_input.h"
 #include "fc_kernels.h"
@@ -479,9 +480,7 @@ int main(int argc, char **argv)
     fc_ctl_gather(MPI_COMM_WORLD, 0, "the retest's exchanges", mine,
                   (size_t)rounds * sizeof(*mine), all);
     for (int i = 0; rank == 0 && i < size * rounds; ++i)
-        fc_ctl_check(all[i].sender >= -1 && all[i].sender < size && all[i].receiver >= -1 &&
-                     all[i].receiver < size && all[i].iters >= 0 && all[i].wrong_iters >= 0 &&
-                     all[i].wrong_iters <= all[i].iters, "the retest's exchanges", i / rounds,
+        fc_ctl_check(fc_ctl_exchange_ok(&all[i], size), "the retest's exchanges", i / rounds,
                      "an exchange from rank %d to %d", (int)all[i].sender,
                      (int)all[i].receiver);
     nunits = fc_retest_units(size, hosts, unit);

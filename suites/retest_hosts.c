@@ -34,6 +34,8 @@
 #include <unistd.h>
 
 #include "fc_alloc.h"
+#include "fc_ctl.h"
+#include "fc_ctl_check.h"
 #include "fc_engine.h"
 #include "fc_intersect.h"
 #include "fc_log.h"
@@ -43,6 +45,10 @@
 #include "fc_status.h"
 #include "fc_tap.h"
 #include "fc_watchdog.h"
+
+/* The longest retest a plan may ask for (the profile's bound on
+ * retest.intermittent_s). */
+#define FC_RH_LIMIT_MAX 3600
 
 typedef struct fc_rh_opts {
     char out_dir[1024], run_id[64], stage[32], plan_path[1024];
@@ -87,6 +93,23 @@ static fc_status_t fc_rh_parse(int argc, char **argv, fc_rh_opts_t *o, int quiet
     return FC_OK;
 }
 
+/* Rank 0: every rank's tallies after `sweeps` tournaments, checked before
+ * anything counts them: all[r * size + p] is what rank r received from p,
+ * at most one buffer per tournament. */
+static void fc_rh_check(int size, const fc_exchange_t *all, long sweeps)
+{
+    for (int r = 0; r < size; ++r)
+        for (int p = 0; p < size; ++p) {
+            const fc_exchange_t *e = &all[r * size + p];
+
+            fc_ctl_check(fc_ctl_exchange_ok(e, size) && e->iters <= sweeps &&
+                         (e->iters == 0 || (e->sender == p && e->receiver == r)),
+                         "the retest's tallies", r, "what rank %d received from rank %d "
+                         "(%d buffers, %d wrong, after %ld tournaments)", r, p,
+                         (int)e->iters, (int)e->wrong_iters, sweeps);
+        }
+}
+
 /* Rank 0: the runner's plan, and its limit (0 when it cannot be read). */
 static json_t *fc_rh_plan(const char *path, double *limit_p)
 {
@@ -95,9 +118,9 @@ static json_t *fc_rh_plan(const char *path, double *limit_p)
     double limit = json_number_value(json_object_get(plan, "limit_s"));
 
     if (!json_is_object(plan) || !json_is_array(json_object_get(plan, "suspects")) ||
-        limit <= 0) {
+        !(limit > 0 && limit <= FC_RH_LIMIT_MAX)) {
         fprintf(stderr, "fabcert: retest_hosts: %s:%d:%d: %s\n", path, jerr.line, jerr.column,
-                plan ? "not a plan of suspects with a positive limit_s" : jerr.text);
+                plan ? "not a plan of suspects with a limit_s in (0, 3600]" : jerr.text);
         json_decref(plan);
         *limit_p = 0;
         return NULL;
@@ -220,8 +243,8 @@ static void fc_rh_die(void)
 int main(int argc, char **argv)
 {
     fc_rh_opts_t o;
-    int rank = 0, size = 1, nhosts, nex = 0, rounds, step = 0;
-    char host[FC_HOST_MAX] = "", (*hosts)[FC_HOST_MAX], stop = 0;
+    int rank = 0, size = 1, nhosts, nex = 0, rounds, step = 0, stop = 0;
+    char host[FC_HOST_MAX] = "", (*hosts)[FC_HOST_MAX];
     const char **names;
     int *hidx, *order;
     fc_exchange_t *mine, *all = NULL;
@@ -246,7 +269,9 @@ int main(int argc, char **argv)
     }
     if (rank == 0)
         plan = fc_rh_plan(o.plan_path, &limit);
-    MPI_Bcast(&limit, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    fc_ctl_bcast(MPI_COMM_WORLD, 0, "the retest's limit", &limit, sizeof(limit));
+    fc_ctl_check(limit >= 0 && limit <= FC_RH_LIMIT_MAX, "the retest's limit", 0,
+                 "%g s", limit);
     if (limit <= 0) {
         MPI_Finalize();
         return FC_EXIT_USAGE;
@@ -259,7 +284,8 @@ int main(int argc, char **argv)
     names = fc_xcalloc((size_t)size, sizeof(*names), "the host names");
     hidx = fc_xcalloc((size_t)size, sizeof(int), "the ranks' host indices");
     mine = fc_xcalloc((size_t)size, sizeof(*mine), "this rank's tallies");
-    MPI_Allgather(host, FC_HOST_MAX, MPI_CHAR, hosts, FC_HOST_MAX, MPI_CHAR, MPI_COMM_WORLD);
+    fc_ctl_allgather_strs(MPI_COMM_WORLD, "the ranks' host names", host, FC_HOST_MAX,
+                          (char *)hosts);
     nhosts = fc_rh_hosts(size, hosts, hidx, names);
     if (rank == 0) {
         all = fc_xcalloc((size_t)size * size, sizeof(*all), "every rank's tallies");
@@ -295,9 +321,10 @@ int main(int argc, char **argv)
                                    count, &mine[partner]);
         }
         ++sweeps;
-        MPI_Gather(mine, (int)(size * sizeof(*mine)), MPI_BYTE, all,
-                   (int)(size * sizeof(*mine)), MPI_BYTE, 0, MPI_COMM_WORLD);
+        fc_ctl_gather(MPI_COMM_WORLD, 0, "the retest's tallies", mine,
+                      (size_t)size * sizeof(*mine), all);
         if (rank == 0) {
+            fc_rh_check(size, all, sweeps);
             nex = fc_rh_fold(size, all, hidx, nhosts, o.bytes, hex);
             fc_intersect_judge(nhosts, names, nex, hex, &v);
             elapsed = MPI_Wtime() - t0;
@@ -306,7 +333,7 @@ int main(int argc, char **argv)
              * it receives */
             stop = (v.outcome == FC_INTERSECT_PLACED && v.counterparts >= 2) || elapsed >= limit;
         }
-        MPI_Bcast(&stop, 1, MPI_CHAR, 0, MPI_COMM_WORLD);
+        fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, "the retest's stop", &stop, 1, 0, 1);
     }
     if (rank == 0)
         fc_rh_report(&o, plan, nhosts, names, nex, hex, &v, size, sweeps, elapsed);
