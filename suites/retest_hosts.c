@@ -267,18 +267,19 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return FC_EXIT_USAGE;
     }
+    if (fc_watchdog_start(o.timeout_s, "retest_hosts", rank, host) != FC_OK) {
+        MPI_Finalize();
+        return FC_EXIT_FAIL;
+    }
     if (rank == 0)
         plan = fc_rh_plan(o.plan_path, &limit);
     fc_ctl_bcast(MPI_COMM_WORLD, 0, "the retest's limit", &limit, sizeof(limit));
     fc_ctl_check(limit >= 0 && limit <= FC_RH_LIMIT_MAX, "the retest's limit", 0,
                  "%g s", limit);
     if (limit <= 0) {
+        fc_watchdog_stop();
         MPI_Finalize();
         return FC_EXIT_USAGE;
-    }
-    if (fc_watchdog_start(o.timeout_s, "retest_hosts", rank, host) != FC_OK) {
-        MPI_Finalize();
-        return FC_EXIT_FAIL;
     }
     hosts = fc_xcalloc((size_t)size, FC_HOST_MAX, "the ranks' host names");
     names = fc_xcalloc((size_t)size, sizeof(*names), "the host names");
