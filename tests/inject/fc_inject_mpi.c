@@ -3,7 +3,10 @@
  * each mode does and how it is configured): each MPI_X asks fc_inject_call
  * whether the call counts, acts on it, and calls PMPI_X. What a rank
  * receives is damaged (corrupt-recv) only after the call returned right,
- * in the part of the output that came from a peer.
+ * in the part of the output that came from a peer. The nonblocking
+ * point-to-point calls (the pairs stage's exchanges) act when their request
+ * completes in MPI_Wait or MPI_Test: until then a corrupted or stale send
+ * copy is held, and a receive is damaged only once it has arrived.
  */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -282,6 +285,104 @@ int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Com
     return rc;
 }
 
+/* Nonblocking sends and receives acted on, until their request completes:
+ * the send copy to free, the receive to damage. A request past the table's
+ * end keeps its copy (a test tool's leak, said once), never freed early. */
+#define FC_INJECT_PENDING 64
+static struct fc_inject_pending {
+    MPI_Request req;
+    void *copy;                 /* the send's corrupted or stale copy */
+    void *rbuf;                 /* the receive's buffer, or NULL */
+    int act, count;
+    MPI_Datatype dt;
+} fc_pending[FC_INJECT_PENDING];
+
+static void fc_inject_hold(MPI_Request req, void *copy, int act, void *rbuf, int count,
+                           MPI_Datatype dt)
+{
+    static int said;
+
+    for (int k = 0; k < FC_INJECT_PENDING; ++k)
+        if (!fc_pending[k].copy && !fc_pending[k].rbuf) {
+            fc_pending[k] = (struct fc_inject_pending){ req, copy, rbuf, act, count, dt };
+            return;
+        }
+    if (!said++)
+        fc_inject_say("more nonblocking calls in flight than it tracks: a copy kept", "isend");
+}
+
+/* The request req (its handle before the call completed it) is done. */
+static void fc_inject_done(MPI_Request req, int rc)
+{
+    for (int k = 0; req != MPI_REQUEST_NULL && k < FC_INJECT_PENDING; ++k) {
+        struct fc_inject_pending *p = &fc_pending[k];
+
+        if (p->req != req || (!p->copy && !p->rbuf))
+            continue;
+        free(p->copy);
+        if (p->rbuf && rc == MPI_SUCCESS)
+            fc_inject_recv(p->act, p->rbuf, 0, p->count, p->dt);
+        memset(p, 0, sizeof(*p));
+        p->req = MPI_REQUEST_NULL;
+        return;
+    }
+}
+
+/* One exchange is one matching call, as with MPI_Sendrecv: the send
+ * counts, but under corrupt-recv, where the receive does. */
+static int fc_inject_counts_recv(void)
+{
+    if (!fc_inj.configured)
+        fc_inject_configure();
+    return fc_inj.mode == FC_INJECT_CORRUPT_RECV;
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+              MPI_Request *req)
+{
+    void *bad = NULL;
+    int rc, act = fc_inject_counts_recv() ? FC_ACT_NONE : fc_inject_call("isend", count, dt);
+
+    if (act == FC_ACT_NOOP) {
+        *req = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
+    if (act == FC_ACT_FAIL)
+        return fc_inject_fail(comm);
+    rc = PMPI_Isend(fc_inject_send(act, buf, count, dt, &bad), count, dt, dest, tag, comm, req);
+    if (rc != MPI_SUCCESS)
+        free(bad);
+    else if (bad)
+        fc_inject_hold(*req, bad, act, NULL, 0, dt);
+    return fc_inject_rc(rc);
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+              MPI_Request *req)
+{
+    int rc, act = fc_inject_counts_recv() ? fc_inject_call("irecv", count, dt) : FC_ACT_NONE;
+
+    if (act == FC_ACT_NOOP) {
+        *req = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
+    if (act == FC_ACT_FAIL)
+        return fc_inject_fail(comm);
+    rc = PMPI_Irecv(buf, count, dt, source, tag, comm, req);
+    if (rc == MPI_SUCCESS && act == FC_ACT_CORRUPT_RECV)
+        fc_inject_hold(*req, NULL, act, buf, count, dt);
+    return fc_inject_rc(rc);
+}
+
+int MPI_Wait(MPI_Request *req, MPI_Status *status)
+{
+    MPI_Request was = *req;
+    int rc = PMPI_Wait(req, status);
+
+    fc_inject_done(was, rc);
+    return rc;
+}
+
 /* The overlap stage's collective (suites/overlap.c); only blocking acts on
  * it. */
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
@@ -306,11 +407,18 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 
         ++fc_inj.calls;
         fc_inject_say("waiting for the request inside MPI_Test (serial progress)", "test");
-        rc = PMPI_Wait(req, status);
+        rc = MPI_Wait(req, status);
         *flag = 1;
         return rc;
     }
-    return PMPI_Test(req, flag, status);
+    {
+        MPI_Request was = *req;
+        int rc = PMPI_Test(req, flag, status);
+
+        if (*flag)
+            fc_inject_done(was, rc);
+        return rc;
+    }
 }
 
 /* kill-at-end: the process dies inside MPI_Finalize (see the top). */
