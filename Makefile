@@ -39,7 +39,7 @@ BENCH    := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
 CMD_SRCS := $(wildcard runners/*.c) $(wildcard reports/*.c)
 CMD_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CMD_SRCS))
 
-.PHONY: all check bench run deps clean install
+.PHONY: all check check-layers bench run deps clean install
 .SECONDARY:
 INJECT   := $(BUILD)/libfc_inject.so
 NOSTART  := $(BUILD)/libfc_nostart.so
@@ -268,8 +268,13 @@ $(BUILD)/tests/fuzz_libfuzzer: $(LF_OBJS)
 	@mkdir -p $(dir $@)
 	OMPI_CC=$(FUZZ_CLANG) $(MPICC) $(LF_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 
-check: all $(FUZZ) $(LIBFUZZER)
+check: all $(FUZZ) $(LIBFUZZER) check-layers
 	$(PROVE) --exec '' $(UNIT) $(GPU_UNIT) $(FUZZ) tests/fuzz/libfuzzer.t tests/e2e/*.t
+
+# the layering of docs/ARCHITECTURE.md on the built objects: no circle of
+# files, no use of a higher layer (the table: tests/layers/layers.txt)
+check-layers: all
+	python3 tests/layers/check_layers.py --objdir $(BUILD)/obj
 
 bench: all
 	bench/run
