@@ -39,16 +39,29 @@ BENCH    := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
 CMD_SRCS := $(wildcard runners/*.c) $(wildcard reports/*.c)
 CMD_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CMD_SRCS))
 
-.PHONY: all check bench run deps clean install
+.PHONY: all check check-layers bench run deps clean install
 .SECONDARY:
 INJECT   := $(BUILD)/libfc_inject.so
 NOSTART  := $(BUILD)/libfc_nostart.so
 STANDIN  := $(BUILD)/tests/libfc_gpu_standin.so
 all: $(BUILD)/libfabcert.a $(SUITES) $(BUILD)/fabcert $(UNIT) $(BENCH) $(INJECT) $(NOSTART) $(STANDIN)
 
-$(BUILD)/obj/%.o: %.c $(wildcard lib/*.h kernels/*.h reports/*.h runners/*.h tests/lib/*.h)
+# each object depends on the headers it includes, as the compiler found
+# them (-MMD: BUILD/.../x.d beside x.o; -MP: a header since removed is
+# no error); the .d files are read at the end of this file
+DEPFLAGS  = -MMD -MP -MF $(@:.o=.d)
+# an object compiled before there were .d files is compiled once more: the
+# stamp, made when it is missing, is newer than every such object
+DEPSTAMP := $(BUILD)/.deps-made
+$(shell mkdir -p $(BUILD) && { [ -e $(DEPSTAMP) ] || touch $(DEPSTAMP); })
+
+$(DEPSTAMP):
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c $< -o $@
+	@touch $@
+
+$(BUILD)/obj/%.o: %.c $(DEPSTAMP)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
 
 # the CPU checker's hot loops, one object per instruction set
 # (kernels/fc_check_isa.h); fc_check_base.o takes the flags above alone
@@ -156,13 +169,13 @@ else
 $(info fabcert: GPU plugin skipped: need $(NVCC), libcudart, libcublasLt and NCCL (nccl.h, libnccl) under $(CUDA_HOME) or /usr; set CUDA_HOME)
 endif
 
-$(BUILD)/obj/%.cu.o: %.cu $(wildcard kernels/*.h lib/gpu/*.h)
+$(BUILD)/obj/%.cu.o: %.cu $(DEPSTAMP)
 	@mkdir -p $(dir $@)
-	$(NVCC) -O3 -Ikernels -Ilib $(GPU_ARCHS) -Xcompiler -fPIC -c $< -o $@
+	$(NVCC) -O3 -Ikernels -Ilib $(GPU_ARCHS) -Xcompiler -fPIC $(DEPFLAGS) -c $< -o $@
 
-$(BUILD)/obj/lib/gpu/%.o: lib/gpu/%.c $(wildcard lib/*.h lib/gpu/*.h kernels/*.h)
+$(BUILD)/obj/lib/gpu/%.o: lib/gpu/%.c $(DEPSTAMP)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) $(GPU_INC) $(CFLAGS) $(WARN) -c $< -o $@
+	$(MPICC) $(CPPFLAGS) $(GPU_INC) $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
 
 $(GPU_PLUGIN): $(GPU_CU_OBJS) $(BUILD)/obj/lib/gpu/fc_backend_nccl.o $(BUILD)/obj/lib/gpu/fc_gpu_gemm.o \
                $(BUILD)/obj/lib/gpu/fc_gpu_fabric.o \
@@ -170,9 +183,9 @@ $(GPU_PLUGIN): $(GPU_CU_OBJS) $(BUILD)/obj/lib/gpu/fc_backend_nccl.o $(BUILD)/ob
 	$(MPICC) -shared -o $@ $^ $(GPU_LDFLAGS) $(GPU_CUDA_LIBS) -ljansson -lxxhash -ldl -lpthread -lstdc++ -lm
 
 # the node stage in one process, without MPI (gcc, not mpicc)
-$(BUILD)/obj/suites/gpu/%.o: suites/gpu/%.c $(wildcard lib/*.h lib/gpu/*.h kernels/*.h suites/gpu/*.h)
+$(BUILD)/obj/suites/gpu/%.o: suites/gpu/%.c $(DEPSTAMP)
 	@mkdir -p $(dir $@)
-	$(CC) -Ilib -Ikernels $(GPU_INC) $(CFLAGS) $(WARN) -c $< -o $@
+	$(CC) -Ilib -Ikernels $(GPU_INC) $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
 
 $(GPU_NODE): $(GPU_NODE_OBJS) $(GPU_CU_OBJS) $(GPU_HOST_OBJS) $(GPU_LIB_OBJS) \
              $(PROFILE_SRCS:%.c=$(BUILD)/obj/%.o) \
@@ -217,7 +230,7 @@ FUZZ     := $(BUILD)/tests/fuzz_inputs.t
 # fc_judge.c, fc_peers.c, fc_confirm_rule.c: the rules it judges figures by;
 # fc_pairs_schedule.c and its plans: the pairs stage's schedule, derived again)
 FUZZ_SRCS := $(addprefix lib/,fc_input.c fc_ctl_frame.c fc_ctl_check.c fc_inventory.c fc_hostlist.c \
-               fc_topology.c fc_topo_slurm.c fc_topo_ibnet.c fc_topo_k8s.c fc_stages.c fc_coll.c \
+               fc_topology.c fc_topo_parse.c fc_topo_slurm.c fc_topo_ibnet.c fc_topo_k8s.c fc_stages.c fc_coll.c \
                fc_status.c fc_log.c \
                fc_alloc.c fc_results.c fc_samples.c fc_stats.c fc_stats_compare.c fc_sensitivity.c \
                fc_stage_opts.c fc_judge.c fc_peers.c fc_confirm_rule.c fc_drift.c \
@@ -229,9 +242,9 @@ FUZZ_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(FUZZ_SRCS) tests/fuzz/fuzz_input
 FUZZ_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
               -fno-sanitize-recover=undefined -Wno-format-truncation
 
-$(BUILD)/asan/%.o: %.c $(wildcard lib/*.h kernels/*.h reports/*.h tests/fuzz/*.h)
+$(BUILD)/asan/%.o: %.c $(DEPSTAMP)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -c $< -o $@
+	$(MPICC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
 
 $(FUZZ): $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)
@@ -247,16 +260,21 @@ LIBFUZZER := $(if $(HAVE_LIBFUZZER),$(BUILD)/tests/fuzz_libfuzzer)
 LF_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LF_OBJS  := $(patsubst %.c,$(BUILD)/libfuzzer/%.o,$(FUZZ_SRCS) tests/fuzz/fuzz_libfuzzer.c)
 
-$(BUILD)/libfuzzer/%.o: %.c $(wildcard lib/*.h kernels/*.h reports/*.h tests/fuzz/*.h)
+$(BUILD)/libfuzzer/%.o: %.c $(DEPSTAMP)
 	@mkdir -p $(dir $@)
-	OMPI_CC=$(FUZZ_CLANG) $(MPICC) $(CPPFLAGS) $(LF_FLAGS) -fsanitize=fuzzer-no-link -w -c $< -o $@
+	OMPI_CC=$(FUZZ_CLANG) $(MPICC) $(CPPFLAGS) $(LF_FLAGS) -fsanitize=fuzzer-no-link -w $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/tests/fuzz_libfuzzer: $(LF_OBJS)
 	@mkdir -p $(dir $@)
 	OMPI_CC=$(FUZZ_CLANG) $(MPICC) $(LF_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 
-check: all $(FUZZ) $(LIBFUZZER)
+check: all $(FUZZ) $(LIBFUZZER) check-layers
 	$(PROVE) --exec '' $(UNIT) $(GPU_UNIT) $(FUZZ) tests/fuzz/libfuzzer.t tests/e2e/*.t
+
+# the layering of docs/ARCHITECTURE.md on the built objects: no circle of
+# files, no use of a higher layer (the table: tests/layers/layers.txt)
+check-layers: all
+	python3 tests/layers/check_layers.py --objdir $(BUILD)/obj
 
 bench: all
 	bench/run
@@ -294,3 +312,6 @@ run: all
 
 clean:
 	rm -rf $(BUILD)
+
+# the headers each object was compiled from (DEPFLAGS above)
+-include $(shell find $(BUILD) -name '*.d' 2> /dev/null)

@@ -1,8 +1,9 @@
 /*
  * fc_background.c - the background engine (see fc_background.h): the
- * table of kinds, the shared source buffer, the pacing rule, and the
- * phase loop. Each kind is paced on its own, the way separate jobs would
- * be: a kind with a poll function is moved by one loop (nonblocking
+ * table of kinds, the shared source buffer, and the phase loop (what the
+ * kinds share is fc_bg_kind.c). Each kind is paced on its own, the way
+ * separate jobs would be: a kind with a poll function is moved by one
+ * loop (nonblocking
  * sends and receives, MPI_Test) until this rank's stop request
  * completes; a kind without one runs in a thread of its own (storage I/O,
  * no MPI there). No step waits for another kind or for an agreement, so
@@ -31,35 +32,6 @@ static const fc_bg_kind_ops_t *const fc_bg_kinds[FC_BG_KINDS] = {
 const fc_bg_kind_ops_t *fc_bg_kind_ops(int kind)
 {
     return kind >= 0 && kind < FC_BG_KINDS ? fc_bg_kinds[kind] : NULL;
-}
-
-int fc_bg_may_start(const fc_bg_profile_t *b, double started, double el)
-{
-    return started <= b->rate_mbps * 1e6 * el * b->duty;
-}
-
-int fc_bg_is_on(const fc_bg_profile_t *b, double el)
-{
-    return b->duty >= 1 || fmod(el, b->period_s) < b->duty * b->period_s;
-}
-
-size_t fc_bg_aligned(size_t bytes)
-{
-    return (bytes + FC_BG_ALIGN - 1) / FC_BG_ALIGN * FC_BG_ALIGN;
-}
-
-void fc_bg_tally_error(fc_bg_tally_t *tally, int kind, const char *error)
-{
-    if (tally->error[0] != '\0' || error[0] == '\0')
-        return;
-    snprintf(tally->error, sizeof(tally->error), "%s", error);
-    tally->error_kind = kind;
-}
-
-void fc_bg_tally_note(fc_bg_tally_t *tally, const char *note)
-{
-    if (tally->note[0] == '\0')
-        snprintf(tally->note, sizeof(tally->note), "%s", note);
 }
 
 fc_status_t fc_bg_init(fc_bg_t *bg, MPI_Comm comm, const fc_contention_profile_t *cp,

@@ -49,24 +49,6 @@ typedef struct fc_verbs_wire {
     char why[FC_NIC_WHY_MAX];
 } fc_verbs_wire_t;
 
-const char *fc_verbs_who(const fc_nic_ep_t *ep, char *out, size_t len)
-{
-    snprintf(out, len, "verbs %s port %d (NIC %s) to rank %d (%s port %d on %s)", ep->port.dev,
-             ep->port.port, ep->nic, ep->peer_world, ep->peer_dev[0] ? ep->peer_dev : "?",
-             ep->peer_port, ep->peer_host[0] ? ep->peer_host : "?");
-    return out;
-}
-
-int fc_verbs_post_recv(fc_nic_ep_t *ep)
-{
-    struct ibv_sge sge = {.addr = (uintptr_t)ep->buf, .length = ep->recv_len,
-                          .lkey = ep->mr->lkey};
-    struct ibv_recv_wr wr = {.wr_id = 0, .sg_list = &sge, .num_sge = ep->recv_len ? 1 : 0};
-    struct ibv_recv_wr *bad;
-
-    return ibv_post_recv(ep->qp, &wr, &bad);
-}
-
 static fc_status_t verbs_available(const char *nic, char *why, size_t why_len)
 {
     fc_rdma_port_t p;

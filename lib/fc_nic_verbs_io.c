@@ -2,8 +2,9 @@
  * fc_nic_verbs_io.c - the verbs transport's data path: transfer (RDMA
  * write of the sender's buf into the peer's, ended by an immediate the
  * receiver waits for) and pingpong (a send each way), over the endpoint
- * fc_nic_verbs.c set up. The protocol (credits, immediates numbered by
- * call) is in fc_nic_verbs_int.h.
+ * fc_nic_verbs.c set up, with the receives it posts and the name of an
+ * endpoint in messages (which the set-up uses too). The protocol
+ * (credits, immediates numbered by call) is in fc_nic_verbs_int.h.
  *
  * Every wait polls its completion queue against the caller's deadline
  * (MPI_Wtime seconds) and never blocks in the kernel: past the deadline it
@@ -28,6 +29,24 @@
 #include "fc_nic_verbs_int.h"
 
 #define FC_VERBS_SEQ_MASK 0x0fffffffu
+
+const char *fc_verbs_who(const fc_nic_ep_t *ep, char *out, size_t len)
+{
+    snprintf(out, len, "verbs %s port %d (NIC %s) to rank %d (%s port %d on %s)", ep->port.dev,
+             ep->port.port, ep->nic, ep->peer_world, ep->peer_dev[0] ? ep->peer_dev : "?",
+             ep->peer_port, ep->peer_host[0] ? ep->peer_host : "?");
+    return out;
+}
+
+int fc_verbs_post_recv(fc_nic_ep_t *ep)
+{
+    struct ibv_sge sge = {.addr = (uintptr_t)ep->buf, .length = ep->recv_len,
+                          .lkey = ep->mr->lkey};
+    struct ibv_recv_wr wr = {.wr_id = 0, .sg_list = &sge, .num_sge = ep->recv_len ? 1 : 0};
+    struct ibv_recv_wr *bad;
+
+    return ibv_post_recv(ep->qp, &wr, &bad);
+}
 
 static const char *kind_name(unsigned kind)
 {

@@ -3,7 +3,7 @@
  * rank per NIC, each rail's round-robin tournament on its own
  * communicator, every rail at once) and its judgement (lib/fc_rails_judge.c,
  * rank 0) share. Each rail is judged as the pairs stage judges nodes, by
- * the same functions (lib/fc_pairs_*.c) over an fc_pairs_run_t whose
+ * the same functions (lib/fc_pairs_judge.c) over an fc_pairs_run_t whose
  * endpoints are the rail's NICs, named "host:nic": a NIC slow with most of
  * its partners, confirmed alone, is named. Then the rails are compared
  * with each other (fc_rails_rule): a rail whose pairs of a path kind (same

@@ -18,25 +18,9 @@
 #include "fc_ctl_check.h"
 #include "fc_judge.h"
 #include "fc_log.h"
-#include "fc_quiet.h"
 #include "fc_stage_confirm.h"
 #include "fc_stage_counters.h"
 #include "fc_stage_int.h"
-
-void fc_stage_gather_summaries(const char *what, const fc_point_summary_t *mine,
-                               fc_point_summary_t *all)
-{
-    int rank, size;
-
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    fc_quiet_barrier(MPI_COMM_WORLD);
-    fc_ctl_gather(MPI_COMM_WORLD, 0, what, mine, sizeof(*mine), rank == 0 ? all : NULL);
-    for (int r = 0; rank == 0 && r < size; ++r)
-        fc_ctl_check(fc_ctl_summary_ok(&all[r], size), what, r, "a summary whose ranks, "
-                     "counts or names cannot be (valid %d, first rank %d, %d ranks)",
-                     (int)all[r].valid, (int)all[r].first_world_rank, (int)all[r].nranks);
-}
 
 fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
 {

@@ -409,20 +409,6 @@ void fc_stage_progress(fc_stage_ctx_t *ctx, int index, const char *what)
     }
 }
 
-const char *fc_stage_group_name(const fc_stage_ctx_t *ctx, int r)
-{
-    switch (ctx->grouping) {
-    case FC_GROUP_HOST: return ctx->rank_hosts[r];
-    case FC_GROUP_RACK: return ctx->inv.racks[ctx->rank_racks[r]];
-    default: return "cluster";
-    }
-}
-
-const char *fc_stage_group_rack(const fc_stage_ctx_t *ctx, int r)
-{
-    return ctx->grouping == FC_GROUP_ALL ? "" : ctx->inv.racks[ctx->rank_racks[r]];
-}
-
 int fc_stage_comm_hosts(const fc_stage_ctx_t *ctx, MPI_Comm comm)
 {
     int n, nhosts = 0, *world = NULL;

@@ -68,14 +68,6 @@ static size_t fc_sweep_slots(const struct fc_sweep_result *sw)
     return (size_t)sw->npoints * (size_t)sw->nkinds;
 }
 
-void fc_sweep_problem(struct fc_sweep_result *sw, json_t *hosts, const char *kind,
-                             const char *text)
-{
-    json_array_append_new(sw->problems, json_pack("{s:o, s:s, s:s}", "hosts",
-                                                  hosts ? hosts : json_array(), "kind", kind,
-                                                  "text", text));
-}
-
 /* The sweep stage s was to measure, from the profile and the plan's
  * overrides; 0, or -1 with the reason (a problem for every rack). */
 static int fc_sweep_derive(const fc_run_verdict_t *out, const fc_profile_t *profile,

@@ -59,6 +59,8 @@ typedef struct fc_diag {
     json_t *out;            /* the findings */
 } fc_diag_t;
 
+/* Is s one of the strings of list? */
+int fc_diag_in_list(json_t *list, const char *s);
 const char *fc_diag_rack(const fc_diag_t *d, const char *host);
 /* Append a finding (a record without the run's common fields) to d->out;
  * returns it for more fields. */

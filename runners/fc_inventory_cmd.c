@@ -5,7 +5,7 @@
  * lib/fc_topology.h), written as the rack map `fabcert run --racks`
  * reads, with each host's rails and the notes (what was left out, a rail
  * cabled to another rack's leaf) as comments; the same reading serves
- * `run --racks-from` and `check-inventory --racks-from` (fc_racks_from).
+ * `run --racks-from` and `check-inventory --racks-from` (fc_racks_from.c).
  * `fabcert check-inventory`: an inventory checked, host -> rack printed.
  */
 #include <errno.h>
@@ -18,24 +18,6 @@
 #include "fc_results.h"
 #include "fc_run.h"
 #include "fc_topology.h"
-
-fc_status_t fc_racks_from(const char *spec, const char *rack_label, FILE *stream,
-                          char **text_p)
-{
-    fc_topo_t t;
-
-    if (fc_topo_read(spec, rack_label, &t) != FC_OK)
-        return FC_ERR_INVALID;
-    if (stream) {
-        fprintf(stream, "fabcert: racks from %s: %d host(s) in %d rack(s), by %s\n", t.source,
-                t.nhosts, t.nracks, t.rule);
-        for (int k = 0; k < t.nnotes; ++k)
-            fprintf(stream, "fabcert: note: %s\n", t.notes[k]);
-    }
-    *text_p = fc_topo_racks_text(&t);
-    fc_topo_free(&t);
-    return FC_OK;
-}
 
 static void fc_topology_usage(FILE *out)
 {

@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include "fc_alloc.h"
@@ -36,22 +35,6 @@
 #include "fc_results.h"
 #include "fc_run.h"
 #include "fc_version.h"
-
-/* Hold results.jsonl for this runner alone: a second runner (a resume
- * while the run still goes on, two resumes at once) is refused. The
- * descriptor stays open, close-on-exec, for the runner's life. */
-int fc_run_lock_results(fc_run_state_t *st, int fd)
-{
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        fprintf(stderr, "fabcert: %s: %s\n", st->results_path, errno == EWOULDBLOCK
-                ? "another fabcert run is writing this directory; wait for it to end"
-                : strerror(errno));
-        close(fd);
-        return 2;
-    }
-    st->lock_fd = fd;
-    return 0;
-}
 
 int fc_run_resume_open(fc_run_state_t *st)
 {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -467,4 +468,20 @@ int fc_run_write_check(const fc_run_state_t *st, const char *full)
                   "be written, so take no verdict from it (exit 1); free space there and run "
                   "again", st->o.out_dir);
     return 1;
+}
+
+/* Hold results.jsonl for this runner alone: a second runner (a resume
+ * while the run still goes on, two resumes at once) is refused. The
+ * descriptor stays open, close-on-exec, for the runner's life. */
+int fc_run_lock_results(fc_run_state_t *st, int fd)
+{
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        fprintf(stderr, "fabcert: %s: %s\n", st->results_path, errno == EWOULDBLOCK
+                ? "another fabcert run is writing this directory; wait for it to end"
+                : strerror(errno));
+        close(fd);
+        return 2;
+    }
+    st->lock_fd = fd;
+    return 0;
 }
