@@ -123,6 +123,10 @@ void fc_contention_judge_phase(fc_stage_ctx_t *ctx, const fc_contention_profile_
         uint64_t wrong = s->wrong + before->sums[g].wrong + after->sums[g].wrong;
         char why[FC_REASON_MAX];
         const fc_phase_result_t *const three[3] = { before, loaded, after };
+        fc_calls_t calls = s->calls;    /* the three phases' calls, as wrong */
+
+        fc_calls_add(&calls, &before->sums[g].calls);
+        fc_calls_add(&calls, &after->sums[g].calls);
 
         fc_stage_group_members(ctx, s->first_world_rank, measured_hosts, measured_racks);
         if (fc_cont_fg_failed(n, three, g, why, sizeof(why))) {
@@ -179,6 +183,18 @@ void fc_contention_judge_phase(fc_stage_ctx_t *ctx, const fc_contention_profile_
             /* the whole group until the runner's retest places it */
             impl = fc_stage_wrong_implicates(ctx, s->first_world_rank);
         }
+        if (fc_calls_unchecked(&calls) > 0) {
+            /* no PASS from an unchecked call (fc_calls.h) */
+            fc_calls_why(&calls, why, sizeof(why));
+            json_array_append_new(reasons, json_string(why));
+            if (strcmp(verdict, "FAIL") != 0 && json_is_null(impl))
+                impl = json_pack("{s:s, s:s, s:s, s:O, s:b}", "part",
+                                 ctx->grouping == FC_GROUP_RACK ? "rack" : "cluster",
+                                 "host", "", "rack",
+                                 fc_stage_group_rack(ctx, s->first_world_rank), "racks",
+                                 measured_racks, "quarantine", 0);
+            verdict = "FAIL";
+        }
         if (cp->max_slowdown > 0 && ratio > cp->max_slowdown) {
             snprintf(why, sizeof(why), "slowdown %.2fx under %s (median %.1f us loaded, "
                      "%.1f us clean) is above the limit %.2fx", ratio,
@@ -210,6 +226,7 @@ void fc_contention_judge_phase(fc_stage_ctx_t *ctx, const fc_contention_profile_
         json_object_set_new(rec, "slowdown", json_real(ratio));
         json_object_set_new(rec, "max_slowdown", json_real(cp->max_slowdown));
         json_object_set_new(rec, "wrong", json_integer((json_int_t)wrong));
+        json_object_set_new(rec, "calls", fc_calls_json(&calls));
         json_object_set_new(rec, "background", bgj);
         /* the links of every node in the loaded phase and in the clean
          * one before it: what the background moved beside the slowdown */

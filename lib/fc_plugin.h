@@ -14,7 +14,10 @@
  * gained run_batch_func and verify_untouched_func) and renamed the symbol
  * again. ABI 4 added the persistent GEMM burn (gemm_open_func and the
  * three after it: the overlap stage's compute on the GPU) and renamed the
- * symbol again. Every
+ * symbol again. ABI 5 changed the backend table's run_batch_func (n
+ * calls of their own, calls[i], each with an output no other call of the
+ * batch writes, so that every output is checked after it; was calls[i %
+ * 2]) and renamed the symbol again. Every
  * member after describe_func may be NULL in a plugin that cannot provide it
  * (tests/standin): the caller then says that it is not available.
  */
@@ -29,8 +32,8 @@
 #include "fc_backend.h"
 #include "gpu/fc_gpu_health.h"
 
-#define FC_GPU_PLUGIN_ABI 4
-#define FC_GPU_PLUGIN_TABLE fc_gpu_plugin_v4
+#define FC_GPU_PLUGIN_ABI 5
+#define FC_GPU_PLUGIN_TABLE fc_gpu_plugin_v5
 #define FC_GPU_PLUGIN_STR_(x) #x
 #define FC_GPU_PLUGIN_STR(x) FC_GPU_PLUGIN_STR_(x)
 #define FC_GPU_PLUGIN_SYMBOL FC_GPU_PLUGIN_STR(FC_GPU_PLUGIN_TABLE)

@@ -140,6 +140,7 @@ static void fc_soak_merge(fc_soak_point_t *p, const fc_point_summary_t *s)
         t->first_rank_wrong = s->first_rank_wrong;
     }
     t->wrong += s->wrong;
+    fc_calls_add(&t->calls, &s->calls);     /* every run's calls, made and checked */
     if (s->bad_ranks > t->bad_ranks)
         t->bad_ranks = s->bad_ranks;
     t->digest_ranks_agree = t->digest_ranks_agree && s->digest_ranks_agree;

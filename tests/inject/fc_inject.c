@@ -69,13 +69,31 @@
  *                                   alone (a transport writing where it
  *                                   must not); only the calls on which the
  *                                   rank is not the root count
+ *                     flip-recv     after the call, flip one bit (FC_INJECT_INDEX,
+ *                                   FC_INJECT_BIT) of what this rank received
+ *                                   in it: element INDEX of the part of the
+ *                                   output a peer wrote (all_gather and
+ *                                   all_to_all: the next rank's block; a
+ *                                   reduce off the root and a broadcast's
+ *                                   root receive nothing, and nothing is
+ *                                   flipped there), as a NIC or a link that
+ *                                   corrupts a message after its checksum
+ *                                   would; every matching call counts,
+ *                                   whether or not the rank receives in it
+ *                     count         nothing but the tally (FC_INJECT_TALLY)
+ *   FC_INJECT_TALLY   a file to which each process whose injection is on
+ *                     appends one line at MPI_Finalize: "PROGRAM HOST RANK
+ *                     calls=C received=R flipped=F": the matching calls it
+ *                     made, those in which it received data, and the bits
+ *                     flip-recv flipped (the test's own count of the calls,
+ *                     beside the one the stage reports)
  *   FC_INJECT_PROGRAM only in this stage program (basename, e.g. "cluster")
  *   FC_INJECT_COLL    comma list of calls that count: allreduce, allgather,
  *                     reduce_scatter, bcast, alltoall, sendrecv, send, reduce
  *                     (default: all of them)
  *   FC_INJECT_CALL    act from the Nth matching call on (kill and stop: at
  *                     it); default 1
- *   FC_INJECT_TIMES   corrupt-send and delay: act on this many matching calls
+ *   FC_INJECT_TIMES   corrupt-send, flip-recv and delay: act on this many matching calls
  *                     only, then behave (an intermittent fault; counted per
  *                     process, so a new program starts counting again);
  *                     default 0, no end
@@ -92,6 +110,7 @@
 #include <mpi.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,11 +122,11 @@ enum fc_inject_mode { FC_INJECT_OFF, FC_INJECT_CORRUPT, FC_INJECT_KILL,
                       FC_INJECT_STOP, FC_INJECT_DELAY, FC_INJECT_ERROR, FC_INJECT_NOOP,
                       FC_INJECT_STALE, FC_INJECT_SCRIBBLE, FC_INJECT_FAIL,
                       FC_INJECT_BLOCKING, FC_INJECT_TEST_WAITS, FC_INJECT_EXIT,
-                      FC_INJECT_KILL_AT_END };
+                      FC_INJECT_KILL_AT_END, FC_INJECT_FLIP_RECV, FC_INJECT_COUNT };
 
 /* What a wrapper does with a matching call. */
 enum fc_inject_act { FC_ACT_NONE = 0, FC_ACT_CORRUPT, FC_ACT_NOOP, FC_ACT_STALE,
-                     FC_ACT_SCRIBBLE, FC_ACT_FAIL, FC_ACT_BLOCK };
+                     FC_ACT_SCRIBBLE, FC_ACT_FAIL, FC_ACT_BLOCK, FC_ACT_FLIP_RECV };
 
 static struct {
     int configured;
@@ -115,6 +134,8 @@ static struct {
     char colls[256];
     long call_at, times, min_bytes, delay_us, index, bit, status;
     long calls;                     /* matching calls seen */
+    long received, flipped;         /* of them: with data received, bits flipped */
+    int matched;                    /* the current call is one of them */
     int announced;
     int fail_pending;               /* error: the current call reports one */
     char host[256];
@@ -175,6 +196,10 @@ static void fc_inject_configure(void)
         fc_inj.mode = FC_INJECT_BLOCKING;
     else if (strcmp(mode, "test-waits") == 0)
         fc_inj.mode = FC_INJECT_TEST_WAITS;
+    else if (strcmp(mode, "flip-recv") == 0)
+        fc_inj.mode = FC_INJECT_FLIP_RECV;
+    else if (strcmp(mode, "count") == 0)
+        fc_inj.mode = FC_INJECT_COUNT;
     else
         fprintf(stderr, "fc_inject: FC_INJECT_MODE '%s' unknown; injecting nothing\n", mode);
     snprintf(fc_inj.colls, sizeof(fc_inj.colls), ",%s,",
@@ -210,6 +235,7 @@ static int fc_inject_call(const char *coll, int count, MPI_Datatype dt)
 
     if (!fc_inj.configured)
         fc_inject_configure();
+    fc_inj.matched = 0;
     if (fc_inj.mode == FC_INJECT_OFF || dt == MPI_BYTE || dt == MPI_CHAR)
         return 0;
     snprintf(key, sizeof(key), ",%s,", coll);
@@ -218,6 +244,7 @@ static int fc_inject_call(const char *coll, int count, MPI_Datatype dt)
     PMPI_Type_size(dt, &size);
     if ((long)count * size < fc_inj.min_bytes)
         return 0;
+    fc_inj.matched = 1;
     if (++fc_inj.calls < fc_inj.call_at)
         return 0;
     if (fc_inj.times > 0 && fc_inj.calls >= fc_inj.call_at + fc_inj.times)
@@ -260,6 +287,8 @@ static int fc_inject_call(const char *coll, int count, MPI_Datatype dt)
     case FC_INJECT_BLOCKING:
         fc_inject_say("completing it inside the call (no overlap)", coll);
         return FC_ACT_BLOCK;
+    case FC_INJECT_FLIP_RECV:
+        return FC_ACT_FLIP_RECV;    /* announced where it flips (fc_inject_received) */
     case FC_INJECT_FAIL:
         if (fc_inj.calls != fc_inj.call_at)
             return 0;
@@ -369,6 +398,40 @@ static long fc_inject_inplace(int act, const void *sendbuf, void *recvbuf, long 
     return at;
 }
 
+/* After a matching call that succeeded: the part of recvbuf that a peer
+ * wrote on this rank (elements [first, first + len) of dt; len 0: the
+ * rank received nothing) is tallied, and flip-recv flips its chosen bit
+ * there. */
+static void fc_inject_received(int act, int rc, const char *coll, void *recvbuf, long first,
+                               long len, MPI_Datatype dt)
+{
+    int size = 0;
+    long at;
+
+    if (!fc_inj.matched || rc != MPI_SUCCESS || len <= 0 || recvbuf == NULL)
+        return;
+    fc_inj.received++;
+    if (act != FC_ACT_FLIP_RECV)
+        return;
+    PMPI_Type_size(dt, &size);
+    at = (first + fc_inj.index % len) * size + fc_inj.bit / 8 % size;
+    ((unsigned char *)recvbuf)[at] ^= (unsigned char)(1u << (fc_inj.bit % 8));
+    fc_inj.flipped++;
+    fc_inject_say("flipping a bit of what it received", coll);
+}
+
+/* all_gather and all_to_all: the block the next rank wrote (none on one
+ * rank: its only block is its own) */
+static long fc_inject_peer_block(MPI_Comm comm, long block, long *len_p)
+{
+    int rank = 0, n = 1;
+
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &n);
+    *len_p = n > 1 ? block : 0;
+    return (long)((rank + 1) % n) * block;
+}
+
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
                   MPI_Op op, MPI_Comm comm)
 {
@@ -383,6 +446,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt
     rc = PMPI_Allreduce(fc_inject_send(act, sendbuf, count, dt, &bad), recvbuf, count, dt,
                         op, comm);
     free(bad);
+    fc_inject_received(act, rc, "allreduce", recvbuf, 0, count, dt);
     return fc_inject_rc(rc);
 }
 
@@ -395,6 +459,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, M
     PMPI_Comm_rank(comm, &rank);
     if (!fc_inj.configured)
         fc_inject_configure();
+    fc_inj.matched = 0;
     /* scribble counts only the calls off the root */
     act = fc_inj.mode == FC_INJECT_SCRIBBLE && rank == root ? 0
                                                              : fc_inject_call("reduce", count, dt);
@@ -406,6 +471,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, M
     rc = PMPI_Reduce(fc_inject_send(act, sendbuf, count, dt, &bad), recvbuf, count, dt, op,
                      root, comm);
     free(bad);
+    fc_inject_received(act, rc, "reduce", recvbuf, 0, rank == root ? count : 0, dt);
     if (act == FC_ACT_SCRIBBLE && count > 0) {
         long at;
 
@@ -422,7 +488,7 @@ int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvb
     void *bad = NULL;
     int rc, rank = 0, act = fc_inject_call("allgather", sendbuf == MPI_IN_PLACE ? rcount : scount,
                                            sendbuf == MPI_IN_PLACE ? rdt : sdt);
-    long flipped;
+    long flipped, first, len;
 
     if (act == FC_ACT_NOOP)
         return MPI_SUCCESS;
@@ -435,6 +501,8 @@ int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvb
     free(bad);
     if (flipped >= 0)       /* its own block, right in its own output */
         ((unsigned char *)recvbuf)[flipped] ^= (unsigned char)(1u << (fc_inj.bit % 8));
+    first = fc_inject_peer_block(comm, rcount, &len);
+    fc_inject_received(act, rc, "allgather", recvbuf, first, len, rdt);
     return fc_inject_rc(rc);
 }
 
@@ -454,6 +522,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int rcount,
     rc = PMPI_Reduce_scatter_block(fc_inject_send(act, sendbuf, rcount * n, dt, &bad), recvbuf,
                                    rcount, dt, op, comm);
     free(bad);
+    fc_inject_received(act, rc, "reduce_scatter", recvbuf, 0, rcount, dt);
     return fc_inject_rc(rc);
 }
 
@@ -462,6 +531,7 @@ int MPI_Alltoall(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbu
 {
     void *bad = NULL;
     int n = 1, rc, act;
+    long first, len;
 
     PMPI_Comm_size(comm, &n);
     act = fc_inject_call("alltoall", scount * n, sdt);
@@ -472,6 +542,8 @@ int MPI_Alltoall(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbu
     rc = PMPI_Alltoall(fc_inject_send(act, sendbuf, scount * n, sdt, &bad), scount, sdt,
                        recvbuf, rcount, rdt, comm);
     free(bad);
+    first = fc_inject_peer_block(comm, rcount, &len);
+    fc_inject_received(act, rc, "alltoall", recvbuf, first, len, rdt);
     return fc_inject_rc(rc);
 }
 
@@ -519,6 +591,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
     rc = PMPI_Bcast(buf, count, dt, root, comm);
     if (flip)
         ((unsigned char *)buf)[at] ^= (unsigned char)(1u << (fc_inj.bit % 8));
+    fc_inject_received(act, rc, "bcast", buf, 0, rank == root ? 0 : count, dt);
     return fc_inject_rc(rc);
 }
 
@@ -536,6 +609,7 @@ int MPI_Sendrecv(const void *sendbuf, int scount, MPI_Datatype sdt, int dest, in
     rc = PMPI_Sendrecv(fc_inject_send(act, sendbuf, scount, sdt, &bad), scount, sdt, dest, stag,
                        recvbuf, rcount, rdt, source, rtag, comm, status);
     free(bad);
+    fc_inject_received(act, rc, "sendrecv", recvbuf, 0, rcount, rdt);
     return fc_inject_rc(rc);
 }
 
@@ -584,6 +658,27 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
     return PMPI_Test(req, flag, status);
 }
 
+/* FC_INJECT_TALLY: this process's line, appended whole (O_APPEND, one
+ * write), so that the ranks' lines never interleave. */
+static void fc_inject_tally(void)
+{
+    const char *path = getenv("FC_INJECT_TALLY");
+    char line[512];
+    int rank = -1, fd, len;
+
+    if (path == NULL || *path == 0 || fc_inj.mode == FC_INJECT_OFF)
+        return;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    len = snprintf(line, sizeof(line), "%s %s %d calls=%ld received=%ld flipped=%ld\n",
+                   program_invocation_short_name, fc_inj.host, rank, fc_inj.calls,
+                   fc_inj.received, fc_inj.flipped);
+    fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+    if (fd < 0 || write(fd, line, (size_t)len) != len)
+        fprintf(stderr, "fc_inject: cannot append to %s: %s\n", path, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+}
+
 /* kill-at-end: the process dies inside MPI_Finalize (see the top). */
 int MPI_Finalize(void)
 {
@@ -593,5 +688,6 @@ int MPI_Finalize(void)
         fc_inject_say("SIGKILL in MPI_Finalize", "finalize");
         raise(SIGKILL);
     }
+    fc_inject_tally();
     return PMPI_Finalize();
 }
