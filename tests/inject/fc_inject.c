@@ -89,7 +89,8 @@
  *                     beside the one the stage reports)
  *   FC_INJECT_PROGRAM only in this stage program (basename, e.g. "cluster")
  *   FC_INJECT_COLL    comma list of calls that count: allreduce, allgather,
- *                     reduce_scatter, bcast, alltoall, sendrecv, send, reduce
+ *                     reduce_scatter, bcast, alltoall, sendrecv, send, reduce,
+ *                     iallreduce
  *                     (default: all of them)
  *   FC_INJECT_CALL    act from the Nth matching call on (kill and stop: at
  *                     it); default 1
@@ -627,35 +628,75 @@ int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI
     return fc_inject_rc(rc);
 }
 
-/* The overlap stage's collective (suites/overlap.c); only blocking acts on
- * it. */
+/* A matching MPI_Iallreduce in flight: what it receives is there when
+ * its request completes (MPI_Wait, MPI_Test), where flip-recv acts and
+ * the tally counts it. One at a time (the overlap stage's). */
+static struct {
+    int pending;
+    MPI_Request req;
+    void *recv;
+    int count, act;
+    MPI_Datatype dt;
+} fc_inj_req;
+
+static void fc_inject_completed(MPI_Request req, int rc)
+{
+    if (!fc_inj_req.pending || req != fc_inj_req.req)
+        return;
+    fc_inj_req.pending = 0;
+    fc_inj.matched = 1;
+    fc_inject_received(fc_inj_req.act, rc, "iallreduce", fc_inj_req.recv, 0, fc_inj_req.count,
+                       fc_inj_req.dt);
+}
+
+/* The overlap stage's collective (suites/overlap.c); blocking acts on it
+ * at the call, flip-recv when it completes. */
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
                    MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
-    if (fc_inject_call("iallreduce", count, dt) == FC_ACT_BLOCK) {
-        int rc = PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
+    int act = fc_inject_call("iallreduce", count, dt), rc;
 
+    if (act == FC_ACT_BLOCK) {
+        rc = PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
         *req = MPI_REQUEST_NULL;
+        fc_inject_received(act, rc, "iallreduce", recvbuf, 0, count, dt);
         return rc;
     }
-    return PMPI_Iallreduce(sendbuf, recvbuf, count, dt, op, comm, req);
+    rc = PMPI_Iallreduce(sendbuf, recvbuf, count, dt, op, comm, req);
+    if (fc_inj.matched && rc == MPI_SUCCESS)
+        fc_inj_req = (__typeof__(fc_inj_req)){ 1, *req, recvbuf, count, act, dt };
+    return rc;
+}
+
+int MPI_Wait(MPI_Request *req, MPI_Status *status)
+{
+    MPI_Request r = *req;
+    int rc = PMPI_Wait(req, status);
+
+    fc_inject_completed(r, rc);
+    return rc;
 }
 
 /* test-waits: the poll that moves the whole collective (see the top). */
 int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 {
+    MPI_Request r = *req;
+    int rc;
+
     if (!fc_inj.configured)
         fc_inject_configure();
     if (fc_inj.mode == FC_INJECT_TEST_WAITS) {
-        int rc;
-
         ++fc_inj.calls;
         fc_inject_say("waiting for the request inside MPI_Test (serial progress)", "test");
         rc = PMPI_Wait(req, status);
         *flag = 1;
+        fc_inject_completed(r, rc);
         return rc;
     }
-    return PMPI_Test(req, flag, status);
+    rc = PMPI_Test(req, flag, status);
+    if (*flag)
+        fc_inject_completed(r, rc);
+    return rc;
 }
 
 /* FC_INJECT_TALLY: this process's line, appended whole (O_APPEND, one
