@@ -149,6 +149,11 @@ void fc_engine_point_rank_init(fc_backend_t *be, const fc_test_point_t *pt,
 void fc_engine_call(const fc_test_point_t *pt, const fc_point_rank_t *pr, int it,
                     fc_coll_call_t *call_p);
 
+/* Merging summaries of one point's runs (the soak's, an alone
+ * confirmation's): to takes from's first wrong element (rank, host,
+ * iteration, place, bits, that rank's count) where it had none. */
+void fc_point_summary_take_first_bad(fc_point_summary_t *to, const fc_point_summary_t *from);
+
 /* "all_reduce float32 sum 4 KiB" */
 void fc_point_label(const fc_test_point_t *pt, char *buf, size_t len);
 

@@ -66,6 +66,19 @@ out:
     free(late);
 }
 
+void fc_point_summary_take_first_bad(fc_point_summary_t *to, const fc_point_summary_t *from)
+{
+    if (to->wrong > 0 || from->wrong == 0)
+        return;
+    to->first_bad_rank = from->first_bad_rank;
+    memcpy(to->first_bad_host, from->first_bad_host, sizeof(to->first_bad_host));
+    to->first_bad_iter = from->first_bad_iter;
+    to->first_bad_pos = from->first_bad_pos;
+    to->first_expected = from->first_expected;
+    to->first_actual = from->first_actual;
+    to->first_rank_wrong = from->first_rank_wrong;
+}
+
 void fc_engine_summarise(const fc_point_run_t *run, const fc_rank_report_t *reps,
                          const double *slowest_times, const double *waits,
                          fc_point_summary_t *s)

@@ -220,16 +220,8 @@ static void fc_confirm_fold(fc_point_summary_t *sum, const fc_point_summary_t *a
         sum->disagree_rank = alone->disagree_rank;
     if (alone->wrong == 0)
         return;
-    if (sum->wrong == 0) {
-        /* wrong bits alone: the retest's business, as any wrong result */
-        sum->first_bad_rank = alone->first_bad_rank;
-        memcpy(sum->first_bad_host, alone->first_bad_host, sizeof(alone->first_bad_host));
-        sum->first_bad_iter = alone->first_bad_iter;
-        sum->first_bad_pos = alone->first_bad_pos;
-        sum->first_expected = alone->first_expected;
-        sum->first_actual = alone->first_actual;
-        sum->first_rank_wrong = alone->first_rank_wrong;
-    }
+    /* wrong bits alone: the retest's business, as any wrong result */
+    fc_point_summary_take_first_bad(sum, alone);
     sum->wrong += alone->wrong;
     if (alone->bad_ranks > sum->bad_ranks)
         sum->bad_ranks = alone->bad_ranks;
