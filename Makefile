@@ -42,8 +42,9 @@ CMD_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CMD_SRCS))
 .PHONY: all check bench run deps clean install
 .SECONDARY:
 INJECT   := $(BUILD)/libfc_inject.so
+NOSTART  := $(BUILD)/libfc_nostart.so
 STANDIN  := $(BUILD)/tests/libfc_gpu_standin.so
-all: $(BUILD)/libfabcert.a $(SUITES) $(BUILD)/fabcert $(UNIT) $(BENCH) $(INJECT) $(STANDIN)
+all: $(BUILD)/libfabcert.a $(SUITES) $(BUILD)/fabcert $(UNIT) $(BENCH) $(INJECT) $(NOSTART) $(STANDIN)
 
 $(BUILD)/obj/%.o: %.c $(wildcard lib/*.h kernels/*.h reports/*.h runners/*.h tests/lib/*.h)
 	@mkdir -p $(dir $@)
@@ -74,7 +75,7 @@ $(BUILD)/tests/%.t: $(BUILD)/obj/tests/unit/%.o $(BUILD)/libfabcert.a
 # the runner's diagnosis, tested on fixture lines: the command's objects
 # but its main
 CMD_LIB_OBJS := $(filter-out $(BUILD)/obj/runners/fabcert.o,$(CMD_OBJS))
-$(BUILD)/tests/diagnose.t: $(BUILD)/obj/tests/unit/diagnose.o $(CMD_LIB_OBJS) $(BUILD)/libfabcert.a
+$(BUILD)/tests/diagnose.t $(BUILD)/tests/diagnose_nostart.t: $(BUILD)/tests/%.t: $(BUILD)/obj/tests/unit/%.o $(CMD_LIB_OBJS) $(BUILD)/libfabcert.a
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -o $@ $^ $(LIBS)
 
@@ -94,6 +95,9 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/rdma/%.o $(BUILD)/libfabcert.a
 # the tests' fault injector: an MPI interposition library (tests/inject)
 $(INJECT): tests/inject/fc_inject.c
 	$(MPICC) $(CFLAGS) $(WARN) -shared -o $@ $<
+# a program that cannot start on one host: a constructor that exits (tests/inject)
+$(NOSTART): tests/inject/fc_nostart.c
+	$(CC) $(CFLAGS) $(WARN) -shared -o $@ $<
 
 # a stand-in GPU plugin (tests/standin): its backend init fails everywhere,
 # or (FC_GPU_STANDIN=host) runs the GPU ranks' failure protocol on host
@@ -110,7 +114,7 @@ $(STANDIN): tests/standin/fc_gpu_standin.c tests/standin/fc_gemm_standin.c lib/g
 # itself unavailable at run time. Architectures: Ampere (sm_80) and Hopper
 # (sm_90), plus PTX for newer GPUs. On nodes whose driver is older than
 # this toolkit's runtime (CUDA 13 needs R580+), build with the node's own
-# toolkit: make CUDA_HOME=/usr/local/cuda-12.x (README, GPUs).
+# toolkit: make CUDA_HOME=/usr/local/cuda-12.x (docs/gpus.md).
 CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(CUDA_HOME)/bin/nvcc
 GPU_ARCHS ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
@@ -161,6 +165,7 @@ $(BUILD)/obj/lib/gpu/%.o: lib/gpu/%.c $(wildcard lib/*.h lib/gpu/*.h kernels/*.h
 	$(MPICC) $(CPPFLAGS) $(GPU_INC) $(CFLAGS) $(WARN) -c $< -o $@
 
 $(GPU_PLUGIN): $(GPU_CU_OBJS) $(BUILD)/obj/lib/gpu/fc_backend_nccl.o $(BUILD)/obj/lib/gpu/fc_gpu_gemm.o \
+               $(BUILD)/obj/lib/gpu/fc_gpu_fabric.o \
                $(BUILD)/obj/lib/gpu/fc_gpu_agree.o $(GPU_HOST_OBJS) $(GPU_LIB_OBJS)
 	$(MPICC) -shared -o $@ $^ $(GPU_LDFLAGS) $(GPU_CUDA_LIBS) -ljansson -lxxhash -ldl -lpthread -lstdc++ -lm
 
@@ -171,9 +176,8 @@ $(BUILD)/obj/suites/gpu/%.o: suites/gpu/%.c $(wildcard lib/*.h lib/gpu/*.h kerne
 
 $(GPU_NODE): $(GPU_NODE_OBJS) $(GPU_CU_OBJS) $(GPU_HOST_OBJS) $(GPU_LIB_OBJS) \
              $(PROFILE_SRCS:%.c=$(BUILD)/obj/%.o) \
-             $(addprefix $(BUILD)/obj/lib/,fc_stages.o fc_inventory.o fc_hostlist.o fc_tap.o fc_stats.o \
-                                          fc_results.o fc_judge.o fc_peers.o fc_point_rank.o \
-                                          fc_calls.o)
+             $(addprefix $(BUILD)/obj/lib/,fc_stages.o fc_input.o fc_inventory.o fc_hostlist.o fc_tap.o fc_stats.o \
+                                          fc_results.o fc_judge.o fc_peers.o fc_point_rank.o fc_calls.o)
 	$(CC) -o $@ $^ $(GPU_LDFLAGS) $(GPU_CUDA_LIBS) -lfyaml -ljansson -lsodium -lxxhash -ldl \
 	    -lpthread -lstdc++ -lm
 
@@ -202,27 +206,30 @@ $(GPU_HEALTH_T): tests/gpu/gpu_health.c $(BUILD)/obj/lib/gpu/fc_nvml.o \
 
 $(GPU_AGREE): tests/gpu/gpu_agree.c tests/standin/fc_comm_standin.c \
               $(BUILD)/obj/lib/gpu/fc_gpu_agree.o $(BUILD)/obj/lib/gpu/fc_gpu_wait.o \
-              $(BUILD)/obj/lib/fc_log.o $(BUILD)/obj/lib/fc_status.o
+              $(BUILD)/obj/lib/fc_log.o $(BUILD)/obj/lib/fc_status.o \
+              $(addprefix $(BUILD)/obj/lib/,fc_ctl.o fc_ctl_frame.o fc_watchdog.o fc_alloc.o)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) -Itests/standin $(CFLAGS) $(WARN) -o $@ $^
+	$(MPICC) $(CPPFLAGS) -Itests/standin $(CFLAGS) $(WARN) -o $@ $^ -lxxhash -lpthread
 
 # ---- fuzz targets: the input parsers under AddressSanitizer and UBSan ------
 FUZZ     := $(BUILD)/tests/fuzz_inputs.t
 # (fc_stage_opts.c: the stages' sweep, which the report derives again;
 # fc_judge.c, fc_peers.c, fc_confirm_rule.c: the rules it judges figures by;
 # fc_pairs_schedule.c and its plans: the pairs stage's schedule, derived again)
-FUZZ_SRCS := $(addprefix lib/,fc_inventory.c fc_hostlist.c fc_stages.c fc_coll.c fc_status.c fc_log.c \
+FUZZ_SRCS := $(addprefix lib/,fc_input.c fc_ctl_frame.c fc_ctl_check.c fc_inventory.c fc_hostlist.c \
+               fc_topology.c fc_topo_slurm.c fc_topo_ibnet.c fc_topo_k8s.c fc_stages.c fc_coll.c \
+               fc_status.c fc_log.c \
                fc_alloc.c fc_results.c fc_samples.c fc_stats.c fc_stats_compare.c fc_sensitivity.c \
                fc_stage_opts.c fc_judge.c fc_peers.c fc_confirm_rule.c fc_calls.c \
                fc_counters.c fc_counters_interval.c fc_counters_check.c fc_counters_ethtool.c fc_contention_role.c \
                fc_pairs_schedule.c fc_pairs_sample.c fc_pairs.c) \
              $(PROFILE_SRCS) kernels/fc_pattern_host.c $(wildcard reports/*.c) \
-             tests/fuzz/fuzz_inputs.c
-FUZZ_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(FUZZ_SRCS))
+             tests/fuzz/fuzz_targets.c
+FUZZ_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(FUZZ_SRCS) tests/fuzz/fuzz_inputs.c)
 FUZZ_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
               -fno-sanitize-recover=undefined -Wno-format-truncation
 
-$(BUILD)/asan/%.o: %.c $(wildcard lib/*.h kernels/*.h reports/*.h)
+$(BUILD)/asan/%.o: %.c $(wildcard lib/*.h kernels/*.h reports/*.h tests/fuzz/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -c $< -o $@
 
@@ -230,8 +237,26 @@ $(FUZZ): $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(FUZZ_FLAGS) -o $@ $^ $(LIBS)
 
-check: all $(FUZZ)
-	$(PROVE) --exec '' $(UNIT) $(GPU_UNIT) $(FUZZ) tests/e2e/*.t
+# the same targets under clang's libFuzzer, where it is found (the
+# objects compiled by clang through the MPI wrapper); tests/fuzz/libfuzzer.t
+# runs each for a few seconds, and skips without it
+FUZZ_CLANG ?= clang
+HAVE_LIBFUZZER := $(shell printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' | \
+                    $(FUZZ_CLANG) -x c -fsanitize=fuzzer - -o /dev/null 2> /dev/null && echo yes)
+LIBFUZZER := $(if $(HAVE_LIBFUZZER),$(BUILD)/tests/fuzz_libfuzzer)
+LF_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LF_OBJS  := $(patsubst %.c,$(BUILD)/libfuzzer/%.o,$(FUZZ_SRCS) tests/fuzz/fuzz_libfuzzer.c)
+
+$(BUILD)/libfuzzer/%.o: %.c $(wildcard lib/*.h kernels/*.h reports/*.h tests/fuzz/*.h)
+	@mkdir -p $(dir $@)
+	OMPI_CC=$(FUZZ_CLANG) $(MPICC) $(CPPFLAGS) $(LF_FLAGS) -fsanitize=fuzzer-no-link -w -c $< -o $@
+
+$(BUILD)/tests/fuzz_libfuzzer: $(LF_OBJS)
+	@mkdir -p $(dir $@)
+	OMPI_CC=$(FUZZ_CLANG) $(MPICC) $(LF_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+
+check: all $(FUZZ) $(LIBFUZZER)
+	$(PROVE) --exec '' $(UNIT) $(GPU_UNIT) $(FUZZ) tests/fuzz/libfuzzer.t tests/e2e/*.t
 
 bench: all
 	bench/run
@@ -240,8 +265,10 @@ bench: all
 # PREFIX/bin/fabcert finds the rest relative to itself (lib/fc_results.h,
 # fc_path_shipped): PREFIX/libexec/fabcert/ holds the stage programs, the
 # probe and the retest (and the GPU plugin and fabcert-node-gpu where they
-# were built), PREFIX/share/fabcert/thresholds/ the shipped profiles. A
-# copy on a shared filesystem (PREFIX=/shared/fabcert) runs on every node.
+# were built), PREFIX/share/fabcert/thresholds/ the shipped profiles;
+# PREFIX/bin/fabcert-k8s-launch, a Kubernetes job's launcher (`fabcert
+# k8s`), runs the fabcert beside it. A copy on a shared filesystem
+# (PREFIX=/shared/fabcert) runs on every node; the Dockerfile makes one.
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 INSTALL_BIN     := $(DESTDIR)$(PREFIX)/bin
@@ -250,10 +277,14 @@ INSTALL_SHARE   := $(DESTDIR)$(PREFIX)/share/fabcert
 install: $(BUILD)/fabcert $(SUITES) $(if $(HAVE_GPU),$(GPU_PLUGIN) $(GPU_NODE))
 	install -d $(INSTALL_BIN) $(INSTALL_LIBEXEC) $(INSTALL_SHARE)/thresholds $(INSTALL_SHARE)/doc
 	install -m 755 $(BUILD)/fabcert $(INSTALL_BIN)/fabcert
+	install -m 755 runners/fabcert-k8s-launch $(INSTALL_BIN)/fabcert-k8s-launch
 	install -m 755 $(SUITES) $(INSTALL_LIBEXEC)/
 	$(if $(HAVE_GPU),install -m 755 $(GPU_PLUGIN) $(GPU_NODE) $(INSTALL_LIBEXEC)/)
 	install -m 644 thresholds/*.yaml $(INSTALL_SHARE)/thresholds/
-	install -m 644 README.md docs/DECISIONS.md $(INSTALL_SHARE)/doc/
+	install -d $(INSTALL_SHARE)/doc/docs/bench
+	install -m 644 README.md $(INSTALL_SHARE)/doc/
+	install -m 644 docs/*.md $(INSTALL_SHARE)/doc/docs/
+	install -m 644 docs/bench/* $(INSTALL_SHARE)/doc/docs/bench/
 
 deps:
 	bash .ci/install-deps

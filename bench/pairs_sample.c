@@ -18,7 +18,7 @@
  * blamed for it; a slow pair left over is its path, and a spine fault is
  * found when every sampled pair across the two racks is placed on a
  * path). Measurements are taken as exact (a faulty part is always slow,
- * a healthy one never): the confirmation alone (README, "Confirmation
+ * a healthy one never): the confirmation alone (docs/verdicts.md, "Confirmation
  * before blame") is what makes that so on a real fabric; its probes come
  * on top of the rounds, about 4 per bad node.
  *

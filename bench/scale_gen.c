@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "fc_alloc.h"
+#include "fc_input.h"
 #include "fc_inventory.h"
 #include "fc_pairs.h"
 #include "fc_pairs_sample.h"
@@ -92,7 +93,7 @@ static json_t *load_records(const char *path)
     char *text = NULL, *save = NULL;
     json_t *all = json_array();
 
-    if (fc_read_text_file(path, &text) != FC_OK)
+    if (fc_input_read(path, "results", FC_INPUT_RESULTS_MAX, &text, NULL) != FC_OK)
         exit(2);
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         json_t *rec = json_loads(line, 0, NULL);
@@ -420,10 +421,10 @@ int main(int argc, char **argv)
     }
     /* the profile: the virtual cluster's stages and the fixture's soak */
     snprintf(path, sizeof(path), "%s/clean/profile.yaml", argv[5]);
-    if (fc_read_text_file(path, &text) != FC_OK)
+    if (fc_input_read(path, "profile", FC_INPUT_PROFILE_MAX, &text, NULL) != FC_OK)
         return 2;
     snprintf(path, sizeof(path), "%s/soak-flap/profile.yaml", argv[5]);
-    if (fc_read_text_file(path, &soak_text) != FC_OK || !strstr(soak_text, "\n  soak:"))
+    if (fc_input_read(path, "profile", FC_INPUT_PROFILE_MAX, &soak_text, NULL) != FC_OK || !strstr(soak_text, "\n  soak:"))
         return 2;
     fc_mkdir_p(argv[6]);
     snprintf(path, sizeof(path), "%s/profile.yaml", argv[6]);

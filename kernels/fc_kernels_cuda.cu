@@ -248,7 +248,7 @@ int fc_cuda_device_count(char *why, size_t len)
         snprintf(why, len, "the GPU driver (CUDA %d.%d) is older than the CUDA runtime "
                  "the plugin was built with (%d.%d; CUDA 13 needs an R580 or newer "
                  "driver): rebuild with CUDA_HOME set to the node's own CUDA toolkit "
-                 "(README, GPUs)", driver / 1000, driver % 1000 / 10, runtime / 1000,
+                 "(docs/gpus.md)", driver / 1000, driver % 1000 / 10, runtime / 1000,
                  runtime % 1000 / 10);
         fc_clear_stale_error();
         return 0;

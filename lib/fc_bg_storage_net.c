@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "fc_alloc.h"
+#include "fc_ctl.h"
 #include "fc_log.h"
 
 #define FC_BG_NET_WINDOW 2          /* blocks in flight per client */
@@ -86,7 +87,10 @@ static fc_status_t fc_bg_net_init(fc_bg_t *bg, const int *racks, void **state_p)
     if (bg->size >= 2)
         fc_bg_net_roles(n, bg, racks);
     role = n->my_target >= 0 || n->nclients > 0;
-    MPI_Allreduce(&role, &n->roles, 1, MPI_INT, MPI_MAX, bg->comm);
+    fc_ctl_allreduce(bg->comm, "storage_net: any rank with a role", FC_CTL_INT, FC_CTL_MAX, &role,
+                     &n->roles, 1);
+    fc_ctl_check(n->roles == 0 || n->roles == 1, "storage_net: any rank with a role", -1, "%d",
+                 n->roles);
     n->recv = fc_xcalloc((size_t)n->nclients + 1, sizeof(MPI_Request),
                          "the storage_net receive requests");
     n->client_done = fc_xcalloc((size_t)n->nclients + 1, sizeof(int),

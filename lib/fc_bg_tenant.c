@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "fc_alloc.h"
+#include "fc_ctl.h"
 #include "fc_log.h"
 
 #define FC_BG_TAG_TENANT 78
@@ -99,11 +100,12 @@ static void fc_bg_tenant_drain(fc_bg_t *bg, void *state)
 {
     fc_bg_tenant_t *t = state;
     int in_flight = t->req[0] != MPI_REQUEST_NULL;
-    unsigned long last = 0;
+    unsigned long long step = t->step, last = 0;
 
     if (bg->size < 2)
         return;
-    MPI_Allreduce(&t->step, &last, 1, MPI_UNSIGNED_LONG, MPI_MAX, t->comm);
+    fc_ctl_allreduce(t->comm, "tenant: the last step posted", FC_CTL_UINT64, FC_CTL_MAX, &step,
+                     &last, 1);
     MPI_Waitall(2, t->req, MPI_STATUSES_IGNORE);
     if (in_flight)
         t->sent += (double)t->b->block;

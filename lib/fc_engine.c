@@ -62,6 +62,7 @@
 #include <string.h>
 
 #include "fc_alloc.h"
+#include "fc_ctl.h"
 #include "fc_engine_int.h"
 #include "fc_log.h"
 #include "fc_point_rank.h"
@@ -134,13 +135,33 @@ void fc_point_label(const fc_test_point_t *pt, char *buf, size_t len)
                  fc_dtype_info(pt->dtype)->name, fc_op_name(pt->op), size);
 }
 
+/* Rank 0: every rank's report of a point holds values it can have (its
+ * checksum said it arrived as sent; this says the sender was sane). */
+static void fc_engine_check_reports(const fc_backend_t *be, const fc_test_point_t *pt,
+                                    const fc_rank_report_t *reps)
+{
+    int world = 0;
+
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    for (int r = 0; r < be->size; ++r)
+        fc_ctl_check(reps[r].world_rank >= 0 && reps[r].world_rank < world &&
+                     fc_ctl_str_ok(reps[r].host, sizeof(reps[r].host)) &&
+                     reps[r].first_iter >= -1 && reps[r].first_iter <= pt->warmup + pt->iters &&
+                     (reps[r].reps_agree == 0 || reps[r].reps_agree == 1),
+                     "the ranks' reports of a point", fc_ctl_world_rank(be->comm, r),
+                     "a report with world rank %d, first wrong iteration %d", reps[r].world_rank,
+                     reps[r].first_iter);
+}
+
 /* All ranks agree on a status (the worst one), so that no rank enters a
  * collective that another rank has given up on. */
 static fc_status_t fc_engine_agree(fc_backend_t *be, fc_status_t status)
 {
     int local = (int)status, worst;
 
-    MPI_Allreduce(&local, &worst, 1, MPI_INT, MPI_MAX, be->comm);
+    fc_ctl_allreduce(be->comm, "the point's status", FC_CTL_INT, FC_CTL_MAX, &local, &worst, 1);
+    fc_ctl_check(worst >= FC_OK && worst <= FC_ERR_INTERNAL, "the point's status", -1,
+                 "status %d is none fabcert has", worst);
     return (fc_status_t)worst;
 }
 
@@ -477,11 +498,16 @@ fc_status_t fc_engine_run_point(fc_backend_t *be, const fc_test_point_t *pt,
         goto out;
 
     /* the slowest rank's time of each iteration, and every rank's report */
-    MPI_Reduce(times, slowest, pt->iters, MPI_DOUBLE, MPI_MAX, 0, be->comm);
-    MPI_Gather(&rep, sizeof(rep), MPI_BYTE, reps, sizeof(rep), MPI_BYTE, 0, be->comm);
-    MPI_Gather(waits, pt->iters, MPI_DOUBLE, all_waits, pt->iters, MPI_DOUBLE, 0, be->comm);
-    if (be->rank == 0)
+    fc_ctl_reduce(be->comm, 0, "the iterations' slowest times", FC_CTL_DOUBLE, FC_CTL_MAX,
+                  times, slowest, pt->iters);
+    fc_ctl_gather(be->comm, 0, "the ranks' reports of a point", &rep, sizeof(rep),
+                  be->rank == 0 ? reps : NULL);
+    fc_ctl_gather(be->comm, 0, "the iterations' barrier waits", waits,
+                  (size_t)pt->iters * sizeof(*waits), all_waits);
+    if (be->rank == 0) {
+        fc_engine_check_reports(be, pt, reps);
         fc_engine_summarise(&run, reps, slowest, all_waits, summary_p);
+    }
 
 out:
     summary_p->status = status;

@@ -31,6 +31,14 @@ typedef struct fc_exit_parse {
     int lost_line;          /* where Open MPI said it lost a daemon; 0 */
     int peer_line;          /* where it said a peer disconnected; 0 */
     char lost_text[1024];   /* that line */
+    int unable_line;        /* where Open MPI said it could not launch or
+                             * start a process; 0 */
+    char unable_text[1024]; /* that paragraph so far, on one line */
+    char unable_why[512];   /* why, e.g. "could not access or execute an
+                             * executable: /path" */
+    char unable_host[256];  /* its "Node:" */
+    int unable_body;        /* its first blank line came: the detail lines
+                             * follow */
 } fc_exit_parse_t;
 
 /* Open MPI's paragraphs name the host a few lines after their first */
@@ -94,6 +102,70 @@ static int fc_match_host_lost(const char *line, fc_exit_parse_t *ps)
         (p = strstr(line, "Peer host:")) != NULL && sscanf(p, "Peer host: %255s", host) == 1) {
         fc_note_host(ps, "peer_host", host, "mpirun", line);
         ps->peer_line = 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* Open MPI could not launch (or start) a process on a node: the paragraph
+ *   mpirun was unable to launch the specified application as it could not
+ *   access or execute an executable:  /  Executable: X  /  Node: H  /
+ *   while attempting to start process rank R.
+ * (the same for a working directory, an error code, a system limit): one
+ * rank note with the host, and start_error saying why. */
+static int fc_match_unable(const char *line, fc_exit_parse_t *ps)
+{
+    static const char *const details[] = { "Executable:", "Working directory:", "Error name:",
+                                           "Error:" };
+    const char *p;
+    char launcher[32] = "mpirun";
+    long rank;
+
+    if ((p = strstr(line, " was unable to launch the specified application as it ")) ||
+        (p = strstr(line, " was unable to start the specified application as it "))) {
+        ps->unable_line = ps->lineno;
+        ps->unable_host[0] = '\0';
+        ps->unable_body = 0;
+        snprintf(ps->unable_text, sizeof(ps->unable_text), "%s", line);
+        snprintf(ps->unable_why, sizeof(ps->unable_why), "%s", strstr(p, " as it ") + 7);
+        return 1;
+    }
+    if (ps->unable_line == 0 || ps->lineno - ps->unable_line > FC_EXIT_PARAGRAPH_LINES)
+        return 0;
+    while (*line == ' ' || *line == '\t')
+        ++line;
+    if (*line == '\0') {
+        ps->unable_body = 1;
+        return 1;
+    }
+    if (strlen(ps->unable_text) + strlen(line) + 2 < sizeof(ps->unable_text))
+        snprintf(ps->unable_text + strlen(ps->unable_text),
+                 sizeof(ps->unable_text) - strlen(ps->unable_text), " %s", line);
+    if (!ps->unable_body) {     /* the first sentence, wrapped */
+        size_t n = strlen(ps->unable_why);
+
+        snprintf(ps->unable_why + n, sizeof(ps->unable_why) - n, " %s", line);
+        return 1;
+    }
+    if (sscanf(line, "Node: %255s", ps->unable_host) == 1)
+        return 1;
+    for (size_t k = 0; k < sizeof(details) / sizeof(details[0]); ++k)
+        if (strncmp(line, details[k], strlen(details[k])) == 0) {
+            size_t n = strlen(ps->unable_why);
+
+            /* "... executable:" then "Executable: X": the line's value */
+            snprintf(ps->unable_why + n, sizeof(ps->unable_why) - n, "%s%s",
+                     n && ps->unable_why[n - 1] == ':' ? " " : "; ",
+                     line + strlen(details[k]) + strspn(line + strlen(details[k]), " \t"));
+            return 1;
+        }
+    if ((p = strstr(line, "attempting to start process rank ")) != NULL &&
+        sscanf(p, "attempting to start process rank %ld", &rank) == 1 && ps->unable_host[0]) {
+        sscanf(ps->unable_text, "%31s", launcher);
+        fc_note(ps, rank, ps->unable_host, -1, 0, 0, 0, launcher, ps->unable_text);
+        json_object_set_new(json_array_get(ps->notes, json_array_size(ps->notes) - 1),
+                            "start_error", json_string(ps->unable_why));
+        ps->unable_line = 0;
         return 1;
     }
     return 0;
@@ -176,9 +248,24 @@ static int fc_match_srun(const char *line, fc_exit_parse_t *ps)
     return 1;
 }
 
+/* Append `line` to `text` after `sep`, its runs of blanks made one space
+ * ("Exit code:    127" -> "Exit code: 127"): a paragraph's lines quoted
+ * on one line. */
+static void fc_words_append(char *text, size_t len, const char *sep, const char *line)
+{
+    size_t n = strlen(text);
+
+    snprintf(text + n, len - n, "%s", sep);
+    n = strlen(text);
+    for (const char *p = line + strspn(line, " \t"); *p && n + 1 < len; ++p)
+        if (!((*p == ' ' || *p == '\t') && (p[1] == ' ' || p[1] == '\t' || p[1] == '\0')))
+            text[n++] = *p == '\t' ? ' ' : *p;
+    text[n] = '\0';
+}
+
 json_t *fc_exitinfo_parse(const char *text)
 {
-    fc_exit_parse_t ps = { json_array(), 0, 0, 0, 0, "" };
+    fc_exit_parse_t ps = { .notes = json_array() };
     char line[1024], host[256], first[1024] = "";
     long rank = -1, pid = -1;
     int pending = 0;     /* 1: non-zero status seen, 2: "exited due to" seen */
@@ -191,9 +278,16 @@ json_t *fc_exitinfo_parse(const char *text)
         text += n + (text[n] == '\n');
         ++ps.lineno;
         if (fc_match_signal(line, &ps) || fc_match_node_failure(line, &ps) ||
-            fc_match_srun(line, &ps) || fc_match_host_lost(line, &ps))
+            fc_match_srun(line, &ps) || fc_match_host_lost(line, &ps) ||
+            fc_match_unable(line, &ps))
             continue;
-        if (strstr(line, "srun: Job step aborted") && ps.aborted_line == 0) {
+        if (strstr(line, " terminated normally, but ") &&
+            sscanf(strstr(line, " terminated normally, but "), " terminated normally, but %d",
+                   &code) == 1) {
+            /* Open MPI: "Primary job  terminated normally, but 1 process
+             * returned / a non-zero exit code. ..." (no rank named yet) */
+            fc_note_host(&ps, "job_aborted", "", "mpirun", line);
+        } else if (strstr(line, "srun: Job step aborted") && ps.aborted_line == 0) {
             ps.aborted_line = ps.lineno;
         } else if (strstr(line, "exited with non-zero status")) {
             pending = 1;
@@ -201,8 +295,12 @@ json_t *fc_exitinfo_parse(const char *text)
         } else if (pending == 1 && strstr(line, "Process name:") &&
                    sscanf(strstr(line, "Process name:"), "Process name: [[%*d,%*d],%ld]",
                           &rank) == 1) {
+            if (strstr(first, ", thus causing"))     /* the sentence goes on */
+                *strstr(first, ", thus causing") = '\0';
+            fc_words_append(first, sizeof(first), ": ", strstr(line, "Process name:"));
             continue;
         } else if (pending == 1 && rank >= 0 && sscanf(line, " Exit code: %d", &code) == 1) {
+            fc_words_append(first, sizeof(first), ", ", line);
             fc_note(&ps, rank, "", -1, 0, code, 0, "mpirun", first);
             pending = 0;
             rank = -1;

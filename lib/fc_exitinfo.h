@@ -18,6 +18,10 @@
  *   "kind": "host_lost"  the launcher lost the host itself: Open MPI's
  *            daemon there stopped answering (the node died, or its daemon
  *            was killed), Slurm's controller declared the node failed
+ *   "kind": "job_aborted"  (host "") Open MPI says some process ended badly
+ *            and it aborts the job, naming none yet ("Primary job
+ *            terminated normally, but 1 process returned a non-zero exit
+ *            code"): its rank comes later, if at all
  *   "kind": "peer_host"  an MPI process reported that its peer on the host
  *            disconnected (Open MPI's "Peer host:"). A weak witness: the
  *            launcher's own host's ranks are torn down first and are named
@@ -32,6 +36,11 @@
  *   srun: error: H: tasks 0-1,4: Exited with exit code C
  *   ORTE (PRTE) has lost communication with a remote daemon.
  *     Remote daemon: [[J,0],V] on node H                      (host_lost)
+ *   mpirun was unable to launch the specified application as it could not
+ *     access or execute an executable: / Executable: X / Node: H /
+ *     while attempting to start process rank R.   (and "unable to start":
+ *     the rank note gets "start_error": why, e.g. "could not access or
+ *     execute an executable: X"; no status: the process never ran)
  *   srun: error: Node failure on H (a Slurm hostlist)          (host_lost)
  *   An MPI communication peer process has unexpectedly disconnected. ...
  *     Peer host:  H                                           (peer_host)

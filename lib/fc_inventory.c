@@ -10,44 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "fc_alloc.h"
-
-fc_status_t fc_read_text_file(const char *path, char **text_p)
-{
-    FILE *f = fopen(path, "r");
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-
-    if (f == NULL) {
-        fprintf(stderr, "fabcert: %s: %s\n", path, strerror(errno));
-        return FC_ERR_INVALID;
-    }
-    for (;;) {
-        size_t got;
-
-        if (cap - len < 4096) {
-            text = fc_xrealloc(text, cap + 65536, 1, "a text file");
-            cap += 65536;
-        }
-        got = fread(text + len, 1, cap - len - 1, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        fprintf(stderr, "fabcert: %s: read error: %s\n", path, strerror(errno));
-        goto fail;
-    }
-    text[len] = '\0';
-    fclose(f);
-    *text_p = text;
-    return FC_OK;
-fail:
-    free(text);
-    fclose(f);
-    return FC_ERR_INVALID;
-}
 
 /* Split text into lines; calls fn(line, lineno) with comments and
  * surrounding blanks removed, for non-empty lines. */
@@ -84,6 +49,57 @@ static fc_status_t fc_for_each_line(const char *text, fc_line_func_t fn, void *a
     return st;
 }
 
+/* Names already read, by hash: the index + 1 of each in its table (0: an
+ * empty slot), so that a list of 100,000 hosts is checked for doubles in
+ * linear time, not quadratic. Names are added in table order, 0, 1, ... */
+typedef struct fc_inv_index {
+    int *slot;
+    size_t cap;             /* a power of two, at least twice n */
+    int n;
+} fc_inv_index_t;
+
+static size_t fc_inv_hash(const char *name)
+{
+    return (size_t)XXH64(name, strlen(name), 0);
+}
+
+static int fc_inv_index_find(const fc_inv_index_t *ix, char (*names)[FC_INV_NAME_MAX],
+                             const char *name)
+{
+    for (size_t k = ix->cap ? fc_inv_hash(name) & (ix->cap - 1) : 0; ix->cap;
+         k = (k + 1) & (ix->cap - 1)) {
+        int i = ix->slot[k] - 1;
+
+        if (i < 0)
+            return -1;
+        if (strcmp(names[i], name) == 0)
+            return i;
+    }
+    return -1;
+}
+
+static void fc_inv_index_put(fc_inv_index_t *ix, char (*names)[FC_INV_NAME_MAX], int i)
+{
+    size_t k = fc_inv_hash(names[i]) & (ix->cap - 1);
+
+    while (ix->slot[k] != 0)
+        k = (k + 1) & (ix->cap - 1);
+    ix->slot[k] = i + 1;
+}
+
+/* names[ix->n] was just added to its table. */
+static void fc_inv_index_add(fc_inv_index_t *ix, char (*names)[FC_INV_NAME_MAX])
+{
+    if ((size_t)(ix->n + 1) * 2 > ix->cap) {
+        free(ix->slot);
+        ix->cap = ix->cap ? ix->cap * 2 : 64;
+        ix->slot = fc_xcalloc(ix->cap, sizeof(int), "an inventory's index");
+        for (int i = 0; i < ix->n; ++i)
+            fc_inv_index_put(ix, names, i);
+    }
+    fc_inv_index_put(ix, names, ix->n++);
+}
+
 typedef struct fc_inv_builder {
     fc_inventory_t *inv;
     const char *path;
@@ -95,6 +111,7 @@ typedef struct fc_inv_builder {
     int *map_rack, *map_line;
     int nmap, cap_map;
     int cap_left_out;               /* of inv->left_out and left_out_rack */
+    fc_inv_index_t host_ix, map_ix, rack_ix;   /* inv->hosts, map_host, inv->racks */
 } fc_inv_builder_t;
 
 /* *p holds at least need elements of elem bytes (*cap of them). */
@@ -124,60 +141,92 @@ static fc_status_t fc_inv_expand_line(fc_inv_builder_t *b, const char *expr,
     return FC_OK;
 }
 
+/* "slots=N" of a hostfile line: N in *slots_p; other KEY=VALUE words are
+ * ignored. 0, or an error (said). */
+static fc_status_t fc_inv_slots(fc_inv_builder_t *b, const char *tok, int lineno, int *slots_p)
+{
+    char *end;
+    long v;
+
+    if (strncmp(tok, "slots=", 6) != 0)
+        return FC_OK;
+    v = strtol(tok + 6, &end, 10);
+    if (end == tok + 6 || *end != '\0' || v < 1 || v > 100000) {
+        fprintf(stderr, "fabcert: %s:%d: bad '%s': slots=N with N from 1 to 100000\n",
+                b->path, lineno, tok);
+        return FC_ERR_INVALID;
+    }
+    *slots_p = (int)v;
+    return FC_OK;
+}
+
 static fc_status_t fc_inv_hosts_line(char *line, int lineno, void *arg)
 {
     fc_inv_builder_t *b = arg;
     fc_inventory_t *inv = b->inv;
     char (*names)[FC_INV_NAME_MAX];
     char *save = NULL;
-    int n;
+    int n, first = inv->nhosts, slots = 0;
 
     /* a host list line may hold several expressions separated by blanks;
-     * a hostfile's "slots=N" and the like are ignored */
+     * a hostfile's "slots=N" is kept, other KEY=VALUE words ignored */
     for (char *tok = strtok_r(line, " \t", &save); tok;
          tok = strtok_r(NULL, " \t", &save)) {
-        if (strchr(tok, '=') != NULL)
+        if (strchr(tok, '=') != NULL) {
+            FC_CHECK(fc_inv_slots(b, tok, lineno, &slots));
             continue;
+        }
         FC_CHECK(fc_inv_expand_line(b, tok, lineno, &names, &n));
         for (int i = 0; i < n; ++i) {
-            int dup = fc_inventory_find_host(inv, names[i]);
+            int dup = fc_inv_index_find(&b->host_ix, inv->hosts, names[i]);
 
-            if (dup >= 0) {
+            if (dup >= 0 && strcmp(inv->hosts[dup], names[i]) == 0) {
                 fprintf(stderr, "fabcert: %s:%d: host '%s' is listed twice "
                         "(first on line %d)\n", b->path, lineno, names[i],
                         inv->host_line[dup]);
                 free(names);
                 return FC_ERR_INVALID;
             }
-            fc_grow((void **)&inv->hosts, &b->cap_hosts, inv->nhosts + 1, FC_INV_NAME_MAX,
-                    "the inventory's hosts");
-            inv->host_line = fc_xrealloc(inv->host_line, (size_t)b->cap_hosts, sizeof(int),
-                                         "the hosts' lines");
-            inv->host_rack = fc_xrealloc(inv->host_rack, (size_t)b->cap_hosts, sizeof(int),
-                                         "the hosts' racks");
+            if (inv->nhosts + 1 > b->cap_hosts) {   /* grown, not copied per host */
+                fc_grow((void **)&inv->hosts, &b->cap_hosts, inv->nhosts + 1, FC_INV_NAME_MAX,
+                        "the inventory's hosts");
+                inv->host_line = fc_xrealloc(inv->host_line, (size_t)b->cap_hosts,
+                                             sizeof(int), "the hosts' lines");
+                inv->host_rack = fc_xrealloc(inv->host_rack, (size_t)b->cap_hosts,
+                                             sizeof(int), "the hosts' racks");
+                inv->host_slots = fc_xrealloc(inv->host_slots, (size_t)b->cap_hosts,
+                                              sizeof(int), "the hosts' slots");
+            }
             snprintf(inv->hosts[inv->nhosts], FC_INV_NAME_MAX, "%s", names[i]);
             inv->host_line[inv->nhosts] = lineno;
             inv->host_rack[inv->nhosts] = -1;
+            inv->host_slots[inv->nhosts] = 0;
+            fc_inv_index_add(&b->host_ix, inv->hosts);
             inv->nhosts++;
         }
         free(names);
     }
+    for (int h = first; h < inv->nhosts; ++h)
+        inv->host_slots[h] = slots;
     return FC_OK;
 }
 
 static int fc_inv_add_rack(fc_inv_builder_t *b, const char *rack, int lineno)
 {
     fc_inventory_t *inv = b->inv;
-    int r = fc_inventory_find_rack(inv, rack);
+    int r = fc_inv_index_find(&b->rack_ix, inv->racks, rack);
 
     if (r >= 0)
         return r;
-    fc_grow((void **)&inv->racks, &b->cap_racks, inv->nracks + 1, FC_INV_NAME_MAX,
-            "the inventory's racks");
-    b->rack_line = fc_xrealloc(b->rack_line, (size_t)b->cap_racks, sizeof(int),
-                               "the racks' lines");
+    if (inv->nracks + 1 > b->cap_racks) {
+        fc_grow((void **)&inv->racks, &b->cap_racks, inv->nracks + 1, FC_INV_NAME_MAX,
+                "the inventory's racks");
+        b->rack_line = fc_xrealloc(b->rack_line, (size_t)b->cap_racks, sizeof(int),
+                                   "the racks' lines");
+    }
     snprintf(inv->racks[inv->nracks], FC_INV_NAME_MAX, "%s", rack);
     b->rack_line[inv->nracks] = lineno;
+    fc_inv_index_add(&b->rack_ix, inv->racks);
     return inv->nracks++;
 }
 
@@ -195,13 +244,17 @@ static fc_status_t fc_inv_rack_line(char *line, int lineno, void *arg)
         list = colon + 1;
         for (char *e = rack + strlen(rack); e > rack && (e[-1] == ' ' || e[-1] == '\t');)
             *--e = '\0';
-        for (char *t = strtok_r(list, " \t", &save); t && ntok < 256;
-             t = strtok_r(NULL, " \t", &save))
-            tokens[ntok++] = t;
+        for (char *t = strtok_r(list, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+            if (ntok < 256)
+                tokens[ntok++] = t;
+            else
+                goto too_many;
     } else {                            /* "hosts rack" */
-        for (char *t = strtok_r(line, " \t", &save); t && ntok < 256;
-             t = strtok_r(NULL, " \t", &save))
-            tokens[ntok++] = t;
+        for (char *t = strtok_r(line, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+            if (ntok < 256)
+                tokens[ntok++] = t;
+            else
+                goto too_many;
         if (ntok < 2) {
             fprintf(stderr, "fabcert: %s:%d: expected 'HOSTS RACK' or "
                     "'RACK: HOSTS', found '%s'\n", b->path, lineno, line);
@@ -224,34 +277,42 @@ static fc_status_t fc_inv_rack_line(char *line, int lineno, void *arg)
     for (int t = 0; t < ntok; ++t) {
         FC_CHECK(fc_inv_expand_line(b, tokens[t], lineno, &names, &n));
         for (int i = 0; i < n; ++i) {
-            for (int m = 0; m < b->nmap; ++m)
-                if (strcmp(b->map_host[m], names[i]) == 0) {
-                    if (b->map_rack[m] == r)
-                        fprintf(stderr, "fabcert: %s:%d: host '%s' is listed "
-                                "twice for rack '%s' (first on line %d)\n",
-                                b->path, lineno, names[i], rack, b->map_line[m]);
-                    else
-                        fprintf(stderr, "fabcert: %s:%d: host '%s' is in two "
-                                "racks: '%s' here and '%s' on line %d\n",
-                                b->path, lineno, names[i], rack,
-                                b->inv->racks[b->map_rack[m]], b->map_line[m]);
-                    free(names);
-                    return FC_ERR_INVALID;
-                }
-            fc_grow((void **)&b->map_host, &b->cap_map, b->nmap + 1, FC_INV_NAME_MAX,
-                    "the rack map's hosts");
-            b->map_rack = fc_xrealloc(b->map_rack, (size_t)b->cap_map, sizeof(int),
-                                      "the rack map's racks");
-            b->map_line = fc_xrealloc(b->map_line, (size_t)b->cap_map, sizeof(int),
-                                      "the rack map's lines");
+            int m = fc_inv_index_find(&b->map_ix, b->map_host, names[i]);
+
+            if (m >= 0) {
+                if (b->map_rack[m] == r)
+                    fprintf(stderr, "fabcert: %s:%d: host '%s' is listed "
+                            "twice for rack '%s' (first on line %d)\n",
+                            b->path, lineno, names[i], rack, b->map_line[m]);
+                else
+                    fprintf(stderr, "fabcert: %s:%d: host '%s' is in two "
+                            "racks: '%s' here and '%s' on line %d\n",
+                            b->path, lineno, names[i], rack,
+                            b->inv->racks[b->map_rack[m]], b->map_line[m]);
+                free(names);
+                return FC_ERR_INVALID;
+            }
+            if (b->nmap + 1 > b->cap_map) {
+                fc_grow((void **)&b->map_host, &b->cap_map, b->nmap + 1, FC_INV_NAME_MAX,
+                        "the rack map's hosts");
+                b->map_rack = fc_xrealloc(b->map_rack, (size_t)b->cap_map, sizeof(int),
+                                          "the rack map's racks");
+                b->map_line = fc_xrealloc(b->map_line, (size_t)b->cap_map, sizeof(int),
+                                          "the rack map's lines");
+            }
             snprintf(b->map_host[b->nmap], FC_INV_NAME_MAX, "%s", names[i]);
             b->map_rack[b->nmap] = r;
             b->map_line[b->nmap] = lineno;
+            fc_inv_index_add(&b->map_ix, b->map_host);
             b->nmap++;
         }
         free(names);
     }
     return FC_OK;
+too_many:
+    fprintf(stderr, "fabcert: %s:%d: more than 255 host expressions on one line: put them "
+            "on several lines, or use ranges (gpu[001-512])\n", b->path, lineno);
+    return FC_ERR_INVALID;
 }
 
 /* Racks of the map none of whose hosts is in this run are not part of it:
@@ -343,7 +404,10 @@ fc_status_t fc_inventory_parse(const char *hosts_text, const char *hosts_path,
         /* the map may describe more of the cluster than this run's host
          * list: its other hosts are left out (and counted) */
         for (int m = 0; m < b.nmap; ++m) {
-            int h = fc_inventory_find_host(&inv, b.map_host[m]);
+            int h = fc_inv_index_find(&b.host_ix, inv.hosts, b.map_host[m]);
+
+            if (h < 0)      /* the same host under another domain, if one */
+                h = fc_inventory_find_host(&inv, b.map_host[m]);
 
             map_hosts[b.map_rack[m]]++;
             if (h < 0) {
@@ -392,6 +456,9 @@ out:
     free(b.map_host);
     free(b.map_rack);
     free(b.map_line);
+    free(b.host_ix.slot);
+    free(b.map_ix.slot);
+    free(b.rack_ix.slot);
     if (st != FC_OK) {
         fc_inventory_free(&inv);
         return st;
@@ -400,12 +467,34 @@ out:
     return FC_OK;
 }
 
+/* a and b name one host when equal, or when the shorter is the longer up
+ * to a '.' (a domain): "n1" and "n1.svc.cluster.local" */
+static int fc_inv_same_host(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+
+    if (la > lb)
+        return fc_inv_same_host(b, a);
+    return strncmp(a, b, la) == 0 && (b[la] == '\0' || b[la] == '.');
+}
+
 int fc_inventory_find_host(const fc_inventory_t *inv, const char *host)
 {
+    int found = -1;
+
     for (int h = 0; h < inv->nhosts; ++h)
         if (strcmp(inv->hosts[h], host) == 0)
             return h;
-    return -1;
+    /* a launcher's name and the host's own may differ by a domain (the MPI
+     * Operator's hostfile names w-0.svc.ns.svc, the pod calls itself w-0):
+     * the one listed host that matches, none when two do */
+    for (int h = 0; h < inv->nhosts; ++h)
+        if (fc_inv_same_host(inv->hosts[h], host)) {
+            if (found >= 0)
+                return -1;
+            found = h;
+        }
+    return found;
 }
 
 int fc_inventory_find_rack(const fc_inventory_t *inv, const char *rack)
@@ -421,6 +510,7 @@ void fc_inventory_free(fc_inventory_t *inv)
     free(inv->hosts);
     free(inv->host_rack);
     free(inv->host_line);
+    free(inv->host_slots);
     free(inv->racks);
     free(inv->left_out);
     free(inv->left_out_rack);

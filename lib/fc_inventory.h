@@ -7,6 +7,9 @@
  *     gpu[001-016] rack-a          hosts, then the rack they are in
  *     rack-b: gpu[017-032] gpu040  the rack, a colon, then its hosts
  *
+ * A host list may be an MPI hostfile: "HOST slots=N" (Open MPI's form, as
+ * the Kubeflow MPI Operator writes /etc/mpi/hostfile) gives the host N
+ * slots; other KEY=VALUE words are ignored.
  * '#' starts a comment. Every host of the host list must be in exactly one
  * rack; a rack must name at least one host; a host must not be listed
  * twice. The rack map may describe the whole cluster and the host list a
@@ -18,6 +21,12 @@
  * map, every host is in one rack named "default". Errors name file:line and
  * the caller exits 2. Parsing works on text, so MPI ranks can parse what
  * rank 0 read and broadcast, and get the same inventory.
+ *
+ * A host is found by its name as listed, or by the name it gives itself
+ * when the two differ only by a domain: a hostfile of fully qualified
+ * names ("w-0.svc.ns.svc", the MPI Operator's) and a host whose
+ * gethostname() is "w-0" (a pod's), or the other way round; never when
+ * two listed hosts would match (fc_inventory_find_host).
  */
 #ifndef FC_INVENTORY_H
 #define FC_INVENTORY_H
@@ -33,6 +42,7 @@ typedef struct fc_inventory {
     char (*hosts)[FC_INV_NAME_MAX];     /* in host-list order */
     int *host_rack;                     /* rack index of each host */
     int *host_line;                     /* line of the host list (or map) */
+    int *host_slots;                    /* its line's slots=N, 0 when none */
     int nracks;
     char (*racks)[FC_INV_NAME_MAX];     /* in order of first mention */
     int map_hosts_left_out;             /* rack-map hosts not in the host list */
@@ -60,11 +70,8 @@ fc_status_t fc_inventory_parse(const char *hosts_text, const char *hosts_path,
                                const char *racks_text, const char *racks_path,
                                fc_inventory_t *inv_p);
 
-/* Read a whole file into a malloc'ed, NUL-terminated string; prints
- * "path: reason" and returns FC_ERR_INVALID on failure. */
-fc_status_t fc_read_text_file(const char *path, char **text_p);
-
-/* Host index, or -1. */
+/* Host index, or -1: the host listed as host, else the one listed host
+ * that differs from it only by a domain ("n1" and "n1.cluster.local"). */
 int fc_inventory_find_host(const fc_inventory_t *inv, const char *host);
 int fc_inventory_find_rack(const fc_inventory_t *inv, const char *rack);
 

@@ -24,6 +24,10 @@
 
 #include "fc_nic_transport.h"
 
+#include <xxhash.h>
+
+#include "fc_ctl.h"
+
 const fc_nic_transport_t *fc_nic_transport_find(const char *name)
 {
     const fc_nic_transport_t *all[] = { &fc_nic_transport_tcp, &fc_nic_transport_verbs };
@@ -65,8 +69,18 @@ typedef struct fc_nic_xhdr {
     uint32_t seq;           /* the pair's connect number */
     uint32_t phase;         /* which exchange of that connect */
     uint32_t len;
-    uint32_t pad;
+    uint32_t sum;           /* XXH32 of this head (sum 0) and the data */
 } fc_nic_xhdr_t;
+
+#define FC_NIC_XCHG_WHAT "a NIC's set-up data"
+
+static uint32_t fc_nic_xsum(const fc_nic_xhdr_t *h, const void *data)
+{
+    fc_nic_xhdr_t z = *h;
+
+    z.sum = 0;
+    return XXH32(data, h->len, XXH32(&z, sizeof(z), 0));
+}
 
 static fc_status_t fc_nic_post(MPI_Comm comm, int peer, int tag, const fc_nic_xhdr_t *h,
                                const void *out, char **sbuf, MPI_Request *sreq)
@@ -77,6 +91,7 @@ static fc_status_t fc_nic_post(MPI_Comm comm, int peer, int tag, const fc_nic_xh
         return FC_ERR_INTERNAL;
     memcpy(*sbuf, h, sizeof(*h));
     memcpy(*sbuf + sizeof(*h), out, h->len);
+    ((fc_nic_xhdr_t *)*sbuf)->sum = fc_nic_xsum(h, out);
     return MPI_Isend(*sbuf, (int)n, MPI_BYTE, peer, tag, comm, sreq) == MPI_SUCCESS
                ? FC_OK : FC_ERR_INTERNAL;
 }
@@ -112,6 +127,13 @@ fc_status_t fc_nic_exchange(MPI_Comm comm, int peer, int tag, int phase, const v
             MPI_Test(&rreq, &rdone, MPI_STATUS_IGNORE);
         if (rdone) {
             memcpy(&got, rbuf, sizeof(got));
+            /* a control message like the stage's (lib/fc_ctl.h): one that
+             * changed on the way ends the job from this rank, naming it */
+            if (got.len > h.len || got.sum != fc_nic_xsum(&got, rbuf + sizeof(got)))
+                fc_ctl_fail(FC_NIC_XCHG_WHAT, fc_ctl_world_rank(comm, peer), "connect %u step "
+                            "%u: %s", h.seq, h.phase, got.len > h.len ? "it announces more "
+                            "bytes than arrived" : "its checksum does not match: a bit "
+                            "changed on the way");
             if (got.seq < h.seq || (got.seq == h.seq && got.phase < h.phase)) {
                 /* the peer's message for a connect this side gave up on */
                 ++dropped;

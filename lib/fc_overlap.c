@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "fc_alloc.h"
+#include "fc_ctl.h"
 #include "fc_overlap.h"
 #include "fc_stage_wrong.h"
 
@@ -36,13 +37,10 @@ static double fc_ovl_median(double *v, int n)
 
 void fc_overlap_calls_reduce(const fc_calls_t *mine, fc_calls_t *all)
 {
-    fc_calls_t most, fewest;
-
-    MPI_Reduce(mine->made, most.made, FC_CALLS_KINDS, MPI_INT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(mine->checked, fewest.checked, FC_CALLS_KINDS, MPI_INT64_T, MPI_MIN, 0,
-               MPI_COMM_WORLD);
-    memcpy(all->made, most.made, sizeof(all->made));
-    memcpy(all->checked, fewest.checked, sizeof(all->checked));
+    fc_ctl_reduce(MPI_COMM_WORLD, 0, "the collective calls made", FC_CTL_INT64, FC_CTL_MAX,
+                  mine->made, all->made, FC_CALLS_KINDS);
+    fc_ctl_reduce(MPI_COMM_WORLD, 0, "the collective calls checked", FC_CTL_INT64, FC_CTL_MIN,
+                  mine->checked, all->checked, FC_CALLS_KINDS);
 }
 
 void fc_overlap_record(fc_stage_ctx_t *ctx, const fc_ovl_meas_t *m)

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "fc_alloc.h"
+#include "fc_ctl.h"
 #include "fc_log.h"
 #include "fc_overlap.h"
 #include "fc_overlap_gpu.h"
@@ -145,7 +146,8 @@ static void fc_og_calibrate(fc_og_t *o)
         fc_og_wait(o, -1);
     if (fc_og_start(o, FC_OG_CAL))
         per = fc_og_wait(o, -1) / FC_OG_CAL;
-    MPI_Allreduce(&per, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    fc_ctl_allreduce(MPI_COMM_WORLD, "the slowest GEMM", FC_CTL_DOUBLE, FC_CTL_MAX, &per, &slowest,
+                     1);
     o->gemms = slowest > 0 ? (long)ceil(o->ctx->sp.overlap.compute_ms * 1e-3 / slowest) : 1;
     o->gemms = o->gemms < 1 ? 1 : o->gemms > 4096 ? 4096 : o->gemms;
 }
@@ -172,9 +174,8 @@ static void fc_og_agree(fc_og_t *o)
         keys = fc_xcalloc((size_t)ctx->world_size, FC_OG_KEY, "the GPUs' burn keys");
         all = fc_xcalloc((size_t)ctx->world_size, sizeof(*all), "the GPUs' first Cs");
     }
-    MPI_Gather(key, FC_OG_KEY, MPI_CHAR, keys, FC_OG_KEY, MPI_CHAR, 0, MPI_COMM_WORLD);
-    MPI_Gather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all, 1, MPI_UNSIGNED_LONG_LONG, 0,
-               MPI_COMM_WORLD);
+    fc_ctl_gather_strs(MPI_COMM_WORLD, 0, "the GPUs' burn keys", key, FC_OG_KEY, keys);
+    fc_ctl_gather(MPI_COMM_WORLD, 0, "the GPUs' first Cs", &mine, sizeof(mine), all);
     for (int r = 1; ctx->world_rank == 0 && r < ctx->world_size && !o->agree[0]; ++r)
         for (int q = 0; q < r && !o->agree[0]; ++q)
             if (all[r] && all[q] && strcmp(keys + (size_t)r * FC_OG_KEY,
@@ -290,7 +291,8 @@ static fc_status_t fc_og_size(fc_og_t *o, uint64_t bytes, int index)
          * peers, so they are told here */
         int local_bad = lst != FC_OK, any = 0;
 
-        MPI_Allreduce(&local_bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        fc_ctl_allreduce(MPI_COMM_WORLD, "a step failed on a GPU", FC_CTL_INT, FC_CTL_MAX,
+                         &local_bad, &any, 1);
         if (any)
             cst = FC_ERR_FAIL;
     }
@@ -304,8 +306,10 @@ static fc_status_t fc_og_size(fc_og_t *o, uint64_t bytes, int index)
         free(slow);
         return cst;
     }
-    MPI_Reduce(mine, slow, FC_OG_TIMES * iters, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(gpu, gpu_all, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    fc_ctl_reduce(MPI_COMM_WORLD, 0, "the iterations' slowest times", FC_CTL_DOUBLE, FC_CTL_MAX,
+                  mine, slow, FC_OG_TIMES * iters);
+    fc_ctl_reduce(MPI_COMM_WORLD, 0, "the GPUs' busy times", FC_CTL_DOUBLE, FC_CTL_SUM, gpu,
+                  gpu_all, 2);
     fc_overlap_calls_reduce(&calls, &calls_all);
     {
         /* the wrong all_reduce elements and the wrong GEMMs: totals, and
@@ -323,13 +327,17 @@ static fc_status_t fc_og_size(fc_og_t *o, uint64_t bytes, int index)
         memcpy(&ac, &ab, sizeof(ac));
         det[2] = ex;
         det[3] = ac;
-        MPI_Reduce(&w, &wrong_all, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-        MPI_Reduce(&gwm, &gw_all, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-        MPI_Allreduce(&wr, &fw, 1, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD);
-        MPI_Allreduce(&gw, &fg, 1, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD);
-        if (fw.v > 0)
-            MPI_Bcast(det, 4, MPI_DOUBLE, fw.rank, MPI_COMM_WORLD);
-        if (fg.v > 0) {
+        fc_ctl_reduce(MPI_COMM_WORLD, 0, "the wrong elements", FC_CTL_INT64, FC_CTL_SUM, &w,
+                      &wrong_all, 1);
+        fc_ctl_reduce(MPI_COMM_WORLD, 0, "the wrong GEMMs", FC_CTL_INT64, FC_CTL_SUM, &gwm,
+                      &gw_all, 1);
+        fc_ctl_allreduce_maxloc(MPI_COMM_WORLD, "the first rank with wrong elements", wr.v,
+                                wr.rank, n, &fw.v, &fw.rank);
+        fc_ctl_allreduce_maxloc(MPI_COMM_WORLD, "the first rank with wrong GEMMs", gw.v,
+                                gw.rank, n, &fg.v, &fg.rank);
+        if (fw.v > 0 && fw.rank < n)
+            fc_ctl_bcast(MPI_COMM_WORLD, fw.rank, "the first wrong element", det, sizeof(det));
+        if (fg.v > 0 && fg.rank < n) {
             if (ctx->world_rank == fg.rank) {
                 char dev[160], where[48];
 
@@ -349,7 +357,8 @@ static fc_status_t fc_og_size(fc_og_t *o, uint64_t bytes, int index)
                              (unsigned long long)o->last.digest, where, o->gw_gemm,
                              (unsigned long long)o->gw_digest);
             }
-            MPI_Bcast(gwhy, sizeof(gwhy), MPI_CHAR, fg.rank, MPI_COMM_WORLD);
+            fc_ctl_bcast_str(MPI_COMM_WORLD, fg.rank, "the first wrong GEMM", gwhy,
+                             sizeof(gwhy));
         }
         if (ctx->world_rank == 0) {
             fc_ovl_meas_t m = { .bytes = (uint64_t)(count * sizeof(float)), .requested = bytes,
@@ -407,7 +416,8 @@ fc_status_t fc_overlap_gpu(fc_stage_ctx_t *ctx, MPI_Comm all)
     if (o.g == NULL)
         fc_og_fail(&o, why);
     ok = !o.gerr;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    fc_ctl_allreduce(MPI_COMM_WORLD, "a GEMM burn on every GPU", FC_CTL_INT, FC_CTL_MIN, &ok,
+                     &all_ok, 1);
     if (!all_ok) {
         /* each rank logs its own reason; the stage cannot measure */
         if (o.gerr)

@@ -14,10 +14,12 @@
  * gained run_batch_func and verify_untouched_func) and renamed the symbol
  * again. ABI 4 added the persistent GEMM burn (gemm_open_func and the
  * three after it: the overlap stage's compute on the GPU) and renamed the
- * symbol again. ABI 5 changed the backend table's run_batch_func (n
- * calls of their own, calls[i], each with an output no other call of the
- * batch writes, so that every output is checked after it; was calls[i %
- * 2]) and renamed the symbol again. Every
+ * symbol again. ABI 5 added fabric_func (the NVLink fabric clique of a
+ * rank's GPU, for the NVLink domain stages) and renamed it again. ABI 6
+ * changed the backend table's run_batch_func (n calls of their own,
+ * calls[i], each with an output no other call of the batch writes, so that
+ * every output is checked after it; was calls[i % 2]) and renamed the
+ * symbol again. Every
  * member after describe_func may be NULL in a plugin that cannot provide it
  * (tests/standin): the caller then says that it is not available.
  */
@@ -32,8 +34,8 @@
 #include "fc_backend.h"
 #include "gpu/fc_gpu_health.h"
 
-#define FC_GPU_PLUGIN_ABI 5
-#define FC_GPU_PLUGIN_TABLE fc_gpu_plugin_v5
+#define FC_GPU_PLUGIN_ABI 6
+#define FC_GPU_PLUGIN_TABLE fc_gpu_plugin_v6
 #define FC_GPU_PLUGIN_STR_(x) #x
 #define FC_GPU_PLUGIN_STR(x) FC_GPU_PLUGIN_STR_(x)
 #define FC_GPU_PLUGIN_SYMBOL FC_GPU_PLUGIN_STR(FC_GPU_PLUGIN_TABLE)
@@ -112,6 +114,14 @@ typedef struct fc_gpu_plugin {
     fc_status_t (*gemm_wait_func)(fc_gpu_gemm_t *g, double timeout_s, fc_gpu_gemm_result_t *r,
                                   char *why, size_t len);
     void (*gemm_close_func)(fc_gpu_gemm_t *g);
+
+    /* ---- ABI 5 ---- */
+    /* The NVLink fabric of the GPU the backend would give local_rank (its
+     * PCI bus id, then NVML's nvmlDeviceGetGpuFabricInfoV): its cluster
+     * UUID, clique id, registration state and health. FC_ERR_SKIP with why
+     * when it cannot be read (no NVML, too old a driver); state 0 for a
+     * GPU in no multi-node NVLink fabric. No backend needed. */
+    fc_status_t (*fabric_func)(int local_rank, fc_gpu_fabric_t *f, char *why, size_t len);
 } fc_gpu_plugin_t;
 
 /* Open the plugin: $FABCERT_GPU_PLUGIN, or FC_GPU_PLUGIN_FILE in the

@@ -1,7 +1,7 @@
 /*
  * fc_profile.c - strict YAML profile loader on libfyaml's document tree:
  * the file's digest, the document, and its top level (name, description,
- * seed, stages, certificates); each section below is a key table of its
+ * seed, stages, certificates, nvlink_domain); each section below is a key table of its
  * own (lib/fc_profile_stage.c, fc_profile_soak.c, fc_profile_contention.c)
  * read by one walker (fc_profile_yaml.c), which matches keys by name and
  * refuses any other at its position.
@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "fc_alloc.h"
+#include "fc_input.h"
 #include "fc_profile_sections.h"
 
 static fc_status_t fc_seed_read(const fc_yaml_ctx_t *ctx, const fc_yaml_field_t *f,
@@ -38,12 +39,17 @@ static const fc_yaml_section_t fc_cert_section = {
     .where = "'certificates'", .keys = fc_cert_keys,
 };
 
+static const fc_yaml_choice_t fc_nvlink_domain_choices[] = {
+    { "node", FC_NVLINK_DOMAIN_NODE }, { "rack", FC_NVLINK_DOMAIN_RACK }, { NULL, 0 },
+};
+
 static const fc_yaml_field_t fc_top_keys[] = {
     FC_KEY_STRING("name", fc_profile_t, name, "a string"),
     FC_KEY_TEXT("description", sizeof(((fc_profile_t *)0)->name), "a string"),
     FC_KEY_FUNC("seed", fc_seed_read),
     FC_KEY_FUNC("stages", fc_profile_stages_read),
     { .key = "certificates", .type = FC_YAML_MAP, .offset = 0, .section = &fc_cert_section },
+    FC_KEY_CHOICE("nvlink_domain", fc_profile_t, nvlink_domain, fc_nvlink_domain_choices),
     FC_KEY_END
 };
 
@@ -57,24 +63,34 @@ static int fc_profile_has_stage(const fc_profile_t *profile)
     return 0;
 }
 
-static fc_status_t fc_profile_hash(const char *path, char *hex, size_t len)
+/* A stage that measures an NVLink domain across nodes in a profile whose
+ * domain is the node would measure the rack stage again under another
+ * name: refused where it is named (the key may come before or after
+ * nvlink_domain, so this is checked once the file is read). */
+static fc_status_t fc_profile_check_mnnvl(const char *path, const fc_profile_t *profile)
 {
-    unsigned char digest[crypto_hash_sha256_BYTES], chunk[65536];
-    crypto_hash_sha256_state st;
-    FILE *f = fopen(path, "rb");
-    size_t n;
+    for (int s = 0; s < FC_STAGE_COUNT; ++s) {
+        const fc_stage_profile_t *sp = &profile->stages[s];
 
-    if (f == NULL) {
-        fprintf(stderr, "fabcert: %s: cannot open profile: %m\n", path);
+        if (!sp->present || !fc_stage_desc((fc_stage_id_t)s)->needs_mnnvl ||
+            profile->nvlink_domain != FC_NVLINK_DOMAIN_NODE)
+            continue;
+        fprintf(stderr, "fabcert: %s:%d:%d: stage '%s' measures an NVLink domain that "
+                "spans nodes, and the profile's nvlink_domain is node (the default): say "
+                "nvlink_domain: rack for a rack-scale NVLink system such as GB200 NVL72, "
+                "or leave the stage out\n", path, sp->line, sp->col,
+                fc_stage_name((fc_stage_id_t)s));
         return FC_ERR_INVALID;
     }
-    crypto_hash_sha256_init(&st);
-    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        crypto_hash_sha256_update(&st, chunk, n);
-    fclose(f);
-    crypto_hash_sha256_final(&st, digest);
-    sodium_bin2hex(hex, len, digest, sizeof(digest));
     return FC_OK;
+}
+
+static void fc_profile_hash(const char *text, size_t len, char *hex, size_t hexlen)
+{
+    unsigned char digest[crypto_hash_sha256_BYTES];
+
+    crypto_hash_sha256(digest, (const unsigned char *)text, len);
+    sodium_bin2hex(hex, hexlen, digest, sizeof(digest));
 }
 
 fc_status_t fc_profile_load(const char *path, fc_profile_t *profile_p)
@@ -86,11 +102,15 @@ fc_status_t fc_profile_load(const char *path, fc_profile_t *profile_p)
     fc_yaml_ctx_t ctx = { path, -1 };
     fc_profile_t *profile = fc_xcalloc(1, sizeof(*profile), "the profile");
     fc_status_t status = FC_ERR_INVALID;
+    char *text = NULL;
+    size_t len = 0;
 
     snprintf(profile->path, sizeof(profile->path), "%s", path);
     profile->seed = 1;
-    if (fc_profile_hash(path, profile->sha256, sizeof(profile->sha256)) != FC_OK)
+    /* read once: the bytes hashed are the bytes parsed */
+    if (fc_input_read(path, "profile", FC_INPUT_PROFILE_MAX, &text, &len) != FC_OK)
         goto out_free;
+    fc_profile_hash(text, len, profile->sha256, sizeof(profile->sha256));
 
     fy_diag_cfg_default(&dcfg);
     dcfg.fp = NULL;
@@ -102,14 +122,15 @@ fc_status_t fc_profile_load(const char *path, fc_profile_t *profile_p)
     memset(&cfg, 0, sizeof(cfg));
     cfg.flags = FYPCF_QUIET;
     cfg.diag = diag;
-    doc = fy_document_build_from_file(&cfg, path);
+    doc = fy_document_build_from_string(&cfg, text, len);
     if (doc == NULL) {
         void *iter = NULL;
         struct fy_diag_error *err = fy_diag_errors_iterate(diag, &iter);
 
+        /* libfyaml counts a collected error's line and column from 1 */
         if (err != NULL)
             fprintf(stderr, "fabcert: %s:%d:%d: malformed YAML: %s\n", path,
-                    err->line + 1, err->column + 1, err->msg);
+                    err->line, err->column, err->msg);
         else
             fprintf(stderr, "fabcert: %s:1:1: the profile is empty or not YAML\n", path);
         goto out_diag;
@@ -129,12 +150,15 @@ fc_status_t fc_profile_load(const char *path, fc_profile_t *profile_p)
         status = FC_ERR_INVALID;
     }
     if (status == FC_OK)
+        status = fc_profile_check_mnnvl(path, profile);
+    if (status == FC_OK)
         *profile_p = *profile;
 out_doc:
     fy_document_destroy(doc);
 out_diag:
     fy_diag_destroy(diag);
 out_free:
+    free(text);
     free(profile);
     return status;
 }

@@ -125,11 +125,13 @@ typedef struct fc_soak_profile {
     double duration_s;          /* loop the collective set this long */
     double window_s;            /* drift is judged between windows */
     int window_explicit;        /* window_s was in the profile */
-    double max_drift_pct;       /* sustained slowdown against the soak's lower
-                                 * quartile of window medians; < 0: not judged */
-    int confirm_windows;        /* drift counts when it lasts this many
-                                 * consecutive windows (default 2), or comes
-                                 * back in this many and a quarter of them */
+    double max_drift_pct;       /* a slowdown held to the last window against
+                                 * the level held before it, widened to the
+                                 * windows' noise floor (lib/fc_drift.h);
+                                 * < 0: not judged */
+    int confirm_windows;        /* k: a level is held over this many windows
+                                 * in a row (default 2), a drift is judged
+                                 * from 2k and confirmed by k more */
     double max_error_delta;     /* NIC/port error counters may rise by this */
     char nic_pattern[64];       /* glob of the NICs whose counters count */
     int window_line, window_col;    /* where window_s is, for messages */
@@ -179,6 +181,7 @@ typedef struct fc_rails_profile {
 
 typedef struct fc_stage_profile {
     int present;            /* the profile names this stage */
+    int line, col;          /* where it is named, for messages */
     int required;           /* a rack is INCOMPLETE if it did not run */
     double timeout_s;       /* the stage is ended after this long */
     int warmup;             /* untimed (but checked) iterations */
@@ -211,6 +214,12 @@ typedef struct fc_stage_profile {
     fc_rails_profile_t rails;       /* the rails stage's settings */
 } fc_stage_profile_t;
 
+/* nvlink_domain: what one NVLink domain spans: the node (HGX and DGX
+ * boards, NVSwitch inside the node: the default), or the rack (GB200
+ * NVL72: NVLink switch trays join the rack's nodes, multi-node NVLink).
+ * The stages the stage table marks needs_mnnvl run under rack alone. */
+enum { FC_NVLINK_DOMAIN_NODE = 0, FC_NVLINK_DOMAIN_RACK = 1 };
+
 typedef struct fc_profile {
     char path[1024];        /* the file it was loaded from */
     char name[128];         /* name: (required) */
@@ -218,6 +227,8 @@ typedef struct fc_profile {
     uint32_t seed;          /* of the data pattern (default 1) */
     int require_signature;  /* certificates: {require_signature: true}: no
                              * certificate is written without --sign-key */
+    int nvlink_domain;      /* FC_NVLINK_DOMAIN_*: how far one NVLink domain
+                             * reaches (nvlink_domain: node or rack) */
     fc_stage_profile_t stages[FC_STAGE_COUNT];  /* per fc_stage_id_t; present
                                                  * if the profile names it */
 } fc_profile_t;

@@ -348,7 +348,7 @@ static void fc_stage_defaults(fc_stage_profile_t *sp)
 
 const char *fc_profile_stage_list(void)
 {
-    static char list[128];
+    static char list[256];
 
     list[0] = '\0';
     for (int s = 0; s < FC_STAGE_COUNT; ++s)
@@ -382,6 +382,7 @@ fc_status_t fc_profile_stages_read(const fc_yaml_ctx_t *ctx, const fc_yaml_field
         sp = &profile->stages[stage_ctx.stage];
         fc_stage_defaults(sp);
         sp->present = 1;
+        fc_yaml_mark(sk, &sp->line, &sp->col);
         named = 1;
         snprintf(where, sizeof(where), "stage '%s'", name);
         FC_CHECK(fc_yaml_walk(&stage_ctx, sv, sk, &sec, sp));

@@ -110,8 +110,12 @@ fc_status_t fc_parse_duration(const char *what, const char *text, double *second
         return FC_ERR_INVALID;
     }
     if (v * unit < 1) {         /* the least soak.duration_s a profile may say */
-        fprintf(stderr, "fabcert: --%s '%s': below the least soak duration, 1 s (the "
-                "profile's soak.duration_s is 1 s or more)\n", what, text);
+        if (strcmp(what, "soak-duration") == 0)
+            fprintf(stderr, "fabcert: --%s '%s': below the least soak duration, 1 s (the "
+                    "profile's soak.duration_s is 1 s or more)\n", what, text);
+        else
+            fprintf(stderr, "fabcert: --%s '%s': below the least duration, 1 s\n", what,
+                    text);
         return FC_ERR_INVALID;
     }
     *seconds_p = v * unit;

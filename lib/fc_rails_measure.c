@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "fc_alloc.h"
+#include "fc_ctl.h"
+#include "fc_ctl_check.h"
 #include "fc_kernels.h"
 #include "fc_pattern_host.h"
 #include "fc_rails_stage.h"
@@ -155,8 +157,17 @@ void fc_rails_gather(fc_rails_local_t *L)
 {
     int nz = L->ctx->sp.nsizes;
 
-    MPI_Gather(L->mine, (int)((size_t)nz * sizeof(*L->mine)), MPI_BYTE, L->all,
-               (int)((size_t)nz * sizeof(*L->mine)), MPI_BYTE, 0, MPI_COMM_WORLD);
+    fc_ctl_gather(MPI_COMM_WORLD, 0, "the rails' sides", L->mine, (size_t)nz * sizeof(*L->mine),
+                  L->ctx->world_rank == 0 ? L->all : NULL);
+    for (int i = 0; L->ctx->world_rank == 0 && i < L->ctx->world_size * nz; ++i)
+        fc_ctl_check(fc_ctl_side_ok(&L->all[i].side, L->nnodes, nz) &&
+                     (!L->all[i].side.valid || (L->all[i].rail >= 0 &&
+                                                L->all[i].rail < L->nrails)) &&
+                     (L->all[i].failed & ~1) == 0 &&
+                     fc_ctl_str_ok(L->all[i].why, sizeof(L->all[i].why)), "the rails' sides",
+                     i / nz, "a side of rail %d, nodes %d and %d at size %d",
+                     (int)L->all[i].rail, (int)L->all[i].side.node,
+                     (int)L->all[i].side.partner, (int)L->all[i].side.size_index);
 }
 
 void fc_rails_pair_new(fc_pair_t *p, int x, int y, int z)

@@ -245,12 +245,8 @@ static void fc_soak_gpu_record(fc_stage_ctx_t *ctx, json_t *all, size_t r)
     if (figures[0])
         fc_tap_diag(&ctx->tap, "GPU %lld of host %s: burn %s", (long long)json_integer_value(
                         json_object_get(dev, "device")), host, figures);
-    if (!pass) {
-        ++ctx->failed_points;
-        for (size_t i = 0; i < json_array_size(json_object_get(rec, "reasons")); ++i)
-            fc_tap_diag(&ctx->tap, "%s", json_string_value(
-                            json_array_get(json_object_get(rec, "reasons"), i)));
-    }
+    if (!pass)
+        fc_stage_count_not_pass(ctx, rec);
     fc_tap_point(&ctx->tap, pass ? FC_OK : FC_ERR_FAIL, "GPU %lld (%s) of host %s over the "
                  "soak: burn and health%s%s", (long long)json_integer_value(
                      json_object_get(dev, "device")), fc_json_str_or(dev, "uuid", "no UUID"),

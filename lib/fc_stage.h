@@ -42,6 +42,7 @@ typedef struct fc_stage_opts {
     int hang_rank;              /* --selftest-hang: this world rank stops */
     int hang_index;             /* ... on entering this point or round */
     double soak_duration;       /* --soak-duration: override; 0: profile */
+    double phase_s;             /* --contention-phase: override; 0: profile */
 } fc_stage_opts_t;
 
 /* How a stage groups its ranks; names the groups in results. */
@@ -77,6 +78,9 @@ typedef struct fc_stage_ctx {
     char selftest_unfit[512];   /* a self-test this stage cannot run: why */
     char backend_note[512];     /* --backend auto fell back to mpi: why */
     char backend_requested[16]; /* what the profile or --backend asked for */
+    char env_set[128];          /* the stage table's env, as set here ("" none) */
+    char env_replaced[256];     /* the value it replaced, when the launch gave
+                                 * another ("" when none or the same) */
     double started_s;           /* MPI_Wtime at the start of the stage */
     double confirm_s;           /* time its confirmations alone took (rank 0) */
 } fc_stage_ctx_t;
@@ -123,13 +127,23 @@ fc_status_t fc_stage_sweep_plan(const fc_profile_t *profile, fc_stage_id_t stage
                                 fc_test_point_t **points_p, int *npoints_p);
 /* Every rank of comm gives one JSON document (NULL: none); rank 0 of comm
  * gets them in rank order, each parsed again, as a JSON array (null for
- * none or for a document that did not parse); the others get NULL. Any
- * size: lengths are gathered first. Collective over comm. */
+ * none or for a document that did not parse); the others get NULL. Up to
+ * FC_CTL_TEXT_MAX each, checked on arrival (lib/fc_ctl.h). Collective
+ * over comm. */
 json_t *fc_stage_gather_json(json_t *mine, MPI_Comm comm);
+/* Every world rank's summary of a point (a placeholder, valid 0, where it
+ * is not its group's rank 0) to world rank 0, into all (world_size of
+ * them; NULL elsewhere), checked on arrival (lib/fc_ctl.h) and for values
+ * a summary can hold (ranks in range, strings ended). */
+void fc_stage_gather_summaries(const char *what, const fc_point_summary_t *mine,
+                               fc_point_summary_t *all);
 /* The number of distinct hosts among comm's ranks (collective over comm). */
 int fc_stage_comm_hosts(const fc_stage_ctx_t *ctx, MPI_Comm comm);
 /* A results record with the stage's common fields (rank 0). */
 json_t *fc_stage_record(const fc_stage_ctx_t *ctx, const char *type);
+/* Rank 0: a check record rec that did not PASS counts against the stage
+ * (its end record's failed points) and its reasons go to TAP. */
+void fc_stage_count_not_pass(fc_stage_ctx_t *ctx, json_t *rec);
 /* The stage's backend on `group`: the GPU plugin's (with a `devices`
  * record naming every rank's GPU) when the backend is nccl, else mpi. */
 fc_status_t fc_stage_open_backend(fc_stage_ctx_t *ctx, MPI_Comm group, fc_backend_t *be_p);

@@ -3,7 +3,8 @@
  * mpi, or the GPU plugin's nccl when every rank that needs one has the
  * plugin and a GPU (the contention stage: its foreground ranks alone),
  * else the reason it cannot (--backend auto falls back to mpi and says
- * why; --backend nccl skips the stage). The stage_start record names the
+ * why; --backend nccl skips the stage; a stage that measures on nccl
+ * alone, the NVLink domain, skips on mpi). The stage_start record names the
  * plugin that measured (its path and SHA-256), and opening the backend on
  * nccl writes the devices record naming every member's GPU. The choice
  * is made once at start-up (fc_stage_init, fc_stage_world.c); each stage
@@ -19,6 +20,7 @@
 
 #include "fc_alloc.h"
 #include "fc_contention_role.h"
+#include "fc_ctl.h"
 #include "fc_stage_int.h"
 
 /* --backend nccl or auto: every rank must have the GPU plugin and a GPU
@@ -38,6 +40,15 @@ void fc_stage_choose_backend(fc_stage_ctx_t *ctx)
     snprintf(ctx->backend_requested, sizeof(ctx->backend_requested), "%s",
              ctx->opts.backend[0] ? ctx->opts.backend : "mpi");
     wants_gpu = strcmp(ctx->opts.backend, "mpi") != 0 && fc_stage_desc(ctx->stage)->gpu_capable;
+    if (!wants_gpu && fc_stage_desc(ctx->stage)->gpu_only) {
+        /* its figure is NVLink's: on host memory it would measure the
+         * rack stage again and pass for the NVLink domain */
+        snprintf(ctx->skip_reason, sizeof(ctx->skip_reason), "the %s stage measures the "
+                 "NVLink domain through NCCL; backend %s cannot reach it (run it with "
+                 "--backend nccl)", fc_stage_name(ctx->stage), ctx->backend_requested);
+        snprintf(ctx->opts.backend, sizeof(ctx->opts.backend), "mpi");
+        return;
+    }
     if (!wants_gpu) {
         if (strcmp(ctx->backend_requested, "mpi") != 0)
             snprintf(ctx->backend_note, sizeof(ctx->backend_note), "the %s stage measures "
@@ -51,13 +62,17 @@ void fc_stage_choose_backend(fc_stage_ctx_t *ctx)
     pl = fc_plugin_load(why, sizeof(why));
     ok = !needs || (pl != NULL && pl->device_count_func(why, sizeof(why)) > 0);
     mine = ok ? ctx->world_size : ctx->world_rank;
-    MPI_Allreduce(&mine, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    fc_ctl_allreduce(MPI_COMM_WORLD, "the first rank without a GPU backend", FC_CTL_INT,
+                     FC_CTL_MIN, &mine, &first_bad, 1);
+    fc_ctl_check(first_bad >= 0 && first_bad <= ctx->world_size, "the first rank without a "
+                 "GPU backend", -1, "rank %d of %d", first_bad, ctx->world_size);
     if (first_bad == ctx->world_size) {
         ctx->gpu = pl;
         snprintf(ctx->opts.backend, sizeof(ctx->opts.backend), "nccl");
         return;
     }
-    MPI_Bcast(why, sizeof(why), MPI_CHAR, first_bad, MPI_COMM_WORLD);
+    fc_ctl_bcast_str(MPI_COMM_WORLD, first_bad, "why a rank has no GPU backend", why,
+                     sizeof(why));
     if (strcmp(ctx->opts.backend, "auto") == 0)
         snprintf(ctx->backend_note, sizeof(ctx->backend_note), "--backend auto: "
                  "using mpi, as host %s (rank %d) cannot use nccl: %s",
@@ -146,8 +161,7 @@ fc_status_t fc_stage_open_backend_on(fc_stage_ctx_t *ctx, MPI_Comm group, int me
     if (ctx->world_rank == 0)
         all_desc = fc_xcalloc((size_t)ctx->world_size, sizeof(desc),
                               "the ranks' device descriptions");
-    MPI_Gather(desc, sizeof(desc), MPI_CHAR, all_desc, sizeof(desc), MPI_CHAR, 0,
-               MPI_COMM_WORLD);
+    fc_ctl_gather_strs(MPI_COMM_WORLD, 0, "the ranks' devices", desc, sizeof(desc), all_desc);
     if (ctx->world_rank == 0 && all_desc) {
         json_t *list = json_array();
 

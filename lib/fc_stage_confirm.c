@@ -14,6 +14,7 @@
 
 #include "fc_alloc.h"
 #include "fc_confirm_rule.h"
+#include "fc_ctl.h"
 #include "fc_log.h"
 #include "fc_stage_wrong.h"
 #include "fc_watchdog.h"
@@ -112,8 +113,7 @@ static void fc_confirm_run(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_bufs
         if (be->rank != 0)
             mine.valid = 0;
     }
-    MPI_Gather(&mine, sizeof(mine), MPI_BYTE, gathered, sizeof(mine), MPI_BYTE, 0,
-               MPI_COMM_WORLD);
+    fc_stage_gather_summaries("the summaries of a point confirmed alone", &mine, gathered);
     if (ctx->world_rank != 0)
         return;
     memset(out, 0, sizeof(*out));
@@ -319,10 +319,12 @@ void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_buf
     memset(&plan, 0, sizeof(plan));
     if (ctx->world_rank == 0)
         fc_confirm_make_plan(ctx, pt, sums, js, n, extra, &plan);
-    MPI_Bcast(&plan.n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, "the groups to confirm alone", &plan.n, 1, 0,
+                      FC_CONFIRM_MAX_GROUPS);
     if (plan.n == 0)
         return;
-    MPI_Bcast(plan.first, 2 * FC_CONFIRM_MAX_GROUPS, MPI_INT, 0, MPI_COMM_WORLD);
+    fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, "the first ranks of the groups to confirm",
+                      &plan.first[0][0], 2 * FC_CONFIRM_MAX_GROUPS, -1, ctx->world_size - 1);
     if (ctx->world_rank == 0)
         gathered = fc_xcalloc((size_t)ctx->world_size, sizeof(*gathered),
                               "the summaries of the groups confirmed alone");
@@ -350,7 +352,7 @@ void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_buf
                        fc_stage_confirm_decide(&ctx->sp, pt, fc_confirm_kind(ctx), &sums[g],
                                                &js[g], a, c, nrounds, fails) == FC_CONFIRM_MORE;
             }
-            MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
+            fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, "another alone round", &more, 1, 0, 1);
         }
         if (ctx->world_rank == 0) {
             int g = plan.index[e][0];

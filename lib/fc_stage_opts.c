@@ -41,6 +41,8 @@ static void fc_stage_usage(FILE *out, const char *prog)
 "                       stop rank R (SIGSTOP) on entering point or round K,\n"
 "                       to prove the watchdog names it\n"
 "  --soak-duration D    the soak stage's duration instead of the profile's\n"
+"  --contention-phase D the contention stage's shortest loaded phase instead\n"
+"                       of the profile's phase_s\n"
 "                       (90, 90s, 30m, 8h, 2d)\n"
 "  --help               this text\n"
 "Exit status: 0 all checks pass, 1 a check failed or timed out, 2 bad input.\n",
@@ -111,7 +113,7 @@ fc_status_t fc_stage_parse(int argc, char **argv, fc_stage_opts_t *o,
 {
     enum { O_PROFILE = 1, O_OUT, O_RUN_ID, O_BACKEND, O_SIZES, O_ITERS,
            O_WARMUP, O_COLLS, O_DTYPES, O_OPS, O_SELFTEST, O_HOSTS, O_RACKS,
-           O_HANG, O_SOAK_DURATION, O_HELP };
+           O_HANG, O_SOAK_DURATION, O_PHASE, O_HELP };
     static const struct option longopts[] = {
         { "profile", required_argument, NULL, O_PROFILE },
         { "out", required_argument, NULL, O_OUT },
@@ -128,6 +130,7 @@ fc_status_t fc_stage_parse(int argc, char **argv, fc_stage_opts_t *o,
         { "racks", required_argument, NULL, O_RACKS },
         { "selftest-hang", required_argument, NULL, O_HANG },
         { "soak-duration", required_argument, NULL, O_SOAK_DURATION },
+        { "contention-phase", required_argument, NULL, O_PHASE },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
@@ -189,6 +192,9 @@ fc_status_t fc_stage_parse(int argc, char **argv, fc_stage_opts_t *o,
         case O_SOAK_DURATION:
             FC_CHECK(fc_parse_duration("soak-duration", optarg, &o->soak_duration));
             break;
+        case O_PHASE:
+            FC_CHECK(fc_parse_duration("contention-phase", optarg, &o->phase_s));
+            break;
         case O_RACKS: snprintf(o->racks_path, sizeof(o->racks_path), "%s", optarg); break;
         case O_HANG:
             if (sscanf(optarg, "rank=%d,index=%d", &o->hang_rank, &o->hang_index) != 2 ||
@@ -240,6 +246,8 @@ void fc_stage_profile_apply(fc_stage_profile_t *sp, const fc_stage_opts_t *o,
     }
     if (o->soak_duration > 0 && (fc_stage_desc(stage)->sections & FC_SECT_SOAK))
         fc_soak_set_duration(sp, o->soak_duration);
+    if (o->phase_s > 0 && (fc_stage_desc(stage)->sections & FC_SECT_CONTENTION))
+        sp->cont.phase_s = o->phase_s;
 }
 
 void fc_stage_apply_overrides(fc_stage_ctx_t *ctx)

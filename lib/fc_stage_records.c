@@ -31,6 +31,15 @@ json_t *fc_stage_record(const fc_stage_ctx_t *ctx, const char *type)
                      ctx->profile.sha256, "time", now);
 }
 
+void fc_stage_count_not_pass(fc_stage_ctx_t *ctx, json_t *rec)
+{
+    json_t *reasons = json_object_get(rec, "reasons");
+
+    ++ctx->failed_points;
+    for (size_t i = 0; i < json_array_size(reasons); ++i)
+        fc_tap_diag(&ctx->tap, "%s", json_string_value(json_array_get(reasons, i)));
+}
+
 /* The part a failing point implicates, and whether its host is to be
  * quarantined (DESIGN rule 2: blame only after confirmation). Wrong bits
  * implicate the whole group until the runner's retest places them

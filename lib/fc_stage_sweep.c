@@ -14,11 +14,27 @@
 
 #include "fc_alloc.h"
 #include "fc_counters_check.h"
+#include "fc_ctl.h"
+#include "fc_ctl_check.h"
 #include "fc_judge.h"
 #include "fc_log.h"
 #include "fc_stage_confirm.h"
 #include "fc_stage_counters.h"
 #include "fc_stage_int.h"
+
+void fc_stage_gather_summaries(const char *what, const fc_point_summary_t *mine,
+                               fc_point_summary_t *all)
+{
+    int rank, size;
+
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    fc_ctl_gather(MPI_COMM_WORLD, 0, what, mine, sizeof(*mine), rank == 0 ? all : NULL);
+    for (int r = 0; rank == 0 && r < size; ++r)
+        fc_ctl_check(fc_ctl_summary_ok(&all[r], size), what, r, "a summary whose ranks, "
+                     "counts or names cannot be (valid %d, first rank %d, %d ranks)",
+                     (int)all[r].valid, (int)all[r].first_world_rank, (int)all[r].nranks);
+}
 
 fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
 {
@@ -41,10 +57,12 @@ fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
                  fc_status_str(status));
         return status;
     }
-    MPI_Bcast(&my_first, 1, MPI_INT, 0, group);     /* names this rank's group */
+    /* names this rank's group */
+    fc_ctl_bcast_ints(group, 0, "the group's first rank", &my_first, 1, 0, ctx->world_size - 1);
     if (ctx->world_rank == 0)
         rank_first = fc_xcalloc((size_t)ngroups_max, sizeof(int), "the ranks' groups");
-    MPI_Gather(&my_first, 1, MPI_INT, rank_first, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    fc_ctl_gather_ints(MPI_COMM_WORLD, 0, "the ranks' groups", &my_first, 1, rank_first, 0,
+                       ctx->world_size - 1);
     fc_engine_bufs_init(&bufs);
     if (ctx->world_rank == 0) {
         all = fc_xcalloc((size_t)ngroups_max, sizeof(*all), "the groups' summaries");
@@ -68,8 +86,7 @@ fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
         by_host = fc_stage_ival_close_hosts(ctx, &ival);
         if (be.rank != 0)
             mine.valid = 0;
-        MPI_Gather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, 0,
-                   MPI_COMM_WORLD);
+        fc_stage_gather_summaries("the points' summaries", &mine, all);
         if (ctx->world_rank == 0) {
             for (int r = 0; r < ctx->world_size; ++r)
                 if (all[r].valid)

@@ -11,6 +11,7 @@
  */
 #include "fc_stage.h"
 
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,8 @@
 #include <unistd.h>
 
 #include "fc_alloc.h"
+#include "fc_ctl.h"
+#include "fc_input.h"
 #include "fc_log.h"
 #include "fc_pairs.h"
 #include "fc_pairs_schedule.h"
@@ -40,6 +43,8 @@ static json_t *fc_stage_work_plan(const fc_stage_ctx_t *ctx)
     case FC_STAGE_NODE:
     case FC_STAGE_RACK:
     case FC_STAGE_CLUSTER:
+    case FC_STAGE_DOMAIN:
+    case FC_STAGE_DOMAIN_NET:
         return json_pack("{s:s, s:i}", "unit", "points", "total",
                          fc_stage_point_count(&ctx->sp));
     case FC_STAGE_PAIRS:
@@ -81,10 +86,11 @@ fc_status_t fc_stage_load_profile(fc_stage_ctx_t *ctx)
             status = FC_ERR_INVALID;
         }
     }
-    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, "the profile's status", &status, 1, FC_OK,
+                      FC_ERR_INTERNAL);
     if (status != FC_OK)
         return (fc_status_t)status;
-    MPI_Bcast(&ctx->profile, sizeof(ctx->profile), MPI_BYTE, 0, MPI_COMM_WORLD);
+    fc_ctl_bcast(MPI_COMM_WORLD, 0, "the profile", &ctx->profile, sizeof(ctx->profile));
     ctx->sp = ctx->profile.stages[ctx->stage];
     fc_stage_apply_overrides(ctx);
     /* the profile's own sweep was held to this when it was loaded; the
@@ -102,64 +108,42 @@ fc_status_t fc_stage_load_profile(fc_stage_ctx_t *ctx)
 
 json_t *fc_stage_gather_json(json_t *mine, MPI_Comm comm)
 {
-    char *text = mine ? json_dumps(mine, JSON_COMPACT | JSON_SORT_KEYS) : NULL, *all = NULL;
-    int len = text ? (int)strlen(text) + 1 : 0, rank, size, *lens = NULL, *displs = NULL;
+    char *text = mine ? json_dumps(mine, JSON_COMPACT | JSON_SORT_KEYS) : NULL, **all;
+    int size;
     json_t *docs = NULL;
 
-    MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    if (rank == 0) {
-        lens = fc_xcalloc((size_t)size, sizeof(int), "the gathered documents' lengths");
-        displs = fc_xcalloc((size_t)size, sizeof(int), "the gathered documents' places");
-    }
-    MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
-    if (rank == 0) {
-        size_t total = 0;
-
-        for (int r = 0; r < size; ++r) {
-            displs[r] = (int)total;
-            total += (size_t)lens[r];
-        }
-        all = fc_xmalloc(total + 1, "the gathered documents");
-    }
-    MPI_Gatherv(text, len, MPI_CHAR, all, lens, displs, MPI_CHAR, 0, comm);
-    if (rank == 0) {
+    all = fc_ctl_gather_texts(comm, 0, "the ranks' reports", text, FC_CTL_TEXT_MAX);
+    if (all != NULL) {
         docs = json_array();
         for (int r = 0; r < size; ++r) {
-            json_t *d = lens[r] > 0 ? json_loads(all + displs[r], 0, NULL) : NULL;
+            json_t *d = all[r] ? json_loads(all[r], 0, NULL) : NULL;
 
             json_array_append_new(docs, d ? d : json_null());
+            free(all[r]);
         }
     }
     free(text);
     free(all);
-    free(lens);
-    free(displs);
     return docs;
 }
 
 /* Rank 0 reads a file; every rank gets its text (NULL if no path). */
-static fc_status_t fc_stage_bcast_file(const fc_stage_ctx_t *ctx,
+static fc_status_t fc_stage_bcast_file(const fc_stage_ctx_t *ctx, const char *what,
                                        const char *path, char **text_p)
 {
-    long len = 0;
+    int ok = 1;
     char *text = NULL;
 
     *text_p = NULL;
     if (path[0] == '\0')
         return FC_OK;
-    if (ctx->world_rank == 0) {
-        if (fc_read_text_file(path, &text) == FC_OK)
-            len = (long)strlen(text);
-        else
-            len = -1;
-    }
-    MPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-    if (len < 0)
+    if (ctx->world_rank == 0)
+        ok = fc_input_read(path, what, FC_INPUT_INVENTORY_MAX, &text, NULL) == FC_OK;
+    fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, what, &ok, 1, 0, 1);
+    if (!ok)
         return FC_ERR_INVALID;
-    if (ctx->world_rank != 0)
-        text = fc_xmalloc((size_t)len + 1, "a file's text from rank 0");
-    MPI_Bcast(text, (int)len + 1, MPI_CHAR, 0, MPI_COMM_WORLD);
+    fc_ctl_bcast_text(MPI_COMM_WORLD, 0, what, FC_INPUT_INVENTORY_MAX, &text);
     *text_p = text;
     return FC_OK;
 }
@@ -173,15 +157,16 @@ fc_status_t fc_stage_load_inventory(fc_stage_ctx_t *ctx)
     int status = FC_OK, *racks = NULL;
     size_t n = (size_t)ctx->world_size;
 
-    if (fc_stage_bcast_file(ctx, o->hosts_path, &hosts_text) != FC_OK ||
-        fc_stage_bcast_file(ctx, o->racks_path, &racks_text) != FC_OK)
+    if (fc_stage_bcast_file(ctx, "the host list", o->hosts_path, &hosts_text) != FC_OK ||
+        fc_stage_bcast_file(ctx, "the rack map", o->racks_path, &racks_text) != FC_OK)
         status = FC_ERR_INVALID;
     else if (hosts_text || racks_text) {
         /* rank 0 parses first and prints; the others parse the same text */
         if (ctx->world_rank == 0)
             status = fc_inventory_parse(hosts_text, o->hosts_path, racks_text,
                                         o->racks_path, &ctx->inv);
-        MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, "the inventory's status", &status, 1, FC_OK,
+                          FC_ERR_INTERNAL);
         if (status == FC_OK && ctx->world_rank != 0 &&
             fc_inventory_parse(hosts_text, o->hosts_path, racks_text,
                                o->racks_path, &ctx->inv) != FC_OK)
@@ -197,8 +182,8 @@ fc_status_t fc_stage_load_inventory(fc_stage_ctx_t *ctx)
     ctx->rank_hosts = fc_xcalloc(n, FC_HOST_MAX, "the ranks' host names");
     racks = fc_xcalloc(n, sizeof(int), "the ranks' racks");
     ctx->rank_racks = racks;
-    MPI_Allgather(ctx->host, FC_HOST_MAX, MPI_CHAR, ctx->rank_hosts,
-                  FC_HOST_MAX, MPI_CHAR, MPI_COMM_WORLD);
+    fc_ctl_allgather_strs(MPI_COMM_WORLD, "the ranks' host names", ctx->host, FC_HOST_MAX,
+                          (char *)ctx->rank_hosts);
     for (size_t r = 0; r < n; ++r) {
         int h = fc_inventory_find_host(&ctx->inv, ctx->rank_hosts[r]);
 
@@ -214,9 +199,15 @@ fc_status_t fc_stage_load_inventory(fc_stage_ctx_t *ctx)
             continue;
         }
         racks[r] = ctx->inv.host_rack[h];
+        /* records name a host as the inventory does: a host that calls
+         * itself "w-0" where the list says "w-0.svc.ns.svc" (a pod) */
+        if (o->hosts_path[0] || o->racks_path[0])
+            snprintf(ctx->rank_hosts[r], FC_HOST_MAX, "%s", ctx->inv.hosts[h]);
     }
-    if (status == FC_OK)
+    if (status == FC_OK) {
         ctx->rack = racks[ctx->world_rank];
+        snprintf(ctx->host, sizeof(ctx->host), "%s", ctx->rank_hosts[ctx->world_rank]);
+    }
     for (int r = 0; r < ctx->world_rank; ++r)
         if (strcmp(ctx->rank_hosts[r], ctx->host) == 0)
             ctx->local_rank++;
@@ -231,6 +222,24 @@ static void fc_stage_die(void)
     _exit(FC_EXIT_FAIL);
 }
 
+/* The stage table's environment for this stage (NCCL_MNNVL_ENABLE for
+ * the NVLink domain stages), set in this process before any communicator
+ * is made: NCCL reads it once, at its first. A launch that exported
+ * another value is overridden, and the stage_start record says so. */
+static void fc_stage_set_env(fc_stage_ctx_t *ctx)
+{
+    const char *env = fc_stage_desc(ctx->stage)->env, *eq, *was;
+    char name[64];
+
+    if (env == NULL || (eq = strchr(env, '=')) == NULL)
+        return;
+    snprintf(name, sizeof(name), "%.*s", (int)(eq - env), env);
+    if ((was = getenv(name)) != NULL && strcmp(was, eq + 1) != 0)
+        snprintf(ctx->env_replaced, sizeof(ctx->env_replaced), "%s=%s", name, was);
+    setenv(name, eq + 1, 1);
+    snprintf(ctx->env_set, sizeof(ctx->env_set), "%s", env);
+}
+
 fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
                           fc_stage_ctx_t *ctx)
 {
@@ -239,6 +248,9 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
 
     memset(ctx, 0, sizeof(*ctx));
     ctx->stage = stage;
+    /* before MPI_Init: a rank the launcher names without this line never
+     * got here (its program could not start on its host) */
+    fc_watchdog_started(fc_stage_name(stage));
     MPI_Init(argc, argv);
     ctx->started_s = MPI_Wtime();
     fc_alloc_set_die(fc_stage_die);
@@ -247,6 +259,7 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
     if (gethostname(ctx->host, sizeof(ctx->host) - 1) != 0)
         snprintf(ctx->host, sizeof(ctx->host), "unknown-host");
     fc_log_set_identity(ctx->host, ctx->world_rank);
+    fc_watchdog_identify(fc_stage_name(stage), ctx->world_rank, ctx->host);
 
     status = fc_stage_parse(*argc, *argv, &ctx->opts, ctx->world_rank != 0);
     if (status != FC_OK)
@@ -269,10 +282,11 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
     if (ctx->opts.run_id[0] == '\0' && ctx->world_rank == 0)
         snprintf(ctx->opts.run_id, sizeof(ctx->opts.run_id), "%ld-%d",
                  (long)time(NULL), (int)getpid());
-    MPI_Bcast(ctx->opts.run_id, sizeof(ctx->opts.run_id), MPI_CHAR, 0,
-              MPI_COMM_WORLD);
+    fc_ctl_bcast_str(MPI_COMM_WORLD, 0, "the run's id", ctx->opts.run_id,
+                     sizeof(ctx->opts.run_id));
     FC_CHECK(fc_stage_load_profile(ctx));
     FC_CHECK(fc_stage_load_inventory(ctx));
+    fc_stage_set_env(ctx);
     fc_stage_choose_backend(ctx);
     FC_CHECK(fc_watchdog_start(ctx->sp.timeout_s, fc_stage_name(stage),
                                ctx->world_rank, ctx->host));
@@ -283,7 +297,7 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
     ok = 1;
     if (ctx->world_rank == 0)
         ok = fc_results_open(ctx->opts.out_dir, &ctx->results) == FC_OK;
-    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, "results.jsonl opened", &ok, 1, 0, 1);
     if (!ok)
         return FC_ERR_INVALID;
     if (ctx->world_rank == 0) {
@@ -308,6 +322,10 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
                                 getenv("SLURM_STEP_ID") ? getenv("SLURM_STEP_ID") : ""));
         if (ctx->backend_note[0])
             json_object_set_new(rec, "backend_note", json_string(ctx->backend_note));
+        if (ctx->env_set[0])        /* what the stage set for itself (its NCCL mode) */
+            json_object_set_new(rec, "env", json_string(ctx->env_set));
+        if (ctx->env_replaced[0])
+            json_object_set_new(rec, "env_replaced", json_string(ctx->env_replaced));
         json_object_set_new(rec, "backend_requested", json_string(ctx->backend_requested));
         if (ctx->gpu)       /* which code measured: a plugin is a program too */
             json_object_set_new(rec, "gpu_plugin", fc_stage_plugin_json());
@@ -357,8 +375,8 @@ fc_status_t fc_stage_split_by_host(fc_stage_ctx_t *ctx, MPI_Comm *comm_p)
     char *all = fc_xcalloc((size_t)ctx->world_size, FC_HOST_MAX, "the ranks' host names");
     int color = 0;
 
-    MPI_Allgather(ctx->host, FC_HOST_MAX, MPI_CHAR, all, FC_HOST_MAX, MPI_CHAR,
-                  MPI_COMM_WORLD);
+    fc_ctl_allgather_strs(MPI_COMM_WORLD, "the ranks' host names (by host)", ctx->host,
+                          FC_HOST_MAX, all);
     while (strncmp(all + (size_t)color * FC_HOST_MAX, ctx->host, FC_HOST_MAX) != 0)
         ++color;
     free(all);
@@ -411,7 +429,8 @@ int fc_stage_comm_hosts(const fc_stage_ctx_t *ctx, MPI_Comm comm)
 
     MPI_Comm_size(comm, &n);
     world = fc_xcalloc((size_t)n, sizeof(int), "the communicator's world ranks");
-    MPI_Allgather(&ctx->world_rank, 1, MPI_INT, world, 1, MPI_INT, comm);
+    fc_ctl_allgather_ints(comm, "the group's world ranks", &ctx->world_rank, 1, world, 0,
+                          ctx->world_size - 1);
     for (int i = 0; i < n; ++i) {
         int seen = 0;
 
@@ -425,8 +444,18 @@ int fc_stage_comm_hosts(const fc_stage_ctx_t *ctx, MPI_Comm comm)
 
 int fc_stage_finish(fc_stage_ctx_t *ctx, fc_status_t status)
 {
-    int failed = ctx->failed_points;
+    int failed = ctx->failed_points, done = 1, *dones = NULL;
 
+    /* the last control messages, before the end is written: every rank
+     * learns the failed points, then tells rank 0 that it is done, so a
+     * message any rank received wrong ends the job before a stage_end
+     * could say PASS (after the end, nothing travels but MPI_Finalize's) */
+    fc_watchdog_progress(-1, "the stage's end");
+    fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, "the stage's failed points", &failed, 1, 0, INT_MAX);
+    if (ctx->world_rank == 0)
+        dones = fc_xcalloc((size_t)ctx->world_size, sizeof(int), "the ranks' ends");
+    fc_ctl_gather_ints(MPI_COMM_WORLD, 0, "every rank at the stage's end", &done, 1, dones, 1, 1);
+    free(dones);
     if (ctx->world_rank == 0) {
         json_t *rec = fc_stage_record(ctx, "stage_end");
 
@@ -457,7 +486,6 @@ int fc_stage_finish(fc_stage_ctx_t *ctx, fc_status_t status)
         fc_results_close(&ctx->results);
         fc_tap_done(&ctx->tap);
     }
-    MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (failed > 0)
         status = fc_status_worst(status, FC_ERR_FAIL);
     MPI_Finalize();

@@ -7,8 +7,11 @@
  * place in the plan (the enum's order), how many ranks it takes per node,
  * how few hosts it can run on, whether it may run on the GPU backend,
  * whether its TAP plan is known before it runs, whether its points are
- * also timed batched, and which profile sections it reads. Adding a stage
- * is one entry here, its enum value, and its program in suites/.
+ * also timed batched, which profile sections it reads, what it proves
+ * (`fabcert plan` says so, and what a profile without it leaves out), the
+ * hardware it needs and the environment its program sets for itself.
+ * Adding a stage is one entry here, its enum value, and its program in
+ * suites/.
  */
 #ifndef FC_STAGES_H
 #define FC_STAGES_H
@@ -19,11 +22,13 @@ typedef enum fc_stage_id {         /* in plan order */
     FC_STAGE_PAIRS,
     FC_STAGE_RACK,
     FC_STAGE_CLUSTER,
+    FC_STAGE_DOMAIN,                /* the NVLink domain over multi-node NVLink */
+    FC_STAGE_DOMAIN_NET,            /* ... and over the network (MNNVL off) */
     FC_STAGE_OVERLAP,
     FC_STAGE_SCALING,
     FC_STAGE_CONTENTION,
     FC_STAGE_SOAK,
-    FC_STAGE_RAILS,                 /* last: the ids before it are unchanged */
+    FC_STAGE_RAILS,
     FC_STAGE_COUNT
 } fc_stage_id_t;
 
@@ -135,6 +140,20 @@ typedef struct fc_stage_desc {
     const char *sweep_record;       /* the type of the records sweep_check
                                      * holds to the plan; NULL: the check's
                                      * own (point, pair, contention) */
+    const char *proves;             /* what the stage proves, one line: the
+                                     * plan prints it, and for a stage a
+                                     * profile leaves out, what is lost */
+    int gpu_only;                   /* measures on nccl alone: on mpi it is a
+                                     * skip saying why (its figure is NVLink's) */
+    int needs_mnnvl;                /* runs only where the profile's NVLink
+                                     * domain spans nodes (nvlink_domain:
+                                     * rack); elsewhere there is nothing for
+                                     * it to measure, and a profile that names
+                                     * it is refused */
+    const char *env;                /* "NAME=VALUE" its program sets in its
+                                     * own environment before any
+                                     * communicator is made (NCCL reads it
+                                     * once per process), or NULL */
 } fc_stage_desc_t;
 
 const fc_stage_desc_t *fc_stage_desc(fc_stage_id_t stage);

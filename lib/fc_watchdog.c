@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -272,6 +273,17 @@ static void fc_wd_catch_term(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
+void fc_watchdog_identify(const char *stage, int rank, const char *host)
+{
+    pthread_mutex_lock(&fc_wd.lock);
+    snprintf(fc_wd.stage, sizeof(fc_wd.stage), "%s", stage);
+    snprintf(fc_wd.host, sizeof(fc_wd.host), "%s", host);
+    snprintf(fc_wd.what, sizeof(fc_wd.what), "start-up");
+    fc_wd.rank = rank;
+    fc_wd.index = -1;
+    pthread_mutex_unlock(&fc_wd.lock);
+}
+
 fc_status_t fc_watchdog_start(double timeout_s, const char *stage, int rank,
                               const char *host)
 {
@@ -291,11 +303,7 @@ fc_status_t fc_watchdog_start(double timeout_s, const char *stage, int rank,
         fc_wd.deadline.tv_nsec -= 1000000000L;
     }
     fc_wd.timeout_s = timeout_s;
-    snprintf(fc_wd.stage, sizeof(fc_wd.stage), "%s", stage);
-    snprintf(fc_wd.host, sizeof(fc_wd.host), "%s", host);
-    snprintf(fc_wd.what, sizeof(fc_wd.what), "start-up");
-    fc_wd.rank = rank;
-    fc_wd.index = -1;
+    fc_watchdog_identify(stage, rank, host);
     fc_wd.peer = -1;
     fc_wd.stop = 0;
     fc_wd.nsamples = 0;
@@ -363,4 +371,41 @@ void fc_watchdog_mpi_error(const char *error, int error_class)
             __atomic_load_n(&fc_wd.peer, __ATOMIC_RELAXED), err, error_class);
     fflush(stderr);
     pthread_mutex_unlock(&fc_wd.lock);
+}
+
+void fc_watchdog_control_error(const char *what, int from_world, const char *why)
+{
+    char where[sizeof(fc_wd.what) * 2], host[sizeof(fc_wd.host) * 2], err[1024], ctl[256];
+
+    pthread_mutex_lock(&fc_wd.lock);
+    fc_json_escape(fc_wd.what, where, sizeof(where));
+    fc_json_escape(fc_wd.host, host, sizeof(host));
+    fc_json_escape(why, err, sizeof(err));
+    fc_json_escape(what, ctl, sizeof(ctl));
+    fprintf(stderr, FC_WATCHDOG_MPIERR_TAG "{\"stage\":\"%s\",\"rank\":%d,\"host\":\"%s\","
+            "\"index\":%d,\"at\":\"%s\",\"peer\":%d,\"error\":\"%s\",\"class\":-1,"
+            "\"control\":\"%s\"}\n", fc_wd.stage, fc_wd.rank, host, fc_wd.index, where,
+            from_world, err, ctl);
+    fflush(stderr);
+    pthread_mutex_unlock(&fc_wd.lock);
+}
+
+void fc_watchdog_started(const char *stage)
+{
+    static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID",
+                                        "PMI_RANK" };
+    char host[256] = "", esc[sizeof(host) * 2], *end;
+    const char *v = NULL;
+    long rank;
+
+    for (size_t k = 0; k < sizeof(vars) / sizeof(vars[0]) && v == NULL; ++k)
+        v = getenv(vars[k]);
+    if (v == NULL || (rank = strtol(v, &end, 10)) < 0 || end == v || *end != '\0')
+        return;
+    if (gethostname(host, sizeof(host) - 1) != 0)
+        snprintf(host, sizeof(host), "unknown-host");
+    fc_json_escape(host, esc, sizeof(esc));
+    fprintf(stderr, FC_WATCHDOG_START_TAG "{\"stage\":\"%s\",\"rank\":%ld,\"host\":\"%s\","
+            "\"pid\":%ld}\n", stage, rank, esc, (long)getpid());
+    fflush(stderr);
 }

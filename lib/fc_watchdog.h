@@ -44,6 +44,19 @@
  *
  * (peer: the world rank of the point-to-point partner in flight, or -1
  * inside a collective, where the library does not say which peer failed).
+ * A control message that arrives wrong (lib/fc_ctl.h) gives the same line
+ * with "control" (the exchange), "peer" the rank that sent it and class -1.
+ * Before any of that, first thing in main (before MPI_Init), every rank
+ * that starts says so, with one line
+ *
+ *     FABCERT-START {"stage":..,"rank":..,"host":..,"pid":..}
+ *
+ * (rank: its world rank as the launcher set it in the environment, before
+ * MPI can say: OMPI_COMM_WORLD_RANK, PMIX_RANK, SLURM_PROCID or PMI_RANK;
+ * no line where none is set), so that after a launch that ended before
+ * the stage began, a rank the launcher names without such a line never
+ * reached main (its program could not start on its host), and the ranks
+ * that did say where the launcher put them (runners/fc_diagnose_nostart.c).
  * The watchdog uses no MPI, so it works while MPI is stuck.
  */
 #ifndef FC_WATCHDOG_H
@@ -54,6 +67,10 @@
 #define FC_WATCHDOG_TAG "FABCERT-WATCHDOG "
 #define FC_WATCHDOG_DOWN_TAG "FABCERT-DOWN "
 #define FC_WATCHDOG_MPIERR_TAG "FABCERT-MPIERR "
+#define FC_WATCHDOG_START_TAG "FABCERT-START "
+
+/* The FABCERT-START line, before MPI_Init (no watchdog runs yet). */
+void fc_watchdog_started(const char *stage);
 
 fc_status_t fc_watchdog_start(double timeout_s, const char *stage, int rank,
                               const char *host);
@@ -70,5 +87,13 @@ void fc_watchdog_peer(int world_rank);
 /* An MPI call failed with `error` (the library's words) of error class
  * `error_class`: print the FABCERT-MPIERR line (the caller ends the rank). */
 void fc_watchdog_mpi_error(const char *error, int error_class);
+/* A control message (lib/fc_ctl.h) of the exchange `what`, sent by world
+ * rank from_world (-1: not known), arrived wrong (`why`): the same line,
+ * with "control":what, "peer":from_world and class -1 (the caller ends the
+ * rank). */
+void fc_watchdog_control_error(const char *what, int from_world, const char *why);
+/* Who this rank is, for the lines above, before fc_watchdog_start (the
+ * stage's start-up exchanges come before its timeout is known). */
+void fc_watchdog_identify(const char *stage, int rank, const char *host);
 
 #endif

@@ -206,7 +206,7 @@ static fc_status_t fc_bl_load(const char *dir, fc_bl_run_t *run)
 
     run->dir = dir;
     snprintf(path, sizeof(path), "%s/results.jsonl", dir);
-    if (fc_sha256_file(path, run->sha256) != FC_OK ||
+    if (fc_sha256_file(path, "results file", run->sha256) != FC_OK ||
         fc_results_load(path, 0, &run->records, &bad) != FC_OK)
         return FC_ERR_INVALID;
     if (fc_verdict_of_dir(dir, run->records, bad, &v) != FC_OK) {
@@ -278,8 +278,9 @@ static void fc_bl_header(const fc_baseline_t *bl, FILE *f, const char *out, cons
     fprintf(f, "# Each limit: the slowest median any group measured in any run, and the\n"
             "# lowest bandwidth, widened by a margin m = the largest of --margin (%.4g%%),\n"
             "# 3 x the spread of the medians across groups within a run, 2 x the largest\n"
-            "# run-to-run difference, and 4 x the iteration noise of a median (README,\n"
-            "# \"Baselines\"); relative rules from the worst group below its peers.\n",
+            "# run-to-run difference, and 4 x the iteration noise of a median\n"
+            "# (docs/operators-guide.md, \"Baselines\"); relative rules from the worst\n"
+            "# group below its peers.\n",
             100 * bl->margin);
     {
         int first = 1;

@@ -51,11 +51,29 @@ void fc_figure_point(json_t *rec, json_t *f)
         json_object_set_new(f, "soak_windows", json_integer(
             (json_int_t)json_array_size(json_object_get(soak, "windows"))));
         json_object_set_new(f, "drift_pct", fc_json_or_null(json_object_get(soak, "drift_pct")));
-        /* the intermittent condition, where the stage judged it */
+        /* the intermittent condition, where an older stage judged it */
         if (json_is_number(json_object_get(soak, "intermittent_pct")))
             json_object_set_new(f, "intermittent_pct",
                                 json_deep_copy(json_object_get(soak, "intermittent_pct")));
         json_object_set_new(f, "max_drift_pct", fc_limit_or_null(soak, "max_drift_pct"));
+        /* the drift rule's noise floor, the tolerance it judged against and
+         * what confirmed or contradicted a drift, where the stage wrote them */
+        if (json_object_get(soak, "drift_rule")) {
+            json_t *c = json_object_get(soak, "confirmation");
+
+            json_object_set_new(f, "noise_floor_pct",
+                                fc_json_or_null(json_object_get(soak, "noise_floor_pct")));
+            json_object_set_new(f, "drift_tolerance_pct",
+                                fc_json_or_null(json_object_get(soak, "tolerance_pct")));
+            json_object_set_new(f, "drift_confirmation", json_is_object(c) ? json_pack(
+                "{s:s, s:o, s:o}", "outcome", fc_json_str(c, "outcome"),
+                "first_drift_pct", fc_json_or_null(json_object_get(json_object_get(
+                    c, "first"), "drift_pct")),
+                "last_drift_pct", fc_json_or_null(json_object_get(json_object_get(
+                    c, "last"), "drift_pct"))) : json_null());
+            json_object_set_new(f, "soak_extended_s",
+                                fc_json_or_null(json_object_get(soak, "extended_s")));
+        }
     }
     json_object_set_new(f, "wrong", fc_json_or_null(json_object_get(rec, "wrong")));
     json_object_set_new(f, "min_busbw_gbps", fc_limit_or_null(limit, "min_busbw_gbps"));
@@ -144,6 +162,16 @@ void fc_figure_scaling(json_t *rec, json_t *f)
 void fc_figure_host(json_t *rec, json_t *f)
 {
     json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));
+}
+
+/* A rack's NVLink domain: its GPUs and hosts, the cliques NVML put them
+ * in (the largest first), and each GPU's reading. */
+void fc_figure_nvlink_domain(json_t *rec, json_t *f)
+{
+    json_object_set_new(f, "gpus", fc_json_or_null(json_object_get(rec, "gpus")));
+    json_object_set_new(f, "hosts", fc_json_or_null(json_object_get(rec, "hosts")));
+    json_object_set_new(f, "cliques", fc_json_or_null(json_object_get(rec, "cliques")));
+    json_object_set_new(f, "members", fc_json_or_null(json_object_get(rec, "members")));
 }
 
 void fc_figure_soak_counters(json_t *rec, json_t *f)

@@ -28,7 +28,7 @@ static fc_status_t fc_cmp_load(const char *dir, fc_cmp_input_t *in)
 
     in->dir = dir;
     snprintf(path, sizeof(path), "%s/results.jsonl", dir);
-    if (fc_sha256_file(path, in->sha256) != FC_OK ||
+    if (fc_sha256_file(path, "results file", in->sha256) != FC_OK ||
         fc_results_load(path, 0, &in->records, &in->bad_lines) != FC_OK)
         return FC_ERR_INVALID;
     if (fc_verdict_of_dir(dir, in->records, in->bad_lines, &in->v) != FC_OK) {

@@ -37,10 +37,42 @@ void fc_cell_point(FILE *f, json_t *rec)
         fprintf(f, "; %lld runs in %zu windows",
                 (long long)json_integer_value(json_object_get(soak, "runs")),
                 json_array_size(json_object_get(soak, "windows")));
-        if (json_is_number(json_object_get(soak, "drift_pct")))
+        if (json_is_number(json_object_get(soak, "extended_s")) &&
+            json_number_value(json_object_get(soak, "extended_s")) > 0 &&
+            (long long)json_array_size(json_object_get(soak, "windows")) >
+            (long long)json_integer_value(json_object_get(soak, "nominal_windows")))
+            fprintf(f, " (%.1f s past its duration: %lld window(s) to settle the drift)",
+                    json_number_value(json_object_get(soak, "extended_s")),
+                    (long long)json_array_size(json_object_get(soak, "windows")) -
+                    (long long)json_integer_value(json_object_get(soak, "nominal_windows")));
+        if (json_is_number(json_object_get(soak, "drift_pct")) &&
+            json_is_number(json_object_get(soak, "tolerance_pct")))
+            fprintf(f, ", drift %.1f%% (tolerance %.1f%%: limit %.1f%%, the windows' noise "
+                    "floor %.1f%%%s)", json_number_value(json_object_get(soak, "drift_pct")),
+                    json_number_value(json_object_get(soak, "tolerance_pct")),
+                    json_number_value(json_object_get(soak, "max_drift_pct")),
+                    json_number_value(json_object_get(soak, "noise_floor_pct")),
+                    json_is_true(json_object_get(soak, "tolerance_widened"))
+                    ? ", wider than the limit" : "");
+        else if (json_is_number(json_object_get(soak, "drift_pct")))
             fprintf(f, ", drift %.1f%% (limit %.1f%%)",
                     json_number_value(json_object_get(soak, "drift_pct")),
                     json_number_value(json_object_get(soak, "max_drift_pct")));
+        if (json_is_object(json_object_get(soak, "confirmation"))) {
+            json_t *c = json_object_get(soak, "confirmation");
+            json_t *first = json_object_get(c, "first"), *last = json_object_get(c, "last");
+
+            fprintf(f, "; a drift seen ");
+            if (json_is_object(first))
+                fprintf(f, "over %lld windows (%.1f%%) ",
+                        (long long)json_integer_value(json_object_get(first, "windows")),
+                        json_number_value(json_object_get(first, "drift_pct")));
+            fprintf(f, "was ");
+            fc_html_escape(f, fc_json_str(c, "outcome"));
+            fprintf(f, " over %lld (%.1f%%)",
+                    (long long)json_integer_value(json_object_get(last, "windows")),
+                    json_number_value(json_object_get(last, "drift_pct")));
+        }
         if (json_is_number(json_object_get(soak, "intermittent_pct")))
             fprintf(f, ", intermittent %.1f%% (the slowest %lld windows)",
                     json_number_value(json_object_get(soak, "intermittent_pct")),
@@ -181,6 +213,20 @@ void fc_cell_preflight(FILE *f, json_t *rec)
                 (long long)json_integer_value(json_object_get(nic, "mtu")));
     }
     fc_cell_affinity(f, json_object_get(inv, "gpu_nic_affinity"));
+}
+
+void fc_cell_nvlink_domain(FILE *f, json_t *rec)
+{
+    json_t *c;
+    size_t i;
+
+    fprintf(f, "%lld GPU(s): ", (long long)json_integer_value(json_object_get(rec, "gpus")));
+    json_array_foreach(json_object_get(rec, "cliques"), i, c) {
+        fprintf(f, "%s%lld in clique %lld of cluster ", i ? "; " : "",
+                (long long)json_integer_value(json_object_get(c, "gpus")),
+                (long long)json_integer_value(json_object_get(c, "clique_id")));
+        fc_html_escape(f, fc_json_str(c, "cluster_uuid"));
+    }
 }
 
 /* preflight's GPU-NIC affinity, where the profile asked for it: each GPU's

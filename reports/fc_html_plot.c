@@ -217,8 +217,35 @@ void fc_html_stage_plots(FILE *f, const fc_rack_verdict_t *r, const char *stage)
 
 /* ---- soak: median time per window ---------------------------------------- */
 
+/* The level a soak point's windows would have had to hold to drift: its
+ * tolerance above the level held before the drift, where the record has
+ * them (lib/fc_drift.h); else, for older records, max_drift_pct above its
+ * fastest window. -1: no drift limit. *below_p: the level it is above. */
+static double fc_soak_plot_line(json_t *soak, double *below_p)
+{
+    double lim = json_number_value(json_object_get(soak, "max_drift_pct")), fastest = -1;
+    json_t *w;
+    size_t k;
+
+    if (json_is_number(json_object_get(soak, "tolerance_pct")) &&
+        json_is_number(json_object_get(soak, "base_us"))) {
+        *below_p = json_number_value(json_object_get(soak, "base_us"));
+        return *below_p * (1 + json_number_value(json_object_get(soak, "tolerance_pct")) / 100);
+    }
+    *below_p = -1;
+    if (!(lim >= 0))
+        return -1;
+    json_array_foreach(json_object_get(soak, "windows"), k, w) {
+        double m = json_number_value(json_object_get(w, "median_us"));
+
+        fastest = fastest < 0 || m < fastest ? m : fastest;
+    }
+    *below_p = fastest;
+    return fastest * (1 + lim / 100);
+}
+
 /* One line per soak point: its window medians over the soak, and dashed in
- * the same colour the drift limit above its fastest window. */
+ * the same colour the level a drift would have had to hold. */
 void fc_html_soak_plot(FILE *f, const fc_rack_verdict_t *r, const char *stage)
 {
     const double W = FC_PLOT_W, H = FC_PLOT_H, L = FC_PLOT_L, R = FC_PLOT_R;
@@ -231,19 +258,17 @@ void fc_html_soak_plot(FILE *f, const fc_rack_verdict_t *r, const char *stage)
 
     json_array_foreach(r->checks, i, rec) {
         json_t *soak = json_object_get(rec, "soak"), *w;
-        double lim = json_number_value(json_object_get(soak, "max_drift_pct")), fastest = 0;
+        double line, below;
         size_t k;
 
         if (!json_is_object(soak) || strcmp(fc_json_str(rec, "stage"), stage) != 0)
             continue;
-        json_array_foreach(json_object_get(soak, "windows"), k, w) {
-            double m = json_number_value(json_object_get(w, "median_us"));
-
-            ymax = fmax(ymax, m);
-            fastest = k == 0 || m < fastest ? m : fastest;
-        }
-        if (lim >= 0 && lim < 1000)
-            ymax = fmax(ymax, fastest * (1 + lim / 100));
+        json_array_foreach(json_object_get(soak, "windows"), k, w)
+            ymax = fmax(ymax, json_number_value(json_object_get(w, "median_us")));
+        /* a line more than 11 times what it sits above flattens the plot */
+        line = fc_soak_plot_line(soak, &below);
+        if (line > 0 && line < below * 11)
+            ymax = fmax(ymax, line);
         if ((int)json_array_size(json_object_get(soak, "windows")) - 1 > xmax)
             xmax = (int)json_array_size(json_object_get(soak, "windows")) - 1;
         ++nser;
@@ -261,7 +286,7 @@ void fc_html_soak_plot(FILE *f, const fc_rack_verdict_t *r, const char *stage)
     nser = 0;
     json_array_foreach(r->checks, i, rec) {
         json_t *soak = json_object_get(rec, "soak"), *w;
-        double lim = json_number_value(json_object_get(soak, "max_drift_pct")), fastest = 0;
+        double below, line = fc_soak_plot_line(soak, &below);
         const char *c = fc_palette[nser % 10];
         char label[256];
         size_t k;
@@ -269,17 +294,13 @@ void fc_html_soak_plot(FILE *f, const fc_rack_verdict_t *r, const char *stage)
         if (!json_is_object(soak) || strcmp(fc_json_str(rec, "stage"), stage) != 0)
             continue;
         fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", c);
-        json_array_foreach(json_object_get(soak, "windows"), k, w) {
-            double m = json_number_value(json_object_get(w, "median_us"));
-
-            fastest = k == 0 || m < fastest ? m : fastest;
-            fprintf(f, "%.1f,%.1f ", FC_PX((double)k), FC_PY(m));
-        }
+        json_array_foreach(json_object_get(soak, "windows"), k, w)
+            fprintf(f, "%.1f,%.1f ", FC_PX((double)k),
+                    FC_PY(json_number_value(json_object_get(w, "median_us"))));
         fprintf(f, "\"/>\n");
-        if (lim >= 0 && fastest * (1 + lim / 100) <= ymax)
+        if (line > 0 && line <= ymax)
             fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"%s\" "
-                    "stroke-dasharray=\"6 4\"/>\n", L, FC_PY(fastest * (1 + lim / 100)), W - R,
-                    FC_PY(fastest * (1 + lim / 100)), c);
+                    "stroke-dasharray=\"6 4\"/>\n", L, FC_PY(line), W - R, FC_PY(line), c);
         if (nser < 12) {
             fc_check_label(rec, label, sizeof(label));
             fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\" fill=\"%s\">", W - R + 8,
@@ -289,7 +310,8 @@ void fc_html_soak_plot(FILE *f, const fc_rack_verdict_t *r, const char *stage)
         }
         ++nser;
     }
-    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\">dashed: drift limit</text>\n",
+    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\">dashed: drift limit (or "
+            "the noise floor that widened it)</text>\n",
             W - R + 8, T + 8 + 13.0 * (nser < 12 ? nser : 12) + 4);
     fprintf(f, "</svg>\n");
 #undef FC_PX

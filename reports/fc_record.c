@@ -146,6 +146,11 @@ static void fc_label_crash(json_t *rec, char *buf, size_t len)
              fc_json_str(rec, "host")[0] ? fc_json_str(rec, "host") : "the job");
 }
 
+static void fc_label_nvlink_domain(json_t *rec, char *buf, size_t len)
+{
+    snprintf(buf, len, "NVLink domain of rack %s", fc_json_str(rec, "rack"));
+}
+
 /* A type that is never judged, or that the table does not name. */
 static void fc_label_type(json_t *rec, char *buf, size_t len)
 {
@@ -253,6 +258,8 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
     /* runners/fc_diagnose_stuck.c: no attempt began, so the quarantine
      * that follows it is what fails the host's rack */
     FC_RECORD_CONTEXT(FC_RECORD_PROBE, "probe", FC_BY_RUNNER),
+    /* runners/fc_diagnose_nostart.c: likewise before any attempt began */
+    FC_RECORD_CONTEXT(FC_RECORD_CANNOT_START, "cannot_start", FC_BY_RUNNER),
     /* runners/fabcert.c */
     FC_RECORD_CONTEXT(FC_RECORD_QUARANTINE, "quarantine", FC_BY_RUNNER),
     FC_RECORD_CONTEXT(FC_RECORD_PLAN, "plan", FC_BY_RUNNER),
@@ -296,6 +303,12 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
         .check = 1, .rack_keys = { "rack" }, .racks_key = "racks", .label = fc_label_rail,
         .subject = fc_label_rail, .figure = fc_figure_rail, .cell = fc_cell_rail },
     FC_RECORD_CONTEXT(FC_RECORD_RAILS_ROUND, "rails_round", FC_BY_STAGE),
+    /* lib/fc_domain.c (suites/domain.c): NVML's word on the rack's clique */
+    [FC_RECORD_NVLINK_DOMAIN] = {
+        .id = FC_RECORD_NVLINK_DOMAIN, .name = "nvlink_domain", .writers = FC_BY_STAGE,
+        .check = 1, .names_part = 1, .rack_keys = { "rack" },
+        .label = fc_label_nvlink_domain, .subject = fc_label_nvlink_domain,
+        .figure = fc_figure_nvlink_domain, .cell = fc_cell_nvlink_domain },
 };
 
 const fc_record_type_t *fc_record_type_named(const char *type)

@@ -57,6 +57,7 @@ typedef enum fc_record_id {
     FC_RECORD_CRASH,            /* ranks that died (the runner's account) */
     FC_RECORD_SELFTEST,         /* a self-test a stage could not run */
     FC_RECORD_PROBE,            /* a host no partner reached, before a stage began */
+    FC_RECORD_CANNOT_START,     /* a host where the stage program could not start */
     FC_RECORD_QUARANTINE,       /* a host taken out of the run */
     FC_RECORD_PLAN,             /* the run's plan, profile and inventory */
     FC_RECORD_STAGE_START,      /* a stage's attempt began */
@@ -76,6 +77,7 @@ typedef enum fc_record_id {
     FC_RECORD_RAIL_NODE,        /* a NIC, against all its partners on its rail */
     FC_RECORD_RAIL,             /* a rail, against the other rails */
     FC_RECORD_RAILS_ROUND,      /* a round of the rails tournaments ended */
+    FC_RECORD_NVLINK_DOMAIN,    /* a rack's GPUs against one NVLink fabric clique */
     FC_RECORD_COUNT
 } fc_record_id_t;
 

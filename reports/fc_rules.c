@@ -103,17 +103,26 @@ static void fc_rules_figures(json_t *lines, const char *size, double min_bw, dou
             fc_rule_add(lines, 0, "%s%s", size, json_string_value(n));
 }
 
-/* A soak point's drift rule: judged when the soak had two windows or
- * more, else not applied (the stage may say so itself in its notes). */
+/* A soak point's drift rule: judged when the soak had enough windows,
+ * else not applied (the stage may say so itself in its notes); the
+ * tolerance named where the windows' noise floor widened the limit. */
 static void fc_rules_drift(json_t *lines, json_t *soak, json_t *notes)
 {
     double max = json_number_value(json_object_get(soak, "max_drift_pct"));
     size_t nw = json_array_size(json_object_get(soak, "windows"));
+    int judged = json_is_number(json_object_get(soak, "drift_pct"));
 
     if (!json_is_object(soak) || max < 0 || fc_rule_note(notes, "drift"))
         return;
-    if (nw >= 2 && json_is_number(json_object_get(soak, "drift_pct")))
+    if (judged && json_is_true(json_object_get(soak, "tolerance_widened")))
+        fc_rule_add(lines, 1, "drift <= %.4g%% (max_drift_pct %.4g%% widened to the windows' "
+                    "noise floor, over %zu windows)",
+                    json_number_value(json_object_get(soak, "tolerance_pct")), max, nw);
+    else if (judged && nw >= 2)
         fc_rule_add(lines, 1, "drift <= %.4g%% (max_drift_pct, over %zu windows)", max, nw);
+    else if (json_object_get(soak, "drift_rule"))
+        fc_rule_add(lines, 0, "drift <= %.4g%%: %zu window(s), and drift is judged from "
+                    "twice confirm_windows", max, nw);
     else
         fc_rule_add(lines, 0, "drift <= %.4g%%: %zu window(s), and drift is judged between "
                     "two or more", max, nw);

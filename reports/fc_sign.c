@@ -37,12 +37,11 @@
 #include <unistd.h>
 
 #include "fc_alloc.h"
+#include "fc_input.h"
 #include "fc_inventory.h"
 #include "fc_json.h"
 #include "fc_report_text.h"
 
-/* Larger than any certificate a run writes; a bound on what verify reads. */
-#define FC_CERT_MAX_BYTES (256u << 20)
 
 char *fc_canonical_dump(const json_t *obj)
 {
@@ -76,61 +75,15 @@ static int fc_unhex(const char *in, size_t len, unsigned char *out, size_t n)
     return 0;
 }
 
-/* The whole file as bytes, with its real length (and a NUL after it). */
-static fc_status_t fc_read_bytes(const char *path, char **buf_p, size_t *len_p)
-{
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t n;
-
-    if (fd < 0) {
-        fprintf(stderr, "fabcert: %s: %s\n", path, strerror(errno));
-        return FC_ERR_INVALID;
-    }
-    for (;;) {
-        if (cap - len < 65536) {
-            if (cap >= FC_CERT_MAX_BYTES) {
-                fprintf(stderr, "fabcert: %s: larger than %u MiB, not a certificate\n",
-                        path, FC_CERT_MAX_BYTES >> 20);
-                goto fail;
-            }
-            buf = fc_xrealloc(buf, cap + (1u << 20), 1, "a certificate's bytes");
-            cap += 1u << 20;
-        }
-        n = read(fd, buf + len, cap - len - 1);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            fprintf(stderr, "fabcert: %s: read error: %s\n", path, strerror(errno));
-            goto fail;
-        }
-        if (n == 0)
-            break;
-        len += (size_t)n;
-    }
-    close(fd);
-    buf[len] = '\0';
-    *buf_p = buf;
-    *len_p = len;
-    return FC_OK;
-fail:
-    close(fd);
-    free(buf);
-    return FC_ERR_INVALID;
-}
-
-fc_status_t fc_sha256_file(const char *path, char hex[65])
+fc_status_t fc_sha256_file(const char *path, const char *what, char hex[65])
 {
     crypto_hash_sha256_state h;
     unsigned char d[crypto_hash_sha256_BYTES], buf[65536];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd;
     ssize_t n;
 
-    if (fd < 0) {
-        fprintf(stderr, "fabcert: %s: %s\n", path, strerror(errno));
+    if (fc_input_open(path, what, FC_INPUT_RESULTS_MAX, &fd, NULL) != FC_OK)
         return FC_ERR_INVALID;
-    }
     crypto_hash_sha256_init(&h);
     while ((n = read(fd, buf, sizeof(buf))) != 0) {
         if (n < 0 && errno == EINTR)
@@ -232,7 +185,8 @@ fc_status_t fc_key_load(const char *path, int secret, unsigned char *key, size_t
     struct stat sb;
     fc_status_t st = FC_OK;
 
-    if (fc_read_bytes(path, &text, &n) != FC_OK)
+    if (fc_input_read(path, secret ? "secret key" : "public key", FC_INPUT_KEY_MAX, &text,
+                      &n) != FC_OK)
         return FC_ERR_INVALID;
     if (n < tlen || memcmp(text, tag, tlen) != 0 ||
         fc_unhex(text + tlen, n - tlen, key, len) != 0) {
@@ -285,7 +239,7 @@ static fc_status_t fc_cert_check_signature(const char *path, const char *pubkey_
         printf("%s: FAILED: no signature (%s: %s)\n", path, sigpath, strerror(errno));
         return FC_ERR_FAIL;
     }
-    if (fc_read_bytes(sigpath, &sigtext, &siglen) != FC_OK)
+    if (fc_input_read(sigpath, "signature", FC_INPUT_KEY_MAX, &sigtext, &siglen) != FC_OK)
         return FC_ERR_FAIL;
     if (fc_unhex(sigtext, siglen, sig, sizeof(sig)) != 0)
         printf("%s: FAILED: %s is not one signature (%zu hex digits and a newline "
@@ -487,7 +441,8 @@ fc_status_t fc_certificate_verify(const char *path, const char *pubkey_path,
     fc_status_t st;
     int misnamed;
 
-    if (sodium_init() < 0 || fc_read_bytes(path, &text, &len) != FC_OK)
+    if (sodium_init() < 0 ||
+        fc_input_read(path, "certificate", FC_INPUT_DOC_MAX, &text, &len) != FC_OK)
         return FC_ERR_INVALID;
     st = fc_cert_check_intact(path, text, len, &doc, &body);
     free(text);

@@ -35,7 +35,7 @@ void fc_hex_encode(const unsigned char *in, size_t n, char *out);
 void fc_sha256_hex(const char *bytes, size_t len, char hex[65]);
 /* SHA-256 of a file's bytes (compare and baseline name their input runs
  * by their results.jsonl's); says why on failure (FC_ERR_INVALID). */
-fc_status_t fc_sha256_file(const char *path, char hex[65]);
+fc_status_t fc_sha256_file(const char *path, const char *what, char hex[65]);
 
 /* Verify a certificate file, read as bytes with its real length:
  * canonical form, digest (intact), and with a public key its .sig

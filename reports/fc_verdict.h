@@ -5,7 +5,7 @@
  * The input is the record stream alone (results.jsonl holds the inventory,
  * every stage attempt's start and end, every judged measurement, hangs and
  * quarantines), so the run command and the report command reach the same
- * verdicts from the same directory. Rules, per rack (README, "How a verdict
+ * verdicts from the same directory. Rules, per rack (docs/verdicts.md, "How a verdict
  * is reached", says them in words):
  *   - FAIL if a host of the rack was quarantined, or a failing record of
  *     any stage implicates the rack or one of its hosts (a cluster-wide

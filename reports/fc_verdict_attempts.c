@@ -73,7 +73,7 @@ void fc_verdict_scan(json_t *records, const fc_run_verdict_t *out, fc_verdict_sc
         }
         if (t->id == FC_RECORD_RESUME) {
             /* the attempts begun before a resume of each stage it runs
-             * again are superseded (README, "Resuming a run") */
+             * again are superseded (docs/operators-guide.md, "Resuming a run") */
             json_t *x;
             size_t k;
 
@@ -98,7 +98,7 @@ void fc_verdict_scan(json_t *records, const fc_run_verdict_t *out, fc_verdict_sc
         }
         if (fc_record_after_end(rec, t, &att[s])) {
             /* the stage's own record (a check, a second end) after its
-             * attempt ended: not evidence of that attempt (README rule 7) */
+             * attempt ended: not evidence of that attempt (docs/verdicts.md, rule 7) */
             scan->misplaced++;
             scan->ignored[i] = 1;
             continue;

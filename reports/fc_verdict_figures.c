@@ -7,8 +7,8 @@
  * bits_per_size in fc_record.h). The limits: a point's `limit` against
  * its busbw (where busbw means something: lib/fc_judge.c's rule) and
  * median, its confirmation alone's rounds against the same limit by the
- * majority rule (lib/fc_confirm_rule.h); a soak point's sustained and
- * intermittent drift against its max_drift_pct; a pair's sizes against their min_bw_gbps and its latency
+ * majority rule (lib/fc_confirm_rule.h); a soak point's drift judged
+ * again from its windows (older records: against max_drift_pct); a pair's sizes against their min_bw_gbps and its latency
  * against its latency_limit, its alone measurements likewise; a
  * contention record's slowdown against its max_slowdown; a point's link
  * counters against its counters.limits (fc_counters_check.h).
@@ -19,10 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_alloc.h"
 #include "fc_calls.h"
 #include "fc_coll.h"
 #include "fc_confirm_rule.h"
 #include "fc_counters_check.h"
+#include "fc_drift.h"
 #include "fc_judge.h"
 #include "fc_json.h"
 #include "fc_record.h"
@@ -328,6 +330,58 @@ static int fc_counters_fail(json_t *rec, char *why, size_t len)
     return fails;
 }
 
+/* A soak point's drift. A record that carries its rule (drift_rule) is
+ * judged again from its own windows by the stage's rule (lib/fc_drift.h):
+ * a drift above its tolerance, the larger of max_drift_pct and the noise
+ * floor of those windows (a record cannot widen it by claiming a larger
+ * floor), or a drift_pct it states above that tolerance. An older record:
+ * its sustained and intermittent drift against max_drift_pct. */
+static int fc_soak_drift_fails(json_t *soak, char *why, size_t len)
+{
+    double lim = fc_num(soak, "max_drift_pct");
+    json_t *wins = json_object_get(soak, "windows"), *w;
+    fc_drift_t d;
+    double *m;
+    size_t i;
+    int k;
+
+    if (!json_is_object(soak) || lim < 0)
+        return 0;
+    if (json_object_get(soak, "drift_rule") == NULL) {
+        if (fc_num(soak, "drift_pct") > lim) {
+            snprintf(why, len, "sustained drift %.1f%% is above max_drift_pct %g",
+                     fc_num(soak, "drift_pct"), lim);
+            return 1;
+        }
+        if (fc_num(soak, "intermittent_pct") > lim) {
+            snprintf(why, len, "intermittent drift %.1f%% is above max_drift_pct %g",
+                     fc_num(soak, "intermittent_pct"), lim);
+            return 1;
+        }
+        return 0;
+    }
+    k = fc_num(soak, "confirm_windows") >= 1 ? (int)fc_num(soak, "confirm_windows") : 2;
+    m = fc_xcalloc(json_array_size(wins) + 1, sizeof(*m), "a soak record's windows");
+    json_array_foreach(wins, i, w)
+        m[i] = fc_num(w, "median_us") / 1e6;
+    fc_drift_judge(m, (int)json_array_size(wins), k, lim, &d);
+    free(m);
+    if (fc_drift_seen(&d)) {
+        snprintf(why, len, "its windows show a drift of %.1f%% (windows %d to %d against "
+                 "%d to %d), above its tolerance %.1f%% (max_drift_pct %g, the windows' "
+                 "noise floor %.1f%%)", d.drift_pct, d.from, d.n - 1, d.base_from,
+                 d.base_from + k - 1, d.tolerance_pct, lim, d.floor_pct);
+        return 1;
+    }
+    if (fc_num(soak, "drift_pct") > d.tolerance_pct) {
+        snprintf(why, len, "drift %.1f%% is above its tolerance %.1f%% (max_drift_pct %g, "
+                 "the windows' noise floor %.1f%%)", fc_num(soak, "drift_pct"),
+                 d.tolerance_pct, lim, d.floor_pct);
+        return 1;
+    }
+    return 0;
+}
+
 int fc_record_limit_fails(json_t *rec, char *why, size_t len)
 {
     fc_record_id_t id = fc_record_id(rec);
@@ -344,20 +398,8 @@ int fc_record_limit_fails(json_t *rec, char *why, size_t len)
             !fc_point_cleared(rec, limit))
             return 1;
         why[0] = '\0';
-        /* the soak's sustained drift, judged over its windows */
-        if (json_is_object(soak) && fc_num(soak, "max_drift_pct") >= 0 &&
-            fc_num(soak, "drift_pct") > fc_num(soak, "max_drift_pct")) {
-            snprintf(why, len, "sustained drift %.1f%% is above max_drift_pct %g",
-                     fc_num(soak, "drift_pct"), fc_num(soak, "max_drift_pct"));
+        if (fc_soak_drift_fails(soak, why, len))
             return 1;
-        }
-        /* ... and its intermittent drift, against the same limit */
-        if (json_is_object(soak) && fc_num(soak, "max_drift_pct") >= 0 &&
-            fc_num(soak, "intermittent_pct") > fc_num(soak, "max_drift_pct")) {
-            snprintf(why, len, "intermittent drift %.1f%% is above max_drift_pct %g",
-                     fc_num(soak, "intermittent_pct"), fc_num(soak, "max_drift_pct"));
-            return 1;
-        }
         return fc_counters_fail(rec, why, len);
     }
     if (id == FC_RECORD_OVERLAP)

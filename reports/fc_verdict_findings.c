@@ -121,7 +121,7 @@ static int fc_attempt_includes_a_rack(const fc_run_verdict_t *out, const fc_atte
 /* Records that say something failed (or could not be certified) but name
  * no rack of the plan: a rack "ghost", a host of no rack, an implicates
  * with no host. Rack by rack they would each be skipped; instead they
- * count against every rack of their attempt (README: "a failure that names
+ * count against every rack of their attempt (docs/verdicts.md: "a failure that names
  * no rack of the plan"). */
 void fc_verdict_find_unplaced(json_t *records, const fc_run_verdict_t *out,
                               fc_verdict_scan_t *scan)

@@ -6,6 +6,7 @@
  * inventory (and whether an attempt ran on a rack's hosts). A plan that
  * cannot say these unambiguously is bad input.
  */
+#include "fc_input.h"
 #include "fc_verdict_scan.h"
 
 #include <ctype.h>
@@ -19,17 +20,15 @@
 fc_status_t fc_results_load(const char *path, long from, json_t **records_p,
                             int *bad_lines_p)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = fc_input_fopen(path, "results file", FC_INPUT_RESULTS_MAX);
     json_t *records;
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
     int bad = 0;
 
-    if (f == NULL) {
-        fprintf(stderr, "fabcert: %s: %s\n", path, strerror(errno));
+    if (f == NULL)
         return FC_ERR_INVALID;
-    }
     records = json_array();
     if (from > 0)
         fseek(f, from, SEEK_SET);

@@ -26,8 +26,11 @@
 
 #include "fc_alloc.h"
 #include "fc_baseline.h"
+#include "fc_cmds.h"
 #include "fc_compare.h"
+#include "fc_input.h"
 #include "fc_launch.h"
+#include "fc_plan.h"
 #include "fc_progress.h"
 #include "fc_report.h"
 #include "fc_results.h"
@@ -45,20 +48,8 @@ static int fc_run_read_inputs(int argc, char **argv, fc_run_state_t *st)
 {
     int rc;
 
-    if ((rc = fc_parse_run(argc, argv, &st->o)) != 0)
+    if ((rc = fc_parse_run(argc, argv, &st->o)) != 0 || (rc = fc_run_load_profile(st)) != 0)
         return rc;
-    if (fc_profile_load(st->o.profile, &st->profile) != FC_OK)
-        return 2;
-    for (int s = 0; s < FC_STAGE_COUNT && st->o.soak_duration > 0; ++s) {
-        fc_stage_profile_t *sp = &st->profile.stages[s];
-
-        if (!(fc_stage_desc((fc_stage_id_t)s)->sections & FC_SECT_SOAK))
-            continue;
-        if (sp->present &&
-            fc_soak_duration_check(st->o.profile, sp, st->o.soak_duration) != FC_OK)
-            return 2;
-        fc_soak_set_duration(sp, st->o.soak_duration);
-    }
     if (st->o.sign_key) {
         unsigned char sk[64];
 
@@ -113,8 +104,11 @@ static int fc_run_open_output(fc_run_state_t *st)
         char left[PATH_MAX + 32];
 
         snprintf(left, sizeof(left), "%s/hosts.resume", st->o.out_dir);
-        if (st->o.resume)
+        if (st->o.resume) {
             unlink(left);
+            snprintf(left, sizeof(left), "%s/racks.resume", st->o.out_dir);
+            unlink(left);
+        }
         else
             unlink(st->results_path);   /* nothing was run: no half run left */
         if (st->o.rerun_dir[0] || created) {   /* the host list it wrote for the rerun */
@@ -271,6 +265,7 @@ static int fc_run_stages(fc_run_state_t *st)
     for (int k = 0; k < FC_STAGE_COUNT; ++k) {
         fc_stage_id_t s = (fc_stage_id_t)k;     /* the stage table's order */
         int hung = 0, attempt;
+        double t0 = fc_monotonic_s();
 
         if (!st->profile.stages[s].present || !st->o.stages[s] || st->kept[s])
             continue;
@@ -296,6 +291,9 @@ static int fc_run_stages(fc_run_state_t *st)
 
             json_object_set_new(done, "attempts", json_integer(attempt > FC_RUN_MAX_ATTEMPTS
                                                                ? FC_RUN_MAX_ATTEMPTS : attempt));
+            /* the runner's wall time on it, launches included (`fabcert
+             * plan --from` puts it beside the model's estimate) */
+            json_object_set_new(done, "seconds", json_real(fc_monotonic_s() - t0));
             fc_append(st, done);
         }
         fflush(stdout);
@@ -321,6 +319,9 @@ static int fc_cmd_run(int argc, char **argv)
     if ((stages = fc_run_plan_stages(&st)) == NULL)
         return fc_run_write_check(&st, NULL) ? 1 : 2;
     rc = fc_run_write_plan(&st, stages);
+    /* what the run will do and leave out, and how long it may take */
+    if (rc == 0 && !st.o.resume && fc_run_plan_start(&st) != 0)
+        rc = fc_run_write_check(&st, NULL) ? 3 : 0;
     if (rc == 0 && fc_run_write_check(&st, ""))
         rc = 3;
     if (rc == 0)
@@ -346,6 +347,8 @@ static int fc_cmd_run(int argc, char **argv)
     }
     printf("output: %s\n", st.o.out_dir);
     fc_inventory_free(&st.inv);
+    free(st.hosts_text);
+    free(st.racks_text);
     free(st.healthy);
     free(st.quarantined);
     json_decref(st.prior);
@@ -353,40 +356,6 @@ static int fc_cmd_run(int argc, char **argv)
     json_decref(st.rerun_of);
     json_decref(st.rerun_hosts);
     return rc;
-}
-
-static int fc_cmd_check_inventory(int argc, char **argv)
-{
-    fc_inventory_t inv;
-    char *hosts = NULL, *racks = NULL;
-    const char *hp = NULL, *rp = NULL;
-    fc_status_t s = FC_OK;
-
-    for (int i = 1; i < argc; i += 2) {
-        if (i + 1 >= argc || (strcmp(argv[i], "--hosts") && strcmp(argv[i], "--racks"))) {
-            fprintf(stderr, "usage: fabcert check-inventory [--hosts FILE] [--racks FILE]\n");
-            return 2;
-        }
-        if (strcmp(argv[i], "--hosts") == 0)
-            hp = argv[i + 1];
-        else
-            rp = argv[i + 1];
-    }
-    if ((hp && fc_read_text_file(hp, &hosts) != FC_OK) ||
-        (rp && fc_read_text_file(rp, &racks) != FC_OK))
-        s = FC_ERR_INVALID;
-    else
-        s = fc_inventory_parse(hosts, hp, racks, rp, &inv);
-    free(hosts);
-    free(racks);
-    if (s != FC_OK)
-        return 2;
-    for (int h = 0; h < inv.nhosts; ++h)
-        printf("%s %s\n", inv.hosts[h], inv.racks[inv.host_rack[h]]);
-    printf("# %d hosts in %d racks\n", inv.nhosts, inv.nracks);
-    fc_print_left_out(&inv);
-    fc_inventory_free(&inv);
-    return 0;
 }
 
 static int fc_cmd_report(int argc, char **argv)
@@ -587,8 +556,14 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "check-inventory") == 0)
         return fc_cmd_check_inventory(argc - 1, argv + 1);
+    if (strcmp(argv[1], "topology") == 0)
+        return fc_cmd_topology(argc - 1, argv + 1);
+    if (strcmp(argv[1], "k8s") == 0)
+        return fc_cmd_k8s(argc - 1, argv + 1);
     if (strcmp(argv[1], "run") == 0)
         return fc_cmd_run(argc - 1, argv + 1);
+    if (strcmp(argv[1], "plan") == 0)
+        return fc_cmd_plan(argc - 1, argv + 1);
     if (strcmp(argv[1], "report") == 0)
         return fc_cmd_report(argc - 1, argv + 1);
     if (strcmp(argv[1], "verify") == 0)

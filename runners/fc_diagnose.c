@@ -15,6 +15,7 @@
 #include "fc_alloc.h"
 #include "fc_diagnose_int.h"
 #include "fc_exitinfo.h"
+#include "fc_input.h"
 #include "fc_verdict.h"
 #include "fc_watchdog.h"
 
@@ -108,7 +109,7 @@ static int fc_diag_load(fc_diag_t *d)
         if (r >= 0 && (size_t)r < d->n && d->ranks[r].mpierr == NULL)
             d->ranks[r].mpierr = w;
     }
-    fc_read_text_file(d->in->log_path, &log);
+    fc_input_read(d->in->log_path, "stage log", FC_INPUT_DOC_MAX, &log, NULL);
     d->notes = fc_exitinfo_parse(log);
     first_wd = fc_diag_first_watchdog_line(log);
     free(log);
@@ -141,6 +142,11 @@ static int fc_diag_load(fc_diag_t *d)
             d->ranks[r].note = w;
     }
     return 1;
+}
+
+int fc_diagnose_launched(const fc_diag_in_t *in, const char *host)
+{
+    return fc_diag_in_list(in->hosts, host);
 }
 
 int fc_diag_has_host(const fc_diag_t *d, const char *host)
@@ -319,6 +325,7 @@ static int fc_diag_early(fc_diag_t *d)
 json_t *fc_diagnose_unfinished(const fc_diag_in_t *in)
 {
     fc_diag_t d;
+    int started;
 
     memset(&d, 0, sizeof(d));
     d.in = in;
@@ -326,12 +333,31 @@ json_t *fc_diagnose_unfinished(const fc_diag_in_t *in)
     d.lost = json_array();
     d.peer_hosts = json_array();
     d.stuck_at = "";
-    if (!fc_diag_load(&d)) {
-        char why[PATH_MAX + 128];
+    started = fc_diag_load(&d);
+    if (!started)
+        d.timeout_s = in->timeout_s;
+    if (!started && fc_diag_cannot_start(&d)) {
+        /* named there: a host where the program could not start */
+    } else if (!started) {
+        char why[PATH_MAX + 1024];
         json_t *r;
 
-        snprintf(why, sizeof(why), "the launcher %s before the stage started (see %s)",
-                 in->res->timed_out ? "hung" : "failed", in->log_path);
+        json_t *e = json_array_get(in->res->mpierr, 0);
+
+        if (json_is_string(json_object_get(e, "control")))
+            /* a rank ended the start-up on a control message that arrived
+             * wrong (lib/fc_ctl.h): before the stage's first record, so no
+             * attempt began for a record of it to belong to */
+            snprintf(why, sizeof(why), "the stage never began: rank %lld on %s received "
+                     "the control message '%s' from rank %lld wrong in its start-up (%s) "
+                     "and ended the launch after %.1f s; the sender, the link or that rank "
+                     "changed it (see %s)", json_integer_value(json_object_get(e, "rank")),
+                     fc_json_str(e, "host"), fc_json_str(e, "control"),
+                     json_integer_value(json_object_get(e, "peer")), fc_json_str(e, "error"),
+                     in->res->seconds, in->log_path);
+        else
+            snprintf(why, sizeof(why), "the launcher %s before the stage started (see %s)",
+                     in->res->timed_out ? "hung" : "failed", in->log_path);
         r = json_pack("{s:s, s:s, s:i}", "type", "stage_error", "reason", why,
                       "exit_status", in->res->exit_status);
         json_array_append_new(d.out, r);

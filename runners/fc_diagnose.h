@@ -24,6 +24,15 @@
  *           stopped forwarding answers no partner. A host is blamed only
  *           when one of them places it; otherwise the record says why not
  *           and nobody is quarantined.
+ *   cannot start  the launch ended before the stage's first record, and
+ *           the launcher names a rank that never reached main (no start
+ *           line from it: lib/fc_watchdog.h): a library or the program
+ *           missing on its host, a crash in its start-up. Its host, from
+ *           the launcher's words or from the placement the runner asked
+ *           for once the ranks that started confirm it, is blamed (record
+ *           type "cannot_start", beside no attempt); not placed, or on
+ *           every host, a stage_error names the cause and nobody is
+ *           quarantined (fc_diagnose_nostart.c).
  *   never started  the launcher hung before the stage's first record (its
  *           ranks stuck in start-up, before their watchdogs): the probe
  *           alone can place it, as above (record type "probe", beside the
@@ -57,13 +66,25 @@ typedef struct fc_diag_in {
     void *probe_arg;
     json_t *hosts;                  /* the hosts the attempt was launched on */
     double timeout_s;               /* the stage's, from the profile */
+    int ranks;                      /* the attempt's ranks */
+    json_t *placement;              /* the host the runner asked the launcher
+                                     * to put each rank on, by rank; NULL
+                                     * where the launcher places them itself
+                                     * (srun) */
+    const char *placement_text;     /* how it was asked, in words */
 } fc_diag_in_t;
 
 json_t *fc_diagnose_unfinished(const fc_diag_in_t *in);
+/* Is host one of in->hosts (the attempt was launched on it, healthy)? */
+int fc_diagnose_launched(const fc_diag_in_t *in, const char *host);
 /* The stage wrote its end, yet the launcher says a rank of it died (a
  * signal, the OOM killer, an exit status no stage gives with that end):
  * a crash finding per such rank whose host is in in->hosts, which
  * quarantines it (fc_diagnose_after_end.c). in->probe is not used. */
 json_t *fc_diagnose_after_end(const fc_diag_in_t *in);
+/* How many ranks the launcher names dead that never reached main (no
+ * start line): the attempt's program could not start there, whatever
+ * status it gave (a 2 is then no stage refusing its input). */
+int fc_diagnose_never_reached_main(const fc_diag_in_t *in);
 
 #endif

@@ -15,19 +15,8 @@
 
 #include "fc_diagnose.h"
 #include "fc_exitinfo.h"
+#include "fc_input.h"
 #include "fc_verdict.h"
-
-/* Whether host is one the attempt was launched on and still healthy. */
-static int fc_after_end_launched(const fc_diag_in_t *in, const char *host)
-{
-    json_t *h;
-    size_t i;
-
-    json_array_foreach(in->hosts, i, h)
-        if (strcmp(json_string_value(h), host) == 0)
-            return 1;
-    return 0;
-}
 
 json_t *fc_diagnose_after_end(const fc_diag_in_t *in)
 {
@@ -43,7 +32,8 @@ json_t *fc_diagnose_after_end(const fc_diag_in_t *in)
         else if (strcmp(fc_json_str(rec, "type"), "stage_end") == 0)
             end = rec;
     }
-    if (start == NULL || end == NULL || fc_read_text_file(in->log_path, &text) != FC_OK)
+    if (start == NULL || end == NULL ||
+        fc_input_read(in->log_path, "stage log", FC_INPUT_DOC_MAX, &text, NULL) != FC_OK)
         return out;
     status = fc_json_str(end, "status");
     /* 0 and 1 are a stage's own outcomes (a rank's status may differ from
@@ -67,7 +57,7 @@ json_t *fc_diagnose_after_end(const fc_diag_in_t *in)
             host = json_string_value(json_array_get(json_object_get(start, "rank_hosts"),
                                                     (size_t)rank));
         if (host == NULL || (h = fc_inventory_find_host(in->inv, host)) < 0 ||
-            !fc_after_end_launched(in, host))
+            !fc_diagnose_launched(in, host))
             continue;
         rack = in->inv->racks[in->inv->host_rack[h]];
         if (oom)

@@ -99,6 +99,10 @@ int fc_diag_not_arrived(fc_diag_t *d);
 /* Every rank reported in time, inside the same call: place it or say why
  * not. */
 void fc_diag_stuck(fc_diag_t *d);
+/* The launch ended before the stage started, and the launcher names a
+ * rank that never reached main: place its host, or say why not
+ * (fc_diagnose_nostart.c). 0 when it names none. */
+int fc_diag_cannot_start(fc_diag_t *d);
 /* The launcher hung before the stage started: the probe may place it. */
 void fc_diag_never_started(fc_diag_t *d);
 /* Ranks ended because an MPI call failed, and no rank died or went

@@ -264,36 +264,46 @@ void fc_diag_never_started(fc_diag_t *d)
 
 /* "rank 3 on b1 (in all_reduce float32 sum 64 KiB, peer rank 4 on c1:
  * MPI_ERR_OTHER: known error not in list)" for each rank whose MPI call
- * failed, and their lines for the record. */
+ * failed, or "rank 3 on b1 (in start-up, the control message 'the
+ * profile' from rank 0 on a1: its checksum does not match...)" for each
+ * rank that received a control message wrong (lib/fc_ctl.h), and their
+ * lines for the record; *control_p: 1 when every line is of the second
+ * kind. */
 static json_t *fc_diag_failed_calls(const fc_diag_t *d, char *text, size_t len, char *ranks,
-                                    size_t rlen)
+                                    size_t rlen, int *control_p)
 {
     json_t *hosts = json_object_get(d->start, "rank_hosts"), *lines = json_array();
     size_t at = 0;
     int n = 0;
 
+    *control_p = 1;
+
     text[0] = ranks[0] = '\0';
     for (size_t k = 0; k < d->n; ++k) {
         json_t *e = d->ranks[k].mpierr;
         json_int_t peer;
-        char peer_text[320] = "";
+        char peer_text[320] = "", ctl[160] = "";
 
         if (e == NULL)
             continue;
         json_array_append(lines, e);
+        *control_p &= json_is_string(json_object_get(e, "control"));
         snprintf(ranks + strlen(ranks), rlen - strlen(ranks), "%s%zu", n ? "," : "", k);
         if (++n > 4)
             continue;
         peer = json_integer_value(json_object_get(e, "peer"));
         if (json_is_integer(json_object_get(e, "peer")) && peer >= 0 &&
             (size_t)peer < json_array_size(hosts))
-            snprintf(peer_text, sizeof(peer_text), "its peer rank %lld on %s",
+            snprintf(peer_text, sizeof(peer_text), "%s rank %lld on %s",
+                     json_is_string(json_object_get(e, "control")) ? "from" : "its peer",
                      (long long)peer, json_string_value(json_array_get(hosts, (size_t)peer)));
         else
             snprintf(peer_text, sizeof(peer_text), "no peer named (a collective)");
-        at += (size_t)snprintf(text + at, at < len ? len - at : 0, "%srank %zu on %s (in %s, %s: "
-                               "%s)", n > 1 ? "; " : "", k, d->ranks[k].host,
-                               fc_json_str(e, "at"), peer_text, fc_json_str(e, "error"));
+        if (json_is_string(json_object_get(e, "control")))
+            snprintf(ctl, sizeof(ctl), "the control message '%s' ", fc_json_str(e, "control"));
+        at += (size_t)snprintf(text + at, at < len ? len - at : 0, "%srank %zu on %s (in %s, "
+                               "%s%s: %s)", n > 1 ? "; " : "", k, d->ranks[k].host,
+                               fc_json_str(e, "at"), ctl, peer_text, fc_json_str(e, "error"));
     }
     if (n > 4 && at < len)
         snprintf(text + at, len - at, "; and %d more", n - 4);
@@ -305,12 +315,18 @@ void fc_diag_mpi_failed(fc_diag_t *d)
     char psum[512], calls[1024], failed[256], why[2816], ranks[256], lead[300], lost[256];
     char lost_text[384] = "";
     json_t *hosts = fc_diag_hosts(d), *probe = NULL, *h, *rec;
-    json_t *lines = fc_diag_failed_calls(d, calls, sizeof(calls), failed, sizeof(failed));
+    int control;
+    json_t *lines = fc_diag_failed_calls(d, calls, sizeof(calls), failed, sizeof(failed),
+                                         &control);
     json_t *by_probe;
+    /* a control message that arrived wrong (lib/fc_ctl.h): the rank that
+     * received it says so; the sender, the link or the receiver changed it */
+    const char *what = control ? "a control message between the ranks arrived wrong"
+                               : "an MPI call failed";
     size_t i;
 
     lost[0] = '\0';
-    snprintf(lead, sizeof(lead), "an MPI call failed on rank(s) %s", failed);
+    snprintf(lead, sizeof(lead), "%s on rank(s) %s", what, failed);
     by_probe = fc_diag_probe(d, hosts, &probe, psum, sizeof(psum), lead);
     /* ranks that said nothing beside their host's others: their line was
      * lost as the abort ended the job (fc_diag_only_observed) */
@@ -322,10 +338,10 @@ void fc_diag_mpi_failed(fc_diag_t *d)
         const char *host = json_string_value(h);
 
         fc_diag_host_ranks(d, host, NULL, ranks, sizeof(ranks));
-        snprintf(why, sizeof(why), "an MPI call failed and ended the stage after %.1f s: "
+        snprintf(why, sizeof(why), "%s and ended the stage after %.1f s: "
                  "%s; those ranks observed the fault, they did not cause it: a "
                  "point-to-point probe among the %zu hosts found %s answering no partner "
-                 "(%s): its fabric stopped forwarding%s", d->in->res->seconds, calls,
+                 "(%s): its fabric stopped forwarding%s", what, d->in->res->seconds, calls,
                  json_array_size(hosts), host, psum, lost_text);
         rec = fc_diag_finding(d, "hang", host, ranks, why, "link", 1);
         json_object_set_new(rec, "evidence", json_pack("{s:s, s:O, s:s, s:O?, s:s}", "failed_ranks",
@@ -333,10 +349,10 @@ void fc_diag_mpi_failed(fc_diag_t *d)
                             json_object_get(probe, "answers"), "silent_not_blamed", lost));
     }
     if (json_array_size(by_probe) == 0) {
-        snprintf(why, sizeof(why), "an MPI call failed and ended the stage after %.1f s: "
+        snprintf(why, sizeof(why), "%s and ended the stage after %.1f s: "
                  "%s; those ranks observed a fault, they did not cause it, and the probe "
-                 "places none: %s%s; nobody is quarantined", d->in->res->seconds, calls, psum,
-                 lost_text);
+                 "places none: %s%s; nobody is quarantined", what, d->in->res->seconds, calls,
+                 psum, lost_text);
         rec = fc_diag_finding(d, "hang", "", "", why, "cluster", 0);
         json_object_set_new(rec, "evidence", json_pack("{s:s, s:O, s:s, s:O?, s:s}", "failed_ranks",
                             failed, "mpi_errors", lines, "probe", psum, "probe_answers",

@@ -49,6 +49,14 @@ int fc_launch_interrupted(void)
     return fc_signal_seen;
 }
 
+double fc_monotonic_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static double fc_elapsed(const struct timespec *start)
 {
     struct timespec now;
@@ -74,6 +82,13 @@ void fc_launch_scan_line(const char *line, fc_launch_result_t *res)
     fc_scan_tagged(line, FC_WATCHDOG_DOWN_TAG, res->down);
     if (res->mpierr)
         fc_scan_tagged(line, FC_WATCHDOG_MPIERR_TAG, res->mpierr);
+    if (res->started)
+        fc_scan_tagged(line, FC_WATCHDOG_START_TAG, res->started);
+    /* Open MPI's words: a process failed, or could not be launched */
+    if (strstr(line, "the job has been aborted") ||
+        strstr(line, " was unable to launch the specified application") ||
+        strstr(line, " was unable to start the specified application"))
+        res->abort_said = 1;
 }
 
 /* Keep complete stderr lines; pick out the watchdog's and the tear-down
@@ -100,6 +115,7 @@ void fc_launch(char *const argv[], const char *tap_path, const char *log_path,
     FILE *tap = fopen(tap_path, "w"), *log = fopen(log_path, "w");
     static char pending[32768];
     size_t plen = 0;
+    double aborted_at = -1;     /* when the launcher said it aborts the job */
     struct timespec start;
     pid_t pid;
 
@@ -107,6 +123,7 @@ void fc_launch(char *const argv[], const char *tap_path, const char *log_path,
     res->watchdog = json_array();
     res->down = json_array();
     res->mpierr = json_array();
+    res->started = json_array();
     if (tap == NULL || log == NULL || pipe(out) != 0 || pipe(err) != 0) {
         fprintf(stderr, "fabcert: cannot create %s or %s: %s\n", tap_path,
                 log_path, strerror(errno));
@@ -136,10 +153,17 @@ void fc_launch(char *const argv[], const char *tap_path, const char *log_path,
         struct pollfd pfd[2] = { { out[0], POLLIN, 0 }, { err[0], POLLIN, 0 } };
         char buf[8192];
 
-        if (fc_elapsed(&start) > limit_s || fc_signal_seen) {
+        if (res->abort_said && aborted_at < 0)
+            aborted_at = fc_elapsed(&start);
+        res->abort_hung = aborted_at >= 0 &&
+                          fc_elapsed(&start) - aborted_at > FC_LAUNCH_ABORT_GRACE_S;
+        if (fc_elapsed(&start) > limit_s || fc_signal_seen || res->abort_hung) {
             if (fc_signal_seen)
                 fprintf(log, "fabcert: interrupted by signal %d; stopping the launcher\n",
                         (int)fc_signal_seen);
+            else if (res->abort_hung)
+                fprintf(log, "fabcert: the launcher said it aborted the job %.0f s ago and "
+                        "has not ended; stopping it\n", FC_LAUNCH_ABORT_GRACE_S);
             else
                 fprintf(log, "fabcert: the launcher ran past %.0f s; killing it\n", limit_s);
             kill(-pid, SIGTERM);
@@ -150,7 +174,7 @@ void fc_launch(char *const argv[], const char *tap_path, const char *log_path,
             }
             kill(-pid, SIGKILL);
             res->interrupted = fc_signal_seen != 0;
-            res->timed_out = !res->interrupted;
+            res->timed_out = !res->interrupted && !res->abort_hung;
             break;
         }
         if (pfd[0].fd < 0 && pfd[1].fd < 0)
@@ -205,7 +229,7 @@ void fc_launch(char *const argv[], const char *tap_path, const char *log_path,
     if (!reaped)
         waitpid(pid, &status, WNOHANG);
     res->seconds = fc_elapsed(&start);
-    res->exit_status = res->timed_out || res->interrupted ? -1 :
+    res->exit_status = res->timed_out || res->interrupted || res->abort_hung ? -1 :
                        WIFEXITED(status) ? WEXITSTATUS(status) : 1;
     fclose(tap);
     fclose(log);
@@ -216,5 +240,6 @@ void fc_launch_result_free(fc_launch_result_t *res)
     json_decref(res->watchdog);
     json_decref(res->down);
     json_decref(res->mpierr);
-    res->watchdog = res->down = res->mpierr = NULL;
+    json_decref(res->started);
+    res->watchdog = res->down = res->mpierr = res->started = NULL;
 }

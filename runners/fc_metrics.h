@@ -10,7 +10,7 @@
  * from results.jsonl, and rewritten when something an operator watches
  * changes: a stage starts or ends, a soak window closes, a host is
  * quarantined, and every 10 s with the stage's progress; at the end with
- * each rack's verdict as the report reached it. Families (README,
+ * each rack's verdict as the report reached it. Families (docs/operators-guide.md,
  * "Metrics for the site's monitoring", lists them with their labels):
  * fabcert_run_state, fabcert_rack_verdict, fabcert_stage_state,
  * fabcert_stage_checks, fabcert_stage_failures, fabcert_stage_incomplete,

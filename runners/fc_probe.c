@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fc_input.h"
 #include "fc_inventory.h"
 #include "fc_launch.h"
 #include "fc_results.h"
@@ -34,7 +35,7 @@ static json_t *fc_probe_read(const char *path)
     json_t *answers = json_array();
     char *text = NULL, *line, *save = NULL;
 
-    if (fc_read_text_file(path, &text) != 0)
+    if (fc_input_read(path, "probe output", FC_INPUT_DOC_MAX, &text, NULL) != FC_OK)
         return answers;
     for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         const char *at = strstr(line, FC_PROBE_TAG);

@@ -15,6 +15,7 @@
  * kept. ETA: points and rounds from the rate measured since the stage
  * began; the soak's from its duration.
  */
+#include "fc_launch.h"
 #include "fc_progress.h"
 
 #include <errno.h>
@@ -61,13 +62,6 @@ struct fc_progress {
     double last_metrics;
 };
 
-static double fc_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static double fc_wall(void)
 {
@@ -136,7 +130,7 @@ static double fc_progress_eta(fc_progress_t *p, double now)
 
 static void fc_progress_write(fc_progress_t *p, const char *state, const char *verdict)
 {
-    double now = fc_now(), wall = fc_wall(), eta = fc_progress_eta(p, now);
+    double now = fc_monotonic_s(), wall = fc_wall(), eta = fc_progress_eta(p, now);
     char updated[32], *text;
     json_t *doc;
 
@@ -290,7 +284,7 @@ static void fc_progress_record(fc_progress_t *p, json_t *rec, double now)
 /* Read what was appended since the last look: whole lines only. */
 static void fc_progress_read(fc_progress_t *p)
 {
-    double now = fc_now();
+    double now = fc_monotonic_s();
 
     for (;;) {
         char *line, *nl;
@@ -345,7 +339,7 @@ void fc_progress_tick(void *arg)
     if (p == NULL)
         return;
     fc_progress_read(p);
-    now = fc_now();
+    now = fc_monotonic_s();
     if (p->stage >= 0 && (p->new_window || now - p->last_print >= FC_PROGRESS_EVERY_S)) {
         fc_progress_print(p, now);
         p->dirty = 1;
@@ -384,7 +378,7 @@ fc_progress_t *fc_progress_open(const fc_run_state_t *st, long offset, int print
 /* The stage being run is over (another is launched, or the run ends). */
 static void fc_progress_stage_over(fc_progress_t *p)
 {
-    double now = fc_now();
+    double now = fc_monotonic_s();
 
     if (p->stage < 0)
         return;
@@ -396,7 +390,7 @@ static void fc_progress_stage_over(fc_progress_t *p)
 
 void fc_progress_stage(fc_progress_t *p, fc_stage_id_t s, int attempt)
 {
-    double now = fc_now();
+    double now = fc_monotonic_s();
 
     fc_progress_read(p);
     fc_progress_stage_over(p);

@@ -32,6 +32,9 @@ typedef struct fc_run_opts {
     char out_dir[PATH_MAX];
     char hosts[PATH_MAX];           /* inventory host list, "" if none */
     char racks[PATH_MAX];           /* rack map, "" if none */
+    char racks_from[PATH_MAX];      /* --racks-from FORMAT[:FILE], "" if none: the
+                                     * rack map is made from it into out_dir */
+    const char *rack_label;         /* --rack-label KEY (Kubernetes), NULL none */
     char run_id[64];
     int np;                         /* local mode: ranks */
     int ppn;                        /* cluster mode: ranks per node */
@@ -78,6 +81,8 @@ typedef struct fc_run_state {
     const char *probe_stage;        /* the stage a probe is for */
     struct fc_progress *progress;   /* follows results.jsonl (fc_progress.h) */
     int lock_fd;                    /* results.jsonl, flock'ed for this runner */
+    char *hosts_text, *racks_text;  /* what the inventory was read from, frozen
+                                     * as read (a --hosts <(...) pipe reads once) */
     /* --resume (fc_run_resume.c) */
     json_t *prior;                  /* the records already in results.jsonl */
     json_t *prior_plan;             /* ... its plan record */
@@ -108,6 +113,12 @@ json_t *fc_run_environment(const fc_run_opts_t *o);
 /* ---- the run's state and records (fc_run_state.c) ------------------- */
 
 fc_status_t fc_run_load_inventory(fc_run_state_t *st);
+/* The inventory of the files o.hosts and o.racks name (either may be
+ * ""), nothing written: FC_OK, or FC_ERR_INVALID with file:line said. */
+fc_status_t fc_run_parse_inventory(fc_run_state_t *st);
+/* The profile, with --soak-duration applied as the stage programs apply
+ * it to the same profile: 0, or 2 (said). */
+int fc_run_load_profile(fc_run_state_t *st);
 /* A rack map of the whole cluster with a host list of part of it: say
  * what was left out. */
 void fc_print_left_out(const fc_inventory_t *inv);

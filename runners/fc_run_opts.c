@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fc_input.h"
 #include "fc_results.h"
 #include "fc_run.h"
 #include "fc_sign.h"
@@ -36,26 +37,54 @@ void fc_usage(FILE *out)
 "                                 a threshold profile derived from healthy runs\n"
 "                                 (limits from their figures and noise; default\n"
 "                                 margin 10%%)\n"
+"       fabcert plan [run options] [--from DIR] [--json]\n"
+"                                 what a run would do: each stage's ranks,\n"
+"                                 groups and sweep, an estimate of its time\n"
+"                                 (and DIR's measured times beside it), and\n"
+"                                 what the profile leaves out\n"
 "       fabcert check-profile FILE\n"
 "                                 validate a threshold profile, print its hash\n"
-"       fabcert check-inventory [--hosts FILE] [--racks FILE]\n"
+"       fabcert check-inventory [--hosts FILE] [--racks FILE | --racks-from SPEC]\n"
 "                                 validate an inventory, print host -> rack\n"
+"       fabcert topology FORMAT [FILE|-] [--rack-label KEY] [--out FILE]\n"
+"                                 a rack map from Slurm, ibnetdiscover or\n"
+"                                 Kubernetes node labels (--help: formats)\n"
+"       fabcert k8s --image IMAGE --workers N [options]\n"
+"                                 a Kubeflow MPIJob that runs fabcert run on\n"
+"                                 a Kubernetes cluster (--help: options)\n"
 "       fabcert version           print the version\n"
 "       fabcert --help            this text\n"
 "\n"
 "run options:\n"
 "  --hosts FILE          host list: one host or Slurm range per line\n"
-"                        (gpu[001-016,020]); without --hosts and --racks,\n"
-"                        this machine is a one-node cluster\n"
+"                        (gpu[001-016,020]), or an MPI hostfile ('HOST\n"
+"                        slots=N': N is --ppn unless given); without --hosts\n"
+"                        and --racks, this machine is a one-node cluster\n"
 "  --racks FILE          rack map: 'HOSTS RACK' or 'RACK: HOSTS' per line\n"
+"  --racks-from FORMAT[:FILE]\n"
+"                        the rack map from what knows the topology (fabcert\n"
+"                        topology --help): slurm (scontrol show topology),\n"
+"                        ibnetdiscover, k8s (kubectl get nodes -o json); FILE\n"
+"                        '-' is standard input, none runs the command here\n"
+"  --rack-label KEY      k8s: the node label that names the rack (default:\n"
+"                        network.topology.nvidia.com/leaf, then others)\n"
 "  --profile FILE        threshold profile (default: thresholds/local.yaml);\n"
 "                        thresholds/ holds: local.yaml (this machine),\n"
 "                        vcluster.yaml (the virtual cluster), and reference\n"
-"                        profiles with floors from published figures (run\n"
-"                        them with --backend nccl --ppn 8):\n"
-"                          h100-sxm-ib400.yaml  8x H100 SXM, 8x 400G IB NDR\n"
-"                          h200-sxm-ib400.yaml  8x H200 SXM, 8x 400G IB NDR\n"
-"                          a100-sxm-ib200.yaml  8x A100 SXM, 8x 200G IB HDR\n"
+"                        profiles with floors from published figures, each\n"
+"                        SKU in two tiers: -acceptance (every stage, a 30 min\n"
+"                        soak) and -burnin (the same, an 8 h soak); run them\n"
+"                        with --backend nccl --ppn GPUS-PER-NODE:\n"
+"                          h100-sxm-ib400-acceptance.yaml  8x H100 SXM, 8x 400G NDR\n"
+"                          h100-sxm-ib400-burnin.yaml      the same, an 8 h soak\n"
+"                          h200-sxm-ib400-acceptance.yaml  8x H200 SXM, 8x 400G NDR\n"
+"                          h200-sxm-ib400-burnin.yaml      the same, an 8 h soak\n"
+"                          a100-sxm-ib200-acceptance.yaml  8x A100 SXM, 8x 200G HDR\n"
+"                          a100-sxm-ib200-burnin.yaml      the same, an 8 h soak\n"
+"                          b200-ib400-acceptance.yaml      8x B200, 8x 400G NDR\n"
+"                          b200-ib400-burnin.yaml          the same, an 8 h soak\n"
+"                          gb200-nvl72-acceptance.yaml     GB200 NVL72 (--ppn 4)\n"
+"                          gb200-nvl72-burnin.yaml         the same, an 8 h soak\n"
 "                        `fabcert baseline` derives one from healthy runs\n"
 "  --out DIR             output directory (default: fabcert-out/RUN_ID)\n"
 "  --stages LIST         run only these of the profile's stages\n"
@@ -74,6 +103,8 @@ void fc_usage(FILE *out)
 "  --soak-duration D     how long the soak runs, instead of the profile's\n"
 "                        soak.duration_s (90, 90s, 30m, 8h, 2d; the timeout\n"
 "                        grows with it)\n"
+"  --contention-phase D  the contention stage's shortest loaded phase, instead\n"
+"                        of the profile's phase_s (a quick check; 1s and up)\n"
 "  --backend NAME        mpi, nccl or auto for the collective stages (default:\n"
 "                        the profile's, else mpi); nccl where a rank has no\n"
 "                        GPU skips the stage, and its racks are INCOMPLETE\n"
@@ -135,7 +166,8 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
 {
     enum { O_PROFILE = 1, O_OUT, O_NP, O_PPN, O_MPIRUN, O_MPIRUN_ARG, O_ENV, O_LAUNCHER,
            O_HOSTS, O_RACKS, O_STAGES, O_STAGE_OPT, O_SELFTEST, O_SELFTEST_STAGE,
-           O_SIGN_KEY, O_HELP, O_PROGRESS, O_RESUME, O_METRICS, O_RERUN };
+           O_SIGN_KEY, O_HELP, O_PROGRESS, O_RESUME, O_METRICS, O_RERUN, O_RACKS_FROM,
+           O_RACK_LABEL };
     static const struct option longopts[] = {
         { "profile", required_argument, NULL, O_PROFILE },
         { "out", required_argument, NULL, O_OUT },
@@ -147,6 +179,8 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
         { "launcher", required_argument, NULL, O_LAUNCHER },
         { "hosts", required_argument, NULL, O_HOSTS },
         { "racks", required_argument, NULL, O_RACKS },
+        { "racks-from", required_argument, NULL, O_RACKS_FROM },
+        { "rack-label", required_argument, NULL, O_RACK_LABEL },
         { "stages", required_argument, NULL, O_STAGES },
         { "sizes", required_argument, NULL, O_STAGE_OPT },
         { "iters", required_argument, NULL, O_STAGE_OPT },
@@ -156,6 +190,7 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
         { "ops", required_argument, NULL, O_STAGE_OPT },
         { "backend", required_argument, NULL, O_STAGE_OPT },
         { "soak-duration", required_argument, NULL, O_STAGE_OPT },
+        { "contention-phase", required_argument, NULL, O_STAGE_OPT },
         { "selftest-corrupt", required_argument, NULL, O_SELFTEST },
         { "selftest-hang", required_argument, NULL, O_SELFTEST },
         { "selftest-stage", required_argument, NULL, O_SELFTEST_STAGE },
@@ -209,6 +244,10 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
             break;
         case O_HOSTS: snprintf(o->hosts, sizeof(o->hosts), "%s", optarg); break;
         case O_RACKS: snprintf(o->racks, sizeof(o->racks), "%s", optarg); break;
+        case O_RACKS_FROM:
+            snprintf(o->racks_from, sizeof(o->racks_from), "%s", optarg);
+            break;
+        case O_RACK_LABEL: o->rack_label = optarg; break;
         case O_NP:
             if (fc_run_parse_count("--np", optarg, &o->np))
                 return 2;
@@ -281,6 +320,12 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
             if (c == O_STAGE_OPT && strcmp(longopts[index].name, "soak-duration") == 0 &&
                 fc_parse_duration("soak-duration", optarg, &o->soak_duration) != FC_OK)
                 return 2;
+            if (c == O_STAGE_OPT && strcmp(longopts[index].name, "contention-phase") == 0) {
+                double phase;
+
+                if (fc_parse_duration("contention-phase", optarg, &phase) != FC_OK)
+                    return 2;
+            }
             if (c == O_STAGE_OPT) {
                 o->stage_args[o->nstage_args++] = names[nnames++];
                 o->stage_args[o->nstage_args++] = optarg;
@@ -306,7 +351,17 @@ int fc_parse_run(int argc, char **argv, fc_run_opts_t *o)
             o->stages[s] = 1;
     if (o->np == 0)
         o->np = fc_default_np();
-    if (o->rerun_dir[0] && (o->resume || o->hosts[0] || o->racks[0])) {
+    if (o->racks[0] && o->racks_from[0]) {
+        fprintf(stderr, "fabcert: --racks %s and --racks-from %s: give one rack map\n",
+                o->racks, o->racks_from);
+        return 2;
+    }
+    if (o->rack_label && strncmp(o->racks_from, "k8s", 3) != 0) {
+        fprintf(stderr, "fabcert: --rack-label %s names a Kubernetes node label: give it "
+                "with --racks-from k8s[:FILE]\n", o->rack_label);
+        return 2;
+    }
+    if (o->rerun_dir[0] && (o->resume || o->hosts[0] || o->racks[0] || o->racks_from[0])) {
         fprintf(stderr, "fabcert: --rerun-failed %s: %s\n", o->rerun_dir, o->resume
                 ? "--resume carries on an interrupted run; --rerun-failed starts a new one "
                   "(give one of them)"
@@ -445,7 +500,8 @@ static void fc_run_mca_file(json_t *env, const char *path)
     size_t used = 0;
     FILE *f;
 
-    if (path[0] == '\0' || json_object_get(env, path) || (f = fopen(path, "r")) == NULL)
+    if (path[0] == '\0' || json_object_get(env, path) || access(path, F_OK) != 0 ||
+        (f = fc_input_fopen(path, "Open MPI parameter file", FC_INPUT_PROFILE_MAX)) == NULL)
         return;
     while (fgets(line, sizeof(line), f)) {
         char *p = line + strspn(line, " \t"), *end = p + strcspn(p, "\r\n");
@@ -459,7 +515,7 @@ static void fc_run_mca_file(json_t *env, const char *path)
             used = 2000;
     }
     fclose(f);
-    if (used == 0 || fc_sha256_file(path, hex) != FC_OK)
+    if (used == 0 || fc_sha256_file(path, "Open MPI parameter file", hex) != FC_OK)
         return;
     snprintf(text + used, sizeof(text) - used, " (sha256 %s)", hex);
     json_object_set_new(env, path, json_string(text));
@@ -551,7 +607,7 @@ json_t *fc_run_launch_json(const fc_run_opts_t *o)
     /* the launcher that really ran: a program of the same name earlier in
      * $PATH (a wrapper that changes the stages' options) is named here */
     fc_run_resolve_program(o->mpirun, resolved, sizeof(resolved));
-    if (resolved[0] && fc_sha256_file(resolved, hex) != FC_OK)
+    if (resolved[0] && fc_sha256_file(resolved, "launcher program", hex) != FC_OK)
         hex[0] = '\0';
     return json_pack("{s:s, s:s, s:i, s:s, s:s}", "launcher", o->srun ? "srun" : "mpirun",
                      "program", o->mpirun, fc_cluster_mode(o) ? "ranks_per_node" : "ranks",

@@ -35,6 +35,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "fc_input.h"
 #include "fc_inventory.h"
 #include "fc_report.h"
 #include "fc_results.h"
@@ -88,11 +89,10 @@ static void fc_rerun_stages(fc_run_opts_t *o, json_t *plan)
 /* A run still being written holds results.jsonl with flock. 0, or 2. */
 static int fc_rerun_not_running(const char *dir, const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC), busy;
+    int fd, busy;
 
-    if (fd < 0) {
-        fprintf(stderr, "fabcert: --rerun-failed %s: %s: %s: not a run's output directory\n",
-                dir, path, strerror(errno));
+    if (fc_input_open(path, "results file", FC_INPUT_RESULTS_MAX, &fd, NULL) != FC_OK) {
+        fprintf(stderr, "fabcert: --rerun-failed %s: not a run's output directory\n", dir);
         return 2;
     }
     busy = flock(fd, LOCK_SH | LOCK_NB) != 0;
@@ -188,7 +188,7 @@ int fc_run_rerun_open(fc_run_state_t *st)
     snprintf(path, sizeof(path), "%s/results.jsonl", dir);
     if (fc_rerun_not_running(dir, path) != 0)
         return 2;
-    if (fc_sha256_file(path, hex) != FC_OK || fc_results_load(path, 0, &records, &bad) != FC_OK)
+    if (fc_sha256_file(path, "results file", hex) != FC_OK || fc_results_load(path, 0, &records, &bad) != FC_OK)
         return 2;
     json_array_foreach(records, i, rec)
         if (strcmp(fc_json_str(rec, "type"), "plan") == 0 && ++nplans == 1)

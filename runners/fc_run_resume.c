@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "fc_alloc.h"
+#include "fc_input.h"
 #include "fc_report.h"
 #include "fc_results.h"
 #include "fc_run.h"
@@ -59,9 +60,9 @@ int fc_run_resume_open(fc_run_state_t *st)
     int torn = 0, fd, nplans = 0;
 
     snprintf(st->results_path, sizeof(st->results_path), "%s/results.jsonl", st->o.out_dir);
-    if ((fd = open(st->results_path, O_RDONLY | O_CLOEXEC)) < 0) {
-        fprintf(stderr, "fabcert: --resume %s: %s: %s (nothing to resume)\n", st->o.out_dir,
-                st->results_path, strerror(errno));
+    if (fc_input_open(st->results_path, "results file", FC_INPUT_RESULTS_MAX, &fd, NULL) !=
+        FC_OK) {
+        fprintf(stderr, "fabcert: --resume %s: nothing to resume\n", st->o.out_dir);
         return 2;
     }
     if (fc_run_lock_results(st, fd) != 0)
@@ -179,6 +180,8 @@ fc_status_t fc_run_resume_check(fc_run_state_t *st)
             return FC_ERR_INVALID;
         }
     }
+    if (strstr(o->racks, "/racks.resume"))     /* --racks-from's: the frozen copy is the same */
+        unlink(o->racks);
     snprintf(o->profile_source, sizeof(o->profile_source), "%s", o->profile);
     snprintf(o->profile, sizeof(o->profile), "%.*s", (int)sizeof(o->profile) - 1, frozen);
     fc_resume_frozen(o->out_dir, "hosts", fc_json_str(was, "hosts_file"), o->hosts,

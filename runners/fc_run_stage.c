@@ -15,11 +15,13 @@
 
 #include "fc_alloc.h"
 #include "fc_diagnose.h"
+#include "fc_input.h"
 #include "fc_probe.h"
 #include "fc_report.h"
 #include "fc_results.h"
 #include "fc_retest.h"
 #include "fc_run.h"
+#include "fc_watchdog.h"
 
 /* The probe for a stuck stage, launched as the stages are. */
 static json_t *fc_run_probe(void *arg, json_t *hosts, char *err, size_t errlen)
@@ -31,6 +33,54 @@ static json_t *fc_run_probe(void *arg, json_t *hosts, char *err, size_t errlen)
     return fc_probe_run(&pl, hosts, err, errlen);
 }
 
+/* What the diagnosis reads of an attempt (runners/fc_diagnose.h): its
+ * records, the launcher's result and log, the healthy hosts it was
+ * launched on, and where the runner asked the launcher to put each rank:
+ * mpirun's hostfile lists them in inventory order and --map-by node deals
+ * the ranks out one per host in turn; on this machine alone every rank is
+ * here; srun places them itself (NULL). Free with fc_stage_diag_in_free. */
+static void fc_stage_diag_in(fc_run_state_t *st, const char *stage, json_t *recs,
+                             const fc_launch_result_t *res, const char *log_path,
+                             fc_diag_in_t *in, char *placement_text, size_t len)
+{
+    fc_stage_id_t id = fc_stage_from_name(stage);
+    size_t nhealthy;
+
+    memset(in, 0, sizeof(*in));
+    in->inv = &st->inv;
+    in->stage = stage;
+    in->recs = recs;
+    in->res = res;
+    in->log_path = log_path;
+    in->probe = fc_cluster_mode(&st->o) ? fc_run_probe : NULL;
+    in->probe_arg = st;
+    in->hosts = json_array();
+    in->timeout_s = st->profile.stages[id].timeout_s;
+    for (int h = 0; h < st->inv.nhosts; ++h)
+        if (st->healthy[h])
+            json_array_append_new(in->hosts, json_string(st->inv.hosts[h]));
+    nhealthy = json_array_size(in->hosts);
+    in->ranks = fc_stage_ranks_planned(st, id, (int)nhealthy);
+    if (st->o.srun || nhealthy == 0)
+        return;
+    in->placement = json_array();
+    for (int r = 0; r < in->ranks; ++r)
+        json_array_append(in->placement, json_array_get(in->hosts, fc_cluster_mode(&st->o)
+                                                                   ? (size_t)r % nhealthy : 0));
+    if (fc_cluster_mode(&st->o))
+        snprintf(placement_text, len, "the hostfile's %zu host(s) in inventory order, "
+                 "--map-by node, %d rank(s) per host", nhealthy, in->ranks / (int)nhealthy);
+    else
+        snprintf(placement_text, len, "every rank on this machine");
+    in->placement_text = placement_text;
+}
+
+static void fc_stage_diag_in_free(fc_diag_in_t *in)
+{
+    json_decref(in->hosts);
+    json_decref(in->placement);
+}
+
 /* What went wrong in an attempt, from what the ranks and the launcher
  * said (runners/fc_diagnose.h): why the stage did not end, or (after_end)
  * which rank died after it wrote its end. Appends the findings and
@@ -39,29 +89,31 @@ static int fc_diagnose_attempt(fc_run_state_t *st, const char *stage, json_t *re
                                const fc_launch_result_t *res, const char *log_path,
                                int after_end)
 {
-    fc_diag_in_t in = { &st->inv, stage, recs, res, log_path,
-                        fc_cluster_mode(&st->o) ? fc_run_probe : NULL, st, json_array(),
-                        st->profile.stages[fc_stage_from_name(stage)].timeout_s };
+    static const struct { const char *type, *word; } words[] = {
+        { "crash", "CRASH" }, { "hang", "HANG" }, { "probe", "PROBE" },
+        { "cannot_start", "CANNOT START" },
+    };
+    fc_diag_in_t in;
+    char placement[256];
     json_t *found, *f;
     size_t i;
     int quarantined = 0;
 
-    for (int h = 0; h < st->inv.nhosts; ++h)
-        if (st->healthy[h])
-            json_array_append_new(in.hosts, json_string(st->inv.hosts[h]));
+    fc_stage_diag_in(st, stage, recs, res, log_path, &in, placement, sizeof(placement));
     st->probe_stage = stage;
     found = after_end ? fc_diagnose_after_end(&in) : fc_diagnose_unfinished(&in);
-    json_decref(in.hosts);
+    fc_stage_diag_in_free(&in);
     json_array_foreach(found, i, f) {
         json_t *r = fc_run_record(st, fc_json_str(f, "type"), stage);
         json_t *imp = json_object_get(f, "implicates");
         const char *why = json_string_value(json_array_get(json_object_get(f, "reasons"), 0));
-        const char *type = fc_json_str(f, "type");
+        const char *type = fc_json_str(f, "type"), *word = "ERROR";
 
+        for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); ++k)
+            if (strcmp(type, words[k].type) == 0)
+                word = words[k].word;
         json_object_update(r, f);
-        fc_print_line(stdout, "  %s %s", strcmp(type, "crash") == 0 ? "CRASH" :
-                      strcmp(type, "hang") == 0 ? "HANG" : strcmp(type, "probe") == 0 ? "PROBE" :
-                      "ERROR", why ? why : fc_json_str(f, "reason"));
+        fc_print_line(stdout, "  %s %s", word, why ? why : fc_json_str(f, "reason"));
         fc_append(st, r);
         if (json_is_true(json_object_get(imp, "quarantine"))) {
             fc_quarantine(st, stage, fc_json_str(imp, "host"), fc_json_str(imp, "part"), why);
@@ -298,12 +350,17 @@ static void fc_stage_scan(fc_run_state_t *st, const char *name, json_t *recs,
  * launch that ends with status 2 after the stage started without such an
  * end is a rank that ended with status 2 (a library on one node calling
  * exit(2)): a death like any other, diagnosed and placed, not bad input
- * that stops the whole run with nobody named. */
-static int fc_stage_rejected_input(json_t *recs)
+ * that stops the whole run with nobody named; so is a launch whose
+ * launcher names a rank that never reached main (its program could not
+ * start there: Slurm gives 2 for a program it cannot execute). */
+static int fc_stage_rejected_input(fc_run_state_t *st, const char *stage, json_t *recs,
+                                   const fc_launch_result_t *res, const char *log_path)
 {
     json_t *rec;
     size_t i;
-    int started = 0;
+    int started = 0, never = 0;
+    fc_diag_in_t in;
+    char placement[256];
 
     json_array_foreach(recs, i, rec) {
         const char *type = fc_json_str(rec, "type");
@@ -313,7 +370,14 @@ static int fc_stage_rejected_input(json_t *recs)
         else if (strcmp(type, "stage_end") == 0)
             return strcmp(fc_json_str(rec, "status"), "invalid input") == 0;
     }
-    return !started;
+    if (started)
+        return 0;
+    /* a stage refuses its input after its main began, on every rank: a
+     * rank the launcher names that never reached main could not start */
+    fc_stage_diag_in(st, stage, recs, res, log_path, &in, placement, sizeof(placement));
+    never = fc_diagnose_never_reached_main(&in);
+    fc_stage_diag_in_free(&in);
+    return never == 0;
 }
 
 int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt, int *hung_p)
@@ -369,12 +433,17 @@ int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt, int *hung
     if (access(st->results_path, F_OK) != 0 ||
         fc_results_load(st->results_path, offset, &recs, &torn) != FC_OK)
         recs = json_array();
-    if (res.exit_status == 2 && fc_stage_rejected_input(recs)) {
+    if (res.exit_status == 2 && fc_stage_rejected_input(st, name, recs, &res, l->log)) {
         char *text = NULL;
 
         fprintf(stderr, "fabcert: the %s stage rejected its input:\n", name);
-        if (fc_read_text_file(l->log, &text) == FC_OK)
-            fputs(text, stderr);
+        /* its words, without the ranks' start lines */
+        if (fc_input_read(l->log, "stage log", FC_INPUT_DOC_MAX, &text, NULL) == FC_OK)
+            for (char *line = text, *nl; *line; line = nl ? nl + 1 : line + strlen(line)) {
+                nl = strchr(line, '\n');
+                if (strncmp(line, FC_WATCHDOG_START_TAG, strlen(FC_WATCHDOG_START_TAG)) != 0)
+                    fprintf(stderr, "%.*s\n", (int)(nl ? nl - line : (long)strlen(line)), line);
+            }
         free(text);
         json_decref(recs);
         fc_launch_result_free(&res);

@@ -14,6 +14,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "fc_cmds.h"
+#include "fc_input.h"
 #include "fc_report.h"
 #include "fc_report_text.h"
 #include "fc_results.h"
@@ -44,6 +46,61 @@ void fc_print_left_out(const fc_inventory_t *inv)
     }
 }
 
+/* --racks-from: the rack map made from the topology, written into the
+ * output directory (racks; racks.resume for a resume, checked against
+ * the run's then removed) and read from there as --racks would be. */
+static fc_status_t fc_run_racks_from(fc_run_state_t *st)
+{
+    char path[PATH_MAX + 32], *text = NULL;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/racks%s", st->o.out_dir, st->o.resume ? ".resume" : "");
+    if (strlen(path) >= sizeof(st->o.racks)) {
+        fprintf(stderr, "fabcert: --out: path too long\n");
+        return FC_ERR_INVALID;
+    }
+    FC_CHECK(fc_racks_from(st->o.racks_from, st->o.rack_label, stdout, &text));
+    if ((f = fopen(path, "w")) == NULL || (fputs(text, f) < 0) + (fclose(f) != 0) > 0) {
+        fc_write_failed(path, errno);
+        fprintf(stderr, "fabcert: cannot write %s: %s\n", path, strerror(errno));
+        free(text);
+        return FC_ERR_INVALID;
+    }
+    free(text);
+    snprintf(st->o.racks, sizeof(st->o.racks), "%s", path);
+    return FC_OK;
+}
+
+/* A hostfile's slots=N is the ranks per node when --ppn is not given:
+ * every host that says it must say the same. 0, or 2 (said). */
+static fc_status_t fc_run_ppn_from_slots(fc_run_state_t *st)
+{
+    const fc_inventory_t *inv = &st->inv;
+    int first = -1;
+
+    if (st->o.ppn_arg || st->o.local || inv->host_slots == NULL)
+        return FC_OK;
+    for (int h = 0; h < inv->nhosts; ++h) {
+        if (inv->host_slots[h] == 0)
+            continue;
+        if (first < 0) {
+            first = h;
+        } else if (inv->host_slots[h] != inv->host_slots[first]) {
+            fprintf(stderr, "fabcert: %s:%d: host %s has slots=%d, host %s (line %d) "
+                    "slots=%d: fabcert runs as many ranks on every host: give --ppn\n",
+                    inv->hosts_path, inv->host_line[h], inv->hosts[h], inv->host_slots[h],
+                    inv->hosts[first], inv->host_line[first], inv->host_slots[first]);
+            return FC_ERR_INVALID;
+        }
+    }
+    if (first >= 0) {
+        st->o.ppn = inv->host_slots[first];
+        printf("fabcert: %d rank(s) per node: the host list's slots=%d (--ppn overrides)\n",
+               st->o.ppn, st->o.ppn);
+    }
+    return FC_OK;
+}
+
 /* Inventory from the files, or this machine alone. */
 
 fc_status_t fc_run_load_inventory(fc_run_state_t *st)
@@ -51,8 +108,13 @@ fc_status_t fc_run_load_inventory(fc_run_state_t *st)
     char *hosts_text = NULL, *racks_text = NULL;
     fc_status_t s = FC_OK;
 
-    if (st->o.hosts[0] == '\0' && st->o.racks[0] == '\0') {
-        /* no inventory: inside a Slurm allocation its nodes, else this host */
+    if (st->o.racks_from[0])
+        FC_CHECK(fc_run_racks_from(st));
+    /* no host list: inside a Slurm allocation its nodes (also with a rack
+     * map made from the topology, which is the whole cluster's), else
+     * this host when there is no rack map either */
+    if (st->o.hosts[0] == '\0' && (st->o.racks[0] == '\0' ||
+                                   (st->o.racks_from[0] && getenv("SLURM_JOB_NODELIST")))) {
         const char *slurm = getenv("SLURM_JOB_NODELIST");
         char host[256] = "";
         char path[PATH_MAX];
@@ -82,15 +144,46 @@ fc_status_t fc_run_load_inventory(fc_run_state_t *st)
         }
         snprintf(st->o.hosts, sizeof(st->o.hosts), "%s", path);
     }
-    if ((st->o.hosts[0] && fc_read_text_file(st->o.hosts, &hosts_text) != FC_OK) ||
-        (st->o.racks[0] && fc_read_text_file(st->o.racks, &racks_text) != FC_OK))
+    return fc_run_parse_inventory(st);
+}
+
+fc_status_t fc_run_parse_inventory(fc_run_state_t *st)
+{
+    char *hosts_text = NULL, *racks_text = NULL;
+    fc_status_t s;
+
+    if ((st->o.hosts[0] && fc_input_read(st->o.hosts, "host list", FC_INPUT_INVENTORY_MAX,
+                                         &hosts_text, NULL) != FC_OK) ||
+        (st->o.racks[0] && fc_input_read(st->o.racks, "rack map", FC_INPUT_INVENTORY_MAX,
+                                         &racks_text, NULL) != FC_OK))
         s = FC_ERR_INVALID;
     else
         s = fc_inventory_parse(hosts_text, st->o.hosts, racks_text, st->o.racks,
                                &st->inv);
-    free(hosts_text);
-    free(racks_text);
+    free(st->hosts_text);
+    free(st->racks_text);
+    st->hosts_text = hosts_text;
+    st->racks_text = racks_text;
+    if (s == FC_OK)
+        s = fc_run_ppn_from_slots(st);
     return s;
+}
+
+int fc_run_load_profile(fc_run_state_t *st)
+{
+    if (fc_profile_load(st->o.profile, &st->profile) != FC_OK)
+        return 2;
+    for (int s = 0; s < FC_STAGE_COUNT && st->o.soak_duration > 0; ++s) {
+        fc_stage_profile_t *sp = &st->profile.stages[s];
+
+        if (!(fc_stage_desc((fc_stage_id_t)s)->sections & FC_SECT_SOAK))
+            continue;
+        if (sp->present &&
+            fc_soak_duration_check(st->o.profile, sp, st->o.soak_duration) != FC_OK)
+            return 2;
+        fc_soak_set_duration(sp, st->o.soak_duration);
+    }
+    return 0;
 }
 
 int fc_cluster_mode(const fc_run_opts_t *o)
@@ -267,7 +360,7 @@ int fc_check_background_hosts(const fc_run_state_t *st)
 
 /* Copy one input file into the output directory; path_p is repointed. */
 static fc_status_t fc_run_freeze_file(const char *out_dir, const char *name,
-                                      char *path_p, size_t len)
+                                      const char *read, char *path_p, size_t len)
 {
     char copy[PATH_MAX + 64], *text = NULL;
     FILE *f;
@@ -279,9 +372,11 @@ static fc_status_t fc_run_freeze_file(const char *out_dir, const char *name,
     }
     if (strcmp(copy, path_p) == 0)
         return FC_OK;           /* written there by the runner itself */
-    if (fc_read_text_file(path_p, &text) != FC_OK)
+    if (read == NULL && fc_input_read(path_p, name, strcmp(name, "profile.yaml") == 0
+                                      ? FC_INPUT_PROFILE_MAX : FC_INPUT_INVENTORY_MAX,
+                                      &text, NULL) != FC_OK)
         return FC_ERR_INVALID;
-    if ((f = fopen(copy, "w")) == NULL || fputs(text, f) < 0 || fclose(f) != 0) {
+    if ((f = fopen(copy, "w")) == NULL || fputs(read ? read : text, f) < 0 || fclose(f) != 0) {
         fc_write_failed(copy, errno);
         fprintf(stderr, "fabcert: cannot write %s: %s\n", copy, strerror(errno));
         st = FC_ERR_INVALID;
@@ -295,7 +390,9 @@ static fc_status_t fc_run_freeze_file(const char *out_dir, const char *name,
 /* The stage programs read the profile and the inventory again, each on its
  * own host: they read copies in the output directory, frozen when the run
  * began, so an edit during the run cannot change what a stage judges. The
- * copy's hash must be the profile's. */
+ * copy's hash must be the profile's; the host list and rack map are written
+ * as the inventory read them (a --hosts <(scontrol show hostnames) pipe
+ * gives its text once). */
 fc_status_t fc_run_freeze_inputs(fc_run_state_t *st)
 {
     fc_run_opts_t *o = &st->o;
@@ -303,12 +400,17 @@ fc_status_t fc_run_freeze_inputs(fc_run_state_t *st)
 
     snprintf(o->profile_source, sizeof(o->profile_source), "%s", o->profile);
     snprintf(o->hosts_source, sizeof(o->hosts_source), "%s", o->hosts);
-    snprintf(o->racks_source, sizeof(o->racks_source), "%s", o->racks);
-    FC_CHECK(fc_run_freeze_file(o->out_dir, "profile.yaml", o->profile, sizeof(o->profile)));
+    snprintf(o->racks_source, sizeof(o->racks_source), "%s",
+             o->racks_from[0] ? o->racks_from : o->racks);
+    FC_CHECK(fc_run_freeze_file(o->out_dir, "profile.yaml", NULL, o->profile,
+                                sizeof(o->profile)));
+    /* the host list and rack map as the inventory read them */
     if (o->hosts[0])
-        FC_CHECK(fc_run_freeze_file(o->out_dir, "hosts", o->hosts, sizeof(o->hosts)));
+        FC_CHECK(fc_run_freeze_file(o->out_dir, "hosts", st->hosts_text, o->hosts,
+                                    sizeof(o->hosts)));
     if (o->racks[0])
-        FC_CHECK(fc_run_freeze_file(o->out_dir, "racks", o->racks, sizeof(o->racks)));
+        FC_CHECK(fc_run_freeze_file(o->out_dir, "racks", st->racks_text, o->racks,
+                                    sizeof(o->racks)));
     if (fc_profile_load(o->profile, &frozen) != FC_OK)
         return FC_ERR_INVALID;
     if (strcmp(frozen.sha256, st->profile.sha256) != 0) {

@@ -39,6 +39,7 @@
 #include "fc_background.h"
 #include "fc_contention_role.h"
 #include "fc_contention_stage.h"
+#include "fc_ctl.h"
 #include "fc_log.h"
 #include "fc_stage.h"
 #include "fc_stage_counters.h"
@@ -78,7 +79,8 @@ static void fc_cont_phase(fc_cont_run_t *run, const fc_test_point_t *pt, unsigne
 
     memset(&mine, 0, sizeof(mine));
     memset(&tally, 0, sizeof(tally));
-    MPI_Bcast(&cmd, 1, MPI_INT, 0, run->ctrl);
+    fc_ctl_bcast_ints(run->ctrl, 0, "the next phase's traffic", &cmd, 1, -1,
+                      (int)((1u << FC_BG_KINDS) - 1));
     /* the links over the whole phase, from the start of the background to
      * its stop, outside the foreground's timers */
     fc_stage_ival_open(ctx, &ival);
@@ -115,9 +117,19 @@ static void fc_cont_phase(fc_cont_run_t *run, const fc_test_point_t *pt, unsigne
         tallies = fc_xcalloc((size_t)ctx->world_size, sizeof(*tallies),
                              "the phase's background tallies");
     }
-    MPI_Gather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, 0, MPI_COMM_WORLD);
-    MPI_Gather(&tally, sizeof(tally), MPI_BYTE, tallies, sizeof(tally), MPI_BYTE, 0,
-               MPI_COMM_WORLD);
+    fc_stage_gather_summaries("the phase's summaries", &mine, all);
+    fc_ctl_gather(MPI_COMM_WORLD, 0, "the phase's background tallies", &tally, sizeof(tally),
+                  tallies);
+    for (int r = 0; ctx->world_rank == 0 && r < ctx->world_size; ++r) {
+        int sane = fc_ctl_str_ok(tallies[r].error, sizeof(tallies[r].error)) &&
+                   fc_ctl_str_ok(tallies[r].note, sizeof(tallies[r].note)) &&
+                   tallies[r].error_kind >= -1 && tallies[r].error_kind < FC_BG_KINDS;
+
+        for (int k = 0; k < FC_BG_KINDS; ++k)
+            sane &= (tallies[r].generating[k] & ~1) == 0;
+        fc_ctl_check(sane, "the phase's background tallies", r, "a tally whose kinds or "
+                     "texts cannot be");
+    }
     if (ctx->world_rank != 0)
         return;
     memset(out, 0, sizeof(*out));
@@ -193,7 +205,8 @@ static fc_status_t fc_cont_run(fc_cont_run_t *run)
         }
     }
     free(points);
-    MPI_Bcast(&end, 1, MPI_INT, 0, run->ctrl);
+    fc_ctl_bcast_ints(run->ctrl, 0, "the next phase's traffic", &end, 1, -1,
+                      (int)((1u << FC_BG_KINDS) - 1));
     return FC_OK;
 }
 
@@ -214,7 +227,11 @@ static fc_status_t fc_cont_check_selftest(const fc_stage_ctx_t *ctx, int role)
 
     for (int k = 0; k < 2; ++k)
         mine[k] = want[k] == ctx->world_rank && role != FC_ROLE_FG ? role : -1;
-    MPI_Allreduce(mine, first, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    fc_ctl_allreduce(MPI_COMM_WORLD, "the self-tests' roles", FC_CTL_INT, FC_CTL_MAX, mine, first,
+                     2);
+    for (int k = 0; k < 2; ++k)
+        fc_ctl_check(first[k] >= -1 && first[k] <= FC_ROLE_IDLE, "the self-tests' roles", -1,
+                     "role %d", first[k]);
     for (int k = 0; k < 2; ++k) {
         if (want[k] < 0)
             continue;
@@ -255,17 +272,23 @@ int main(int argc, char **argv)
     run.role = fc_contention_role(run.cp, ctx.host, ctx.local_rank);
     is_fg = run.role == FC_ROLE_FG;
     is_bg = run.role == FC_ROLE_BG;
-    MPI_Allreduce(&is_fg, &nfg, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(&is_bg, &nbg, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    fc_ctl_allreduce(MPI_COMM_WORLD, "the foreground ranks", FC_CTL_INT, FC_CTL_SUM, &is_fg, &nfg,
+                     1);
+    fc_ctl_allreduce(MPI_COMM_WORLD, "the background ranks", FC_CTL_INT, FC_CTL_SUM, &is_bg, &nbg,
+                     1);
+    fc_ctl_check(nfg >= 0 && nbg >= 0 && nfg + nbg <= ctx.world_size, "the ranks' roles", -1,
+                 "%d foreground and %d background of %d", nfg, nbg, ctx.world_size);
     /* which ranks measure: a record names the hosts and racks of its
      * group's foreground ranks alone, so a rack whose hosts only generated
-     * background traffic is not judged by this stage (README rule 4) */
+     * background traffic is not judged by this stage (docs/verdicts.md, rule 4) */
     {
         unsigned char mine = (unsigned char)is_fg;
 
         ctx.rank_measures = fc_xcalloc((size_t)ctx.world_size, 1, "the ranks that measure");
-        MPI_Allgather(&mine, 1, MPI_UNSIGNED_CHAR, ctx.rank_measures, 1, MPI_UNSIGNED_CHAR,
-                      MPI_COMM_WORLD);
+        fc_ctl_allgather(MPI_COMM_WORLD, "the ranks that measure", &mine, 1, ctx.rank_measures);
+        for (int r = 0; r < ctx.world_size; ++r)
+            fc_ctl_check(ctx.rank_measures[r] <= 1, "the ranks that measure", r, "%d",
+                         ctx.rank_measures[r]);
     }
     if ((status = fc_cont_check_selftest(&ctx, run.role)) != FC_OK)
         return fc_stage_finish(&ctx, status);
@@ -315,7 +338,8 @@ int main(int argc, char **argv)
     if (is_bg) {
         int *racks = fc_xcalloc((size_t)nbg, sizeof(int), "the background ranks' racks");
 
-        MPI_Allgather(&ctx.rack, 1, MPI_INT, racks, 1, MPI_INT, run.role_comm);
+        fc_ctl_allgather_ints(run.role_comm, "the background ranks' racks", &ctx.rack, 1, racks, 0,
+                              ctx.inv.nracks - 1);
         /* a kind that cannot run here (storage_dir) logs why itself */
         status = fc_bg_init(&run.bg, run.role_comm, run.cp, ctx.host, racks);
         free(racks);

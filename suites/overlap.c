@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "fc_alloc.h"
+#include "fc_ctl.h"
 #include "fc_overlap.h"
 #include "fc_overlap_gpu.h"
 #include "fc_stage.h"
@@ -197,20 +198,25 @@ static void fc_ovl_size(fc_stage_ctx_t *ctx, uint64_t bytes, double units_per_ms
             for (int m = 0; m < 3; ++m)
                 mine[m * iters + it - ctx->sp.warmup] = t[m];
     }
-    MPI_Reduce(mine, slow, 3 * iters, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(work, work_all, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    fc_ctl_reduce(MPI_COMM_WORLD, 0, "the iterations' slowest times", FC_CTL_DOUBLE, FC_CTL_MAX,
+                  mine, slow, 3 * iters);
+    fc_ctl_reduce(MPI_COMM_WORLD, 0, "the compute done", FC_CTL_DOUBLE, FC_CTL_SUM, work,
+                  work_all, 2);
     fc_overlap_calls_reduce(&calls, &calls_all);
     wr.wrong = (double)bad.wrong;
     wr.rank = bad.wrong ? ctx->world_rank : n;
-    MPI_Allreduce(&wr, &first, 1, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD);
+    fc_ctl_allreduce_maxloc(MPI_COMM_WORLD, "the first rank with wrong elements", wr.wrong,
+                            wr.rank, n, &first.wrong, &first.rank);
     {
         /* the first bad rank's details travel to rank 0 */
         double det[4] = { bad.iter, (double)bad.pos, bad.expected, bad.actual };
         long long wrong_all = 0, w = bad.wrong;
 
-        MPI_Reduce(&w, &wrong_all, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-        if (first.wrong > 0)
-            MPI_Bcast(det, 4, MPI_DOUBLE, first.rank, MPI_COMM_WORLD);
+        fc_ctl_reduce(MPI_COMM_WORLD, 0, "the wrong elements", FC_CTL_INT64, FC_CTL_SUM, &w,
+                      &wrong_all, 1);
+        if (first.wrong > 0 && first.rank < n)
+            fc_ctl_bcast(MPI_COMM_WORLD, first.rank, "the first wrong element", det,
+                         sizeof(det));
         if (ctx->world_rank == 0) {
             fc_ovl_meas_t m = { .bytes = (uint64_t)(count * sizeof(float)), .requested = bytes,
                                 .iters = iters, .slow = slow, .work_pct = work_all[0] > 0 ?

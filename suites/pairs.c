@@ -27,6 +27,8 @@
 #include <string.h>
 
 #include "fc_alloc.h"
+#include "fc_ctl.h"
+#include "fc_ctl_check.h"
 #include "fc_kernels.h"
 #include "fc_log.h"
 #include "fc_pairs.h"
@@ -56,6 +58,22 @@ static double fc_now(void)
     return MPI_Wtime();
 }
 
+/* Every leader's sides of one measurement to rank 0, checked on arrival
+ * (lib/fc_ctl.h) and for values a side can hold. */
+static void fc_pairs_gather_sides(const fc_pairs_run_t *run, const char *what,
+                                  fc_pairs_bufs_t *bufs)
+{
+    int nz = run->ctx->sp.nsizes;
+
+    fc_ctl_gather(run->leaders, 0, what, bufs->mine, (size_t)nz * sizeof(*bufs->mine),
+                  run->ctx->world_rank == 0 ? bufs->all : NULL);
+    for (int i = 0; run->ctx->world_rank == 0 && i < run->nnodes * nz; ++i)
+        fc_ctl_check(fc_ctl_side_ok(&bufs->all[i], run->nnodes, nz), what,
+                     run->leader_world[i / nz], "a side of nodes %d and %d at size %d",
+                     (int)bufs->all[i].node, (int)bufs->all[i].partner,
+                     (int)bufs->all[i].size_index);
+}
+
 /* Exchange sizes[z] bytes with partner, warmup + iters times, alternating
  * the two input sets (a buffer delivered again is wrong for the set it
  * stands in for); verify every received buffer. */
@@ -70,7 +88,7 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
     int total = sp->warmup + sp->iters;
     double *times = fc_xcalloc((size_t)total + 1, sizeof(double), "the pair's iteration times");
     fc_pattern_t pat[2];
-    char lat[FC_PAIRS_LAT_BYTES] = { 0 };
+    int32_t lat[FC_PAIRS_LAT_BYTES / sizeof(int32_t)];
 
     memset(side, 0, sizeof(*side));
     side->node = run->node;
@@ -118,20 +136,39 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
     }
     side->median_s = fc_stats_median(times + sp->warmup, (size_t)sp->iters);
     fc_samples_keep(times + sp->warmup, sp->iters, &side->samples);
-    /* latency: ping-pong, the lower node serves first */
+    /* latency: ping-pong, the lower node serves first; each message names
+     * its sender and iteration, checked like the data (a changed bit is a
+     * wrong element of the pair, at element 0 or 1) */
     for (int it = 0; it < total; ++it) {
         double t0 = fc_now();
+        uint64_t got;
 
         if (run->node < partner) {
+            lat[0] = run->node;
+            lat[1] = it;
             MPI_Send(lat, sizeof(lat), MPI_BYTE, partner, FC_PAIRS_TAG, run->leaders);
             MPI_Recv(lat, sizeof(lat), MPI_BYTE, partner, FC_PAIRS_TAG,
                      run->leaders, MPI_STATUS_IGNORE);
         } else {
             MPI_Recv(lat, sizeof(lat), MPI_BYTE, partner, FC_PAIRS_TAG,
                      run->leaders, MPI_STATUS_IGNORE);
+            got = (uint64_t)(uint32_t)lat[0] | (uint64_t)(uint32_t)lat[1] << 32;
+            lat[0] = run->node;
+            lat[1] = it;
             MPI_Send(lat, sizeof(lat), MPI_BYTE, partner, FC_PAIRS_TAG, run->leaders);
+            lat[0] = (int32_t)(uint32_t)got;
+            lat[1] = (int32_t)(uint32_t)(got >> 32);
         }
         times[it] = fc_now() - t0;
+        if (lat[0] != partner || lat[1] != it) {
+            if (side->wrong == 0) {
+                side->first_iter = it;
+                side->first_pos = lat[0] != partner ? 0 : 1;
+                side->expected = (uint32_t)(lat[0] != partner ? partner : it);
+                side->actual = (uint32_t)(lat[0] != partner ? lat[0] : lat[1]);
+            }
+            side->wrong += (lat[0] != partner) + (lat[1] != it);
+        }
     }
     side->lat_us = fc_stats_median(times + sp->warmup, (size_t)sp->iters) / 2 * 1e6;
     fc_watchdog_peer(-1);
@@ -186,8 +223,7 @@ static int fc_pairs_probe_step(fc_pairs_bufs_t *bufs, int x, int y, int index)
         else
             memset(&bufs->mine[z], 0, sizeof(bufs->mine[z]));
     }
-    MPI_Gather(bufs->mine, (int)(nz * sizeof(*bufs->mine)), MPI_BYTE, bufs->all,
-               (int)(nz * sizeof(*bufs->mine)), MPI_BYTE, 0, run->leaders);
+    fc_pairs_gather_sides(run, "the sides of a pair measured alone", bufs);
     if (run->ctx->world_rank != 0)
         return 0;
     for (int z = 0; z < nz; ++z)
@@ -234,7 +270,7 @@ static int fc_pairs_probe(void *arg, int x, int y)
         run->confirm.max_measures = run->confirm.nmeasures;     /* no probe starts */
         return -1;
     }
-    MPI_Bcast(msg, 2, MPI_INT, 0, run->leaders);
+    fc_ctl_bcast_ints(run->leaders, 0, "the pair to confirm alone", msg, 2, -1, run->nnodes - 1);
     slow = fc_pairs_probe_step(bufs, x, y, run->confirm.nmeasures);
     if (MPI_Wtime() - t0 > run->measure_max_s)
         run->measure_max_s = MPI_Wtime() - t0;
@@ -253,7 +289,8 @@ static void fc_pairs_confirm_alone(fc_pairs_bufs_t *bufs)
         for (int index = 0;; ++index) {
             int msg[2];
 
-            MPI_Bcast(msg, 2, MPI_INT, 0, run->leaders);
+            fc_ctl_bcast_ints(run->leaders, 0, "the pair to confirm alone", msg, 2, -1,
+                              run->nnodes - 1);
             if (msg[0] < 0)
                 return;
             fc_pairs_probe_step(bufs, msg[0], msg[1], index);
@@ -278,7 +315,8 @@ static void fc_pairs_confirm_alone(fc_pairs_bufs_t *bufs)
     fc_pairs_confirm(n, run->node_racks, run->ctx->inv.nracks, npairs, a, b, slow,
                      max_measures, fc_pairs_probe, bufs, &run->confirm);
     run->confirmed = 1;
-    MPI_Bcast(stop, 2, MPI_INT, 0, run->leaders);
+    fc_ctl_bcast_ints(run->leaders, 0, "the pair to confirm alone", stop, 2, -1,
+                      run->nnodes - 1);
     run->confirm_seconds = MPI_Wtime() - t0;
     run->ctx->confirm_s += run->confirm_seconds;
     if (nslow > 0)
@@ -305,7 +343,8 @@ static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
     char why[160];
 
     /* every leader derives the same schedule from every node's rack */
-    MPI_Allgather(&ctx->rack, 1, MPI_INT, racks, 1, MPI_INT, run->leaders);
+    fc_ctl_allgather_ints(run->leaders, "the nodes' racks", &ctx->rack, 1, racks, 0,
+                          ctx->inv.nracks - 1);
     if (fc_pairs_schedule_init(&sched, run->nnodes, racks, sp->pairs_mode, sp->pairs_partners,
                                why, sizeof(why)) != 0) {
         fc_error("pairs: %s", why);
@@ -370,8 +409,7 @@ static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
             else
                 memset(&bufs.mine[z], 0, sizeof(bufs.mine[z]));
         }
-        MPI_Gather(bufs.mine, (int)(nz * sizeof(*bufs.mine)), MPI_BYTE, bufs.all,
-                   (int)(nz * sizeof(*bufs.mine)), MPI_BYTE, 0, run->leaders);
+        fc_pairs_gather_sides(run, "the sides of a round's pairs", &bufs);
         if (ctx->world_rank == 0) {
             /* each round as it ends: the runner's progress and ETA
              * (runners/fc_progress.h) follow these */
@@ -462,16 +500,17 @@ int main(int argc, char **argv)
         MPI_Comm_rank(run.leaders, &run.node);
         MPI_Comm_size(run.leaders, &run.nnodes);
         run.leader_world = fc_xcalloc((size_t)run.nnodes, sizeof(int), "the leaders' ranks");
-        MPI_Allgather(&ctx.world_rank, 1, MPI_INT, run.leader_world, 1, MPI_INT, run.leaders);
+        fc_ctl_allgather_ints(run.leaders, "the leaders' world ranks", &ctx.world_rank, 1,
+                              run.leader_world, 0, ctx.world_size - 1);
         if (ctx.world_rank == 0) {
             run.node_hosts = fc_xcalloc((size_t)run.nnodes, FC_HOST_MAX, "the nodes' names");
             run.node_racks = fc_xcalloc((size_t)run.nnodes, sizeof(int), "the nodes' racks");
         }
         snprintf(host, sizeof(host), "%s", ctx.host);
-        MPI_Gather(host, FC_HOST_MAX, MPI_CHAR, run.node_hosts, FC_HOST_MAX,
-                   MPI_CHAR, 0, run.leaders);
-        MPI_Gather(&ctx.rack, 1, MPI_INT, run.node_racks, 1, MPI_INT, 0,
-                   run.leaders);
+        fc_ctl_gather_strs(run.leaders, 0, "the nodes' names", host, FC_HOST_MAX,
+                           (char *)run.node_hosts);
+        fc_ctl_gather_ints(run.leaders, 0, "the nodes' racks", &ctx.rack, 1, run.node_racks, 0,
+                           ctx.inv.nracks - 1);
         if (run.nnodes < 2) {
             if (ctx.world_rank == 0) {
                 fc_tap_skip(&ctx.tap, "fewer than 2 nodes", "pairs");
@@ -482,7 +521,13 @@ int main(int argc, char **argv)
         }
         MPI_Comm_free(&run.leaders);
     }
-    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    {
+        int agreed = (int)status;
+
+        fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, "the stage's status", &agreed, 1, FC_OK,
+                          FC_ERR_INTERNAL);
+        status = (fc_status_t)agreed;
+    }
     MPI_Comm_free(&node_comm);
     free(run.node_hosts);
     free(run.node_racks);

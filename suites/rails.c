@@ -29,6 +29,7 @@
 
 #include "fc_alloc.h"
 #include "fc_confirm_rule.h"
+#include "fc_ctl.h"
 #include "fc_log.h"
 #include "fc_nic_transport.h"
 #include "fc_pairs.h"
@@ -107,13 +108,24 @@ static int fc_rails_time_left(fc_rails_local_t *L)
     return !L->out_of_time;
 }
 
+/* Rank 0's order to every rank: measure rail msg[0]'s nodes msg[1] and
+ * msg[2] alone, or stop (-1s); checked on arrival (lib/fc_ctl.h). */
+static void fc_rails_bcast_order(const fc_rails_local_t *L, int msg[3])
+{
+    fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, "the rails' next alone measurement", msg, 3, -1,
+                      (L->nrails > L->nnodes ? L->nrails : L->nnodes) - 1);
+    fc_ctl_check(msg[0] < L->nrails && msg[1] < L->nnodes && msg[2] < L->nnodes,
+                 "the rails' next alone measurement", 0, "rail %d, nodes %d and %d", msg[0],
+                 msg[1], msg[2]);
+}
+
 /* Rank 0: name the measurement to every rank, take it with them. */
 static void fc_rails_order(fc_rails_local_t *L, int rail, int x, int y, fc_pair_t *out)
 {
     int msg[3] = { rail, x, y };
     double t0 = MPI_Wtime();
 
-    MPI_Bcast(msg, 3, MPI_INT, 0, MPI_COMM_WORLD);
+    fc_rails_bcast_order(L, msg);
     fc_rails_alone(L, rail, x, y, out);
     if (MPI_Wtime() - t0 > L->measure_max_s)
         L->measure_max_s = MPI_Wtime() - t0;
@@ -228,7 +240,7 @@ static void fc_rails_confirm(fc_rails_local_t *L)
         for (;;) {
             int msg[3];
 
-            MPI_Bcast(msg, 3, MPI_INT, 0, MPI_COMM_WORLD);
+            fc_rails_bcast_order(L, msg);
             if (msg[0] < 0)
                 return;
             fc_rails_alone(L, msg[0], msg[1], msg[2], NULL);
@@ -238,7 +250,7 @@ static void fc_rails_confirm(fc_rails_local_t *L)
         fc_rails_confirm_rail(L, r);
     fc_rails_rule(L->rr);
     fc_rails_confirm_classes(L);
-    MPI_Bcast(stop, 3, MPI_INT, 0, MPI_COMM_WORLD);
+    fc_rails_bcast_order(L, stop);
 }
 
 /* Every rank: the tournament of every rail at once. */
@@ -409,7 +421,17 @@ static fc_status_t fc_rails_run(fc_rails_local_t *L)
         L->all = fc_xcalloc((size_t)ctx->world_size * (size_t)sp->nsizes, sizeof(*L->all),
                             "every NIC's sides");
     }
-    MPI_Gather(&me, sizeof(me), MPI_BYTE, who, sizeof(me), MPI_BYTE, 0, MPI_COMM_WORLD);
+    fc_ctl_gather(MPI_COMM_WORLD, 0, "the ranks' NICs", &me, sizeof(me), who);
+    for (int w = 0; ctx->world_rank == 0 && w < ctx->world_size; ++w)
+        fc_ctl_check(who[w].rail >= 0 && who[w].rail < L->nrails && who[w].node >= 0 &&
+                     who[w].node < L->nnodes && who[w].rack >= 0 &&
+                     who[w].rack < ctx->inv.nracks && (who[w].usable & ~1) == 0 &&
+                     fc_ctl_str_ok(who[w].host, sizeof(who[w].host)) &&
+                     fc_ctl_str_ok(who[w].nic, sizeof(who[w].nic)) &&
+                     fc_ctl_str_ok(who[w].pci, sizeof(who[w].pci)) &&
+                     fc_ctl_str_ok(who[w].why, sizeof(who[w].why)), "the ranks' NICs", w,
+                     "rail %d, node %d, rack %d", (int)who[w].rail, (int)who[w].node,
+                     (int)who[w].rack);
     if (ctx->world_rank == 0) {
         fc_rails_setup(L, &rr, who);
         L->rr = &rr;
@@ -426,7 +448,7 @@ static fc_status_t fc_rails_run(fc_rails_local_t *L)
 
         if (ctx->world_rank == 0)
             all = fc_xcalloc((size_t)ctx->world_size, sizeof(*all), "the NICs' carriers");
-        MPI_Gather(&now, 1, MPI_LONG_LONG, all, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+        fc_ctl_gather(MPI_COMM_WORLD, 0, "the NICs' carrier changes", &now, sizeof(now), all);
         for (int w = 0; ctx->world_rank == 0 && w < ctx->world_size; ++w) {
             const fc_rails_who_t *x = &who[w];
             int at = x->rail * L->nnodes + x->node;
@@ -466,8 +488,12 @@ int main(int argc, char **argv)
     fc_stage_split_by_host(&ctx, &node_comm);
     MPI_Comm_rank(node_comm, &L.rail);
     MPI_Comm_size(node_comm, &per_node);
-    MPI_Allreduce(&per_node, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(&per_node, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    fc_ctl_allreduce(MPI_COMM_WORLD, "the fewest ranks on a node", FC_CTL_INT, FC_CTL_MIN,
+                     &per_node, &lo, 1);
+    fc_ctl_allreduce(MPI_COMM_WORLD, "the most ranks on a node", FC_CTL_INT, FC_CTL_MAX,
+                     &per_node, &hi, 1);
+    fc_ctl_check(lo >= 1 && hi >= lo && hi <= ctx.world_size, "the ranks on a node", -1,
+                 "%d to %d of %d", lo, hi, ctx.world_size);
     /* rail r's nodes in inventory order, the same on every rail */
     key = fc_inventory_find_host(&ctx.inv, ctx.host);
     MPI_Comm_split(MPI_COMM_WORLD, L.rail, key, &L.rail_comm);
@@ -494,6 +520,8 @@ int main(int argc, char **argv)
             else
                 snprintf(why, sizeof(why), "fewer than 2 nodes");
             fc_tap_skip(&ctx.tap, why, "rails");
+            /* the stage_end record says why too */
+            snprintf(ctx.skip_reason, sizeof(ctx.skip_reason), "%s", why);
         }
         status = FC_ERR_SKIP;
     } else {
@@ -507,7 +535,13 @@ int main(int argc, char **argv)
         fc_nic_pci_numa(L.nic, L.pci, sizeof(L.pci), &numa);
         status = fc_rails_run(&L);
     }
-    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    {
+        int agreed = (int)status;
+
+        fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, "the stage's status", &agreed, 1, FC_OK,
+                          FC_ERR_INTERNAL);
+        status = (fc_status_t)agreed;
+    }
     MPI_Comm_free(&L.rail_comm);
     MPI_Comm_free(&node_comm);
     return fc_stage_finish(&ctx, status);

@@ -37,7 +37,9 @@
 
 #include "fc_alloc.h"
 #include "fc_backend.h"
+#include "fc_ctl.h"
 #include "fc_engine.h"
+#include "fc_input.h"
 #include "fc_kernels.h"
 #include "fc_localise.h"
 #include "fc_log.h"
@@ -45,6 +47,7 @@
 #include "fc_profile.h"
 #include "fc_results.h"
 #include "fc_retest_records.h"
+#include "fc_stage.h"
 #include "fc_stats.h"
 #include "fc_status.h"
 #include "fc_tap.h"
@@ -213,6 +216,22 @@ static int fc_retest_units(int size, char (*hosts)[FC_HOST_MAX], int *unit)
  * says nothing of a node corrupting all_reduce). Without a point in the
  * runner's file: int32 all_reduce sum of --bytes. Rank 0 reads the
  * groups file; every rank gets the points. */
+/* The runner's groups file (NULL, with why in jerr, if it cannot be read). */
+static json_t *fc_retest_load_groups(const char *path, json_error_t *jerr)
+{
+    char *text = NULL;
+    json_t *groups;
+
+    memset(jerr, 0, sizeof(*jerr));
+    if (fc_input_read(path, "retest groups", FC_INPUT_DOC_MAX, &text, NULL) != FC_OK) {
+        snprintf(jerr->text, sizeof(jerr->text), "cannot be read");
+        return NULL;
+    }
+    groups = json_loads(text, 0, jerr);
+    free(text);
+    return groups;
+}
+
 static void fc_retest_loo_points(const fc_retest_opts_t *o, int rank, fc_test_point_t *wrong_pt,
                                  fc_test_point_t *slow_pt, int *any_slow_p, int *any_wrong_p)
 {
@@ -223,7 +242,8 @@ static void fc_retest_loo_points(const fc_retest_opts_t *o, int rank, fc_test_po
     int found[2] = { 0, 0 };
 
     if (rank == 0) {
-        json_t *groups = json_load_file(o->groups_path, 0, NULL), *g;
+        json_error_t jerr;
+        json_t *groups = fc_retest_load_groups(o->groups_path, &jerr), *g;
         size_t i;
 
         json_array_foreach(json_object_get(groups, "groups"), i, g) {
@@ -249,8 +269,15 @@ static void fc_retest_loo_points(const fc_retest_opts_t *o, int rank, fc_test_po
         }
         json_decref(groups);
     }
-    MPI_Bcast(spec, 8, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Bcast(bytes, 2, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    fc_ctl_bcast(MPI_COMM_WORLD, 0, "the retest's points", spec, sizeof(spec));
+    fc_ctl_bcast(MPI_COMM_WORLD, 0, "the retest's sizes", bytes, sizeof(bytes));
+    for (int k = 0; k < 2; ++k)
+        fc_ctl_check(spec[k][0] >= 0 && spec[k][0] < FC_COLL_COUNT && spec[k][1] >= 0 &&
+                     spec[k][1] < FC_DTYPE_COUNT && spec[k][2] >= 0 &&
+                     spec[k][2] < FC_OP_COUNT && (spec[k][3] & ~1) == 0 && bytes[k] > 0 &&
+                     bytes[k] <= (1ll << 32), "the retest's points", 0,
+                     "collective %d, type %d, op %d, %lld bytes", spec[k][0], spec[k][1],
+                     spec[k][2], bytes[k]);
     *any_wrong_p = spec[0][3];
     *any_slow_p = spec[1][3];
     *wrong_pt = (fc_test_point_t){ (fc_coll_id_t)spec[0][0], (fc_dtype_t)spec[0][1],
@@ -282,8 +309,7 @@ static void fc_retest_run_point(const fc_test_point_t *pt, MPI_Comm c, int rank,
             be.ops->fini_func(&be);
         }
     }
-    MPI_Gather(&mine, sizeof(mine), MPI_BYTE, gathered, sizeof(mine), MPI_BYTE, 0,
-               MPI_COMM_WORLD);
+    fc_stage_gather_summaries("the retest's summaries", &mine, gathered);
     if (rank != 0)
         return;
     memset(out, 0, sizeof(*out));
@@ -357,7 +383,7 @@ static int fc_retest_leave_rank_out(const fc_test_point_t *pt, int rank, int siz
         gathered = fc_xcalloc((size_t)size, sizeof(*gathered), "the retest's summaries");
         u = fc_retest_loo_fastest(loo_seconds, nunits, NULL, NULL, NULL);
     }
-    MPI_Bcast(&u, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, "the unit to leave out", &u, 1, -1, size - 1);
     for (int r = 0; u >= 0 && r < size; ++r)
         if (unit[r] == u)
             ranks[n++] = r;
@@ -397,7 +423,7 @@ static int fc_retest_report(const fc_retest_opts_t *o, int size, char (*hosts)[F
     char label[128];
 
     memset(&in, 0, sizeof(in));
-    in.groups = json_load_file(o->groups_path, 0, &jerr);
+    in.groups = fc_retest_load_groups(o->groups_path, &jerr);
     if (!json_is_object(in.groups)) {
         fprintf(stderr, "fabcert: retest: %s:%d:%d: %s\n", o->groups_path, jerr.line,
                 jerr.column, jerr.text);
@@ -481,7 +507,8 @@ int main(int argc, char **argv)
     loo_seconds = fc_xcalloc((size_t)size, sizeof(double), "the leave-one-out's times");
     loo_rank_seconds = fc_xcalloc((size_t)size, sizeof(double), "the leave-rank-out's times");
     loo_ranks = fc_xcalloc((size_t)size, sizeof(int), "the leave-rank-out's ranks");
-    MPI_Allgather(host, FC_HOST_MAX, MPI_CHAR, hosts, FC_HOST_MAX, MPI_CHAR, MPI_COMM_WORLD);
+    fc_ctl_allgather_strs(MPI_COMM_WORLD, "the ranks' host names", host, FC_HOST_MAX,
+                          (char *)hosts);
     fc_retest_loo_points(&o, rank, &wrong_pt, &slow_pt, &any_slow, &any_wrong);
     t0 = MPI_Wtime();
     if (fc_retest_tournament(&o, rank, size, &mine, &rounds) != FC_OK)
@@ -489,8 +516,14 @@ int main(int argc, char **argv)
     if (rank == 0)
         all = fc_xcalloc((size_t)size * (size_t)rounds + 1, sizeof(*all),
                          "every rank's exchanges");
-    MPI_Gather(mine, (int)(rounds * sizeof(*mine)), MPI_BYTE, all,
-               (int)(rounds * sizeof(*mine)), MPI_BYTE, 0, MPI_COMM_WORLD);
+    fc_ctl_gather(MPI_COMM_WORLD, 0, "the retest's exchanges", mine,
+                  (size_t)rounds * sizeof(*mine), all);
+    for (int i = 0; rank == 0 && i < size * rounds; ++i)
+        fc_ctl_check(all[i].sender >= -1 && all[i].sender < size && all[i].receiver >= -1 &&
+                     all[i].receiver < size && all[i].iters >= 0 && all[i].wrong_iters >= 0 &&
+                     all[i].wrong_iters <= all[i].iters, "the retest's exchanges", i / rounds,
+                     "an exchange from rank %d to %d", (int)all[i].sender,
+                     (int)all[i].receiver);
     nunits = fc_retest_units(size, hosts, unit);
     /* one leave-one-out per kind of fault, each on its own collective */
     unused_wrong = fc_xcalloc((size_t)size, sizeof(uint64_t), "the unused wrong counts");
@@ -513,7 +546,8 @@ int main(int argc, char **argv)
 
         rc = failed < 0 ? FC_EXIT_FAIL : failed > 0 ? FC_EXIT_FAIL : FC_EXIT_PASS;
     }
-    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, "the retest's exit status", &rc, 1, FC_EXIT_PASS,
+                      FC_EXIT_USAGE);
     free(mine);
     free(all);
     free(hosts);

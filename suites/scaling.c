@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "fc_alloc.h"
+#include "fc_ctl.h"
 #include "fc_log.h"
 #include "fc_stage.h"
 #include "fc_stage_wrong.h"
@@ -342,7 +343,10 @@ int main(int argc, char **argv)
          * every world rank takes part, and all agree it started */
         st = fc_stage_open_backend_on(&ctx, sub, member, &be);
         up = st == FC_OK;
-        MPI_Allreduce(&up, &all_up, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        fc_ctl_allreduce(MPI_COMM_WORLD, "the backend started on every rank", FC_CTL_INT,
+                         FC_CTL_MIN, &up, &all_up, 1);
+        fc_ctl_check(all_up == 0 || all_up == 1, "the backend started on every rank", -1,
+                     "%d", all_up);
         if (!all_up) {
             if (member && up)
                 be.ops->fini_func(&be);
@@ -369,8 +373,7 @@ int main(int argc, char **argv)
                 if (be.rank != 0)
                     mine.valid = 0;
             }
-            MPI_Gather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, 0,
-                       MPI_COMM_WORLD);
+            fc_stage_gather_summaries("the points' summaries", &mine, all);
             if (ctx.world_rank != 0)
                 continue;
             for (int r = 0; r < ctx.world_size; ++r)

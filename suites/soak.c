@@ -5,15 +5,20 @@
  * point, the median time of each window of soak.window_s, and judges:
  *   - wrong bits in any run, and the absolute limits on the median over
  *     the whole soak;
- *   - drift: a slowdown sustained over confirm_windows consecutive
- *     windows, against the lower quartile of the window medians, above
- *     max_drift_pct (a link that degrades, a GPU that throttles); one
- *     slow window (a busy neighbour) is recorded as a peak, not judged;
- *     and a slowdown that comes and goes: the level the slowest quarter of
- *     the windows (and at least confirm_windows of them) all reached,
- *     against the same lower quartile (lib/fc_drift.h).
- *     A drift is the whole soak group's until the runner's retest after
- *     the soak places it on a node;
+ *   - drift (lib/fc_drift.h): a step or a trend that holds to the last
+ *     window, k (confirm_windows) windows or more, against the fastest
+ *     level held over k windows before it, above max_drift_pct or, where
+ *     the windows swing back down by more (a busy host), above that noise
+ *     floor; one slow window is a peak, recorded, not judged. A drift seen
+ *     when the soak's time is up is confirmed before it blames: the loop
+ *     runs k more windows and the drift, judged again over every window,
+ *     must still be there; if they contradict it the point is INCOMPLETE
+ *     with both figures and blames nobody. A soak with fewer than 2k
+ *     windows at its end (rounds that outlast window_s) runs on too. That
+ *     extension is bounded by a third of what the stage's timeout leaves
+ *     beyond the duration, in windows short enough to fit. A confirmed
+ *     drift is the whole soak group's until the runner's retest after the
+ *     soak places it on a node;
  * and the lowest rank on each node reads its link error counters
  * (lib/fc_counters.h) before and after the loop: an error counter that
  * rose by more than max_error_delta, a link that vanished or a counter
@@ -40,7 +45,9 @@
 
 #include "fc_alloc.h"
 #include "fc_counters.h"
+#include "fc_ctl.h"
 #include "fc_drift.h"
+#include "fc_drift_record.h"
 #include "fc_log.h"
 #include "fc_soak_gpu.h"
 #include "fc_stage.h"
@@ -93,7 +100,18 @@ typedef struct fc_soak_point {
     double *windows;            /* each closed window's median */
     int nwindows;
     uint64_t window_wrong;
+    fc_drift_watch_t watch;     /* a drift seen at the end, until confirmed */
 } fc_soak_point_t;
+
+/* Rank 0's view of the loop: when it ends, and why it ran on. */
+typedef struct fc_soak_clock {
+    double end_s;               /* the open stretch ends here (duration_s, then
+                                 * each extension window's end) */
+    double limit_s;             /* duration_s and the most it may run on */
+    double ext_window_s;        /* the windows past duration_s */
+    const char *open_why;       /* why the open window is past duration_s:
+                                 * "windows" or "confirm"; NULL: within it */
+} fc_soak_clock_t;
 
 static double fc_times_median(const fc_times_t *t)
 {
@@ -149,11 +167,12 @@ static double fc_busbw(const fc_soak_point_t *p, double median)
 }
 
 /* Rank 0: close the open window of every point and write it, with what
- * the GPUs' health was in it (gpu: fc_soak_gpu_window's, taken). */
+ * the GPUs' health was in it (gpu: fc_soak_gpu_window's, taken) and, past
+ * soak.duration_s, why the soak ran on (why: "windows" or "confirm"). */
 static void fc_soak_close_window(fc_stage_ctx_t *ctx, fc_soak_point_t *sp,
                                  const fc_test_point_t *points, int npoints, int w,
                                  double start_s, double end_s, long rounds, json_t *gpu,
-                                 json_t *counters)
+                                 json_t *counters, const char *why)
 {
     json_t *rec = fc_stage_record(ctx, "soak_window"), *list = json_array();
 
@@ -184,26 +203,32 @@ static void fc_soak_close_window(fc_stage_ctx_t *ctx, fc_soak_point_t *sp,
             json_object_set_new(rec, "rank0_max_rss_kib", json_integer(ru.ru_maxrss));
     }
     json_object_set_new(rec, "points", list);
+    if (why)
+        json_object_set_new(rec, "after_duration", json_string(why));
     if (gpu)
         json_object_set_new(rec, "gpu", gpu);
     if (counters)
         json_object_set_new(rec, "counters", counters);
     fc_results_append(&ctx->results, rec);
-    fc_tap_diag(&ctx->tap, "soak window %d: %.1f-%.1f s, %ld round(s)", w, start_s,
-                end_s, rounds);
+    fc_tap_diag(&ctx->tap, "soak window %d: %.1f-%.1f s, %ld round(s)%s%s", w, start_s,
+                end_s, rounds, why ? ", past the duration: " : "", why ? why : "");
 }
 
-/* Rank 0: judge and write one point over the whole soak. */
+/* Rank 0: judge and write one point over the whole soak; nominal: the
+ * windows that began within soak.duration_s. A drift confirmed FAILs and
+ * is blamed (on the group, until the retest places it); one contradicted
+ * or left unconfirmed blames nobody: INCOMPLETE, unless a limit failed. */
 static void fc_soak_report_point(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
-                                 fc_soak_point_t *p, double elapsed)
+                                 fc_soak_point_t *p, double elapsed, int nominal)
 {
     const fc_soak_profile_t *cfg = &ctx->sp.soak;
     fc_point_summary_t *t = &p->total;
     fc_judgement_t j;
     fc_drift_t d;
+    fc_drift_outcome_t o;
     json_t *extra = json_object(), *wins = json_array(), *soak = json_object();
     double mean = 0, var = 0;
-    int n = p->nwindows;
+    int n = p->nwindows, incomplete = 0;
 
     t->time.median = fc_times_median(&p->run_medians);
     t->algbw = t->time.median > 0 ? (double)t->bytes / t->time.median / 1e9 : 0;
@@ -214,73 +239,80 @@ static void fc_soak_report_point(fc_stage_ctx_t *ctx, const fc_test_point_t *pt,
     j.confirmed = j.status == FC_ERR_FAIL;
     for (int w = 0; w < n; ++w) {
         double m = p->windows[w];
+        json_t *win = json_pack("{s:i, s:f, s:f}", "window", w, "median_us", m * 1e6,
+                                "busbw_gbps", fc_busbw(p, m));
 
-        json_array_append_new(wins, json_pack("{s:i, s:f, s:f}", "window", w,
-                                              "median_us", m * 1e6, "busbw_gbps", fc_busbw(p, m)));
+        if (w >= nominal)
+            json_object_set_new(win, "after_duration", json_true());
+        json_array_append_new(wins, win);
         mean += m / n;
     }
     for (int w = 0; w < n; ++w)
         var += (p->windows[w] - mean) * (p->windows[w] - mean) / n;
-    fc_drift_judge(p->windows, n, cfg->confirm_windows, &d);
-    if (d.drift_pct >= 0 && cfg->max_drift_pct >= 0 && d.drift_pct > cfg->max_drift_pct &&
-        j.nreasons < 4) {
-        snprintf(j.reasons[j.nreasons++], sizeof(j.reasons[0]),
-                 "sustained drift %.1f%%: windows %d to %d all ran at %.1f us or slower, "
-                 "against the soak's lower quartile of %.1f us (limit %.1f%% over %d "
-                 "consecutive windows)", d.drift_pct, d.from, d.to, d.sustained * 1e6,
-                 d.reference * 1e6, cfg->max_drift_pct, cfg->confirm_windows);
+    fc_drift_judge(p->windows, n, cfg->confirm_windows, cfg->max_drift_pct, &d);
+    o = fc_drift_watch_outcome(&p->watch, &d);
+    if (o == FC_DRIFT_CONFIRMED || o == FC_DRIFT_CONTRADICTED || o == FC_DRIFT_UNCONFIRMED) {
+        if (j.nreasons < 4)
+            fc_drift_reason(&d, &p->watch, o, j.reasons[j.nreasons++], sizeof(j.reasons[0]));
+        incomplete = o != FC_DRIFT_CONFIRMED && j.status == FC_OK;
+        j.confirmed = o == FC_DRIFT_CONFIRMED || j.confirmed;
         j.status = FC_ERR_FAIL;
-        j.confirmed = 1;
-    } else if (d.intermittent_pct >= 0 && cfg->max_drift_pct >= 0 &&
-               d.intermittent_pct > cfg->max_drift_pct && j.nreasons < 4) {
-        char list[160];
-        size_t at = 0;
-        int slow = 0;
-
-        list[0] = '\0';
-        for (int w = 0; w < n; ++w)
-            if (p->windows[w] >= d.intermittent && ++slow <= 12)
-                at += (size_t)snprintf(list + at, at < sizeof(list) ? sizeof(list) - at : 0,
-                                       "%s%d", slow > 1 ? ", " : "", w);
-        if (slow > 12 && at < sizeof(list))
-            snprintf(list + at, sizeof(list) - at, ", ...");
-        snprintf(j.reasons[j.nreasons++], sizeof(j.reasons[0]),
-                 "intermittent drift %.1f%%: %d of %d windows (%s) ran at %.1f us or slower, "
-                 "not in a row, against the soak's lower quartile of %.1f us (limit %.1f%% "
-                 "in a quarter of the windows and at least %d)", d.intermittent_pct, slow, n,
-                 list, d.intermittent * 1e6, d.reference * 1e6, cfg->max_drift_pct,
-                 cfg->confirm_windows);
-        j.status = FC_ERR_FAIL;
-        j.confirmed = 1;
     }
-    if (d.drift_pct < 0 && cfg->max_drift_pct >= 0 && j.nnotes < FC_JUDGE_NOTES)
-        snprintf(j.notes[j.nnotes++], sizeof(j.notes[0]), "drift not judged: %d window(s), "
-                 "and a drift must last %d consecutive windows (make window_s shorter "
-                 "than the soak)", n, cfg->confirm_windows);
-    if (d.drift_pct < 0)
-        fc_tap_diag(&ctx->tap, "drift not judged for this point: %d window(s); make "
-                    "window_s shorter than the soak", n);
+    if (o == FC_DRIFT_NOT_JUDGED && cfg->max_drift_pct >= 0) {
+        if (j.nnotes < FC_JUDGE_NOTES)
+            snprintf(j.notes[j.nnotes++], sizeof(j.notes[0]), "drift not judged: %d "
+                     "window(s), and a drift is judged from %d (%d held fast, %d held "
+                     "slow; make window_s shorter than the soak)", n,
+                     fc_drift_min_windows(cfg->confirm_windows), cfg->confirm_windows,
+                     cfg->confirm_windows);
+        fc_tap_diag(&ctx->tap, "drift not judged for this point: %d window(s) of the %d it "
+                    "needs; make window_s shorter than the soak", n,
+                    fc_drift_min_windows(cfg->confirm_windows));
+    }
     json_object_set_new(soak, "runs", json_integer((json_int_t)p->runs));
     json_object_set_new(soak, "seconds", json_real(elapsed));
+    /* how long it ran on for its drift (a last round's overrun is not) */
+    json_object_set_new(soak, "extended_s", json_real(n > nominal ? fmax(0, elapsed -
+                                                                     cfg->duration_s) : 0));
+    json_object_set_new(soak, "nominal_windows", json_integer(nominal));
     json_object_set_new(soak, "windows", wins);
-    json_object_set_new(soak, "drift_pct", d.drift_pct >= 0 ? json_real(d.drift_pct) : json_null());
-    json_object_set_new(soak, "drift_windows", d.drift_pct >= 0 ?
-                        json_pack("[i,i]", d.from, d.to) : json_null());
-    json_object_set_new(soak, "intermittent_pct", d.intermittent_pct >= 0
-                        ? json_real(d.intermittent_pct) : json_null());
-    json_object_set_new(soak, "intermittent_windows", d.intermittent_pct >= 0
-                        ? json_integer(d.slow_windows) : json_null());
-    json_object_set_new(soak, "reference_us", d.peak_pct >= 0 ? json_real(d.reference * 1e6)
-                                                              : json_null());
-    json_object_set_new(soak, "peak_window_pct", d.peak_pct >= 0 ? json_real(d.peak_pct)
-                                                                  : json_null());
+    fc_drift_record(soak, &d, &p->watch, o);
     json_object_set_new(soak, "confirm_windows", json_integer(cfg->confirm_windows));
     json_object_set_new(soak, "max_drift_pct", json_real(cfg->max_drift_pct));
     json_object_set_new(soak, "window_cv_pct", mean > 0 && n >= 2 ?
                         json_real(sqrt(var) / mean * 100) : json_null());
     json_object_set_new(extra, "soak", soak);
+    if (incomplete) {       /* the windows contradict themselves: no verdict, no blame */
+        json_object_set_new(extra, "verdict", json_string("INCOMPLETE"));
+        json_object_set_new(extra, "implicates", json_null());
+    }
     fc_stage_report_judged(ctx, pt, t, &j, 1, &extra);
     json_decref(extra);
+}
+
+/* Rank 0, when the soak's time is up: whether the drift of some point is
+ * unsettled (fewer than 2k windows, or a drift seen fewer than k windows
+ * ago), judging its closed windows and the open one as it stands (it is
+ * closed next either way). NULL: settled; else "windows" or "confirm". */
+static const char *fc_soak_unsettled(const fc_stage_ctx_t *ctx, fc_soak_point_t *sp,
+                                     int npoints)
+{
+    const fc_soak_profile_t *cfg = &ctx->sp.soak;
+    const char *why = NULL;
+
+    for (int i = 0; i < npoints; ++i) {
+        fc_soak_point_t *p = &sp[i];
+        int n = p->nwindows + (p->window.n > 0);
+        double *m = fc_xcalloc((size_t)n + 1, sizeof(*m), "a soak point's windows");
+
+        memcpy(m, p->windows, (size_t)p->nwindows * sizeof(*m));
+        if (p->window.n > 0)
+            m[p->nwindows] = fc_times_median(&p->window);
+        if (fc_drift_watch_step(&p->watch, m, n, cfg->confirm_windows, cfg->max_drift_pct))
+            why = p->watch.seen_at >= 0 ? "confirm" : why ? why : "windows";
+        free(m);
+    }
+    return why;
 }
 
 /* The lowest rank on each node: its link counters judged since `before`
@@ -353,6 +385,49 @@ static void fc_soak_judge_counters(fc_stage_ctx_t *ctx, json_t *mine)
     json_decref(all);
 }
 
+/* Rank 0's clock: the soak's duration, then at most a third of what the
+ * timeout leaves beyond it (the rest is for start-up and the judgement),
+ * in windows of window_s or shorter, so that the 3k windows the drift may
+ * still need (k to reach 2k, k to confirm) fit. */
+static void fc_soak_clock_init(const fc_stage_ctx_t *ctx, fc_soak_clock_t *c)
+{
+    const fc_soak_profile_t *cfg = &ctx->sp.soak;
+    double spare = fmax(0, (ctx->sp.timeout_s - cfg->duration_s) / 3);
+
+    c->end_s = cfg->duration_s;
+    c->limit_s = cfg->duration_s + spare;
+    c->ext_window_s = fmin(cfg->window_s, spare / (3.0 * cfg->confirm_windows));
+    c->open_why = NULL;
+}
+
+/* Rank 0, before each round: whether a window closes (flags[1]) and the
+ * loop goes on (flags[0]). At the end of the time, a drift still
+ * unsettled runs the loop on by one more window, until the limit; the
+ * window open then closes at once, so that the judgement that asked for
+ * more saw the windows it will be judged on. */
+static void fc_soak_tick(fc_stage_ctx_t *ctx, fc_soak_point_t *sp, int npoints,
+                         fc_soak_clock_t *c, double now, double open_s, long rounds,
+                         int flags[2])
+{
+    const char *why;
+
+    flags[1] = rounds > 0 && open_s >= ctx->sp.soak.window_s;
+    flags[0] = now < c->end_s;
+    if (flags[0])
+        return;
+    why = now < c->limit_s ? fc_soak_unsettled(ctx, sp, npoints) : NULL;
+    if (why == NULL)
+        return;         /* settled: the open window closes after the loop */
+    if (c->open_why == NULL || strcmp(c->open_why, why) != 0)
+        fc_tap_diag(&ctx->tap, "soak: the time is up with the drift unsettled (%s): "
+                    "running on in windows of %.1f s, until %.0f s at most", why,
+                    c->ext_window_s, c->limit_s);
+    flags[0] = 1;
+    flags[1] = rounds > 0;
+    c->end_s = fmin(now + c->ext_window_s, c->limit_s);
+    c->open_why = why;
+}
+
 static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
 {
     const fc_soak_profile_t *cfg = &ctx->sp.soak;
@@ -366,22 +441,30 @@ static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
     json_t *before = NULL;
     json_t *deltas;
     fc_stage_ival_t ival;           /* the open window's links (not judged) */
+    fc_soak_clock_t clock;          /* rank 0's: when the loop ends */
+    const char *why = NULL;         /* why the closing window ran past the end */
     double t0, window_start = 0, now = 0;
     unsigned long runs = 0;     /* the watchdog's work index, wrapped */
     long rounds = 0;
-    int npoints, window = 0, flags[2] = { 1, 0 };     /* go on, a window closed */
+    int npoints, window = 0, nominal = -1, flags[2] = { 1, 0 };    /* go on, a window closed */
 
     FC_CHECK(fc_stage_open_backend(ctx, group, &be));
     sg = fc_soak_gpu_start(ctx, &be);
     fc_engine_bufs_init(&bufs);
     npoints = fc_stage_points(ctx, &points);
-    if (ctx->world_rank == 0)
+    if (ctx->world_rank == 0) {
         sp = fc_xcalloc((size_t)npoints, sizeof(*sp), "the soak points");
+        for (int i = 0; i < npoints; ++i)
+            fc_drift_watch_init(&sp[i].watch);
+    }
     if (ctx->local_rank == 0)
         before = fc_counters_snapshot(cfg->nic_pattern);
+    fc_soak_clock_init(ctx, &clock);
     if (ctx->world_rank == 0)
-        fc_tap_diag(&ctx->tap, "soak: %d point(s) for %.0f s, windows of %.1f s",
-                    npoints, cfg->duration_s, cfg->window_s);
+        fc_tap_diag(&ctx->tap, "soak: %d point(s) for %.0f s, windows of %.1f s (then, "
+                    "while a drift is unsettled, up to %.0f s more in windows of %.1f s)",
+                    npoints, cfg->duration_s, cfg->window_s, clock.limit_s - cfg->duration_s,
+                    clock.ext_window_s);
     fc_stage_ival_open_links(ctx, &ival, cfg->nic_pattern);
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = MPI_Wtime();
@@ -390,10 +473,12 @@ static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
          * reads its GPU's health at the same window's end */
         if (ctx->world_rank == 0) {
             now = MPI_Wtime() - t0;
-            flags[1] = rounds > 0 && now - window_start >= cfg->window_s;
-            flags[0] = now < cfg->duration_s;
+            why = clock.open_why;
+            fc_soak_tick(ctx, sp, npoints, &clock, now, now - window_start, rounds, flags);
+            if (nominal < 0 && (clock.open_why || !flags[0]))
+                nominal = window + (flags[1] || (!flags[0] && rounds > 0));
         }
-        MPI_Bcast(flags, 2, MPI_INT, 0, MPI_COMM_WORLD);
+        fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, "the soak's next round", flags, 2, 0, 1);
         if (flags[1]) {
             json_t *gpu = fc_soak_gpu_window(ctx, sg, window);
             json_t *counters = fc_stage_ival_close(ctx, &ival);
@@ -401,7 +486,7 @@ static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
             fc_stage_ival_open_links(ctx, &ival, cfg->nic_pattern);
             if (ctx->world_rank == 0)
                 fc_soak_close_window(ctx, sp, points, npoints, window, window_start, now,
-                                     rounds, gpu, counters);
+                                     rounds, gpu, counters, why);
             ++window;
             window_start = now;
             rounds = 0;
@@ -429,14 +514,14 @@ static fc_status_t fc_soak_run(fc_stage_ctx_t *ctx, MPI_Comm group)
 
         if (ctx->world_rank == 0)
             fc_soak_close_window(ctx, sp, points, npoints, window, window_start,
-                                 MPI_Wtime() - t0, rounds, gpu, counters);
+                                 MPI_Wtime() - t0, rounds, gpu, counters, clock.open_why);
     }
     json_decref(ival.before);       /* a window opened and never run */
     if (ctx->world_rank == 0) {
         double elapsed = MPI_Wtime() - t0;
 
         for (int i = 0; i < npoints; ++i) {
-            fc_soak_report_point(ctx, &points[i], &sp[i], elapsed);
+            fc_soak_report_point(ctx, &points[i], &sp[i], elapsed, nominal);
             free(sp[i].windows);
         }
     }

@@ -34,7 +34,9 @@
 
 #include "fc_backend.h"
 #include "fc_burn.h"
+#include "fc_ctl.h"
 #include "fc_gpu_agree.h"
+#include "fc_gpu_fabric.h"
 #include "fc_gpu_gemm.h"
 #include "fc_kernels_cuda.h"
 #include "fc_log.h"
@@ -457,14 +459,14 @@ static fc_status_t fc_nccl_init(MPI_Comm comm, int local_rank, double timeout_s,
     }
     /* no communicator yet: a plain agreement, nothing to abort */
     local = (int)st;
-    MPI_Allreduce(&local, &all, 1, MPI_INT, MPI_MAX, comm);
+    fc_ctl_allreduce(comm, "the GPUs set up", FC_CTL_INT, FC_CTL_MAX, &local, &all, 1);
     if (all != FC_OK) {
         if (st == FC_OK)
             fc_error("%s is ready, but a peer could not set up its GPU", nb->devname);
         fc_nccl_free_local(nb);
         return FC_ERR_FAIL;
     }
-    MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, comm);
+    fc_ctl_bcast(comm, 0, "the NCCL communicator's id", &id, sizeof(id));
     nb->comm = NULL;
     if ((r = ncclCommInitRank(&nb->comm, be->size, id, be->rank)) != ncclSuccess) {
         fc_error("ncclCommInitRank on %s: %s (%s)", nb->devname, ncclGetErrorString(r),
@@ -586,4 +588,5 @@ const fc_gpu_plugin_t FC_GPU_PLUGIN_TABLE = {
     .gemm_start_func = fc_gpu_gemm_start,
     .gemm_wait_func = fc_gpu_gemm_wait,
     .gemm_close_func = fc_gpu_gemm_close,
+    .fabric_func = fc_gpu_fabric_of_rank,
 };

@@ -8,9 +8,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fc_ctl.h"
+#include "fc_ctl_frame.h"
 #include "fc_log.h"
 
 #define FC_NOTICE_TAG 7155
+#define FC_NOTICE_WHAT "a peer's failure notice"
+#define FC_NOTICE_BYTES (FC_CTL_HEAD + sizeof(int))
 
 void fc_gpu_peer_open(fc_gpu_peer_t *peer, MPI_Comm comm, const char *device)
 {
@@ -29,13 +33,23 @@ static int fc_gpu_notice_take(fc_gpu_peer_t *peer, int *from_p, int *status_p)
 
     while (peer->notice != MPI_COMM_NULL && flag) {
         MPI_Status st;
-        int status = 0;
+        unsigned char frame[FC_NOTICE_BYTES];
+        char why[256];
+        int status = 0, bytes = 0;
 
         MPI_Iprobe(MPI_ANY_SOURCE, FC_NOTICE_TAG, peer->notice, &flag, &st);
         if (!flag)
             break;
-        MPI_Recv(&status, 1, MPI_INT, st.MPI_SOURCE, FC_NOTICE_TAG, peer->notice,
-                 MPI_STATUS_IGNORE);
+        MPI_Recv(frame, (int)sizeof(frame), MPI_BYTE, st.MPI_SOURCE, FC_NOTICE_TAG,
+                 peer->notice, &st);
+        MPI_Get_count(&st, MPI_BYTE, &bytes);
+        if (fc_ctl_frame_open(frame, bytes > 0 ? (size_t)bytes : 0, FC_NOTICE_WHAT,
+                              st.MPI_SOURCE, sizeof(int), why, sizeof(why)) != 0)
+            fc_ctl_fail(FC_NOTICE_WHAT, fc_ctl_world_rank(peer->notice, st.MPI_SOURCE), "%s",
+                        why);
+        memcpy(&status, frame + FC_CTL_HEAD, sizeof(status));
+        fc_ctl_check(status > FC_OK && status <= FC_ERR_INTERNAL, FC_NOTICE_WHAT,
+                     fc_ctl_world_rank(peer->notice, st.MPI_SOURCE), "status %d", status);
         if (!got) {
             *from_p = st.MPI_SOURCE;
             *status_p = status;
@@ -59,20 +73,22 @@ void fc_gpu_peer_close(fc_gpu_peer_t *peer)
 /* This rank failed: tell every peer now (small sends, not waited for). */
 static void fc_gpu_notice_send(fc_gpu_peer_t *peer, fc_status_t st)
 {
-    static int status;
-    int me, n;
+    static unsigned char frame[FC_NOTICE_BYTES];    /* the sends outlive the call */
+    int me, n, status = (int)st, world = -1;
 
     if (peer->notice == MPI_COMM_NULL)
         return;
-    status = (int)st;
     MPI_Comm_rank(peer->notice, &me);
     MPI_Comm_size(peer->notice, &n);
+    MPI_Comm_rank(MPI_COMM_WORLD, &world);
+    fc_ctl_frame_seal(frame, FC_NOTICE_WHAT, me, world, &status, sizeof(status));
     for (int r = 0; r < n; ++r) {
         MPI_Request req;
 
         if (r == me)
             continue;
-        if (MPI_Isend(&status, 1, MPI_INT, r, FC_NOTICE_TAG, peer->notice, &req) == MPI_SUCCESS)
+        if (MPI_Isend(frame, (int)sizeof(frame), MPI_BYTE, r, FC_NOTICE_TAG, peer->notice,
+                      &req) == MPI_SUCCESS)
             MPI_Request_free(&req);
     }
 }
@@ -123,7 +139,10 @@ fc_status_t fc_gpu_agree(fc_gpu_peer_t *peer, fc_status_t mine, const fc_gpu_com
 {
     int local = (int)mine, worst = (int)mine;
 
-    MPI_Allreduce(&local, &worst, 1, MPI_INT, MPI_MAX, peer->comm);
+    fc_ctl_allreduce(peer->comm, "the GPU call's status", FC_CTL_INT, FC_CTL_MAX, &local, &worst,
+                     1);
+    fc_ctl_check(worst >= FC_OK && worst <= FC_ERR_INTERNAL, "the GPU call's status", -1,
+                 "status %d", worst);
     if (worst == FC_OK)
         return FC_OK;
     if (mine == FC_OK)
@@ -181,7 +200,9 @@ void fc_gpu_fini(fc_gpu_peer_t *peer, const fc_gpu_comm_ops_t *cops, void *ctx)
 {
     int local = peer->failed || peer->aborted, any = local;
 
-    MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, peer->comm);
+    fc_ctl_allreduce(peer->comm, "a GPU communicator failed", FC_CTL_INT, FC_CTL_MAX, &local,
+                     &any, 1);
+    fc_ctl_check(any == 0 || any == 1, "a GPU communicator failed", -1, "%d", any);
     if (any)
         fc_gpu_abort_once(peer, cops, ctx);
     else

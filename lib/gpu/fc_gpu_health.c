@@ -242,14 +242,21 @@ static void fc_health_gpu(fc_health_judgement_t *j, const json_t *gb, const json
                               b, json_object_get(ca, fc_counters[k].name),
                               fc_limit_of(l, fc_counters[k].limit), deltas);
     }
-    static const char *const flags[] = { "retired_pages_pending", "remap_pending",
-                                         "remap_failure" };
-    for (size_t k = 0; k < 3; ++k)
-        if (json_is_true(json_object_get(fa, flags[k])) &&
-            !json_is_true(json_object_get(fb, flags[k]))) {
-            fc_health_evidence(j, ga, NULL, flags[k], 0, 1, 0);
-            fc_health_note(j, uuid, "%s: %s became set during the window (a memory error "
-                           "that needs a GPU reset to be contained)", label, flags[k]);
+    static const struct { const char *name, *meaning; } flags[] = {
+        { "retired_pages_pending", "a memory error that needs a GPU reset to be contained" },
+        { "remap_pending", "a memory error that needs a GPU reset to be contained" },
+        { "remap_failure", "a memory error that needs a GPU reset to be contained" },
+        { "fabric_degraded_bw", "NVML says the GPU's multi-node NVLink bandwidth is "
+                                "degraded: a link or switch tray of its NVLink domain" },
+        { "fabric_route_unhealthy", "NVML says a route of the GPU's NVLink fabric is "
+                                    "unhealthy" },
+    };
+    for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); ++k)
+        if (json_is_true(json_object_get(fa, flags[k].name)) &&
+            !json_is_true(json_object_get(fb, flags[k].name))) {
+            fc_health_evidence(j, ga, NULL, flags[k].name, 0, 1, 0);
+            fc_health_note(j, uuid, "%s: %s became set during the window (%s)", label,
+                           flags[k].name, flags[k].meaning);
         }
     fc_health_nvlinks(j, gb, ga, label, l, deltas);
     fc_health_reasons(j, ga, label, l);

@@ -18,7 +18,10 @@
  * retired_pages_{sbe,dbe}, remapped_rows_{corrected,uncorrected},
  * violation_{power,thermal}_ns (the time NVML says the clocks were held
  * below the application clocks by that limiter). Flags:
- * retired_pages_pending, remap_pending, remap_failure. What a GPU or its
+ * retired_pages_pending, remap_pending, remap_failure; and on a GPU of a
+ * multi-node NVLink fabric (GB200 NVL72) fabric_degraded_bw and
+ * fabric_route_unhealthy from its fabric health mask, with "fabric":
+ * {state, status, cluster_uuid, clique_id, health_mask}. What a GPU or its
  * driver does not expose is left out and named in not_read, never zero.
  */
 #ifndef FC_GPU_HEALTH_H
@@ -26,6 +29,8 @@
 
 #include <jansson.h>
 #include <stddef.h>
+
+#include "fc_status.h"
 
 /* Clocks-event (formerly "throttle") reason bits, NVML API reference,
  * "Clocks Event Reasons" (nvmlClocksEventReason*; nvml.h). */
@@ -68,7 +73,7 @@ json_t *fc_gpu_health_snapshot(const char *pci_bus_id, char *why, size_t len);
 /* Judge the GPUs of before (matched by UUID) against after:
  *   FAIL: a GPU gone; an uncorrectable ECC error, a retired page or a row
  *         remapped for an uncorrectable error, a remapping pending or
- *         failed; an NVLink error counter risen or a link gone down; clocks
+ *         failed; an NVLink fabric's bandwidth degraded or route unhealthy; an NVLink error counter risen or a link gone down; clocks
  *         held down by a thermal limit (or power, where limited) for longer
  *         than allowed; a failing clocks-event reason active at the end; a
  *         temperature above its limit;
@@ -82,6 +87,33 @@ json_t *fc_gpu_health_snapshot(const char *pci_bus_id, char *why, size_t len);
  * host names the node in the reasons. */
 json_t *fc_gpu_health_judge(const json_t *before, const json_t *after,
                             const fc_gpu_health_limits_t *limits, const char *host);
+
+/* A GPU's place in a multi-node NVLink fabric (GB200 NVL72), as NVML's
+ * nvmlDeviceGetGpuFabricInfoV reports it: the GPUs one NVLink domain joins
+ * share a cluster UUID and a clique id once the fabric manager has
+ * registered them (state completed, status success). */
+typedef struct fc_gpu_fabric {
+    int state;                  /* NVML_GPU_FABRIC_STATE_*: 0 not supported
+                                 * (a GPU in no such fabric), 1 not started,
+                                 * 2 in progress, 3 completed */
+    char state_text[24];
+    int status;                 /* nvmlReturn_t of the registration (read
+                                 * when completed): 0 success */
+    char status_text[64];
+    unsigned clique_id;
+    char cluster_uuid[40];      /* 8-4-4-4-12 hex */
+    unsigned health_mask;       /* NVML_GPU_FABRIC_HEALTH_MASK_* */
+    int degraded_bw;            /* the mask says its bandwidth is degraded */
+    int route_unhealthy;        /* ... or a route to it unhealthy */
+    char pci_bus_id[32];        /* the GPU asked about */
+} fc_gpu_fabric_t;
+
+/* The fabric of the GPU at pci_bus_id: FC_OK (state 0 for a GPU in no
+ * fabric); FC_ERR_SKIP with why when NVML or its fabric query is not
+ * there (no reading: never taken for a GPU outside the fabric);
+ * FC_ERR_FAIL with why when NVML has no such GPU or the query fails. */
+fc_status_t fc_gpu_fabric_read(const char *pci_bus_id, fc_gpu_fabric_t *f, char *why,
+                               size_t len);
 
 /* "hw_thermal_slowdown", ...: the name of one reason bit, NULL if unknown. */
 const char *fc_gpu_reason_name(unsigned long long bit);

@@ -14,6 +14,9 @@
  * per link through scopeId; older GPUs answer the per-link
  * nvmlDeviceGetNvLinkErrorCounter instead). Functions a driver lacks
  * (optional below) leave their readings out, named in "not_read".
+ * fc_gpu_fabric_read is the GPU's place in a multi-node NVLink fabric
+ * (nvmlDeviceGetGpuFabricInfoV with nvmlGpuFabricInfo_v2_t: the cluster
+ * UUID and clique id a GB200 NVL72's fabric manager registered it in).
  */
 #include "fc_gpu_health.h"
 
@@ -84,7 +87,19 @@ typedef struct fc_nvml_api {
     fc_nvml_ret_t (*link_state)(fc_nvml_dev_t, unsigned int, int *);
     fc_nvml_ret_t (*link_error)(fc_nvml_dev_t, unsigned int, int, unsigned long long *);
     fc_nvml_ret_t (*fields)(fc_nvml_dev_t, int, fc_nvml_field_t *);
+    fc_nvml_ret_t (*fabric)(fc_nvml_dev_t, void *);     /* GetGpuFabricInfoV */
 } fc_nvml_api_t;
+
+/* nvmlGpuFabricInfo_v2_t (NVML API reference, "Fabric definitions"; nvml.h):
+ * version = sizeof | 2 << 24 (NVML_STRUCT_VERSION(GpuFabricInfo, 2)) */
+typedef struct {
+    unsigned int version;
+    unsigned char cluster_uuid[16];         /* NVML_GPU_FABRIC_UUID_LEN */
+    fc_nvml_ret_t status;                   /* of the registration, once complete */
+    unsigned int clique_id;
+    unsigned char state;                    /* nvmlGpuFabricState_t */
+    unsigned int health_mask;               /* NVML_GPU_FABRIC_HEALTH_MASK_* */
+} fc_nvml_fabric_v2_t;
 
 static fc_nvml_api_t fc_nvml;
 static char fc_nvml_path[256];
@@ -138,6 +153,7 @@ static int fc_nvml_open(void)
     FC_MAY(link_state, "nvmlDeviceGetNvLinkState");
     FC_MAY(link_error, "nvmlDeviceGetNvLinkErrorCounter");
     FC_MAY(fields, "nvmlDeviceGetFieldValues");
+    FC_MAY(fabric, "nvmlDeviceGetGpuFabricInfoV");
 #undef FC_NEED
 #undef FC_MAY
     if ((r = fc_nvml.init()) != FC_NVML_SUCCESS) {
@@ -301,6 +317,30 @@ static void fc_nvml_links(json_t *gpu, fc_nvml_dev_t d)
     json_object_set_new(gpu, "nvlink", links);
 }
 
+static fc_status_t fc_nvml_fabric_of(fc_nvml_dev_t d, fc_gpu_fabric_t *f, char *why,
+                                     size_t len);
+
+/* A GPU of a multi-node NVLink fabric: its registration and health, and
+ * the health mask's two faults as flags the judge watches (a GPU in no
+ * such fabric, an HGX board's, has neither: nothing to read). */
+static void fc_nvml_fabric(json_t *gpu, fc_nvml_dev_t d)
+{
+    fc_gpu_fabric_t f;
+    char why[256];
+
+    if (fc_nvml.fabric == NULL || fc_nvml_fabric_of(d, &f, why, sizeof(why)) != FC_OK ||
+        f.state == 0)
+        return;
+    json_object_set_new(gpu, "fabric", json_pack("{s:s, s:s, s:s, s:I, s:I}", "state",
+                        f.state_text, "status", f.status_text, "cluster_uuid", f.cluster_uuid,
+                        "clique_id", (json_int_t)f.clique_id, "health_mask",
+                        (json_int_t)f.health_mask));
+    json_object_set_new(json_object_get(gpu, "flags"), "fabric_degraded_bw",
+                        json_boolean(f.degraded_bw));
+    json_object_set_new(json_object_get(gpu, "flags"), "fabric_route_unhealthy",
+                        json_boolean(f.route_unhealthy));
+}
+
 static json_t *fc_nvml_gpu(unsigned int index, fc_nvml_dev_t d)
 {
     json_t *gpu = json_pack("{s:i, s:{}, s:{}, s:{}}", "index", (int)index, "counters",
@@ -319,6 +359,7 @@ static json_t *fc_nvml_gpu(unsigned int index, fc_nvml_dev_t d)
     fc_nvml_memory(gpu, d);
     fc_nvml_violations(gpu, d);
     fc_nvml_links(gpu, d);
+    fc_nvml_fabric(gpu, d);
     return gpu;
 }
 
@@ -371,4 +412,82 @@ json_t *fc_gpu_health_snapshot(const char *pci_bus_id, char *why, size_t len)
         json_array_append_new(gpus, fc_nvml_gpu(i, d));
     }
     return snap;
+}
+
+/* ---- the NVLink fabric (multi-node NVLink) ------------------------------- */
+
+/* NVML_GPU_FABRIC_HEALTH_MASK_*: two bits per field (nvml.h writes the
+ * width as 0x11 for the first, a typo for 0x3), 1 = TRUE, 2 = FALSE. */
+static unsigned fc_fabric_health_field(unsigned mask, int shift)
+{
+    return (mask >> shift) & 0x3u;
+}
+
+fc_status_t fc_gpu_fabric_read(const char *pci_bus_id, fc_gpu_fabric_t *f, char *why,
+                               size_t len)
+{
+    fc_nvml_dev_t d;
+    fc_nvml_ret_t r;
+    fc_status_t st;
+
+    if (!fc_nvml_open()) {
+        memset(f, 0, sizeof(*f));
+        snprintf(why, len, "%s", fc_nvml_why);
+        return FC_ERR_SKIP;
+    }
+    if (fc_nvml.fabric == NULL || fc_nvml.by_pci == NULL) {
+        memset(f, 0, sizeof(*f));
+        snprintf(why, len, "%s has no %s: a driver older than R550 cannot say which NVLink "
+                 "fabric a GPU is in", fc_nvml_path, fc_nvml.fabric ? "nvmlDeviceGetHandle"
+                 "ByPciBusId_v2" : "nvmlDeviceGetGpuFabricInfoV");
+        return FC_ERR_SKIP;
+    }
+    if ((r = fc_nvml.by_pci(pci_bus_id, &d)) != FC_NVML_SUCCESS) {
+        memset(f, 0, sizeof(*f));
+        snprintf(why, len, "NVML has no GPU at PCI %s: %s", pci_bus_id, fc_nvml.error_string(r));
+        return FC_ERR_FAIL;
+    }
+    st = fc_nvml_fabric_of(d, f, why, len);
+    snprintf(f->pci_bus_id, sizeof(f->pci_bus_id), "%s", pci_bus_id);
+    return st;
+}
+
+/* The fabric of the GPU behind handle d (NVML open, the query there). */
+static fc_status_t fc_nvml_fabric_of(fc_nvml_dev_t d, fc_gpu_fabric_t *f, char *why,
+                                     size_t len)
+{
+    static const char *const states[] = { "not supported", "not started", "in progress",
+                                          "completed" };
+    fc_nvml_fabric_v2_t info;
+    fc_nvml_ret_t r;
+    const unsigned char *u;
+
+    memset(f, 0, sizeof(*f));
+    memset(&info, 0, sizeof(info));
+    info.version = (unsigned int)sizeof(info) | 2u << 24;
+    r = fc_nvml.fabric(d, &info);
+    if (r == FC_NVML_NOT_SUPPORTED) {
+        f->state = 0;       /* a GPU in no multi-node NVLink fabric (HGX boards) */
+        snprintf(f->state_text, sizeof(f->state_text), "%s", states[0]);
+        return FC_OK;
+    }
+    if (r != FC_NVML_SUCCESS) {
+        snprintf(why, len, "nvmlDeviceGetGpuFabricInfoV: %s", fc_nvml.error_string(r));
+        return FC_ERR_FAIL;
+    }
+    f->state = info.state;
+    snprintf(f->state_text, sizeof(f->state_text), "%s",
+             info.state < 4 ? states[info.state] : "unknown");
+    f->status = info.status;
+    snprintf(f->status_text, sizeof(f->status_text), "%s", fc_nvml.error_string(info.status));
+    f->clique_id = info.clique_id;
+    f->health_mask = info.health_mask;
+    f->degraded_bw = fc_fabric_health_field(info.health_mask, 0) == 1;
+    f->route_unhealthy = fc_fabric_health_field(info.health_mask, 4) == 1;
+    u = info.cluster_uuid;
+    snprintf(f->cluster_uuid, sizeof(f->cluster_uuid),
+             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+             u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+             u[15]);
+    return FC_OK;
 }

@@ -19,7 +19,7 @@
 # iterations), the pairs stage at 64 KiB and 20 iterations (10 with the
 # shaped link; samples for the rank test). The margins are this machine's:
 # two cores shared with other jobs (load 9-10) made clean runs of that
-# all_reduce take 0.7 to 18 ms (README, Baselines): the baseline takes
+# all_reduce take 0.7 to 18 ms (docs/operators-guide.md, Baselines): the baseline takes
 # --margin 200 and compare --min-slowdown 200, and the shaped links slow
 # the all_reduce to about 100 ms and the pairs 30 to 170 times.
 . tests/e2e/tap.sh

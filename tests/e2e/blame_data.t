@@ -294,8 +294,8 @@ culprit=$(rec inplace 'my ($t) = grep { $_->{type} eq "retest" } @r; join ",", @
 [ $rc -eq 1 ] && [ "$n" = "all_gather_inplace,all_reduce_inplace,reduce_scatter_inplace" ] &&
     [ "$culprit" = 2 ]
 ok $? "in place: every in-place collective's sum (or gather) is wrong, the retest names rank 2 ($rc; $n; $culprit)"
-# what the confirmations and retests added to each run (README, "How long
-# confirmation takes")
+# what the confirmations and retests added to each run (docs/verdicts.md,
+# "What confirmation costs")
 for r in clean send coll once pairs stale; do
     [ -e "$TMP/$r/results.jsonl" ] && diag "cost $r: $(cost "$TMP/$r")"
 done

@@ -82,13 +82,7 @@ stages:
     ops: [sum]
 YAML
 sed '/^  rack:/,/^  cluster:/{/^  cluster:/!d}' "$TMP/p.yaml" > "$TMP/c.yaml"
-run() {     # run OUT-NAME [fabcert run options]: inside the first node
-    local out=$1; shift
-    $VC --name $NAME exec $H1 $FC run --hosts "$D/hosts" --racks "$D/racks" \
-        --ppn 2 --profile "$TMP/p.yaml" --out "$TMP/$out" "$@" > "$TMP/$out.out" 2> "$TMP/$out.err"
-}
-rec() { jsonl "$TMP/$1/results.jsonl" "$2"; }    # rec OUT PERL-EXPR
-quarantined() { rec $1 'join ",", map { $_->{host} } grep { $_->{type} eq "quarantine" } @r'; }
+run() { vcluster_run "$1" --ppn 2 --profile "$TMP/p.yaml" "${@:2}"; }   # run OUT [options]
 
 # 1. clean
 t0=$(date +%s)

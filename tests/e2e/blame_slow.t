@@ -366,8 +366,8 @@ else
         grep -q "not confirmed alone (the stage's time ran out before its probe could be made)" "$TMP/budget.out"
     ok $? "a confirmation that would outlast the stage stops in time: the stage ends, its 15 pairs kept, the slow ones unconfirmed, nobody quarantined ($rc; end/pairs/out_of_time/quarantined $n; $(cat "$TMP/budget.secs") s)"
 fi
-# what the confirmations and retests add to each run (README, "How long
-# confirmation takes"): the run's wall time beside its records' figures
+# what the confirmations and retests add to each run (docs/verdicts.md,
+# "What confirmation costs"): the run's wall time beside its records' figures
 for r in $(seq -f clean%g 1 $runs) $(seq -f slow%g 1 $runs) crank rrank transient uplink onerank allslow; do
     [ -e "$TMP/$r/results.jsonl" ] && diag "cost $r: wall $(cat "$TMP/$r.secs") s; $(cost "$TMP/$r")"
 done

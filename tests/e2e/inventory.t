@@ -29,7 +29,7 @@ bad "a range that runs backwards" backwards "$TMP/backwards:1: bad host list 'gp
 bad "a host in no rack" no-rack "$TMP/hosts:1: host 'gpu004' is in no rack"
 $FC run --out "$TMP/out-missing" --hosts "$TMP/no-such-file" > /dev/null 2> "$TMP/missing.err"
 rc=$?
-[ $rc -eq 2 ] && grep -qF "$TMP/no-such-file: No such file or directory" "$TMP/missing.err"
+[ $rc -eq 2 ] && grep -qF "$TMP/no-such-file: cannot open host list: No such file or directory" "$TMP/missing.err"
 ok $? "a missing host list: exit 2 ($rc), named with the system's reason"
 
 # the launcher puts ranks on a host the inventory lacks
@@ -41,7 +41,8 @@ ok $? "a rank on a host the inventory lacks: the stage exits 2 ($rc) naming host
 [ ! -s "$TMP/out-lacks/results.jsonl" ] || ! grep -q '"type":"point"' "$TMP/out-lacks/results.jsonl"
 ok $? "and measures nothing"
 
-$FC check-inventory --hosts "$TMP/hosts" --racks <(printf 'gpu[001-002] r1\nr2: gpu[003-004]\n') > "$TMP/good.out"
+inv good-racks 'gpu[001-002] r1\nr2: gpu[003-004]\n'
+$FC check-inventory --hosts "$TMP/hosts" --racks "$TMP/good-racks" > "$TMP/good.out"
 ok $? "check-inventory accepts a good inventory"
 grep -q '^gpu003 r2$' "$TMP/good.out" && grep -q '^# 4 hosts in 2 racks$' "$TMP/good.out"
 ok $? "and prints each host's rack"

@@ -12,14 +12,16 @@
 # wholly (collective: any before all_reduce); `stages:` empty or null, which `run`
 # refuses; a background kind's key under another kind, which would be
 # read by nothing; a GPU-NIC distance that is not one of nvidia-smi
-# topo's, a NIC name that is no device name, among them).
+# topo's, a NIC name that is no device name; an NVLink domain stage where
+# the profile's domain is the node, an nvlink_domain that is neither node
+# nor rack, among them).
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 declare -A expect=(
     [unknown-key]="unknown-key.yaml:5:5: unknown key 'iterations' in stage 'node'"
     [wrong-type]="wrong-type.yaml:4:12: 'sizes' must be a list"
     [negative-limit]="negative-limit.yaml:6:25: 'min_busbw_gbps' is -1; it must be between 0"
-    [malformed]="malformed.yaml:6:2: malformed YAML: flow sequence without a closing bracket"
+    [malformed]="malformed.yaml:5:1: malformed YAML: flow sequence without a closing bracket"
     [unknown-stage]="unknown-stage.yaml:3:3: unknown key 'nodes' in 'stages'"
     [unknown-collective]="unknown-collective.yaml:4:31: unknown name 'allreduce' in 'collectives'"
     [bad-size]="bad-size.yaml:4:19: 'sizes' must be a positive size"
@@ -66,6 +68,8 @@ declare -A expect=(
     [affinity-map-nic]="affinity-map-nic.yaml:8:28: 'map': GPU 0000:3b:00.0 must map to a NIC's device name"
     [min-max-only]="min-max-only.yaml:6:11: stage 'cluster' sweeps only reductions by min or max: each element keeps one rank's contribution"
     [bg-key-other-kind]="bg-key-other-kind.yaml:5:43: unknown key 'targets' in tenant (expected one of: block, rate_mbps, duty, period_s, pattern)"
+    [domain-without-rack]="domain-without-rack.yaml:4:3: stage 'domain' measures an NVLink domain that spans nodes, and the profile's nvlink_domain is node"
+    [nvlink-domain-bad]="nvlink-domain-bad.yaml:2:16: 'nvlink_domain' must be node or rack, not 'pod'"
 )
 shipped=(thresholds/*.yaml)
 plan $(( 2 * ${#shipped[@]} + 2 * ${#expect[@]} + 5 ))

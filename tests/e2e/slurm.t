@@ -10,6 +10,11 @@
 #   - a rank killed under srun (the injector, tests/inject) is a crash, not
 #     a hang: srun's notice of the task's end, written before it aborted
 #     the step, names it dead; the task srun killed itself is not blamed;
+#   - the stage program unable to start on the host (a shared library
+#     missing there: tests/inject/fc_nostart.c's constructor exits 127
+#     before main): srun names the host and its tasks; it is every host of
+#     the stage, so one run-level error names the cause and nobody is
+#     quarantined, never a PASS;
 #   - inside an allocation (salloc) without an inventory, the hosts are the
 #     allocation's.
 # Needs root and the Slurm packages (make deps installs them); skips with
@@ -83,7 +88,7 @@ if [ "$(node_state)" != idle ]; then
     exit 0
 fi
 
-plan 9
+plan 10
 rec() { jsonl "$TMP/$1/results.jsonl" "$2"; }
 
 # 1. this machine alone, then with an inventory
@@ -136,6 +141,23 @@ n=$(rec kill 'my @c = grep { $_->{type} eq "crash" || $_->{type} eq "hang" } @r;
 ok $? "a rank killed under srun is a crash, not a hang: rank 1, signal 9 ($rc, $n)"
 for _ in $(seq 1 20); do
     ! pgrep -f "suites/node .*$TMP/kill" > /dev/null && [ -z "$(timeout 10 squeue -h)" ] && break
+    sleep 0.5
+done
+
+# 2c. the stage program cannot start on the only host: every host of the
+# stage, so a run-level error, not a quarantine
+$FC run --launcher srun --hosts "$TMP/hosts" --ppn 2 --out "$TMP/nostart" --profile "$TMP/short.yaml" \
+    --sizes 4KiB --collectives all_reduce \
+    --mpirun-arg "--export=ALL,LD_PRELOAD=$PWD/$BUILD/libfc_nostart.so" --env FC_NOSTART_HOST=$H \
+    > "$TMP/nostart.out" 2>&1
+rc=$?
+n=$(rec nostart 'join ",", map { "$_->{type}:" . ($_->{cannot_start} ? "$_->{hosts}/" . scalar(@{$_->{cannot_start}{launcher}}) : "") } grep { $_->{type} =~ /^(stage_error|cannot_start|quarantine|crash|hang)$/ } @r')
+[ $rc -eq 1 ] && [ "$n" = "stage_error:$H/2" ] &&
+    grep -q "ERROR the stage program could not start on any host: no rank of the stage reached main (no start line from any); rank 0 on host $H exited with status 127 before reaching main.*srun: error: $H: tasks 0-1: Exited with exit code 127.*error while loading shared libraries" "$TMP/nostart.out" &&
+    grep -q "^rack default: INCOMPLETE" "$TMP/nostart.out"
+ok $? "the stage program unable to start on the only host: srun names $H and its 2 tasks, status 127; a run-level error, nobody quarantined, INCOMPLETE ($rc, $n)"
+for _ in $(seq 1 20); do
+    [ -z "$(timeout 10 squeue -h)" ] && break
     sleep 0.5
 done
 

@@ -89,6 +89,20 @@ cost() {
         sprintf "stages %.1f s, of which confirmations alone %.1f s; %d retest launch(es) %.1f s", $s, $c, $n, $t'
 }
 
+# rec OUT PERL-EXPR: PERL-EXPR over the records of the run in $TMP/OUT (jsonl)
+rec() { jsonl "$TMP/$1/results.jsonl" "$2"; }
+# quarantined OUT: the hosts the run in $TMP/OUT quarantined, in order
+quarantined() { rec "$1" 'join ",", map { $_->{host} } grep { $_->{type} eq "quarantine" } @r'; }
+
+# vcluster_run OUT [fabcert run options]: `fabcert run` inside the virtual
+# cluster's first node (vcluster_up), on its hosts and racks, into
+# $TMP/OUT; its stdout and stderr in $TMP/OUT.out and $TMP/OUT.err
+vcluster_run() {
+    local out=$1; shift
+    $VC --name $NAME exec ${NAME}01 ${FC:-$BUILD/fabcert} run --hosts "$D/hosts" \
+        --racks "$D/racks" --out "$TMP/$out" "$@" > "$TMP/$out.out" 2> "$TMP/$out.err"
+}
+
 # vcluster_up PREFIX [NODES [RAILS]]: build a virtual cluster for this test, of
 # 2 racks x 2 nodes or of the racks NODES lists (e.g. 2,3,1: uneven racks),
 # with RAILS NICs per node (default 1) (runners/vcluster), named PREFIX plus a random number, or skip the

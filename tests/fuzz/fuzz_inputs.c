@@ -1,20 +1,20 @@
 /*
- * fuzz_inputs.c - fuzz targets for everything fabcert reads from outside:
- * Slurm hostlists, host lists and rack maps, threshold profiles, a run's
- * results.jsonl (through verdicts, certificates, the summary and JUnit),
- * and certificates given to `verify`. Each target starts from real inputs
- * (the shipped profiles, the golden runs) and feeds it deterministic
- * mutations: bit flips, bytes and tokens the parsers care about ("[", "-",
- * ":", "{", huge numbers), deleted, duplicated and truncated ranges. The
- * property is the one the project promises for bad input: an error or an
- * answer, never a crash; and for certificates, that any change at all is
- * rejected by verify. Built with AddressSanitizer and UBSan (make
- * check), so a read past a buffer is a crash too.
+ * fuzz_inputs.c - the deterministic driver of the fuzz targets
+ * (fuzz_targets.h): each target starts from its committed seeds
+ * (tests/fuzz/corpus/NAME/, the shipped profiles, golden runs, sealed
+ * control frames) and gets deterministic mutations: bit flips, bytes and
+ * tokens the parsers care about ("[", "-", ":", "{", huge numbers),
+ * deleted, duplicated and truncated ranges. Built with AddressSanitizer
+ * and UBSan (make check), so a read past a buffer is a crash too; where
+ * clang's libFuzzer is found, tests/fuzz/libfuzzer.t runs the same
+ * targets under it for a few seconds each.
  *
  *   build/tests/fuzz_inputs.t [ITERATIONS per target, default 2000]
+ *   build/tests/fuzz_inputs.t --frame-seeds DIR   (write the frame seeds)
  *
  * Same iterations, same inputs: a failure reproduces with its number.
- * Prints TAP: one point per target, with how many inputs were accepted.
+ * Prints TAP: one point per target, with how many inputs were accepted
+ * and how long it took.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -22,13 +22,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fc_certificate.h"
-#include "fc_inventory.h"
-#include "fc_junit.h"
-#include "fc_profile.h"
-#include "fc_sign.h"
-#include "fc_summary.h"
-#include "fc_verdict.h"
+#include <dirent.h>
+#include <time.h>
+
+#include "fc_ctl_frame.h"
+#include "fc_engine.h"
+#include "fc_pairs_stage.h"
+#include "fuzz_targets.h"
 
 typedef struct fc_buf {
     char *p;
@@ -162,126 +162,106 @@ static char *fc_slurp(const char *path, size_t *n_p)
     return p;
 }
 
-static void fc_write(const char *path, const fc_buf_t *b)
+static int fc_name_cmp(const void *a, const void *b)
 {
-    FILE *f = fopen(path, "wb");
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
-    if (f == NULL || fwrite(b->p, 1, b->n, f) != b->n) {
-        fprintf(stderr, "fuzz: cannot write %s\n", path);
+/* The seeds of target `name`, in name order (the same order every run). */
+static int fc_seeds(const char *name, char **seed, size_t *len, int max)
+{
+    char dir[256], path[600], *names[64];
+    DIR *d;
+    struct dirent *e;
+    int n = 0, k = 0;
+
+    snprintf(dir, sizeof(dir), "tests/fuzz/corpus/%s", name);
+    if ((d = opendir(dir)) == NULL) {
+        fprintf(stderr, "fuzz: no seeds in %s\n", dir);
         exit(2);
     }
-    fclose(f);
-}
-
-static char fc_tmp[256];
-
-static const char *fc_tmp_path(const char *name)
-{
-    static char path[512];
-
-    snprintf(path, sizeof(path), "%s/%s", fc_tmp, name);
-    return path;
-}
-
-/* ---- the targets: each returns 1 if the input was accepted ------------- */
-
-static int fc_fuzz_hostlist(const fc_buf_t *in)
-{
-    char (*names)[FC_INV_NAME_MAX] = NULL, err[256];
-    int n = 0, ok = fc_hostlist_expand(in->p, &names, &n, err, sizeof(err)) == FC_OK;
-
-    free(names);
-    return ok;
-}
-
-static int fc_fuzz_inventory(const fc_buf_t *in)
-{
-    /* the input holds both files, split at the first form feed */
-    fc_inventory_t inv;
-    char *racks = strchr(in->p, '\f');
-    int ok;
-
-    if (racks)
-        *racks++ = '\0';
-    ok = fc_inventory_parse(in->p, "hosts", racks, "racks", &inv) == FC_OK;
-    if (ok)
-        fc_inventory_free(&inv);
-    return ok;
-}
-
-static int fc_fuzz_profile(const fc_buf_t *in)
-{
-    fc_profile_t profile;
-
-    fc_write(fc_tmp_path("profile.yaml"), in);
-    return fc_profile_load(fc_tmp_path("profile.yaml"), &profile) == FC_OK;
-}
-
-static int fc_fuzz_results(const fc_buf_t *in)
-{
-    json_t *records = NULL;
-    fc_run_verdict_t v;
-    int bad = 0, ok = 0;
-    FILE *devnull = fopen("/dev/null", "w");
-
-    fc_write(fc_tmp_path("results.jsonl"), in);
-    if (fc_results_load(fc_tmp_path("results.jsonl"), 0, &records, &bad) == FC_OK &&
-        fc_verdict_compute(records, NULL, &v) == FC_OK) {
-        for (int r = 0; r < v.nracks; ++r)
-            json_decref(fc_certificate_build(&v, &v.racks[r]));
-        fc_summary_write(devnull, &v, fc_tmp);
-        fc_junit_write(fc_tmp_path("junit.xml"), &v);
-        fc_verdict_free(&v);
-        ok = 1;
+    while ((e = readdir(d)) != NULL && n < 64)
+        if (e->d_name[0] != '.')
+            names[n++] = strdup(e->d_name);
+    closedir(d);
+    qsort(names, (size_t)n, sizeof(names[0]), fc_name_cmp);
+    for (int i = 0; i < n; ++i) {
+        if (k < max) {
+            snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+            seed[k] = fc_slurp(path, &len[k]);
+            ++k;
+        }
+        free(names[i]);
     }
-    json_decref(records);
-    fclose(devnull);
-    return ok;
+    return k;
 }
 
-static int fc_fuzz_certificate(const fc_buf_t *in)
+/* The frame target's seeds: a summary (valid, then a placeholder) and a
+ * pair side, sealed as the ranks seal them. */
+static int fc_frame_seeds(const char *dir)
 {
-    fc_write(fc_tmp_path("rack1.json"), in);
-    return fc_certificate_verify(fc_tmp_path("rack1.json"), NULL, 0) == FC_OK;
+    unsigned char frame[FC_CTL_HEAD + sizeof(fc_point_summary_t)];
+    fc_point_summary_t s;
+    fc_pair_side_t side;
+    char path[600];
+    FILE *f;
+
+    memset(&s, 0, sizeof(s));
+    s.valid = 1;
+    snprintf(s.host, sizeof(s.host), "node07");
+    s.nranks = 8;
+    s.nhosts = 2;
+    s.first_world_rank = 8;
+    s.bytes = s.count = 65536;
+    s.iters = 10;
+    s.warmup = 2;
+    s.arrival_last_rank = 11;
+    snprintf(s.arrival_last_host, sizeof(s.arrival_last_host), "node08");
+    s.first_bad_rank = s.disagree_rank = -1;
+    s.digest_ranks_agree = s.digest_reps_agree = 1;
+    s.samples.n = 2;
+    s.samples.of = 10;
+    s.samples.s[0] = s.samples.s[1] = 1e-4;
+    memset(&side, 0, sizeof(side));
+    side.node = 3;
+    side.partner = 5;
+    side.size_index = 1;
+    side.valid = 1;
+    side.first_iter = -1;
+    side.median_s = 1e-3;
+    for (int k = 0; k < 3; ++k) {
+        size_t len = k == 2 ? sizeof(side) : sizeof(s);
+
+        if (k == 1)
+            memset(&s, 0, sizeof(s));
+        fc_ctl_frame_seal(frame, k == 2 ? "the sides of a round's pairs" : "the points' summaries",
+                          k == 2 ? 3 : 8, k == 2 ? 12 : 8, k == 2 ? (void *)&side : (void *)&s,
+                          len);
+        snprintf(path, sizeof(path), "%s/%s", dir, k == 0 ? "summary" : k == 1 ?
+                 "placeholder" : "side");
+        if ((f = fopen(path, "wb")) == NULL || fwrite(frame, 1, FC_CTL_HEAD + len, f) !=
+            FC_CTL_HEAD + len || fclose(f) != 0) {
+            perror(path);
+            return 2;
+        }
+    }
+    return 0;
 }
-
-typedef struct fc_target {
-    const char *name;
-    int (*run)(const fc_buf_t *in);
-    const char *seeds[4];       /* files, or "=" then text */
-    int cost;                   /* iterations divided by this */
-    int tamper_proof;           /* any change to a seed must be rejected */
-} fc_target_t;
-
-static const fc_target_t fc_targets[] = {
-    { "Slurm hostlists", fc_fuzz_hostlist,
-      { "=gpu[001-016,020]", "=a[01-03,7]b[1-2],c", "=node1,node2,rack-b[9-12]" }, 1, 0 },
-    { "host lists and rack maps", fc_fuzz_inventory,
-      { "=gpu[001-004]\nlogin1 # a comment\n\fgpu[001-002] rack-a\nrack-b: gpu[003-004] login1\n",
-        "=n1\nn2\n\fn1 r1\nn2 r2\n" }, 1, 0 },
-    { "threshold profiles", fc_fuzz_profile,
-      { "thresholds/local.yaml", "thresholds/vcluster.yaml" }, 4, 0 },
-    { "results.jsonl to verdicts, certificates, summary, JUnit", fc_fuzz_results,
-      { "tests/golden/report/slow-link/results.jsonl" }, 20, 0 },
-    { "certificates given to verify", fc_fuzz_certificate,
-      { "tests/golden/report/slow-link/expected/certificates/rack1.json" }, 4, 1 },
-};
-#define FC_NTARGETS (int)(sizeof(fc_targets) / sizeof(fc_targets[0]))
 
 int main(int argc, char **argv)
 {
     long iters = argc > 1 ? strtol(argv[1], NULL, 10) : 2000;
     fc_buf_t in = { 0 };
-    const char *tmpdir = getenv("TMPDIR");
     FILE *tap;
 
+    if (argc > 2 && strcmp(argv[1], "--frame-seeds") == 0)
+        return fc_frame_seeds(argv[2]);
     if (iters < 1) {
         fprintf(stderr, "usage: %s [ITERATIONS >= 1]\n", argv[0]);
         return 2;
     }
-    snprintf(fc_tmp, sizeof(fc_tmp), "%s/fabcert-fuzz.XXXXXX", tmpdir ? tmpdir : "/tmp");
-    if (mkdtemp(fc_tmp) == NULL) {
-        perror("fuzz: mkdtemp");
+    if (fc_fuzz_setup(getenv("TMPDIR")) != 0) {
+        perror("fuzz: the scratch directory");
         return 2;
     }
     /* TAP on a copy of stdout; the parsers explain every rejected input on
@@ -292,58 +272,48 @@ int main(int argc, char **argv)
     if (getenv("FUZZ_VERBOSE") == NULL &&
         (freopen("/dev/null", "w", stderr) == NULL || freopen("/dev/null", "w", stdout) == NULL))
         return 2;
-    fprintf(tap, "TAP version 13\n1..%d\n", FC_NTARGETS);
-    for (int t = 0; t < FC_NTARGETS; ++t) {
-        const fc_target_t *tg = &fc_targets[t];
+    fprintf(tap, "TAP version 13\n1..%d\n", fc_fuzz_ntargets);
+    for (int t = 0; t < fc_fuzz_ntargets; ++t) {
+        const fc_fuzz_target_t *tg = &fc_fuzz_targets[t];
         long n = iters / tg->cost > 50 ? iters / tg->cost : 50, accepted = 0, changed = 0;
-        int nseeds = 0;
-        char *seed[4];
-        size_t len[4];
+        char *seed[16];
+        size_t len[16];
+        int nseeds = fc_seeds(tg->name, seed, len, 16);
+        struct timespec t0, t1;
 
-        for (int s = 0; s < 4 && tg->seeds[s]; ++s, ++nseeds) {
-            if (tg->seeds[s][0] == '=') {
-                seed[s] = strdup(tg->seeds[s] + 1);
-                len[s] = strlen(seed[s]);
-            } else {
-                seed[s] = fc_slurp(tg->seeds[s], &len[s]);
-            }
-        }
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         /* the seeds themselves first: they must be accepted */
-        for (int s = 0; s < nseeds; ++s) {
-            fc_buf_set(&in, seed[s], len[s]);
-            if (!tg->run(&in)) {
-                fprintf(tap, "not ok %d - %s: seed %d is rejected\n", t + 1, tg->name, s);
+        for (int s = 0; s < nseeds; ++s)
+            if (!tg->run(seed[s], len[s])) {
+                fprintf(tap, "not ok %d - %s: seed %d is rejected\n", t + 1, tg->label, s);
                 goto next;
             }
-        }
         for (long i = 0; i < n; ++i) {
             int s = (int)fc_below((size_t)nseeds);
 
             fc_mutate(seed[s], len[s], &in);
-            if (tg->run(&in)) {
+            if (tg->run(in.p, in.n)) {
                 ++accepted;
                 if (tg->tamper_proof && (in.n != len[s] || memcmp(in.p, seed[s], in.n) != 0)) {
                     fprintf(tap, "not ok %d - %s: mutation %ld changed the input and "
-                            "it was still accepted\n", t + 1, tg->name, i);
+                            "it was still accepted\n", t + 1, tg->label, i);
                     goto next;
                 }
             }
             changed += in.n != len[s] || memcmp(in.p, seed[s], in.n) != 0;
         }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
         fprintf(tap, "ok %d - %s: %ld mutated inputs (%ld changed), %ld accepted%s, "
-                "none crashed\n", t + 1, tg->name, n, changed, accepted,
-                tg->tamper_proof ? " (each one unchanged)" : "");
+                "none crashed, %.2f s\n", t + 1, tg->label, n, changed, accepted,
+                tg->tamper_proof ? " (each one unchanged)" : "",
+                (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
 next:
         for (int s = 0; s < nseeds; ++s)
             free(seed[s]);
         fflush(tap);
     }
     free(in.p);
-    unlink(fc_tmp_path("profile.yaml"));
-    unlink(fc_tmp_path("results.jsonl"));
-    unlink(fc_tmp_path("rack1.json"));
-    unlink(fc_tmp_path("junit.xml"));
-    rmdir(fc_tmp);
+    fc_fuzz_cleanup();
     fclose(tap);
     return 0;
 }

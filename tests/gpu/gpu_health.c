@@ -9,7 +9,9 @@
  * CRC error or a link going down, a thermal throttle, a hardware slowdown,
  * a vanished GPU) FAILs exactly that GPU with the counter as evidence,
  * while what a healthy GPU does (holding its power cap, a corrected error
- * under its limit) passes and a reset counter is INCOMPLETE.
+ * under its limit) passes and a reset counter is INCOMPLETE. The NVLink
+ * fabric query (fc_gpu_fabric_read) reads a GPU's cluster, clique,
+ * registration state and health mask.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,7 +126,7 @@ int main(int argc, char **argv)
     snprintf(fc_state, sizeof(fc_state), "/tmp/fc_nvml_standin.%d", (int)getpid());
     setenv("FC_NVML_STANDIN_FILE", fc_state, 1);
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 18);
+    fc_tap_plan(&tap, 22);
 
     /* a missing library: a reason (in a child: the loader tries once) */
     if (fork() == 0) {
@@ -191,6 +193,12 @@ int main(int argc, char **argv)
     fc_case(&tap, "1.reasons 0x40\n", "GPU-11111111-bbbb", "hw_thermal_slowdown", NULL,
             "a hardware thermal slowdown at the end");
     fc_case(&tap, "gpus 1\n", "GPU-11111111-bbbb", "present", NULL, "a vanished GPU");
+    fc_case(&tap, "0.fabric.cluster 3143b15bc2cd192b28cc9b5473fb5b93\n0.fabric.health 0xa9\n",
+            "GPU-00000000-aaaa", "fabric_degraded_bw", NULL,
+            "a multi-node NVLink fabric whose bandwidth NVML says is degraded");
+    fc_case(&tap, "1.fabric.cluster 3143b15bc2cd192b28cc9b5473fb5b93\n1.fabric.health 0x9a\n",
+            "GPU-11111111-bbbb", "fabric_route_unhealthy", NULL,
+            "an NVLink fabric route NVML says is unhealthy");
     fc_passes(&tap, "0.violation_power 900001000\n0.reasons 0x4\n0.ecc_volatile_corrected 4\n",
               NULL, "PASS", "holding the power cap and a few corrected errors (reported only)");
     fc_gpu_health_limits_default(&l);
@@ -211,6 +219,46 @@ int main(int argc, char **argv)
         json_decref(before);
         json_decref(after);
         json_decref(j);
+    }
+    /* the NVLink fabric (multi-node NVLink): GPU 0 registered in a clique,
+     * GPU 1 of an HGX board in none; then GPU 0 still registering, and
+     * degraded; "%h" in the file's name is this host's */
+    {
+        fc_gpu_fabric_t f0, f1, f2, f3;
+        char why[512], host[64] = "", path[4200];
+        fc_status_t r0, r1, r2, r3;
+
+        fc_write_state("0.fabric.cluster 3143b15bc2cd192b28cc9b5473fb5b93\n"
+                       "0.fabric.clique 32766\n");
+        r0 = fc_gpu_fabric_read("00000000:18:00.0", &f0, why, sizeof(why));
+        r1 = fc_gpu_fabric_read("00000000:2A:00.0", &f1, why, sizeof(why));
+        fc_tap_ok(&tap, r0 == FC_OK && f0.state == 3 && f0.status == 0 &&
+                  f0.clique_id == 32766 && !f0.degraded_bw && !f0.route_unhealthy &&
+                  strcmp(f0.cluster_uuid, "3143b15b-c2cd-192b-28cc-9b5473fb5b93") == 0 &&
+                  r1 == FC_OK && f1.state == 0 && strcmp(f1.state_text, "not supported") == 0,
+                  "the fabric query reads a registered GPU's cluster and clique (%s, %u) "
+                  "and a GPU in no fabric as not supported", f0.cluster_uuid, f0.clique_id);
+        gethostname(host, sizeof(host) - 1);
+        snprintf(path, sizeof(path), "%s.%s", fc_state, host);
+        rename(fc_state, path);
+        snprintf(path, sizeof(path), "%s.%%h", fc_state);
+        setenv("FC_NVML_STANDIN_FILE", path, 1);
+        snprintf(path, sizeof(path), "%s.%s", fc_state, host);
+        fc_write_state("0.fabric.cluster 3143b15bc2cd192b28cc9b5473fb5b93\n"
+                       "0.fabric.state 2\n");
+        rename(fc_state, path);
+        r2 = fc_gpu_fabric_read("00000000:18:00.0", &f2, why, sizeof(why));
+        fc_write_state("0.fabric.cluster 3143b15bc2cd192b28cc9b5473fb5b93\n"
+                       "0.fabric.health 0xa9\n");
+        rename(fc_state, path);
+        r3 = fc_gpu_fabric_read("00000000:18:00.0", &f3, why, sizeof(why));
+        unlink(path);
+        setenv("FC_NVML_STANDIN_FILE", fc_state, 1);
+        fc_tap_ok(&tap, r2 == FC_OK && f2.state == 2 &&
+                  strcmp(f2.state_text, "in progress") == 0 && r3 == FC_OK &&
+                  f3.degraded_bw && !f3.route_unhealthy,
+                  "a registration in progress and a degraded bandwidth are read as such "
+                  "(the stand-in's file named per host by %%h)");
     }
     unlink(fc_state);
     return fc_tap_done(&tap);

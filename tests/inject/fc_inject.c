@@ -63,13 +63,31 @@
  *                                   serially with the caller's compute,
  *                                   while the wall times stay those of an
  *                                   overlap (no other variable counts)
+ *                     flip-recv     flip one bit of what this rank received in
+ *                                   the Nth call that delivered it at most
+ *                                   FC_INJECT_MAX_BYTES (FC_INJECT_CALL; once),
+ *                                   of any datatype, MPI_BYTE and MPI_CHAR
+ *                                   included: a control message (a status, a
+ *                                   count, a gathered report, the profile)
+ *                                   changed on the way in. Byte FC_INJECT_INDEX
+ *                                   of what arrived (modulo its size; default
+ *                                   the middle one), bit FC_INJECT_BIT % 8.
+ *                                   Counted: bcast (off the root), gather,
+ *                                   gatherv and reduce (on the root),
+ *                                   allgather, allgatherv, allreduce,
+ *                                   alltoall, reduce_scatter, sendrecv, recv
+ *                     count         flip nothing; say each call that
+ *                                   flip-recv counts (its number, the call,
+ *                                   its bytes and datatype) on stderr
+ *                                   ("fc_inject: HOST rank R: receive N: ..."),
+ *                                   and the total in MPI_Finalize
  *                     scribble      MPI_Reduce off the root: flip one bit
  *                                   (FC_INJECT_INDEX, FC_INJECT_BIT) of the
  *                                   recv buffer, which the call must leave
  *                                   alone (a transport writing where it
  *                                   must not); only the calls on which the
  *                                   rank is not the root count
- *                     flip-recv     after the call, flip one bit (FC_INJECT_INDEX,
+ *                     flip-coll     after the call, flip one bit (FC_INJECT_INDEX,
  *                                   FC_INJECT_BIT) of what this rank received
  *                                   in it: element INDEX of the part of the
  *                                   output a peer wrote (all_gather and
@@ -79,13 +97,15 @@
  *                                   flipped there), as a NIC or a link that
  *                                   corrupts a message after its checksum
  *                                   would; every matching call counts,
- *                                   whether or not the rank receives in it
- *                     count         nothing but the tally (FC_INJECT_TALLY)
+ *                                   whether or not the rank receives in it;
+ *                                   the measured data, where flip-recv is any
+ *                                   message received
+ *                     count-coll    nothing but the tally (FC_INJECT_TALLY)
  *   FC_INJECT_TALLY   a file to which each process whose injection is on
  *                     appends one line at MPI_Finalize: "PROGRAM HOST RANK
  *                     calls=C received=R flipped=F": the matching calls it
  *                     made, those in which it received data, and the bits
- *                     flip-recv flipped (the test's own count of the calls,
+ *                     flip-coll flipped (the test's own count of the calls,
  *                     beside the one the stage reports)
  *   FC_INJECT_PROGRAM only in this stage program (basename, e.g. "cluster")
  *   FC_INJECT_COLL    comma list of calls that count: allreduce, allgather,
@@ -94,17 +114,20 @@
  *                     (default: all of them)
  *   FC_INJECT_CALL    act from the Nth matching call on (kill and stop: at
  *                     it); default 1
- *   FC_INJECT_TIMES   corrupt-send, flip-recv and delay: act on this many matching calls
+ *   FC_INJECT_TIMES   corrupt-send, flip-coll and delay: act on this many matching calls
  *                     only, then behave (an intermittent fault; counted per
  *                     process, so a new program starts counting again);
  *                     default 0, no end
  *   FC_INJECT_MIN_BYTES  calls smaller than this do not match (default 4096)
+ *   FC_INJECT_MAX_BYTES  flip-recv, count: calls that deliver more than this
+ *                     do not count (default 1048576)
  *   FC_INJECT_DELAY_US   for delay (default 20000)
  *   FC_INJECT_STATUS     for exit (default 2)
  *   FC_INJECT_INDEX, FC_INJECT_BIT  which element's bit corrupt-send flips
  *                     (default: element 0, bit 0 of its first byte)
- * Calls on MPI_BYTE and MPI_CHAR data never match: those are the stages'
- * control messages (profiles, reports), not the measured data.
+ * Calls on MPI_BYTE and MPI_CHAR data never match (but in flip-recv and
+ * count): those are the stages' control messages (profiles, reports), not
+ * the measured data.
  * Each action is announced once on stderr ("fc_inject: HOST rank R: ...").
  */
 #define _GNU_SOURCE
@@ -123,11 +146,12 @@ enum fc_inject_mode { FC_INJECT_OFF, FC_INJECT_CORRUPT, FC_INJECT_KILL,
                       FC_INJECT_STOP, FC_INJECT_DELAY, FC_INJECT_ERROR, FC_INJECT_NOOP,
                       FC_INJECT_STALE, FC_INJECT_SCRIBBLE, FC_INJECT_FAIL,
                       FC_INJECT_BLOCKING, FC_INJECT_TEST_WAITS, FC_INJECT_EXIT,
-                      FC_INJECT_KILL_AT_END, FC_INJECT_FLIP_RECV, FC_INJECT_COUNT };
+                      FC_INJECT_KILL_AT_END, FC_INJECT_FLIP_RECV, FC_INJECT_COUNT,
+                      FC_INJECT_FLIP_COLL, FC_INJECT_COUNT_COLL };
 
 /* What a wrapper does with a matching call. */
 enum fc_inject_act { FC_ACT_NONE = 0, FC_ACT_CORRUPT, FC_ACT_NOOP, FC_ACT_STALE,
-                     FC_ACT_SCRIBBLE, FC_ACT_FAIL, FC_ACT_BLOCK, FC_ACT_FLIP_RECV };
+                     FC_ACT_SCRIBBLE, FC_ACT_FAIL, FC_ACT_BLOCK, FC_ACT_FLIP_COLL };
 
 static struct {
     int configured;
@@ -137,6 +161,7 @@ static struct {
     long calls;                     /* matching calls seen */
     long received, flipped;         /* of them: with data received, bits flipped */
     int matched;                    /* the current call is one of them */
+    long max_bytes, recvs;          /* flip-recv, count: the calls counted */
     int announced;
     int fail_pending;               /* error: the current call reports one */
     char host[256];
@@ -201,6 +226,10 @@ static void fc_inject_configure(void)
         fc_inj.mode = FC_INJECT_FLIP_RECV;
     else if (strcmp(mode, "count") == 0)
         fc_inj.mode = FC_INJECT_COUNT;
+    else if (strcmp(mode, "flip-coll") == 0)
+        fc_inj.mode = FC_INJECT_FLIP_COLL;
+    else if (strcmp(mode, "count-coll") == 0)
+        fc_inj.mode = FC_INJECT_COUNT_COLL;
     else
         fprintf(stderr, "fc_inject: FC_INJECT_MODE '%s' unknown; injecting nothing\n", mode);
     snprintf(fc_inj.colls, sizeof(fc_inj.colls), ",%s,",
@@ -209,7 +238,8 @@ static void fc_inject_configure(void)
     fc_inj.times = fc_env_long("FC_INJECT_TIMES", 0);
     fc_inj.min_bytes = fc_env_long("FC_INJECT_MIN_BYTES", 4096);
     fc_inj.delay_us = fc_env_long("FC_INJECT_DELAY_US", 20000);
-    fc_inj.index = fc_env_long("FC_INJECT_INDEX", 0);
+    fc_inj.max_bytes = fc_env_long("FC_INJECT_MAX_BYTES", 1048576);
+    fc_inj.index = fc_env_long("FC_INJECT_INDEX", fc_inj.mode == FC_INJECT_FLIP_RECV ? -1 : 0);
     fc_inj.bit = fc_env_long("FC_INJECT_BIT", 0);
     fc_inj.status = fc_env_long("FC_INJECT_STATUS", 2);
 }
@@ -288,8 +318,8 @@ static int fc_inject_call(const char *coll, int count, MPI_Datatype dt)
     case FC_INJECT_BLOCKING:
         fc_inject_say("completing it inside the call (no overlap)", coll);
         return FC_ACT_BLOCK;
-    case FC_INJECT_FLIP_RECV:
-        return FC_ACT_FLIP_RECV;    /* announced where it flips (fc_inject_received) */
+    case FC_INJECT_FLIP_COLL:
+        return FC_ACT_FLIP_COLL;    /* announced where it flips (fc_inject_received) */
     case FC_INJECT_FAIL:
         if (fc_inj.calls != fc_inj.call_at)
             return 0;
@@ -304,6 +334,59 @@ static int fc_inject_call(const char *coll, int count, MPI_Datatype dt)
     default:
         return 0;
     }
+}
+
+/* flip-recv and count: the call `coll` delivered `bytes` bytes of type dt
+ * into buf on this rank (after the library's call returned). */
+static void fc_inject_recv(const char *coll, void *buf, long bytes, MPI_Datatype dt)
+{
+    char key[64], what[160];
+    int rank = -1;
+    long at;
+
+    if (!fc_inj.configured)
+        fc_inject_configure();
+    if ((fc_inj.mode != FC_INJECT_FLIP_RECV && fc_inj.mode != FC_INJECT_COUNT) ||
+        buf == NULL || buf == MPI_IN_PLACE || bytes <= 0 || bytes > fc_inj.max_bytes)
+        return;
+    snprintf(key, sizeof(key), ",%s,", coll);
+    if (strcmp(fc_inj.colls, ",,") != 0 && strstr(fc_inj.colls, key) == NULL)
+        return;
+    ++fc_inj.recvs;
+    if (fc_inj.mode == FC_INJECT_COUNT) {
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        fprintf(stderr, "fc_inject: %s rank %d: receive %ld: %s %ld bytes %s\n", fc_inj.host,
+                rank, fc_inj.recvs, coll, bytes,
+                dt == MPI_BYTE ? "byte" : dt == MPI_CHAR ? "char" : "typed");
+        return;
+    }
+    if (fc_inj.recvs != fc_inj.call_at)
+        return;
+    at = fc_inj.index >= 0 ? fc_inj.index % bytes : bytes / 2;
+    ((unsigned char *)buf)[at] ^= (unsigned char)(1u << (fc_inj.bit % 8));
+    snprintf(what, sizeof(what), "flipped bit %ld of byte %ld of the %ld bytes it received",
+             fc_inj.bit % 8, at, bytes);
+    fc_inj.calls = fc_inj.recvs;
+    fc_inject_say(what, coll);
+}
+
+static long fc_inject_size(MPI_Datatype dt)
+{
+    int size = 0;
+
+    PMPI_Type_size(dt, &size);
+    return size;
+}
+
+/* The bytes a call with per-rank counts and displacements filled. */
+static long fc_inject_extent(const int *counts, const int *displs, int n, MPI_Datatype dt)
+{
+    long end = 0;
+
+    for (int r = 0; counts && displs && r < n; ++r)
+        if ((long)displs[r] + counts[r] > end)
+            end = (long)displs[r] + counts[r];
+    return end * fc_inject_size(dt);
 }
 
 /* The return code of a wrapped call: the library's, or MPI_ERR_OTHER
@@ -401,7 +484,7 @@ static long fc_inject_inplace(int act, const void *sendbuf, void *recvbuf, long 
 
 /* After a matching call that succeeded: the part of recvbuf that a peer
  * wrote on this rank (elements [first, first + len) of dt; len 0: the
- * rank received nothing) is tallied, and flip-recv flips its chosen bit
+ * rank received nothing) is tallied, and flip-coll flips its chosen bit
  * there. */
 static void fc_inject_received(int act, int rc, const char *coll, void *recvbuf, long first,
                                long len, MPI_Datatype dt)
@@ -412,7 +495,7 @@ static void fc_inject_received(int act, int rc, const char *coll, void *recvbuf,
     if (!fc_inj.matched || rc != MPI_SUCCESS || len <= 0 || recvbuf == NULL)
         return;
     fc_inj.received++;
-    if (act != FC_ACT_FLIP_RECV)
+    if (act != FC_ACT_FLIP_COLL)
         return;
     PMPI_Type_size(dt, &size);
     at = (first + fc_inj.index % len) * size + fc_inj.bit / 8 % size;
@@ -448,6 +531,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt
                         op, comm);
     free(bad);
     fc_inject_received(act, rc, "allreduce", recvbuf, 0, count, dt);
+    fc_inject_recv("allreduce", recvbuf, (long)count * fc_inject_size(dt), dt);
     return fc_inject_rc(rc);
 }
 
@@ -473,6 +557,8 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, M
                      root, comm);
     free(bad);
     fc_inject_received(act, rc, "reduce", recvbuf, 0, rank == root ? count : 0, dt);
+    if (rank == root)
+        fc_inject_recv("reduce", recvbuf, (long)count * fc_inject_size(dt), dt);
     if (act == FC_ACT_SCRIBBLE && count > 0) {
         long at;
 
@@ -504,6 +590,12 @@ int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvb
         ((unsigned char *)recvbuf)[flipped] ^= (unsigned char)(1u << (fc_inj.bit % 8));
     first = fc_inject_peer_block(comm, rcount, &len);
     fc_inject_received(act, rc, "allgather", recvbuf, first, len, rdt);
+    {
+        int n = 1;
+
+        PMPI_Comm_size(comm, &n);
+        fc_inject_recv("allgather", recvbuf, (long)rcount * n * fc_inject_size(rdt), rdt);
+    }
     return fc_inject_rc(rc);
 }
 
@@ -524,6 +616,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int rcount,
                                    rcount, dt, op, comm);
     free(bad);
     fc_inject_received(act, rc, "reduce_scatter", recvbuf, 0, rcount, dt);
+    fc_inject_recv("reduce_scatter", recvbuf, (long)rcount * fc_inject_size(dt), dt);
     return fc_inject_rc(rc);
 }
 
@@ -545,6 +638,7 @@ int MPI_Alltoall(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbu
     free(bad);
     first = fc_inject_peer_block(comm, rcount, &len);
     fc_inject_received(act, rc, "alltoall", recvbuf, first, len, rdt);
+    fc_inject_recv("alltoall", recvbuf, (long)rcount * n * fc_inject_size(rdt), rdt);
     return fc_inject_rc(rc);
 }
 
@@ -593,6 +687,8 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
     if (flip)
         ((unsigned char *)buf)[at] ^= (unsigned char)(1u << (fc_inj.bit % 8));
     fc_inject_received(act, rc, "bcast", buf, 0, rank == root ? 0 : count, dt);
+    if (rank != root)
+        fc_inject_recv("bcast", buf, (long)count * fc_inject_size(dt), dt);
     return fc_inject_rc(rc);
 }
 
@@ -601,15 +697,20 @@ int MPI_Sendrecv(const void *sendbuf, int scount, MPI_Datatype sdt, int dest, in
                  MPI_Comm comm, MPI_Status *status)
 {
     void *bad = NULL;
-    int rc, act = fc_inject_call("sendrecv", scount, sdt);
+    MPI_Status own;
+    int rc, got = 0, act = fc_inject_call("sendrecv", scount, sdt);
 
     if (act == FC_ACT_NOOP)
         return MPI_SUCCESS;
     if (act == FC_ACT_FAIL)
         return fc_inject_fail(comm);
+    if (status == MPI_STATUS_IGNORE)
+        status = &own;
     rc = PMPI_Sendrecv(fc_inject_send(act, sendbuf, scount, sdt, &bad), scount, sdt, dest, stag,
                        recvbuf, rcount, rdt, source, rtag, comm, status);
     free(bad);
+    if (rc == MPI_SUCCESS && PMPI_Get_count(status, rdt, &got) == MPI_SUCCESS && got > 0)
+        fc_inject_recv("sendrecv", recvbuf, (long)got * fc_inject_size(rdt), rdt);
     fc_inject_received(act, rc, "sendrecv", recvbuf, 0, rcount, rdt);
     return fc_inject_rc(rc);
 }
@@ -629,7 +730,7 @@ int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI
 }
 
 /* A matching MPI_Iallreduce in flight: what it receives is there when
- * its request completes (MPI_Wait, MPI_Test), where flip-recv acts and
+ * its request completes (MPI_Wait, MPI_Test), where flip-coll acts and
  * the tally counts it. One at a time (the overlap stage's). */
 static struct {
     int pending;
@@ -649,8 +750,59 @@ static void fc_inject_completed(MPI_Request req, int rc)
                        fc_inj_req.dt);
 }
 
+/* Calls only flip-recv and count act on (after the library's call). */
+int MPI_Gather(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
+               MPI_Datatype rdt, int root, MPI_Comm comm)
+{
+    int rc = PMPI_Gather(sendbuf, scount, sdt, recvbuf, rcount, rdt, root, comm), rank = -1, n = 1;
+
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &n);
+    if (rank == root)
+        fc_inject_recv("gather", recvbuf, (long)rcount * n * fc_inject_size(rdt), rdt);
+    return rc;
+}
+
+int MPI_Gatherv(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf,
+                const int rcounts[], const int displs[], MPI_Datatype rdt, int root,
+                MPI_Comm comm)
+{
+    int rc = PMPI_Gatherv(sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, root, comm);
+    int rank = -1, n = 1;
+
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &n);
+    if (rank == root)
+        fc_inject_recv("gatherv", recvbuf, fc_inject_extent(rcounts, displs, n, rdt), rdt);
+    return rc;
+}
+
+int MPI_Allgatherv(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf,
+                   const int rcounts[], const int displs[], MPI_Datatype rdt, MPI_Comm comm)
+{
+    int rc = PMPI_Allgatherv(sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, comm), n = 1;
+
+    PMPI_Comm_size(comm, &n);
+    fc_inject_recv("allgatherv", recvbuf, fc_inject_extent(rcounts, displs, n, rdt), rdt);
+    return rc;
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+             MPI_Status *status)
+{
+    MPI_Status own;
+    int rc, got = 0;
+
+    if (status == MPI_STATUS_IGNORE)
+        status = &own;
+    rc = PMPI_Recv(buf, count, dt, source, tag, comm, status);
+    if (rc == MPI_SUCCESS && PMPI_Get_count(status, dt, &got) == MPI_SUCCESS && got > 0)
+        fc_inject_recv("recv", buf, (long)got * fc_inject_size(dt), dt);
+    return rc;
+}
+
 /* The overlap stage's collective (suites/overlap.c); blocking acts on it
- * at the call, flip-recv when it completes. */
+ * at the call, flip-coll when it completes. */
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
                    MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
@@ -730,5 +882,12 @@ int MPI_Finalize(void)
         raise(SIGKILL);
     }
     fc_inject_tally();
+    if (fc_inj.mode == FC_INJECT_COUNT) {
+        int rank = -1;
+
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        fprintf(stderr, "fc_inject: %s rank %d: %ld receiving calls counted\n", fc_inj.host,
+                rank, fc_inj.recvs);
+    }
     return PMPI_Finalize();
 }

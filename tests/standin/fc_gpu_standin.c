@@ -24,7 +24,9 @@
  * does; $FC_GPU_STANDIN_BURN_FLIP = "rank=R,call=N" flips a bit of C at
  * iteration 1 of world rank R's Nth burn (a GPU that computes wrongly).
  * The overlap stage's persistent GEMM burn (ABI 4) is a CPU GEMM on a host
- * thread of its own: tests/standin/fc_gemm_standin.c.
+ * thread of its own: tests/standin/fc_gemm_standin.c. The NVLink fabric
+ * query (ABI 5) asks the NVML reader about local rank L's PCI id, so a
+ * stand-in NVML file per host ("%h") gives each node its clique.
  *
  * $FC_GPU_STANDIN_GPUS=N gives a GPU to the first N ranks of each host alone.
  * Every rank says at its end what the protocol did to it ("stand-in GPU
@@ -435,6 +437,17 @@ static json_t *fc_standin_burn(const fc_backend_t *be, double seconds, const cha
     return out;
 }
 
+/* ABI 5: the NVLink fabric of local rank L's stand-in GPU, through the
+ * real NVML reader: the stand-in NVML answers for PCI 00000000:1L:00.0
+ * (its G.fabric.* lines, per host with "%h" in its file's name). */
+static fc_status_t fc_standin_fabric(int local_rank, fc_gpu_fabric_t *f, char *why, size_t len)
+{
+    char pci[32];
+
+    snprintf(pci, sizeof(pci), "00000000:%02X:00.0", 0x10 + local_rank);
+    return fc_gpu_fabric_read(pci, f, why, len);
+}
+
 const fc_gpu_plugin_t FC_GPU_PLUGIN_TABLE = {
     .abi = FC_GPU_PLUGIN_ABI,
     .device_count_func = fc_standin_device_count,
@@ -448,4 +461,5 @@ const fc_gpu_plugin_t FC_GPU_PLUGIN_TABLE = {
     .gemm_start_func = fc_gemm_standin_start,
     .gemm_wait_func = fc_gemm_standin_wait,
     .gemm_close_func = fc_gemm_standin_close,
+    .fabric_func = fc_standin_fabric,
 };

@@ -15,7 +15,14 @@
  *   G.links N  G.legacy_links 0|1  G.link.L.state 0|1
  *   G.link.L.{replay,recovery,crc} N (field values, the Hopper path) or
  *   G.link.L.{replay,recovery,crc_flit,crc_data} N (legacy_links 1)
- *   G.unsupported.WHAT 1   (ecc, remap, retired, violation, energy)
+ *   G.unsupported.WHAT 1   (ecc, remap, retired, violation, energy, fabric)
+ *   G.fabric.cluster HEX32  G.fabric.clique N  G.fabric.state 0-3
+ *   G.fabric.status N  G.fabric.health MASK
+ *                     (nvmlDeviceGetGpuFabricInfoV, a v2 struct: a GPU with
+ *                     no fabric.cluster line answers NOT_SUPPORTED, as an
+ *                     HGX board's GPU does; state defaults to 3, completed)
+ * "%h" in $FC_NVML_STANDIN_FILE is this host's name, so each node of a
+ * virtual cluster reads its own GPUs (its NVLink clique among them).
  * A fault is planted mid-run with $FC_NVML_STANDIN_PLANT, a comma list of
  * KEY=VALUE@N: from the Nth snapshot of this process on (its Nth device
  * lookup: nvmlDeviceGetCount_v2 or nvmlDeviceGetHandleByPciBusId_v2,
@@ -30,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define FC_SV_MAX 512
 
@@ -60,11 +68,35 @@ static void fc_sv_plant(void)
     }
 }
 
+/* $FC_NVML_STANDIN_FILE with each "%h" this host's name. */
+static void fc_sv_path(char *out, size_t len)
+{
+    const char *p = getenv("FC_NVML_STANDIN_FILE");
+    char host[64] = "";
+    size_t n = 0;
+
+    gethostname(host, sizeof(host) - 1);
+    out[0] = '\0';
+    for (; p && *p && n + 1 < len; ++p)
+        if (p[0] == '%' && p[1] == 'h') {
+            n += (size_t)snprintf(out + n, len - n, "%s", host);
+            ++p;
+        } else {
+            out[n++] = *p;
+            out[n] = '\0';
+        }
+    if (n >= len)
+        out[len - 1] = '\0';
+}
+
 static void fc_sv_load(void)
 {
-    const char *path = getenv("FC_NVML_STANDIN_FILE");
-    FILE *f = path ? fopen(path, "r") : NULL;
+    char path[512];
+    FILE *f;
     char line[256];
+
+    fc_sv_path(path, sizeof(path));
+    f = path[0] ? fopen(path, "r") : NULL;
 
     fc_sv_n = 0;
     while (f && fgets(line, sizeof(line), f) && fc_sv_n < FC_SV_MAX)
@@ -316,5 +348,35 @@ int nvmlDeviceGetFieldValues(void *d, int n, fc_field_t *f)
         f[k].value_type = 3;
         f[k].value = fc_link_num(d, f[k].scope_id, names[f[k].field_id - 161]);
     }
+    return 0;
+}
+
+typedef struct {                /* nvmlGpuFabricInfo_v2_t */
+    unsigned int version;
+    unsigned char cluster[16];
+    int status;
+    unsigned int clique;
+    unsigned char state;
+    unsigned int health;
+} fc_fabric_t;
+
+int nvmlDeviceGetGpuFabricInfoV(void *d, fc_fabric_t *f)
+{
+    const char *hex = fc_sv(fc_dev(d), "fabric.cluster");
+
+    if (f->version != ((unsigned int)sizeof(*f) | 2u << 24))
+        return 2;               /* NVML_ERROR_INVALID_ARGUMENT: not a v2 struct */
+    if (hex == NULL || fc_unsupported(d, "fabric"))
+        return 3;
+    memset(f->cluster, 0, sizeof(f->cluster));
+    for (int i = 0; i < 16 && hex[2 * i] && hex[2 * i + 1]; ++i) {
+        char b[3] = { hex[2 * i], hex[2 * i + 1], 0 };
+
+        f->cluster[i] = (unsigned char)strtoul(b, NULL, 16);
+    }
+    f->clique = (unsigned int)fc_sv_num(fc_dev(d), "fabric.clique", 0);
+    f->state = (unsigned char)fc_sv_num(fc_dev(d), "fabric.state", 3);
+    f->status = (int)fc_sv_num(fc_dev(d), "fabric.status", 0);
+    f->health = (unsigned int)fc_sv_num(fc_dev(d), "fabric.health", 0xaa);
     return 0;
 }

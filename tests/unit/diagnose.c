@@ -203,7 +203,7 @@ int main(void)
     int fd;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 31);
+    fc_tap_plan(&tap, 33);
     if ((fd = mkstemp(log_path)) < 0)
         fc_tap_bail(&tap, "cannot make a temporary file");
     close(fd);
@@ -322,6 +322,29 @@ int main(void)
     out = diagnose(text, 2.1, got, sizeof(got));
     fc_tap_ok(&tap, strstr(reason(out, 0), "its peer rank 4 on c1") != NULL,
               "a point-to-point call's failure names its peer");
+    json_decref(out);
+
+    /* 7b. rank 2 received a control message wrong (lib/fc_ctl.h) from rank
+     * 4 and ended the job: an observer too, its words say which message */
+    snprintf(text, sizeof(text), "%s", aborted);
+    snprintf(text + strlen(text), sizeof(text) - strlen(text),
+             "FABCERT-MPIERR {\"stage\":\"cluster\",\"rank\":2,\"host\":\"b1\",\"index\":3,"
+             "\"at\":\"all_reduce int32 sum 64 KiB\",\"peer\":4,\"error\":\"its checksum does "
+             "not match: a bit changed on the way\",\"class\":-1,\"control\":\"the point's "
+             "status\"}\n");
+    for (int r = 0; r < 6; ++r)
+        if (r != 2)
+            down(text, sizeof(text), r, r < 2 ? "a1" : r < 4 ? "b1" : "c1", 17000);
+    out = diagnose(text, 2.1, got, sizeof(got));
+    expect(out, got, "hang  nobody",
+           "a rank that received a control message wrong observed it: nobody quarantined");
+    fc_tap_ok(&tap, strstr(reason(out, 0), "a control message between the ranks arrived wrong "
+                                           "and ended the stage") != NULL &&
+                  strstr(reason(out, 0), "rank 2 on b1 (in all_reduce int32 sum 64 KiB, the "
+                                         "control message 'the point's status' from rank 4 on "
+                                         "c1: its checksum does not match") != NULL,
+              "the record names the rank that received it, the message and its sender");
+    fc_tap_diag(&tap, "%s", reason(out, 0));
     json_decref(out);
 
     /* 8. c1's ranks were killed, and rank 2's call failed for it: c1 died */

@@ -42,6 +42,16 @@ static void names(const char *text, const char *expected, const char *what)
     json_decref(notes);
 }
 
+/* the first note's string `key` */
+static void text_of(const char *text, const char *key, const char *expected, const char *what)
+{
+    json_t *notes = fc_exitinfo_parse(text);
+    const char *got = json_string_value(json_object_get(json_array_get(notes, 0), key));
+
+    fc_tap_is_str(&tap, got ? got : "(none)", expected, "%s", what);
+    json_decref(notes);
+}
+
 /* the notes of `text` that name a host without a rank, "kind:host ..." */
 static void hosts(const char *text, const char *expected, const char *what)
 {
@@ -64,7 +74,7 @@ static void hosts(const char *text, const char *expected, const char *what)
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 15);
+    fc_tap_plan(&tap, 19);
     names("--------------------------------------------------------------------------\n"
           "mpirun noticed that process rank 9 with PID 17635 on node bh34404 exited on "
           "signal 9 (Killed).\n"
@@ -76,6 +86,32 @@ int main(void)
           "causing\nthe job to be terminated. The first process to do so was:\n\n"
           "  Process name: [[47095,1],3]\n  Exit code:    7\n", "3@:0/7",
           "the non-zero status paragraph");
+    /* Open MPI 4.1.4 here: `mpirun -np 2 /tmp/nos/noexec` (chmod -x), the
+     * program missing on one node of the virtual cluster alike */
+    names("--------------------------------------------------------------------------\n"
+          "mpirun was unable to launch the specified application as it could not access\n"
+          "or execute an executable:\n\nExecutable: /tmp/nos/noexec\nNode: vm\n\n"
+          "while attempting to start process rank 0.\n"
+          "--------------------------------------------------------------------------\n",
+          "0@vm:0/0", "Open MPI unable to launch the program on a node");
+    text_of("mpirun was unable to launch the specified application as it could not access\n"
+            "or execute an executable:\n\nExecutable: /tmp/nos/noexec\nNode: vm\n\n"
+            "while attempting to start process rank 0.\n", "start_error",
+            "could not access or execute an executable: /tmp/nos/noexec",
+            "and why, with the executable's path");
+    /* help-orterun.txt's proc-failed-to-start, filled in */
+    names("mpirun was unable to start the specified application as it encountered an\n"
+          "error:\n\nError code: 1\nError name: (null)\nNode: gpu07\n\n"
+          "when attempting to start process rank 12.\n", "12@gpu07:0/0",
+          "Open MPI unable to start a process on a node (an error code)");
+    /* the non-zero status paragraph, as mpirun wrote it on the virtual
+     * cluster (a library missing on nos103): its quoted words name the
+     * process and the code */
+    text_of("mpirun detected that one or more processes exited with non-zero status, thus "
+            "causing\nthe job to be terminated. The first process to do so was:\n\n"
+            "  Process name: [[60434,1],2]\n  Exit code:    127\n", "text",
+            "mpirun detected that one or more processes exited with non-zero status: "
+            "Process name: [[60434,1],2], Exit code: 127", "the non-zero status paragraph's words");
     names("mpirun has exited due to process rank 5 with PID 0 on\n"
           "node gpu07 exiting improperly. There are three reasons this could occur:\n",
           "5@gpu07:0/0", "the exited-improperly paragraph");

@@ -14,6 +14,7 @@
 
 #include "fc_inventory.h"
 #include "fc_tap.h"
+#include "fc_test_stderr.h"
 
 static fc_tap_t tap;
 
@@ -48,28 +49,13 @@ static void refused(const char *expr, const char *reason_part)
 static fc_status_t parse(const char *hosts, const char *racks, fc_inventory_t *inv,
                          char *msg, size_t len)
 {
-    char path[] = "/tmp/fc-inv-err.XXXXXX";
-    int fd = mkstemp(path), saved = dup(2);
+    fc_test_stderr_t c;
     fc_status_t s;
-    FILE *f;
 
-    fflush(stderr);
-    dup2(fd, 2);
+    fc_test_stderr_begin(&c);
     s = fc_inventory_parse(hosts, hosts ? "hosts.txt" : NULL, racks,
                            racks ? "racks.txt" : NULL, inv);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    f = fopen(path, "r");
-    msg[0] = '\0';
-    if (f) {
-        size_t got = fread(msg, 1, len - 1, f);
-
-        msg[got] = '\0';
-        fclose(f);
-    }
-    close(fd);
-    unlink(path);
+    fc_test_stderr_end(&c, msg, len);
     return s;
 }
 
@@ -101,7 +87,7 @@ int main(void)
     char msg[1024];
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 29);
+    fc_tap_plan(&tap, 35);
 
     expands("gpu001", "gpu001");
     expands("gpu[001-003]", "gpu001 gpu002 gpu003");
@@ -179,5 +165,39 @@ int main(void)
     bad_inventory("an empty host list", "# nothing\n", NULL,
                   "hosts.txt:1: the host list names no host");
     bad_inventory("nothing at all", NULL, NULL, "no host list and no rack map");
+
+    /* the MPI Operator's hostfile: fully qualified pod names with slots */
+    s = parse("w-0.job-worker.ns.svc slots=8\nw-1.job-worker.ns.svc slots=8\n",
+              "w-0 leaf-a\nw-1.job-worker.ns.svc leaf-b\n", &inv, msg, sizeof(msg));
+    fc_tap_ok(&tap, s == FC_OK && inv.nhosts == 2 && inv.host_slots[0] == 8 &&
+              inv.host_slots[1] == 8 && strcmp(rack_of(&inv, "w-0"), "leaf-a") == 0 &&
+              strcmp(rack_of(&inv, "w-1"), "leaf-b") == 0,
+              "a hostfile of fully qualified names with slots=8: each host's slots; a pod "
+              "that calls itself w-0 is w-0.job-worker.ns.svc, in the rack map too");
+    fc_tap_ok(&tap, s == FC_OK &&
+              fc_inventory_find_host(&inv, "w-1.job-worker.ns.svc.cluster.local") == 1 &&
+              fc_inventory_find_host(&inv, "w-10") == -1 &&
+              fc_inventory_find_host(&inv, "w-0.job-worker") == 0,
+              "a name that differs by a domain only finds its host; w-10 is not w-1");
+    if (s == FC_OK)
+        fc_inventory_free(&inv);
+    s = parse("n1.a\nn1.b\n", NULL, &inv, msg, sizeof(msg));
+    fc_tap_ok(&tap, s == FC_OK && fc_inventory_find_host(&inv, "n1") == -1 &&
+              fc_inventory_find_host(&inv, "n1.b") == 1,
+              "a short name that two listed hosts share finds neither");
+    if (s == FC_OK)
+        fc_inventory_free(&inv);
+    bad_inventory("a bad slots=", "n1 slots=0\n", NULL,
+                  "hosts.txt:1: bad 'slots=0': slots=N with N from 1 to 100000");
+    bad_inventory("a host listed twice in a hostfile", "n1 slots=2\nn1 slots=2\n", NULL,
+                  "hosts.txt:2: host 'n1' is listed twice (first on line 1)");
+    {
+        char line[4096] = "r1:";
+
+        for (int i = 0; i < 300; ++i)
+            snprintf(line + strlen(line), sizeof(line) - strlen(line), " h%d", i);
+        bad_inventory("300 hosts on one rack line", NULL, line,
+                      "racks.txt:1: more than 255 host expressions on one line");
+    }
     return fc_tap_done(&tap);
 }

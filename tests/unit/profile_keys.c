@@ -44,7 +44,7 @@ int main(void)
     fc_tap_t tap;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 15 + 2 * FC_BG_KINDS);
+    fc_tap_plan(&tap, 16 + 2 * FC_BG_KINDS);
 
     /* the contention keys after the kinds, the soak keys in reverse */
     fc_tap_ok(&tap, load_text(
@@ -164,8 +164,9 @@ int main(void)
             for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); ++k) {
                 int reads = (d->sections & keys[k].bit) != 0;
 
-                snprintf(text, sizeof(text), "name: k\nstages:\n  %s:\n    timeout_s: "
-                         "90000\n    %s\n", d->name, keys[k].line);
+                snprintf(text, sizeof(text), "name: k\n%sstages:\n  %s:\n    timeout_s: "
+                         "90000\n    %s\n", d->needs_mnnvl ? "nvlink_domain: rack\n" : "",
+                         d->name, keys[k].line);
                 if ((load_text(text, &p) == FC_OK) != reads && right) {
                     right = 0;
                     snprintf(first, sizeof(first), "%s under %s", keys[k].line, d->name);
@@ -195,5 +196,29 @@ int main(void)
               "pairs: partners under mode full (the default) would never be applied and is "
               "refused, as are an unknown mode and 0 partners; mode: sampled, partners: 5 "
               "load");
+    /* a stage that needs an NVLink domain across nodes, by the stage
+     * table, loads only where the profile says the domain is the rack */
+    {
+        int refused = 1, loads = 1;
+
+        for (int s = 0; s < FC_STAGE_COUNT; ++s) {
+            const fc_stage_desc_t *d = fc_stage_desc((fc_stage_id_t)s);
+
+            if (!d->needs_mnnvl)
+                continue;
+            snprintf(text, sizeof(text), "name: d\nstages:\n  %s:\n    timeout_s: 60\n",
+                     d->name);
+            refused &= load_text(text, &p) == FC_ERR_INVALID;
+            snprintf(text, sizeof(text), "name: d\nstages:\n  %s:\n    timeout_s: 60\n"
+                     "nvlink_domain: rack\n", d->name);
+            loads &= load_text(text, &p) == FC_OK && p.nvlink_domain == FC_NVLINK_DOMAIN_RACK &&
+                     p.stages[s].line == 3 && p.stages[s].col == 3;
+        }
+        fc_tap_ok(&tap, refused && loads && load_text("name: d\nnvlink_domain: pod\n"
+                                                      "stages:\n  node: {}\n", &p) ==
+                                                FC_ERR_INVALID,
+                  "the NVLink domain stages load under nvlink_domain: rack alone (after "
+                  "stages: too), and nvlink_domain takes node or rack");
+    }
     return fc_tap_done(&tap);
 }

@@ -1,0 +1,37 @@
+/*
+ * fc_ctl_check.c - see fc_ctl_check.h.
+ */
+#include "fc_ctl_check.h"
+
+#include <string.h>
+
+static int fc_ctl_ended(const char *s, size_t cap)
+{
+    return memchr(s, '\0', cap) != NULL;
+}
+
+int fc_ctl_summary_ok(const fc_point_summary_t *s, int n)
+{
+    if (s->valid == 0)
+        return 1;
+    return s->valid == 1 && s->status >= FC_OK && s->status <= FC_ERR_INTERNAL &&
+           fc_ctl_ended(s->host, sizeof(s->host)) &&
+           fc_ctl_ended(s->arrival_last_host, sizeof(s->arrival_last_host)) &&
+           fc_ctl_ended(s->first_bad_host, sizeof(s->first_bad_host)) &&
+           s->nranks >= 1 && s->nranks <= n && s->nhosts >= 0 && s->nhosts <= n &&
+           s->first_world_rank >= 0 && s->first_world_rank < n &&
+           s->arrival_last_rank >= -1 && s->arrival_last_rank < n &&
+           s->first_bad_rank >= -1 && s->first_bad_rank < n &&
+           s->disagree_rank >= -1 && s->disagree_rank < n &&
+           s->bad_ranks >= 0 && s->bad_ranks <= n && s->iters >= 0 && s->warmup >= 0 &&
+           s->samples.n >= 0 && s->samples.n <= FC_SAMPLES_MAX;
+}
+
+int fc_ctl_side_ok(const fc_pair_side_t *s, int nnodes, int nsizes)
+{
+    if (s->valid == 0)
+        return 1;
+    return s->valid == 1 && s->node >= 0 && s->node < nnodes && s->partner >= 0 &&
+           s->partner < nnodes && s->size_index >= 0 && s->size_index < nsizes &&
+           s->samples.n >= 0 && s->samples.n <= FC_SAMPLES_MAX;
+}

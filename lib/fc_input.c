@@ -1,0 +1,219 @@
+/*
+ * fc_input.c - see fc_input.h. open(2) with O_NONBLOCK (a FIFO opens at
+ * once instead of waiting for a writer), fstat(2) on what was opened (no
+ * window between the check and the open), then O_NONBLOCK cleared for the
+ * reads of a regular file. A pipe given to fc_input_read is first read
+ * without blocking: none of its writers there (read returns 0 at once) is
+ * refused at once; else it is read as its writer writes, each wait
+ * bounded.
+ */
+#include "fc_input.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fc_alloc.h"
+
+/* how long a pipe's writer may stay silent before the read gives up */
+#define FC_INPUT_PIPE_WAIT_MS 30000
+
+static const char *fc_input_kind(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO (a named pipe)";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "not a regular file";
+}
+
+/* Open path without blocking; its status into *st. */
+static fc_status_t fc_input_open_any(const char *path, const char *what, int *fd_p,
+                                     struct stat *st)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+    if (fd < 0) {
+        fprintf(stderr, "fabcert: %s: cannot open %s: %s\n", path, what, strerror(errno));
+        return FC_ERR_INVALID;
+    }
+    if (fstat(fd, st) != 0) {
+        fprintf(stderr, "fabcert: %s: cannot read the %s: %s\n", path, what, strerror(errno));
+        close(fd);
+        return FC_ERR_INVALID;
+    }
+    *fd_p = fd;
+    return FC_OK;
+}
+
+/* A regular file of at most max bytes, now blocking. */
+static fc_status_t fc_input_regular(int fd, const struct stat *st, const char *path,
+                                    const char *what, size_t max)
+{
+    if (!S_ISREG(st->st_mode)) {
+        fprintf(stderr, "fabcert: %s: the %s is %s; give a regular file\n", path, what,
+                fc_input_kind(st->st_mode));
+        return FC_ERR_INVALID;
+    }
+    if ((unsigned long long)st->st_size > (unsigned long long)max) {
+        fprintf(stderr, "fabcert: %s: the %s has %lld bytes, more than the %zu MiB a %s may "
+                "have\n", path, what, (long long)st->st_size, max >> 20 ? max >> 20 : 1, what);
+        return FC_ERR_INVALID;
+    }
+    if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+        fprintf(stderr, "fabcert: %s: cannot read the %s: %s\n", path, what, strerror(errno));
+        return FC_ERR_INVALID;
+    }
+    return FC_OK;
+}
+
+fc_status_t fc_input_open(const char *path, const char *what, size_t max, int *fd_p,
+                          size_t *size_p)
+{
+    struct stat st;
+    int fd;
+
+    if (fc_input_open_any(path, what, &fd, &st) != FC_OK)
+        return FC_ERR_INVALID;
+    if (fc_input_regular(fd, &st, path, what, max) != FC_OK) {
+        close(fd);
+        return FC_ERR_INVALID;
+    }
+    *fd_p = fd;
+    if (size_p)
+        *size_p = (size_t)st.st_size;
+    return FC_OK;
+}
+
+FILE *fc_input_fopen(const char *path, const char *what, size_t max)
+{
+    FILE *f;
+    int fd;
+
+    if (fc_input_open(path, what, max, &fd, NULL) != FC_OK)
+        return NULL;
+    if ((f = fdopen(fd, "r")) == NULL) {
+        fprintf(stderr, "fabcert: %s: cannot read the %s: %s\n", path, what, strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
+/* Read fd to its end into a growing buffer, at most max bytes, after the
+ * byte `first` already read from it (-1: none); a pipe (nonblocking) is
+ * waited for with poll, FC_INPUT_PIPE_WAIT_MS at most each time. */
+static fc_status_t fc_input_slurp(int fd, int pipe, const char *path, const char *what,
+                                  size_t max, size_t size, int first, char **text_p,
+                                  size_t *len_p)
+{
+    size_t len = 0, cap = size + 4096;
+    char *text = fc_xmalloc(cap + 1, "a file's text");
+
+    if (first >= 0)
+        text[len++] = (char)first;
+
+    for (;;) {
+        ssize_t n;
+
+        if (len == cap) {
+            if (cap > max) {
+                fprintf(stderr, "fabcert: %s: the %s is more than the %zu MiB a %s may "
+                        "have\n", path, what, max >> 20 ? max >> 20 : 1, what);
+                goto fail;
+            }
+            cap = cap * 2 < max + 1 ? cap * 2 : max + 1;
+            text = fc_xrealloc(text, cap + 1, 1, "a file's text");
+        }
+        n = read(fd, text + len, cap - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && pipe && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            struct pollfd p = { fd, POLLIN, 0 };
+            int r = poll(&p, 1, FC_INPUT_PIPE_WAIT_MS);
+
+            if (r == 0) {
+                fprintf(stderr, "fabcert: %s: the %s's writer sent nothing for %d s\n", path,
+                        what, FC_INPUT_PIPE_WAIT_MS / 1000);
+                goto fail;
+            }
+            continue;
+        }
+        if (n < 0) {
+            fprintf(stderr, "fabcert: %s: read error in the %s: %s\n", path, what,
+                    strerror(errno));
+            goto fail;
+        }
+        if (n == 0)
+            break;
+        len += (size_t)n;
+    }
+    if (len > max) {
+        fprintf(stderr, "fabcert: %s: the %s grew past the %zu MiB a %s may have while it "
+                "was read\n", path, what, max >> 20 ? max >> 20 : 1, what);
+        goto fail;
+    }
+    text[len] = '\0';
+    *text_p = text;
+    if (len_p)
+        *len_p = len;
+    return FC_OK;
+fail:
+    free(text);
+    return FC_ERR_INVALID;
+}
+
+/* A pipe: read now, without blocking; 0 bytes at once means no writer is
+ * there (a FIFO nobody opened for writing: it would never end) */
+static fc_status_t fc_input_pipe(int fd, const char *path, const char *what, size_t max,
+                                 char **text_p, size_t *len_p)
+{
+    unsigned char first;
+    ssize_t n;
+
+    while ((n = read(fd, &first, 1)) < 0 && errno == EINTR)
+        ;
+    if (n == 0) {
+        fprintf(stderr, "fabcert: %s: the %s is %s that no one writes to (or that is "
+                "empty); give a regular file, or a pipe a command writes\n", path, what,
+                fc_input_kind(S_IFIFO));
+        return FC_ERR_INVALID;
+    }
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+        fprintf(stderr, "fabcert: %s: read error in the %s: %s\n", path, what, strerror(errno));
+        return FC_ERR_INVALID;
+    }
+    return fc_input_slurp(fd, 1, path, what, max, 0, n == 1 ? first : -1, text_p, len_p);
+}
+
+fc_status_t fc_input_read(const char *path, const char *what, size_t max, char **text_p,
+                          size_t *len_p)
+{
+    struct stat st;
+    fc_status_t s;
+    int fd;
+
+    if (fc_input_open_any(path, what, &fd, &st) != FC_OK)
+        return FC_ERR_INVALID;
+    if (S_ISFIFO(st.st_mode))
+        s = fc_input_pipe(fd, path, what, max, text_p, len_p);
+    else if ((s = fc_input_regular(fd, &st, path, what, max)) == FC_OK)
+        s = fc_input_slurp(fd, 0, path, what, max, (size_t)st.st_size, -1, text_p, len_p);
+    close(fd);
+    return s;
+}
+
+fc_status_t fc_input_read_fd(int fd, const char *path, const char *what, size_t max,
+                             size_t size, char **text_p, size_t *len_p)
+{
+    return fc_input_slurp(fd, 0, path, what, max, size, -1, text_p, len_p);
+}
