@@ -136,21 +136,37 @@ void fc_point_label(const fc_test_point_t *pt, char *buf, size_t len)
 }
 
 /* Rank 0: every rank's report of a point holds values it can have (its
- * checksum said it arrived as sent; this says the sender was sane). */
-static void fc_engine_check_reports(const fc_backend_t *be, const fc_test_point_t *pt,
-                                    const fc_rank_report_t *reps)
+ * checksum said it arrived as sent; this says the sender was sane): a
+ * first wrong iteration among the calls made (the batch's call k is
+ * iteration warmup + iters + k), calls checked no more than made, made no
+ * more than the point makes. */
+static void fc_engine_check_reports(const fc_point_run_t *run, const fc_rank_report_t *reps)
 {
+    const fc_test_point_t *pt = run->pt;
+    const int64_t most[FC_CALLS_KINDS] = { pt->warmup, pt->iters, run->batch_calls };
     int world = 0;
 
     MPI_Comm_size(MPI_COMM_WORLD, &world);
-    for (int r = 0; r < be->size; ++r)
+    for (int r = 0; r < run->be->size; ++r) {
+        int calls_ok = 1;
+
+        for (int k = 0; k < FC_CALLS_KINDS; ++k)
+            calls_ok = calls_ok && reps[r].calls.made[k] >= 0 &&
+                       reps[r].calls.made[k] <= most[k] && reps[r].calls.checked[k] >= 0 &&
+                       reps[r].calls.checked[k] <= reps[r].calls.made[k];
         fc_ctl_check(reps[r].world_rank >= 0 && reps[r].world_rank < world &&
                      fc_ctl_str_ok(reps[r].host, sizeof(reps[r].host)) &&
-                     reps[r].first_iter >= -1 && reps[r].first_iter <= pt->warmup + pt->iters &&
-                     (reps[r].reps_agree == 0 || reps[r].reps_agree == 1),
-                     "the ranks' reports of a point", fc_ctl_world_rank(be->comm, r),
-                     "a report with world rank %d, first wrong iteration %d", reps[r].world_rank,
-                     reps[r].first_iter);
+                     reps[r].first_iter >= -1 &&
+                     reps[r].first_iter < pt->warmup + pt->iters + run->batch_calls &&
+                     (reps[r].reps_agree == 0 || reps[r].reps_agree == 1) && calls_ok,
+                     "the ranks' reports of a point", fc_ctl_world_rank(run->be->comm, r),
+                     "a report with world rank %d, first wrong iteration %d (of %d calls), "
+                     "calls made %lld+%lld+%lld, checked %lld+%lld+%lld", reps[r].world_rank,
+                     reps[r].first_iter, pt->warmup + pt->iters + run->batch_calls,
+                     (long long)reps[r].calls.made[0], (long long)reps[r].calls.made[1],
+                     (long long)reps[r].calls.made[2], (long long)reps[r].calls.checked[0],
+                     (long long)reps[r].calls.checked[1], (long long)reps[r].calls.checked[2]);
+    }
 }
 
 /* All ranks agree on a status (the worst one), so that no rank enters a
@@ -505,7 +521,7 @@ fc_status_t fc_engine_run_point(fc_backend_t *be, const fc_test_point_t *pt,
     fc_ctl_gather(be->comm, 0, "the iterations' barrier waits", waits,
                   (size_t)pt->iters * sizeof(*waits), all_waits);
     if (be->rank == 0) {
-        fc_engine_check_reports(be, pt, reps);
+        fc_engine_check_reports(&run, reps);
         fc_engine_summarise(&run, reps, slowest, all_waits, summary_p);
     }
 

@@ -18,7 +18,10 @@
 #      that fault). A table of the counts is printed per stage;
 #   2. one flip alone (an intermittent fault) in each kind of call of a
 #      cluster point (warm-up, timed, batched): FAIL naming rank 1 and the
-#      call (its iteration), exit 1, the stage ended (no hang, no signal);
+#      call (its iteration), every call still counted and checked, exit 1,
+#      the stage ended (no hang, no signal); and one in a control message
+#      rank 1 receives (flip-recv: the point's status agreement), FAIL
+#      naming rank 1 and the message within seconds, no signal;
 #   3. the scaling stage (two hosts of a virtual cluster), as 1;
 #   4. the report judges the calls again from the record: a clean run's
 #      point given fewer checked calls than made, or no count, under its
@@ -31,7 +34,7 @@ FC=$BUILD/fabcert
 INJ=$PWD/$BUILD/libfc_inject.so
 STANDIN=$PWD/$BUILD/tests/libfc_gpu_standin.so
 H=$(hostname)
-plan 15
+plan 16
 ALL=all_reduce,all_gather,reduce_scatter,broadcast,all_to_all,sendrecv,reduce
 ALL=$ALL,all_reduce_inplace,all_gather_inplace,reduce_scatter_inplace,broadcast_inplace
 sweep() {   # sweep STAGE COLLECTIVES [SIZES]: the profile of a sweep stage
@@ -92,10 +95,10 @@ stages:
       compute_ms: 2
       min_overlap_pct: 0
 YAML
-flip() {    # flip OUT PROFILE STAGE [options]: rank 1's received bits flipped
+flip() {    # flip OUT PROFILE STAGE [options]: rank 1's received bits flipped (MODE)
     local out=$1 profile=$2 stage=$3; shift 3
     $FC run --np 3 --profile "$profile" --out "$TMP/$out" --env LD_PRELOAD="$INJ" \
-        --env FC_INJECT_HOST="$H" --env FC_INJECT_RANK=1 --env FC_INJECT_MODE=flip-coll \
+        --env FC_INJECT_HOST="$H" --env FC_INJECT_RANK=1 --env FC_INJECT_MODE="${MODE:-flip-coll}" \
         --env FC_INJECT_PROGRAM="$stage" --env FC_INJECT_TALLY="$TMP/$out.tally" "$@" \
         > "$TMP/$out.out" 2>&1
 }
@@ -137,19 +140,41 @@ set -- $n
 ok $? "the cluster stage's calls include warm-up ($4), timed ($5) and batched ($6) ones, every one flipped and caught"
 
 # 2. one flip, in one call of each kind: call 1 is the warm-up, 2-4 the
-# timed iterations, 5-7 the batch (iterations 0, 1-3, 4-6)
+# timed iterations, 5-7 the batch (iterations 0, 1-3, 4-6); the point's
+# record still counts its 7 calls, all checked
 for c in 1 3 6; do
     flip "one$c" "$TMP/one.yaml" cluster --env FC_INJECT_CALL=$c --env FC_INJECT_TIMES=1
     rc=$?
     n=$(jsonl "$TMP/one$c/results.jsonl" 'my ($p) = grep { $_->{type} eq "point" } @r;
         my ($e) = grep { $_->{type} eq "stage_end" } @r;
         my $m = $p->{first_mismatch} // {};
+        my ($made, $checked) = (0, 0);
+        for my $k (values %{$p->{calls} // {}}) { $made += $k->{made}; $checked += $k->{checked} }
         join ":", $p->{verdict}, $p->{wrong}, $m->{rank} // "-", $m->{iteration} // "-",
-            $e ? "ended" : "no end", scalar grep { $_->{type} =~ /^(hang|crash)$/ } @r')
+            "$made/$checked", $e ? "ended" : "no end",
+            scalar grep { $_->{type} =~ /^(hang|crash)$/ } @r')
     kind=$([ $c = 1 ] && echo warm-up || { [ $c -le 4 ] && echo timed || echo batched; })
-    [ $rc -eq 1 ] && [ "$n" = "FAIL:1:1:$((c - 1)):ended:0" ] && grep -q "^rack default: FAIL" "$TMP/one$c.out"
-    ok $? "one bit rank 1 received in call $c ($kind) fails the point, naming rank 1 at iteration $((c - 1)); the stage ended, no hang or crash ($rc, $n)"
+    [ $rc -eq 1 ] && [ "$n" = "FAIL:1:1:$((c - 1)):7/7:ended:0" ] &&
+        grep -q "^rack default: FAIL" "$TMP/one$c.out" && ! grep -qE "exited on signal|core dumped" "$TMP/one$c/"*.log
+    ok $? "one bit rank 1 received in call $c ($kind) fails the point, naming rank 1 at iteration $((c - 1)); 7 of 7 calls checked; the stage ended, no hang or signal ($rc, $n)"
 done
+# ... and in a control message: the point's status agreement after its
+# timed iterations, the first one rank 1 receives after the point's
+# first call (mode count lists the messages; flip-recv flips one):
+# caught by rank 1, which received it, within seconds
+MODE=count flip count "$TMP/one.yaml" cluster
+at=$(sed -n 's/.*rank 1: receive \([0-9]*\): \([a-z_]*\) \([0-9]*\) bytes \([a-z]*\).*/\1 \2 \3 \4/p' \
+    "$TMP/count/cluster.log" | awk '$4 == "typed" { data = 1 } data && $2 == "allgather" { print $1; exit }')
+t0=$(date +%s)
+MODE=flip-recv flip ctl "$TMP/one.yaml" cluster --env FC_INJECT_CALL="${at:-0}"
+rc=$?
+secs=$(($(date +%s) - t0))
+[ -n "$at" ] && [ $rc -eq 1 ] && [ $secs -lt 60 ] && grep -q "^rack default: FAIL" "$TMP/ctl.out" &&
+    grep -q "rank 1 on $H (in all_reduce int32 sum 16 KiB, the control message 'the point's status'" "$TMP/ctl.out" &&
+    ! grep -q '"type":"stage_end".*"verdict":"PASS"' "$TMP/ctl/results.jsonl" &&
+    ! grep -q '"type":"quarantine"' "$TMP/ctl/results.jsonl" &&
+    ! grep -qE "exited on signal|core dumped" "$TMP/ctl/"*.log
+ok $? "one bit rank 1 received in a control message (message $at, the point's status) fails the stage in ${secs} s, naming rank 1 and the message; no signal, nobody quarantined ($rc)"
 
 # 3. the scaling stage: two hosts of a virtual cluster
 if [ "$(id -u)" = 0 ] && command -v ip > /dev/null && command -v nsenter > /dev/null; then
