@@ -220,7 +220,7 @@ FUZZ_SRCS := $(addprefix lib/,fc_input.c fc_ctl_frame.c fc_ctl_check.c fc_invent
                fc_topology.c fc_topo_slurm.c fc_topo_ibnet.c fc_topo_k8s.c fc_stages.c fc_coll.c \
                fc_status.c fc_log.c \
                fc_alloc.c fc_results.c fc_samples.c fc_stats.c fc_stats_compare.c fc_sensitivity.c \
-               fc_stage_opts.c fc_judge.c fc_peers.c fc_confirm_rule.c fc_calls.c \
+               fc_stage_opts.c fc_judge.c fc_peers.c fc_confirm_rule.c fc_drift.c fc_calls.c \
                fc_counters.c fc_counters_interval.c fc_counters_check.c fc_counters_ethtool.c fc_contention_role.c \
                fc_pairs_schedule.c fc_pairs_sample.c fc_pairs.c) \
              $(PROFILE_SRCS) kernels/fc_pattern_host.c $(wildcard reports/*.c) \

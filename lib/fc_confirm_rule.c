@@ -61,3 +61,23 @@ void fc_confirm_tally_text(const int *slow, int n, char *buf, size_t len)
         snprintf(buf, len, "slow in %d of %d alone measurements",
                  fc_confirm_slow_count(slow, n), n);
 }
+
+double fc_confirm_spread_pct(const double *figures, int n)
+{
+    double lo = 0, hi = 0;
+    int count = 0;
+
+    for (int i = 0; i < n; ++i) {
+        if (!(figures[i] > 0) || figures[i] >= 1e300)
+            continue;
+        lo = count == 0 || figures[i] < lo ? figures[i] : lo;
+        hi = count == 0 || figures[i] > hi ? figures[i] : hi;
+        ++count;
+    }
+    return count < 2 ? 0 : 100.0 * (1.0 - lo / hi);
+}
+
+double fc_confirm_tolerance(double profile_pct, double spread_pct)
+{
+    return profile_pct < 0 || spread_pct <= profile_pct ? profile_pct : spread_pct;
+}

@@ -14,7 +14,7 @@
  * confirms nothing; a majority of them leaves the probe undecided.
  *
  * Pure logic: the callers take the measurements and keep every one of
- * them in their records; tests/unit/pairs_confirm.c and
+ * them in their records, with the tolerance they were judged by; tests/unit/pairs_confirm.c and
  * tests/unit/stage_confirm.c plant flaky sequences.
  */
 #ifndef FC_CONFIRM_RULE_H
@@ -47,6 +47,16 @@ fc_confirm_decision_t fc_confirm_decide(const int *slow, int n);
 
 /* Measurements of slow[0..n-1] that were slow. */
 int fc_confirm_slow_count(const int *slow, int n);
+
+/* The noise floor of a confirmation: a relative tolerance tighter than the
+ * spread its own alone measurements show cannot confirm anything, so the
+ * rule judges by the larger of the two. The spread of n figures of one
+ * subject measured alone (a bandwidth each; those not above 0 left out):
+ * 100 * (1 - lowest / highest), 0 for fewer than two. */
+double fc_confirm_spread_pct(const double *figures, int n);
+/* The tolerance a confirmation uses: profile_pct (negative: no relative
+ * rule, returned as is), or spread_pct when larger. */
+double fc_confirm_tolerance(double profile_pct, double spread_pct);
 
 /* "slow in 2 of 3 alone measurements" (or "not measured"), for texts. */
 void fc_confirm_tally_text(const int *slow, int n, char *buf, size_t len);

@@ -98,6 +98,26 @@ static void fc_alone_references(const fc_pairs_run_t *run, fc_pair_t *p)
     free(scratch);
 }
 
+/* Each direction of p judged on its own: its figure in the pair's place,
+ * the same limits and references, the latency left to the pair. */
+static void fc_alone_directions(const fc_pairs_run_t *run, fc_pair_t *p)
+{
+    for (int d = 0; d < 2; ++d) {
+        fc_pair_t q;
+
+        p->dir_slow[d] = -1;
+        if (!(p->dir_gbps[d] > 0))
+            continue;
+        q = *p;
+        q.bw_gbps = p->dir_gbps[d];
+        q.lat_us = 0;
+        q.slow = 0;
+        q.nreasons = 0;
+        fc_pairs_judge_timing(run, &q);
+        p->dir_slow[d] = q.slow;
+    }
+}
+
 void fc_pairs_judge_alone(const fc_pairs_run_t *run, fc_pair_t *p)
 {
     const fc_pair_t *t = fc_pairs_find(run, p->a, p->b, p->size_index);
@@ -140,8 +160,10 @@ void fc_pairs_judge_alone(const fc_pairs_run_t *run, fc_pair_t *p)
     relative = p->rel == FC_PAIR_REL_APPLIED || p->rel == FC_PAIR_REL_ALONE;
     if (relative)
         fc_alone_references(run, p);
+    p->allowed_pct = run->alone_widened ? run->alone_pct : run->ctx->sp.max_below_median_pct;
     fc_pairs_judge_timing(run, p);
     p->ntiming = p->nreasons;
+    fc_alone_directions(run, p);
     p->undecided = relative && !p->slow && p->rel != FC_PAIR_REL_APPLIED &&
                    p->across_ref <= 0 && p->same != FC_PAIR_SAME_APPLIED &&
                    p->rack_rule_rack < 0 &&
@@ -199,4 +221,134 @@ void fc_pairs_alone_reference_text(const fc_pairs_run_t *run, const fc_pair_t *p
     else
         FC_ALONE_ADD(" (allowed %.0f%% below)", sp->max_below_median_pct);
 #undef FC_ALONE_ADD
+}
+
+fc_pair_t *fc_pairs_alone_at(const fc_pairs_run_t *run, int m, int z)
+{
+    return &run->alone[(size_t)(run->alone_of ? run->alone_of[m] : m) *
+                       (size_t)run->ctx->sp.nsizes + (size_t)z];
+}
+
+typedef struct fc_alone_spread {
+    double pct, lo, hi;
+    int a, b, z;
+} fc_alone_spread_t;
+
+static int fc_alone_cmp_spread(const void *x, const void *y)
+{
+    double p = ((const fc_alone_spread_t *)x)->pct, q = ((const fc_alone_spread_t *)y)->pct;
+
+    return p < q ? -1 : p > q;
+}
+
+double fc_pairs_alone_spread(fc_pairs_run_t *run)
+{
+    int nz = run->ctx->sp.nsizes, n = 0;
+    double *figs = fc_xcalloc((size_t)run->nalone + 1, sizeof(double),
+                              "a pair's alone figures");
+    fc_alone_spread_t *all = fc_xcalloc((size_t)run->nalone * (size_t)nz + 1, sizeof(*all),
+                                        "the pairs' alone spreads");
+
+    run->alone_spread_pct = 0;
+    run->spread_a = run->spread_b = run->spread_size = -1;
+    for (int i = 0; i < run->nalone; ++i)
+        for (int z = 0; z < nz; ++z) {
+            const fc_pair_t *p = &run->alone[(size_t)i * nz + z];
+            fc_alone_spread_t *e = &all[n];
+            int count = 0, first = 1;
+
+            /* each pair of nodes once, from its first measurement */
+            for (int j = 0; j < run->nalone; ++j) {
+                const fc_pair_t *q = &run->alone[(size_t)j * nz + z];
+
+                if (q->a != p->a || q->b != p->b)
+                    continue;
+                first &= j >= i;
+                figs[count++] = q->bw_gbps;
+            }
+            if (!first || count < 2)
+                continue;
+            e->pct = fc_confirm_spread_pct(figs, count);
+            e->a = p->a;
+            e->b = p->b;
+            e->z = z;
+            e->lo = 1e300;
+            e->hi = 0;
+            for (int k = 0; k < count; ++k)
+                if (figs[k] > 0 && figs[k] < 1e300) {
+                    e->lo = figs[k] < e->lo ? figs[k] : e->lo;
+                    e->hi = figs[k] > e->hi ? figs[k] : e->hi;
+                }
+            ++n;
+        }
+    if (n > 0) {
+        /* the upper median: what the pairs measured alone again show as
+         * a rule; one pair caught in a burst does not set it (the
+         * controls and the agreement rule answer bursts) */
+        qsort(all, (size_t)n, sizeof(*all), fc_alone_cmp_spread);
+        run->alone_spread_pct = all[n / 2].pct;
+        run->spread_a = all[n / 2].a;
+        run->spread_b = all[n / 2].b;
+        run->spread_size = all[n / 2].z;
+        run->spread_lo = all[n / 2].lo;
+        run->spread_hi = all[n / 2].hi;
+        run->spread_pairs = n;
+    }
+    free(all);
+    free(figs);
+    return run->alone_spread_pct;
+}
+
+json_t *fc_pairs_alone_tolerance_json(const fc_pairs_run_t *run)
+{
+    double pct = run->ctx->sp.max_below_median_pct;
+    char why[FC_REASON_MAX];
+
+    if (pct < 0 || run->alone_passes == 0)     /* no relative rule; the rails' */
+        return json_null();
+    if (run->alone_widened)
+        snprintf(why, sizeof(why), "the pairs measured alone more than once spread %.0f%% "
+                 "as their upper median (%d of them; %s <-> %s: %.4f to %.4f GB/s): a "
+                 "tolerance tighter than the probes' own spread cannot confirm anything, so "
+                 "the alone judgement allowed %.0f%% below, not the profile's %.0f%%",
+                 run->alone_spread_pct, run->spread_pairs, run->node_hosts[run->spread_a],
+                 run->node_hosts[run->spread_b], run->spread_lo, run->spread_hi,
+                 run->alone_pct, pct);
+    else
+        snprintf(why, sizeof(why), "the profile's %.0f%% is at least the spread of the "
+                 "pairs measured alone more than once (%.0f%%, their upper median)", pct,
+                 run->alone_spread_pct);
+    return json_pack("{s:f, s:f, s:f, s:b, s:o, s:i, s:s}", "profile_pct", pct, "spread_pct",
+                     run->alone_spread_pct, "used_pct",
+                     run->alone_widened ? run->alone_pct : pct, "widened",
+                     run->alone_widened, "spread_pair", run->spread_a >= 0
+                         ? json_pack("[s,s]", run->node_hosts[run->spread_a],
+                                     run->node_hosts[run->spread_b]) : json_null(),
+                     "passes", run->alone_passes, "why", why);
+}
+
+int fc_pairs_alone_contradicts(const fc_pairs_run_t *run, int x, int y, int first, int n)
+{
+    int nz = run->ctx->sp.nsizes, nslow = 0;
+
+    for (int m = first; m < first + n; ++m) {
+        int against = 0, slow = 0;
+
+        for (int z = 0; z < nz; ++z) {
+            const fc_pair_t *p = fc_pairs_alone_at(run, m, z);
+            const fc_pair_t *t = fc_pairs_find(run, x, y, z);
+
+            if (!p->slow)
+                continue;
+            slow = 1;
+            /* the round judged it fast, and measured it faster; without a
+             * relative rule (a limit found it slow): any lower */
+            against |= t != NULL && !t->slow && p->bw_gbps < t->bw_gbps *
+                                                 (1.0 - (p->allowed_pct > 0 ? p->allowed_pct : 0) / 100.0);
+        }
+        if (slow && !against)
+            return 0;
+        nslow += slow;
+    }
+    return nslow > 0;
 }

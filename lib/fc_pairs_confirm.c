@@ -17,6 +17,7 @@ typedef struct fc_confirm_run {
     int *slowc;                 /* slow tournament pairs per node */
     int *order;                 /* nodes, least slow first */
     fc_pairs_probe_func_t probe;
+    fc_pairs_contradicts_func_t contradicts;
     void *arg;
 } fc_confirm_run_t;
 
@@ -38,14 +39,34 @@ const char *fc_pair_verdict_name(fc_pair_verdict_t v)
     return "?";
 }
 
+/* One series of alone measurements of pr by the rule (fc_confirm_rule.h):
+ * two, a third when they disagree; its decision as a judgement
+ * (FC_CONFIRM_MEAS_*). */
+static int fc_confirm_series(fc_confirm_run_t *run, fc_pairs_probe_t *pr)
+{
+    fc_pairs_confirm_t *c = run->c;
+    int from = pr->nmeasures;
+    fc_confirm_decision_t d;
+
+    do {
+        pr->meas[pr->nmeasures++] = run->probe(run->arg, pr->x, pr->y);
+        c->nmeasures++;
+        d = fc_confirm_decide(pr->meas + from, pr->nmeasures - from);
+    } while (d == FC_CONFIRM_MORE && pr->nmeasures - from < FC_CONFIRM_MAX_MEASURES);
+    return d == FC_CONFIRM_SLOW ? FC_CONFIRM_MEAS_SLOW :
+           d == FC_CONFIRM_CLEARED ? FC_CONFIRM_MEAS_FAST :
+           d == FC_CONFIRM_UNDECIDED ? FC_CONFIRM_MEAS_UNDECIDED : FC_CONFIRM_MEAS_UNMEASURED;
+}
+
 /* The index of the probe x <-> y, probing it if it was not yet: alone
- * twice, a third time when the two disagree; -1 when its three
- * measurements no longer fit in the budget. */
+ * twice, a third time when the two disagree; slow alone where the rounds
+ * measured the pair faster (run->contradicts), the same again (a second series: fast, the
+ * probe is fast; otherwise it disagrees with the rounds). -1 when its
+ * three measurements no longer fit in the budget. */
 static int fc_confirm_probe(fc_confirm_run_t *run, int x, int y)
 {
     fc_pairs_confirm_t *c = run->c;
     fc_pairs_probe_t *pr;
-    fc_confirm_decision_t d;
 
     for (int i = 0; i < c->nprobes; ++i)
         if ((c->probes[i].x == x && c->probes[i].y == y) ||
@@ -60,14 +81,20 @@ static int fc_confirm_probe(fc_confirm_run_t *run, int x, int y)
     pr->x = x;
     pr->y = y;
     pr->first = c->nmeasures;
-    do {
-        pr->meas[pr->nmeasures++] = run->probe(run->arg, x, y);
-        c->nmeasures++;
-        d = fc_confirm_decide(pr->meas, pr->nmeasures);
-    } while (d == FC_CONFIRM_MORE && pr->nmeasures < FC_CONFIRM_MAX_MEASURES);
-    pr->slow = d == FC_CONFIRM_SLOW ? FC_CONFIRM_MEAS_SLOW :
-               d == FC_CONFIRM_CLEARED ? FC_CONFIRM_MEAS_FAST :
-               d == FC_CONFIRM_UNDECIDED ? FC_CONFIRM_MEAS_UNDECIDED : FC_CONFIRM_MEAS_UNMEASURED;
+    pr->slow = pr->first_slow = fc_confirm_series(run, pr);
+    if (pr->slow == FC_CONFIRM_MEAS_SLOW && run->contradicts != NULL &&
+        run->contradicts(run->arg, x, y, pr->first, pr->nmeasures)) {
+        /* fast in its round, slow alone: the evidence contradicts itself,
+         * measured again (when the budget holds it) before it is used */
+        pr->again = pr->nmeasures;
+        if (c->nmeasures + FC_CONFIRM_MAX_MEASURES > c->max_measures)
+            c->exhausted = 1;
+        else if (fc_confirm_series(run, pr) == FC_CONFIRM_MEAS_FAST) {
+            pr->slow = FC_CONFIRM_MEAS_FAST;
+            return c->nprobes++;
+        }
+        pr->slow = FC_PROBE_DISAGREES;
+    }
     return c->nprobes++;
 }
 
@@ -108,6 +135,22 @@ static int fc_confirm_pick(const fc_confirm_run_t *run, int from, const int *not
         return g;
     }
     return -1;
+}
+
+/* Slow tournament pairs of v not yet explained, leaving out those whose
+ * other end was slow alone with every partner it was probed with: they
+ * are that node's evidence, not v's. */
+static int fc_confirm_open(const fc_confirm_run_t *run, int v)
+{
+    int open = 0;
+
+    for (int k = 0; k < run->c->npairs; ++k) {
+        int other = run->a[k] == v ? run->b[k] : run->b[k] == v ? run->a[k] : -1;
+
+        open += other >= 0 && run->slow[k] && run->c->verdict[k] == FC_PAIR_V_UNCONFIRMED &&
+                !run->c->slow_all[other];
+    }
+    return open;
 }
 
 static void fc_confirm_order(fc_confirm_run_t *run)
@@ -271,17 +314,6 @@ static void fc_confirm_spines(fc_confirm_run_t *run)
         }
 }
 
-/* Slow tournament pairs of v not yet explained. */
-static int fc_confirm_open(const fc_confirm_run_t *run, int v)
-{
-    int open = 0;
-
-    for (int k = 0; k < run->c->npairs; ++k)
-        open += run->slow[k] && run->c->verdict[k] == FC_PAIR_V_UNCONFIRMED &&
-                (run->a[k] == v || run->b[k] == v);
-    return open;
-}
-
 /* Step 2 for node v: slow alone with every known-good partner? */
 static void fc_confirm_node(fc_confirm_run_t *run, int v)
 {
@@ -306,12 +338,17 @@ static void fc_confirm_node(fc_confirm_run_t *run, int v)
     for (int k = 0; k < np; ++k)
         if (run->rack[partners[k]] == run->rack[v])
             c->alone_in_rack[v] = 0;
-    for (int k = 0; k < np && all_slow; ++k) {
+    /* every partner, until one is fast (v cleared): a probe that
+     * disagrees with the rounds neither stops nor confirms */
+    for (int k = 0; k < np; ++k) {
         c->partner_probe[v][k] = fc_confirm_probe(run, v, partners[k]);
-        all_slow = fc_probe_slow(c, c->partner_probe[v][k]);
+        all_slow &= fc_probe_slow(c, c->partner_probe[v][k]);
+        if (fc_probe_fast(c, c->partner_probe[v][k]))
+            break;
     }
     if (!all_slow || np < FC_CONFIRM_PARTNERS)
         return;
+    c->slow_all[v] = 1;
     /* each partner known good: fast alone with a third node (a second
      * one tried when the first probe was slow: one noisy probe, or a
      * third node that is slow itself, does not unvouch a good partner) */
@@ -344,6 +381,21 @@ int fc_confirm_clear(const fc_pairs_confirm_t *c, int v)
         if (fc_probe_fast(c, c->partner_probe[v][k]))
             return 1;
     return 0;
+}
+
+int fc_confirm_disputed(const fc_pairs_confirm_t *c, int v)
+{
+    if (!c->probed[v] || c->link[v] || fc_confirm_clear(c, v))
+        return -1;
+    for (int k = 0; k < FC_CONFIRM_PARTNERS; ++k) {
+        int i = c->partner_probe[v][k], j = c->vouch_probe[v][k];
+
+        if (i >= 0 && c->probes[i].slow == FC_PROBE_DISAGREES)
+            return i;
+        if (j >= 0 && c->probes[j].slow == FC_PROBE_DISAGREES)
+            return j;
+    }
+    return -1;
 }
 
 /* A probe of v fast alone with a node outside rack r, or -1. */
@@ -422,6 +474,7 @@ static void fc_confirm_alloc(int n, int nracks, int npairs, int max_measures,
     c->link = fc_xcalloc((size_t)n + 1, sizeof(int), "the nodes' confirmed links");
     c->alone_in_rack = fc_xcalloc((size_t)n + 1, sizeof(int), "the nodes alone in a rack");
     c->probed = fc_xcalloc((size_t)n + 1, sizeof(int), "the nodes probed");
+    c->slow_all = fc_xcalloc((size_t)n + 1, sizeof(int), "the nodes slow with every partner");
     c->partner_probe = fc_xcalloc((size_t)n + 1, sizeof(*c->partner_probe),
                                   "the nodes' partner probes");
     c->vouch_probe = fc_xcalloc((size_t)n + 1, sizeof(*c->vouch_probe),
@@ -478,9 +531,10 @@ static void fc_confirm_common(fc_pairs_confirm_t *c, int npairs, const int *a, c
 
 void fc_pairs_confirm(int n, const int *rack, int nracks, int npairs, const int *a,
                       const int *b, const int *slow, int max_measures,
-                      fc_pairs_probe_func_t probe, void *arg, fc_pairs_confirm_t *c)
+                      fc_pairs_probe_func_t probe, fc_pairs_contradicts_func_t contradicts,
+                      void *arg, fc_pairs_confirm_t *c)
 {
-    fc_confirm_run_t run = { c, rack, a, b, slow, NULL, NULL, probe, arg };
+    fc_confirm_run_t run = { c, rack, a, b, slow, NULL, NULL, probe, contradicts, arg };
 
     fc_confirm_alloc(n, nracks, npairs, max_measures < 0 ? 0 : max_measures, c);
     run.slowc = fc_xcalloc((size_t)n + 1, sizeof(int), "the nodes' slow pairs");
@@ -492,12 +546,23 @@ void fc_pairs_confirm(int n, const int *rack, int nracks, int npairs, const int 
     }
     fc_confirm_order(&run);
     fc_confirm_uplinks(&run);
-    /* step 2: most slow first, so the culprit explains its partners' pairs */
-    for (int i = n - 1; i >= 0; --i) {
-        int v = run.order[i];
+    /* step 2: the node with the most open suspicion first, counted again
+     * after each (ties: the most slow in the rounds), so the culprit
+     * explains its partners' pairs before they make a suspect of them */
+    for (;;) {
+        int v = -1, most = 0;
 
-        if (fc_confirm_open(&run, v) > 0)
-            fc_confirm_node(&run, v);
+        for (int i = n - 1; i >= 0; --i) {
+            int w = run.order[i], open = c->probed[w] ? 0 : fc_confirm_open(&run, w);
+
+            if (open > most) {
+                most = open;
+                v = w;
+            }
+        }
+        if (v < 0)
+            break;
+        fc_confirm_node(&run, v);
     }
     /* step 2b: uplinks again, with the nodes confirmed since set aside
      * as partners and vouchers; then the spine between two racks */
@@ -530,6 +595,7 @@ void fc_pairs_confirm_free(fc_pairs_confirm_t *c)
     free(c->link);
     free(c->alone_in_rack);
     free(c->probed);
+    free(c->slow_all);
     free(c->partner_probe);
     free(c->vouch_probe);
     free(c->uplink);

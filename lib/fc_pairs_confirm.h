@@ -45,7 +45,20 @@
  * slow nor fast here: it confirms no node, clears no node, vouches for no
  * partner and shows no uplink.
  *
- * Nodes are visited most-slow first, so one bad node among n costs about
+ * Evidence must agree before it blames. A probe slow alone whose pair the
+ * rounds measured faster by more than the tolerance (beside other pairs,
+ * which only slows a pair; the contradicts callback compares the figures)
+ * contradicts its own record: it is measured again, two or three more
+ * times by the same rule. Fast then, the probe is fast (the rounds and the
+ * second series agree); slow again, it disagrees (FC_PROBE_DISAGREES):
+ * like undecided it confirms, clears and vouches for nothing, and a node
+ * whose confirmation it stopped is disputed (fc_confirm_disputed: its
+ * rack INCOMPLETE with both figures, never a quarantine).
+ *
+ * Nodes are visited most open suspicion first, counted again after each
+ * confirmation: a pair already explained by a node's confirmed link, or
+ * whose other end was slow alone with every partner it was measured with,
+ * does not make its other end a suspect. One bad node among n costs about
  * four probes (eight measurements), not n. At most max_measures
  * measurements are made, a probe starting only while its three fit; what
  * is left then is UNCONFIRMED: never a pass, never a quarantine. Pure
@@ -62,6 +75,10 @@
  * could judge it: it neither clears nor confirms), -1 not measured. It is
  * measurement number c->nmeasures (from 0) of the run. */
 typedef int (*fc_pairs_probe_func_t)(void *arg, int x, int y);
+/* 1 when measurements first .. first + n - 1 of x <-> y, a series judged
+ * slow alone, contradict the rounds: the rounds measured the pair faster
+ * than each of them by more than the tolerance; else 0. */
+typedef int (*fc_pairs_contradicts_func_t)(void *arg, int x, int y, int first, int n);
 
 /* What became of a pair of the tournament. */
 typedef enum fc_pair_verdict {
@@ -88,14 +105,24 @@ typedef enum fc_pair_verdict {
                                  * passed nor blamed */
 } fc_pair_verdict_t;
 
+/* A probe's decision beside FC_CONFIRM_MEAS_*: slow alone twice over
+ * where the rounds measured the pair fast. */
+#define FC_PROBE_DISAGREES 3
+/* measurements a probe may hold: its series and, when it contradicts the
+ * rounds, the series measured again */
+#define FC_PROBE_MAX_MEASURES (2 * FC_CONFIRM_MAX_MEASURES)
+
 /* One probe: a pair measured alone two or three times, and the decision. */
 typedef struct fc_pairs_probe {
     int x, y;
     int slow;                   /* the decision: 1 slow, 0 fast, 2 undecided,
-                                 * -1 not measured */
+                                 * 3 disagrees with the rounds, -1 not measured */
     int first;                  /* its measurements are numbers first .. */
     int nmeasures;              /* ... first + nmeasures - 1, in order */
-    int meas[FC_CONFIRM_MAX_MEASURES];  /* each one's judgement (1, 0, -1) */
+    int meas[FC_PROBE_MAX_MEASURES];    /* each one's judgement (1, 0, 2, -1) */
+    int again;                  /* measurements of the first series when it was
+                                 * measured again (meas[again..] the second), else 0 */
+    int first_slow;             /* the first series' decision (FC_CONFIRM_MEAS_*) */
 } fc_pairs_probe_t;
 
 #define FC_CONFIRM_PARTNERS 2
@@ -118,6 +145,8 @@ typedef struct fc_pairs_confirm {
     int (*partner_probe)[FC_CONFIRM_PARTNERS];  /* probes with its partners, -1 */
     int (*vouch_probe)[FC_CONFIRM_PARTNERS];    /* each partner's vouching probe */
     int *probed;                /* 1: the node was probed with partners */
+    int *slow_all;              /* 1: slow alone with every partner it was
+                                 * probed with (two or more), vouched for or not */
     /* per rack */
     int *uplink;                /* 1: the rack's uplink is confirmed */
     int spine_pair;             /* two racks in all: their uplinks (and a
@@ -137,14 +166,21 @@ typedef struct fc_pairs_confirm {
 
 /* n nodes in racks rack[v] (0..nracks-1), npairs pairs (a[k], b[k]) of the
  * tournament with slow[k]; max_measures bounds the alone measurements
- * (probe calls). */
+ * (probe calls); contradicts (NULL: nothing contradicts) and probe take
+ * arg. */
 void fc_pairs_confirm(int n, const int *rack, int nracks, int npairs, const int *a,
                       const int *b, const int *slow, int max_measures,
-                      fc_pairs_probe_func_t probe, void *arg, fc_pairs_confirm_t *c);
+                      fc_pairs_probe_func_t probe, fc_pairs_contradicts_func_t contradicts,
+                      void *arg, fc_pairs_confirm_t *c);
 void fc_pairs_confirm_free(fc_pairs_confirm_t *c);
 
 /* Node v was fast alone with one of its partners at least. */
 int fc_confirm_clear(const fc_pairs_confirm_t *c, int v);
+
+/* Node v was probed, neither confirmed nor cleared, and a probe of its
+ * (with a partner, or one vouching for a partner) disagrees with the
+ * rounds: the probe's index, else -1. */
+int fc_confirm_disputed(const fc_pairs_confirm_t *c, int v);
 
 /* "not_reproduced", "node_a", ... for records. */
 const char *fc_pair_verdict_name(fc_pair_verdict_t v);

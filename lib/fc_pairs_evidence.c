@@ -15,6 +15,8 @@
 
 #include "fc_pairs_evidence.h"
 
+#include "fc_pairs_agree.h"
+
 /* The slowest size of measurement m (its figure in the texts). */
 static const fc_pair_t *fc_measure_figure(const fc_pairs_run_t *run, int m)
 {
@@ -22,7 +24,7 @@ static const fc_pair_t *fc_measure_figure(const fc_pairs_run_t *run, int m)
     int nz = run->ctx->sp.nsizes;
 
     for (int z = 0; z < nz; ++z) {
-        const fc_pair_t *p = &run->alone[m * nz + z];
+        const fc_pair_t *p = fc_pairs_alone_at(run, m, z);
 
         if (worst == NULL || (p->slow && !worst->slow) ||
             (p->slow == worst->slow && p->bw_gbps < worst->bw_gbps))
@@ -43,12 +45,30 @@ static size_t fc_probe_text(const fc_pairs_run_t *run, int i, int v, char *buf, 
     if (i < 0 || i >= run->confirm.nprobes || run->confirm.probes[i].slow < 0)
         return (size_t)snprintf(buf, len, "not measured");
     pr = &run->confirm.probes[i];
+    other = pr->x == v ? pr->y : pr->x;
+    if (pr->again > 0) {
+        /* both series and the round's figure they were measured against */
+        at = fc_pairs_series_text(run, pr, 0, pr->again, buf, len);
+        at += (size_t)snprintf(buf + at, at < len ? len - at : 0, " GB/s alone (slow %d of %d) "
+                               "against %.4f GB/s in its round, measured again: ",
+                               fc_confirm_slow_count(pr->meas, pr->again), pr->again,
+                               fc_pairs_round_gbps(run, pr->x, pr->y));
+        at += fc_pairs_series_text(run, pr, pr->again, pr->nmeasures, buf + at,
+                                   at < len ? len - at : 0);
+        at += (size_t)snprintf(buf + at, at < len ? len - at : 0, " GB/s (%s) with",
+                               pr->slow == FC_CONFIRM_MEAS_FAST ? "fast: the first was noise"
+                               : pr->slow == FC_PROBE_DISAGREES ? "slow again: the evidence "
+                               "disagrees with the round" : "not decided");
+        return at + (size_t)snprintf(buf + at, at < len ? len - at : 0, " %s (%s)",
+                                     fc_host(run, other),
+                                     run->node_racks[other] == run->node_racks[v]
+                                         ? "same rack" : "across the spine");
+    }
     for (int k = 0; k < pr->nmeasures; ++k) {
         p = fc_measure_figure(run, pr->first + k);
         at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%s%.4f", k ? ", " : "",
                                p->bw_gbps);
     }
-    other = pr->x == v ? pr->y : pr->x;
     nslow = fc_confirm_slow_count(pr->meas, pr->nmeasures);
     if (pr->slow == FC_CONFIRM_MEAS_UNDECIDED)
         at += (size_t)snprintf(buf + at, at < len ? len - at : 0, " GB/s (undecided: no "
@@ -71,8 +91,19 @@ static const char *fc_probe_result_name(int judgement)
     case FC_CONFIRM_MEAS_SLOW: return "slow";
     case FC_CONFIRM_MEAS_FAST: return "fast";
     case FC_CONFIRM_MEAS_UNDECIDED: return "undecided";
+    case FC_PROBE_DISAGREES: return "disagrees";
     default: return "not measured";
     }
+}
+
+json_t *fc_pairs_directions_json(const fc_pairs_run_t *run, const fc_pair_t *p)
+{
+    char ab[2 * FC_HOST_MAX + 8], ba[2 * FC_HOST_MAX + 8];
+
+    snprintf(ab, sizeof(ab), "%s -> %s", fc_host(run, p->a), fc_host(run, p->b));
+    snprintf(ba, sizeof(ba), "%s -> %s", fc_host(run, p->b), fc_host(run, p->a));
+    return json_pack("[{s:s, s:f}, {s:s, s:f}]", "direction", ab, "bw_gbps", p->dir_gbps[0],
+                     "direction", ba, "bw_gbps", p->dir_gbps[1]);
 }
 
 /* Probe i as JSON: both hosts, the decision, and every alone measurement
@@ -90,24 +121,39 @@ json_t *fc_pairs_probe_json(const fc_pairs_run_t *run, int i)
         json_t *sizes = json_array();
 
         for (int z = 0; pr->meas[k] >= 0 && z < nz; ++z) {
-            const fc_pair_t *p = &run->alone[(pr->first + k) * nz + z];
+            const fc_pair_t *p = fc_pairs_alone_at(run, pr->first + k, z);
 
             char ref[640];
 
             fc_pairs_alone_reference_text(run, p, ref, sizeof(ref));
-            json_array_append_new(sizes, json_pack(
+            json_t *entry = json_pack(
                 "{s:I, s:f, s:f, s:b, s:b, s:s, s:s}", "bytes",
                 (json_int_t)run->ctx->sp.sizes[z], "bw_gbps", p->bw_gbps, "latency_us",
                 p->lat_us, "slow", p->slow, "undecided", p->undecided, "reason",
-                p->nreasons ? p->reasons[0] : "", "judged_against", ref));
+                p->nreasons ? p->reasons[0] : "", "judged_against", ref);
+
+            if (p->dir_gbps[0] > 0 && p->dir_gbps[1] > 0)
+                json_object_set_new(entry, "directions", fc_pairs_directions_json(run, p));
+            if (run->alone_of != NULL && p->control >= 0) {
+                const fc_pair_t *c = &run->alone[(size_t)p->control * nz + z];
+
+                /* the pair measured right after it, its moment's reference */
+                json_object_set_new(entry, "control", json_pack(
+                    "{s:s, s:s, s:f, s:f, s:b, s:b}", "host_a", fc_host(run, c->a),
+                    "host_b", fc_host(run, c->b), "bw_gbps", c->bw_gbps, "latency_us",
+                    c->lat_us, "cleared", p->control_cleared == 1, "undecided",
+                    p->control_cleared == 2));
+            }
+            json_array_append_new(sizes, entry);
         }
         json_array_append_new(measurements, json_pack(
             "{s:s, s:o}", "result", fc_probe_result_name(pr->meas[k]), "sizes", sizes));
     }
-    return json_pack("{s:s, s:s, s:s, s:i, s:o}", "host_a", fc_host(run, pr->x), "host_b",
+    return json_pack("{s:s, s:s, s:s, s:i, s:o, s:o}", "host_a", fc_host(run, pr->x), "host_b",
                      fc_host(run, pr->y), "result", fc_probe_result_name(pr->slow),
                      "slow_measurements", fc_confirm_slow_count(pr->meas, pr->nmeasures),
-                     "measurements", measurements);
+                     "measurements", measurements, "agreement",
+                     fc_pairs_agreement_json(run, pr));
 }
 
 /* What the confirmation learnt of node v's own link, for a pair of it it
@@ -199,9 +245,13 @@ json_t *fc_pairs_node_confirmation_json(const fc_pairs_run_t *run, int v)
         if (c->vouch_probe[v][k] >= 0)
             json_array_append_new(vouch, fc_pairs_probe_json(run, c->vouch_probe[v][k]));
     }
-    return json_pack("{s:b, s:b, s:o, s:o}", "confirmed", c->link[v], "alone_in_rack",
-                     c->alone_in_rack[v], "partners", partners, "partners_known_good",
-                     vouch);
+    return json_pack("{s:b, s:b, s:o, s:o, s:s, s:o, s:o}", "confirmed", c->link[v],
+                     "alone_in_rack", c->alone_in_rack[v], "partners", partners,
+                     "partners_known_good", vouch, "direction",
+                     c->link[v] && fc_pairs_node_direction(run, v) != FC_PAIRS_DIR_UNKNOWN
+                         ? fc_pairs_dir_name(fc_pairs_node_direction(run, v)) : "",
+                     "disputed", fc_pairs_probe_json(run, fc_confirm_disputed(c, v)),
+                     "tolerance", fc_pairs_alone_tolerance_json(run));
 }
 
 /* The racks whose uplink explains pair (a, b). */
@@ -313,12 +363,20 @@ json_t *fc_pairs_slow_verdict(const fc_pairs_run_t *run, int k, int a, int b,
     fc_round_text(run, a, b, round, sizeof(round));
     switch (v) {
     case FC_PAIR_V_NODE_A:
-    case FC_PAIR_V_NODE_B:
-        snprintf(why, len, "explained by %s's link, confirmed alone with known-good "
-                 "partners", fc_host(run, culprit));
-        return json_pack("{s:s, s:s, s:s, s:b}", "part", "link", "host",
+    case FC_PAIR_V_NODE_B: {
+        fc_pairs_dir_t d = fc_pairs_node_direction(run, culprit);
+
+        snprintf(why, len, "explained by %s's link%s, confirmed alone with known-good "
+                 "partners", fc_host(run, culprit), d == FC_PAIRS_DIR_SENDS
+                 ? " (what it sends)" : d == FC_PAIRS_DIR_RECEIVES ? " (what it receives)" : "");
+        if (d == FC_PAIRS_DIR_UNKNOWN)      /* the directions not timed apart */
+            return json_pack("{s:s, s:s, s:s, s:b}", "part", "link", "host",
+                             fc_host(run, culprit), "rack", fc_rack_of(run, culprit),
+                             "quarantine", 0);
+        return json_pack("{s:s, s:s, s:s, s:s, s:b}", "part", "link", "host",
                          fc_host(run, culprit), "rack", fc_rack_of(run, culprit),
-                         "quarantine", 0);
+                         "direction", fc_pairs_dir_name(d), "quarantine", 0);
+    }
     case FC_PAIR_V_UPLINK: {
         json_t *racks = fc_uplink_racks(run, a, b);
         int lone = -1;

@@ -21,6 +21,8 @@ static inline const char *fc_rack_of(const fc_pairs_run_t *run, int v)
     return run->ctx->inv.racks[run->node_racks[v]];
 }
 
+/* p's two directions as JSON: [{"direction": "a -> b", "bw_gbps": ..}, ..]. */
+json_t *fc_pairs_directions_json(const fc_pairs_run_t *run, const fc_pair_t *p);
 /* Probe i as JSON: both hosts, every size, slow or not (null past the
  * probes). */
 json_t *fc_pairs_probe_json(const fc_pairs_run_t *run, int i);

@@ -64,6 +64,10 @@ void fc_pairs_merge_side(const fc_pairs_run_t *run, fc_pair_t *p, const fc_pair_
     }
     p->wrong += s->wrong;
     p->wrong_at[s->node == p->a ? 0 : 1] += s->wrong;
+    /* the side of node a received b's data: direction b -> a */
+    if (s->recv_median_s > 0)
+        p->dir_gbps[s->node == p->a ? 1 : 0] =
+            fc_stats_algbw(run->ctx->sp.sizes[s->size_index], s->recv_median_s);
 }
 
 int fc_pairs_measured(const fc_pairs_run_t *run, int **a_p, int **b_p)
@@ -333,26 +337,27 @@ void fc_pairs_class_text(const fc_pairs_run_t *run, const fc_pair_t *p, int memb
 void fc_pairs_judge_timing(const fc_pairs_run_t *run, fc_pair_t *p)
 {
     const fc_stage_profile_t *sp = &run->ctx->sp;
-    double keep = 1.0 - sp->max_below_median_pct / 100.0;
+    double pct = p->allowed_pct, keep = 1.0 - pct / 100.0;
     int z = p->size_index, rel_said = 0;
     const fc_limit_rule_t *rule = fc_profile_find_limit(
         sp, FC_COLL_SENDRECV, FC_INT32, FC_OP_NONE, sp->sizes[z]);
     const fc_limit_rule_t *lat_rule = fc_profile_find_limit(
         sp, FC_COLL_SENDRECV, FC_INT32, FC_OP_NONE, FC_PAIRS_LAT_BYTES);
 
+    p->slow_abs = 0;
     p->limit_bw = rule ? rule->min_busbw_gbps : -1;
     p->limit_line = rule ? rule->line : 0;
     p->limit_lat = lat_rule ? lat_rule->max_latency_us : -1;
     p->lat_line = lat_rule ? lat_rule->line : 0;
     if (rule && rule->min_busbw_gbps >= 0 && p->bw_gbps < rule->min_busbw_gbps) {
-        p->slow = 1;
+        p->slow = p->slow_abs = 1;
         fc_pair_fail(p, "bandwidth %.4f GB/s per direction is below the "
                      "limit %.4f GB/s (profile line %d)", p->bw_gbps,
                      rule->min_busbw_gbps, rule->line);
     }
     if (z == 0 && lat_rule && lat_rule->max_latency_us >= 0 &&
         p->lat_us > lat_rule->max_latency_us) {
-        p->slow = 1;
+        p->slow = p->slow_abs = 1;
         fc_pair_fail(p, "latency %.1f us is above the limit %.1f us "
                      "(profile line %d)", p->lat_us,
                      lat_rule->max_latency_us, lat_rule->line);
@@ -375,7 +380,7 @@ void fc_pairs_judge_timing(const fc_pairs_run_t *run, fc_pair_t *p)
         fc_pair_fail(p, "bandwidth %.4f GB/s is %.0f%% below the upper median "
                      "of %s (%.4f GB/s; allowed %.0f%%)",
                      p->bw_gbps, 100.0 * (1.0 - p->bw_gbps / p->ref), peers,
-                     p->ref, sp->max_below_median_pct);
+                     p->ref, pct);
     }
     if (p->across_ref > 0 && p->bw_gbps < p->across_ref * keep) {
         if (!rel_said)
@@ -387,7 +392,7 @@ void fc_pairs_judge_timing(const fc_pairs_run_t *run, fc_pair_t *p)
                          100.0 * (1.0 - p->bw_gbps / p->across_ref),
                          run->node_hosts[p->across_node], p->across_members,
                          p->across_members == 1 ? "" : "s", p->across_ref,
-                         sp->max_below_median_pct);
+                         pct);
         p->slow = 1;
         rel_said = 1;
     }
@@ -400,7 +405,7 @@ void fc_pairs_judge_timing(const fc_pairs_run_t *run, fc_pair_t *p)
             fc_pair_fail(p, "bandwidth %.4f GB/s is %.0f%% below the %s (%.4f GB/s; "
                          "allowed %.0f%%), where the pairs inside rack %s have a median of "
                          "%.4f GB/s", p->bw_gbps, 100.0 * (1.0 - p->bw_gbps / p->same_ref),
-                         ref, p->same_ref, sp->max_below_median_pct,
+                         ref, p->same_ref, pct,
                          run->ctx->inv.racks[run->node_racks[p->a]], p->same_median);
         p->slow = 1;
     }
@@ -415,12 +420,12 @@ void fc_pairs_judge_timing(const fc_pairs_run_t *run, fc_pair_t *p)
                          "them, and one with nothing beside it on the spine must not be "
                          "slower than a pair inside a rack", p->bw_gbps,
                          100.0 * (1.0 - p->bw_gbps / p->two_ref), ref, p->two_ref,
-                         sp->max_below_median_pct, run->node_hosts[p->two_lone]);
+                         pct, run->node_hosts[p->two_lone]);
         p->slow = 1;
         rel_said = 1;
     }
     if (p->rack_rule_rack >= 0 &&
-        p->bw_gbps < p->rack_ref * (1.0 - sp->max_below_median_pct / 100.0)) {
+        p->bw_gbps < p->rack_ref * keep) {
         p->slow = 1;
         fc_pair_fail(p, "bandwidth %.4f GB/s is %.0f%% below the median of the %d "
                      "pairs between rack %s and rack %s, the fastest pair of racks without "
@@ -429,7 +434,7 @@ void fc_pairs_judge_timing(const fc_pairs_run_t *run, fc_pair_t *p)
                      100.0 * (1.0 - p->bw_gbps / p->rack_ref), p->rack_ref_members,
                      run->ctx->inv.racks[p->rack_ref_a], run->ctx->inv.racks[p->rack_ref_b],
                      run->ctx->inv.racks[p->rack_rule_rack], p->rack_ref,
-                     sp->max_below_median_pct, run->ctx->inv.racks[p->rack_rule_rack],
+                     pct, run->ctx->inv.racks[p->rack_rule_rack],
                      p->rack_median);
     }
 }
@@ -448,6 +453,7 @@ void fc_pairs_judge(fc_pairs_run_t *run)
 
             if (p->size_index != z)
                 continue;
+            p->allowed_pct = sp->max_below_median_pct;
             fc_pairs_judge_timing(run, p);
             p->ntiming = p->nreasons;
             if (p->wrong > sp->max_wrong)

@@ -20,6 +20,7 @@
 #include "fc_localise.h"
 #include "fc_log.h"
 #include "fc_pairs.h"
+#include "fc_pairs_agree.h"
 #include "fc_pairs_evidence.h"
 #include "fc_sensitivity.h"
 
@@ -216,6 +217,8 @@ static int fc_pairs_report_pair(fc_pairs_run_t *run, int k, int a, int b,
             "min_bw_gbps", p->limit_bw, "limit_line", p->limit_line,
             "wrong", (json_int_t)p->wrong);
 
+        if (p->dir_gbps[0] > 0 && p->dir_gbps[1] > 0)
+            json_object_set_new(entry, "directions", fc_pairs_directions_json(run, p));
         fc_pairs_relative_json(run, p, entry);
         if (p->samples.n > 0)   /* for compare and baseline (fc_samples.h) */
             json_object_set_new(entry, "samples", fc_samples_json(&p->samples));
@@ -254,9 +257,10 @@ static int fc_pairs_report_pair(fc_pairs_run_t *run, int k, int a, int b,
         if (impl != NULL)
             json_array_insert_new(reasons, 0, json_string(verdict_why));
         json_object_set_new(rec, "confirmation", json_pack(
-            "{s:s, s:s, s:o, s:o}", "verdict", fc_pair_verdict_name(v), "text", verdict_why,
+            "{s:s, s:s, s:o, s:o, s:o}", "verdict", fc_pair_verdict_name(v), "text", verdict_why,
             "round_reasons", round_reasons, "alone", run->confirmed
-                ? fc_pairs_probe_json(run, run->confirm.alone_probe[k]) : json_null()));
+                ? fc_pairs_probe_json(run, run->confirm.alone_probe[k]) : json_null(),
+            "tolerance", run->confirmed ? fc_pairs_alone_tolerance_json(run) : json_null()));
         round_reasons = NULL;
     }
     json_decref(round_reasons);
@@ -320,8 +324,9 @@ static int fc_pairs_report_node(fc_pairs_run_t *run, int v, const fc_blame_t *bl
     fc_stage_ctx_t *ctx = run->ctx;
     json_t *rec = fc_stage_record(ctx, "pairs_node");
     const fc_pairs_confirm_t *c = &run->confirm;
-    int fail = 0;
+    int fail = 0, disputed = run->confirmed ? fc_confirm_disputed(c, v) : -1;
     char why[FC_REASON_MAX * 2], evidence[FC_REASON_MAX] = "";
+    const char *verdict = "PASS";
 
     json_object_set_new(rec, "host", json_string(fc_host(run, v)));
     json_object_set_new(rec, "rack", json_string(fc_rack_of(run, v)));
@@ -340,9 +345,13 @@ static int fc_pairs_report_node(fc_pairs_run_t *run, int v, const fc_blame_t *bl
             fc_rack_of(run, v), "quarantine", 1));
         fail = 1;
     } else if (run->confirmed && c->link[v]) {
+        fc_pairs_dir_t d = fc_pairs_node_direction(run, v);
+        char dir[FC_REASON_MAX];
+
+        fc_pairs_dir_text(run, v, d, dir, sizeof(dir));
         snprintf(why, sizeof(why), "slow with %d of its %d partners in the rounds, and "
-                 "confirmed alone: %s: its NIC or link is implicated", node_slow,
-                 node_partners, evidence);
+                 "confirmed alone: %s: its NIC or link is implicated%s", node_slow,
+                 node_partners, evidence, dir);
         if (c->alone_in_rack[v])
             snprintf(why + strlen(why), sizeof(why) - strlen(why), " (it is alone in "
                      "rack %s: its link and the rack's uplink are in series)",
@@ -350,7 +359,20 @@ static int fc_pairs_report_node(fc_pairs_run_t *run, int v, const fc_blame_t *bl
         json_object_set_new(rec, "implicates", json_pack(
             "{s:s, s:s, s:s, s:b}", "part", "link", "host", fc_host(run, v), "rack",
             fc_rack_of(run, v), "quarantine", 1));
+        if (d != FC_PAIRS_DIR_UNKNOWN)
+            json_object_set_new(json_object_get(rec, "implicates"), "direction",
+                                json_string(fc_pairs_dir_name(d)));
         fail = 1;
+    } else if (disputed >= 0) {
+        /* the evidence that would confirm it contradicts its own rounds:
+         * not certified, nobody quarantined */
+        snprintf(why, sizeof(why), "slow with %d of its %d partners in the rounds; alone: "
+                 "%s: a probe of it was slow alone where its round measured the pair "
+                 "faster, and slow again when measured again: evidence that disagrees with "
+                 "itself neither confirms nor clears its link (not quarantined, not "
+                 "certified)", node_slow, node_partners, evidence);
+        json_object_set_new(rec, "implicates", json_null());
+        verdict = "INCOMPLETE";
     } else {
         if (run->confirmed && c->probed[v])
             snprintf(why, sizeof(why), "slow with %d of its %d partners in the rounds; "
@@ -362,17 +384,31 @@ static int fc_pairs_report_node(fc_pairs_run_t *run, int v, const fc_blame_t *bl
                      node_partners);
         json_object_set_new(rec, "implicates", json_null());
     }
-    json_object_set_new(rec, "reasons", fail ? json_pack("[s]", why) : json_array());
-    if (!fail && node_slow > 0)
+    if (fail)
+        verdict = "FAIL";
+    json_object_set_new(rec, "reasons", strcmp(verdict, "PASS") ? json_pack("[s]", why)
+                                                                 : json_array());
+    /* what the confirmation made of the node, in words (the HTML's line) */
+    if (json_is_object(json_object_get(rec, "confirmation")) && blame[v] == FC_BLAME_NONE) {
+        json_t *conf = json_object_get(rec, "confirmation");
+
+        json_object_set_new(conf, "verdict", json_string(
+            fail ? "confirmed" : strcmp(verdict, "PASS") ? "disputed" : "not_reproduced"));
+        json_object_set_new(conf, "text", json_string(why));
+    }
+    if (!strcmp(verdict, "PASS") && node_slow > 0)
         json_object_set_new(rec, "note", json_string(why));
-    json_object_set_new(rec, "verdict", json_string(fail ? "FAIL" : "PASS"));
+    json_object_set_new(rec, "verdict", json_string(verdict));
     if (fail)
         fc_tap_point(&ctx->tap, FC_ERR_FAIL, "node %s %s: %s", fc_host(run, v),
                      blame[v] != FC_BLAME_NONE ? "data" : "link", why);
+    else if (strcmp(verdict, "PASS"))
+        fc_tap_point(&ctx->tap, FC_ERR_FAIL, "node %s link: INCOMPLETE: %s", fc_host(run, v),
+                     why);
     else
         fc_tap_point(&ctx->tap, FC_OK, "node %s link (%s)", fc_host(run, v), why);
     fc_results_append(&ctx->results, rec);
-    return fail;
+    return strcmp(verdict, "PASS") != 0;
 }
 
 int fc_pairs_report(fc_pairs_run_t *run)

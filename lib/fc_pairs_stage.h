@@ -23,6 +23,9 @@
 typedef struct fc_pair_side {
     int32_t node, partner, size_index, valid;
     double median_s;        /* median time of one exchange */
+    double recv_median_s;   /* median time until this side had received
+                             * its partner's data: the partner's direction
+                             * into this node; 0 when not timed apart */
     double lat_us;          /* half round trip, 8 bytes */
     uint64_t wrong;         /* wrong elements received */
     int32_t first_iter;
@@ -64,6 +67,21 @@ typedef enum fc_pair_two {
 typedef struct fc_pair {
     int a, b, size_index;
     double bw_gbps;         /* per direction, from the slower side */
+    double dir_gbps[2];     /* each direction on its own, from its receiver's
+                             * end: [0] a -> b, [1] b -> a; 0 when not timed
+                             * apart */
+    int dir_slow[2];        /* alone: each direction judged on its own, by the
+                             * same limits and references (1 slow, 0 not, -1
+                             * not timed apart) */
+    int slow_abs;           /* an absolute limit found it slow */
+    int control;            /* alone: the stored measurement of the control
+                             * pair measured right after it, -1 */
+    int control_cleared;    /* alone: 1 slow by the references of the rounds,
+                             * not beside its control: not slow; 2 failed a
+                             * limit its control failed too: undecided */
+    double allowed_pct;     /* the relative tolerance it was judged by: the
+                             * profile's, or alone the probes' own spread
+                             * when larger (fc_pairs_alone_tolerance) */
     fc_samples_t samples;   /* the slower side's exchange times */
     double lat_us;
     uint64_t wrong;
@@ -135,8 +153,21 @@ typedef struct fc_pairs_run {
     int *node_racks;                    /* rank 0 */
     fc_pair_t *pairs;                   /* rank 0: every pair, every size */
     int npairs;
-    fc_pair_t *alone;                   /* rank 0: measurement m, size z at
-                                         * m*nsizes+z */
+    fc_pair_t *alone;                   /* rank 0: stored measurement m, size
+                                         * z at m*nsizes+z */
+    int *alone_of;                      /* rank 0: the confirmation's measurement
+                                         * number -> its stored measurement (a
+                                         * pass of the confirmation replays what
+                                         * an earlier one measured); NULL: the same */
+    int nalone;                         /* stored measurements */
+    int alone_widened;                  /* alone_pct, not the profile's, judges */
+    double alone_pct;                   /* the alone judgement's tolerance then */
+    double alone_spread_pct;            /* the spread of the alone measurements
+                                         * (fc_pairs_alone_spread) */
+    int spread_pairs;                   /* the pairs (and sizes) it is over */
+    int spread_a, spread_b, spread_size;    /* the pair at that spread, -1 */
+    double spread_lo, spread_hi;        /* ... its lowest and highest figures */
+    int alone_passes;                   /* passes of the confirmation */
     fc_pairs_confirm_t confirm;         /* rank 0: the confirmation's verdicts */
     int confirmed;                      /* 1 once confirm holds them */
     double confirm_seconds;
@@ -144,7 +175,7 @@ typedef struct fc_pairs_run {
     double measure_max_s;               /* rank 0: the slowest alone measurement */
     int confirm_out_of_time;            /* rank 0: a probe was not started, the
                                          * stage's time would not hold it */
-    int confirm_budget;                 /* rank 0: max_measures before that */
+    int confirm_budget;                 /* rank 0: the measurements a pass may make */
     int sampled;                        /* the rounds are the sampled plan's
                                          * (lib/fc_pairs_schedule.h), not
                                          * the full tournament */
@@ -163,6 +194,25 @@ void fc_pairs_judge_timing(const fc_pairs_run_t *run, fc_pair_t *p);
  * nodes' pairs across the spine); sets p->slow, or p->undecided when no
  * such reference could judge it. */
 void fc_pairs_judge_alone(const fc_pairs_run_t *run, fc_pair_t *p);
+/* Rank 0: stored alone measurement of the confirmation's measurement
+ * number m, at size z. */
+fc_pair_t *fc_pairs_alone_at(const fc_pairs_run_t *run, int m, int z);
+/* Rank 0: the spread the alone measurements show: for each pair of nodes
+ * measured alone more than once and each size, 1 - lowest / highest of its
+ * figures, in percent; their upper median (one pair caught in a burst does
+ * not set it), with its pair, size and figures into run->spread_*; 0 when
+ * no pair was measured twice. */
+double fc_pairs_alone_spread(fc_pairs_run_t *run);
+/* Rank 0: the confirmation's tolerance as JSON: the profile's, the probes'
+ * spread, the one used and why (null without a relative rule). */
+json_t *fc_pairs_alone_tolerance_json(const fc_pairs_run_t *run);
+/* Rank 0: 1 when the alone measurements first .. first + n - 1
+ * (confirmation numbers) of x <-> y, judged slow, each lie below the
+ * rounds' figure of x <-> y by more than the tolerance at a size where
+ * they are slow and the rounds judged it fast: evidence that contradicts
+ * itself (a pair the rounds measured beside others cannot be faster than
+ * alone). */
+int fc_pairs_alone_contradicts(const fc_pairs_run_t *run, int x, int y, int first, int n);
 /* Rank 0: the distinct pairs of nodes measured in the rounds (at any
  * size), a < b, in order of a then b (under the full tournament: every
  * pair); *a_p and *b_p are allocated (free them). Returns how many. */

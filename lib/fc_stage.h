@@ -134,7 +134,9 @@ json_t *fc_stage_gather_json(json_t *mine, MPI_Comm comm);
 /* Every world rank's summary of a point (a placeholder, valid 0, where it
  * is not its group's rank 0) to world rank 0, into all (world_size of
  * them; NULL elsewhere), checked on arrival (lib/fc_ctl.h) and for values
- * a summary can hold (ranks in range, strings ended). */
+ * a summary can hold (ranks in range, strings ended). A group done first
+ * waits for the others quietly (lib/fc_quiet.h), not polling beside the
+ * groups still measuring. */
 void fc_stage_gather_summaries(const char *what, const fc_point_summary_t *mine,
                                fc_point_summary_t *all);
 /* The number of distinct hosts among comm's ranks (collective over comm). */

@@ -16,6 +16,7 @@
 #include "fc_confirm_rule.h"
 #include "fc_ctl.h"
 #include "fc_log.h"
+#include "fc_quiet.h"
 #include "fc_stage_wrong.h"
 #include "fc_watchdog.h"
 
@@ -113,6 +114,7 @@ static void fc_confirm_run(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_bufs
         if (be->rank != 0)
             mine.valid = 0;
     }
+    /* the other groups wait quietly: alone on the cores too (fc_quiet.h) */
     fc_stage_gather_summaries("the summaries of a point confirmed alone", &mine, gathered);
     if (ctx->world_rank != 0)
         return;
@@ -143,7 +145,7 @@ static void fc_confirm_append(fc_judgement_t *j, const char *text)
 }
 
 int fc_stage_confirm_round(const fc_stage_profile_t *sp, const fc_test_point_t *pt,
-                           const char *kind, double ref, int relative,
+                           const char *kind, double ref, int relative, double pct,
                            const fc_point_summary_t *a, const fc_point_summary_t *c)
 {
     fc_judgement_t ja;
@@ -157,10 +159,22 @@ int fc_stage_confirm_round(const fc_stage_profile_t *sp, const fc_test_point_t *
         double base = c->valid && c->status == FC_OK ? fc_judge_relative_figure(pt->coll, c)
                                                      : ref;
 
-        fail |= fc_judge_relative_figure(pt->coll, a) < base *
-                                                        (1 - sp->max_below_median_pct / 100.0);
+        fail |= fc_judge_relative_figure(pt->coll, a) < base * (1 - pct / 100.0);
     }
     return fail;
+}
+
+double fc_stage_confirm_tolerance(const fc_stage_profile_t *sp, const fc_test_point_t *pt,
+                                  const fc_point_summary_t *c, int nrounds, double *spread_p)
+{
+    double figs[FC_CONFIRM_MAX_MEASURES];
+    int n = 0;
+
+    for (int r = 0; r < nrounds && r < FC_CONFIRM_MAX_MEASURES; ++r)
+        if (c[r].valid && c[r].status == FC_OK)
+            figs[n++] = fc_judge_relative_figure(pt->coll, &c[r]);
+    *spread_p = fc_confirm_spread_pct(figs, n);
+    return fc_confirm_tolerance(sp->max_below_median_pct, *spread_p);
 }
 
 /* 1 when the relative rule failed group g in the point (beside the others). */
@@ -182,11 +196,38 @@ fc_confirm_decision_t fc_stage_confirm_decide(const fc_stage_profile_t *sp,
                                               int *fails)
 {
     int relative = fc_confirm_relative(sp, pt, s, j);
+    double spread, pct = fc_stage_confirm_tolerance(sp, pt, c, nrounds, &spread);
 
     for (int r = 0; r < nrounds; ++r)
-        fails[r] = fc_stage_confirm_round(sp, pt, kind, j->peer_median_busbw, relative, &a[r],
-                                          &c[r]);
+        fails[r] = fc_stage_confirm_round(sp, pt, kind, j->peer_median_busbw, relative, pct,
+                                          &a[r], &c[r]);
     return fc_confirm_decide(fails, nrounds);
+}
+
+/* The tolerance the alone rounds were judged by, and why (null without a
+ * relative rule). */
+static json_t *fc_stage_confirm_tolerance_json(const fc_stage_profile_t *sp,
+                                               const fc_test_point_t *pt,
+                                               const fc_point_summary_t *c, int nrounds, int h)
+{
+    double spread, pct = fc_stage_confirm_tolerance(sp, pt, c, nrounds, &spread);
+    char why[FC_REASON_MAX];
+
+    if (sp->max_below_median_pct < 0)
+        return json_null();
+    if (h < 0)
+        snprintf(why, sizeof(why), "no control of its shape was measured alone beside it: "
+                 "the profile's %.0f%%", sp->max_below_median_pct);
+    else if (pct > sp->max_below_median_pct)
+        snprintf(why, sizeof(why), "the control's own alone rounds spread %.0f%%: a tolerance "
+                 "tighter than that cannot confirm anything, so %.0f%% below the control was "
+                 "allowed, not the profile's %.0f%%", spread, pct, sp->max_below_median_pct);
+    else
+        snprintf(why, sizeof(why), "the profile's %.0f%% is at least the spread of the "
+                 "control's alone rounds (%.0f%%)", sp->max_below_median_pct, spread);
+    return json_pack("{s:f, s:f, s:f, s:b, s:s}", "profile_pct", sp->max_below_median_pct,
+                     "spread_pct", spread, "used_pct", pct, "widened",
+                     pct > sp->max_below_median_pct, "why", why);
 }
 
 /* "0.041, 0.912, 0.050" GB/s: the relative figure of each valid round */
@@ -295,7 +336,7 @@ void fc_stage_confirm_settle(const fc_stage_profile_t *sp, const char *kind,
     }
     /* not measured (or the rounds cut short): the failure stands,
      * unconfirmed (nobody blamed) */
-    extra[g] = json_pack("{s:{s:s, s:s, s:s, s:o, s:o, s:o, s:i, s:i}}", "confirmation",
+    extra[g] = json_pack("{s:{s:s, s:s, s:s, s:o, s:o, s:o, s:i, s:i, s:o}}", "confirmation",
                          "verdict", fc_stage_wrong_result(&sums[g]) ? "wrong_result" :
                          js[g].confirmed ? "confirmed" : js[g].status == FC_OK
                              ? "not_reproduced" : "not_measured",
@@ -303,7 +344,8 @@ void fc_stage_confirm_settle(const fc_stage_profile_t *sp, const char *kind,
                          "concurrent", fc_confirm_side_json(&sums[g], "FAIL"),
                          "rounds", rounds, "round_reasons", round_reasons,
                          "alone_measurements", nrounds,
-                         "alone_slow", fc_confirm_slow_count(fails, nrounds));
+                         "alone_slow", fc_confirm_slow_count(fails, nrounds),
+                         "tolerance", fc_stage_confirm_tolerance_json(sp, pt, c, nrounds, h));
 }
 
 void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_bufs_t *bufs,
@@ -352,6 +394,7 @@ void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_buf
                        fc_stage_confirm_decide(&ctx->sp, pt, fc_confirm_kind(ctx), &sums[g],
                                                &js[g], a, c, nrounds, fails) == FC_CONFIRM_MORE;
             }
+            fc_quiet_barrier(MPI_COMM_WORLD);
             fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, "another alone round", &more, 1, 0, 1);
         }
         if (ctx->world_rank == 0) {

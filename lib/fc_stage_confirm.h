@@ -11,7 +11,10 @@
  * relative rule against the control measured in the same round (or, with
  * no control, against the class's reference), and the rounds decide by
  * the one rule of lib/fc_confirm_rule.h: two rounds, a third when they
- * disagree, the majority of three. What is not reproduced passes; the
+ * disagree, the majority of three. The relative rule allows the profile's
+ * percentage, or the spread of the control's own alone rounds when that
+ * is larger (the machine's noise: a tolerance tighter than it confirms
+ * nothing); the record says which and why. What is not reproduced passes; the
  * record keeps every measurement (the one beside the others and each
  * alone round, with its control).
  *
@@ -49,13 +52,20 @@ int fc_stage_timing_failure(const fc_point_summary_t *s, const fc_judgement_t *j
 /* The pure part, for rank 0 and the unit tests (tests/unit/stage_confirm.c).
  *
  * One alone round: 1 the suspect a failed it (the limits on its own
- * figures; with relative set, its relative figure more than the profile's
- * percentage below the control c measured in the same round, or below ref
- * when c did not run), 0 it passed, -1 it was not measured. kind names the
+ * figures; with relative set, its relative figure more than pct percent
+ * below the control c measured in the same round, or below ref when c did
+ * not run), 0 it passed, -1 it was not measured. kind names the
  * group in messages ("node", "rack"). */
 int fc_stage_confirm_round(const fc_stage_profile_t *sp, const fc_test_point_t *pt,
-                           const char *kind, double ref, int relative,
+                           const char *kind, double ref, int relative, double pct,
                            const fc_point_summary_t *a, const fc_point_summary_t *c);
+
+/* The relative tolerance of nrounds alone rounds with controls c[]: the
+ * profile's percentage, or the spread of the control's relative figures
+ * over its rounds (fc_confirm_spread_pct) when larger; *spread_p gets the
+ * spread (0 with fewer than two control rounds). */
+double fc_stage_confirm_tolerance(const fc_stage_profile_t *sp, const fc_test_point_t *pt,
+                                  const fc_point_summary_t *c, int nrounds, double *spread_p);
 
 /* The decision after nrounds alone rounds a[] (controls c[]) of a group
  * that failed the point with summary s and judgement j beside the others:

@@ -18,6 +18,7 @@
 #include "fc_ctl_check.h"
 #include "fc_judge.h"
 #include "fc_log.h"
+#include "fc_quiet.h"
 #include "fc_stage_confirm.h"
 #include "fc_stage_counters.h"
 #include "fc_stage_int.h"
@@ -29,6 +30,7 @@ void fc_stage_gather_summaries(const char *what, const fc_point_summary_t *mine,
 
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    fc_quiet_barrier(MPI_COMM_WORLD);
     fc_ctl_gather(MPI_COMM_WORLD, 0, what, mine, sizeof(*mine), rank == 0 ? all : NULL);
     for (int r = 0; rank == 0 && r < size; ++r)
         fc_ctl_check(fc_ctl_summary_ok(&all[r], size), what, r, "a summary whose ranks, "
@@ -86,6 +88,7 @@ fc_status_t fc_stage_run_sweep(fc_stage_ctx_t *ctx, MPI_Comm group)
         by_host = fc_stage_ival_close_hosts(ctx, &ival);
         if (be.rank != 0)
             mine.valid = 0;
+        /* a group done first waits quietly beside those still measuring */
         fc_stage_gather_summaries("the points' summaries", &mine, all);
         if (ctx->world_rank == 0) {
             for (int r = 0; r < ctx->world_size; ++r)

@@ -44,8 +44,15 @@ static void fc_html_confirmation(FILE *f, json_t *rec)
 
     if (!json_is_object(c) || !fc_json_str(c, "text")[0])
         return;
+    json_t *tol = json_object_get(c, "tolerance");
+
     fprintf(f, "<br><span class=\"muted\">confirmation (%s): ", fc_json_str(c, "verdict"));
     fc_html_escape(f, fc_json_str(c, "text"));
+    /* the tolerance the alone judgement used, and why */
+    if (json_is_object(tol) && fc_json_str(tol, "why")[0]) {
+        fprintf(f, "; tolerance %.0f%%: ", json_number_value(json_object_get(tol, "used_pct")));
+        fc_html_escape(f, fc_json_str(tol, "why"));
+    }
     fprintf(f, "</span>");
 }
 

@@ -32,8 +32,10 @@
 #include "fc_kernels.h"
 #include "fc_log.h"
 #include "fc_pairs.h"
+#include "fc_pairs_passes.h"
 #include "fc_pairs_schedule.h"
 #include "fc_pairs_stage.h"
+#include "fc_quiet.h"
 #include "fc_stats.h"
 #include "fc_watchdog.h"
 
@@ -59,12 +61,14 @@ static double fc_now(void)
 }
 
 /* Every leader's sides of one measurement to rank 0, checked on arrival
- * (lib/fc_ctl.h) and for values a side can hold. */
+ * (lib/fc_ctl.h) and for values a side can hold. The leaders done first
+ * wait for the others quietly (fc_quiet.h), then exchange. */
 static void fc_pairs_gather_sides(const fc_pairs_run_t *run, const char *what,
                                   fc_pairs_bufs_t *bufs)
 {
     int nz = run->ctx->sp.nsizes;
 
+    fc_quiet_barrier(run->leaders);
     fc_ctl_gather(run->leaders, 0, what, bufs->mine, (size_t)nz * sizeof(*bufs->mine),
                   run->ctx->world_rank == 0 ? bufs->all : NULL);
     for (int i = 0; run->ctx->world_rank == 0 && i < run->nnodes * nz; ++i)
@@ -72,6 +76,15 @@ static void fc_pairs_gather_sides(const fc_pairs_run_t *run, const char *what,
                      run->leader_world[i / nz], "a side of nodes %d and %d at size %d",
                      (int)bufs->all[i].node, (int)bufs->all[i].partner,
                      (int)bufs->all[i].size_index);
+}
+
+/* Rank 0 names the pair the confirmation measures next (-1, -1: none,
+ * the confirmation is over) to every leader, who waits for it quietly. */
+static void fc_pairs_tell(const fc_pairs_run_t *run, int msg[2])
+{
+    fc_quiet_barrier(run->leaders);
+    fc_ctl_bcast_ints(run->leaders, 0, "the pair to confirm alone", msg, 2, -1,
+                      run->nnodes - 1);
 }
 
 /* Exchange sizes[z] bytes with partner, warmup + iters times, alternating
@@ -87,6 +100,8 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
     size_t count = (size_t)(bytes / sizeof(int32_t));
     int total = sp->warmup + sp->iters;
     double *times = fc_xcalloc((size_t)total + 1, sizeof(double), "the pair's iteration times");
+    double *recv_times = fc_xcalloc((size_t)total + 1, sizeof(double),
+                                    "the pair's receive times");
     fc_pattern_t pat[2];
     int32_t lat[FC_PAIRS_LAT_BYTES / sizeof(int32_t)];
 
@@ -111,13 +126,21 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
                  partner, FC_PAIRS_TAG, run->leaders, MPI_STATUS_IGNORE);
     for (int it = 0; it < total; ++it) {
         fc_mismatch_t m = { 0, 0, 0, 0 };
+        MPI_Request req[2];
         double t0;
 
         memset(recvbuf, 0xA5, count * sizeof(int32_t));
         t0 = fc_now();
-        MPI_Sendrecv(sendbuf[it % 2], (int)count, MPI_INT32_T, partner, FC_PAIRS_TAG,
-                     recvbuf, (int)count, MPI_INT32_T, partner, FC_PAIRS_TAG,
-                     run->leaders, MPI_STATUS_IGNORE);
+        /* both directions at once, as one exchange; the receive's end
+         * timed on its own too: the partner's direction into this node
+         * (the other side times this node's direction into it) */
+        MPI_Irecv(recvbuf, (int)count, MPI_INT32_T, partner, FC_PAIRS_TAG, run->leaders,
+                  &req[0]);
+        MPI_Isend(sendbuf[it % 2], (int)count, MPI_INT32_T, partner, FC_PAIRS_TAG,
+                  run->leaders, &req[1]);
+        MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+        recv_times[it] = fc_now() - t0;
+        MPI_Wait(&req[1], MPI_STATUS_IGNORE);
         times[it] = fc_now() - t0;
         if (st->enabled && st->rank == run->ctx->world_rank && st->iter == it) {
             uint64_t k = st->index >= 0 && (uint64_t)st->index < count
@@ -135,6 +158,7 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
         side->wrong += m.wrong;
     }
     side->median_s = fc_stats_median(times + sp->warmup, (size_t)sp->iters);
+    side->recv_median_s = fc_stats_median(recv_times + sp->warmup, (size_t)sp->iters);
     fc_samples_keep(times + sp->warmup, sp->iters, &side->samples);
     /* latency: ping-pong, the lower node serves first; each message names
      * its sender and iteration, checked like the data (a changed bit is a
@@ -173,6 +197,7 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
     side->lat_us = fc_stats_median(times + sp->warmup, (size_t)sp->iters) / 2 * 1e6;
     fc_watchdog_peer(-1);
     free(times);
+    free(recv_times);
 }
 
 static void fc_pairs_new(fc_pair_t *p, int x, int y, int z)
@@ -204,14 +229,12 @@ static void fc_pairs_merge(fc_pairs_run_t *run, const fc_pair_side_t *sides,
 }
 
 /* Every leader: one alone measurement of x <-> y at every size while the
- * others wait; rank 0 gets it into alone[index * nsizes + z], judged.
- * Returns (rank 0) FC_CONFIRM_MEAS_SLOW when slow at any size, else
- * FC_CONFIRM_MEAS_UNDECIDED when no honest reference judged a size
- * (fc_pairs_judge_alone), else FC_CONFIRM_MEAS_FAST. */
-static int fc_pairs_probe_step(fc_pairs_bufs_t *bufs, int x, int y, int index)
+ * others wait; rank 0 gets it into alone[index * nsizes + z] (judged by
+ * lib/fc_pairs_passes.c). */
+static void fc_pairs_probe_step(fc_pairs_bufs_t *bufs, int x, int y, int index)
 {
     fc_pairs_run_t *run = bufs->run;
-    int nz = run->ctx->sp.nsizes, slow = 0, undecided = 0;
+    int nz = run->ctx->sp.nsizes;
     char what[96];
 
     snprintf(what, sizeof(what), "pairs confirmation: node %d <-> node %d alone", x, y);
@@ -223,58 +246,48 @@ static int fc_pairs_probe_step(fc_pairs_bufs_t *bufs, int x, int y, int index)
         else
             memset(&bufs->mine[z], 0, sizeof(bufs->mine[z]));
     }
+    /* the leaders not in the probe wait without spinning (fc_quiet.h):
+     * the probe is alone on the hosts' cores too, not only on the wire */
     fc_pairs_gather_sides(run, "the sides of a pair measured alone", bufs);
     if (run->ctx->world_rank != 0)
-        return 0;
+        return;
     for (int z = 0; z < nz; ++z)
         fc_pairs_new(&run->alone[index * nz + z], x, y, z);
     for (int i = 0; i < run->nnodes * nz; ++i)
         if (bufs->all[i].valid)
             fc_pairs_merge_side(run, &run->alone[index * nz + bufs->all[i].size_index],
                                 &bufs->all[i]);
-    for (int z = 0; z < nz; ++z) {
-        fc_pairs_judge_alone(run, &run->alone[index * nz + z]);
-        slow |= run->alone[index * nz + z].slow;
-        undecided |= run->alone[index * nz + z].undecided;
-    }
-    return slow ? FC_CONFIRM_MEAS_SLOW : undecided ? FC_CONFIRM_MEAS_UNDECIDED
-                                                   : FC_CONFIRM_MEAS_FAST;
 }
 
-/* Rank 0's measurement for fc_pairs_confirm(): name the pair to every
- * leader, then measure it once with them, kept as measurement number
- * confirm.nmeasures (the confirmation asks for the second and third). */
-static int fc_pairs_probe(void *arg, int x, int y)
+/* Rank 0's measurement for the confirmation (fc_pairs_measure_func_t):
+ * name the pair to every leader, then measure it once with them into
+ * stored measurement s. Bounded in time: a measurement starts only while
+ * 1.2 times the longest alone so far (before the first: the slowest
+ * round) ends before the share of the stage's timeout the confirmation
+ * may use; else it and every later one are not made (the pairs left
+ * UNCONFIRMED: never a pass, never a quarantine), and what was measured
+ * is kept, where running past the timeout (a lossy link's
+ * retransmissions) lost it all. A measurement already started is not cut
+ * short. */
+static int fc_pairs_probe(void *arg, fc_pairs_run_t *run, int x, int y, int s)
 {
     fc_pairs_bufs_t *bufs = arg;
-    fc_pairs_run_t *run = bufs->run;
-    int msg[2] = { x, y }, slow;
+    int msg[2] = { x, y };
     double t0 = MPI_Wtime(), longest = run->measure_max_s > 0 ? run->measure_max_s
                                                                : run->round_max_s;
 
-    /* bounded in time: a measurement starts only while 1.2 times the
-     * longest alone so far (before the first: the slowest round) ends
-     * before the
-     * share of the stage's timeout the confirmation may use; else it and
-     * every later one are not made (the pairs left UNCONFIRMED: never a
-     * pass, never a quarantine), and what was measured is kept, where
-     * running past the timeout (a lossy link's retransmissions) lost it
-     * all. A measurement already started is not cut short. */
     if (run->confirm_out_of_time ||
         t0 + FC_CONFIRM_PROBES_AHEAD * longest >
             run->ctx->started_s + FC_CONFIRM_TIME_SHARE * run->ctx->sp.timeout_s) {
-        if (!run->confirm_out_of_time)
-            run->confirm_budget = run->confirm.max_measures;
         run->confirm_out_of_time = 1;
         run->confirm.out_of_time = 1;
-        run->confirm.max_measures = run->confirm.nmeasures;     /* no probe starts */
         return -1;
     }
-    fc_ctl_bcast_ints(run->leaders, 0, "the pair to confirm alone", msg, 2, -1, run->nnodes - 1);
-    slow = fc_pairs_probe_step(bufs, x, y, run->confirm.nmeasures);
+    fc_pairs_tell(run, msg);
+    fc_pairs_probe_step(bufs, x, y, s);
     if (MPI_Wtime() - t0 > run->measure_max_s)
         run->measure_max_s = MPI_Wtime() - t0;
-    return slow;
+    return 0;
 }
 
 /* Rank 0: confirm the tournament's slow pairs alone (fc_pairs_confirm.h);
@@ -289,8 +302,7 @@ static void fc_pairs_confirm_alone(fc_pairs_bufs_t *bufs)
         for (int index = 0;; ++index) {
             int msg[2];
 
-            fc_ctl_bcast_ints(run->leaders, 0, "the pair to confirm alone", msg, 2, -1,
-                              run->nnodes - 1);
+            fc_pairs_tell(run, msg);
             if (msg[0] < 0)
                 return;
             fc_pairs_probe_step(bufs, msg[0], msg[1], index);
@@ -302,8 +314,7 @@ static void fc_pairs_confirm_alone(fc_pairs_bufs_t *bufs)
     int *slow = fc_xcalloc((size_t)npairs + 1, sizeof(int), "the slow pairs");
     double t0 = MPI_Wtime();
 
-    run->alone = fc_xcalloc((size_t)max_measures * (size_t)run->ctx->sp.nsizes + 1,
-                            sizeof(*run->alone), "the alone measurements");
+    run->confirm_budget = max_measures;
     for (int k = 0; k < npairs; ++k) {
         for (int z = 0; z < run->ctx->sp.nsizes; ++z) {
             const fc_pair_t *p = fc_pairs_find(run, a[k], b[k], z);
@@ -312,18 +323,16 @@ static void fc_pairs_confirm_alone(fc_pairs_bufs_t *bufs)
         }
         nslow += slow[k];
     }
-    fc_pairs_confirm(n, run->node_racks, run->ctx->inv.nracks, npairs, a, b, slow,
-                     max_measures, fc_pairs_probe, bufs, &run->confirm);
+    fc_pairs_confirm_passes(run, npairs, a, b, slow, max_measures, fc_pairs_probe, bufs);
     run->confirmed = 1;
-    fc_ctl_bcast_ints(run->leaders, 0, "the pair to confirm alone", stop, 2, -1,
-                      run->nnodes - 1);
+    fc_pairs_tell(run, stop);
     run->confirm_seconds = MPI_Wtime() - t0;
     run->ctx->confirm_s += run->confirm_seconds;
     if (nslow > 0)
         fc_tap_diag(&run->ctx->tap, "pairs: %d slow pair(s) in the rounds; confirmation: %d "
                     "pair(s) probed alone (%d measurements) in %.2f s%s", nslow,
                     run->confirmed ? run->confirm.nprobes : 0,
-                    run->confirmed ? run->confirm.nmeasures : 0, run->confirm_seconds,
+                    run->confirmed ? run->nalone : 0, run->confirm_seconds,
                     run->confirm_out_of_time ? " (the stage's time ran out: the probes "
                     "left were not made)" : run->confirm.exhausted ? " (the probes ran out)" : "");
     free(a);
@@ -453,11 +462,11 @@ static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
         json_t *rec = fc_stage_record(ctx, "pairs_confirmation");
 
         json_object_set_new(rec, "probes", json_integer(run->confirmed ? run->confirm.nprobes : 0));
-        json_object_set_new(rec, "measurements",
-                            json_integer(run->confirmed ? run->confirm.nmeasures : 0));
-        json_object_set_new(rec, "max_measurements",
-                            json_integer(run->confirm_out_of_time ? run->confirm_budget
-                                                                  : run->confirm.max_measures));
+        json_object_set_new(rec, "measurements", json_integer(run->confirmed ? run->nalone : 0));
+        json_object_set_new(rec, "passes", json_integer(run->alone_passes));
+        json_object_set_new(rec, "tolerance", run->confirmed
+                                ? fc_pairs_alone_tolerance_json(run) : json_null());
+        json_object_set_new(rec, "max_measurements", json_integer(run->confirm_budget));
         json_object_set_new(rec, "exhausted", json_boolean(run->confirm.exhausted));
         json_object_set_new(rec, "out_of_time", json_boolean(run->confirm_out_of_time));
         json_object_set_new(rec, "common_node",
@@ -472,6 +481,7 @@ static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
         fc_pairs_confirm_free(&run->confirm);
     fc_pairs_schedule_free(&sched);
     free(run->alone);
+    free(run->alone_of);
     free(bufs.mine); free(bufs.all); free(bufs.recvbuf);
     free(bufs.sendbuf[0]); free(bufs.sendbuf[1]);
     return FC_OK;
@@ -521,6 +531,9 @@ int main(int argc, char **argv)
         }
         MPI_Comm_free(&run.leaders);
     }
+    /* the ranks that are not their node's leader wait here the whole
+     * stage: quietly, not beside the measured ranks on their cores */
+    fc_quiet_barrier(MPI_COMM_WORLD);
     {
         int agreed = (int)status;
 

@@ -185,7 +185,7 @@ static void fc_rails_confirm_rail(fc_rails_local_t *L, int r)
             }
         }
     fc_pairs_confirm(n, run->node_racks, L->ctx->inv.nracks, npairs, a, b, slow, max_measures,
-                     fc_rails_probe, &arg, &run->confirm);
+                     fc_rails_probe, NULL, &arg, &run->confirm);
     run->confirmed = 1;
     run->confirm_seconds = MPI_Wtime() - t0;
     L->ctx->confirm_s += run->confirm_seconds;

@@ -7,6 +7,11 @@
 #   - one node's link shaped to 5 Mbit/s (tc tbf), the whole plan: that
 #     host alone is quarantined (its link, confirmed alone with known-good
 #     partners), its rack alone FAILs;
+#   - only what one node sends shaped (tbf inside its namespace, a deep
+#     queue), the pairs stage: that node alone named and quarantined, no
+#     partner of it; a clean cluster judged by a 1% tolerance: the
+#     confirmation judges by its probes' own spread and every rack PASSes
+#     (the rules themselves: tests/unit/pairs_agree.c);
 #   - FC_E2E_REPEAT=N (default 0: make check) runs the clean plan and the
 #     slow-link plan N more times each, consecutively, every run held to
 #     the same points as the first (issue 11's "several consecutive runs":
@@ -27,9 +32,10 @@
 #   - the pairs confirmation bounded in time (a node's pair traffic held
 #     back 0.9 s per call, a 30 s stage): the stage ends in time and keeps
 #     its measured pairs (about 35 s: only with FC_E2E_PAIRS_BUDGET=1).
-# The profile is thresholds/vcluster.yaml's plan cut short (64 KiB, three
-# iterations, a 3-second soak) with a latency limit on the rack and cluster
-# stages (15 ms: a 12-rank 64 KiB collective here takes about 1 ms).
+# The profile is tests/profiles/blame_plan.yaml: thresholds/vcluster.yaml's
+# plan cut short (64 KiB, three iterations, a 3-second soak) with a latency
+# limit on the rack and cluster stages (15 ms: a 12-rank 64 KiB collective
+# here takes about 1 ms).
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 INJ=$PWD/$BUILD/libfc_inject.so
@@ -39,81 +45,9 @@ case $repeat in
 esac
 runs=$((repeat + 1))
 vcluster_up fbs 2,3,1
-plan $(( 26 + 2 * repeat ))
+plan $(( 28 + 2 * repeat ))
 H1=${NAME}01 H2=${NAME}02 H4=${NAME}04 H5=${NAME}05
-cat > "$TMP/plan.yaml" <<'YAML'
-name: blame-slow
-description: the plan of tests/e2e/blame_slow.t, cut short
-seed: 20261203
-stages:
-  node:
-    required: true
-    timeout_s: 120
-    warmup: 1
-    iters: 3
-    sizes: [64KiB]
-    collectives: [all_reduce, all_gather]
-    dtypes: [float32]
-    ops: [sum]
-    relative:
-      max_below_median_pct: 95
-  pairs:
-    required: true
-    timeout_s: 120
-    warmup: 1
-    iters: 3
-    sizes: [64KiB]
-    relative:
-      max_below_median_pct: 80
-    limits:
-      - collective: any
-        min_busbw_gbps: 0.001
-        max_latency_us: 200000
-  rack:
-    required: true
-    timeout_s: 120
-    warmup: 1
-    iters: 3
-    sizes: [64KiB]
-    collectives: [all_reduce, all_gather]
-    dtypes: [int32]
-    ops: [sum]
-    relative:
-      max_below_median_pct: 95
-    limits:
-      - collective: any
-        max_latency_us: 15000
-  cluster:
-    required: true
-    timeout_s: 120
-    warmup: 1
-    iters: 3
-    sizes: [64KiB]
-    collectives: [all_reduce, all_gather]
-    dtypes: [int32]
-    ops: [sum]
-    limits:
-      - collective: any
-        max_latency_us: 15000
-  soak:
-    required: true
-    timeout_s: 90
-    warmup: 1
-    iters: 3
-    sizes: [64KiB]
-    collectives: [all_reduce]
-    dtypes: [int32]
-    ops: [sum]
-    limits:
-      - collective: any
-        max_latency_us: 15000
-    soak:
-      duration_s: 3
-      window_s: 1
-      max_drift_pct: 200
-      max_error_delta: 0
-      nic_pattern: "eth*"
-YAML
+cp tests/profiles/blame_plan.yaml "$TMP/plan.yaml"
 # one_stage NAME: the plan with only that stage (the others left out of the
 # profile, so the racks are not INCOMPLETE for want of them)
 one_stage() {
@@ -233,6 +167,41 @@ grep -q "confirmed alone: [0-9.]*, [0-9.]*\(, [0-9.]*\)\? GB/s (slow [23] of [23
             !grep({ @{$_->{measurements}} < 2 || $_->{slow_measurements} < 2 } @{$_->{confirmation}{partners}}) } @f;
         exit !@n' "$TMP/slow1/certificates/rack2.json"
 ok $? "rack2's HTML shows the link confirmed alone with every measurement; its certificate holds each alone probe's measurements"
+
+# 2b. only what $H4 sends shaped to 5 Mbit/s (tc tbf on its own
+# interface, inside its namespace, a deep queue of 1 s; nothing on the
+# bridge side), the pairs stage: $H4 named and quarantined alone, for the
+# direction its probes show; none of its partners named, the other racks
+# PASS
+one_stage pairs
+$VC --name $NAME slow $H4 5mbit --egress --queue 1000 > /dev/null
+run egress "$TMP/pairs.yaml"
+rc=$?
+$VC --name $NAME clear > /dev/null
+q=$(quarantined egress)
+others=$(rec egress 'scalar grep { ($_->{verdict} // "") ne "PASS" && ref $_->{implicates} &&
+    ($_->{implicates}{host} // "") ne "'$H4'" } @r')
+dir=$(rec egress 'join ",", map { $_->{implicates}{direction} } grep { $_->{type} eq "pairs_node" && $_->{host} eq "'$H4'" && ref $_->{implicates} } @r')
+racks_are egress PASS FAIL PASS && [ $rc -eq 1 ] && [ "$q" = "$H4" ] && [ "$others" = 0 ] &&
+    [[ "$dir" =~ ^(sends|both)$ ]]
+st=$?
+ok $st "only what $H4 sends slowed: $H4 alone quarantined, named for what it sends ($dir), no partner named, rack2 alone FAILs ($rc; quarantined: ${q:-nobody}; other failures: $others; $(cat "$TMP/egress.secs") s)"
+[ $st -eq 0 ] || diag "$(grep -E '^rack|^  (FAIL|INCOMPLETE)' "$TMP/egress.out" | head -6 | cut -c1-400)"
+
+# 2c. a clean cluster judged by a 1% relative tolerance, the pairs stage:
+# the alone probes spread far more than 1% (a busy machine), so the
+# confirmation judges by their spread, says so, and blames nothing (it
+# failed both racks on a healthy path when it applied 1% to them)
+perl -pe 's/max_below_median_pct: 80/max_below_median_pct: 1/' "$TMP/pairs.yaml" > "$TMP/tight.yaml"
+run tight "$TMP/tight.yaml"
+rc=$?
+tol=$(rec tight 'my ($c) = grep { $_->{type} eq "pairs_confirmation" } @r; my $t = $c->{tolerance} // {};
+    ($c->{probes} ? ($t->{widened} ? "widened" : "kept") : "none") . " $t->{used_pct}"')
+racks_are tight PASS PASS PASS && [ $rc -eq 0 ] && [[ "$tol" =~ ^(widened|none) ]]
+st=$?
+ok $st "a clean cluster, 1% tolerance: every rack PASSes, the confirmation judged by its probes' own spread ($rc; tolerance $tol%)"
+[ $st -eq 0 ] || diag "$(grep -E '^rack|^  (FAIL|INCOMPLETE)' "$TMP/tight.out" | head -6 | cut -c1-400)"
+[ $st -eq 0 ] || diag "$(rec tight 'my ($c) = grep { $_->{type} eq "pairs_confirmation" } @r; $c->{tolerance}{why} // ""')"
 
 # 3. one rank slowed in the cluster stage: the retest names it
 one_stage cluster

@@ -109,7 +109,7 @@ static void run(fabric_t *f, const int *noise, int max_measures, outcome_t *o)
     f->probes = 0;
     memset(f->used, 0, sizeof(f->used));
     fc_pairs_confirm(f->n, f->rack, f->nracks, o->npairs, o->a, o->b, o->slow, max_measures,
-                     probe, f, &o->c);
+                     probe, NULL, f, &o->c);
 }
 
 static int links_exactly(const outcome_t *o, int n, int bad)
@@ -229,7 +229,7 @@ int main(void)
     int ok;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 38);
+    fc_tap_plan(&tap, 39);
 
     /* racks of 2, 3 and 1; node 3 (rack 2) has a slow link; in its round
      * the pairs 0-1 and 4-5 were slowed by what ran beside them */
@@ -580,6 +580,27 @@ int main(void)
          o.c.probes[o.c.partner_probe[3][0]].nmeasures == 3;
     fc_tap_ok(&tap, ok, "a slow node measured fast once alone: the majority of three "
               "confirms it (partner %s)", o.c.partner_probe[3][0] >= 0 ? "probed" : "missing");
+    fc_pairs_confirm_free(&o.c);
+
+    /* racks of 2, 3 and 1, node 3 slow; every probe of node 2 with
+     * anyone but node 3 slow alone (a busy machine), so node 3's partner
+     * in its rack cannot be vouched for and node 3 is not confirmed: it is
+     * still slow alone with every partner it was probed with. Node 2's one
+     * slow round pair is node 3's: it does not make node 2 a suspect
+     * (before, node 2 was probed, slow with its partners and confirmed:
+     * a healthy node quarantined, the pair it shared with the slow one
+     * explained by it) */
+    fabric_make(&f, uneven, 3);
+    f.bad_node[3] = 1;
+    for (int v = 0; v < f.n; ++v)
+        if (v != 2 && v != 3)
+            f.noisy[2][v] = 1;
+    run(&f, NULL, budget(f.n), &o);
+    ok = links_exactly(&o, f.n, -1) && o.c.slow_all[3] && !o.c.probed[2] && !o.c.probed[4];
+    for (int v = 0; v < f.n; ++v)
+        ok &= v == 3 || verdict(&o, v, 3) != FC_PAIR_V_NODE_A + (v > 3);
+    fc_tap_ok(&tap, ok, "a pair whose other end was slow alone with every partner does not "
+              "make a suspect of this end: no healthy node probed, none confirmed");
     fc_pairs_confirm_free(&o.c);
     test_undecided();
     return fc_tap_done(&tap);

@@ -105,7 +105,7 @@ int main(void)
     int ok;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 10);
+    fc_tap_plan(&tap, 11);
 
     /* the rule itself */
     {
@@ -203,9 +203,45 @@ int main(void)
         memset(&sp, 0, sizeof(sp));
         sp.max_below_median_pct = 50;
         fc_judge_point_kind(&sp, &pt, sums, 3, "rack", js);
-        fc_tap_ok(&tap, fc_stage_confirm_round(&sp, &pt, "rack", js[0].peer_median_busbw, 1, &a,
+        fc_tap_ok(&tap, fc_stage_confirm_round(&sp, &pt, "rack", js[0].peer_median_busbw, 1,
+                                                 sp.max_below_median_pct, &a,
                                                &c) == 0,
                   "an alone round is judged against the control of the same round");
+    }
+
+    /* the noise floor: a 1% tolerance, the control's own alone rounds
+     * 1.0 and 0.7 GB/s (30% apart), the suspect 0.9 both times: a
+     * tolerance under the control's spread confirms nothing; the rounds
+     * are judged by 30% (both fast: not reproduced) and the record says so */
+    {
+        fc_stage_profile_t sp;
+        fc_test_point_t pt = { FC_COLL_ALL_REDUCE, FC_INT32, FC_OP_SUM, 65536, 1, 3, 1, 0 };
+        fc_point_summary_t sums[3] = { group("b1", 0.9), group("a1", 1.0), group("c1", 1.0) };
+        fc_point_summary_t a[2] = { group("b1", 0.9), group("b1", 0.9) };
+        fc_point_summary_t c[2] = { group("a1", 1.0), group("a1", 0.7) };
+        fc_judgement_t js[3];
+        json_t *extra[3] = { NULL, NULL, NULL }, *tol;
+        int fails[FC_CONFIRM_MAX_MEASURES];
+
+        memset(&sp, 0, sizeof(sp));
+        sp.max_below_median_pct = 1;
+        fc_judge_point_kind(&sp, &pt, sums, 3, "rack", js);
+        ok = js[0].status == FC_ERR_FAIL &&
+             fc_stage_confirm_decide(&sp, &pt, "rack", &sums[0], &js[0], a, c, 2, fails) ==
+                 FC_CONFIRM_CLEARED;
+        fc_stage_confirm_settle(&sp, "rack", &pt, sums, js, 0, 1, a, c, 2, extra);
+        tol = json_object_get(json_object_get(extra[0], "confirmation"), "tolerance");
+        ok &= js[0].status == FC_OK && json_is_true(json_object_get(tol, "widened")) &&
+              json_number_value(json_object_get(tol, "used_pct")) > 29.9 &&
+              json_number_value(json_object_get(tol, "used_pct")) < 30.1 &&
+              strstr(json_string_value(json_object_get(tol, "why")), "the control's own alone "
+                     "rounds spread 30%: a tolerance tighter than that cannot confirm "
+                     "anything") != NULL;
+        fc_tap_ok(&tap, ok, "a 1%% tolerance under the control's 30%% spread alone: judged by "
+                  "30%%, not reproduced, and the record says why (%s)",
+                  json_string_value(json_object_get(tol, "why")));
+        for (int g = 0; g < 3; ++g)
+            json_decref(extra[g]);
     }
     return fc_tap_done(&tap);
 }

@@ -1,0 +1,246 @@
+/*
+ * fc_pairs_passes.c - see fc_pairs_passes.h: the stored measurements, their
+ * replay by the confirmation's numbering, and the passes.
+ */
+#include "fc_pairs_passes.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fc_alloc.h"
+#include "fc_peers.h"
+
+typedef struct fc_passes {
+    fc_pairs_run_t *run;
+    int *judged;                /* each stored measurement's judgement */
+    int capacity;               /* measurements run->alone holds */
+    int replay_only;            /* this pass measures nothing new */
+    fc_pairs_measure_func_t measure;
+    void *arg;
+    int *suspect;               /* per node: 2 every pair of it was slow in the
+                                 * rounds, 1 most of those with nodes not so,
+                                 * 0 neither (controls avoid suspects) */
+} fc_passes_t;
+
+/* Stored measurement m judged at every size by the pass's tolerance:
+ * FC_CONFIRM_MEAS_SLOW when slow at any size, else _UNDECIDED when no
+ * honest reference judged a size (fc_pairs_judge_alone), else _FAST. Its
+ * control, measured right after it, judges the moment: a size slow only
+ * by the relative rules (the rounds' references, measured at another
+ * moment) within the tolerance of its control is not slow; a size that
+ * fails a limit its control fails too is undecided (the limit's failure
+ * stands in the pair's record; it singles out nobody). */
+static int fc_passes_judge(fc_pairs_run_t *run, int m)
+{
+    int nz = run->ctx->sp.nsizes, slow = 0, undecided = 0;
+
+    for (int z = 0; z < nz; ++z) {
+        fc_pair_t *p = &run->alone[(size_t)m * nz + z];
+
+        fc_pairs_judge_alone(run, p);
+        p->control_cleared = 0;
+        if (p->slow && p->control >= 0) {
+            const fc_pair_t *c = &run->alone[(size_t)p->control * nz + z];
+            double pct = p->allowed_pct > 0 ? p->allowed_pct : 0;
+            int c_fails = (p->limit_bw >= 0 && c->bw_gbps < p->limit_bw) ||
+                          (z == 0 && p->limit_lat >= 0 && c->lat_us > p->limit_lat);
+            size_t at = strlen(p->reasons[0]);
+
+            if (!p->slow_abs && c->bw_gbps > 0 && p->bw_gbps >= c->bw_gbps * (1.0 - pct / 100.0)) {
+                p->slow = 0;
+                p->control_cleared = 1;
+                snprintf(p->reasons[0] + at, sizeof(p->reasons[0]) - at, "; but within "
+                         "%.0f%% of its control %s <-> %s measured right after it (%.4f "
+                         "GB/s): the moment's, not the pair's", pct, run->node_hosts[c->a],
+                         run->node_hosts[c->b], c->bw_gbps);
+            } else if (p->slow_abs && c_fails) {
+                /* the limit stands, but the moment failed it for the
+                 * control too: nothing singles this pair out */
+                p->slow = 0;
+                p->undecided = 1;
+                p->control_cleared = 2;
+                snprintf(p->reasons[0] + at, sizeof(p->reasons[0]) - at, "; its control %s "
+                         "<-> %s, measured right after it, fails the limit too (%.4f GB/s, "
+                         "%.1f us): undecided, the moment's as much as the pair's",
+                         run->node_hosts[c->a], run->node_hosts[c->b], c->bw_gbps, c->lat_us);
+            }
+        }
+        slow |= p->slow;
+        undecided |= p->undecided;
+    }
+    return slow ? FC_CONFIRM_MEAS_SLOW : undecided ? FC_CONFIRM_MEAS_UNDECIDED
+                                                   : FC_CONFIRM_MEAS_FAST;
+}
+
+/* The stored measurement that replays the pass's measurement number m of
+ * x <-> y (the pair's k-th of this pass, k its earlier ones), or -1. */
+static int fc_passes_replay(const fc_pairs_run_t *run, int x, int y, int m)
+{
+    int nz = run->ctx->sp.nsizes, lo = x < y ? x : y, hi = x < y ? y : x, k = 0;
+
+    for (int i = 0; i < m; ++i) {
+        const fc_pair_t *p = &run->alone[(size_t)run->alone_of[i] * nz];
+
+        k += p->a == lo && p->b == hi;
+    }
+    for (int s = 0; s < run->nalone; ++s) {
+        const fc_pair_t *p = &run->alone[(size_t)s * nz];
+
+        if (p->a == lo && p->b == hi && k-- == 0)
+            return s;
+    }
+    return -1;
+}
+
+/* A control for x <-> y: a pair of the rounds that touches neither, whose
+ * figure at the first size is nearest the reference ref (the highest when
+ * ref < 0), into *q_p and *r_p; 0, or -1 when none. Of its path kind and
+ * touching no suspect (ps->suspect: 2) first; then of the other kind;
+ * then touching no node every pair of which was slow (1), of its kind and
+ * then of the other (the record names the control). */
+static int fc_passes_control(const fc_passes_t *ps, int x, int y, double ref, int *q_p,
+                             int *r_p)
+{
+    const fc_pairs_run_t *run = ps->run;
+    fc_peer_path_t path = fc_peer_pair_path(run->node_racks[x], run->node_racks[y]);
+    int found = -1;
+    double best = 0;
+
+    for (int level = 0; level < 4 && found < 0; ++level)
+        for (int k = 0; k < run->npairs; ++k) {
+            const fc_pair_t *q = &run->pairs[k];
+            double d = ref >= 0 ? fabs(q->bw_gbps - ref) : -q->bw_gbps;   /* smaller: better */
+            int worst = level < 2 ? 1 : 2;  /* suspicion allowed: 0, then 1 */
+
+            if (q->size_index != 0 || q->a == x || q->a == y || q->b == x || q->b == y ||
+                ps->suspect[q->a] >= worst || ps->suspect[q->b] >= worst ||
+                (fc_peer_pair_path(run->node_racks[q->a], run->node_racks[q->b]) == path) ==
+                    level % 2)
+                continue;
+            if (found < 0 || d < best) {
+                found = k;
+                best = d;
+            }
+        }
+    if (found < 0)
+        return -1;
+    *q_p = run->pairs[found].a;
+    *r_p = run->pairs[found].b;
+    return 0;
+}
+
+/* Measurement s, slow: measure its control right after it (when the
+ * store holds it and the time allows), keep it as s's control, and judge
+ * s again. */
+static int fc_passes_add_control(fc_passes_t *ps, int s, int judged)
+{
+    fc_pairs_run_t *run = ps->run;
+    int nz = run->ctx->sp.nsizes, q, r, slow_size = 0;
+    const fc_pair_t *p = &run->alone[(size_t)s * nz];
+
+    for (int z = 0; z < nz; ++z)
+        slow_size |= p[z].slow;
+    if (judged != FC_CONFIRM_MEAS_SLOW || !slow_size || run->nalone >= ps->capacity ||
+        fc_passes_control(ps, p->a, p->b, p->rel == FC_PAIR_REL_APPLIED ? p->ref : -1, &q,
+                          &r) != 0 ||
+        ps->measure(ps->arg, run, q, r, run->nalone) != 0)
+        return judged;
+    for (int z = 0; z < nz; ++z) {
+        run->alone[(size_t)run->nalone * nz + z].control = -1;
+        run->alone[(size_t)s * nz + z].control = run->nalone;
+    }
+    run->nalone++;
+    return fc_passes_judge(run, s);
+}
+
+/* The confirmation's probe (fc_pairs_probe_func_t): replayed, or measured
+ * (with its control when it is slow) and stored. */
+static int fc_passes_probe(void *arg, int x, int y)
+{
+    fc_passes_t *ps = arg;
+    fc_pairs_run_t *run = ps->run;
+    int m = run->confirm.nmeasures, s = fc_passes_replay(run, x, y, m);
+
+    if (s >= 0) {
+        run->alone_of[m] = s;
+        return ps->judged[s];
+    }
+    if (ps->replay_only || run->nalone >= ps->capacity ||
+        ps->measure(ps->arg, run, x, y, run->nalone) != 0) {
+        run->confirm.max_measures = run->confirm.nmeasures;     /* no probe starts */
+        return FC_CONFIRM_MEAS_UNMEASURED;
+    }
+    s = run->nalone++;
+    run->alone_of[m] = s;
+    for (int z = 0; z < run->ctx->sp.nsizes; ++z)
+        run->alone[(size_t)s * run->ctx->sp.nsizes + z].control = -1;
+    return ps->judged[s] = fc_passes_add_control(ps, s, fc_passes_judge(run, s));
+}
+
+static int fc_passes_contradicts(void *arg, int x, int y, int first, int n)
+{
+    return fc_pairs_alone_contradicts(((fc_passes_t *)arg)->run, x, y, first, n);
+}
+
+void fc_pairs_confirm_passes(fc_pairs_run_t *run, int npairs, const int *a, const int *b,
+                             const int *slow, int max_measures, fc_pairs_measure_func_t measure,
+                             void *arg)
+{
+    fc_passes_t ps = { run, NULL, 3 * max_measures, 0, measure, arg, NULL };
+    double pct = run->ctx->sp.max_below_median_pct;
+    int n = run->nnodes;
+    int *pairs_of = fc_xcalloc((size_t)n + 1, sizeof(int), "the nodes' pairs");
+    int *slow_of = fc_xcalloc((size_t)n + 1, sizeof(int), "the nodes' slow pairs");
+
+    /* suspects, never in a control: a node every pair of which was slow,
+     * and one most of whose pairs with the others were */
+    ps.suspect = fc_xcalloc((size_t)n + 1, sizeof(int), "the nodes' suspicion");
+    for (int pass = 0; pass < 2; ++pass) {
+        memset(pairs_of, 0, (size_t)n * sizeof(int));
+        memset(slow_of, 0, (size_t)n * sizeof(int));
+        for (int k = 0; k < npairs; ++k) {
+            if (pass == 1 && (ps.suspect[a[k]] || ps.suspect[b[k]]))
+                continue;
+            pairs_of[a[k]]++;
+            pairs_of[b[k]]++;
+            slow_of[a[k]] += slow[k] != 0;
+            slow_of[b[k]] += slow[k] != 0;
+        }
+        for (int v = 0; v < n; ++v)
+            if (pass == 0)
+                ps.suspect[v] = pairs_of[v] > 0 && slow_of[v] == pairs_of[v] ? 2 : 0;
+            else if (ps.suspect[v] == 0)
+                ps.suspect[v] = 2 * slow_of[v] > pairs_of[v];
+    }
+    free(pairs_of);
+    free(slow_of);
+
+    run->alone = fc_xcalloc((size_t)ps.capacity * (size_t)run->ctx->sp.nsizes + 1,
+                            sizeof(*run->alone), "the alone measurements");
+    run->alone_of = fc_xcalloc((size_t)max_measures + 1, sizeof(int),
+                               "the confirmation's measurements");
+    ps.judged = fc_xcalloc((size_t)ps.capacity + 1, sizeof(int),
+                           "the alone measurements' judgements");
+    run->nalone = 0;
+    run->alone_widened = 0;
+    for (int pass = 0; pass < FC_PAIRS_PASSES; ++pass) {
+        ps.replay_only = pass == FC_PAIRS_PASSES - 1;
+        for (int s = 0; s < run->nalone; ++s)
+            ps.judged[s] = fc_passes_judge(run, s);
+        fc_pairs_confirm(run->nnodes, run->node_racks, run->ctx->inv.nracks, npairs, a, b,
+                         slow, max_measures, fc_passes_probe, fc_passes_contradicts, &ps,
+                         &run->confirm);
+        run->alone_passes = pass + 1;
+        if (pct < 0 || fc_pairs_alone_spread(run) <= fc_confirm_tolerance(
+                           pct, run->alone_widened ? run->alone_pct : pct))
+            break;
+        if (pass + 1 < FC_PAIRS_PASSES)
+            fc_pairs_confirm_free(&run->confirm);
+        run->alone_widened = 1;
+        run->alone_pct = fc_confirm_tolerance(pct, run->alone_spread_pct);
+    }
+    free(ps.judged);
+    free(ps.suspect);
+}

@@ -1,0 +1,445 @@
+/*
+ * pairs_agree.c - unit tests of the pairs confirmation's evidence rules on
+ * fixture records, no MPI: a run as rank 0 holds it after its rounds
+ * (tests/lib/fc_test_pairs.h, every figure planted), confirmed in passes
+ * (lib/fc_pairs_passes.c) with each alone measurement planted by the
+ * fixture, then written by the stage's report (lib/fc_pairs_report.c)
+ * into a scratch results.jsonl and read back. The rules:
+ *
+ *  - evidence must agree: a healthy node fast with its partners in the
+ *    rounds, slow with them alone (a busy machine) is measured again;
+ *    slow again, its pairs_node record is INCOMPLETE with both figures,
+ *    nobody quarantined; fast again, it passes;
+ *  - the noise floor: under a 1% tolerance, alone measurements that
+ *    spread 20% confirm nothing: the tolerance is widened to the spread,
+ *    and the records say so and why;
+ *  - a control: a pair slow alone at a moment the whole machine was slow
+ *    (its control, measured right after it, as slow) is not reproduced;
+ *    beside a fast control it is its path's;
+ *  - direction: a node slow only in what it sends is named for that
+ *    direction and quarantined; its partners are not named.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fc_pairs_agree.h"
+#include "fc_pairs_passes.h"
+#include "fc_tap.h"
+#include "fc_test_pairs.h"
+
+static fc_tap_t tap;
+static char dir[] = "/tmp/fc_pairs_agree.XXXXXX";
+
+/* What each pair moves when measured alone. */
+typedef struct fixture {
+    matrix_t m;
+    int slow_node;              /* its pairs move 0.001 GB/s (-1: none) ... */
+    int sends_only;             /* ... in what it sends only */
+    int noisy_node;             /* its pairs but noisy_spared's move 0.01 */
+    int noisy_spared;
+    const char *noisy_seq;      /* ... by measurement: 'S' 0.01, 'F' as usual */
+    double wobble;              /* every other measurement of a pair is
+                                 * this much lower (0.2: 20%) */
+    int busy_to;                /* stored measurements 0 .. busy_to - 1 move
+                                 * 0.01 GB/s, whatever the pair (a busy
+                                 * machine) */
+    int path_a, path_b;         /* this pair moves 0.01 GB/s alone */
+    int count[MAXN][MAXN];      /* measurements made of each pair */
+} fixture_t;
+
+static double nominal(const fixture_t *f, int x, int y)
+{
+    return f->m.node_racks[x] == f->m.node_racks[y] ? 1.0 : 0.5;
+}
+
+/* fc_pairs_measure_func_t: the planted figures of the k-th measurement */
+static int measure(void *arg, fc_pairs_run_t *run, int x, int y, int s)
+{
+    fixture_t *f = arg;
+    fc_pair_t *p = &run->alone[(size_t)s * (size_t)run->ctx->sp.nsizes];   /* one size */
+    int lo = x < y ? x : y, hi = x < y ? y : x, k = f->count[lo][hi]++;
+    double bw = nominal(f, lo, hi) * (k % 2 ? 1.0 - f->wobble : 1.0);
+
+    memset(p, 0, sizeof(*p));
+    p->a = lo;
+    p->b = hi;
+    p->bad_node = -1;
+    p->lat_us = 20;
+    p->dir_gbps[0] = p->dir_gbps[1] = bw;
+    if ((lo == f->noisy_node || hi == f->noisy_node) && lo != f->noisy_spared &&
+        hi != f->noisy_spared && f->noisy_seq[k < (int)strlen(f->noisy_seq) ? k : 0] == 'S')
+        p->dir_gbps[0] = p->dir_gbps[1] = 0.01;
+    if (s < f->busy_to || (lo == f->path_a && hi == f->path_b))
+        p->dir_gbps[0] = p->dir_gbps[1] = 0.01;
+    if (lo == f->slow_node || hi == f->slow_node) {
+        p->dir_gbps[lo == f->slow_node ? 0 : 1] = 0.001;       /* what it sends */
+        if (!f->sends_only)
+            p->dir_gbps[lo == f->slow_node ? 1 : 0] = 0.001;
+    }
+    p->bw_gbps = p->dir_gbps[0] < p->dir_gbps[1] ? p->dir_gbps[0] : p->dir_gbps[1];
+    return 0;
+}
+
+/* Racks of 2, 3 and 1, pct% allowed: the rounds' figures exact (no
+ * wobble) but what plant() sets; then confirmed, reported, read back. */
+static void fixture_make(fixture_t *f, double pct)
+{
+    static const int racks[3] = { 2, 3, 1 };
+
+    memset(f, 0, sizeof(*f));
+    matrix_make(&f->m, racks, 3, pct, 1.0, 0.5);
+    f->slow_node = f->noisy_node = f->noisy_spared = f->path_a = f->path_b = -1;
+    f->noisy_seq = "";
+    for (int k = 0; k < f->m.run.npairs; ++k) {
+        fc_pair_t *p = &f->m.pairs[k];
+
+        p->bw_gbps = p->dir_gbps[0] = p->dir_gbps[1] = nominal(f, p->a, p->b);
+    }
+}
+
+/* Pair (x, y) of the rounds moves bw (into x's direction to y: out). */
+static void plant(fixture_t *f, int x, int y, double out, double back)
+{
+    fc_pair_t *p = fc_pairs_find(&f->m.run, x, y, 0);
+
+    p->dir_gbps[p->a == x ? 0 : 1] = out;
+    p->dir_gbps[p->a == x ? 1 : 0] = back;
+    p->bw_gbps = out < back ? out : back;
+}
+
+/* Judge, confirm and report; the records into *records_p. */
+static void fixture_run(fixture_t *f, json_t **records_p)
+{
+    fc_pairs_run_t *run = &f->m.run;
+    int *a, *b, *slow, npairs;
+    FILE *null = fopen("/dev/null", "w"), *in;
+    char path[4200], line[1 << 16];
+
+    fc_pairs_judge(run);
+    npairs = fc_pairs_measured(run, &a, &b);
+    slow = calloc((size_t)npairs + 1, sizeof(int));
+    for (int k = 0; k < npairs; ++k)
+        slow[k] = fc_pairs_find(run, a[k], b[k], 0)->slow;
+    fc_pairs_confirm_passes(run, npairs, a, b, slow, FC_CONFIRM_MAX_MEASURES * (4 * 6 + 8),
+                            measure, f);
+    run->confirmed = 1;
+    f->m.ctx.stage = FC_STAGE_PAIRS;
+    fc_tap_init(&f->m.ctx.tap, null, 0);
+    if (fc_results_open(dir, &f->m.ctx.results) != FC_OK)
+        fc_tap_bail(&tap, "cannot open %s", dir);
+    fc_pairs_report(run);
+    fc_results_close(&f->m.ctx.results);
+    fclose(null);
+    *records_p = json_array();
+    snprintf(path, sizeof(path), "%s/results.jsonl", dir);
+    if ((in = fopen(path, "r")) != NULL) {
+        while (fgets(line, sizeof(line), in))
+            json_array_append_new(*records_p, json_loads(line, 0, NULL));
+        fclose(in);
+    }
+    unlink(path);
+    free(a);
+    free(b);
+    free(slow);
+}
+
+static void fixture_free(fixture_t *f, json_t *records)
+{
+    fc_pairs_confirm_free(&f->m.run.confirm);
+    free(f->m.run.alone);
+    free(f->m.run.alone_of);
+    json_decref(records);
+}
+
+/* The pairs_node record of host, or NULL. */
+static json_t *node_record(json_t *records, const char *host)
+{
+    json_t *r;
+    size_t i;
+
+    json_array_foreach(records, i, r)
+        if (!strcmp(json_string_value(json_object_get(r, "type")), "pairs_node") &&
+            !strcmp(json_string_value(json_object_get(r, "host")), host))
+            return r;
+    return NULL;
+}
+
+static const char *str(json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+
+    return s ? s : "";
+}
+
+/* Records that quarantine a host, and into *others_p the FAILs that do not
+ * implicate host (any, when host is NULL). */
+static int count_blamed(json_t *records, const char *host, int *others_p)
+{
+    json_t *r;
+    size_t i;
+    int q = 0;
+
+    *others_p = 0;
+    json_array_foreach(records, i, r) {
+        json_t *imp = json_object_get(r, "implicates");
+
+        q += json_is_true(json_object_get(imp, "quarantine"));
+        *others_p += !strcmp(str(r, "verdict"), "FAIL") && strcmp(str(imp, "host"), host ? host : "");
+    }
+    return q;
+}
+
+/* n03 slow with n01 in its round only; alone, its pairs with every other
+ * partner (fast with all of them in their rounds) move as seq says, by
+ * measurement ('S' slow), with n01 fast; run, and n03's pairs_node record. */
+static json_t *run_noisy(fixture_t *f, const char *seq, json_t **records_p)
+{
+    fixture_make(f, 80);
+    plant(f, 2, 0, 0.01, 0.01);
+    f->noisy_node = 2;
+    f->noisy_spared = 0;
+    f->noisy_seq = seq;
+    fixture_run(f, records_p);
+    return node_record(*records_p, "n03");
+}
+
+static void test_disagreeing_evidence(void)
+{
+    static fixture_t f;
+    json_t *records, *n03, *agree;
+    int q, others;
+    const char *why;
+
+    n03 = run_noisy(&f, "S", &records);
+    why = json_string_value(json_array_get(json_object_get(n03, "reasons"), 0));
+    agree = json_object_get(json_object_get(json_object_get(n03, "confirmation"), "disputed"),
+                            "agreement");
+    q = count_blamed(records, "n03", &others);
+    fc_tap_ok(&tap, n03 && !strcmp(str(n03, "verdict"), "INCOMPLETE") &&
+              json_is_null(json_object_get(n03, "implicates")) && q == 0 && others == 0 &&
+              !f.m.run.confirm.link[2] && why &&
+              strstr(why, "0.0100, 0.0100 GB/s alone (slow 2 of 2) against 1.0000 GB/s in its "
+                     "round, measured again: 0.0100, 0.0100 GB/s (slow again: the evidence "
+                     "disagrees with the round) with n04 (same rack)") &&
+              strstr(why, "neither confirms nor clears its link (not quarantined, not "
+                     "certified)"),
+              "a healthy node slow alone with partners it was fast with in the rounds, "
+              "measured again and slow again: INCOMPLETE with both figures, nobody "
+              "quarantined, no FAIL (%s)", why ? why : "no record");
+    fc_tap_ok(&tap, json_number_value(json_object_get(agree, "round_gbps")) == 1.0 &&
+              json_array_size(json_object_get(agree, "alone_gbps")) == 2 &&
+              json_array_size(json_object_get(agree, "measured_again_gbps")) == 2 &&
+              json_is_false(json_object_get(agree, "agrees")) &&
+              !strcmp(str(json_object_get(json_object_get(n03, "confirmation"), "disputed"),
+                          "result"), "disagrees"),
+              "its record holds the round's figure, the alone series and the series measured "
+              "again, and that they disagree");
+    fixture_free(&f, records);
+
+    /* the same, but fast when measured again: the first series was noise */
+    n03 = run_noisy(&f, "SSFF", &records);
+    q = count_blamed(records, NULL, &others);
+    fc_tap_ok(&tap, n03 && !strcmp(str(n03, "verdict"), "PASS") && q == 0 && others == 0 &&
+              fc_confirm_clear(&f.m.run.confirm, 2),
+              "fast when measured again: the node is cleared, every record PASSes (%s)",
+              str(n03, "note"));
+    fixture_free(&f, records);
+}
+
+static void test_noise_floor(void)
+{
+    static fixture_t f;
+    json_t *records, *r, *tol = NULL;
+    size_t i;
+    int q, others, confirmed = 0;
+
+    /* a 1% tolerance; three pairs 2% slow in their rounds; every pair's
+     * second alone measurement 20% below its first */
+    fixture_make(&f, 1);
+    plant(&f, 0, 2, 0.49, 0.49);
+    plant(&f, 2, 3, 0.98, 0.98);
+    plant(&f, 3, 5, 0.49, 0.49);
+    f.wobble = 0.2;
+    fixture_run(&f, &records);
+    q = count_blamed(records, NULL, &others);
+    json_array_foreach(records, i, r) {
+        json_t *c = json_object_get(r, "confirmation");
+
+        if (tol == NULL && json_is_object(json_object_get(c, "tolerance")))
+            tol = json_object_get(c, "tolerance");
+        confirmed += json_is_true(json_object_get(c, "confirmed"));
+    }
+    fc_tap_ok(&tap, q == 0 && others == 0 && confirmed == 0 && f.m.run.alone_widened &&
+              f.m.run.alone_passes >= 2 && json_is_true(json_object_get(tol, "widened")) &&
+              json_number_value(json_object_get(tol, "profile_pct")) == 1 &&
+              json_number_value(json_object_get(tol, "used_pct")) > 19.9 &&
+              json_number_value(json_object_get(tol, "used_pct")) < 20.1 &&
+              strstr(str(tol, "why"), "spread 20% as their upper median") &&
+              strstr(str(tol, "why"), "so the alone judgement allowed 20% below, not the "
+                     "profile's 1%"),
+              "a 1%% tolerance under alone measurements that spread 20%%: widened to 20%% "
+              "(%d passes), nothing confirmed, every record PASSes; the records say why: %s",
+              f.m.run.alone_passes, str(tol, "why"));
+    fixture_free(&f, records);
+
+    /* the same tolerance without the wobble: nothing to widen */
+    fixture_make(&f, 1);
+    plant(&f, 0, 2, 0.49, 0.49);
+    fixture_run(&f, &records);
+    fc_tap_ok(&tap, !f.m.run.alone_widened && f.m.run.alone_passes == 1,
+              "alone measurements that agree leave the profile's 1%% as it is");
+    fixture_free(&f, records);
+}
+
+/* A pair slow in its round and slow alone, at a moment the whole machine
+ * was slow (its control, measured right after it, as slow): not the
+ * pair's; the same pair slow alone beside a fast control: its path. */
+static void test_control(void)
+{
+    static fixture_t f;
+    json_t *records, *r;
+    size_t i;
+    int q, others, path = 0, cleared = 0;
+
+    fixture_make(&f, 80);
+    plant(&f, 0, 2, 0.01, 0.01);
+    f.busy_to = 4;
+    fixture_run(&f, &records);
+    q = count_blamed(records, NULL, &others);
+    json_array_foreach(records, i, r) {
+        char *text = json_dumps(r, JSON_COMPACT);
+
+        cleared += strstr(text, "\"cleared\":true") != NULL;
+        free(text);
+    }
+    fc_tap_ok(&tap, q == 0 && others == 0 && cleared > 0,
+              "pairs slow alone while the machine was (each control, measured right after, "
+              "as slow): cleared by their controls (%d records say so), nobody blamed, every "
+              "record PASSes", cleared);
+    fixture_free(&f, records);
+
+    fixture_make(&f, 80);
+    plant(&f, 0, 2, 0.01, 0.01);
+    f.path_a = 0;
+    f.path_b = 2;
+    fixture_run(&f, &records);
+    json_array_foreach(records, i, r)
+        path += !strcmp(str(json_object_get(r, "implicates"), "part"), "path") &&
+                !strcmp(str(r, "verdict"), "FAIL");
+    fc_tap_ok(&tap, path == 1 && count_blamed(records, NULL, &others) == 0,
+              "the same pair slow alone beside a fast control: its path FAILs, nobody "
+              "quarantined");
+    fixture_free(&f, records);
+}
+
+/* A limit of 0.05 GB/s; n03's pairs fail it in their rounds, and alone
+ * at a moment the whole machine does (each control fails it too): the
+ * limit stands in the pairs' records, nobody is quarantined. The same
+ * limit with only n03 slow (its controls fast): n03 is quarantined. */
+static void test_control_limit(void)
+{
+    static fixture_t f;
+    fc_limit_rule_t lim = { FC_ANY, FC_ANY, FC_ANY, 0, UINT64_MAX, 0.05, -1, 7, 1 };
+    json_t *records, *r;
+    size_t i;
+    int q, others, undecided = 0, failed = 0;
+
+    for (int busy = 1; busy >= 0; --busy) {
+        fixture_make(&f, 80);
+        f.m.ctx.sp.limits[0] = lim;
+        f.m.ctx.sp.nlimits = 1;
+        for (int v = 0; v < f.m.run.nnodes; ++v)
+            if (v != 2)
+                plant(&f, 2, v, 0.01, 0.01);
+        f.slow_node = busy ? -1 : 2;
+        f.busy_to = busy ? 1000 : 0;
+        fixture_run(&f, &records);
+        q = count_blamed(records, busy ? NULL : "n03", &others);
+        json_array_foreach(records, i, r) {
+            char *text = json_dumps(r, JSON_COMPACT);
+
+            undecided += busy && strstr(text, "\"undecided\":true") != NULL;
+            failed += busy && !strcmp(str(r, "type"), "pair") && !strcmp(str(r, "verdict"), "FAIL");
+            free(text);
+        }
+        if (busy)
+            fc_tap_ok(&tap, q == 0 && failed == 5 && undecided > 0 && !f.m.run.confirm.link[2],
+                      "a limit failed alone by n03's pairs and by their controls alike (a busy "
+                      "machine): its 5 pairs still FAIL the limit, nobody is quarantined "
+                      "(%d records undecided)", undecided);
+        else
+            fc_tap_ok(&tap, q == 1 && others == 0 && f.m.run.confirm.link[2],
+                      "the same limit failed by n03 alone, its controls fast: n03 quarantined");
+        fixture_free(&f, records);
+    }
+}
+
+static void test_direction(void)
+{
+    static fixture_t f;
+    json_t *records, *n04, *r;
+    size_t i;
+    int q, others, named_other = 0, sends = 0;
+    const char *why;
+
+    /* n04 sends at 0.001 GB/s to everyone and receives at full speed */
+    fixture_make(&f, 80);
+    for (int v = 0; v < f.m.run.nnodes; ++v)
+        if (v != 3)
+            plant(&f, 3, v, 0.001, nominal(&f, 3, v));
+    f.slow_node = 3;
+    f.sends_only = 1;
+    fixture_run(&f, &records);
+    n04 = node_record(records, "n04");
+    why = json_string_value(json_array_get(json_object_get(n04, "reasons"), 0));
+    q = count_blamed(records, "n04", &others);
+    json_array_foreach(records, i, r) {
+        json_t *imp = json_object_get(r, "implicates");
+
+        named_other += json_is_object(imp) && strcmp(str(imp, "host"), "n04") != 0;
+        sends += !strcmp(str(r, "type"), "pair") && !strcmp(str(imp, "direction"), "sends") &&
+                 strstr(str(json_object_get(r, "confirmation"), "text"),
+                        "explained by n04's link (what it sends)") != NULL;
+    }
+    fc_tap_ok(&tap, n04 && !strcmp(str(n04, "verdict"), "FAIL") && q == 1 && others == 0 &&
+              named_other == 0 &&
+              !strcmp(str(json_object_get(n04, "implicates"), "direction"), "sends") &&
+              why && strstr(why, "in what it sends only (alone, 0.0010 GB/s at the slowest "
+                            "from it to its partners") &&
+              fc_pairs_node_direction(&f.m.run, 3) == FC_PAIRS_DIR_SENDS,
+              "a node slow only in what it sends: quarantined and named for that direction, "
+              "no partner named (%s)", why ? why : "no record");
+    fc_tap_ok(&tap, sends == 5, "each of its 5 pairs is explained by what it sends (%d)",
+              sends);
+    fixture_free(&f, records);
+
+    /* both ways: named for both */
+    fixture_make(&f, 80);
+    for (int v = 0; v < f.m.run.nnodes; ++v)
+        if (v != 3)
+            plant(&f, 3, v, 0.001, 0.001);
+    f.slow_node = 3;
+    fixture_run(&f, &records);
+    n04 = node_record(records, "n04");
+    fc_tap_ok(&tap, !strcmp(str(json_object_get(n04, "implicates"), "direction"), "both"),
+              "a node slow both ways: named for both");
+    fixture_free(&f, records);
+}
+
+int main(void)
+{
+    fc_tap_init(&tap, stdout, 1);
+    fc_tap_plan(&tap, 12);
+    if (mkdtemp(dir) == NULL)
+        fc_tap_bail(&tap, "cannot make a scratch directory");
+    test_disagreeing_evidence();
+    test_noise_floor();
+    test_control();
+    test_control_limit();
+    test_direction();
+    rmdir(dir);
+    return fc_tap_done(&tap);
+}
