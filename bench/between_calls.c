@@ -20,7 +20,7 @@
  * call, so that a busy machine's descheduling drops samples instead of
  * skewing them. Prints each variant's median time and its ratio to bare,
  * the median over ten slices of the cycles (min-max over the slices).
- * docs/DECISIONS.md (issue 12) says what it found.
+ * docs/DECISIONS.md (checking at memory speed) says what it found.
  *
  *   mpirun -np 2 build/bench/between_calls COLLECTIVE MIB [cycles] [variants]
  * e.g. ... between_calls all_reduce 1 300 bare,check,spin,other,own,peers

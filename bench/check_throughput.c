@@ -33,7 +33,7 @@
 #define FC_BENCH_BYTES (256ull << 20)
 #define FC_BENCH_MAX_ROUNDS 31
 
-/* The targets of issue 12 ("Checking at memory speed"), per check. */
+/* The targets for checking at memory speed, per check. */
 static const struct {
     const char *check;
     double min_ratio;       /* median check GB/s over memcpy GB/s */

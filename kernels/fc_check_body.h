@@ -186,7 +186,7 @@ static inline uint32_t fc_word_fields_sum(int32_t dtype, uint32_t fields)
 /* Every loop below walks its buffer in blocks of about 1 KiB or less and,
  * as it starts a block, asks for the lines FC_PREFETCH_AHEAD bytes ahead
  * (within the buffer). The hardware prefetchers alone left the loads
- * exposed: on the Xeon of issue 12 the uint8 check went from 0.6 to 1.1
+ * exposed: on the benchmark Xeon the uint8 check went from 0.6 to 1.1
  * times memcpy with 512 bytes ahead, and 512 did better than 0, 1, 2, 4 and
  * 16 KiB (bench/check_throughput). */
 #define FC_PREFETCH_AHEAD 512

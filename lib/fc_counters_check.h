@@ -1,6 +1,6 @@
 /*
  * fc_counters_check.h - a measuring interval's link counters judged, not
- * only shown (issue 19), from the figures a record carries, so the stage
+ * only shown, from the figures a record carries, so the stage
  * that writes the record and the report that reads it judge alike:
  *
  *   - traffic: a point that spans more than one host must have moved, out

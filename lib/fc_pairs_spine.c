@@ -7,7 +7,7 @@
  * the two racks is one node every pair across the spine is that node's:
  * their class's reference is that node's own figure, so a slow node alone
  * in its rack (or a slow uplink) slowed every one of them alike and
- * passed (outside attack x18, item 2: racks of 2 and 1, the lone node at
+ * passed (found by planting it from outside: racks of 2 and 1, the lone node at
  * 50 Mbit/s: 0.0021 GB/s across the spine against 0.07-0.83 inside rack1,
  * PASS in 4 of 4 runs).
  *

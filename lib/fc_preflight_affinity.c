@@ -1,6 +1,6 @@
 /*
- * fc_preflight_affinity.c - the preflight stage's GPU-NIC affinity check
- * (issue 14), kept apart from suites/preflight.c so that the stage calls
+ * fc_preflight_affinity.c - the preflight stage's GPU-NIC affinity check,
+ * kept apart from suites/preflight.c so that the stage calls
  * it in two lines: each node reads its PCI tree into its inventory
  * (pci_topology) when the profile states expect.gpu_nic_affinity; rank 0
  * judges it (lib/fc_pci_affinity.c), puts the per-GPU result into the

@@ -1,6 +1,6 @@
 /*
  * fc_profile_diag.c - the profile sections of the diagnostics the
- * all-reduce field guide asks for (issue 19): counters: (the links a
+ * all-reduce field guide asks for: counters: (the links a
  * stage reads over each measuring interval, lib/fc_counters_interval.h),
  * with their defaults: every link but lo, read; overlap: (the overlap
  * stage's compute kernel beside the all_reduce, suites/overlap.c), with

@@ -1,5 +1,5 @@
 /*
- * fc_rails.h - how a node's NICs are its rails (issue 14): the profile's
+ * fc_rails.h - how a node's NICs are its rails: the profile's
  * declaration (`rails:` under the rails stage: count, map or nic_pattern,
  * rate_gbps, transport), the map's parsing, and which NIC is rail r of a
  * node: map[r] when the profile gives an explicit map, else the r-th of

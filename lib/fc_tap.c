@@ -5,6 +5,7 @@
 #include "fc_tap.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,21 @@ int fc_tap_is_str(fc_tap_t *tap, const char *got, const char *want, const char *
     if (!same) {
         fc_tap_diag(tap, "    got: '%s'", got ? got : "(null)");
         fc_tap_diag(tap, " wanted: '%s'", want ? want : "(null)");
+    }
+    return same;
+}
+
+int fc_tap_is_double(fc_tap_t *tap, double got, double want, double tol, const char *fmt, ...)
+{
+    int same = fabs(got - want) <= tol;    /* false when either is NaN */
+    va_list ap;
+
+    va_start(ap, fmt);
+    fc_tap_vpoint(tap, same ? FC_OK : FC_ERR_FAIL, NULL, fmt, ap);
+    va_end(ap);
+    if (!same) {
+        fc_tap_diag(tap, "    got: %.17g", got);
+        fc_tap_diag(tap, " wanted: %.17g (within %g)", want, tol);
     }
     return same;
 }

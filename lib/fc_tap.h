@@ -41,6 +41,11 @@ int fc_tap_is_int(fc_tap_t *tap, long long got, long long want, const char *fmt,
 /* The same for strings (NULL reads "(null)" and equals only NULL). */
 int fc_tap_is_str(fc_tap_t *tap, const char *got, const char *want, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The same for doubles: ok when |got - want| <= tol (tol 0: exactly
+ * equal; NaN equals nothing); the diagnostic prints both with %.17g, so a
+ * value that differs in its last bit still shows the difference. */
+int fc_tap_is_double(fc_tap_t *tap, double got, double want, double tol, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 void fc_tap_skip(fc_tap_t *tap, const char *reason, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void fc_tap_diag(fc_tap_t *tap, const char *fmt, ...)

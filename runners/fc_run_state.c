@@ -105,9 +105,6 @@ static fc_status_t fc_run_ppn_from_slots(fc_run_state_t *st)
 
 fc_status_t fc_run_load_inventory(fc_run_state_t *st)
 {
-    char *hosts_text = NULL, *racks_text = NULL;
-    fc_status_t s = FC_OK;
-
     if (st->o.racks_from[0])
         FC_CHECK(fc_run_racks_from(st));
     /* no host list: inside a Slurm allocation its nodes (also with a rack

@@ -105,7 +105,7 @@ static json_t *fc_node_inventory(const fc_stage_ctx_t *ctx)
             char pci[32];
             int numa;
 
-            /* where the NIC sits (issue 14): absent for a NIC with no PCI
+            /* where the NIC sits, for GPU-NIC affinity: absent for a NIC with no PCI
              * device (veth) */
             if (fc_nic_pci_numa(e->d_name, pci, sizeof(pci), &numa)) {
                 json_object_set_new(entry, "pci", json_string(pci));
@@ -276,7 +276,7 @@ int main(int argc, char **argv)
     if (leaders != MPI_COMM_NULL) {
         json_t *inv = fc_node_inventory(&ctx);
 
-        fc_preflight_affinity_read(&ctx, inv);  /* GPU-NIC affinity (issue 14) */
+        fc_preflight_affinity_read(&ctx, inv);  /* GPU-NIC affinity */
 
         fc_stage_progress(&ctx, 0, "node inventory");
         MPI_Comm_size(leaders, &nnodes);
@@ -297,7 +297,7 @@ int main(int argc, char **argv)
             const char *part = "node";
             int ok = fc_judge_node(&ctx, invs[i], invs, nnodes, reasons, &part);
 
-            /* GPU-NIC affinity (issue 14): lib/fc_preflight_affinity.c */
+            /* GPU-NIC affinity: lib/fc_preflight_affinity.c */
             ok &= fc_preflight_affinity_judge(&ctx, invs[i], host, reasons, &part);
 
             json_object_set_new(rec, "host", json_string(host));

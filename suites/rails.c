@@ -1,5 +1,5 @@
 /*
- * rails.c - the rails stage (issue 14): every NIC of every node measured
+ * rails.c - the rails stage: every NIC of every node measured
  * against the same NIC of every other node. A GPU node has one NIC per
  * GPU, cabled rail-optimised (NIC r of every node to rail r's leaf), so
  * the pairs stage's one rank per node over whatever interface MPI picks

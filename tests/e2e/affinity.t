@@ -1,5 +1,5 @@
 #!/bin/bash
-# affinity.t - preflight's GPU-NIC affinity check (issue 14) through the
+# affinity.t - preflight's GPU-NIC affinity check through the
 # real stage program and `fabcert run` on this machine (one rank, the
 # preflight stage alone), reading the 8-GPU, 8-NIC two-socket fixture
 # tree (tests/fixtures/sysfs/hgx/fc_mk_hgx.sh) through FC_SYSFS_ROOT,

@@ -1,6 +1,6 @@
 #!/bin/bash
-# blame_slow.t - confirmation before blame for slowness (DESIGN rule 2,
-# issue 11), on a virtual cluster of uneven racks (2, 3 and 1 nodes, two
+# blame_slow.t - confirmation before blame for slowness (DESIGN rule 2),
+# on a virtual cluster of uneven racks (2, 3 and 1 nodes, two
 # ranks per node), faults planted from outside the code under test:
 #   - a clean plan (node, pairs, rack, cluster, soak) passes every rack:
 #     nothing slowed beside its neighbours is blamed;
@@ -14,7 +14,7 @@
 #     (the rules themselves: tests/unit/pairs_agree.c);
 #   - FC_E2E_REPEAT=N (default 0: make check) runs the clean plan and the
 #     slow-link plan N more times each, consecutively, every run held to
-#     the same points as the first (issue 11's "several consecutive runs":
+#     the same points as the first ("several consecutive runs":
 #     FC_E2E_REPEAT=2 gives 3 of each; about 12 s and 22 s a run);
 #   - one rank slowed by the MPI injector (tests/inject, 50 ms before each
 #     of its calls), in the cluster stage and in the rack stage: the rank
@@ -24,7 +24,7 @@
 #   - a node slowed for its first calls only (the injector's TIMES): the
 #     node stage's failure is not reproduced alone, it passes, and its
 #     record holds both measurements;
-#   - the pairs stage sampled (mode: sampled, issue 17): a clean run
+#   - the pairs stage sampled (mode: sampled): a clean run
 #     passes and says "sampled: K partners per node, N of M pairs
 #     measured"; its records edited (a planned pair swapped for one the
 #     plan does not meet, a pair's iters lowered): INCOMPLETE; with the
@@ -79,7 +79,7 @@ for k in $(seq 1 $runs); do
     [ $rc -eq 0 ] || diag "$(grep -E '^  (FAIL|INCOMPLETE)' "$TMP/clean$k.out" | head -5)"
 done
 
-# 1b. the pairs stage sampled (issue 17): mode: sampled, K by default (3,
+# 1b. the pairs stage sampled: mode: sampled, K by default (3,
 # raised to 5 rounds so that the rack of 2 meets 2 partners): 7 of the 15
 # pairs. A clean run passes and says it was sampled; its records held to
 # the sampled plan: a planned pair's record swapped for a pair the plan

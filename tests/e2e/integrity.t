@@ -1,13 +1,13 @@
 #!/bin/bash
 # integrity.t - a PASS only from evidence, and a certificate that says what
-# ran (issue 10, items 1-4 and 6), each case planted from outside the code
+# ran, each case planted from outside the code
 # that judges it:
 #   - a GPU backend whose init fails on every rank (a stand-in plugin, as a
 #     dead NVLink or HCA makes ncclCommInitRank fail): the stage ends with
 #     no check, the rack is INCOMPLETE with the stage's own error, exit 1;
 #   - the same backend in an optional stage (required: false): the stage
 #     ran and ended in error, so the rack is INCOMPLETE all the same, and
-#     JUnit has the error (issue 10 item 1);
+#     JUnit has the error;
 #   - a required stage left out with --stages: INCOMPLETE, naming it;
 #   - command-line overrides (--mpirun PATH among them): in the plan, the
 #     certificate, the summary, the JUnit properties and the HTML;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# long_run.t - operating a long burn-in (issue 17), on this machine alone:
+# long_run.t - operating a long burn-in, on this machine alone:
 #   - progress: a 20-second soak run with --progress prints a line at
 #     every window and at least every 10 s (stage, time done of total,
 #     failures, ETA), and each line's ETA, added to the moment it was

@@ -1,5 +1,5 @@
 #!/bin/bash
-# rails.t - the rails stage (issue 14) on one virtual cluster of 2 racks x
+# rails.t - the rails stage on one virtual cluster of 2 racks x
 # 2 nodes x 2 rails (runners/vcluster up --rails 2: eth0 and eth1 of every
 # node, each rail on its own leaf bridges and spine), one rank per NIC
 # (--ppn 2), the tcp transport; faults planted from outside with tc:

@@ -1,12 +1,12 @@
 #!/bin/bash
-# rules_apply.t - rules that used to not apply without saying so (issue 10,
-# item 8), each planted on this machine:
+# rules_apply.t - rules that used to not apply without saying so, each
+# planted on this machine:
 #   - the size a limit sees: all_gather of 1 MiB on 3 ranks moves 1048572
 #     bytes, and a limit from `min_bytes: 1MiB` up still judges it (the
 #     requested size, as the relative rule always used);
 #   - a limit that could not judge (busbw of a one-rank all_reduce) is said
 #     "not applied", with why, in the HTML (no threshold drawn), JUnit and
-#     the summary, never shown as a limit that judged (issue 18);
+#     the summary, never shown as a limit that judged;
 #   - max_wrong: wrong bits are never tolerated; a profile that says
 #     otherwise is refused (file:line:col, exit 2);
 #   - a foreground point of the contention stage that failed (the fault
@@ -15,13 +15,12 @@
 #     fault passes;
 #   - --selftest-corrupt aimed at a background rank of the contention stage
 #     (which the self-test never acts on), or at a rank the stage does not
-#     have, is refused, exit 2, not a PASS of a self-test that did nothing
-#     (issue 10 item 16);
+#     have, is refused, exit 2, not a PASS of a self-test that did nothing;
 #   - a background generator that logged an error while it ran (storage_dir
 #     on a 1 MiB tmpfs, in a private mount namespace: the writes fail with
 #     ENOSPC after the first blocks) leaves the measurement INCOMPLETE with
-#     the error in the record, though it reached min_background_pct (issue
-#     10 item 6; needs root for the mount, skipped otherwise).
+#     the error in the record, though it reached min_background_pct (needs
+#     root for the mount, skipped otherwise).
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 plan 12

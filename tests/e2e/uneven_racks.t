@@ -1,5 +1,5 @@
 #!/bin/bash
-# uneven_racks.t - relative rules compare like with like (issue 18), on a
+# uneven_racks.t - relative rules compare like with like, on a
 # virtual cluster of racks of 5, 3 and 1 nodes (runners/vcluster). Shows:
 #   - at --ppn 1 and at --ppn 2 a clean cluster PASSes every rack: the
 #     one-node rack is not failed for being unlike the others, and a

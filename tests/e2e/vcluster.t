@@ -50,7 +50,7 @@ echo "# cluster all_reduce 256KiB, eth0 bytes out: $m"
 ok $? "each rack and cluster point carries its group's link counters ($n); a cluster all_reduce's bytes went out of each node's eth0 ($m)"
 grep -q "busbw [0-9.e+-]* GB/s, median [0-9.]* us, 0 wrong; [0-9.]* MB out on the links, 0 errors, 0 drops" "$TMP/clean/report/rack-rack1.html"
 ok $? "the rack page shows a point's bytes out beside its busbw"
-# counters judged (issue 19): every rack and cluster point of the clean
+# counters judged: every rack and cluster point of the clean
 # run held its hosts' bytes out of eth0 to the least its collective must
 # send between hosts, and passed it
 n=$(rec clean 'my @p = grep { $_->{type} eq "point" && ($_->{stage} eq "rack" || $_->{stage} eq "cluster") } @r;

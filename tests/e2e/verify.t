@@ -1,11 +1,11 @@
 #!/bin/bash
-# verify.t - what `verify` proves, and what it does not (issue 10 item 5):
+# verify.t - what `verify` proves, and what it does not:
 #   - a signed certificate with a NUL byte and a forged suffix appended, or
 #     white space after its final newline, fails verify (the file is read
 #     with its real length, not up to the first NUL); so do members beside
 #     the certificate and its digest (a "verdict" appended inside the top
-#     object) and a digest algorithm other than sha256 (issue 10 item 4),
-#     and a certificate copied to another rack's file name (item 16);
+#     object) and a digest algorithm other than sha256,
+#     and a certificate copied to another rack's file name;
 #   - a FAIL rewritten to PASS with its unkeyed digest recomputed: verify
 #     without a key says "intact, NOT AUTHENTICATED" (it cannot know), with
 #     --pubkey the signature catches it, --require-signature fails it;

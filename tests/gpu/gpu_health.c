@@ -126,7 +126,7 @@ int main(int argc, char **argv)
     snprintf(fc_state, sizeof(fc_state), "/tmp/fc_nvml_standin.%d", (int)getpid());
     setenv("FC_NVML_STANDIN_FILE", fc_state, 1);
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 22);
+    fc_tap_plan(&tap, 47);
 
     /* a missing library: a reason (in a child: the loader tries once) */
     if (fork() == 0) {
@@ -137,8 +137,11 @@ int main(int argc, char **argv)
               strstr(why, "cannot load NVML (/nonexistent/libnvidia-ml.so.1)") ? 0 : 1);
     }
     wait(&status);
-    fc_tap_ok(&tap, WIFEXITED(status) && WEXITSTATUS(status) == 0,
+    fc_tap_ok(&tap, WIFEXITED(status),
               "without NVML the snapshot is NULL with the reason (dlopen's)");
+    fc_tap_is_int(&tap, WEXITSTATUS(status), 0,
+                  "without NVML the snapshot is NULL with the reason (dlopen's)"
+                  " [WEXITSTATUS(status)]");
 
     setenv("FABCERT_NVML_LIB", lib, 1);
     fc_write_state("0.ecc_volatile_corrected 3\n0.link.2.crc 7\n1.link.1.crc_data 5\n"
@@ -146,23 +149,48 @@ int main(int argc, char **argv)
     s = fc_snap();
     g0 = json_array_get(json_object_get(s, "gpus"), 0);
     g1 = json_array_get(json_object_get(s, "gpus"), 1);
-    fc_tap_ok(&tap, s && json_array_size(json_object_get(s, "gpus")) == 2 &&
-              strcmp(json_string_value(json_object_get(g0, "uuid")) ?: "", "GPU-00000000-aaaa") == 0 &&
-              strcmp(json_string_value(json_object_get(g1, "pci_bus_id")) ?: "", "00000000:2A:00.0") == 0 &&
-              strcmp(json_string_value(json_object_get(s, "driver")) ?: "", "580.65.06") == 0,
-              "the snapshot lists both GPUs with UUID, PCI id and the driver");
-    fc_tap_ok(&tap, json_integer_value(json_object_get(json_object_get(g0, "counters"),
-                                                       "ecc_volatile_corrected")) == 3 &&
-              json_is_integer(json_object_get(json_object_get(g0, "counters"), "violation_thermal_ns")) &&
-              json_integer_value(json_object_get(json_object_get(g0, "clocks_mhz"), "sm")) == 1100 &&
-              json_is_integer(json_object_get(g0, "temperature_c")) &&
+    fc_tap_ok(&tap, s != NULL, "the snapshot lists both GPUs with UUID, PCI id and the driver");
+    fc_tap_is_int(&tap, json_array_size(json_object_get(s, "gpus")), 2,
+                  "the snapshot lists both GPUs with UUID, PCI id and the driver"
+                  " [json_array_size(json_object_get(s, \"gpus\"))]");
+    fc_tap_is_str(&tap, json_string_value(json_object_get(g0, "uuid")) ?: "", "GPU-00000000-aaaa",
+                  "the snapshot lists both GPUs with UUID, PCI id and the driver"
+                  " [json_string_value(json_object_get(g0, \"uuid\")) ?: \"\"]");
+    fc_tap_is_str(&tap, json_string_value(json_object_get(g1, "pci_bus_id")) ?: "",
+                  "00000000:2A:00.0",
+                  "the snapshot lists both GPUs with UUID, PCI id and the driver"
+                  " [json_string_value(json_object_get(g1, \"pci_bus_id\")) ?: \"\"]");
+    fc_tap_is_str(&tap, json_string_value(json_object_get(s, "driver")) ?: "", "580.65.06",
+                  "the snapshot lists both GPUs with UUID, PCI id and the driver"
+                  " [json_string_value(json_object_get(s, \"driver\")) ?: \"\"]");
+    fc_tap_is_int(&tap,
+                  json_integer_value(json_object_get(json_object_get(g0, "counters"),
+                                                           "ecc_volatile_corrected")), 3,
+                  "it holds clocks, temperature, power, ECC and violation counters");
+    fc_tap_ok(&tap, json_is_integer(json_object_get(json_object_get(g0, "counters"), "violation_thermal_ns")),
+              "it holds clocks, temperature, power, ECC and violation counters"
+              " [json_is_integer(json_object_get(json_object_get(g0, \"coun...]");
+    fc_tap_is_int(&tap,
+                  json_integer_value(json_object_get(json_object_get(g0, "clocks_mhz"), "sm")),
+                  1100, "it holds clocks, temperature, power, ECC and violation counters"
+                  " [json_integer_value(json_object_get(json_object_get(g0, \"c...]");
+    fc_tap_ok(&tap, json_is_integer(json_object_get(g0, "temperature_c")) &&
               json_is_integer(json_object_get(g0, "power_mw")),
-              "it holds clocks, temperature, power, ECC and violation counters");
-    fc_tap_ok(&tap, json_integer_value(json_object_get(json_object_get(json_object_get(g0, "nvlink"), "2"), "crc")) == 7 &&
-              json_integer_value(json_object_get(json_object_get(json_object_get(g1, "nvlink"), "1"), "crc_data")) == 5 &&
-              json_object_size(json_object_get(g0, "nvlink")) == 4,
-              "NVLink counters come per link, from field values (GPU 0) or the legacy "
-              "counters (GPU 1)");
+              "it holds clocks, temperature, power, ECC and violation counters"
+              " [json_is_integer(json_object_get(g0, \"temperature_c\")) &&...]");
+    fc_tap_is_int(&tap,
+                  json_integer_value(json_object_get(json_object_get(json_object_get(g0, "nvlink"), "2"), "crc")),
+                  7, "NVLink counters come per link, from field values (GPU 0) or the legacy "
+                  "counters (GPU 1)");
+    fc_tap_is_int(&tap,
+                  json_integer_value(json_object_get(json_object_get(json_object_get(g1, "nvlink"), "1"), "crc_data")),
+                  5, "NVLink counters come per link, from field values (GPU 0) or the legacy "
+                  "counters (GPU 1)"
+                  " [json_integer_value(json_object_get(json_object_get(json_o...]");
+    fc_tap_is_int(&tap, json_object_size(json_object_get(g0, "nvlink")), 4,
+                  "NVLink counters come per link, from field values (GPU 0) or the legacy "
+                  "counters (GPU 1)"
+                  " [json_object_size(json_object_get(g0, \"nvlink\"))]");
     fc_tap_ok(&tap, json_is_string(json_object_get(json_object_get(g1, "not_read"), "ecc")) &&
               json_is_string(json_object_get(json_object_get(g1, "not_read"), "retired_pages")) &&
               json_object_get(json_object_get(g1, "counters"), "ecc_volatile_corrected") == NULL,
@@ -172,10 +200,15 @@ int main(int argc, char **argv)
         char why[512];
         json_t *one = fc_gpu_health_snapshot("00000000:2A:00.0", why, sizeof(why));
 
-        fc_tap_ok(&tap, one && json_array_size(json_object_get(one, "gpus")) == 1 &&
-                  strcmp(json_string_value(json_object_get(json_array_get(json_object_get(one, "gpus"), 0),
-                                                           "uuid")) ?: "", "GPU-11111111-bbbb") == 0,
-                  "a snapshot by PCI bus id holds that GPU alone");
+        fc_tap_ok(&tap, one != NULL, "a snapshot by PCI bus id holds that GPU alone");
+        fc_tap_is_int(&tap, json_array_size(json_object_get(one, "gpus")), 1,
+                      "a snapshot by PCI bus id holds that GPU alone"
+                      " [json_array_size(json_object_get(one, \"gpus\"))]");
+        fc_tap_is_str(&tap,
+                      json_string_value(json_object_get(json_array_get(json_object_get(one, "gpus"), 0),
+                                                               "uuid")) ?: "", "GPU-11111111-bbbb",
+                      "a snapshot by PCI bus id holds that GPU alone"
+                      " [json_string_value(json_object_get(json_array_get(json_obj...]");
         json_decref(one);
     }
 
@@ -212,10 +245,12 @@ int main(int argc, char **argv)
         fc_write_state("0.ecc_aggregate_corrected 2\n");
         after = fc_snap();
         j = fc_gpu_health_judge(before, after, NULL, "node7");
-        fc_tap_ok(&tap, strcmp(fc_verdict(j), "INCOMPLETE") == 0 &&
-                  strstr(json_string_value(json_array_get(json_object_get(j, "reasons"), 0)) ?: "",
-                         "fell from 9 to 2"),
-                  "a counter that fell (driver reload, GPU reset) is INCOMPLETE, said so");
+        fc_tap_is_str(&tap, fc_verdict(j), "INCOMPLETE",
+                      "a counter that fell (driver reload, GPU reset) is INCOMPLETE, said so");
+        fc_tap_ok(&tap, strstr(json_string_value(json_array_get(json_object_get(j, "reasons"), 0)) ?: "",
+                         "fell from 9 to 2") != NULL,
+                  "a counter that fell (driver reload, GPU reset) is INCOMPLETE, said so"
+                  " [names 'fell from 9 to 2']");
         json_decref(before);
         json_decref(after);
         json_decref(j);
@@ -232,12 +267,41 @@ int main(int argc, char **argv)
                        "0.fabric.clique 32766\n");
         r0 = fc_gpu_fabric_read("00000000:18:00.0", &f0, why, sizeof(why));
         r1 = fc_gpu_fabric_read("00000000:2A:00.0", &f1, why, sizeof(why));
-        fc_tap_ok(&tap, r0 == FC_OK && f0.state == 3 && f0.status == 0 &&
-                  f0.clique_id == 32766 && !f0.degraded_bw && !f0.route_unhealthy &&
-                  strcmp(f0.cluster_uuid, "3143b15b-c2cd-192b-28cc-9b5473fb5b93") == 0 &&
-                  r1 == FC_OK && f1.state == 0 && strcmp(f1.state_text, "not supported") == 0,
+        fc_tap_is_int(&tap, r0, FC_OK,
+                      "the fabric query reads a registered GPU's cluster and clique (%s, %u) "
+                      "and a GPU in no fabric as not supported", f0.cluster_uuid, f0.clique_id);
+        fc_tap_is_int(&tap, f0.state, 3,
+                      "the fabric query reads a registered GPU's cluster and clique (%s, %u) "
+                      "and a GPU in no fabric as not supported"
+                      " [f0.state]", f0.cluster_uuid, f0.clique_id);
+        fc_tap_is_int(&tap, f0.status, 0,
+                      "the fabric query reads a registered GPU's cluster and clique (%s, %u) "
+                      "and a GPU in no fabric as not supported"
+                      " [f0.status]", f0.cluster_uuid, f0.clique_id);
+        fc_tap_is_int(&tap, f0.clique_id, 32766,
+                      "the fabric query reads a registered GPU's cluster and clique (%s, %u) "
+                      "and a GPU in no fabric as not supported"
+                      " [f0.clique_id]", f0.cluster_uuid, f0.clique_id);
+        fc_tap_ok(&tap, !f0.degraded_bw && !f0.route_unhealthy,
                   "the fabric query reads a registered GPU's cluster and clique (%s, %u) "
-                  "and a GPU in no fabric as not supported", f0.cluster_uuid, f0.clique_id);
+                  "and a GPU in no fabric as not supported"
+                  " [!f0.degraded_bw && !f0.route_unhealthy]", f0.cluster_uuid, f0.clique_id);
+        fc_tap_is_str(&tap, f0.cluster_uuid, "3143b15b-c2cd-192b-28cc-9b5473fb5b93",
+                      "the fabric query reads a registered GPU's cluster and clique (%s, %u) "
+                      "and a GPU in no fabric as not supported"
+                      " [f0.cluster_uuid]", f0.cluster_uuid, f0.clique_id);
+        fc_tap_is_int(&tap, r1, FC_OK,
+                      "the fabric query reads a registered GPU's cluster and clique (%s, %u) "
+                      "and a GPU in no fabric as not supported"
+                      " [r1]", f0.cluster_uuid, f0.clique_id);
+        fc_tap_is_int(&tap, f1.state, 0,
+                      "the fabric query reads a registered GPU's cluster and clique (%s, %u) "
+                      "and a GPU in no fabric as not supported"
+                      " [f1.state]", f0.cluster_uuid, f0.clique_id);
+        fc_tap_is_str(&tap, f1.state_text, "not supported",
+                      "the fabric query reads a registered GPU's cluster and clique (%s, %u) "
+                      "and a GPU in no fabric as not supported"
+                      " [f1.state_text]", f0.cluster_uuid, f0.clique_id);
         gethostname(host, sizeof(host) - 1);
         snprintf(path, sizeof(path), "%s.%s", fc_state, host);
         rename(fc_state, path);
@@ -254,11 +318,25 @@ int main(int argc, char **argv)
         r3 = fc_gpu_fabric_read("00000000:18:00.0", &f3, why, sizeof(why));
         unlink(path);
         setenv("FC_NVML_STANDIN_FILE", fc_state, 1);
-        fc_tap_ok(&tap, r2 == FC_OK && f2.state == 2 &&
-                  strcmp(f2.state_text, "in progress") == 0 && r3 == FC_OK &&
-                  f3.degraded_bw && !f3.route_unhealthy,
+        fc_tap_is_int(&tap, r2, FC_OK,
+                      "a registration in progress and a degraded bandwidth are read as such "
+                      "(the stand-in's file named per host by %%h)");
+        fc_tap_is_int(&tap, f2.state, 2,
+                      "a registration in progress and a degraded bandwidth are read as such "
+                      "(the stand-in's file named per host by %%h)"
+                      " [f2.state]");
+        fc_tap_is_str(&tap, f2.state_text, "in progress",
+                      "a registration in progress and a degraded bandwidth are read as such "
+                      "(the stand-in's file named per host by %%h)"
+                      " [f2.state_text]");
+        fc_tap_is_int(&tap, r3, FC_OK,
+                      "a registration in progress and a degraded bandwidth are read as such "
+                      "(the stand-in's file named per host by %%h)"
+                      " [r3]");
+        fc_tap_ok(&tap, f3.degraded_bw && !f3.route_unhealthy,
                   "a registration in progress and a degraded bandwidth are read as such "
-                  "(the stand-in's file named per host by %%h)");
+                  "(the stand-in's file named per host by %%h)"
+                  " [f3.degraded_bw && !f3.route_unhealthy]");
     }
     unlink(fc_state);
     return fc_tap_done(&tap);

@@ -280,13 +280,13 @@ int main(int argc, char **argv)
                 fc_tap_ok(&tap, 0, "RDMA write %s rank %d -> %d: rank %d: %s", sz, sender, recv,
                           r, all[r].why);
             } else {
-                fc_tap_ok(&tap, all[recv].mismatched == 0, "RDMA write %s rank %d -> %d: %d "
-                          "transfer(s), %d with a wrong byte%s%s; %.2f Gb/s (median), best "
-                          "%.2f Gb/s%s%s", sz, sender, recv, o.iters, all[recv].mismatched,
-                          all[recv].mismatched ? ": " : "", all[recv].mismatched ?
-                          all[recv].why : "", gbps, all[recv].best_s > 0 ? o.sizes[i] * 8.0 /
-                          all[recv].best_s / 1e9 : 0, port.rate_text[0] ? " of the port's " : "",
-                          port.rate_text);
+                fc_tap_is_int(&tap, all[recv].mismatched, 0, "RDMA write %s rank %d -> %d: %d "
+                              "transfer(s), %d with a wrong byte%s%s; %.2f Gb/s (median), best "
+                              "%.2f Gb/s%s%s", sz, sender, recv, o.iters, all[recv].mismatched,
+                              all[recv].mismatched ? ": " : "",
+                              all[recv].mismatched ? all[recv].why : "", gbps,
+                              all[recv].best_s > 0 ? o.sizes[i] * 8.0 / all[recv].best_s / 1e9 : 0,
+                              port.rate_text[0] ? " of the port's " : "", port.rate_text);
                 fc_tap_yaml_begin(&tap);
                 fc_tap_yaml_line(&tap, "bytes: %llu", (unsigned long long)o.sizes[i]);
                 fc_tap_yaml_line(&tap, "gbps_median: %.3f", gbps);
@@ -320,10 +320,10 @@ int main(int argc, char **argv)
             continue;
         }
         st = share(&mine, all);
-        fc_tap_ok(&tap, st == FC_OK, "latency %llu B (send/recv, half the round trip): %.2f us "
-                  "median, %.2f us best, %d round trips%s%s", (unsigned long long)lat_sizes[l],
-                  all[0].median_s * 1e6, all[0].best_s * 1e6, o.lat_iters, st ? ": " : "",
-                  st ? all[all[0].status ? 0 : 1].why : "");
+        fc_tap_is_int(&tap, st, FC_OK, "latency %llu B (send/recv, half the round trip): %.2f us "
+                      "median, %.2f us best, %d round trips%s%s", (unsigned long long)lat_sizes[l],
+                      all[0].median_s * 1e6, all[0].best_s * 1e6, o.lat_iters, st ? ": " : "",
+                      st ? all[all[0].status ? 0 : 1].why : "");
     }
     t->close(ep);
     free(buf);

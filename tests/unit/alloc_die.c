@@ -62,23 +62,33 @@ int main(void)
     int rc;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 6);
+    fc_tap_plan(&tap, 10);
 
     rc = in_child(0, err, sizeof(err));
-    fc_tap_ok(&tap, rc == 7 && strstr(err, "out of memory for the test's huge buffer (") &&
+    fc_tap_is_int(&tap, rc, 7,
+                  "an impossible malloc dies through the die function, naming what and where "
+                  "(%d: %.*s)", rc, 120, err);
+    fc_tap_ok(&tap, strstr(err, "out of memory for the test's huge buffer (") &&
                   strstr(err, "alloc_die.c:"),
               "an impossible malloc dies through the die function, naming what and where "
-              "(%d: %.*s)", rc, 120, err);
+              "(%d: %.*s)"
+              " [names 'out of memory for the test's huge buffer (', 'alloc_die.c:']", rc, 120,
+              err);
     rc = in_child(1, err, sizeof(err));
-    fc_tap_ok(&tap, rc == 7 && strstr(err, "out of memory for the pairs' send buffers (") &&
-                  strstr(err, " x 64 bytes)"),
-              "an impossible calloc says n x size (%d)", rc);
+    fc_tap_is_int(&tap, rc, 7, "an impossible calloc says n x size (%d)", rc);
+    fc_tap_ok(&tap, strstr(err, "out of memory for the pairs' send buffers (") &&
+                  strstr(err, " x 64 bytes)"), "an impossible calloc says n x size (%d)"
+              " [names 'out of memory for the pairs' send buffers (', ' x 64 bytes)']", rc);
     rc = in_child(2, err, sizeof(err));
-    fc_tap_ok(&tap, rc == 7 && strstr(err, "out of memory for a grown table"),
-              "a realloc whose size overflows dies, not wraps (%d)", rc);
+    fc_tap_is_int(&tap, rc, 7, "a realloc whose size overflows dies, not wraps (%d)", rc);
+    fc_tap_ok(&tap, strstr(err, "out of memory for a grown table") != NULL,
+              "a realloc whose size overflows dies, not wraps (%d)"
+              " [names 'out of memory for a grown table']", rc);
     rc = in_child(3, err, sizeof(err));
-    fc_tap_ok(&tap, rc == 7 && strstr(err, "internal error: 'what == 42' does not hold"),
-              "a broken invariant names its condition (%d: %.*s)", rc, 120, err);
+    fc_tap_is_int(&tap, rc, 7, "a broken invariant names its condition (%d: %.*s)", rc, 120, err);
+    fc_tap_ok(&tap, strstr(err, "internal error: 'what == 42' does not hold") != NULL,
+              "a broken invariant names its condition (%d: %.*s)"
+              " [names 'internal error: 'what == 42' does not hold']", rc, 120, err);
 
     unsigned char *z = fc_xcalloc(0, 8, "nothing");
     int zeroed = z != NULL;

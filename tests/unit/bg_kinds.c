@@ -20,7 +20,7 @@ int main(void)
     fc_tap_t tap;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 2 * FC_BG_KINDS + 7);
+    fc_tap_plan(&tap, 2 * FC_BG_KINDS + 10);
 
     for (int k = 0; k < FC_BG_KINDS; ++k) {
         const fc_bg_kind_ops_t *ops = fc_bg_kind_ops(k);
@@ -45,15 +45,23 @@ int main(void)
     fc_tap_ok(&tap, !fc_bg_may_start(&b, 1e6, 1.5) && fc_bg_may_start(&b, 1e6, 2.0),
               "... and the rate counts on time only: the second block waits until 2 s");
     b.duty = 1;
-    fc_tap_ok(&tap, fc_bg_is_on(&b, 0.7) && fc_bg_aligned(1) == FC_BG_ALIGN &&
-                    fc_bg_aligned(FC_BG_ALIGN) == FC_BG_ALIGN,
+    fc_tap_ok(&tap, fc_bg_is_on(&b, 0.7),
               "duty 1 is always on; blocks are rounded up to the O_DIRECT alignment");
+    fc_tap_is_int(&tap, fc_bg_aligned(1), FC_BG_ALIGN,
+                  "duty 1 is always on; blocks are rounded up to the O_DIRECT alignment"
+                  " [fc_bg_aligned(1)]");
+    fc_tap_is_int(&tap, fc_bg_aligned(FC_BG_ALIGN), FC_BG_ALIGN,
+                  "duty 1 is always on; blocks are rounded up to the O_DIRECT alignment"
+                  " [fc_bg_aligned(FC_BG_ALIGN)]");
 
     memset(&tally, 0, sizeof(tally));
     fc_bg_tally_error(&tally, FC_BG_TENANT, "");
     fc_bg_tally_error(&tally, FC_BG_STORAGE_FILE, "first");
     fc_bg_tally_error(&tally, FC_BG_TENANT, "second");
-    fc_tap_ok(&tap, strcmp(tally.error, "first") == 0 && tally.error_kind == FC_BG_STORAGE_FILE,
-              "a phase's tally keeps its first error and the kind that logged it");
+    fc_tap_is_str(&tap, tally.error, "first",
+                  "a phase's tally keeps its first error and the kind that logged it");
+    fc_tap_is_int(&tap, tally.error_kind, FC_BG_STORAGE_FILE,
+                  "a phase's tally keeps its first error and the kind that logged it"
+                  " [tally.error_kind]");
     return fc_tap_done(&tap);
 }

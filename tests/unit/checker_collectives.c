@@ -122,9 +122,9 @@ int main(void)
                 }
                 snprintf(label, sizeof(label), "%s %s %s", d->name,
                          fc_dtype_info(dt)->name, fc_op_name(theop));
-                fc_tap_ok(&tap, clean_wrong == 0,
-                          "%s: clean outputs verify on all %d ranks (%llu wrong)",
-                          label, NRANKS, (unsigned long long)clean_wrong);
+                fc_tap_is_int(&tap, clean_wrong, 0,
+                              "%s: clean outputs verify on all %d ranks (%llu wrong)", label,
+                              NRANKS, (unsigned long long)clean_wrong);
 
                 for (int r = 0; r < NRANKS; ++r) {
                     /* a random element of the output (its blocks: an in-place
@@ -151,9 +151,9 @@ int main(void)
                                     label, r, bit, pos, (unsigned long long)m.wrong,
                                     (unsigned long long)m.first_pos);
                 }
-                fc_tap_ok(&tap, caught == NRANKS,
-                          "%s: a flipped bit on each rank is found at its element "
-                          "(%d of %d)", label, caught, NRANKS);
+                fc_tap_is_int(&tap, caught, NRANKS,
+                              "%s: a flipped bit on each rank is found at its element "
+                              "(%d of %d)", label, caught, NRANKS);
                 for (int r = 0; r < NRANKS; ++r) {
                     free(in[r]);
                     free(out[r]);

@@ -62,38 +62,78 @@ int main(void)
     int n;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 8);
+    fc_tap_plan(&tap, 26);
 
     o = json_object();
     n = fc_ethtool_map(mlx5, mlx5_v, FC_NELEM(mlx5), o);
-    fc_tap_ok(&tap, n == 5 && get(o, "pause_rx_frames") == 5 && get(o, "pause_tx_frames") == 7 &&
-              get(o, "pfc_rx_frames") == 11 && get(o, "pfc_tx_frames") == 4 &&
-              get(o, "ecn_marked_rx") == 3,
-              "mlx5: pause_ctrl_phy, prio pause summed over priorities, rx_ecn_mark; not the "
-              "pause durations or transitions");
+    fc_tap_is_int(&tap, n, 5,
+                  "mlx5: pause_ctrl_phy, prio pause summed over priorities, rx_ecn_mark; not the "
+                  "pause durations or transitions");
+    fc_tap_is_int(&tap, get(o, "pause_rx_frames"), 5,
+                  "mlx5: pause_ctrl_phy, prio pause summed over priorities, rx_ecn_mark; not the "
+                  "pause durations or transitions"
+                  " [get(o, \"pause_rx_frames\")]");
+    fc_tap_is_int(&tap, get(o, "pause_tx_frames"), 7,
+                  "mlx5: pause_ctrl_phy, prio pause summed over priorities, rx_ecn_mark; not the "
+                  "pause durations or transitions"
+                  " [get(o, \"pause_tx_frames\")]");
+    fc_tap_is_int(&tap, get(o, "pfc_rx_frames"), 11,
+                  "mlx5: pause_ctrl_phy, prio pause summed over priorities, rx_ecn_mark; not the "
+                  "pause durations or transitions"
+                  " [get(o, \"pfc_rx_frames\")]");
+    fc_tap_is_int(&tap, get(o, "pfc_tx_frames"), 4,
+                  "mlx5: pause_ctrl_phy, prio pause summed over priorities, rx_ecn_mark; not the "
+                  "pause durations or transitions"
+                  " [get(o, \"pfc_tx_frames\")]");
+    fc_tap_is_int(&tap, get(o, "ecn_marked_rx"), 3,
+                  "mlx5: pause_ctrl_phy, prio pause summed over priorities, rx_ecn_mark; not the "
+                  "pause durations or transitions"
+                  " [get(o, \"ecn_marked_rx\")]");
     json_decref(o);
     o = json_object();
     n = fc_ethtool_map(bnxt, bnxt_v, FC_NELEM(bnxt), o);
-    fc_tap_ok(&tap, n == 4 && get(o, "pause_rx_frames") == 1 && get(o, "pause_tx_frames") == 2 &&
-              get(o, "pfc_rx_frames") == 3 && get(o, "pfc_tx_frames") == 4,
-              "bnxt_en: pause and pfc frames");
+    fc_tap_is_int(&tap, n, 4, "bnxt_en: pause and pfc frames");
+    fc_tap_is_int(&tap, get(o, "pause_rx_frames"), 1, "bnxt_en: pause and pfc frames"
+                  " [get(o, \"pause_rx_frames\")]");
+    fc_tap_is_int(&tap, get(o, "pause_tx_frames"), 2, "bnxt_en: pause and pfc frames"
+                  " [get(o, \"pause_tx_frames\")]");
+    fc_tap_is_int(&tap, get(o, "pfc_rx_frames"), 3, "bnxt_en: pause and pfc frames"
+                  " [get(o, \"pfc_rx_frames\")]");
+    fc_tap_is_int(&tap, get(o, "pfc_tx_frames"), 4, "bnxt_en: pause and pfc frames"
+                  " [get(o, \"pfc_tx_frames\")]");
     json_decref(o);
     o = json_object();
     n = fc_ethtool_map(ice, ice_v, FC_NELEM(ice), o);
-    fc_tap_ok(&tap, n == 4 && get(o, "pause_rx_frames") == 11 && get(o, "pause_tx_frames") == 12 &&
-              get(o, "pfc_rx_frames") == 13 && get(o, "pfc_tx_frames") == 14,
-              "ice: XOFF frames (.nic), not XON");
+    fc_tap_is_int(&tap, n, 4, "ice: XOFF frames (.nic), not XON");
+    fc_tap_is_int(&tap, get(o, "pause_rx_frames"), 11, "ice: XOFF frames (.nic), not XON"
+                  " [get(o, \"pause_rx_frames\")]");
+    fc_tap_is_int(&tap, get(o, "pause_tx_frames"), 12, "ice: XOFF frames (.nic), not XON"
+                  " [get(o, \"pause_tx_frames\")]");
+    fc_tap_is_int(&tap, get(o, "pfc_rx_frames"), 13, "ice: XOFF frames (.nic), not XON"
+                  " [get(o, \"pfc_rx_frames\")]");
+    fc_tap_is_int(&tap, get(o, "pfc_tx_frames"), 14, "ice: XOFF frames (.nic), not XON"
+                  " [get(o, \"pfc_tx_frames\")]");
     json_decref(o);
     o = json_object();
     n = fc_ethtool_map(i40e, i40e_v, FC_NELEM(i40e), o);
-    fc_tap_ok(&tap, n == 3 && get(o, "pause_rx_frames") == 1 && get(o, "pfc_rx_frames") == 7,
-              "i40e (its port.-prefixed names): link and priority XOFF frames; no "
-              "priority 8, no XON");
+    fc_tap_is_int(&tap, n, 3, "i40e (its port.-prefixed names): link and priority XOFF frames; no "
+                  "priority 8, no XON");
+    fc_tap_is_int(&tap, get(o, "pause_rx_frames"), 1,
+                  "i40e (its port.-prefixed names): link and priority XOFF frames; no "
+                  "priority 8, no XON"
+                  " [get(o, \"pause_rx_frames\")]");
+    fc_tap_is_int(&tap, get(o, "pfc_rx_frames"), 7,
+                  "i40e (its port.-prefixed names): link and priority XOFF frames; no "
+                  "priority 8, no XON"
+                  " [get(o, \"pfc_rx_frames\")]");
     json_decref(o);
     o = json_object();
     n = fc_ethtool_map(veth, veth_v, FC_NELEM(veth), o);
-    fc_tap_ok(&tap, n == 0 && json_object_size(o) == 0,
-              "veth's statistics have no pause name: nothing set (absent, never 0)");
+    fc_tap_is_int(&tap, n, 0,
+                  "veth's statistics have no pause name: nothing set (absent, never 0)");
+    fc_tap_is_int(&tap, json_object_size(o), 0,
+                  "veth's statistics have no pause name: nothing set (absent, never 0)"
+                  " [json_object_size(o)]");
     json_decref(o);
 
     /* a real veth in a fresh namespace */
@@ -116,21 +156,28 @@ int main(void)
             ? fc_ethtool_read("fcv0", o) : -2;
         if (self >= 0 && setns(self, CLONE_NEWNET) != 0)
             perror("setns back");
-        fc_tap_ok(&tap, n > 0 && json_object_size(o) == 0,
+        fc_tap_ok(&tap, n > 0,
                   "a real veth: the driver exposes %d statistics, none a pause, PFC or ECN "
                   "counter: none set", n);
+        fc_tap_is_int(&tap, json_object_size(o), 0,
+                      "a real veth: the driver exposes %d statistics, none a pause, PFC or ECN "
+                      "counter: none set"
+                      " [json_object_size(o)]", n);
         json_decref(o);
         if (fd >= 0)
             close(fd);
         if (self >= 0)
             close(self);
-        fc_tap_ok(&tap, fc_tap_sh(&tap, "ip netns del %s", ns) == 0,
-                  "the namespace %s is deleted", ns);
+        fc_tap_is_int(&tap, fc_tap_sh(&tap, "ip netns del %s", ns), 0,
+                      "the namespace %s is deleted", ns);
     }
     setenv("FC_SYSFS_ROOT", "/nonexistent", 1);
     o = json_object();
-    fc_tap_ok(&tap, fc_ethtool_read("lo", o) == 0 && json_object_size(o) == 0,
-              "under FC_SYSFS_ROOT (a fixture tree) nothing is read");
+    fc_tap_is_int(&tap, fc_ethtool_read("lo", o), 0,
+                  "under FC_SYSFS_ROOT (a fixture tree) nothing is read");
+    fc_tap_is_int(&tap, json_object_size(o), 0,
+                  "under FC_SYSFS_ROOT (a fixture tree) nothing is read"
+                  " [json_object_size(o)]");
     json_decref(o);
     return fc_tap_done(&tap);
 }

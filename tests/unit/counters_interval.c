@@ -61,7 +61,7 @@ int main(void)
     const char *nc;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 13);
+    fc_tap_plan(&tap, 21);
     snprintf(root, sizeof(root), "/tmp/fc_ival.XXXXXX");
     if (mkdtemp(root) == NULL)
         return 1;
@@ -83,19 +83,34 @@ int main(void)
     a = fc_interval_snapshot("*");
     d = fc_interval_delta(b, a);
     sum = json_object_get(d, "sum");
-    fc_tap_ok(&tap, get(d, "sum", "tx_bytes") == 2000 && get(d, "sum", "rx_bytes") == 250,
-              "bytes out: eth0's 1000 and 250 words of mlx5_0/1 (x4): 2000 (%lld); in: 250 "
-              "(%lld)", (long long)get(d, "sum", "tx_bytes"),
-              (long long)get(d, "sum", "rx_bytes"));
-    fc_tap_ok(&tap, get(sum, "congestion", "np_cnp_sent") == 7 &&
-              json_object_size(json_object_get(sum, "congestion")) == 1,
-              "np_cnp_sent rose by 7, summed as congestion; no other congestion counter "
-              "(the port has none): absent, not 0");
-    fc_tap_ok(&tap, get(d, "sum", "drops") == 2 && get(d, "sum", "errors") == 0 &&
-              json_object_get(json_object_get(json_object_get(d, "links"), "eth0"),
+    fc_tap_is_int(&tap, get(d, "sum", "tx_bytes"), 2000,
+                  "bytes out: eth0's 1000 and 250 words of mlx5_0/1 (x4): 2000 (%lld); in: 250 "
+                  "(%lld)", (long long)get(d, "sum", "tx_bytes"),
+                  (long long)get(d, "sum", "rx_bytes"));
+    fc_tap_is_int(&tap, get(d, "sum", "rx_bytes"), 250,
+                  "bytes out: eth0's 1000 and 250 words of mlx5_0/1 (x4): 2000 (%lld); in: 250 "
+                  "(%lld)"
+                  " [get(d, \"sum\", \"rx_bytes\")]", (long long)get(d, "sum", "tx_bytes"),
+                  (long long)get(d, "sum", "rx_bytes"));
+    fc_tap_is_int(&tap, get(sum, "congestion", "np_cnp_sent"), 7,
+                  "np_cnp_sent rose by 7, summed as congestion; no other congestion counter "
+                  "(the port has none): absent, not 0");
+    fc_tap_is_int(&tap, json_object_size(json_object_get(sum, "congestion")), 1,
+                  "np_cnp_sent rose by 7, summed as congestion; no other congestion counter "
+                  "(the port has none): absent, not 0"
+                  " [json_object_size(json_object_get(sum, \"congestion\"))]");
+    fc_tap_is_int(&tap, get(d, "sum", "drops"), 2,
+                  "drops 2 (rx_dropped), errors 0 (rx_errors read, unmoved); tx_dropped, "
+                  "which eth0 does not have, absent");
+    fc_tap_is_int(&tap, get(d, "sum", "errors"), 0,
+                  "drops 2 (rx_dropped), errors 0 (rx_errors read, unmoved); tx_dropped, "
+                  "which eth0 does not have, absent"
+                  " [get(d, \"sum\", \"errors\")]");
+    fc_tap_ok(&tap, json_object_get(json_object_get(json_object_get(d, "links"), "eth0"),
                               "tx_dropped") == NULL,
               "drops 2 (rx_dropped), errors 0 (rx_errors read, unmoved); tx_dropped, "
-              "which eth0 does not have, absent");
+              "which eth0 does not have, absent"
+              " [json_object_get(json_object_get(json_object_get(d, \"links...]");
     nc = json_string_value(json_array_get(json_object_get(d, "not_counted"), 0));
     fc_tap_ok(&tap, nc && strstr(nc, "mlx5_0/1 symbol_error: went down from 9 to 0") &&
               json_object_get(json_object_get(json_object_get(d, "links"), "mlx5_0/1"),
@@ -126,21 +141,31 @@ int main(void)
     put("class/net/eth0/statistics/tx_bytes", 9000);
     a = fc_interval_snapshot("*");
     g = fc_interval_delta(b, a);
-    fc_tap_ok(&tap, json_object_get(json_object_get(g, "sum"), "congestion") == NULL &&
-              get(g, "sum", "tx_bytes") == 3000,
+    fc_tap_ok(&tap, json_object_get(json_object_get(g, "sum"), "congestion") == NULL,
               "eth0 alone: no congestion key at all; 3000 bytes out");
+    fc_tap_is_int(&tap, get(g, "sum", "tx_bytes"), 3000,
+                  "eth0 alone: no congestion key at all; 3000 bytes out"
+                  " [get(g, \"sum\", \"tx_bytes\")]");
     by_host = json_pack("{s:O, s:n}", "h1", g, "h2");
     hosts = json_pack("[s, s]", "h1", "h2");
     json_decref(g);
     g = fc_interval_group(by_host, hosts, "*");
-    fc_tap_ok(&tap, get(g, "sum", "tx_bytes") == 3000 &&
-              json_array_size(json_object_get(g, "not_read")) == 1 &&
-              strcmp(json_string_value(json_array_get(json_object_get(g, "not_read"), 0)),
-                     "h2") == 0, "a group of h1 and h2, h2 read nothing: the sum is h1's, "
-              "h2 in not_read");
-    fc_tap_ok(&tap, fc_interval_tx_bytes(g, "eth*") == 3000 &&
-              fc_interval_tx_bytes(g, "ib*") == -1,
-              "tx bytes on eth*: 3000; on ib*: none read (-1), not 0");
+    fc_tap_is_int(&tap, get(g, "sum", "tx_bytes"), 3000,
+                  "a group of h1 and h2, h2 read nothing: the sum is h1's, "
+                  "h2 in not_read");
+    fc_tap_is_int(&tap, json_array_size(json_object_get(g, "not_read")), 1,
+                  "a group of h1 and h2, h2 read nothing: the sum is h1's, "
+                  "h2 in not_read"
+                  " [json_array_size(json_object_get(g, \"not_read\"))]");
+    fc_tap_is_str(&tap, json_string_value(json_array_get(json_object_get(g, "not_read"), 0)), "h2",
+                  "a group of h1 and h2, h2 read nothing: the sum is h1's, "
+                  "h2 in not_read"
+                  " [json_string_value(json_array_get(json_object_get(g, \"not_...]");
+    fc_tap_is_double(&tap, fc_interval_tx_bytes(g, "eth*"), 3000, 0,
+                     "tx bytes on eth*: 3000; on ib*: none read (-1), not 0");
+    fc_tap_is_double(&tap, fc_interval_tx_bytes(g, "ib*"), -1, 0,
+                     "tx bytes on eth*: 3000; on ib*: none read (-1), not 0"
+                     " [fc_interval_tx_bytes(g, \"ib*\")]");
     fc_interval_text(g, text, sizeof(text));
     fc_tap_ok(&tap, strstr(text, "no congestion counter exposed") &&
               strstr(text, "busiest h1:eth0 0.003 MB out") && strstr(text, "1 host(s) not read"),
@@ -149,7 +174,7 @@ int main(void)
               json_object_get(json_object_get(g, "sum"), "errors") != NULL,
               "errors and drops read on eth0 are in the sum (0 where read)");
     fc_interval_text(json_null(), text, sizeof(text));
-    fc_tap_ok(&tap, text[0] == '\0', "no group: no text");
+    fc_tap_is_int(&tap, text[0], '\0', "no group: no text");
     json_decref(b);
     json_decref(a);
     /* a node's NIC (eth0, with a bus device) beside a container's veth

@@ -64,10 +64,12 @@ static void one_gpu(fc_tap_t *tap, const char *what, void (*plant)(fc_gpu_fabric
     rack_clean();
     plant(&m[GPUS + 1].fabric);
     r = fc_domain_judge(m, NODES * GPUS, "r1");
-    fc_tap_ok(tap, !strcmp(verdict(r), "FAIL") && !strcmp(blamed(r), "gb02") &&
-              strstr(reason(r), "GPU 00000000:11:00.0 (local rank 1) of gb02") &&
-              strstr(reason(r), says),
-              "%s: FAIL naming gb02's GPU 1 (%s)", what, reason(r));
+    fc_tap_is_str(tap, verdict(r), "FAIL", "%s: FAIL naming gb02's GPU 1 (%s)", what, reason(r));
+    fc_tap_is_str(tap, blamed(r), "gb02", "%s: FAIL naming gb02's GPU 1 (%s)"
+                  " [blamed(r)]", what, reason(r));
+    fc_tap_ok(tap, strstr(reason(r), "GPU 00000000:11:00.0 (local rank 1) of gb02") &&
+              strstr(reason(r), says), "%s: FAIL naming gb02's GPU 1 (%s)"
+              " [strstr(reason(r), \"GPU 00000000:11:00.0 (local rank 1) of...]", what, reason(r));
     json_decref(r);
 }
 
@@ -100,15 +102,26 @@ int main(void)
     json_t *r;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 8);
+    fc_tap_plan(&tap, 24);
 
     rack_clean();
     r = fc_domain_judge(m, NODES * GPUS, "r1");
-    fc_tap_ok(&tap, !strcmp(verdict(r), "PASS") && json_array_size(json_object_get(r, "cliques"))
-              == 1 && json_integer_value(json_object_get(json_array_get(json_object_get(r,
-              "cliques"), 0), "gpus")) == NODES * GPUS && json_is_null(json_object_get(r,
-              "implicates")) && json_array_size(json_object_get(r, "hosts")) == NODES,
-              "12 GPUs of 3 nodes in one clique: PASS, one clique of 12 GPUs");
+    fc_tap_is_str(&tap, verdict(r), "PASS",
+                  "12 GPUs of 3 nodes in one clique: PASS, one clique of 12 GPUs");
+    fc_tap_is_int(&tap, json_array_size(json_object_get(r, "cliques")), 1,
+                  "12 GPUs of 3 nodes in one clique: PASS, one clique of 12 GPUs"
+                  " [json_array_size(json_object_get(r, \"cliques\"))]");
+    fc_tap_is_int(&tap,
+                  json_integer_value(json_object_get(json_array_get(json_object_get(r,
+                  "cliques"), 0), "gpus")), NODES * GPUS,
+                  "12 GPUs of 3 nodes in one clique: PASS, one clique of 12 GPUs"
+                  " [json_integer_value(json_object_get(json_array_get(json_ob...]");
+    fc_tap_ok(&tap, json_is_null(json_object_get(r,
+              "implicates")), "12 GPUs of 3 nodes in one clique: PASS, one clique of 12 GPUs"
+              " [json_is_null(json_object_get(r, \"implicates\"))]");
+    fc_tap_is_int(&tap, json_array_size(json_object_get(r, "hosts")), NODES,
+                  "12 GPUs of 3 nodes in one clique: PASS, one clique of 12 GPUs"
+                  " [json_array_size(json_object_get(r, \"hosts\"))]");
     json_decref(r);
 
     rack_clean();
@@ -117,13 +130,21 @@ int main(void)
         m[2 * GPUS + g].fabric.clique_id = 5;
     }
     r = fc_domain_judge(m, NODES * GPUS, "r1");
-    fc_tap_ok(&tap, !strcmp(verdict(r), "FAIL") && !strcmp(blamed(r), "gb03") &&
-              strstr(reason(r), "rack r1 is not one NVLink domain: 4 GPU(s) of gb03 are in "
-                     "clique 5 of cluster " UUID_B ", the rack's other 8 in clique 32766") &&
-              json_integer_value(json_object_get(json_array_get(json_object_get(r, "cliques"),
-                                                                0), "gpus")) == 8,
-              "one node in another clique: FAIL naming it, the larger clique first (%s)",
-              reason(r));
+    fc_tap_is_str(&tap, verdict(r), "FAIL",
+                  "one node in another clique: FAIL naming it, the larger clique first (%s)",
+                  reason(r));
+    fc_tap_is_str(&tap, blamed(r), "gb03",
+                  "one node in another clique: FAIL naming it, the larger clique first (%s)"
+                  " [blamed(r)]", reason(r));
+    fc_tap_ok(&tap, strstr(reason(r), "rack r1 is not one NVLink domain: 4 GPU(s) of gb03 are in "
+                     "clique 5 of cluster " UUID_B ", the rack's other 8 in clique 32766") != NULL,
+              "one node in another clique: FAIL naming it, the larger clique first (%s)"
+              " [strstr(reason(r), \"rack r1 is not one NVLink domain: 4 GP...]", reason(r));
+    fc_tap_is_int(&tap,
+                  json_integer_value(json_object_get(json_array_get(json_object_get(r, "cliques"),
+                                                                    0), "gpus")), 8,
+                  "one node in another clique: FAIL naming it, the larger clique first (%s)"
+                  " [json_integer_value(json_object_get(json_array_get(json_ob...]", reason(r));
     json_decref(r);
 
     one_gpu(&tap, "a registration in progress", in_progress, "in progress, not completed");
@@ -135,12 +156,15 @@ int main(void)
     m[3].read = FC_ERR_SKIP;
     snprintf(m[3].why, sizeof(m[3].why), "cannot load NVML (libnvidia-ml.so.1)");
     r = fc_domain_judge(m, NODES * GPUS, "r1");
-    fc_tap_ok(&tap, !strcmp(verdict(r), "INCOMPLETE") && strstr(reason(r), "gb01") &&
+    fc_tap_is_str(&tap, verdict(r), "INCOMPLETE",
+                  "a GPU whose fabric could not be read: INCOMPLETE, never PASS (%s)", reason(r));
+    fc_tap_ok(&tap, strstr(reason(r), "gb01") &&
               strstr(reason(r), "cannot load NVML"),
-              "a GPU whose fabric could not be read: INCOMPLETE, never PASS (%s)", reason(r));
+              "a GPU whose fabric could not be read: INCOMPLETE, never PASS (%s)"
+              " [names 'gb01', 'cannot load NVML']", reason(r));
     json_decref(r);
     r = fc_domain_judge(m, 0, "r2");
-    fc_tap_ok(&tap, !strcmp(verdict(r), "INCOMPLETE"), "a rack with no GPU read: INCOMPLETE");
+    fc_tap_is_str(&tap, verdict(r), "INCOMPLETE", "a rack with no GPU read: INCOMPLETE");
     json_decref(r);
     return fc_tap_done(&tap);
 }

@@ -36,7 +36,7 @@ static void names(const char *text, const char *expected, const char *what)
     for (i = 0; i < json_array_size(notes); ++i)
         if (json_is_true(json_object_get(json_array_get(notes, i), "after_abort")))
             snprintf(got + strlen(got), sizeof(got) - strlen(got), " !%zu", i);
-    fc_tap_ok(&tap, strcmp(got, expected) == 0, "%s: '%s'", what, expected);
+    fc_tap_is_str(&tap, got, expected, "%s: '%s'", what, expected);
     if (strcmp(got, expected) != 0)
         fc_tap_diag(&tap, "got '%s'", got);
     json_decref(notes);
@@ -65,7 +65,7 @@ static void hosts(const char *text, const char *expected, const char *what)
                      got[0] ? " " : "", json_string_value(json_object_get(n, "kind")),
                      json_string_value(json_object_get(n, "host")),
                      (long long)json_integer_value(json_object_get(n, "line")));
-    fc_tap_ok(&tap, strcmp(got, expected) == 0, "%s: '%s'", what, expected);
+    fc_tap_is_str(&tap, got, expected, "%s: '%s'", what, expected);
     if (strcmp(got, expected) != 0)
         fc_tap_diag(&tap, "got '%s'", got);
     json_decref(notes);

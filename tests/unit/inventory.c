@@ -28,7 +28,7 @@ static void expands(const char *expr, const char *expected)
         for (int i = 0; i < n; ++i)
             snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s",
                      i ? " " : "", names[i]);
-    fc_tap_ok(&tap, strcmp(got, expected) == 0, "'%s' expands to '%s'", expr, expected);
+    fc_tap_is_str(&tap, got, expected, "'%s' expands to '%s'", expr, expected);
     if (strcmp(got, expected) != 0)
         fc_tap_diag(&tap, "got '%s' (%s)", got, err);
     free(names);
@@ -40,8 +40,9 @@ static void refused(const char *expr, const char *reason_part)
     int n = 0;
     fc_status_t s = fc_hostlist_expand(expr, &names, &n, err, sizeof(err));
 
-    fc_tap_ok(&tap, s == FC_ERR_INVALID && strstr(err, reason_part) != NULL,
-              "'%s' is refused: %s", expr, err);
+    fc_tap_is_int(&tap, s, FC_ERR_INVALID, "'%s' is refused: %s", expr, err);
+    fc_tap_ok(&tap, strstr(err, reason_part) != NULL, "'%s' is refused: %s"
+              " [strstr(err, reason_part) != NULL]", expr, err);
     free(names);
 }
 
@@ -66,8 +67,9 @@ static void bad_inventory(const char *name, const char *hosts, const char *racks
     char msg[1024];
     fc_status_t s = parse(hosts, racks, &inv, msg, sizeof(msg));
 
-    fc_tap_ok(&tap, s == FC_ERR_INVALID && strstr(msg, expected_msg) != NULL,
-              "%s: refused with '%s'", name, expected_msg);
+    fc_tap_is_int(&tap, s, FC_ERR_INVALID, "%s: refused with '%s'", name, expected_msg);
+    fc_tap_ok(&tap, strstr(msg, expected_msg) != NULL, "%s: refused with '%s'"
+              " [strstr(msg, expected_msg) != NULL]", name, expected_msg);
     if (s == FC_OK)
         fc_inventory_free(&inv);
     else if (strstr(msg, expected_msg) == NULL)
@@ -87,7 +89,7 @@ int main(void)
     char msg[1024];
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 35);
+    fc_tap_plan(&tap, 86);
 
     expands("gpu001", "gpu001");
     expands("gpu[001-003]", "gpu001 gpu002 gpu003");
@@ -108,43 +110,111 @@ int main(void)
                           "gpu[001-002] rackA\nrackB: gpu[003-004]\n"
                           "gpu[010-011] rackC  # the new one\n", &inv, msg, sizeof(msg));
 
-    fc_tap_ok(&tap, s == FC_OK && inv.nhosts == 6 && inv.nracks == 3,
-              "a host list and a rack map in both forms: 6 hosts in 3 racks");
-    fc_tap_ok(&tap, s == FC_OK && strcmp(rack_of(&inv, "gpu002"), "rackA") == 0 &&
-                  strcmp(rack_of(&inv, "gpu003"), "rackB") == 0 &&
-                  strcmp(rack_of(&inv, "gpu011"), "rackC") == 0,
-              "every host is in its rack");
-    fc_tap_ok(&tap, s == FC_OK && inv.host_line[4] == 4,
-              "each host remembers its line in the host list");
+    fc_tap_is_int(&tap, s, FC_OK, "a host list and a rack map in both forms: 6 hosts in 3 racks");
+    fc_tap_is_int(&tap, inv.nhosts, 6,
+                  "a host list and a rack map in both forms: 6 hosts in 3 racks"
+                  " [inv.nhosts]");
+    fc_tap_is_int(&tap, inv.nracks, 3,
+                  "a host list and a rack map in both forms: 6 hosts in 3 racks"
+                  " [inv.nracks]");
+    fc_tap_is_int(&tap, s, FC_OK, "every host is in its rack");
+    fc_tap_is_str(&tap, rack_of(&inv, "gpu002"), "rackA", "every host is in its rack"
+                  " [rack_of(&inv, \"gpu002\")]");
+    fc_tap_is_str(&tap, rack_of(&inv, "gpu003"), "rackB", "every host is in its rack"
+                  " [rack_of(&inv, \"gpu003\")]");
+    fc_tap_is_str(&tap, rack_of(&inv, "gpu011"), "rackC", "every host is in its rack"
+                  " [rack_of(&inv, \"gpu011\")]");
+    fc_tap_is_int(&tap, s, FC_OK, "each host remembers its line in the host list");
+    fc_tap_is_int(&tap, inv.host_line[4], 4, "each host remembers its line in the host list"
+                  " [inv.host_line[4]]");
     if (s == FC_OK)
         fc_inventory_free(&inv);
 
     s = parse(NULL, "rack1: n[1-2]\nrack2: n[3-4]\n", &inv, msg, sizeof(msg));
-    fc_tap_ok(&tap, s == FC_OK && inv.nhosts == 4 && strcmp(rack_of(&inv, "n4"), "rack2") == 0,
-              "a rack map alone is the host list");
+    fc_tap_is_int(&tap, s, FC_OK, "a rack map alone is the host list");
+    fc_tap_is_int(&tap, inv.nhosts, 4, "a rack map alone is the host list"
+                  " [inv.nhosts]");
+    fc_tap_is_str(&tap, rack_of(&inv, "n4"), "rack2", "a rack map alone is the host list"
+                  " [rack_of(&inv, \"n4\")]");
     if (s == FC_OK)
         fc_inventory_free(&inv);
     s = parse("n1\nn2\n", NULL, &inv, msg, sizeof(msg));
-    fc_tap_ok(&tap, s == FC_OK && inv.nracks == 1 && strcmp(rack_of(&inv, "n2"), "default") == 0,
-              "a host list alone is one rack, 'default'");
+    fc_tap_is_int(&tap, s, FC_OK, "a host list alone is one rack, 'default'");
+    fc_tap_is_int(&tap, inv.nracks, 1, "a host list alone is one rack, 'default'"
+                  " [inv.nracks]");
+    fc_tap_is_str(&tap, rack_of(&inv, "n2"), "default", "a host list alone is one rack, 'default'"
+                  " [rack_of(&inv, \"n2\")]");
     if (s == FC_OK)
         fc_inventory_free(&inv);
 
     /* a rack map of the whole cluster, a host list of part of it */
     s = parse("n[1-2]\nn5\n", "n[1-3] r1\nn[4-6] r2\nr3: n[7-8]\n", &inv, msg, sizeof(msg));
-    fc_tap_ok(&tap, s == FC_OK && inv.nhosts == 3 && inv.nracks == 2 &&
-              strcmp(rack_of(&inv, "n1"), "r1") == 0 && strcmp(rack_of(&inv, "n5"), "r2") == 0 &&
-              inv.map_hosts_left_out == 5 && inv.racks_left_out == 1,
-              "a host list of part of the rack map: the other hosts and racks are left out, "
-              "counted (%d hosts, %d racks)", s == FC_OK ? inv.map_hosts_left_out : -1,
-              s == FC_OK ? inv.racks_left_out : -1);
-    fc_tap_ok(&tap, s == FC_OK && inv.nleft_out == 3 && strcmp(inv.left_out[0], "n3") == 0 &&
-              inv.left_out_rack[0] == 0 && strcmp(inv.left_out[1], "n4") == 0 &&
-              strcmp(inv.left_out[2], "n6") == 0 && inv.left_out_rack[1] == 1 &&
-              inv.left_out_rack[2] == 1,
-              "the left-out hosts of the racks in the run are named with their rack (n3 of "
-              "r1, n4 and n6 of r2); those of a rack none of whose hosts ran are not (%d)",
-              s == FC_OK ? inv.nleft_out : -1);
+    fc_tap_is_int(&tap, s, FC_OK,
+                  "a host list of part of the rack map: the other hosts and racks are left out, "
+                  "counted (%d hosts, %d racks)", s == FC_OK ? inv.map_hosts_left_out : -1,
+                  s == FC_OK ? inv.racks_left_out : -1);
+    fc_tap_is_int(&tap, inv.nhosts, 3,
+                  "a host list of part of the rack map: the other hosts and racks are left out, "
+                  "counted (%d hosts, %d racks)"
+                  " [inv.nhosts]", s == FC_OK ? inv.map_hosts_left_out : -1,
+                  s == FC_OK ? inv.racks_left_out : -1);
+    fc_tap_is_int(&tap, inv.nracks, 2,
+                  "a host list of part of the rack map: the other hosts and racks are left out, "
+                  "counted (%d hosts, %d racks)"
+                  " [inv.nracks]", s == FC_OK ? inv.map_hosts_left_out : -1,
+                  s == FC_OK ? inv.racks_left_out : -1);
+    fc_tap_is_str(&tap, rack_of(&inv, "n1"), "r1",
+                  "a host list of part of the rack map: the other hosts and racks are left out, "
+                  "counted (%d hosts, %d racks)"
+                  " [rack_of(&inv, \"n1\")]", s == FC_OK ? inv.map_hosts_left_out : -1,
+                  s == FC_OK ? inv.racks_left_out : -1);
+    fc_tap_is_str(&tap, rack_of(&inv, "n5"), "r2",
+                  "a host list of part of the rack map: the other hosts and racks are left out, "
+                  "counted (%d hosts, %d racks)"
+                  " [rack_of(&inv, \"n5\")]", s == FC_OK ? inv.map_hosts_left_out : -1,
+                  s == FC_OK ? inv.racks_left_out : -1);
+    fc_tap_is_int(&tap, inv.map_hosts_left_out, 5,
+                  "a host list of part of the rack map: the other hosts and racks are left out, "
+                  "counted (%d hosts, %d racks)"
+                  " [inv.map_hosts_left_out]", s == FC_OK ? inv.map_hosts_left_out : -1,
+                  s == FC_OK ? inv.racks_left_out : -1);
+    fc_tap_is_int(&tap, inv.racks_left_out, 1,
+                  "a host list of part of the rack map: the other hosts and racks are left out, "
+                  "counted (%d hosts, %d racks)"
+                  " [inv.racks_left_out]", s == FC_OK ? inv.map_hosts_left_out : -1,
+                  s == FC_OK ? inv.racks_left_out : -1);
+    fc_tap_is_int(&tap, s, FC_OK,
+                  "the left-out hosts of the racks in the run are named with their rack (n3 of "
+                  "r1, n4 and n6 of r2); those of a rack none of whose hosts ran are not (%d)",
+                  s == FC_OK ? inv.nleft_out : -1);
+    fc_tap_is_int(&tap, inv.nleft_out, 3,
+                  "the left-out hosts of the racks in the run are named with their rack (n3 of "
+                  "r1, n4 and n6 of r2); those of a rack none of whose hosts ran are not (%d)"
+                  " [inv.nleft_out]", s == FC_OK ? inv.nleft_out : -1);
+    fc_tap_is_str(&tap, inv.left_out[0], "n3",
+                  "the left-out hosts of the racks in the run are named with their rack (n3 of "
+                  "r1, n4 and n6 of r2); those of a rack none of whose hosts ran are not (%d)"
+                  " [inv.left_out[0]]", s == FC_OK ? inv.nleft_out : -1);
+    fc_tap_is_int(&tap, inv.left_out_rack[0], 0,
+                  "the left-out hosts of the racks in the run are named with their rack (n3 of "
+                  "r1, n4 and n6 of r2); those of a rack none of whose hosts ran are not (%d)"
+                  " [inv.left_out_rack[0]]", s == FC_OK ? inv.nleft_out : -1);
+    fc_tap_is_str(&tap, inv.left_out[1], "n4",
+                  "the left-out hosts of the racks in the run are named with their rack (n3 of "
+                  "r1, n4 and n6 of r2); those of a rack none of whose hosts ran are not (%d)"
+                  " [inv.left_out[1]]", s == FC_OK ? inv.nleft_out : -1);
+    fc_tap_is_str(&tap, inv.left_out[2], "n6",
+                  "the left-out hosts of the racks in the run are named with their rack (n3 of "
+                  "r1, n4 and n6 of r2); those of a rack none of whose hosts ran are not (%d)"
+                  " [inv.left_out[2]]", s == FC_OK ? inv.nleft_out : -1);
+    fc_tap_is_int(&tap, inv.left_out_rack[1], 1,
+                  "the left-out hosts of the racks in the run are named with their rack (n3 of "
+                  "r1, n4 and n6 of r2); those of a rack none of whose hosts ran are not (%d)"
+                  " [inv.left_out_rack[1]]", s == FC_OK ? inv.nleft_out : -1);
+    fc_tap_is_int(&tap, inv.left_out_rack[2], 1,
+                  "the left-out hosts of the racks in the run are named with their rack (n3 of "
+                  "r1, n4 and n6 of r2); those of a rack none of whose hosts ran are not (%d)"
+                  " [inv.left_out_rack[2]]", s == FC_OK ? inv.nleft_out : -1);
     if (s == FC_OK)
         fc_inventory_free(&inv);
 
@@ -169,22 +239,50 @@ int main(void)
     /* the MPI Operator's hostfile: fully qualified pod names with slots */
     s = parse("w-0.job-worker.ns.svc slots=8\nw-1.job-worker.ns.svc slots=8\n",
               "w-0 leaf-a\nw-1.job-worker.ns.svc leaf-b\n", &inv, msg, sizeof(msg));
-    fc_tap_ok(&tap, s == FC_OK && inv.nhosts == 2 && inv.host_slots[0] == 8 &&
-              inv.host_slots[1] == 8 && strcmp(rack_of(&inv, "w-0"), "leaf-a") == 0 &&
-              strcmp(rack_of(&inv, "w-1"), "leaf-b") == 0,
-              "a hostfile of fully qualified names with slots=8: each host's slots; a pod "
-              "that calls itself w-0 is w-0.job-worker.ns.svc, in the rack map too");
-    fc_tap_ok(&tap, s == FC_OK &&
-              fc_inventory_find_host(&inv, "w-1.job-worker.ns.svc.cluster.local") == 1 &&
-              fc_inventory_find_host(&inv, "w-10") == -1 &&
-              fc_inventory_find_host(&inv, "w-0.job-worker") == 0,
-              "a name that differs by a domain only finds its host; w-10 is not w-1");
+    fc_tap_is_int(&tap, s, FC_OK,
+                  "a hostfile of fully qualified names with slots=8: each host's slots; a pod "
+                  "that calls itself w-0 is w-0.job-worker.ns.svc, in the rack map too");
+    fc_tap_is_int(&tap, inv.nhosts, 2,
+                  "a hostfile of fully qualified names with slots=8: each host's slots; a pod "
+                  "that calls itself w-0 is w-0.job-worker.ns.svc, in the rack map too"
+                  " [inv.nhosts]");
+    fc_tap_is_int(&tap, inv.host_slots[0], 8,
+                  "a hostfile of fully qualified names with slots=8: each host's slots; a pod "
+                  "that calls itself w-0 is w-0.job-worker.ns.svc, in the rack map too"
+                  " [inv.host_slots[0]]");
+    fc_tap_is_int(&tap, inv.host_slots[1], 8,
+                  "a hostfile of fully qualified names with slots=8: each host's slots; a pod "
+                  "that calls itself w-0 is w-0.job-worker.ns.svc, in the rack map too"
+                  " [inv.host_slots[1]]");
+    fc_tap_is_str(&tap, rack_of(&inv, "w-0"), "leaf-a",
+                  "a hostfile of fully qualified names with slots=8: each host's slots; a pod "
+                  "that calls itself w-0 is w-0.job-worker.ns.svc, in the rack map too"
+                  " [rack_of(&inv, \"w-0\")]");
+    fc_tap_is_str(&tap, rack_of(&inv, "w-1"), "leaf-b",
+                  "a hostfile of fully qualified names with slots=8: each host's slots; a pod "
+                  "that calls itself w-0 is w-0.job-worker.ns.svc, in the rack map too"
+                  " [rack_of(&inv, \"w-1\")]");
+    fc_tap_is_int(&tap, s, FC_OK,
+                  "a name that differs by a domain only finds its host; w-10 is not w-1");
+    fc_tap_is_int(&tap, fc_inventory_find_host(&inv, "w-1.job-worker.ns.svc.cluster.local"), 1,
+                  "a name that differs by a domain only finds its host; w-10 is not w-1"
+                  " [fc_inventory_find_host(&inv, \"w-1.job-worker.ns.svc.clust...]");
+    fc_tap_is_int(&tap, fc_inventory_find_host(&inv, "w-10"), -1,
+                  "a name that differs by a domain only finds its host; w-10 is not w-1"
+                  " [fc_inventory_find_host(&inv, \"w-10\")]");
+    fc_tap_is_int(&tap, fc_inventory_find_host(&inv, "w-0.job-worker"), 0,
+                  "a name that differs by a domain only finds its host; w-10 is not w-1"
+                  " [fc_inventory_find_host(&inv, \"w-0.job-worker\")]");
     if (s == FC_OK)
         fc_inventory_free(&inv);
     s = parse("n1.a\nn1.b\n", NULL, &inv, msg, sizeof(msg));
-    fc_tap_ok(&tap, s == FC_OK && fc_inventory_find_host(&inv, "n1") == -1 &&
-              fc_inventory_find_host(&inv, "n1.b") == 1,
-              "a short name that two listed hosts share finds neither");
+    fc_tap_is_int(&tap, s, FC_OK, "a short name that two listed hosts share finds neither");
+    fc_tap_is_int(&tap, fc_inventory_find_host(&inv, "n1"), -1,
+                  "a short name that two listed hosts share finds neither"
+                  " [fc_inventory_find_host(&inv, \"n1\")]");
+    fc_tap_is_int(&tap, fc_inventory_find_host(&inv, "n1.b"), 1,
+                  "a short name that two listed hosts share finds neither"
+                  " [fc_inventory_find_host(&inv, \"n1.b\")]");
     if (s == FC_OK)
         fc_inventory_free(&inv);
     bad_inventory("a bad slots=", "n1 slots=0\n", NULL,

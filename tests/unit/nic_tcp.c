@@ -63,13 +63,17 @@ int main(void)
     double t0;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 8);
+    fc_tap_plan(&tap, 19);
     st = fc_nic_tcp_addr("lo", &sa, why, sizeof(why));
-    fc_tap_ok(&tap, st == FC_OK && sa.sin_addr.s_addr == htonl(INADDR_LOOPBACK),
-              "lo's IPv4 address is 127.0.0.1 (%s)", why);
+    fc_tap_is_int(&tap, st, FC_OK, "lo's IPv4 address is 127.0.0.1 (%s)", why);
+    fc_tap_is_int(&tap, sa.sin_addr.s_addr, htonl(INADDR_LOOPBACK),
+                  "lo's IPv4 address is 127.0.0.1 (%s)"
+                  " [sa.sin_addr.s_addr]", why);
     st = fc_nic_tcp_addr("fcnosuch9", &sa, why, sizeof(why));
-    fc_tap_ok(&tap, st == FC_ERR_SKIP && strstr(why, "fcnosuch9: no such interface") != NULL,
-              "an absent interface is a skip naming it (%s)", why);
+    fc_tap_is_int(&tap, st, FC_ERR_SKIP, "an absent interface is a skip naming it (%s)", why);
+    fc_tap_ok(&tap, strstr(why, "fcnosuch9: no such interface") != NULL,
+              "an absent interface is a skip naming it (%s)"
+              " [strstr(why, \"fcnosuch9: no such interface\") != NULL]", why);
 
     /* 4 MiB carried whole and intact */
     why[0] = '\0';
@@ -84,8 +88,17 @@ int main(void)
     for (size_t i = 0; i < BIG; ++i)
         wrong += buf[i] != (unsigned char)(i * 131u + (i >> 12));
     waitpid(pid, &status, 0);
-    fc_tap_ok(&tap, st == FC_OK && wrong == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
-              "4 MiB over loopback arrive whole, every byte right (%zu wrong; %s)", wrong, why);
+    fc_tap_is_int(&tap, st, FC_OK,
+                  "4 MiB over loopback arrive whole, every byte right (%zu wrong; %s)", wrong, why);
+    fc_tap_is_int(&tap, wrong, 0,
+                  "4 MiB over loopback arrive whole, every byte right (%zu wrong; %s)"
+                  " [wrong]", wrong, why);
+    fc_tap_ok(&tap, WIFEXITED(status),
+              "4 MiB over loopback arrive whole, every byte right (%zu wrong; %s)"
+              " [WIFEXITED(status)]", wrong, why);
+    fc_tap_is_int(&tap, WEXITSTATUS(status), 0,
+                  "4 MiB over loopback arrive whole, every byte right (%zu wrong; %s)"
+                  " [WEXITSTATUS(status)]", wrong, why);
     if (fd >= 0)
         close(fd);
 
@@ -95,38 +108,55 @@ int main(void)
     t0 = fc_nic_tcp_now();
     st = fc_nic_tcp_recv_all(fd, buf, 1024, t0 + 0.3, why, sizeof(why));
     t0 = fc_nic_tcp_now() - t0;
-    fc_tap_ok(&tap, st == FC_ERR_TIMEOUT && t0 >= 0.29 && t0 < 2.0 &&
+    fc_tap_is_int(&tap, st, FC_ERR_TIMEOUT,
+                  "a silent peer: the receive times out at its deadline (%.2f s: %s)", t0, why);
+    fc_tap_ok(&tap, t0 >= 0.29 && t0 < 2.0 &&
                   strstr(why, "0 of 1024 bytes before the deadline") != NULL,
-              "a silent peer: the receive times out at its deadline (%.2f s: %s)", t0, why);
+              "a silent peer: the receive times out at its deadline (%.2f s: %s)"
+              " [t0 >= 0.29 && t0 < 2.0 && strstr(why, \"0 of 1024 bytes be...]", t0, why);
     /* and a send into a peer that never reads ends as well */
     t0 = fc_nic_tcp_now();
     st = fc_nic_tcp_send_all(fd, buf, BIG, t0 + 0.3, why, sizeof(why));
     t0 = fc_nic_tcp_now() - t0;
-    fc_tap_ok(&tap, st == FC_ERR_TIMEOUT && t0 < 2.0,
-              "a peer that never reads: 4 MiB sent times out at its deadline (%.2f s: %s)", t0,
-              why);
+    fc_tap_is_int(&tap, st, FC_ERR_TIMEOUT,
+                  "a peer that never reads: 4 MiB sent times out at its deadline (%.2f s: %s)", t0,
+                  why);
+    fc_tap_ok(&tap, t0 < 2.0,
+              "a peer that never reads: 4 MiB sent times out at its deadline (%.2f s: %s)"
+              " [t0 < 2.0]", t0, why);
     kill(pid, SIGKILL);
     waitpid(pid, &status, 0);
     /* the peer died: what is left is a failure, not a wait */
     st = fc_nic_tcp_recv_all(fd, buf, 1024, fc_nic_tcp_now() + 5, why, sizeof(why));
-    fc_tap_ok(&tap, st == FC_ERR_FAIL && (strstr(why, "closed") != NULL ||
+    fc_tap_is_int(&tap, st, FC_ERR_FAIL, "a peer killed: the receive fails at once, saying so (%s)",
+                  why);
+    fc_tap_ok(&tap, (strstr(why, "closed") != NULL ||
                                           strstr(why, "reset") != NULL),
-              "a peer killed: the receive fails at once, saying so (%s)", why);
+              "a peer killed: the receive fails at once, saying so (%s)"
+              " [strstr(why, \"closed\") != NULL || strstr(why, \"reset\") !=...]", why);
     close(fd);
 
     /* nobody dials */
     t0 = fc_nic_tcp_now();
     fd = fc_nic_tcp_accept(lfd, t0 + 0.3, &st, why, sizeof(why));
     t0 = fc_nic_tcp_now() - t0;
-    fc_tap_ok(&tap, fd < 0 && st == FC_ERR_TIMEOUT && t0 < 2.0,
-              "a listener nobody dials times out at its deadline (%.2f s: %s)", t0, why);
+    fc_tap_ok(&tap, fd < 0, "a listener nobody dials times out at its deadline (%.2f s: %s)", t0,
+              why);
+    fc_tap_is_int(&tap, st, FC_ERR_TIMEOUT,
+                  "a listener nobody dials times out at its deadline (%.2f s: %s)"
+                  " [st]", t0, why);
+    fc_tap_ok(&tap, t0 < 2.0, "a listener nobody dials times out at its deadline (%.2f s: %s)"
+              " [t0 < 2.0]", t0, why);
     close(lfd);
 
-    fc_tap_ok(&tap, fc_nic_transport_find("tcp") == &fc_nic_transport_tcp &&
-                  fc_nic_transport_find("nosuch") == NULL &&
+    fc_tap_ok(&tap, fc_nic_transport_find("tcp") == &fc_nic_transport_tcp,
+              "transports by name: tcp found, an unknown name NULL, verbs %s",
+              fc_nic_transport_find("verbs") ? "built in" : "not built in (NULL)");
+    fc_tap_ok(&tap, fc_nic_transport_find("nosuch") == NULL &&
                   (fc_nic_transport_find("verbs") == NULL ||
                    strcmp(fc_nic_transport_find("verbs")->name, "verbs") == 0),
-              "transports by name: tcp found, an unknown name NULL, verbs %s",
+              "transports by name: tcp found, an unknown name NULL, verbs %s"
+              " [fc_nic_transport_find(\"nosuch\") == NULL && fc_nic_transpo...]",
               fc_nic_transport_find("verbs") ? "built in" : "not built in (NULL)");
     free(buf);
     return fc_tap_done(&tap);

@@ -76,13 +76,17 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     buf = malloc(MIB);
     fc_tap_init(&tap, stdout, rank == 0);
-    fc_tap_plan(&tap, 4);
+    fc_tap_plan(&tap, 8);
 
     st = one(10, MIB, &took, &wrong, why);
     r[0] = st;
     MPI_Allreduce(MPI_IN_PLACE, r, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    fc_tap_ok(&tap, st == FC_OK && r[0] == FC_OK && wrong == 0,
-              "both connect over lo: 1 MiB arrives bitwise (%zu wrong; %s)", wrong, why);
+    fc_tap_is_int(&tap, st, FC_OK, "both connect over lo: 1 MiB arrives bitwise (%zu wrong; %s)",
+                  wrong, why);
+    fc_tap_is_int(&tap, r[0], FC_OK, "both connect over lo: 1 MiB arrives bitwise (%zu wrong; %s)"
+                  " [r[0]]", wrong, why);
+    fc_tap_is_int(&tap, wrong, 0, "both connect over lo: 1 MiB arrives bitwise (%zu wrong; %s)"
+                  " [wrong]", wrong, why);
 
     if (rank == 0)
         st = one(1.0, 0, &took, &wrong, why);
@@ -104,8 +108,14 @@ int main(int argc, char **argv)
     st = one(10, MIB, &took, &wrong, why);
     r[0] = st;
     MPI_Allreduce(MPI_IN_PLACE, r, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    fc_tap_ok(&tap, st == FC_OK && r[0] == FC_OK && wrong == 0,
-              "then both connect again: connected, 1 MiB bitwise (%zu wrong; %s)", wrong, why);
+    fc_tap_is_int(&tap, st, FC_OK,
+                  "then both connect again: connected, 1 MiB bitwise (%zu wrong; %s)", wrong, why);
+    fc_tap_is_int(&tap, r[0], FC_OK,
+                  "then both connect again: connected, 1 MiB bitwise (%zu wrong; %s)"
+                  " [r[0]]", wrong, why);
+    fc_tap_is_int(&tap, wrong, 0,
+                  "then both connect again: connected, 1 MiB bitwise (%zu wrong; %s)"
+                  " [wrong]", wrong, why);
     r[0] = fc_tap_done(&tap);
     MPI_Bcast(r, 1, MPI_INT, 0, MPI_COMM_WORLD);
     free(buf);

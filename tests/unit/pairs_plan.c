@@ -80,7 +80,7 @@ int main(void)
     int in, across;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 9);
+    fc_tap_plan(&tap, 33);
     {
         /* 6 nodes, racks of 2 given as labels 7, 3, 9, interleaved */
         int rack[] = { 7, 3, 9, 7, 3, 9 };
@@ -88,11 +88,35 @@ int main(void)
                                           sizeof(why)) == 0 &&
                    fc_check(&s, rack, &in, &across, why, sizeof(why));
 
-        fc_tap_ok(&tap, good && s.sampled && s.partners == 3 && s.plan.racks == 3 &&
-                  s.plan.per_rack == 2 && in == 3 && across == 4,
+        fc_tap_ok(&tap, good && s.sampled,
                   "6 nodes in 3 interleaved racks, K default 3: 1 round inside (3 pairs), 2 "
                   "across (4 pairs: of 3 racks, one sits out each rack-matching), 7 of 15 "
                   "pairs, every round a matching (%s)", why);
+        fc_tap_is_int(&tap, s.partners, 3,
+                      "6 nodes in 3 interleaved racks, K default 3: 1 round inside (3 pairs), 2 "
+                      "across (4 pairs: of 3 racks, one sits out each rack-matching), 7 of 15 "
+                      "pairs, every round a matching (%s)"
+                      " [s.partners]", why);
+        fc_tap_is_int(&tap, s.plan.racks, 3,
+                      "6 nodes in 3 interleaved racks, K default 3: 1 round inside (3 pairs), 2 "
+                      "across (4 pairs: of 3 racks, one sits out each rack-matching), 7 of 15 "
+                      "pairs, every round a matching (%s)"
+                      " [s.plan.racks]", why);
+        fc_tap_is_int(&tap, s.plan.per_rack, 2,
+                      "6 nodes in 3 interleaved racks, K default 3: 1 round inside (3 pairs), 2 "
+                      "across (4 pairs: of 3 racks, one sits out each rack-matching), 7 of 15 "
+                      "pairs, every round a matching (%s)"
+                      " [s.plan.per_rack]", why);
+        fc_tap_is_int(&tap, in, 3,
+                      "6 nodes in 3 interleaved racks, K default 3: 1 round inside (3 pairs), 2 "
+                      "across (4 pairs: of 3 racks, one sits out each rack-matching), 7 of 15 "
+                      "pairs, every round a matching (%s)"
+                      " [in]", why);
+        fc_tap_is_int(&tap, across, 4,
+                      "6 nodes in 3 interleaved racks, K default 3: 1 round inside (3 pairs), 2 "
+                      "across (4 pairs: of 3 racks, one sits out each rack-matching), 7 of 15 "
+                      "pairs, every round a matching (%s)"
+                      " [across]", why);
         fc_pairs_schedule_free(&s);
     }
     {
@@ -113,10 +137,15 @@ int main(void)
                                               sizeof(why)) == 0 &&
                fc_check(&s, rack2, &in, &across, why, sizeof(why));
         k2 = s.partners;
-        fc_tap_ok(&tap, good && least >= 2 && fc_pairs_schedule_min_partners(&s) >= 2 &&
-                  k2 == 5, "uneven racks 5 + 3 + 1 (K 4) and 2 + 3 + 1 (K 3, raised to %d): "
+        fc_tap_ok(&tap, good && least >= 2 && fc_pairs_schedule_min_partners(&s) >= 2,
+                  "uneven racks 5 + 3 + 1 (K 4) and 2 + 3 + 1 (K 3, raised to %d): "
                   "padded, every node at most once a round, every node 2 partners or more "
                   "(%s)", k2, why);
+        fc_tap_is_int(&tap, k2, 5,
+                      "uneven racks 5 + 3 + 1 (K 4) and 2 + 3 + 1 (K 3, raised to %d): "
+                      "padded, every node at most once a round, every node 2 partners or more "
+                      "(%s)"
+                      " [k2]", k2, why);
         fc_pairs_schedule_free(&s);
     }
     {
@@ -128,9 +157,18 @@ int main(void)
         good = fc_pairs_schedule_init(&s, n, rack, FC_PAIRS_MODE_AUTO, 14, why,
                                       sizeof(why)) == 0 &&
                fc_check(&s, rack, &in, &across, why, sizeof(why));
-        fc_tap_ok(&tap, good && s.sampled && s.rounds == 14 && in == 2 * 128 * 16 &&
-                  across == 12 * 2048, "4,096 nodes in 128 racks, auto with K 14: 14 rounds "
+        fc_tap_ok(&tap, good && s.sampled, "4,096 nodes in 128 racks, auto with K 14: 14 rounds "
                   "(2 inside, 12 across), %d + %d pairs, each met once (%s)", in, across, why);
+        fc_tap_is_int(&tap, s.rounds, 14, "4,096 nodes in 128 racks, auto with K 14: 14 rounds "
+                      "(2 inside, 12 across), %d + %d pairs, each met once (%s)"
+                      " [s.rounds]", in, across, why);
+        fc_tap_is_int(&tap, in, 2 * 128 * 16, "4,096 nodes in 128 racks, auto with K 14: 14 rounds "
+                      "(2 inside, 12 across), %d + %d pairs, each met once (%s)"
+                      " [in]", in, across, why);
+        fc_tap_is_int(&tap, across, 12 * 2048,
+                      "4,096 nodes in 128 racks, auto with K 14: 14 rounds "
+                      "(2 inside, 12 across), %d + %d pairs, each met once (%s)"
+                      " [across]", in, across, why);
         fc_pairs_schedule_free(&s);
         free(rack);
     }
@@ -141,9 +179,17 @@ int main(void)
                                           sizeof(why)) == 0 &&
                    fc_check(&s, rack, &in, &across, why, sizeof(why));
 
-        fc_tap_ok(&tap, good && !s.sampled && s.rounds == 7 && in + across == 28 &&
-                  fc_pairs_schedule_partner(&s, 3, 5) == fc_pairs_partner(8, 3, 5),
+        fc_tap_ok(&tap, good && !s.sampled,
                   "auto at 8 nodes is the full tournament: 7 rounds, 28 pairs (%s)", why);
+        fc_tap_is_int(&tap, s.rounds, 7,
+                      "auto at 8 nodes is the full tournament: 7 rounds, 28 pairs (%s)"
+                      " [s.rounds]", why);
+        fc_tap_is_int(&tap, in + across, 28,
+                      "auto at 8 nodes is the full tournament: 7 rounds, 28 pairs (%s)"
+                      " [in + across]", why);
+        fc_tap_is_int(&tap, fc_pairs_schedule_partner(&s, 3, 5), fc_pairs_partner(8, 3, 5),
+                      "auto at 8 nodes is the full tournament: 7 rounds, 28 pairs (%s)"
+                      " [fc_pairs_schedule_partner(&s, 3, 5)]", why);
         fc_pairs_schedule_free(&s);
     }
     {
@@ -153,8 +199,17 @@ int main(void)
                                           sizeof(why)) == 0 &&
                    fc_check(&s, rack, &in, &across, why, sizeof(why));
 
-        fc_tap_ok(&tap, good && s.partners == 4 && s.plan.intra == 3 && s.plan.inter == 1,
-                  "K 50 on 2 racks of 3: 3 rounds inside, 1 across, K as used 4 (%s)", why);
+        fc_tap_ok(&tap, good, "K 50 on 2 racks of 3: 3 rounds inside, 1 across, K as used 4 (%s)",
+                  why);
+        fc_tap_is_int(&tap, s.partners, 4,
+                      "K 50 on 2 racks of 3: 3 rounds inside, 1 across, K as used 4 (%s)"
+                      " [s.partners]", why);
+        fc_tap_is_int(&tap, s.plan.intra, 3,
+                      "K 50 on 2 racks of 3: 3 rounds inside, 1 across, K as used 4 (%s)"
+                      " [s.plan.intra]", why);
+        fc_tap_is_int(&tap, s.plan.inter, 1,
+                      "K 50 on 2 racks of 3: 3 rounds inside, 1 across, K as used 4 (%s)"
+                      " [s.plan.inter]", why);
         fc_pairs_schedule_free(&s);
     }
     {
@@ -181,9 +236,20 @@ int main(void)
                                           sizeof(why)) == 0 &&
                    fc_check(&s, rack, &in, &across, why, sizeof(why));
 
-        fc_tap_ok(&tap, good && s.sampled && s.plan.intra == 2 && s.plan.inter == 1 &&
-                  s.partners == 3 && across > 0, "K 2 on 3 racks of 4: 2 rounds inside and 1 "
+        fc_tap_ok(&tap, good && s.sampled, "K 2 on 3 racks of 4: 2 rounds inside and 1 "
                   "across (K as used 3), %d pairs across racks (%s)", across, why);
+        fc_tap_is_int(&tap, s.plan.intra, 2, "K 2 on 3 racks of 4: 2 rounds inside and 1 "
+                      "across (K as used 3), %d pairs across racks (%s)"
+                      " [s.plan.intra]", across, why);
+        fc_tap_is_int(&tap, s.plan.inter, 1, "K 2 on 3 racks of 4: 2 rounds inside and 1 "
+                      "across (K as used 3), %d pairs across racks (%s)"
+                      " [s.plan.inter]", across, why);
+        fc_tap_is_int(&tap, s.partners, 3, "K 2 on 3 racks of 4: 2 rounds inside and 1 "
+                      "across (K as used 3), %d pairs across racks (%s)"
+                      " [s.partners]", across, why);
+        fc_tap_ok(&tap, across > 0, "K 2 on 3 racks of 4: 2 rounds inside and 1 "
+                  "across (K as used 3), %d pairs across racks (%s)"
+                  " [across > 0]", across, why);
         fc_pairs_schedule_free(&s);
     }
     {
@@ -195,19 +261,32 @@ int main(void)
                                           sizeof(why)) == 0 &&
                    fc_check(&s, rack, &in, &across, why, sizeof(why));
 
-        fc_tap_ok(&tap, good && !s.sampled && s.rounds == 3 && in + across == 6 &&
-                  fc_pairs_schedule_min_partners(&s) == 3 &&
-                  strstr(s.full_why, "only 1 partner"), "racks of 3 and 1, sampled: the "
+        fc_tap_ok(&tap, good && !s.sampled, "racks of 3 and 1, sampled: the "
                   "full matrix (%s), every node 3 partners, not 1 (%s)", s.full_why, why);
+        fc_tap_is_int(&tap, s.rounds, 3, "racks of 3 and 1, sampled: the "
+                      "full matrix (%s), every node 3 partners, not 1 (%s)"
+                      " [s.rounds]", s.full_why, why);
+        fc_tap_is_int(&tap, in + across, 6, "racks of 3 and 1, sampled: the "
+                      "full matrix (%s), every node 3 partners, not 1 (%s)"
+                      " [in + across]", s.full_why, why);
+        fc_tap_is_int(&tap, fc_pairs_schedule_min_partners(&s), 3, "racks of 3 and 1, sampled: the "
+                      "full matrix (%s), every node 3 partners, not 1 (%s)"
+                      " [fc_pairs_schedule_min_partners(&s)]", s.full_why, why);
+        fc_tap_ok(&tap, strstr(s.full_why, "only 1 partner") != NULL,
+                  "racks of 3 and 1, sampled: the "
+                  "full matrix (%s), every node 3 partners, not 1 (%s)"
+                  " [names 'only 1 partner']", s.full_why, why);
         fc_pairs_schedule_free(&s);
     }
     {
         int one[] = { 0 };
 
         why[0] = '\0';
-        fc_tap_ok(&tap, fc_pairs_schedule_init(&s, 1, one, FC_PAIRS_MODE_SAMPLED, 0, why,
-                                               sizeof(why)) == -1 && strstr(why, "2 nodes"),
-                  "one node: refused (%s)", why);
+        fc_tap_is_int(&tap,
+                      fc_pairs_schedule_init(&s, 1, one, FC_PAIRS_MODE_SAMPLED, 0, why,
+                                                   sizeof(why)), -1, "one node: refused (%s)", why);
+        fc_tap_ok(&tap, strstr(why, "2 nodes") != NULL, "one node: refused (%s)"
+                  " [names '2 nodes']", why);
     }
     return fc_tap_done(&tap);
 }

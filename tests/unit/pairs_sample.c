@@ -63,33 +63,44 @@ int main(void)
     int met;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 7);
+    fc_tap_plan(&tap, 13);
     {
         fc_pairs_sample_t p = { 128, 32, 2, 12 };
 
         int good = fc_check_plan(&p, &met);
 
-        fc_tap_ok(&tap, good && met == 128 * 127 / 2,
-                  "4,096 nodes in 128 racks, 2 + 12 rounds: matchings, no pair twice, "
+        fc_tap_ok(&tap, good, "4,096 nodes in 128 racks, 2 + 12 rounds: matchings, no pair twice, "
                   "12 racks met per node, all %d rack pairs met", met);
+        fc_tap_is_int(&tap, met, 128 * 127 / 2,
+                      "4,096 nodes in 128 racks, 2 + 12 rounds: matchings, no pair twice, "
+                      "12 racks met per node, all %d rack pairs met"
+                      " [met]", met);
     }
     {
         fc_pairs_sample_t p = { 128, 32, 0, 3 };
 
         int good = fc_check_plan(&p, &met);
 
-        fc_tap_ok(&tap, good && met == 3 * 32 * 64,
+        fc_tap_ok(&tap, good,
                   "with 3 inter rounds (96 of the 127 rack-matchings) %d rack pairs are met, "
                   "each by one pair", met);
+        fc_tap_is_int(&tap, met, 3 * 32 * 64,
+                      "with 3 inter rounds (96 of the 127 rack-matchings) %d rack pairs are met, "
+                      "each by one pair"
+                      " [met]", met);
     }
     {
         fc_pairs_sample_t p = { 7, 5, 5, 6 };
 
         int good = fc_check_plan(&p, &met);
 
-        fc_tap_ok(&tap, good && met == 21,
+        fc_tap_ok(&tap, good,
                   "odd shapes (7 racks of 5, every round of both halves): a matching with "
                   "byes, every rack pair met (%d)", met);
+        fc_tap_is_int(&tap, met, 21,
+                      "odd shapes (7 racks of 5, every round of both halves): a matching with "
+                      "byes, every rack pair met (%d)"
+                      " [met]", met);
     }
     {
         fc_pairs_sample_t p = { 4, 4, 3, 3 }, q = { 4, 4, 4, 1 }, r = { 4, 4, 0, 4 };
@@ -97,9 +108,13 @@ int main(void)
         int good = fc_check_plan(&p, &met);
 
         fc_tap_ok(&tap, good && !fc_pairs_sample_ok(&q) &&
-                  !fc_pairs_sample_ok(&r) && fc_pairs_sample_partner(&q, 0, 0) == -1,
+                  !fc_pairs_sample_ok(&r),
                   "more intra rounds than a rack's tournament, or more inter rounds than "
                   "rack-matchings, are refused");
+        fc_tap_is_int(&tap, fc_pairs_sample_partner(&q, 0, 0), -1,
+                      "more intra rounds than a rack's tournament, or more inter rounds than "
+                      "rack-matchings, are refused"
+                      " [fc_pairs_sample_partner(&q, 0, 0)]");
     }
     {
         /* the whole plan meets every pair: intra all, inter all (R = 2) */
@@ -111,8 +126,11 @@ int main(void)
         for (int r = 0; r < fc_pairs_sample_rounds(&p); ++r)
             for (int v = 0; v < n; ++v)
                 pairs += fc_pairs_sample_partner(&p, r, v) > v;
-        fc_tap_ok(&tap, good && pairs == 16, "2 racks of 4: 3 intra + 1 inter rounds meet %d of the "
+        fc_tap_ok(&tap, good, "2 racks of 4: 3 intra + 1 inter rounds meet %d of the "
                   "16 pairs a round across the racks and the racks' own allow", pairs);
+        fc_tap_is_int(&tap, pairs, 16, "2 racks of 4: 3 intra + 1 inter rounds meet %d of the "
+                      "16 pairs a round across the racks and the racks' own allow"
+                      " [pairs]", pairs);
     }
     {
         /* per_rack and the rack-matchings share a factor (3 and 3): the
@@ -129,8 +147,9 @@ int main(void)
 
         int good = fc_check_plan(&p, &met);
 
-        fc_tap_ok(&tap, good && met == 0,
-                  "one rack: the rack's own tournament");
+        fc_tap_ok(&tap, good, "one rack: the rack's own tournament");
+        fc_tap_is_int(&tap, met, 0, "one rack: the rack's own tournament"
+                      " [met]");
     }
     return fc_tap_done(&tap);
 }

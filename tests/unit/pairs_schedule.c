@@ -93,7 +93,7 @@ int main(void)
     int all_ok = 1;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 7);
+    fc_tap_plan(&tap, 16);
     for (int n = 2; n <= 64; ++n)
         if (!check_schedule(n, why, sizeof(why))) {
             fc_tap_diag(&tap, "n=%d: %s", n, why);
@@ -101,17 +101,26 @@ int main(void)
         }
     fc_tap_ok(&tap, all_ok, "round-robin schedule for 2..64 nodes: O(n) rounds, "
               "n/2 disjoint pairs each, every pair exactly once");
-    fc_tap_ok(&tap, fc_pairs_rounds(1) == 0 && fc_pairs_partner(1, 0, 0) == -1 &&
-                  fc_pairs_partner(4, 3, 0) == -1,
-              "one node has no rounds; a round past the last has no partner");
+    fc_tap_is_int(&tap, fc_pairs_rounds(1), 0,
+                  "one node has no rounds; a round past the last has no partner");
+    fc_tap_is_int(&tap, fc_pairs_partner(1, 0, 0), -1,
+                  "one node has no rounds; a round past the last has no partner"
+                  " [fc_pairs_partner(1, 0, 0)]");
+    fc_tap_is_int(&tap, fc_pairs_partner(4, 3, 0), -1,
+                  "one node has no rounds; a round past the last has no partner"
+                  " [fc_pairs_partner(4, 3, 0)]");
 
     /* node 2 of 6 has a bad link: all its 5 pairs are slow */
     int bad_node[] = { 0, 2, 1, 2, 2, 3, 2, 4, 2, 5 };
     localise(6, bad_node, 5, node_bad, part, a, b);
-    fc_tap_ok(&tap, node_bad[2] && !node_bad[0] && !node_bad[3] &&
-                  part[pair_index(6, 0, 2)] == FC_PAIR_NODE_B &&
-                  part[pair_index(6, 2, 5)] == FC_PAIR_NODE_A,
+    fc_tap_ok(&tap, node_bad[2] && !node_bad[0] && !node_bad[3],
               "a node slow with all its partners implicates its own link");
+    fc_tap_is_int(&tap, part[pair_index(6, 0, 2)], FC_PAIR_NODE_B,
+                  "a node slow with all its partners implicates its own link"
+                  " [part[pair_index(6, 0, 2)]]");
+    fc_tap_is_int(&tap, part[pair_index(6, 2, 5)], FC_PAIR_NODE_A,
+                  "a node slow with all its partners implicates its own link"
+                  " [part[pair_index(6, 2, 5)]]");
 
     /* only the path 1-4 is slow */
     int bad_path[] = { 1, 4 };
@@ -119,23 +128,34 @@ int main(void)
     int none = 1;
     for (int v = 0; v < 6; ++v)
         none &= !node_bad[v];
-    fc_tap_ok(&tap, none && part[pair_index(6, 1, 4)] == FC_PAIR_PATH &&
-                  part[pair_index(6, 0, 1)] == FC_PAIR_OK,
-              "a single slow pair implicates the path, not either node");
+    fc_tap_ok(&tap, none, "a single slow pair implicates the path, not either node");
+    fc_tap_is_int(&tap, part[pair_index(6, 1, 4)], FC_PAIR_PATH,
+                  "a single slow pair implicates the path, not either node"
+                  " [part[pair_index(6, 1, 4)]]");
+    fc_tap_is_int(&tap, part[pair_index(6, 0, 1)], FC_PAIR_OK,
+                  "a single slow pair implicates the path, not either node"
+                  " [part[pair_index(6, 0, 1)]]");
 
     /* node 0 bad, plus the path 3-5 */
     int both[] = { 0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 3, 5 };
     localise(6, both, 6, node_bad, part, a, b);
-    fc_tap_ok(&tap, node_bad[0] && !node_bad[3] && !node_bad[5] &&
-                  part[pair_index(6, 3, 5)] == FC_PAIR_PATH &&
-                  part[pair_index(6, 0, 3)] == FC_PAIR_NODE_A,
+    fc_tap_ok(&tap, node_bad[0] && !node_bad[3] && !node_bad[5],
               "a bad node and a bad path elsewhere are told apart");
+    fc_tap_is_int(&tap, part[pair_index(6, 3, 5)], FC_PAIR_PATH,
+                  "a bad node and a bad path elsewhere are told apart"
+                  " [part[pair_index(6, 3, 5)]]");
+    fc_tap_is_int(&tap, part[pair_index(6, 0, 3)], FC_PAIR_NODE_A,
+                  "a bad node and a bad path elsewhere are told apart"
+                  " [part[pair_index(6, 0, 3)]]");
 
     /* two nodes: a slow pair cannot say which end */
     int two[] = { 0, 1 };
     localise(2, two, 1, node_bad, part, a, b);
-    fc_tap_ok(&tap, !node_bad[0] && !node_bad[1] && part[0] == FC_PAIR_PATH,
+    fc_tap_ok(&tap, !node_bad[0] && !node_bad[1],
               "with two nodes a slow pair is the path (nothing to compare)");
+    fc_tap_is_int(&tap, part[0], FC_PAIR_PATH,
+                  "with two nodes a slow pair is the path (nothing to compare)"
+                  " [part[0]]");
 
     localise(4, NULL, 0, node_bad, part, a, b);
     none = 1;

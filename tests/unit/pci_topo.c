@@ -135,7 +135,7 @@ int main(void)
     int ok;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 37);
+    fc_tap_plan(&tap, 56);
     /* in memory where there is a tmpfs: ~3,000 small files, 8 trees */
     snprintf(tmp, sizeof(tmp), "%s/fabcert-pci-topo.XXXXXX",
              access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
@@ -165,11 +165,32 @@ int main(void)
     ok = profile("        max_distance: PIX\n        nics: \"mlx5_*\"\n        nic_link: false\n"
                  "        map: {\"0000:19:00.0\": mlx5_0, \"7\": mlx5_7}\n", &a, err,
                  sizeof(err)) == FC_OK;
-    fc_tap_ok(&tap, ok && a.enabled && a.max_distance == FC_PCI_PIX &&
-              strcmp(a.nics, "mlx5_*") == 0 && !a.nic_link && a.nmap == 2 &&
-              strcmp(a.map[0].gpu, "0000:19:00.0") == 0 && strcmp(a.map[1].nic, "mlx5_7") == 0
-              && a.map[1].line == 9, "the expectation is read: max_distance, nics, nic_link, "
+    fc_tap_ok(&tap, ok && a.enabled, "the expectation is read: max_distance, nics, nic_link, "
               "the map and its lines (%s)", err);
+    fc_tap_is_int(&tap, a.max_distance, FC_PCI_PIX,
+                  "the expectation is read: max_distance, nics, nic_link, "
+                  "the map and its lines (%s)"
+                  " [a.max_distance]", err);
+    fc_tap_is_str(&tap, a.nics, "mlx5_*", "the expectation is read: max_distance, nics, nic_link, "
+                  "the map and its lines (%s)"
+                  " [a.nics]", err);
+    fc_tap_ok(&tap, !a.nic_link, "the expectation is read: max_distance, nics, nic_link, "
+              "the map and its lines (%s)"
+              " [!a.nic_link]", err);
+    fc_tap_is_int(&tap, a.nmap, 2, "the expectation is read: max_distance, nics, nic_link, "
+                  "the map and its lines (%s)"
+                  " [a.nmap]", err);
+    fc_tap_is_str(&tap, a.map[0].gpu, "0000:19:00.0",
+                  "the expectation is read: max_distance, nics, nic_link, "
+                  "the map and its lines (%s)"
+                  " [a.map[0].gpu]", err);
+    fc_tap_is_str(&tap, a.map[1].nic, "mlx5_7",
+                  "the expectation is read: max_distance, nics, nic_link, "
+                  "the map and its lines (%s)"
+                  " [a.map[1].nic]", err);
+    fc_tap_is_int(&tap, a.map[1].line, 9, "the expectation is read: max_distance, nics, nic_link, "
+                  "the map and its lines (%s)"
+                  " [a.map[1].line]", err);
     ok = profile("        max_distance: FAR\n", &a, err, sizeof(err)) == FC_ERR_INVALID;
     fc_tap_ok(&tap, ok && strstr(err, "profile.yaml:6:23: 'max_distance' must be PIX, PXB, "
               "PHB, NODE or SYS, not 'FAR'"), "a bad distance is refused at file:line:col");
@@ -197,9 +218,20 @@ int main(void)
                   "the 17th (%s)", err);
     }
     ok = profile("        {}\n", &a, err, sizeof(err)) == FC_OK;
-    fc_tap_ok(&tap, ok && a.enabled && a.max_distance == FC_PCI_PXB && strcmp(a.nics, "*") == 0
-              && a.nic_link, "an empty section enables the check with its defaults: PXB, every "
+    fc_tap_ok(&tap, ok && a.enabled,
+              "an empty section enables the check with its defaults: PXB, every "
               "NIC, links judged");
+    fc_tap_is_int(&tap, a.max_distance, FC_PCI_PXB,
+                  "an empty section enables the check with its defaults: PXB, every "
+                  "NIC, links judged"
+                  " [a.max_distance]");
+    fc_tap_is_str(&tap, a.nics, "*",
+                  "an empty section enables the check with its defaults: PXB, every "
+                  "NIC, links judged"
+                  " [a.nics]");
+    fc_tap_ok(&tap, a.nic_link, "an empty section enables the check with its defaults: PXB, every "
+              "NIC, links judged"
+              " [a.nic_link]");
     profile("        nics: \"mlx5_*\"\n", &a, err, sizeof(err));
     profile("        nics: \"mlx5_*\"\n        map: {\"0\": mlx5_0, \"1\": mlx5_1, \"2\": mlx5_2,"
             " \"3\": mlx5_3, \"4\": mlx5_4, \"5\": mlx5_5, \"6\": mlx5_6, \"7\": mlx5_7}\n",
@@ -219,12 +251,18 @@ int main(void)
         json_decref(t);
         t = fc_pci_topo_read(last_root);
         nic = json_array_get(json_object_get(t, "nics"), 0);    /* by address */
-        fc_tap_ok(&tap, json_array_size(json_object_get(t, "nics")) == 10 &&
-                  strcmp(json_string_value(json_object_get(nic, "name")), "eth9") == 0 &&
-                  strcmp(json_string_value(json_object_get(nic, "path")),
-                         "pci0000:00/0000:00:03.0") == 0,
-                  "a virtio NIC is placed at the PCI function it sits on (%s)",
-                  json_string_value(json_object_get(nic, "path")));
+        fc_tap_is_int(&tap, json_array_size(json_object_get(t, "nics")), 10,
+                      "a virtio NIC is placed at the PCI function it sits on (%s)",
+                      json_string_value(json_object_get(nic, "path")));
+        fc_tap_is_str(&tap, json_string_value(json_object_get(nic, "name")), "eth9",
+                      "a virtio NIC is placed at the PCI function it sits on (%s)"
+                      " [json_string_value(json_object_get(nic, \"name\"))]",
+                      json_string_value(json_object_get(nic, "path")));
+        fc_tap_is_str(&tap, json_string_value(json_object_get(nic, "path")),
+                      "pci0000:00/0000:00:03.0",
+                      "a virtio NIC is placed at the PCI function it sits on (%s)"
+                      " [json_string_value(json_object_get(nic, \"path\"))]",
+                      json_string_value(json_object_get(nic, "path")));
         /* NIC 0's function gets switchdev representors (netdevs whose
          * device link is the PF's) and a sub-function whose RDMA device
          * sits below it, created after ib0 and mlx5_0 so that readdir
@@ -247,20 +285,30 @@ int main(void)
         {
             char *names = json_dumps(json_object_get(nic, "names"), JSON_COMPACT);
 
-            fc_tap_ok(&tap, names && strcmp(names, "[\"mlx5_0\",\"ib0\",\"mlx5_10\","
-                      "\"pf0hpf\",\"pf0vf0\"]") == 0 &&
-                      strcmp(json_string_value(json_object_get(nic, "name")), "mlx5_0") == 0,
-                      "a function with representors and a sub-function's RDMA device is one "
-                      "NIC with every name, called by the PF's RDMA device (%s)", names);
+            fc_tap_is_str(&tap, names,
+                          "[\"mlx5_0\",\"ib0\",\"mlx5_10\","
+                          "\"pf0hpf\",\"pf0vf0\"]",
+                          "a function with representors and a sub-function's RDMA device is one "
+                          "NIC with every name, called by the PF's RDMA device (%s)", names);
+            fc_tap_is_str(&tap, json_string_value(json_object_get(nic, "name")), "mlx5_0",
+                          "a function with representors and a sub-function's RDMA device is one "
+                          "NIC with every name, called by the PF's RDMA device (%s)"
+                          " [json_string_value(json_object_get(nic, \"name\"))]", names);
             free(names);
         }
         snprintf(good_root, sizeof(good_root), "%s", last_root);
     }
-    fc_tap_ok(&tap, json_array_size(json_object_get(t, "gpus")) == 8 &&
-              json_array_size(json_object_get(t, "nics")) == 10 &&
-              json_array_size(json_object_get(t, "errors")) == 0,
-              "good: 8 GPUs, 10 NICs (8 fabric, eno1, eth9), no read errors (lo is not a "
-              "NIC)");
+    fc_tap_is_int(&tap, json_array_size(json_object_get(t, "gpus")), 8,
+                  "good: 8 GPUs, 10 NICs (8 fabric, eno1, eth9), no read errors (lo is not a "
+                  "NIC)");
+    fc_tap_is_int(&tap, json_array_size(json_object_get(t, "nics")), 10,
+                  "good: 8 GPUs, 10 NICs (8 fabric, eno1, eth9), no read errors (lo is not a "
+                  "NIC)"
+                  " [json_array_size(json_object_get(t, \"nics\"))]");
+    fc_tap_is_int(&tap, json_array_size(json_object_get(t, "errors")), 0,
+                  "good: 8 GPUs, 10 NICs (8 fabric, eno1, eth9), no read errors (lo is not a "
+                  "NIC)"
+                  " [json_array_size(json_object_get(t, \"errors\"))]");
     res = judge("good", t, &a, 0, NULL);
     ok = json_is_true(json_object_get(res, "applied"));
     json_array_foreach(json_object_get(res, "gpus"), i, g) {
@@ -273,8 +321,10 @@ int main(void)
               json_integer_value(json_object_get(g, "nearest_numa")) == (i < 4 ? 0 : 1) &&
               json_array_size(json_object_get(g, "ties")) == 1;
     }
-    fc_tap_ok(&tap, ok && json_array_size(json_object_get(res, "gpus")) == 8,
-              "good: GPU i's nearest NIC is mlx5_i, PIX, both on NUMA i < 4 ? 0 : 1");
+    fc_tap_ok(&tap, ok, "good: GPU i's nearest NIC is mlx5_i, PIX, both on NUMA i < 4 ? 0 : 1");
+    fc_tap_is_int(&tap, json_array_size(json_object_get(res, "gpus")), 8,
+                  "good: GPU i's nearest NIC is mlx5_i, PIX, both on NUMA i < 4 ? 0 : 1"
+                  " [json_array_size(json_object_get(res, \"gpus\"))]");
     json_decref(res);
     json_decref(judge("good, every GPU mapped to its NIC", t, &amap, 0, NULL));
     {
@@ -422,13 +472,25 @@ int main(void)
     a.max_distance = FC_PCI_NODE;
     res = judge("a Hyper-V VM's vPCI devices, max_distance NODE", t, &a, 0, NULL);
     g = json_array_get(json_object_get(res, "gpus"), 1);
-    fc_tap_ok(&tap, json_array_size(json_object_get(t, "nics")) == 2 &&
-              strcmp(json_string_value(json_object_get(g, "nearest")), "mlx5_1") == 0 &&
-              strcmp(json_string_value(json_object_get(g, "distance")), "NODE") == 0 &&
-              json_integer_value(json_object_get(g, "numa")) == 1,
-              "vPCI: GPU 1's nearest NIC is mlx5_1, NODE, both on NUMA 1 (%s %s)",
-              json_string_value(json_object_get(g, "nearest")),
-              json_string_value(json_object_get(g, "distance")));
+    fc_tap_is_int(&tap, json_array_size(json_object_get(t, "nics")), 2,
+                  "vPCI: GPU 1's nearest NIC is mlx5_1, NODE, both on NUMA 1 (%s %s)",
+                  json_string_value(json_object_get(g, "nearest")),
+                  json_string_value(json_object_get(g, "distance")));
+    fc_tap_is_str(&tap, json_string_value(json_object_get(g, "nearest")), "mlx5_1",
+                  "vPCI: GPU 1's nearest NIC is mlx5_1, NODE, both on NUMA 1 (%s %s)"
+                  " [json_string_value(json_object_get(g, \"nearest\"))]",
+                  json_string_value(json_object_get(g, "nearest")),
+                  json_string_value(json_object_get(g, "distance")));
+    fc_tap_is_str(&tap, json_string_value(json_object_get(g, "distance")), "NODE",
+                  "vPCI: GPU 1's nearest NIC is mlx5_1, NODE, both on NUMA 1 (%s %s)"
+                  " [json_string_value(json_object_get(g, \"distance\"))]",
+                  json_string_value(json_object_get(g, "nearest")),
+                  json_string_value(json_object_get(g, "distance")));
+    fc_tap_is_int(&tap, json_integer_value(json_object_get(g, "numa")), 1,
+                  "vPCI: GPU 1's nearest NIC is mlx5_1, NODE, both on NUMA 1 (%s %s)"
+                  " [json_integer_value(json_object_get(g, \"numa\"))]",
+                  json_string_value(json_object_get(g, "nearest")),
+                  json_string_value(json_object_get(g, "distance")));
     a.max_distance = FC_PCI_PXB;
     json_decref(res);
     json_decref(t);

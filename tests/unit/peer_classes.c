@@ -102,14 +102,23 @@ static void test_uneven_racks(void)
               "(each rack against racks of its shape)");
     if (!ok)
         show(js, 5);
-    fc_tap_ok(&tap, strcmp(js[1].peer_class, "the other rack of 3 nodes x 6 ranks "
-                           "(network)") == 0 && js[1].peer_count == 1 &&
-                  js[1].peer_median_busbw > 0.289 && js[1].peer_median_busbw < 0.291,
+    fc_tap_is_str(&tap, js[1].peer_class,
+                  "the other rack of 3 nodes x 6 ranks "
+                               "(network)",
+                  "the 3-node racks are compared with each other, and the record names "
+                  "the class: '%s'", js[1].peer_class);
+    fc_tap_is_int(&tap, js[1].peer_count, 1,
+                  "the 3-node racks are compared with each other, and the record names "
+                  "the class: '%s'"
+                  " [js[1].peer_count]", js[1].peer_class);
+    fc_tap_ok(&tap, js[1].peer_median_busbw > 0.289 && js[1].peer_median_busbw < 0.291,
               "the 3-node racks are compared with each other, and the record names "
-              "the class: '%s'", js[1].peer_class);
-    fc_tap_ok(&tap, strcmp(js[3].peer_class, "the other rack of 1 node x 2 ranks "
-                           "(intra-node)") == 0,
-              "the 1-node racks (intra-node) only with each other: '%s'", js[3].peer_class);
+              "the class: '%s'"
+              " [js[1].peer_median_busbw > 0.289 && js[1].peer_median_busb...]", js[1].peer_class);
+    fc_tap_is_str(&tap, js[3].peer_class,
+                  "the other rack of 1 node x 2 ranks "
+                               "(intra-node)",
+                  "the 1-node racks (intra-node) only with each other: '%s'", js[3].peer_class);
     fc_tap_ok(&tap, js[0].peer_median_busbw < 0 &&
                   has_note(&js[0], "relative rule not applied: no peer of its shape: "
                            "the only rack of 5 nodes x 10 ranks (network)"),
@@ -173,16 +182,35 @@ static void test_pair_paths(void)
     for (int i = 0; i < 6; ++i)
         sh[i] = (fc_peer_shape_t){ 2, 2, i < 3 ? fc_peer_pair_path(0, 0)
                                                : fc_peer_pair_path(0, 1 + i % 2) };
-    fc_tap_ok(&tap, fc_peer_pair_path(3, 3) == FC_PEER_PATH_SAME_RACK &&
-                  fc_peer_pair_path(0, 2) == FC_PEER_PATH_SPINE,
-              "a pair is in the same rack or across the spine");
+    fc_tap_is_int(&tap, fc_peer_pair_path(3, 3), FC_PEER_PATH_SAME_RACK,
+                  "a pair is in the same rack or across the spine");
+    fc_tap_is_int(&tap, fc_peer_pair_path(0, 2), FC_PEER_PATH_SPINE,
+                  "a pair is in the same rack or across the spine"
+                  " [fc_peer_pair_path(0, 2)]");
     fc_peers_reference(sh, bw, has, 6, FC_PEER_UPPER_MEDIAN, "pair", ref);
-    fc_tap_ok(&tap, ref[0].applies && ref[0].reference == 10.0 &&
-                  strcmp(ref[0].class_desc, "upper median of 3 pairs in the same rack") == 0 &&
-                  ref[3].applies && ref[3].reference == 2.0 &&
-                  strcmp(ref[3].class_desc, "upper median of 3 pairs across the spine") == 0,
+    fc_tap_ok(&tap, ref[0].applies,
               "pairs in the same rack and across the spine have their own upper "
               "medians (10 and 2 GB/s): '%s', '%s'", ref[0].class_desc, ref[3].class_desc);
+    fc_tap_is_double(&tap, ref[0].reference, 10.0, 0,
+                     "pairs in the same rack and across the spine have their own upper "
+                     "medians (10 and 2 GB/s): '%s', '%s'"
+                     " [ref[0].reference]", ref[0].class_desc, ref[3].class_desc);
+    fc_tap_is_str(&tap, ref[0].class_desc, "upper median of 3 pairs in the same rack",
+                  "pairs in the same rack and across the spine have their own upper "
+                  "medians (10 and 2 GB/s): '%s', '%s'"
+                  " [ref[0].class_desc]", ref[0].class_desc, ref[3].class_desc);
+    fc_tap_ok(&tap, ref[3].applies,
+              "pairs in the same rack and across the spine have their own upper "
+              "medians (10 and 2 GB/s): '%s', '%s'"
+              " [ref[3].applies]", ref[0].class_desc, ref[3].class_desc);
+    fc_tap_is_double(&tap, ref[3].reference, 2.0, 0,
+                     "pairs in the same rack and across the spine have their own upper "
+                     "medians (10 and 2 GB/s): '%s', '%s'"
+                     " [ref[3].reference]", ref[0].class_desc, ref[3].class_desc);
+    fc_tap_is_str(&tap, ref[3].class_desc, "upper median of 3 pairs across the spine",
+                  "pairs in the same rack and across the spine have their own upper "
+                  "medians (10 and 2 GB/s): '%s', '%s'"
+                  " [ref[3].class_desc]", ref[0].class_desc, ref[3].class_desc);
     fc_tap_ok(&tap, bw[3] > ref[3].reference * 0.5 && bw[5] < ref[5].reference * 0.5,
               "so a healthy spine pair (2 GB/s) is not 'slow' next to rack-local "
               "ones, and a bad spine pair (0.05 GB/s) still is");
@@ -214,35 +242,62 @@ static void test_one_rank(void)
     sp.limits[0] = (fc_limit_rule_t){ FC_ANY, FC_ANY, FC_ANY, 0, UINT64_MAX, 5.0,
                                       1000.0, 12, 0 };
     fc_judge_point_kind(&sp, &ar, s, 3, "node", js);
-    fc_tap_ok(&tap, js[0].status == FC_OK && js[1].status == FC_OK && js[2].status == FC_OK &&
-                  js[0].peer_algbw && js[0].peer_median_busbw > 51 &&
+    fc_tap_is_int(&tap, js[0].status, FC_OK,
+                  "one-rank nodes alike: min_busbw does not apply (and says so), the relative "
+                  "rule compares their algbw, all pass");
+    fc_tap_is_int(&tap, js[1].status, FC_OK,
+                  "one-rank nodes alike: min_busbw does not apply (and says so), the relative "
+                  "rule compares their algbw, all pass"
+                  " [js[1].status]");
+    fc_tap_is_int(&tap, js[2].status, FC_OK,
+                  "one-rank nodes alike: min_busbw does not apply (and says so), the relative "
+                  "rule compares their algbw, all pass"
+                  " [js[2].status]");
+    fc_tap_ok(&tap, js[0].peer_algbw && js[0].peer_median_busbw > 51 &&
                   has_note(&js[0], "min_busbw_gbps (profile line 12) not applied: the bus "
                            "factor of all_reduce on 1 rank is 0"),
               "one-rank nodes alike: min_busbw does not apply (and says so), the relative "
-              "rule compares their algbw, all pass");
+              "rule compares their algbw, all pass"
+              " [js[0].peer_algbw && js[0].peer_median_busbw > 51 && has_n...]");
     if (js[0].status != FC_OK)
         show(js, 3);
     s[2].algbw = 51.0 / 40000;
     fc_judge_point_kind(&sp, &ar, s, 3, "node", js);
-    fc_tap_ok(&tap, js[0].status == FC_OK && js[1].status == FC_OK &&
-                  js[2].status == FC_ERR_FAIL &&
-                  strstr(js[2].reasons[0], "algbw 0.001 GB/s on host gpu03 is 100% below "
+    fc_tap_is_int(&tap, js[0].status, FC_OK,
+                  "a one-rank node 40,000 times slower than its peers fails by algbw: '%s'",
+                  js[2].reasons[0]);
+    fc_tap_is_int(&tap, js[1].status, FC_OK,
+                  "a one-rank node 40,000 times slower than its peers fails by algbw: '%s'"
+                  " [js[1].status]", js[2].reasons[0]);
+    fc_tap_is_int(&tap, js[2].status, FC_ERR_FAIL,
+                  "a one-rank node 40,000 times slower than its peers fails by algbw: '%s'"
+                  " [js[2].status]", js[2].reasons[0]);
+    fc_tap_ok(&tap, strstr(js[2].reasons[0], "algbw 0.001 GB/s on host gpu03 is 100% below "
                          "the median of the other 2 nodes") != NULL,
-              "a one-rank node 40,000 times slower than its peers fails by algbw: '%s'",
-              js[2].reasons[0]);
+              "a one-rank node 40,000 times slower than its peers fails by algbw: '%s'"
+              " [strstr(js[2].reasons[0], \"algbw 0.001 GB/s on host gpu03...]", js[2].reasons[0]);
     fc_judge_point_kind(&sp, &bc, s, 3, "node", js);
-    fc_tap_ok(&tap, js[2].status == FC_OK && js[2].peer_median_busbw < 0 &&
+    fc_tap_is_int(&tap, js[2].status, FC_OK,
+                  "broadcast on one rank: no busbw limit, and no relative rule either (its "
+                  "'algbw' is the call's overhead): a 40,000 times lower one passes, and says so");
+    fc_tap_ok(&tap, js[2].peer_median_busbw < 0 &&
                   has_note(&js[0], "broadcast on 1 rank moves no data between ranks") &&
                   has_note(&js[2], "relative rule not applied: broadcast moves nothing on "
                            "one rank (its root already holds the data)"),
               "broadcast on one rank: no busbw limit, and no relative rule either (its "
-              "'algbw' is the call's overhead): a 40,000 times lower one passes, and says so");
+              "'algbw' is the call's overhead): a 40,000 times lower one passes, and says so"
+              " [js[2].peer_median_busbw < 0 && has_note(&js[0], \"broadcas...]");
     s[2].algbw = 51.0;
     s[1].time.median = 2e-3;   /* 2000 us, limit 1000 us */
     fc_judge_point_kind(&sp, &ar, s, 3, "node", js);
-    fc_tap_ok(&tap, js[0].status == FC_OK && js[1].status == FC_ERR_FAIL &&
-                  strstr(js[1].reasons[0], "median time 2000.0 us is above the limit") != NULL,
-              "its time is still judged: a one-rank node over max_latency_us fails");
+    fc_tap_is_int(&tap, js[0].status, FC_OK,
+                  "its time is still judged: a one-rank node over max_latency_us fails");
+    fc_tap_is_int(&tap, js[1].status, FC_ERR_FAIL,
+                  "its time is still judged: a one-rank node over max_latency_us fails"
+                  " [js[1].status]");
+    fc_tap_ok(&tap, strstr(js[1].reasons[0], "median time 2000.0 us is above the limit") != NULL,
+              "its time is still judged: a one-rank node over max_latency_us fails"
+              " [strstr(js[1].reasons[0], \"median time 2000.0 us is above...]");
 }
 
 /* Which one-rank points the relative rule may compare: those whose call
@@ -266,8 +321,8 @@ static void test_one_rank_moves(void)
     fc_stage_profile_t sp = profile(50, 0);
     int bad = 0, n = (int)(sizeof(want) / sizeof(want[0]));
 
-    fc_tap_ok(&tap, n == FC_COLL_COUNT, "every collective is listed (%d of %d)", n,
-              FC_COLL_COUNT);
+    fc_tap_is_int(&tap, n, FC_COLL_COUNT, "every collective is listed (%d of %d)", n,
+                  FC_COLL_COUNT);
     for (int c = 0; c < n; ++c) {
         fc_test_point_t pt = point(want[c].coll, 4096);
         fc_point_summary_t s[3] = { group("n1", 1, 1, 0.0, 1e-6), group("n2", 1, 1, 0.0, 1e-6),
@@ -298,9 +353,9 @@ static void test_one_rank_moves(void)
             show(js, 3);
         }
     }
-    fc_tap_ok(&tap, bad == 0, "one rank: all_reduce, all_gather, reduce_scatter, all_to_all, "
-              "sendrecv and reduce (they copy) are compared by algbw; broadcast and the four "
-              "in-place variants (they move nothing) are not, and say so (%d wrong)", bad);
+    fc_tap_is_int(&tap, bad, 0, "one rank: all_reduce, all_gather, reduce_scatter, all_to_all, "
+                  "sendrecv and reduce (they copy) are compared by algbw; broadcast and the four "
+                  "in-place variants (they move nothing) are not, and say so (%d wrong)", bad);
 }
 
 /* Groups that did not run give no figure; sizes are the requested ones. */
@@ -314,11 +369,18 @@ static void test_no_figure_and_sizes(void)
 
     s[1].status = FC_ERR_FAIL;
     fc_judge_point_kind(&sp, &pt, s, 3, "rack", js);
-    fc_tap_ok(&tap, js[1].status == FC_ERR_FAIL && js[0].status == FC_OK &&
-                  has_note(&js[0], "its peers of the same shape (rack of 3 nodes x 3 "
+    fc_tap_is_int(&tap, js[1].status, FC_ERR_FAIL,
+                  "a peer that did not run gives no figure: its class-mate is judged "
+                  "on the absolute limits alone, and says so");
+    fc_tap_is_int(&tap, js[0].status, FC_OK,
+                  "a peer that did not run gives no figure: its class-mate is judged "
+                  "on the absolute limits alone, and says so"
+                  " [js[0].status]");
+    fc_tap_ok(&tap, has_note(&js[0], "its peers of the same shape (rack of 3 nodes x 3 "
                            "ranks (network)) gave no figure"),
               "a peer that did not run gives no figure: its class-mate is judged "
-              "on the absolute limits alone, and says so");
+              "on the absolute limits alone, and says so"
+              " [has_note(&js[0], \"its peers of the same shape (rack of 3...]");
 
     pt.bytes = 4096;
     fc_judge_point_kind(&sp, &pt, s, 3, "rack", js);
@@ -338,17 +400,24 @@ static void test_no_figure_and_sizes(void)
     lim.limits[0] = (fc_limit_rule_t){ FC_ANY, FC_ANY, FC_ANY, 1 << 20, UINT64_MAX,
                                        5.0, -1, 9, 0 };
     fc_judge_point_kind(&lim, &ag, &one, 1, "rack", &j);
-    fc_tap_ok(&tap, j.limit == &lim.limits[0] && j.status == FC_ERR_FAIL &&
-                  strstr(j.reasons[0], "below the limit 5.000 GB/s (profile line 9)") != NULL,
+    fc_tap_ok(&tap, j.limit == &lim.limits[0],
               "a 'min_bytes: 1MiB' limit applies to all_gather of 1 MiB on 3 ranks "
               "(1048572 bytes moved): limits see the requested size");
-    fc_tap_ok(&tap, j.nnotes == 0, "with no relative rule in the profile, no note");
+    fc_tap_is_int(&tap, j.status, FC_ERR_FAIL,
+                  "a 'min_bytes: 1MiB' limit applies to all_gather of 1 MiB on 3 ranks "
+                  "(1048572 bytes moved): limits see the requested size"
+                  " [j.status]");
+    fc_tap_ok(&tap, strstr(j.reasons[0], "below the limit 5.000 GB/s (profile line 9)") != NULL,
+              "a 'min_bytes: 1MiB' limit applies to all_gather of 1 MiB on 3 ranks "
+              "(1048572 bytes moved): limits see the requested size"
+              " [strstr(j.reasons[0], \"below the limit 5.000 GB/s (profile...]");
+    fc_tap_is_int(&tap, j.nnotes, 0, "with no relative rule in the profile, no note");
 }
 
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 21);
+    fc_tap_plan(&tap, 42);
     test_uneven_racks();
     test_small_classes();
     test_pair_paths();

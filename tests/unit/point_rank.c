@@ -288,13 +288,20 @@ static void one_buffer_broadcast(fc_tap_t *tap, const int (*types)[2], size_t nt
             }
     }
     one_buffer = 0;
-    fc_tap_ok(tap, ok == cases && misplaced == 0, "a broadcast whose root has one buffer (the "
-              "mpi backend's, and an in-place one on either backend): the root's output is its "
-              "input set (%d misplaced), a healthy call "
-              "passes, a call that writes into the root's buffer is caught on the root, a "
-              "flip there (taken out after the check) is one element, an ignored root and a "
-              "call that writes nothing are caught, on 1 to 4 ranks (%d of %d)", misplaced, ok,
-              cases);
+    fc_tap_is_int(tap, ok, cases, "a broadcast whose root has one buffer (the "
+                  "mpi backend's, and an in-place one on either backend): the root's output is its "
+                  "input set (%d misplaced), a healthy call "
+                  "passes, a call that writes into the root's buffer is caught on the root, a "
+                  "flip there (taken out after the check) is one element, an ignored root and a "
+                  "call that writes nothing are caught, on 1 to 4 ranks (%d of %d)", misplaced, ok,
+                  cases);
+    fc_tap_is_int(tap, misplaced, 0, "a broadcast whose root has one buffer (the "
+                  "mpi backend's, and an in-place one on either backend): the root's output is its "
+                  "input set (%d misplaced), a healthy call "
+                  "passes, a call that writes into the root's buffer is caught on the root, a "
+                  "flip there (taken out after the check) is one element, an ignored root and a "
+                  "call that writes nothing are caught, on 1 to 4 ranks (%d of %d)"
+                  " [misplaced]", misplaced, ok, cases);
 }
 
 int main(void)
@@ -308,7 +315,7 @@ int main(void)
     uint64_t pos, fpos = 0;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 6);
+    fc_tap_plan(&tap, 8);
     for (int c = 0; c < FC_COLL_COUNT; ++c) {
         const fc_coll_desc_t *d = fc_coll_desc((fc_coll_id_t)c);
 
@@ -339,12 +346,14 @@ int main(void)
                 flips_caught += w >= 1 && br == n - 1 && bi == 4 && pos == fpos;
             }
     }
-    fc_tap_ok(&tap, healthy_bad == 0, "healthy collectives pass the shared contract on 1 to 4 "
-              "ranks, reduce, broadcast and the in-place ones included (%d of %d points)",
-              healthy - healthy_bad, healthy);
-    fc_tap_ok(&tap, root0 > 0 && root0_caught == root0, "a call that ignores the rotated root "
-              "(always rank 0) is caught at iteration 1 (%d of %d points)", root0_caught,
-              root0);
+    fc_tap_is_int(&tap, healthy_bad, 0, "healthy collectives pass the shared contract on 1 to 4 "
+                  "ranks, reduce, broadcast and the in-place ones included (%d of %d points)",
+                  healthy - healthy_bad, healthy);
+    fc_tap_ok(&tap, root0 > 0, "a call that ignores the rotated root "
+              "(always rank 0) is caught at iteration 1 (%d of %d points)", root0_caught, root0);
+    fc_tap_is_int(&tap, root0_caught, root0, "a call that ignores the rotated root "
+                  "(always rank 0) is caught at iteration 1 (%d of %d points)"
+                  " [root0_caught]", root0_caught, root0);
     for (int n = 2; n <= MAXR; ++n) {
         uint64_t w = run(FC_COLL_REDUCE, FC_INT32, FC_OP_SUM, n, F_SCRIBBLE, 0, -1, -1, &br,
                          &bi, &pos, &fpos);
@@ -352,15 +361,14 @@ int main(void)
         /* iteration 1's root is rank 1: rank 0's untouched recv was written */
         scribble_ok += w > 0 && br == 0 && bi == 1 && pos == 0;
     }
-    fc_tap_ok(&tap, scribble_ok == MAXR - 1, "a reduce that writes into a non-root's recv is "
-              "caught on that rank, from its first element (%d of %d rank counts)",
-              scribble_ok, MAXR - 1);
-    fc_tap_ok(&tap, nowrite_caught == nowrite, "a call that writes nothing (the previous "
-              "output left) is caught at that call, from 2 ranks up (%d of %d points and "
-              "iterations)", nowrite_caught,
-              nowrite);
-    fc_tap_ok(&tap, flips_caught == flips, "the self-test's flip is caught at its element, on "
-              "its rank and iteration, first (%d of %d points)", flips_caught, flips);
+    fc_tap_is_int(&tap, scribble_ok, MAXR - 1, "a reduce that writes into a non-root's recv is "
+                  "caught on that rank, from its first element (%d of %d rank counts)",
+                  scribble_ok, MAXR - 1);
+    fc_tap_is_int(&tap, nowrite_caught, nowrite, "a call that writes nothing (the previous "
+                  "output left) is caught at that call, from 2 ranks up (%d of %d points and "
+                  "iterations)", nowrite_caught, nowrite);
+    fc_tap_is_int(&tap, flips_caught, flips, "the self-test's flip is caught at its element, on "
+                  "its rank and iteration, first (%d of %d points)", flips_caught, flips);
     one_buffer_broadcast(&tap, types, sizeof(types) / sizeof(types[0]));
     return fc_tap_done(&tap);
 }

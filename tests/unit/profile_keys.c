@@ -44,45 +44,75 @@ int main(void)
     fc_tap_t tap;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 16 + 2 * FC_BG_KINDS);
+    fc_tap_plan(&tap, 52 + 4 * FC_BG_KINDS);
 
     /* the contention keys after the kinds, the soak keys in reverse */
-    fc_tap_ok(&tap, load_text(
-        "name: order\n"
-        "stages:\n"
-        "  contention:\n"
-        "    contention:\n"
-        "      tenant: {pattern: permutation, block: 64KiB}\n"
-        "      storage_net: {placement: any, targets: 3}\n"
-        "      background_hosts: gpu[01-02]\n"
-        "      phase_s: 2.5\n"
-        "      scope: rack\n"
-        "  soak:\n"
-        "    timeout_s: 200\n"
-        "    soak: {confirm_windows: 3, nic_pattern: ib*, max_error_delta: 4,\n"
-        "           max_drift_pct: 20, window_s: 10, duration_s: 100}\n", &p) == FC_OK,
-        "a profile whose keys are in another order than the tables loads");
-    fc_tap_ok(&tap, cs->cont.phase_s == 2.5 && strcmp(cs->cont.background_hosts, "gpu[01-02]") == 0
-                    && cs->cont.scope_rack == 1,
-              "phase_s (%g), background_hosts (%s) and scope reach their members after "
-              "the kinds", cs->cont.phase_s, cs->cont.background_hosts);
-    fc_tap_ok(&tap, cs->cont.kinds[FC_BG_TENANT].permutation == 1 &&
-                    cs->cont.kinds[FC_BG_TENANT].block == 64 << 10 &&
-                    cs->cont.kinds[FC_BG_STORAGE_NET].targets == 3 &&
-                    cs->cont.kinds[FC_BG_STORAGE_NET].cross_rack == 0,
-              "each kind's keys reach that kind's settings");
+    fc_tap_is_int(&tap,
+                  load_text(
+            "name: order\n"
+            "stages:\n"
+            "  contention:\n"
+            "    contention:\n"
+            "      tenant: {pattern: permutation, block: 64KiB}\n"
+            "      storage_net: {placement: any, targets: 3}\n"
+            "      background_hosts: gpu[01-02]\n"
+            "      phase_s: 2.5\n"
+            "      scope: rack\n"
+            "  soak:\n"
+            "    timeout_s: 200\n"
+            "    soak: {confirm_windows: 3, nic_pattern: ib*, max_error_delta: 4,\n"
+            "           max_drift_pct: 20, window_s: 10, duration_s: 100}\n", &p), FC_OK,
+                  "a profile whose keys are in another order than the tables loads");
+    fc_tap_is_double(&tap, cs->cont.phase_s, 2.5, 0,
+                     "phase_s (%g), background_hosts (%s) and scope reach their members after "
+                     "the kinds", cs->cont.phase_s, cs->cont.background_hosts);
+    fc_tap_is_str(&tap, cs->cont.background_hosts, "gpu[01-02]",
+                  "phase_s (%g), background_hosts (%s) and scope reach their members after "
+                  "the kinds"
+                  " [cs->cont.background_hosts]", cs->cont.phase_s, cs->cont.background_hosts);
+    fc_tap_is_int(&tap, cs->cont.scope_rack, 1,
+                  "phase_s (%g), background_hosts (%s) and scope reach their members after "
+                  "the kinds"
+                  " [cs->cont.scope_rack]", cs->cont.phase_s, cs->cont.background_hosts);
+    fc_tap_is_int(&tap, cs->cont.kinds[FC_BG_TENANT].permutation, 1,
+                  "each kind's keys reach that kind's settings");
+    fc_tap_is_int(&tap, cs->cont.kinds[FC_BG_TENANT].block, 64 << 10,
+                  "each kind's keys reach that kind's settings"
+                  " [cs->cont.kinds[FC_BG_TENANT].block]");
+    fc_tap_is_int(&tap, cs->cont.kinds[FC_BG_STORAGE_NET].targets, 3,
+                  "each kind's keys reach that kind's settings"
+                  " [cs->cont.kinds[FC_BG_STORAGE_NET].targets]");
+    fc_tap_is_int(&tap, cs->cont.kinds[FC_BG_STORAGE_NET].cross_rack, 0,
+                  "each kind's keys reach that kind's settings"
+                  " [cs->cont.kinds[FC_BG_STORAGE_NET].cross_rack]");
     fc_tap_ok(&tap, cs->cont.kinds[FC_BG_TENANT].enabled &&
                     cs->cont.kinds[FC_BG_STORAGE_NET].enabled &&
                     !cs->cont.kinds[FC_BG_STORAGE_FILE].enabled,
               "the kinds named are on, the one not named is off");
-    fc_tap_ok(&tap, ss->soak.duration_s == 100 && ss->soak.window_s == 10 &&
-                    ss->soak.window_explicit && ss->soak.max_drift_pct == 20 &&
-                    ss->soak.max_error_delta == 4 && strcmp(ss->soak.nic_pattern, "ib*") == 0 &&
-                    ss->soak.confirm_windows == 3,
-              "the soak keys, written in reverse, each reach their member");
-    fc_tap_ok(&tap, ss->soak.window_line == 13 && ss->soak.window_col == 41,
-              "window_s is marked where it is written (%d:%d)", ss->soak.window_line,
-              ss->soak.window_col);
+    fc_tap_is_double(&tap, ss->soak.duration_s, 100, 0,
+                     "the soak keys, written in reverse, each reach their member");
+    fc_tap_is_double(&tap, ss->soak.window_s, 10, 0,
+                     "the soak keys, written in reverse, each reach their member"
+                     " [ss->soak.window_s]");
+    fc_tap_ok(&tap, ss->soak.window_explicit,
+              "the soak keys, written in reverse, each reach their member"
+              " [ss->soak.window_explicit]");
+    fc_tap_is_double(&tap, ss->soak.max_drift_pct, 20, 0,
+                     "the soak keys, written in reverse, each reach their member"
+                     " [ss->soak.max_drift_pct]");
+    fc_tap_is_double(&tap, ss->soak.max_error_delta, 4, 0,
+                     "the soak keys, written in reverse, each reach their member"
+                     " [ss->soak.max_error_delta]");
+    fc_tap_is_str(&tap, ss->soak.nic_pattern, "ib*",
+                  "the soak keys, written in reverse, each reach their member"
+                  " [ss->soak.nic_pattern]");
+    fc_tap_is_int(&tap, ss->soak.confirm_windows, 3,
+                  "the soak keys, written in reverse, each reach their member"
+                  " [ss->soak.confirm_windows]");
+    fc_tap_is_int(&tap, ss->soak.window_line, 13, "window_s is marked where it is written (%d:%d)",
+                  ss->soak.window_line, ss->soak.window_col);
+    fc_tap_is_int(&tap, ss->soak.window_col, 41, "window_s is marked where it is written (%d:%d)"
+                  " [ss->soak.window_col]", ss->soak.window_line, ss->soak.window_col);
 
     /* every kind: a name of its own, a section, its rate keys */
     for (int k = 0; k < FC_BG_KINDS; ++k) {
@@ -94,57 +124,121 @@ int main(void)
         fc_tap_ok(&tap, distinct, "kind %d has a name of its own (%s)", k, name);
         snprintf(text, sizeof(text), "name: kind\nstages:\n  contention:\n    contention:\n"
                  "      storage_dir: /tmp\n      %s: {rate_mbps: 7}\n", name);
-        fc_tap_ok(&tap, load_text(text, &p) == FC_OK && cs->cont.kinds[k].enabled &&
-                        cs->cont.kinds[k].rate_mbps == 7,
-                  "%s: {rate_mbps: 7} turns that kind on at 7 MB/s", name);
+        fc_tap_is_int(&tap, load_text(text, &p), FC_OK,
+                      "%s: {rate_mbps: 7} turns that kind on at 7 MB/s", name);
+        fc_tap_ok(&tap, cs->cont.kinds[k].enabled, "%s: {rate_mbps: 7} turns that kind on at 7 MB/s"
+                  " [cs->cont.kinds[k].enabled]", name);
+        fc_tap_is_double(&tap, cs->cont.kinds[k].rate_mbps, 7, 0,
+                         "%s: {rate_mbps: 7} turns that kind on at 7 MB/s"
+                         " [cs->cont.kinds[k].rate_mbps]", name);
     }
-    fc_tap_ok(&tap, load_text("name: x\nstages:\n  contention:\n    contention:\n"
-                              "      tenant: {direct: false}\n", &p) == FC_ERR_INVALID,
-              "a storage_file key under tenant is refused");
+    fc_tap_is_int(&tap,
+                  load_text("name: x\nstages:\n  contention:\n    contention:\n"
+                                  "      tenant: {direct: false}\n", &p), FC_ERR_INVALID,
+                  "a storage_file key under tenant is refused");
 
     /* the defaults a profile leaves alone */
-    fc_tap_ok(&tap, load_text("name: d\nstages:\n  contention: {}\n", &p) == FC_OK &&
-                    cs->cont.kinds[FC_BG_TENANT].block == 256 << 10 &&
-                    cs->cont.kinds[FC_BG_STORAGE_NET].block == 1 << 20 &&
-                    cs->cont.kinds[FC_BG_STORAGE_NET].duty == 0.7 &&
-                    cs->cont.kinds[FC_BG_STORAGE_FILE].duty == 1.0 &&
-                    cs->cont.kinds[FC_BG_STORAGE_FILE].direct == 1 &&
-                    cs->cont.kinds[FC_BG_TENANT].rate_mbps == 100 &&
-                    cs->cont.phase_s == 1.5 && cs->cont.min_background_pct == 50,
-              "kind defaults: tenant blocks 256 KiB, storage_net duty 0.7, O_DIRECT on, "
-              "100 MB/s; phase_s 1.5, min_background_pct 50");
-    fc_tap_ok(&tap, p.seed == 1 && cs->timeout_s == 600 && cs->iters == 10 &&
-                    cs->nsizes == 3 && strcmp(cs->backend, "mpi") == 0 &&
-                    cs->max_below_median_pct < 0,
+    fc_tap_is_int(&tap, load_text("name: d\nstages:\n  contention: {}\n", &p), FC_OK,
+                  "kind defaults: tenant blocks 256 KiB, storage_net duty 0.7, O_DIRECT on, "
+                  "100 MB/s; phase_s 1.5, min_background_pct 50");
+    fc_tap_is_int(&tap, cs->cont.kinds[FC_BG_TENANT].block, 256 << 10,
+                  "kind defaults: tenant blocks 256 KiB, storage_net duty 0.7, O_DIRECT on, "
+                  "100 MB/s; phase_s 1.5, min_background_pct 50"
+                  " [cs->cont.kinds[FC_BG_TENANT].block]");
+    fc_tap_is_int(&tap, cs->cont.kinds[FC_BG_STORAGE_NET].block, 1 << 20,
+                  "kind defaults: tenant blocks 256 KiB, storage_net duty 0.7, O_DIRECT on, "
+                  "100 MB/s; phase_s 1.5, min_background_pct 50"
+                  " [cs->cont.kinds[FC_BG_STORAGE_NET].block]");
+    fc_tap_is_double(&tap, cs->cont.kinds[FC_BG_STORAGE_NET].duty, 0.7, 0,
+                     "kind defaults: tenant blocks 256 KiB, storage_net duty 0.7, O_DIRECT on, "
+                     "100 MB/s; phase_s 1.5, min_background_pct 50"
+                     " [cs->cont.kinds[FC_BG_STORAGE_NET].duty]");
+    fc_tap_is_double(&tap, cs->cont.kinds[FC_BG_STORAGE_FILE].duty, 1.0, 0,
+                     "kind defaults: tenant blocks 256 KiB, storage_net duty 0.7, O_DIRECT on, "
+                     "100 MB/s; phase_s 1.5, min_background_pct 50"
+                     " [cs->cont.kinds[FC_BG_STORAGE_FILE].duty]");
+    fc_tap_is_int(&tap, cs->cont.kinds[FC_BG_STORAGE_FILE].direct, 1,
+                  "kind defaults: tenant blocks 256 KiB, storage_net duty 0.7, O_DIRECT on, "
+                  "100 MB/s; phase_s 1.5, min_background_pct 50"
+                  " [cs->cont.kinds[FC_BG_STORAGE_FILE].direct]");
+    fc_tap_is_double(&tap, cs->cont.kinds[FC_BG_TENANT].rate_mbps, 100, 0,
+                     "kind defaults: tenant blocks 256 KiB, storage_net duty 0.7, O_DIRECT on, "
+                     "100 MB/s; phase_s 1.5, min_background_pct 50"
+                     " [cs->cont.kinds[FC_BG_TENANT].rate_mbps]");
+    fc_tap_is_double(&tap, cs->cont.phase_s, 1.5, 0,
+                     "kind defaults: tenant blocks 256 KiB, storage_net duty 0.7, O_DIRECT on, "
+                     "100 MB/s; phase_s 1.5, min_background_pct 50"
+                     " [cs->cont.phase_s]");
+    fc_tap_is_double(&tap, cs->cont.min_background_pct, 50, 0,
+                     "kind defaults: tenant blocks 256 KiB, storage_net duty 0.7, O_DIRECT on, "
+                     "100 MB/s; phase_s 1.5, min_background_pct 50"
+                     " [cs->cont.min_background_pct]");
+    fc_tap_is_int(&tap, p.seed, 1,
+                  "stage defaults: seed 1, 600 s, 10 iterations, three sizes, mpi, no "
+                  "relative rule");
+    fc_tap_is_double(&tap, cs->timeout_s, 600, 0,
+                     "stage defaults: seed 1, 600 s, 10 iterations, three sizes, mpi, no "
+                     "relative rule"
+                     " [cs->timeout_s]");
+    fc_tap_is_int(&tap, cs->iters, 10,
+                  "stage defaults: seed 1, 600 s, 10 iterations, three sizes, mpi, no "
+                  "relative rule"
+                  " [cs->iters]");
+    fc_tap_is_int(&tap, cs->nsizes, 3,
+                  "stage defaults: seed 1, 600 s, 10 iterations, three sizes, mpi, no "
+                  "relative rule"
+                  " [cs->nsizes]");
+    fc_tap_is_str(&tap, cs->backend, "mpi",
+                  "stage defaults: seed 1, 600 s, 10 iterations, three sizes, mpi, no "
+                  "relative rule"
+                  " [cs->backend]");
+    fc_tap_ok(&tap, cs->max_below_median_pct < 0,
               "stage defaults: seed 1, 600 s, 10 iterations, three sizes, mpi, no "
-              "relative rule");
-    fc_tap_ok(&tap, load_text("name: b\nstages:\n  node: {backend: nccl, warmup: 0}\n", &p)
-                    == FC_OK && strcmp(p.stages[FC_STAGE_NODE].backend, "nccl") == 0 &&
-                    p.stages[FC_STAGE_NODE].warmup == 0,
-              "backend: nccl is kept as its name");
+              "relative rule"
+              " [cs->max_below_median_pct < 0]");
+    fc_tap_is_int(&tap, load_text("name: b\nstages:\n  node: {backend: nccl, warmup: 0}\n", &p),
+                  FC_OK, "backend: nccl is kept as its name");
+    fc_tap_is_str(&tap, p.stages[FC_STAGE_NODE].backend, "nccl", "backend: nccl is kept as its name"
+                  " [p.stages[FC_STAGE_NODE].backend]");
+    fc_tap_is_int(&tap, p.stages[FC_STAGE_NODE].warmup, 0, "backend: nccl is kept as its name"
+                  " [p.stages[FC_STAGE_NODE].warmup]");
 
     /* limit rules: a rule an earlier one matches wholly is refused; the
      * narrower first, or rules that overlap in part, load */
-    fc_tap_ok(&tap, load_text("name: l\nstages:\n  node:\n    limits:\n"
-                              "      - {collective: all_reduce, max_bytes: 32KiB, min_busbw_gbps: 100}\n"
-                              "      - {collective: any, dtype: int32, max_bytes: 1MiB, "
-                              "min_busbw_gbps: 1}\n"
-                              "      - {collective: all_reduce, min_bytes: 64KiB, "
-                              "max_latency_us: 9}\n"
-                              "      - {collective: any, min_busbw_gbps: 0.5}\n", &p) == FC_OK &&
-                    p.stages[FC_STAGE_NODE].nlimits == 4 &&
-                    p.stages[FC_STAGE_NODE].limits[1].line == 6 &&
-                    p.stages[FC_STAGE_NODE].limits[1].col == 10,
-              "the narrower rule first, then wider ones that match other points too, load "
-              "(each rule marked at its first key: %d:%d)", p.stages[FC_STAGE_NODE].limits[1].line,
-              p.stages[FC_STAGE_NODE].limits[1].col);
-    fc_tap_ok(&tap, load_text("name: l\nstages:\n  node:\n    limits:\n"
-                              "      - {collective: any, dtype: int32, min_busbw_gbps: 1}\n"
-                              "      - {collective: all_gather, dtype: int32, op: sum, "
-                              "min_bytes: 4KiB, max_bytes: 64KiB, min_busbw_gbps: 9}\n", &p)
-                    == FC_ERR_INVALID,
-              "a rule that an earlier rule matches wholly (any collective of int32, then "
-              "all_gather int32 sum 4-64 KiB) is refused");
+    fc_tap_is_int(&tap,
+                  load_text("name: l\nstages:\n  node:\n    limits:\n"
+                                  "      - {collective: all_reduce, max_bytes: 32KiB, min_busbw_gbps: 100}\n"
+                                  "      - {collective: any, dtype: int32, max_bytes: 1MiB, "
+                                  "min_busbw_gbps: 1}\n"
+                                  "      - {collective: all_reduce, min_bytes: 64KiB, "
+                                  "max_latency_us: 9}\n"
+                                  "      - {collective: any, min_busbw_gbps: 0.5}\n", &p), FC_OK,
+                  "the narrower rule first, then wider ones that match other points too, load "
+                  "(each rule marked at its first key: %d:%d)",
+                  p.stages[FC_STAGE_NODE].limits[1].line, p.stages[FC_STAGE_NODE].limits[1].col);
+    fc_tap_is_int(&tap, p.stages[FC_STAGE_NODE].nlimits, 4,
+                  "the narrower rule first, then wider ones that match other points too, load "
+                  "(each rule marked at its first key: %d:%d)"
+                  " [p.stages[FC_STAGE_NODE].nlimits]", p.stages[FC_STAGE_NODE].limits[1].line,
+                  p.stages[FC_STAGE_NODE].limits[1].col);
+    fc_tap_is_int(&tap, p.stages[FC_STAGE_NODE].limits[1].line, 6,
+                  "the narrower rule first, then wider ones that match other points too, load "
+                  "(each rule marked at its first key: %d:%d)"
+                  " [p.stages[FC_STAGE_NODE].limits[1].line]",
+                  p.stages[FC_STAGE_NODE].limits[1].line, p.stages[FC_STAGE_NODE].limits[1].col);
+    fc_tap_is_int(&tap, p.stages[FC_STAGE_NODE].limits[1].col, 10,
+                  "the narrower rule first, then wider ones that match other points too, load "
+                  "(each rule marked at its first key: %d:%d)"
+                  " [p.stages[FC_STAGE_NODE].limits[1].col]",
+                  p.stages[FC_STAGE_NODE].limits[1].line, p.stages[FC_STAGE_NODE].limits[1].col);
+    fc_tap_is_int(&tap,
+                  load_text("name: l\nstages:\n  node:\n    limits:\n"
+                                  "      - {collective: any, dtype: int32, min_busbw_gbps: 1}\n"
+                                  "      - {collective: all_gather, dtype: int32, op: sum, "
+                                  "min_bytes: 4KiB, max_bytes: 64KiB, min_busbw_gbps: 9}\n", &p),
+                  FC_ERR_INVALID,
+                  "a rule that an earlier rule matches wholly (any collective of int32, then "
+                  "all_gather int32 sum 4-64 KiB) is refused");
 
     /* the stage keys each stage reads, by the stage table */
     {
@@ -183,19 +277,41 @@ int main(void)
                   first);
         fc_tap_ok(&tap, reasons, "the stage table says why for every key a stage does not read");
     }
-    fc_tap_ok(&tap, load_text("name: m\nstages:\n  pairs:\n    partners: 4\n", &p) ==
-                        FC_ERR_INVALID &&
-                    load_text("name: m\nstages:\n  pairs:\n    mode: some\n", &p) ==
-                        FC_ERR_INVALID &&
-                    load_text("name: m\nstages:\n  pairs:\n    mode: sampled\n"
-                              "    partners: 0\n", &p) == FC_ERR_INVALID &&
-                    load_text("name: m\nstages:\n  pairs:\n    mode: sampled\n"
-                              "    partners: 5\n", &p) == FC_OK &&
-                    p.stages[FC_STAGE_PAIRS].pairs_mode == FC_PAIRS_MODE_SAMPLED &&
-                    p.stages[FC_STAGE_PAIRS].pairs_partners == 5,
-              "pairs: partners under mode full (the default) would never be applied and is "
-              "refused, as are an unknown mode and 0 partners; mode: sampled, partners: 5 "
-              "load");
+    fc_tap_is_int(&tap, load_text("name: m\nstages:\n  pairs:\n    partners: 4\n", &p),
+                  FC_ERR_INVALID,
+                  "pairs: partners under mode full (the default) would never be applied and is "
+                  "refused, as are an unknown mode and 0 partners; mode: sampled, partners: 5 "
+                  "load");
+    fc_tap_is_int(&tap, load_text("name: m\nstages:\n  pairs:\n    mode: some\n", &p),
+                  FC_ERR_INVALID,
+                  "pairs: partners under mode full (the default) would never be applied and is "
+                  "refused, as are an unknown mode and 0 partners; mode: sampled, partners: 5 "
+                  "load"
+                  " [load_text(\"name: m\\nstages:\\n  pairs:\\n    mode: some\\n\",...]");
+    fc_tap_is_int(&tap,
+                  load_text("name: m\nstages:\n  pairs:\n    mode: sampled\n"
+                                  "    partners: 0\n", &p), FC_ERR_INVALID,
+                  "pairs: partners under mode full (the default) would never be applied and is "
+                  "refused, as are an unknown mode and 0 partners; mode: sampled, partners: 5 "
+                  "load"
+                  " [load_text(\"name: m\\nstages:\\n  pairs:\\n    mode: sampled\\...]");
+    fc_tap_is_int(&tap,
+                  load_text("name: m\nstages:\n  pairs:\n    mode: sampled\n"
+                                  "    partners: 5\n", &p), FC_OK,
+                  "pairs: partners under mode full (the default) would never be applied and is "
+                  "refused, as are an unknown mode and 0 partners; mode: sampled, partners: 5 "
+                  "load"
+                  " [load_text(\"name: m\\nstages:\\n  pairs:\\n    mode: sampled\\...]");
+    fc_tap_is_int(&tap, p.stages[FC_STAGE_PAIRS].pairs_mode, FC_PAIRS_MODE_SAMPLED,
+                  "pairs: partners under mode full (the default) would never be applied and is "
+                  "refused, as are an unknown mode and 0 partners; mode: sampled, partners: 5 "
+                  "load"
+                  " [p.stages[FC_STAGE_PAIRS].pairs_mode]");
+    fc_tap_is_int(&tap, p.stages[FC_STAGE_PAIRS].pairs_partners, 5,
+                  "pairs: partners under mode full (the default) would never be applied and is "
+                  "refused, as are an unknown mode and 0 partners; mode: sampled, partners: 5 "
+                  "load"
+                  " [p.stages[FC_STAGE_PAIRS].pairs_partners]");
     /* a stage that needs an NVLink domain across nodes, by the stage
      * table, loads only where the profile says the domain is the rack */
     {
@@ -214,11 +330,16 @@ int main(void)
             loads &= load_text(text, &p) == FC_OK && p.nvlink_domain == FC_NVLINK_DOMAIN_RACK &&
                      p.stages[s].line == 3 && p.stages[s].col == 3;
         }
-        fc_tap_ok(&tap, refused && loads && load_text("name: d\nnvlink_domain: pod\n"
-                                                      "stages:\n  node: {}\n", &p) ==
-                                                FC_ERR_INVALID,
+        fc_tap_ok(&tap, refused && loads,
                   "the NVLink domain stages load under nvlink_domain: rack alone (after "
                   "stages: too), and nvlink_domain takes node or rack");
+        fc_tap_is_int(&tap,
+                      load_text("name: d\nnvlink_domain: pod\n"
+                                                          "stages:\n  node: {}\n", &p),
+                      FC_ERR_INVALID,
+                      "the NVLink domain stages load under nvlink_domain: rack alone (after "
+                      "stages: too), and nvlink_domain takes node or rack"
+                      " [load_text(\"name: d\\nnvlink_domain: pod\\n\" \"stages:\\n  nod...]");
     }
     return fc_tap_done(&tap);
 }

@@ -116,7 +116,7 @@ int main(void)
         return fc_tap_done(&tap);
     }
     n = (int)g.gl_pathc;
-    fc_tap_plan(&tap, 1 + 3 * n);
+    fc_tap_plan(&tap, 1 + 5 * n);
     fc_tap_ok(&tap, n >= 5, "%d acceptance profiles (H100, H200, A100, B200, GB200 NVL72)", n);
     for (int i = 0; i < n; ++i) {
         const char *path = g.gl_pathv[i];
@@ -130,21 +130,29 @@ int main(void)
             continue;
         }
         fc_cover(&a, why, sizeof(why));
-        fc_tap_ok(&tap, why[0] == '\0', "%s covers every stage its hardware can run "
-                  "(%s)%s%s", path, a.nvlink_domain ? "NVLink domain the rack"
-                  : "NVLink domain the node", why[0] ? ": " : "", why);
+        fc_tap_is_int(&tap, why[0], '\0', "%s covers every stage its hardware can run "
+                      "(%s)%s%s", path,
+                      a.nvlink_domain ? "NVLink domain the rack"
+                      : "NVLink domain the node", why[0] ? ": " : "", why);
         snprintf(twin, sizeof(twin), "%.*s-burnin.yaml",
                  (int)(strlen(path) - strlen("-acceptance.yaml")), path);
         d = fc_profile_load(twin, &b) == FC_OK ? fc_twin_diff(&a, &b) : -2;
-        fc_tap_ok(&tap, d == -1, "%s is %s but for the soak's length%s%s", twin, path,
-                  d >= 0 ? ": they differ in " : d == -2 ? ": it does not load" : "",
-                  d >= 0 && d < FC_STAGE_COUNT ? fc_stage_name((fc_stage_id_t)d)
-                  : d == FC_STAGE_COUNT ? "the top level" : "");
-        fc_tap_ok(&tap, d != -2 && a.stages[FC_STAGE_SOAK].soak.duration_s == 1800 &&
-                  b.stages[FC_STAGE_SOAK].soak.duration_s == 8 * 3600,
-                  "%s soaks 30 minutes, its burn-in 8 hours (%g s, %g s)", path,
-                  a.stages[FC_STAGE_SOAK].soak.duration_s,
-                  b.stages[FC_STAGE_SOAK].soak.duration_s);
+        fc_tap_is_int(&tap, d, -1, "%s is %s but for the soak's length%s%s", twin, path,
+                      d >= 0 ? ": they differ in " : d == -2 ? ": it does not load" : "",
+                      d >= 0 && d < FC_STAGE_COUNT ? fc_stage_name((fc_stage_id_t)d)
+                      : d == FC_STAGE_COUNT ? "the top level" : "");
+        fc_tap_ok(&tap, d != -2, "%s soaks 30 minutes, its burn-in 8 hours (%g s, %g s)", path,
+                  a.stages[FC_STAGE_SOAK].soak.duration_s, b.stages[FC_STAGE_SOAK].soak.duration_s);
+        fc_tap_is_double(&tap, a.stages[FC_STAGE_SOAK].soak.duration_s, 1800, 0,
+                         "%s soaks 30 minutes, its burn-in 8 hours (%g s, %g s)"
+                         " [a.stages[FC_STAGE_SOAK].soak.duration_s]", path,
+                         a.stages[FC_STAGE_SOAK].soak.duration_s,
+                         b.stages[FC_STAGE_SOAK].soak.duration_s);
+        fc_tap_is_double(&tap, b.stages[FC_STAGE_SOAK].soak.duration_s, 8 * 3600, 0,
+                         "%s soaks 30 minutes, its burn-in 8 hours (%g s, %g s)"
+                         " [b.stages[FC_STAGE_SOAK].soak.duration_s]", path,
+                         a.stages[FC_STAGE_SOAK].soak.duration_s,
+                         b.stages[FC_STAGE_SOAK].soak.duration_s);
     }
     globfree(&g);
     return fc_tap_done(&tap);

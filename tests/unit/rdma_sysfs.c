@@ -62,22 +62,38 @@ int main(void)
     fc_status_t st;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 32);
+    fc_tap_plan(&tap, 50);
 
     /* parsing what sysfs prints */
     rc = fc_rdma_parse_rate("400 Gb/sec (4X NDR)", &g);
-    fc_tap_ok(&tap, rc == 0 && g == 400, "rate \"400 Gb/sec (4X NDR)\" -> 400 (%g)", g);
+    fc_tap_is_int(&tap, rc, 0, "rate \"400 Gb/sec (4X NDR)\" -> 400 (%g)", g);
+    fc_tap_is_double(&tap, g, 400, 0, "rate \"400 Gb/sec (4X NDR)\" -> 400 (%g)"
+                     " [g]", g);
     rc = fc_rdma_parse_rate("2.5 Gb/sec (1X SDR)", &g);
-    fc_tap_ok(&tap, rc == 0 && g == 2.5, "rate \"2.5 Gb/sec (1X SDR)\" -> 2.5 (%g)", g);
+    fc_tap_is_int(&tap, rc, 0, "rate \"2.5 Gb/sec (1X SDR)\" -> 2.5 (%g)", g);
+    fc_tap_is_double(&tap, g, 2.5, 0, "rate \"2.5 Gb/sec (1X SDR)\" -> 2.5 (%g)"
+                     " [g]", g);
     g = -1;
-    fc_tap_ok(&tap, fc_rdma_parse_rate("400 Mb/sec", &g) == -1 && fc_rdma_parse_rate("", &g) == -1
-              && fc_rdma_parse_rate("Gb/sec", &g) == -1 && g == -1,
-              "a rate not in Gb/sec, empty or without a number is refused, untouched");
+    fc_tap_is_int(&tap, fc_rdma_parse_rate("400 Mb/sec", &g), -1,
+                  "a rate not in Gb/sec, empty or without a number is refused, untouched");
+    fc_tap_is_int(&tap, fc_rdma_parse_rate("", &g), -1,
+                  "a rate not in Gb/sec, empty or without a number is refused, untouched"
+                  " [fc_rdma_parse_rate(\"\", &g)]");
+    fc_tap_is_int(&tap, fc_rdma_parse_rate("Gb/sec", &g), -1,
+                  "a rate not in Gb/sec, empty or without a number is refused, untouched"
+                  " [fc_rdma_parse_rate(\"Gb/sec\", &g)]");
+    fc_tap_is_double(&tap, g, -1, 0,
+                     "a rate not in Gb/sec, empty or without a number is refused, untouched"
+                     " [g]");
     rc = fc_rdma_parse_state("4: ACTIVE", name, sizeof(name));
-    fc_tap_ok(&tap, rc == 4 && strcmp(name, "ACTIVE") == 0, "state \"4: ACTIVE\" -> 4, ACTIVE (%s)", name);
-    fc_tap_ok(&tap, fc_rdma_parse_state("ACTIVE", name, sizeof(name)) == -1 &&
-              fc_rdma_parse_state("4:", name, sizeof(name)) == -1,
-              "a state without its number or its name is refused");
+    fc_tap_is_int(&tap, rc, 4, "state \"4: ACTIVE\" -> 4, ACTIVE (%s)", name);
+    fc_tap_is_str(&tap, name, "ACTIVE", "state \"4: ACTIVE\" -> 4, ACTIVE (%s)"
+                  " [name]", name);
+    fc_tap_is_int(&tap, fc_rdma_parse_state("ACTIVE", name, sizeof(name)), -1,
+                  "a state without its number or its name is refused");
+    fc_tap_is_int(&tap, fc_rdma_parse_state("4:", name, sizeof(name)), -1,
+                  "a state without its number or its name is refused"
+                  " [fc_rdma_parse_state(\"4:\", name, sizeof(name))]");
 
     /* names to ports */
     resolves(ROOT, "mlx5_0", FC_OK, "mlx5_0", 1, 0, NULL);
@@ -90,19 +106,41 @@ int main(void)
 
     memset(&p, 0, sizeof(p));
     st = fc_rdma_port_find(ROOT, "ens1f0np0", &p, why, sizeof(why));
-    fc_tap_ok(&tap, st == FC_OK && p.rate_gbps == 200 && strcmp(p.rate_text, "200 Gb/sec (2X NDR)")
-              == 0 && p.link_layer == FC_RDMA_LL_ETHERNET && strcmp(p.netdev, "ens1f0np0") == 0,
-              "ens1f0np0: RoCE at 200 Gb/s, the netdev kept (%g, \"%s\", link layer %d)",
-              p.rate_gbps, p.rate_text, p.link_layer);
-    fc_tap_ok(&tap, strcmp(p.ipv4, "10.10.1.7") == 0 &&
-              strcmp(p.gid, "0000:0000:0000:0000:0000:ffff:0a0a:0107") == 0,
-              "its GID is the IPv4-mapped 10.10.1.7 (%s, %s), not the RoCE v1 one at index 2",
-              p.ipv4, p.gid);
+    fc_tap_is_int(&tap, st, FC_OK,
+                  "ens1f0np0: RoCE at 200 Gb/s, the netdev kept (%g, \"%s\", link layer %d)",
+                  p.rate_gbps, p.rate_text, p.link_layer);
+    fc_tap_is_double(&tap, p.rate_gbps, 200, 0,
+                     "ens1f0np0: RoCE at 200 Gb/s, the netdev kept (%g, \"%s\", link layer %d)"
+                     " [p.rate_gbps]", p.rate_gbps, p.rate_text, p.link_layer);
+    fc_tap_is_str(&tap, p.rate_text, "200 Gb/sec (2X NDR)",
+                  "ens1f0np0: RoCE at 200 Gb/s, the netdev kept (%g, \"%s\", link layer %d)"
+                  " [p.rate_text]", p.rate_gbps, p.rate_text, p.link_layer);
+    fc_tap_is_int(&tap, p.link_layer, FC_RDMA_LL_ETHERNET,
+                  "ens1f0np0: RoCE at 200 Gb/s, the netdev kept (%g, \"%s\", link layer %d)"
+                  " [p.link_layer]", p.rate_gbps, p.rate_text, p.link_layer);
+    fc_tap_is_str(&tap, p.netdev, "ens1f0np0",
+                  "ens1f0np0: RoCE at 200 Gb/s, the netdev kept (%g, \"%s\", link layer %d)"
+                  " [p.netdev]", p.rate_gbps, p.rate_text, p.link_layer);
+    fc_tap_is_str(&tap, p.ipv4, "10.10.1.7",
+                  "its GID is the IPv4-mapped 10.10.1.7 (%s, %s), not the RoCE v1 one at index 2",
+                  p.ipv4, p.gid);
+    fc_tap_is_str(&tap, p.gid, "0000:0000:0000:0000:0000:ffff:0a0a:0107",
+                  "its GID is the IPv4-mapped 10.10.1.7 (%s, %s), not the RoCE v1 one at index 2"
+                  " [p.gid]", p.ipv4, p.gid);
     memset(&p, 0, sizeof(p));
     st = fc_rdma_port_find(ROOT, "mlx5_0", &p, why, sizeof(why));
-    fc_tap_ok(&tap, st == FC_OK && p.rate_gbps == 400 && p.link_layer == FC_RDMA_LL_INFINIBAND &&
-              p.ipv4[0] == '\0' && strncmp(p.gid, "fe80:", 5) == 0,
-              "mlx5_0: InfiniBand at 400 Gb/s, GID 0 (%g, %s)", p.rate_gbps, p.gid);
+    fc_tap_is_int(&tap, st, FC_OK, "mlx5_0: InfiniBand at 400 Gb/s, GID 0 (%g, %s)", p.rate_gbps,
+                  p.gid);
+    fc_tap_is_double(&tap, p.rate_gbps, 400, 0, "mlx5_0: InfiniBand at 400 Gb/s, GID 0 (%g, %s)"
+                     " [p.rate_gbps]", p.rate_gbps, p.gid);
+    fc_tap_is_int(&tap, p.link_layer, FC_RDMA_LL_INFINIBAND,
+                  "mlx5_0: InfiniBand at 400 Gb/s, GID 0 (%g, %s)"
+                  " [p.link_layer]", p.rate_gbps, p.gid);
+    fc_tap_is_int(&tap, p.ipv4[0], '\0', "mlx5_0: InfiniBand at 400 Gb/s, GID 0 (%g, %s)"
+                  " [p.ipv4[0]]", p.rate_gbps, p.gid);
+    fc_tap_ok(&tap, strncmp(p.gid, "fe80:", 5) == 0,
+              "mlx5_0: InfiniBand at 400 Gb/s, GID 0 (%g, %s)"
+              " [strncmp(p.gid, \"fe80:\", 5) == 0]", p.rate_gbps, p.gid);
 
     /* skips, each with its reason */
     resolves(ROOT, "ens2f0np0", FC_ERR_SKIP, NULL, 0, 0,
@@ -153,10 +191,15 @@ int main(void)
         memset(&p, 0, sizeof(p));
         why[0] = '\0';
         st = fc_rdma_port_find(r, "eth5", &p, why, sizeof(why));
-        fc_tap_ok(&tap, st == FC_ERR_SKIP && strstr(why, "NIC eth5 is the network interface of "
-                  "more than one RDMA device") && strstr(why, "mlx5_0") && strstr(why, "mlx5_7")
-                  && strstr(why, "name the device"), "a netdev of two RDMA devices: a skip "
-                  "naming both, not the one readdir met first (%s: %s)", fc_status_str(st), why);
+        fc_tap_is_int(&tap, st, FC_ERR_SKIP, "a netdev of two RDMA devices: a skip "
+                      "naming both, not the one readdir met first (%s: %s)", fc_status_str(st),
+                      why);
+        fc_tap_ok(&tap, strstr(why, "NIC eth5 is the network interface of "
+                  "more than one RDMA device") && strstr(why, "mlx5_0") && strstr(why, "mlx5_7") && strstr(why, "name the device"),
+                  "a netdev of two RDMA devices: a skip "
+                  "naming both, not the one readdir met first (%s: %s)"
+                  " [names 'NIC eth5 is the network interface of more than one RDMA devi...]",
+                  fc_status_str(st), why);
         resolves(r, "mlx5_0", FC_OK, "mlx5_0", 1, 0, NULL);
         snprintf(r, sizeof(r), "%s/odd", tmp);
         resolves(r, "mlx5_0", FC_ERR_SKIP, NULL, 0, 0, "mlx5_0 port 1 state \"4: DOWN\"");
@@ -186,11 +229,16 @@ int main(void)
         why[0] = '\0';
         setenv("FC_SYSFS_ROOT", ROOT, 1);
         st = fc_nic_transport_verbs.available("ens1f0np0", why, sizeof(why));
-        fc_tap_ok(&tap, st == FC_ERR_SKIP && strstr(why, "mlx5_1") &&
+        fc_tap_is_int(&tap, st, FC_ERR_SKIP,
+                      "verbs available(ens1f0np0) on the fixture: sysfs names mlx5_1 port 1, "
+                      "libibverbs cannot open it: skip, naming it (%s: %s)", fc_status_str(st),
+                      why);
+        fc_tap_ok(&tap, strstr(why, "mlx5_1") &&
                   (strstr(why, "libibverbs does not list it") ||
                    strstr(why, "built without libibverbs")),
                   "verbs available(ens1f0np0) on the fixture: sysfs names mlx5_1 port 1, "
-                  "libibverbs cannot open it: skip, naming it (%s: %s)", fc_status_str(st), why);
+                  "libibverbs cannot open it: skip, naming it (%s: %s)"
+                  " [names 'mlx5_1', 'built without libibverbs']", fc_status_str(st), why);
         unsetenv("FC_SYSFS_ROOT");
     }
     return fc_tap_done(&tap);

@@ -91,9 +91,13 @@ static void check_lines(const char *path)
         fclose(f);
     free(line);
     fc_tap_ok(&tap, !bad, "every line is one whole record%s%s", bad ? ": " : "", why);
-    fc_tap_ok(&tap, lines == WRITERS * RECORDS && next[0] == RECORDS && next[1] == RECORDS,
-              "%d lines, %d + %d records in order (want %d each)", lines, next[0],
-              next[1], RECORDS);
+    fc_tap_is_int(&tap, lines, WRITERS * RECORDS,
+                  "%d lines, %d + %d records in order (want %d each)", lines, next[0], next[1],
+                  RECORDS);
+    fc_tap_is_int(&tap, next[0], RECORDS, "%d lines, %d + %d records in order (want %d each)"
+                  " [next[0]]", lines, next[0], next[1], RECORDS);
+    fc_tap_is_int(&tap, next[1], RECORDS, "%d lines, %d + %d records in order (want %d each)"
+                  " [next[1]]", lines, next[0], next[1], RECORDS);
 }
 
 static void test_concurrent(const char *dir)
@@ -138,15 +142,16 @@ static void test_short_write(const char *dir)
     if ((pid = fork()) == 0)
         _exit(short_write_main(dir));
     waitpid(pid, &st, 0);
-    fc_tap_ok(&tap, WIFEXITED(st) && WEXITSTATUS(st) == 1,
-              "a write cut short is reported as an error (exit %d)",
+    fc_tap_ok(&tap, WIFEXITED(st), "a write cut short is reported as an error (exit %d)",
               WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    fc_tap_is_int(&tap, WEXITSTATUS(st), 1, "a write cut short is reported as an error (exit %d)"
+                  " [WEXITSTATUS(st)]", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
     snprintf(path, sizeof(path), "%s/results.jsonl", dir);
     if (stat(path, &sb) != 0)
         sb.st_size = -1;
-    fc_tap_ok(&tap, sb.st_size == 100,
-              "and is not completed by a second write (file holds %lld bytes: the "
-              "torn line, for the reader to see)", (long long)sb.st_size);
+    fc_tap_is_int(&tap, sb.st_size, 100,
+                  "and is not completed by a second write (file holds %lld bytes: the "
+                  "torn line, for the reader to see)", (long long)sb.st_size);
 }
 
 int main(void)
@@ -154,7 +159,7 @@ int main(void)
     char base[] = "/tmp/fc_results_append.XXXXXX", dir[4200];
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 5);
+    fc_tap_plan(&tap, 8);
     if (mkdtemp(base) == NULL)
         fc_tap_bail(&tap, "mkdtemp: %s", strerror(errno));
     snprintf(dir, sizeof(dir), "%s/concurrent", base);

@@ -32,7 +32,7 @@ int main(void)
     int n;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 9);
+    fc_tap_plan(&tap, 15);
 
     double t[] = { 12.345e-6, 12.355e-6, 1.23456e-3, 0.5e-9 };
     fc_samples_keep(t, 4, &smp);
@@ -50,8 +50,12 @@ int main(void)
     fc_tap_is_str(&tap, text, "{\"of\":3,\"unit_ns\":100,\"values\":[123,131,2500]}",
                   "microsecond times in units of 100 ns: 4 bytes a sample");
     n = fc_samples_read(j, us, FC_SAMPLES_MAX);
-    fc_tap_ok(&tap, n == 3 && near(us[0], 12.3) && near(us[1], 13.1) && near(us[2], 250),
-              "read back in microseconds: %d samples, %.1f %.1f %.1f", n, us[0], us[1], us[2]);
+    fc_tap_is_int(&tap, n, 3, "read back in microseconds: %d samples, %.1f %.1f %.1f", n, us[0],
+                  us[1], us[2]);
+    fc_tap_ok(&tap, near(us[0], 12.3) && near(us[1], 13.1) && near(us[2], 250),
+              "read back in microseconds: %d samples, %.1f %.1f %.1f"
+              " [near(us[0], 12.3) && near(us[1], 13.1) && near(us[2], 250)]", n, us[0], us[1],
+              us[2]);
     free(text);
     json_decref(j);
 
@@ -59,18 +63,27 @@ int main(void)
     for (int k = 0; k < 1000; ++k)
         many[k] = (k + 1) * 1e-6;
     fc_samples_keep(many, 1000, &smp);
-    fc_tap_ok(&tap, smp.n == FC_SAMPLES_MAX && smp.of == 1000 && near(smp.s[0], 1e-6) &&
+    fc_tap_is_int(&tap, smp.n, FC_SAMPLES_MAX,
+                  "1000 iterations keep %d, iterations floor(k x 1000 / 64): 0, 15, ..., 984",
+                  smp.n);
+    fc_tap_is_int(&tap, smp.of, 1000,
+                  "1000 iterations keep %d, iterations floor(k x 1000 / 64): 0, 15, ..., 984"
+                  " [smp.of]", smp.n);
+    fc_tap_ok(&tap, near(smp.s[0], 1e-6) &&
                   near(smp.s[1], 16e-6) && near(smp.s[63], 985e-6),
-              "1000 iterations keep %d, iterations floor(k x 1000 / 64): 0, 15, ..., 984",
-              smp.n);
+              "1000 iterations keep %d, iterations floor(k x 1000 / 64): 0, 15, ..., 984"
+              " [near(smp.s[0], 1e-6) && near(smp.s[1], 16e-6) && near(smp...]", smp.n);
 
     fc_samples_keep(many, 0, &smp);
-    fc_tap_ok(&tap, smp.n == 0 && fc_samples_json(&smp) == NULL,
-              "no iterations: no member");
+    fc_tap_is_int(&tap, smp.n, 0, "no iterations: no member");
+    fc_tap_ok(&tap, fc_samples_json(&smp) == NULL, "no iterations: no member"
+              " [fc_samples_json(&smp) == NULL]");
 
-    fc_tap_ok(&tap, fc_samples_read(NULL, us, FC_SAMPLES_MAX) == 0 &&
-                  fc_samples_read(json_null(), us, FC_SAMPLES_MAX) == 0,
-              "a record without samples (an older fabcert) reads as none");
+    fc_tap_is_int(&tap, fc_samples_read(NULL, us, FC_SAMPLES_MAX), 0,
+                  "a record without samples (an older fabcert) reads as none");
+    fc_tap_is_int(&tap, fc_samples_read(json_null(), us, FC_SAMPLES_MAX), 0,
+                  "a record without samples (an older fabcert) reads as none"
+                  " [fc_samples_read(json_null(), us, FC_SAMPLES_MAX)]");
 
     const char *bad[] = {
         "{\"unit_ns\":30,\"values\":[1],\"of\":1}",
@@ -90,8 +103,8 @@ int main(void)
                   "ten, a zero, a fraction, more values than iterations, none, not an object)");
 
     j = parse("{\"unit_ns\":10,\"values\":[1,2,3],\"of\":3}");
-    fc_tap_ok(&tap, fc_samples_read(j, us, 2) == -1, "more values than the reader takes: "
-              "refused, not cut");
+    fc_tap_is_int(&tap, fc_samples_read(j, us, 2), -1, "more values than the reader takes: "
+                  "refused, not cut");
     json_decref(j);
 
     memset(&smp, 0, sizeof(smp));
@@ -100,7 +113,9 @@ int main(void)
     n = fc_samples_read(j, us, FC_SAMPLES_MAX);
     json_t *again = json_pack("{s:i, s:I, s:o}", "of", 3, "unit_ns", (json_int_t)100,
                               "values", json_pack("[i,i,i]", 123, 131, 2500));
-    fc_tap_ok(&tap, json_equal(j, again) && n == 3, "the same times give the same member");
+    fc_tap_ok(&tap, json_equal(j, again), "the same times give the same member");
+    fc_tap_is_int(&tap, n, 3, "the same times give the same member"
+                  " [n]");
     json_decref(j);
     json_decref(again);
     return fc_tap_done(&tap);

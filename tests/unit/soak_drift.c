@@ -51,7 +51,7 @@ int main(void)
     int more;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 16);
+    fc_tap_plan(&tap, 34);
 
     double blip[] = { 1.0, 1.0, 5.0, 1.0, 1.0, 1.0 };
     fc_drift_judge(blip, 6, 2, 10, &d);
@@ -60,10 +60,19 @@ int main(void)
 
     double degrade[] = { 1.0, 1.0, 1.0, 3.0, 3.1, 3.2 };
     fc_drift_judge(degrade, 6, 2, 100, &d);
-    fc_tap_ok(&tap, near(d.drift_pct, 210) && d.from == 4 && d.base_from == 0 &&
-                  near(d.base, 1.0) && near(d.floor_pct, 0) && fc_drift_seen(&d),
+    fc_tap_ok(&tap, near(d.drift_pct, 210),
               "a step that persists: %.1f%% from window %d to the end against windows %d-%d",
               d.drift_pct, d.from, d.base_from, d.base_from + 1);
+    fc_tap_is_int(&tap, d.from, 4,
+                  "a step that persists: %.1f%% from window %d to the end against windows %d-%d"
+                  " [d.from]", d.drift_pct, d.from, d.base_from, d.base_from + 1);
+    fc_tap_is_int(&tap, d.base_from, 0,
+                  "a step that persists: %.1f%% from window %d to the end against windows %d-%d"
+                  " [d.base_from]", d.drift_pct, d.from, d.base_from, d.base_from + 1);
+    fc_tap_ok(&tap, near(d.base, 1.0) && near(d.floor_pct, 0) && fc_drift_seen(&d),
+              "a step that persists: %.1f%% from window %d to the end against windows %d-%d"
+              " [near(d.base, 1.0) && near(d.floor_pct, 0) && fc_drift_see...]", d.drift_pct,
+              d.from, d.base_from, d.base_from + 1);
 
     double trend[] = { 1.0, 1.05, 1.1, 1.2, 1.3, 1.45, 1.6, 1.8 };
     fc_drift_judge(trend, 8, 2, 10, &d);
@@ -101,12 +110,24 @@ int main(void)
     /* a limit tighter than the windows' own swing back is widened */
     double swing[] = { 1.0, 1.0, 3.0, 3.0, 1.0, 1.0, 2.5, 2.6 };
     fc_drift_judge(swing, 8, 2, 10, &d);
-    fc_tap_ok(&tap, near(d.floor_pct, 200) && near(d.tolerance_pct, 200) &&
-                  d.fall_slow == 2 && d.fall_fast == 4 && near(d.drift_pct, 150) &&
+    fc_tap_ok(&tap, near(d.floor_pct, 200) && near(d.tolerance_pct, 200),
+              "held at 3 then back at 1: noise floor %.0f%% (windows %d and %d), the 10%% "
+              "limit widened to it; the 150%% at the end is within it", d.floor_pct, d.fall_slow,
+              d.fall_fast);
+    fc_tap_is_int(&tap, d.fall_slow, 2,
+                  "held at 3 then back at 1: noise floor %.0f%% (windows %d and %d), the 10%% "
+                  "limit widened to it; the 150%% at the end is within it"
+                  " [d.fall_slow]", d.floor_pct, d.fall_slow, d.fall_fast);
+    fc_tap_is_int(&tap, d.fall_fast, 4,
+                  "held at 3 then back at 1: noise floor %.0f%% (windows %d and %d), the 10%% "
+                  "limit widened to it; the 150%% at the end is within it"
+                  " [d.fall_fast]", d.floor_pct, d.fall_slow, d.fall_fast);
+    fc_tap_ok(&tap, near(d.drift_pct, 150) &&
                   !fc_drift_seen(&d),
               "held at 3 then back at 1: noise floor %.0f%% (windows %d and %d), the 10%% "
-              "limit widened to it; the 150%% at the end is within it", d.floor_pct,
-              d.fall_slow, d.fall_fast);
+              "limit widened to it; the 150%% at the end is within it"
+              " [near(d.drift_pct, 150) && !fc_drift_seen(&d)]", d.floor_pct, d.fall_slow,
+              d.fall_fast);
     double noswing[] = { 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 2.5, 2.6 };
     fc_drift_judge(noswing, 8, 2, 10, &d);
     fc_tap_ok(&tap, near(d.floor_pct, 0) && near(d.tolerance_pct, 10) &&
@@ -131,10 +152,21 @@ int main(void)
     /* confirmation: seen over the first 6 windows, held over 2 more */
     double held[] = { 1.0, 1.0, 1.0, 1.0, 5.0, 5.0, 5.2, 4.9 };
     fc_drift_outcome_t o = watch(held, 6, 8, 2, 100, &w, &d, &more);
-    fc_tap_ok(&tap, o == FC_DRIFT_CONFIRMED && w.seen_at == 6 && more == 2 &&
-                  near(d.drift_pct, 390),
+    fc_tap_is_int(&tap, o, FC_DRIFT_CONFIRMED,
+                  "a drift seen at the end runs %d more windows and is confirmed (%.0f%%, first "
+                  "%.0f%%)", more, d.drift_pct, w.first.drift_pct);
+    fc_tap_is_int(&tap, w.seen_at, 6,
+                  "a drift seen at the end runs %d more windows and is confirmed (%.0f%%, first "
+                  "%.0f%%)"
+                  " [w.seen_at]", more, d.drift_pct, w.first.drift_pct);
+    fc_tap_is_int(&tap, more, 2,
+                  "a drift seen at the end runs %d more windows and is confirmed (%.0f%%, first "
+                  "%.0f%%)"
+                  " [more]", more, d.drift_pct, w.first.drift_pct);
+    fc_tap_ok(&tap, near(d.drift_pct, 390),
               "a drift seen at the end runs %d more windows and is confirmed (%.0f%%, first "
-              "%.0f%%)", more, d.drift_pct, w.first.drift_pct);
+              "%.0f%%)"
+              " [near(d.drift_pct, 390)]", more, d.drift_pct, w.first.drift_pct);
 
     /* a clean run under load that looked like a step: the next windows
      * come back fast and contradict it */
@@ -143,26 +175,42 @@ int main(void)
     o = watch(soon, 4, 6, 2, 200, &w, &d, &more);
     char reason[512];
     fc_drift_reason(&d, &w, o, reason, sizeof(reason));
-    fc_tap_ok(&tap, o == FC_DRIFT_CONTRADICTED && w.seen_at == 4 && near(d.drift_pct, 0) &&
+    fc_tap_is_int(&tap, o, FC_DRIFT_CONTRADICTED, "a step contradicted by the next 2 windows: %s",
+                  reason);
+    fc_tap_is_int(&tap, w.seen_at, 4, "a step contradicted by the next 2 windows: %s"
+                  " [w.seen_at]", reason);
+    fc_tap_ok(&tap, near(d.drift_pct, 0) &&
                   strstr(reason, "over the first 4 windows drift 1101.0%") != NULL &&
                   strstr(reason, "2 windows later it is 0.0%") != NULL,
-              "a step contradicted by the next 2 windows: %s", reason);
+              "a step contradicted by the next 2 windows: %s"
+              " [near(d.drift_pct, 0) && strstr(reason, \"over the first 4...]", reason);
     o = watch(clean, 4, 6, 2, 200, &w, &d, &more);
-    fc_tap_ok(&tap, o == FC_DRIFT_NONE && w.seen_at < 0 && more == 0,
-              "59.6 10.2 122.5 171.4 ms (one lucky window, no level): nothing to confirm");
+    fc_tap_is_int(&tap, o, FC_DRIFT_NONE,
+                  "59.6 10.2 122.5 171.4 ms (one lucky window, no level): nothing to confirm");
+    fc_tap_ok(&tap, w.seen_at < 0,
+              "59.6 10.2 122.5 171.4 ms (one lucky window, no level): nothing to confirm"
+              " [w.seen_at < 0]");
+    fc_tap_is_int(&tap, more, 0,
+                  "59.6 10.2 122.5 171.4 ms (one lucky window, no level): nothing to confirm"
+                  " [more]");
 
     /* too few windows at the end: more asked for, then judged */
     double few[] = { 1.0, 1.1, 1.0, 1.05 };
     o = watch(few, 3, 4, 2, 10, &w, &d, &more);
-    fc_tap_ok(&tap, more == 1 && o == FC_DRIFT_NONE,
-              "3 windows of the 4 a drift needs: one more asked for, then no drift");
+    fc_tap_is_int(&tap, more, 1,
+                  "3 windows of the 4 a drift needs: one more asked for, then no drift");
+    fc_tap_is_int(&tap, o, FC_DRIFT_NONE,
+                  "3 windows of the 4 a drift needs: one more asked for, then no drift"
+                  " [o]");
 
     /* the time ran out one window into the confirmation */
     o = watch(held, 6, 7, 2, 100, &w, &d, &more);
     fc_drift_reason(&d, &w, o, reason, sizeof(reason));
-    fc_tap_ok(&tap, o == FC_DRIFT_UNCONFIRMED &&
-                  strstr(reason, "could run only 1 of the 2 more windows") != NULL,
-              "seen, and only 1 of 2 confirming windows ran: unconfirmed (%s)", reason);
+    fc_tap_is_int(&tap, o, FC_DRIFT_UNCONFIRMED,
+                  "seen, and only 1 of 2 confirming windows ran: unconfirmed (%s)", reason);
+    fc_tap_ok(&tap, strstr(reason, "could run only 1 of the 2 more windows") != NULL,
+              "seen, and only 1 of 2 confirming windows ran: unconfirmed (%s)"
+              " [strstr(reason, \"could run only 1 of the 2 more windows\")...]", reason);
 
     /* the record: the windows' floor, the widened tolerance, the rule and
      * what confirmed it */
@@ -184,12 +232,21 @@ int main(void)
     fc_drift_record(soak, &d, &w, fc_drift_watch_outcome(&w, &d));
     json_t *nw = json_object_get(soak, "noise_windows");
     fc_tap_ok(&tap, rec_ok && json_is_true(json_object_get(soak, "tolerance_widened")) &&
-                  near(json_real_value(json_object_get(soak, "noise_floor_pct")), 200) &&
-                  json_integer_value(json_array_get(json_object_get(nw, "slow"), 0)) == 2 &&
-                  json_integer_value(json_array_get(json_object_get(nw, "fast"), 0)) == 4 &&
-                  json_is_null(json_object_get(soak, "confirmation")),
+                  near(json_real_value(json_object_get(soak, "noise_floor_pct")), 200),
               "the record: tolerance, widened or not, the noise windows, the rule, the "
               "confirmation's first and last figures");
+    fc_tap_is_int(&tap, json_integer_value(json_array_get(json_object_get(nw, "slow"), 0)), 2,
+                  "the record: tolerance, widened or not, the noise windows, the rule, the "
+                  "confirmation's first and last figures"
+                  " [json_integer_value(json_array_get(json_object_get(nw, \"sl...]");
+    fc_tap_is_int(&tap, json_integer_value(json_array_get(json_object_get(nw, "fast"), 0)), 4,
+                  "the record: tolerance, widened or not, the noise windows, the rule, the "
+                  "confirmation's first and last figures"
+                  " [json_integer_value(json_array_get(json_object_get(nw, \"fa...]");
+    fc_tap_ok(&tap, json_is_null(json_object_get(soak, "confirmation")),
+              "the record: tolerance, widened or not, the noise windows, the rule, the "
+              "confirmation's first and last figures"
+              " [json_is_null(json_object_get(soak, \"confirmation\"))]");
     json_decref(soak);
     return fc_tap_done(&tap);
 }

@@ -12,7 +12,7 @@
 
 static void drive(fc_tap_t *t)
 {
-    fc_tap_plan(t, 9);
+    fc_tap_plan(t, 11);
     fc_tap_diag(t, "stage %s on %d ranks", "node", 4);
     fc_tap_ok(t, 1, "all_reduce int32 sum %d KiB", 4);
     fc_tap_yaml_begin(t);
@@ -26,6 +26,8 @@ static void drive(fc_tap_t *t)
     fc_tap_is_int(t, 11, 12, "ranks of %s", "rack2");
     fc_tap_is_str(t, "gpu07", "gpu07", "culprit");
     fc_tap_is_str(t, NULL, "gpu07", "culprit of %d", 2);
+    fc_tap_is_double(t, 0.1 + 0.2, 0.3, 1e-12, "sum within %g", 1e-12);
+    fc_tap_is_double(t, 0.1 + 0.2, 0.3, 0, "sum of %s exactly", "0.1 and 0.2");
     fc_tap_bail(t, "profile %s unreadable", "x.yaml");
 }
 
@@ -60,17 +62,17 @@ int main(void)
     golden = slurp("tests/golden/tap_producer.out", &glen);
 
     fc_tap_init(&t, stdout, 1);
-    fc_tap_plan(&t, 4);
+    fc_tap_plan(&t, 6);
     fc_tap_ok(&t, glen > 0 && len == glen && memcmp(mem, golden, len) == 0,
               "TAP output matches tests/golden/tap_producer.out (%zu vs %zu bytes)",
               len, glen);
     if (len != glen || memcmp(mem, golden, len) != 0)
         fc_tap_diag(&t, "got:\n%s", mem);
-    fc_tap_ok(&t, slen == 0, "an inactive producer prints nothing (%zu bytes)", slen);
-    fc_tap_ok(&t, done_rc == 1, "fc_tap_done reports failure after a not ok");
-    fc_tap_ok(&t, tap.failed == 4 && tap.skipped == 1 && tap.current == 9,
-              "counts: %d failed, %d skipped, %d points", tap.failed,
-              tap.skipped, tap.current);
+    fc_tap_is_int(&t, (long long)slen, 0, "an inactive producer prints nothing");
+    fc_tap_is_int(&t, done_rc, 1, "fc_tap_done reports failure after a not ok");
+    fc_tap_is_int(&t, tap.failed, 5, "counts: failed points");
+    fc_tap_is_int(&t, tap.skipped, 1, "counts: skipped points");
+    fc_tap_is_int(&t, tap.current, 11, "counts: points");
     free(mem);
     free(silent);
     free(golden);

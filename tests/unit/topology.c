@@ -95,8 +95,9 @@ static void refused(const char *what, const char *format, const char *text, cons
     char msg[2048];
     fc_status_t s = parse(format, text, NULL, label, &t, msg, sizeof(msg));
 
-    fc_tap_ok(&tap, s == FC_ERR_INVALID && strstr(msg, want) != NULL, "%s: refused with '%s'",
-              what, want);
+    fc_tap_is_int(&tap, s, FC_ERR_INVALID, "%s: refused with '%s'", what, want);
+    fc_tap_ok(&tap, strstr(msg, want) != NULL, "%s: refused with '%s'"
+              " [strstr(msg, want) != NULL]", what, want);
     if (s == FC_OK)
         fc_topo_free(&t);
     else if (strstr(msg, want) == NULL)
@@ -111,8 +112,8 @@ static void test_fixtures(void)
     fixture("slurm", FIX "slurm-show-topology.txt", NULL,
             "gpu001 leaf-a, gpu002 leaf-a, gpu003 leaf-a, gpu004 leaf-a, gpu005 leaf-b, "
             "gpu006 leaf-b, gpu007 leaf-b, gpu008 leaf-b, cpu1 leaf-c, cpu2 leaf-c", &t);
-    fc_tap_ok(&tap, t.nracks == 3, "scontrol's spine (Level=1), which lists every node, is "
-              "no rack (%d racks)", t.nracks);
+    fc_tap_is_int(&tap, t.nracks, 3, "scontrol's spine (Level=1), which lists every node, is "
+                  "no rack (%d racks)", t.nracks);
     fc_topo_free(&t);
     fixture("slurm", FIX "slurm-topology.conf", NULL,
             "gpu001 leaf-a, gpu002 leaf-a, gpu003 leaf-a, gpu004 leaf-a, gpu005 leaf-b, "
@@ -251,7 +252,7 @@ static void test_refused(void)
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 49);
+    fc_tap_plan(&tap, 73);
     test_fixtures();
     test_refused();
     return fc_tap_done(&tap);

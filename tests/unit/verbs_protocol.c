@@ -313,8 +313,11 @@ static void *absent(void *arg)
 
 static void is_status(int side, fc_status_t want, const char *says, const char *what)
 {
-    fc_tap_ok(&tap, R[side].st[0] == want && strstr(R[side].why[0], says) != NULL,
-              "%s: side %d %s saying \"%s\" (got %s: %s)", what, side, fc_status_str(want), says,
+    fc_tap_is_int(&tap, R[side].st[0], want, "%s: side %d %s saying \"%s\" (got %s: %s)", what,
+                  side, fc_status_str(want), says, fc_status_str(R[side].st[0]), R[side].why[0]);
+    fc_tap_ok(&tap, strstr(R[side].why[0], says) != NULL,
+              "%s: side %d %s saying \"%s\" (got %s: %s)"
+              " [strstr(R[side].why[0], says) != NULL]", what, side, fc_status_str(want), says,
               fc_status_str(R[side].st[0]), R[side].why[0]);
 }
 
@@ -328,7 +331,7 @@ int main(void)
     fc_status_t st;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 13);
+    fc_tap_plan(&tap, 20);
 
     setup();
     memset(R, 0, sizeof(R));
@@ -337,9 +340,13 @@ int main(void)
         fc_tap_ok(&tap, R[0].st[k] == FC_OK && R[1].st[k] == FC_OK && R[0].ok[k] && R[1].ok[k],
                   "%s: both OK, bitwise equal (%s %s%s%s)", steps[k], fc_status_str(R[0].st[k]),
                   fc_status_str(R[1].st[k]), R[0].why[k], R[1].why[k]);
-    fc_tap_ok(&tap, S[0].landed_while_checking == 0 && S[1].landed_while_checking == 0,
-              "no byte landed in a buffer while its owner was checking it (%d, %d)",
-              S[0].landed_while_checking, S[1].landed_while_checking);
+    fc_tap_is_int(&tap, S[0].landed_while_checking, 0,
+                  "no byte landed in a buffer while its owner was checking it (%d, %d)",
+                  S[0].landed_while_checking, S[1].landed_while_checking);
+    fc_tap_is_int(&tap, S[1].landed_while_checking, 0,
+                  "no byte landed in a buffer while its owner was checking it (%d, %d)"
+                  " [S[1].landed_while_checking]", S[0].landed_while_checking,
+                  S[1].landed_while_checking);
 
     setup();
     memset(R, 0, sizeof(R));
@@ -374,8 +381,11 @@ int main(void)
     is_status(1, FC_ERR_FAIL, "the ping carried 16 bytes, 8 expected", "a ping of the wrong size");
 
     st = fc_verbs_transfer(S[0].ep, 1, BUF + 1, MPI_Wtime() + 1, why, sizeof(why));
-    fc_tap_ok(&tap, st == FC_ERR_INVALID && strstr(why, "a transfer of 2097153 bytes, beyond"),
-              "a transfer beyond the buffer: invalid (%s: %s)", fc_status_str(st), why);
+    fc_tap_is_int(&tap, st, FC_ERR_INVALID, "a transfer beyond the buffer: invalid (%s: %s)",
+                  fc_status_str(st), why);
+    fc_tap_ok(&tap, strstr(why, "a transfer of 2097153 bytes, beyond") != NULL,
+              "a transfer beyond the buffer: invalid (%s: %s)"
+              " [names 'a transfer of 2097153 bytes, beyond']", fc_status_str(st), why);
     return fc_tap_done(&tap);
 }
 

@@ -80,13 +80,17 @@ int main(void)
     long long before, gap;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 5);
+    fc_tap_plan(&tap, 8);
 
     line = teardown(0, &status);
-    fc_tap_ok(&tap, line != NULL && json_integer_value(json_object_get(line, "rank")) == 3 &&
-                  strcmp(json_string_value(json_object_get(line, "at")),
-                         "all_reduce \"int32\" sum 4 KiB") == 0,
-              "one tear-down line, whole JSON, saying where the rank was");
+    fc_tap_ok(&tap, line != NULL, "one tear-down line, whole JSON, saying where the rank was");
+    fc_tap_is_int(&tap, json_integer_value(json_object_get(line, "rank")), 3,
+                  "one tear-down line, whole JSON, saying where the rank was"
+                  " [json_integer_value(json_object_get(line, \"rank\"))]");
+    fc_tap_is_str(&tap, json_string_value(json_object_get(line, "at")),
+                  "all_reduce \"int32\" sum 4 KiB",
+                  "one tear-down line, whole JSON, saying where the rank was"
+                  " [json_string_value(json_object_get(line, \"at\"))]");
     before = json_integer_value(json_object_get(line, "before_deadline_ms"));
     gap = json_integer_value(json_object_get(line, "since_sample_ms"));
     fc_tap_ok(&tap, json_is_integer(json_object_get(line, "before_deadline_ms")) &&
@@ -95,8 +99,9 @@ int main(void)
     fc_tap_ok(&tap, json_is_integer(json_object_get(line, "since_sample_ms")) && gap >= 0 &&
                   gap < 1500,
               "its watchdog had sampled %lld ms before: the process was running", gap);
-    fc_tap_ok(&tap, WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM,
-              "the rank ends as SIGTERM would have ended it");
+    fc_tap_ok(&tap, WIFSIGNALED(status), "the rank ends as SIGTERM would have ended it");
+    fc_tap_is_int(&tap, WTERMSIG(status), SIGTERM, "the rank ends as SIGTERM would have ended it"
+                  " [WTERMSIG(status)]");
     json_decref(line);
 
     line = teardown(3, &status);
