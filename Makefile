@@ -93,8 +93,8 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/rdma/%.o $(BUILD)/libfabcert.a
 	$(MPICC) $(CFLAGS) -o $@ $^ $(LIBS)
 
 # the tests' fault injector: an MPI interposition library (tests/inject)
-$(INJECT): tests/inject/fc_inject.c
-	$(MPICC) $(CFLAGS) $(WARN) -shared -o $@ $<
+$(INJECT): tests/inject/fc_inject.c tests/inject/fc_inject_mpi.c tests/inject/fc_inject.h
+	$(MPICC) $(CFLAGS) $(WARN) -shared -o $@ $(filter %.c,$^)
 # a program that cannot start on one host: a constructor that exits (tests/inject)
 $(NOSTART): tests/inject/fc_nostart.c
 	$(CC) $(CFLAGS) $(WARN) -shared -o $@ $<

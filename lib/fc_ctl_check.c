@@ -23,7 +23,8 @@ int fc_ctl_summary_ok(const fc_point_summary_t *s, int n)
            s->arrival_last_rank >= -1 && s->arrival_last_rank < n &&
            s->first_bad_rank >= -1 && s->first_bad_rank < n &&
            s->disagree_rank >= -1 && s->disagree_rank < n &&
-           s->bad_ranks >= 0 && s->bad_ranks <= n && s->iters >= 0 && s->warmup >= 0 &&
+           s->bad_ranks >= 0 && s->bad_ranks <= n && (s->bad_one_host & ~1) == 0 &&
+           s->iters >= 0 && s->warmup >= 0 &&
            s->samples.n >= 0 && s->samples.n <= FC_SAMPLES_MAX;
 }
 
@@ -34,4 +35,14 @@ int fc_ctl_side_ok(const fc_pair_side_t *s, int nnodes, int nsizes)
     return s->valid == 1 && s->node >= 0 && s->node < nnodes && s->partner >= 0 &&
            s->partner < nnodes && s->size_index >= 0 && s->size_index < nsizes &&
            s->samples.n >= 0 && s->samples.n <= FC_SAMPLES_MAX;
+}
+
+int fc_ctl_exchange_ok(const fc_exchange_t *e, int n)
+{
+    int none = e->iters == 0;
+
+    return e->iters >= 0 && e->sender >= (none ? -1 : 0) && e->sender < n &&
+           e->receiver >= (none ? -1 : 0) && e->receiver < n && e->wrong_iters >= 0 &&
+           e->wrong_iters <= e->iters && (e->wrong == 0) == (e->wrong_iters == 0) &&
+           e->seconds >= 0;
 }

@@ -89,6 +89,9 @@ typedef struct fc_point_summary {
     uint64_t first_expected;
     uint64_t first_actual;
     uint64_t first_rank_wrong;  /* wrong elements on that rank */
+    int32_t bad_one_host;   /* every rank that saw one is on first_bad_host
+                             * (a bit flipped on its way into that node,
+                             * not in a contribution every rank sums) */
     int32_t digest_ranks_agree; /* same bits on every rank (where due) */
     int32_t digest_reps_agree;  /* same bits in every repetition */
     int32_t disagree_rank;      /* a rank whose digest differed, or -1 */

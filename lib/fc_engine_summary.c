@@ -139,7 +139,10 @@ void fc_engine_summarise(const fc_point_run_t *run, const fc_rank_report_t *reps
             continue;
         s->wrong += rep->wrong;
         s->bad_ranks++;
+        if (s->first_bad_rank >= 0 && s->bad_one_host)
+            s->bad_one_host = strcmp(rep->host, s->first_bad_host) == 0;
         if (s->first_bad_rank < 0) {
+            s->bad_one_host = 1;
             s->first_bad_rank = rep->world_rank;
             snprintf(s->first_bad_host, sizeof(s->first_bad_host), "%s", rep->host);
             s->first_bad_iter = rep->first_iter;

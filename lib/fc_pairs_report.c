@@ -202,6 +202,7 @@ static int fc_pairs_report_pair(fc_pairs_run_t *run, int k, int a, int b,
     json_t *rec = fc_stage_record(ctx, "pair"), *sizes = json_array();
     json_t *reasons = json_array(), *round_reasons = json_array(), *impl = json_null();
     int bad = 0, wrong_node = -1;
+    uint64_t wrong_at[2] = { 0, 0 };    /* received by a, by b */
     char first_reason[FC_REASON_MAX + 40], verdict_why[FC_REASON_MAX * 3] = "";
     double lat = 0;
 
@@ -241,6 +242,8 @@ static int fc_pairs_report_pair(fc_pairs_run_t *run, int k, int a, int b,
             wrong_node = p->bad_node;
             bad = 1;
         }
+        wrong_at[0] += p->wrong_at[0];
+        wrong_at[1] += p->wrong_at[1];
         if (p->size_index == 0) {
             lat = p->lat_us;
             json_object_set_new(rec, "latency_limit", p->limit_lat >= 0 ? json_pack(
@@ -285,6 +288,13 @@ static int fc_pairs_report_pair(fc_pairs_run_t *run, int k, int a, int b,
     json_object_set_new(rec, "rack_a", json_string(fc_rack_of(run, a)));
     json_object_set_new(rec, "rack_b", json_string(fc_rack_of(run, b)));
     json_object_set_new(rec, "sizes", sizes);
+    /* which receiver saw wrong bits from which sender (both directions
+     * checked, every size): what the runner intersects across stages */
+    json_object_set_new(rec, "exchanges", json_pack(
+        "[{s:s, s:s, s:I, s:s}, {s:s, s:s, s:I, s:s}]", "sender_host", hb, "receiver_host", ha,
+        "wrong", (json_int_t)wrong_at[0], "verdict", wrong_at[0] ? "wrong" : "right",
+        "sender_host", ha, "receiver_host", hb, "wrong", (json_int_t)wrong_at[1], "verdict",
+        wrong_at[1] ? "wrong" : "right"));
     /* what the report holds to the plan: the schedule the pair was met
      * under, and the iterations of each of its exchanges */
     json_object_set_new(rec, "mode", json_string(run->sampled ? "sampled" : "full"));

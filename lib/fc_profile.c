@@ -1,7 +1,7 @@
 /*
  * fc_profile.c - strict YAML profile loader on libfyaml's document tree:
  * the file's digest, the document, and its top level (name, description,
- * seed, stages, certificates, nvlink_domain); each section below is a key table of its
+ * seed, stages, certificates, nvlink_domain, retest); each section below is a key table of its
  * own (lib/fc_profile_stage.c, fc_profile_soak.c, fc_profile_contention.c)
  * read by one walker (fc_profile_yaml.c), which matches keys by name and
  * refuses any other at its position.
@@ -43,6 +43,17 @@ static const fc_yaml_choice_t fc_nvlink_domain_choices[] = {
     { "node", FC_NVLINK_DOMAIN_NODE }, { "rack", FC_NVLINK_DOMAIN_RACK }, { NULL, 0 },
 };
 
+/* retest: {intermittent_s: 30}: how long the runner's bounded retest of a
+ * host common to every wrong result may exchange (runners/fc_retest_hosts.c) */
+static const fc_yaml_field_t fc_retest_keys[] = {
+    FC_KEY_NUMBER("intermittent_s", fc_retest_profile_t, intermittent_s, 1, 3600),
+    FC_KEY_END
+};
+
+static const fc_yaml_section_t fc_retest_section = {
+    .where = "'retest'", .keys = fc_retest_keys,
+};
+
 static const fc_yaml_field_t fc_top_keys[] = {
     FC_KEY_STRING("name", fc_profile_t, name, "a string"),
     FC_KEY_TEXT("description", sizeof(((fc_profile_t *)0)->name), "a string"),
@@ -50,6 +61,8 @@ static const fc_yaml_field_t fc_top_keys[] = {
     FC_KEY_FUNC("stages", fc_profile_stages_read),
     { .key = "certificates", .type = FC_YAML_MAP, .offset = 0, .section = &fc_cert_section },
     FC_KEY_CHOICE("nvlink_domain", fc_profile_t, nvlink_domain, fc_nvlink_domain_choices),
+    { .key = "retest", .type = FC_YAML_MAP, .offset = offsetof(fc_profile_t, retest),
+      .section = &fc_retest_section },
     FC_KEY_END
 };
 
@@ -107,6 +120,7 @@ fc_status_t fc_profile_load(const char *path, fc_profile_t *profile_p)
 
     snprintf(profile->path, sizeof(profile->path), "%s", path);
     profile->seed = 1;
+    profile->retest.intermittent_s = 30;
     /* read once: the bytes hashed are the bytes parsed */
     if (fc_input_read(path, "profile", FC_INPUT_PROFILE_MAX, &text, &len) != FC_OK)
         goto out_free;

@@ -220,6 +220,13 @@ typedef struct fc_stage_profile {
  * The stages the stage table marks needs_mnnvl run under rack alone. */
 enum { FC_NVLINK_DOMAIN_NODE = 0, FC_NVLINK_DOMAIN_RACK = 1 };
 
+/* retest: what the runner's retests may spend (runners/fc_retest_hosts.c) */
+typedef struct fc_retest_profile {
+    double intermittent_s;  /* the bounded retest of the hosts common to
+                             * every wrong result: checked exchanges for
+                             * at most this long (default 30 s) */
+} fc_retest_profile_t;
+
 typedef struct fc_profile {
     char path[1024];        /* the file it was loaded from */
     char name[128];         /* name: (required) */
@@ -229,6 +236,7 @@ typedef struct fc_profile {
                              * certificate is written without --sign-key */
     int nvlink_domain;      /* FC_NVLINK_DOMAIN_*: how far one NVLink domain
                              * reaches (nvlink_domain: node or rack) */
+    fc_retest_profile_t retest;
     fc_stage_profile_t stages[FC_STAGE_COUNT];  /* per fc_stage_id_t; present
                                                  * if the profile names it */
 } fc_profile_t;

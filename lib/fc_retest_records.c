@@ -39,10 +39,7 @@ static const char *fc_str(json_t *obj, const char *key)
     return s ? s : "";
 }
 
-static size_t fc_cat(char *buf, size_t len, size_t at, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static size_t fc_cat(char *buf, size_t len, size_t at, const char *fmt, ...)
+size_t fc_retest_cat(char *buf, size_t len, size_t at, const char *fmt, ...)
 {
     va_list ap;
     int k;
@@ -53,6 +50,17 @@ static size_t fc_cat(char *buf, size_t len, size_t at, const char *fmt, ...)
     k = vsnprintf(buf + at, len - at, fmt, ap);
     va_end(ap);
     return k < 0 ? at : at + (size_t)k;
+}
+
+void fc_retest_first_wrong(json_t *o, uint64_t index, uint64_t expected, uint64_t actual)
+{
+    char bits[2][24];
+
+    snprintf(bits[0], sizeof(bits[0]), "0x%llx", (unsigned long long)expected);
+    snprintf(bits[1], sizeof(bits[1]), "0x%llx", (unsigned long long)actual);
+    json_object_set_new(o, "first_index", json_integer((json_int_t)index));
+    json_object_set_new(o, "expected_bits", json_string(bits[0]));
+    json_object_set_new(o, "actual_bits", json_string(bits[1]));
 }
 
 static const char *fc_host_rack(const fc_retest_judged_t *j, const char *host)
@@ -123,11 +131,11 @@ static void fc_leave_one_out_text(const fc_retest_judged_t *j, char *buf, size_t
     int shown = 0, n = j->in->nunits, by_rank = n == j->in->nranks && j->nhosts == 1;
 
     fc_unit_name(j, j->loo_unit, name, sizeof(name));
-    at = fc_cat(list, sizeof(list), at, "without %s right", name);
+    at = fc_retest_cat(list, sizeof(list), at, "without %s right", name);
     for (int u = 0; u < n && shown < FC_RETEST_TEXT_PAIRS; ++u)
         if (u != j->loo_unit) {
             fc_unit_name(j, u, name, sizeof(name));
-            at = fc_cat(list, sizeof(list), at, ", without %s wrong", name);
+            at = fc_retest_cat(list, sizeof(list), at, ", without %s wrong", name);
             ++shown;
         }
     snprintf(buf, len, "confirmed by %d retests of %s, each without one %s: %s%s; "
@@ -189,15 +197,8 @@ static json_t *fc_exchange_json(const fc_retest_judged_t *j, const fc_exchange_t
                           "wrong_iterations", e->wrong_iters, "wrong", (json_int_t)e->wrong,
                           "verdict", e->wrong ? "wrong" : "right");
 
-    if (e->wrong) {
-        char bits[2][24];
-
-        snprintf(bits[0], sizeof(bits[0]), "0x%llx", (unsigned long long)e->expected);
-        snprintf(bits[1], sizeof(bits[1]), "0x%llx", (unsigned long long)e->actual);
-        json_object_set_new(o, "first_index", json_integer((json_int_t)e->first_index));
-        json_object_set_new(o, "expected_bits", json_string(bits[0]));
-        json_object_set_new(o, "actual_bits", json_string(bits[1]));
-    }
+    if (e->wrong)
+        fc_retest_first_wrong(o, e->first_index, e->expected, e->actual);
     return o;
 }
 
@@ -256,11 +257,11 @@ static void fc_confirmation_text(const fc_retest_judged_t *j, int c, char *buf, 
             continue;
         ++spelled;
         if (per_rank)
-            at = fc_cat(list, sizeof(list), at, "%srank %d -> rank %d %s, rank %d -> rank %d %s",
+            at = fc_retest_cat(list, sizeof(list), at, "%srank %d -> rank %d %s, rank %d -> rank %d %s",
                         at ? ", " : "", from, u, out_wrong ? "wrong" : "right", u, to,
                         in_wrong ? "wrong" : "right");
         else
-            at = fc_cat(list, sizeof(list), at, "%s%s -> %s %s, %s -> %s %s", at ? ", " : "",
+            at = fc_retest_cat(list, sizeof(list), at, "%s%s -> %s %s, %s -> %s %s", at ? ", " : "",
                         me, j->host_names[u], out_wrong ? "wrong" : "right",
                         j->host_names[u], me, in_wrong ? "wrong" : "right");
     }
@@ -281,7 +282,7 @@ static fc_blame_t fc_culprit_ranks(const fc_retest_judged_t *j, int c, char *buf
         if (j->host[r] == c && j->blame[r] != FC_BLAME_NONE) {
             if (dir == FC_BLAME_NONE || j->blame[r] == FC_BLAME_SENDS)
                 dir = j->blame[r];
-            at = fc_cat(buf, len, at, "%s%d", n++ ? ", " : "", r);
+            at = fc_retest_cat(buf, len, at, "%s%d", n++ ? ", " : "", r);
             json_array_append_new(ranks, json_integer(r));
         }
     return dir;
@@ -382,15 +383,15 @@ static void fc_write_unplaced(fc_retest_judged_t *j, json_t *group, fc_results_t
                  j->in->loo_label ? j->in->loo_label : "all_reduce",
                  j->nhosts == 1 ? "rank" : "node");
     } else {
-        at = fc_cat(found, sizeof(found), at, "%d of %d retest exchanges wrong (", j->nwrong,
+        at = fc_retest_cat(found, sizeof(found), at, "%d of %d retest exchanges wrong (", j->nwrong,
                     j->nex);
         for (int i = 0; i < j->nex && shown < FC_RETEST_TEXT_PAIRS; ++i)
             if (j->ex[i].wrong)
-                at = fc_cat(found, sizeof(found), at, "%srank %d (%s) -> rank %d (%s)",
+                at = fc_retest_cat(found, sizeof(found), at, "%srank %d (%s) -> rank %d (%s)",
                             shown++ ? ", " : "", j->ex[i].sender,
                             j->in->rank_hosts[j->ex[i].sender], j->ex[i].receiver,
                             j->in->rank_hosts[j->ex[i].receiver]);
-        fc_cat(found, sizeof(found), at, "%s)%s", j->nwrong > shown ? ", ..." : "",
+        fc_retest_cat(found, sizeof(found), at, "%s)%s", j->nwrong > shown ? ", ..." : "",
                j->localised ? ": the rank to blame is outside the group"
                             : ", no rank wrong with every partner");
     }

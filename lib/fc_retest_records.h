@@ -76,6 +76,13 @@ int fc_retest_write_slow_records(const fc_retest_input_t *in, fc_results_t *resu
  * the figures when given. */
 int fc_retest_loo_fastest(const double *seconds, int n, double *best_p, double *rest_min_p,
                           double *rest_max_p);
+/* vsnprintf at buf + at (when at < len); returns the new end, so a text
+ * is built by successive calls and cut at len. */
+size_t fc_retest_cat(char *buf, size_t len, size_t at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* An exchange's first wrong element, into its JSON object o: first_index,
+ * expected_bits and actual_bits ("0x..."). */
+void fc_retest_first_wrong(json_t *o, uint64_t index, uint64_t expected, uint64_t actual);
 /* 1 when the runner's group entry is of kind "slow". */
 int fc_retest_group_is_slow(json_t *group);
 

@@ -133,6 +133,9 @@ static json_t *fc_point_json(const fc_stage_ctx_t *ctx,
             "expected_bits", (json_int_t)s->first_expected,
             "actual_bits", (json_int_t)s->first_actual,
             "rank_wrong", (json_int_t)s->first_rank_wrong));
+    if (s->wrong > 0)       /* the one host whose own output held them */
+        json_object_set_new(json_object_get(rec, "first_mismatch"), "all_on_host",
+                            json_boolean(s->bad_one_host));
     else
         json_object_set_new(rec, "first_mismatch", json_null());
     json_object_set_new(rec, "digest_ranks_agree", json_boolean(s->digest_ranks_agree));

@@ -213,7 +213,8 @@ void fc_figure_soak_gpu(json_t *rec, json_t *f)
 }
 
 /* The evidence that places (or could not place) a fault: the group, the
- * culprit, every exchange; a slowness retest adds its timings. */
+ * culprit, every exchange; a slowness retest adds its timings, the bounded
+ * retest of the suspects its partners, time and bytes. */
 void fc_figure_retest(json_t *rec, json_t *f)
 {
     static const char *const keys[] = {
@@ -224,12 +225,22 @@ void fc_figure_retest(json_t *rec, json_t *f)
         "kind", "method", "collective", "all_median_us", "leave_one_out",
         "exchange_lower_quartile_us", "exchanges_slow", "exchanges_timed", "slow_factor",
     };
+    /* the bounded retest of the hosts in every wrong result: its partners,
+     * time, bytes and what a placement explains */
+    static const char *const bounded_keys[] = {
+        "method", "suspects", "partners", "narrowed", "seconds", "limit_s", "sweeps",
+        "bytes_checked", "evidence", "explains",
+    };
     int slow = strcmp(fc_json_str(rec, "kind"), "slow") == 0;
+    int bounded = strcmp(fc_json_str(rec, "method"), "intersection") == 0;
 
     for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); ++k)
         json_object_set_new(f, keys[k], fc_json_or_null(json_object_get(rec, keys[k])));
     for (size_t k = 0; slow && k < sizeof(slow_keys) / sizeof(slow_keys[0]); ++k)
         json_object_set_new(f, slow_keys[k], fc_json_or_null(json_object_get(rec, slow_keys[k])));
+    for (size_t k = 0; bounded && k < sizeof(bounded_keys) / sizeof(bounded_keys[0]); ++k)
+        json_object_set_new(f, bounded_keys[k],
+                            fc_json_or_null(json_object_get(rec, bounded_keys[k])));
 }
 
 void fc_figure_stop(json_t *rec, json_t *f)

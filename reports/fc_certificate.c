@@ -188,6 +188,20 @@ json_t *fc_certificate_build(const fc_run_verdict_t *v, const fc_rack_verdict_t 
             /* DESIGN rule 3: how small a loss its limits would have caught */
             "sensitivity", fc_sensitivity_stage(timed, fc_stage_group_noun(s)));
 
+        /* failures of a wrong result a host placed elsewhere explains:
+         * not this rack's, each with why (absent when none) */
+        {
+            json_t *ex = json_array(), *e;
+            size_t k;
+
+            json_array_foreach(r->explained, k, e)
+                if (strcmp(fc_json_str(e, "stage"), fc_stage_name(s)) == 0)
+                    json_array_append(ex, e);
+            if (json_array_size(ex) > 0)
+                json_object_set_new(st, "explained", ex);
+            else
+                json_decref(ex);
+        }
         /* a sampled pairs stage says so (absent for the full matrix) */
         if (r->stages[s].coverage[0])
             json_object_set_new(st, "coverage", json_string(r->stages[s].coverage));

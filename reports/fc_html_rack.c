@@ -56,6 +56,30 @@ static void fc_html_confirmation(FILE *f, json_t *rec)
     fprintf(f, "</span>");
 }
 
+/* Failures of a wrong result that a host placed elsewhere explains: not
+ * this rack's (fc_verdict_retest.h), but shown with why. */
+static void fc_html_rack_explained(FILE *f, const fc_rack_verdict_t *r)
+{
+    size_t i, n = json_array_size(r->explained);
+    json_t *e;
+
+    if (n == 0)
+        return;
+    fprintf(f, "<h2>Explained by a host placed elsewhere</h2>\n<ul>\n");
+    json_array_foreach(r->explained, i, e) {
+        if (i == 20) {
+            fprintf(f, "<li>... and %zu more (see the certificate)</li>\n", n - 20);
+            break;
+        }
+        fprintf(f, "<li>%s stage, ", fc_json_str(e, "stage"));
+        fc_html_escape(f, fc_json_str(e, "check"));
+        fprintf(f, ": <span class=\"muted\">");
+        fc_html_escape(f, fc_json_str(e, "evidence"));
+        fprintf(f, "</span></li>\n");
+    }
+    fprintf(f, "</ul>\n");
+}
+
 /* What to do about each finding, in words a technician can act on. */
 static void fc_html_rack_todo(FILE *f, const fc_rack_verdict_t *r)
 {
@@ -84,6 +108,7 @@ static void fc_html_rack_todo(FILE *f, const fc_rack_verdict_t *r)
     } else {
         fprintf(f, "<p>Every check passed on every node of this rack.</p>\n");
     }
+    fc_html_rack_explained(f, r);
 }
 
 /* The rack's nodes: each one's verdict, quarantined or in service. */

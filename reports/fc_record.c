@@ -124,6 +124,11 @@ static void fc_label_soak_gpu(json_t *rec, char *buf, size_t len)
 
 static void fc_label_retest(json_t *rec, char *buf, size_t len)
 {
+    /* the bounded retest of the hosts in every group that saw wrong bits */
+    if (strcmp(fc_json_str(rec, "method"), "intersection") == 0) {
+        snprintf(buf, len, "bounded retest of %s", fc_json_str(rec, "group"));
+        return;
+    }
     snprintf(buf, len, "retest of the %s in %s", strcmp(fc_json_str(rec, "kind"), "slow")
              ? "wrong result" : "slowness", fc_json_str(rec, "group")[0]
              ? fc_json_str(rec, "group") : "the stage");

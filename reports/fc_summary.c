@@ -82,6 +82,30 @@ static void fc_summary_one_rank(FILE *out, const fc_run_verdict_t *v)
 /* Per stage of a rack, one short line when a rule could not judge some of
  * its figures: how many, and the first such rule with why (the HTML, JUnit
  * and the certificate have each one). */
+/* One line per stage and placed host: the failures of a wrong result it
+ * explains on this rack (not the rack's: fc_verdict_retest.h), with why. */
+static void fc_summary_explained(FILE *out, const fc_rack_verdict_t *r)
+{
+    size_t i, k;
+    json_t *e, *f;
+
+    json_array_foreach(r->explained, i, e) {
+        int first = 1, n = 0;
+
+        json_array_foreach(r->explained, k, f) {
+            int same = strcmp(fc_json_str(e, "stage"), fc_json_str(f, "stage")) == 0 &&
+                       strcmp(fc_json_str(e, "host"), fc_json_str(f, "host")) == 0;
+
+            first &= !(same && k < i);
+            n += same;
+        }
+        if (first)
+            fc_print_line(out, "  EXPLAINED rack %s, %s stage, %d check%s: %s", r->rack,
+                          fc_json_str(e, "stage"), n, n == 1 ? "" : "s",
+                          fc_json_str(e, "evidence"));
+    }
+}
+
 /* The rack's NICs in the rails stage, in one line per size: how many,
  * the range of their send and receive medians and the slowest NIC (each
  * failing NIC is a finding above; every NIC's figures are in the
@@ -245,6 +269,7 @@ void fc_summary_write(FILE *out, const fc_run_verdict_t *v, const char *dir)
         if (r->more_findings)
             fc_print_line(out, "  ... and %d more findings on rack %s", r->more_findings,
                           r->rack);
+        fc_summary_explained(out, r);
         fc_summary_nics(out, r);
         fc_summary_rules_not_applied(out, r);
     }

@@ -211,6 +211,7 @@ void fc_verdict_free(fc_run_verdict_t *v)
         json_decref(v->racks[k].quarantines);
         json_decref(v->racks[k].failed_checks);
         json_decref(v->racks[k].incomplete_checks);
+        json_decref(v->racks[k].explained);
         for (int s = 0; s < FC_STAGE_COUNT; ++s)
             json_decref(v->racks[k].stages[s].gpu_plugin);
     }

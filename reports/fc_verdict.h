@@ -166,6 +166,11 @@ typedef struct fc_rack_verdict {
     json_t *failed_checks;          /* those of checks that fail the rack
                                      * (same objects) */
     json_t *incomplete_checks;      /* measured but not certifiable */
+    json_t *explained;              /* failures of a wrong result that a host
+                                     * placed elsewhere explains: {stage,
+                                     * check, host, rack, evidence}, neither
+                                     * failing the rack nor counted as its
+                                     * checks (fc_verdict_retest.h) */
 } fc_rack_verdict_t;
 
 typedef struct fc_run_verdict {

@@ -187,6 +187,25 @@ static void fc_verdict_unplaced(fc_rack_verdict_t *r, fc_stage_id_t s, json_t *r
         fc_verdict_mark_incomplete(r, s, rec, "measurement", text);
 }
 
+/* rec, a failure of a wrong result, is explained for rack r by the host
+ * the bounded retest `by` placed: said, not failed, not counted. */
+static void fc_verdict_explained(fc_rack_verdict_t *r, json_t *rec, json_t *by)
+{
+    json_t *culprit = json_object_get(by, "culprit");
+    char label[256], text[FC_VERDICT_TEXT];
+
+    fc_check_label(rec, label, sizeof(label));
+    snprintf(text, sizeof(text), "explained by %s (rack %s), placed by the retest after the "
+             "%s stage: %s", fc_json_str(culprit, "host"), fc_json_str(culprit, "rack"),
+             fc_json_str(by, "stage"),
+             json_string_value(json_array_get(json_object_get(by, "reasons"), 0))
+                 ? json_string_value(json_array_get(json_object_get(by, "reasons"), 0)) : "");
+    json_array_append_new(r->explained, json_pack(
+        "{s:s, s:s, s:s, s:s, s:s, s:s}", "stage", fc_json_str(rec, "stage"), "check", label,
+        "verdict_recorded", fc_json_str(rec, "verdict"), "host", fc_json_str(culprit, "host"),
+        "rack", fc_json_str(culprit, "rack"), "evidence", text));
+}
+
 /* A quarantine of one of r's hosts fails the rack, on the part named. */
 static void fc_verdict_quarantine(fc_rack_verdict_t *r, json_t *rec)
 {
@@ -295,6 +314,7 @@ void fc_verdict_judge_rack(json_t *records, const fc_run_verdict_t *out,
         const fc_record_type_t *t = scan->type[i];
         int s = scan->stage[i];
         const fc_attempt_t *at;
+        json_t *by;
 
         if (s < 0 || scan->ignored[i] || scan->other_run[i])
             continue;       /* another run's records, and records after
@@ -330,6 +350,10 @@ void fc_verdict_judge_rack(json_t *records, const fc_run_verdict_t *out,
         }
         if (!fc_record_concerns(rec, r, at) && !fc_record_implicates(rec, r, at))
             continue;
+        if ((by = fc_retest_explained_by(records, i, r->rack)) != NULL) {
+            fc_verdict_explained(r, rec, by);
+            continue;
+        }
         json_array_append(r->checks, rec);
         if (!t->stop) {
             r->stages[s].checks++;

@@ -48,3 +48,45 @@ int fc_retest_supersedes(json_t *records, size_t at)
     }
     return 0;
 }
+
+/* The group a failure of a wrong result implicates, or NULL when records[at]
+ * is no such failure. */
+static const char *fc_wrong_group(json_t *rec)
+{
+    json_t *imp = json_object_get(rec, "implicates");
+
+    if (strcmp(fc_json_str(rec, "verdict"), "FAIL") != 0)
+        return NULL;
+    if (fc_record_id(rec) == FC_RECORD_RETEST)
+        return strcmp(fc_kind(rec), "wrong") == 0 &&
+               !json_is_true(json_object_get(rec, "localised")) ? fc_json_str(rec, "group")
+                                                                  : NULL;
+    return fc_pending(rec) && strcmp(fc_kind(imp), "wrong") == 0 ? fc_json_str(imp, "group")
+                                                                  : NULL;
+}
+
+json_t *fc_retest_explained_by(json_t *records, size_t at, const char *rack)
+{
+    json_t *rec = json_array_get(records, at);
+    const char *group = fc_wrong_group(rec), *stage = fc_json_str(rec, "stage");
+
+    if (group == NULL)
+        return NULL;
+    for (size_t i = at + 1; i < json_array_size(records); ++i) {
+        json_t *r = json_array_get(records, i), *g;
+        size_t k;
+
+        if (fc_record_id(r) != FC_RECORD_RETEST ||
+            strcmp(fc_json_str(r, "method"), "intersection") != 0 ||
+            !json_is_true(json_object_get(r, "localised")) ||
+            strcmp(fc_json_str(r, "verdict"), "FAIL") != 0 || !fc_record_source_ok(r) ||
+            strcmp(fc_json_str(r, "run_id"), fc_json_str(rec, "run_id")) != 0 ||
+            strcmp(fc_json_str(json_object_get(r, "culprit"), "rack"), rack) == 0)
+            continue;
+        json_array_foreach(json_object_get(r, "explains"), k, g)
+            if (strcmp(fc_json_str(g, "stage"), stage) == 0 &&
+                strcmp(fc_json_str(g, "group"), group) == 0)
+                return r;
+    }
+    return NULL;
+}

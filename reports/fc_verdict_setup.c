@@ -198,6 +198,7 @@ fc_status_t fc_verdict_setup(json_t *records, fc_run_verdict_t *out)
             r->quarantines = json_array();
             r->failed_checks = json_array();
             r->incomplete_checks = json_array();
+            r->explained = json_array();
         }
         snprintf(r->hosts[r->nhosts++], FC_VERDICT_NAME, "%s", fc_json_str(h, "host"));
     }

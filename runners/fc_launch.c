@@ -243,3 +243,56 @@ void fc_launch_result_free(fc_launch_result_t *res)
     json_decref(res->started);
     res->watchdog = res->down = res->mpierr = res->started = NULL;
 }
+
+int fc_launch_hosts_argv(fc_launch_hosts_t *lh, json_t *hosts, const char **args, int max,
+                         char *err, size_t errlen)
+{
+    size_t i, len = 0, n = json_array_size(hosts);
+    int nargs = 0;
+    json_t *h;
+
+    snprintf(lh->np, sizeof(lh->np), "%zu", n * (size_t)lh->per_node);
+    args[nargs++] = lh->mpirun;
+    if (lh->srun) {
+        lh->nodelist[0] = '\0';
+        json_array_foreach(hosts, i, h)
+            if (len + strlen(json_string_value(h)) + 2 < sizeof(lh->nodelist))
+                len += (size_t)snprintf(lh->nodelist + len, sizeof(lh->nodelist) - len, "%s%s",
+                                        len ? "," : "", json_string_value(h));
+        snprintf(lh->nodes, sizeof(lh->nodes), "--nodes=%zu", n);
+        snprintf(lh->tasks, sizeof(lh->tasks), "--ntasks-per-node=%d", lh->per_node);
+        args[nargs++] = "--mpi=pmix";
+        args[nargs++] = "--kill-on-bad-exit=0";
+        args[nargs++] = "-n";
+        args[nargs++] = lh->np;
+        args[nargs++] = lh->nodes;
+        args[nargs++] = "--nodelist";
+        args[nargs++] = lh->nodelist;
+        args[nargs++] = lh->tasks;
+    } else {
+        FILE *f = fopen(lh->hostfile, "w");
+
+        if (f == NULL) {
+            snprintf(err, errlen, "cannot write %s: %s", lh->hostfile, strerror(errno));
+            return -1;
+        }
+        json_array_foreach(hosts, i, h)
+            fprintf(f, "%s slots=%d\n", json_string_value(h), lh->per_node);
+        fclose(f);
+        if (lh->oversubscribe) {
+            args[nargs++] = "--oversubscribe";
+            args[nargs++] = "--bind-to";
+            args[nargs++] = "none";
+        }
+        args[nargs++] = "-np";
+        args[nargs++] = lh->np;
+        args[nargs++] = "--hostfile";
+        args[nargs++] = lh->hostfile;
+        args[nargs++] = "--map-by";
+        args[nargs++] = "node";
+    }
+    for (int k = 0; k < lh->nmpirun_args && nargs < max - 16; ++k)
+        args[nargs++] = lh->mpirun_args[k];
+    args[nargs] = NULL;
+    return nargs;
+}

@@ -14,6 +14,7 @@
 #define FC_LAUNCH_H
 
 #include <jansson.h>
+#include <limits.h>
 
 typedef struct fc_launch_result {
     int exit_status;        /* of the launcher; -1 if killed at the limit
@@ -64,6 +65,28 @@ void fc_launch(char *const argv[], const char *tap_path, const char *log_path,
  * are ignored. What fc_launch() does with each line;
  * tests/unit/diagnose.c feeds it fixture lines. */
 void fc_launch_scan_line(const char *line, fc_launch_result_t *res);
+/* The launcher's command line on a chosen set of hosts, per_node ranks on
+ * each: mpirun -np N --hostfile FILE --map-by node (FILE written here), or
+ * one srun job step on --nodelist; then the launcher's own arguments. The
+ * buffers the arguments point into are the struct's. */
+typedef struct fc_launch_hosts {
+    const char *mpirun;             /* the launcher's program */
+    int srun;                       /* Slurm's srun instead of mpirun */
+    const char *const *mpirun_args; /* passed to the launcher (--env's -x) */
+    int nmpirun_args;
+    int per_node;                   /* ranks on each host */
+    int oversubscribe;              /* mpirun: --oversubscribe --bind-to none,
+                                     * as the stages launch */
+    char hostfile[PATH_MAX + 64];   /* mpirun: where the host file goes */
+    char np[16], nodes[32], tasks[48];
+    char nodelist[65536];           /* srun: the hosts */
+} fc_launch_hosts_t;
+
+/* Into args (room for max): the launcher's arguments for `hosts` (an array
+ * of names); returns how many, args[that] being where the program goes,
+ * or -1 with the reason in err when the host file cannot be written. */
+int fc_launch_hosts_argv(fc_launch_hosts_t *lh, json_t *hosts, const char **args, int max,
+                         char *err, size_t errlen);
 /* Free what fc_launch() gathered. */
 void fc_launch_result_free(fc_launch_result_t *res);
 

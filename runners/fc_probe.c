@@ -48,74 +48,32 @@ static json_t *fc_probe_read(const char *path)
     return answers;
 }
 
-/* mpirun --hostfile F --map-by node (or srun --nodelist) PROBE --timeout T */
-static int fc_probe_args(const fc_probe_launch_t *pl, json_t *hosts, const char *hostfile,
-                         const char **args, char *np, char *nodes, char *nodelist,
-                         size_t nodelist_len, char *exe, char *timeout)
+json_t *fc_probe_run(const fc_probe_launch_t *pl, json_t *hosts, char *err, size_t errlen)
 {
-    int nargs = 0;
-    size_t i, len = 0;
-    json_t *h;
+    static fc_launch_hosts_t lh;
+    char out[PATH_MAX + 64], log[PATH_MAX + 64], exe[PATH_MAX], timeout[32];
+    const char *args[FC_PROBE_MAX_ARGS];
+    fc_launch_result_t res;
+    int nargs;
 
-    snprintf(np, 16, "%zu", json_array_size(hosts));
-    snprintf(timeout, 32, "%.1f", pl->timeout_s);
-    fc_path_program("probe", exe, PATH_MAX);
-    args[nargs++] = pl->mpirun;
-    if (pl->srun) {
-        nodelist[0] = '\0';
-        json_array_foreach(hosts, i, h)
-            if (len + strlen(json_string_value(h)) + 2 < nodelist_len)
-                len += (size_t)snprintf(nodelist + len, nodelist_len - len, "%s%s",
-                                        len ? "," : "", json_string_value(h));
-        snprintf(nodes, 32, "--nodes=%zu", json_array_size(hosts));
-        args[nargs++] = "--mpi=pmix";
-        args[nargs++] = "--kill-on-bad-exit=0";
-        args[nargs++] = "-n";
-        args[nargs++] = np;
-        args[nargs++] = nodes;
-        args[nargs++] = "--nodelist";
-        args[nargs++] = nodelist;
-        args[nargs++] = "--ntasks-per-node=1";
-    } else {
-        args[nargs++] = "-np";
-        args[nargs++] = np;
-        args[nargs++] = "--hostfile";
-        args[nargs++] = hostfile;
-        args[nargs++] = "--map-by";
-        args[nargs++] = "node";
-    }
-    for (int k = 0; k < pl->nmpirun_args && nargs < FC_PROBE_MAX_ARGS - 8; ++k)
-        args[nargs++] = pl->mpirun_args[k];
+    memset(&lh, 0, sizeof(lh));
+    lh.mpirun = pl->mpirun;
+    lh.srun = pl->srun;
+    lh.mpirun_args = pl->mpirun_args;
+    lh.nmpirun_args = pl->nmpirun_args;
+    lh.per_node = 1;
+    snprintf(lh.hostfile, sizeof(lh.hostfile), "%s/probe.%s.hosts", pl->out_dir, pl->stage);
+    snprintf(out, sizeof(out), "%s/probe.%s.out", pl->out_dir, pl->stage);
+    snprintf(log, sizeof(log), "%s/probe.%s.log", pl->out_dir, pl->stage);
+    /* mpirun --hostfile F --map-by node (or srun --nodelist) PROBE --timeout T */
+    if ((nargs = fc_launch_hosts_argv(&lh, hosts, args, FC_PROBE_MAX_ARGS, err, errlen)) < 0)
+        return NULL;
+    snprintf(timeout, sizeof(timeout), "%.1f", pl->timeout_s);
+    fc_path_program("probe", exe, sizeof(exe));
     args[nargs++] = exe;
     args[nargs++] = "--timeout";
     args[nargs++] = timeout;
     args[nargs] = NULL;
-    return nargs;
-}
-
-json_t *fc_probe_run(const fc_probe_launch_t *pl, json_t *hosts, char *err, size_t errlen)
-{
-    static char nodelist[65536];
-    char hostfile[PATH_MAX + 64], out[PATH_MAX + 64], log[PATH_MAX + 64];
-    char exe[PATH_MAX], np[16], nodes[32], timeout[32];
-    const char *args[FC_PROBE_MAX_ARGS];
-    fc_launch_result_t res;
-    json_t *h;
-    size_t i;
-    FILE *f;
-
-    snprintf(hostfile, sizeof(hostfile), "%s/probe.%s.hosts", pl->out_dir, pl->stage);
-    snprintf(out, sizeof(out), "%s/probe.%s.out", pl->out_dir, pl->stage);
-    snprintf(log, sizeof(log), "%s/probe.%s.log", pl->out_dir, pl->stage);
-    if ((f = fopen(hostfile, "w")) == NULL) {
-        snprintf(err, errlen, "cannot write %s: %s", hostfile, strerror(errno));
-        return NULL;
-    }
-    json_array_foreach(hosts, i, h)
-        fprintf(f, "%s slots=1\n", json_string_value(h));
-    fclose(f);
-    fc_probe_args(pl, hosts, hostfile, args, np, nodes, nodelist, sizeof(nodelist), exe,
-                  timeout);
     fc_launch((char *const *)args, out, log, pl->timeout_s + FC_PROBE_MARGIN_S, &res);
     fc_launch_result_free(&res);
     if (res.not_started || res.exit_status == 127 || res.exit_status == 2) {

@@ -108,8 +108,7 @@ static json_t *fc_retest_groups(const fc_retest_launch_t *l, json_t *recs)
 
 /* What the launcher said about the retest, in a few words: its first
  * notice of a rank that died, or how the launch ended. */
-static void fc_retest_end_text(const fc_launch_result_t *res, const char *log, char *buf,
-                               size_t len)
+void fc_retest_end_text(const fc_launch_result_t *res, const char *log, char *buf, size_t len)
 {
     FILE *f = fopen(log, "r");
     char *text = NULL;
@@ -201,23 +200,22 @@ static void fc_retest_unfinished(const fc_retest_launch_t *l, json_t *groups,
     json_decref(recs);
 }
 
-/* How long the retest's launch took (start-up and end included: what the
- * retest adds to a run), as a retest_launch record. */
-static void fc_retest_launch_record(const fc_retest_launch_t *l, json_t *groups,
-                                    const fc_launch_result_t *res)
+void fc_retest_launch_note(const char *out_dir, const char *run_id, const char *stage,
+                           const char *method, int groups, const fc_launch_result_t *res)
 {
     fc_results_t out;
     char now[32];
     json_t *rec;
 
-    if (fc_results_open(l->out_dir, &out) != FC_OK)
+    if (fc_results_open(out_dir, &out) != FC_OK)
         return;
     fc_results_time(now, sizeof(now));
-    rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:i, s:b, s:I}", "type", "retest_launch",
-                    "source", "runner", "run_id", l->run_id, "stage", l->stage, "time", now,
+    rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:i, s:b, s:i}", "type", "retest_launch",
+                    "source", "runner", "run_id", run_id, "stage", stage, "time", now,
                     "seconds", res->seconds, "exit_status", res->exit_status, "timed_out",
-                    res->timed_out, "groups",
-                    (json_int_t)json_array_size(json_object_get(groups, "groups")));
+                    res->timed_out, "groups", groups);
+    if (rec != NULL && method != NULL)
+        json_object_set_new(rec, "method", json_string(method));
     if (rec != NULL)
         fc_results_append(&out, rec);
     fc_results_close(&out);
@@ -274,7 +272,8 @@ int fc_retest_after_stage(const fc_retest_launch_t *l, json_t *stage_recs)
            res.timed_out ? "killed at the limit: what it was to place stays unplaced" :
            res.exit_status == 2 ? "rejected its input" : "ended", res.seconds);
     fc_retest_unfinished(l, groups, &res, log);
-    fc_retest_launch_record(l, groups, &res);
+    fc_retest_launch_note(l->out_dir, l->run_id, l->stage, NULL,
+                          (int)json_array_size(json_object_get(groups, "groups")), &res);
     json_decref(groups);
     fc_launch_result_free(&res);
     return 1;

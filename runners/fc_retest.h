@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "fc_inventory.h"
+#include "fc_launch.h"
 
 typedef struct fc_retest_launch {
     const char *const *prefix;      /* the stage's launcher argv, up to (not
@@ -36,5 +37,15 @@ typedef struct fc_retest_launch {
  * that did not finish, are then in results.jsonl), 0 when none was
  * needed. */
 int fc_retest_after_stage(const fc_retest_launch_t *l, json_t *stage_recs);
+
+/* What the launcher said about a retest that wrote no record, in a few
+ * words: its first notice of a rank that died, or how the launch ended
+ * (log: the launch's stderr). */
+void fc_retest_end_text(const fc_launch_result_t *res, const char *log, char *buf, size_t len);
+/* The retest_launch record: how long a retest's launch took, start-up and
+ * end included (what it adds to a run); method NULL for the retest after
+ * a stage, "intersection" for the bounded retest of the suspects. */
+void fc_retest_launch_note(const char *out_dir, const char *run_id, const char *stage,
+                           const char *method, int groups, const fc_launch_result_t *res);
 
 #endif

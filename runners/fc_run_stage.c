@@ -2,7 +2,8 @@
  * fc_run_stage.c - one attempt of a stage: skip it (too few healthy
  * hosts), build the launcher's argument list (mpirun with a hostfile, or
  * one srun job step), launch it bounded by the stage's timeout, run the
- * retest its pending results ask for, scan what it wrote (quarantine what
+ * retest its pending results ask for (and the bounded retest of a host
+ * common to every wrong result of the run), scan what it wrote (quarantine what
  * a confirmed finding names), print its outcome, and diagnose a stage that
  * did not end (runners/fc_diagnose.h).
  */
@@ -20,6 +21,7 @@
 #include "fc_report.h"
 #include "fc_results.h"
 #include "fc_retest.h"
+#include "fc_retest_hosts.h"
 #include "fc_run.h"
 #include "fc_watchdog.h"
 
@@ -457,7 +459,12 @@ int fc_run_stage(fc_run_state_t *st, fc_stage_id_t stage, int attempt, int *hung
                                   st->profile.stages[stage].timeout_s, FC_LAUNCH_MARGIN_S,
                                   &st->inv, st->results_path, offset };
 
-        if (fc_retest_after_stage(&rt, recs)) {
+        int more = fc_retest_after_stage(&rt, recs);
+
+        /* and when wrong bits came back, the host in every group that saw
+         * them, retested for longer (runners/fc_retest_hosts.h) */
+        more |= fc_retest_hosts_after_stage(st, name, suffix, offset);
+        if (more) {
             json_decref(recs);
             if (fc_results_load(st->results_path, offset, &recs, &torn) != FC_OK)
                 recs = json_array();

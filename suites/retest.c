@@ -38,6 +38,7 @@
 #include "fc_alloc.h"
 #include "fc_backend.h"
 #include "fc_ctl.h"
+#include "fc_ctl_check.h"
 #include "fc_engine.h"
 #include "fc_input.h"
 #include "fc_kernels.h"
@@ -46,6 +47,7 @@
 #include "fc_pairs.h"
 #include "fc_profile.h"
 #include "fc_results.h"
+#include "fc_retest_exchange.h"
 #include "fc_retest_records.h"
 #include "fc_stage.h"
 #include "fc_stats.h"
@@ -53,7 +55,6 @@
 #include "fc_tap.h"
 #include "fc_watchdog.h"
 
-#define FC_RETEST_TAG 4343
 /* Inputs the leave-one-out checks for wrong data: the chance that two
  * flipped contributions of one host cancel in a sum is 1/2 per input, so
  * an innocent unit stays "right" for all 12 with odds 1 in 4096. */
@@ -106,46 +107,6 @@ static fc_status_t fc_retest_parse(int argc, char **argv, fc_retest_opts_t *o, i
     return FC_OK;
 }
 
-/* Exchange with partner `iters` times, alternating the two input sets
- * (sendbuf[it % 2], pat[it % 2]: a buffer delivered again is wrong for
- * the set it stands in for); what this rank received from it is checked
- * against the partner's pattern and tallied into *ex. MPI errors are fatal
- * (MPI_COMM_WORLD's default handler): the runner records the retest that
- * died as such. */
-static void fc_retest_exchange(const fc_pattern_t pat[2], int me, int partner, long iters,
-                               int32_t *const sendbuf[2], int32_t *recvbuf, size_t count,
-                               fc_exchange_t *ex)
-{
-    double times[1000];
-
-    memset(ex, 0, sizeof(*ex));
-    ex->sender = partner;
-    ex->receiver = me;
-    for (long it = 0; it < iters; ++it) {
-        fc_mismatch_t m = { 0, 0, 0, 0 };
-        double t0;
-
-        memset(recvbuf, 0xA5, count * sizeof(int32_t));
-        t0 = MPI_Wtime();
-        MPI_Sendrecv(sendbuf[it % 2], (int)count, MPI_INT32_T, partner, FC_RETEST_TAG,
-                     recvbuf, (int)count, MPI_INT32_T, partner, FC_RETEST_TAG,
-                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        times[it] = MPI_Wtime() - t0;
-        fc_cpu_verify(&pat[it % 2], partner, 0, recvbuf, count, 0, &m);
-        ex->iters++;
-        if (m.wrong == 0)
-            continue;
-        if (ex->wrong == 0) {
-            ex->first_index = m.first_pos;
-            ex->expected = m.expected_bits;
-            ex->actual = m.actual_bits;
-        }
-        ex->wrong += m.wrong;
-        ex->wrong_iters++;
-    }
-    ex->seconds = iters > 0 ? fc_stats_median(times, (size_t)iters) : 0;
-}
-
 /* The tournament; *mine_p gets one exchange per round (iters 0: a bye). */
 static fc_status_t fc_retest_tournament(const fc_retest_opts_t *o, int rank, int size,
                                         fc_exchange_t **mine_p, int *rounds_p)
@@ -177,7 +138,7 @@ static fc_status_t fc_retest_tournament(const fc_retest_opts_t *o, int rank, int
                  rounds, partner);
         fc_watchdog_progress(r, what);
         if (partner >= 0)
-            fc_retest_exchange(pat, rank, partner, o->iters, sendbuf, recvbuf, count,
+            fc_retest_exchange(pat, rank, partner, o->iters, 0, sendbuf, recvbuf, count,
                                &mine[r]);
         else
             mine[r].sender = mine[r].receiver = -1;
@@ -519,9 +480,7 @@ int main(int argc, char **argv)
     fc_ctl_gather(MPI_COMM_WORLD, 0, "the retest's exchanges", mine,
                   (size_t)rounds * sizeof(*mine), all);
     for (int i = 0; rank == 0 && i < size * rounds; ++i)
-        fc_ctl_check(all[i].sender >= -1 && all[i].sender < size && all[i].receiver >= -1 &&
-                     all[i].receiver < size && all[i].iters >= 0 && all[i].wrong_iters >= 0 &&
-                     all[i].wrong_iters <= all[i].iters, "the retest's exchanges", i / rounds,
+        fc_ctl_check(fc_ctl_exchange_ok(&all[i], size), "the retest's exchanges", i / rounds,
                      "an exchange from rank %d to %d", (int)all[i].sender,
                      (int)all[i].receiver);
     nunits = fc_retest_units(size, hosts, unit);

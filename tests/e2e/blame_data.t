@@ -29,6 +29,15 @@
 #   - the same host corrupting one call only (FC_INJECT_TIMES=1): the
 #     retest cannot place it, every rack of the group FAILs "intermittent
 #     corruption in cluster, not localised", nobody is quarantined;
+#   - the same host flipping a bit in every 4th buffer it receives
+#     (all_reduce and the retests' exchanges): the wrong outputs are its
+#     own, the stage's retest sees wrong exchanges into it from several
+#     senders but none from every one; the bounded retest of the host in
+#     every group that saw wrong bits (runners/fc_retest_hosts.c) places it
+#     on its checked exchanges with two partners: only it is quarantined,
+#     rack1 and rack3 PASS, their wrong all_reduce "explained by" it in
+#     the certificate, the HTML and the summary; without that retest's
+#     record every rack of the group FAILs;
 #   - the same host in the pairs stage: the pairs' own checked exchanges
 #     (both directions) place it, not the partners that received from it;
 #     and re-sending its previous buffer (mode stale): the exchanges
@@ -43,13 +52,15 @@
 FC=$BUILD/fabcert
 INJ=$PWD/$BUILD/libfc_inject.so
 vcluster_up fbd 2,3,1
-plan 29
+plan 33
 H1=${NAME}01 H4=${NAME}04
 # one stage per profile (a required stage left out would make the racks
 # INCOMPLETE); the virtual cluster's settings, and no relative rule for
 # the pairs: this test is about wrong data, not a loaded machine's noise
+# the bounded retest of a suspect host: 5 s at most (it stops once placed)
 profile() {     # profile NAME STAGE-YAML
-    printf 'name: blame-%s\nseed: 20261202\nstages:\n%s\n' "$1" "$2" > "$TMP/$1.yaml"
+    printf 'name: blame-%s\nseed: 20261202\nretest:\n  intermittent_s: 5\nstages:\n%s\n' \
+        "$1" "$2" > "$TMP/$1.yaml"
 }
 profile cluster "  cluster:
     required: true
@@ -238,8 +249,40 @@ n=$(grep -c "^  FAIL rack rack[123], cluster stage, group: intermittent corrupti
 grep -q "^rack rack1: FAIL" "$TMP/once.out" && grep -q "^rack rack2: FAIL" "$TMP/once.out" &&
     grep -q "^rack rack3: FAIL" "$TMP/once.out"
 ok $(( $? != 0 || n != 3 )) "every rack of the group FAILs, not localised ($n findings)"
-n=$(rec once 'scalar grep { $_->{type} eq "retest" && !$_->{localised} && !$_->{implicates}{quarantine} && $_->{implicates}{part} eq "group" } @r')
+n=$(rec once 'scalar grep { $_->{type} eq "retest" && ($_->{method} // "") ne "intersection" && !$_->{localised} && !$_->{implicates}{quarantine} && $_->{implicates}{part} eq "group" } @r')
 is "$n" 1 "its retest record says not localised and implicates the group ($n)"
+
+# 3b. the same host flipping a bit in every 4th buffer it receives
+start=$(date +%s)
+run recv cluster --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H4 --env FC_INJECT_MODE=corrupt-recv \
+    --env FC_INJECT_EVERY=4 --env FC_INJECT_COLL=allreduce,sendrecv
+rc=$?
+took=$(( $(date +%s) - start ))
+q=$(rec recv 'join ",", map { $_->{host} } grep { $_->{type} eq "quarantine" } @r')
+[ "$rc" = 1 ] && [ "$q" = "$H4" ] && grep -q "^rack rack1: PASS" "$TMP/recv.out" &&
+    grep -q "^rack rack2: FAIL" "$TMP/recv.out" && grep -q "^rack rack3: PASS" "$TMP/recv.out" &&
+    grep -q "^retest of the suspects after cluster: wrong data received by $H4, placed by a retest of [0-9.]* s of checked exchanges with partners ${NAME}0[0-9], ${NAME}0[0-9] " "$TMP/recv.out"
+ok $? "a host flipping received bits now and then: the bounded retest places it, only it is quarantined, rack1 and rack3 PASS (rc $rc, quarantined: $q, ${took} s)"
+[ $? -eq 0 ] || diag "$(grep -E '^rack|retest|FAIL' "$TMP/recv.out" | cut -c1-300)"
+# evidence: from each partner into $H4 some exchange wrong, everything else right
+n=$(rec recv 'my ($t) = grep { $_->{type} eq "retest" && ($_->{method} // "") eq "intersection" } @r;
+    my $h = "'$H4'"; my @x = @{$t->{exchanges} || []}; my %p = map { $_ => 1 } @{$t->{partners} || []};
+    my $into = grep { $p{$_->{sender_host}} && $_->{receiver_host} eq $h && $_->{wrong_exchanges} > 0 } @x;
+    my $bad = grep { $_->{receiver_host} ne $h && $_->{wrong_exchanges} > 0 } @x;
+    my $ex = grep { $_->{stage} eq "cluster" && $_->{group} eq "cluster" } @{$t->{explains} || []};
+    ($t->{localised} && $t->{culprit}{host} eq $h && $t->{culprit}{direction} eq "receive" &&
+     $t->{seconds} > 0 && $t->{seconds} <= $t->{limit_s} + 5 && $t->{bytes_checked} > 0 &&
+     keys %p == 2 && $into == 2 && !$bad && $ex == 1) ? scalar @x : 0')
+ok $(( n < 5 )) "results.jsonl holds the bounded retest: wrong exchanges into $H4 from both partners, none elsewhere, its time and bytes, the cluster group explained ($n host pairs)"
+n=$(jsonl "$TMP/recv/certificates/rack1.json" 'my ($s) = grep { $_->{stage} eq "cluster" } @{$r[0]{certificate}{stages}}; scalar grep { $_->{host} eq "'$H4'" && $_->{evidence} =~ /^explained by '$H4' \(rack rack2\), placed by the retest after the cluster stage: wrong data received by/ } @{$s->{explained} || []}')
+f=$(jsonl "$TMP/recv/certificates/rack2.json" 'my ($s) = grep { $_->{stage} eq "cluster" } @{$r[0]{certificate}{stages}}; scalar grep { ($_->{method} // "") eq "intersection" && @{$_->{partners}} == 2 && @{$_->{exchanges}} > 0 && $_->{seconds} > 0 } @{$s->{figures}}')
+[ "$n" -ge 1 ] && [ "$f" = 1 ] && grep -q "Explained by a host placed elsewhere" "$TMP/recv/report/rack-rack1.html" &&
+    grep -q "placed by a retest of .* with partners" "$TMP/recv/report/rack-rack2.html" &&
+    grep -q "^  EXPLAINED rack rack1, cluster stage, [0-9]* checks\?: explained by $H4 (rack rack2)" "$TMP/recv/summary.txt"
+ok $? "rack1's certificate, HTML and summary say its wrong all_reduce is explained by $H4 ($n); rack2's certificate and HTML carry the retest's partners, exchanges and time"
+forge_report noplace "$TMP/recv" -ne 'print unless /"method":"intersection"|"type":"quarantine"/'
+n=$(grep -c "^rack rack[123]: FAIL" "$TMP/noplace.out")
+is "$n" 3 "without the bounded retest's record every rack of the group FAILs ($n)"
 
 # 4. the pairs stage: its own checked exchanges place the same host
 run pairs pairs --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H4 \
@@ -296,7 +339,7 @@ culprit=$(rec inplace 'my ($t) = grep { $_->{type} eq "retest" } @r; join ",", @
 ok $? "in place: every in-place collective's sum (or gather) is wrong, the retest names rank 2 ($rc; $n; $culprit)"
 # what the confirmations and retests added to each run (docs/verdicts.md,
 # "What confirmation costs")
-for r in clean send coll once pairs stale; do
+for r in clean send coll once recv pairs stale; do
     [ -e "$TMP/$r/results.jsonl" ] && diag "cost $r: $(cost "$TMP/$r")"
 done
 done_testing

@@ -2,7 +2,7 @@
 # every_call.t - no PASS from an unchecked call: every collective call a
 # stage makes through the engine (the warm-up's, the timed iterations',
 # the batched timing's, an alone confirmation's) has its output checked,
-# shown from outside by the MPI injector (tests/inject, flip-coll: one
+# shown from outside by the MPI injector (tests/inject, corrupt-recv: one
 # bit of what world rank 1 RECEIVED is flipped after the call):
 #   1. per stage (node, rack, cluster, soak, contention's foreground,
 #      overlap, and cluster on the nccl backend through the stand-in GPU
@@ -98,7 +98,7 @@ YAML
 flip() {    # flip OUT PROFILE STAGE [options]: rank 1's received bits flipped (MODE)
     local out=$1 profile=$2 stage=$3; shift 3
     $FC run --np 3 --profile "$profile" --out "$TMP/$out" --env LD_PRELOAD="$INJ" \
-        --env FC_INJECT_HOST="$H" --env FC_INJECT_RANK=1 --env FC_INJECT_MODE="${MODE:-flip-coll}" \
+        --env FC_INJECT_HOST="$H" --env FC_INJECT_RANK=1 --env FC_INJECT_MODE="${MODE:-corrupt-recv}" \
         --env FC_INJECT_PROGRAM="$stage" --env FC_INJECT_TALLY="$TMP/$out.tally" "$@" \
         > "$TMP/$out.out" 2>&1
 }
@@ -187,7 +187,7 @@ if [ "$(id -u)" = 0 ] && command -v ip > /dev/null && command -v nsenter > /dev/
         (. "$VD/env"
          runners/vcluster --name $VNAME exec ${VNAME}01 $FC run --hosts "$VD/hosts" \
              --racks "$VD/racks" --ppn 1 --profile "$TMP/scaling.yaml" --out "$TMP/scaling" \
-             --env LD_PRELOAD="$INJ" --env FC_INJECT_HOST=${VNAME}02 --env FC_INJECT_MODE=flip-coll \
+             --env LD_PRELOAD="$INJ" --env FC_INJECT_HOST=${VNAME}02 --env FC_INJECT_MODE=corrupt-recv \
              --env FC_INJECT_PROGRAM=scaling --env FC_INJECT_TALLY="$TMP/scaling.tally" \
              > "$TMP/scaling.out" 2>&1)
         every scaling scaling scaling
