@@ -1,8 +1,8 @@
 /*
  * fuzz_inputs.c - the deterministic driver of the fuzz targets
  * (fuzz_targets.h): each target starts from its committed seeds
- * (tests/fuzz/corpus/NAME/, the shipped profiles, golden runs, sealed
- * control frames) and gets deterministic mutations: bit flips, bytes and
+ * (tests/fuzz/corpus/NAME/, the shipped profiles, golden runs; the control
+ * frames sealed from the structures as built) and gets deterministic mutations: bit flips, bytes and
  * tokens the parsers care about ("[", "-", ":", "{", huge numbers),
  * deleted, duplicated and truncated ranges. Built with AddressSanitizer
  * and UBSan (make check), so a read past a buffer is a crash too; where
@@ -167,7 +167,11 @@ static int fc_name_cmp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The seeds of target `name`, in name order (the same order every run). */
+static char *fc_frame_seed(int k, size_t *len_p);
+#define FC_FRAME_SEEDS 3
+
+/* The seeds of target `name`, in name order (the same order every run);
+ * the frame target's are built from the structures as compiled. */
 static int fc_seeds(const char *name, char **seed, size_t *len, int max)
 {
     char dir[256], path[600], *names[64];
@@ -175,6 +179,11 @@ static int fc_seeds(const char *name, char **seed, size_t *len, int max)
     struct dirent *e;
     int n = 0, k = 0;
 
+    if (strcmp(name, "frame") == 0) {   /* built, not read: see fc_frame_seed */
+        for (; k < FC_FRAME_SEEDS && k < max; ++k)
+            seed[k] = fc_frame_seed(k, &len[k]);
+        return k;
+    }
     snprintf(dir, sizeof(dir), "tests/fuzz/corpus/%s", name);
     if ((d = opendir(dir)) == NULL) {
         fprintf(stderr, "fuzz: no seeds in %s\n", dir);
@@ -196,32 +205,38 @@ static int fc_seeds(const char *name, char **seed, size_t *len, int max)
     return k;
 }
 
-/* The frame target's seeds: a summary (valid, then a placeholder) and a
- * pair side, sealed as the ranks seal them. */
-static int fc_frame_seeds(const char *dir)
+/* The frame target's seed k (0: a summary, 1: a placeholder summary, 2: a
+ * pair side), sealed as the ranks seal them, into a new buffer. Built from
+ * the structures as compiled, so the seeds follow their layout. */
+static const char *const fc_frame_seed_names[FC_FRAME_SEEDS] = { "summary", "placeholder",
+                                                                  "side" };
+static char *fc_frame_seed(int k, size_t *len_p)
 {
-    unsigned char frame[FC_CTL_HEAD + sizeof(fc_point_summary_t)];
     fc_point_summary_t s;
     fc_pair_side_t side;
-    char path[600];
-    FILE *f;
+    size_t len = k == 2 ? sizeof(side) : sizeof(s);
+    char *frame = malloc(FC_CTL_HEAD + len);
 
+    if (frame == NULL)
+        abort();
     memset(&s, 0, sizeof(s));
-    s.valid = 1;
-    snprintf(s.host, sizeof(s.host), "node07");
-    s.nranks = 8;
-    s.nhosts = 2;
-    s.first_world_rank = 8;
-    s.bytes = s.count = 65536;
-    s.iters = 10;
-    s.warmup = 2;
-    s.arrival_last_rank = 11;
-    snprintf(s.arrival_last_host, sizeof(s.arrival_last_host), "node08");
-    s.first_bad_rank = s.disagree_rank = -1;
-    s.digest_ranks_agree = s.digest_reps_agree = 1;
-    s.samples.n = 2;
-    s.samples.of = 10;
-    s.samples.s[0] = s.samples.s[1] = 1e-4;
+    if (k == 0) {
+        s.valid = 1;
+        snprintf(s.host, sizeof(s.host), "node07");
+        s.nranks = 8;
+        s.nhosts = 2;
+        s.first_world_rank = 8;
+        s.bytes = s.count = 65536;
+        s.iters = 10;
+        s.warmup = 2;
+        s.arrival_last_rank = 11;
+        snprintf(s.arrival_last_host, sizeof(s.arrival_last_host), "node08");
+        s.first_bad_rank = s.disagree_rank = -1;
+        s.digest_ranks_agree = s.digest_reps_agree = 1;
+        s.samples.n = 2;
+        s.samples.of = 10;
+        s.samples.s[0] = s.samples.s[1] = 1e-4;
+    }
     memset(&side, 0, sizeof(side));
     side.node = 3;
     side.partner = 5;
@@ -229,21 +244,30 @@ static int fc_frame_seeds(const char *dir)
     side.valid = 1;
     side.first_iter = -1;
     side.median_s = 1e-3;
-    for (int k = 0; k < 3; ++k) {
-        size_t len = k == 2 ? sizeof(side) : sizeof(s);
+    fc_ctl_frame_seal(frame, k == 2 ? "the sides of a round's pairs" : "the points' summaries",
+                      k == 2 ? 3 : 8, k == 2 ? 12 : 8, k == 2 ? (void *)&side : (void *)&s, len);
+    *len_p = FC_CTL_HEAD + len;
+    return frame;
+}
 
-        if (k == 1)
-            memset(&s, 0, sizeof(s));
-        fc_ctl_frame_seal(frame, k == 2 ? "the sides of a round's pairs" : "the points' summaries",
-                          k == 2 ? 3 : 8, k == 2 ? 12 : 8, k == 2 ? (void *)&side : (void *)&s,
-                          len);
-        snprintf(path, sizeof(path), "%s/%s", dir, k == 0 ? "summary" : k == 1 ?
-                 "placeholder" : "side");
-        if ((f = fopen(path, "wb")) == NULL || fwrite(frame, 1, FC_CTL_HEAD + len, f) !=
-            FC_CTL_HEAD + len || fclose(f) != 0) {
+/* --frame-seeds DIR: the frame seeds as files (libFuzzer's corpus). */
+static int fc_frame_seeds(const char *dir)
+{
+    char path[600];
+    FILE *f;
+
+    for (int k = 0; k < FC_FRAME_SEEDS; ++k) {
+        size_t len;
+        char *frame = fc_frame_seed(k, &len);
+
+        snprintf(path, sizeof(path), "%s/%s", dir, fc_frame_seed_names[k]);
+        if ((f = fopen(path, "wb")) == NULL || fwrite(frame, 1, len, f) != len ||
+            fclose(f) != 0) {
             perror(path);
+            free(frame);
             return 2;
         }
+        free(frame);
     }
     return 0;
 }

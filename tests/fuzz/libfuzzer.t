@@ -1,7 +1,7 @@
 #!/bin/bash
 # libfuzzer.t - the fuzz targets (tests/fuzz/fuzz_targets.c) under
 # libFuzzer, FC_FUZZ_SECONDS each (default 1), from the committed seeds
-# (tests/fuzz/corpus/NAME; what libFuzzer finds goes to a scratch
+# (tests/fuzz/corpus/NAME; the control frames' sealed afresh; what libFuzzer finds goes to a scratch
 # directory, never into the tree). Skipped where clang's libFuzzer was not
 # found at build time (build/tests/fuzz_libfuzzer absent): the
 # deterministic driver (build/tests/fuzz_inputs.t) runs everywhere.
@@ -21,12 +21,17 @@ n=0
 for t in $TARGETS; do
     n=$((n + 1))
     mkdir -p "$TMP/$t/new"
+    seeds=$OLDPWD/tests/fuzz/corpus/$t
+    if [ "$t" = frame ]; then    # sealed from the structures as built
+        mkdir -p "$TMP/$t/seeds"
+        ${BUILD:-build}/tests/fuzz_inputs.t --frame-seeds "$TMP/$t/seeds" && seeds=$TMP/$t/seeds
+    fi
     t0=$(date +%s.%N)
     # leaks are not what this hunts (an error path's unfreed table); a
     # crash, a sanitizer's report of a bad access or UB, an abort are
     ( cd "$TMP/$t" && FC_FUZZ_TARGET=$t FC_FUZZ_GOLDEN_RUN=$OLDPWD/tests/golden/report/clean \
           ASAN_OPTIONS=detect_leaks=0 "$OLDPWD/$BIN" -max_total_time="$SECS" -timeout=30 \
-          -rss_limit_mb=2048 -print_final_stats=1 new "$OLDPWD/tests/fuzz/corpus/$t" \
+          -rss_limit_mb=2048 -print_final_stats=1 new "$seeds" \
           > log 2>&1 )
     rc=$?
     secs=$(echo "$(date +%s.%N) - $t0" | bc)
