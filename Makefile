@@ -190,7 +190,7 @@ $(BUILD)/obj/suites/gpu/%.o: suites/gpu/%.c $(DEPSTAMP)
 $(GPU_NODE): $(GPU_NODE_OBJS) $(GPU_CU_OBJS) $(GPU_HOST_OBJS) $(GPU_LIB_OBJS) \
              $(PROFILE_SRCS:%.c=$(BUILD)/obj/%.o) \
              $(addprefix $(BUILD)/obj/lib/,fc_stages.o fc_input.o fc_inventory.o fc_hostlist.o fc_tap.o fc_stats.o \
-                                          fc_results.o fc_judge.o fc_peers.o fc_point_rank.o)
+                                          fc_results.o fc_judge.o fc_peers.o fc_point_rank.o fc_calls.o)
 	$(CC) -o $@ $^ $(GPU_LDFLAGS) $(GPU_CUDA_LIBS) -lfyaml -ljansson -lsodium -lxxhash -ldl \
 	    -lpthread -lstdc++ -lm
 
@@ -233,7 +233,7 @@ FUZZ_SRCS := $(addprefix lib/,fc_input.c fc_ctl_frame.c fc_ctl_check.c fc_invent
                fc_topology.c fc_topo_parse.c fc_topo_slurm.c fc_topo_ibnet.c fc_topo_k8s.c fc_stages.c fc_coll.c \
                fc_status.c fc_log.c \
                fc_alloc.c fc_results.c fc_samples.c fc_stats.c fc_stats_compare.c fc_sensitivity.c \
-               fc_stage_opts.c fc_judge.c fc_peers.c fc_confirm_rule.c fc_drift.c \
+               fc_stage_opts.c fc_judge.c fc_peers.c fc_confirm_rule.c fc_drift.c fc_calls.c \
                fc_counters.c fc_counters_interval.c fc_counters_check.c fc_counters_ethtool.c fc_contention_role.c \
                fc_pairs_schedule.c fc_pairs_sample.c fc_pairs.c) \
              $(PROFILE_SRCS) kernels/fc_pattern_host.c $(wildcard reports/*.c) \

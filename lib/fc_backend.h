@@ -52,10 +52,15 @@ typedef struct fc_backend_ops {
      * fc_gpu_agree.h); the mpi backend's cannot fail after allocation */
     fc_status_t (*run_func)(fc_backend_t *be, const fc_coll_call_t *call,
                             double *seconds_p);
-    /* batched timing, like nccl-tests: n calls back to back, calls[i % 2],
-     * after one common start, under one timer; *seconds_p is this rank's
-     * total. NULL: the backend has no batched mode (said in the records) */
-    fc_status_t (*run_batch_func)(fc_backend_t *be, const fc_coll_call_t calls[2], int n,
+    /* batched timing, like nccl-tests: the n calls calls[0..n-1] back to
+     * back, after one common start, under one timer; *seconds_p is this
+     * rank's total. Each call has an output of its own (the engine's), so
+     * every call's output is still there to be checked after the batch; a
+     * backend's work after a call that only the check needs (the mpi
+     * backend's move of an in-place reduce_scatter's result) is done for
+     * every call, after the timer. NULL: the backend has no batched mode
+     * (said in the records) */
+    fc_status_t (*run_batch_func)(fc_backend_t *be, const fc_coll_call_t *calls, int n,
                                   double *seconds_p);
     fc_status_t (*verify_func)(fc_backend_t *be, const fc_pattern_t *p,
                                int32_t src, uint64_t index_base,

@@ -265,9 +265,10 @@ fc_status_t fc_backend_mpi_run_bare(fc_backend_t *be, const fc_coll_call_t *call
     return fc_mpi_run_timed(be, call, 0, seconds_p);
 }
 
-/* n calls back to back, calls[i % 2], after one barrier, under one timer
- * (nccl-tests' way): *seconds_p is this rank's total. */
-static fc_status_t fc_mpi_run_batch(fc_backend_t *be, const fc_coll_call_t calls[2], int n,
+/* The n calls calls[0..n-1] back to back, after one barrier, under one
+ * timer (nccl-tests' way): *seconds_p is this rank's total; after the
+ * timer, fc_mpi_after's move on each call's own output. */
+static fc_status_t fc_mpi_run_batch(fc_backend_t *be, const fc_coll_call_t *calls, int n,
                                     double *seconds_p)
 {
     double t0, t1;
@@ -277,12 +278,12 @@ static fc_status_t fc_mpi_run_batch(fc_backend_t *be, const fc_coll_call_t calls
     MPI_Barrier(be->comm);
     t0 = MPI_Wtime();
     for (int i = 0; i < n && rc == MPI_SUCCESS; ++i)
-        rc = fc_mpi_call(be, &calls[i & 1]);
+        rc = fc_mpi_call(be, &calls[i]);
     t1 = MPI_Wtime();
     if (rc != MPI_SUCCESS)
         return fc_mpi_failed(&calls[0], rc);
-    fc_mpi_after(be, &calls[0]);
-    fc_mpi_after(be, &calls[1]);
+    for (int i = 0; i < n; ++i)
+        fc_mpi_after(be, &calls[i]);
     *seconds_p = t1 - t0;
     return FC_OK;
 }

@@ -97,6 +97,16 @@ static int fc_cont_load_unproven(const fc_phase_result_t *loaded, int k, double 
     return 0;
 }
 
+/* What a failure of the group of world rank `first` that places nothing
+ * implicates: its part (rack or cluster), its racks, nobody quarantined. */
+static json_t *fc_cont_group_part(fc_stage_ctx_t *ctx, const char *host, int first,
+                                  json_t *racks)
+{
+    return json_pack("{s:s, s:s, s:s, s:O, s:b}", "part",
+                     ctx->grouping == FC_GROUP_RACK ? "rack" : "cluster", "host", host, "rack",
+                     fc_stage_group_rack(ctx, first), "racks", racks, "quarantine", 0);
+}
+
 /* Rank 0: judge the loaded phase p against the clean phases around it. */
 void fc_contention_judge_phase(fc_stage_ctx_t *ctx, const fc_contention_profile_t *cp,
                                const fc_test_point_t *pt, const fc_phase_result_t *ph, int p)
@@ -123,16 +133,16 @@ void fc_contention_judge_phase(fc_stage_ctx_t *ctx, const fc_contention_profile_
         uint64_t wrong = s->wrong + before->sums[g].wrong + after->sums[g].wrong;
         char why[FC_REASON_MAX];
         const fc_phase_result_t *const three[3] = { before, loaded, after };
+        fc_calls_t calls = s->calls;    /* the three phases' calls, as wrong */
+
+        fc_calls_add(&calls, &before->sums[g].calls);
+        fc_calls_add(&calls, &after->sums[g].calls);
 
         fc_stage_group_members(ctx, s->first_world_rank, measured_hosts, measured_racks);
         if (fc_cont_fg_failed(n, three, g, why, sizeof(why))) {
             json_array_append_new(reasons, json_string(why));
             verdict = "FAIL";
-            impl = json_pack("{s:s, s:s, s:s, s:O, s:b}", "part",
-                             ctx->grouping == FC_GROUP_RACK ? "rack" : "cluster",
-                             "host", s->host, "rack",
-                             fc_stage_group_rack(ctx, s->first_world_rank), "racks",
-                             measured_racks, "quarantine", 0);
+            impl = fc_cont_group_part(ctx, s->host, s->first_world_rank, measured_racks);
             ratio = 0;
         }
         for (int k = 0; k < FC_BG_KINDS; ++k) {
@@ -179,6 +189,14 @@ void fc_contention_judge_phase(fc_stage_ctx_t *ctx, const fc_contention_profile_
             /* the whole group until the runner's retest places it */
             impl = fc_stage_wrong_implicates(ctx, s->first_world_rank);
         }
+        if (fc_calls_unchecked(&calls) > 0) {
+            /* no PASS from an unchecked call (fc_calls.h) */
+            fc_calls_why(&calls, why, sizeof(why));
+            json_array_append_new(reasons, json_string(why));
+            if (strcmp(verdict, "FAIL") != 0 && json_is_null(impl))
+                impl = fc_cont_group_part(ctx, "", s->first_world_rank, measured_racks);
+            verdict = "FAIL";
+        }
         if (cp->max_slowdown > 0 && ratio > cp->max_slowdown) {
             snprintf(why, sizeof(why), "slowdown %.2fx under %s (median %.1f us loaded, "
                      "%.1f us clean) is above the limit %.2fx", ratio,
@@ -186,11 +204,7 @@ void fc_contention_judge_phase(fc_stage_ctx_t *ctx, const fc_contention_profile_
                      cp->max_slowdown);
             json_array_append_new(reasons, json_string(why));
             if (strcmp(verdict, "FAIL") != 0 && json_is_null(impl))
-                impl = json_pack("{s:s, s:s, s:s, s:O, s:b}", "part",
-                                 ctx->grouping == FC_GROUP_RACK ? "rack" : "cluster",
-                                 "host", "", "rack",
-                                 fc_stage_group_rack(ctx, s->first_world_rank), "racks",
-                                 measured_racks, "quarantine", 0);
+                impl = fc_cont_group_part(ctx, "", s->first_world_rank, measured_racks);
             verdict = "FAIL";
         }
         json_object_set_new(rec, "collective", json_string(fc_coll_desc(pt->coll)->name));
@@ -210,6 +224,7 @@ void fc_contention_judge_phase(fc_stage_ctx_t *ctx, const fc_contention_profile_
         json_object_set_new(rec, "slowdown", json_real(ratio));
         json_object_set_new(rec, "max_slowdown", json_real(cp->max_slowdown));
         json_object_set_new(rec, "wrong", json_integer((json_int_t)wrong));
+        json_object_set_new(rec, "calls", fc_calls_json(&calls));
         json_object_set_new(rec, "background", bgj);
         /* the links of every node in the loaded phase and in the clean
          * one before it: what the background moved beside the slowdown */

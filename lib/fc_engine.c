@@ -26,15 +26,24 @@
  * and then holding the rank's own last output as root: a correct call off
  * the root never writes it, so it needs nothing between calls, and any
  * byte a call writes there changes its digest and is named element by
- * element (a buffer of its own was one more to read per call). An in-place collective's input is copied
- * into recv before each call (it consumes it), as an application's would
- * be there.
+ * element (a buffer of its own was one more to read per call). An
+ * in-place collective's input is copied into recv before each call (it
+ * consumes it), as an application's would be there. The warm-up's calls
+ * are checked like the timed ones.
  *
  * Two timings: per iteration (barrier, one call, the slowest rank's time:
  * what the limits judge) and, after the checked iterations, batched like
- * nccl-tests (the same number of calls back to back under one timer,
- * alternating inputs and two output buffers; the last output of each is
- * checked; in place only where a call on its own output changes nothing).
+ * nccl-tests (calls back to back under one timer, alternating the input
+ * sets). Each call of the batch writes an output of its own, set before
+ * the timer to what no correct call leaves there (FC_POINT_BATCH_BYTE,
+ * then an in-place call's input; a reduce's non-root recv the known
+ * byte), so that after the timer every call's output is still there and
+ * is checked like an iteration's: no call of the batch goes unjudged, in
+ * place as out of place. The batch makes iters calls, or fewer where
+ * their outputs would take more than FC_ENGINE_BATCH_BYTES beyond two
+ * (the record says how many). Every call is counted, made and checked,
+ * by kind (fc_calls.h), and a point whose checked calls fall short of
+ * its made ones cannot pass (fc_judge.c).
  * Buffers live in an fc_engine_bufs_t that a stage keeps for all its
  * points; they grow when a point needs more, and each new buffer is
  * written whole when it is allocated, so no timed call pays for
@@ -127,21 +136,37 @@ void fc_point_label(const fc_test_point_t *pt, char *buf, size_t len)
 }
 
 /* Rank 0: every rank's report of a point holds values it can have (its
- * checksum said it arrived as sent; this says the sender was sane). */
-static void fc_engine_check_reports(const fc_backend_t *be, const fc_test_point_t *pt,
-                                    const fc_rank_report_t *reps)
+ * checksum said it arrived as sent; this says the sender was sane): a
+ * first wrong iteration among the calls made (the batch's call k is
+ * iteration warmup + iters + k), calls checked no more than made, made no
+ * more than the point makes. */
+static void fc_engine_check_reports(const fc_point_run_t *run, const fc_rank_report_t *reps)
 {
+    const fc_test_point_t *pt = run->pt;
+    const int64_t most[FC_CALLS_KINDS] = { pt->warmup, pt->iters, run->batch_calls };
     int world = 0;
 
     MPI_Comm_size(MPI_COMM_WORLD, &world);
-    for (int r = 0; r < be->size; ++r)
+    for (int r = 0; r < run->be->size; ++r) {
+        int calls_ok = 1;
+
+        for (int k = 0; k < FC_CALLS_KINDS; ++k)
+            calls_ok = calls_ok && reps[r].calls.made[k] >= 0 &&
+                       reps[r].calls.made[k] <= most[k] && reps[r].calls.checked[k] >= 0 &&
+                       reps[r].calls.checked[k] <= reps[r].calls.made[k];
         fc_ctl_check(reps[r].world_rank >= 0 && reps[r].world_rank < world &&
                      fc_ctl_str_ok(reps[r].host, sizeof(reps[r].host)) &&
-                     reps[r].first_iter >= -1 && reps[r].first_iter <= pt->warmup + pt->iters &&
-                     (reps[r].reps_agree == 0 || reps[r].reps_agree == 1),
-                     "the ranks' reports of a point", fc_ctl_world_rank(be->comm, r),
-                     "a report with world rank %d, first wrong iteration %d", reps[r].world_rank,
-                     reps[r].first_iter);
+                     reps[r].first_iter >= -1 &&
+                     reps[r].first_iter < pt->warmup + pt->iters + run->batch_calls &&
+                     (reps[r].reps_agree == 0 || reps[r].reps_agree == 1) && calls_ok,
+                     "the ranks' reports of a point", fc_ctl_world_rank(run->be->comm, r),
+                     "a report with world rank %d, first wrong iteration %d (of %d calls), "
+                     "calls made %lld+%lld+%lld, checked %lld+%lld+%lld", reps[r].world_rank,
+                     reps[r].first_iter, pt->warmup + pt->iters + run->batch_calls,
+                     (long long)reps[r].calls.made[0], (long long)reps[r].calls.made[1],
+                     (long long)reps[r].calls.made[2], (long long)reps[r].calls.checked[0],
+                     (long long)reps[r].calls.checked[1], (long long)reps[r].calls.checked[2]);
+    }
 }
 
 /* All ranks agree on a status (the worst one), so that no rank enters a
@@ -169,6 +194,11 @@ void fc_engine_bufs_free(fc_backend_t *be, fc_engine_bufs_t *bufs)
         if (bufs->recv[k])
             be->ops->free_func(be, bufs->recv[k]);
     }
+    for (int k = 0; k < bufs->nouts; ++k)
+        if (bufs->outs[k])
+            be->ops->free_func(be, bufs->outs[k]);
+    free(bufs->outs);
+    free(bufs->out_cap);
     fc_engine_bufs_init(bufs);
 }
 
@@ -193,6 +223,38 @@ static fc_status_t fc_engine_bufs_reserve(fc_backend_t *be, fc_engine_bufs_t *bu
         }
         bufs->send_cap = s;
         bufs->recv_cap = r;
+    }
+    return FC_OK;
+}
+
+/* The batch's outputs beyond recv[0] and recv[1]: n - 2 of at least
+ * bytes each, a new one written whole once (as above). Each has its own
+ * size, so that a large point's two outputs do not make a small point's
+ * twenty as large. */
+static fc_status_t fc_engine_bufs_reserve_outs(fc_backend_t *be, fc_engine_bufs_t *bufs, int n,
+                                               size_t bytes)
+{
+    if (n - 2 > bufs->nouts) {
+        bufs->outs = fc_xrealloc(bufs->outs, (size_t)n - 2, sizeof(*bufs->outs),
+                                 "the batch's outputs");
+        bufs->out_cap = fc_xrealloc(bufs->out_cap, (size_t)n - 2, sizeof(*bufs->out_cap),
+                                    "the batch's outputs' sizes");
+        for (int k = bufs->nouts; k < n - 2; ++k) {
+            bufs->outs[k] = NULL;
+            bufs->out_cap[k] = 0;
+        }
+        bufs->nouts = n - 2;
+    }
+    for (int k = 0; k < n - 2; ++k) {
+        if (bufs->out_cap[k] >= bytes && bufs->outs[k] != NULL)
+            continue;
+        if (bufs->outs[k])
+            be->ops->free_func(be, bufs->outs[k]);
+        bufs->outs[k] = NULL;
+        bufs->out_cap[k] = 0;
+        FC_CHECK(be->ops->alloc_func(be, bytes, &bufs->outs[k]));
+        FC_CHECK(be->ops->poison_func(be, bufs->outs[k], bytes, 0));
+        bufs->out_cap[k] = bytes;
     }
     return FC_OK;
 }
@@ -234,7 +296,8 @@ void fc_engine_call(const fc_test_point_t *pt, const fc_point_rank_t *pr, int it
                                 fc_point_rank_recv(pr, set, root), pr->counts.count, root };
 }
 
-/* This rank's steps after call `it`: the self-test's flip, the check. */
+/* This rank's steps after call `it`: the self-test's flip, the check
+ * (counted in rep->calls once it is done). */
 static fc_status_t fc_engine_after_call(fc_point_run_t *run, const fc_selftest_t *st,
                                         const fc_engine_ident_t *ident, int it, int set,
                                         int root, void *recv, fc_rank_report_t *rep)
@@ -263,6 +326,7 @@ static fc_status_t fc_engine_after_call(fc_point_run_t *run, const fc_selftest_t
     if (it == 0)
         rep->digest0 = digest;
     fc_engine_note_wrong(rep, it, &m);
+    rep->calls.checked[it < run->pt->warmup ? FC_CALLS_WARMUP : FC_CALLS_TIMED]++;
     return FC_OK;
 }
 
@@ -301,6 +365,7 @@ static fc_status_t fc_engine_iterate(fc_point_run_t *run, const fc_selftest_t *s
         fc_watchdog_call_done();
         if (called != FC_OK)
             return fc_status_worst(local, called);  /* agreed: every rank leaves here */
+        rep->calls.made[it < pt->warmup ? FC_CALLS_WARMUP : FC_CALLS_TIMED]++;
         if (local == FC_OK)
             local = fc_engine_after_call(run, st, ident, it, set, root, call.recv, rep);
         if (it >= pt->warmup) {
@@ -320,56 +385,87 @@ const char *fc_engine_batch_none(const fc_backend_t *be, const fc_test_point_t *
         return "this stage times per iteration only";
     if (be->ops->run_batch_func == NULL)
         return "the backend has no batched mode";
-    return fc_point_batch_none(pt->coll, pt->op, pt->iters);
+    if (pt->iters < 2)
+        return "fewer than 2 iterations";
+    return NULL;
 }
 
-/* The batched timing: iters calls under one timer; the last output of
- * each input set is checked. rep->batch_s is this rank's time per call,
- * -1 when fc_engine_batch_none says why not. An in-place batch is staged
- * once per buffer, before the timer, and each call works on the previous
- * call's output of that buffer, as nccl-tests' in-place timing does: only
- * where that changes nothing (the moves, a min or max all_reduce), so that
- * the last outputs are still the input sets' and are checked. */
-static fc_status_t fc_engine_batch(fc_point_run_t *run, fc_rank_report_t *rep)
+/* The batch's calls: iters, or as many as FC_ENGINE_BATCH_BYTES of
+ * outputs beyond two hold, at most FC_ENGINE_BATCH_MAX; 0 when the point
+ * has no batch. The same on every rank (the counts are). */
+static int fc_engine_batch_calls(const fc_point_run_t *run)
+{
+    size_t bytes = fc_point_rank_recv_bytes(&run->pr);
+    uint64_t fit = bytes ? 2 + FC_ENGINE_BATCH_BYTES / bytes : FC_ENGINE_BATCH_MAX;
+    int n = run->pt->iters;
+
+    if (fc_engine_batch_none(run->be, run->pt) != NULL)
+        return 0;
+    if ((uint64_t)n > fit)
+        n = (int)fit;
+    return n < FC_ENGINE_BATCH_MAX ? n : FC_ENGINE_BATCH_MAX;
+}
+
+/* The batched timing: run->batch_calls calls under one timer, call k of
+ * input set k % 2 into an output of its own (recv[k], then bufs->outs),
+ * set before the timer (fc_point_rank_batch_stage); after it every
+ * output is checked. rep->batch_s is this rank's time per call, -1 when
+ * fc_engine_batch_none says why not. A wrong output is named as the
+ * iteration warmup + iters + k. */
+static fc_status_t fc_engine_batch(fc_point_run_t *run, fc_engine_bufs_t *bufs,
+                                   fc_rank_report_t *rep)
 {
     fc_backend_t *be = run->be;
     const fc_test_point_t *pt = run->pt;
-    fc_coll_call_t calls[2];
+    int n = run->batch_calls;
+    fc_coll_call_t *calls;
     fc_status_t local = FC_OK, called;
     double seconds = 0;
 
     rep->batch_s = -1;
-    if (fc_engine_batch_none(be, pt) != NULL)
+    if (n == 0)
         return FC_OK;
-    for (int k = 0; k < 2; ++k) {
-        calls[k] = (fc_coll_call_t){ pt->coll, pt->dtype, pt->op, run->pr.send[k],
-                                     fc_point_rank_batch_recv(&run->pr, k),
+    calls = fc_xcalloc((size_t)n, sizeof(*calls), "the batch's calls");
+    for (int k = 0; k < n; ++k) {
+        void *out = k < 2 ? bufs->recv[k] : bufs->outs[k - 2];
+
+        calls[k] = (fc_coll_call_t){ pt->coll, pt->dtype, pt->op, run->pr.send[k & 1],
+                                     fc_point_rank_batch_out(&run->pr, k, out),
                                      run->pr.counts.count, 0 };
         if (local == FC_OK)
-            local = fc_point_rank_stage(&run->pr, calls[k].recv, k, 0);
+            local = fc_point_rank_batch_stage(&run->pr, calls[k].recv, k);
     }
     /* made after a failed staging too, as fc_engine_iterate's calls */
     fc_watchdog_call_enter();
-    called = be->ops->run_batch_func(be, calls, pt->iters, &seconds);
+    called = be->ops->run_batch_func(be, calls, n, &seconds);
     fc_watchdog_call_done();
-    FC_CHECK(fc_status_worst(local, called));
-    for (int k = 0; k < 2; ++k) {
+    local = fc_status_worst(local, called);
+    if (called == FC_OK)
+        rep->calls.made[FC_CALLS_BATCHED] = n;
+    for (int k = 0; k < n && local == FC_OK; ++k) {
         fc_mismatch_t m = { 0, 0, 0, 0 };
-        uint64_t digest;
 
-        FC_CHECK(fc_point_rank_check(&run->pr, calls[k].recv, k, 0, &digest, &m));
-        fc_engine_note_wrong(rep, pt->warmup + pt->iters, &m);
+        local = fc_point_rank_batch_check(&run->pr, calls[k].recv, k, &m);
+        if (local != FC_OK)
+            break;
+        fc_engine_note_wrong(rep, pt->warmup + pt->iters + k, &m);
+        rep->calls.checked[FC_CALLS_BATCHED]++;
     }
-    rep->batch_s = seconds / pt->iters;
+    free(calls);
+    FC_CHECK(local);
+    rep->batch_s = seconds / n;
     return FC_OK;
 }
 
 /* The point's inputs: two sets, filled once; a reduce's recv[0] set to
- * the known byte, once, before the warm-up. */
+ * the known byte, once, before the warm-up; the batch's outputs. */
 static fc_status_t fc_engine_prepare(fc_point_run_t *run, fc_engine_bufs_t *bufs)
 {
     FC_CHECK(fc_engine_bufs_reserve(run->be, bufs, fc_point_rank_send_bytes(&run->pr),
                                     fc_point_rank_recv_bytes(&run->pr)));
+    run->batch_calls = fc_engine_batch_calls(run);
+    FC_CHECK(fc_engine_bufs_reserve_outs(run->be, bufs, run->batch_calls,
+                                         fc_point_rank_recv_bytes(&run->pr)));
     return fc_point_rank_prepare(&run->pr, run->pt->op, run->pt->seed, bufs->send, bufs->recv);
 }
 
@@ -413,7 +509,7 @@ fc_status_t fc_engine_run_point(fc_backend_t *be, const fc_test_point_t *pt,
     status = fc_engine_iterate(&run, selftest, ident, times, waits, &rep);
     status = fc_engine_agree(be, status);
     if (status == FC_OK)
-        status = fc_engine_agree(be, fc_engine_batch(&run, &rep));
+        status = fc_engine_agree(be, fc_engine_batch(&run, bufs, &rep));
     if (status != FC_OK)
         goto out;
 
@@ -425,7 +521,7 @@ fc_status_t fc_engine_run_point(fc_backend_t *be, const fc_test_point_t *pt,
     fc_ctl_gather(be->comm, 0, "the iterations' barrier waits", waits,
                   (size_t)pt->iters * sizeof(*waits), all_waits);
     if (be->rank == 0) {
-        fc_engine_check_reports(be, pt, reps);
+        fc_engine_check_reports(&run, reps);
         fc_engine_summarise(&run, reps, slowest, all_waits, summary_p);
     }
 

@@ -1,8 +1,9 @@
 /*
  * fc_engine.h - runs one test point (collective, type, op, size) on a
  * backend: two input sets, warm-up, timed iterations (per call, and
- * batched), bitwise check of every call's output, digests across ranks,
- * and the statistics. The
+ * batched), bitwise check of every call's output (the warm-up's and the
+ * batch's included, and counted: fc_calls.h), digests across ranks, and
+ * the statistics. The
  * result is gathered to rank 0 of the backend's communicator as a fixed
  * size summary (fc_point_summary_t) that a stage can send on over MPI.
  */
@@ -12,11 +13,17 @@
 #include <stdint.h>
 
 #include "fc_backend.h"
+#include "fc_calls.h"
 #include "fc_point_rank.h"
 #include "fc_samples.h"
 #include "fc_stats.h"
 
 #define FC_HOST_MAX 64
+/* The batched timing's outputs, one per call: at most this many bytes of
+ * them beyond two (a batch makes fewer calls than iters where its outputs
+ * would take more), and at most this many calls */
+#define FC_ENGINE_BATCH_BYTES (1ull << 30)
+#define FC_ENGINE_BATCH_MAX 1024
 
 typedef struct fc_test_point {
     fc_coll_id_t coll;
@@ -56,9 +63,14 @@ typedef struct fc_point_summary {
     double algbw;           /* GB/s, from the median time */
     double busbw;
     double batch_time_s;    /* batched (nccl-tests' way): the slowest rank's
-                             * time per call over iters calls back to back;
-                             * -1 when not measured */
+                             * time per call over batch_calls calls back to
+                             * back; -1 when not measured */
     double batch_busbw;     /* busbw from it, -1 when not measured */
+    int32_t batch_calls;    /* calls in the batch: iters, or fewer where
+                             * their outputs would pass FC_ENGINE_BATCH_BYTES
+                             * (0 when not measured) */
+    fc_calls_t calls;       /* calls made and checked, by kind (fc_calls.h):
+                             * a rank's made, the fewest any rank checked */
     /* Arrival at each call's starting barrier (evidence, not blame): the
      * rank that most often arrived last, in how many timed iterations, and
      * by how much after the first (median over those iterations). Its
@@ -90,10 +102,15 @@ typedef struct fc_point_summary {
 } fc_point_summary_t;
 
 /* The buffers a stage keeps for all its points (grown, never shrunk):
- * two input sets and two outputs, on the backend's memory. */
+ * two input sets and two outputs, on the backend's memory, and the
+ * batched timing's further outputs (its call k writes recv[k] for k < 2,
+ * outs[k - 2] after). */
 typedef struct fc_engine_bufs {
     void *send[2], *recv[2];
     size_t send_cap, recv_cap;      /* bytes of each */
+    void **outs;                    /* nouts of them, out_cap[i] bytes each */
+    size_t *out_cap;
+    int nouts;
 } fc_engine_bufs_t;
 
 void fc_engine_bufs_init(fc_engine_bufs_t *bufs);
@@ -116,8 +133,9 @@ fc_status_t fc_engine_run_point(fc_backend_t *be, const fc_test_point_t *pt,
                                 fc_point_summary_t *summary_p);
 
 /* Why pt has no batched figure on be (the stage times per iteration only,
- * the backend has no batched mode, an in-place call whose batch could not
- * be checked...), or NULL when it has one. */
+ * the backend has no batched mode, fewer than 2 iterations), or NULL when
+ * it has one. Every call of a batch has an output of its own, checked
+ * after the batch: no form of a batch goes unchecked. */
 const char *fc_engine_batch_none(const fc_backend_t *be, const fc_test_point_t *pt);
 
 /* One rank's part of pt on be (lib/fc_point_rank.h): its counts and this
@@ -133,6 +151,11 @@ void fc_engine_point_rank_init(fc_backend_t *be, const fc_test_point_t *pt,
  * bench/collective_overhead.c's bare loop makes the same calls. */
 void fc_engine_call(const fc_test_point_t *pt, const fc_point_rank_t *pr, int it,
                     fc_coll_call_t *call_p);
+
+/* Merging summaries of one point's runs (the soak's, an alone
+ * confirmation's): to takes from's first wrong element (rank, host,
+ * iteration, place, bits, that rank's count) where it had none. */
+void fc_point_summary_take_first_bad(fc_point_summary_t *to, const fc_point_summary_t *from);
 
 /* "all_reduce float32 sum 4 KiB" */
 void fc_point_label(const fc_test_point_t *pt, char *buf, size_t len);

@@ -21,6 +21,7 @@ typedef struct fc_rank_report {
     uint64_t digest0;       /* digest of the first iteration's output */
     int32_t reps_agree;
     double batch_s;         /* batched: this rank's time per call, or -1 */
+    fc_calls_t calls;       /* this rank's calls, made and checked */
 } fc_rank_report_t;
 
 /* Everything one point's iterations need. */
@@ -28,6 +29,7 @@ typedef struct fc_point_run {
     fc_backend_t *be;
     const fc_test_point_t *pt;
     fc_point_rank_t pr;     /* this rank's inputs, roots and checks */
+    int batch_calls;        /* the batch's calls (fc_engine_batch_calls) */
 } fc_point_run_t;
 
 /* Rank 0: fold the ranks' reports, the slowest rank's time of each

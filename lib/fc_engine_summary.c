@@ -2,8 +2,9 @@
  * fc_engine_summary.c - what rank 0 makes of one point's run (see
  * fc_engine_int.h): the time statistics of the slowest rank's time per
  * iteration, algbw and busbw (per call and batched), the digests' agreement
- * across ranks and repetitions, the first wrong element and its rank, and
- * who arrived last at the starting barrier (evidence, not blame).
+ * across ranks and repetitions, the first wrong element and its rank, the
+ * calls made and checked (the fewest checked on any rank), and who
+ * arrived last at the starting barrier (evidence, not blame).
  */
 #include "fc_engine_int.h"
 
@@ -65,6 +66,19 @@ out:
     free(late);
 }
 
+void fc_point_summary_take_first_bad(fc_point_summary_t *to, const fc_point_summary_t *from)
+{
+    if (to->wrong > 0 || from->wrong == 0)
+        return;
+    to->first_bad_rank = from->first_bad_rank;
+    memcpy(to->first_bad_host, from->first_bad_host, sizeof(to->first_bad_host));
+    to->first_bad_iter = from->first_bad_iter;
+    to->first_bad_pos = from->first_bad_pos;
+    to->first_expected = from->first_expected;
+    to->first_actual = from->first_actual;
+    to->first_rank_wrong = from->first_rank_wrong;
+}
+
 void fc_engine_summarise(const fc_point_run_t *run, const fc_rank_report_t *reps,
                          const double *slowest_times, const double *waits,
                          fc_point_summary_t *s)
@@ -100,6 +114,9 @@ void fc_engine_summarise(const fc_point_run_t *run, const fc_rank_report_t *reps
         batch = reps[r].batch_s < 0 ? -1 : reps[r].batch_s > batch ? reps[r].batch_s : batch;
     s->batch_time_s = batch;
     s->batch_busbw = batch > 0 ? fc_stats_algbw(run->pr.counts.bytes, batch) * factor : -1;
+    s->batch_calls = batch > 0 ? run->batch_calls : 0;
+    for (int r = 0; r < nranks; ++r)
+        fc_calls_fold(&s->calls, &reps[r].calls, r == 0);
     s->first_bad_rank = -1;
     s->disagree_rank = -1;
     s->digest_ranks_agree = 1;

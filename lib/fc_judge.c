@@ -88,9 +88,11 @@ static void fc_judge_void_why(fc_coll_id_t coll, int nranks, char *buf, size_t l
         snprintf(buf, len, "%s on %d rank moves no data between ranks", d->name, nranks);
 }
 
-static void fc_judge_bits(const fc_stage_profile_t *sp, const fc_point_summary_t *s,
-                          fc_judgement_t *j)
+void fc_judge_bits(const fc_stage_profile_t *sp, const fc_point_summary_t *s,
+                   fc_judgement_t *j)
 {
+    char why[FC_REASON_MAX];
+
     if (s->wrong > sp->max_wrong)
         fc_judge_fail(j, "%llu wrong elements on %d rank(s); first on rank %d "
                       "(host %s) at iteration %d, element %llu: expected "
@@ -108,6 +110,11 @@ static void fc_judge_bits(const fc_stage_profile_t *sp, const fc_point_summary_t
     if (!s->digest_reps_agree)
         fc_judge_fail(j, "repetitions gave different output bits on rank %d",
                       s->disagree_rank);
+    /* no PASS from a call whose output was not checked (fc_calls.h) */
+    if (fc_calls_unchecked(&s->calls) > 0) {
+        fc_calls_why(&s->calls, why, sizeof(why));
+        fc_judge_fail(j, "%s", why);
+    }
 }
 
 /* The absolute limit, matched on the requested size. With a bus factor

@@ -55,6 +55,11 @@ void fc_judge_point_kind(const fc_stage_profile_t *sp, const fc_test_point_t *pt
 /* The same with kind "group". */
 void fc_judge_point(const fc_stage_profile_t *sp, const fc_test_point_t *pt,
                     const fc_point_summary_t *sums, int n, fc_judgement_t *out);
+/* The bits of one summary into j: wrong elements above max_wrong, ranks
+ * or repetitions holding different bits, and calls made whose outputs
+ * were not checked (fc_calls.h) each fail it, with the reason. */
+void fc_judge_bits(const fc_stage_profile_t *sp, const fc_point_summary_t *s,
+                   fc_judgement_t *j);
 /* 1 when busbw means nothing for this point on nranks ranks: one rank
  * (a bus factor of 0 for all_reduce, all_gather, reduce_scatter and
  * all_to_all; broadcast and sendrecv move nothing between ranks). */

@@ -8,14 +8,15 @@
  * own three times, the median judged against overlap.min_overlap_pct, and
  * the compute's work done together as a share of its work alone
  * (compute_work_pct) against the same limit. One rank, a part under 1/10
- * of the other: INCOMPLETE; a time of 0, a wrong element, a wrong GEMM:
- * FAIL. See suites/overlap.c's opening paragraph for why.
+ * of the other: INCOMPLETE; a time of 0, a wrong element, a wrong GEMM,
+ * an all_reduce whose output was not checked (fc_calls.h): FAIL. See suites/overlap.c's opening paragraph for why.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fc_alloc.h"
+#include "fc_ctl.h"
 #include "fc_overlap.h"
 #include "fc_stage_wrong.h"
 
@@ -32,6 +33,14 @@ static double fc_ovl_median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof(*v), fc_ovl_cmp);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void fc_overlap_calls_reduce(const fc_calls_t *mine, fc_calls_t *all)
+{
+    fc_ctl_reduce(MPI_COMM_WORLD, 0, "the collective calls made", FC_CTL_INT64, FC_CTL_MAX,
+                  mine->made, all->made, FC_CALLS_KINDS);
+    fc_ctl_reduce(MPI_COMM_WORLD, 0, "the collective calls checked", FC_CTL_INT64, FC_CTL_MIN,
+                  mine->checked, all->checked, FC_CALLS_KINDS);
 }
 
 void fc_overlap_record(fc_stage_ctx_t *ctx, const fc_ovl_meas_t *m)
@@ -113,6 +122,12 @@ void fc_overlap_record(fc_stage_ctx_t *ctx, const fc_ovl_meas_t *m)
         verdict = "FAIL";
         impl = fc_stage_wrong_implicates(ctx, m->first_rank);
     }
+    if (fc_calls_unchecked(&m->calls) > 0) {
+        /* no PASS from an unchecked call */
+        fc_calls_why(&m->calls, why, sizeof(why));
+        json_array_append_new(reasons, json_string(why));
+        verdict = "FAIL";
+    }
     if (m->extra_fail) {
         json_array_append_new(reasons, json_string(m->extra_fail));
         verdict = "FAIL";
@@ -148,6 +163,7 @@ void fc_overlap_record(fc_stage_ctx_t *ctx, const fc_ovl_meas_t *m)
     json_object_set_new(rec, "iters", json_integer(iters));
     json_object_set_new(rec, "warmup", json_integer(ctx->sp.warmup));
     json_object_set_new(rec, "wrong", json_integer((json_int_t)m->wrong_all));
+    json_object_set_new(rec, "calls", fc_calls_json(&m->calls));
     json_object_set_new(rec, "reasons", reasons);
     json_object_set_new(rec, "implicates", impl);
     json_object_set_new(rec, "verdict", json_string(verdict));

@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "fc_calls.h"
 #include "fc_stage.h"
 
 /* One size's measurements, on rank 0. */
@@ -27,9 +28,14 @@ typedef struct fc_ovl_meas {
     json_t *extra_impl;         /* what extra_fail implicates (borrowed;
                                  * NULL: the cluster's part) */
     json_t *extra;              /* members for the record (taken) */
+    fc_calls_t calls;           /* the all_reduce calls made and checked
+                                 * (fc_overlap_calls_reduce) */
 } fc_ovl_meas_t;
 
 /* Judge, write the record and the TAP point (rank 0 only). */
 void fc_overlap_record(fc_stage_ctx_t *ctx, const fc_ovl_meas_t *m);
+/* Every rank's calls into *all on rank 0: the most any rank made, the
+ * fewest any rank checked (fc_calls_fold). Collective. */
+void fc_overlap_calls_reduce(const fc_calls_t *mine, fc_calls_t *all);
 
 #endif

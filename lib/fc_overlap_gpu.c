@@ -202,6 +202,7 @@ static fc_status_t fc_og_size(fc_og_t *o, uint64_t bytes, int index)
     double gpu[2] = { 0, 0 }, gpu_all[2] = { 0, 0 };    /* GEMM seconds alone, together */
     const fc_selftest_t *st = &ctx->opts.selftest;
     fc_mismatch_t mm = { 0 };
+    fc_calls_t calls = { { 0 }, { 0 } }, calls_all = { { 0 }, { 0 } };
     int mm_iter = -1;
     fc_pattern_t pat;
     void *send = NULL, *recv = NULL;
@@ -254,6 +255,8 @@ static fc_status_t fc_og_size(fc_og_t *o, uint64_t bytes, int index)
             }
             if (it >= ctx->sp.warmup && m != 0)
                 gpu[m - 1] += gs;
+            if (cst == FC_OK && m != 1)
+                calls.made[it < ctx->sp.warmup ? FC_CALLS_WARMUP : FC_CALLS_TIMED]++;
             if (cst != FC_OK || lst != FC_OK || m == 1)
                 continue;
             if (m == 2 && st->enabled && st->rank == ctx->world_rank && st->iter == it &&
@@ -269,6 +272,8 @@ static fc_status_t fc_og_size(fc_og_t *o, uint64_t bytes, int index)
 
                 if (lst == FC_OK)
                     lst = be->ops->verify_func(be, &pat, -1, 0, recv, count, 0, &mm);
+                if (lst == FC_OK)
+                    calls.checked[it < ctx->sp.warmup ? FC_CALLS_WARMUP : FC_CALLS_TIMED]++;
                 if (before == 0 && mm.wrong > 0)
                     mm_iter = it;
             }
@@ -305,6 +310,7 @@ static fc_status_t fc_og_size(fc_og_t *o, uint64_t bytes, int index)
                   mine, slow, FC_OG_TIMES * iters);
     fc_ctl_reduce(MPI_COMM_WORLD, 0, "the GPUs' busy times", FC_CTL_DOUBLE, FC_CTL_SUM, gpu,
                   gpu_all, 2);
+    fc_overlap_calls_reduce(&calls, &calls_all);
     {
         /* the wrong all_reduce elements and the wrong GEMMs: totals, and
          * the first bad rank's details, on rank 0 */
@@ -360,7 +366,8 @@ static fc_status_t fc_og_size(fc_og_t *o, uint64_t bytes, int index)
                                 .first_rank = fw.rank, .kind = "gemm",
                                 .work_pct = gpu_all[1] > 0 ? 100 * gpu_all[0] / gpu_all[1] : 0,
                                 .extra_fail = fg.v > 0 ? gwhy :
-                                              o->agree[0] ? o->agree : NULL };
+                                              o->agree[0] ? o->agree : NULL,
+                                .calls = calls_all };
             char digest[24];
 
             memcpy(m.det, det, sizeof(det));

@@ -61,8 +61,8 @@ const fc_gpu_plugin_t *fc_plugin_load(char *why, size_t len)
     p = (const fc_gpu_plugin_t *)dlsym(h, FC_GPU_PLUGIN_SYMBOL);
     if (p == NULL || p->abi != FC_GPU_PLUGIN_ABI) {
         /* an older plugin exports an older table: say which, and the fix */
-        static const char *const older[] = { "fc_gpu_plugin_v3", "fc_gpu_plugin_v2",
-                                             "fc_gpu_plugin_v1" };
+        static const char *const older[] = { "fc_gpu_plugin_v5", "fc_gpu_plugin_v4", "fc_gpu_plugin_v3",
+                                             "fc_gpu_plugin_v2", "fc_gpu_plugin_v1" };
         const int *old = NULL;
 
         for (size_t i = 0; old == NULL && i < sizeof(older) / sizeof(older[0]); ++i)

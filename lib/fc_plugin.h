@@ -15,7 +15,11 @@
  * again. ABI 4 added the persistent GEMM burn (gemm_open_func and the
  * three after it: the overlap stage's compute on the GPU) and renamed the
  * symbol again. ABI 5 added fabric_func (the NVLink fabric clique of a
- * rank's GPU, for the NVLink domain stages) and renamed it again. Every
+ * rank's GPU, for the NVLink domain stages) and renamed it again. ABI 6
+ * changed the backend table's run_batch_func (n calls of their own,
+ * calls[i], each with an output no other call of the batch writes, so that
+ * every output is checked after it; was calls[i % 2]) and renamed the
+ * symbol again. Every
  * member after describe_func may be NULL in a plugin that cannot provide it
  * (tests/standin): the caller then says that it is not available.
  */
@@ -30,8 +34,8 @@
 #include "fc_backend.h"
 #include "gpu/fc_gpu_health.h"
 
-#define FC_GPU_PLUGIN_ABI 5
-#define FC_GPU_PLUGIN_TABLE fc_gpu_plugin_v5
+#define FC_GPU_PLUGIN_ABI 6
+#define FC_GPU_PLUGIN_TABLE fc_gpu_plugin_v6
 #define FC_GPU_PLUGIN_STR_(x) #x
 #define FC_GPU_PLUGIN_STR(x) FC_GPU_PLUGIN_STR_(x)
 #define FC_GPU_PLUGIN_SYMBOL FC_GPU_PLUGIN_STR(FC_GPU_PLUGIN_TABLE)

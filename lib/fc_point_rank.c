@@ -57,8 +57,10 @@ fc_status_t fc_point_rank_prepare(fc_point_rank_t *pr, fc_op_t op, uint32_t seed
         FC_CHECK(pr->ops->fill_func(pr->ctx, &pr->pat[k], pr->rank, 0, pr->send[k],
                                     pr->counts.send_elems));
     }
-    if (pr->desc->root_output_only)
-        return fc_point_rank_hold_sentinel(pr);
+    if (pr->desc->root_output_only) {
+        FC_CHECK(fc_point_rank_hold_sentinel(pr));
+        pr->sentinel = pr->held;
+    }
     return FC_OK;
 }
 
@@ -115,6 +117,38 @@ void *fc_point_rank_batch_recv(const fc_point_rank_t *pr, int k)
     if (!fc_point_rank_is_output(pr, 0))
         return pr->recv[0];
     return fc_point_rank_sends_output(pr, 0) ? pr->send[k] : pr->recv[k];
+}
+
+void *fc_point_rank_batch_out(const fc_point_rank_t *pr, int k, void *out)
+{
+    return fc_point_rank_sends_output(pr, 0) ? pr->send[k & 1] : out;
+}
+
+fc_status_t fc_point_rank_batch_stage(fc_point_rank_t *pr, void *recv, int k)
+{
+    size_t bytes = fc_point_rank_recv_bytes(pr);
+
+    if (fc_point_rank_is_input(pr, recv))
+        return FC_OK;
+    if (!fc_point_rank_is_output(pr, 0))
+        return pr->ops->poison_func(pr->ctx, recv, bytes, FC_POINT_SENTINEL_BYTE);
+    FC_CHECK(pr->ops->poison_func(pr->ctx, recv, bytes, FC_POINT_BATCH_BYTE));
+    return fc_point_rank_stage(pr, recv, k & 1, 0);
+}
+
+fc_status_t fc_point_rank_batch_check(fc_point_rank_t *pr, const void *recv, int k,
+                                      fc_mismatch_t *m)
+{
+    uint64_t digest;
+
+    if (!fc_point_rank_is_output(pr, 0)) {
+        FC_CHECK(pr->ops->digest_func(pr->ctx, recv, fc_point_rank_recv_bytes(pr), &digest));
+        if (digest == pr->sentinel)
+            return FC_OK;
+        return pr->ops->verify_untouched_func(pr->ctx, recv, pr->counts.recv_elems, pr->esize,
+                                              FC_POINT_SENTINEL_BYTE, 0, m);
+    }
+    return fc_point_rank_check(pr, recv, k & 1, 0, &digest, m);
 }
 
 void fc_point_rank_span(const fc_point_rank_t *pr, int root, size_t *lo_p, size_t *hi_p)

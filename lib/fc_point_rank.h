@@ -41,6 +41,10 @@
 
 #define FC_POINT_DIGESTS 64         /* (input set, root) pairs remembered */
 #define FC_POINT_SENTINEL_BYTE 0x5A /* a reduce's non-root recv */
+#define FC_POINT_BATCH_BYTE 0xA5    /* a batch's output before its call: a
+                                     * right element of any type only by chance
+                                     * (fc_pattern.h), so a call that writes
+                                     * nothing there leaves it wrong */
 
 /* The memory of one rank's buffers (ctx: the backend, or one GPU). */
 typedef struct fc_point_mem_ops {
@@ -79,6 +83,8 @@ typedef struct fc_point_rank {
                                      * leaves there) */
     int held_set, held_root;        /* which output it is (the rank's last as
                                      * root), or -1: the known byte */
+    uint64_t sentinel;              /* a reduce: the digest of a recv that holds
+                                     * the known byte (set at prepare) */
     int bcast_one_buffer;           /* 1: the backend's broadcast has one buffer
                                      * (MPI_Bcast; the engine sets it from the
                                      * backend's): the root of an out-of-place
@@ -131,13 +137,34 @@ void fc_point_rank_span(const fc_point_rank_t *pr, int root, size_t *lo_p, size_
  * rank's output; never past recv. */
 uint64_t fc_point_rank_flip_index(const fc_point_rank_t *pr, int root, int64_t index);
 
-/* The batched timing's output of set k (root 0): recv[k]; off the root
- * of a root-only collective recv[0], as it was; on a broadcast root whose
- * buffer is its input set send[k] (as fc_point_rank_recv). */
+/* The batched timing with an output per call (the engine's): call k of
+ * the batch has input set k % 2 and root 0, and out, a buffer of
+ * fc_point_rank_recv_bytes of its own, which no other call of the batch
+ * writes, so that every call's output is still there after the batch and
+ * is checked then, outside the timer. The recv of call k: out, or on a
+ * broadcast root whose buffer is its input set, send[k % 2] (as
+ * fc_point_rank_recv). */
+void *fc_point_rank_batch_out(const fc_point_rank_t *pr, int k, void *out);
+/* Before the batch (outside its timer), recv of call k made to hold what
+ * no correct call leaves there: off the root of a root-only collective
+ * the known byte (the call must leave it alone); elsewhere
+ * FC_POINT_BATCH_BYTE, then an in-place call's input staged; nothing on a
+ * broadcast root whose recv is its input set. */
+fc_status_t fc_point_rank_batch_stage(fc_point_rank_t *pr, void *recv, int k);
+/* After the batch: check call k's output (recv) as fc_point_rank_check
+ * checks an iteration's; off the root of a root-only collective, that it
+ * still holds the known byte. Wrong elements added to *m. */
+fc_status_t fc_point_rank_batch_check(fc_point_rank_t *pr, const void *recv, int k,
+                                      fc_mismatch_t *m);
+
+/* The two-buffer batch of the single-process GPU check (suites/gpu/
+ * node_single.c), which alternates two outputs and checks the last output
+ * of each set only: recv[k] (off the root of a root-only collective
+ * recv[0], as it was; on a broadcast root whose buffer is its input set
+ * send[k]), and why a batch of iters calls of (coll, op) cannot be
+ * checked so (in place, a call works on the previous call's output), or
+ * NULL. */
 void *fc_point_rank_batch_recv(const fc_point_rank_t *pr, int k);
-/* Why a batch of iters calls of (coll, op) could not be checked, or NULL:
- * the collective's own reasons (fc_engine_batch_none adds the stage's and
- * the backend's). */
 const char *fc_point_batch_none(fc_coll_id_t coll, fc_op_t op, int iters);
 
 #endif

@@ -29,7 +29,9 @@ typedef struct fc_confirm_plan {
 
 int fc_stage_timing_failure(const fc_point_summary_t *s, const fc_judgement_t *j)
 {
-    return j->status == FC_ERR_FAIL && s->status == FC_OK && !fc_stage_wrong_result(s);
+    /* calls left unchecked are no timing: no alone run can clear them */
+    return j->status == FC_ERR_FAIL && s->status == FC_OK && !fc_stage_wrong_result(s) &&
+           fc_calls_unchecked(&s->calls) == 0;
 }
 
 static const char *fc_confirm_kind(const fc_stage_ctx_t *ctx)
@@ -245,6 +247,27 @@ static void fc_confirm_figures(const fc_test_point_t *pt, const fc_point_summary
     }
 }
 
+/* An alone run folded into its group's summary: its calls are calls of
+ * the point too, and its wrong elements fail it (the first one named
+ * where the group had none). A run that did not finish has no summary. */
+static void fc_confirm_fold(fc_point_summary_t *sum, const fc_point_summary_t *alone)
+{
+    if (!alone->valid || alone->status != FC_OK)
+        return;
+    fc_calls_add(&sum->calls, &alone->calls);
+    sum->digest_ranks_agree = sum->digest_ranks_agree && alone->digest_ranks_agree;
+    sum->digest_reps_agree = sum->digest_reps_agree && alone->digest_reps_agree;
+    if (sum->disagree_rank < 0)
+        sum->disagree_rank = alone->disagree_rank;
+    if (alone->wrong == 0)
+        return;
+    /* wrong bits alone: the retest's business, as any wrong result */
+    fc_point_summary_take_first_bad(sum, alone);
+    sum->wrong += alone->wrong;
+    if (alone->bad_ranks > sum->bad_ranks)
+        sum->bad_ranks = alone->bad_ranks;
+}
+
 void fc_stage_confirm_settle(const fc_stage_profile_t *sp, const char *kind,
                              const fc_test_point_t *pt, fc_point_summary_t *sums,
                              fc_judgement_t *js, int g, int h, const fc_point_summary_t *a,
@@ -268,21 +291,20 @@ void fc_stage_confirm_settle(const fc_stage_profile_t *sp, const char *kind,
                                                     "control", json_null()));
             continue;
         }
-        if (a[r].wrong > 0 && sums[g].wrong == 0) {
-            /* wrong bits alone: the retest's business, as any wrong result */
-            sums[g].wrong = a[r].wrong;
-            sums[g].bad_ranks = a[r].bad_ranks;
-            sums[g].first_bad_rank = a[r].first_bad_rank;
-            memcpy(sums[g].first_bad_host, a[r].first_bad_host, sizeof(a[r].first_bad_host));
-            sums[g].first_bad_iter = a[r].first_bad_iter;
-            sums[g].first_bad_pos = a[r].first_bad_pos;
-            sums[g].first_expected = a[r].first_expected;
-            sums[g].first_actual = a[r].first_actual;
-            sums[g].first_rank_wrong = a[r].first_rank_wrong;
-        }
+        fc_confirm_fold(&sums[g], &a[r]);
         json_array_append_new(rounds, json_pack(
             "{s:o, s:o}", "suspect", fc_confirm_side_json(&a[r], fails[r] ? "FAIL" : "PASS"),
-            "control", fc_confirm_side_json(&c[r], "PASS")));
+            "control", fc_confirm_side_json(&c[r], c[r].wrong ||
+                                            fc_calls_unchecked(&c[r].calls) ? "FAIL" : "PASS")));
+    }
+    if (h >= 0) {
+        /* the control's alone calls are its point's calls too: a wrong
+         * one fails it, whatever its own run showed */
+        for (int r = 0; r < nrounds; ++r)
+            fc_confirm_fold(&sums[h], &c[r]);
+        if (js[h].status == FC_OK &&
+            (fc_stage_wrong_result(&sums[h]) || fc_calls_unchecked(&sums[h].calls) > 0))
+            fc_judge_bits(sp, &sums[h], &js[h]);
     }
     fc_confirm_figures(pt, a, nrounds, figs, sizeof(figs));
     fc_confirm_figures(pt, c, nrounds, cfigs, sizeof(cfigs));
@@ -308,7 +330,7 @@ void fc_stage_confirm_settle(const fc_stage_profile_t *sp, const char *kind,
     } else if (d == FC_CONFIRM_SLOW) {
         js[g].confirmed = 1;
         fc_confirm_append(&js[g], brief);
-    } else if (d == FC_CONFIRM_CLEARED) {
+    } else if (d == FC_CONFIRM_CLEARED && fc_calls_unchecked(&sums[g].calls) == 0) {
         js[g].status = FC_OK;
         js[g].nreasons = 0;
     }

@@ -115,7 +115,10 @@ static json_t *fc_point_json(const fc_stage_ctx_t *ctx,
     /* nccl-tests' way, beside the per-iteration figure the limits judge */
     json_object_set_new(rec, "batched", s->batch_time_s > 0 ? json_pack(
         "{s:f, s:f, s:i}", "time_us", s->batch_time_s * 1e6, "busbw_gbps", s->batch_busbw,
-        "calls", s->iters) : json_null());
+        "calls", s->batch_calls) : json_null());
+    /* every call made, and checked: the warm-up's, the timed ones, the
+     * batch's (and an alone confirmation's) */
+    json_object_set_new(rec, "calls", fc_calls_json(&s->calls));
     json_object_set_new(rec, "arrival", s->arrival_last_rank < 0 ? json_null() : json_pack(
         "{s:i, s:s, s:i, s:f}", "last_rank", s->arrival_last_rank, "last_host",
         s->arrival_last_host, "times_last", s->arrival_last_iters, "late_us",

@@ -175,7 +175,7 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
     FC_RECORD_CONTEXT(FC_RECORD_UNKNOWN, "", FC_BY_STAGE | FC_BY_RUNNER | FC_BY_RETEST),
     /* lib/fc_stage.c: the node, rack, cluster and soak stages */
     [FC_RECORD_POINT] = {
-        .id = FC_RECORD_POINT, .name = "point", .writers = FC_BY_STAGE,
+        .id = FC_RECORD_POINT, .calls_counted = 1, .name = "point", .writers = FC_BY_STAGE,
         .check = 1, .bits_rejudged = 1,
         .rack_keys = { "rack" }, .whole_job = 1, .label = fc_label_point,
         .subject = fc_subject_point, .figure = fc_figure_point, .cell = fc_cell_point,
@@ -196,14 +196,14 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
     /* suites/contention.c: `racks` names the racks of the foreground's
      * hosts (background_hosts generate only, and are not judged by it) */
     [FC_RECORD_CONTENTION] = {
-        .id = FC_RECORD_CONTENTION, .name = "contention", .writers = FC_BY_STAGE,
+        .id = FC_RECORD_CONTENTION, .calls_counted = 1, .name = "contention", .writers = FC_BY_STAGE,
         .check = 1, .bits_rejudged = 1, .racks_key = "racks",
         .rack_keys = { "rack" }, .whole_job = 1, .label = fc_label_contention,
         .subject = fc_subject_contention, .figure = fc_figure_contention,
         .cell = fc_cell_contention, .rules = fc_rules_contention },
     /* suites/overlap.c: the whole job, one record per size */
     [FC_RECORD_OVERLAP] = {
-        .id = FC_RECORD_OVERLAP, .name = "overlap", .writers = FC_BY_STAGE,
+        .id = FC_RECORD_OVERLAP, .calls_counted = 1, .name = "overlap", .writers = FC_BY_STAGE,
         .check = 1, .bits_rejudged = 1, .racks_key = "racks",
         .rack_keys = { "rack" }, .whole_job = 1, .label = fc_label_overlap,
         .subject = fc_subject_overlap, .figure = fc_figure_overlap,
@@ -211,7 +211,7 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
     /* suites/scaling.c: a node count of the series (group "N nodes"); its
      * `racks` are the racks the series spans, or those a drop implicates */
     [FC_RECORD_SCALING] = {
-        .id = FC_RECORD_SCALING, .name = "scaling", .writers = FC_BY_STAGE,
+        .id = FC_RECORD_SCALING, .calls_counted = 1, .name = "scaling", .writers = FC_BY_STAGE,
         .check = 1, .racks_key = "racks",
         .rack_keys = { "rack" }, .whole_job = 1, .label = fc_label_scaling,
         .subject = fc_subject_point, .figure = fc_figure_scaling,

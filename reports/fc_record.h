@@ -116,6 +116,9 @@ typedef struct fc_record_type {
     int bits_rejudged;              /* zero tolerance applied again from its
                                      * own figures (fc_verdict_figures.h) */
     int bits_per_size;              /* ... and from each of its `sizes` */
+    int calls_counted;              /* it carries the collective calls made
+                                     * and checked (lib/fc_calls.h), and its
+                                     * PASS needs every one checked */
     const char *rack_keys[2];       /* the members naming a rack it
                                      * concerns (NULL: unused) */
     const char *racks_key;          /* an array member naming more racks it

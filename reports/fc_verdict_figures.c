@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "fc_alloc.h"
+#include "fc_calls.h"
 #include "fc_coll.h"
 #include "fc_confirm_rule.h"
 #include "fc_counters_check.h"
@@ -420,9 +421,16 @@ int fc_record_limit_fails(json_t *rec, char *why, size_t len)
     return 0;
 }
 
+int fc_record_unchecked_calls(json_t *rec, char *why, size_t len)
+{
+    why[0] = '\0';
+    return fc_record_type_of(rec)->calls_counted &&
+           fc_calls_json_unchecked(json_object_get(rec, "calls"), why, len);
+}
+
 int fc_record_rejudged(json_t *rec, char *text, size_t len)
 {
-    char why[256];
+    char why[320];
     const char *verdict = fc_json_str(rec, "verdict");
 
     text[0] = '\0';
@@ -431,6 +439,9 @@ int fc_record_rejudged(json_t *rec, char *text, size_t len)
     if (fc_record_wrong_bits(rec, why, sizeof(why)))
         snprintf(text, len, "its own figures show wrong bits (%s), though its verdict says "
                  "'%s': wrong bits are never tolerated", why, verdict);
+    else if (strcmp(verdict, "PASS") == 0 && fc_record_unchecked_calls(rec, why, sizeof(why)))
+        snprintf(text, len, "its own figures do not show every call checked (%s), though "
+                 "its verdict says 'PASS'", why);
     else if (strcmp(verdict, "PASS") == 0 && fc_record_limit_fails(rec, why, sizeof(why)))
         snprintf(text, len, "its own figures fail its limit (%s), though its verdict says "
                  "'%s' and no confirmation alone cleared it", why, verdict);
@@ -439,13 +450,16 @@ int fc_record_rejudged(json_t *rec, char *text, size_t len)
 
 const char *fc_record_verdict(json_t *rec)
 {
-    char why[256];
+    char why[320];
 
     /* a PASS its own figures contradict: wrong bits, whatever it says; a
-     * limit it fails that no confirmation alone cleared */
+     * call whose output it does not show checked; a limit it fails that no
+     * confirmation alone cleared */
     return fc_record_wrong_bits(rec, why, sizeof(why)) ||
            (strcmp(fc_json_str(rec, "verdict"), "PASS") == 0 &&
-            fc_record_limit_fails(rec, why, sizeof(why))) ? "FAIL" : fc_json_str(rec, "verdict");
+            (fc_record_unchecked_calls(rec, why, sizeof(why)) ||
+             fc_record_limit_fails(rec, why, sizeof(why)))) ? "FAIL"
+                                                            : fc_json_str(rec, "verdict");
 }
 
 int fc_record_contradiction(json_t *rec, char *why, size_t len)

@@ -21,6 +21,11 @@
  * which an unconfirmed timing failure still fails its group. That the
  * limit it records is the one the frozen profile gives it is checked
  * where the profile is known (fc_verdict_limits.c).
+ *
+ * And the calls: a record that counts its collective calls (a point, a
+ * contention phase, a scaling count, an overlap size: lib/fc_calls.h) and
+ * says PASS while its count does not show every call's output checked,
+ * or has no count, is a FAIL: no PASS from an unchecked call.
  */
 #ifndef FC_VERDICT_FIGURES_H
 #define FC_VERDICT_FIGURES_H
@@ -43,15 +48,22 @@ int fc_record_wrong_bits(json_t *rec, char *why, size_t len);
  * (lib/fc_confirm_rule.h), as the stage decides. why says which. */
 int fc_record_limit_fails(json_t *rec, char *why, size_t len);
 
+/* 1 when rec is of a type that counts its collective calls (fc_record.h
+ * calls_counted) and its "calls" member does not show every call made
+ * checked (lib/fc_calls.h: absent, malformed, or checked below made):
+ * no PASS from an unchecked call. why says which. */
+int fc_record_unchecked_calls(json_t *rec, char *why, size_t len);
+
 /* 1 when the report's verdict on rec is FAIL though its own is not: its
- * figures show wrong bits (any verdict but FAIL), or it says PASS and
- * its figures fail its limit (fc_record_limit_fails); text says which, in
- * the words every report uses. */
+ * figures show wrong bits (any verdict but FAIL), or it says PASS and its
+ * figures do not show every call checked (fc_record_unchecked_calls) or
+ * fail its limit (fc_record_limit_fails); text says which, in the words
+ * every report uses. */
 int fc_record_rejudged(json_t *rec, char *text, size_t len);
 
 /* The verdict the report gives rec: "FAIL" when its figures show wrong
- * bits, or when it says PASS and its figures fail its limit, else its own
- * verdict ("" when it has none). */
+ * bits, or when it says PASS and its figures do not show every call
+ * checked or fail its limit, else its own verdict ("" when it has none). */
 const char *fc_record_verdict(json_t *rec);
 
 /* 1 when rec contradicts itself, so neither its PASS nor the fault it

@@ -147,6 +147,7 @@ static void fc_ovl_size(fc_stage_ctx_t *ctx, uint64_t bytes, double units_per_ms
     long chunk = (long)(op->compute_ms * units_per_ms / FC_OVL_CHUNKS) + 1;
     double work[2] = { 0, 0 }, work_all[2] = { 0, 0 };  /* units alone, together */
     fc_ovl_bad_t bad = { 0 };
+    fc_calls_t calls = { { 0 }, { 0 } }, calls_all = { { 0 }, { 0 } };
     const fc_selftest_t *st = &ctx->opts.selftest;
     char what[96];
     struct { double wrong; int rank; } wr, first;
@@ -185,8 +186,13 @@ static void fc_ovl_size(fc_stage_ctx_t *ctx, uint64_t bytes, double units_per_ms
                 ((unsigned char *)&recv[e])[(st->bit / 8) % sizeof(float)] ^=
                     (unsigned char)(1u << (st->bit % 8));
             }
-            if (m != 1)
+            if (m != 1) {
+                fc_calls_kind_t kind = it < ctx->sp.warmup ? FC_CALLS_WARMUP : FC_CALLS_TIMED;
+
+                calls.made[kind]++;
                 fc_ovl_check(recv, count, n, it, &bad);
+                calls.checked[kind]++;
+            }
         }
         if (it >= ctx->sp.warmup)
             for (int m = 0; m < 3; ++m)
@@ -196,6 +202,7 @@ static void fc_ovl_size(fc_stage_ctx_t *ctx, uint64_t bytes, double units_per_ms
                   mine, slow, 3 * iters);
     fc_ctl_reduce(MPI_COMM_WORLD, 0, "the compute done", FC_CTL_DOUBLE, FC_CTL_SUM, work,
                   work_all, 2);
+    fc_overlap_calls_reduce(&calls, &calls_all);
     wr.wrong = (double)bad.wrong;
     wr.rank = bad.wrong ? ctx->world_rank : n;
     fc_ctl_allreduce_maxloc(MPI_COMM_WORLD, "the first rank with wrong elements", wr.wrong,
@@ -215,7 +222,8 @@ static void fc_ovl_size(fc_stage_ctx_t *ctx, uint64_t bytes, double units_per_ms
                                 .iters = iters, .slow = slow, .work_pct = work_all[0] > 0 ?
                                 100 * work_all[1] / work_all[0] : 0, .wrong_all = wrong_all,
                                 .first_rank = first.rank, .kind = "compute",
-                                .extra = json_pack("{s:i}", "polls", FC_OVL_CHUNKS) };
+                                .extra = json_pack("{s:i}", "polls", FC_OVL_CHUNKS),
+                                .calls = calls_all };
 
             memcpy(m.det, det, sizeof(det));
             fc_overlap_record(ctx, &m);

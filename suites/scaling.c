@@ -172,6 +172,13 @@ static int fc_scl_record(fc_stage_ctx_t *ctx, const fc_scl_t *sc, int ci,
         json_array_append_new(reasons, json_string(why));
         verdict = "FAIL";
         impl = fc_stage_wrong_implicates(ctx, s->first_bad_rank >= 0 ? s->first_bad_rank : 0);
+    } else if (fc_calls_unchecked(&s->calls) > 0) {
+        /* no PASS from an unchecked call (fc_calls.h) */
+        fc_calls_why(&s->calls, why, sizeof(why));
+        json_array_append_new(reasons, json_string(why));
+        verdict = "FAIL";
+        impl = json_pack("{s:s, s:s, s:s, s:O, s:b}", "part", "cluster", "host", "", "rack",
+                         "", "racks", racks, "quarantine", 0);
     } else if (floor_gbps >= 0 && peak < floor_gbps) {
         snprintf(why, sizeof(why), "busbw %.3f GB/s on %d nodes is below the floor %g GB/s "
                  "(limits: min_busbw_gbps, profile line %d; the count's fastest iteration): "
@@ -253,6 +260,7 @@ static int fc_scl_record(fc_stage_ctx_t *ctx, const fc_scl_t *sc, int ci,
     json_object_set_new(rec, "iters", json_integer(s->iters));
     json_object_set_new(rec, "warmup", json_integer(s->warmup));
     json_object_set_new(rec, "wrong", json_integer((json_int_t)s->wrong));
+    json_object_set_new(rec, "calls", fc_calls_json(&s->calls));
     json_object_set_new(rec, "reasons", reasons);
     json_object_set_new(rec, "implicates", impl);
     json_object_set_new(rec, "verdict", json_string(verdict));

@@ -148,16 +148,9 @@ static void fc_soak_merge(fc_soak_point_t *p, const fc_point_summary_t *s)
         t->arrival_last_rank = s->arrival_last_rank;
         memcpy(t->arrival_last_host, s->arrival_last_host, sizeof(t->arrival_last_host));
     }
-    if (t->wrong == 0 && s->wrong > 0) {
-        t->first_bad_rank = s->first_bad_rank;
-        memcpy(t->first_bad_host, s->first_bad_host, sizeof(t->first_bad_host));
-        t->first_bad_iter = s->first_bad_iter;
-        t->first_bad_pos = s->first_bad_pos;
-        t->first_expected = s->first_expected;
-        t->first_actual = s->first_actual;
-        t->first_rank_wrong = s->first_rank_wrong;
-    }
+    fc_point_summary_take_first_bad(t, s);
     t->wrong += s->wrong;
+    fc_calls_add(&t->calls, &s->calls);     /* every run's calls, made and checked */
     if (s->bad_ranks > t->bad_ranks)
         t->bad_ranks = s->bad_ranks;
     t->digest_ranks_agree = t->digest_ranks_agree && s->digest_ranks_agree;

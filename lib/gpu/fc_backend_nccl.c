@@ -14,7 +14,10 @@
  * then the ranks agree that every one enqueued (this allreduce is the
  * common start) and release their gates, so the events bracket the
  * collective alone, not the host's launch. run_batch times n calls back to
- * back between one pair of events (time / n), as nccl-tests does.
+ * back between one pair of events (time / n), as nccl-tests does: the
+ * engine's, each call with an output of its own that the engine checks
+ * after the batch, by the verify and digest kernels (fc_backend.h); the
+ * plugin table's (the single-process node check), one call n times.
  *
  * Failure: every wait is bounded and polls the event, the communicator's
  * asynchronous error and a clock (lib/gpu/fc_gpu_wait.h); after each call
@@ -217,8 +220,10 @@ static fc_status_t fc_nccl_copy(fc_backend_t *be, void *dst, const void *src, si
     return fc_nccl_local_wait(nb, "copy");
 }
 
-/* Enqueue gate, start, n calls (calls[i % 2]), stop on this rank's stream. */
-static fc_status_t fc_nccl_enqueue(fc_backend_t *be, const fc_coll_call_t calls[2], int n)
+/* Enqueue gate, start, n calls (calls[i % ncalls]), stop on this rank's
+ * stream. */
+static fc_status_t fc_nccl_enqueue(fc_backend_t *be, const fc_coll_call_t *calls, int ncalls,
+                                   int n)
 {
     fc_nccl_t *nb = be->priv;
     ncclResult_t r;
@@ -227,7 +232,7 @@ static fc_status_t fc_nccl_enqueue(fc_backend_t *be, const fc_coll_call_t calls[
     FC_NCCL_CUDA(nb, "gate kernel", fc_cuda_gate_hold(nb->gate, nb->stream));
     FC_NCCL_CUDA(nb, "cudaEventRecord", cudaEventRecord(nb->start, nb->stream));
     for (int i = 0; i < n; ++i) {
-        const fc_coll_call_t *c = &calls[i & 1];
+        const fc_coll_call_t *c = &calls[i % ncalls];
 
         if ((r = fc_nccl_issue(c->coll, c->dtype, c->op, c->send, c->recv, c->count, c->root,
                                be->rank, be->size, nb->comm, nb->stream)) != ncclSuccess) {
@@ -240,10 +245,10 @@ static fc_status_t fc_nccl_enqueue(fc_backend_t *be, const fc_coll_call_t calls[
     return FC_OK;
 }
 
-/* n calls (calls[i % 2]) between one pair of events, every rank
+/* n calls (calls[i % ncalls]) between one pair of events, every rank
  * together; this rank's time per call. */
-static fc_status_t fc_nccl_run_n(fc_backend_t *be, const fc_coll_call_t calls[2], int n,
-                                 double *seconds_p)
+static fc_status_t fc_nccl_run_n(fc_backend_t *be, const fc_coll_call_t *calls, int ncalls,
+                                 int n, double *seconds_p)
 {
     fc_nccl_t *nb = be->priv;
     const char *name = fc_coll_desc(calls[0].coll)->name;
@@ -254,7 +259,7 @@ static fc_status_t fc_nccl_run_n(fc_backend_t *be, const fc_coll_call_t calls[2]
         return FC_ERR_FAIL;    /* aborted by every rank together */
     /* after a local failure nothing is enqueued on this rank: the call's
      * agreement fails on every rank, which abort together */
-    st = nb->peer.failed ? FC_ERR_FAIL : fc_nccl_enqueue(be, calls, n);
+    st = nb->peer.failed ? FC_ERR_FAIL : fc_nccl_enqueue(be, calls, ncalls, n);
     nb->waiting = nb->stop;
     FC_CHECK(fc_gpu_call(&nb->peer, st, &fc_nccl_comm_ops, &fc_nccl_wait_ops, nb,
                          nb->timeout_s, name));
@@ -270,9 +275,7 @@ static fc_status_t fc_nccl_run_n(fc_backend_t *be, const fc_coll_call_t calls[2]
 
 static fc_status_t fc_nccl_run(fc_backend_t *be, const fc_coll_call_t *call, double *seconds_p)
 {
-    const fc_coll_call_t calls[2] = { *call, *call };
-
-    return fc_nccl_run_n(be, calls, 1, seconds_p);
+    return fc_nccl_run_n(be, call, 1, 1, seconds_p);
 }
 
 /* The plugin table's batch (the MPI-free node check): one call n times;
@@ -280,19 +283,17 @@ static fc_status_t fc_nccl_run(fc_backend_t *be, const fc_coll_call_t *call, dou
 static fc_status_t fc_nccl_run_batch(fc_backend_t *be, const fc_coll_call_t *call, int n,
                                      double *seconds_p)
 {
-    const fc_coll_call_t calls[2] = { *call, *call };
-
-    return fc_nccl_run_n(be, calls, n < 1 ? 1 : n, seconds_p);
+    return fc_nccl_run_n(be, call, 1, n < 1 ? 1 : n, seconds_p);
 }
 
-/* The backend table's batch (the engine's): calls[i % 2], n of them; this
- * rank's total time. */
-static fc_status_t fc_nccl_run_pairs(fc_backend_t *be, const fc_coll_call_t calls[2], int n,
+/* The backend table's batch (the engine's): calls[0..n-1], each into an
+ * output of its own; this rank's total time. */
+static fc_status_t fc_nccl_run_calls(fc_backend_t *be, const fc_coll_call_t *calls, int n,
                                      double *seconds_p)
 {
     double per = 0;
 
-    FC_CHECK(fc_nccl_run_n(be, calls, n < 1 ? 1 : n, &per));
+    FC_CHECK(fc_nccl_run_n(be, calls, n < 1 ? 1 : n, n < 1 ? 1 : n, &per));
     *seconds_p = per * (n < 1 ? 1 : n);
     return FC_OK;
 }
@@ -391,7 +392,7 @@ static const fc_backend_ops_t fc_nccl_ops = {
     .poison_func = fc_nccl_poison,
     .copy_func = fc_nccl_copy,
     .run_func = fc_nccl_run,
-    .run_batch_func = fc_nccl_run_pairs,
+    .run_batch_func = fc_nccl_run_calls,
     .verify_func = fc_nccl_verify,
     .verify_untouched_func = fc_nccl_verify_untouched,
     .digest_func = fc_nccl_digest,

@@ -3,8 +3,9 @@
 # machine (one host, 3 ranks), faults planted from outside by the MPI
 # injector (tests/inject):
 #   - a clean run of reduce (root rotated) and the in-place collectives
-#     passes, with per-iteration and batched busbw in every record but
-#     those of a sum in place (whose batch could not be checked);
+#     passes, with per-iteration and batched busbw in every record, a sum
+#     in place's too (each call of the batch has an output of its own,
+#     checked after it), and every call counted made and checked;
 #   - a transport whose calls do nothing (mode noop): every point FAILs
 #     with wrong elements (the previous output is the other input set's);
 #   - a transport that re-sends the previous call's data (mode stale):
@@ -50,10 +51,11 @@ run clean
 rc=$?
 n=$(rec clean 'scalar grep { $_->{type} eq "point" && $_->{verdict} eq "PASS" && $_->{wrong} == 0 } @r')
 ok $(( rc != 0 || n != 14 )) "reduce, broadcast and the in-place collectives pass clean ($rc, $n of 14)"
-n=$(rec clean 'scalar grep { $_->{type} eq "point" &&
-    ($_->{collective} =~ /^(all_reduce|reduce_scatter)_inplace$/ ? !$_->{batched} :
-    $_->{batched}{busbw_gbps} > 0 && $_->{batched}{calls} == 4) } @r')
-ok $(( n != 14 )) "every record has its batched busbw beside the per-iteration one (all_gather and broadcast in place too); a sum in place has none ($n)"
+n=$(rec clean 'scalar grep { my $c = $_->{calls}; $_->{type} eq "point" &&
+    $_->{batched}{busbw_gbps} > 0 && $_->{batched}{calls} == 4 &&
+    $c->{warmup}{checked} == 1 && $c->{timed}{checked} == 4 && $c->{batched}{checked} == 4 &&
+    !grep { $c->{$_}{made} != $c->{$_}{checked} } keys %$c } @r')
+ok $(( n != 14 )) "every record has its batched busbw beside the per-iteration one (in place too, a sum's included), and its 1 + 4 + 4 calls made and checked ($n)"
 
 run noop --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H --env FC_INJECT_MODE=noop
 rc=$?

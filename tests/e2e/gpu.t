@@ -20,7 +20,7 @@ if [ "$("$BUILD/fabcert-node-gpu" --count 2>/dev/null)" -gt 0 ] 2>/dev/null; the
 fi
 plan 12
 
-[ -s "$PLUGIN" ] && nm -D --defined-only "$PLUGIN" | grep -q ' fc_gpu_plugin_v5$'
+[ -s "$PLUGIN" ] && nm -D --defined-only "$PLUGIN" | grep -q ' fc_gpu_plugin_v6$'
 ok $? "the GPU plugin is built and exports its table"
 # (cuobjdump is not in every toolkit image; the fat binary names its targets)
 archs=$(strings -a "$PLUGIN" | grep -o 'sm_[0-9]*' | sort -u | tr '\n' ' ')

@@ -99,7 +99,7 @@
  *                     (default: all of them)
  *   FC_INJECT_CALL    act from the Nth matching call on (kill and stop: at
  *                     it); default 1
- *   FC_INJECT_TIMES   corrupt-send and delay: act on this many matching calls
+ *   FC_INJECT_TIMES   corrupt-send, corrupt-recv and delay: act on this many matching calls
  *                     only, then behave (an intermittent fault; counted per
  *                     process, so a new program starts counting again);
  *                     default 0, no end
@@ -111,6 +111,12 @@
  *                     seeded with FC_INJECT_SEED (default 1) plus the world
  *                     rank, so a run is repeatable; default 0, every call
  *                     (with FC_INJECT_EVERY, both must choose the call)
+ *   FC_INJECT_TALLY   a file to which each process whose injection is on
+ *                     appends one line at MPI_Finalize: "PROGRAM HOST RANK
+ *                     calls=C received=R flipped=F": the matching calls it
+ *                     made, those in which it received data, and the bits
+ *                     corrupt-recv flipped (a test's own count of the calls,
+ *                     beside the one the stage reports)
  *   FC_INJECT_MIN_BYTES  calls smaller than this do not match (default 4096)
  *   FC_INJECT_MAX_BYTES  flip-recv, count: calls that deliver more than this
  *                     do not count (default 1048576)
@@ -130,6 +136,7 @@
 #include <mpi.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,6 +269,7 @@ int fc_inject_call(const char *coll, int count, MPI_Datatype dt)
 
     if (!fc_inj.configured)
         fc_inject_configure();
+    fc_inj.matched = 0;
     if (fc_inj.mode == FC_INJECT_OFF || dt == MPI_BYTE || dt == MPI_CHAR)
         return 0;
     snprintf(key, sizeof(key), ",%s,", coll);
@@ -270,6 +278,7 @@ int fc_inject_call(const char *coll, int count, MPI_Datatype dt)
     PMPI_Type_size(dt, &size);
     if ((long)count * size < fc_inj.min_bytes)
         return 0;
+    fc_inj.matched = 1;
     if (++fc_inj.calls < fc_inj.call_at)
         return 0;
     if (fc_inj.times > 0 && fc_inj.calls >= fc_inj.call_at + fc_inj.times)
@@ -432,11 +441,35 @@ void fc_inject_recv(int act, void *buf, long first, int count, MPI_Datatype dt)
     int size = 0;
     long at;
 
-    if (act != FC_ACT_CORRUPT_RECV || count <= 0 || buf == NULL || buf == MPI_IN_PLACE)
+    if (!fc_inj.matched || count <= 0 || buf == NULL || buf == MPI_IN_PLACE)
+        return;
+    fc_inj.received++;
+    if (act != FC_ACT_CORRUPT_RECV)
         return;
     PMPI_Type_size(dt, &size);
     at = (first + fc_inj.index % count) * size + fc_inj.bit / 8 % size;
     ((unsigned char *)buf)[at] ^= (unsigned char)(1u << (fc_inj.bit % 8));
+    fc_inj.flipped++;
+}
+
+void fc_inject_tally(void)
+{
+    const char *path = getenv("FC_INJECT_TALLY");
+    char line[512];
+    int rank = -1, fd, len;
+
+    if (path == NULL || *path == 0 || fc_inj.mode == FC_INJECT_OFF)
+        return;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    len = snprintf(line, sizeof(line), "%s %s %d calls=%ld received=%ld flipped=%ld\n",
+                   program_invocation_short_name, fc_inj.host, rank, fc_inj.calls,
+                   fc_inj.received, fc_inj.flipped);
+    /* one write with O_APPEND: the ranks' lines never interleave */
+    fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+    if (fd < 0 || write(fd, line, (size_t)len) != len)
+        fprintf(stderr, "fc_inject: cannot append to %s: %s\n", path, strerror(errno));
+    if (fd >= 0)
+        close(fd);
 }
 
 /* flip-recv and count: the call `coll` delivered `bytes` bytes of type dt

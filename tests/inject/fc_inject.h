@@ -32,6 +32,9 @@ typedef struct fc_inject_state {
     uint64_t rng;                   /* its generator's state */
     long calls;                     /* matching calls seen */
     long acted;                     /* of those, the calls acted on */
+    long received, flipped;         /* of them: with data received, bits
+                                     * corrupt-recv flipped (the tally) */
+    int matched;                    /* the current call is one of them */
     long max_bytes, recvs;          /* flip-recv, count: the calls counted */
     int announced;
     int fail_pending;               /* error: the current call reports one */
@@ -61,6 +64,8 @@ void fc_inject_recv(int act, void *buf, long first, int count, MPI_Datatype dt);
  * dt into buf on this rank (any type: control messages included). */
 void fc_inject_received(const char *coll, void *buf, long bytes, MPI_Datatype dt);
 long fc_inject_size(MPI_Datatype dt);
+/* FC_INJECT_TALLY: this process's counts, one line appended at the end. */
+void fc_inject_tally(void);
 /* The bytes a call with per-rank counts and displacements filled. */
 long fc_inject_extent(const int *counts, const int *displs, int n, MPI_Datatype dt);
 

@@ -47,6 +47,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, M
     PMPI_Comm_rank(comm, &rank);
     if (!fc_inj.configured)
         fc_inject_configure();
+    fc_inj.matched = 0;
     /* scribble counts only the calls off the root */
     act = fc_inj.mode == FC_INJECT_SCRIBBLE && rank == root ? 0
                                                              : fc_inject_call("reduce", count, dt);
@@ -320,6 +321,7 @@ static void fc_inject_done(MPI_Request req, int rc)
         if (p->req != req || (!p->copy && !p->rbuf))
             continue;
         free(p->copy);
+        fc_inj.matched = 1;         /* the call counted when it was made */
         if (p->rbuf && rc == MPI_SUCCESS)
             fc_inject_recv(p->act, p->rbuf, 0, p->count, p->dt);
         memset(p, 0, sizeof(*p));
@@ -383,18 +385,25 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status)
     return rc;
 }
 
-/* The overlap stage's collective (suites/overlap.c); only blocking acts on
- * it. */
+/* The overlap stage's collective (suites/overlap.c): blocking acts on it
+ * at the call; what it receives is there when its request completes
+ * (MPI_Wait, MPI_Test), where corrupt-recv acts and the tally counts it. */
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
                    MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
-    if (fc_inject_call("iallreduce", count, dt) == FC_ACT_BLOCK) {
-        int rc = PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
+    int act = fc_inject_call("iallreduce", count, dt), rc;
 
+    if (act == FC_ACT_BLOCK) {
+        rc = PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
         *req = MPI_REQUEST_NULL;
+        if (rc == MPI_SUCCESS)
+            fc_inject_recv(act, recvbuf, 0, count, dt);
         return rc;
     }
-    return PMPI_Iallreduce(sendbuf, recvbuf, count, dt, op, comm, req);
+    rc = PMPI_Iallreduce(sendbuf, recvbuf, count, dt, op, comm, req);
+    if (rc == MPI_SUCCESS && fc_inj.matched)
+        fc_inject_hold(*req, NULL, act, recvbuf, count, dt);
+    return rc;
 }
 
 /* test-waits: the poll that moves the whole collective (see the top). */
@@ -430,6 +439,7 @@ int MPI_Finalize(void)
         fc_inject_say("SIGKILL in MPI_Finalize", "finalize");
         raise(SIGKILL);
     }
+    fc_inject_tally();
     if (fc_inj.mode == FC_INJECT_COUNT) {
         int rank = -1;
 

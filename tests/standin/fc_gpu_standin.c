@@ -113,9 +113,9 @@ static void fc_standin_release(void *ctx)
 
     if (sb->peer.aborted || sb->calls == NULL || sb->done)
         return;
-    /* a batch alternates two calls; the root's copy of each is the same
-     * every time, so once before the first does */
-    for (int i = 0; i < (sb->n == 1 ? 1 : 2); ++i)
+    /* each call of a batch has its own output: the root's copy into each,
+     * before the first (the copy is the same whenever it is made) */
+    for (int i = 0; i < sb->n; ++i)
         fc_standin_bcast_copy(sb, &sb->calls[i]);
     if (sb->n == 1)
         sb->result = sb->inner.ops->run_func(&sb->inner, &sb->calls[0], &sb->seconds);
@@ -235,10 +235,10 @@ static fc_status_t fc_standin_run(fc_backend_t *be, const fc_coll_call_t *call,
     return fc_standin_run_n(be, call, 1, seconds_p);
 }
 
-static fc_status_t fc_standin_run_batch(fc_backend_t *be, const fc_coll_call_t calls[2], int n,
+static fc_status_t fc_standin_run_batch(fc_backend_t *be, const fc_coll_call_t *calls, int n,
                                         double *seconds_p)
 {
-    return fc_standin_run_n(be, calls, n < 2 ? 2 : n, seconds_p);
+    return fc_standin_run_n(be, calls, n, seconds_p);
 }
 
 static void fc_standin_fini(fc_backend_t *be)
