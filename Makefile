@@ -1,6 +1,7 @@
 # fabcert build. `make` builds everything whose dependencies are present
 # (parts whose toolkits are absent are left out with one line saying so);
-# `make check` runs every test through prove; `make bench` prints figures;
+# `make check` runs every test through prove's harness, in parallel lanes
+# (tests/lanes); `make bench` prints figures;
 # `make run` is the quick-start certification of this machine.
 
 BUILD    ?= build
@@ -25,7 +26,6 @@ endif
 # stage programs export their symbols, so the GPU plugin shares their
 # logging and descriptors
 LDEXPORT := -rdynamic
-PROVE    ?= prove --timer
 
 LIB_SRCS := $(wildcard lib/*.c) $(wildcard kernels/*.c)
 LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
@@ -268,8 +268,12 @@ $(BUILD)/tests/fuzz_libfuzzer: $(LF_OBJS)
 	@mkdir -p $(dir $@)
 	OMPI_CC=$(FUZZ_CLANG) $(MPICC) $(LF_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 
+# the tests in parallel lanes, then those that must run alone (tests/lanes:
+# a test's `lane:` line; CHECK_JOBS=1 runs them one by one, in this order)
+CHECK_JOBS ?= 3
+CHECK_TESTS = $(UNIT) $(GPU_UNIT) $(FUZZ) tests/fuzz/libfuzzer.t $(wildcard tests/e2e/*.t)
 check: all $(FUZZ) $(LIBFUZZER) check-layers
-	$(PROVE) --exec '' $(UNIT) $(GPU_UNIT) $(FUZZ) tests/fuzz/libfuzzer.t tests/e2e/*.t
+	tests/lanes -j $(CHECK_JOBS) $(CHECK_TESTS)
 
 # the layering of docs/ARCHITECTURE.md on the built objects: no circle of
 # files, no use of a higher layer (the table: tests/layers/layers.txt)

@@ -18,6 +18,7 @@
 #     its rack's NVLink domain, naming the tray.
 # FC_E2E_ALL_PROFILES=1 runs the other acceptance profiles end to end too
 # (minutes).
+# lane: long (a minute or more: started first)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 STANDIN=$PWD/$BUILD/tests/libfc_gpu_standin.so

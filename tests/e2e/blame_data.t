@@ -48,6 +48,7 @@
 # same in place (its contribution corrupted inside its recv buffer): every
 # in-place collective sees it, and the retest names rank 2.
 # Needs root (namespaces); skips with the reason otherwise.
+# lane: long (a minute or more: started first)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 INJ=$PWD/$BUILD/libfc_inject.so

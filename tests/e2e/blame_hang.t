@@ -50,6 +50,7 @@
 #     only with FC_E2E_FABRIC_CUT=1; otherwise their points are skipped with
 #     that reason.
 # Needs root (namespaces); skips with the reason otherwise.
+# lane: long (a minute or more: started first)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcb 2,3,1

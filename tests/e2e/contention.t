@@ -37,6 +37,7 @@
 #     foreground runs on nccl beside a background rank that has none, and
 #     the devices record lists the foreground's GPU alone.
 # Needs root (namespaces); skips with the reason otherwise.
+# lane: long (a minute or more: started first)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_cleanup() { umount "$TMP/ro" 2>/dev/null; }

@@ -23,6 +23,7 @@
 #     as the hostfile names them, and the rack map saying each one's node;
 #   - a worker on a node the rack map lacks stops the launcher (exit 2)
 #     naming the worker and the node, before anything runs.
+# lane: long (a minute or more: started first)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 FIX=tests/fixtures

@@ -24,6 +24,7 @@
 #     edited into a step the record does not report, and a drift not
 #     judged (drift_pct null) is INCOMPLETE.
 # Needs root (namespaces); skips with the reason otherwise.
+# lane: long (a minute or more: started first)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcs

@@ -41,6 +41,7 @@
 # left out makes every rack INCOMPLETE), with the pairs' relative limit
 # at 95% (a veth pair on 9 namespaces sharing 2 cores wanders up to 5
 # times; a shaped link is 99% below).
+# lane: serial (clean runs judged by relative rules: failed 8 of 24 points beside neighbours)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcu 5,3,1

@@ -13,6 +13,7 @@
 #   - the HTML report of the slow-link run renders in headless Chromium
 #     (screenshot kept as report/rack1.png) and names the failing node.
 # Needs root (namespaces); skips with the reason otherwise.
+# lane: long (a minute or more: started first)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fct

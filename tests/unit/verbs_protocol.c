@@ -23,6 +23,8 @@
  *   - calls out of step (a transfer against a pingpong), a ping of the
  *     wrong size, a transfer beyond the buffer: each named, none OK.
  * What it cannot show is the hardware: tests/rdma/run-rdma-checks.
+ *
+ * lane: serial (a receiver sleeping 20 ms against a sender that goes on)
  */
 #include <pthread.h>
 #include <stdio.h>
