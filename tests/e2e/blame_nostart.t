@@ -23,6 +23,7 @@
 #     names it, or names no rank and every rank of that host alone never
 #     reached main).
 # Needs root (namespaces); skips with the reason otherwise.
+# lane: long (a minute or more: started first)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcn

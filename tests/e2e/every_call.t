@@ -29,6 +29,7 @@
 # Sizes of 16 KiB and more on 3 ranks: the injector counts calls of 4 KiB
 # and more (FC_INJECT_MIN_BYTES), which keeps the stages' own small
 # control messages out of its count.
+# lane: long (a minute or more: started first)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 INJ=$PWD/$BUILD/libfc_inject.so
