@@ -10,10 +10,14 @@ CFLAGS   ?= -O3 -g
 # position-independent everywhere: the GPU plugin links some lib objects
 override CFLAGS += -fPIC
 REVISION := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
-CPPFLAGS += -Ilib -Ikernels -Ireports -Irunners -Itests/lib -DFC_GIT_REVISION='"$(REVISION)"'
+# lib/ in folders by concept (docs/ARCHITECTURE.md, tests/layers/layers.txt);
+# lib/gpu/ is the plugin, built apart
+LIB_DIRS := $(filter-out lib/gpu,$(patsubst %/,%,$(sort $(dir $(wildcard lib/*/*.[ch])))))
+LIB_INC  := $(addprefix -I,$(LIB_DIRS))
+CPPFLAGS += -Ilib $(LIB_INC) -Ikernels -Ireports -Irunners -Itests/lib -DFC_GIT_REVISION='"$(REVISION)"'
 WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter
 LIBS     := -lfyaml -ljansson -lxxhash -lsodium -lm -ldl
-# the verbs NIC transport (lib/fc_nic_verbs*.c) where libibverbs' header is
+# the verbs NIC transport (lib/nic/fc_nic_verbs*.c) where libibverbs' header is
 # found; else it is built as a table whose every call is a skip saying so.
 # --as-needed: only the programs that use the transport depend on it.
 VERBS_H  := $(wildcard /usr/include/infiniband/verbs.h)
@@ -27,11 +31,11 @@ endif
 # logging and descriptors
 LDEXPORT := -rdynamic
 
-LIB_SRCS := $(wildcard lib/*.c) $(wildcard kernels/*.c)
+LIB_SRCS := $(wildcard $(addsuffix /*.c,$(LIB_DIRS))) $(wildcard kernels/*.c)
 LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
-# the profile loader (lib/fc_profile*.c), MPI-free: also linked by the
+# the profile loader (lib/profile/fc_profile*.c), MPI-free: also linked by the
 # MPI-free node program and the fuzz target
-PROFILE_SRCS := $(wildcard lib/fc_profile*.c)
+PROFILE_SRCS := $(wildcard lib/profile/fc_profile*.c)
 SUITES   := $(patsubst suites/%.c,$(BUILD)/suites/%,$(wildcard suites/*.c))
 UNIT     := $(patsubst tests/unit/%.c,$(BUILD)/tests/%.t,$(wildcard tests/unit/*.c))
 BENCH    := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
@@ -117,7 +121,7 @@ $(NOSTART): tests/inject/fc_nostart.c
 # memory, with the NVML reader and a CPU stand-in for the burn; the stage
 # program that opens it provides the rest
 $(STANDIN): tests/standin/fc_gpu_standin.c tests/standin/fc_gemm_standin.c lib/gpu/fc_gpu_agree.c lib/gpu/fc_gpu_wait.c \
-            lib/gpu/fc_nvml.c lib/gpu/fc_gpu_health.c $(wildcard lib/*.h lib/gpu/*.h)
+            lib/gpu/fc_nvml.c lib/gpu/fc_gpu_health.c $(wildcard lib/*/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) -Itests/standin $(CFLAGS) $(WARN) -shared -o $@ $(filter %.c,$^) -ljansson -ldl -lpthread
 
@@ -146,7 +150,7 @@ GPU_INC   := -I$(CUDA_HOME)/include $(if $(NCCL_INC),-I$(NCCL_INC))
 GPU_LDFLAGS := -L$(CUDA_LIB) -L$(NCCL_LIB) -Wl,-rpath,$(CUDA_LIB) -Wl,-rpath,$(NCCL_LIB)
 GPU_CUDA_LIBS := -lnccl -lcublasLt -lcudart
 # the lib objects the plugin and the MPI-free program carry
-GPU_LIB_OBJS := $(addprefix $(BUILD)/obj/,lib/fc_coll.o lib/fc_log.o lib/fc_status.o lib/fc_alloc.o \
+GPU_LIB_OBJS := $(addprefix $(BUILD)/obj/,lib/base/fc_coll.o lib/base/fc_log.o lib/base/fc_status.o lib/base/fc_alloc.o \
                 kernels/fc_pattern_host.o kernels/fc_kernels_cpu.o) $(FC_CHECK_OBJS)
 # CUDA code, and GPU host code that needs neither CUDA nor MPI (NVML is
 # opened at run time, the wait polls through a table)
@@ -171,7 +175,7 @@ endif
 
 $(BUILD)/obj/%.cu.o: %.cu $(DEPSTAMP)
 	@mkdir -p $(dir $@)
-	$(NVCC) -O3 -Ikernels -Ilib $(GPU_ARCHS) -Xcompiler -fPIC $(DEPFLAGS) -c $< -o $@
+	$(NVCC) -O3 -Ikernels -Ilib $(LIB_INC) $(GPU_ARCHS) -Xcompiler -fPIC $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/obj/lib/gpu/%.o: lib/gpu/%.c $(DEPSTAMP)
 	@mkdir -p $(dir $@)
@@ -185,42 +189,42 @@ $(GPU_PLUGIN): $(GPU_CU_OBJS) $(BUILD)/obj/lib/gpu/fc_backend_nccl.o $(BUILD)/ob
 # the node stage in one process, without MPI (gcc, not mpicc)
 $(BUILD)/obj/suites/gpu/%.o: suites/gpu/%.c $(DEPSTAMP)
 	@mkdir -p $(dir $@)
-	$(CC) -Ilib -Ikernels $(GPU_INC) $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
+	$(CC) -Ilib $(LIB_INC) -Ikernels $(GPU_INC) $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
 
 $(GPU_NODE): $(GPU_NODE_OBJS) $(GPU_CU_OBJS) $(GPU_HOST_OBJS) $(GPU_LIB_OBJS) \
              $(PROFILE_SRCS:%.c=$(BUILD)/obj/%.o) \
-             $(addprefix $(BUILD)/obj/lib/,fc_stages.o fc_input.o fc_inventory.o fc_hostlist.o fc_tap.o fc_stats.o \
-                                          fc_results.o fc_judge.o fc_peers.o fc_point_rank.o fc_calls.o)
+             $(addprefix $(BUILD)/obj/lib/,base/fc_stages.o base/fc_input.o inventory/fc_inventory.o base/fc_hostlist.o base/fc_tap.o engine/fc_stats.o \
+                                          base/fc_results.o engine/fc_judge.o engine/fc_peers.o engine/fc_point_rank.o engine/fc_calls.o)
 	$(CC) -o $@ $^ $(GPU_LDFLAGS) $(GPU_CUDA_LIBS) -lfyaml -ljansson -lsodium -lxxhash -ldl \
 	    -lpthread -lstdc++ -lm
 
 # the shared generator compiled both ways (C and CUDA), compared on the host
 $(GPU_TWINS): tests/gpu/pattern_twins.c $(BUILD)/obj/tests/gpu/pattern_twins_cuda.cu.o \
-              $(BUILD)/obj/lib/fc_tap.o $(BUILD)/obj/lib/fc_status.o $(BUILD)/obj/kernels/fc_pattern_host.o
+              $(BUILD)/obj/lib/base/fc_tap.o $(BUILD)/obj/lib/base/fc_status.o $(BUILD)/obj/kernels/fc_pattern_host.o
 	@mkdir -p $(dir $@)
-	$(CC) -Ilib -Ikernels $(GPU_INC) $(CFLAGS) $(WARN) -o $@ $^ $(GPU_LDFLAGS) -lcudart -lstdc++ -lm
+	$(CC) -Ilib $(LIB_INC) -Ikernels $(GPU_INC) $(CFLAGS) $(WARN) -o $@ $^ $(GPU_LDFLAGS) -lcudart -lstdc++ -lm
 
 # the kernels' per-thread code run on the host over simulated grids
 $(GPU_KTWINS): tests/gpu/kernel_twins.c $(BUILD)/obj/tests/gpu/kernel_twins_cuda.cu.o \
-               $(addprefix $(BUILD)/obj/,lib/fc_tap.o lib/fc_status.o kernels/fc_pattern_host.o \
+               $(addprefix $(BUILD)/obj/,lib/base/fc_tap.o lib/base/fc_status.o kernels/fc_pattern_host.o \
                                          kernels/fc_kernels_cpu.o) $(FC_CHECK_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) -Ilib -Ikernels $(CFLAGS) $(WARN) -o $@ $^ $(GPU_LDFLAGS) -lcudart -lxxhash -lstdc++ -lm
+	$(CC) -Ilib $(LIB_INC) -Ikernels $(CFLAGS) $(WARN) -o $@ $^ $(GPU_LDFLAGS) -lcudart -lxxhash -lstdc++ -lm
 
 $(NVML_STANDIN): tests/standin/fc_nvml_standin.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WARN) -shared -o $@ $<
 
 $(GPU_HEALTH_T): tests/gpu/gpu_health.c $(BUILD)/obj/lib/gpu/fc_nvml.o \
-                 $(BUILD)/obj/lib/gpu/fc_gpu_health.o $(BUILD)/obj/lib/fc_tap.o \
-                 $(BUILD)/obj/lib/fc_status.o | $(NVML_STANDIN)
+                 $(BUILD)/obj/lib/gpu/fc_gpu_health.o $(BUILD)/obj/lib/base/fc_tap.o \
+                 $(BUILD)/obj/lib/base/fc_status.o | $(NVML_STANDIN)
 	@mkdir -p $(dir $@)
-	$(CC) -Ilib $(CFLAGS) $(WARN) -o $@ $^ -ljansson -ldl
+	$(CC) -Ilib $(LIB_INC) $(CFLAGS) $(WARN) -o $@ $^ -ljansson -ldl
 
 $(GPU_AGREE): tests/gpu/gpu_agree.c tests/standin/fc_comm_standin.c \
               $(BUILD)/obj/lib/gpu/fc_gpu_agree.o $(BUILD)/obj/lib/gpu/fc_gpu_wait.o \
-              $(BUILD)/obj/lib/fc_log.o $(BUILD)/obj/lib/fc_status.o \
-              $(addprefix $(BUILD)/obj/lib/,fc_ctl.o fc_ctl_frame.o fc_watchdog.o fc_alloc.o)
+              $(BUILD)/obj/lib/base/fc_log.o $(BUILD)/obj/lib/base/fc_status.o \
+              $(addprefix $(BUILD)/obj/lib/,base/fc_ctl.o base/fc_ctl_frame.o base/fc_watchdog.o base/fc_alloc.o)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) -Itests/standin $(CFLAGS) $(WARN) -o $@ $^ -lxxhash -lpthread
 
@@ -229,13 +233,13 @@ FUZZ     := $(BUILD)/tests/fuzz_inputs.t
 # (fc_stage_opts.c: the stages' sweep, which the report derives again;
 # fc_judge.c, fc_peers.c, fc_confirm_rule.c: the rules it judges figures by;
 # fc_pairs_schedule.c and its plans: the pairs stage's schedule, derived again)
-FUZZ_SRCS := $(addprefix lib/,fc_input.c fc_ctl_frame.c fc_ctl_check.c fc_inventory.c fc_hostlist.c \
-               fc_topology.c fc_topo_parse.c fc_topo_slurm.c fc_topo_ibnet.c fc_topo_k8s.c fc_stages.c fc_coll.c \
-               fc_status.c fc_log.c \
-               fc_alloc.c fc_results.c fc_samples.c fc_stats.c fc_stats_compare.c fc_sensitivity.c \
-               fc_stage_opts.c fc_judge.c fc_peers.c fc_confirm_rule.c fc_drift.c fc_calls.c \
-               fc_counters.c fc_counters_interval.c fc_counters_check.c fc_counters_ethtool.c fc_contention_role.c \
-               fc_pairs_schedule.c fc_pairs_sample.c fc_pairs.c) \
+FUZZ_SRCS := $(addprefix lib/,base/fc_input.c base/fc_ctl_frame.c base/fc_ctl_check.c inventory/fc_inventory.c base/fc_hostlist.c \
+               inventory/fc_topology.c inventory/fc_topo_parse.c inventory/fc_topo_slurm.c inventory/fc_topo_ibnet.c inventory/fc_topo_k8s.c base/fc_stages.c base/fc_coll.c \
+               base/fc_status.c base/fc_log.c \
+               base/fc_alloc.c base/fc_results.c engine/fc_samples.c engine/fc_stats.c engine/fc_stats_compare.c engine/fc_sensitivity.c \
+               stage/fc_stage_opts.c engine/fc_judge.c engine/fc_peers.c engine/fc_confirm_rule.c soak/fc_drift.c engine/fc_calls.c \
+               counters/fc_counters.c counters/fc_counters_interval.c counters/fc_counters_check.c counters/fc_counters_ethtool.c stage/fc_contention_role.c \
+               stage/fc_pairs_schedule.c stage/fc_pairs_sample.c stage/fc_pairs.c) \
              $(PROFILE_SRCS) kernels/fc_pattern_host.c $(wildcard reports/*.c) \
              tests/fuzz/fuzz_targets.c
 FUZZ_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(FUZZ_SRCS) tests/fuzz/fuzz_inputs.c)
@@ -284,7 +288,7 @@ bench: all
 	bench/run
 
 # ---- install: the command, its stage programs, the GPU plugin, profiles ----
-# PREFIX/bin/fabcert finds the rest relative to itself (lib/fc_results.h,
+# PREFIX/bin/fabcert finds the rest relative to itself (lib/base/fc_results.h,
 # fc_path_shipped): PREFIX/libexec/fabcert/ holds the stage programs, the
 # probe and the retest (and the GPU plugin and fabcert-node-gpu where they
 # were built), PREFIX/share/fabcert/thresholds/ the shipped profiles;

@@ -1,7 +1,7 @@
 /*
  * pairs_sample.c - the pairs stage at 4,096 nodes, on paper and in
  * simulation: the full tournament against the sampled plan
- * (lib/fc_pairs_sample.h: `intra` rounds inside each rack, `inter` rounds
+ * (lib/stage/fc_pairs_sample.h: `intra` rounds inside each rack, `inter` rounds
  * across racks), for a few values of inter around log2(n). For each plan:
  * rounds, pairs measured, hours at a given time per round, and how often
  * planted faults are found and placed on the right part:
@@ -12,7 +12,7 @@
  *   path      the path between two nodes only: that one pair slow;
  *   mixed     4 NICs, 1 uplink and 2 spine paths at once.
  *
- * Placement follows the stage's rules (lib/fc_pairs.c fc_pairs_localise
+ * Placement follows the stage's rules (lib/stage/fc_pairs.c fc_pairs_localise
  * for nodes; the rack rule first: a rack whose pairs to other racks were
  * all slow and its own all fast is its uplink, and its nodes are not
  * blamed for it; a slow pair left over is its path, and a spine fault is

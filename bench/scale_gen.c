@@ -14,7 +14,7 @@
  * would get:
  *
  *   - pairs: the full tournament (n-1 rounds) or the sampled plan
- *     (the stage's own schedule, lib/fc_pairs_schedule.h, with K = 2 +
+ *     (the stage's own schedule, lib/stage/fc_pairs_schedule.h, with K = 2 +
  *     INTER: 2 rounds inside racks, INTER across; the frozen profile's
  *     pairs stage says mode: sampled and partners: K, so the report holds
  *     the records to that plan), a pairs_round record per round;

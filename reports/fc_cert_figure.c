@@ -1,7 +1,7 @@
 /*
  * fc_cert_figure.c - see fc_cert_figure.h. The members are the stages'
- * own (lib/fc_stage.c, lib/fc_pairs_report.c, suites/, the retest in
- * lib/fc_retest_records.c and lib/fc_retest_slow.c, the runner's
+ * own (lib/fc_stage.c, lib/pairs/fc_pairs_report.c, suites/, the retest in
+ * lib/retest/fc_retest_records.c and lib/retest/fc_retest_slow.c, the runner's
  * runners/fc_diagnose*.c); a limit the profile did not set (absent or
  * negative) is null.
  */

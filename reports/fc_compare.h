@@ -7,8 +7,8 @@
  * Each measurement both runs made is one comparison: a point of the node,
  * rack and cluster stages (stage, collective, type, op, requested size,
  * group) and a pair of the pairs stage at each size (its two hosts). The
- * samples each record keeps (lib/fc_samples.h) are tested with the
- * statistics of lib/fc_stats_compare.h: the one-sided Mann-Whitney test,
+ * samples each record keeps (lib/engine/fc_samples.h) are tested with the
+ * statistics of lib/engine/fc_stats_compare.h: the one-sided Mann-Whitney test,
  * Holm's step-down over every comparison of the two runs (family-wise
  * level alpha), and the bootstrap interval of the ratio of medians. A
  * comparison is SLOWER when the test rejects and the interval's lower end

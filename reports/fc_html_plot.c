@@ -219,7 +219,7 @@ void fc_html_stage_plots(FILE *f, const fc_rack_verdict_t *r, const char *stage)
 
 /* The level a soak point's windows would have had to hold to drift: its
  * tolerance above the level held before the drift, where the record has
- * them (lib/fc_drift.h); else, for older records, max_drift_pct above its
+ * them (lib/soak/fc_drift.h); else, for older records, max_drift_pct above its
  * fastest window. -1: no drift limit. *below_p: the level it is above. */
 static double fc_soak_plot_line(json_t *soak, double *below_p)
 {

@@ -13,7 +13,7 @@
 #include "fc_verdict.h"
 
 /* Each takes the records of one stage, named as in the stage table, whose
- * view (lib/fc_stages.h) is the plot's: reports/fc_html_rack.c chooses.
+ * view (lib/base/fc_stages.h) is the plot's: reports/fc_html_rack.c chooses.
  * One plot per collective of the stage's points that measured rack r
  * (FC_VIEW_SWEEP, FC_VIEW_SOAK). */
 void fc_html_stage_plots(FILE *f, const fc_rack_verdict_t *r, const char *stage);

@@ -1,6 +1,6 @@
 /*
  * fc_rails_records.h - how the reports name and show the rails stage's
- * records (suites/rails.c, lib/fc_rails_judge.c): rail_pair (a pair of
+ * records (suites/rails.c, lib/rails/fc_rails_judge.c): rail_pair (a pair of
  * NICs on one rail), rail_node (one NIC against its partners, with its
  * figures) and rail (one rail against the others). Rows of the record
  * table in fc_record.c.

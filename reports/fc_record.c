@@ -180,7 +180,7 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
         .rack_keys = { "rack" }, .whole_job = 1, .label = fc_label_point,
         .subject = fc_subject_point, .figure = fc_figure_point, .cell = fc_cell_point,
         .rules = fc_rules_point },
-    /* lib/fc_pairs_report.c: the pairs stage */
+    /* lib/pairs/fc_pairs_report.c: the pairs stage */
     [FC_RECORD_PAIR] = {
         .id = FC_RECORD_PAIR, .name = "pair", .writers = FC_BY_STAGE,
         .check = 1, .bits_rejudged = 1,
@@ -229,13 +229,13 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
         .bits_rejudged = 1, .rack_keys = { "rack" }, .label = fc_label_soak_counters,
         .figure = fc_figure_soak_counters, .cell = fc_cell_soak_counters,
         .rules = fc_rules_soak_counters },
-    /* lib/fc_soak_gpu_record.c (suites/soak.c on the nccl backend): its
+    /* lib/soak/fc_soak_gpu_record.c (suites/soak.c on the nccl backend): its
      * reasons name the GPU and host themselves */
     [FC_RECORD_SOAK_GPU] = {
         .id = FC_RECORD_SOAK_GPU, .name = "soak_gpu", .writers = FC_BY_STAGE,
         .check = 1, .bits_rejudged = 1, .rack_keys = { "rack" }, .label = fc_label_soak_gpu,
         .figure = fc_figure_soak_gpu, .cell = fc_cell_soak_gpu, .rules = fc_rules_soak_gpu },
-    /* lib/fc_retest_records.c, lib/fc_retest_slow.c (suites/retest.c) and
+    /* lib/retest/fc_retest_records.c, lib/retest/fc_retest_slow.c (suites/retest.c) and
      * runners/fc_retest.c: its wrong exchanges are the evidence, so its
      * figures are not judged again */
     [FC_RECORD_RETEST] = {
@@ -254,7 +254,7 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
         .stop = 1, .names_part = 1,
         .rack_keys = { "rack" }, .label = fc_label_crash, .figure = fc_figure_stop,
         .cell = fc_cell_stop },
-    /* lib/fc_stage_world.c: a self-test asked for on a rank the stage no
+    /* lib/stage/fc_stage_world.c: a self-test asked for on a rank the stage no
      * longer has (hosts quarantined before it): INCOMPLETE, not a pass */
     [FC_RECORD_SELFTEST] = {
         .id = FC_RECORD_SELFTEST, .name = "selftest", .writers = FC_BY_STAGE,
@@ -288,7 +288,7 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
     FC_RECORD_CONTEXT(FC_RECORD_RESUME, "resume", FC_BY_RUNNER),
     /* reports/fc_verdict_setup.c (fc_results_load), never on disk */
     FC_RECORD_CONTEXT(FC_RECORD_UNREADABLE, FC_UNREADABLE_RECORD, 0),
-    /* lib/fc_rails_judge.c (suites/rails.c): the pairs stage's records of
+    /* lib/rails/fc_rails_judge.c (suites/rails.c): the pairs stage's records of
      * one rail, each endpoint a NIC (host, nic), and the rails compared;
      * a rail concerns every rack of the attempt */
     [FC_RECORD_RAIL_PAIR] = {
@@ -308,7 +308,7 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
         .check = 1, .rack_keys = { "rack" }, .racks_key = "racks", .label = fc_label_rail,
         .subject = fc_label_rail, .figure = fc_figure_rail, .cell = fc_cell_rail },
     FC_RECORD_CONTEXT(FC_RECORD_RAILS_ROUND, "rails_round", FC_BY_STAGE),
-    /* lib/fc_domain.c (suites/domain.c): NVML's word on the rack's clique */
+    /* lib/stage/fc_domain.c (suites/domain.c): NVML's word on the rack's clique */
     [FC_RECORD_NVLINK_DOMAIN] = {
         .id = FC_RECORD_NVLINK_DOMAIN, .name = "nvlink_domain", .writers = FC_BY_STAGE,
         .check = 1, .names_part = 1, .rack_keys = { "rack" },

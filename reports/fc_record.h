@@ -117,7 +117,7 @@ typedef struct fc_record_type {
                                      * own figures (fc_verdict_figures.h) */
     int bits_per_size;              /* ... and from each of its `sizes` */
     int calls_counted;              /* it carries the collective calls made
-                                     * and checked (lib/fc_calls.h), and its
+                                     * and checked (lib/engine/fc_calls.h), and its
                                      * PASS needs every one checked */
     const char *rack_keys[2];       /* the members naming a rack it
                                      * concerns (NULL: unused) */

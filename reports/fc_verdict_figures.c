@@ -5,9 +5,9 @@
  * burn results that differed. Which types are judged
  * again, and which per size, the record-type table says (bits_rejudged,
  * bits_per_size in fc_record.h). The limits: a point's `limit` against
- * its busbw (where busbw means something: lib/fc_judge.c's rule) and
+ * its busbw (where busbw means something: lib/engine/fc_judge.c's rule) and
  * median, its confirmation alone's rounds against the same limit by the
- * majority rule (lib/fc_confirm_rule.h); a soak point's drift judged
+ * majority rule (lib/engine/fc_confirm_rule.h); a soak point's drift judged
  * again from its windows (older records: against max_drift_pct); a pair's sizes against their min_bw_gbps and its latency
  * against its latency_limit, its alone measurements likewise; a
  * contention record's slowdown against its max_slowdown; a point's link
@@ -331,7 +331,7 @@ static int fc_counters_fail(json_t *rec, char *why, size_t len)
 }
 
 /* A soak point's drift. A record that carries its rule (drift_rule) is
- * judged again from its own windows by the stage's rule (lib/fc_drift.h):
+ * judged again from its own windows by the stage's rule (lib/soak/fc_drift.h):
  * a drift above its tolerance, the larger of max_drift_pct and the noise
  * floor of those windows (a record cannot widen it by claiming a larger
  * floor), or a drift_pct it states above that tolerance. An older record:

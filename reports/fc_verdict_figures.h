@@ -23,7 +23,7 @@
  * where the profile is known (fc_verdict_limits.c).
  *
  * And the calls: a record that counts its collective calls (a point, a
- * contention phase, a scaling count, an overlap size: lib/fc_calls.h) and
+ * contention phase, a scaling count, an overlap size: lib/engine/fc_calls.h) and
  * says PASS while its count does not show every call's output checked,
  * or has no count, is a FAIL: no PASS from an unchecked call.
  */
@@ -45,12 +45,12 @@ int fc_record_wrong_bits(json_t *rec, char *why, size_t len);
  * min_bw_gbps or its latency above its latency_limit. Not when a
  * confirmation alone cleared it: its verdict not_reproduced, and its
  * alone measurements meeting the same limit by the majority rule
- * (lib/fc_confirm_rule.h), as the stage decides. why says which. */
+ * (lib/engine/fc_confirm_rule.h), as the stage decides. why says which. */
 int fc_record_limit_fails(json_t *rec, char *why, size_t len);
 
 /* 1 when rec is of a type that counts its collective calls (fc_record.h
  * calls_counted) and its "calls" member does not show every call made
- * checked (lib/fc_calls.h: absent, malformed, or checked below made):
+ * checked (lib/engine/fc_calls.h: absent, malformed, or checked below made):
  * no PASS from an unchecked call. why says which. */
 int fc_record_unchecked_calls(json_t *rec, char *why, size_t len);
 

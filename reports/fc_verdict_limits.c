@@ -6,7 +6,7 @@
  * are judged again against it (fc_verdict_figures.h). That limit must be
  * the one the frozen profile gives it, in its values (the line it names
  * is a reference for people): derived again with the stages' own
- * lookup (lib/fc_profile.c's fc_profile_find_limit, on the requested size
+ * lookup (lib/profile/fc_profile.c's fc_profile_find_limit, on the requested size
  * for a point, on each size and on the latency message's 8 bytes for a
  * pair), or the record was judged against something else: INCOMPLETE,
  * naming both. Its figures are then also judged against the profile's

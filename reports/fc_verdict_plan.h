@@ -24,7 +24,7 @@
  * hosts it left out (inventory.left_out, which make their rack
  * INCOMPLETE), must be what the frozen host list and rack map of the
  * output directory (DIR/hosts, DIR/racks: the files the stages read) give
- * when parsed again (lib/fc_inventory.c); a plan line edited to drop a
+ * when parsed again (lib/inventory/fc_inventory.c); a plan line edited to drop a
  * left-out host would otherwise certify a rack tested in part. A file the
  * plan names that is missing or does not parse, or a difference, leaves
  * every rack INCOMPLETE with the reason.

@@ -23,7 +23,7 @@
 int fc_retest_supersedes(json_t *records, size_t at);
 
 /* The bounded retest's record (method "intersection", localised, a FAIL;
- * lib/fc_intersect.h) that explains records[at] for rack `rack`, or NULL:
+ * lib/retest/fc_intersect.h) that explains records[at] for rack `rack`, or NULL:
  * records[at] is a failure of a wrong result that implicates its whole
  * group (a pending check, or a retest record that placed nothing), a later
  * record of the same run placed a host of that group and lists the group

@@ -8,7 +8,7 @@
  * records that agree with themselves and with their end record, and not
  * with the plan. So, for each finished attempt of a stage that sweeps
  * (the stage table's sweep_check), the sweep is derived again by the
- * stage programs' own function (fc_stage_sweep_plan, lib/fc_stage_opts.c:
+ * stage programs' own function (fc_stage_sweep_plan, lib/stage/fc_stage_opts.c:
  * the same option parser and the same loop) and the attempt's records are
  * held to it:
  *
@@ -17,7 +17,7 @@
  *     whole job, as its stage_start's rank_hosts give them), each with the
  *     planned iters and warmup, none twice and none the plan does not have;
  *   - pairs: one pair record per pair of the attempt's hosts that the
- *     stage's schedule meets (lib/fc_pairs_schedule.h, derived again from
+ *     stage's schedule meets (lib/stage/fc_pairs_schedule.h, derived again from
  *     the profile's mode and partners, the attempt's hosts in rank order
  *     and their racks in the plan's inventory: every pair under mode full,
  *     the sampled plan's pairs under sampled), none the schedule does not

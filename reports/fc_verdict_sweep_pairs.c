@@ -1,7 +1,7 @@
 /*
  * fc_verdict_sweep_pairs.c - the pairs stage's records against its plan
  * (see fc_verdict_sweep.c): the schedule the stage ran, derived again by
- * the stage's own lib/fc_pairs_schedule.c from the frozen profile's mode
+ * the stage's own lib/stage/fc_pairs_schedule.c from the frozen profile's mode
  * and partners, the attempt's hosts in rank order (the stage's node
  * numbering) and their racks in the plan's inventory; each pair record a
  * pair of it (one the schedule does not meet is not counted), with the

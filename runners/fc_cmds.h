@@ -1,7 +1,7 @@
 /*
  * fc_cmds.h - subcommands beside `run`: the inventory's (fc_inventory_cmd.c:
  * `check-inventory`, and `topology`, a rack map from Slurm, the fabric or
- * Kubernetes labels on lib/fc_topology.h, which `run --racks-from` reads
+ * Kubernetes labels on lib/inventory/fc_topology.h, which `run --racks-from` reads
  * too) and `k8s` (fc_k8s.c: a Kubeflow MPIJob that runs `fabcert run` on a
  * Kubernetes cluster).
  */
@@ -22,7 +22,7 @@ int fc_cmd_topology(int argc, char **argv);
 /* `fabcert k8s ...`: the manifest on stdout (or --out): 0, or 2. */
 int fc_cmd_k8s(int argc, char **argv);
 
-/* The rack map from spec (FORMAT:FILE, FORMAT:- or FORMAT: lib/fc_topology.h)
+/* The rack map from spec (FORMAT:FILE, FORMAT:- or FORMAT: lib/inventory/fc_topology.h)
  * as text (malloc'ed); what it says and its notes printed on stream
  * (NULL: none). FC_ERR_INVALID when it cannot be read (said). */
 fc_status_t fc_racks_from(const char *spec, const char *rack_label, FILE *stream,

@@ -238,7 +238,7 @@ json_t *fc_diagnose_unfinished(const fc_diag_in_t *in)
 
         if (json_is_string(json_object_get(e, "control")))
             /* a rank ended the start-up on a control message that arrived
-             * wrong (lib/fc_ctl.h): before the stage's first record, so no
+             * wrong (lib/base/fc_ctl.h): before the stage's first record, so no
              * attempt began for a record of it to belong to */
             snprintf(why, sizeof(why), "the stage never began: rank %lld on %s received "
                      "the control message '%s' from rank %lld wrong in its start-up (%s) "

@@ -4,8 +4,8 @@
  * The runner calls this when a stage attempt ended without its stage_end
  * record. It reads what every rank said (the watchdog's report at the
  * timeout, the tear-down line a rank writes when the launcher ends it:
- * lib/fc_watchdog.h), what the launcher said about the ranks that died
- * (lib/fc_exitinfo.h), and tells three cases apart:
+ * lib/base/fc_watchdog.h), what the launcher said about the ranks that died
+ * (lib/base/fc_exitinfo.h), and tells three cases apart:
  *
  *   crash   ranks died (a signal, an exit, OOM) before the timeout: the
  *           launcher names them, or every rank of their host stayed silent
@@ -26,7 +26,7 @@
  *           and nobody is quarantined.
  *   cannot start  the launch ended before the stage's first record, and
  *           the launcher names a rank that never reached main (no start
- *           line from it: lib/fc_watchdog.h): a library or the program
+ *           line from it: lib/base/fc_watchdog.h): a library or the program
  *           missing on its host, a crash in its start-up. Its host, from
  *           the launcher's words or from the placement the runner asked
  *           for once the ranks that started confirm it, is blamed (record

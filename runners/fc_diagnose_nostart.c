@@ -2,7 +2,7 @@
  * fc_diagnose_nostart.c - a stage program that could not start on a host
  * (see fc_diagnose.h). The launch ended before the stage began, and the
  * launcher names a rank that died without ever reaching main: every rank
- * that reaches main says so first (its FABCERT-START line, lib/fc_watchdog.h),
+ * that reaches main says so first (its FABCERT-START line, lib/base/fc_watchdog.h),
  * so a named rank without that line never ran the program (a shared
  * library or the program itself missing on its host: the loader's or the
  * shell's status 127 or 126; the launcher unable to execute it there; a

@@ -266,7 +266,7 @@ void fc_diag_never_started(fc_diag_t *d)
  * MPI_ERR_OTHER: known error not in list)" for each rank whose MPI call
  * failed, or "rank 3 on b1 (in start-up, the control message 'the
  * profile' from rank 0 on a1: its checksum does not match...)" for each
- * rank that received a control message wrong (lib/fc_ctl.h), and their
+ * rank that received a control message wrong (lib/base/fc_ctl.h), and their
  * lines for the record; *control_p: 1 when every line is of the second
  * kind. */
 static json_t *fc_diag_failed_calls(const fc_diag_t *d, char *text, size_t len, char *ranks,
@@ -319,7 +319,7 @@ void fc_diag_mpi_failed(fc_diag_t *d)
     json_t *lines = fc_diag_failed_calls(d, calls, sizeof(calls), failed, sizeof(failed),
                                          &control);
     json_t *by_probe;
-    /* a control message that arrived wrong (lib/fc_ctl.h): the rank that
+    /* a control message that arrived wrong (lib/base/fc_ctl.h): the rank that
      * received it says so; the sender, the link or the receiver changed it */
     const char *what = control ? "a control message between the ranks arrived wrong"
                                : "an MPI call failed";

@@ -2,7 +2,7 @@
  * fc_inventory_cmd.c - the inventory's subcommands. `fabcert topology`:
  * the rack map of a cluster from what already knows its topology (Slurm's
  * switch tree, an ibnetdiscover file, Kubernetes node labels;
- * lib/fc_topology.h), written as the rack map `fabcert run --racks`
+ * lib/inventory/fc_topology.h), written as the rack map `fabcert run --racks`
  * reads, with each host's rails and the notes (what was left out, a rail
  * cabled to another rack's leaf) as comments; the same reading serves
  * `run --racks-from` and `check-inventory --racks-from` (fc_racks_from.c).

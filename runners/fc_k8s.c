@@ -5,7 +5,7 @@
  *
  *   a ConfigMap NAME-fabcert: the profile (--profile, checked here) and
  *     the rack map of the cluster's nodes (--racks-from: node labels,
- *     Slurm, ibnetdiscover; lib/fc_topology.h), as files under
+ *     Slurm, ibnetdiscover; lib/inventory/fc_topology.h), as files under
  *     /etc/fabcert in the launcher;
  *   the MPIJob: N workers (one per node: a required pod anti-affinity on
  *     kubernetes.io/hostname), each with the GPUs and RDMA resources asked

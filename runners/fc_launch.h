@@ -1,7 +1,7 @@
 /*
  * fc_launch.h - run one stage's launcher (mpirun) with a hard time limit.
  * Its stdout (the stage's TAP) goes to a file as it comes; its stderr goes
- * to a log file, and the watchdog lines in it (lib/fc_watchdog.h) are kept
+ * to a log file, and the watchdog lines in it (lib/base/fc_watchdog.h) are kept
  * as JSON for the runner's hang diagnosis, as are the tear-down lines of
  * ranks that the launcher ended (FABCERT-DOWN), the lines of ranks whose
  * MPI call failed (FABCERT-MPIERR) and the line each rank writes as its

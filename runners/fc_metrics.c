@@ -11,7 +11,7 @@
  *     (n(n-1)/2 series at 4,096 nodes; their failures are counted);
  *   - soak: the latest window's busbw per point and its slowdown against
  *     the fastest window so far (a live drift; the judged drift, a level
- *     held to the end against one held before it (lib/fc_drift.h), comes
+ *     held to the end against one held before it (lib/soak/fc_drift.h), comes
  *     with the soak's point records as fabcert_soak_drift_pct);
  *   - counter deltas: each link counter's rise over the soak, per host.
  *

@@ -12,9 +12,9 @@
  * checks it does not make, a soak shorter than a burn-in.
  *
  * Everything is derived from the tables the stages themselves use: the
- * stage table (lib/fc_stages.c), the sweep a stage program derives
+ * stage table (lib/base/fc_stages.c), the sweep a stage program derives
  * (fc_stage_sweep_plan, with the run's overrides), the pairs schedule
- * (lib/fc_pairs_schedule.h) and the scaling series
+ * (lib/stage/fc_pairs_schedule.h) and the scaling series
  * (fc_stage_series_counts).
  */
 #ifndef FC_PLAN_H

@@ -1,6 +1,6 @@
 /*
  * fc_racks_from.c - see fc_cmds.h: a rack map read from what knows the
- * cluster's topology (lib/fc_topology.h) and made the text `fabcert run
+ * cluster's topology (lib/inventory/fc_topology.h) and made the text `fabcert run
  * --racks` reads, with what was read and its notes said on a stream. A
  * leaf: `run --racks-from`, `check-inventory --racks-from`, `topology`
  * and `k8s` all read racks through it.

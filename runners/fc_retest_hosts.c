@@ -1,5 +1,5 @@
 /*
- * fc_retest_hosts.c - see fc_retest_hosts.h. The plan (lib/fc_intersect.h
+ * fc_retest_hosts.c - see fc_retest_hosts.h. The plan (lib/retest/fc_intersect.h
  * with limit_s) is written to OUT/retest_hosts.STAGE[.N].json for the
  * program's rank 0; its TAP, log and host file go beside the stage's. The
  * hosts are the suspects then the partners, each with --ppn ranks (the

@@ -1,6 +1,6 @@
 /*
  * fc_retest_hosts.h - the runner's side of the bounded retest of the hosts
- * common to every wrong result (lib/fc_intersect.h, suites/retest_hosts.c).
+ * common to every wrong result (lib/retest/fc_intersect.h, suites/retest_hosts.c).
  *
  * After each stage attempt (and the retest that follows it), the run's
  * records are read from the start: the wrong results no retest placed,

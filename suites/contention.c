@@ -1,13 +1,13 @@
 /*
  * contention.c - the contention stage: the foreground collectives measured
- * clean and under background traffic (lib/fc_background.h), the figure
+ * clean and under background traffic (lib/background/fc_background.h), the figure
  * being the slowdown ratio, loaded median time / clean median time
  * (GPCNET's congestion impact factor).
  *
  * Ranks: on each node the first foreground_ranks_per_node ranks are the
  * foreground (the cluster, or each rack with scope: rack), the next
  * background_ranks_per_node generate traffic; any others wait
- * (lib/fc_contention_role.h). The foreground runs on the stage's backend:
+ * (lib/stage/fc_contention_role.h). The foreground runs on the stage's backend:
  * on nccl its collectives are NCCL's on its ranks' GPUs, while the
  * background stays MPI and file I/O (it loads the fabric and the storage,
  * which is what the foreground is measured against). With
@@ -19,7 +19,7 @@
  *
  * and each loaded phase is compared with the mean of the clean phases on
  * either side, so drift of the machine does not pass for contention
- * (lib/fc_contention_judge.c, rank 0). Every phase's output is checked bitwise by the engine. A loaded measurement
+ * (lib/background/fc_contention_judge.c, rank 0). Every phase's output is checked bitwise by the engine. A loaded measurement
  * whose background did not reach min_background_pct of its target rate,
  * moved no byte at all, or whose generator logged an error (a storage_dir
  * missing, a write that failed: the error goes into the record) is

@@ -1,5 +1,5 @@
 /*
- * domain.c - the NVLink domain stage (lib/fc_domain.h): each rack of a
+ * domain.c - the NVLink domain stage (lib/stage/fc_domain.h): each rack of a
  * rack-scale NVLink system (the profile's nvlink_domain: rack, GB200
  * NVL72) held to NVML's word that its GPUs are one fabric clique, then the
  * profile's sweep inside each rack with multi-node NVLink on

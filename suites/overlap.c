@@ -33,7 +33,7 @@
  * times of an overlap and shows only in the work. One rank alone is INCOMPLETE
  * (no transport to overlap). With backend: nccl (or auto on GPU ranks)
  * the stage runs its GPU form instead, cuBLASLt GEMMs beside NCCL's
- * all_reduce (lib/fc_overlap_gpu.c), judged the same way (lib/
+ * all_reduce (lib/overlap/fc_overlap_gpu.c), judged the same way (lib/
  * fc_overlap.c).
  * --selftest-corrupt flips its bit in the together phase's output of
  * that rank and iteration; --selftest-hang stops at the size's progress
@@ -251,7 +251,7 @@ int main(int argc, char **argv)
     if (status != FC_OK)
         return fc_stage_finish(&ctx, status);
     if (strcmp(ctx.opts.backend, "nccl") == 0) {
-        /* the GPU form: GEMMs beside NCCL (lib/fc_overlap_gpu.c) */
+        /* the GPU form: GEMMs beside NCCL (lib/overlap/fc_overlap_gpu.c) */
         status = fc_overlap_gpu(&ctx, all);
         MPI_Comm_free(&all);
         return fc_stage_finish(&ctx, status);

@@ -1,10 +1,10 @@
 /*
  * pairs.c - the pairs stage: point-to-point bandwidth (both directions at
  * once) and latency between every two nodes, scheduled as a round-robin
- * tournament (lib/fc_pairs.h): n-1 rounds of n/2 concurrent pairs, so the
+ * tournament (lib/stage/fc_pairs.h): n-1 rounds of n/2 concurrent pairs, so the
  * full matrix costs O(n) rounds; or, with the profile's mode: sampled (or
  * auto, at scale), between each node and K partners inside and across
- * racks (lib/fc_pairs_schedule.h): K rounds, the pairs the plan meets and
+ * racks (lib/stage/fc_pairs_schedule.h): K rounds, the pairs the plan meets and
  * no other. One rank per node takes part (the lowest world rank on each
  * host); the others wait at the end.
  *
@@ -14,11 +14,11 @@
  * absolute limits (collective "sendrecv": min_busbw_gbps is the bandwidth
  * of one direction, max_latency_us the 8-byte half round trip) and against
  * the upper median of the pairs of its path kind, same rack or across the
- * spine (relative rule, lib/fc_peers.h). A pair slow in its round is a
+ * spine (relative rule, lib/engine/fc_peers.h). A pair slow in its round is a
  * suspicion only: the confirmation measures suspects alone, one pair at a
- * time (lib/fc_pairs_confirm.h), and only what it reproduces is blamed: a
+ * time (lib/pairs/fc_pairs_confirm.h), and only what it reproduces is blamed: a
  * rack's uplink, a node's NIC or link (quarantined), or the path between
- * two nodes. Judging and records: lib/fc_pairs_report.c.
+ * two nodes. Judging and records: lib/pairs/fc_pairs_report.c.
  *
  *   mpirun --hostfile H --map-by node build/suites/pairs --racks FILE ...
  */
@@ -61,7 +61,7 @@ static double fc_now(void)
 }
 
 /* Every leader's sides of one measurement to rank 0, checked on arrival
- * (lib/fc_ctl.h) and for values a side can hold. The leaders done first
+ * (lib/base/fc_ctl.h) and for values a side can hold. The leaders done first
  * wait for the others quietly (fc_quiet.h), then exchange. */
 static void fc_pairs_gather_sides(const fc_pairs_run_t *run, const char *what,
                                   fc_pairs_bufs_t *bufs)
@@ -230,7 +230,7 @@ static void fc_pairs_merge(fc_pairs_run_t *run, const fc_pair_side_t *sides,
 
 /* Every leader: one alone measurement of x <-> y at every size while the
  * others wait; rank 0 gets it into alone[index * nsizes + z] (judged by
- * lib/fc_pairs_passes.c). */
+ * lib/pairs/fc_pairs_passes.c). */
 static void fc_pairs_probe_step(fc_pairs_bufs_t *bufs, int x, int y, int index)
 {
     fc_pairs_run_t *run = bufs->run;
@@ -383,7 +383,7 @@ static fc_status_t fc_pairs_run(fc_pairs_run_t *run)
     }
     /* the data buffers are sized by the profile's largest size (its
      * input): a failure is said with that size, not the out-of-memory
-     * policy (lib/fc_alloc.h) */
+     * policy (lib/base/fc_alloc.h) */
     bufs.sendbuf[0] = malloc(max_bytes + 64);
     bufs.sendbuf[1] = malloc(max_bytes + 64);
     bufs.recvbuf = malloc(max_bytes + 64);

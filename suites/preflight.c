@@ -5,14 +5,14 @@
  *   - every network interface (/sys/class/net; the sysfs root is
  *     $FC_SYSFS_ROOT when set, for tests): state, speed, MTU, its PCI
  *     address and NUMA node (where it has a PCI device), its rail (when
- *     the profile declares rails, lib/fc_rails.h), and its
- *     error counters (lib/fc_counters.h: errors, drops, link flaps), as a
+ *     the profile declares rails, lib/rails/fc_rails.h), and its
+ *     error counters (lib/counters/fc_counters.h: errors, drops, link flaps), as a
  *     snapshot;
  *   - every RDMA port (/sys/class/infiniband): state, rate, and its error
  *     counters where the driver exposes them;
  *   - the GPUs the nccl plugin can see, when it is built and loads;
  *   - where the GPUs and NICs sit on the PCI tree, when the profile
- *     states expect.gpu_nic_affinity (lib/fc_preflight_affinity.c);
+ *     states expect.gpu_nic_affinity (lib/pci/fc_preflight_affinity.c);
  * and rank 0 judges each node against the profile's `expect` (at least N
  * matching NICs up, their MTU and speed, RDMA ports ACTIVE, GPUs) and
  * against the other nodes (same MPI library and kernel: the node that
@@ -218,7 +218,7 @@ static int fc_judge_node(const fc_stage_ctx_t *ctx, json_t *inv, json_t **all, i
         }
     }
     /* the rails the profile declares (the rails stage's rails:): each
-     * NIC's rail, count, state and rate (lib/fc_rails_nic.c) */
+     * NIC's rail, count, state and rate (lib/rails/fc_rails_nic.c) */
     if (ctx->profile.stages[FC_STAGE_RAILS].present &&
         fc_rails_check_inventory(&ctx->profile.stages[FC_STAGE_RAILS].rails, inv, reasons) > 0)
         *part_p = "NIC";
@@ -297,7 +297,7 @@ int main(int argc, char **argv)
             const char *part = "node";
             int ok = fc_judge_node(&ctx, invs[i], invs, nnodes, reasons, &part);
 
-            /* GPU-NIC affinity: lib/fc_preflight_affinity.c */
+            /* GPU-NIC affinity: lib/pci/fc_preflight_affinity.c */
             ok &= fc_preflight_affinity_judge(&ctx, invs[i], host, reasons, &part);
 
             json_object_set_new(rec, "host", json_string(host));

@@ -6,9 +6,9 @@
  * cannot see one bad NIC, cable or transceiver among eight. Here the
  * stage runs one rank per (node, rail) (--ppn = rails): local rank r
  * drives rail r's NIC (the profile's rails.map, or rails.nic_pattern by
- * name order, lib/fc_rails.h) through the rails.transport
- * (lib/fc_nic_transport.h: tcp, or verbs where built), each rail's
- * round-robin tournament (lib/fc_pairs.h) on its own communicator and
+ * name order, lib/rails/fc_rails.h) through the rails.transport
+ * (lib/nic/fc_nic_transport.h: tcp, or verbs where built), each rail's
+ * round-robin tournament (lib/stage/fc_pairs.h) on its own communicator and
  * every rail at once, as training traffic loads them. Per pair and size:
  * each direction's bandwidth (the sender's time until the receiver has
  * every byte), the 8-byte half round trip, every received buffer checked
@@ -16,9 +16,9 @@
  *
  * World rank 0 judges each rail as the pairs stage judges its nodes, with
  * the same functions (the endpoints being "host:nic"), confirms each
- * rail's suspects alone, every other rail quiet (lib/fc_pairs_confirm.h,
+ * rail's suspects alone, every other rail quiet (lib/pairs/fc_pairs_confirm.h,
  * the majority of three), and then compares the rails with each other
- * (lib/fc_rails_judge.c). Records and TAP: fc_rails_report.
+ * (lib/rails/fc_rails_judge.c). Records and TAP: fc_rails_report.
  *
  *   mpirun --hostfile H --map-by ppr:N:node build/suites/rails --racks FILE ...
  */
@@ -109,7 +109,7 @@ static int fc_rails_time_left(fc_rails_local_t *L)
 }
 
 /* Rank 0's order to every rank: measure rail msg[0]'s nodes msg[1] and
- * msg[2] alone, or stop (-1s); checked on arrival (lib/fc_ctl.h). */
+ * msg[2] alone, or stop (-1s); checked on arrival (lib/base/fc_ctl.h). */
 static void fc_rails_bcast_order(const fc_rails_local_t *L, int msg[3])
 {
     fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, "the rails' next alone measurement", msg, 3, -1,

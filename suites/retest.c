@@ -4,11 +4,11 @@
  * hosts, with the same ranks per node and the same environment (a faulty
  * NIC, or the tests' injector, acts on it as it did on the stage). Every
  * two ranks exchange a known pattern in both directions, scheduled as the
- * pairs stage's round-robin tournament (lib/fc_pairs.h: n-1 rounds of n/2
+ * pairs stage's round-robin tournament (lib/stage/fc_pairs.h: n-1 rounds of n/2
  * concurrent pairs), and every received buffer is checked bitwise against
  * the sender's pattern. Rank 0 gathers each direction's evidence (who
  * sent, who received, wrong elements, the first bad index) and places the
- * fault with lib/fc_localise.h: a rank whose sends are wrong to every
+ * fault with lib/retest/fc_localise.h: a rank whose sends are wrong to every
  * partner (or to every partner off its host) is the culprit, its node is
  * the part to pull. Then, for each node (each rank when the job has one
  * node), an all_reduce among all the others, checked: when only the one
@@ -427,7 +427,7 @@ static int fc_retest_report(const fc_retest_opts_t *o, int size, char (*hosts)[F
 }
 
 /* Out of memory or a broken invariant on one rank ends the retest at
- * once (lib/fc_alloc.h), rather than leaving its peers to the watchdog. */
+ * once (lib/base/fc_alloc.h), rather than leaving its peers to the watchdog. */
 static void fc_retest_die(void)
 {
     MPI_Abort(MPI_COMM_WORLD, FC_EXIT_FAIL);

@@ -1,15 +1,15 @@
 /*
  * retest_hosts.c - the bounded retest of the hosts common to every wrong
- * result (lib/fc_intersect.h): launched by the runner after a stage when
+ * result (lib/retest/fc_intersect.h): launched by the runner after a stage when
  * wrong bits came back in several stages, groups or points and one host
  * (or a few) sits in every group that saw them, on those suspects and two
  * partners, with the stages' ranks per node and environment (a faulty
  * NIC, or the tests' injector, acts on it as it did on the stages).
  *
  * Every two ranks exchange a known pattern in both directions, scheduled
- * as the pairs stage's round-robin tournament (lib/fc_pairs.h), one
+ * as the pairs stage's round-robin tournament (lib/stage/fc_pairs.h), one
  * exchange per pair and round, and every buffer that arrives is checked
- * bitwise (lib/fc_retest_exchange.h); the tournament is run again and
+ * bitwise (lib/retest/fc_retest_exchange.h); the tournament is run again and
  * again, its rounds shuffled alike on every rank and the two input sets
  * alternating, for up to the profile's
  * retest.intermittent_s: an intermittent fault need not come back in a

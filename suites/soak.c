@@ -5,7 +5,7 @@
  * point, the median time of each window of soak.window_s, and judges:
  *   - wrong bits in any run, and the absolute limits on the median over
  *     the whole soak;
- *   - drift (lib/fc_drift.h): a step or a trend that holds to the last
+ *   - drift (lib/soak/fc_drift.h): a step or a trend that holds to the last
  *     window, k (confirm_windows) windows or more, against the fastest
  *     level held over k windows before it, above max_drift_pct or, where
  *     the windows swing back down by more (a busy host), above that noise
@@ -20,13 +20,13 @@
  *     drift is the whole soak group's until the runner's retest after the
  *     soak places it on a node;
  * and the lowest rank on each node reads its link error counters
- * (lib/fc_counters.h) before and after the loop: an error counter that
+ * (lib/counters/fc_counters.h) before and after the loop: an error counter that
  * rose by more than max_error_delta, a link that vanished or a counter
  * that went down (a port re-initialised) FAILs and implicates that node's
  * link; a saturated narrow counter leaves it INCOMPLETE. On the nccl
  * backend each GPU also burns (cuBLAS GEMMs, every result checked) beside
  * the collectives, and its health is read at every window and judged
- * (lib/fc_soak_gpu.h: one soak_gpu record per GPU). Each
+ * (lib/soak/fc_soak_gpu.h: one soak_gpu record per GPU). Each
  * window is written to results.jsonl as it closes (type soak_window, with
  * the GPUs' health in it and, in "counters", what the links of
  * soak.nic_pattern of every node did in that window: fc_stage_counters.h,

@@ -1,6 +1,6 @@
 /*
  * fc_gpu_gemm.c - the overlap stage's GEMM burn in the GPU plugin (ABI 4
- * of lib/fc_plugin.h: gemm_open_func and the three after it): one kind of
+ * of lib/base/fc_plugin.h: gemm_open_func and the three after it): one kind of
  * lib/gpu/fc_burn.h opened once on a stream of its own (not the nccl
  * backend's, nor burn_func's), its batches enqueued (fc_burn_start) and
  * waited for (fc_burn_finish) apart, so that a collective on the backend's

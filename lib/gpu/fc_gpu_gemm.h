@@ -1,6 +1,6 @@
 /*
  * fc_gpu_gemm.h - the overlap stage's persistent GEMM burn, behind the
- * plugin's gemm_*_func (lib/fc_plugin.h, ABI 4); fc_gpu_gemm.c.
+ * plugin's gemm_*_func (lib/base/fc_plugin.h, ABI 4); fc_gpu_gemm.c.
  */
 #ifndef FC_GPU_GEMM_H
 #define FC_GPU_GEMM_H

@@ -3,7 +3,7 @@
  * node's GPUs compared GPU by GPU (matched by UUID, so a renumbering
  * cannot pair the wrong ones) and counter by counter. Every finding keeps
  * its evidence (GPU, counter, both values, the limit) and the verdict is
- * the worst of them, as lib/fc_counters_judge.c does for network links:
+ * the worst of them, as lib/counters/fc_counters_judge.c does for network links:
  * FAIL for what a healthy GPU does not do, INCOMPLETE for what could not
  * be seen, PASS only when something was compared and none of that
  * happened. Pure JSON: no NVML here, so it is tested on any machine.

@@ -5,7 +5,7 @@
  * from one process, the calls wrapped in one outer NCCL group). In-place
  * variants follow NCCL's definitions (all_gather: sendbuff is this rank's
  * block of recvbuff; reduce_scatter: recvbuff is this rank's block of
- * sendbuff), which the descriptors in lib/fc_coll.c share; all_to_all and sendrecv are
+ * sendbuff), which the descriptors in lib/base/fc_coll.c share; all_to_all and sendrecv are
  * grouped sends and receives (sendrecv: to the next rank of the ring, from
  * the previous one).
  */

@@ -42,7 +42,7 @@ typedef struct fc_gpu_ctx {
     struct cudaDeviceProp prop[FC_MAX_GPUS];
 } fc_gpu_ctx_t;
 
-/* lib/fc_judge.h's rule, linked from lib/fc_judge.o (its header needs
+/* lib/engine/fc_judge.h's rule, linked from lib/engine/fc_judge.o (its header needs
  * mpi.h, which this program does without): 1 when busbw means nothing
  * for coll on nranks ranks (bus factor 0, or nothing moves between ranks) */
 int fc_judge_busbw_void(fc_coll_id_t coll, int nranks);
@@ -70,7 +70,7 @@ typedef struct fc_node_calls {
 } fc_node_calls_t;
 
 /* One GPU's memory for the check contract the engine applies
- * (lib/fc_point_rank.h): every step on GPU d, waited for (bounded); a
+ * (lib/engine/fc_point_rank.h): every step on GPU d, waited for (bounded); a
  * failure is fatal, like every other step of this program. */
 typedef struct fc_node_mem {
     fc_gpu_ctx_t *g;

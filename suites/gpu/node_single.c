@@ -10,7 +10,7 @@
  *     and of one with a planted flip, the digest, the stale-error and gate
  *     checks; then the GEMM burn on every GPU (--burn S seconds per kind);
  *  2. the profile's node-stage sweep over all GPUs, each GPU one rank of
- *     the engine's check contract (lib/fc_point_rank.h, shared with the
+ *     the engine's check contract (lib/engine/fc_point_rank.h, shared with the
  *     MPI stages: two input sets, roots rotated, in-place inputs staged, a
  *     reduce's non-root recv checked untouched), every output of every
  *     iteration verified on its GPU (--selftest-corrupt gpu=G,iter=I
@@ -90,7 +90,7 @@ static void fc_node_note(fc_node_found_t *f, int d, int it, const fc_mismatch_t 
 }
 
 /* Every GPU's output of one call of input set `set` with this root,
- * through the engine's check (lib/fc_point_rank.h); --selftest-corrupt
+ * through the engine's check (lib/engine/fc_point_rank.h); --selftest-corrupt
  * flips a bit of the chosen GPU's output first. */
 static void fc_node_check(fc_gpu_ctx_t *g, fc_point_rank_t *pr, const fc_node_calls_t *calls,
                           int k, int set, int it, fc_node_found_t *f)

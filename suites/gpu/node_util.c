@@ -6,7 +6,7 @@
  * cudaErrorNotReady a pending query leaves. One process owns every
  * communicator, so "abort together" is this process aborting them all.
  * Last, one GPU's memory as the engine's check contract sees it
- * (fc_node_mem_ops for lib/fc_point_rank.h).
+ * (fc_node_mem_ops for lib/engine/fc_point_rank.h).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -156,7 +156,7 @@ void fc_node_verify(fc_gpu_ctx_t *g, int d, const fc_pattern_t *p, int32_t src,
     fc_cuda_verify_take(g->ws[d], pos_base, m);
 }
 
-/* ---- one GPU's memory for lib/fc_point_rank.h ---------------------------- */
+/* ---- one GPU's memory for lib/engine/fc_point_rank.h ---------------------------- */
 
 static fc_status_t fc_node_mem_fill(void *ctx, const fc_pattern_t *p, int32_t rank,
                                     uint64_t index_base, void *buf, size_t count)

@@ -170,7 +170,7 @@ forgec flimit loose "\$r->{max_slowdown} = 2000 $TENANT"
 grep -q '^verdict: INCOMPLETE' "$TMP/flimit.out" &&
     grep -q "^  INCOMPLETE rack rack2, contention stage, limit: .* under tenant: its max_slowdown 2000 is not the frozen profile's 1000" "$TMP/flimit.out"
 ok $? "a contention record judged against another max_slowdown than the profile's: INCOMPLETE, naming both"
-# the loaded phase's link counters are judged too (lib/fc_counters_check.h),
+# the loaded phase's link counters are judged too (lib/counters/fc_counters_check.h),
 # and again by the report: every phase of the loose run passed its traffic
 # floor; its tenant record edited to show rx_errors +2 on eth0 of node 02
 # FAILs naming that link

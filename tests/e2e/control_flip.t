@@ -2,7 +2,7 @@
 # control_flip.t - a control message between the ranks of a stage (a
 # status agreement, a broadcast profile, a gathered summary, the stage's
 # last agreement) that arrives with one bit changed is caught by the rank
-# that received it (lib/fc_ctl.h): the stage FAILs naming that rank and
+# that received it (lib/base/fc_ctl.h): the stage FAILs naming that rank and
 # the message within seconds, nobody is quarantined, no rank dies of a
 # signal, and no stage end says PASS; one that ends the start-up, before
 # the stage's first record, leaves the stage INCOMPLETE with the same

@@ -1,6 +1,6 @@
 #!/bin/bash
 # inputs.t - every file fabcert is given to read is read only when it is a
-# regular file below its kind's cap (lib/fc_input.h), or, for a text, a
+# regular file below its kind's cap (lib/base/fc_input.h), or, for a text, a
 # pipe a command writes: a FIFO no one writes to (which would block the
 # reader forever), a directory, a character device (/dev/zero
 # never ends) and a 2 GiB sparse file each get one error naming the file

@@ -34,23 +34,23 @@ ok $? "a planted call from lib's TAP into the stage driver: a use upward and a c
 
 # fixtures: a circle inside one concept; unclassified; the wrong folder
 cat > "$TMP/circle.txt" <<'G'
-lib/fc_stage_sweep.c lib/fc_stage_confirm.c fc_stage_confirm_point
-lib/fc_stage_confirm.c lib/fc_stage_records.c fc_stage_record
-lib/fc_stage_records.c lib/fc_stage_sweep.c fc_stage_gather_summaries
-lib/fc_stage_sweep.c lib/fc_log.c fc_log_info
+lib/stage/fc_stage_sweep.c lib/stage/fc_stage_confirm.c fc_stage_confirm_point
+lib/stage/fc_stage_confirm.c lib/stage/fc_stage_records.c fc_stage_record
+lib/stage/fc_stage_records.c lib/stage/fc_stage_sweep.c fc_stage_gather_summaries
+lib/stage/fc_stage_sweep.c lib/base/fc_log.c fc_log_info
 G
 out=$($CHECK --graph "$TMP/circle.txt" 2>&1)
 rc=$?
 diag "$out"
 [ $rc -eq 1 ] &&
-    grep -q "circle of 3 files: lib/fc_stage_confirm.c lib/fc_stage_records.c lib/fc_stage_sweep.c" <<< "$out" &&
-    grep -q "lib/fc_stage_records.c -> lib/fc_stage_sweep.c (fc_stage_gather_summaries)" <<< "$out" &&
+    grep -q "circle of 3 files: lib/stage/fc_stage_confirm.c lib/stage/fc_stage_records.c lib/stage/fc_stage_sweep.c" <<< "$out" &&
+    grep -q "lib/stage/fc_stage_records.c -> lib/stage/fc_stage_sweep.c (fc_stage_gather_summaries)" <<< "$out" &&
     ! grep -q "fc_log.c" <<< "$out"
 ok $? "a circle of three files of one concept is named with each step's symbol ($rc)"
 
 cat > "$TMP/misc.txt" <<'G'
-lib/fc_no_such_concept.c lib/fc_log.c fc_log_info
-lib/pairs/fc_log.c lib/fc_status.c fc_status_str
+lib/fc_no_such_concept.c lib/base/fc_log.c fc_log_info
+lib/pairs/fc_log.c lib/base/fc_status.c fc_status_str
 G
 out=$($CHECK --graph "$TMP/misc.txt" 2>&1)
 rc=$?

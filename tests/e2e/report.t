@@ -132,7 +132,7 @@ done
 ok $? "a record of a type the table does not name is not judged: the same certificates, JUnit and summary (rc $rc)"
 
 # the heat map is the view of the stages whose view is the pair matrix
-# (lib/fc_stages.c): a `pair` record another stage wrote (here inside the
+# (lib/base/fc_stages.c): a `pair` record another stage wrote (here inside the
 # cluster stage, its figure 777.5 GB/s) is not drawn over the pairs
 # stage's fcv01 - fcv02 cell
 mkdir -p "$TMP/heatmap"; cp "$G/slow-link/profile.yaml" "$TMP/heatmap/"

@@ -3,7 +3,7 @@
 # real records of the golden fixtures rewritten for NODES hosts, with two
 # slow NICs, a slow path and a soak link failure planted) using the sampled
 # pairs plan (its profile's pairs stage says mode: sampled, partners: 6;
-# lib/fc_pairs_schedule.h): the racks that FAIL are exactly the planted
+# lib/stage/fc_pairs_schedule.h): the racks that FAIL are exactly the planted
 # ones and the others PASS, the report holding the pair records to the
 # sampled plan it derives again (768 of the 32,640 pairs), and saying
 # so; above 64 hosts the pairs are drawn rack by rack on the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# soak_gpu.t - the soak's GPU side (lib/fc_soak_gpu.h) on a host without a
+# soak_gpu.t - the soak's GPU side (lib/soak/fc_soak_gpu.h) on a host without a
 # GPU: the soak stage on the nccl backend through the stand-in GPU plugin
 # (tests/standin/fc_gpu_standin.c, host mode: the collectives on MPI, a CPU
 # GEMM standing in for the burn) and the real NVML reader against the

@@ -1,6 +1,6 @@
 #!/bin/bash
 # topology.t - the rack map taken from what knows the topology (`fabcert
-# topology`, `run --racks-from`; lib/fc_topology.h). Shows that:
+# topology`, `run --racks-from`; lib/inventory/fc_topology.h). Shows that:
 #   - each fixture of tests/fixtures/topology (README there: where each
 #     format comes from) gives the expected racks (its .racks file): Slurm's
 #     `scontrol show topology` and topology.conf, ibnetdiscover files,

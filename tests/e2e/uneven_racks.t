@@ -201,11 +201,11 @@ is "$n" "10 of 10 failing pairs the switch's, 0 node(s) blamed" "the 10 pairs in
 # 6. an allocation of racks of 2 and 1 nodes ($H1 and $H2 of rack1, $H9
 #    alone in rack3), the pairs stage alone. a) $H1 slowed: its partner
 #    probe inside rack1 has no peer in its class (one pair), and is judged
-#    against $H2's pair across the spine (lib/fc_pairs_alone.c); $H1 is
+#    against $H2's pair across the spine (lib/pairs/fc_pairs_alone.c); $H1 is
 #    quarantined on its link, rack3 PASSes. b) $H9 slowed: every pair
 #    across the spine is $H9's, so their class cannot see it; the
 #    two-racks rule judges them against the pair inside rack1
-#    (lib/fc_pairs_spine.c), and the confirmation names the spine between
+#    (lib/pairs/fc_pairs_spine.c), and the confirmation names the spine between
 #    rack1 and rack3 with $H9's link in series, nobody quarantined
 H1=${NAME}01
 printf '%s\n' $H1 $H2 $H9 > "$TMP/hosts3"

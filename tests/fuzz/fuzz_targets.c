@@ -5,8 +5,8 @@
  * results.jsonl (through verdicts, certificates, the summary and JUnit;
  * and as `fabcert report` reads a run directory, against its frozen
  * profile and inventory), certificates given to `verify`, and the frames
- * of the control messages the ranks of a stage exchange (lib/fc_ctl_frame.h,
- * lib/fc_ctl_check.h). The property is the one the project promises for
+ * of the control messages the ranks of a stage exchange (lib/base/fc_ctl_frame.h,
+ * lib/base/fc_ctl_check.h). The property is the one the project promises for
  * bad input: an error or an answer, never a crash; for certificates and
  * control frames, that any change at all is rejected.
  */

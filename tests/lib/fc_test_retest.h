@@ -3,7 +3,7 @@
  * (tests/unit/retest_records.c: a wrong result; retest_slow.c: a confirmed
  * slowness) share: the runner's list of groups for one group, "cluster",
  * of hosts n01, n02, ... in the racks given, and a run of one of the
- * record writers (lib/fc_retest_records.h) into a scratch results.jsonl,
+ * record writers (lib/retest/fc_retest_records.h) into a scratch results.jsonl,
  * its TAP lines discarded, with the records it wrote read back.
  */
 #ifndef FC_TEST_RETEST_H

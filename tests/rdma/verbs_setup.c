@@ -1,5 +1,5 @@
 /*
- * verbs_setup.c - the verbs transport's set-up (lib/fc_nic_verbs.c:
+ * verbs_setup.c - the verbs transport's set-up (lib/nic/fc_nic_verbs.c:
  * available, connect, connect_mem, describe, close) without an RDMA
  * device: two MPI ranks, each with a stand-in for the libibverbs calls the
  * transport makes (defined here, so the program's own definitions are the

@@ -1,6 +1,6 @@
 /*
  * fc_gemm_standin.h - the stand-in GPU plugin's GEMM burn (ABI 4 of
- * lib/fc_plugin.h) on a host thread; tests/standin/fc_gemm_standin.c.
+ * lib/base/fc_plugin.h) on a host thread; tests/standin/fc_gemm_standin.c.
  */
 #ifndef FC_GEMM_STANDIN_H
 #define FC_GEMM_STANDIN_H

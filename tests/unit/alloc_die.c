@@ -1,5 +1,5 @@
 /*
- * alloc_die.c - unit tests of lib/fc_alloc.c: an allocation that cannot be
+ * alloc_die.c - unit tests of lib/base/fc_alloc.c: an allocation that cannot be
  * met ends the process through the die function, after a message naming
  * what was allocated, how much and where; a broken invariant does the
  * same with the condition's text; allocations that can be met return

@@ -1,5 +1,5 @@
 /*
- * bg_kinds.c - unit tests of the background kinds' table (lib/fc_bg_kind.h):
+ * bg_kinds.c - unit tests of the background kinds' table (lib/background/fc_bg_kind.h):
  * every fc_bg_kind_t has an ops entry under the name its profile section
  * has, with every function the engine calls (a kind added to the profile
  * but not to the engine, or the other way round, fails here); the shared

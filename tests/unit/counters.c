@@ -1,5 +1,5 @@
 /*
- * counters.c - unit tests of lib/fc_counters.c and fc_counters_judge.c on
+ * counters.c - unit tests of lib/counters/fc_counters.c and fc_counters_judge.c on
  * fixture sysfs trees (tests/fixtures/sysfs/CASE/{before,after}, read
  * through FC_SYSFS_ROOT): the soak's judgement of one node's link counters
  * between its two snapshots.

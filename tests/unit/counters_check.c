@@ -1,5 +1,5 @@
 /*
- * counters_check.c - unit tests of lib/fc_counters_check.c on point
+ * counters_check.c - unit tests of lib/counters/fc_counters_check.c on point
  * records written here, as the rack and cluster stages write them:
  *   the lower bounds per collective (all_reduce, all_gather,
  *   reduce_scatter, all_to_all per host; broadcast for the group; none for

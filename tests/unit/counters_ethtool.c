@@ -1,5 +1,5 @@
 /*
- * counters_ethtool.c - unit tests of lib/fc_counters_ethtool.c:
+ * counters_ethtool.c - unit tests of lib/counters/fc_counters_ethtool.c:
  *   the name mapping on fixture tables of driver statistics, as mlx5,
  *   bnxt_en, ice and i40e name them (a few of each driver's names, pause
  *   and not): pause, PFC (summed over the priorities) and ECN-marked map

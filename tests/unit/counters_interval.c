@@ -1,5 +1,5 @@
 /*
- * counters_interval.c - unit tests of lib/fc_counters_interval.c on sysfs
+ * counters_interval.c - unit tests of lib/counters/fc_counters_interval.c on sysfs
  * trees it writes under /tmp (read through FC_SYSFS_ROOT): one node's
  * link counters over an interval, as the contention stage records them.
  *   eth0 (tx_bytes, rx_bytes, rx_errors, rx_dropped only) and the RDMA

@@ -1,6 +1,6 @@
 /*
  * ctl_check.c - unit tests of the range checks on control values another
- * rank sent (lib/fc_ctl_check.h) that the retests rely on: a retest's
+ * rank sent (lib/base/fc_ctl_check.h) that the retests rely on: a retest's
  * exchange tally (none, a right one, a wrong one; ranks out of range, more
  * wrong buffers than buffers, wrong elements without a wrong buffer, a time
  * that is not a number), and a point summary's one-host flag. No MPI:

@@ -324,7 +324,7 @@ int main(void)
               "a point-to-point call's failure names its peer");
     json_decref(out);
 
-    /* 7b. rank 2 received a control message wrong (lib/fc_ctl.h) from rank
+    /* 7b. rank 2 received a control message wrong (lib/base/fc_ctl.h) from rank
      * 4 and ended the job: an observer too, its words say which message */
     snprintf(text, sizeof(text), "%s", aborted);
     snprintf(text + strlen(text), sizeof(text) - strlen(text),
@@ -518,7 +518,7 @@ int main(void)
                  "\"late_s\":11.501,\"calls_entered\":156,\"calls_done\":155,"
                  "\"window_s\":30.50,\"cpu_s\":0.0405,\"done_in_window\":56}\n"
                  "fabcert[c1:rank %d] error: stage cluster passed its timeout of 20 s at "
-                 "all_reduce float32 sum 64 KiB; ending rank %d (lib/fc_watchdog.c:148)\n",
+                 "all_reduce float32 sum 64 KiB; ending rank %d (lib/base/fc_watchdog.c:148)\n",
                  r, r, r);
     snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s",
              "An MPI communication peer process has unexpectedly disconnected.  This\n"

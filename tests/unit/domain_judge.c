@@ -1,6 +1,6 @@
 /*
  * domain_judge.c - a rack's NVLink domain judged from its GPUs' NVML
- * fabric readings (lib/fc_domain_judge.c): a rack of 3 nodes x 4 GPUs
+ * fabric readings (lib/stage/fc_domain_judge.c): a rack of 3 nodes x 4 GPUs
  * all registered in one clique PASSes; one node's GPUs in another clique
  * (a tray the fabric manager put in another partition) FAIL the rack
  * naming that node and both cliques; a GPU still registering, one whose

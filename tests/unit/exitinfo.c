@@ -1,5 +1,5 @@
 /*
- * exitinfo.c - unit tests of lib/fc_exitinfo.c: each launcher's words for
+ * exitinfo.c - unit tests of lib/base/fc_exitinfo.c: each launcher's words for
  * a rank that ended (Open MPI's signal notice, its non-zero-status and
  * exited-improperly paragraphs, srun's per-task errors with task lists,
  * OOM) give the rank, host, signal or exit code; a task srun names after

@@ -1,5 +1,5 @@
 /*
- * intersect.c - unit tests of lib/fc_intersect.c on fixture records, as
+ * intersect.c - unit tests of lib/retest/fc_intersect.c on fixture records, as
  * the stages, the pairs stage and the retest write them, on 6 hosts in
  * racks of 2, 3 and 1 (n01-n02 r1, n03-n05 r2, n06 r3): two stages whose
  * wrong results' groups meet in one host (that host, with partners off its

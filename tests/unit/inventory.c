@@ -1,5 +1,5 @@
 /*
- * inventory.c - unit tests of lib/fc_inventory.c: Slurm hostlist ranges
+ * inventory.c - unit tests of lib/inventory/fc_inventory.c: Slurm hostlist ranges
  * expand as `scontrol show hostnames` would (padding, several brackets,
  * top-level commas); malformed ranges are refused with a reason; host lists
  * and rack maps in both line forms give the right host -> rack mapping;

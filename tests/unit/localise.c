@@ -1,5 +1,5 @@
 /*
- * localise.c - unit tests of lib/fc_localise.c on planted exchange
+ * localise.c - unit tests of lib/retest/fc_localise.c on planted exchange
  * patterns, each built as the retest builds them (every two ranks once,
  * both directions): one rank corrupting every send, every rank of one host
  * corrupting what it sends (the injector, or a node), a NIC that corrupts

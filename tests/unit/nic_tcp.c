@@ -1,12 +1,12 @@
 /*
  * nic_tcp.c - unit tests of the tcp NIC transport's socket layer
- * (lib/fc_nic_tcp_sock.c) over loopback, the peer a forked child: the
+ * (lib/nic/fc_nic_tcp_sock.c) over loopback, the peer a forked child: the
  * interface's address (lo; an absent interface is a skip naming it), 4 MiB
  * carried whole and bitwise intact, and every wait bounded: a peer that
  * connects and then says nothing, a listener nobody dials, and a peer that
  * closes mid-transfer each end by their deadline with the reason, never a
  * hang. And the transport table: tcp found by name, verbs absent until
- * lib/fc_nic_verbs.c is built in, an unknown name NULL. The MPI half
+ * lib/nic/fc_nic_verbs.c is built in, an unknown name NULL. The MPI half
  * (connect over a pair communicator) runs in tests/e2e/rails.t.
  */
 #include <signal.h>

@@ -1,6 +1,6 @@
 /*
  * nic_tcp_connect.c - the tcp NIC transport's connect over MPI (lib/
- * fc_nic_tcp.c, its set-up exchange lib/fc_nic_transport.c): two ranks on
+ * fc_nic_tcp.c, its set-up exchange lib/nic/fc_nic_transport.c): two ranks on
  * loopback ("lo"), the program starting itself under `mpirun -np 2` when
  * it was not started by one (a skip if mpirun cannot be run). Points:
  *   1. both connect: 1 MiB from rank 1 arrives at rank 0 bitwise;

@@ -2,8 +2,8 @@
  * pairs_agree.c - unit tests of the pairs confirmation's evidence rules on
  * fixture records, no MPI: a run as rank 0 holds it after its rounds
  * (tests/lib/fc_test_pairs.h, every figure planted), confirmed in passes
- * (lib/fc_pairs_passes.c) with each alone measurement planted by the
- * fixture, then written by the stage's report (lib/fc_pairs_report.c)
+ * (lib/pairs/fc_pairs_passes.c) with each alone measurement planted by the
+ * fixture, then written by the stage's report (lib/pairs/fc_pairs_report.c)
  * into a scratch results.jsonl and read back. The rules:
  *
  *  - evidence must agree: a healthy node fast with its partners in the

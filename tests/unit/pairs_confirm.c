@@ -1,11 +1,11 @@
 /*
- * pairs_confirm.c - unit tests of lib/fc_pairs_confirm.c on a simulated
+ * pairs_confirm.c - unit tests of lib/pairs/fc_pairs_confirm.c on a simulated
  * fabric: each case plants the truth (bad node links, a bad rack uplink, a
  * bad path, a rack's slow switch: every pair inside the rack) and, separately, what the tournament saw (the truth plus pairs
  * slowed only by what ran beside them). The probe answers from the truth
  * alone, as a pair measured alone would, or from a planted sequence of
  * answers for a flaky pair (slow, fast, slow: the confirmation rule of
- * lib/fc_confirm_rule.h, the majority of three, decides). Each case checks
+ * lib/engine/fc_confirm_rule.h, the majority of three, decides). Each case checks
  * who is blamed, what each pair became, and that nobody healthy is; the
  * budget counts measurements.
  */
@@ -126,9 +126,9 @@ static int verdict(const outcome_t *o, int x, int y)
 }
 
 /* An alone probe that no honest reference could judge (undecided,
- * lib/fc_confirm_rule.h) is neither fast nor slow. Racks of 2 and 1, node
+ * lib/engine/fc_confirm_rule.h) is neither fast nor slow. Racks of 2 and 1, node
  * 0 slow: the judge could not decide its partner probe inside its rack
- * (before lib/fc_pairs_alone.c, that probe's class had no peer and it
+ * (before lib/pairs/fc_pairs_alone.c, that probe's class had no peer and it
  * counted "fast" on the absolute limit alone, which cleared node 0 and
  * made its pair across the spine a "path"). */
 static void test_undecided(void)
@@ -179,7 +179,7 @@ static void test_undecided(void)
               "(not a path) (verdict %s)", fc_pair_verdict_name(verdict(&o, 0, 2)));
     fc_pairs_confirm_free(&o.c);
 
-    /* the same with the partner probe judged (slow, as lib/fc_pairs_alone.c
+    /* the same with the partner probe judged (slow, as lib/pairs/fc_pairs_alone.c
      * judges it against its nodes' pairs across the spine): confirmed */
     fabric_make(&f, two_one, 2);
     f.bad_node[0] = 1;

@@ -1,15 +1,15 @@
 /*
  * pairs_judge.c - unit tests of the pairs stage's judgement
- * (lib/fc_pairs_judge.c) on planted matrices of pair bandwidths, no MPI:
+ * (lib/pairs/fc_pairs_judge.c) on planted matrices of pair bandwidths, no MPI:
  * the same-rack rule. With racks of 5, 3 and 1 nodes, 10 of the 13 pairs
  * inside a rack are the 5-node rack's, so their class's upper median is
  * that rack's own figure: a slow switch of that rack (every pair inside
  * it slow, its pairs across the spine fast) hid from the class's rule and
  * passed. Each case plants a matrix, judges it as the stage does, and
  * checks which pairs are slow, by which rule, against which reference.
- * Then the confirmation (lib/fc_pairs_confirm.c) on the judged matrix,
+ * Then the confirmation (lib/pairs/fc_pairs_confirm.c) on the judged matrix,
  * each pair measured alone judged by the same rules, and the verdict the
- * records write (lib/fc_pairs_evidence.c): the slow switch is named as
+ * records write (lib/pairs/fc_pairs_evidence.c): the slow switch is named as
  * the switch of its rack, a slow node of the same rack as its link.
  */
 #include <stdio.h>
@@ -291,7 +291,7 @@ static void test_switch_verdict(void)
  * the absolute limit, "fast") or was the slow node's own figure (3 nodes:
  * two of the three pairs are its), so the node was cleared and its pairs
  * across the spine called paths. Alone, a pair is now judged against
- * references its two nodes do not set (lib/fc_pairs_alone.c): the node is
+ * references its two nodes do not set (lib/pairs/fc_pairs_alone.c): the node is
  * confirmed, its link named, every pair of it its link's. */
 static void test_small_rack_node(void)
 {
@@ -363,7 +363,7 @@ static void test_small_rack_node(void)
  * pair across the spine is the lone node's, so their class's upper median
  * is that node's figure, and with the lone node slow (or an uplink) every
  * one passed: the whole plan PASSed. The two-racks rule
- * (lib/fc_pairs_spine.c) judges them against the pairs inside the other
+ * (lib/pairs/fc_pairs_spine.c) judges them against the pairs inside the other
  * rack; the confirmation names the spine between the racks, the lone
  * node's link in series, and quarantines nobody. On two racks of two the
  * rule does not apply (the class judges), on two racks of one there is

@@ -1,5 +1,5 @@
 /*
- * pairs_plan.c - unit tests of lib/fc_pairs_schedule.c, the rounds the
+ * pairs_plan.c - unit tests of lib/stage/fc_pairs_schedule.c, the rounds the
  * pairs stage runs: under mode sampled, over racks given as labels in any
  * order and of uneven sizes, every node in each round at most once
  * (partners symmetric, none met twice), the pair set the rounds meet

@@ -1,5 +1,5 @@
 /*
- * pairs_sample.c - unit tests of lib/fc_pairs_sample.c, the sampled plan
+ * pairs_sample.c - unit tests of lib/stage/fc_pairs_sample.c, the sampled plan
  * for the pairs stage at scale: every round is a matching (symmetric, no
  * node twice), no pair meets twice, the intra rounds stay inside racks and
  * the inter rounds leave them, a node meets `inter` distinct racks, and

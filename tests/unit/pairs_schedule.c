@@ -1,5 +1,5 @@
 /*
- * pairs_schedule.c - unit tests of lib/fc_pairs.c. For every n from 2 to
+ * pairs_schedule.c - unit tests of lib/stage/fc_pairs.c. For every n from 2 to
  * 64: n-1 rounds when n is even and n when odd, no node twice in a round,
  * every round with floor(n/2) pairs, partners symmetric, and every pair of
  * nodes meeting exactly once. Then the localisation rule on planted

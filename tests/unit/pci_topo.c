@@ -1,5 +1,5 @@
 /*
- * pci_topo.c - unit tests of lib/fc_pci_topo.c and fc_pci_affinity.c: the
+ * pci_topo.c - unit tests of lib/pci/fc_pci_topo.c and fc_pci_affinity.c: the
  * distance between two PCI paths in each of nvidia-smi topo's classes;
  * the 8-GPU, 8-NIC two-socket fixture (tests/fixtures/sysfs/hgx/
  * fc_mk_hgx.sh, written into a temporary directory, once as built and

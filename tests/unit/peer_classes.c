@@ -1,6 +1,6 @@
 /*
  * peer_classes.c - unit tests of the relative rule's peer classes
- * (lib/fc_peers.c) and of the judge that applies them (lib/fc_judge.c):
+ * (lib/engine/fc_peers.c) and of the judge that applies them (lib/engine/fc_judge.c):
  * uneven racks are compared only with racks of their own shape, a class
  * of one is judged on the absolute limits alone and says so, pairs in the
  * same rack and across the spine are separate classes, a one-rank group

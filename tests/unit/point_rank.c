@@ -1,5 +1,5 @@
 /*
- * point_rank.c - one rank's check contract (lib/fc_point_rank.h), which
+ * point_rank.c - one rank's check contract (lib/engine/fc_point_rank.h), which
  * the engine and the single-process GPU check share, driven as both drive
  * it (two input sets, roots rotated, in-place inputs staged, a reduce's
  * non-root recv left alone) over 1 to 4 simulated ranks in one process,

@@ -1,6 +1,6 @@
 /*
  * profile_keys.c - unit tests of the profile loader's key tables
- * (lib/fc_profile*.c): keys reach their members by name, whatever their
+ * (lib/profile/fc_profile*.c): keys reach their members by name, whatever their
  * order in the file (a table matched by position would misroute them);
  * every background kind has a name and a section of its own, and a key
  * one kind does not read is refused under it; the defaults a profile

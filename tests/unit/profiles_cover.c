@@ -1,7 +1,7 @@
 /*
  * profiles_cover.c - the shipped SKU profiles against the mission
  * (thresholds/SKU-acceptance.yaml and their SKU-burnin twins): every stage of
- * the stage table (lib/fc_stages.c, not a list kept here) that the
+ * the stage table (lib/base/fc_stages.c, not a list kept here) that the
  * profile's hardware can run is named and required, and one it cannot (a
  * stage that needs an NVLink domain across nodes, in a profile whose
  * domain is the node) is left out; and each stage does its part of the

@@ -1,5 +1,5 @@
 /*
- * rails_map.c - unit tests of the rails' declaration (lib/fc_rails.h):
+ * rails_map.c - unit tests of the rails' declaration (lib/rails/fc_rails.h):
  * the profile's map parsed ("eth0, eth1" is two rails; an empty name, a
  * duplicate, a name too long or with a space, too many: refused, saying
  * which rail), rails by name order with digits as numbers (eth2 before

@@ -1,5 +1,5 @@
 /*
- * rails_rule.c - unit tests of the rail rule (lib/fc_rails_judge.c,
+ * rails_rule.c - unit tests of the rail rule (lib/rails/fc_rails_judge.c,
  * fc_rails_rule) on synthetic rails of 2 racks x 2 nodes, the pairs'
  * figures wandering by +-30% (a busy machine): clean rails are not slow;
  * one rail's pairs across the spine 100 times slower make that rail slow

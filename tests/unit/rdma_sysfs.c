@@ -1,5 +1,5 @@
 /*
- * rdma_sysfs.c - unit tests of lib/fc_rdma_sysfs.c, the verbs transport's
+ * rdma_sysfs.c - unit tests of lib/nic/fc_rdma_sysfs.c, the verbs transport's
  * choice of RDMA device, port and GID, on the fixture tree
  * tests/fixtures/sysfs/rdma (shaped like mlx5's sysfs; no vendor files):
  *   mlx5_0     InfiniBand NDR, port 1 ACTIVE, interface ib0

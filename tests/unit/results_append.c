@@ -1,5 +1,5 @@
 /*
- * results_append.c - unit tests of lib/fc_results.c's writer. Several
+ * results_append.c - unit tests of lib/base/fc_results.c's writer. Several
  * processes append to one results.jsonl at once (a stage's rank 0 and the
  * runner), so every record must reach the file as one whole line. Two
  * writer processes append many records at the same time, long ones (up to

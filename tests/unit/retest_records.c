@@ -1,5 +1,5 @@
 /*
- * retest_records.c - unit tests of lib/fc_retest_records.c's record for a
+ * retest_records.c - unit tests of lib/retest/fc_retest_records.c's record for a
  * wrong result the retest could not place on one node. Planted in the
  * retest's own figures: every checked exchange right, and the collective
  * run without each node in turn wrong every time (two nodes corrupting,

@@ -1,5 +1,5 @@
 /*
- * retest_slow.c - unit tests of lib/fc_retest_slow.c, the retest's
+ * retest_slow.c - unit tests of lib/retest/fc_retest_slow.c, the retest's
  * placement of a confirmed slowness. Each case plants the truth in the
  * exchanges' times (a host whose link is slow, two of them, most of them,
  * one slow rank, a busy machine slowing a few exchanges at random) and

@@ -1,5 +1,5 @@
 /*
- * samples.c - unit tests of lib/fc_samples.c, the per-iteration times a
+ * samples.c - unit tests of lib/engine/fc_samples.c, the per-iteration times a
  * point or pair record keeps: 3 significant digits in whole units, read
  * back exactly; at most FC_SAMPLES_MAX, evenly spaced in iteration order
  * when there are more; a record without them (an older fabcert) reads as

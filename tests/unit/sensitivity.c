@@ -1,5 +1,5 @@
 /*
- * sensitivity.c - unit tests of lib/fc_sensitivity.c on hand-made
+ * sensitivity.c - unit tests of lib/engine/fc_sensitivity.c on hand-made
  * records: the smallest uniform loss each kind of limit would have
  * caught (min_busbw, max_latency, the relative rule on busbw and on a
  * one-rank group's algbw; a pair's bandwidth, rules and latency), the

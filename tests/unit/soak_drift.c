@@ -1,5 +1,5 @@
 /*
- * soak_drift.c - unit tests of lib/fc_drift.c and lib/fc_drift_record.c,
+ * soak_drift.c - unit tests of lib/soak/fc_drift.c and lib/soak/fc_drift_record.c,
  * the soak's drift rule, on series of window medians: a single slow
  * window is a peak, not a drift; a step or a trend that holds to the end
  * is a drift; windows that swing both ways (a busy host: the series that

@@ -1,6 +1,6 @@
 /*
- * stage_confirm.c - unit tests of the confirmation rule (lib/fc_confirm_rule.c)
- * and of the sweep stages' confirmation decision (lib/fc_stage_confirm.c,
+ * stage_confirm.c - unit tests of the confirmation rule (lib/engine/fc_confirm_rule.c)
+ * and of the sweep stages' confirmation decision (lib/stage/fc_stage_confirm.c,
  * its pure part): a rack of three racks fails the relative rule beside
  * the others, then its alone rounds are planted (slow or fast against a
  * fast control measured in the same round). Two rounds that agree decide

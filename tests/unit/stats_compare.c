@@ -1,5 +1,5 @@
 /*
- * stats_compare.c - unit tests of lib/fc_stats_compare.c against known
+ * stats_compare.c - unit tests of lib/engine/fc_stats_compare.c against known
  * distributions (log-normal times: a relative noise, as a fabric's is):
  * a planted 10% slowdown is found and its interval holds it; a null shift
  * is found at no more than the stated rate over 1000 draws; the rank test

@@ -1,5 +1,5 @@
 /*
- * topology.c - unit tests of lib/fc_topology.c and its parsers: each
+ * topology.c - unit tests of lib/inventory/fc_topology.c and its parsers: each
  * fixture of tests/fixtures/topology (README there: where each format
  * comes from) gives the expected rack map, host by host, and the notes an
  * operator must see (a left-out HCA or node, a rail cabled to another

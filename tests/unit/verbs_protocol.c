@@ -1,5 +1,5 @@
 /*
- * verbs_protocol.c - the verbs transport's data path (lib/fc_nic_verbs_io.c)
+ * verbs_protocol.c - the verbs transport's data path (lib/nic/fc_nic_verbs_io.c)
  * without an RDMA device: two endpoints in one process, one thread each,
  * whose queue pair and completion queues are simulated through the
  * provider table that libibverbs' inline ibv_post_send, ibv_post_recv and

@@ -1,5 +1,5 @@
 /*
- * watchdog_down.c - unit test of the tear-down line (lib/fc_watchdog.c):
+ * watchdog_down.c - unit test of the tear-down line (lib/base/fc_watchdog.c):
  * a child process starts its watchdog with a 10 s deadline and waits; the
  * parent sends it SIGTERM, as mpirun's tear-down does, and reads its
  * stderr. The child writes one FABCERT-DOWN line, whole JSON, saying where
