@@ -99,9 +99,12 @@ static int fc_passes_replay(const fc_pairs_run_t *run, int x, int y, int m)
  * ref < 0), into *q_p and *r_p; 0, or -1 when none. Of its path kind and
  * touching no suspect (ps->suspect: 2) first; then of the other kind;
  * then touching no node every pair of which was slow (1), of its kind and
- * then of the other (the record names the control). */
-static int fc_passes_control(const fc_passes_t *ps, int x, int y, double ref, int *q_p,
-                             int *r_p)
+ * then of the other (the record names the control). A pair judged by the
+ * rack rule or the same-rack rule suspects a part of its rack (its uplink,
+ * its switch): avoid_rack is that rack, and no control touches it, or the
+ * control would share the slow part and clear the pair. */
+static int fc_passes_control(const fc_passes_t *ps, int x, int y, double ref, int avoid_rack,
+                             int *q_p, int *r_p)
 {
     const fc_pairs_run_t *run = ps->run;
     fc_peer_path_t path = fc_peer_pair_path(run->node_racks[x], run->node_racks[y]);
@@ -115,6 +118,8 @@ static int fc_passes_control(const fc_passes_t *ps, int x, int y, double ref, in
             int worst = level < 2 ? 1 : 2;  /* suspicion allowed: 0, then 1 */
 
             if (q->size_index != 0 || q->a == x || q->a == y || q->b == x || q->b == y ||
+                (avoid_rack >= 0 && (run->node_racks[q->a] == avoid_rack ||
+                                     run->node_racks[q->b] == avoid_rack)) ||
                 ps->suspect[q->a] >= worst || ps->suspect[q->b] >= worst ||
                 (fc_peer_pair_path(run->node_racks[q->a], run->node_racks[q->b]) == path) ==
                     level % 2)
@@ -137,14 +142,21 @@ static int fc_passes_control(const fc_passes_t *ps, int x, int y, double ref, in
 static int fc_passes_add_control(fc_passes_t *ps, int s, int judged)
 {
     fc_pairs_run_t *run = ps->run;
-    int nz = run->ctx->sp.nsizes, q, r, slow_size = 0;
+    int nz = run->ctx->sp.nsizes, q, r, slow_size = 0, avoid = -1;
     const fc_pair_t *p = &run->alone[(size_t)s * nz];
+    double ref = p->rel == FC_PAIR_REL_APPLIED ? p->ref : -1;
 
     for (int z = 0; z < nz; ++z)
         slow_size |= p[z].slow;
+    if (p->rack_rule_rack >= 0) {       /* its rack's uplink suspected */
+        avoid = p->rack_rule_rack;
+        ref = p->rack_ref;
+    } else if (p->same == FC_PAIR_SAME_APPLIED) {   /* its rack's switch */
+        avoid = run->node_racks[p->a];
+        ref = p->same_ref;
+    }
     if (judged != FC_CONFIRM_MEAS_SLOW || !slow_size || run->nalone >= ps->capacity ||
-        fc_passes_control(ps, p->a, p->b, p->rel == FC_PAIR_REL_APPLIED ? p->ref : -1, &q,
-                          &r) != 0 ||
+        fc_passes_control(ps, p->a, p->b, ref, avoid, &q, &r) != 0 ||
         ps->measure(ps->arg, run, q, r, run->nalone) != 0)
         return judged;
     for (int z = 0; z < nz; ++z) {
