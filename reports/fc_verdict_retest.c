@@ -65,6 +65,21 @@ static const char *fc_wrong_group(json_t *rec)
                                                                   : NULL;
 }
 
+/* Is the culprit of retest record r one of its suspects? A partner placed
+ * by the retest was not in every group that saw wrong bits: what it
+ * explains, it does not show. */
+static int fc_culprit_suspect(json_t *r)
+{
+    const char *x = fc_json_str(json_object_get(r, "culprit"), "host");
+    json_t *h;
+    size_t i;
+
+    json_array_foreach(json_object_get(r, "suspects"), i, h)
+        if (x[0] && json_is_string(h) && strcmp(json_string_value(h), x) == 0)
+            return 1;
+    return 0;
+}
+
 json_t *fc_retest_explained_by(json_t *records, size_t at, const char *rack)
 {
     json_t *rec = json_array_get(records, at);
@@ -81,6 +96,7 @@ json_t *fc_retest_explained_by(json_t *records, size_t at, const char *rack)
             !json_is_true(json_object_get(r, "localised")) ||
             strcmp(fc_json_str(r, "verdict"), "FAIL") != 0 || !fc_record_source_ok(r) ||
             strcmp(fc_json_str(r, "run_id"), fc_json_str(rec, "run_id")) != 0 ||
+            !fc_culprit_suspect(r) ||
             strcmp(fc_json_str(json_object_get(r, "culprit"), "rack"), rack) == 0)
             continue;
         json_array_foreach(json_object_get(r, "explains"), k, g)
