@@ -80,15 +80,28 @@ int fc_record_wrong_bits(json_t *rec, char *why, size_t len)
                     fc_why_add(why, len, what, json_object_get(k, counts[c]));
             }
     }
-    if (t->bits_per_size)
+    if (t->bits_per_size) {
+        /* each size's count, absent included (nothing shows it checked),
+         * and each direction's: which receiver saw wrong bits */
         json_array_foreach(sizes, i, z)
-            if (fc_count_wrong(json_object_get(z, "wrong"))) {
+            if (fc_count_wrong(json_object_get(z, "wrong")) ||
+                json_object_get(z, "wrong") == NULL) {
                 char what[64];
 
                 snprintf(what, sizeof(what), "wrong at %lld bytes",
                          (long long)json_integer_value(json_object_get(z, "bytes")));
                 fc_why_add(why, len, what, json_object_get(z, "wrong"));
             }
+        json_array_foreach(json_object_get(rec, "exchanges"), i, z)
+            if (fc_count_wrong(json_object_get(z, "wrong")) ||
+                strcmp(fc_json_str(z, "verdict"), "wrong") == 0) {
+                char what[160];
+
+                snprintf(what, sizeof(what), "wrong from %.60s to %.60s",
+                         fc_json_str(z, "sender_host"), fc_json_str(z, "receiver_host"));
+                fc_why_add(why, len, what, json_object_get(z, "wrong"));
+            }
+    }
     return why[0] != '\0';
 }
 
