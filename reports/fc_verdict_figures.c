@@ -80,15 +80,28 @@ int fc_record_wrong_bits(json_t *rec, char *why, size_t len)
                     fc_why_add(why, len, what, json_object_get(k, counts[c]));
             }
     }
-    if (t->bits_per_size)
+    if (t->bits_per_size) {
+        /* each size's count, absent included (nothing shows it checked),
+         * and each direction's: which receiver saw wrong bits */
         json_array_foreach(sizes, i, z)
-            if (fc_count_wrong(json_object_get(z, "wrong"))) {
+            if (fc_count_wrong(json_object_get(z, "wrong")) ||
+                json_object_get(z, "wrong") == NULL) {
                 char what[64];
 
                 snprintf(what, sizeof(what), "wrong at %lld bytes",
                          (long long)json_integer_value(json_object_get(z, "bytes")));
                 fc_why_add(why, len, what, json_object_get(z, "wrong"));
             }
+        json_array_foreach(json_object_get(rec, "exchanges"), i, z)
+            if (fc_count_wrong(json_object_get(z, "wrong")) ||
+                strcmp(fc_json_str(z, "verdict"), "wrong") == 0) {
+                char what[160];
+
+                snprintf(what, sizeof(what), "wrong from %.60s to %.60s",
+                         fc_json_str(z, "sender_host"), fc_json_str(z, "receiver_host"));
+                fc_why_add(why, len, what, json_object_get(z, "wrong"));
+            }
+    }
     return why[0] != '\0';
 }
 
@@ -423,9 +436,23 @@ int fc_record_limit_fails(json_t *rec, char *why, size_t len)
 
 int fc_record_unchecked_calls(json_t *rec, char *why, size_t len)
 {
+    json_t *iters = json_object_get(rec, "iters");
+    json_int_t timed = json_integer_value(json_object_get(json_object_get(
+        json_object_get(rec, "calls"), "timed"), "made"));
+
     why[0] = '\0';
-    return fc_record_type_of(rec)->calls_counted &&
-           fc_calls_json_unchecked(json_object_get(rec, "calls"), why, len);
+    if (!fc_record_type_of(rec)->calls_counted)
+        return 0;
+    if (fc_calls_json_unchecked(json_object_get(rec, "calls"), why, len))
+        return 1;
+    /* a point times every one of its iterations (a soak's, every run's) */
+    if (fc_record_id(rec) == FC_RECORD_POINT && json_is_integer(iters) &&
+        timed < json_integer_value(iters)) {
+        snprintf(why, len, "it counts %lld timed calls made for its %lld iterations",
+                 (long long)timed, (long long)json_integer_value(iters));
+        return 1;
+    }
+    return 0;
 }
 
 int fc_record_rejudged(json_t *rec, char *text, size_t len)

@@ -65,6 +65,47 @@ static const char *fc_wrong_group(json_t *rec)
                                                                   : NULL;
 }
 
+/* Is the culprit of retest record r one of its suspects? A partner placed
+ * by the retest was not in every group that saw wrong bits: what it
+ * explains, it does not show. */
+static int fc_culprit_suspect(json_t *r)
+{
+    const char *x = fc_json_str(json_object_get(r, "culprit"), "host");
+    json_t *h;
+    size_t i;
+
+    json_array_foreach(json_object_get(r, "suspects"), i, h)
+        if (x[0] && json_is_string(h) && strcmp(json_string_value(h), x) == 0)
+            return 1;
+    return 0;
+}
+
+/* Does r's own evidence hold its culprit, and is the culprit in the
+ * group the failure at rec implicates? Wrong exchanges checked, each
+ * with the culprit at one end (what placed it); and a host outside the
+ * group cannot have spread wrong bits into its output. */
+static int fc_culprit_shown(json_t *r, json_t *rec)
+{
+    const char *x = fc_json_str(json_object_get(r, "culprit"), "host");
+    json_t *imp = json_object_get(rec, "implicates"), *e, *h;
+    json_t *hosts = fc_record_id(rec) == FC_RECORD_RETEST ? json_object_get(rec, "group_hosts")
+                                                          : json_object_get(imp, "hosts");
+    size_t i;
+    int wrong = 0, member = 0;
+
+    json_array_foreach(json_object_get(r, "exchanges"), i, e) {
+        if (strcmp(fc_json_str(e, "verdict"), "wrong") != 0)
+            continue;
+        if (strcmp(fc_json_str(e, "sender_host"), x) != 0 &&
+            strcmp(fc_json_str(e, "receiver_host"), x) != 0)
+            return 0;
+        ++wrong;
+    }
+    json_array_foreach(hosts, i, h)
+        member |= json_is_string(h) && strcmp(json_string_value(h), x) == 0;
+    return wrong > 0 && member;
+}
+
 json_t *fc_retest_explained_by(json_t *records, size_t at, const char *rack)
 {
     json_t *rec = json_array_get(records, at);
@@ -81,6 +122,7 @@ json_t *fc_retest_explained_by(json_t *records, size_t at, const char *rack)
             !json_is_true(json_object_get(r, "localised")) ||
             strcmp(fc_json_str(r, "verdict"), "FAIL") != 0 || !fc_record_source_ok(r) ||
             strcmp(fc_json_str(r, "run_id"), fc_json_str(rec, "run_id")) != 0 ||
+            !fc_culprit_suspect(r) || !fc_culprit_shown(r, rec) ||
             strcmp(fc_json_str(json_object_get(r, "culprit"), "rack"), rack) == 0)
             continue;
         json_array_foreach(json_object_get(r, "explains"), k, g)

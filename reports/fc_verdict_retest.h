@@ -26,8 +26,9 @@ int fc_retest_supersedes(json_t *records, size_t at);
  * lib/retest/fc_intersect.h) that explains records[at] for rack `rack`, or NULL:
  * records[at] is a failure of a wrong result that implicates its whole
  * group (a pending check, or a retest record that placed nothing), a later
- * record of the same run placed a host of that group and lists the group
- * (stage and name) in its `explains`, and the rack is not that host's.
+ * record of the same run placed a host of that group, one of its suspects
+ * (a partner placed is a fault of its own), and lists the group (stage and
+ * name) in its `explains`, and the rack is not that host's.
  * Such a record neither fails the rack nor counts as a check of it: the
  * wrong bits were the placed host's, spread into the group's output. */
 json_t *fc_retest_explained_by(json_t *records, size_t at, const char *rack);

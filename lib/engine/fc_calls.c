@@ -93,6 +93,10 @@ int fc_calls_json_unchecked(json_t *member, char *why, size_t len)
         c.made[k] = json_integer_value(made);
         c.checked[k] = json_integer_value(checked);
     }
+    if (c.made[FC_CALLS_TIMED] == 0) {
+        snprintf(why, len, "it counts no timed call made, so nothing was measured or checked");
+        return 1;
+    }
     if (fc_calls_unchecked(&c) == 0)
         return 0;
     fc_calls_why(&c, why, len);

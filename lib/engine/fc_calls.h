@@ -51,7 +51,8 @@ void fc_calls_why(const fc_calls_t *c, char *buf, size_t len);
 json_t *fc_calls_json(const fc_calls_t *c);
 /* The report's reading of a record's "calls" member: 1 when it does not
  * show every call checked (absent, malformed, a count that is not a whole
- * number of 0 or more, checked below or above made), with why. */
+ * number of 0 or more, checked below or above made) or shows no timed
+ * call made (a measurement of nothing), with why. */
 int fc_calls_json_unchecked(json_t *member, char *why, size_t len);
 
 #endif

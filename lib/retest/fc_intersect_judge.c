@@ -189,12 +189,28 @@ static void fc_evidence_text(json_t *plan, char *buf, size_t len)
         fc_retest_cat(buf, len, at, ", and %zu more", more);
 }
 
-/* The plan's groups that hold host x: the wrong results it explains. */
+/* Is x one of the plan's suspects? */
+static int fc_suspect(json_t *plan, const char *x)
+{
+    json_t *h;
+    size_t i;
+
+    json_array_foreach(json_object_get(plan, "suspects"), i, h)
+        if (strcmp(json_string_value(h) ? json_string_value(h) : "", x) == 0)
+            return 1;
+    return 0;
+}
+
+/* The plan's groups that hold host x: the wrong results it explains. A
+ * partner placed (not a suspect) explains none: it was not in every group
+ * that saw wrong bits, so its fault is one of its own beside theirs. */
 static json_t *fc_explains(json_t *plan, const char *x)
 {
     json_t *list = json_array(), *g, *h;
     size_t i, k;
 
+    if (!fc_suspect(plan, x))
+        return list;
     json_array_foreach(json_object_get(plan, "groups"), i, g)
         json_array_foreach(json_object_get(g, "hosts"), k, h)
             if (strcmp(json_string_value(h) ? json_string_value(h) : "", x) == 0) {
@@ -211,7 +227,7 @@ json_t *fc_intersect_record(json_t *plan, const char *run_id, const char *stage,
 {
     json_t *suspects = json_object_get(plan, "suspects"), *racks = json_array(), *h, *rec;
     json_t *host_racks = json_object_get(plan, "host_racks");
-    char now[32], sus[512], partners[512], evidence[FC_INTERSECT_TEXT], why[3 * FC_INTERSECT_TEXT];
+    char now[32], sus[512], partners[512], evidence[FC_INTERSECT_TEXT], why[4 * FC_INTERSECT_TEXT];
     char group[600];
     double limit = json_number_value(json_object_get(plan, "limit_s"));
     uint64_t checked = 0;
@@ -258,15 +274,23 @@ json_t *fc_intersect_record(json_t *plan, const char *run_id, const char *stage,
     json_object_set_new(rec, "localised", json_boolean(v->outcome == FC_INTERSECT_PLACED));
     if (v->outcome == FC_INTERSECT_PLACED) {
         const char *x = names[v->host], *rack = fc_s(host_racks, x);
+        char tail[2 * FC_INTERSECT_TEXT];
 
+        if (fc_suspect(plan, x))
+            snprintf(tail, sizeof(tail), "%s was in every group that saw wrong bits (%s)", x,
+                     evidence);
+        else
+            snprintf(tail, sizeof(tail), "%s, a partner, is no suspect: a fault of its own, "
+                     "which explains none of the wrong results of %s, who %s implicated with "
+                     "%s group (%s)", x, sus, json_array_size(suspects) == 1 ? "stays" : "stay",
+                     json_array_size(suspects) == 1 ? "its" : "their", evidence);
         snprintf(why, sizeof(why), "wrong data %s %s, placed by a retest of %.1f s of checked "
-                 "exchanges with partners %s (%ld exchanges, %llu bytes, %ld wrong): %s; %s was "
-                 "in every group that saw wrong bits (%s)",
+                 "exchanges with partners %s (%ld exchanges, %llu bytes, %ld wrong): %s; %s",
                  strcmp(v->direction, "receive") == 0 ? "received by" :
                  strcmp(v->direction, "send") == 0 ? "sent by" :
                  strcmp(v->direction, "within the node") == 0 ? "within" : "sent and received by",
                  x, seconds, partners, v->exchanges, (unsigned long long)checked,
-                 v->wrong_exchanges, v->why, x, evidence);
+                 v->wrong_exchanges, v->why, tail);
         json_object_set_new(rec, "rack", json_string(rack));
         json_object_set_new(rec, "racks", json_pack("[s]", rack));
         json_object_set_new(rec, "culprit", json_pack("{s:s, s:s, s:s}", "host", x, "rack",

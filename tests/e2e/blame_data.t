@@ -37,7 +37,8 @@
 #     on its checked exchanges with two partners: only it is quarantined,
 #     rack1 and rack3 PASS, their wrong all_reduce "explained by" it in
 #     the certificate, the HTML and the summary; without that retest's
-#     record every rack of the group FAILs;
+#     record every rack of the group FAILs, and with it edited (its
+#     culprit no suspect, or no wrong exchange of it) too;
 #   - the same host in the pairs stage: the pairs' own checked exchanges
 #     (both directions) place it, not the partners that received from it;
 #     and re-sending its previous buffer (mode stale): the exchanges
@@ -53,7 +54,7 @@
 FC=$BUILD/fabcert
 INJ=$PWD/$BUILD/libfc_inject.so
 vcluster_up fbd 2,3,1
-plan 33
+plan 35
 H1=${NAME}01 H4=${NAME}04
 # one stage per profile (a required stage left out would make the racks
 # INCOMPLETE); the virtual cluster's settings, and no relative rule for
@@ -284,6 +285,19 @@ ok $? "rack1's certificate, HTML and summary say its wrong all_reduce is explain
 forge_report noplace "$TMP/recv" -ne 'print unless /"method":"intersection"|"type":"quarantine"/'
 n=$(grep -c "^rack rack[123]: FAIL" "$TMP/noplace.out")
 is "$n" 3 "without the bounded retest's record every rack of the group FAILs ($n)"
+# its record edited: the culprit no suspect, or no wrong exchange left to
+# show it: it explains nothing
+edit() {   # edit NAME PERL-STATEMENT (on the bounded retest's record)
+    forge_report "$1" "$TMP/recv" -MJSON::PP -ne 'my $j = JSON::PP->new->canonical;
+        my $r = decode_json($_); if (($r->{method} // "") eq "intersection") { '"$2"' }
+        print $j->encode($r), "\n"'
+}
+edit nosuspect '$r->{suspects} = ["'$H1'"]'
+n=$(grep -c "^rack rack[123]: FAIL" "$TMP/nosuspect.out")
+is "$n" 3 "a placement whose culprit is not among its suspects explains no rack's wrong result ($n)"
+edit noexch '$r->{exchanges} = []'
+n=$(grep -c "^rack rack[123]: FAIL" "$TMP/noexch.out")
+is "$n" 3 "nor one whose record holds no wrong exchange of its culprit ($n)"
 
 # 4. the pairs stage: its own checked exchanges place the same host
 run pairs pairs --env LD_PRELOAD=$INJ --env FC_INJECT_HOST=$H4 \

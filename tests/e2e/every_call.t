@@ -24,8 +24,9 @@
 #      naming rank 1 and the message within seconds, no signal;
 #   3. the scaling stage (two hosts of a virtual cluster), as 1;
 #   4. the report judges the calls again from the record: a clean run's
-#      point given fewer checked calls than made, or no count, under its
-#      PASS, is a FAIL.
+#      point given fewer checked calls than made, no count, no call made
+#      at all, or fewer timed calls than its iterations, under its PASS,
+#      is a FAIL.
 # Sizes of 16 KiB and more on 3 ranks: the injector counts calls of 4 KiB
 # and more (FC_INJECT_MIN_BYTES), which keeps the stages' own small
 # control messages out of its count.
@@ -35,7 +36,7 @@ FC=$BUILD/fabcert
 INJ=$PWD/$BUILD/libfc_inject.so
 STANDIN=$PWD/$BUILD/tests/libfc_gpu_standin.so
 H=$(hostname)
-plan 16
+plan 18
 ALL=all_reduce,all_gather,reduce_scatter,broadcast,all_to_all,sendrecv,reduce
 ALL=$ALL,all_reduce_inplace,all_gather_inplace,reduce_scatter_inplace,broadcast_inplace
 sweep() {   # sweep STAGE COLLECTIVES [SIZES]: the profile of a sweep stage
@@ -217,4 +218,14 @@ rc=$?
 ! grep '"type":"point"' "$TMP/nocount/results.jsonl" | grep -q '"calls":{' && [ $rc -eq 1 ] &&
     grep -q "^rack default: FAIL" "$TMP/nocount.out"
 ok $? "a PASS whose record has no count of its calls is a FAIL in the report ($rc)"
+forge_report nocalls "$TMP/clean" -pe 's/"(made|checked)":\d+/"$1":0/g if /"type":"point"/'
+rc=$?
+[ $rc -eq 1 ] && grep -q "^rack default: FAIL" "$TMP/nocalls.out" &&
+    grep -q "no timed call made" "$TMP/nocalls/summary.txt"
+ok $? "a PASS whose record counts no call made (each of none checked) is a FAIL in the report ($rc)"
+forge_report fewtimed "$TMP/clean" -pe 's/"timed":\{"checked":3,"made":3/"timed":{"checked":2,"made":2/ if /"type":"point"/'
+rc=$?
+grep -q '"timed":{"checked":2,"made":2' "$TMP/fewtimed/results.jsonl" && [ $rc -eq 1 ] &&
+    grep -q "2 timed calls made for its 3 iterations" "$TMP/fewtimed/summary.txt"
+ok $? "a PASS whose record counts fewer timed calls than its iterations is a FAIL in the report ($rc)"
 done_testing

@@ -13,13 +13,15 @@
 #     INCOMPLETE for the racks it touches, never PASS;
 #   - the pairs heat map draws the pairs stage's `pair` records only (the
 #     stage table's view), not one another stage wrote;
+#   - a pair's PASS whose exchanges show wrong bits, or whose sizes carry
+#     no count of wrong elements, is a FAIL;
 #   - the record-type table (reports/fc_record.c) has a row for every
 #     record type the stages and the runner write, and a record of a type
 #     it does not name is context, never evidence.
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 G=tests/golden/report
-plan 28
+plan 30
 
 for fx in clean slow-link soak-flap; do
     mkdir -p "$TMP/$fx"
@@ -145,4 +147,21 @@ end=$(grep -n '"type":"stage_end"' "$G/slow-link/results.jsonl" | grep '"stage":
 $FC report "$TMP/heatmap" > /dev/null 2>&1
 cell=$(grep -o '<title>fcv01 - fcv02: [^<]*' "$TMP/heatmap/report/rack-rack1.html")
 is "$cell" "<title>fcv01 - fcv02: 0.002436 GB/s (FAIL)" "the pairs heat map draws the pairs stage's records only, not a pair record of the cluster stage"
+
+# a pair's PASS that its own figures do not back: a direction that says it
+# received wrong bits, or a size without its count of wrong elements
+pairforge() {   # pairforge NAME PERL-SUBSTITUTION (on the clean run's pair records)
+    mkdir -p "$TMP/$1"
+    cp "$G/clean/profile.yaml" "$G/clean/hosts" "$G/clean/racks" "$TMP/$1/"
+    perl -pe "$2 if /\"type\":\"pair\"/" "$G/clean/results.jsonl" > "$TMP/$1/results.jsonl"
+    $FC report "$TMP/$1" > "$TMP/$1.out" 2>&1
+}
+pairforge pair-exch 's/"sizes":/"exchanges":[{"sender_host":"fcv01","receiver_host":"fcv02","wrong":2,"verdict":"wrong"}],"sizes":/'
+rc=$?
+[ $rc -eq 1 ] && grep -q "own figures show wrong bits (wrong from fcv01 to fcv02 2)" "$TMP/pair-exch.out"
+ok $? "a pair PASS whose exchanges say fcv02 received wrong bits is a FAIL ($rc)"
+pairforge pair-nowrong 's/,"wrong":0\}/}/g'
+rc=$?
+[ $rc -eq 1 ] && grep -q "own figures show wrong bits (wrong at 4096 bytes missing" "$TMP/pair-nowrong.out"
+ok $? "a pair PASS whose sizes carry no count of wrong elements is a FAIL ($rc)"
 done_testing

@@ -319,6 +319,25 @@ static void test_record(fc_tap_t *tap)
               "not reproduced: a FAIL, nobody quarantined, the node stays implicated (%s)",
               why);
     json_decref(rec);
+    /* a partner (n01) in every wrong exchange: a fault of its own; the
+     * suspect n04's group keeps its wrong results */
+    memset(none, 0, sizeof(none));
+    none[0][1] = 1;
+    none[2][1] = 3;
+    n = grid(none, 0, ex);
+    fc_intersect_judge(3, names, n, ex, &v);
+    rec = fc_intersect_record(plan, "R", "cluster", 3, names, n, ex, &v, 65536, 6, 1, 0.1);
+    imp = json_object_get(rec, "implicates");
+    why = json_string_value(json_array_get(json_object_get(rec, "reasons"), 0));
+    fc_tap_ok(tap, json_is_true(json_object_get(imp, "quarantine")) &&
+              strcmp(json_string_value(json_object_get(imp, "host")), "n01") == 0 &&
+              json_array_size(json_object_get(rec, "explains")) == 0 &&
+              strstr(why, "n01, a partner, is no suspect") &&
+              strstr(why, "n04, who stays implicated with its group") &&
+              !strstr(why, "n01 was in every group"),
+              "a partner placed: quarantined for its own fault, explains no group of the "
+              "suspect's (%s)", why);
+    json_decref(rec);
     json_decref(plan);
 }
 
@@ -327,7 +346,7 @@ int main(void)
     fc_tap_t tap;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 19);
+    fc_tap_plan(&tap, 20);
     test_find(&tap);
     test_judge(&tap);
     test_record(&tap);
