@@ -25,9 +25,9 @@ int main(void)
     for (int k = 0; k < FC_BG_KINDS; ++k) {
         const fc_bg_kind_ops_t *ops = fc_bg_kind_ops(k);
 
-        fc_tap_ok(&tap, ops != NULL && strcmp(ops->name, fc_bg_kind_name(k)) == 0,
-                  "kind %d has an ops entry named as its profile section (%s)", k,
-                  fc_bg_kind_name(k));
+        fc_tap_is_str(&tap, ops != NULL ? ops->name : "(no ops entry)", fc_bg_kind_name(k),
+                      "kind %d has an ops entry named as its profile section (%s)", k,
+                      fc_bg_kind_name(k));
         fc_tap_ok(&tap, ops != NULL && ops->init_func && ops->start_func && ops->drain_func &&
                         ops->tally_func && ops->fini_func,
                   "%s: init, start, drain, tally and fini are there (poll is optional)",

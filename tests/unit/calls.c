@@ -32,23 +32,29 @@ int main(void)
     char why[320];
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 6);
+    fc_tap_plan(&tap, 9);
     fc_tap_is_int(&tap, unchecked(COUNT(1, 5, 5), why, sizeof(why)), 0,
                   "every call of 1 warm-up, 5 timed, 5 batched checked: shown checked");
-    fc_tap_ok(&tap, unchecked(COUNT(0, 0, 0), why, sizeof(why)) == 1 &&
-              strstr(why, "no timed call made") != NULL,
-              "no call made at all is no evidence (%s)", why);
-    fc_tap_ok(&tap, unchecked(COUNT(1, 0, 5), why, sizeof(why)) == 1 &&
-              strstr(why, "no timed call made") != NULL,
-              "warm-up and batched calls but no timed one: not shown measured (%s)", why);
-    fc_tap_ok(&tap, unchecked("{\"warmup\":{\"made\":1,\"checked\":1},\"timed\":{\"made\":5,"
-                              "\"checked\":4},\"batched\":{\"made\":0,\"checked\":0}}", why,
-                              sizeof(why)) == 1 && strstr(why, "1 of 6") != NULL,
-              "one timed call unchecked (%s)", why);
-    fc_tap_ok(&tap, unchecked("{\"warmup\":{\"made\":1,\"checked\":2},\"timed\":{\"made\":5,"
-                              "\"checked\":5},\"batched\":{\"made\":0,\"checked\":0}}", why,
-                              sizeof(why)) == 1,
-              "checked above made (%s)", why);
-    fc_tap_ok(&tap, unchecked(NULL, why, sizeof(why)) == 1, "no count (%s)", why);
+    fc_tap_is_int(&tap, unchecked(COUNT(0, 0, 0), why, sizeof(why)), 1,
+                  "no call made at all is no evidence (%s)", why);
+    fc_tap_ok(&tap, strstr(why, "no timed call made") != NULL,
+              "no call made at all is no evidence (%s)"
+              " [names 'no timed call made']", why);
+    fc_tap_is_int(&tap, unchecked(COUNT(1, 0, 5), why, sizeof(why)), 1,
+                  "warm-up and batched calls but no timed one: not shown measured (%s)", why);
+    fc_tap_ok(&tap, strstr(why, "no timed call made") != NULL,
+              "warm-up and batched calls but no timed one: not shown measured (%s)"
+              " [names 'no timed call made']", why);
+    fc_tap_is_int(&tap,
+                  unchecked("{\"warmup\":{\"made\":1,\"checked\":1},\"timed\":{\"made\":5,"
+                            "\"checked\":4},\"batched\":{\"made\":0,\"checked\":0}}", why,
+                            sizeof(why)), 1, "one timed call unchecked (%s)", why);
+    fc_tap_ok(&tap, strstr(why, "1 of 6") != NULL, "one timed call unchecked (%s)"
+              " [names '1 of 6']", why);
+    fc_tap_is_int(&tap,
+                  unchecked("{\"warmup\":{\"made\":1,\"checked\":2},\"timed\":{\"made\":5,"
+                            "\"checked\":5},\"batched\":{\"made\":0,\"checked\":0}}", why,
+                            sizeof(why)), 1, "checked above made (%s)", why);
+    fc_tap_is_int(&tap, unchecked(NULL, why, sizeof(why)), 1, "no count (%s)", why);
     return fc_tap_done(&tap);
 }

@@ -218,9 +218,31 @@ static void test_disagreeing_evidence(void)
     agree = json_object_get(json_object_get(json_object_get(n03, "confirmation"), "disputed"),
                             "agreement");
     q = count_blamed(records, "n03", &others);
-    fc_tap_ok(&tap, n03 && !strcmp(str(n03, "verdict"), "INCOMPLETE") &&
-              json_is_null(json_object_get(n03, "implicates")) && q == 0 && others == 0 &&
-              !f.m.run.confirm.link[2] && why &&
+    fc_tap_ok(&tap, n03 != NULL,
+              "a healthy node slow alone with partners it was fast with in the rounds, "
+              "measured again and slow again: INCOMPLETE with both figures, nobody "
+              "quarantined, no FAIL (%s)", why ? why : "no record");
+    fc_tap_is_str(&tap, str(n03, "verdict"), "INCOMPLETE",
+                  "a healthy node slow alone with partners it was fast with in the rounds, "
+                  "measured again and slow again: INCOMPLETE with both figures, nobody "
+                  "quarantined, no FAIL (%s)"
+                  " [str(n03, \"verdict\")]", why ? why : "no record");
+    fc_tap_ok(&tap, json_is_null(json_object_get(n03, "implicates")),
+              "a healthy node slow alone with partners it was fast with in the rounds, "
+              "measured again and slow again: INCOMPLETE with both figures, nobody "
+              "quarantined, no FAIL (%s)"
+              " [json_is_null(json_object_get(n03, \"implicates\"))]", why ? why : "no record");
+    fc_tap_is_int(&tap, q, 0,
+                  "a healthy node slow alone with partners it was fast with in the rounds, "
+                  "measured again and slow again: INCOMPLETE with both figures, nobody "
+                  "quarantined, no FAIL (%s)"
+                  " [q]", why ? why : "no record");
+    fc_tap_is_int(&tap, others, 0,
+                  "a healthy node slow alone with partners it was fast with in the rounds, "
+                  "measured again and slow again: INCOMPLETE with both figures, nobody "
+                  "quarantined, no FAIL (%s)"
+                  " [others]", why ? why : "no record");
+    fc_tap_ok(&tap, !f.m.run.confirm.link[2] && why &&
               strstr(why, "0.0100, 0.0100 GB/s alone (slow 2 of 2) against 1.0000 GB/s in its "
                      "round, measured again: 0.0100, 0.0100 GB/s (slow again: the evidence "
                      "disagrees with the round) with n04 (same rack)") &&
@@ -228,24 +250,50 @@ static void test_disagreeing_evidence(void)
                      "certified)"),
               "a healthy node slow alone with partners it was fast with in the rounds, "
               "measured again and slow again: INCOMPLETE with both figures, nobody "
-              "quarantined, no FAIL (%s)", why ? why : "no record");
-    fc_tap_ok(&tap, json_number_value(json_object_get(agree, "round_gbps")) == 1.0 &&
-              json_array_size(json_object_get(agree, "alone_gbps")) == 2 &&
-              json_array_size(json_object_get(agree, "measured_again_gbps")) == 2 &&
-              json_is_false(json_object_get(agree, "agrees")) &&
-              !strcmp(str(json_object_get(json_object_get(n03, "confirmation"), "disputed"),
-                          "result"), "disagrees"),
+              "quarantined, no FAIL (%s)"
+              " [!f.m.run.confirm.link[2] && why && strstr(why, \"0.0100, 0...]",
+              why ? why : "no record");
+    fc_tap_is_double(&tap, json_number_value(json_object_get(agree, "round_gbps")), 1.0, 0,
+                     "its record holds the round's figure, the alone series and the series "
+                     "measured again, and that they disagree");
+    fc_tap_is_int(&tap, json_array_size(json_object_get(agree, "alone_gbps")), 2,
+                  "its record holds the round's figure, the alone series and the series "
+                  "measured again, and that they disagree"
+                  " [json_array_size(json_object_get(agree, \"alone_gbps\"))]");
+    fc_tap_is_int(&tap, json_array_size(json_object_get(agree, "measured_again_gbps")), 2,
+                  "its record holds the round's figure, the alone series and the series "
+                  "measured again, and that they disagree"
+                  " [json_array_size(json_object_get(agree, \"measured_again_gb...]");
+    fc_tap_ok(&tap, json_is_false(json_object_get(agree, "agrees")),
               "its record holds the round's figure, the alone series and the series measured "
-              "again, and that they disagree");
+              "again, and that they disagree"
+              " [json_is_false(json_object_get(agree, \"agrees\"))]");
+    fc_tap_is_str(&tap,
+                  str(json_object_get(json_object_get(n03, "confirmation"), "disputed"),
+                      "result"), "disagrees",
+                  "its record holds the round's figure, the alone series and the series "
+                  "measured again, and that they disagree"
+                  " [str(json_object_get(json_object_get(n03, \"confirmation\"),...]");
     fixture_free(&f, records);
 
     /* the same, but fast when measured again: the first series was noise */
     n03 = run_noisy(&f, "SSFF", &records);
     q = count_blamed(records, NULL, &others);
-    fc_tap_ok(&tap, n03 && !strcmp(str(n03, "verdict"), "PASS") && q == 0 && others == 0 &&
-              fc_confirm_clear(&f.m.run.confirm, 2),
+    fc_tap_ok(&tap, n03 != NULL,
               "fast when measured again: the node is cleared, every record PASSes (%s)",
               str(n03, "note"));
+    fc_tap_is_str(&tap, str(n03, "verdict"), "PASS",
+                  "fast when measured again: the node is cleared, every record PASSes (%s)"
+                  " [str(n03, \"verdict\")]", str(n03, "note"));
+    fc_tap_is_int(&tap, q, 0,
+                  "fast when measured again: the node is cleared, every record PASSes (%s)"
+                  " [q]", str(n03, "note"));
+    fc_tap_is_int(&tap, others, 0,
+                  "fast when measured again: the node is cleared, every record PASSes (%s)"
+                  " [others]", str(n03, "note"));
+    fc_tap_ok(&tap, fc_confirm_clear(&f.m.run.confirm, 2),
+              "fast when measured again: the node is cleared, every record PASSes (%s)"
+              " [fc_confirm_clear(&f.m.run.confirm, 2)]", str(n03, "note"));
     fixture_free(&f, records);
 }
 
@@ -272,16 +320,39 @@ static void test_noise_floor(void)
             tol = json_object_get(c, "tolerance");
         confirmed += json_is_true(json_object_get(c, "confirmed"));
     }
-    fc_tap_ok(&tap, q == 0 && others == 0 && confirmed == 0 && f.m.run.alone_widened &&
-              f.m.run.alone_passes >= 2 && json_is_true(json_object_get(tol, "widened")) &&
-              json_number_value(json_object_get(tol, "profile_pct")) == 1 &&
-              json_number_value(json_object_get(tol, "used_pct")) > 19.9 &&
+    fc_tap_is_int(&tap, q, 0,
+                  "a 1%% tolerance under alone measurements that spread 20%%: widened to 20%% "
+                  "(%d passes), nothing confirmed, every record PASSes; the records say why: "
+                  "%s",
+                  f.m.run.alone_passes, str(tol, "why"));
+    fc_tap_is_int(&tap, others, 0,
+                  "a 1%% tolerance under alone measurements that spread 20%%: widened to 20%% "
+                  "(%d passes), nothing confirmed, every record PASSes; the records say why: %s"
+                  " [others]", f.m.run.alone_passes, str(tol, "why"));
+    fc_tap_is_int(&tap, confirmed, 0,
+                  "a 1%% tolerance under alone measurements that spread 20%%: widened to 20%% "
+                  "(%d passes), nothing confirmed, every record PASSes; the records say why: %s"
+                  " [confirmed]", f.m.run.alone_passes, str(tol, "why"));
+    fc_tap_ok(&tap, f.m.run.alone_widened &&
+              f.m.run.alone_passes >= 2 && json_is_true(json_object_get(tol, "widened")),
+              "a 1%% tolerance under alone measurements that spread 20%%: widened to 20%% "
+              "(%d passes), nothing confirmed, every record PASSes; the records say why: %s"
+              " [f.m.run.alone_widened && f.m.run.alone_passes >= 2 && jso...]",
+              f.m.run.alone_passes, str(tol, "why"));
+    fc_tap_is_double(&tap, json_number_value(json_object_get(tol, "profile_pct")), 1, 0,
+                     "a 1%% tolerance under alone measurements that spread 20%%: widened to "
+                     "20%% (%d passes), nothing confirmed, every record PASSes; the records "
+                     "say why: %s"
+                     " [json_number_value(json_object_get(tol, \"profile_pct\"))]",
+                     f.m.run.alone_passes, str(tol, "why"));
+    fc_tap_ok(&tap, json_number_value(json_object_get(tol, "used_pct")) > 19.9 &&
               json_number_value(json_object_get(tol, "used_pct")) < 20.1 &&
               strstr(str(tol, "why"), "spread 20% as their upper median") &&
               strstr(str(tol, "why"), "so the alone judgement allowed 20% below, not the "
                      "profile's 1%"),
               "a 1%% tolerance under alone measurements that spread 20%%: widened to 20%% "
-              "(%d passes), nothing confirmed, every record PASSes; the records say why: %s",
+              "(%d passes), nothing confirmed, every record PASSes; the records say why: %s"
+              " [json_number_value(json_object_get(tol, \"used_pct\")) > 19....]",
               f.m.run.alone_passes, str(tol, "why"));
     fixture_free(&f, records);
 
@@ -289,8 +360,11 @@ static void test_noise_floor(void)
     fixture_make(&f, 1);
     plant(&f, 0, 2, 0.49, 0.49);
     fixture_run(&f, &records);
-    fc_tap_ok(&tap, !f.m.run.alone_widened && f.m.run.alone_passes == 1,
+    fc_tap_ok(&tap, !f.m.run.alone_widened,
               "alone measurements that agree leave the profile's 1%% as it is");
+    fc_tap_is_int(&tap, f.m.run.alone_passes, 1,
+                  "alone measurements that agree leave the profile's 1%% as it is"
+                  " [f.m.run.alone_passes]");
     fixture_free(&f, records);
 }
 
@@ -315,10 +389,20 @@ static void test_control(void)
         cleared += strstr(text, "\"cleared\":true") != NULL;
         free(text);
     }
-    fc_tap_ok(&tap, q == 0 && others == 0 && cleared > 0,
+    fc_tap_is_int(&tap, q, 0,
+                  "pairs slow alone while the machine was (each control, measured right "
+                  "after, as slow): cleared by their controls (%d records say so), nobody "
+                  "blamed, every record PASSes", cleared);
+    fc_tap_is_int(&tap, others, 0,
+                  "pairs slow alone while the machine was (each control, measured right "
+                  "after, as slow): cleared by their controls (%d records say so), nobody "
+                  "blamed, every record PASSes"
+                  " [others]", cleared);
+    fc_tap_ok(&tap, cleared > 0,
               "pairs slow alone while the machine was (each control, measured right after, "
               "as slow): cleared by their controls (%d records say so), nobody blamed, every "
-              "record PASSes", cleared);
+              "record PASSes"
+              " [cleared > 0]", cleared);
     fixture_free(&f, records);
 
     fixture_make(&f, 80);
@@ -329,9 +413,13 @@ static void test_control(void)
     json_array_foreach(records, i, r)
         path += !strcmp(str(json_object_get(r, "implicates"), "part"), "path") &&
                 !strcmp(str(r, "verdict"), "FAIL");
-    fc_tap_ok(&tap, path == 1 && count_blamed(records, NULL, &others) == 0,
-              "the same pair slow alone beside a fast control: its path FAILs, nobody "
-              "quarantined");
+    fc_tap_is_int(&tap, path, 1,
+                  "the same pair slow alone beside a fast control: its path FAILs, nobody "
+                  "quarantined");
+    fc_tap_is_int(&tap, count_blamed(records, NULL, &others), 0,
+                  "the same pair slow alone beside a fast control: its path FAILs, nobody "
+                  "quarantined"
+                  " [count_blamed(records, NULL, &others)]");
     fixture_free(&f, records);
 }
 
@@ -365,14 +453,31 @@ static void test_control_limit(void)
             failed += busy && !strcmp(str(r, "type"), "pair") && !strcmp(str(r, "verdict"), "FAIL");
             free(text);
         }
-        if (busy)
-            fc_tap_ok(&tap, q == 0 && failed == 5 && undecided > 0 && !f.m.run.confirm.link[2],
+        if (busy) {
+            fc_tap_is_int(&tap, q, 0,
+                          "a limit failed alone by n03's pairs and by their controls alike (a "
+                          "busy machine): its 5 pairs still FAIL the limit, nobody is "
+                          "quarantined (%d records undecided)", undecided);
+            fc_tap_is_int(&tap, failed, 5,
+                          "a limit failed alone by n03's pairs and by their controls alike (a "
+                          "busy machine): its 5 pairs still FAIL the limit, nobody is "
+                          "quarantined (%d records undecided) [failed]", undecided);
+            fc_tap_ok(&tap, undecided > 0 && !f.m.run.confirm.link[2],
                       "a limit failed alone by n03's pairs and by their controls alike (a busy "
                       "machine): its 5 pairs still FAIL the limit, nobody is quarantined "
-                      "(%d records undecided)", undecided);
-        else
-            fc_tap_ok(&tap, q == 1 && others == 0 && f.m.run.confirm.link[2],
-                      "the same limit failed by n03 alone, its controls fast: n03 quarantined");
+                      "(%d records undecided) [undecided > 0 && !f.m.run.confirm.link[2]]",
+                      undecided);
+        } else {
+            fc_tap_is_int(&tap, q, 1,
+                          "the same limit failed by n03 alone, its controls fast: n03 "
+                          "quarantined");
+            fc_tap_is_int(&tap, others, 0,
+                          "the same limit failed by n03 alone, its controls fast: n03 "
+                          "quarantined [others]");
+            fc_tap_ok(&tap, f.m.run.confirm.link[2],
+                      "the same limit failed by n03 alone, its controls fast: n03 quarantined "
+                      "[f.m.run.confirm.link[2]]");
+        }
         fixture_free(&f, records);
     }
 }
@@ -404,16 +509,42 @@ static void test_direction(void)
                  strstr(str(json_object_get(r, "confirmation"), "text"),
                         "explained by n04's link (what it sends)") != NULL;
     }
-    fc_tap_ok(&tap, n04 && !strcmp(str(n04, "verdict"), "FAIL") && q == 1 && others == 0 &&
-              named_other == 0 &&
-              !strcmp(str(json_object_get(n04, "implicates"), "direction"), "sends") &&
-              why && strstr(why, "in what it sends only (alone, 0.0010 GB/s at the slowest "
-                            "from it to its partners") &&
-              fc_pairs_node_direction(&f.m.run, 3) == FC_PAIRS_DIR_SENDS,
+    fc_tap_ok(&tap, n04 != NULL,
               "a node slow only in what it sends: quarantined and named for that direction, "
               "no partner named (%s)", why ? why : "no record");
-    fc_tap_ok(&tap, sends == 5, "each of its 5 pairs is explained by what it sends (%d)",
-              sends);
+    fc_tap_is_str(&tap, str(n04, "verdict"), "FAIL",
+                  "a node slow only in what it sends: quarantined and named for that "
+                  "direction, no partner named (%s)"
+                  " [str(n04, \"verdict\")]", why ? why : "no record");
+    fc_tap_is_int(&tap, q, 1,
+                  "a node slow only in what it sends: quarantined and named for that "
+                  "direction, no partner named (%s)"
+                  " [q]", why ? why : "no record");
+    fc_tap_is_int(&tap, others, 0,
+                  "a node slow only in what it sends: quarantined and named for that "
+                  "direction, no partner named (%s)"
+                  " [others]", why ? why : "no record");
+    fc_tap_is_int(&tap, named_other, 0,
+                  "a node slow only in what it sends: quarantined and named for that "
+                  "direction, no partner named (%s)"
+                  " [named_other]", why ? why : "no record");
+    fc_tap_is_str(&tap, str(json_object_get(n04, "implicates"), "direction"), "sends",
+                  "a node slow only in what it sends: quarantined and named for that "
+                  "direction, no partner named (%s)"
+                  " [str(json_object_get(n04, \"implicates\"), \"direction\")]",
+                  why ? why : "no record");
+    fc_tap_ok(&tap, why && strstr(why, "in what it sends only (alone, 0.0010 GB/s at the "
+                                  "slowest from it to its partners"),
+              "a node slow only in what it sends: quarantined and named for that direction, "
+              "no partner named (%s)"
+              " [why && strstr(why, \"in what it sends only (alone, 0.0010...]",
+              why ? why : "no record");
+    fc_tap_is_int(&tap, fc_pairs_node_direction(&f.m.run, 3), FC_PAIRS_DIR_SENDS,
+                  "a node slow only in what it sends: quarantined and named for that "
+                  "direction, no partner named (%s)"
+                  " [fc_pairs_node_direction(&f.m.run, 3)]", why ? why : "no record");
+    fc_tap_is_int(&tap, sends, 5, "each of its 5 pairs is explained by what it sends (%d)",
+                  sends);
     fixture_free(&f, records);
 
     /* both ways: named for both */
@@ -424,15 +555,15 @@ static void test_direction(void)
     f.slow_node = 3;
     fixture_run(&f, &records);
     n04 = node_record(records, "n04");
-    fc_tap_ok(&tap, !strcmp(str(json_object_get(n04, "implicates"), "direction"), "both"),
-              "a node slow both ways: named for both");
+    fc_tap_is_str(&tap, str(json_object_get(n04, "implicates"), "direction"), "both",
+                  "a node slow both ways: named for both");
     fixture_free(&f, records);
 }
 
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 12);
+    fc_tap_plan(&tap, 45);
     if (mkdtemp(dir) == NULL)
         fc_tap_bail(&tap, "cannot make a scratch directory");
     test_disagreeing_evidence();

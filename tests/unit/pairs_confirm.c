@@ -171,12 +171,24 @@ static void test_undecided(void)
     f.undecided[0][1] = 1;
     run(&f, NULL, budget(f.n), &o);
     fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && !fc_confirm_clear(&o.c, 0) &&
-                  o.c.partner_probe[0][0] >= 0 &&
-                  o.c.probes[o.c.partner_probe[0][0]].slow == FC_CONFIRM_MEAS_UNDECIDED &&
-                  verdict(&o, 0, 2) == FC_PAIR_V_UNPLACED,
+                  o.c.partner_probe[0][0] >= 0,
               "racks of 2 and 1, node 0 slow, its partner probe inside the rack undecided: "
               "node 0 neither confirmed nor cleared, its pair across the spine not placed "
               "(not a path) (verdict %s)", fc_pair_verdict_name(verdict(&o, 0, 2)));
+    /* -99: no partner probe to read (the point above fails) */
+    fc_tap_is_int(&tap,
+                  o.c.partner_probe[0][0] >= 0 ? o.c.probes[o.c.partner_probe[0][0]].slow : -99,
+                  FC_CONFIRM_MEAS_UNDECIDED,
+                  "racks of 2 and 1, node 0 slow, its partner probe inside the rack "
+                  "undecided: node 0 neither confirmed nor cleared, its pair across the spine "
+                  "not placed (not a path) (verdict %s)"
+                  " [o.c.probes[o.c.partner_probe[0][0]].slow]",
+                  fc_pair_verdict_name(verdict(&o, 0, 2)));
+    fc_tap_is_int(&tap, verdict(&o, 0, 2), FC_PAIR_V_UNPLACED,
+                  "racks of 2 and 1, node 0 slow, its partner probe inside the rack undecided: "
+                  "node 0 neither confirmed nor cleared, its pair across the spine not placed "
+                  "(not a path) (verdict %s)"
+                  " [verdict(&o, 0, 2)]", fc_pair_verdict_name(verdict(&o, 0, 2)));
     fc_pairs_confirm_free(&o.c);
 
     /* the same with the partner probe judged (slow, as lib/pairs/fc_pairs_alone.c
@@ -184,10 +196,17 @@ static void test_undecided(void)
     fabric_make(&f, two_one, 2);
     f.bad_node[0] = 1;
     run(&f, NULL, budget(f.n), &o);
-    fc_tap_ok(&tap, links_exactly(&o, f.n, 0) && verdict(&o, 0, 2) == FC_PAIR_V_NODE_A &&
-                  !o.c.uplink[0] && !o.c.uplink[1],
+    fc_tap_ok(&tap, links_exactly(&o, f.n, 0),
               "racks of 2 and 1, node 0 slow, its partner probes judged: node 0 alone is "
               "confirmed, its pair across the spine is its link's");
+    fc_tap_is_int(&tap, verdict(&o, 0, 2), FC_PAIR_V_NODE_A,
+                  "racks of 2 and 1, node 0 slow, its partner probes judged: node 0 alone is "
+                  "confirmed, its pair across the spine is its link's"
+                  " [verdict(&o, 0, 2)]");
+    fc_tap_ok(&tap, !o.c.uplink[0] && !o.c.uplink[1],
+              "racks of 2 and 1, node 0 slow, its partner probes judged: node 0 alone is "
+              "confirmed, its pair across the spine is its link's"
+              " [!o.c.uplink[0] && !o.c.uplink[1]]");
     fc_pairs_confirm_free(&o.c);
 
     /* two racks of one node: the one pair slow in its round, undecided
@@ -196,10 +215,18 @@ static void test_undecided(void)
     f.undecided[0][1] = 1;
     int only[] = { 0, 1, -1 };
     run(&f, only, budget(f.n), &o);
-    fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && verdict(&o, 0, 1) == FC_PAIR_V_UNDECIDED &&
-                  strcmp(fc_pair_verdict_name(FC_PAIR_V_UNDECIDED), "undecided") == 0,
+    fc_tap_ok(&tap, links_exactly(&o, f.n, -1),
               "racks of 1 and 1, the pair slow in its round and undecided alone: verdict "
               "undecided, not 'not reproduced' (%s)", fc_pair_verdict_name(verdict(&o, 0, 1)));
+    fc_tap_is_int(&tap, verdict(&o, 0, 1), FC_PAIR_V_UNDECIDED,
+                  "racks of 1 and 1, the pair slow in its round and undecided alone: verdict "
+                  "undecided, not 'not reproduced' (%s)"
+                  " [verdict(&o, 0, 1)]", fc_pair_verdict_name(verdict(&o, 0, 1)));
+    fc_tap_is_str(&tap, fc_pair_verdict_name(FC_PAIR_V_UNDECIDED), "undecided",
+                  "racks of 1 and 1, the pair slow in its round and undecided alone: verdict "
+                  "undecided, not 'not reproduced' (%s)"
+                  " [fc_pair_verdict_name(FC_PAIR_V_UNDECIDED)]",
+                  fc_pair_verdict_name(verdict(&o, 0, 1)));
     fc_pairs_confirm_free(&o.c);
 
     /* racks of 2 and 1, the lone node 2's link slow and the probe inside
@@ -229,7 +256,7 @@ int main(void)
     int ok;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 39);
+    fc_tap_plan(&tap, 68);
 
     /* racks of 2, 3 and 1; node 3 (rack 2) has a slow link; in its round
      * the pairs 0-1 and 4-5 were slowed by what ran beside them */
@@ -243,14 +270,29 @@ int main(void)
             ok &= verdict(&o, v, 3) == (v < 3 ? FC_PAIR_V_NODE_B : FC_PAIR_V_NODE_A);
     fc_tap_ok(&tap, ok, "uneven racks: the slow node alone is confirmed; its 5 pairs are "
               "explained by it");
-    fc_tap_ok(&tap, verdict(&o, 0, 1) == FC_PAIR_V_NOT_REPRODUCED &&
-                  verdict(&o, 4, 5) == FC_PAIR_V_NOT_REPRODUCED &&
-                  verdict(&o, 0, 2) == FC_PAIR_V_OK,
-              "pairs slowed only by their round are not reproduced alone and pass");
-    fc_tap_ok(&tap, o.c.nprobes <= 8 && o.c.nmeasures == 2 * o.c.nprobes &&
-                  f.probes == o.c.nmeasures && !o.c.exhausted && !o.c.alone_in_rack[3],
+    fc_tap_is_int(&tap, verdict(&o, 0, 1), FC_PAIR_V_NOT_REPRODUCED,
+                  "pairs slowed only by their round are not reproduced alone and pass");
+    fc_tap_is_int(&tap, verdict(&o, 4, 5), FC_PAIR_V_NOT_REPRODUCED,
+                  "pairs slowed only by their round are not reproduced alone and pass"
+                  " [verdict(&o, 4, 5)]");
+    fc_tap_is_int(&tap, verdict(&o, 0, 2), FC_PAIR_V_OK,
+                  "pairs slowed only by their round are not reproduced alone and pass"
+                  " [verdict(&o, 0, 2)]");
+    fc_tap_ok(&tap, o.c.nprobes <= 8,
               "one bad node costs %d probes (at most 8) of two agreeing measurements each "
               "(%d), partner in its own rack", o.c.nprobes, o.c.nmeasures);
+    fc_tap_is_int(&tap, o.c.nmeasures, 2 * o.c.nprobes,
+                  "one bad node costs %d probes (at most 8) of two agreeing measurements each "
+                  "(%d), partner in its own rack"
+                  " [o.c.nmeasures]", o.c.nprobes, o.c.nmeasures);
+    fc_tap_is_int(&tap, f.probes, o.c.nmeasures,
+                  "one bad node costs %d probes (at most 8) of two agreeing measurements each "
+                  "(%d), partner in its own rack"
+                  " [f.probes]", o.c.nprobes, o.c.nmeasures);
+    fc_tap_ok(&tap, !o.c.exhausted && !o.c.alone_in_rack[3],
+              "one bad node costs %d probes (at most 8) of two agreeing measurements each "
+              "(%d), partner in its own rack"
+              " [!o.c.exhausted && !o.c.alone_in_rack[3]]", o.c.nprobes, o.c.nmeasures);
     fc_pairs_confirm_free(&o.c);
 
     /* the node alone in its rack (node 5, rack 3) */
@@ -291,9 +333,13 @@ int main(void)
     f.bad_node[3] = 1;
     run(&f, NULL, budget(f.n), &o);
     fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && o.c.uplink[0] && o.c.uplink[1] &&
-                  o.c.spine_pair && verdict(&o, 0, 3) == FC_PAIR_V_UPLINK,
+                  o.c.spine_pair,
               "racks of 3 and 1, the lone node slow: the spine between them, not rack 1's "
               "uplink alone, no node quarantined");
+    fc_tap_is_int(&tap, verdict(&o, 0, 3), FC_PAIR_V_UPLINK,
+                  "racks of 3 and 1, the lone node slow: the spine between them, not rack 1's "
+                  "uplink alone, no node quarantined"
+                  " [verdict(&o, 0, 3)]");
     fc_pairs_confirm_free(&o.c);
 
     /* rack 0's uplink with a pair inside rack 0 slowed in its round only */
@@ -301,18 +347,26 @@ int main(void)
     f.bad_uplink[0] = 1;
     int inside[] = { 0, 1, -1 };
     run(&f, inside, budget(f.n), &o);
-    fc_tap_ok(&tap, o.c.uplink[0] && !o.c.uplink[1] && !o.c.uplink[2] &&
-                  verdict(&o, 0, 1) == FC_PAIR_V_NOT_REPRODUCED && verdict(&o, 0, 3) == FC_PAIR_V_UPLINK,
+    fc_tap_ok(&tap, o.c.uplink[0] && !o.c.uplink[1] && !o.c.uplink[2],
               "a noisy pair inside the rack does not hide its uplink");
+    fc_tap_is_int(&tap, verdict(&o, 0, 1), FC_PAIR_V_NOT_REPRODUCED,
+                  "a noisy pair inside the rack does not hide its uplink"
+                  " [verdict(&o, 0, 1)]");
+    fc_tap_is_int(&tap, verdict(&o, 0, 3), FC_PAIR_V_UPLINK,
+                  "a noisy pair inside the rack does not hide its uplink"
+                  " [verdict(&o, 0, 3)]");
     fc_pairs_confirm_free(&o.c);
 
     /* one bad path, 1-4, in the uneven cluster */
     fabric_make(&f, uneven, 3);
     f.bad_path[1][4] = 1;
     run(&f, NULL, budget(f.n), &o);
-    fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && verdict(&o, 1, 4) == FC_PAIR_V_PATH,
+    fc_tap_ok(&tap, links_exactly(&o, f.n, -1),
               "a slow path alone implicates the path, not its ends");
-    fc_tap_ok(&tap, o.c.common_node == -1, "one path: no node common to the paths");
+    fc_tap_is_int(&tap, verdict(&o, 1, 4), FC_PAIR_V_PATH,
+                  "a slow path alone implicates the path, not its ends"
+                  " [verdict(&o, 1, 4)]");
+    fc_tap_is_int(&tap, o.c.common_node, -1, "one path: no node common to the paths");
     fc_pairs_confirm_free(&o.c);
 
     /* node 4's link slow in its pairs with 0 and 2 only (a lossy link
@@ -320,25 +374,44 @@ int main(void)
     fabric_make(&f, uneven, 3);
     f.bad_path[0][4] = f.bad_path[2][4] = 1;
     run(&f, NULL, budget(f.n), &o);
-    fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && verdict(&o, 0, 4) == FC_PAIR_V_PATH &&
-                  verdict(&o, 2, 4) == FC_PAIR_V_PATH && o.c.common_node == 4,
-              "two paths with node 4 at an end of both: 4 noticed as common (%d), nobody blamed",
+    fc_tap_ok(&tap, links_exactly(&o, f.n, -1),
+              "two paths with node 4 at an end of both: 4 noticed as common (%d), nobody "
+              "blamed",
               o.c.common_node);
+    fc_tap_is_int(&tap, verdict(&o, 0, 4), FC_PAIR_V_PATH,
+                  "two paths with node 4 at an end of both: 4 noticed as common (%d), nobody "
+                  "blamed"
+                  " [verdict(&o, 0, 4)]", o.c.common_node);
+    fc_tap_is_int(&tap, verdict(&o, 2, 4), FC_PAIR_V_PATH,
+                  "two paths with node 4 at an end of both: 4 noticed as common (%d), nobody "
+                  "blamed"
+                  " [verdict(&o, 2, 4)]", o.c.common_node);
+    fc_tap_is_int(&tap, o.c.common_node, 4,
+                  "two paths with node 4 at an end of both: 4 noticed as common (%d), nobody "
+                  "blamed"
+                  " [o.c.common_node]", o.c.common_node);
     fc_pairs_confirm_free(&o.c);
     fabric_make(&f, uneven, 3);
     f.bad_path[0][4] = f.bad_path[1][2] = 1;
     run(&f, NULL, budget(f.n), &o);
-    fc_tap_ok(&tap, verdict(&o, 0, 4) == FC_PAIR_V_PATH && verdict(&o, 1, 2) == FC_PAIR_V_PATH &&
-                  o.c.common_node == -1, "two paths sharing no node: none common (%d)",
-              o.c.common_node);
+    fc_tap_is_int(&tap, verdict(&o, 0, 4), FC_PAIR_V_PATH,
+                  "two paths sharing no node: none common (%d)", o.c.common_node);
+    fc_tap_is_int(&tap, verdict(&o, 1, 2), FC_PAIR_V_PATH,
+                  "two paths sharing no node: none common (%d)"
+                  " [verdict(&o, 1, 2)]", o.c.common_node);
+    fc_tap_is_int(&tap, o.c.common_node, -1, "two paths sharing no node: none common (%d)"
+                  " [o.c.common_node]", o.c.common_node);
     fc_pairs_confirm_free(&o.c);
 
     /* two nodes: one slow pair, nothing to compare with */
     fabric_make(&f, pair_only, 1);
     f.bad_node[1] = 1;
     run(&f, NULL, budget(f.n), &o);
-    fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && verdict(&o, 0, 1) == FC_PAIR_V_UNPLACED,
+    fc_tap_ok(&tap, links_exactly(&o, f.n, -1),
               "two nodes: the slow pair is confirmed alone but not placed, no node blamed");
+    fc_tap_is_int(&tap, verdict(&o, 0, 1), FC_PAIR_V_UNPLACED,
+                  "two nodes: the slow pair is confirmed alone but not placed, no node blamed"
+                  " [verdict(&o, 0, 1)]");
     fc_pairs_confirm_free(&o.c);
 
     /* a clean fabric, a noisy tournament */
@@ -375,10 +448,17 @@ int main(void)
         ok &= o.c.verdict[k] == FC_PAIR_V_UNPLACED;
     fc_tap_ok(&tap, ok, "every pair slow alone: none placed (not called a path), no node "
               "is singled out");
-    fc_tap_ok(&tap, !o.c.exhausted && o.c.nmeasures == f.probes &&
-                  o.c.nmeasures <= budget(f.n),
+    fc_tap_ok(&tap, !o.c.exhausted,
               "the worst case (every pair of 8 slow) stays within the budget: %d of %d "
               "measurements", o.c.nmeasures, budget(f.n));
+    fc_tap_is_int(&tap, o.c.nmeasures, f.probes,
+                  "the worst case (every pair of 8 slow) stays within the budget: %d of %d "
+                  "measurements"
+                  " [o.c.nmeasures]", o.c.nmeasures, budget(f.n));
+    fc_tap_ok(&tap, o.c.nmeasures <= budget(f.n),
+              "the worst case (every pair of 8 slow) stays within the budget: %d of %d "
+              "measurements"
+              " [o.c.nmeasures <= budget(f.n)]", o.c.nmeasures, budget(f.n));
     fc_pairs_confirm_free(&o.c);
 
     /* both nodes of a two-node rack slow: with them, rack 0's uplink is
@@ -425,9 +505,13 @@ int main(void)
     f.bad_node[1] = 1;
     f.noisy[0][2] = 1;
     run(&f, NULL, budget(f.n), &o);
-    fc_tap_ok(&tap, links_exactly(&o, f.n, 1) && verdict(&o, 1, 4) == FC_PAIR_V_NODE_A,
+    fc_tap_ok(&tap, links_exactly(&o, f.n, 1),
               "a noisy vouching probe: the partner is vouched for by another node, the "
               "slow node confirmed (%d probes)", o.c.nprobes);
+    fc_tap_is_int(&tap, verdict(&o, 1, 4), FC_PAIR_V_NODE_A,
+                  "a noisy vouching probe: the partner is vouched for by another node, the "
+                  "slow node confirmed (%d probes)"
+                  " [verdict(&o, 1, 4)]", o.c.nprobes);
     fc_pairs_confirm_free(&o.c);
 
     /* racks of 2, 3 and 1: rack 0's uplink slow and the lone node 5 of
@@ -451,18 +535,28 @@ int main(void)
     f.bad_uplink[0] = f.bad_uplink[1] = 1;
     run(&f, NULL, budget(f.n), &o);
     fc_tap_ok(&tap, o.c.uplink[0] && o.c.uplink[1] && !o.c.uplink[2] && !o.c.uplink[3] &&
-                  links_exactly(&o, f.n, -1) && verdict(&o, 0, 2) == FC_PAIR_V_UPLINK &&
-                  verdict(&o, 4, 6) == FC_PAIR_V_OK,
+                  links_exactly(&o, f.n, -1),
               "two slow uplinks of four racks: both named, nobody else");
+    fc_tap_is_int(&tap, verdict(&o, 0, 2), FC_PAIR_V_UPLINK,
+                  "two slow uplinks of four racks: both named, nobody else"
+                  " [verdict(&o, 0, 2)]");
+    fc_tap_is_int(&tap, verdict(&o, 4, 6), FC_PAIR_V_OK,
+                  "two slow uplinks of four racks: both named, nobody else"
+                  " [verdict(&o, 4, 6)]");
     fc_pairs_confirm_free(&o.c);
 
     /* a path between two racks slow alone, both ends fast elsewhere */
     fabric_make(&f, three, 3);
     f.bad_path[0][7] = 1;
     run(&f, NULL, budget(f.n), &o);
-    fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && verdict(&o, 0, 7) == FC_PAIR_V_PATH &&
-                  fc_confirm_clear(&o.c, 0) && fc_confirm_clear(&o.c, 7),
+    fc_tap_ok(&tap, links_exactly(&o, f.n, -1),
               "a path across the spine: both ends fast with another partner, the path named");
+    fc_tap_is_int(&tap, verdict(&o, 0, 7), FC_PAIR_V_PATH,
+                  "a path across the spine: both ends fast with another partner, the path named"
+                  " [verdict(&o, 0, 7)]");
+    fc_tap_ok(&tap, fc_confirm_clear(&o.c, 0) && fc_confirm_clear(&o.c, 7),
+              "a path across the spine: both ends fast with another partner, the path named"
+              " [fc_confirm_clear(&o.c, 0) && fc_confirm_clear(&o.c, 7)]");
     fc_pairs_confirm_free(&o.c);
 
     /* the confirmation rule: pair 1-4 slow in its round only, then flaky
@@ -564,9 +658,11 @@ int main(void)
     fabric_make(&f, uneven, 3);
     f.bad_switch[0] = 1;
     run(&f, NULL, budget(f.n), &o);
-    fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && !o.c.tor[0] &&
-                  verdict(&o, 0, 1) == FC_PAIR_V_PATH,
+    fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && !o.c.tor[0],
               "a two-node rack's one slow pair stays a path: no switch from one pair");
+    fc_tap_is_int(&tap, verdict(&o, 0, 1), FC_PAIR_V_PATH,
+                  "a two-node rack's one slow pair stays a path: no switch from one pair"
+                  " [verdict(&o, 0, 1)]");
     fc_pairs_confirm_free(&o.c);
 
     /* a slow node whose first alone measurement with its own-rack partner

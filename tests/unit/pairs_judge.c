@@ -78,10 +78,17 @@ static void test_clean_uneven(void)
     for (int k = 0; k < m.run.npairs; ++k)
         if (m.node_racks[m.pairs[k].a] != m.node_racks[m.pairs[k].b])
             spine_off &= m.pairs[k].same == FC_PAIR_SAME_OFF;
-    fc_tap_ok(&tap, inside_pair(&m, 0)->same == FC_PAIR_SAME_CLEAR &&
-                  inside_pair(&m, 1)->same == FC_PAIR_SAME_CLEAR && spine_off,
+    fc_tap_is_int(&tap, inside_pair(&m, 0)->same, FC_PAIR_SAME_CLEAR,
+                  "the same-rack rule judged both racks with pairs inside (not slow), and no "
+                  "pair across the spine");
+    fc_tap_is_int(&tap, inside_pair(&m, 1)->same, FC_PAIR_SAME_CLEAR,
+                  "the same-rack rule judged both racks with pairs inside (not slow), and no "
+                  "pair across the spine"
+                  " [inside_pair(&m, 1)->same]");
+    fc_tap_ok(&tap, spine_off,
               "the same-rack rule judged both racks with pairs inside (not slow), and no "
-              "pair across the spine");
+              "pair across the spine"
+              " [spine_off]");
     char text[160];
 
     fc_pairs_same_rack_text(&m.run, inside_pair(&m, 0), text, sizeof(text));
@@ -109,16 +116,31 @@ static void test_slow_switch(void)
               count_slow(&m, -1));
     if (!ok)
         show_slow(&m);
-    fc_tap_ok(&tap, p->rel == FC_PAIR_REL_APPLIED && p->ref < 0.06,
+    fc_tap_is_int(&tap, p->rel, FC_PAIR_REL_APPLIED,
+                  "the class's own rule could not see it: the upper median of the 13 pairs "
+                  "inside a rack is rack1's slow figure (%.3f GB/s)", p->ref);
+    fc_tap_ok(&tap, p->ref < 0.06,
               "the class's own rule could not see it: the upper median of the 13 pairs "
-              "inside a rack is rack1's slow figure (%.3f GB/s)", p->ref);
-    fc_tap_ok(&tap, p->same == FC_PAIR_SAME_APPLIED && p->same_ref > 0.7 &&
-                  p->same_ref_members == 3 && p->nreasons == 1 &&
-                  strstr(p->reasons[0], "below the upper median of the 3 pairs inside rack "
-                         "rack2") != NULL &&
+              "inside a rack is rack1's slow figure (%.3f GB/s)"
+              " [p->ref < 0.06]", p->ref);
+    fc_tap_is_int(&tap, p->same, FC_PAIR_SAME_APPLIED,
+                  "the same-rack rule caught it, and says against what: '%s'", p->reasons[0]);
+    fc_tap_ok(&tap, p->same_ref > 0.7,
+              "the same-rack rule caught it, and says against what: '%s'"
+              " [p->same_ref > 0.7]", p->reasons[0]);
+    fc_tap_is_int(&tap, p->same_ref_members, 3,
+                  "the same-rack rule caught it, and says against what: '%s'"
+                  " [p->same_ref_members]", p->reasons[0]);
+    fc_tap_is_int(&tap, p->nreasons, 1,
+                  "the same-rack rule caught it, and says against what: '%s'"
+                  " [p->nreasons]", p->reasons[0]);
+    fc_tap_ok(&tap, strstr(p->reasons[0], "below the upper median of the 3 pairs inside rack "
+                                          "rack2") != NULL &&
                   strstr(p->reasons[0], "the pairs inside rack rack1 have a median of "
                          "0.0500 GB/s") != NULL,
-              "the same-rack rule caught it, and says against what: '%s'", p->reasons[0]);
+              "the same-rack rule caught it, and says against what: '%s' [names 'below the "
+              "upper median of the 3...', 'the pairs inside rack rack1 hav...']",
+              p->reasons[0]);
 
     /* measured alone, the confirmation judges by the same reference */
     memset(&alone, 0, sizeof(alone));
@@ -180,9 +202,13 @@ static void test_nothing_to_compare(void)
     matrix_make(&m, racks, 3, 80, 1.0, 0.5);
     matrix_slow_rack(&m, 0, 0.05);
     fc_pairs_judge(&m.run);
-    fc_tap_ok(&tap, inside_pair(&m, 0)->same == FC_PAIR_SAME_NONE && count_slow(&m, 0) == 0,
-              "racks of 5, 1 and 1: the pairs inside rack1 have no other rack's to be "
-              "compared with (the rule says it did not apply; absolute limits judge them)");
+    fc_tap_is_int(&tap, inside_pair(&m, 0)->same, FC_PAIR_SAME_NONE,
+                  "racks of 5, 1 and 1: the pairs inside rack1 have no other rack's to be "
+                  "compared with (the rule says it did not apply; absolute limits judge them)");
+    fc_tap_is_int(&tap, count_slow(&m, 0), 0,
+                  "racks of 5, 1 and 1: the pairs inside rack1 have no other rack's to be "
+                  "compared with (the rule says it did not apply; absolute limits judge them)"
+                  " [count_slow(&m, 0)]");
 }
 
 /* The alone measurements of the confirmation, from the planted truth:
@@ -415,11 +441,19 @@ static void test_two_racks(void)
             m.pairs[k].bw_gbps = 0.002;
     fc_pairs_judge(&m.run);
     fc_pair_t *p = fc_pairs_find(&m.run, 0, 2, 0);
-    fc_tap_ok(&tap, p->two == FC_PAIR_TWO_APPLIED && p->two_members == 1 && p->two_lone == 2 &&
-                  p->nreasons >= 1 && strstr(p->reasons[0], "below the upper median of the 1 "
+    fc_tap_is_int(&tap, p->two, FC_PAIR_TWO_APPLIED,
+                  "the reason names the reference and the lone node: '%s'",
+                  p->nreasons ? p->reasons[0] : "(none)");
+    fc_tap_is_int(&tap, p->two_members, 1,
+                  "the reason names the reference and the lone node: '%s'"
+                  " [p->two_members]", p->nreasons ? p->reasons[0] : "(none)");
+    fc_tap_is_int(&tap, p->two_lone, 2, "the reason names the reference and the lone node: '%s'"
+                  " [p->two_lone]", p->nreasons ? p->reasons[0] : "(none)");
+    fc_tap_ok(&tap, p->nreasons >= 1 && strstr(p->reasons[0], "below the upper median of the 1 "
                   "pair inside rack rack1") != NULL && strstr(p->reasons[0], "n03's (alone "
                   "in its rack)") != NULL,
-              "the reason names the reference and the lone node: '%s'",
+              "the reason names the reference and the lone node: '%s'"
+              " [p->nreasons >= 1 && strstr(p->reasons[0], \"below the uppe...]",
               p->nreasons ? p->reasons[0] : "(none)");
 
     /* two racks of two: not applied (the class judges), no reference;
@@ -471,17 +505,26 @@ static void test_unmeasured_alone(void)
     alone.bw_gbps = 0.5;
     fc_pairs_judge_alone(&m.run, &alone);
     fast = !alone.slow && !alone.undecided;
-    fc_tap_ok(&tap, fc_pairs_find(&m.run, 0, 4, 0) == NULL && slow && fast &&
-                  alone.rel == FC_PAIR_REL_APPLIED && alone.ref > 0.3,
+    fc_tap_ok(&tap, fc_pairs_find(&m.run, 0, 4, 0) == NULL && slow && fast,
               "a pair the rounds did not measure, probed alone: judged by its class's "
               "reference of the rounds its nodes do not set (%.3f GB/s): slow at 0.01 GB/s, "
               "fast at 0.5, not 'no relative rule'", alone.ref);
+    fc_tap_is_int(&tap, alone.rel, FC_PAIR_REL_APPLIED,
+                  "a pair the rounds did not measure, probed alone: judged by its class's "
+                  "reference of the rounds its nodes do not set (%.3f GB/s): slow at 0.01 "
+                  "GB/s, fast at 0.5, not 'no relative rule'"
+                  " [alone.rel]", alone.ref);
+    fc_tap_ok(&tap, alone.ref > 0.3,
+              "a pair the rounds did not measure, probed alone: judged by its class's "
+              "reference of the rounds its nodes do not set (%.3f GB/s): slow at 0.01 GB/s, "
+              "fast at 0.5, not 'no relative rule'"
+              " [alone.ref > 0.3]", alone.ref);
 }
 
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 20);
+    fc_tap_plan(&tap, 33);
     test_clean_uneven();
     test_slow_switch();
     test_gate_and_small_rack();

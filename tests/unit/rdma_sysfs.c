@@ -38,19 +38,25 @@ static void resolves(const char *root, const char *nic, fc_status_t want, const 
     fc_rdma_port_t p;
     char why[FC_NIC_WHY_MAX] = "";
     fc_status_t st;
+    char what[FC_NIC_WHY_MAX + 256];
 
     memset(&p, 0, sizeof(p));
     st = fc_rdma_port_find(root, nic, &p, why, sizeof(why));
-    if (want == FC_OK)
-        fc_tap_ok(&tap, st == FC_OK && strcmp(p.dev, dev) == 0 && p.port == port &&
-                  p.gid_index == gid_index && p.state == FC_RDMA_PORT_ACTIVE,
-                  "%s -> %s port %d GID %d (got %s: %s port %d GID %d%s%s)", nic, dev, port,
-                  gid_index, fc_status_str(st), p.dev, p.port, p.gid_index, why[0] ? ": " : "",
-                  why);
-    else
-        fc_tap_ok(&tap, st == want && strstr(why, says) != NULL,
-                  "%s: %s saying \"%s\" (got %s: %s)", nic, fc_status_str(want), says,
-                  fc_status_str(st), why);
+    if (want == FC_OK) {
+        snprintf(what, sizeof(what), "%s -> %s port %d GID %d (got %s: %s port %d GID %d%s%s)",
+                 nic, dev, port, gid_index, fc_status_str(st), p.dev, p.port, p.gid_index,
+                 why[0] ? ": " : "", why);
+        fc_tap_is_int(&tap, st, FC_OK, "%s", what);
+        fc_tap_is_str(&tap, p.dev, dev, "%s [p.dev]", what);
+        fc_tap_is_int(&tap, p.port, port, "%s [p.port]", what);
+        fc_tap_is_int(&tap, p.gid_index, gid_index, "%s [p.gid_index]", what);
+        fc_tap_is_int(&tap, p.state, FC_RDMA_PORT_ACTIVE, "%s [p.state]", what);
+    } else {
+        snprintf(what, sizeof(what), "%s: %s saying \"%s\" (got %s: %s)", nic,
+                 fc_status_str(want), says, fc_status_str(st), why);
+        fc_tap_is_int(&tap, st, want, "%s", what);
+        fc_tap_ok(&tap, strstr(why, says) != NULL, "%s [strstr(why, says)]", what);
+    }
 }
 
 int main(void)
@@ -62,7 +68,7 @@ int main(void)
     fc_status_t st;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 50);
+    fc_tap_plan(&tap, 95);
 
     /* parsing what sysfs prints */
     rc = fc_rdma_parse_rate("400 Gb/sec (4X NDR)", &g);

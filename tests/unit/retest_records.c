@@ -73,30 +73,39 @@ int main(void)
     int n;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 4);
+    fc_tap_plan(&tap, 7);
     if (mkdtemp(dir) == NULL)
         fc_tap_bail(&tap, "mkdtemp failed");
 
     n = judge(all_wrong, 0, why, sizeof(why));
-    fc_tap_ok(&tap, n == 1 && strstr(why, "persistent corruption in cluster (6 hosts), not "
-                                          "localised to one node (every run without one node "
-                                          "is still wrong") != NULL &&
+    fc_tap_is_int(&tap, n, 1,
+                  "every leave-one-out run wrong: persistent, from more than one node (%d)", n);
+    fc_tap_ok(&tap, strstr(why, "persistent corruption in cluster (6 hosts), not "
+                                "localised to one node (every run without one node "
+                                "is still wrong") != NULL &&
                   strstr(why, "intermittent") == NULL,
-              "every leave-one-out run wrong: persistent, from more than one node (%d)", n);
+              "every leave-one-out run wrong: persistent, from more than one node (%d)"
+              " [names 'persistent corruption in cluste...'; not 'intermittent']", n);
     fc_tap_diag(&tap, "%s", why);
     fc_tap_ok(&tap, strstr(why, "6 of 6 all_reduce int32 sum 64 KiB runs without one node "
                                 "wrong") != NULL && strstr(why, "nobody quarantined") != NULL,
               "it gives the counts and quarantines nobody");
     n = judge(one_run, 1, why, sizeof(why));
-    fc_tap_ok(&tap, n == 1 && strstr(why, "intermittent corruption in cluster (6 hosts), not "
-                                          "localised: 1 of 132 retest exchanges wrong") != NULL,
+    fc_tap_is_int(&tap, n, 1,
+                  "one exchange and one run wrong (a fault of one call hits the retest's first "
+                  "call too): intermittent (%d)", n);
+    fc_tap_ok(&tap, strstr(why, "intermittent corruption in cluster (6 hosts), not "
+                                "localised: 1 of 132 retest exchanges wrong") != NULL,
               "one exchange and one run wrong (a fault of one call hits the retest's first "
-              "call too): intermittent (%d)", n);
+              "call too): intermittent (%d)"
+              " [names 'intermittent corruption in clus...']", n);
     fc_tap_diag(&tap, "%s", why);
     n = judge(none_wrong, 0, why, sizeof(why));
-    fc_tap_ok(&tap, n == 1 && strstr(why, "intermittent corruption in cluster (6 hosts), not "
-                                          "localised: all") != NULL,
-              "nothing reproduced: intermittent, as before (%d)", n);
+    fc_tap_is_int(&tap, n, 1, "nothing reproduced: intermittent, as before (%d)", n);
+    fc_tap_ok(&tap, strstr(why, "intermittent corruption in cluster (6 hosts), not "
+                                "localised: all") != NULL,
+              "nothing reproduced: intermittent, as before (%d)"
+              " [names 'intermittent corruption in clus...']", n);
     fc_tap_diag(&tap, "%s", why);
     rmdir(dir);
     return fc_tap_done(&tap);

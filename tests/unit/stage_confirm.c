@@ -105,7 +105,7 @@ int main(void)
     int ok;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 11);
+    fc_tap_plan(&tap, 33);
 
     /* the rule itself */
     {
@@ -136,59 +136,118 @@ int main(void)
 
     /* the suspect failed beside the others (the relative rule) */
     confirm("SS", &o);
-    fc_tap_ok(&tap, o.js[0].confirmed && o.js[0].status == FC_ERR_FAIL && o.nrounds == 2 &&
-                  strcmp(conf_str(&o, "verdict"), "confirmed") == 0 &&
-                  json_array_size(json_object_get(conf(&o), "rounds")) == 2,
+    fc_tap_ok(&tap, o.js[0].confirmed,
               "slow twice alone: confirmed after two rounds, no third (%d rounds)", o.nrounds);
+    fc_tap_is_int(&tap, o.js[0].status, FC_ERR_FAIL,
+                  "slow twice alone: confirmed after two rounds, no third (%d rounds)"
+                  " [o.js[0].status]", o.nrounds);
+    fc_tap_is_int(&tap, o.nrounds, 2,
+                  "slow twice alone: confirmed after two rounds, no third (%d rounds)"
+                  " [o.nrounds]", o.nrounds);
+    fc_tap_is_str(&tap, conf_str(&o, "verdict"), "confirmed",
+                  "slow twice alone: confirmed after two rounds, no third (%d rounds)"
+                  " [conf_str(&o, \"verdict\")]", o.nrounds);
+    fc_tap_is_int(&tap, json_array_size(json_object_get(conf(&o), "rounds")), 2,
+                  "slow twice alone: confirmed after two rounds, no third (%d rounds)"
+                  " [json_array_size(json_object_get(conf(&o), \"rounds\"))]", o.nrounds);
     done(&o);
 
     confirm("FF", &o);
-    fc_tap_ok(&tap, !o.js[0].confirmed && o.js[0].status == FC_OK && o.nrounds == 2 &&
-                  strcmp(conf_str(&o, "verdict"), "not_reproduced") == 0,
+    fc_tap_ok(&tap, !o.js[0].confirmed,
               "fast twice alone: not reproduced after two rounds, it passes (%d rounds)",
               o.nrounds);
+    fc_tap_is_int(&tap, o.js[0].status, FC_OK,
+                  "fast twice alone: not reproduced after two rounds, it passes (%d rounds)"
+                  " [o.js[0].status]", o.nrounds);
+    fc_tap_is_int(&tap, o.nrounds, 2,
+                  "fast twice alone: not reproduced after two rounds, it passes (%d rounds)"
+                  " [o.nrounds]", o.nrounds);
+    fc_tap_is_str(&tap, conf_str(&o, "verdict"), "not_reproduced",
+                  "fast twice alone: not reproduced after two rounds, it passes (%d rounds)"
+                  " [conf_str(&o, \"verdict\")]", o.nrounds);
     done(&o);
 
     confirm("SFS", &o);
-    fc_tap_ok(&tap, o.js[0].confirmed && o.js[0].status == FC_ERR_FAIL && o.nrounds == 3 &&
-                  strcmp(conf_str(&o, "verdict"), "confirmed") == 0,
+    fc_tap_ok(&tap, o.js[0].confirmed,
               "slow, fast, slow alone: the third round decides, confirmed (%d rounds)",
               o.nrounds);
-    fc_tap_ok(&tap, json_array_size(json_object_get(conf(&o), "rounds")) == 3 &&
-                  json_integer_value(json_object_get(conf(&o), "alone_slow")) == 2 &&
-                  strstr(conf_str(&o, "text"), "0.100, 0.910, 0.120") != NULL &&
+    fc_tap_is_int(&tap, o.js[0].status, FC_ERR_FAIL,
+                  "slow, fast, slow alone: the third round decides, confirmed (%d rounds)"
+                  " [o.js[0].status]", o.nrounds);
+    fc_tap_is_int(&tap, o.nrounds, 3,
+                  "slow, fast, slow alone: the third round decides, confirmed (%d rounds)"
+                  " [o.nrounds]", o.nrounds);
+    fc_tap_is_str(&tap, conf_str(&o, "verdict"), "confirmed",
+                  "slow, fast, slow alone: the third round decides, confirmed (%d rounds)"
+                  " [conf_str(&o, \"verdict\")]", o.nrounds);
+    fc_tap_is_int(&tap, json_array_size(json_object_get(conf(&o), "rounds")), 3,
+                  "its record keeps every measurement: beside the others, and the three alone "
+                  "rounds with their controls");
+    fc_tap_is_int(&tap, json_integer_value(json_object_get(conf(&o), "alone_slow")), 2,
+                  "its record keeps every measurement: beside the others, and the three alone "
+                  "rounds with their controls"
+                  " [json_integer_value(json_object_get(conf(&o), \"alone_slow\"))]");
+    fc_tap_ok(&tap, strstr(conf_str(&o, "text"), "0.100, 0.910, 0.120") != NULL &&
                   strstr(conf_str(&o, "text"), "beside the others busbw 0.100") != NULL &&
                   strstr(conf_str(&o, "text"), "slow in 2 of 3") != NULL &&
                   strstr(o.js[0].reasons[0], "confirmed alone (slow in 2 of 3") != NULL,
               "its record keeps every measurement: beside the others, and the three alone "
-              "rounds with their controls");
+              "rounds with their controls [names '0.100, 0.910, 0.120', 'beside the others "
+              "busbw 0.100', 'slow in 2 of 3', 'confir...]");
     fc_tap_diag(&tap, "text: %s", conf_str(&o, "text"));
     fc_tap_diag(&tap, "reason: %s", o.js[0].reasons[0]);
     done(&o);
 
     confirm("FSF", &o);
-    fc_tap_ok(&tap, !o.js[0].confirmed && o.js[0].status == FC_OK && o.nrounds == 3 &&
-                  strcmp(conf_str(&o, "verdict"), "not_reproduced") == 0 &&
-                  strstr(conf_str(&o, "text"), "slow in 1 of 3") != NULL,
+    fc_tap_ok(&tap, !o.js[0].confirmed,
               "fast, slow, fast alone: the third round decides, not reproduced (%d rounds)",
               o.nrounds);
+    fc_tap_is_int(&tap, o.js[0].status, FC_OK,
+                  "fast, slow, fast alone: the third round decides, not reproduced (%d rounds)"
+                  " [o.js[0].status]", o.nrounds);
+    fc_tap_is_int(&tap, o.nrounds, 3,
+                  "fast, slow, fast alone: the third round decides, not reproduced (%d rounds)"
+                  " [o.nrounds]", o.nrounds);
+    fc_tap_is_str(&tap, conf_str(&o, "verdict"), "not_reproduced",
+                  "fast, slow, fast alone: the third round decides, not reproduced (%d rounds)"
+                  " [conf_str(&o, \"verdict\")]", o.nrounds);
+    fc_tap_ok(&tap, strstr(conf_str(&o, "text"), "slow in 1 of 3") != NULL,
+              "fast, slow, fast alone: the third round decides, not reproduced (%d rounds)"
+              " [names 'slow in 1 of 3']", o.nrounds);
     done(&o);
 
     confirm("FSS", &o);
-    fc_tap_ok(&tap, o.js[0].confirmed && o.nrounds == 3,
+    fc_tap_ok(&tap, o.js[0].confirmed,
               "fast, slow, slow alone: confirmed by the majority (%d rounds)", o.nrounds);
+    fc_tap_is_int(&tap, o.nrounds, 3,
+                  "fast, slow, slow alone: confirmed by the majority (%d rounds)"
+                  " [o.nrounds]", o.nrounds);
     done(&o);
 
     confirm("SFF", &o);
-    fc_tap_ok(&tap, !o.js[0].confirmed && o.js[0].status == FC_OK && o.nrounds == 3,
+    fc_tap_ok(&tap, !o.js[0].confirmed,
               "slow, fast, fast alone: cleared by the majority (%d rounds)", o.nrounds);
+    fc_tap_is_int(&tap, o.js[0].status, FC_OK,
+                  "slow, fast, fast alone: cleared by the majority (%d rounds)"
+                  " [o.js[0].status]", o.nrounds);
+    fc_tap_is_int(&tap, o.nrounds, 3,
+                  "slow, fast, fast alone: cleared by the majority (%d rounds)"
+                  " [o.nrounds]", o.nrounds);
     done(&o);
 
     /* a round that could not be measured decides nothing */
     confirm("S-", &o);
-    fc_tap_ok(&tap, !o.js[0].confirmed && o.js[0].status == FC_ERR_FAIL && o.nrounds == 2 &&
-                  strcmp(conf_str(&o, "verdict"), "not_measured") == 0,
+    fc_tap_ok(&tap, !o.js[0].confirmed,
               "a round not measured: the failure stands, unconfirmed (nobody blamed)");
+    fc_tap_is_int(&tap, o.js[0].status, FC_ERR_FAIL,
+                  "a round not measured: the failure stands, unconfirmed (nobody blamed)"
+                  " [o.js[0].status]");
+    fc_tap_is_int(&tap, o.nrounds, 2,
+                  "a round not measured: the failure stands, unconfirmed (nobody blamed)"
+                  " [o.nrounds]");
+    fc_tap_is_str(&tap, conf_str(&o, "verdict"), "not_measured",
+                  "a round not measured: the failure stands, unconfirmed (nobody blamed)"
+                  " [conf_str(&o, \"verdict\")]");
     done(&o);
 
     /* the control measured in the same round is the reference: a round
@@ -203,10 +262,10 @@ int main(void)
         memset(&sp, 0, sizeof(sp));
         sp.max_below_median_pct = 50;
         fc_judge_point_kind(&sp, &pt, sums, 3, "rack", js);
-        fc_tap_ok(&tap, fc_stage_confirm_round(&sp, &pt, "rack", js[0].peer_median_busbw, 1,
-                                                 sp.max_below_median_pct, &a,
-                                               &c) == 0,
-                  "an alone round is judged against the control of the same round");
+        fc_tap_is_int(&tap,
+                      fc_stage_confirm_round(&sp, &pt, "rack", js[0].peer_median_busbw, 1,
+                                             sp.max_below_median_pct, &a, &c), 0,
+                      "an alone round is judged against the control of the same round");
     }
 
     /* the noise floor: a 1% tolerance, the control's own alone rounds

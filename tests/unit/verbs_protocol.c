@@ -333,15 +333,22 @@ int main(void)
     fc_status_t st;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 20);
+    fc_tap_plan(&tap, 32);
 
     setup();
     memset(R, 0, sizeof(R));
     both(clean, clean);
-    for (int k = 0; k < 6; ++k)
-        fc_tap_ok(&tap, R[0].st[k] == FC_OK && R[1].st[k] == FC_OK && R[0].ok[k] && R[1].ok[k],
-                  "%s: both OK, bitwise equal (%s %s%s%s)", steps[k], fc_status_str(R[0].st[k]),
+    for (int k = 0; k < 6; ++k) {
+        fc_tap_is_int(&tap, R[0].st[k], FC_OK, "%s: both OK, bitwise equal (%s %s%s%s)",
+                      steps[k], fc_status_str(R[0].st[k]), fc_status_str(R[1].st[k]),
+                      R[0].why[k], R[1].why[k]);
+        fc_tap_is_int(&tap, R[1].st[k], FC_OK, "%s: both OK, bitwise equal (%s %s%s%s) "
+                      "[R[1].st[k]]", steps[k], fc_status_str(R[0].st[k]),
+                      fc_status_str(R[1].st[k]), R[0].why[k], R[1].why[k]);
+        fc_tap_ok(&tap, R[0].ok[k] && R[1].ok[k], "%s: both OK, bitwise equal (%s %s%s%s) "
+                  "[R[0].ok[k] && R[1].ok[k]]", steps[k], fc_status_str(R[0].st[k]),
                   fc_status_str(R[1].st[k]), R[0].why[k], R[1].why[k]);
+    }
     fc_tap_is_int(&tap, S[0].landed_while_checking, 0,
                   "no byte landed in a buffer while its owner was checking it (%d, %d)",
                   S[0].landed_while_checking, S[1].landed_while_checking);
