@@ -255,7 +255,7 @@ profile "$TMP/gpu.yaml" 1000000 "      storage_dir: $TMP/st
 sed -i 's/      phase_s: 1.0/      phase_s: 0.3/; s/    iters: 9/    iters: 3/' "$TMP/gpu.yaml"
 local_run() {   # local_run OUT BACKEND [VAR=VALUE...]: the stage under mpirun here
     local out=$1 backend=$2; shift 2
-    env "$@" timeout 60 mpirun -np 2 "$BUILD/suites/contention" --backend "$backend" \
+    env "$@" timeout -k 10 60 mpirun -np 2 "$BUILD/suites/contention" --backend "$backend" \
         --profile "$TMP/gpu.yaml" --out "$TMP/$out" > "$TMP/$out.tap" 2> "$TMP/$out.err"
     rc=$?
 }

@@ -87,13 +87,13 @@ ok $? "the cluster stage's last agreement: caught before its end was written"
 # the stage program alone, under plain mpirun: it ends itself, naming the rank
 # count NAME STAGE RANK: the messages RANK receives, the stage alone
 alone_count() {
-    timeout 120 mpirun -np 4 -x LD_PRELOAD="$INJ" -x FC_INJECT_HOST="$H" -x FC_INJECT_RANK="$3" \
+    timeout -k 10 120 mpirun -np 4 -x LD_PRELOAD="$INJ" -x FC_INJECT_HOST="$H" -x FC_INJECT_RANK="$3" \
         -x FC_INJECT_MODE=count "$BUILD/suites/$2" --profile "$P" --out "$TMP/$1" \
         > /dev/null 2> "$TMP/$1.log"
 }
 alone() {   # alone NAME STAGE RANK CALL
     local t0=$(date +%s.%N) rc secs
-    timeout 120 mpirun -np 4 -x LD_PRELOAD="$INJ" -x FC_INJECT_HOST="$H" -x FC_INJECT_RANK="$3" \
+    timeout -k 10 120 mpirun -np 4 -x LD_PRELOAD="$INJ" -x FC_INJECT_HOST="$H" -x FC_INJECT_RANK="$3" \
         -x FC_INJECT_MODE=flip-recv -x FC_INJECT_CALL="$4" "$BUILD/suites/$2" \
         --profile "$P" --out "$TMP/$1" > "$TMP/$1.tap" 2> "$TMP/$1.err"
     rc=$?

@@ -24,7 +24,7 @@ T=$BUILD/tests/gpu_agree
 plan 15
 
 # run SCENARIOS TIMEOUT: the report lines in $TMP/out
-run() { timeout 60 mpirun -np 3 "$T" "$1" "$2" > "$TMP/out" 2> "$TMP/err"; }
+run() { timeout -k 10 60 mpirun -np 3 "$T" "$1" "$2" > "$TMP/out" 2> "$TMP/err"; }
 # every rank's line matches the pattern
 all() { [ "$(grep -c "$1" "$TMP/out")" -eq 3 ]; }
 slowest() { sed 's/.*seconds=//' "$TMP/out" | sort -n | tail -1; }
@@ -71,7 +71,7 @@ ok $? "a local step that failed on one rank: the next call fails on every rank, 
 stage() {
     local t0=$(date +%s.%N)
     FABCERT_GPU_PLUGIN=$PWD/$BUILD/tests/libfc_gpu_standin.so FC_GPU_STANDIN=host \
-        FC_GPU_STANDIN_FAIL=$2 timeout 60 mpirun -np 3 "$BUILD/suites/node" --backend nccl \
+        FC_GPU_STANDIN_FAIL=$2 timeout -k 10 60 mpirun -np 3 "$BUILD/suites/node" --backend nccl \
         --out "$TMP/$1" --sizes 4KiB --collectives all_reduce,reduce,broadcast_inplace,broadcast \
         --dtypes int32 --ops sum > "$TMP/$1.tap" 2> "$TMP/$1.err"
     rc=$?

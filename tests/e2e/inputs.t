@@ -29,7 +29,7 @@ refused() {
     local name=$1 pat=$2 t0 secs rc
     shift 2
     t0=$(date +%s.%N)
-    timeout 60 "$@" > "$TMP/out" 2> "$TMP/err" < /dev/null
+    timeout -k 10 60 "$@" > "$TMP/out" 2> "$TMP/err" < /dev/null
     rc=$?
     secs=$(echo "$(date +%s.%N) - $t0" | bc)
     [ $rc -eq 2 ] && [ "$(echo "$secs < $LIMIT" | bc)" = 1 ] && grep -qE -- "$pat" "$TMP/err" &&

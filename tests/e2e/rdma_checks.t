@@ -42,7 +42,7 @@ grep -q '^# 1\.\.0 # SKIP rank 0 on .*, NIC mlx5_0:1: verbs: NIC mlx5_0:1 is mlx
     grep -q 'NIC mlx5_3:1: no usable GID for NIC mlx5_3:1: mlx5_3 port 1 is RoCE (Ethernet) and has no RoCE v2 GID with an IPv4 address' "$TMP/fx.out"
 ok $? "rdma_pair's skips say why per port: libibverbs cannot open mlx5_0; mlx5_3 has no RoCE v2 IPv4 GID"
 
-FC_SYSFS_ROOT=tests/fixtures/sysfs/rdma timeout 120 mpirun -np 2 -x FC_SYSFS_ROOT \
+FC_SYSFS_ROOT=tests/fixtures/sysfs/rdma timeout -k 10 120 mpirun -np 2 -x FC_SYSFS_ROOT \
     "$BUILD/tests/verbs_setup" > "$TMP/setup.tap" 2> "$TMP/setup.err"
 rc=$?
 if grep -q '^1\.\.0 # SKIP' "$TMP/setup.tap"; then

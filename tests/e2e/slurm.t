@@ -68,7 +68,7 @@ stop_slurm() {
     [ -n "${KEEP:-}" ] || rm -rf "$TMP"
 }
 trap stop_slurm EXIT
-munge_works() { timeout 5 munge -n 2> /dev/null | timeout 5 unmunge > /dev/null 2>&1; }
+munge_works() { timeout -k 10 5 munge -n 2> /dev/null | timeout -k 10 5 unmunge > /dev/null 2>&1; }
 if ! munge_works; then
     mkdir -p /run/munge && chown munge: /run/munge 2>/dev/null
     runuser -u munge -- munged 2> "$TMP/munged.err" || munged --force 2>> "$TMP/munged.err"
@@ -78,7 +78,7 @@ if ! munge_works; then
 fi
 slurmctld -f "$SLURM_CONF" 2> "$TMP/ctld.err"
 slurmd -f "$SLURM_CONF" 2> "$TMP/d.err"
-node_state() { timeout 5 sinfo -h -o %t 2> /dev/null; }
+node_state() { timeout -k 10 5 sinfo -h -o %t 2> /dev/null; }
 for _ in $(seq 1 40); do
     [ "$(node_state)" = idle ] && break
     sleep 0.5
@@ -122,10 +122,10 @@ ok $? "a hung rank under srun is named: rank 1 on $H ($rc)"
 ok $? "and the stage ends by its timeout plus the margin (${took}s)"
 # Slurm reaps the step's tasks on its own schedule: wait for that, bounded
 for _ in $(seq 1 20); do
-    ! pgrep -f "suites/node .*$TMP/hang" > /dev/null && [ -z "$(timeout 10 squeue -h)" ] && break
+    ! pgrep -f "suites/node .*$TMP/hang" > /dev/null && [ -z "$(timeout -k 10 10 squeue -h)" ] && break
     sleep 0.5
 done
-! pgrep -f "suites/node .*$TMP/hang" > /dev/null && [ -z "$(timeout 10 squeue -h)" ]
+! pgrep -f "suites/node .*$TMP/hang" > /dev/null && [ -z "$(timeout -k 10 10 squeue -h)" ]
 ok $? "the step leaves no process and no job behind (within 10 s)"
 
 # 2b. a rank killed under srun; LD_PRELOAD goes to the tasks, not srun
@@ -140,7 +140,7 @@ n=$(rec kill 'my @c = grep { $_->{type} eq "crash" || $_->{type} eq "hang" } @r;
     grep -q "CRASH rank 1 on host $H died: the launcher reports rank 1 exited on signal 9" "$TMP/kill.out"
 ok $? "a rank killed under srun is a crash, not a hang: rank 1, signal 9 ($rc, $n)"
 for _ in $(seq 1 20); do
-    ! pgrep -f "suites/node .*$TMP/kill" > /dev/null && [ -z "$(timeout 10 squeue -h)" ] && break
+    ! pgrep -f "suites/node .*$TMP/kill" > /dev/null && [ -z "$(timeout -k 10 10 squeue -h)" ] && break
     sleep 0.5
 done
 
@@ -157,12 +157,12 @@ n=$(rec nostart 'join ",", map { "$_->{type}:" . ($_->{cannot_start} ? "$_->{hos
     grep -q "^rack default: INCOMPLETE" "$TMP/nostart.out"
 ok $? "the stage program unable to start on the only host: srun names $H and its 2 tasks, status 127; a run-level error, nobody quarantined, INCOMPLETE ($rc, $n)"
 for _ in $(seq 1 20); do
-    [ -z "$(timeout 10 squeue -h)" ] && break
+    [ -z "$(timeout -k 10 10 squeue -h)" ] && break
     sleep 0.5
 done
 
 # 3. inside an allocation, without an inventory
-timeout 300 salloc -N 1 --exclusive --quiet --immediate=60 $FC run --launcher srun --out "$TMP/alloc" --sizes 4KiB \
+timeout -k 10 300 salloc -N 1 --exclusive --quiet --immediate=60 $FC run --launcher srun --out "$TMP/alloc" --sizes 4KiB \
     --collectives all_reduce > "$TMP/alloc.out" 2>&1
 rc=$?
 [ $rc -eq 0 ] && grep -q "^fabcert: hosts from SLURM_JOB_NODELIST: $H$" "$TMP/alloc.out"

@@ -89,12 +89,12 @@ live_slurm() {
     done
     [ "$(id -u)" = 0 ] || { echo "needs root to start slurmctld"; return 1; }
     mkdir -p "$S/ctld"
-    if ! timeout 5 munge -n 2> /dev/null | timeout 5 unmunge > /dev/null 2>&1; then
+    if ! timeout -k 10 5 munge -n 2> /dev/null | timeout -k 10 5 unmunge > /dev/null 2>&1; then
         mkdir -p /run/munge && chown munge: /run/munge 2> /dev/null
         runuser -u munge -- munged > /dev/null 2>&1 || { echo "munged does not start"; return 1; }
         for _ in $(seq 1 20); do
             MUNGED_PID=$(cat /run/munge/munged.pid 2> /dev/null)
-            [ -n "$MUNGED_PID" ] && timeout 5 munge -n 2> /dev/null | timeout 5 unmunge > /dev/null 2>&1 &&
+            [ -n "$MUNGED_PID" ] && timeout -k 10 5 munge -n 2> /dev/null | timeout -k 10 5 unmunge > /dev/null 2>&1 &&
                 break
             sleep 0.25
         done
@@ -123,7 +123,7 @@ EOF
     export SLURM_CONF=$S/slurm.conf
     slurmctld -f "$SLURM_CONF" 2> "$S/ctld.err" || { echo "slurmctld does not start"; return 1; }
     for _ in $(seq 1 40); do
-        timeout 5 scontrol show topology > /dev/null 2>&1 && return 0
+        timeout -k 10 5 scontrol show topology > /dev/null 2>&1 && return 0
         sleep 0.25
     done
     echo "slurmctld does not answer: $(tail -1 "$S/slurmctld.log")"

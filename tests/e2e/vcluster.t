@@ -143,10 +143,10 @@ ok $(( n != 1 )) "the quarantined node is left out of the cluster stage"
 page=$TMP/slow/report/rack-rack1.html
 chromium_pid=
 if command -v chromium > /dev/null; then
-    ( timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+    ( timeout -k 10 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
         --window-size=1200,1800 --screenshot="$TMP/slow/report/rack1.png" \
         "file://$page" > /dev/null 2>&1
-      timeout 120 chromium --headless --no-sandbox --disable-gpu --dump-dom \
+      timeout -k 10 120 chromium --headless --no-sandbox --disable-gpu --dump-dom \
         "file://$page" 2> /dev/null | sed 's/<[^>]*>//g' > "$TMP/slow/report/rack1.txt" ) &
     chromium_pid=$!
 fi
