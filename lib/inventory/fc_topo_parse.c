@@ -115,10 +115,42 @@ static int fc_topo_rack(fc_topo_t *t, const char *raw, int line)
     return t->nracks++;
 }
 
+static unsigned fc_topo_hash(const char *name)
+{
+    unsigned h = 2166136261u;           /* FNV-1a */
+
+    for (; *name; ++name)
+        h = (h ^ (unsigned char)*name) * 16777619u;
+    return h;
+}
+
+/* The slot of host `name` in t->host_index: its own, or the empty one it
+ * would take. */
+static int fc_topo_slot(const fc_topo_t *t, const char *name)
+{
+    int k = (int)(fc_topo_hash(name) & (unsigned)(t->cap_index - 1));
+
+    while (t->host_index[k] && strcmp(t->hosts[t->host_index[k] - 1].name, name) != 0)
+        k = (k + 1) & (t->cap_index - 1);
+    return k;
+}
+
+/* Room for one more host in the index (kept at most half full). */
+static void fc_topo_index_grow(fc_topo_t *t)
+{
+    if (2 * (t->nhosts + 1) <= t->cap_index)
+        return;
+    free(t->host_index);
+    t->cap_index = t->cap_index ? 2 * t->cap_index : 256;
+    t->host_index = fc_xcalloc((size_t)t->cap_index, sizeof(int), "the topology's host index");
+    for (int h = 0; h < t->nhosts; ++h)
+        t->host_index[fc_topo_slot(t, t->hosts[h].name)] = h + 1;
+}
+
 fc_status_t fc_topo_add(fc_topo_t *t, const char *host, const char *raw_rack, int line,
                         int *index_p)
 {
-    int r;
+    int r, slot;
 
     if (host[0] == '\0' || strlen(host) >= FC_INV_NAME_MAX)
         return fc_topo_error(t, line, "host name '%s' is empty or longer than %d characters",
@@ -126,11 +158,14 @@ fc_status_t fc_topo_add(fc_topo_t *t, const char *host, const char *raw_rack, in
     for (const char *c = host; *c; ++c)
         if (!fc_name_char_ok(*c))
             return fc_topo_error(t, line, "'%c' is not allowed in host name '%s'", *c, host);
-    for (int h = 0; h < t->nhosts; ++h)
-        if (strcmp(t->hosts[h].name, host) == 0)
-            return fc_topo_error(t, line, "host '%s' is in two racks: '%s' here and '%s' on "
-                                 "line %d", host, raw_rack, t->racks[t->hosts[h].rack].raw,
-                                 t->hosts[h].line);
+    fc_topo_index_grow(t);
+    if (t->host_index[slot = fc_topo_slot(t, host)]) {
+        int h = t->host_index[slot] - 1;
+
+        return fc_topo_error(t, line, "host '%s' is in two racks: '%s' here and '%s' on "
+                             "line %d", host, raw_rack, t->racks[t->hosts[h].rack].raw,
+                             t->hosts[h].line);
+    }
     if ((r = fc_topo_rack(t, raw_rack, line)) < 0)
         return FC_ERR_INVALID;
     if (t->nhosts == t->cap_hosts) {
@@ -144,6 +179,6 @@ fc_status_t fc_topo_add(fc_topo_t *t, const char *host, const char *raw_rack, in
     t->hosts[t->nhosts].line = line;
     if (index_p)
         *index_p = t->nhosts;
-    t->nhosts++;
+    t->host_index[slot] = ++t->nhosts;
     return FC_OK;
 }

@@ -214,6 +214,7 @@ void fc_topo_free(fc_topo_t *t)
         free(t->notes[k]);
     free(t->notes);
     free(t->hosts);
+    free(t->host_index);
     free(t->racks);
     memset(t, 0, sizeof(*t));
 }

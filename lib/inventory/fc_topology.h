@@ -57,6 +57,10 @@ typedef struct fc_topo {
     char rule[512];                     /* how a host's rack was chosen, in words */
     fc_topo_host_t *hosts;              /* in the order the racks first appear */
     int nhosts, cap_hosts;
+    int *host_index;                    /* open addressing by name: index + 1, 0
+                                         * empty (a host listed twice is found
+                                         * at once, not by a scan) */
+    int cap_index;
     fc_topo_rack_t *racks;
     int nracks, cap_racks;
     char **notes;                       /* what was left out, and why */
