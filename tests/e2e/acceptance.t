@@ -70,7 +70,7 @@ for p in "${e2e[@]}"; do
         grep -q '^plan: [0-9]* of [0-9]* stage(s) to run, about ' "$TMP/$b.out" &&
         [ -s "$TMP/$b/plan.txt" ] && [ -s "$TMP/$b/plan.json" ]
     ok $? "$b on the virtual cluster: its $n stages but preflight each launched and ended ($ends), the plan printed and written; exit $rc in $((t1 - t0)) s"
-    [ $? -eq 0 ] || diag "$(tail -20 "$TMP/$b.out")"
+    [ $? -eq 0 ] || why "$(tail -20 "$TMP/$b.out")"
     w=$(rec "$b" 'scalar grep { ($_->{wrong} // 0) > 0 || ($_->{wrong_received} // 0) > 0 } @r')
     racks=$(grep '^rack ' "$TMP/$b.out" | cut -d: -f2 | sort | uniq -c | tr -s ' ' | paste -sd,)
     [ "$w" -eq 0 ] && ! grep -q '^rack .*: PASS' "$TMP/$b.out"

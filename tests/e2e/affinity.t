@@ -39,7 +39,7 @@ profile "$TMP/plain.yaml"
 profile "$TMP/map.yaml" '        map: {"0000:5d:00.0": mlx5_3}'
 run() {     # run NAME PROFILE VARIANT...
     local name=$1 p=$2; shift 2
-    $MK "$TMP/sys-$name" "$@" || diag "fc_mk_hgx.sh $* failed"
+    $MK "$TMP/sys-$name" "$@" || why "fc_mk_hgx.sh $* failed"
     $FC run --out "$TMP/$name" --np 1 --stages preflight --profile "$TMP/$p.yaml" \
         --env FC_SYSFS_ROOT="$TMP/sys-$name" > "$TMP/$name.out" 2>&1
 }
@@ -50,7 +50,7 @@ rec() {     # rec NAME PERL: evaluated on the preflight record as $p
 run good map
 rc=$?
 ok $rc "the tree as built passes, with the map ($rc)"
-[ $rc -eq 0 ] || diag "$(cat "$TMP/good.out")"
+[ $rc -eq 0 ] || why "$(cat "$TMP/good.out")"
 n=$(rec good 'scalar grep { my $i = $_; my $g = $p->{inventory}{gpu_nic_affinity}{gpus}[$i];
     $g->{nearest} eq "mlx5_$i" && $g->{distance} eq "PIX" && $g->{numa} == ($i < 4 ? 0 : 1)
     && $g->{nearest_numa} == $g->{numa} } 0..7')
@@ -72,12 +72,12 @@ ok $(( rc != 1 )) "NIC 3 in a slot of the other socket, NIC 5 slow: exit 1 ($rc)
 grep -qF "  FAIL rack default, preflight stage, NIC $H: host $H quarantined after the preflight stage: $MOVED" "$TMP/bad.out" &&
     grep -qF "not ok 1 - node $H: $MOVED" "$TMP/bad/preflight.tap"
 ok $? "the verdict and the TAP name the GPU, its mapped NIC, both NUMA nodes and SYS"
-[ $? -eq 0 ] || diag "$(cat "$TMP/bad.out")"
+[ $? -eq 0 ] || why "$(cat "$TMP/bad.out")"
 n=$(rec bad '$p->{verdict} eq "FAIL" && $p->{implicates}{part} eq "NIC" && $p->{reasons}[0] eq "'"$MOVED"'" && $p->{reasons}[1] eq "'"$SLOW"'" ? 1 : 0')
 grep -qF "$MOVED" "$TMP/bad/certificates/default.json" &&
     grep -qF "$SLOW" "$TMP/bad/certificates/default.json"
 ok $(( $? || n != 1 )) "the record fails with both reasons, and the certificate carries them ($n)"
-[ "$n" = 1 ] || diag "$(rec bad 'join "\n", @{$p->{reasons}}')"
+[ "$n" = 1 ] || why "$(rec bad 'join "\n", @{$p->{reasons}}')"
 grep -qF "GPU-NIC (at most PXB): 0000:19:00.0 &rarr; mlx5_0 PIX; 0000:3b:00.0 &rarr; mlx5_1 PIX; 0000:4c:00.0 &rarr; mlx5_2 PIX; 0000:5d:00.0 &rarr; mlx5_0 NODE (mapped mlx5_3 SYS); " "$TMP/bad/report/rack-default.html"
 ok $? "the rack's HTML page shows each GPU's nearest NIC, the distance, and the mapped one"
 n=$(rec bad 'my $g = $p->{inventory}{gpu_nic_affinity}{gpus}[3]; "$g->{nearest} $g->{distance} $g->{expected} $g->{expected_distance}"')

@@ -265,7 +265,7 @@ q=$(rec recv 'join ",", map { $_->{host} } grep { $_->{type} eq "quarantine" } @
     grep -q "^rack rack2: FAIL" "$TMP/recv.out" && grep -q "^rack rack3: PASS" "$TMP/recv.out" &&
     grep -q "^retest of the suspects after cluster: wrong data received by $H4, placed by a retest of [0-9.]* s of checked exchanges with partners ${NAME}0[0-9], ${NAME}0[0-9] " "$TMP/recv.out"
 ok $? "a host flipping received bits now and then: the bounded retest places it, only it is quarantined, rack1 and rack3 PASS (rc $rc, quarantined: $q, ${took} s)"
-[ $? -eq 0 ] || diag "$(grep -E '^rack|retest|FAIL' "$TMP/recv.out" | cut -c1-300)"
+[ $? -eq 0 ] || why "$(grep -E '^rack|retest|FAIL' "$TMP/recv.out" | cut -c1-300)"
 # evidence: from each partner into $H4 some exchange wrong, everything else right
 n=$(rec recv 'my ($t) = grep { $_->{type} eq "retest" && ($_->{method} // "") eq "intersection" } @r;
     my $h = "'$H4'"; my @x = @{$t->{exchanges} || []}; my %p = map { $_ => 1 } @{$t->{partners} || []};

@@ -77,7 +77,7 @@ for k in $(seq 1 $runs); do
     rc=$?
     racks_are clean$k PASS PASS PASS
     ok $(( rc != 0 || $? != 0 )) "clean run $k of the plan on racks of 2, 3 and 1 nodes: every rack PASSes ($rc, $(cat "$TMP/clean$k.secs") s)"
-    [ $rc -eq 0 ] || diag "$(grep -E '^  (FAIL|INCOMPLETE)' "$TMP/clean$k.out" | head -5)"
+    [ $rc -eq 0 ] || why "$(grep -E '^  (FAIL|INCOMPLETE)' "$TMP/clean$k.out" | head -5)"
 done
 
 # 1b. the pairs stage sampled: mode: sampled, K by default (3,
@@ -100,7 +100,7 @@ racks_are sampled PASS PASS PASS && [ $rc -eq 0 ] && [ "$n" = 7 ] && [ "$rounds"
     grep -q "\"coverage\":\"$cov\"" "$TMP/sampled/certificates/rack1.json" &&
     grep -q "<property name=\"coverage.pairs\" value=\"$cov\"/>" "$TMP/sampled/junit.xml"
 ok $? "a clean sampled pairs stage: every rack PASSes, 7 pair records (mode sampled, iters 3), the summary, certificate and JUnit say '$cov'; 5 rounds planned and run, every node 2 partners or more ($rc, $n, $rounds, $(cat "$TMP/sampled.secs") s)"
-[ $rc -eq 0 ] || diag "$(grep -E '^  (FAIL|INCOMPLETE)' "$TMP/sampled.out" | head -5)"
+[ $rc -eq 0 ] || why "$(grep -E '^  (FAIL|INCOMPLETE)' "$TMP/sampled.out" | head -5)"
 redo() {    # redo NAME PERL: the clean sampled run's records edited, recounted, reported
     rm -rf "$TMP/$1"; cp -r "$TMP/sampled" "$TMP/$1"
     perl -i -pe "$2" "$TMP/$1/results.jsonl"
@@ -130,7 +130,7 @@ for k in $(seq 1 $runs); do
     st=$?
     ok $st "slow link, run $k: $H4 alone quarantined, rack2 alone FAILs ($rc; quarantined: $q; failures elsewhere: $others; $(cat "$TMP/slow$k.secs") s)"
     [ $st -eq 0 ] && right=$((right + 1))
-    [ $st -eq 0 ] || diag "$(grep -E '^rack|^  FAIL' "$TMP/slow$k.out" | head -6)"
+    [ $st -eq 0 ] || why "$(grep -E '^rack|^  FAIL' "$TMP/slow$k.out" | head -6)"
 done
 # the same slow link under the sampled pairs stage: H4 meets 3 partners
 # (2 in its rack, fbs02 across), slow with all: named and confirmed alone
@@ -142,7 +142,7 @@ n=$(rec sslow 'scalar grep { $_->{type} eq "pairs_node" && $_->{host} eq "'$H4'"
 racks_are sslow PASS FAIL PASS && [ $rc -eq 1 ] && [ "$q" = "$H4" ] && [ "$n" = 1 ] &&
     grep -q "^  FAIL rack rack2, pairs stage, link $H4: .*slow with 3 of its 3 partners in the rounds, and confirmed alone: .* (same rack), .* (across the spine); each partner known good" "$TMP/sslow.out"
 ok $? "sampled, slow link: $H4 slow with its 3 sampled partners, confirmed alone and alone quarantined, rack2 alone FAILs ($rc; quarantined: $q; $(cat "$TMP/sslow.secs") s)"
-[ $rc -eq 1 ] && [ "$q" = "$H4" ] && [ "$n" = 1 ] || diag "$(grep -E '^rack|^  FAIL|^  INCOMPLETE' "$TMP/sslow.out" | head -6)"
+[ $rc -eq 1 ] && [ "$q" = "$H4" ] && [ "$n" = 1 ] || why "$(grep -E '^rack|^  FAIL|^  INCOMPLETE' "$TMP/sslow.out" | head -6)"
 $VC --name $NAME clear > /dev/null
 is "$right" $runs "the slow link is placed right in every one of $runs consecutive run(s) ($right of $runs)"
 grep -q "^  FAIL rack rack2, pairs stage, link $H4: .*confirmed alone: .* with .* (same rack), .* with .* (across the spine); each partner known good" "$TMP/slow1.out"
@@ -187,7 +187,7 @@ racks_are egress PASS FAIL PASS && [ $rc -eq 1 ] && [ "$q" = "$H4" ] && [ "$othe
     [[ "$dir" =~ ^(sends|both)$ ]]
 st=$?
 ok $st "only what $H4 sends slowed: $H4 alone quarantined, named for what it sends ($dir), no partner named, rack2 alone FAILs ($rc; quarantined: ${q:-nobody}; other failures: $others; $(cat "$TMP/egress.secs") s)"
-[ $st -eq 0 ] || diag "$(grep -E '^rack|^  (FAIL|INCOMPLETE)' "$TMP/egress.out" | head -6 | cut -c1-400)"
+[ $st -eq 0 ] || why "$(grep -E '^rack|^  (FAIL|INCOMPLETE)' "$TMP/egress.out" | head -6 | cut -c1-400)"
 
 # 2c. a clean cluster judged by a 1% relative tolerance, the pairs stage:
 # the alone probes spread far more than 1% (a busy machine), so the
@@ -201,8 +201,8 @@ tol=$(rec tight 'my ($c) = grep { $_->{type} eq "pairs_confirmation" } @r; my $t
 racks_are tight PASS PASS PASS && [ $rc -eq 0 ] && [[ "$tol" =~ ^(widened|none) ]]
 st=$?
 ok $st "a clean cluster, 1% tolerance: every rack PASSes, the confirmation judged by its probes' own spread ($rc; tolerance $tol%)"
-[ $st -eq 0 ] || diag "$(grep -E '^rack|^  (FAIL|INCOMPLETE)' "$TMP/tight.out" | head -6 | cut -c1-400)"
-[ $st -eq 0 ] || diag "$(rec tight 'my ($c) = grep { $_->{type} eq "pairs_confirmation" } @r; $c->{tolerance}{why} // ""')"
+[ $st -eq 0 ] || why "$(grep -E '^rack|^  (FAIL|INCOMPLETE)' "$TMP/tight.out" | head -6 | cut -c1-400)"
+[ $st -eq 0 ] || why "$(rec tight 'my ($c) = grep { $_->{type} eq "pairs_confirmation" } @r; $c->{tolerance}{why} // ""')"
 
 # 3. one rank slowed in the cluster stage: the retest names it
 one_stage cluster
@@ -214,7 +214,7 @@ rc=$?
 q=$(quarantined crank)
 racks_are crank FAIL PASS PASS && [ $rc -eq 1 ] && [ "$q" = "$H2" ]
 ok $? "a slowed rank in the cluster stage: only $H2 quarantined, only rack1 FAILs ($rc; $q)"
-[ "$q" = "$H2" ] || diag "$(grep -E '^rack|^  FAIL|retest' "$TMP/crank.out" | head -6)"
+[ "$q" = "$H2" ] || why "$(grep -E '^rack|^  FAIL|retest' "$TMP/crank.out" | head -6)"
 n=$(rec crank 'scalar grep { $_->{type} eq "retest" && $_->{kind} eq "slow" && $_->{localised} &&
     $_->{culprit}{host} eq "'$H2'" && "@{$_->{culprit}{ranks}}" eq "'$R'" } @r')
 grep -q "slowness placed on $H2 (rank $R): without $H2 the all_reduce int32 sum 64 KiB took" "$TMP/crank.out"
@@ -250,7 +250,7 @@ q=$(quarantined rrank)
 racks_are rrank PASS FAIL PASS && [ $rc -eq 1 ] && [ "$q" = "$H4" ] &&
     grep -q "slowness placed on $H4 (rank $R)" "$TMP/rrank.out"
 ok $? "a rank slowed in all_reduce only, in the rack stage: rank $R of $H4 named by the collective without it; only $H4 quarantined ($rc; $q)"
-[ "$q" = "$H4" ] || diag "$(grep -E '^rack|^  FAIL|retest' "$TMP/rrank.out" | head -6)"
+[ "$q" = "$H4" ] || why "$(grep -E '^rack|^  FAIL|retest' "$TMP/rrank.out" | head -6)"
 grep -q "slowness placed on $H4 (rank $R)" "$TMP/rrank/report/rack-rack2.html" &&
     perl -MJSON::PP -e 'local $/; my $c = decode_json(<>)->{certificate};
         my @f = map { @{$_->{figures} || []} } @{$c->{stages} || []};
@@ -288,7 +288,7 @@ racks_are uplink PASS FAIL PASS
 st=$?
 q=$(quarantined uplink)
 ok $(( rc != 1 || st != 0 )) "rack2's uplink slow, relative rule only: rack2 alone FAILs ($rc; $(cat "$TMP/uplink.secs") s; quarantined: ${q:-none})"
-[ $rc -eq 1 ] && [ $st -eq 0 ] || diag "$(grep -E '^rack|^  FAIL' "$TMP/uplink.out" | head -6)"
+[ $rc -eq 1 ] && [ $st -eq 0 ] || why "$(grep -E '^rack|^  FAIL' "$TMP/uplink.out" | head -6)"
 n=$(rec uplink 'scalar grep { $_->{type} eq "pair" && $_->{verdict} eq "FAIL" &&
     $_->{implicates}{part} eq "uplink" && $_->{implicates}{rack} eq "rack2" &&
     grep({ /the fastest pair of racks without rack rack2/ } @{$_->{confirmation}{round_reasons}}) } @r')

@@ -230,7 +230,7 @@ grep -q '^rack rack1: INCOMPLETE' "$TMP/readonly.out" && grep -q '^rack rack2: I
     ! grep -q ': PASS' "$TMP/readonly.out" &&
     grep -q '^stage contention: INCOMPLETE: [0-9]* checks, 0 failed, [0-9]* incomplete (first: background storage_file ' "$TMP/readonly.out"
 ok $? "the racks are INCOMPLETE, not PASS; the stage's line says INCOMPLETE and why, not FAIL"
-[ $? -eq 0 ] || diag "$(grep '^stage contention' "$TMP/readonly.out")"
+[ $? -eq 0 ] || why "$(grep '^stage contention' "$TMP/readonly.out")"
 grep -q "background storage_file logged an error (it reached 0.000 MB/s .*storage_dir $TMP/ro on host ${NAME}0[1-4]: cannot create .*Read-only file system" "$TMP/readonly.out"
 ok $? "the reason names the directory, the host and the system's error"
 profile "$TMP/missing.yaml" 1000 "      storage_dir: $TMP/no-such-dir

@@ -93,7 +93,7 @@ $FC run --out "$TMP/soak" --np 2 --profile "$TMP/soak.yaml" > "$TMP/soak.out" 2>
 rc=$?
 [ $rc -eq 0 ] && grep -q '^rack default: PASS' "$TMP/soak.out"
 ok $? "a 3-second soak passes on a healthy machine ($rc)"
-[ $rc -eq 0 ] || diag "$(grep -E '^(stage|  (FAIL|INCOMPLETE))' "$TMP/soak.out" | cut -c1-600 | head -6)"
+[ $rc -eq 0 ] || why "$(grep -E '^(stage|  (FAIL|INCOMPLETE))' "$TMP/soak.out" | cut -c1-600 | head -6)"
 n=$(jsonl "$TMP/soak/results.jsonl" 'scalar grep { $_->{type} eq "soak_window" && @{$_->{points}} == 4 } @r')
 ok $(( n < 2 )) "each window's medians are written as it closes ($n windows)"
 n=$(jsonl "$TMP/soak/results.jsonl" 'my @p = grep { $_->{type} eq "point" && $_->{stage} eq "soak" } @r;

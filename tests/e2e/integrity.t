@@ -182,7 +182,7 @@ rc=$?
 [ $rc -eq 0 ] && jsonl "$TMP/whole/certificates/default.json" 'scalar keys %{$r[0]{certificate}{overrides}}' | grep -qx 0 &&
     ! grep -q '^overrides' "$TMP/whole/summary.txt"
 ok $? "the same profile run whole passes, with no overrides recorded (rc $rc)"
-[ $rc -eq 0 ] || diag "$(cat "$TMP/whole.out")"
+[ $rc -eq 0 ] || why "$(cat "$TMP/whole.out")"
 
 mkdir -p "$TMP/lostone"; cp "$TMP/whole/profile.yaml" "$TMP/whole/hosts" "$TMP/lostone/"
 perl -ne 'print unless /"type":"point"/ && /"stage":"node"/ && !$d++' "$TMP/whole/results.jsonl" > "$TMP/lostone/results.jsonl"
@@ -371,7 +371,7 @@ ok $? "a stage that finished without a check on the rack is INCOMPLETE (rc $rc)"
 # an end record that says FAIL with no failing check
 mkdir -p "$TMP/failnocheck"; cp "$GP" $GI "$TMP/failnocheck/"
 sed 's/\("stage":"cluster".*"status":\)"ok"/\1"fail"/; s/\("status":\)"ok"\(.*"stage":"cluster".*"type":"stage_end"\)/\1"fail"\2/' "$G" > "$TMP/failnocheck/results.jsonl"
-grep -q '"status":"fail"' "$TMP/failnocheck/results.jsonl" || diag "the fixture edit did not apply"
+grep -q '"status":"fail"' "$TMP/failnocheck/results.jsonl" || why "the fixture edit did not apply"
 $FC report "$TMP/failnocheck" > "$TMP/failnocheck.out" 2>&1
 grep -q 'required stage cluster ended FAIL without a failing check' "$TMP/failnocheck.out" && grep -q '^verdict: INCOMPLETE' "$TMP/failnocheck.out"
 ok $? "a stage that ended FAIL without a failing check is INCOMPLETE, not PASS"

@@ -52,7 +52,7 @@ if [ $have_py = 1 ]; then
     diag "$(cat "$TMP/v1.out")"
     validate "$TMP/job.json" > "$TMP/v2.out" 2>&1
     ok $(( rc2 != 0 || $? != 0 )) "a minimal one as a JSON List (no ConfigMap) is valid too ($rc2)"
-    [ $? -eq 0 ] || diag "$(cat "$TMP/v2.out")"
+    [ $? -eq 0 ] || why "$(cat "$TMP/v2.out")"
     $PY - "$TMP/job.yaml" thresholds/vcluster.yaml > "$TMP/fields.out" 2>&1 <<'EOF'
 import sys, yaml
 cm, job = list(yaml.safe_load_all(open(sys.argv[1])))
@@ -78,7 +78,7 @@ print("wrong: " + ", ".join(bad) if bad else "all as asked")
 sys.exit(1 if bad else 0)
 EOF
     ok $? "it says what was asked: image, slots, GPU and RDMA resources, IPC_LOCK, one worker per node, FC_K8S_NODE, the profile and racks byte for byte, 'true' and 'yes' kept strings, the run options"
-    [ $? -eq 0 ] || diag "$(cat "$TMP/fields.out")"
+    [ $? -eq 0 ] || why "$(cat "$TMP/fields.out")"
     # 2. the validator refuses planted faults
     n=0
     for fault in 's/slotsPerWorker: 8/slotPerWorker: 8/' 's/slotsPerWorker: 8/slotsPerWorker: "8"/' \
@@ -100,7 +100,7 @@ bad() {     # bad DESCRIPTION EXPECTED-MESSAGE ARGS...
     local rc=$?
     [ $rc -eq 2 ] && [ ! -s "$TMP/bad.out" ] && grep -qF -- "$want" "$TMP/bad.err"
     ok $? "$d: exit 2 ($rc), no manifest, '$want'"
-    [ $? -eq 0 ] || diag "$(cat "$TMP/bad.err")"
+    [ $? -eq 0 ] || why "$(cat "$TMP/bad.err")"
 }
 bad "no image" "give --image IMAGE and --workers N" --workers 2
 bad "a name pods cannot have" "--name Burn_in: the job's pods are named Burn_in-worker-1" \
@@ -134,7 +134,7 @@ missing=$(awk -v have="$have" 'BEGIN { n = split(have, h, "\n"); for (i = 1; i <
       if (!(p in ok)) printf " %s(%s)", $1, p == "" ? "no package" : p }' "$TMP/owners" "$TMP/lib-paths")
 [ $rc -eq 0 ] && [ -n "$pkgs" ] && [ -x "$TMP/prefix/bin/fabcert-k8s-launch" ] && [ -z "$missing" ]
 ok $? "the Dockerfile's run-time packages ($(echo $pkgs | wc -w)) bring every library the installed programs link; make install puts the launcher in bin"
-[ -z "$missing" ] || diag "missing:$missing"
+[ -z "$missing" ] || why "missing:$missing"
 
 # 5. the launcher on the virtual cluster, the operator's hostfile
 vcluster_up fck
@@ -163,7 +163,7 @@ run=$(ls -d "$TMP"/out/fabcert-out/*/ 2> /dev/null | head -1)
 grep -q '^rack leaf-x: PASS' "$TMP/out.out" && grep -q '^rack leaf-y: PASS' "$TMP/out.out" &&
     grep -q '^verdict: PASS' "$TMP/out.out"
 ok $(( rc != 0 || $? != 0 )) "the launcher's run on the operator's hostfile PASSes, racks from the node labels ($rc, $(( $(date +%s) - t0 )) s)"
-[ $rc -eq 0 ] || diag "$(tail -8 "$TMP/out.out")"
+[ $rc -eq 0 ] || why "$(tail -8 "$TMP/out.out")"
 [ -n "$run" ] && [ -s "$run/certificates/leaf-x.json" ] && [ -s "$run/certificates/leaf-y.json" ]
 ok $? "a certificate per labelled rack"
 n=$([ -n "$run" ] && jsonl "$run/results.jsonl" 'my ($s) = grep { $_->{type} eq "stage_start" } @r;

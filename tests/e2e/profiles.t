@@ -85,7 +85,7 @@ for name in $(printf '%s\n' "${!expect[@]}" | sort); do
     ok $(( rc != 2 )) "$name.yaml exits 2 (got $rc)"
     grep -qF "${expect[$name]}" "$TMP/err"
     ok $? "$name.yaml: error says: ${expect[$name]}"
-    [ $? -eq 0 ] || diag "stderr was:" "$(cat "$TMP/err")"
+    [ $? -eq 0 ] || why "stderr was:" "$(cat "$TMP/err")"
 done
 $FC check-profile /nonexistent/profile.yaml 2> "$TMP/err"
 ok $(( $? != 2 )) "a missing profile exits 2"

@@ -81,7 +81,7 @@ run clean
 rc=$?
 grep -q "^rack rack1: PASS" "$TMP/clean.out" && grep -q "^rack rack2: PASS" "$TMP/clean.out"
 ok $(( rc != 0 || $? != 0 )) "clean run: both racks PASS ($rc, $(cat "$TMP/clean.secs") s)"
-[ $rc -eq 0 ] || diag "$(grep -E '^  (FAIL|INCOMPLETE)' "$TMP/clean.out" | head -3)"
+[ $rc -eq 0 ] || why "$(grep -E '^  (FAIL|INCOMPLETE)' "$TMP/clean.out" | head -3)"
 is "$(nics clean PASS | tr ',' '\n' | wc -l) $(rec clean 'scalar grep { $_->{type} eq "rail" && $_->{verdict} eq "PASS" } @r') $(rec clean 'my ($s) = grep { $_->{type} eq "stage_start" && $_->{stage} eq "rails" } @r; "$s->{work}{unit}:$s->{work}{total}"')" \
    "8 2 rounds:3" "every NIC (4 nodes x 2) and both rails PASS; the stage planned 3 rounds (the runner's progress)"
 n=$(rec clean 'scalar grep { my $x = $_; $x->{type} eq "rail_node" && $x->{nic} =~ /^eth[01]$/ &&
@@ -137,7 +137,7 @@ grep -q "^rack rack1: FAIL" "$TMP/nic.out" && grep -q "^rack rack2: PASS" "$TMP/
     grep -q "NIC eth1 of host $H2 quarantined for rail 1 after the rails stage: slow with .* confirmed alone" "$TMP/nic.out"
 st=$?
 ok $st "rack1 alone FAILs, the verdict naming NIC eth1 of $H2, rail 1, confirmed alone"
-[ $st -eq 0 ] || diag "$(grep -E '^rack|^  FAIL' "$TMP/nic.out" | head -4)"
+[ $st -eq 0 ] || why "$(grep -E '^rack|^  FAIL' "$TMP/nic.out" | head -4)"
 n=$(rec nic 'scalar grep { $_->{type} eq "rail_pair" && $_->{verdict} eq "FAIL" &&
     $_->{implicates}{part} eq "nic" && $_->{implicates}{host} eq "'$H2'" && $_->{implicates}{nic} eq "eth1" } @r')
 is "$n" 3 "each of that NIC's 3 pairs is explained by it ($n)"

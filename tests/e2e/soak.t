@@ -98,7 +98,7 @@ rc=$?
 kill $HOG; wait $HOG 2> /dev/null
 [ $rc -eq 0 ] && grep -q "^rack rack1: PASS" "$TMP/clean.out" && grep -q "^rack rack2: PASS" "$TMP/clean.out"
 ok $? "a clean cluster soaks for 8 s beside a CPU hog that comes and goes, and passes ($rc)"
-[ $rc -eq 0 ] || diag "$(rec clean 'join "\n", map { "windows: " . join(" ", map { sprintf "%.0f", $_->{median_us} } @{$_->{soak}{windows}}) . "; " . join("; ", @{$_->{reasons}}) } grep { $_->{type} eq "point" } @r')"
+[ $rc -eq 0 ] || why "$(rec clean 'join "\n", map { "windows: " . join(" ", map { sprintf "%.0f", $_->{median_us} } @{$_->{soak}{windows}}) . "; " . join("; ", @{$_->{reasons}}) } grep { $_->{type} eq "point" } @r')"
 n=$(rec clean 'scalar grep { $_->{type} eq "soak_window" } @r')
 w=$(rec clean '(map { scalar @{$_->{soak}{windows}} } grep { $_->{type} eq "point" } @r)[0]')
 t=$(rec clean 'my ($s) = map { $_->{soak} } grep { $_->{type} eq "point" } @r;
@@ -156,7 +156,7 @@ awk -v d="$drift" 'BEGIN { exit !(d > 100) }' &&
     [ "$(rec slow 'scalar grep { ($_->{after_duration} // "") eq "confirm" } @r')" -ge 2 ]
 st=$?
 ok $st "the drift is above the tolerance, with the figures, and confirmed by the windows the soak ran on for (${drift}%)"
-[ $st -eq 0 ] || diag "$(grep -E '^  (FAIL|INCOMPLETE)' "$TMP/slow.out" | cut -c1-700 | head -4)"
+[ $st -eq 0 ] || why "$(grep -E '^  (FAIL|INCOMPLETE)' "$TMP/slow.out" | cut -c1-700 | head -4)"
 # the drift is the soak group's until the retest after the soak places it:
 # the slowed node alone is quarantined, the other rack passes
 q=$(rec slow 'join ",", map { $_->{host} } grep { $_->{type} eq "quarantine" } @r')
@@ -185,7 +185,7 @@ q=$(rec gone 'join ",", map { $_->{host} } grep { $_->{type} eq "quarantine" } @
     [ "$(rec gone 'scalar grep { $_->{type} eq "retest_launch" } @r')" = 0 ]
 st=$?
 ok $st "a slowdown gone when the soak confirms it is INCOMPLETE with both figures, no retest, nobody quarantined ($rc, '$q')"
-[ $st -eq 0 ] || diag "$(grep -E '^(rack|  (FAIL|INCOMPLETE))' "$TMP/gone.out" | cut -c1-700 | head -6)"
+[ $st -eq 0 ] || why "$(grep -E '^(rack|  (FAIL|INCOMPLETE))' "$TMP/gone.out" | cut -c1-700 | head -6)"
 
 # 4. interrupted: the stage stops at once, the windows measured stay
 sed 's/duration_s: 8/duration_s: 600/; s/timeout_s: 120/timeout_s: 700/' "$TMP/loose.yaml" > "$TMP/long.yaml"

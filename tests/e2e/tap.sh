@@ -20,6 +20,10 @@ ok() {  # ok CONDITION-EXIT-STATUS DESCRIPTION
     fi
 }
 diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+# why TEXT...: a failed check's diagnostics, on standard error, which
+# prove shows without -v (make check's log keeps them; diag's go to
+# standard output with the TAP, seen only with -v)
+why() { printf '%s\n' "$@" | sed 's/^/# /' >&2; }
 # is GOT WANTED DESCRIPTION: ok when the two strings are equal; otherwise
 # not ok, and what was got and wanted as diagnostics
 is() {
@@ -27,7 +31,7 @@ is() {
         ok 0 "$3"
     else
         ok 1 "$3"
-        diag "    got: '$1'" " wanted: '$2'"
+        why "    got: '$1'" " wanted: '$2'"
     fi
 }
 # check DESCRIPTION COMMAND...: ok if the command succeeds

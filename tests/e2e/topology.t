@@ -66,7 +66,7 @@ bad() {     # bad DESCRIPTION FORMAT TEXT EXPECTED-MESSAGE
     local rc=$?
     [ $rc -eq 2 ] && [ ! -s "$TMP/bad.out" ] && grep -qF -- "$4" "$TMP/bad.err"
     ok $? "$1: exit 2 ($rc), '$4'"
-    [ $? -eq 0 ] || diag "$(cat "$TMP/bad.err")"
+    [ $? -eq 0 ] || why "$(cat "$TMP/bad.err")"
 }
 bad "slurm, a node under two leaves" slurm \
     'SwitchName=s1 Level=0 Nodes=n[1-2]\nSwitchName=s2 Level=0 Nodes=n2\n' \
@@ -178,7 +178,7 @@ $FC run --hosts <(hostname) --racks-from slurm:"$TMP/local-topo" --stages node -
 rc=$?
 [ $rc -eq 0 ] && grep -q '^rack sw-local: PASS' "$TMP/local.out" && [ "$(cat "$TMP/local/hosts")" = "$(hostname)" ]
 ok $? "--hosts <(hostname) with --racks-from: PASS, the piped host list frozen as read ($rc)"
-[ $rc -eq 0 ] || diag "$(grep -m3 -i 'fabcert:\|verdict' "$TMP/local.out")"
+[ $rc -eq 0 ] || why "$(grep -m3 -i 'fabcert:\|verdict' "$TMP/local.out")"
 
 # 6. run --racks-from on the virtual cluster
 vcluster_up fct
@@ -195,7 +195,7 @@ $VC --name $NAME exec $H1 $FC run --hosts "$D/hosts" --racks-from "slurm:$TMP/to
 rc=$?
 grep -q '^rack tor-1: PASS' "$TMP/run.out" && grep -q '^rack tor-2: PASS' "$TMP/run.out"
 ok $(( rc != 0 || $? != 0 )) "run --racks-from slurm:FILE on the virtual cluster: the leaf switches are the racks, and PASS ($rc)"
-[ $rc -eq 0 ] || diag "$(tail -5 "$TMP/run.out")"
+[ $rc -eq 0 ] || why "$(tail -5 "$TMP/run.out")"
 [ -s "$TMP/run/certificates/tor-1.json" ] && [ -s "$TMP/run/certificates/tor-2.json" ]
 ok $? "a certificate per leaf switch"
 n=$(jsonl "$TMP/run/results.jsonl" 'join ",", map { $_->{inputs}{racks} } grep { $_->{type} eq "plan" } @r')

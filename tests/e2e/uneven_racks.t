@@ -76,7 +76,7 @@ run clean1 1 node,pairs,rack
 rc=$?
 racks_are clean1 PASS PASS PASS
 ok $(( rc != 0 || $? != 0 )) "--ppn 1: a clean cluster of racks of 5, 3 and 1 nodes passes every rack ($rc)"
-[ $rc -eq 0 ] || diag "$(grep -E 'FAIL|INCOMPLETE' "$TMP/clean1.out" | head -5)"
+[ $rc -eq 0 ] || why "$(grep -E 'FAIL|INCOMPLETE' "$TMP/clean1.out" | head -5)"
 n=$(rec clean1 'scalar grep { $_->{type} eq "point" && $_->{stage} eq "rack" && $_->{group} eq "rack3" &&
     $_->{collective} eq "all_reduce" && $_->{busbw_gbps} == 0 && $_->{verdict} eq "PASS" &&
     grep { /relative rule not applied: no peer of its shape: the only rack of 1 node x 1 rank/ } @{$_->{rules_not_applied}} } @r')
@@ -89,7 +89,7 @@ n=$(rec clean1 'my %c; for my $p (grep { $_->{type} eq "pair" && "$_->{host_a} $
     $c{$_->{relative}{class} // "none"}++ for @{$p->{sizes}} } join ",", sort keys %c')
 [[ "$n" == *"13 pairs in the same rack"* && "$n" == *"23 pairs across the spine"* ]]
 ok $? "pairs are compared with pairs of their path: 13 in the same rack, 23 across the spine"
-[ $? -eq 0 ] || diag "classes of $H2's pairs: $n"
+[ $? -eq 0 ] || why "classes of $H2's pairs: $n"
 n=$(rec clean1 'my @s = map { my $p = $_; map { [$p->{rack_a}, $_->{same_rack_rule} || {}] } @{$p->{sizes}} }
         grep { $_->{type} eq "pair" && $_->{rack_a} eq $_->{rack_b} } @r;
     my $a = grep { $_->[0] eq "rack1" && ($_->[1]{class} // "") eq "upper median of the 3 pairs inside rack rack2" &&
@@ -118,7 +118,7 @@ run clean2 2 node,rack
 rc=$?
 racks_are clean2 PASS PASS PASS
 ok $(( rc != 0 || $? != 0 )) "--ppn 2: the clean cluster passes every rack ($rc)"
-[ $rc -eq 0 ] || diag "$(grep -E 'FAIL|INCOMPLETE' "$TMP/clean2.out" | head -5)"
+[ $rc -eq 0 ] || why "$(grep -E 'FAIL|INCOMPLETE' "$TMP/clean2.out" | head -5)"
 n=$(rec clean2 'scalar grep { $_->{type} eq "point" && $_->{stage} eq "node" && $_->{collective} eq "all_reduce" &&
     ($_->{relative}{class} // "") eq "the median of the other 8 nodes of 1 node x 2 ranks (intra-node)" } @r')
 is "$n" 9 "each node is compared with the median of the other 8 nodes of its shape, and the record says so ($n)"
@@ -135,7 +135,7 @@ $VC --name $NAME clear
 is "$rc" 1 "a slowed node makes the run exit 1 ($rc)"
 racks_are slow FAIL PASS PASS
 ok $? "its rack FAILs; the racks of 3 and 1 nodes PASS"
-[ $? -eq 0 ] || diag "$(grep -E '^rack|FAIL' "$TMP/slow.out" | head -8)"
+[ $? -eq 0 ] || why "$(grep -E '^rack|FAIL' "$TMP/slow.out" | head -8)"
 grep -q "^  FAIL rack rack1, pairs stage, link $H2: .*slow with .* partners in the rounds, and confirmed alone: .*: its NIC or link is implicated" "$TMP/slow.out"
 ok $? "the verdict names $H2 and implicates its link"
 n=$(rec slow 'scalar grep { $_->{type} eq "pair" && $_->{verdict} eq "FAIL" && ($_->{implicates}{host} // "") ne "'$H2'" } @r')
@@ -159,7 +159,7 @@ $VC --name $NAME clear
 racks_are rack1 FAIL PASS PASS
 st=$?
 ok $(( rc != 1 || st != 0 )) "--ppn 1, the rack stage, $H2 slowed: rack1 FAILs, rack2 and rack3 PASS ($rc; $secs s)"
-[ $rc -eq 1 ] && [ $st -eq 0 ] || diag "$(grep -E '^rack|^  FAIL|^#' "$TMP/rack1.out" | head -8)"
+[ $rc -eq 1 ] && [ $st -eq 0 ] || why "$(grep -E '^rack|^  FAIL|^#' "$TMP/rack1.out" | head -8)"
 n=$(rec rack1 'my $c = grep { $_->{type} eq "point" && $_->{group} eq "rack3" && !$_->{relative} } @r;
     my @p = grep { $_->{type} eq "point" && $_->{stage} eq "rack" &&
         ($_->{relative}{class} // "") eq "the other rack of 3 nodes x 3 ranks (network)" } @r;
@@ -189,7 +189,7 @@ perl -MJSON::PP -e 'local $/; my $c = decode_json(<>)->{certificate};
     exit !grep { $_->{part} eq "switch" && $_->{action} =~ /ToR switch/ } @{$c->{failures} || []}' \
     "$TMP/tor/certificates/rack1.json" 2> /dev/null
 ok $(( rc != 1 || st != 0 || sw != 0 || $? != 0 )) "rack1's switch slowed: rack1 FAILs on its switch, named in the verdict, and its certificate says to check the ToR; rack2 and rack3 PASS ($rc)"
-[ $rc -eq 1 ] && [ $st -eq 0 ] || diag "$(grep -E '^rack|^  FAIL' "$TMP/tor.out" | head -6)"
+[ $rc -eq 1 ] && [ $st -eq 0 ] || why "$(grep -E '^rack|^  FAIL' "$TMP/tor.out" | head -6)"
 n=$(rec tor 'my @f = grep { $_->{type} eq "pair" && $_->{verdict} eq "FAIL" } @r;
     my $s = grep { $_->{rack_a} eq "rack1" && $_->{rack_b} eq "rack1" && $_->{implicates}{part} eq "switch" &&
         $_->{implicates}{rack} eq "rack1" && !$_->{implicates}{quarantine} &&
@@ -217,7 +217,7 @@ q=$(rec two1 'join ",", map { $_->{host} } grep { $_->{type} eq "quarantine" } @
 grep -q "^rack rack1: FAIL" "$TMP/two1.out" && grep -q "^rack rack3: PASS" "$TMP/two1.out" &&
     grep -q "^  FAIL rack rack1, pairs stage, link $H1: .*confirmed alone: .*(same rack).*: its NIC or link is implicated" "$TMP/two1.out"
 ok $(( rc != 1 || $? != 0 )) "racks of 2 and 1, $H1 slowed: its link confirmed alone (its probe inside rack1 judged against its partner's pair across the spine), quarantined (${q:-nobody}); rack3 PASSes ($rc)"
-[ "$q" = "$H1" ] || diag "$(grep -E '^rack|^  FAIL|quarantined' "$TMP/two1.out" | head -6)"
+[ "$q" = "$H1" ] || why "$(grep -E '^rack|^  FAIL|quarantined' "$TMP/two1.out" | head -6)"
 $VC --name $NAME slow $H9 50mbit > /dev/null
 HOSTS=$TMP/hosts3 run two9 1 pairs
 rc=$?
@@ -225,7 +225,7 @@ $VC --name $NAME clear
 grep -q "^rack rack1: FAIL" "$TMP/two9.out" && grep -q "^rack rack3: FAIL" "$TMP/two9.out" &&
     grep -q "^  FAIL rack rack3, pairs stage, uplink: .*explained by the spine between rack rack1 and rack rack3: .*the link of $H9 (alone in its rack) are in series" "$TMP/two9.out"
 ok $(( rc != 1 || $? != 0 )) "racks of 2 and 1, $H9 (alone in its rack) slowed: both racks FAIL on the spine between them, $H9's link named in series ($rc)"
-[ $rc -eq 1 ] || diag "$(grep -E '^rack|^  FAIL' "$TMP/two9.out" | head -6)"
+[ $rc -eq 1 ] || why "$(grep -E '^rack|^  FAIL' "$TMP/two9.out" | head -6)"
 n=$(rec two9 'my @s = grep { $_->{type} eq "pair" && $_->{rack_a} ne $_->{rack_b} } @r;
     my $j = grep { my $e = $_->{sizes}[0]; $e->{two_racks_rule} && $e->{two_racks_rule}{lone_host} eq "'$H9'" &&
         grep { /rack rule not applied: two racks/ } @{$e->{rules_not_applied} || []} } @s;
@@ -246,7 +246,7 @@ if [ "$repeat" -gt 0 ] 2> /dev/null; then
             run rep$1_$i $1 $2
             rc=$?
             racks_are rep$1_$i PASS PASS PASS && [ $rc -eq 0 ] && pass=$((pass + 1))
-            [ $rc -eq 0 ] || diag "--ppn $1 repeat $i: $(grep -E '^rack|^  FAIL' "$TMP/rep$1_$i.out" | head -4)"
+            [ $rc -eq 0 ] || why "--ppn $1 repeat $i: $(grep -E '^rack|^  FAIL' "$TMP/rep$1_$i.out" | head -4)"
             times="$times $(awk "BEGIN { printf \"%.1f\", ($(date +%s%N) - $t0) / 1e9 }")"
         done
         ok $(( pass != repeat )) "--ppn $1 ($2), clean, repeated: $pass of $repeat runs PASS every rack (s:$times)"

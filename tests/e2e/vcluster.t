@@ -32,6 +32,7 @@ rc=$?
 ok $rc "a clean virtual cluster passes, exit 0 ($rc)"
 grep -q "^rack rack1: PASS" "$TMP/clean.out" && grep -q "^rack rack2: PASS" "$TMP/clean.out"
 ok $? "both racks PASS"
+[ $rc -eq 0 ] || why "$(grep -E '^rack|^  (FAIL|INCOMPLETE)' "$TMP/clean.out" | head -8 | cut -c1-400)"
 n=$(rec clean 'scalar grep { $_->{type} eq "stage_end" && $_->{verdict} eq "PASS" } @r')
 ok $(( n != 7 )) "preflight, node, pairs, rack, cluster, contention and soak stages all ran and passed ($n)"
 n=$(rec clean 'scalar grep { $_->{type} eq "pair" } @r')
@@ -130,7 +131,9 @@ rc=$?
 $VC --name $NAME clear
 ok $(( rc != 1 )) "a slow link makes the run exit 1 ($rc)"
 grep -q "^rack rack1: FAIL" "$TMP/slow.out" && grep -q "^rack rack2: PASS" "$TMP/slow.out"
-ok $? "its rack FAILs, the other rack PASSes"
+st=$?
+ok $st "its rack FAILs, the other rack PASSes"
+[ $st -eq 0 ] || why "$(grep -E '^rack|^  (FAIL|INCOMPLETE)' "$TMP/slow.out" | head -8 | cut -c1-400)"
 grep -q "^  FAIL rack rack1, pairs stage, link $H2: .*slow with 3 of its 3 partners in the rounds, and confirmed alone: .*: its NIC or link is implicated" "$TMP/slow.out"
 ok $? "the verdict names $H2 and implicates its link"
 n=$(rec slow 'scalar grep { $_->{type} eq "pair" && $_->{verdict} eq "FAIL" && $_->{implicates}{part} eq "link" && $_->{implicates}{host} eq "'$H2'" } @r')
