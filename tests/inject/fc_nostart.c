@@ -10,7 +10,8 @@
  *
  * Configuration (environment; FC_NOSTART_HOST unset means "off"):
  *   FC_NOSTART_HOST     the host (gethostname) whose processes cannot start,
- *                       or "*" for every host (a program broken everywhere)
+ *                       a comma list of hosts, or "*" for every host (a
+ *                       program broken everywhere)
  *   FC_NOSTART_PROGRAM  only the program of this name (its executable's last
  *                       part), e.g. "cluster" (default: every program in a
  *                       directory named suites, the stage programs)
@@ -34,6 +35,19 @@ static int fc_nostart_stage_program(const char *exe)
     return slash && slash - exe >= 7 && strncmp(slash - 7, "/suites", 7) == 0;
 }
 
+/* Is `me` one of the comma list `hosts` (or is the list "*")? */
+static int fc_nostart_listed(const char *hosts, const char *me)
+{
+    size_t len = strlen(me);
+
+    if (strcmp(hosts, "*") == 0)
+        return 1;
+    for (const char *p = hosts; *p; p += strcspn(p, ","), p += *p == ',')
+        if (strncmp(p, me, len) == 0 && (p[len] == ',' || p[len] == '\0'))
+            return 1;
+    return 0;
+}
+
 __attribute__((constructor)) static void fc_nostart(void)
 {
     const char *host = getenv("FC_NOSTART_HOST"), *only = getenv("FC_NOSTART_PROGRAM");
@@ -43,7 +57,7 @@ __attribute__((constructor)) static void fc_nostart(void)
 
     if (host == NULL || host[0] == '\0' || gethostname(me, sizeof(me) - 1) != 0)
         return;
-    if (strcmp(host, "*") != 0 && strcmp(host, me) != 0)
+    if (!fc_nostart_listed(host, me))
         return;
     if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) <= 0)
         return;
