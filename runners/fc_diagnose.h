@@ -56,6 +56,10 @@
  * err. */
 typedef json_t *(*fc_diag_probe_func_t)(void *arg, json_t *hosts, char *err, size_t errlen);
 
+/* Start the stage program alone on one host (fc_start_check_run,
+ * runners/fc_probe.h); NULL with why in err. */
+typedef json_t *(*fc_diag_start_func_t)(void *arg, const char *host, char *err, size_t errlen);
+
 typedef struct fc_diag_in {
     const fc_inventory_t *inv;
     const char *stage;
@@ -63,7 +67,8 @@ typedef struct fc_diag_in {
     const fc_launch_result_t *res;
     const char *log_path;           /* the launcher's stderr */
     fc_diag_probe_func_t probe;     /* NULL: no probe */
-    void *probe_arg;
+    fc_diag_start_func_t start_check;   /* NULL: none (this machine alone) */
+    void *probe_arg;                /* of both */
     json_t *hosts;                  /* the hosts the attempt was launched on */
     double timeout_s;               /* the stage's, from the profile */
     int ranks;                      /* the attempt's ranks */

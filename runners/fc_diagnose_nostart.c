@@ -39,6 +39,9 @@
 /* the program's own lines kept as evidence (the loader's "error while
  * loading shared libraries: ...") */
 #define FC_NOSTART_STDERR_LINES 3
+/* candidate hosts started alone, one after another, at most (each within
+ * fc_run_start_check's limit) */
+#define FC_NOSTART_CHECKS 8
 
 /* One rank the launcher names dead that never reached main. */
 typedef struct fc_nostart_rank {
@@ -348,20 +351,89 @@ static void fc_nostart_everywhere(fc_diag_t *d, const fc_nostart_t *ns, json_t *
     json_array_append_new(d->out, r);
 }
 
-/* Ranks whose host is not known: one stage_error naming them (`lead`
- * says how they failed) and the candidate hosts; nobody is blamed. */
+/* The start check of each candidate host in the list "a, b" (at most
+ * FC_NOSTART_CHECKS, and never every host the attempt was launched on: a
+ * program broken everywhere is not a host's fault): a host whose program,
+ * launched there alone, still does not reach main is placed, its finding
+ * quarantining it; one that starts alone is cleared. `lead` says how the
+ * stage's launch failed. checked gets "host: started alone|did not" per
+ * host. Returns how many hosts were placed. */
+static int fc_nostart_start_checks(fc_diag_t *d, const fc_nostart_t *ns, json_t *said,
+                                   const char *cand, const char *lead, char *checked,
+                                   size_t len)
+{
+    char host[256], err[512], why[3600], words[340], ranks[256];
+    size_t ncand = 0, nhosts = json_array_size(d->in->hosts);
+    int placed = 0;
+
+    checked[0] = '\0';
+    for (const char *p = cand; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 2 : 0))
+        ++ncand;
+    if (d->in->start_check == NULL || ncand == 0 || ncand >= nhosts ||
+        ncand > FC_NOSTART_CHECKS)
+        return 0;
+    fc_nostart_said(said, words, sizeof(words));
+    for (const char *p = cand; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 2 : 0)) {
+        json_t *c, *rec;
+
+        snprintf(host, sizeof(host), "%.*s", (int)strcspn(p, ","), p);
+        c = d->in->start_check(d->in->probe_arg, host, err, sizeof(err));
+        if (c == NULL) {
+            snprintf(checked + strlen(checked), len - strlen(checked), "%s%s: not checked "
+                     "(%s)", checked[0] ? "; " : "", host, err);
+            continue;
+        }
+        if (json_is_true(json_object_get(c, "reached_main"))) {
+            snprintf(checked + strlen(checked), len - strlen(checked), "%s%s: started "
+                     "alone (status %d)", checked[0] ? "; " : "", host,
+                     (int)json_integer_value(json_object_get(c, "exit_status")));
+            json_decref(c);
+            continue;
+        }
+        snprintf(checked + strlen(checked), len - strlen(checked), "%s%s: did not start "
+                 "alone", checked[0] ? "; " : "", host);
+        fc_nostart_silent(d->in, ns, host, "", ranks, sizeof(ranks));
+        snprintf(why, sizeof(why), "the stage program could not start on host %s: the "
+                 "stage %s; launched again on %s alone, one rank, it still did not reach "
+                 "main (no start line; the launcher %s %d after %.1f s)%s; quarantined, the "
+                 "stage runs again without it (see %s and %s)", host, lead, host,
+                 json_is_true(json_object_get(c, "timed_out")) ? "was stopped at its limit, "
+                 "status" : "ended with status",
+                 (int)json_integer_value(json_object_get(c, "exit_status")),
+                 json_real_value(json_object_get(c, "seconds")), words, d->in->log_path,
+                 fc_json_str(c, "log"));
+        rec = fc_diag_finding(d, "cannot_start", host, ranks, why, "node", 1);
+        json_object_set_new(rec, "exit_code",
+                            json_integer(json_integer_value(json_object_get(c, "exit_status"))));
+        json_object_set_new(rec, "evidence", fc_nostart_evidence(d, ns, json_array(), said));
+        json_object_set_new(json_object_get(rec, "evidence"), "placed_by",
+                            json_string("start_check"));
+        json_object_set_new(json_object_get(rec, "evidence"), "start_check", c);
+        ++placed;
+    }
+    return placed;
+}
+
+/* Ranks whose host is not known: the candidate hosts' start checks place
+ * those where the program cannot start; otherwise one stage_error naming
+ * the ranks (`lead` says how they failed) and the candidates, nobody
+ * blamed. */
 static void fc_nostart_unknown_host(fc_diag_t *d, const fc_nostart_t *ns, json_t *said,
                                     const char *ranks, const char *lead, json_t *texts)
 {
-    char cand[1024], why[3200], words[340];
+    char cand[1024], why[3600], words[340], checked[1024];
     json_t *r;
 
     fc_nostart_candidates(d->in, ns, cand, sizeof(cand));
+    if (fc_nostart_start_checks(d, ns, said, cand, lead, checked, sizeof(checked)) > 0) {
+        json_decref(texts);
+        return;
+    }
     fc_nostart_said(said, words, sizeof(words));
     snprintf(why, sizeof(why), "the stage program %s; the host is not known: %s; candidates "
-             "(fewer ranks said they started there than were asked): %s%s; nobody is "
-             "quarantined (see %s)", lead, ns->placement_why, cand[0] ? cand : "none", words,
-             d->in->log_path);
+             "(fewer ranks said they started there than were asked): %s%s%s%s; nobody is "
+             "quarantined (see %s)", lead, ns->placement_why, cand[0] ? cand : "none",
+             checked[0] ? "; each launched alone: " : "", checked, words, d->in->log_path);
     r = json_pack("{s:s, s:s, s:i, s:s, s:s}", "type", "stage_error", "reason", why,
                   "exit_status", d->in->res->exit_status, "ranks", ranks, "candidates", cand);
     json_object_set_new(r, "cannot_start", fc_nostart_evidence(d, ns, texts, said));

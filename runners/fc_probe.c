@@ -16,6 +16,7 @@
 #include "fc_inventory.h"
 #include "fc_launch.h"
 #include "fc_results.h"
+#include "fc_watchdog.h"
 
 #define FC_PROBE_TAG "FABCERT-PROBE "
 /* the launcher's start-up and tear-down on top of the probe's deadline */
@@ -83,6 +84,48 @@ json_t *fc_probe_run(const fc_probe_launch_t *pl, json_t *hosts, char *err, size
     }
     return json_pack("{s:O, s:o, s:f, s:s}", "hosts", hosts, "answers", fc_probe_read(out),
                      "seconds", res.seconds, "log", log);
+}
+
+json_t *fc_start_check_run(const fc_probe_launch_t *pl, const char *program, const char *host,
+                           char *err, size_t errlen)
+{
+    static fc_launch_hosts_t lh;
+    char out[PATH_MAX + 64], log[PATH_MAX + 64], exe[PATH_MAX];
+    const char *args[FC_PROBE_MAX_ARGS];
+    fc_launch_result_t res;
+    json_t *hosts = json_pack("[s]", host), *rec;
+    int nargs;
+
+    memset(&lh, 0, sizeof(lh));
+    lh.mpirun = pl->mpirun;
+    lh.srun = pl->srun;
+    lh.mpirun_args = pl->mpirun_args;
+    lh.nmpirun_args = pl->nmpirun_args;
+    lh.per_node = 1;
+    snprintf(lh.hostfile, sizeof(lh.hostfile), "%s/start.%s.%s.hosts", pl->out_dir, pl->stage,
+             host);
+    snprintf(out, sizeof(out), "%s/start.%s.%s.out", pl->out_dir, pl->stage, host);
+    snprintf(log, sizeof(log), "%s/start.%s.%s.log", pl->out_dir, pl->stage, host);
+    nargs = fc_launch_hosts_argv(&lh, hosts, args, FC_PROBE_MAX_ARGS - 2, err, errlen);
+    json_decref(hosts);
+    if (nargs < 0)
+        return NULL;
+    fc_path_program(program, exe, sizeof(exe));
+    args[nargs++] = exe;
+    args[nargs++] = FC_STAGE_START_CHECK;
+    args[nargs] = NULL;
+    fc_launch((char *const *)args, out, log, pl->timeout_s + FC_PROBE_MARGIN_S, &res);
+    if (res.not_started) {
+        snprintf(err, errlen, "the start check could not be launched on %s (see %s)", host, log);
+        fc_launch_result_free(&res);
+        return NULL;
+    }
+    rec = json_pack("{s:s, s:b, s:i, s:b, s:f, s:s}", "host", host, "reached_main",
+                    json_array_size(res.started) > 0, "exit_status",
+                    res.exit_status, "timed_out", res.timed_out, "seconds", res.seconds,
+                    "log", log);
+    fc_launch_result_free(&res);
+    return rec;
 }
 
 /* The host of probe rank r: its own answer says; without one, the

@@ -37,4 +37,19 @@ json_t *fc_probe_run(const fc_probe_launch_t *pl, json_t *hosts, char *err, size
  * arrived intact". */
 json_t *fc_probe_silent_hosts(json_t *probe, char *summary, size_t len);
 
+/* The start check: the stage program `program` (build/suites/NAME)
+ * launched alone on `host`, one rank, with FC_STAGE_START_CHECK as its
+ * only argument, under the launcher's own arguments (an --env the run
+ * was given reaches it as it reached the stage). The stage's launch
+ * failed with no rank named and the ranks of more than one host never
+ * reached main: each such host is started alone, and one whose program
+ * still does not reach main is the host where it cannot start (a bad
+ * host's failure can end the launch before a healthy one's ranks were
+ * even forked). Returns {"host":H, "reached_main":true|false (its
+ * FABCERT-START line came), "exit_status":S, "timed_out":T, "seconds":D,
+ * "log":PATH}, or NULL with the reason in err when the launcher itself
+ * could not be run. */
+json_t *fc_start_check_run(const fc_probe_launch_t *pl, const char *program, const char *host,
+                           char *err, size_t errlen);
+
 #endif

@@ -35,6 +35,17 @@ static json_t *fc_run_probe(void *arg, json_t *hosts, char *err, size_t errlen)
     return fc_probe_run(&pl, hosts, err, errlen);
 }
 
+/* The start check of one host, for a launch whose ranks of more than one
+ * host never reached main (runners/fc_probe.h): 20 s to reach main. */
+static json_t *fc_run_start_check(void *arg, const char *host, char *err, size_t errlen)
+{
+    const fc_run_state_t *st = arg;
+    fc_probe_launch_t pl = { st->o.mpirun, st->o.srun, st->o.mpirun_args,
+                             st->o.nmpirun_args, st->o.out_dir, st->probe_stage, 20.0 };
+
+    return fc_start_check_run(&pl, st->probe_stage, host, err, errlen);
+}
+
 /* What the diagnosis reads of an attempt (runners/fc_diagnose.h): its
  * records, the launcher's result and log, the healthy hosts it was
  * launched on, and where the runner asked the launcher to put each rank:
@@ -55,6 +66,7 @@ static void fc_stage_diag_in(fc_run_state_t *st, const char *stage, json_t *recs
     in->res = res;
     in->log_path = log_path;
     in->probe = fc_cluster_mode(&st->o) ? fc_run_probe : NULL;
+    in->start_check = fc_cluster_mode(&st->o) ? fc_run_start_check : NULL;
     in->probe_arg = st;
     in->hosts = json_array();
     in->timeout_s = st->profile.stages[id].timeout_s;

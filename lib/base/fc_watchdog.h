@@ -69,6 +69,11 @@
 #define FC_WATCHDOG_MPIERR_TAG "FABCERT-MPIERR "
 #define FC_WATCHDOG_START_TAG "FABCERT-START "
 
+/* A stage program's only argument for the runner's start check: it says
+ * FABCERT-START, initialises MPI, finalises and exits 0, and does nothing
+ * else (runners/fc_probe.h, fc_start_check_run). */
+#define FC_STAGE_START_CHECK "--start-check"
+
 /* The FABCERT-START line, before MPI_Init (no watchdog runs yet). */
 void fc_watchdog_started(const char *stage);
 

@@ -252,6 +252,12 @@ fc_status_t fc_stage_init(int *argc, char ***argv, fc_stage_id_t stage,
      * got here (its program could not start on its host) */
     fc_watchdog_started(fc_stage_name(stage));
     MPI_Init(argc, argv);
+    /* the runner's start check (runners/fc_probe.h): the program
+     * reached main and MPI_Init on this host; nothing else is done */
+    if (*argc == 2 && strcmp((*argv)[1], FC_STAGE_START_CHECK) == 0) {
+        MPI_Finalize();
+        exit(0);
+    }
     ctx->started_s = MPI_Wtime();
     fc_alloc_set_die(fc_stage_die);
     MPI_Comm_rank(MPI_COMM_WORLD, &ctx->world_rank);

@@ -15,6 +15,10 @@
 #     Open MPI's "unable to launch" names the node; the same outcome;
 #   - the program broken on every host: one run-level error naming the
 #     cause, nobody quarantined, every rack INCOMPLETE, never a PASS;
+#   - the library missing on two hosts, one per rack: both named and
+#     quarantined, both racks FAIL; the runner's start check (the stage
+#     program alone on one host, --start-check) reaches main and exits 0,
+#     and with the library missing gives no start line;
 #   - with FC_E2E_NOSTART_MORE=1 (about 15 s more): an --mpirun-arg that
 #     places the ranks otherwise (--map-by slot): the ranks that started
 #     say so, so the rank is named with its candidate host and nobody is
@@ -27,7 +31,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcn
-plan 12
+plan 14
 H1=${NAME}01 H2=${NAME}02 H3=${NAME}03 H4=${NAME}04
 LIB="--env LD_PRELOAD=$PWD/$BUILD/libfc_nostart.so"
 cat > "$TMP/p.yaml" <<YAML
@@ -116,6 +120,31 @@ ok $? "the program broken everywhere: one run-level error naming the cause, nobo
 grep -q "^rack rack1: INCOMPLETE" "$TMP/all.out" && grep -q "^rack rack2: INCOMPLETE" "$TMP/all.out" &&
     ! grep -q "PASS" "$TMP/all/summary.txt"
 ok $? "every rack INCOMPLETE with the reason, no PASS anywhere"
+
+# 3b. two hosts where it cannot start, one in each rack: both named (the
+# launcher names one rank an attempt, the next attempt the other; where
+# it names none and both hosts are silent, each is started alone: the
+# runner's start check), both quarantined, both racks FAIL
+run two $LIB --env FC_NOSTART_HOST=$H2,$H3
+rc=$?
+q=$(quarantined two)
+[ $rc -eq 1 ] && [ "$(echo "$q" | tr ',' '\n' | sort | paste -sd,)" = "$H2,$H3" ] &&
+    grep -q "^rack rack1: FAIL" "$TMP/two.out" && grep -q "^rack rack2: FAIL" "$TMP/two.out"
+st=$?
+ok $st "two hosts that cannot start, $H2 and $H3: both named and quarantined, both racks FAIL ($rc; $q; by $(rec two 'join ",", map { $_->{evidence}{placed_by} } grep { $_->{type} eq "cannot_start" } @r'))"
+[ $st -eq 0 ] || why "$(grep -E '^rack|^  (FAIL|INCOMPLETE|CANNOT|ERROR)' "$TMP/two.out" | cut -c1-300)"
+
+# 3c. the start check itself, as the runner launches it: the stage program
+# with --start-check alone reaches main and exits 0; where its library is
+# missing it exits 127 with no start line
+mpirun -np 1 $BUILD/suites/rack --start-check > "$TMP/sc.out" 2>&1
+rc=$?
+mpirun -np 1 -x LD_PRELOAD=$PWD/$BUILD/libfc_nostart.so -x FC_NOSTART_HOST=$(hostname) \
+    $BUILD/suites/rack --start-check > "$TMP/scbad.out" 2>&1
+rb=$?
+[ $rc -eq 0 ] && grep -q '^FABCERT-START {"stage":"rack"' "$TMP/sc.out" && [ $rb -ne 0 ] &&
+    ! grep -q 'FABCERT-START' "$TMP/scbad.out" && grep -q "error while loading shared libraries" "$TMP/scbad.out"
+ok $? "the start check: the program reaches main and exits 0 ($rc), and with its library missing exits $rb with no start line"
 
 # 4-5. about 15 s more: only with FC_E2E_NOSTART_MORE=1 (the unit test
 # tests/unit/diagnose_nostart.c reads both from Open MPI's own words,

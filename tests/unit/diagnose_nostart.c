@@ -17,7 +17,10 @@
  *     not placed: its candidates are named, nobody is quarantined;
  *   - two hosts that sent no start line, the launcher naming nobody: the
  *     ranks are named with both candidates, nobody is quarantined; the
- *     same with --map-by slot when mpirun names nobody;
+ *     same with --map-by slot when mpirun names nobody; with the runner's
+ *     start check (each candidate launched alone, a stand-in here), the
+ *     host whose program still does not start alone is quarantined and
+ *     the other cleared, both when both fail, nobody when both start;
  *   - every host (FC_NOSTART_HOST=*): one run-level error, nobody
  *     quarantined; the same under srun on its only host;
  *   - a constructor killed by SIGSEGV on nos104: Open MPI names the host
@@ -44,6 +47,24 @@
 
 static fc_tap_t tap;
 static fc_inventory_t inv;
+
+/* The next diagnosis's start check, a stand-in for the runner's
+ * (fc_start_check_run): the hosts in start_bad do not reach main alone,
+ * the others do; NULL: no start check (this machine alone). */
+static const char *start_bad;
+static char start_asked[256];   /* the hosts it was asked to start, in turn */
+
+static json_t *start_check(void *arg, const char *host, char *err, size_t errlen)
+{
+    int bad = strstr(start_bad, host) != NULL;
+
+    (void)arg, (void)err, (void)errlen;
+    snprintf(start_asked + strlen(start_asked), sizeof(start_asked) - strlen(start_asked),
+             "%s%s", start_asked[0] ? "," : "", host);
+    return json_pack("{s:s, s:b, s:i, s:b, s:f, s:s}", "host", host, "reached_main", !bad,
+                     "exit_status", bad ? 127 : 0, "timed_out", 0, "seconds", 0.8, "log",
+                     "start.rack.log");
+}
 
 /* The findings on the log at `path` (the launcher ended with `status`;
  * -1: killed at the runner's limit),
@@ -78,6 +99,8 @@ static json_t *diagnose(const char *path, int status, int srun, char *summary, s
     in.timeout_s = 10;
     in.ranks = 8;
     in.hosts = json_pack("[s,s,s,s]", hosts[0], hosts[1], hosts[2], hosts[3]);
+    in.start_check = start_bad ? start_check : NULL;
+    start_asked[0] = '\0';
     if (!srun) {
         in.placement = json_array();
         for (int r = 0; r < 8; ++r)
@@ -151,7 +174,7 @@ int main(void)
     int never;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 31);
+    fc_tap_plan(&tap, 37);
     if (fc_inventory_parse("nos101\nnos102\nnos103\nnos104\n", "hosts",
                            "nos1[01-02] rack1\nnos1[03-04] rack2\n", "racks", &inv) != FC_OK)
         fc_tap_bail(&tap, "cannot parse the fixture inventory");
@@ -314,6 +337,33 @@ int main(void)
                                "there than were asked): nos103, nos104") != NULL,
                   "with both candidate hosts: %s", words(out));
         json_decref(out);
+        /* the same with the start check: nos104 does not start alone */
+        start_bad = "nos104";
+        out = diagnose(path, 139, 0, summary, sizeof(summary), &never);
+        fc_tap_is_str(&tap, summary, "cannot_start nos104 3,7 quarantine 127/0 start_check",
+                      "with the start check, the host that does not start alone is placed");
+        fc_tap_is_str(&tap, start_asked, "nos103,nos104", "each candidate was started alone, "
+                      "and no other host");
+        fc_tap_ok(&tap, strstr(words(out), "launched again on nos104 alone, one rank, it "
+                               "still did not reach main (no start line; the launcher ended "
+                               "with status 127 after 0.8 s)") != NULL, "its words say so: %s",
+                  words(out));
+        json_decref(out);
+        start_bad = "nos103 nos104";
+        out = diagnose(path, 139, 0, summary, sizeof(summary), &never);
+        fc_tap_is_str(&tap, summary, "cannot_start nos103 2,6 quarantine 127/0 start_check; "
+                      "cannot_start nos104 3,7 quarantine 127/0 start_check",
+                      "both fail alone: both placed");
+        json_decref(out);
+        start_bad = "";
+        out = diagnose(path, 139, 0, summary, sizeof(summary), &never);
+        fc_tap_is_str(&tap, summary, "stage_error - 2,3,6,7 nobody 0/0 -",
+                      "both start alone: nobody placed");
+        fc_tap_ok(&tap, strstr(words(out), "each launched alone: nos103: started alone "
+                               "(status 0); nos104: started alone (status 0)") != NULL,
+                  "and the words give the start checks: %s", words(out));
+        json_decref(out);
+        start_bad = NULL;
         remove(path);
     }
     /* the ranks' start lines are read from the launcher's stderr */
