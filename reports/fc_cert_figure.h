@@ -14,6 +14,16 @@
 
 #include <jansson.h>
 
+/* What every type's figure shares. A copy of a record's member v, or null
+ * where it has none. */
+json_t *fc_figure_or_null(json_t *v);
+/* The limit `key` of limit as a real, or null where the profile did not
+ * set it (absent or negative). */
+json_t *fc_figure_limit(json_t *limit, const char *key);
+/* The smallest loss its limits would have caught: the record's own, or
+ * (a record of an older fabcert) computed from its figures. */
+json_t *fc_figure_sensitivity(json_t *rec);
+
 /* Each adds the members of its type's record rec to the figure f. */
 void fc_figure_point(json_t *rec, json_t *f);           /* busbw, time, limits, soak drift */
 void fc_figure_pair(json_t *rec, json_t *f);            /* hosts, latency, sizes */

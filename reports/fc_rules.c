@@ -24,9 +24,7 @@
 /* The longest line of a rule. */
 #define FC_RULE_TEXT 512
 
-/* One line into lines: {"applied": bool, "text": ...}. */
-__attribute__((format(printf, 3, 4)))
-static void fc_rule_add(json_t *lines, int applied, const char *fmt, ...)
+void fc_rule_add(json_t *lines, int applied, const char *fmt, ...)
 {
     char text[FC_RULE_TEXT];
     va_list ap;
@@ -37,8 +35,7 @@ static void fc_rule_add(json_t *lines, int applied, const char *fmt, ...)
     json_array_append_new(lines, json_pack("{s:b, s:s}", "applied", applied, "text", text));
 }
 
-/* The note in notes that starts with prefix, or NULL. */
-static const char *fc_rule_note(json_t *notes, const char *prefix)
+const char *fc_rule_note(json_t *notes, const char *prefix)
 {
     size_t i;
     json_t *n;
@@ -57,12 +54,8 @@ static const char *fc_rule_why(const char *note)
     return at ? at + strlen("not applied: ") : note;
 }
 
-/* The rules of one set of figures: a limit (min busbw/bandwidth, max
- * latency and its profile line), the relative rule as it met them, and
- * the notes of rules that did not apply; `size` prefixes each line ("64
- * KiB: ") for a pair's sizes. */
-static void fc_rules_figures(json_t *lines, const char *size, double min_bw, double max_lat,
-                             long line, json_t *rel, json_t *notes, const char *bw_name)
+void fc_rules_figures(json_t *lines, const char *size, double min_bw, double max_lat,
+                      long line, json_t *rel, json_t *notes, const char *bw_name)
 {
     const char *busbw_note = fc_rule_note(notes, "min_busbw_gbps");
     const char *rel_note = fc_rule_note(notes, "relative rule");

@@ -14,6 +14,22 @@
 #include <jansson.h>
 #include <stddef.h>
 
+/* One line into lines: {"applied": bool, "text": ...}. */
+__attribute__((format(printf, 3, 4)))
+void fc_rule_add(json_t *lines, int applied, const char *fmt, ...);
+
+/* The note in notes (a record's rules_not_applied) that starts with
+ * prefix, or NULL. */
+const char *fc_rule_note(json_t *notes, const char *prefix);
+
+/* The rules of one set of figures: a limit (min_bw >= 0: a minimum
+ * busbw or bandwidth named bw_name; max_lat >= 0: a maximum median time;
+ * both from profile line `line`), the relative rule as it met them (rel),
+ * and the notes of rules that did not apply; `size` prefixes each line
+ * ("64 KiB: ", or ""). */
+void fc_rules_figures(json_t *lines, const char *size, double min_bw, double max_lat,
+                      long line, json_t *rel, json_t *notes, const char *bw_name);
+
 /* Each appends to lines the rules of its type's record rec. */
 void fc_rules_point(json_t *rec, json_t *lines);           /* limits, relative, drift */
 void fc_rules_pair(json_t *rec, json_t *lines);            /* per size; latency */
