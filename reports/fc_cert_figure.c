@@ -91,29 +91,6 @@ void fc_figure_point(json_t *rec, json_t *f)
     json_object_set_new(f, "sensitivity", fc_figure_sensitivity(rec));
 }
 
-void fc_figure_pair(json_t *rec, json_t *f)
-{
-    json_object_set_new(f, "host_a", json_string(fc_json_str(rec, "host_a")));
-    json_object_set_new(f, "host_b", json_string(fc_json_str(rec, "host_b")));
-    json_object_set_new(f, "latency_us", fc_figure_or_null(json_object_get(rec, "latency_us")));
-    json_t *sizes = fc_figure_or_null(json_object_get(rec, "sizes")), *z;
-    size_t i;
-
-    /* the per-exchange samples are results.jsonl's, for compare and
-     * baseline: the certificate keeps each size's figures */
-    json_array_foreach(sizes, i, z)
-        json_object_del(z, "samples");
-    json_object_set_new(f, "sizes", sizes);
-    json_object_set_new(f, "sensitivity", fc_figure_sensitivity(rec));
-}
-
-void fc_figure_pairs_node(json_t *rec, json_t *f)
-{
-    json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));
-    json_object_set_new(f, "slow_partners", fc_figure_or_null(json_object_get(rec, "slow_partners")));
-    json_object_set_new(f, "partners", fc_figure_or_null(json_object_get(rec, "partners")));
-}
-
 void fc_figure_contention(json_t *rec, json_t *f)
 {
     json_object_set_new(f, "group", json_string(fc_json_str(rec, "group")));

@@ -26,8 +26,6 @@ json_t *fc_figure_sensitivity(json_t *rec);
 
 /* Each adds the members of its type's record rec to the figure f. */
 void fc_figure_point(json_t *rec, json_t *f);           /* busbw, time, limits, soak drift */
-void fc_figure_pair(json_t *rec, json_t *f);            /* hosts, latency, sizes */
-void fc_figure_pairs_node(json_t *rec, json_t *f);      /* host, slow partners */
 void fc_figure_contention(json_t *rec, json_t *f);      /* slowdown, background load */
 void fc_figure_overlap(json_t *rec, json_t *f);
 void fc_figure_scaling(json_t *rec, json_t *f);         /* busbw, the drop */         /* the three times, overlap */

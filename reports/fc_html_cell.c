@@ -138,15 +138,6 @@ void fc_cell_soak_gpu(FILE *f, json_t *rec)
         }
 }
 
-void fc_cell_pair(FILE *f, json_t *rec)
-{
-    json_t *z0 = json_array_get(json_object_get(rec, "sizes"), 0);
-
-    fprintf(f, "%.4g GB/s per direction, latency %.1f us",
-            json_number_value(json_object_get(z0, "bw_gbps")),
-            json_number_value(json_object_get(rec, "latency_us")));
-}
-
 void fc_cell_contention(FILE *f, json_t *rec)
 {
     json_t *bgs = json_object_get(rec, "background"), *b;
@@ -256,13 +247,6 @@ void fc_cell_affinity(FILE *f, json_t *aff)
             fprintf(f, " %s)", fc_json_str(g, "expected_distance"));
         }
     }
-}
-
-void fc_cell_pairs_node(FILE *f, json_t *rec)
-{
-    fprintf(f, "slow with %lld of %lld partners",
-            (long long)json_integer_value(json_object_get(rec, "slow_partners")),
-            (long long)json_integer_value(json_object_get(rec, "partners")));
 }
 
 void fc_cell_retest(FILE *f, json_t *rec)

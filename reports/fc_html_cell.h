@@ -13,8 +13,6 @@
 
 /* Each writes the cell's contents (escaped) for its type's record rec. */
 void fc_cell_point(FILE *f, json_t *rec);          /* busbw, median, wrong, MB out, soak drift */
-void fc_cell_pair(FILE *f, json_t *rec);           /* bandwidth per direction, latency */
-void fc_cell_pairs_node(FILE *f, json_t *rec);     /* slow with how many partners */
 void fc_cell_contention(FILE *f, json_t *rec);     /* slowdown, background achieved */
 void fc_cell_overlap(FILE *f, json_t *rec);
 void fc_cell_scaling(FILE *f, json_t *rec);        /* busbw, the drop */        /* the three times, overlap */

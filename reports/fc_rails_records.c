@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "fc_cert_figure.h"
-#include "fc_html_cell.h"
 #include "fc_json.h"
+#include "fc_pairs_records.h"
 
 void fc_label_rail_pair(json_t *rec, char *buf, size_t len)
 {

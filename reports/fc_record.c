@@ -18,6 +18,7 @@
 #include "fc_html_cell.h"
 #include "fc_json.h"
 #include "fc_rails_records.h"
+#include "fc_pairs_records.h"
 #include "fc_profile.h"
 #include "fc_rules.h"
 
@@ -87,17 +88,6 @@ static void fc_subject_overlap(json_t *rec, char *buf, size_t len)
 static void fc_label_scaling(json_t *rec, char *buf, size_t len)
 {
     fc_name_sweep(rec, 0, NULL, buf, len);
-}
-
-static void fc_label_pair(json_t *rec, char *buf, size_t len)
-{
-    snprintf(buf, len, "pair %s <-> %s", fc_json_str(rec, "host_a"),
-             fc_json_str(rec, "host_b"));
-}
-
-static void fc_label_pairs_node(json_t *rec, char *buf, size_t len)
-{
-    snprintf(buf, len, "link of %s", fc_json_str(rec, "host"));
 }
 
 static void fc_label_preflight(json_t *rec, char *buf, size_t len)

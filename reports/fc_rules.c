@@ -171,49 +171,6 @@ void fc_rules_soak_gpu(json_t *rec, json_t *lines)
         fc_rule_add(lines, 0, "no GPU burn (soak.gpu_burn: none)");
 }
 
-/* A pair inside a rack: the same-rack rule, its rack's pairs against the
- * pairs inside the other racks. */
-static void fc_rules_same_rack(json_t *lines, const char *size, json_t *same)
-{
-    double pct = json_number_value(json_object_get(same, "max_below_median_pct"));
-
-    if (!json_is_object(same))
-        return;
-    fc_rule_add(lines, 1, "%ssame-rack rule: the pairs inside rack %s (median %.4g GB/s) "
-                "%s %.4g%% below the %s (%.4g GB/s)%s", size, fc_json_str(same, "rack"),
-                json_number_value(json_object_get(same, "rack_pairs_median_gbps")),
-                json_is_true(json_object_get(same, "rack_slow")) ? "are more than"
-                                                                 : "are at most",
-                pct, fc_json_str(same, "class"),
-                json_number_value(json_object_get(same, "reference_gbps")),
-                json_is_true(json_object_get(same, "rack_slow"))
-                    ? ": each is judged against it" : "");
-}
-
-void fc_rules_pair(json_t *rec, json_t *lines)
-{
-    json_t *lat = json_object_get(rec, "latency_limit"), *z;
-    size_t i;
-
-    json_array_foreach(json_object_get(rec, "sizes"), i, z) {
-        char size[48];
-
-        fc_format_size((uint64_t)json_integer_value(json_object_get(z, "bytes")), size,
-                       sizeof(size) - 2);
-        strcat(size, ": ");
-        fc_rules_figures(lines, size, json_object_get(z, "min_bw_gbps")
-                         ? json_number_value(json_object_get(z, "min_bw_gbps")) : -1, -1,
-                         (long)json_integer_value(json_object_get(z, "limit_line")),
-                         json_object_get(z, "relative"),
-                         json_object_get(z, "rules_not_applied"), "bandwidth");
-        fc_rules_same_rack(lines, size, json_object_get(z, "same_rack_rule"));
-    }
-    if (json_is_object(lat) && json_number_value(json_object_get(lat, "max_latency_us")) >= 0)
-        fc_rule_add(lines, 1, "latency <= %.0f us (profile line %lld)",
-                    json_number_value(json_object_get(lat, "max_latency_us")),
-                    (long long)json_integer_value(json_object_get(lat, "line")));
-}
-
 void fc_rules_contention(json_t *rec, json_t *lines)
 {
     json_t *z;
