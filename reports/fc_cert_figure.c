@@ -134,21 +134,6 @@ void fc_figure_scaling(json_t *rec, json_t *f)
     json_object_set_new(f, "max_drop_pct", fc_figure_limit(rec, "max_drop_pct"));
 }
 
-void fc_figure_host(json_t *rec, json_t *f)
-{
-    json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));
-}
-
-/* A rack's NVLink domain: its GPUs and hosts, the cliques NVML put them
- * in (the largest first), and each GPU's reading. */
-void fc_figure_nvlink_domain(json_t *rec, json_t *f)
-{
-    json_object_set_new(f, "gpus", fc_figure_or_null(json_object_get(rec, "gpus")));
-    json_object_set_new(f, "hosts", fc_figure_or_null(json_object_get(rec, "hosts")));
-    json_object_set_new(f, "cliques", fc_figure_or_null(json_object_get(rec, "cliques")));
-    json_object_set_new(f, "members", fc_figure_or_null(json_object_get(rec, "members")));
-}
-
 void fc_figure_soak_counters(json_t *rec, json_t *f)
 {
     json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));

@@ -29,8 +29,6 @@ void fc_figure_point(json_t *rec, json_t *f);           /* busbw, time, limits, 
 void fc_figure_contention(json_t *rec, json_t *f);      /* slowdown, background load */
 void fc_figure_overlap(json_t *rec, json_t *f);
 void fc_figure_scaling(json_t *rec, json_t *f);         /* busbw, the drop */         /* the three times, overlap */
-void fc_figure_host(json_t *rec, json_t *f);            /* the host (preflight) */
-void fc_figure_nvlink_domain(json_t *rec, json_t *f);   /* GPUs, hosts, cliques */
 void fc_figure_soak_counters(json_t *rec, json_t *f);   /* counter deltas, limit */
 void fc_figure_soak_gpu(json_t *rec, json_t *f);        /* the GPU, burn, health */
 void fc_figure_retest(json_t *rec, json_t *f);          /* group, culprit, exchanges */

@@ -16,9 +16,6 @@ void fc_cell_point(FILE *f, json_t *rec);          /* busbw, median, wrong, MB o
 void fc_cell_contention(FILE *f, json_t *rec);     /* slowdown, background achieved */
 void fc_cell_overlap(FILE *f, json_t *rec);
 void fc_cell_scaling(FILE *f, json_t *rec);        /* busbw, the drop */        /* the three times, overlap */
-void fc_cell_preflight(FILE *f, json_t *rec);      /* cores, memory, GPUs, NICs */
-void fc_cell_nvlink_domain(FILE *f, json_t *rec);  /* GPUs per NVLink clique */
-void fc_cell_affinity(FILE *f, json_t *aff);       /* preflight's gpu_nic_affinity */
 void fc_cell_soak_counters(FILE *f, json_t *rec);  /* the counters that moved */
 void fc_cell_soak_gpu(FILE *f, json_t *rec);       /* burn TFLOPS, health windows */
 void fc_cell_retest(FILE *f, json_t *rec);         /* its first reason */

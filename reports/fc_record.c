@@ -19,6 +19,7 @@
 #include "fc_json.h"
 #include "fc_rails_records.h"
 #include "fc_pairs_records.h"
+#include "fc_node_records.h"
 #include "fc_profile.h"
 #include "fc_rules.h"
 
@@ -90,16 +91,6 @@ static void fc_label_scaling(json_t *rec, char *buf, size_t len)
     fc_name_sweep(rec, 0, NULL, buf, len);
 }
 
-static void fc_label_preflight(json_t *rec, char *buf, size_t len)
-{
-    snprintf(buf, len, "inventory of %s", fc_json_str(rec, "host"));
-}
-
-static void fc_subject_node(json_t *rec, char *buf, size_t len)
-{
-    snprintf(buf, len, "node %s", fc_json_str(rec, "host"));
-}
-
 static void fc_label_soak_counters(json_t *rec, char *buf, size_t len)
 {
     snprintf(buf, len, "link error counters of %s", fc_json_str(rec, "host"));
@@ -139,11 +130,6 @@ static void fc_label_crash(json_t *rec, char *buf, size_t len)
 {
     snprintf(buf, len, "ranks %s of %s (died)", fc_json_str(rec, "ranks"),
              fc_json_str(rec, "host")[0] ? fc_json_str(rec, "host") : "the job");
-}
-
-static void fc_label_nvlink_domain(json_t *rec, char *buf, size_t len)
-{
-    snprintf(buf, len, "NVLink domain of rack %s", fc_json_str(rec, "rack"));
 }
 
 /* A type that is never judged, or that the table does not name. */
