@@ -31,7 +31,5 @@ void fc_figure_overlap(json_t *rec, json_t *f);
 void fc_figure_scaling(json_t *rec, json_t *f);         /* busbw, the drop */         /* the three times, overlap */
 void fc_figure_soak_counters(json_t *rec, json_t *f);   /* counter deltas, limit */
 void fc_figure_soak_gpu(json_t *rec, json_t *f);        /* the GPU, burn, health */
-void fc_figure_retest(json_t *rec, json_t *f);          /* group, culprit, exchanges */
-void fc_figure_stop(json_t *rec, json_t *f);            /* host, ranks, where stuck */
 
 #endif

@@ -188,13 +188,3 @@ void fc_cell_scaling(FILE *f, json_t *rec)
                 json_is_true(json_object_get(rec, "crosses_spine")) ? ", across the spine"
                 : "");
 }
-
-void fc_cell_retest(FILE *f, json_t *rec)
-{
-    fc_html_escape(f, json_string_value(json_array_get(json_object_get(rec, "reasons"), 0)));
-}
-
-void fc_cell_stop(FILE *f, json_t *rec)
-{
-    fc_html_escape(f, fc_json_str(rec, "stuck_at"));
-}

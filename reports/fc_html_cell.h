@@ -18,7 +18,5 @@ void fc_cell_overlap(FILE *f, json_t *rec);
 void fc_cell_scaling(FILE *f, json_t *rec);        /* busbw, the drop */        /* the three times, overlap */
 void fc_cell_soak_counters(FILE *f, json_t *rec);  /* the counters that moved */
 void fc_cell_soak_gpu(FILE *f, json_t *rec);       /* burn TFLOPS, health windows */
-void fc_cell_retest(FILE *f, json_t *rec);         /* its first reason */
-void fc_cell_stop(FILE *f, json_t *rec);           /* where it was stuck */
 
 #endif

@@ -20,6 +20,7 @@
 #include "fc_rails_records.h"
 #include "fc_pairs_records.h"
 #include "fc_node_records.h"
+#include "fc_attempt_records.h"
 #include "fc_profile.h"
 #include "fc_rules.h"
 
@@ -101,35 +102,6 @@ static void fc_label_soak_gpu(json_t *rec, char *buf, size_t len)
     snprintf(buf, len, "GPU %lld (%s) of %s", (long long)json_integer_value(
                  json_object_get(rec, "device")), fc_json_str(rec, "uuid"),
              fc_json_str(rec, "host"));
-}
-
-static void fc_label_retest(json_t *rec, char *buf, size_t len)
-{
-    /* the bounded retest of the hosts in every group that saw wrong bits */
-    if (strcmp(fc_json_str(rec, "method"), "intersection") == 0) {
-        snprintf(buf, len, "bounded retest of %s", fc_json_str(rec, "group"));
-        return;
-    }
-    snprintf(buf, len, "retest of the %s in %s", strcmp(fc_json_str(rec, "kind"), "slow")
-             ? "wrong result" : "slowness", fc_json_str(rec, "group")[0]
-             ? fc_json_str(rec, "group") : "the stage");
-}
-
-static void fc_label_selftest(json_t *rec, char *buf, size_t len)
-{
-    snprintf(buf, len, "self-test of the %s stage", fc_json_str(rec, "stage"));
-}
-
-static void fc_label_hang(json_t *rec, char *buf, size_t len)
-{
-    snprintf(buf, len, "arrival of %s", fc_json_str(rec, "host")[0]
-             ? fc_json_str(rec, "host") : "every rank");
-}
-
-static void fc_label_crash(json_t *rec, char *buf, size_t len)
-{
-    snprintf(buf, len, "ranks %s of %s (died)", fc_json_str(rec, "ranks"),
-             fc_json_str(rec, "host")[0] ? fc_json_str(rec, "host") : "the job");
 }
 
 /* A type that is never judged, or that the table does not name. */
