@@ -25,10 +25,6 @@ json_t *fc_figure_limit(json_t *limit, const char *key);
 json_t *fc_figure_sensitivity(json_t *rec);
 
 /* Each adds the members of its type's record rec to the figure f. */
-void fc_figure_point(json_t *rec, json_t *f);           /* busbw, time, limits, soak drift */
-void fc_figure_contention(json_t *rec, json_t *f);      /* slowdown, background load */
-void fc_figure_overlap(json_t *rec, json_t *f);
-void fc_figure_scaling(json_t *rec, json_t *f);         /* busbw, the drop */         /* the three times, overlap */
 void fc_figure_soak_counters(json_t *rec, json_t *f);   /* counter deltas, limit */
 void fc_figure_soak_gpu(json_t *rec, json_t *f);        /* the GPU, burn, health */
 

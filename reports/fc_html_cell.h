@@ -12,10 +12,6 @@
 #include <stdio.h>
 
 /* Each writes the cell's contents (escaped) for its type's record rec. */
-void fc_cell_point(FILE *f, json_t *rec);          /* busbw, median, wrong, MB out, soak drift */
-void fc_cell_contention(FILE *f, json_t *rec);     /* slowdown, background achieved */
-void fc_cell_overlap(FILE *f, json_t *rec);
-void fc_cell_scaling(FILE *f, json_t *rec);        /* busbw, the drop */        /* the three times, overlap */
 void fc_cell_soak_counters(FILE *f, json_t *rec);  /* the counters that moved */
 void fc_cell_soak_gpu(FILE *f, json_t *rec);       /* burn TFLOPS, health windows */
 

@@ -21,76 +21,11 @@
 #include "fc_pairs_records.h"
 #include "fc_node_records.h"
 #include "fc_attempt_records.h"
+#include "fc_sweep_records.h"
 #include "fc_profile.h"
 #include "fc_rules.h"
 
 /* ---- names --------------------------------------------------------------- */
-
-/* A point or a contention record: "all_reduce float32 sum 4 KiB on rack1
- * [under storage]", the size in bytes (in_bytes) or as people read it. */
-static void fc_name_sweep(json_t *rec, int in_bytes, const char *kind_word, char *buf,
-                          size_t len)
-{
-    const char *op = fc_json_str(rec, "op");
-    json_int_t bytes = json_integer_value(json_object_get(rec, "bytes"));
-    char size[32];
-
-    if (in_bytes)
-        snprintf(size, sizeof(size), "%lld bytes", (long long)bytes);
-    else
-        fc_format_size((uint64_t)bytes, size, sizeof(size));
-    snprintf(buf, len, "%s %s%s%s %s on %s%s%s", fc_json_str(rec, "collective"),
-             fc_json_str(rec, "dtype"), strcmp(op, "none") ? " " : "",
-             strcmp(op, "none") ? op : "", size, fc_json_str(rec, "group"),
-             kind_word ? kind_word : "", kind_word ? fc_json_str(rec, "kind") : "");
-}
-
-static void fc_label_point(json_t *rec, char *buf, size_t len)
-{
-    fc_name_sweep(rec, 0, NULL, buf, len);
-}
-
-static void fc_label_contention(json_t *rec, char *buf, size_t len)
-{
-    fc_name_sweep(rec, 0, " under ", buf, len);
-}
-
-/* A finding's measurement is cut at 199 characters, so its reason shows. */
-static void fc_subject_point(json_t *rec, char *buf, size_t len)
-{
-    char what[200];
-
-    fc_name_sweep(rec, 1, NULL, what, sizeof(what));
-    snprintf(buf, len, "%s", what);
-}
-
-static void fc_subject_contention(json_t *rec, char *buf, size_t len)
-{
-    char what[200];
-
-    fc_name_sweep(rec, 1, " under ", what, sizeof(what));
-    snprintf(buf, len, "%s", what);
-}
-
-/* "all_reduce float32 sum 4 MiB on cluster beside compute" */
-static void fc_label_overlap(json_t *rec, char *buf, size_t len)
-{
-    fc_name_sweep(rec, 0, " beside ", buf, len);
-}
-
-static void fc_subject_overlap(json_t *rec, char *buf, size_t len)
-{
-    char what[200];
-
-    fc_name_sweep(rec, 1, " beside ", what, sizeof(what));
-    snprintf(buf, len, "%s", what);
-}
-
-/* "all_reduce float32 sum 1 MiB on 4 nodes" */
-static void fc_label_scaling(json_t *rec, char *buf, size_t len)
-{
-    fc_name_sweep(rec, 0, NULL, buf, len);
-}
 
 static void fc_label_soak_counters(json_t *rec, char *buf, size_t len)
 {

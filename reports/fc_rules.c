@@ -96,46 +96,6 @@ void fc_rules_figures(json_t *lines, const char *size, double min_bw, double max
             fc_rule_add(lines, 0, "%s%s", size, json_string_value(n));
 }
 
-/* A soak point's drift rule: judged when the soak had enough windows,
- * else not applied (the stage may say so itself in its notes); the
- * tolerance named where the windows' noise floor widened the limit. */
-static void fc_rules_drift(json_t *lines, json_t *soak, json_t *notes)
-{
-    double max = json_number_value(json_object_get(soak, "max_drift_pct"));
-    size_t nw = json_array_size(json_object_get(soak, "windows"));
-    int judged = json_is_number(json_object_get(soak, "drift_pct"));
-
-    if (!json_is_object(soak) || max < 0 || fc_rule_note(notes, "drift"))
-        return;
-    if (judged && json_is_true(json_object_get(soak, "tolerance_widened")))
-        fc_rule_add(lines, 1, "drift <= %.4g%% (max_drift_pct %.4g%% widened to the windows' "
-                    "noise floor, over %zu windows)",
-                    json_number_value(json_object_get(soak, "tolerance_pct")), max, nw);
-    else if (judged && nw >= 2)
-        fc_rule_add(lines, 1, "drift <= %.4g%% (max_drift_pct, over %zu windows)", max, nw);
-    else if (json_object_get(soak, "drift_rule"))
-        fc_rule_add(lines, 0, "drift <= %.4g%%: %zu window(s), and drift is judged from "
-                    "twice confirm_windows", max, nw);
-    else
-        fc_rule_add(lines, 0, "drift <= %.4g%%: %zu window(s), and drift is judged between "
-                    "two or more", max, nw);
-}
-
-void fc_rules_point(json_t *rec, json_t *lines)
-{
-    json_t *limit = json_object_get(rec, "limit");
-
-    fc_rules_figures(lines, "", json_is_object(limit)
-                     ? json_number_value(json_object_get(limit, "min_busbw_gbps")) : -1,
-                     json_is_object(limit)
-                     ? json_number_value(json_object_get(limit, "max_latency_us")) : -1,
-                     (long)json_integer_value(json_object_get(limit, "line")),
-                     json_object_get(rec, "relative"),
-                     json_object_get(rec, "rules_not_applied"), "busbw");
-    fc_rules_drift(lines, json_object_get(rec, "soak"),
-                   json_object_get(rec, "rules_not_applied"));
-}
-
 void fc_rules_soak_counters(json_t *rec, json_t *lines)
 {
     if (json_is_number(json_object_get(rec, "max_error_delta")))
@@ -169,53 +129,6 @@ void fc_rules_soak_gpu(json_t *rec, json_t *lines)
                     "count and algorithm", asked);
     else
         fc_rule_add(lines, 0, "no GPU burn (soak.gpu_burn: none)");
-}
-
-void fc_rules_contention(json_t *rec, json_t *lines)
-{
-    json_t *z;
-    size_t i;
-
-    if (json_number_value(json_object_get(rec, "max_slowdown")) > 0)
-        fc_rule_add(lines, 1, "slowdown <= %.2fx",
-                    json_number_value(json_object_get(rec, "max_slowdown")));
-    json_array_foreach(json_object_get(rec, "rules_not_applied"), i, z)
-        if (json_is_string(z))
-            fc_rule_add(lines, 0, "%s", json_string_value(z));
-}
-
-void fc_rules_overlap(json_t *rec, json_t *lines)
-{
-    fc_rule_add(lines, 1, "overlap >= %.0f%%",
-                json_number_value(json_object_get(rec, "min_overlap_pct")));
-    if (json_object_get(rec, "compute_work_pct"))
-        fc_rule_add(lines, 1, "compute work beside the collective >= %.0f%% of alone",
-                    json_number_value(json_object_get(rec, "min_overlap_pct")));
-}
-
-void fc_rules_scaling(json_t *rec, json_t *lines)
-{
-    /* the first node count of the series has nothing before it to drop
-     * from: no rule (its busbw is the next step's base) */
-    if (json_is_number(json_object_get(rec, "max_drop_pct")))
-        fc_rule_add(lines, json_is_number(json_object_get(rec, "drop_pct")),
-                    "busbw drop from %lld nodes <= %.0f%%",
-                    (long long)json_integer_value(json_object_get(rec, "prev_nodes")),
-                    json_number_value(json_object_get(rec, "max_drop_pct")));
-    {
-        json_t *limit = json_object_get(rec, "limit");
-        json_t *bw = json_object_get(limit, "min_busbw_gbps");
-        json_t *lat = json_object_get(limit, "max_latency_us");
-
-        if (json_is_number(bw) && json_number_value(bw) >= 0)
-            fc_rule_add(lines, 1, "busbw (fastest iteration) >= %.4g GB/s (profile line %lld)",
-                        json_number_value(bw),
-                        (long long)json_integer_value(json_object_get(limit, "line")));
-        if (json_is_number(lat) && json_number_value(lat) >= 0)
-            fc_rule_add(lines, 1, "median <= %.4g us (profile line %lld)",
-                        json_number_value(lat),
-                        (long long)json_integer_value(json_object_get(limit, "line")));
-    }
 }
 
 void fc_rules_lines_text(json_t *lines, int applied, char *buf, size_t len)

@@ -31,10 +31,6 @@ void fc_rules_figures(json_t *lines, const char *size, double min_bw, double max
                       long line, json_t *rel, json_t *notes, const char *bw_name);
 
 /* Each appends to lines the rules of its type's record rec. */
-void fc_rules_point(json_t *rec, json_t *lines);           /* limits, relative, drift */
-void fc_rules_contention(json_t *rec, json_t *lines);      /* max slowdown */
-void fc_rules_overlap(json_t *rec, json_t *lines);
-void fc_rules_scaling(json_t *rec, json_t *lines);         /* max drop */         /* min overlap */
 void fc_rules_soak_counters(json_t *rec, json_t *lines);   /* max error delta */
 void fc_rules_soak_gpu(json_t *rec, json_t *lines);        /* GPU health limits, burn */
 
