@@ -1,43 +1,31 @@
 /*
- * fc_record.c - the record-type table (fc_record.h) and the names it gives
- * records: a check's label, shared by the certificate, the HTML, JUnit and
- * the summary, and what a finding says before its reason. The label and
- * the finding's subject of a measurement are one text: the label gives
- * its size as people read it ("4 KiB"), the finding as the stage wrote it
- * ("4096 bytes"), and a finding names the node where a label names what
- * was checked on it ("node h: ..." for "link of h").
+ * fc_record.c - the record-type table (fc_record.h): the one place that
+ * lists the types of results.jsonl and, for each, points to how the
+ * reports name and show it. Each family's label (a check's name, shared
+ * by the certificate, the HTML, JUnit and the summary), finding subject,
+ * certificate figure, HTML cell and rules live together in its
+ * fc_<family>_records.c: the collective sweeps (point, contention,
+ * overlap, scaling), the soak, the pairs stage, the nodes and NVLink
+ * domains, the rails, and the records about an attempt (hang, crash,
+ * retest, selftest). What every type shares is here: the label of a
+ * context record, the finding's text, the racks a record concerns.
  *
  * Each row says who writes the type (lib/, suites/, runners/).
  */
 #include "fc_record.h"
 
-#include <stdint.h>
 #include <string.h>
 
-#include "fc_cert_figure.h"
-#include "fc_html_cell.h"
-#include "fc_json.h"
-#include "fc_rails_records.h"
-#include "fc_pairs_records.h"
-#include "fc_node_records.h"
 #include "fc_attempt_records.h"
-#include "fc_sweep_records.h"
-#include "fc_profile.h"
+#include "fc_json.h"
+#include "fc_node_records.h"
+#include "fc_pairs_records.h"
+#include "fc_rails_records.h"
 #include "fc_rules.h"
+#include "fc_soak_records.h"
+#include "fc_sweep_records.h"
 
 /* ---- names --------------------------------------------------------------- */
-
-static void fc_label_soak_counters(json_t *rec, char *buf, size_t len)
-{
-    snprintf(buf, len, "link error counters of %s", fc_json_str(rec, "host"));
-}
-
-static void fc_label_soak_gpu(json_t *rec, char *buf, size_t len)
-{
-    snprintf(buf, len, "GPU %lld (%s) of %s", (long long)json_integer_value(
-                 json_object_get(rec, "device")), fc_json_str(rec, "uuid"),
-             fc_json_str(rec, "host"));
-}
 
 /* A type that is never judged, or that the table does not name. */
 static void fc_label_type(json_t *rec, char *buf, size_t len)
@@ -56,7 +44,7 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
     /* name unused: never matched; anyone's, so neither counted against a
      * stage's end nor misplaced after it by its writer */
     FC_RECORD_CONTEXT(FC_RECORD_UNKNOWN, "", FC_BY_STAGE | FC_BY_RUNNER | FC_BY_RETEST),
-    /* lib/fc_stage.c: the node, rack, cluster and soak stages */
+    /* lib/stage/fc_stage_records.c: the node, rack, cluster and soak stages */
     [FC_RECORD_POINT] = {
         .id = FC_RECORD_POINT, .calls_counted = 1, .name = "point", .writers = FC_BY_STAGE,
         .check = 1, .bits_rejudged = 1,

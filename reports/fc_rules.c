@@ -2,12 +2,13 @@
  * fc_rules.c - which rules judged a figure, and which did not, in words
  * the reports share (fc_rules.h; the writers ask fc_rules_of in
  * fc_record.h, which picks the function of the record's type from the
- * record-type table). A stage writes, beside each
- * figure, the limit rule it matched, the relative rule's peer class and
- * reference, and `rules_not_applied`: a rule that could not judge that
- * figure and why (a one-rank all_reduce's bus factor of 0 makes busbw say
- * nothing, a group alone in its class has no peer, a size below
- * relative.min_bytes), and for a pair inside a rack the same-rack rule. Shown without this, a limit cell reading ">= 1000
+ * record-type table, in its family's fc_<family>_records.c). A stage
+ * writes, beside each figure, the limit rule it matched, the relative
+ * rule's peer class and reference, and `rules_not_applied`: a rule that
+ * could not judge that figure and why (a one-rank all_reduce's bus factor
+ * of 0 makes busbw say nothing, a group alone in its class has no peer, a
+ * size below relative.min_bytes), and for a pair inside a rack the
+ * same-rack rule. Shown without this, a limit cell reading ">= 1000
  * GB/s" beside a PASS looks like a limit that judged; so each rule of a
  * figure is one line, applied or not; the text of one that did not apply
  * says the rule and why, and the writers mark it "not applied".
@@ -19,7 +20,6 @@
 #include <string.h>
 
 #include "fc_json.h"
-#include "fc_profile.h"
 
 /* The longest line of a rule. */
 #define FC_RULE_TEXT 512
@@ -94,41 +94,6 @@ void fc_rules_figures(json_t *lines, const char *size, double min_bw, double max
         if (json_is_string(n) && json_string_value(n) != busbw_note &&
             json_string_value(n) != rel_note)
             fc_rule_add(lines, 0, "%s%s", size, json_string_value(n));
-}
-
-void fc_rules_soak_counters(json_t *rec, json_t *lines)
-{
-    if (json_is_number(json_object_get(rec, "max_error_delta")))
-        fc_rule_add(lines, 1, "error counters rise by at most %.0f (max_error_delta)",
-                    json_number_value(json_object_get(rec, "max_error_delta")));
-}
-
-/* The limits a GPU's health was judged by (the plugin's defaults), and the
- * burn's rule. */
-void fc_rules_soak_gpu(json_t *rec, json_t *lines)
-{
-    json_t *l = json_object_get(json_object_get(rec, "health"), "limits");
-    const char *asked = fc_json_str(json_object_get(rec, "burn"), "asked");
-
-    if (json_is_object(l)) {
-        fc_rule_add(lines, 1, "per window: uncorrectable ECC errors rise by at most %.0f, "
-                    "retired pages and rows remapped for them by at most %.0f, NVLink error "
-                    "counters by at most %.0f per link; clocks held down by a thermal limit "
-                    "at most %.0f ms; no hardware or thermal slowdown active at a window's "
-                    "end%s", json_number_value(json_object_get(l, "max_ecc_uncorrected_delta")),
-                    json_number_value(json_object_get(l, "max_retired_pages_delta")),
-                    json_number_value(json_object_get(l, "max_nvlink_error_delta")),
-                    json_number_value(json_object_get(l, "max_thermal_violation_ms")),
-                    json_number_value(json_object_get(l, "max_power_violation_ms")) < 0
-                        ? " (the time held at the power cap is reported: a GPU at full load "
-                          "holds it by design)" : "");
-    }
-    if (asked[0] && strcmp(asked, "none") != 0)
-        fc_rule_add(lines, 1, "burn %s: every GEMM's C equal to its chunk's first, every "
-                    "chunk's to the first, and to the other GPUs' of the same model, SM "
-                    "count and algorithm", asked);
-    else
-        fc_rule_add(lines, 0, "no GPU burn (soak.gpu_burn: none)");
 }
 
 void fc_rules_lines_text(json_t *lines, int applied, char *buf, size_t len)

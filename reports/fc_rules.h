@@ -4,9 +4,10 @@
  * GB/s (profile line 21)"), the relative rule with its peer class, and
  * each rule that did not apply with why ("busbw >= 1000 GB/s (profile
  * line 15): the bus factor of all_reduce on 1 rank is 0 ...", applied
- * false: the writers say "not applied"). One function per type of judged
- * record that has such rules; the record-type table (fc_record.h) names
- * them, and its fc_rules_of / fc_rules_text are what the writers call.
+ * false: the writers say "not applied"). What the families share: each
+ * family's rules function (fc_<family>_records.c) writes its lines through
+ * these, the record-type table (fc_record.h) names it, and its
+ * fc_rules_of / fc_rules_text are what the writers call.
  */
 #ifndef FC_RULES_H
 #define FC_RULES_H
@@ -29,10 +30,6 @@ const char *fc_rule_note(json_t *notes, const char *prefix);
  * ("64 KiB: ", or ""). */
 void fc_rules_figures(json_t *lines, const char *size, double min_bw, double max_lat,
                       long line, json_t *rel, json_t *notes, const char *bw_name);
-
-/* Each appends to lines the rules of its type's record rec. */
-void fc_rules_soak_counters(json_t *rec, json_t *lines);   /* max error delta */
-void fc_rules_soak_gpu(json_t *rec, json_t *lines);        /* GPU health limits, burn */
 
 /* The texts of lines that applied (applied 1) or did not (0), joined with
  * " | ", into buf ("" when none). */

@@ -19,6 +19,7 @@
 #include "fc_json.h"
 #include "fc_profile.h"
 #include "fc_rules.h"
+#include "fc_soak_records.h"
 
 /* ---- names --------------------------------------------------------------- */
 
@@ -100,37 +101,7 @@ void fc_figure_point(json_t *rec, json_t *f)
     json_object_set_new(f, "busbw_gbps", fc_figure_or_null(json_object_get(rec, "busbw_gbps")));
     json_object_set_new(f, "time_median_us", fc_figure_or_null(
         json_object_get(json_object_get(rec, "time_us"), "median")));
-    if (json_is_object(json_object_get(rec, "soak"))) {
-        json_t *soak = json_object_get(rec, "soak");
-
-        json_object_set_new(f, "soak_runs", fc_figure_or_null(json_object_get(soak, "runs")));
-        json_object_set_new(f, "soak_windows", json_integer(
-            (json_int_t)json_array_size(json_object_get(soak, "windows"))));
-        json_object_set_new(f, "drift_pct", fc_figure_or_null(json_object_get(soak, "drift_pct")));
-        /* the intermittent condition, where an older stage judged it */
-        if (json_is_number(json_object_get(soak, "intermittent_pct")))
-            json_object_set_new(f, "intermittent_pct",
-                                json_deep_copy(json_object_get(soak, "intermittent_pct")));
-        json_object_set_new(f, "max_drift_pct", fc_figure_limit(soak, "max_drift_pct"));
-        /* the drift rule's noise floor, the tolerance it judged against and
-         * what confirmed or contradicted a drift, where the stage wrote them */
-        if (json_object_get(soak, "drift_rule")) {
-            json_t *c = json_object_get(soak, "confirmation");
-
-            json_object_set_new(f, "noise_floor_pct",
-                                fc_figure_or_null(json_object_get(soak, "noise_floor_pct")));
-            json_object_set_new(f, "drift_tolerance_pct",
-                                fc_figure_or_null(json_object_get(soak, "tolerance_pct")));
-            json_object_set_new(f, "drift_confirmation", json_is_object(c) ? json_pack(
-                "{s:s, s:o, s:o}", "outcome", fc_json_str(c, "outcome"),
-                "first_drift_pct", fc_figure_or_null(json_object_get(json_object_get(
-                    c, "first"), "drift_pct")),
-                "last_drift_pct", fc_figure_or_null(json_object_get(json_object_get(
-                    c, "last"), "drift_pct"))) : json_null());
-            json_object_set_new(f, "soak_extended_s",
-                                fc_figure_or_null(json_object_get(soak, "extended_s")));
-        }
-    }
+    fc_figure_soak_drift(json_object_get(rec, "soak"), f);
     json_object_set_new(f, "wrong", fc_figure_or_null(json_object_get(rec, "wrong")));
     json_object_set_new(f, "min_busbw_gbps", fc_figure_limit(limit, "min_busbw_gbps"));
     json_object_set_new(f, "max_latency_us", fc_figure_limit(limit, "max_latency_us"));
@@ -198,8 +169,6 @@ void fc_figure_scaling(json_t *rec, json_t *f)
 
 void fc_cell_point(FILE *f, json_t *rec)
 {
-    json_t *soak = json_object_get(rec, "soak");
-
     fprintf(f, "busbw %.4g GB/s, median %.1f us, %lld wrong",
             json_number_value(json_object_get(rec, "busbw_gbps")),
             json_number_value(json_object_get(json_object_get(rec, "time_us"), "median")),
@@ -218,52 +187,7 @@ void fc_cell_point(FILE *f, json_t *rec)
         if (json_is_number(json_object_get(sum, "drops")))
             fprintf(f, ", %.0f drops", json_number_value(json_object_get(sum, "drops")));
     }
-    if (json_is_object(soak)) {
-        fprintf(f, "; %lld runs in %zu windows",
-                (long long)json_integer_value(json_object_get(soak, "runs")),
-                json_array_size(json_object_get(soak, "windows")));
-        if (json_is_number(json_object_get(soak, "extended_s")) &&
-            json_number_value(json_object_get(soak, "extended_s")) > 0 &&
-            (long long)json_array_size(json_object_get(soak, "windows")) >
-            (long long)json_integer_value(json_object_get(soak, "nominal_windows")))
-            fprintf(f, " (%.1f s past its duration: %lld window(s) to settle the drift)",
-                    json_number_value(json_object_get(soak, "extended_s")),
-                    (long long)json_array_size(json_object_get(soak, "windows")) -
-                    (long long)json_integer_value(json_object_get(soak, "nominal_windows")));
-        if (json_is_number(json_object_get(soak, "drift_pct")) &&
-            json_is_number(json_object_get(soak, "tolerance_pct")))
-            fprintf(f, ", drift %.1f%% (tolerance %.1f%%: limit %.1f%%, the windows' noise "
-                    "floor %.1f%%%s)", json_number_value(json_object_get(soak, "drift_pct")),
-                    json_number_value(json_object_get(soak, "tolerance_pct")),
-                    json_number_value(json_object_get(soak, "max_drift_pct")),
-                    json_number_value(json_object_get(soak, "noise_floor_pct")),
-                    json_is_true(json_object_get(soak, "tolerance_widened"))
-                    ? ", wider than the limit" : "");
-        else if (json_is_number(json_object_get(soak, "drift_pct")))
-            fprintf(f, ", drift %.1f%% (limit %.1f%%)",
-                    json_number_value(json_object_get(soak, "drift_pct")),
-                    json_number_value(json_object_get(soak, "max_drift_pct")));
-        if (json_is_object(json_object_get(soak, "confirmation"))) {
-            json_t *c = json_object_get(soak, "confirmation");
-            json_t *first = json_object_get(c, "first"), *last = json_object_get(c, "last");
-
-            fprintf(f, "; a drift seen ");
-            if (json_is_object(first))
-                fprintf(f, "over %lld windows (%.1f%%) ",
-                        (long long)json_integer_value(json_object_get(first, "windows")),
-                        json_number_value(json_object_get(first, "drift_pct")));
-            fprintf(f, "was ");
-            fc_html_escape(f, fc_json_str(c, "outcome"));
-            fprintf(f, " over %lld (%.1f%%)",
-                    (long long)json_integer_value(json_object_get(last, "windows")),
-                    json_number_value(json_object_get(last, "drift_pct")));
-        }
-        if (json_is_number(json_object_get(soak, "intermittent_pct")))
-            fprintf(f, ", intermittent %.1f%% (the slowest %lld windows)",
-                    json_number_value(json_object_get(soak, "intermittent_pct")),
-                    (long long)json_integer_value(json_object_get(soak,
-                                                                  "intermittent_windows")));
-    }
+    fc_cell_soak_drift(f, json_object_get(rec, "soak"));
 }
 
 void fc_cell_contention(FILE *f, json_t *rec)
@@ -319,31 +243,6 @@ void fc_cell_scaling(FILE *f, json_t *rec)
 
 /* ---- rules --------------------------------------------------------------- */
 
-/* A soak point's drift rule: judged when the soak had enough windows,
- * else not applied (the stage may say so itself in its notes); the
- * tolerance named where the windows' noise floor widened the limit. */
-static void fc_rules_drift(json_t *lines, json_t *soak, json_t *notes)
-{
-    double max = json_number_value(json_object_get(soak, "max_drift_pct"));
-    size_t nw = json_array_size(json_object_get(soak, "windows"));
-    int judged = json_is_number(json_object_get(soak, "drift_pct"));
-
-    if (!json_is_object(soak) || max < 0 || fc_rule_note(notes, "drift"))
-        return;
-    if (judged && json_is_true(json_object_get(soak, "tolerance_widened")))
-        fc_rule_add(lines, 1, "drift <= %.4g%% (max_drift_pct %.4g%% widened to the windows' "
-                    "noise floor, over %zu windows)",
-                    json_number_value(json_object_get(soak, "tolerance_pct")), max, nw);
-    else if (judged && nw >= 2)
-        fc_rule_add(lines, 1, "drift <= %.4g%% (max_drift_pct, over %zu windows)", max, nw);
-    else if (json_object_get(soak, "drift_rule"))
-        fc_rule_add(lines, 0, "drift <= %.4g%%: %zu window(s), and drift is judged from "
-                    "twice confirm_windows", max, nw);
-    else
-        fc_rule_add(lines, 0, "drift <= %.4g%%: %zu window(s), and drift is judged between "
-                    "two or more", max, nw);
-}
-
 void fc_rules_point(json_t *rec, json_t *lines)
 {
     json_t *limit = json_object_get(rec, "limit");
@@ -355,8 +254,8 @@ void fc_rules_point(json_t *rec, json_t *lines)
                      (long)json_integer_value(json_object_get(limit, "line")),
                      json_object_get(rec, "relative"),
                      json_object_get(rec, "rules_not_applied"), "busbw");
-    fc_rules_drift(lines, json_object_get(rec, "soak"),
-                   json_object_get(rec, "rules_not_applied"));
+    fc_rules_soak_drift(lines, json_object_get(rec, "soak"),
+                        json_object_get(rec, "rules_not_applied"));
 }
 
 void fc_rules_contention(json_t *rec, json_t *lines)

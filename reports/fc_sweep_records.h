@@ -7,7 +7,8 @@
  * lib/overlap/fc_overlap.c for suites/overlap.c) and scaling (a point on
  * one node count of the series, suites/scaling.c). Their label, finding
  * subject, certificate figure, HTML cell and rules; rows of the record
- * table in fc_record.c.
+ * table in fc_record.c. A soak point's windows and drift are the soak's
+ * (fc_soak_records.h).
  */
 #ifndef FC_SWEEP_RECORDS_H
 #define FC_SWEEP_RECORDS_H
