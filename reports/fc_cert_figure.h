@@ -1,31 +1,27 @@
 /*
- * fc_cert_figure.h - what each type of judged record adds to its figure in
- * the certificate (a stage's "figures"): the measured values beside the
- * limits they were judged against, copied from the record (null where
- * the record has none, so a missing figure is seen as missing). The
- * record-type table (fc_record.h) names one of these per type; the
- * certificate (fc_certificate.c) adds what every figure has: the check's
- * label, the report's verdict, the reasons, a confirmation, and what the
- * zero tolerance for wrong bits found. A leaf: it includes nothing of the
- * reports but fc_json.h.
+ * fc_cert_figure.h - what every record family's certificate figure
+ * shares (a stage's "figures" in the certificate): the measured values
+ * beside the limits they were judged against, copied from the record, null
+ * where the record has none, so a missing figure is seen as missing. Each
+ * family's own figure function lives with its label and cell
+ * (fc_<family>_records.c) and is named by the record-type table
+ * (fc_record.h); the certificate (fc_certificate.c) adds what every figure
+ * has: the check's label, the report's verdict, the reasons, a
+ * confirmation, and what the zero tolerance for wrong bits found. A leaf:
+ * it includes nothing of the reports but fc_json.h.
  */
 #ifndef FC_CERT_FIGURE_H
 #define FC_CERT_FIGURE_H
 
 #include <jansson.h>
 
-/* Each adds the members of its type's record rec to the figure f. */
-void fc_figure_point(json_t *rec, json_t *f);           /* busbw, time, limits, soak drift */
-void fc_figure_pair(json_t *rec, json_t *f);            /* hosts, latency, sizes */
-void fc_figure_pairs_node(json_t *rec, json_t *f);      /* host, slow partners */
-void fc_figure_contention(json_t *rec, json_t *f);      /* slowdown, background load */
-void fc_figure_overlap(json_t *rec, json_t *f);
-void fc_figure_scaling(json_t *rec, json_t *f);         /* busbw, the drop */         /* the three times, overlap */
-void fc_figure_host(json_t *rec, json_t *f);            /* the host (preflight) */
-void fc_figure_nvlink_domain(json_t *rec, json_t *f);   /* GPUs, hosts, cliques */
-void fc_figure_soak_counters(json_t *rec, json_t *f);   /* counter deltas, limit */
-void fc_figure_soak_gpu(json_t *rec, json_t *f);        /* the GPU, burn, health */
-void fc_figure_retest(json_t *rec, json_t *f);          /* group, culprit, exchanges */
-void fc_figure_stop(json_t *rec, json_t *f);            /* host, ranks, where stuck */
+/* A copy of a record's member v, or null where it has none. */
+json_t *fc_figure_or_null(json_t *v);
+/* The limit `key` of limit as a real, or null where the profile did not
+ * set it (absent or negative). */
+json_t *fc_figure_limit(json_t *limit, const char *key);
+/* The smallest loss its limits would have caught: the record's own, or
+ * (a record of an older fabcert) computed from its figures. */
+json_t *fc_figure_sensitivity(json_t *rec);
 
 #endif

@@ -4,7 +4,7 @@
  * secret key) its detached Ed25519 signature (fc_sign.h says the format;
  * keys, digests and `verify` are in fc_sign.c). Each judged record is one
  * figure: what every figure has is here, what its type adds comes from the
- * record-type table (fc_record.h, fc_cert_figure.c).
+ * record-type table (fc_record.h; each family's fc_<family>_records.c).
  */
 #include "fc_certificate.h"
 

@@ -4,8 +4,9 @@
  * of a verdict, and the visible lines that say a run did not follow its
  * profile as written (overrides, a sysfs tree read instead of /sys, a
  * backend that fell back). The rack page (fc_html_rack.c), the index
- * (fc_html.c), the plots (fc_html_plot.c) and the cells of the checks
- * table (fc_html_cell.c) write through these.
+ * (fc_html.c) and the plots (fc_html_plot.c) write through these; the
+ * cells of the checks table (fc_<family>_records.c) through its escaping
+ * alone (fc_html_escape.h).
  */
 #ifndef FC_HTML_PAGE_H
 #define FC_HTML_PAGE_H

@@ -10,14 +10,8 @@
 #include <string.h>
 
 #include "fc_cert_figure.h"
-#include "fc_html_cell.h"
-#include "fc_html_escape.h"
 #include "fc_json.h"
-
-static json_t *fc_json_or_null(json_t *v)
-{
-    return v ? json_deep_copy(v) : json_null();
-}
+#include "fc_pairs_records.h"
 
 void fc_label_rail_pair(json_t *rec, char *buf, size_t len)
 {
@@ -46,28 +40,29 @@ void fc_label_rail(json_t *rec, char *buf, size_t len)
 void fc_figure_rail_pair(json_t *rec, json_t *f)
 {
     fc_figure_pair(rec, f);
-    json_object_set_new(f, "rail", fc_json_or_null(json_object_get(rec, "rail")));
+    json_object_set_new(f, "rail", fc_figure_or_null(json_object_get(rec, "rail")));
     json_object_set_new(f, "nic_a", json_string(fc_json_str(rec, "nic_a")));
     json_object_set_new(f, "nic_b", json_string(fc_json_str(rec, "nic_b")));
 }
 
 void fc_figure_rail_node(json_t *rec, json_t *f)
 {
-    json_t *sizes = fc_json_or_null(json_object_get(rec, "figures"));
+    json_t *sizes = fc_figure_or_null(json_object_get(rec, "figures"));
 
     json_object_set_new(f, "host", json_string(fc_json_str(rec, "host")));
     json_object_set_new(f, "nic", json_string(fc_json_str(rec, "nic")));
-    json_object_set_new(f, "pci", fc_json_or_null(json_object_get(rec, "pci")));
-    json_object_set_new(f, "rail", fc_json_or_null(json_object_get(rec, "rail")));
-    json_object_set_new(f, "slow_partners", fc_json_or_null(json_object_get(rec, "slow_partners")));
-    json_object_set_new(f, "partners", fc_json_or_null(json_object_get(rec, "partners")));
+    json_object_set_new(f, "pci", fc_figure_or_null(json_object_get(rec, "pci")));
+    json_object_set_new(f, "rail", fc_figure_or_null(json_object_get(rec, "rail")));
+    json_object_set_new(f, "slow_partners",
+                        fc_figure_or_null(json_object_get(rec, "slow_partners")));
+    json_object_set_new(f, "partners", fc_figure_or_null(json_object_get(rec, "partners")));
     json_object_set_new(f, "sizes", sizes);
 }
 
 void fc_figure_rail(json_t *rec, json_t *f)
 {
-    json_object_set_new(f, "rail", fc_json_or_null(json_object_get(rec, "rail")));
-    json_object_set_new(f, "kinds", fc_json_or_null(json_object_get(rec, "kinds")));
+    json_object_set_new(f, "rail", fc_figure_or_null(json_object_get(rec, "rail")));
+    json_object_set_new(f, "kinds", fc_figure_or_null(json_object_get(rec, "kinds")));
 }
 
 void fc_cell_rail_pair(FILE *f, json_t *rec)

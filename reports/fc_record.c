@@ -1,160 +1,31 @@
 /*
- * fc_record.c - the record-type table (fc_record.h) and the names it gives
- * records: a check's label, shared by the certificate, the HTML, JUnit and
- * the summary, and what a finding says before its reason. The label and
- * the finding's subject of a measurement are one text: the label gives
- * its size as people read it ("4 KiB"), the finding as the stage wrote it
- * ("4096 bytes"), and a finding names the node where a label names what
- * was checked on it ("node h: ..." for "link of h").
+ * fc_record.c - the record-type table (fc_record.h): the one place that
+ * lists the types of results.jsonl and, for each, points to how the
+ * reports name and show it. Each family's label (a check's name, shared
+ * by the certificate, the HTML, JUnit and the summary), finding subject,
+ * certificate figure, HTML cell and rules live together in its
+ * fc_<family>_records.c: the collective sweeps (point, contention,
+ * overlap, scaling), the soak, the pairs stage, the nodes and NVLink
+ * domains, the rails, and the records about an attempt (hang, crash,
+ * retest, selftest). What every type shares is here: the label of a
+ * context record, the finding's text, the racks a record concerns.
  *
  * Each row says who writes the type (lib/, suites/, runners/).
  */
 #include "fc_record.h"
 
-#include <stdint.h>
 #include <string.h>
 
-#include "fc_cert_figure.h"
-#include "fc_html_cell.h"
+#include "fc_attempt_records.h"
 #include "fc_json.h"
+#include "fc_node_records.h"
+#include "fc_pairs_records.h"
 #include "fc_rails_records.h"
-#include "fc_profile.h"
 #include "fc_rules.h"
+#include "fc_soak_records.h"
+#include "fc_sweep_records.h"
 
 /* ---- names --------------------------------------------------------------- */
-
-/* A point or a contention record: "all_reduce float32 sum 4 KiB on rack1
- * [under storage]", the size in bytes (in_bytes) or as people read it. */
-static void fc_name_sweep(json_t *rec, int in_bytes, const char *kind_word, char *buf,
-                          size_t len)
-{
-    const char *op = fc_json_str(rec, "op");
-    json_int_t bytes = json_integer_value(json_object_get(rec, "bytes"));
-    char size[32];
-
-    if (in_bytes)
-        snprintf(size, sizeof(size), "%lld bytes", (long long)bytes);
-    else
-        fc_format_size((uint64_t)bytes, size, sizeof(size));
-    snprintf(buf, len, "%s %s%s%s %s on %s%s%s", fc_json_str(rec, "collective"),
-             fc_json_str(rec, "dtype"), strcmp(op, "none") ? " " : "",
-             strcmp(op, "none") ? op : "", size, fc_json_str(rec, "group"),
-             kind_word ? kind_word : "", kind_word ? fc_json_str(rec, "kind") : "");
-}
-
-static void fc_label_point(json_t *rec, char *buf, size_t len)
-{
-    fc_name_sweep(rec, 0, NULL, buf, len);
-}
-
-static void fc_label_contention(json_t *rec, char *buf, size_t len)
-{
-    fc_name_sweep(rec, 0, " under ", buf, len);
-}
-
-/* A finding's measurement is cut at 199 characters, so its reason shows. */
-static void fc_subject_point(json_t *rec, char *buf, size_t len)
-{
-    char what[200];
-
-    fc_name_sweep(rec, 1, NULL, what, sizeof(what));
-    snprintf(buf, len, "%s", what);
-}
-
-static void fc_subject_contention(json_t *rec, char *buf, size_t len)
-{
-    char what[200];
-
-    fc_name_sweep(rec, 1, " under ", what, sizeof(what));
-    snprintf(buf, len, "%s", what);
-}
-
-/* "all_reduce float32 sum 4 MiB on cluster beside compute" */
-static void fc_label_overlap(json_t *rec, char *buf, size_t len)
-{
-    fc_name_sweep(rec, 0, " beside ", buf, len);
-}
-
-static void fc_subject_overlap(json_t *rec, char *buf, size_t len)
-{
-    char what[200];
-
-    fc_name_sweep(rec, 1, " beside ", what, sizeof(what));
-    snprintf(buf, len, "%s", what);
-}
-
-/* "all_reduce float32 sum 1 MiB on 4 nodes" */
-static void fc_label_scaling(json_t *rec, char *buf, size_t len)
-{
-    fc_name_sweep(rec, 0, NULL, buf, len);
-}
-
-static void fc_label_pair(json_t *rec, char *buf, size_t len)
-{
-    snprintf(buf, len, "pair %s <-> %s", fc_json_str(rec, "host_a"),
-             fc_json_str(rec, "host_b"));
-}
-
-static void fc_label_pairs_node(json_t *rec, char *buf, size_t len)
-{
-    snprintf(buf, len, "link of %s", fc_json_str(rec, "host"));
-}
-
-static void fc_label_preflight(json_t *rec, char *buf, size_t len)
-{
-    snprintf(buf, len, "inventory of %s", fc_json_str(rec, "host"));
-}
-
-static void fc_subject_node(json_t *rec, char *buf, size_t len)
-{
-    snprintf(buf, len, "node %s", fc_json_str(rec, "host"));
-}
-
-static void fc_label_soak_counters(json_t *rec, char *buf, size_t len)
-{
-    snprintf(buf, len, "link error counters of %s", fc_json_str(rec, "host"));
-}
-
-static void fc_label_soak_gpu(json_t *rec, char *buf, size_t len)
-{
-    snprintf(buf, len, "GPU %lld (%s) of %s", (long long)json_integer_value(
-                 json_object_get(rec, "device")), fc_json_str(rec, "uuid"),
-             fc_json_str(rec, "host"));
-}
-
-static void fc_label_retest(json_t *rec, char *buf, size_t len)
-{
-    /* the bounded retest of the hosts in every group that saw wrong bits */
-    if (strcmp(fc_json_str(rec, "method"), "intersection") == 0) {
-        snprintf(buf, len, "bounded retest of %s", fc_json_str(rec, "group"));
-        return;
-    }
-    snprintf(buf, len, "retest of the %s in %s", strcmp(fc_json_str(rec, "kind"), "slow")
-             ? "wrong result" : "slowness", fc_json_str(rec, "group")[0]
-             ? fc_json_str(rec, "group") : "the stage");
-}
-
-static void fc_label_selftest(json_t *rec, char *buf, size_t len)
-{
-    snprintf(buf, len, "self-test of the %s stage", fc_json_str(rec, "stage"));
-}
-
-static void fc_label_hang(json_t *rec, char *buf, size_t len)
-{
-    snprintf(buf, len, "arrival of %s", fc_json_str(rec, "host")[0]
-             ? fc_json_str(rec, "host") : "every rank");
-}
-
-static void fc_label_crash(json_t *rec, char *buf, size_t len)
-{
-    snprintf(buf, len, "ranks %s of %s (died)", fc_json_str(rec, "ranks"),
-             fc_json_str(rec, "host")[0] ? fc_json_str(rec, "host") : "the job");
-}
-
-static void fc_label_nvlink_domain(json_t *rec, char *buf, size_t len)
-{
-    snprintf(buf, len, "NVLink domain of rack %s", fc_json_str(rec, "rack"));
-}
 
 /* A type that is never judged, or that the table does not name. */
 static void fc_label_type(json_t *rec, char *buf, size_t len)
@@ -173,7 +44,7 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
     /* name unused: never matched; anyone's, so neither counted against a
      * stage's end nor misplaced after it by its writer */
     FC_RECORD_CONTEXT(FC_RECORD_UNKNOWN, "", FC_BY_STAGE | FC_BY_RUNNER | FC_BY_RETEST),
-    /* lib/fc_stage.c: the node, rack, cluster and soak stages */
+    /* lib/stage/fc_stage_records.c: the node, rack, cluster and soak stages */
     [FC_RECORD_POINT] = {
         .id = FC_RECORD_POINT, .calls_counted = 1, .name = "point", .writers = FC_BY_STAGE,
         .check = 1, .bits_rejudged = 1,

@@ -21,12 +21,14 @@
  * label is its type name and a finding's text about it the reason alone.
  *
  * Adding a type: a name in fc_record_id_t and a row in fc_record.c's
- * table; for a judged type, its figure (fc_cert_figure.h), its cell
- * (fc_html_cell.h) and, where its figures have rules, its rules
- * (fc_rules.h).
+ * table; for a judged type, its label, subject, figure, cell and, where
+ * its figures have rules, its rules, together in its family's
+ * fc_<family>_records.c (what figures share: fc_cert_figure.h; what rules
+ * share: fc_rules.h).
  *
  * A leaf beside the writers: it calls none of them, and the functions it
- * names include nothing of the reports above fc_json.h.
+ * names include nothing of the reports but the leaves fc_json.h,
+ * fc_html_escape.h, fc_cert_figure.h and fc_rules.h.
  */
 #ifndef FC_RECORD_H
 #define FC_RECORD_H

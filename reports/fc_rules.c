@@ -2,12 +2,13 @@
  * fc_rules.c - which rules judged a figure, and which did not, in words
  * the reports share (fc_rules.h; the writers ask fc_rules_of in
  * fc_record.h, which picks the function of the record's type from the
- * record-type table). A stage writes, beside each
- * figure, the limit rule it matched, the relative rule's peer class and
- * reference, and `rules_not_applied`: a rule that could not judge that
- * figure and why (a one-rank all_reduce's bus factor of 0 makes busbw say
- * nothing, a group alone in its class has no peer, a size below
- * relative.min_bytes), and for a pair inside a rack the same-rack rule. Shown without this, a limit cell reading ">= 1000
+ * record-type table, in its family's fc_<family>_records.c). A stage
+ * writes, beside each figure, the limit rule it matched, the relative
+ * rule's peer class and reference, and `rules_not_applied`: a rule that
+ * could not judge that figure and why (a one-rank all_reduce's bus factor
+ * of 0 makes busbw say nothing, a group alone in its class has no peer, a
+ * size below relative.min_bytes), and for a pair inside a rack the
+ * same-rack rule. Shown without this, a limit cell reading ">= 1000
  * GB/s" beside a PASS looks like a limit that judged; so each rule of a
  * figure is one line, applied or not; the text of one that did not apply
  * says the rule and why, and the writers mark it "not applied".
@@ -19,14 +20,11 @@
 #include <string.h>
 
 #include "fc_json.h"
-#include "fc_profile.h"
 
 /* The longest line of a rule. */
 #define FC_RULE_TEXT 512
 
-/* One line into lines: {"applied": bool, "text": ...}. */
-__attribute__((format(printf, 3, 4)))
-static void fc_rule_add(json_t *lines, int applied, const char *fmt, ...)
+void fc_rule_add(json_t *lines, int applied, const char *fmt, ...)
 {
     char text[FC_RULE_TEXT];
     va_list ap;
@@ -37,8 +35,7 @@ static void fc_rule_add(json_t *lines, int applied, const char *fmt, ...)
     json_array_append_new(lines, json_pack("{s:b, s:s}", "applied", applied, "text", text));
 }
 
-/* The note in notes that starts with prefix, or NULL. */
-static const char *fc_rule_note(json_t *notes, const char *prefix)
+const char *fc_rule_note(json_t *notes, const char *prefix)
 {
     size_t i;
     json_t *n;
@@ -57,12 +54,8 @@ static const char *fc_rule_why(const char *note)
     return at ? at + strlen("not applied: ") : note;
 }
 
-/* The rules of one set of figures: a limit (min busbw/bandwidth, max
- * latency and its profile line), the relative rule as it met them, and
- * the notes of rules that did not apply; `size` prefixes each line ("64
- * KiB: ") for a pair's sizes. */
-static void fc_rules_figures(json_t *lines, const char *size, double min_bw, double max_lat,
-                             long line, json_t *rel, json_t *notes, const char *bw_name)
+void fc_rules_figures(json_t *lines, const char *size, double min_bw, double max_lat,
+                      long line, json_t *rel, json_t *notes, const char *bw_name)
 {
     const char *busbw_note = fc_rule_note(notes, "min_busbw_gbps");
     const char *rel_note = fc_rule_note(notes, "relative rule");
@@ -101,171 +94,6 @@ static void fc_rules_figures(json_t *lines, const char *size, double min_bw, dou
         if (json_is_string(n) && json_string_value(n) != busbw_note &&
             json_string_value(n) != rel_note)
             fc_rule_add(lines, 0, "%s%s", size, json_string_value(n));
-}
-
-/* A soak point's drift rule: judged when the soak had enough windows,
- * else not applied (the stage may say so itself in its notes); the
- * tolerance named where the windows' noise floor widened the limit. */
-static void fc_rules_drift(json_t *lines, json_t *soak, json_t *notes)
-{
-    double max = json_number_value(json_object_get(soak, "max_drift_pct"));
-    size_t nw = json_array_size(json_object_get(soak, "windows"));
-    int judged = json_is_number(json_object_get(soak, "drift_pct"));
-
-    if (!json_is_object(soak) || max < 0 || fc_rule_note(notes, "drift"))
-        return;
-    if (judged && json_is_true(json_object_get(soak, "tolerance_widened")))
-        fc_rule_add(lines, 1, "drift <= %.4g%% (max_drift_pct %.4g%% widened to the windows' "
-                    "noise floor, over %zu windows)",
-                    json_number_value(json_object_get(soak, "tolerance_pct")), max, nw);
-    else if (judged && nw >= 2)
-        fc_rule_add(lines, 1, "drift <= %.4g%% (max_drift_pct, over %zu windows)", max, nw);
-    else if (json_object_get(soak, "drift_rule"))
-        fc_rule_add(lines, 0, "drift <= %.4g%%: %zu window(s), and drift is judged from "
-                    "twice confirm_windows", max, nw);
-    else
-        fc_rule_add(lines, 0, "drift <= %.4g%%: %zu window(s), and drift is judged between "
-                    "two or more", max, nw);
-}
-
-void fc_rules_point(json_t *rec, json_t *lines)
-{
-    json_t *limit = json_object_get(rec, "limit");
-
-    fc_rules_figures(lines, "", json_is_object(limit)
-                     ? json_number_value(json_object_get(limit, "min_busbw_gbps")) : -1,
-                     json_is_object(limit)
-                     ? json_number_value(json_object_get(limit, "max_latency_us")) : -1,
-                     (long)json_integer_value(json_object_get(limit, "line")),
-                     json_object_get(rec, "relative"),
-                     json_object_get(rec, "rules_not_applied"), "busbw");
-    fc_rules_drift(lines, json_object_get(rec, "soak"),
-                   json_object_get(rec, "rules_not_applied"));
-}
-
-void fc_rules_soak_counters(json_t *rec, json_t *lines)
-{
-    if (json_is_number(json_object_get(rec, "max_error_delta")))
-        fc_rule_add(lines, 1, "error counters rise by at most %.0f (max_error_delta)",
-                    json_number_value(json_object_get(rec, "max_error_delta")));
-}
-
-/* The limits a GPU's health was judged by (the plugin's defaults), and the
- * burn's rule. */
-void fc_rules_soak_gpu(json_t *rec, json_t *lines)
-{
-    json_t *l = json_object_get(json_object_get(rec, "health"), "limits");
-    const char *asked = fc_json_str(json_object_get(rec, "burn"), "asked");
-
-    if (json_is_object(l)) {
-        fc_rule_add(lines, 1, "per window: uncorrectable ECC errors rise by at most %.0f, "
-                    "retired pages and rows remapped for them by at most %.0f, NVLink error "
-                    "counters by at most %.0f per link; clocks held down by a thermal limit "
-                    "at most %.0f ms; no hardware or thermal slowdown active at a window's "
-                    "end%s", json_number_value(json_object_get(l, "max_ecc_uncorrected_delta")),
-                    json_number_value(json_object_get(l, "max_retired_pages_delta")),
-                    json_number_value(json_object_get(l, "max_nvlink_error_delta")),
-                    json_number_value(json_object_get(l, "max_thermal_violation_ms")),
-                    json_number_value(json_object_get(l, "max_power_violation_ms")) < 0
-                        ? " (the time held at the power cap is reported: a GPU at full load "
-                          "holds it by design)" : "");
-    }
-    if (asked[0] && strcmp(asked, "none") != 0)
-        fc_rule_add(lines, 1, "burn %s: every GEMM's C equal to its chunk's first, every "
-                    "chunk's to the first, and to the other GPUs' of the same model, SM "
-                    "count and algorithm", asked);
-    else
-        fc_rule_add(lines, 0, "no GPU burn (soak.gpu_burn: none)");
-}
-
-/* A pair inside a rack: the same-rack rule, its rack's pairs against the
- * pairs inside the other racks. */
-static void fc_rules_same_rack(json_t *lines, const char *size, json_t *same)
-{
-    double pct = json_number_value(json_object_get(same, "max_below_median_pct"));
-
-    if (!json_is_object(same))
-        return;
-    fc_rule_add(lines, 1, "%ssame-rack rule: the pairs inside rack %s (median %.4g GB/s) "
-                "%s %.4g%% below the %s (%.4g GB/s)%s", size, fc_json_str(same, "rack"),
-                json_number_value(json_object_get(same, "rack_pairs_median_gbps")),
-                json_is_true(json_object_get(same, "rack_slow")) ? "are more than"
-                                                                 : "are at most",
-                pct, fc_json_str(same, "class"),
-                json_number_value(json_object_get(same, "reference_gbps")),
-                json_is_true(json_object_get(same, "rack_slow"))
-                    ? ": each is judged against it" : "");
-}
-
-void fc_rules_pair(json_t *rec, json_t *lines)
-{
-    json_t *lat = json_object_get(rec, "latency_limit"), *z;
-    size_t i;
-
-    json_array_foreach(json_object_get(rec, "sizes"), i, z) {
-        char size[48];
-
-        fc_format_size((uint64_t)json_integer_value(json_object_get(z, "bytes")), size,
-                       sizeof(size) - 2);
-        strcat(size, ": ");
-        fc_rules_figures(lines, size, json_object_get(z, "min_bw_gbps")
-                         ? json_number_value(json_object_get(z, "min_bw_gbps")) : -1, -1,
-                         (long)json_integer_value(json_object_get(z, "limit_line")),
-                         json_object_get(z, "relative"),
-                         json_object_get(z, "rules_not_applied"), "bandwidth");
-        fc_rules_same_rack(lines, size, json_object_get(z, "same_rack_rule"));
-    }
-    if (json_is_object(lat) && json_number_value(json_object_get(lat, "max_latency_us")) >= 0)
-        fc_rule_add(lines, 1, "latency <= %.0f us (profile line %lld)",
-                    json_number_value(json_object_get(lat, "max_latency_us")),
-                    (long long)json_integer_value(json_object_get(lat, "line")));
-}
-
-void fc_rules_contention(json_t *rec, json_t *lines)
-{
-    json_t *z;
-    size_t i;
-
-    if (json_number_value(json_object_get(rec, "max_slowdown")) > 0)
-        fc_rule_add(lines, 1, "slowdown <= %.2fx",
-                    json_number_value(json_object_get(rec, "max_slowdown")));
-    json_array_foreach(json_object_get(rec, "rules_not_applied"), i, z)
-        if (json_is_string(z))
-            fc_rule_add(lines, 0, "%s", json_string_value(z));
-}
-
-void fc_rules_overlap(json_t *rec, json_t *lines)
-{
-    fc_rule_add(lines, 1, "overlap >= %.0f%%",
-                json_number_value(json_object_get(rec, "min_overlap_pct")));
-    if (json_object_get(rec, "compute_work_pct"))
-        fc_rule_add(lines, 1, "compute work beside the collective >= %.0f%% of alone",
-                    json_number_value(json_object_get(rec, "min_overlap_pct")));
-}
-
-void fc_rules_scaling(json_t *rec, json_t *lines)
-{
-    /* the first node count of the series has nothing before it to drop
-     * from: no rule (its busbw is the next step's base) */
-    if (json_is_number(json_object_get(rec, "max_drop_pct")))
-        fc_rule_add(lines, json_is_number(json_object_get(rec, "drop_pct")),
-                    "busbw drop from %lld nodes <= %.0f%%",
-                    (long long)json_integer_value(json_object_get(rec, "prev_nodes")),
-                    json_number_value(json_object_get(rec, "max_drop_pct")));
-    {
-        json_t *limit = json_object_get(rec, "limit");
-        json_t *bw = json_object_get(limit, "min_busbw_gbps");
-        json_t *lat = json_object_get(limit, "max_latency_us");
-
-        if (json_is_number(bw) && json_number_value(bw) >= 0)
-            fc_rule_add(lines, 1, "busbw (fastest iteration) >= %.4g GB/s (profile line %lld)",
-                        json_number_value(bw),
-                        (long long)json_integer_value(json_object_get(limit, "line")));
-        if (json_is_number(lat) && json_number_value(lat) >= 0)
-            fc_rule_add(lines, 1, "median <= %.4g us (profile line %lld)",
-                        json_number_value(lat),
-                        (long long)json_integer_value(json_object_get(limit, "line")));
-    }
 }
 
 void fc_rules_lines_text(json_t *lines, int applied, char *buf, size_t len)
