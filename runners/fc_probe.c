@@ -49,25 +49,39 @@ static json_t *fc_probe_read(const char *path)
     return answers;
 }
 
+/* The launcher's command line for one rank on each of `hosts`, as the
+ * stages are launched (mpirun --hostfile F --map-by node, or srun
+ * --nodelist), its files named NAME.{hosts,out,log} in the run's
+ * directory; the program and its arguments go after it. Returns how many
+ * arguments, or -1 with why in err. The arguments point into *lh. */
+static int fc_probe_argv(const fc_probe_launch_t *pl, const char *name, json_t *hosts,
+                         fc_launch_hosts_t *lh, const char **args, char *out, char *log,
+                         size_t len, char *err, size_t errlen)
+{
+    memset(lh, 0, sizeof(*lh));
+    lh->mpirun = pl->mpirun;
+    lh->srun = pl->srun;
+    lh->mpirun_args = pl->mpirun_args;
+    lh->nmpirun_args = pl->nmpirun_args;
+    lh->per_node = 1;
+    snprintf(lh->hostfile, sizeof(lh->hostfile), "%s/%s.hosts", pl->out_dir, name);
+    snprintf(out, len, "%s/%s.out", pl->out_dir, name);
+    snprintf(log, len, "%s/%s.log", pl->out_dir, name);
+    /* room for the program and its arguments */
+    return fc_launch_hosts_argv(lh, hosts, args, FC_PROBE_MAX_ARGS - 4, err, errlen);
+}
+
 json_t *fc_probe_run(const fc_probe_launch_t *pl, json_t *hosts, char *err, size_t errlen)
 {
     static fc_launch_hosts_t lh;
-    char out[PATH_MAX + 64], log[PATH_MAX + 64], exe[PATH_MAX], timeout[32];
+    char out[PATH_MAX + 64], log[PATH_MAX + 64], exe[PATH_MAX], timeout[32], name[128];
     const char *args[FC_PROBE_MAX_ARGS];
     fc_launch_result_t res;
     int nargs;
 
-    memset(&lh, 0, sizeof(lh));
-    lh.mpirun = pl->mpirun;
-    lh.srun = pl->srun;
-    lh.mpirun_args = pl->mpirun_args;
-    lh.nmpirun_args = pl->nmpirun_args;
-    lh.per_node = 1;
-    snprintf(lh.hostfile, sizeof(lh.hostfile), "%s/probe.%s.hosts", pl->out_dir, pl->stage);
-    snprintf(out, sizeof(out), "%s/probe.%s.out", pl->out_dir, pl->stage);
-    snprintf(log, sizeof(log), "%s/probe.%s.log", pl->out_dir, pl->stage);
-    /* mpirun --hostfile F --map-by node (or srun --nodelist) PROBE --timeout T */
-    if ((nargs = fc_launch_hosts_argv(&lh, hosts, args, FC_PROBE_MAX_ARGS, err, errlen)) < 0)
+    snprintf(name, sizeof(name), "probe.%s", pl->stage);
+    if ((nargs = fc_probe_argv(pl, name, hosts, &lh, args, out, log, sizeof(out), err,
+                               errlen)) < 0)
         return NULL;
     snprintf(timeout, sizeof(timeout), "%.1f", pl->timeout_s);
     fc_path_program("probe", exe, sizeof(exe));
@@ -90,23 +104,14 @@ json_t *fc_start_check_run(const fc_probe_launch_t *pl, const char *program, con
                            char *err, size_t errlen)
 {
     static fc_launch_hosts_t lh;
-    char out[PATH_MAX + 64], log[PATH_MAX + 64], exe[PATH_MAX];
+    char out[PATH_MAX + 64], log[PATH_MAX + 64], exe[PATH_MAX], name[512];
     const char *args[FC_PROBE_MAX_ARGS];
     fc_launch_result_t res;
     json_t *hosts = json_pack("[s]", host), *rec;
     int nargs;
 
-    memset(&lh, 0, sizeof(lh));
-    lh.mpirun = pl->mpirun;
-    lh.srun = pl->srun;
-    lh.mpirun_args = pl->mpirun_args;
-    lh.nmpirun_args = pl->nmpirun_args;
-    lh.per_node = 1;
-    snprintf(lh.hostfile, sizeof(lh.hostfile), "%s/start.%s.%s.hosts", pl->out_dir, pl->stage,
-             host);
-    snprintf(out, sizeof(out), "%s/start.%s.%s.out", pl->out_dir, pl->stage, host);
-    snprintf(log, sizeof(log), "%s/start.%s.%s.log", pl->out_dir, pl->stage, host);
-    nargs = fc_launch_hosts_argv(&lh, hosts, args, FC_PROBE_MAX_ARGS - 2, err, errlen);
+    snprintf(name, sizeof(name), "start.%s.%s", pl->stage, host);
+    nargs = fc_probe_argv(pl, name, hosts, &lh, args, out, log, sizeof(out), err, errlen);
     json_decref(hosts);
     if (nargs < 0)
         return NULL;
