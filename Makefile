@@ -235,7 +235,7 @@ FUZZ     := $(BUILD)/tests/fuzz_inputs.t
 # fc_pairs_schedule.c and its plans: the pairs stage's schedule, derived again)
 FUZZ_SRCS := $(addprefix lib/,base/fc_input.c base/fc_ctl_frame.c base/fc_ctl_check.c inventory/fc_inventory.c base/fc_hostlist.c \
                inventory/fc_topology.c inventory/fc_topo_parse.c inventory/fc_topo_slurm.c inventory/fc_topo_ibnet.c inventory/fc_topo_k8s.c base/fc_stages.c base/fc_coll.c \
-               base/fc_status.c base/fc_log.c \
+               base/fc_status.c base/fc_log.c base/fc_json.c \
                base/fc_alloc.c base/fc_results.c engine/fc_samples.c engine/fc_stats.c engine/fc_stats_compare.c engine/fc_sensitivity.c \
                stage/fc_stage_opts.c engine/fc_judge.c engine/fc_peers.c engine/fc_confirm_rule.c soak/fc_drift.c engine/fc_calls.c \
                counters/fc_counters.c counters/fc_counters_interval.c counters/fc_counters_check.c counters/fc_counters_ethtool.c stage/fc_contention_role.c \

@@ -14,6 +14,7 @@
 
 #include "fc_input.h"
 #include "fc_inventory.h"
+#include "fc_json.h"
 #include "fc_launch.h"
 #include "fc_results.h"
 #include "fc_watchdog.h"
@@ -22,13 +23,6 @@
 /* the launcher's start-up and tear-down on top of the probe's deadline */
 #define FC_PROBE_MARGIN_S 15
 #define FC_PROBE_MAX_ARGS 200
-
-static const char *fc_probe_str(json_t *obj, const char *key)
-{
-    const char *v = json_string_value(json_object_get(obj, key));
-
-    return v ? v : "";
-}
 
 /* The probe's answers in the launcher's stdout. */
 static json_t *fc_probe_read(const char *path)
@@ -154,7 +148,7 @@ static void fc_probe_host(json_t *probe, const char *host, int *hears_p, int *he
 
     *hears_p = *heard_p = 0;
     json_array_foreach(json_object_get(probe, "answers"), i, a) {
-        int mine = strcmp(fc_probe_str(a, "host"), host) == 0;
+        int mine = strcmp(fc_json_str(a, "host"), host) == 0;
 
         json_array_foreach(json_object_get(a, "heard"), j, v) {
             const char *from = fc_probe_rank_host(probe, json_integer_value(v));

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fc_counters_interval.h"
+#include "fc_json.h"
 
 double fc_counters_host_min_tx(const char *collective, double bytes, int nranks,
                                int host_ranks, int nhosts)
@@ -48,13 +49,6 @@ json_t *fc_counters_limits_json(const fc_counters_profile_t *cp)
                      cp->max_drops < 0 ? json_null() : json_real(cp->max_drops),
                      "max_retries", cp->max_retries < 0 ? json_null()
                      : json_real(cp->max_retries), "traffic", cp->traffic);
-}
-
-static const char *fc_json_str_or(const json_t *obj, const char *key)
-{
-    const char *v = json_string_value(json_object_get(obj, key));
-
-    return v ? v : "";
 }
 
 static double fc_cnum(const json_t *obj, const char *key, double dflt)
@@ -314,7 +308,7 @@ int fc_counters_apply(json_t *rec)
          * phase's counters are every node's (background and other racks'
          * too), and a link of rack2's node with errors blamed rack1; any
          * other host is placed by the report, from the plan's inventory */
-        if (json_object_get(rph, fc_json_str_or(imp, "host")) != NULL)
+        if (json_object_get(rph, fc_json_str(imp, "host")) != NULL)
             json_object_set(imp, "rack", json_object_get(rec, "rack"));
         else
             json_object_set_new(imp, "rack", json_string(""));

@@ -26,6 +26,7 @@
 
 #include "fc_alloc.h"
 #include "fc_confirm_rule.h"
+#include "fc_json.h"
 #include "fc_log.h"
 #include "fc_rails_stage.h"
 #include "fc_stats.h"
@@ -315,13 +316,6 @@ static json_t *fc_rails_figures(const fc_rails_run_t *rr, int r, int v)
     return sizes;
 }
 
-static const char *fc_json_str_or(json_t *obj, const char *key)
-{
-    const char *v = json_string_value(json_object_get(obj, key));
-
-    return v != NULL ? v : "";
-}
-
 /* Rail r's pairs as the pairs stage writes them, decorated. */
 static int fc_rails_report_pairs(fc_rails_run_t *rr, int r)
 {
@@ -363,7 +357,7 @@ static int fc_rails_report_pairs(fc_rails_run_t *rr, int r)
                      * PASS in the certificate's list of NICs */
                     if ((rr->undriven[r * rr->nnodes + v] ||
                          rr->flapped[r * rr->nnodes + v]) &&
-                        strcmp(fc_json_str_or(rec, "verdict"), "PASS") == 0) {
+                        strcmp(fc_json_str(rec, "verdict"), "PASS") == 0) {
                         json_t *rs = json_array();
 
                         json_array_append_new(rs, json_string(rr->errs[r * rr->nnodes + v]));

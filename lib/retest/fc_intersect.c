@@ -10,27 +10,11 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *fc_s(json_t *obj, const char *key)
-{
-    const char *s = json_string_value(json_object_get(obj, key));
-
-    return s ? s : "";
-}
-
-static int fc_has(json_t *set, const char *name)
-{
-    size_t i;
-    json_t *h;
-
-    json_array_foreach(set, i, h)
-        if (json_is_string(h) && strcmp(json_string_value(h), name) == 0)
-            return 1;
-    return 0;
-}
+#include "fc_json.h"
 
 static void fc_add(json_t *set, const char *name)
 {
-    if (name[0] && !fc_has(set, name))
+    if (name[0] && !fc_json_has_string(set, name))
         json_array_append_new(set, json_string(name));
 }
 
@@ -41,7 +25,7 @@ static json_t *fc_common(json_t *a, json_t *b)
     size_t i;
 
     json_array_foreach(a, i, h)
-        if (fc_has(b, json_string_value(h)))
+        if (fc_json_has_string(b, json_string_value(h)))
             json_array_append(out, h);
     return out;
 }
@@ -52,7 +36,7 @@ static int fc_meets(json_t *set, json_t *hosts)
     json_t *h;
 
     json_array_foreach(hosts, i, h)
-        if (fc_has(set, json_string_value(h)))
+        if (fc_json_has_string(set, json_string_value(h)))
             return 1;
     return 0;
 }
@@ -71,12 +55,12 @@ void fc_intersect_names(json_t *set, char *buf, size_t len)
 
 static int fc_is_fail(json_t *rec)
 {
-    return strcmp(fc_s(rec, "verdict"), "FAIL") == 0;
+    return strcmp(fc_json_str(rec, "verdict"), "FAIL") == 0;
 }
 
 static int fc_is_retest_wrong(json_t *rec)
 {
-    return strcmp(fc_s(rec, "type"), "retest") == 0 && strcmp(fc_s(rec, "kind"), "slow") != 0;
+    return strcmp(fc_json_str(rec, "type"), "retest") == 0 && strcmp(fc_json_str(rec, "kind"), "slow") != 0;
 }
 
 /* The host a record placed for wrong data, or NULL: a retest that
@@ -85,16 +69,16 @@ static int fc_is_retest_wrong(json_t *rec)
 static const char *fc_placed_host(json_t *rec)
 {
     json_t *imp = json_object_get(rec, "implicates");
-    const char *type = fc_s(rec, "type");
+    const char *type = fc_json_str(rec, "type");
 
     if (!fc_is_fail(rec))
         return NULL;
     if (fc_is_retest_wrong(rec) && json_is_true(json_object_get(rec, "localised")))
-        return fc_s(json_object_get(rec, "culprit"), "host")[0]
-                   ? fc_s(json_object_get(rec, "culprit"), "host") : fc_s(imp, "host");
+        return fc_json_str(json_object_get(rec, "culprit"), "host")[0]
+                   ? fc_json_str(json_object_get(rec, "culprit"), "host") : fc_json_str(imp, "host");
     if ((strcmp(type, "pair") == 0 || strcmp(type, "pairs_node") == 0) &&
-        strcmp(fc_s(imp, "part"), "node") == 0 && json_is_true(json_object_get(imp, "quarantine")))
-        return fc_s(imp, "host");
+        strcmp(fc_json_str(imp, "part"), "node") == 0 && json_is_true(json_object_get(imp, "quarantine")))
+        return fc_json_str(imp, "host");
     return NULL;
 }
 
@@ -107,10 +91,10 @@ static int fc_unplaced_wrong(json_t *rec)
 
     if (!fc_is_fail(rec))
         return 0;
-    if (strcmp(fc_s(rec, "type"), "retest") == 0)
+    if (strcmp(fc_json_str(rec, "type"), "retest") == 0)
         return fc_is_retest_wrong(rec) && !json_is_true(json_object_get(rec, "localised"));
     return json_is_object(imp) && json_is_false(json_object_get(imp, "localised")) &&
-           strcmp(fc_s(imp, "kind"), "slow") != 0;
+           strcmp(fc_json_str(imp, "kind"), "slow") != 0;
 }
 
 typedef struct fc_find {
@@ -136,15 +120,15 @@ static void fc_sighting(fc_find_t *f, json_t *rec, int fresh, const char *what, 
     ++f->sightings;
     f->new_sightings += fresh;
     json_array_foreach(f->evidence, i, e)
-        if (strcmp(fc_s(e, "stage"), fc_s(rec, "stage")) == 0 &&
-            strcmp(fc_s(e, "what"), what) == 0 && json_equal(json_object_get(e, "hosts"), hosts) &&
+        if (strcmp(fc_json_str(e, "stage"), fc_json_str(rec, "stage")) == 0 &&
+            strcmp(fc_json_str(e, "what"), what) == 0 && json_equal(json_object_get(e, "hosts"), hosts) &&
             json_equal(json_object_get(e, "observers"), observers)) {
             json_object_set_new(e, "points", json_integer(
                 json_integer_value(json_object_get(e, "points")) + 1));
             return;
         }
     json_array_append_new(f->evidence, json_pack("{s:s, s:s, s:O, s:O, s:i}", "stage",
-                          fc_s(rec, "stage"), "what", what, "hosts", hosts, "observers",
+                          fc_json_str(rec, "stage"), "what", what, "hosts", hosts, "observers",
                           observers, "points", 1));
 }
 
@@ -152,7 +136,7 @@ static void fc_sighting(fc_find_t *f, json_t *rec, int fresh, const char *what, 
 static void fc_record_sightings(fc_find_t *f, json_t *rec, int fresh)
 {
     json_t *imp = json_object_get(rec, "implicates"), *observers = json_array(), *x;
-    const char *type = fc_s(rec, "type");
+    const char *type = fc_json_str(rec, "type");
     char what[256];
     size_t i;
 
@@ -164,11 +148,11 @@ static void fc_record_sightings(fc_find_t *f, json_t *rec, int fresh)
          * contribution they all summed */
         if (json_integer_value(json_object_get(rec, "bad_ranks")) == 1 ||
             json_is_true(json_object_get(first, "all_on_host")))
-            fc_add(observers, fc_s(first, "host"));
+            fc_add(observers, fc_json_str(first, "host"));
         json_array_foreach(json_object_get(rec, "exchanges"), i, x)   /* a pair's */
             if (json_integer_value(json_object_get(x, "wrong")) > 0)
-                fc_add(observers, fc_s(x, "receiver_host"));
-        fc_sighting(f, rec, fresh, fc_s(imp, "group")[0] ? fc_s(imp, "group") : type,
+                fc_add(observers, fc_json_str(x, "receiver_host"));
+        fc_sighting(f, rec, fresh, fc_json_str(imp, "group")[0] ? fc_json_str(imp, "group") : type,
                     json_object_get(imp, "hosts"), observers);
     }
     json_decref(observers);
@@ -177,15 +161,15 @@ static void fc_record_sightings(fc_find_t *f, json_t *rec, int fresh)
     json_array_foreach(json_object_get(rec, "exchanges"), i, x) {
         json_t *ends, *to;
 
-        if (strcmp(type, "retest") != 0 || strcmp(fc_s(x, "verdict"), "wrong") != 0)
+        if (strcmp(type, "retest") != 0 || strcmp(fc_json_str(x, "verdict"), "wrong") != 0)
             continue;
         ends = json_array();
         to = json_array();
-        fc_add(ends, fc_s(x, "sender_host"));
-        fc_add(ends, fc_s(x, "receiver_host"));
-        fc_add(to, fc_s(x, "receiver_host"));
-        snprintf(what, sizeof(what), "retest exchange %s -> %s", fc_s(x, "sender_host"),
-                 fc_s(x, "receiver_host"));
+        fc_add(ends, fc_json_str(x, "sender_host"));
+        fc_add(ends, fc_json_str(x, "receiver_host"));
+        fc_add(to, fc_json_str(x, "receiver_host"));
+        snprintf(what, sizeof(what), "retest exchange %s -> %s", fc_json_str(x, "sender_host"),
+                 fc_json_str(x, "receiver_host"));
         fc_sighting(f, rec, fresh, what, ends, to);
         json_decref(ends);
         json_decref(to);
@@ -194,19 +178,19 @@ static void fc_record_sightings(fc_find_t *f, json_t *rec, int fresh)
 
 static void fc_group(fc_find_t *f, json_t *rec)
 {
-    int retest = strcmp(fc_s(rec, "type"), "retest") == 0;
+    int retest = strcmp(fc_json_str(rec, "type"), "retest") == 0;
     json_t *imp = json_object_get(rec, "implicates"), *g;
     json_t *hosts = json_object_get(retest ? rec : imp, retest ? "group_hosts" : "hosts");
-    const char *name = retest ? fc_s(rec, "group") : fc_s(imp, "group");
+    const char *name = retest ? fc_json_str(rec, "group") : fc_json_str(imp, "group");
     size_t i;
 
     if (fc_meets(f->placed, hosts))
         return;
     json_array_foreach(f->groups, i, g)
-        if (strcmp(fc_s(g, "stage"), fc_s(rec, "stage")) == 0 && strcmp(fc_s(g, "group"), name) == 0)
+        if (strcmp(fc_json_str(g, "stage"), fc_json_str(rec, "stage")) == 0 && strcmp(fc_json_str(g, "group"), name) == 0)
             return;
     json_array_append_new(f->groups, json_pack(
-        "{s:s, s:s, s:o, s:o}", "stage", fc_s(rec, "stage"), "group", name, "hosts",
+        "{s:s, s:s, s:o, s:o}", "stage", fc_json_str(rec, "stage"), "group", name, "hosts",
         hosts ? json_deep_copy(hosts) : json_array(), "racks",
         json_object_get(retest ? rec : imp, "racks")
             ? json_deep_copy(json_object_get(retest ? rec : imp, "racks")) : json_array()));
@@ -229,7 +213,7 @@ static void fc_no_common_text(json_t *evidence, char *buf, size_t len)
             fc_intersect_names(json_object_get(e, "hosts"), b, sizeof(b));
             snprintf(buf, len, "no host is in every group that saw wrong bits: the sightings "
                      "before %s %.200s had %.300s in common, it has %.300s (two faults, or one "
-                     "off these groups)", fc_s(e, "stage"), fc_s(e, "what"), a, b);
+                     "off these groups)", fc_json_str(e, "stage"), fc_json_str(e, "what"), a, b);
             json_decref(next);
             break;
         }
@@ -249,22 +233,22 @@ static json_t *fc_partners(json_t *healthy, json_t *suspects, json_t *evidence,
     size_t i, k;
 
     json_array_foreach(suspects, i, h)
-        fc_add(srack, fc_s(host_racks, json_string_value(h)));
+        fc_add(srack, fc_json_str(host_racks, json_string_value(h)));
     for (int pick = 0; pick < 2; ++pick) {
         const char *best = NULL;
         int best_key = 1 << 30;
 
         json_array_foreach(healthy, i, h) {
-            const char *name = json_string_value(h), *rack = fc_s(host_racks, name);
+            const char *name = json_string_value(h), *rack = fc_json_str(host_racks, name);
             int key = 0, seen = 0;
 
-            if (fc_has(suspects, name) || fc_has(partners, name))
+            if (fc_json_has_string(suspects, name) || fc_json_has_string(partners, name))
                 continue;
             json_array_foreach(evidence, k, e)
-                seen |= fc_has(json_object_get(e, "hosts"), name);
-            key = 4 * fc_has(srack, rack) + 2 * seen;
+                seen |= fc_json_has_string(json_object_get(e, "hosts"), name);
+            key = 4 * fc_json_has_string(srack, rack) + 2 * seen;
             if (pick == 1 && json_array_size(partners) > 0)
-                key += strcmp(rack, fc_s(host_racks, json_string_value(
+                key += strcmp(rack, fc_json_str(host_racks, json_string_value(
                                   json_array_get(partners, 0)))) == 0;
             if (key < best_key) {
                 best_key = key;
@@ -290,11 +274,11 @@ json_t *fc_intersect_find(json_t *records, const char *run_id, size_t from, json
     json_array_foreach(records, i, rec) {
         const char *h = fc_placed_host(rec);
 
-        if (h && strcmp(fc_s(rec, "run_id"), run_id) == 0)
+        if (h && strcmp(fc_json_str(rec, "run_id"), run_id) == 0)
             fc_add(f.placed, h);
     }
     json_array_foreach(records, i, rec)
-        if (strcmp(fc_s(rec, "run_id"), run_id) == 0 && fc_unplaced_wrong(rec)) {
+        if (strcmp(fc_json_str(rec, "run_id"), run_id) == 0 && fc_unplaced_wrong(rec)) {
             fc_group(&f, rec);
             fc_record_sightings(&f, rec, i >= from);
         }
@@ -335,7 +319,7 @@ json_t *fc_intersect_find(json_t *records, const char *run_id, size_t from, json
     } else if (f.sightings == 1) {
         e = json_array_get(f.evidence, 0);
         snprintf(reason, sizeof(reason), "wrong bits seen once (%s stage, %s): nothing "
-                 "recurs to intersect", fc_s(e, "stage"), fc_s(e, "what"));
+                 "recurs to intersect", fc_json_str(e, "stage"), fc_json_str(e, "what"));
     } else if (json_array_size(common) == 0) {
         fc_no_common_text(f.evidence, reason, sizeof(reason));
     } else if (json_array_size(suspects) == 0) {

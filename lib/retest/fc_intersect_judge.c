@@ -12,17 +12,11 @@
 #include <string.h>
 
 #include "fc_alloc.h"
+#include "fc_json.h"
 #include "fc_results.h"
 #include "fc_retest_records.h"
 
 #define FC_INTERSECT_TEXT 1024
-
-static const char *fc_s(json_t *obj, const char *key)
-{
-    const char *s = json_string_value(json_object_get(obj, key));
-
-    return s ? s : "";
-}
 
 /* "A -> X wrong 3 of 120, X -> A right (120), ...; without X: 240 of 240
  * right" for host x */
@@ -169,8 +163,8 @@ static void fc_evidence_text(json_t *plan, char *buf, size_t len)
         int first = 1;
 
         json_array_foreach(ev, k, f)
-            if (strcmp(fc_s(e, "stage"), fc_s(f, "stage")) == 0 &&
-                strcmp(fc_s(e, "what"), fc_s(f, "what")) == 0) {
+            if (strcmp(fc_json_str(e, "stage"), fc_json_str(f, "stage")) == 0 &&
+                strcmp(fc_json_str(e, "what"), fc_json_str(f, "what")) == 0) {
                 first &= k >= i;
                 pts += (long)json_integer_value(json_object_get(f, "points"));
             }
@@ -180,8 +174,8 @@ static void fc_evidence_text(json_t *plan, char *buf, size_t len)
             ++more;
             continue;
         }
-        at = fc_retest_cat(buf, len, at, "%s%s stage %s", shown++ ? ", " : "", fc_s(e, "stage"),
-                    fc_s(e, "what"));
+        at = fc_retest_cat(buf, len, at, "%s%s stage %s", shown++ ? ", " : "", fc_json_str(e, "stage"),
+                    fc_json_str(e, "what"));
         if (pts > 1)
             at = fc_retest_cat(buf, len, at, " (%ld points)", pts);
     }
@@ -242,7 +236,7 @@ json_t *fc_intersect_record(json_t *plan, const char *run_id, const char *stage,
     fc_evidence_text(plan, evidence, sizeof(evidence));
     snprintf(group, sizeof(group), "suspects %s", sus);
     json_array_foreach(suspects, i, h) {
-        const char *r = fc_s(host_racks, json_string_value(h));
+        const char *r = fc_json_str(host_racks, json_string_value(h));
         size_t k;
         json_t *q;
         int have = 0;
@@ -273,7 +267,7 @@ json_t *fc_intersect_record(json_t *plan, const char *run_id, const char *stage,
     json_object_set_new(rec, "exchanges", fc_exchanges_json(names, nex, ex));
     json_object_set_new(rec, "localised", json_boolean(v->outcome == FC_INTERSECT_PLACED));
     if (v->outcome == FC_INTERSECT_PLACED) {
-        const char *x = names[v->host], *rack = fc_s(host_racks, x);
+        const char *x = names[v->host], *rack = fc_json_str(host_racks, x);
         char tail[2 * FC_INTERSECT_TEXT];
 
         if (fc_suspect(plan, x))
@@ -313,7 +307,7 @@ json_t *fc_intersect_record(json_t *plan, const char *run_id, const char *stage,
                      "partners %s: %s; %s %s implicated with %s group; in every group that "
                      "saw wrong bits: %s", seconds, partners, v->why, sus,
                      one ? "stays" : "stay", one ? "its" : "their", evidence);
-        json_object_set_new(rec, "rack", json_string(one ? fc_s(host_racks, one) : ""));
+        json_object_set_new(rec, "rack", json_string(one ? fc_json_str(host_racks, one) : ""));
         json_object_set_new(rec, "racks", racks);
         racks = NULL;
         json_object_set_new(rec, "culprit", json_null());

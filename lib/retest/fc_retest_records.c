@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fc_alloc.h"
+#include "fc_json.h"
 
 #define FC_RETEST_TEXT 1024
 #define FC_RETEST_TEXT_PAIRS 4      /* partner hosts spelled out in a reason */
@@ -31,13 +32,6 @@ typedef struct fc_retest_judged {
     int localised;
     int loo_unit;                   /* placed by leave-one-out: the unit, else -1 */
 } fc_retest_judged_t;
-
-static const char *fc_str(json_t *obj, const char *key)
-{
-    const char *s = json_string_value(json_object_get(obj, key));
-
-    return s ? s : "";
-}
 
 size_t fc_retest_cat(char *buf, size_t len, size_t at, const char *fmt, ...)
 {
@@ -65,7 +59,7 @@ void fc_retest_first_wrong(json_t *o, uint64_t index, uint64_t expected, uint64_
 
 static const char *fc_host_rack(const fc_retest_judged_t *j, const char *host)
 {
-    return fc_str(json_object_get(j->in->groups, "host_racks"), host);
+    return fc_json_str(json_object_get(j->in->groups, "host_racks"), host);
 }
 
 static int fc_any_blamed(const fc_retest_judged_t *j)
@@ -297,12 +291,12 @@ static json_t *fc_base_record(const fc_retest_judged_t *j, json_t *group)
     fc_results_time(now, sizeof(now));
     rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "type", "retest", "run_id",
                     in->run_id, "stage", in->stage, "time", now, "source", "retest",
-                    "group", fc_str(group, "group"));
+                    "group", fc_json_str(group, "group"));
     json_object_set_new(rec, "group_hosts", group ? json_deep_copy(json_object_get(group, "hosts"))
                                                   : json_array());
     json_object_set_new(rec, "racks", group ? json_deep_copy(json_object_get(group, "racks"))
                                             : json_array());
-    json_object_set_new(rec, "observed", json_string(fc_str(group, "observed")));
+    json_object_set_new(rec, "observed", json_string(fc_json_str(group, "observed")));
     json_object_set_new(rec, "wrong_points", json_integer(json_integer_value(
                                                  json_object_get(group, "points"))));
     json_object_set_new(rec, "ranks", json_integer(in->nranks));
@@ -336,7 +330,7 @@ static void fc_write_culprit(fc_retest_judged_t *j, json_t *group, int c,
     const char *host = j->host_names[c], *rack = fc_host_rack(j, host);
     char rank_list[256], confirm[FC_RETEST_TEXT], why[2 * FC_RETEST_TEXT];
     fc_blame_t dir = fc_culprit_ranks(j, c, rank_list, sizeof(rank_list), ranks);
-    const char *obs = fc_str(group, "observed");
+    const char *obs = fc_json_str(group, "observed");
 
     if (j->loo_unit >= 0)
         fc_leave_one_out_text(j, confirm, sizeof(confirm));
@@ -360,7 +354,7 @@ static void fc_write_culprit(fc_retest_judged_t *j, json_t *group, int c,
     json_object_set_new(rec, "implicates", json_pack("{s:s, s:s, s:s, s:b}", "part", "node",
                         "host", host, "rack", rack, "quarantine", 1));
     j->reported[c] = 1;
-    fc_emit(results, tap, rec, group ? fc_str(group, "group") : host, why);
+    fc_emit(results, tap, rec, group ? fc_json_str(group, "group") : host, why);
 }
 
 /* The group's wrong result could not be placed on one of its hosts. */
@@ -404,11 +398,11 @@ static void fc_write_unplaced(fc_retest_judged_t *j, json_t *group, fc_results_t
     persistent = j->in->nunits > 1 && loo_all == j->in->nunits;
     snprintf(why, sizeof(why), "%s corruption in %s (%zu host%s), not localised%s: "
              "%s; nobody quarantined%s%s", persistent ? "persistent" : "intermittent",
-             fc_str(group, "group"), json_array_size(hosts),
+             fc_json_str(group, "group"), json_array_size(hosts),
              json_array_size(hosts) == 1 ? "" : "s",
              persistent ? " to one node (every run without one node is still wrong: more "
              "than one node corrupts)" : "", found,
-             fc_str(group, "observed")[0] ? "; observed: " : "", fc_str(group, "observed"));
+             fc_json_str(group, "observed")[0] ? "; observed: " : "", fc_json_str(group, "observed"));
     /* a one-node group: that node is implicated, but not quarantined */
     one = json_array_size(hosts) == 1 ? json_string_value(json_array_get(hosts, 0)) : NULL;
     json_object_set_new(rec, "rack", json_string(one ? fc_host_rack(j, one) : ""));
@@ -419,7 +413,7 @@ static void fc_write_unplaced(fc_retest_judged_t *j, json_t *group, fc_results_t
     json_object_set_new(rec, "implicates", json_pack("{s:s, s:s, s:O, s:O, s:b}", "part",
                         one ? "node" : "group", "host", one ? one : "", "racks",
                         json_object_get(group, "racks"), "hosts", hosts, "quarantine", 0));
-    fc_emit(results, tap, rec, fc_str(group, "group"), why);
+    fc_emit(results, tap, rec, fc_json_str(group, "group"), why);
 }
 
 static int fc_group_has_host(json_t *group, const char *host)
