@@ -89,7 +89,9 @@ $FC compare "$TMP/p1" "$TMP/sp" --out "$TMP/cmps" --min-slowdown 200 > "$TMP/cmp
 rc=$?
 [ $rc = 1 ] && grep -q "^rack rack1: FAIL" "$TMP/cmps.out" &&
     grep -q "^  node $H2: every one of its 3 pairs (all sizes) is slower beyond the noise" "$TMP/cmps.out"
-ok $? "compare of a clean run against the shaped one: exit $rc, names $H2: $(grep -m1 "node $H2" "$TMP/cmps.out" | cut -c1-110)"
+st=$?
+ok $st "compare of a clean run against the shaped one: exit $rc, names $H2: $(grep -m1 "node $H2" "$TMP/cmps.out" | cut -c1-110)"
+[ $st -eq 0 ] || why "$(grep -E "^rack|^  " "$TMP/cmps.out" | head -12 | cut -c1-300)"
 fig=$(jsonl "$TMP/cmps/certificates/rack1.json" 'my @p = grep { $_->{check} =~ /'$H2'/ } @{$r[0]{certificate}{comparisons}};
     join " ", map { sprintf "%s:%.2f:%.2f:%.2f", $_->{verdict} eq "slower" ? 1 : 0, $_->{ratio}, @{$_->{interval}} } @p')
 perl -e 'my @p = map { [split /:/] } @ARGV; exit !(@p == 3 && (grep { $_->[0] } @p) &&
@@ -110,7 +112,9 @@ v=$(jsonl "$TMP/cmps/certificates/rack2.json" 'my $c = $r[0]{certificate};
 read -r n bad blame other <<< "${v%%|*}"
 more=${v#*|}
 [ "$n" = 2 ] && [ "$bad" = 0 ] && [ "$blame" = 0 ]
-ok $? "rack2 is not failed by the pairs across the spine that $H2 explains: $n of them, each placed on $H2 (not: $bad); rack2's findings naming $H2: $blame; its other findings: $other${more:+ ($more)}"
+st=$?
+[ $st -eq 0 ] || why "$(jsonl "$TMP/cmps/certificates/rack2.json" 'join "\n", map { sprintf "%s %s ratio %.2f [%.2f, %.2f] placed on %s", $_->{check}, $_->{verdict}, $_->{ratio}, @{$_->{interval}}, $_->{placed_on}{host} // "-" } @{$r[0]{certificate}{comparisons}}')"
+ok $st "rack2 is not failed by the pairs across the spine that $H2 explains: $n of them, each placed on $H2 (not: $bad); rack2's findings naming $H2: $blame; its other findings: $other${more:+ ($more)}"
 diag "the shaped run with the baseline: $(cost "$TMP/sb")"
 diag "wall time of the test so far: ${SECONDS} s"
 done_testing

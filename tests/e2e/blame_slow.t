@@ -269,8 +269,9 @@ racks_are transient PASS PASS PASS
 ok $(( rc != 0 || $? != 0 )) "a node slow for its first calls only: every rack PASSes ($rc)"
 n=$(rec transient 'scalar grep { $_->{type} eq "point" && $_->{verdict} eq "PASS" && $_->{group} eq "'$H5'" &&
     ($_->{confirmation}{verdict} // "") eq "not_reproduced" && @{$_->{confirmation}{round_reasons}} &&
-    @{$_->{confirmation}{rounds}} == 2 } @r')
-ok $(( n < 1 )) "its record holds the failure beside the others and the two alone rounds that passed ($n)"
+    @{$_->{confirmation}{rounds}} >= 2 } @r')
+ok $(( n < 1 )) "its record holds the failure beside the others and the alone rounds that cleared it (two; a third where two disagreed) ($n)"
+[ "$n" -ge 1 ] 2>/dev/null || why "$(rec transient 'join "\n", map { sprintf "%s %s %s %s: confirmation %s, %d round(s)", $_->{collective}, $_->{dtype}, $_->{bytes}, $_->{verdict}, $_->{confirmation}{verdict} // "none", scalar @{$_->{confirmation}{rounds} || []} } grep { $_->{type} eq "point" && $_->{group} eq "'$H5'" } @r')"
 q=$(quarantined transient)
 is "$q" "" "nobody is quarantined for it (${q:-none})"
 # 6. rack2's uplink (3 of the 6 nodes) shaped to 5 Mbit/s, the pairs

@@ -10,6 +10,8 @@
 #     pair's slowdown with an interval that holds 30%; rack1 FAILs for
 #     fcv02, rack2 for its own points, not for the pairs across the spine
 #     that fcv02 explains;
+#   - fcv02's pairs 30 times slower and fcv03's others 1.3 times: only
+#     fcv02 is named (fcv03's one pair beyond the floor is fcv02's);
 #   - the same inputs give the same bytes (certificates, JUnit, summary,
 #     HTML); verify accepts a delta certificate, signed too, and catches a
 #     changed byte; JUnit is well-formed;
@@ -20,7 +22,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 G=tests/golden/report/clean
-plan 18
+plan 19
 
 # fixture DIR SEED PERL-FACTOR: the golden clean run with samples drawn
 # around each record's median; FACTOR($r, $host_a, $host_b) scales them;
@@ -74,6 +76,23 @@ grep -q '^rack rack2: FAIL: 4 of ' "$TMP/s1.out" &&
 ok $? "rack2 FAILs for its own rack-stage points (40% slower), not for the pairs fcv02 explains: $(grep '^rack rack2' "$TMP/s1.out")"
 n=$(jsonl "$TMP/s1/certificates/rack2.json" 'scalar grep { $_->{part} eq "node" } @{$r[0]{certificate}{findings}}')
 is "$n" 0 "rack2's certificate holds no finding about fcv02"
+
+# the slow link's partner: fcv02's pairs 30 times slower, fcv03's other
+# pairs 1.3 times (ranks waiting on the link slow the cores they share):
+# every pair of fcv03 is slower beyond the noise, but its only one beyond
+# the 200% floor is fcv02's, which has more: fcv03 is not named for it
+mk "$TMP/link" 4 '$r->{type} ne "pair" ? 1 : ($a eq "fcv02" || $b eq "fcv02") ? 30 :
+                  ($a eq "fcv03" || $b eq "fcv03") ? 1.3 : 1'
+$FC compare "$TMP/before" "$TMP/link" --out "$TMP/k1" --min-slowdown 200 > "$TMP/k1.out" 2>&1
+rc=$?
+p=$(jsonl "$TMP/k1/certificates/rack2.json" 'my ($p) = grep { $_->{check} eq "pairs: pair fcv02 <-> fcv03 64 KiB" } @{$r[0]{certificate}{comparisons}};
+    sprintf "%s %s", $p->{verdict}, $p->{placed_on}{host} // "-"')
+[ $rc = 1 ] && grep -q '^  node fcv02: every one of its 6 pairs' "$TMP/k1.out" &&
+    ! grep -q '^  node fcv03' "$TMP/k1.out" && [ "$p" = "slower fcv02" ] &&
+    grep -q '^rack rack2: PASS' "$TMP/k1.out"
+st=$?
+ok $st "a slow link's partner, its other pairs 30% slower: only fcv02 named, pair fcv02 <-> fcv03 placed on fcv02 ($p), rack2 PASSes (exit $rc)"
+[ $st -eq 0 ] || why "$(grep -E '^rack|^  ' "$TMP/k1.out" | head -10 | cut -c1-200)"
 
 cp -r "$TMP/s1" "$TMP/s1-first"
 $FC compare "$TMP/before" "$TMP/slow" --out "$TMP/s1" > /dev/null 2>&1

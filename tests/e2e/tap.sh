@@ -7,7 +7,8 @@ FC_TESTS_RUN=0
 FC_TESTS_FAILED=0
 BUILD=${BUILD:-build}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/fabcert-test.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+# KEEP=1 keeps a test's files for a look after it
+trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
 
 plan() { echo "1..$1"; }
 ok() {  # ok CONDITION-EXIT-STATUS DESCRIPTION
