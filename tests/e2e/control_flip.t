@@ -49,8 +49,9 @@ caught() {
         ! grep -q '"type":"quarantine"' "$TMP/$1/results.jsonl" &&
         ! grep -qE "exited on signal|core dumped" "$TMP/$1/"*.log &&
         ! grep -q '"type":"stage_end".*"verdict":"PASS"' "$TMP/$1/results.jsonl"
-    ok $? "$1: rack $4 in $(printf '%.1f' "$secs") s, rank $2 and '$3' named (rc $rc)"
-    [ $? -eq 0 ] || grep -E "CRASH|HANG|ERROR|INCOMPLETE|FAIL" "$TMP/$1.out" | head -3 | sed 's/^/# /'
+    local st=$?
+    ok $st "$1: rack $4 in $(printf '%.1f' "$secs") s, rank $2 and '$3' named (rc $rc)"
+    [ $st -eq 0 ] || why "$(grep -E "^stage|CRASH|HANG|ERROR|INCOMPLETE|FAIL" "$TMP/$1.out" | head -6 | cut -c1-250)"
 }
 
 # the stages with the interposer counting: they pass, and list the messages
