@@ -47,8 +47,9 @@ CMD_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CMD_SRCS))
 .SECONDARY:
 INJECT   := $(BUILD)/libfc_inject.so
 NOSTART  := $(BUILD)/libfc_nostart.so
+PINCPU   := $(BUILD)/libfc_pincpu.so
 STANDIN  := $(BUILD)/tests/libfc_gpu_standin.so
-all: $(BUILD)/libfabcert.a $(SUITES) $(BUILD)/fabcert $(UNIT) $(BENCH) $(INJECT) $(NOSTART) $(STANDIN)
+all: $(BUILD)/libfabcert.a $(SUITES) $(BUILD)/fabcert $(UNIT) $(BENCH) $(INJECT) $(NOSTART) $(PINCPU) $(STANDIN)
 
 # each object depends on the headers it includes, as the compiler found
 # them (-MMD: BUILD/.../x.d beside x.o; -MP: a header since removed is
@@ -114,6 +115,9 @@ $(INJECT): tests/inject/fc_inject.c tests/inject/fc_inject_mpi.c tests/inject/fc
 	$(MPICC) $(CFLAGS) $(WARN) -shared -o $@ $(filter %.c,$^)
 # a program that cannot start on one host: a constructor that exits (tests/inject)
 $(NOSTART): tests/inject/fc_nostart.c
+	$(CC) $(CFLAGS) $(WARN) -shared -o $@ $<
+# a host whose stage programs share a core: a constructor that pins them (tests/inject)
+$(PINCPU): tests/inject/fc_pincpu.c
 	$(CC) $(CFLAGS) $(WARN) -shared -o $@ $<
 
 # a stand-in GPU plugin (tests/standin): its backend init fails everywhere,

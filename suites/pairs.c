@@ -36,6 +36,7 @@
 #include "fc_pairs_schedule.h"
 #include "fc_pairs_stage.h"
 #include "fc_quiet.h"
+#include "fc_runq.h"
 #include "fc_stats.h"
 #include "fc_watchdog.h"
 
@@ -104,6 +105,7 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
                                     "the pair's receive times");
     fc_pattern_t pat[2];
     int32_t lat[FC_PAIRS_LAT_BYTES / sizeof(int32_t)];
+    double wait0 = -1, began = 0;   /* the CPU wait and time the timed loop began at */
 
     memset(side, 0, sizeof(*side));
     side->node = run->node;
@@ -129,6 +131,10 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
         MPI_Request req[2];
         double t0;
 
+        if (it == sp->warmup) {     /* the timed exchanges start */
+            wait0 = fc_runq_wait_s();
+            began = fc_now();
+        }
         memset(recvbuf, 0xA5, count * sizeof(int32_t));
         t0 = fc_now();
         /* both directions at once, as one exchange; the receive's end
@@ -157,15 +163,23 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
         }
         side->wrong += m.wrong;
     }
+    side->cpu_wait = fc_runq_share(wait0, fc_runq_wait_s(), began, fc_now());
     side->median_s = fc_stats_median(times + sp->warmup, (size_t)sp->iters);
     side->recv_median_s = fc_stats_median(recv_times + sp->warmup, (size_t)sp->iters);
     fc_samples_keep(times + sp->warmup, sp->iters, &side->samples);
     /* latency: ping-pong, the lower node serves first; each message names
      * its sender and iteration, checked like the data (a changed bit is a
      * wrong element of the pair, at element 0 or 1) */
+    wait0 = -1;
     for (int it = 0; it < total; ++it) {
-        double t0 = fc_now();
+        double t0;
         uint64_t got;
+
+        if (it == sp->warmup) {
+            wait0 = fc_runq_wait_s();
+            began = fc_now();
+        }
+        t0 = fc_now();
 
         if (run->node < partner) {
             lat[0] = run->node;
@@ -194,6 +208,7 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
             side->wrong += (lat[0] != partner) + (lat[1] != it);
         }
     }
+    side->lat_cpu_wait = fc_runq_share(wait0, fc_runq_wait_s(), began, fc_now());
     side->lat_us = fc_stats_median(times + sp->warmup, (size_t)sp->iters) / 2 * 1e6;
     fc_watchdog_peer(-1);
     free(times);

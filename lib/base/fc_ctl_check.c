@@ -34,6 +34,8 @@ int fc_ctl_side_ok(const fc_pair_side_t *s, int nnodes, int nsizes)
         return 1;
     return s->valid == 1 && s->node >= 0 && s->node < nnodes && s->partner >= 0 &&
            s->partner < nnodes && s->size_index >= 0 && s->size_index < nsizes &&
+           (s->cpu_wait == -1 || (s->cpu_wait >= 0 && s->cpu_wait <= 1)) &&
+           (s->lat_cpu_wait == -1 || (s->lat_cpu_wait >= 0 && s->lat_cpu_wait <= 1)) &&
            s->samples.n >= 0 && s->samples.n <= FC_SAMPLES_MAX;
 }
 

@@ -40,7 +40,7 @@ static size_t fc_probe_text(const fc_pairs_run_t *run, int i, int v, char *buf, 
     const fc_pairs_probe_t *pr;
     const fc_pair_t *p = NULL;
     size_t at = 0;
-    int other, nslow;
+    int other, nslow, held;
 
     if (i < 0 || i >= run->confirm.nprobes || run->confirm.probes[i].slow < 0)
         return (size_t)snprintf(buf, len, "not measured");
@@ -70,7 +70,11 @@ static size_t fc_probe_text(const fc_pairs_run_t *run, int i, int v, char *buf, 
                                p->bw_gbps);
     }
     nslow = fc_confirm_slow_count(pr->meas, pr->nmeasures);
-    if (pr->slow == FC_CONFIRM_MEAS_UNDECIDED)
+    held = fc_pairs_probe_cpu_held(run, i);
+    if (pr->slow == FC_CONFIRM_MEAS_UNDECIDED && held >= 0)
+        at += (size_t)snprintf(buf + at, at < len ? len - at : 0, " GB/s (undecided: held "
+                               "by %s's CPU) with", fc_host(run, held));
+    else if (pr->slow == FC_CONFIRM_MEAS_UNDECIDED)
         at += (size_t)snprintf(buf + at, at < len ? len - at : 0, " GB/s (undecided: no "
                                "reference its two nodes do not set) with");
     else if (nslow > 0)
@@ -134,6 +138,13 @@ json_t *fc_pairs_probe_json(const fc_pairs_run_t *run, int i)
 
             if (p->dir_gbps[0] > 0 && p->dir_gbps[1] > 0)
                 json_object_set_new(entry, "directions", fc_pairs_directions_json(run, p));
+            /* how long its ranks waited for a CPU (fc_runq.h), and whether
+             * that, not the fabric, made it slow */
+            if (p->cpu_wait > 0 || p->lat_cpu_wait > 0)
+                json_object_set_new(entry, "cpu_wait", json_pack(
+                    "{s:f, s:f, s:s, s:b}", "exchanges_pct", 100 * p->cpu_wait,
+                    "round_trips_pct", 100 * p->lat_cpu_wait, "host",
+                    fc_host(run, p->cpu_wait_node), "held", p->cpu_held));
             if (run->alone_of != NULL && p->control >= 0) {
                 const fc_pair_t *c = &run->alone[(size_t)p->control * nz + z];
 
@@ -349,6 +360,24 @@ static void fc_switch_unshown_text(const fc_pairs_run_t *run, int r, char *buf, 
                  : "no such node could be a partner");
 }
 
+int fc_pairs_probe_cpu_held(const fc_pairs_run_t *run, int i)
+{
+    int nz = run->ctx->sp.nsizes;
+    const fc_pairs_probe_t *pr;
+
+    if (!run->confirmed || run->alone_of == NULL || i < 0 || i >= run->confirm.nprobes)
+        return -1;
+    pr = &run->confirm.probes[i];
+    for (int k = 0; k < pr->nmeasures; ++k)
+        for (int z = 0; pr->meas[k] >= 0 && z < nz; ++z) {
+            const fc_pair_t *p = fc_pairs_alone_at(run, pr->first + k, z);
+
+            if (p->cpu_held)
+                return p->cpu_wait_node;
+        }
+    return -1;
+}
+
 /* A slow pair's verdict after confirmation: its implicates (or NULL for a
  * pass) and the first reason, into why. */
 json_t *fc_pairs_slow_verdict(const fc_pairs_run_t *run, int k, int a, int b,
@@ -468,7 +497,20 @@ json_t *fc_pairs_slow_verdict(const fc_pairs_run_t *run, int k, int a, int b,
                          fc_host(run, b), "racks", fc_rack_of(run, a), fc_rack_of(run, b),
                          "quarantine", 0);
     }
-    case FC_PAIR_V_UNDECIDED:
+    case FC_PAIR_V_UNDECIDED: {
+        int held = fc_pairs_probe_cpu_held(run, c->alone_probe[k]);
+
+        if (held >= 0) {
+            snprintf(why, len, "slow in its round (%s); alone (%s) its ranks waited for a "
+                     "CPU most of the time, on %s's side, and without that wait it is not "
+                     "slow: the host's processors held it (another process on %s's cores), "
+                     "not the fabric: not judged, nobody blamed", round, alone,
+                     fc_host(run, held), fc_host(run, held));
+            return json_pack("{s:s, s:s, s:s, s:[s,s], s:b, s:b}", "part", "cpu", "host",
+                             fc_host(run, held), "rack", fc_rack_of(run, held), "hosts",
+                             fc_host(run, a), fc_host(run, b), "quarantine", 0, "confirmed",
+                             0);
+        }
         snprintf(why, len, "slow in its round (%s); alone (%s) no reference its two nodes do "
                  "not set could judge it (no other pair of its kind, none of its nodes' "
                  "pairs across the spine): undecided, the pair's nodes are not blamed and "
@@ -476,6 +518,7 @@ json_t *fc_pairs_slow_verdict(const fc_pairs_run_t *run, int k, int a, int b,
         return json_pack("{s:s, s:[s,s], s:[s,s], s:b, s:b}", "part", "path", "hosts",
                          fc_host(run, a), fc_host(run, b), "racks", fc_rack_of(run, a),
                          fc_rack_of(run, b), "quarantine", 0, "confirmed", 0);
+    }
     case FC_PAIR_V_NOT_REPRODUCED:
         snprintf(why, len, "slow in its round beside other pairs (%s), not reproduced "
                  "alone (%s): not judged a fault", round, alone);

@@ -32,8 +32,15 @@ void fc_pairs_node_evidence_text(const fc_pairs_run_t *run, int v, char *buf, si
 /* Node v's confirmation as JSON: confirmed, alone_in_rack, its partners'
  * probes and the probes that vouched for them. */
 json_t *fc_pairs_node_confirmation_json(const fc_pairs_run_t *run, int v);
+/* The node whose ranks waited for a CPU through probe i, when a
+ * measurement of it was slow only for that wait (fc_pair_t cpu_held:
+ * undecided, not the fabric's); -1 when none was. */
+int fc_pairs_probe_cpu_held(const fc_pairs_run_t *run, int i);
 /* Slow pair k = (a, b) with verdict v: what it implicates (NULL: it
- * passes, not reproduced alone) and the first reason, into why. */
+ * passes, not reproduced alone) and the first reason, into why. An
+ * undecided pair whose probe was held by a host's CPU implicates that
+ * host's processors ("part": "cpu"), not the fabric: its record is
+ * INCOMPLETE (fc_pairs_report.c). */
 json_t *fc_pairs_slow_verdict(const fc_pairs_run_t *run, int k, int a, int b,
                               fc_pair_verdict_t v, char *why, size_t len);
 

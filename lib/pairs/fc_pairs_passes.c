@@ -24,6 +24,53 @@ typedef struct fc_passes {
                                  * 0 neither (controls avoid suspects) */
 } fc_passes_t;
 
+/* A measurement's ranks that waited for a CPU this share of its time or
+ * more are looked at again without that wait (below it, noise) */
+#define FC_CPU_WAIT_LOOKED_AT 0.05
+/* at most this share is taken out: a figure is never made more than 20
+ * times faster */
+#define FC_CPU_WAIT_MOST 0.95
+
+/* Slow alone measurement p judged again with the time its ranks waited
+ * for a CPU taken out (lib/base/fc_runq.h): each figure as if each
+ * exchange had lasted (1 - share) of its time, by the same limits and
+ * references. Still slow: the fabric's (a slow link holds a rank in
+ * its wait whatever its core). Not slow: the host's processors held the
+ * exchanges (a process sharing a rank's core), not the fabric, so p is
+ * undecided, never a confirmation, and says so with both figures. */
+static void fc_passes_cpu_held(const fc_pairs_run_t *run, fc_pair_t *p)
+{
+    double f = p->cpu_wait < FC_CPU_WAIT_MOST ? p->cpu_wait : FC_CPU_WAIT_MOST;
+    double fl = p->lat_cpu_wait < FC_CPU_WAIT_MOST ? p->lat_cpu_wait : FC_CPU_WAIT_MOST;
+    size_t at = strlen(p->reasons[0]);
+    fc_pair_t q;
+
+    p->cpu_held = 0;
+    if (!p->slow || (f < FC_CPU_WAIT_LOOKED_AT && fl < FC_CPU_WAIT_LOOKED_AT))
+        return;
+    q = *p;
+    if (f > 0) {
+        q.bw_gbps = p->bw_gbps / (1 - f);
+        for (int d = 0; d < 2; ++d)
+            q.dir_gbps[d] = p->dir_gbps[d] / (1 - f);
+    }
+    if (fl > 0)
+        q.lat_us = p->lat_us * (1 - fl);
+    fc_pairs_judge_alone(run, &q);
+    if (q.slow)
+        return;
+    p->slow = 0;
+    p->undecided = 1;
+    p->cpu_held = 1;
+    for (int d = 0; d < 2; ++d)
+        p->dir_slow[d] = q.dir_slow[d];
+    snprintf(p->reasons[0] + at, sizeof(p->reasons[0]) - at, "; but its ranks waited for a "
+             "CPU %.0f%% of the exchanges' time and %.0f%% of the round trips' (%s's side): "
+             "without that wait, %.4f GB/s and %.1f us, not slow: the host's processors, "
+             "not the fabric: undecided", 100 * p->cpu_wait, 100 * p->lat_cpu_wait,
+             run->node_hosts[p->cpu_wait_node], q.bw_gbps, q.lat_us);
+}
+
 /* Stored measurement m judged at every size by the pass's tolerance:
  * FC_CONFIRM_MEAS_SLOW when slow at any size, else _UNDECIDED when no
  * honest reference judged a size (fc_pairs_judge_alone), else _FAST. Its
@@ -31,7 +78,9 @@ typedef struct fc_passes {
  * by the relative rules (the rounds' references, measured at another
  * moment) within the tolerance of its control is not slow; a size that
  * fails a limit its control fails too is undecided (the limit's failure
- * stands in the pair's record; it singles out nobody). */
+ * stands in the pair's record; it singles out nobody). A size still slow
+ * is judged again without the time its ranks waited for a CPU
+ * (fc_passes_cpu_held). */
 static int fc_passes_judge(fc_pairs_run_t *run, int m)
 {
     int nz = run->ctx->sp.nsizes, slow = 0, undecided = 0;
@@ -67,6 +116,7 @@ static int fc_passes_judge(fc_pairs_run_t *run, int m)
                          run->node_hosts[c->a], run->node_hosts[c->b], c->bw_gbps, c->lat_us);
             }
         }
+        fc_passes_cpu_held(run, p);
         slow |= p->slow;
         undecided |= p->undecided;
     }

@@ -27,6 +27,10 @@ typedef struct fc_pair_side {
                              * its partner's data: the partner's direction
                              * into this node; 0 when not timed apart */
     double lat_us;          /* half round trip, 8 bytes */
+    double cpu_wait;        /* share of the timed exchanges this side's
+                             * thread waited for a CPU (lib/base/fc_runq.h),
+                             * 0 to 1; -1 not known */
+    double lat_cpu_wait;    /* the same over the timed latency round trips */
     uint64_t wrong;         /* wrong elements received */
     int32_t first_iter;
     uint64_t first_pos, expected, actual;
@@ -84,6 +88,17 @@ typedef struct fc_pair {
                              * when larger (fc_pairs_alone_tolerance) */
     fc_samples_t samples;   /* the slower side's exchange times */
     double lat_us;
+    double cpu_wait;        /* the higher of its sides' cpu_wait (the side
+                             * waiting for a CPU holds both: an exchange is
+                             * as slow as its slower end) ... */
+    double lat_cpu_wait;    /* ... and of their lat_cpu_wait; 0 when neither
+                             * is known */
+    int cpu_wait_node;      /* the node whose side waited most (when either
+                             * figure is above 0) */
+    int cpu_held;           /* alone: slow as measured, not slow once the
+                             * time its ranks waited for a CPU is taken out:
+                             * the host's processors, not the fabric, so
+                             * undecided (lib/pairs/fc_pairs_passes.c) */
     uint64_t wrong;
     uint64_t wrong_at[2];   /* of those, received by a, by b */
     int bad_node;           /* the node that received wrong data, or -1 */

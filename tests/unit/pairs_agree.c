@@ -17,7 +17,11 @@
  *    (its control, measured right after it, as slow) is not reproduced;
  *    beside a fast control it is its path's;
  *  - direction: a node slow only in what it sends is named for that
- *    direction and quarantined; its partners are not named.
+ *    direction and quarantined; its partners are not named;
+ *  - the host's CPU: a node slow alone only while its ranks waited for a
+ *    CPU (a busy process sharing their core) is not confirmed: its pairs
+ *    are INCOMPLETE naming its CPU, nobody quarantined; a slow link
+ *    beside the same wait is still confirmed and quarantined.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -47,6 +51,9 @@ typedef struct fixture {
                                  * 0.01 GB/s, whatever the pair (a busy
                                  * machine) */
     int path_a, path_b;         /* this pair moves 0.01 GB/s alone */
+    int cpu_node;               /* its pairs move cpu_gbps alone, and its
+                                 * side waited cpu_wait of the time for a CPU */
+    double cpu_gbps, cpu_wait;
     int count[MAXN][MAXN];      /* measurements made of each pair */
 } fixture_t;
 
@@ -79,6 +86,11 @@ static int measure(void *arg, fc_pairs_run_t *run, int x, int y, int s)
         if (!f->sends_only)
             p->dir_gbps[lo == f->slow_node ? 1 : 0] = 0.001;
     }
+    if (lo == f->cpu_node || hi == f->cpu_node) {
+        p->dir_gbps[0] = p->dir_gbps[1] = f->cpu_gbps;
+        p->cpu_wait = p->lat_cpu_wait = f->cpu_wait;
+        p->cpu_wait_node = f->cpu_node;
+    }
     p->bw_gbps = p->dir_gbps[0] < p->dir_gbps[1] ? p->dir_gbps[0] : p->dir_gbps[1];
     return 0;
 }
@@ -91,7 +103,7 @@ static void fixture_make(fixture_t *f, double pct)
 
     memset(f, 0, sizeof(*f));
     matrix_make(&f->m, racks, 3, pct, 1.0, 0.5);
-    f->slow_node = f->noisy_node = f->noisy_spared = f->path_a = f->path_b = -1;
+    f->slow_node = f->noisy_node = f->noisy_spared = f->path_a = f->path_b = f->cpu_node = -1;
     f->noisy_seq = "";
     for (int k = 0; k < f->m.run.npairs; ++k) {
         fc_pair_t *p = &f->m.pairs[k];
@@ -560,10 +572,67 @@ static void test_direction(void)
     fixture_free(&f, records);
 }
 
+/* n03's pairs at gbps in the rounds and alone, its side waiting `wait`
+ * of the time for a CPU alone; run. */
+static void run_cpu(fixture_t *f, double gbps, double wait, json_t **records_p)
+{
+    fixture_make(f, 80);
+    for (int v = 0; v < 6; ++v)
+        if (v != 2)
+            plant(f, 2, v, gbps, gbps);
+    f->cpu_node = 2;
+    f->cpu_gbps = gbps;
+    f->cpu_wait = wait;
+    fixture_run(f, records_p);
+}
+
+static void test_cpu_held(void)
+{
+    static fixture_t f;
+    json_t *records, *r, *held = NULL;
+    int q, others, incomplete = 0, cpu_named = 0;
+    size_t i;
+
+    /* 20 times slow alone, 96% of it waiting for a CPU: 1.25 GB/s without */
+    run_cpu(&f, 0.025, 0.96, &records);
+    q = count_blamed(records, NULL, &others);
+    json_array_foreach(records, i, r) {
+        json_t *imp = json_object_get(r, "implicates");
+
+        if (strcmp(str(r, "type"), "pair") || strcmp(str(r, "verdict"), "INCOMPLETE"))
+            continue;
+        incomplete++;
+        cpu_named += !strcmp(str(imp, "part"), "cpu") && !strcmp(str(imp, "host"), "n03");
+        if (held == NULL)
+            held = json_object_get(json_array_get(json_object_get(json_array_get(
+                json_object_get(json_object_get(json_object_get(r, "confirmation"), "alone"),
+                                "measurements"), 0), "sizes"), 0), "cpu_wait");
+    }
+    fc_tap_is_int(&tap, q, 0, "a node slow alone while its ranks waited 96%% of the time for "
+                  "a CPU: nobody quarantined");
+    fc_tap_is_int(&tap, others, 0, "... and no record FAILs");
+    fc_tap_ok(&tap, incomplete > 0 && cpu_named == incomplete, "... its slow pairs are "
+              "INCOMPLETE, each naming n03's CPU (%d of %d)", cpu_named, incomplete);
+    fc_tap_ok(&tap, json_is_true(json_object_get(held, "held")) &&
+              !strcmp(str(held, "host"), "n03"), "... the alone measurement's record holds "
+              "the wait, its host and that it held the pair");
+    fc_tap_is_double(&tap, json_number_value(json_object_get(held, "exchanges_pct")), 96, 1e-6,
+                     "... with the share of the exchanges' time");
+    fixture_free(&f, records);
+
+    /* a slow link (1000 times slow) beside a 50% wait: still the link's */
+    run_cpu(&f, 0.001, 0.5, &records);
+    q = count_blamed(records, "n03", &others);
+    fc_tap_is_int(&tap, q, 1, "a slow link beside a 50%% wait for a CPU: still confirmed, "
+                  "n03 quarantined");
+    fc_tap_is_int(&tap, others, 0, "... and nobody else is blamed");
+    fixture_free(&f, records);
+}
+
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 45);
+    fc_tap_plan(&tap, 52);
     if (mkdtemp(dir) == NULL)
         fc_tap_bail(&tap, "cannot make a scratch directory");
     test_disagreeing_evidence();
@@ -571,6 +640,7 @@ int main(void)
     test_control();
     test_control_limit();
     test_direction();
+    test_cpu_held();
     rmdir(dir);
     return fc_tap_done(&tap);
 }

@@ -1,0 +1,24 @@
+/*
+ * fc_runq.h - how long the calling thread has waited for a CPU: runnable,
+ * but another task ran on its core (the kernel's run-queue delay,
+ * /proc/thread-self/schedstat). A measurement whose ranks waited most of
+ * its time for a CPU measured the host's processors, not the fabric: a
+ * CPU-bound process sharing a rank's core holds each message for one of
+ * its scheduler turns (about 4 ms here), which reads as a slow link in
+ * the rounds and alone alike. The pairs confirmation reads it around each
+ * timed loop and judges a slow alone measurement again without it
+ * (lib/pairs/fc_pairs_passes.c).
+ */
+#ifndef FC_RUNQ_H
+#define FC_RUNQ_H
+
+/* Seconds the calling thread has spent waiting on a run queue since it
+ * started; -1 when the kernel does not say (no schedstat file). */
+double fc_runq_wait_s(void);
+
+/* The share of wall time [t0, t1] (seconds) that the wait grew by between
+ * w0 and w1 (fc_runq_wait_s() at t0 and t1), clamped to [0, 1]; -1 when
+ * either reading is -1 or the span is empty. */
+double fc_runq_share(double w0, double w1, double t0, double t1);
+
+#endif

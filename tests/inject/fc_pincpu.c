@@ -1,0 +1,63 @@
+/*
+ * fc_pincpu.c - a host whose stage programs share one core with whatever
+ * else runs there, planted from outside them for the end-to-end tests: a
+ * shared library preloaded into every rank whose constructor pins the
+ * stage program, on the chosen hosts alone, to one CPU. With a CPU-bound
+ * process pinned to the same CPU beside the cluster, each of that host's
+ * ranks gets the core for alternate scheduler turns, as on a node where
+ * another job (or a runaway daemon) keeps a core busy: its messages wait
+ * for a turn, and its pairs read as slow while its link is healthy.
+ * Loaded with
+ *   fabcert run --env LD_PRELOAD=$PWD/build/libfc_pincpu.so --env FC_PINCPU_HOST=H
+ *
+ * Configuration (environment; FC_PINCPU_HOST unset means "off"):
+ *   FC_PINCPU_HOST   the host (gethostname) whose stage programs are
+ *                    pinned, or a comma list of hosts
+ *   FC_PINCPU_CPU    the CPU (default 0)
+ *   FC_PINCPU_NICE   and run them at this nice value (default 0, the
+ *                    busy process's own: the two share the core evenly)
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <sys/resource.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Is `me` one of the comma list `hosts`? */
+static int fc_pincpu_listed(const char *hosts, const char *me)
+{
+    size_t len = strlen(me);
+
+    for (const char *p = hosts; *p; p += strcspn(p, ","), p += *p == ',')
+        if (strncmp(p, me, len) == 0 && (p[len] == ',' || p[len] == '\0'))
+            return 1;
+    return 0;
+}
+
+__attribute__((constructor)) static void fc_pincpu(void)
+{
+    const char *hosts = getenv("FC_PINCPU_HOST"), *cpu = getenv("FC_PINCPU_CPU");
+    const char *nice = getenv("FC_PINCPU_NICE");
+    char me[256] = "", exe[4096] = "";
+    const char *slash;
+    cpu_set_t set;
+    ssize_t n;
+
+    if (hosts == NULL || hosts[0] == '\0' || gethostname(me, sizeof(me) - 1) != 0 ||
+        !fc_pincpu_listed(hosts, me) || (n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) <= 0)
+        return;
+    exe[n] = '\0';
+    /* the stage programs alone (build/suites/NAME), not the launcher's
+     * daemons, which LD_PRELOAD reaches too */
+    slash = strrchr(exe, '/');
+    if (!(slash && slash - exe >= 7 && strncmp(slash - 7, "/suites", 7) == 0))
+        return;
+    CPU_ZERO(&set);
+    CPU_SET(cpu ? atoi(cpu) : 0, &set);
+    if (sched_setaffinity(0, sizeof(set), &set) != 0)
+        perror("fc_pincpu: sched_setaffinity");
+    if (nice && setpriority(PRIO_PROCESS, 0, atoi(nice)) != 0)
+        perror("fc_pincpu: setpriority");
+}
