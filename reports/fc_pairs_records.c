@@ -1,6 +1,6 @@
 /*
- * fc_pairs_records.c - labels, certificate figures, HTML cells and rules
- * of the pairs stage's records (see fc_pairs_records.h). A pair's rules
+ * fc_pairs_records.c - labels, certificate figures, HTML cells, rules and
+ * limits of the pairs stage's records (see fc_pairs_records.h). A pair's rules
  * are one set per size (its limit, the relative rule, the same-rack rule
  * for a pair inside a rack), then its latency limit.
  */
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fc_cert_figure.h"
+#include "fc_confirm_rule.h"
 #include "fc_json.h"
 #include "fc_profile.h"
 #include "fc_rules.h"
@@ -114,4 +115,93 @@ void fc_rules_pair(json_t *rec, json_t *lines)
         fc_rule_add(lines, 1, "latency <= %.0f us (profile line %lld)",
                     json_number_value(json_object_get(lat, "max_latency_us")),
                     (long long)json_integer_value(json_object_get(lat, "line")));
+}
+
+/* ---- limits -------------------------------------------------------------- */
+
+/* Does a pair's figure at size entry z (its bandwidth) or, with
+ * judge_lat, its latency lat_us (with the record's latency_limit; -1: not
+ * there, which fails) fail? */
+static int fc_pair_fails_limit(json_t *rec, json_t *z, double bw, int judge_lat,
+                               double lat_us, char *why, size_t len)
+{
+    double min_bw = fc_rule_num(z, "min_bw_gbps");
+    json_t *ll = json_object_get(rec, "latency_limit");
+
+    if (min_bw >= 0 && bw < min_bw) {
+        if (why)
+            snprintf(why, len, "at %lld bytes %.4f GB/s per direction is below min_bw_gbps "
+                     "%g (profile line %lld)",
+                     (long long)json_integer_value(json_object_get(z, "bytes")), bw, min_bw,
+                     (long long)json_integer_value(json_object_get(z, "limit_line")));
+        return 1;
+    }
+    if (judge_lat && fc_rule_num(ll, "max_latency_us") >= 0 &&
+        !(lat_us >= 0 && lat_us <= fc_rule_num(ll, "max_latency_us"))) {
+        if (why && lat_us < 0)
+            snprintf(why, len, "no latency, under max_latency_us %g (profile line %lld)",
+                     fc_rule_num(ll, "max_latency_us"),
+                     (long long)json_integer_value(json_object_get(ll, "line")));
+        else if (why)
+            snprintf(why, len, "latency %.1f us is above max_latency_us %g (profile line "
+                     "%lld)", lat_us, fc_rule_num(ll, "max_latency_us"),
+                     (long long)json_integer_value(json_object_get(ll, "line")));
+        return 1;
+    }
+    return 0;
+}
+
+/* Did a pair's confirmation alone clear it? not_reproduced, and its alone
+ * measurements meet every size's limit and the latency limit by the
+ * majority rule. */
+static int fc_pair_cleared(json_t *rec)
+{
+    json_t *conf = json_object_get(rec, "confirmation"), *m, *z;
+    json_t *sizes = json_object_get(rec, "sizes");
+    int slow[FC_CONFIRM_MAX_MEASURES], n = 0;
+    size_t i, k;
+
+    if (strcmp(fc_json_str(conf, "verdict"), "not_reproduced") != 0)
+        return 0;
+    json_array_foreach(json_object_get(json_object_get(conf, "alone"), "measurements"), i, m) {
+        int fails = 0;
+
+        if (n == FC_CONFIRM_MAX_MEASURES)
+            break;
+        if (strcmp(fc_json_str(m, "result"), "not measured") == 0) {
+            slow[n++] = -1;
+            continue;
+        }
+        /* each alone size against the record's entry of that size; no
+         * size, or one the record has not, clears nothing */
+        fails = json_array_size(json_object_get(m, "sizes")) == 0;
+        json_array_foreach(json_object_get(m, "sizes"), k, z) {
+            json_t *mine = NULL, *e;
+            size_t j;
+
+            json_array_foreach(sizes, j, e)
+                if (json_integer_value(json_object_get(e, "bytes")) ==
+                    json_integer_value(json_object_get(z, "bytes")))
+                    mine = e;
+            fails |= mine == NULL ||
+                     fc_pair_fails_limit(rec, mine, fc_rule_num(z, "bw_gbps"), k == 0,
+                                         fc_rule_num(z, "latency_us"), NULL, 0);
+        }
+        slow[n++] = fails;
+    }
+    return n > 0 && fc_confirm_decide(slow, n) == FC_CONFIRM_CLEARED;
+}
+
+/* Each size against its limit and the latency against the record's,
+ * unless the confirmation alone cleared it (a rail's pair: the same). */
+int fc_limits_pair(json_t *rec, char *why, size_t len)
+{
+    json_t *z;
+    size_t i;
+
+    json_array_foreach(json_object_get(rec, "sizes"), i, z)
+        if (fc_pair_fails_limit(rec, z, fc_rule_num(z, "bw_gbps"), i == 0,
+                                fc_rule_num(rec, "latency_us"), why, len))
+            return !fc_pair_cleared(rec);
+    return 0;
 }

@@ -21,5 +21,8 @@ void fc_figure_pairs_node(json_t *rec, json_t *f);      /* host, slow partners *
 void fc_cell_pair(FILE *f, json_t *rec);           /* bandwidth per direction, latency */
 void fc_cell_pairs_node(FILE *f, json_t *rec);     /* slow with how many partners */
 void fc_rules_pair(json_t *rec, json_t *lines);            /* per size; latency */
+/* Its sizes and latency judged again against its own limits: 1 with why
+ * when they fail (fc_record_limits_func_t; a rail's pair too). */
+int fc_limits_pair(json_t *rec, char *why, size_t len);
 
 #endif

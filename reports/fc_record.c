@@ -50,14 +50,14 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
         .check = 1, .bits_rejudged = 1,
         .rack_keys = { "rack" }, .whole_job = 1, .label = fc_label_point,
         .subject = fc_subject_point, .figure = fc_figure_point, .cell = fc_cell_point,
-        .rules = fc_rules_point },
+        .rules = fc_rules_point, .limits = fc_limits_point },
     /* lib/pairs/fc_pairs_report.c: the pairs stage */
     [FC_RECORD_PAIR] = {
         .id = FC_RECORD_PAIR, .name = "pair", .writers = FC_BY_STAGE,
         .check = 1, .bits_rejudged = 1,
         .bits_per_size = 1, .rack_keys = { "rack_a", "rack_b" }, .label = fc_label_pair,
         .subject = fc_label_pair, .figure = fc_figure_pair, .cell = fc_cell_pair,
-        .rules = fc_rules_pair },
+        .rules = fc_rules_pair, .limits = fc_limits_pair },
     [FC_RECORD_PAIRS_NODE] = {
         .id = FC_RECORD_PAIRS_NODE, .name = "pairs_node", .writers = FC_BY_STAGE,
         .check = 1, .names_part = 1,
@@ -71,14 +71,15 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
         .check = 1, .bits_rejudged = 1, .racks_key = "racks",
         .rack_keys = { "rack" }, .whole_job = 1, .label = fc_label_contention,
         .subject = fc_subject_contention, .figure = fc_figure_contention,
-        .cell = fc_cell_contention, .rules = fc_rules_contention },
+        .cell = fc_cell_contention, .rules = fc_rules_contention,
+        .limits = fc_limits_contention },
     /* suites/overlap.c: the whole job, one record per size */
     [FC_RECORD_OVERLAP] = {
         .id = FC_RECORD_OVERLAP, .calls_counted = 1, .name = "overlap", .writers = FC_BY_STAGE,
         .check = 1, .bits_rejudged = 1, .racks_key = "racks",
         .rack_keys = { "rack" }, .whole_job = 1, .label = fc_label_overlap,
         .subject = fc_subject_overlap, .figure = fc_figure_overlap,
-        .cell = fc_cell_overlap, .rules = fc_rules_overlap },
+        .cell = fc_cell_overlap, .rules = fc_rules_overlap, .limits = fc_limits_overlap },
     /* suites/scaling.c: a node count of the series (group "N nodes"); its
      * `racks` are the racks the series spans, or those a drop implicates */
     [FC_RECORD_SCALING] = {
@@ -86,7 +87,7 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
         .check = 1, .racks_key = "racks",
         .rack_keys = { "rack" }, .whole_job = 1, .label = fc_label_scaling,
         .subject = fc_subject_point, .figure = fc_figure_scaling,
-        .cell = fc_cell_scaling, .rules = fc_rules_scaling },
+        .cell = fc_cell_scaling, .rules = fc_rules_scaling, .limits = fc_limits_scaling },
     /* suites/preflight.c */
     [FC_RECORD_PREFLIGHT] = {
         .id = FC_RECORD_PREFLIGHT, .name = "preflight", .writers = FC_BY_STAGE,
@@ -167,7 +168,7 @@ static const fc_record_type_t fc_record_types[FC_RECORD_COUNT] = {
         .check = 1, .bits_rejudged = 1,
         .bits_per_size = 1, .rack_keys = { "rack_a", "rack_b" }, .label = fc_label_rail_pair,
         .subject = fc_label_rail_pair, .figure = fc_figure_rail_pair, .cell = fc_cell_rail_pair,
-        .rules = fc_rules_pair },
+        .rules = fc_rules_pair, .limits = fc_limits_pair },
     [FC_RECORD_RAIL_NODE] = {
         .id = FC_RECORD_RAIL_NODE, .name = "rail_node", .writers = FC_BY_STAGE,
         .check = 1, .names_part = 1,

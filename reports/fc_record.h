@@ -22,7 +22,7 @@
  *
  * Adding a type: a name in fc_record_id_t and a row in fc_record.c's
  * table; for a judged type, its label, subject, figure, cell and, where
- * its figures have rules, its rules, together in its family's
+ * its figures have rules, its rules and limits, together in its family's
  * fc_<family>_records.c (what figures share: fc_cert_figure.h; what rules
  * share: fc_rules.h).
  *
@@ -101,6 +101,9 @@ typedef void (*fc_record_figure_func_t)(json_t *rec, json_t *figure);
 typedef void (*fc_record_cell_func_t)(FILE *f, json_t *rec);
 /* Append the rules that judged a record's figures to lines. */
 typedef void (*fc_record_rules_func_t)(json_t *rec, json_t *lines);
+/* Judge a record's figures again against its own limits: 1, with why,
+ * when they fail (fc_verdict_figures.h: fc_record_limit_fails). */
+typedef int (*fc_record_limits_func_t)(json_t *rec, char *why, size_t len);
 
 typedef struct fc_record_type {
     fc_record_id_t id;              /* its row in the table */
@@ -135,6 +138,8 @@ typedef struct fc_record_type {
                                      * NULL (a type never judged) */
     fc_record_cell_func_t cell;     /* its HTML "measured" cell, or NULL */
     fc_record_rules_func_t rules;   /* the rules of its figures, or NULL */
+    fc_record_limits_func_t limits; /* its figures against its limits, or
+                                     * NULL (none judged again) */
 } fc_record_type_t;
 
 /* The entry of a type name, or of FC_RECORD_UNKNOWN. */

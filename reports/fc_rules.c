@@ -109,3 +109,10 @@ void fc_rules_lines_text(json_t *lines, int applied, char *buf, size_t len)
             used = strlen(buf);
         }
 }
+
+double fc_rule_num(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+
+    return json_is_number(v) ? json_number_value(v) : -1;
+}

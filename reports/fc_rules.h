@@ -31,6 +31,10 @@ const char *fc_rule_note(json_t *notes, const char *prefix);
 void fc_rules_figures(json_t *lines, const char *size, double min_bw, double max_lat,
                       long line, json_t *rel, json_t *notes, const char *bw_name);
 
+/* A number member of obj, or -1 when it is not one (a limit that is not
+ * there): how the families' limit checks read a record's figures. */
+double fc_rule_num(json_t *obj, const char *key);
+
 /* The texts of lines that applied (applied 1) or did not (0), joined with
  * " | ", into buf ("" when none). */
 void fc_rules_lines_text(json_t *lines, int applied, char *buf, size_t len);

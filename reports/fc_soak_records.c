@@ -1,6 +1,6 @@
 /*
- * fc_soak_records.c - labels, certificate figures, HTML cells and rules of
- * the soak stage's records, and of a soak point's windows and drift (see
+ * fc_soak_records.c - labels, certificate figures, HTML cells, rules and
+ * limits of the soak stage's records, and of a soak point's windows and drift (see
  * fc_soak_records.h). Numbers in a cell are read as the stage writes them;
  * a figure that is absent reads as 0, and the certificate beside the page
  * has it as null.
@@ -9,7 +9,9 @@
 
 #include <string.h>
 
+#include "fc_alloc.h"
 #include "fc_cert_figure.h"
+#include "fc_drift.h"
 #include "fc_html_escape.h"
 #include "fc_json.h"
 #include "fc_rules.h"
@@ -274,4 +276,58 @@ void fc_rules_soak_gpu(json_t *rec, json_t *lines)
                     "count and algorithm", asked);
     else
         fc_rule_add(lines, 0, "no GPU burn (soak.gpu_burn: none)");
+}
+
+/* ---- limits -------------------------------------------------------------- */
+
+/* A soak point's drift. A record that carries its rule (drift_rule) is
+ * judged again from its own windows by the stage's rule (lib/soak/fc_drift.h):
+ * a drift above its tolerance, the larger of max_drift_pct and the noise
+ * floor of those windows (a record cannot widen it by claiming a larger
+ * floor), or a drift_pct it states above that tolerance. An older record:
+ * its sustained and intermittent drift against max_drift_pct. */
+int fc_soak_drift_fails(json_t *soak, char *why, size_t len)
+{
+    double lim = fc_rule_num(soak, "max_drift_pct");
+    json_t *wins = json_object_get(soak, "windows"), *w;
+    fc_drift_t d;
+    double *m;
+    size_t i;
+    int k;
+
+    if (!json_is_object(soak) || lim < 0)
+        return 0;
+    if (json_object_get(soak, "drift_rule") == NULL) {
+        if (fc_rule_num(soak, "drift_pct") > lim) {
+            snprintf(why, len, "sustained drift %.1f%% is above max_drift_pct %g",
+                     fc_rule_num(soak, "drift_pct"), lim);
+            return 1;
+        }
+        if (fc_rule_num(soak, "intermittent_pct") > lim) {
+            snprintf(why, len, "intermittent drift %.1f%% is above max_drift_pct %g",
+                     fc_rule_num(soak, "intermittent_pct"), lim);
+            return 1;
+        }
+        return 0;
+    }
+    k = fc_rule_num(soak, "confirm_windows") >= 1 ? (int)fc_rule_num(soak, "confirm_windows") : 2;
+    m = fc_xcalloc(json_array_size(wins) + 1, sizeof(*m), "a soak record's windows");
+    json_array_foreach(wins, i, w)
+        m[i] = fc_rule_num(w, "median_us") / 1e6;
+    fc_drift_judge(m, (int)json_array_size(wins), k, lim, &d);
+    free(m);
+    if (fc_drift_seen(&d)) {
+        snprintf(why, len, "its windows show a drift of %.1f%% (windows %d to %d against "
+                 "%d to %d), above its tolerance %.1f%% (max_drift_pct %g, the windows' "
+                 "noise floor %.1f%%)", d.drift_pct, d.from, d.n - 1, d.base_from,
+                 d.base_from + k - 1, d.tolerance_pct, lim, d.floor_pct);
+        return 1;
+    }
+    if (fc_rule_num(soak, "drift_pct") > d.tolerance_pct) {
+        snprintf(why, len, "drift %.1f%% is above its tolerance %.1f%% (max_drift_pct %g, "
+                 "the windows' noise floor %.1f%%)", fc_rule_num(soak, "drift_pct"),
+                 d.tolerance_pct, lim, d.floor_pct);
+        return 1;
+    }
+    return 0;
 }

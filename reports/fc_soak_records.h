@@ -31,5 +31,8 @@ void fc_rules_soak_gpu(json_t *rec, json_t *lines);        /* GPU health limits,
 void fc_figure_soak_drift(json_t *soak, json_t *f);
 void fc_cell_soak_drift(FILE *f, json_t *soak);
 void fc_rules_soak_drift(json_t *lines, json_t *soak, json_t *notes);
+/* A soak point's drift judged again from its windows (1 with why when it
+ * fails; the rule is in fc_soak_records.c). */
+int fc_soak_drift_fails(json_t *soak, char *why, size_t len);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * fc_sweep_records.c - labels, finding subjects, certificate figures, HTML
- * cells and rules of the collective sweeps' records (see
+ * cells, rules and limits of the collective sweeps' records (see
  * fc_sweep_records.h). The label and the finding's subject of a
  * measurement are one text: the label gives its size as people read it
  * ("4 KiB"), the finding as the stage wrote it ("4096 bytes"). Numbers in
@@ -14,9 +14,13 @@
 #include <string.h>
 
 #include "fc_cert_figure.h"
+#include "fc_coll.h"
+#include "fc_confirm_rule.h"
+#include "fc_counters_check.h"
 #include "fc_counters_interval.h"
 #include "fc_html_escape.h"
 #include "fc_json.h"
+#include "fc_judge.h"
 #include "fc_profile.h"
 #include "fc_rules.h"
 #include "fc_soak_records.h"
@@ -303,4 +307,184 @@ void fc_rules_scaling(json_t *rec, json_t *lines)
                         json_number_value(lat),
                         (long long)json_integer_value(json_object_get(limit, "line")));
     }
+}
+
+/* ---- limits: the figures judged again against their own limits --------- */
+
+/* Does a point's figure (busbw, median in us) fail its limit? The busbw
+ * limit applies only where busbw means something (more than one rank, a
+ * bus factor above 0), as the stage's judge applies it. why, when given,
+ * says which. */
+static int fc_point_fails_limit(json_t *rec, json_t *limit, double busbw, double median_us,
+                                char *why, size_t len)
+{
+    double min_bw = fc_rule_num(limit, "min_busbw_gbps"), max_lat = fc_rule_num(limit, "max_latency_us");
+    int coll = fc_coll_from_name(fc_json_str(rec, "collective"));
+    int ranks = (int)json_integer_value(json_object_get(rec, "ranks"));
+    int line = (int)json_integer_value(json_object_get(limit, "line"));
+
+    if (min_bw >= 0 && coll >= 0 && !fc_judge_busbw_void((fc_coll_id_t)coll, ranks) &&
+        busbw < min_bw) {
+        if (why)
+            snprintf(why, len, "busbw %.3f GB/s is below min_busbw_gbps %g (profile line %d)",
+                     busbw, min_bw, line);
+        return 1;
+    }
+    if (max_lat >= 0 && !(median_us >= 0 && median_us <= max_lat)) {
+        /* a median that is not there fails the limit too */
+        if (why && median_us < 0)
+            snprintf(why, len, "no median time, under max_latency_us %g (profile line %d)",
+                     max_lat, line);
+        else if (why)
+            snprintf(why, len, "median %.1f us is above max_latency_us %g (profile line %d)",
+                     median_us, max_lat, line);
+        return 1;
+    }
+    return 0;
+}
+
+/* Did a confirmation alone clear a point's limit? Its verdict says
+ * not_reproduced, and its rounds' suspect figures meet the limit by the
+ * majority rule (a round not measured decides nothing). */
+static int fc_point_cleared(json_t *rec, json_t *limit)
+{
+    json_t *conf = json_object_get(rec, "confirmation"), *round;
+    int slow[FC_CONFIRM_MAX_MEASURES], n = 0;
+    size_t i;
+
+    if (strcmp(fc_json_str(conf, "verdict"), "not_reproduced") != 0)
+        return 0;
+    json_array_foreach(json_object_get(conf, "rounds"), i, round) {
+        json_t *a = json_object_get(round, "suspect");
+
+        if (n == FC_CONFIRM_MAX_MEASURES)
+            break;
+        slow[n++] = !json_is_object(a) ? -1 :
+                    fc_point_fails_limit(rec, limit, fc_rule_num(a, "busbw_gbps"),
+                                         fc_rule_num(a, "median_us"), NULL, 0);
+    }
+    return n > 0 && fc_confirm_decide(slow, n) == FC_CONFIRM_CLEARED;
+}
+
+/* An overlap record's figures against its min_overlap_pct: the overlap
+ * efficiency and, where the record carries it, compute_work_pct (the
+ * compute done beside the collective over the compute done alone in the
+ * same wall time), each at least the limit, as the stage judges them; a
+ * figure that is not a number under a limit fails. */
+int fc_limits_overlap(json_t *rec, char *why, size_t len)
+{
+    double lim = fc_rule_num(rec, "min_overlap_pct");
+    json_t *eff = json_object_get(rec, "overlap_pct"), *work = json_object_get(rec,
+                                                                             "compute_work_pct");
+
+    if (!json_is_number(json_object_get(rec, "min_overlap_pct")))
+        return 0;
+    if (!json_is_number(eff) || json_number_value(eff) < lim) {
+        snprintf(why, len, "overlap %.1f%% is below min_overlap_pct %g", fc_rule_num(rec,
+                 "overlap_pct"), lim);
+        return 1;
+    }
+    if (work != NULL && (!json_is_number(work) || json_number_value(work) < lim)) {
+        snprintf(why, len, "the compute beside the collective did %.1f%% of its work alone, "
+                 "below min_overlap_pct %g", fc_rule_num(rec, "compute_work_pct"), lim);
+        return 1;
+    }
+    return 0;
+}
+
+/* A scaling record's drop against its max_drop_pct: the larger of the
+ * drop it states and the one its two busbw figures give. */
+int fc_limits_scaling(json_t *rec, char *why, size_t len)
+{
+    double lim = fc_rule_num(rec, "max_drop_pct"), peak = fc_rule_num(rec, "peak_busbw");
+    double prev = fc_rule_num(rec, "prev_peak_busbw"), drop = fc_rule_num(rec, "drop_pct");
+
+    json_t *limit = json_object_get(rec, "limit");
+
+    /* its floor (limits:), on the count's fastest iteration as the stage */
+    if (json_is_object(limit) && fc_rule_num(limit, "min_busbw_gbps") >= 0 &&
+        !(peak >= fc_rule_num(limit, "min_busbw_gbps"))) {
+        snprintf(why, len, "busbw %g GB/s on %lld nodes is below min_busbw_gbps %g", peak,
+                 (long long)json_integer_value(json_object_get(rec, "nodes")),
+                 fc_rule_num(limit, "min_busbw_gbps"));
+        return 1;
+    }
+    if (json_is_object(limit) && fc_rule_num(limit, "max_latency_us") >= 0 &&
+        !(json_is_number(json_object_get(rec, "median_us")) &&
+          fc_rule_num(rec, "median_us") <= fc_rule_num(limit, "max_latency_us"))) {
+        snprintf(why, len, "median %g us on %lld nodes is above max_latency_us %g",
+                 fc_rule_num(rec, "median_us"),
+                 (long long)json_integer_value(json_object_get(rec, "nodes")),
+                 fc_rule_num(limit, "max_latency_us"));
+        return 1;
+    }
+    if (!json_is_number(json_object_get(rec, "max_drop_pct")))
+        return 0;
+    if (prev > 0 && peak >= 0 && 100 * (prev - peak) / prev > drop)
+        drop = 100 * (prev - peak) / prev;
+    if (drop > lim) {
+        snprintf(why, len, "busbw on %lld nodes %.1f%% below %lld nodes, above max_drop_pct %g",
+                 (long long)json_integer_value(json_object_get(rec, "nodes")), drop,
+                 (long long)json_integer_value(json_object_get(rec, "prev_nodes")), lim);
+        return 1;
+    }
+    return 0;
+}
+
+/* A contention record's slowdown (loaded over clean median time) against
+ * its max_slowdown, as the stage judges it (a limit above 0); a slowdown
+ * that is not a number under the limit fails. */
+static int fc_contention_fails_limit(json_t *rec, char *why, size_t len)
+{
+    double lim = fc_rule_num(rec, "max_slowdown");
+    json_t *sd = json_object_get(rec, "slowdown");
+
+    if (!json_is_number(json_object_get(rec, "max_slowdown")) || !(lim > 0))
+        return 0;
+    if (!json_is_number(sd) || !(json_number_value(sd) <= lim)) {
+        if (json_is_number(sd))
+            snprintf(why, len, "slowdown %.2fx under %s is above max_slowdown %gx",
+                     json_number_value(sd), fc_json_str(rec, "kind"), lim);
+        else
+            snprintf(why, len, "slowdown missing under %s, with max_slowdown %gx",
+                     fc_json_str(rec, "kind"), lim);
+        return 1;
+    }
+    return 0;
+}
+
+/* Its link counters: an error counter that rose above max_errors
+ * (fc_counters_check.h; its traffic bound makes it INCOMPLETE, judged in
+ * fc_verdict_findings.c). */
+static int fc_counters_fail(json_t *rec, char *why, size_t len)
+{
+    json_t *z = fc_counters_check(rec);
+    int fails = z != NULL && strcmp(fc_json_str(z, "verdict"), "FAIL") == 0;
+
+    if (fails)
+        snprintf(why, len, "%s", json_string_value(
+            json_array_get(json_object_get(z, "reasons"), 0)));
+    json_decref(z);
+    return fails;
+}
+
+/* A point's figures against its limit, unless its confirmation alone
+ * cleared it; then its soak drift and its link counters. */
+int fc_limits_point(json_t *rec, char *why, size_t len)
+{
+    json_t *limit = json_object_get(rec, "limit");
+
+    if (json_is_object(limit) &&
+        fc_point_fails_limit(rec, limit, fc_rule_num(rec, "busbw_gbps"),
+                             fc_rule_num(json_object_get(rec, "time_us"), "median"), why, len) &&
+        !fc_point_cleared(rec, limit))
+        return 1;
+    why[0] = '\0';
+    return fc_soak_drift_fails(json_object_get(rec, "soak"), why, len) ||
+           fc_counters_fail(rec, why, len);
+}
+
+int fc_limits_contention(json_t *rec, char *why, size_t len)
+{
+    return fc_contention_fails_limit(rec, why, len) || fc_counters_fail(rec, why, len);
 }

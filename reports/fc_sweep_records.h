@@ -44,4 +44,11 @@ void fc_rules_contention(json_t *rec, json_t *lines);      /* max slowdown */
 void fc_rules_overlap(json_t *rec, json_t *lines);         /* min overlap */
 void fc_rules_scaling(json_t *rec, json_t *lines);         /* max drop, limits */
 
+/* The figures judged again against the record's own limits, as its stage
+ * judged them: 1 with why when they fail (fc_record_limits_func_t). */
+int fc_limits_point(json_t *rec, char *why, size_t len);       /* limit, drift, counters */
+int fc_limits_contention(json_t *rec, char *why, size_t len);  /* max slowdown, counters */
+int fc_limits_overlap(json_t *rec, char *why, size_t len);     /* min overlap, work */
+int fc_limits_scaling(json_t *rec, char *why, size_t len);     /* floor, max drop */
+
 #endif
