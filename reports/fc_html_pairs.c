@@ -49,12 +49,15 @@ static double fc_pair_bw(json_t *rec)
 
 static void fc_cell_add(fc_cell_t *c, json_t *rec, double bw)
 {
-    int failed = strcmp(fc_json_str(rec, "verdict"), "FAIL") == 0;
+    const char *verdict = fc_json_str(rec, "verdict");
+    int failed = strcmp(verdict, "PASS") != 0;     /* FAIL, or not certified */
 
-    /* the title names a failed pair if there is one, else the slowest */
+    /* the title names a pair that did not pass if there is one, else the
+     * slowest */
     if ((failed && c->failed == 0) || (!c->failed && (c->pairs == 0 || bw < c->min_bw)))
-        snprintf(c->worst, sizeof(c->worst), "%s - %s: %.4g GB/s%s", fc_json_str(rec, "host_a"),
-                 fc_json_str(rec, "host_b"), bw, failed ? " (FAIL)" : "");
+        snprintf(c->worst, sizeof(c->worst), "%s - %s: %.4g GB/s%s%s%s",
+                 fc_json_str(rec, "host_a"), fc_json_str(rec, "host_b"), bw,
+                 failed ? " (" : "", failed ? verdict : "", failed ? ")" : "");
     if (c->pairs == 0 || bw < c->min_bw)
         c->min_bw = bw;
     c->pairs++;

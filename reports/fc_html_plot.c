@@ -462,7 +462,10 @@ void fc_html_pairs_heatmap(FILE *f, const fc_rack_verdict_t *r, const char *stag
         b = json_number_value(json_object_get(json_array_get(sizes, json_array_size(sizes) - 1),
                                               "bw_gbps"));
         bw[idx[0]][idx[1]] = bw[idx[1]][idx[0]] = b;
-        bad[idx[0]][idx[1]] = bad[idx[1]][idx[0]] = strcmp(fc_json_str(rec, "verdict"), "FAIL") == 0;
+        /* 1 failed, 2 not certified (INCOMPLETE): marked alike */
+        bad[idx[0]][idx[1]] = bad[idx[1]][idx[0]] =
+            !strcmp(fc_json_str(rec, "verdict"), "FAIL") ? 1
+            : strcmp(fc_json_str(rec, "verdict"), "PASS") ? 2 : 0;
         have[idx[0]][idx[1]] = have[idx[1]][idx[0]] = 1;
         maxbw = fmax(maxbw, b);
 next:;
@@ -515,7 +518,8 @@ next:;
             fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"rgb(%d,%d,90)\" "
                     "stroke=\"%s\" stroke-width=\"%d\"><title>%s - %s: %.4g GB/s%s</title></rect>\n",
                     x, y, cell, cell, red, green, bad[a][b] ? "#000" : "#fff",
-                    bad[a][b] ? 3 : 1, hosts[a], hosts[b], bw[a][b], bad[a][b] ? " (FAIL)" : "");
+                    bad[a][b] ? 3 : 1, hosts[a], hosts[b], bw[a][b],
+                    bad[a][b] == 1 ? " (FAIL)" : bad[a][b] ? " (INCOMPLETE)" : "");
             fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\" "
                     "fill=\"#fff\">%s%.3g</text>\n", x + cell / 2, y + cell / 2 + 4,
                     bad[a][b] ? "\u2716 " : "", bw[a][b]);

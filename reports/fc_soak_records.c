@@ -310,7 +310,8 @@ int fc_soak_drift_fails(json_t *soak, char *why, size_t len)
         }
         return 0;
     }
-    k = fc_rule_num(soak, "confirm_windows") >= 1 ? (int)fc_rule_num(soak, "confirm_windows") : 2;
+    k = fc_rule_num(soak, "confirm_windows") >= 1 ? (int)fc_rule_num(soak, "confirm_windows")
+                                                  : 2;
     m = fc_xcalloc(json_array_size(wins) + 1, sizeof(*m), "a soak record's windows");
     json_array_foreach(wins, i, w)
         m[i] = fc_rule_num(w, "median_us") / 1e6;

@@ -318,7 +318,8 @@ void fc_rules_scaling(json_t *rec, json_t *lines)
 static int fc_point_fails_limit(json_t *rec, json_t *limit, double busbw, double median_us,
                                 char *why, size_t len)
 {
-    double min_bw = fc_rule_num(limit, "min_busbw_gbps"), max_lat = fc_rule_num(limit, "max_latency_us");
+    double min_bw = fc_rule_num(limit, "min_busbw_gbps");
+    double max_lat = fc_rule_num(limit, "max_latency_us");
     int coll = fc_coll_from_name(fc_json_str(rec, "collective"));
     int ranks = (int)json_integer_value(json_object_get(rec, "ranks"));
     int line = (int)json_integer_value(json_object_get(limit, "line"));
@@ -374,8 +375,8 @@ static int fc_point_cleared(json_t *rec, json_t *limit)
 int fc_limits_overlap(json_t *rec, char *why, size_t len)
 {
     double lim = fc_rule_num(rec, "min_overlap_pct");
-    json_t *eff = json_object_get(rec, "overlap_pct"), *work = json_object_get(rec,
-                                                                             "compute_work_pct");
+    json_t *eff = json_object_get(rec, "overlap_pct");
+    json_t *work = json_object_get(rec, "compute_work_pct");
 
     if (!json_is_number(json_object_get(rec, "min_overlap_pct")))
         return 0;
@@ -476,7 +477,8 @@ int fc_limits_point(json_t *rec, char *why, size_t len)
 
     if (json_is_object(limit) &&
         fc_point_fails_limit(rec, limit, fc_rule_num(rec, "busbw_gbps"),
-                             fc_rule_num(json_object_get(rec, "time_us"), "median"), why, len) &&
+                             fc_rule_num(json_object_get(rec, "time_us"), "median"), why,
+                             len) &&
         !fc_point_cleared(rec, limit))
         return 1;
     why[0] = '\0';

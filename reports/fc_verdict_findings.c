@@ -100,13 +100,20 @@ static void fc_verdict_mark_failed(fc_rack_verdict_t *r, fc_stage_id_t s, json_t
 /* rec could not be certified for rack r: a check of stage s left
  * INCOMPLETE (unless the stage failed already), with text as its finding
  * on part. */
-static void fc_verdict_mark_incomplete(fc_rack_verdict_t *r, fc_stage_id_t s, json_t *rec,
-                                       const char *part, const char *text)
+static void fc_verdict_mark_incomplete_at(fc_rack_verdict_t *r, fc_stage_id_t s, json_t *rec,
+                                          const char *part, const char *host,
+                                          const char *text)
 {
     json_array_append(r->incomplete_checks, rec);
     if (r->stages[s].verdict != FC_VERDICT_FAIL)
         r->stages[s].verdict = FC_VERDICT_INCOMPLETE;
-    fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), part, "", text, 0);
+    fc_add_finding(r, FC_VERDICT_INCOMPLETE, fc_stage_name(s), part, host, text, 0);
+}
+
+static void fc_verdict_mark_incomplete(fc_rack_verdict_t *r, fc_stage_id_t s, json_t *rec,
+                                       const char *part, const char *text)
+{
+    fc_verdict_mark_incomplete_at(r, s, rec, part, "", text);
 }
 
 /* Does the attempt include a host of any rack of the plan? */
@@ -263,9 +270,15 @@ static void fc_verdict_judge_record(json_t *records, size_t i, const fc_record_t
     }
     if (strcmp(verdict, "INCOMPLETE") == 0 && fc_record_concerns(rec, r, at)) {
         /* measured, but not as the profile demands (e.g. the background
-         * load was not applied): not certified */
+         * load was not applied): not certified; one that names the part
+         * and host it could not judge (a pair held by a host's CPU)
+         * leaves that host uncertified, whatever its rack's verdict */
+        json_t *imp = json_object_get(rec, "implicates");
+        const char *host = json_is_object(imp) ? fc_json_str(imp, "host") : "";
+
         fc_record_text(rec, NULL, text, sizeof(text));
-        fc_verdict_mark_incomplete(r, s, rec, "measurement", text);
+        fc_verdict_mark_incomplete_at(r, s, rec, host[0] ? fc_json_str(imp, "part")
+                                                         : "measurement", host, text);
         return;
     }
     /* anything but PASS that is not INCOMPLETE counts as a failure,

@@ -88,6 +88,33 @@ static void fc_pairs_tell(const fc_pairs_run_t *run, int msg[2])
                       run->nnodes - 1);
 }
 
+/* The timed iterations' waits for a CPU beside their times (seconds,
+ * each wait read around its iteration: lib/base/fc_runq.h): the share of
+ * their time spent waiting into *share_p, the median of each time less
+ * its wait into *free_p; both -1 when a wait is not known. */
+static void fc_pairs_free_time(const double *times, const double *waits, int n,
+                               double *share_p, double *free_p)
+{
+    double *free_t = fc_xcalloc((size_t)n + 1, sizeof(double), "the times less their waits");
+    double total = 0, waited = 0;
+
+    *share_p = *free_p = -1;
+    for (int i = 0; i < n; ++i) {
+        double w = waits[i] < times[i] ? waits[i] : times[i];
+
+        if (waits[i] < 0) {
+            free(free_t);
+            return;
+        }
+        total += times[i];
+        waited += w;
+        free_t[i] = times[i] - w;
+    }
+    *share_p = total > 0 ? waited / total : 0;
+    *free_p = fc_stats_median(free_t, (size_t)n);
+    free(free_t);
+}
+
 /* Exchange sizes[z] bytes with partner, warmup + iters times, alternating
  * the two input sets (a buffer delivered again is wrong for the set it
  * stands in for); verify every received buffer. */
@@ -103,9 +130,11 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
     double *times = fc_xcalloc((size_t)total + 1, sizeof(double), "the pair's iteration times");
     double *recv_times = fc_xcalloc((size_t)total + 1, sizeof(double),
                                     "the pair's receive times");
+    double *waits = fc_xcalloc((size_t)total + 1, sizeof(double),
+                               "the pair's waits for a CPU");
     fc_pattern_t pat[2];
     int32_t lat[FC_PAIRS_LAT_BYTES / sizeof(int32_t)];
-    double wait0 = -1, began = 0;   /* the CPU wait and time the timed loop began at */
+    double wait0;                   /* the CPU wait before an iteration */
 
     memset(side, 0, sizeof(*side));
     side->node = run->node;
@@ -131,11 +160,8 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
         MPI_Request req[2];
         double t0;
 
-        if (it == sp->warmup) {     /* the timed exchanges start */
-            wait0 = fc_runq_wait_s();
-            began = fc_now();
-        }
         memset(recvbuf, 0xA5, count * sizeof(int32_t));
+        wait0 = fc_runq_wait_s();
         t0 = fc_now();
         /* both directions at once, as one exchange; the receive's end
          * timed on its own too: the partner's direction into this node
@@ -148,6 +174,7 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
         recv_times[it] = fc_now() - t0;
         MPI_Wait(&req[1], MPI_STATUS_IGNORE);
         times[it] = fc_now() - t0;
+        waits[it] = fc_runq_between(wait0, fc_runq_wait_s());
         if (st->enabled && st->rank == run->ctx->world_rank && st->iter == it) {
             uint64_t k = st->index >= 0 && (uint64_t)st->index < count
                              ? (uint64_t)st->index : count / 2;
@@ -163,22 +190,19 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
         }
         side->wrong += m.wrong;
     }
-    side->cpu_wait = fc_runq_share(wait0, fc_runq_wait_s(), began, fc_now());
+    fc_pairs_free_time(times + sp->warmup, waits + sp->warmup, sp->iters, &side->cpu_wait,
+                       &side->free_median_s);
     side->median_s = fc_stats_median(times + sp->warmup, (size_t)sp->iters);
     side->recv_median_s = fc_stats_median(recv_times + sp->warmup, (size_t)sp->iters);
     fc_samples_keep(times + sp->warmup, sp->iters, &side->samples);
     /* latency: ping-pong, the lower node serves first; each message names
      * its sender and iteration, checked like the data (a changed bit is a
      * wrong element of the pair, at element 0 or 1) */
-    wait0 = -1;
     for (int it = 0; it < total; ++it) {
         double t0;
         uint64_t got;
 
-        if (it == sp->warmup) {
-            wait0 = fc_runq_wait_s();
-            began = fc_now();
-        }
+        wait0 = fc_runq_wait_s();
         t0 = fc_now();
 
         if (run->node < partner) {
@@ -198,6 +222,7 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
             lat[1] = (int32_t)(uint32_t)(got >> 32);
         }
         times[it] = fc_now() - t0;
+        waits[it] = fc_runq_between(wait0, fc_runq_wait_s());
         if (lat[0] != partner || lat[1] != it) {
             if (side->wrong == 0) {
                 side->first_iter = it;
@@ -208,11 +233,15 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
             side->wrong += (lat[0] != partner) + (lat[1] != it);
         }
     }
-    side->lat_cpu_wait = fc_runq_share(wait0, fc_runq_wait_s(), began, fc_now());
+    fc_pairs_free_time(times + sp->warmup, waits + sp->warmup, sp->iters, &side->lat_cpu_wait,
+                       &side->free_lat_us);
+    if (side->free_lat_us > 0)
+        side->free_lat_us = side->free_lat_us / 2 * 1e6;
     side->lat_us = fc_stats_median(times + sp->warmup, (size_t)sp->iters) / 2 * 1e6;
     fc_watchdog_peer(-1);
     free(times);
     free(recv_times);
+    free(waits);
 }
 
 static void fc_pairs_new(fc_pair_t *p, int x, int y, int z)
@@ -223,6 +252,8 @@ static void fc_pairs_new(fc_pair_t *p, int x, int y, int z)
     p->size_index = z;
     p->bad_node = -1;
     p->bw_gbps = 1e300;
+    p->cpu_wait_node = p->lat_wait_node = -1;
+    p->free_bw_gbps = p->free_lat_us = -1;
 }
 
 /* Rank 0: merge the two sides of each pair measured in a round. */

@@ -36,6 +36,8 @@ int fc_ctl_side_ok(const fc_pair_side_t *s, int nnodes, int nsizes)
            s->partner < nnodes && s->size_index >= 0 && s->size_index < nsizes &&
            (s->cpu_wait == -1 || (s->cpu_wait >= 0 && s->cpu_wait <= 1)) &&
            (s->lat_cpu_wait == -1 || (s->lat_cpu_wait >= 0 && s->lat_cpu_wait <= 1)) &&
+           (s->free_median_s == -1 || (s->free_median_s >= 0 && s->free_median_s < 1e9)) &&
+           (s->free_lat_us == -1 || (s->free_lat_us >= 0 && s->free_lat_us < 1e15)) &&
            s->samples.n >= 0 && s->samples.n <= FC_SAMPLES_MAX;
 }
 

@@ -5,8 +5,9 @@
  * its time for a CPU measured the host's processors, not the fabric: a
  * CPU-bound process sharing a rank's core holds each message for one of
  * its scheduler turns (about 4 ms here), which reads as a slow link in
- * the rounds and alone alike. The pairs confirmation reads it around each
- * timed loop and judges a slow alone measurement again without it
+ * the rounds and alone alike. The pairs stage reads it before and after
+ * each timed exchange (outside the timed region), and its confirmation
+ * judges a slow alone measurement again without it
  * (lib/pairs/fc_pairs_passes.c).
  */
 #ifndef FC_RUNQ_H
@@ -16,9 +17,8 @@
  * started; -1 when the kernel does not say (no schedstat file). */
 double fc_runq_wait_s(void);
 
-/* The share of wall time [t0, t1] (seconds) that the wait grew by between
- * w0 and w1 (fc_runq_wait_s() at t0 and t1), clamped to [0, 1]; -1 when
- * either reading is -1 or the span is empty. */
-double fc_runq_share(double w0, double w1, double t0, double t1);
+/* The wait between two readings w0 and w1 of fc_runq_wait_s() (seconds,
+ * 0 or more); -1 when either is -1. */
+double fc_runq_between(double w0, double w1);
 
 #endif

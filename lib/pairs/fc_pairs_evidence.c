@@ -16,6 +16,7 @@
 #include "fc_pairs_evidence.h"
 
 #include "fc_pairs_agree.h"
+#include "fc_pairs_passes.h"
 
 /* The slowest size of measurement m (its figure in the texts). */
 static const fc_pair_t *fc_measure_figure(const fc_pairs_run_t *run, int m)
@@ -112,6 +113,32 @@ json_t *fc_pairs_directions_json(const fc_pairs_run_t *run, const fc_pair_t *p)
 
 /* Probe i as JSON: both hosts, the decision, and every alone measurement
  * (every size, slow or not, with the references it was judged against). */
+/* An alone measurement's waits for a CPU: each part's share and the
+ * side that waited, the figures without the waits, whether they held it,
+ * and the rule's thresholds. */
+static json_t *fc_cpu_wait_json(const fc_pairs_run_t *run, const fc_pair_t *p)
+{
+    json_t *o = json_pack("{s:f, s:f, s:b, s:o}", "exchanges_pct", 100 * p->cpu_wait,
+                          "round_trips_pct", 100 * p->lat_cpu_wait, "held", p->cpu_held,
+                          "rule", fc_pairs_cpu_wait_rule_json());
+
+    json_object_set_new(o, "exchanges_host", p->cpu_wait > 0 && p->cpu_wait_node >= 0
+                        ? json_string(fc_host(run, p->cpu_wait_node)) : json_null());
+    json_object_set_new(o, "round_trips_host", p->lat_cpu_wait > 0 && p->lat_wait_node >= 0
+                        ? json_string(fc_host(run, p->lat_wait_node)) : json_null());
+    json_object_set_new(o, "host", p->cpu_held && p->held_node >= 0
+                        ? json_string(fc_host(run, p->held_node)) : json_null());
+    json_object_set_new(o, "without_wait_gbps", p->free_bw_gbps > 0
+                        ? json_real(p->free_bw_gbps) : json_null());
+    json_object_set_new(o, "without_wait_latency_us", p->free_lat_us >= 0
+                        ? json_real(p->free_lat_us) : json_null());
+    /* measured again in place of one a host's CPU held */
+    json_object_set_new(o, "measured_again", json_integer(p->cpu_again));
+    json_object_set_new(o, "held_before_by", p->cpu_again > 0 && p->cpu_again_node >= 0
+                        ? json_string(fc_host(run, p->cpu_again_node)) : json_null());
+    return o;
+}
+
 json_t *fc_pairs_probe_json(const fc_pairs_run_t *run, int i)
 {
     int nz = run->ctx->sp.nsizes;
@@ -140,11 +167,8 @@ json_t *fc_pairs_probe_json(const fc_pairs_run_t *run, int i)
                 json_object_set_new(entry, "directions", fc_pairs_directions_json(run, p));
             /* how long its ranks waited for a CPU (fc_runq.h), and whether
              * that, not the fabric, made it slow */
-            if (p->cpu_wait > 0 || p->lat_cpu_wait > 0)
-                json_object_set_new(entry, "cpu_wait", json_pack(
-                    "{s:f, s:f, s:s, s:b}", "exchanges_pct", 100 * p->cpu_wait,
-                    "round_trips_pct", 100 * p->lat_cpu_wait, "host",
-                    fc_host(run, p->cpu_wait_node), "held", p->cpu_held));
+            if (p->cpu_wait > 0 || p->lat_cpu_wait > 0 || p->cpu_again > 0)
+                json_object_set_new(entry, "cpu_wait", fc_cpu_wait_json(run, p));
             if (run->alone_of != NULL && p->control >= 0) {
                 const fc_pair_t *c = &run->alone[(size_t)p->control * nz + z];
 
@@ -362,20 +386,38 @@ static void fc_switch_unshown_text(const fc_pairs_run_t *run, int r, char *buf, 
 
 int fc_pairs_probe_cpu_held(const fc_pairs_run_t *run, int i)
 {
-    int nz = run->ctx->sp.nsizes;
+    int nz = run->ctx->sp.nsizes, node = -1;
     const fc_pairs_probe_t *pr;
 
-    if (!run->confirmed || run->alone_of == NULL || i < 0 || i >= run->confirm.nprobes)
+    if (!run->confirmed || run->alone_of == NULL || i < 0 || i >= run->confirm.nprobes ||
+        run->confirm.probes[i].slow != FC_CONFIRM_MEAS_UNDECIDED)
         return -1;
+    /* held only when every measurement made was undecided, each for its
+     * waits alone (a size undecided for want of a reference, or a
+     * measurement slow or fast, leaves the probe's own verdict) */
     pr = &run->confirm.probes[i];
-    for (int k = 0; k < pr->nmeasures; ++k)
-        for (int z = 0; pr->meas[k] >= 0 && z < nz; ++z) {
+    for (int k = 0; k < pr->nmeasures; ++k) {
+        int held = 0;
+
+        if (pr->meas[k] == FC_CONFIRM_MEAS_UNMEASURED)
+            continue;
+        if (pr->meas[k] != FC_CONFIRM_MEAS_UNDECIDED)
+            return -1;
+        for (int z = 0; z < nz; ++z) {
             const fc_pair_t *p = fc_pairs_alone_at(run, pr->first + k, z);
 
-            if (p->cpu_held)
-                return p->cpu_wait_node;
+            if (p->undecided && !p->cpu_held)
+                return -1;
+            if (p->cpu_held && !held) {
+                held = 1;
+                if (node < 0)
+                    node = p->held_node;
+            }
         }
-    return -1;
+        if (!held)
+            return -1;
+    }
+    return node;
 }
 
 /* A slow pair's verdict after confirmation: its implicates (or NULL for a

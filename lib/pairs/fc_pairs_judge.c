@@ -58,14 +58,19 @@ void fc_pairs_merge_side(const fc_pairs_run_t *run, fc_pair_t *p, const fc_pair_
     }
     if (s->lat_us > p->lat_us)
         p->lat_us = s->lat_us;
-    /* the side that waited longer for a CPU speaks for the pair; a side
-     * that could not say (-1) adds nothing */
-    if (s->cpu_wait + s->lat_cpu_wait > p->cpu_wait + p->lat_cpu_wait)
-        p->cpu_wait_node = s->node;
-    if (s->cpu_wait > p->cpu_wait)
+    /* the side that waited longer for a CPU speaks for the pair (a side
+     * that could not say, -1, never does) */
+    if (s->cpu_wait > p->cpu_wait) {
         p->cpu_wait = s->cpu_wait;
-    if (s->lat_cpu_wait > p->lat_cpu_wait)
+        p->cpu_wait_node = s->node;
+        p->free_bw_gbps = s->free_median_s > 0
+            ? fc_stats_algbw(run->ctx->sp.sizes[s->size_index], s->free_median_s) : -1;
+    }
+    if (s->lat_cpu_wait > p->lat_cpu_wait) {
         p->lat_cpu_wait = s->lat_cpu_wait;
+        p->lat_wait_node = s->node;
+        p->free_lat_us = s->free_lat_us;
+    }
     if (s->wrong > 0 && p->wrong == 0) {
         p->bad_node = s->node;
         p->first = *s;

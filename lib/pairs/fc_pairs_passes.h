@@ -38,6 +38,11 @@ typedef int (*fc_pairs_measure_func_t)(void *arg, fc_pairs_run_t *run, int x, in
  * most) every measurement, run->alone_of the last pass's numbering;
  * run->alone_widened, alone_pct, alone_spread_pct and alone_passes say
  * which tolerance judged and why. */
+/* The thresholds by which a slow alone measurement is judged again
+ * without its ranks' waits for a CPU, for the records: {looked_at_pct,
+ * most_faster}. */
+json_t *fc_pairs_cpu_wait_rule_json(void);
+
 void fc_pairs_confirm_passes(fc_pairs_run_t *run, int npairs, const int *a, const int *b,
                              const int *slow, int max_measures, fc_pairs_measure_func_t measure,
                              void *arg);

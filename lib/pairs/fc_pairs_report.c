@@ -335,6 +335,20 @@ static int fc_pairs_report_pair(fc_pairs_run_t *run, int k, int a, int b,
     return bad;
 }
 
+/* The node whose CPU held a probe of node v (fc_pairs_probe_cpu_held),
+ * or -1. */
+static int fc_node_cpu_held(const fc_pairs_run_t *run, int v)
+{
+    for (int i = 0; run->confirmed && i < run->confirm.nprobes; ++i) {
+        int held;
+
+        if ((run->confirm.probes[i].x == v || run->confirm.probes[i].y == v) &&
+            (held = fc_pairs_probe_cpu_held(run, i)) >= 0)
+            return held;
+    }
+    return -1;
+}
+
 /* One pairs_node record; returns 1 when it fails. */
 static int fc_pairs_report_node(fc_pairs_run_t *run, int v, const fc_blame_t *blame,
                                 int node_slow, int node_partners)
@@ -342,7 +356,7 @@ static int fc_pairs_report_node(fc_pairs_run_t *run, int v, const fc_blame_t *bl
     fc_stage_ctx_t *ctx = run->ctx;
     json_t *rec = fc_stage_record(ctx, "pairs_node");
     const fc_pairs_confirm_t *c = &run->confirm;
-    int fail = 0, disputed = run->confirmed ? fc_confirm_disputed(c, v) : -1;
+    int fail = 0, disputed = run->confirmed ? fc_confirm_disputed(c, v) : -1, held = -1;
     char why[FC_REASON_MAX * 2], evidence[FC_REASON_MAX] = "";
     const char *verdict = "PASS";
 
@@ -391,6 +405,19 @@ static int fc_pairs_report_node(fc_pairs_run_t *run, int v, const fc_blame_t *bl
                  "certified)", node_slow, node_partners, evidence);
         json_object_set_new(rec, "implicates", json_null());
         verdict = "INCOMPLETE";
+    } else if (node_slow > 0 && !(run->confirmed && fc_confirm_clear(c, v)) &&
+               (held = fc_node_cpu_held(run, v)) >= 0) {
+        /* measured alone, but a host's processors held the measurement:
+         * neither its link's nor cleared; not certified, nobody blamed */
+        snprintf(why, sizeof(why), "slow with %d of its %d partners in the rounds; alone: "
+                 "%s: a probe of it was held by %s's CPU (its side waited for a core, and "
+                 "without those waits the pair is not slow): its link is neither confirmed "
+                 "nor cleared (not quarantined, not certified)", node_slow, node_partners,
+                 evidence[0] ? evidence : "not measured", fc_host(run, held));
+        json_object_set_new(rec, "implicates", json_pack(
+            "{s:s, s:s, s:s, s:b}", "part", "cpu", "host", fc_host(run, held), "rack",
+            fc_rack_of(run, held), "quarantine", 0));
+        verdict = "INCOMPLETE";
     } else {
         if (run->confirmed && c->probed[v])
             snprintf(why, sizeof(why), "slow with %d of its %d partners in the rounds; "
@@ -411,7 +438,8 @@ static int fc_pairs_report_node(fc_pairs_run_t *run, int v, const fc_blame_t *bl
         json_t *conf = json_object_get(rec, "confirmation");
 
         json_object_set_new(conf, "verdict", json_string(
-            fail ? "confirmed" : strcmp(verdict, "PASS") ? "disputed" : "not_reproduced"));
+            fail ? "confirmed" : held >= 0 ? "undecided"
+                 : strcmp(verdict, "PASS") ? "disputed" : "not_reproduced"));
         json_object_set_new(conf, "text", json_string(why));
     }
     if (!strcmp(verdict, "PASS") && node_slow > 0)

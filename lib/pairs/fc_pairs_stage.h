@@ -27,10 +27,14 @@ typedef struct fc_pair_side {
                              * its partner's data: the partner's direction
                              * into this node; 0 when not timed apart */
     double lat_us;          /* half round trip, 8 bytes */
-    double cpu_wait;        /* share of the timed exchanges this side's
-                             * thread waited for a CPU (lib/base/fc_runq.h),
-                             * 0 to 1; -1 not known */
-    double lat_cpu_wait;    /* the same over the timed latency round trips */
+    double cpu_wait;        /* share of the timed exchanges' time this
+                             * side's thread waited for a CPU
+                             * (lib/base/fc_runq.h), 0 to 1; -1 not known */
+    double free_median_s;   /* the median over the timed exchanges of each
+                             * one's time less this side's wait in it; -1
+                             * not known */
+    double lat_cpu_wait;    /* the same two over the timed round trips ... */
+    double free_lat_us;     /* ... (half the median round trip, in us) */
     uint64_t wrong;         /* wrong elements received */
     int32_t first_iter;
     uint64_t first_pos, expected, actual;
@@ -88,17 +92,24 @@ typedef struct fc_pair {
                              * when larger (fc_pairs_alone_tolerance) */
     fc_samples_t samples;   /* the slower side's exchange times */
     double lat_us;
-    double cpu_wait;        /* the higher of its sides' cpu_wait (the side
-                             * waiting for a CPU holds both: an exchange is
-                             * as slow as its slower end) ... */
-    double lat_cpu_wait;    /* ... and of their lat_cpu_wait; 0 when neither
-                             * is known */
-    int cpu_wait_node;      /* the node whose side waited most (when either
-                             * figure is above 0) */
+    /* the side that waited longer for a CPU holds both ends (an exchange
+     * is as slow as its slower end), so it speaks for the pair: */
+    double cpu_wait;        /* the higher share of its sides' (0: neither
+                             * waited, or neither could say) ... */
+    int cpu_wait_node;      /* ... that side's node, -1 ... */
+    double free_bw_gbps;    /* ... and its bandwidth without its waits
+                             * (from its free_median_s), -1 not known */
+    double lat_cpu_wait;    /* the same over the round trips */
+    int lat_wait_node;
+    double free_lat_us;
     int cpu_held;           /* alone: slow as measured, not slow once the
                              * time its ranks waited for a CPU is taken out:
                              * the host's processors, not the fabric, so
-                             * undecided (lib/pairs/fc_pairs_passes.c) */
+                             * undecided (lib/pairs/fc_pairs_passes.c) ... */
+    int held_node;          /* ... the node whose side's waits those were */
+    int cpu_again;          /* alone: measured again this many times in place
+                             * of measurements so held ... */
+    int cpu_again_node;     /* ... the last of them held by this node's CPU */
     uint64_t wrong;
     uint64_t wrong_at[2];   /* of those, received by a, by b */
     int bad_node;           /* the node that received wrong data, or -1 */

@@ -46,7 +46,9 @@ __attribute__((constructor)) static void fc_pincpu(void)
     ssize_t n;
 
     if (hosts == NULL || hosts[0] == '\0' || gethostname(me, sizeof(me) - 1) != 0 ||
-        !fc_pincpu_listed(hosts, me) || (n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) <= 0)
+        !fc_pincpu_listed(hosts, me))
+        return;
+    if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) <= 0)
         return;
     exe[n] = '\0';
     /* the stage programs alone (build/suites/NAME), not the launcher's
