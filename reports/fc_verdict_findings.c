@@ -270,15 +270,15 @@ static void fc_verdict_judge_record(json_t *records, size_t i, const fc_record_t
     }
     if (strcmp(verdict, "INCOMPLETE") == 0 && fc_record_concerns(rec, r, at)) {
         /* measured, but not as the profile demands (e.g. the background
-         * load was not applied): not certified; one that names the part
-         * and host it could not judge (a pair held by a host's CPU)
-         * leaves that host uncertified, whatever its rack's verdict */
+         * load was not applied): not certified; one held by a host's CPU
+         * (a pair or node of the pairs stage, part "cpu") names that
+         * host, which is then uncertified whatever its rack's verdict */
         json_t *imp = json_object_get(rec, "implicates");
-        const char *host = json_is_object(imp) ? fc_json_str(imp, "host") : "";
+        int cpu = strcmp(fc_json_str(imp, "part"), "cpu") == 0;
 
         fc_record_text(rec, NULL, text, sizeof(text));
-        fc_verdict_mark_incomplete_at(r, s, rec, host[0] ? fc_json_str(imp, "part")
-                                                         : "measurement", host, text);
+        fc_verdict_mark_incomplete_at(r, s, rec, cpu ? "cpu" : "measurement",
+                                      cpu ? fc_json_str(imp, "host") : "", text);
         return;
     }
     /* anything but PASS that is not INCOMPLETE counts as a failure,
