@@ -114,10 +114,10 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/rdma/%.o $(BUILD)/libfabcert.a
 $(INJECT): tests/inject/fc_inject.c tests/inject/fc_inject_mpi.c tests/inject/fc_inject.h
 	$(MPICC) $(CFLAGS) $(WARN) -shared -o $@ $(filter %.c,$^)
 # a program that cannot start on one host: a constructor that exits (tests/inject)
-$(NOSTART): tests/inject/fc_nostart.c
+$(NOSTART): tests/inject/fc_nostart.c tests/inject/fc_plant_host.h
 	$(CC) $(CFLAGS) $(WARN) -shared -o $@ $<
 # a host whose stage programs share a core: a constructor that pins them (tests/inject)
-$(PINCPU): tests/inject/fc_pincpu.c
+$(PINCPU): tests/inject/fc_pincpu.c tests/inject/fc_plant_host.h
 	$(CC) $(CFLAGS) $(WARN) -shared -o $@ $<
 
 # a stand-in GPU plugin (tests/standin): its backend init fails everywhere,

@@ -25,28 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* By default the stage programs alone (build/suites/NAME): LD_PRELOAD,
- * exported by the runner, reaches the launcher's own processes too (the
- * rsh agent's shell, Open MPI's daemon), which must start. */
-static int fc_nostart_stage_program(const char *exe)
-{
-    const char *slash = strrchr(exe, '/');
-
-    return slash && slash - exe >= 7 && strncmp(slash - 7, "/suites", 7) == 0;
-}
-
-/* Is `me` one of the comma list `hosts` (or is the list "*")? */
-static int fc_nostart_listed(const char *hosts, const char *me)
-{
-    size_t len = strlen(me);
-
-    if (strcmp(hosts, "*") == 0)
-        return 1;
-    for (const char *p = hosts; *p; p += strcspn(p, ","), p += *p == ',')
-        if (strncmp(p, me, len) == 0 && (p[len] == ',' || p[len] == '\0'))
-            return 1;
-    return 0;
-}
+#include "fc_plant_host.h"
 
 __attribute__((constructor)) static void fc_nostart(void)
 {
@@ -57,13 +36,13 @@ __attribute__((constructor)) static void fc_nostart(void)
 
     if (host == NULL || host[0] == '\0' || gethostname(me, sizeof(me) - 1) != 0)
         return;
-    if (!fc_nostart_listed(host, me))
+    if (!fc_plant_host_listed(host, me))
         return;
     if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) <= 0)
         return;
     exe[n] = '\0';
     prog = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
-    if (only ? strcmp(prog, only) != 0 : !fc_nostart_stage_program(exe))
+    if (only ? strcmp(prog, only) != 0 : !fc_plant_stage_program(exe))
         return;
     if (sig && atoi(sig) > 0) {
         signal(atoi(sig), SIG_DFL);

@@ -25,36 +25,23 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Is `me` one of the comma list `hosts`? */
-static int fc_pincpu_listed(const char *hosts, const char *me)
-{
-    size_t len = strlen(me);
-
-    for (const char *p = hosts; *p; p += strcspn(p, ","), p += *p == ',')
-        if (strncmp(p, me, len) == 0 && (p[len] == ',' || p[len] == '\0'))
-            return 1;
-    return 0;
-}
+#include "fc_plant_host.h"
 
 __attribute__((constructor)) static void fc_pincpu(void)
 {
     const char *hosts = getenv("FC_PINCPU_HOST"), *cpu = getenv("FC_PINCPU_CPU");
     const char *nice = getenv("FC_PINCPU_NICE");
     char me[256] = "", exe[4096] = "";
-    const char *slash;
     cpu_set_t set;
     ssize_t n;
 
     if (hosts == NULL || hosts[0] == '\0' || gethostname(me, sizeof(me) - 1) != 0 ||
-        !fc_pincpu_listed(hosts, me))
+        !fc_plant_host_listed(hosts, me))
         return;
     if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) <= 0)
         return;
     exe[n] = '\0';
-    /* the stage programs alone (build/suites/NAME), not the launcher's
-     * daemons, which LD_PRELOAD reaches too */
-    slash = strrchr(exe, '/');
-    if (!(slash && slash - exe >= 7 && strncmp(slash - 7, "/suites", 7) == 0))
+    if (!fc_plant_stage_program(exe))   /* not the launcher's own processes */
         return;
     CPU_ZERO(&set);
     CPU_SET(cpu ? atoi(cpu) : 0, &set);
