@@ -115,6 +115,30 @@ static void fc_pairs_free_time(const double *times, const double *waits, int n,
     free(free_t);
 }
 
+/* Which of the n timed iterations kept as samples (fc_samples_keep's
+ * rule: bit k for sample k) waited for a CPU at most FC_PAIRS_CALM_WAIT of
+ * their time: calm on this side; none when a wait is not known. */
+static uint64_t fc_pairs_calm_bits(const double *times, const double *waits, int n)
+{
+    double *calm = fc_xcalloc((size_t)n + 1, sizeof(double), "the calm iterations");
+    fc_samples_t kept;
+    uint64_t bits = 0;
+
+    for (int i = 0; i < n; ++i) {
+        if (waits[i] < 0) {
+            free(calm);
+            return 0;
+        }
+        calm[i] = waits[i] <= FC_PAIRS_CALM_WAIT * times[i];
+    }
+    fc_samples_keep(calm, n, &kept);
+    for (int k = 0; k < kept.n; ++k)
+        if (kept.s[k] > 0)
+            bits |= (uint64_t)1 << k;
+    free(calm);
+    return bits;
+}
+
 /* Exchange sizes[z] bytes with partner, warmup + iters times, alternating
  * the two input sets (a buffer delivered again is wrong for the set it
  * stands in for); verify every received buffer. */
@@ -195,6 +219,7 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
     side->median_s = fc_stats_median(times + sp->warmup, (size_t)sp->iters);
     side->recv_median_s = fc_stats_median(recv_times + sp->warmup, (size_t)sp->iters);
     fc_samples_keep(times + sp->warmup, sp->iters, &side->samples);
+    side->calm = fc_pairs_calm_bits(times + sp->warmup, waits + sp->warmup, sp->iters);
     /* latency: ping-pong, the lower node serves first; each message names
      * its sender and iteration, checked like the data (a changed bit is a
      * wrong element of the pair, at element 0 or 1) */
@@ -238,6 +263,8 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
     if (side->free_lat_us > 0)
         side->free_lat_us = side->free_lat_us / 2 * 1e6;
     side->lat_us = fc_stats_median(times + sp->warmup, (size_t)sp->iters) / 2 * 1e6;
+    fc_samples_keep(times + sp->warmup, sp->iters, &side->lat_samples);
+    side->lat_calm = fc_pairs_calm_bits(times + sp->warmup, waits + sp->warmup, sp->iters);
     fc_watchdog_peer(-1);
     free(times);
     free(recv_times);
@@ -254,6 +281,8 @@ static void fc_pairs_new(fc_pair_t *p, int x, int y, int z)
     p->bw_gbps = 1e300;
     p->cpu_wait_node = p->lat_wait_node = -1;
     p->free_bw_gbps = p->free_lat_us = -1;
+    p->calm_n = p->lat_calm_n = -1;
+    p->calm_bw_gbps = p->calm_lat_us = -1;
 }
 
 /* Rank 0: merge the two sides of each pair measured in a round. */

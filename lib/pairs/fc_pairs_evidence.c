@@ -114,8 +114,9 @@ json_t *fc_pairs_directions_json(const fc_pairs_run_t *run, const fc_pair_t *p)
 /* Probe i as JSON: both hosts, the decision, and every alone measurement
  * (every size, slow or not, with the references it was judged against). */
 /* An alone measurement's waits for a CPU: each part's share and the
- * side that waited, the figures without the waits, whether they held it,
- * and the rule's thresholds. */
+ * side that waited, the iterations neither side waited in and their
+ * figures, the figures without the waits, whether they held it or
+ * cleared it, and the rule's thresholds. */
 static json_t *fc_cpu_wait_json(const fc_pairs_run_t *run, const fc_pair_t *p)
 {
     json_t *o = json_pack("{s:f, s:f, s:b, s:o}", "exchanges_pct", 100 * p->cpu_wait,
@@ -132,6 +133,18 @@ static json_t *fc_cpu_wait_json(const fc_pairs_run_t *run, const fc_pair_t *p)
                         ? json_real(p->free_bw_gbps) : json_null());
     json_object_set_new(o, "without_wait_latency_us", p->free_lat_us >= 0
                         ? json_real(p->free_lat_us) : json_null());
+    /* the iterations calm on both sides, when looked at (-1: not) */
+    json_object_set_new(o, "calm_exchanges", p->calm_n >= 0
+                        ? json_pack("{s:i, s:i, s:o}", "calm", p->calm_n, "of", p->both.n,
+                                    "gbps", p->calm_bw_gbps > 0 ? json_real(p->calm_bw_gbps)
+                                                                : json_null())
+                        : json_null());
+    json_object_set_new(o, "calm_round_trips", p->lat_calm_n >= 0
+                        ? json_pack("{s:i, s:i, s:o}", "calm", p->lat_calm_n, "of",
+                                    p->lat_both.n, "latency_us", p->calm_lat_us >= 0
+                                    ? json_real(p->calm_lat_us) : json_null())
+                        : json_null());
+    json_object_set_new(o, "cleared", json_boolean(p->cpu_cleared));
     /* measured again in place of one a host's CPU held */
     json_object_set_new(o, "measured_again", json_integer(p->cpu_again));
     json_object_set_new(o, "held_before_by", p->cpu_again > 0 && p->cpu_again_node >= 0

@@ -48,6 +48,26 @@ fc_pair_t *fc_pairs_find(const fc_pairs_run_t *run, int a, int b, int z)
     return NULL;
 }
 
+/* Side s's samples and calm bits beside those of the sides merged before
+ * it: an iteration calm on every side, each sample the slower side's. */
+static void fc_pairs_keep_calm(uint64_t *calm_p, fc_samples_t *both, int sides,
+                               uint64_t calm, const fc_samples_t *smp)
+{
+    if (sides == 0) {
+        *both = *smp;
+        *calm_p = calm;
+        return;
+    }
+    if (smp->n != both->n || smp->of != both->of) {
+        *calm_p = 0;            /* not the same iterations: none aligned */
+        return;
+    }
+    *calm_p &= calm;
+    for (int k = 0; k < smp->n; ++k)
+        if (smp->s[k] > both->s[k])
+            both->s[k] = smp->s[k];
+}
+
 void fc_pairs_merge_side(const fc_pairs_run_t *run, fc_pair_t *p, const fc_pair_side_t *s)
 {
     double bw = fc_stats_algbw(run->ctx->sp.sizes[s->size_index], s->median_s);
@@ -71,6 +91,10 @@ void fc_pairs_merge_side(const fc_pairs_run_t *run, fc_pair_t *p, const fc_pair_
         p->lat_wait_node = s->node;
         p->free_lat_us = s->free_lat_us;
     }
+    fc_pairs_keep_calm(&p->calm, &p->both, p->calm_sides, s->calm, &s->samples);
+    fc_pairs_keep_calm(&p->lat_calm, &p->lat_both, p->calm_sides, s->lat_calm,
+                       &s->lat_samples);
+    ++p->calm_sides;
     if (s->wrong > 0 && p->wrong == 0) {
         p->bad_node = s->node;
         p->first = *s;

@@ -39,7 +39,16 @@ typedef struct fc_pair_side {
     int32_t first_iter;
     uint64_t first_pos, expected, actual;
     fc_samples_t samples;   /* each timed exchange's time (fc_samples.h) */
+    fc_samples_t lat_samples;   /* each timed round trip's time, likewise */
+    uint64_t calm;          /* bit k: sample k's exchange, this side waited
+                             * for a CPU at most FC_PAIRS_CALM_WAIT of its
+                             * time (both sides keep the same iterations) */
+    uint64_t lat_calm;      /* the same for the round trips */
 } fc_pair_side_t;
+
+/* An iteration is calm on a side when that side's thread waited for a CPU
+ * at most this share of the iteration's time (lib/base/fc_runq.h) */
+#define FC_PAIRS_CALM_WAIT 0.05
 
 /* How the relative rule met a pair at one size. */
 typedef enum fc_pair_rel {
@@ -110,6 +119,17 @@ typedef struct fc_pair {
     int cpu_again;          /* alone: measured again this many times in place
                              * of measurements so held ... */
     int cpu_again_node;     /* ... the last of them held by this node's CPU */
+    /* the iterations neither side waited for a CPU in (calm on both:
+     * their times are the fabric's), kept side by side as they arrive: */
+    int calm_sides;                 /* sides merged so far */
+    uint64_t calm, lat_calm;        /* bit k: sample k calm on every side so far */
+    fc_samples_t both, lat_both;    /* sample k: the slower side's time */
+    int calm_n, lat_calm_n;         /* alone, judged: the calm exchanges and
+                                     * round trips (-1: not looked at) ... */
+    double calm_bw_gbps, calm_lat_us;   /* ... and their medians' figures */
+    int cpu_cleared;        /* alone: slow as measured, not slow on its calm
+                             * iterations: the host's CPU, not the fabric,
+                             * and not slow (fc_pairs_passes.c) */
     uint64_t wrong;
     uint64_t wrong_at[2];   /* of those, received by a, by b */
     int bad_node;           /* the node that received wrong data, or -1 */

@@ -57,6 +57,9 @@ typedef struct fixture {
                                  * the rest of the fixture says) */
     double cpu_gbps, cpu_wait, cpu_free_gbps;
     int cpu_first_only;         /* ... in each pair's first alone measurement */
+    int cpu_calm;               /* ... of its 5 exchanges, this many (the first)
+                                 * calm on both sides, at cpu_calm_gbps */
+    double cpu_calm_gbps;
     int count[MAXN][MAXN];      /* measurements made of each pair */
 } fixture_t;
 
@@ -98,6 +101,15 @@ static int measure(void *arg, fc_pairs_run_t *run, int x, int y, int s)
         p->cpu_wait_node = p->lat_wait_node = f->cpu_node;
         p->free_bw_gbps = f->cpu_free_gbps;
         p->free_lat_us = p->lat_us * (1 - f->cpu_wait);
+        /* both sides' samples: the calm ones at cpu_calm_gbps, the rest
+         * as measured */
+        p->calm_sides = 2;
+        p->both.n = p->both.of = 5;
+        for (int i = 0; i < 5; ++i)
+            p->both.s[i] = (double)run->ctx->sp.sizes[0] / 1e9 /
+                           (i < f->cpu_calm ? f->cpu_calm_gbps
+                                            : (f->cpu_gbps > 0 ? f->cpu_gbps : bw));
+        p->calm = f->cpu_calm > 0 ? ((uint64_t)1 << f->cpu_calm) - 1 : 0;
     }
     p->bw_gbps = p->dir_gbps[0] < p->dir_gbps[1] ? p->dir_gbps[0] : p->dir_gbps[1];
     return 0;
@@ -582,9 +594,10 @@ static void test_direction(void)
 
 /* n03's pairs at gbps in the rounds and alone, its side waiting `wait`
  * of the time for a CPU alone (in each pair's first alone measurement
- * only: first_only), without which they move free_gbps; run. */
-static void run_cpu(fixture_t *f, double gbps, double wait, double free_gbps, int first_only,
-                    json_t **records_p)
+ * only: first_only), without which they move free_gbps; calm of their 5
+ * exchanges calm on both sides at calm_gbps; run. */
+static void run_cpu_calm(fixture_t *f, double gbps, double wait, double free_gbps,
+                         int first_only, int calm, double calm_gbps, json_t **records_p)
 {
     fixture_make(f, 80);
     for (int v = 0; v < 6; ++v)
@@ -595,7 +608,15 @@ static void run_cpu(fixture_t *f, double gbps, double wait, double free_gbps, in
     f->cpu_wait = wait;
     f->cpu_free_gbps = free_gbps;
     f->cpu_first_only = first_only;
+    f->cpu_calm = calm;
+    f->cpu_calm_gbps = calm_gbps;
     fixture_run(f, records_p);
+}
+
+static void run_cpu(fixture_t *f, double gbps, double wait, double free_gbps, int first_only,
+                    json_t **records_p)
+{
+    run_cpu_calm(f, gbps, wait, free_gbps, first_only, 0, 0, records_p);
 }
 
 static void test_cpu_held(void)
@@ -693,12 +714,59 @@ static void test_cpu_held(void)
                   "and quarantined");
     fc_tap_is_int(&tap, others, 0, "... and nobody else is blamed");
     fixture_free(&f, records);
+
+    /* the 96% wait again, 3 of the 5 exchanges calm on both sides and as
+     * fast as the others: measured not slow, so cleared (not held) */
+    run_cpu_calm(&f, 0.025, 0.96, 1.0, 0, 3, 1.0, &records);
+    q = count_blamed(records, NULL, &others);
+    incomplete = 0;
+    held = NULL;
+    json_array_foreach(records, i, r) {
+        json_t *m = json_object_get(json_object_get(json_object_get(r, "confirmation"),
+                                                    "alone"), "measurements");
+
+        incomplete += !strcmp(str(r, "verdict"), "INCOMPLETE");
+        if (held == NULL && json_array_size(m) > 0)
+            held = json_object_get(json_array_get(json_object_get(json_array_get(m, 0),
+                                                                  "sizes"), 0), "cpu_wait");
+    }
+    fc_tap_ok(&tap, q == 0 && others == 0 && incomplete == 0, "slow alone while waiting 96%% "
+              "for a CPU, fast on the 3 of 5 exchanges neither side waited in: nobody "
+              "quarantined, nothing FAILs or is INCOMPLETE (%d, %d, %d)", q, others, incomplete);
+    fc_tap_ok(&tap, json_is_true(json_object_get(held, "cleared")) &&
+              json_is_false(json_object_get(held, "held")),
+              "... its alone measurement is cleared by its calm exchanges, not held");
+    fc_tap_is_int(&tap, (int)json_integer_value(json_object_get(json_object_get(held,
+                  "calm_exchanges"), "calm")), 3, "... and its record counts them");
+    fixture_free(&f, records);
+
+    /* the same wait, its figure without the waits fast (the estimate a
+     * link slower than its waits explain fools), but its 3 calm exchanges
+     * slow: measured slow, the link's, n03 quarantined */
+    run_cpu_calm(&f, 0.001, 0.96, 1.0, 0, 3, 0.001, &records);
+    q = count_blamed(records, "n03", &others);
+    fc_tap_is_int(&tap, q, 1, "slow on its calm exchanges too, though fast by the estimate "
+                  "without its waits: confirmed, n03 quarantined");
+    fc_tap_is_int(&tap, others, 0, "... and nobody else is blamed");
+    fixture_free(&f, records);
+
+    /* 2 calm exchanges only: too few to judge on; the estimate holds it */
+    run_cpu_calm(&f, 0.025, 0.96, 1.0, 0, 2, 1.0, &records);
+    q = count_blamed(records, NULL, &others);
+    cpu_named = 0;
+    json_array_foreach(records, i, r)
+        cpu_named += !strcmp(str(r, "type"), "pair") && !strcmp(str(r, "verdict"), "INCOMPLETE") &&
+                     !strcmp(str(json_object_get(r, "implicates"), "part"), "cpu");
+    fc_tap_ok(&tap, q == 0 && others == 0 && cpu_named > 0, "2 calm exchanges of 5: too few, "
+              "held as before (INCOMPLETE naming the CPU: %d; %d quarantined, %d failed)",
+              cpu_named, q, others);
+    fixture_free(&f, records);
 }
 
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 60);
+    fc_tap_plan(&tap, 66);
     if (mkdtemp(dir) == NULL)
         fc_tap_bail(&tap, "cannot make a scratch directory");
     test_disagreeing_evidence();
