@@ -116,8 +116,11 @@ static void fc_pairs_free_time(const double *times, const double *waits, int n,
 }
 
 /* Which of the n timed iterations kept as samples (fc_samples_keep's
- * rule: bit k for sample k) waited for a CPU at most FC_PAIRS_CALM_WAIT of
- * their time: calm on this side; none when a wait is not known. */
+ * rule: bit k for sample k) were calm on this side: its thread waited for
+ * a CPU at most FC_PAIRS_CALM_WAIT of the iteration's time, counting the
+ * gap since the last one ended (a side held off its core while it checks
+ * the last buffer starts late, and its partner's time shows it); none
+ * when a wait is not known. */
 static uint64_t fc_pairs_calm_bits(const double *times, const double *waits, int n)
 {
     double *calm = fc_xcalloc((size_t)n + 1, sizeof(double), "the calm iterations");
@@ -156,9 +159,12 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
                                     "the pair's receive times");
     double *waits = fc_xcalloc((size_t)total + 1, sizeof(double),
                                "the pair's waits for a CPU");
+    double *gap_waits = fc_xcalloc((size_t)total + 1, sizeof(double),
+                                   "the pair's waits for a CPU with the gaps before");
     fc_pattern_t pat[2];
     int32_t lat[FC_PAIRS_LAT_BYTES / sizeof(int32_t)];
     double wait0;                   /* the CPU wait before an iteration */
+    double wait_end;                /* ... and when the last one ended */
 
     memset(side, 0, sizeof(*side));
     side->node = run->node;
@@ -179,6 +185,7 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
     fc_watchdog_peer(run->leader_world ? run->leader_world[partner] : -1);
     MPI_Sendrecv(NULL, 0, MPI_BYTE, partner, FC_PAIRS_TAG, NULL, 0, MPI_BYTE,
                  partner, FC_PAIRS_TAG, run->leaders, MPI_STATUS_IGNORE);
+    wait_end = fc_runq_wait_s();
     for (int it = 0; it < total; ++it) {
         fc_mismatch_t m = { 0, 0, 0, 0 };
         MPI_Request req[2];
@@ -198,7 +205,12 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
         recv_times[it] = fc_now() - t0;
         MPI_Wait(&req[1], MPI_STATUS_IGNORE);
         times[it] = fc_now() - t0;
-        waits[it] = fc_runq_between(wait0, fc_runq_wait_s());
+        {
+            double w1 = fc_runq_wait_s();
+
+            waits[it] = fc_runq_between(wait0, w1);
+            gap_waits[it] = fc_runq_between(wait_end, w1);
+        }
         if (st->enabled && st->rank == run->ctx->world_rank && st->iter == it) {
             uint64_t k = st->index >= 0 && (uint64_t)st->index < count
                              ? (uint64_t)st->index : count / 2;
@@ -213,13 +225,14 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
             side->actual = m.actual_bits;
         }
         side->wrong += m.wrong;
+        wait_end = fc_runq_wait_s();
     }
     fc_pairs_free_time(times + sp->warmup, waits + sp->warmup, sp->iters, &side->cpu_wait,
                        &side->free_median_s);
     side->median_s = fc_stats_median(times + sp->warmup, (size_t)sp->iters);
     side->recv_median_s = fc_stats_median(recv_times + sp->warmup, (size_t)sp->iters);
     fc_samples_keep(times + sp->warmup, sp->iters, &side->samples);
-    side->calm = fc_pairs_calm_bits(times + sp->warmup, waits + sp->warmup, sp->iters);
+    side->calm = fc_pairs_calm_bits(times + sp->warmup, gap_waits + sp->warmup, sp->iters);
     /* latency: ping-pong, the lower node serves first; each message names
      * its sender and iteration, checked like the data (a changed bit is a
      * wrong element of the pair, at element 0 or 1) */
@@ -263,12 +276,11 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
     if (side->free_lat_us > 0)
         side->free_lat_us = side->free_lat_us / 2 * 1e6;
     side->lat_us = fc_stats_median(times + sp->warmup, (size_t)sp->iters) / 2 * 1e6;
-    fc_samples_keep(times + sp->warmup, sp->iters, &side->lat_samples);
-    side->lat_calm = fc_pairs_calm_bits(times + sp->warmup, waits + sp->warmup, sp->iters);
     fc_watchdog_peer(-1);
     free(times);
     free(recv_times);
     free(waits);
+    free(gap_waits);
 }
 
 static void fc_pairs_new(fc_pair_t *p, int x, int y, int z)
@@ -281,8 +293,7 @@ static void fc_pairs_new(fc_pair_t *p, int x, int y, int z)
     p->bw_gbps = 1e300;
     p->cpu_wait_node = p->lat_wait_node = -1;
     p->free_bw_gbps = p->free_lat_us = -1;
-    p->calm_n = p->lat_calm_n = -1;
-    p->calm_bw_gbps = p->calm_lat_us = -1;
+    p->calm_bw_gbps = -1;
 }
 
 /* Rank 0: merge the two sides of each pair measured in a round. */
@@ -332,6 +343,14 @@ static void fc_pairs_probe_step(fc_pairs_bufs_t *bufs, int x, int y, int index)
         if (bufs->all[i].valid)
             fc_pairs_merge_side(run, &run->alone[index * nz + bufs->all[i].size_index],
                                 &bufs->all[i]);
+    /* the exchanges calm on both sides, x's and y's sides side by side */
+    for (int z = 0; z < nz; ++z) {
+        const fc_pair_side_t *sx = &bufs->all[x * nz + z], *sy = &bufs->all[y * nz + z];
+
+        if (sx->valid && sy->valid && sx->node == x && sx->partner == y && sy->node == y &&
+            sy->partner == x)
+            fc_pairs_calm_figure(&run->alone[index * nz + z], sx, sy, run->ctx->sp.sizes[z]);
+    }
 }
 
 /* Rank 0's measurement for the confirmation (fc_pairs_measure_func_t):

@@ -38,8 +38,7 @@ int fc_ctl_side_ok(const fc_pair_side_t *s, int nnodes, int nsizes)
            (s->lat_cpu_wait == -1 || (s->lat_cpu_wait >= 0 && s->lat_cpu_wait <= 1)) &&
            (s->free_median_s == -1 || (s->free_median_s >= 0 && s->free_median_s < 1e9)) &&
            (s->free_lat_us == -1 || (s->free_lat_us >= 0 && s->free_lat_us < 1e15)) &&
-           s->samples.n >= 0 && s->samples.n <= FC_SAMPLES_MAX && s->lat_samples.n >= 0 &&
-           s->lat_samples.n <= FC_SAMPLES_MAX;
+           s->samples.n >= 0 && s->samples.n <= FC_SAMPLES_MAX;
 }
 
 int fc_ctl_exchange_ok(const fc_exchange_t *e, int n)

@@ -133,16 +133,12 @@ static json_t *fc_cpu_wait_json(const fc_pairs_run_t *run, const fc_pair_t *p)
                         ? json_real(p->free_bw_gbps) : json_null());
     json_object_set_new(o, "without_wait_latency_us", p->free_lat_us >= 0
                         ? json_real(p->free_lat_us) : json_null());
-    /* the iterations calm on both sides, when looked at (-1: not) */
-    json_object_set_new(o, "calm_exchanges", p->calm_n >= 0
-                        ? json_pack("{s:i, s:i, s:o}", "calm", p->calm_n, "of", p->both.n,
-                                    "gbps", p->calm_bw_gbps > 0 ? json_real(p->calm_bw_gbps)
-                                                                : json_null())
-                        : json_null());
-    json_object_set_new(o, "calm_round_trips", p->lat_calm_n >= 0
-                        ? json_pack("{s:i, s:i, s:o}", "calm", p->lat_calm_n, "of",
-                                    p->lat_both.n, "latency_us", p->calm_lat_us >= 0
-                                    ? json_real(p->calm_lat_us) : json_null())
+    /* the exchanges calm on both sides, when looked at */
+    json_object_set_new(o, "calm_exchanges", p->calm_looked
+                        ? json_pack("{s:i, s:i, s:i, s:o}", "calm", p->calm_n, "of_samples",
+                                    p->calm_of, "iterations", p->samples.of, "gbps",
+                                    p->calm_bw_gbps > 0 ? json_real(p->calm_bw_gbps)
+                                                        : json_null())
                         : json_null());
     json_object_set_new(o, "cleared", json_boolean(p->cpu_cleared));
     /* measured again in place of one a host's CPU held */

@@ -48,26 +48,6 @@ fc_pair_t *fc_pairs_find(const fc_pairs_run_t *run, int a, int b, int z)
     return NULL;
 }
 
-/* Side s's samples and calm bits beside those of the sides merged before
- * it: an iteration calm on every side, each sample the slower side's. */
-static void fc_pairs_keep_calm(uint64_t *calm_p, fc_samples_t *both, int sides,
-                               uint64_t calm, const fc_samples_t *smp)
-{
-    if (sides == 0) {
-        *both = *smp;
-        *calm_p = calm;
-        return;
-    }
-    if (smp->n != both->n || smp->of != both->of) {
-        *calm_p = 0;            /* not the same iterations: none aligned */
-        return;
-    }
-    *calm_p &= calm;
-    for (int k = 0; k < smp->n; ++k)
-        if (smp->s[k] > both->s[k])
-            both->s[k] = smp->s[k];
-}
-
 void fc_pairs_merge_side(const fc_pairs_run_t *run, fc_pair_t *p, const fc_pair_side_t *s)
 {
     double bw = fc_stats_algbw(run->ctx->sp.sizes[s->size_index], s->median_s);
@@ -91,10 +71,6 @@ void fc_pairs_merge_side(const fc_pairs_run_t *run, fc_pair_t *p, const fc_pair_
         p->lat_wait_node = s->node;
         p->free_lat_us = s->free_lat_us;
     }
-    fc_pairs_keep_calm(&p->calm, &p->both, p->calm_sides, s->calm, &s->samples);
-    fc_pairs_keep_calm(&p->lat_calm, &p->lat_both, p->calm_sides, s->lat_calm,
-                       &s->lat_samples);
-    ++p->calm_sides;
     if (s->wrong > 0 && p->wrong == 0) {
         p->bad_node = s->node;
         p->first = *s;
@@ -105,6 +81,43 @@ void fc_pairs_merge_side(const fc_pairs_run_t *run, fc_pair_t *p, const fc_pair_
     if (s->recv_median_s > 0)
         p->dir_gbps[s->node == p->a ? 1 : 0] =
             fc_stats_algbw(run->ctx->sp.sizes[s->size_index], s->recv_median_s);
+}
+
+/* The median of the samples of smp whose bit is set in calm. */
+static double fc_pairs_calm_median(const fc_samples_t *smp, uint64_t calm)
+{
+    double t[FC_SAMPLES_MAX];
+    int n = 0;
+
+    for (int k = 0; k < smp->n; ++k)
+        if (calm >> k & 1)
+            t[n++] = smp->s[k];
+    return fc_stats_median(t, (size_t)n);
+}
+
+void fc_pairs_calm_figure(fc_pair_t *p, const fc_pair_side_t *a, const fc_pair_side_t *b,
+                          uint64_t bytes)
+{
+    uint64_t calm = a->calm & b->calm;
+    double ma, mb;
+
+    p->calm_n = p->calm_of = 0;
+    p->calm_bw_gbps = -1;
+    if (a->samples.n != b->samples.n || a->samples.of != b->samples.of ||
+        a->samples.n <= 0 || a->samples.n > FC_SAMPLES_MAX)
+        return;         /* not the same iterations: nothing aligned */
+    if (a->samples.n < FC_SAMPLES_MAX)
+        calm &= ((uint64_t)1 << a->samples.n) - 1;
+    p->calm_of = a->samples.n;
+    for (uint64_t c = calm; c != 0; c &= c - 1)
+        ++p->calm_n;
+    if (p->calm_n == 0)
+        return;
+    /* each side's median over them, the slower of the two: as the
+     * pair's own figure is made (fc_pairs_merge_side) */
+    ma = fc_pairs_calm_median(&a->samples, calm);
+    mb = fc_pairs_calm_median(&b->samples, calm);
+    p->calm_bw_gbps = fc_stats_algbw(bytes, ma > mb ? ma : mb);
 }
 
 int fc_pairs_measured(const fc_pairs_run_t *run, int **a_p, int **b_p)

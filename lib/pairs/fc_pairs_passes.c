@@ -33,111 +33,70 @@ typedef struct fc_passes {
 /* a measurement so held is measured again, at most this many times */
 #define FC_CPU_HELD_AGAIN 2
 
-/* ... a judgement on the iterations calm on both sides (neither waited
- * for a CPU: their times are the fabric's) needs at least this many */
+/* ... a judgement on the exchanges calm on both sides (neither waited
+ * for a CPU: their times are the fabric's) needs this many of them, and
+ * half the samples kept or more (the CPU picks which; a long exchange is
+ * more likely to be interrupted than a short one) */
 #define FC_CPU_CALM_MIN 3
-
-/* The median time of the samples calm on both of a pair's sides into
- * *median_p; their count (0: none, or not both sides merged). */
-static int fc_passes_calm_median(uint64_t calm, const fc_samples_t *both, int sides,
-                                 double *median_p)
-{
-    double t[FC_SAMPLES_MAX];
-    int n = 0;
-
-    if (sides < 2)
-        return 0;
-    for (int k = 0; k < both->n; ++k)
-        if (calm >> k & 1)
-            t[n++] = both->s[k];
-    if (n > 0)
-        *median_p = fc_stats_median(t, (size_t)n);
-    return n;
-}
 
 /* Slow alone measurement p, whose side waited for a CPU a share of its
  * time worth looking at, judged again by the same limits and references
  * without those waits, in two steps:
- *   1. each part (exchanges, round trips) with FC_CPU_CALM_MIN iterations
- *      or more calm on both sides (neither waited for a CPU: their times
- *      are the fabric's) by their median: measured, not estimated. Not
- *      slow: the host's processors held the other iterations, and the
- *      pair is not slow (cpu_cleared);
- *   2. still slow: each part without so many by its times less its
- *      side's waits (free_bw_gbps, free_lat_us; at most
- *      FC_CPU_WAIT_MOST_FASTER times better). Still slow: the fabric's.
- *      Not slow: the host's processors held the exchanges, not the
- *      fabric, so p is undecided (cpu_held), never a confirmation, and
- *      says so with both figures. A link slower than its waits can
- *      explain stays slow; one slow by less than what its side waited
- *      reads as held (a spinning rank waits for its core while the link
- *      holds it too): undecided, never a pass. */
+ *   1. its bandwidth, where enough of its exchanges were calm on both
+ *      sides (FC_CPU_CALM_MIN and half its samples), by the slower
+ *      side's median over those (calm_bw_gbps: measured, not estimated;
+ *      fc_pairs_calm_figure). Not slow: the host's processors held the
+ *      other exchanges, and the pair is not slow (cpu_cleared). Slow:
+ *      the fabric's, even where the estimate below would say held;
+ *   2. else each part by its times less its side's waits (free_bw_gbps,
+ *      free_lat_us; at most FC_CPU_WAIT_MOST_FASTER times better). Still
+ *      slow: the fabric's. Not slow: the host's processors held the
+ *      exchanges, not the fabric, so p is undecided (cpu_held), never a
+ *      confirmation, and says so with both figures. A link slower than
+ *      its waits can explain stays slow; one slow by less than what its
+ *      side waited reads as held (a spinning rank waits for its core
+ *      while the link holds it too): undecided, never a pass. */
 static void fc_passes_cpu_held(const fc_pairs_run_t *run, fc_pair_t *p)
 {
     int bw_look = p->cpu_wait >= FC_CPU_WAIT_LOOKED_AT;
     int lat_look = p->lat_cpu_wait >= FC_CPU_WAIT_LOOKED_AT;
-    int bw_calm, lat_calm, bw_free, lat_free;
+    int bw_calm, bw_free, lat_free;
     size_t at = strlen(p->reasons[0]);
-    double m, k;
+    double k;
     fc_pair_t q;
 
     p->cpu_held = p->cpu_cleared = 0;
     p->held_node = -1;
-    p->calm_n = p->lat_calm_n = -1;
-    p->calm_bw_gbps = p->calm_lat_us = -1;
+    p->calm_looked = 0;
     if (!p->slow || (!bw_look && !lat_look))
         return;
-    if (bw_look) {
-        p->calm_n = fc_passes_calm_median(p->calm, &p->both, p->calm_sides, &m);
-        if (p->calm_n > 0)
-            p->calm_bw_gbps = fc_stats_algbw(run->ctx->sp.sizes[p->size_index], m);
-    }
-    if (lat_look) {
-        p->lat_calm_n = fc_passes_calm_median(p->lat_calm, &p->lat_both, p->calm_sides, &m);
-        if (p->lat_calm_n > 0)
-            p->calm_lat_us = m / 2 * 1e6;
-    }
-    bw_calm = bw_look && p->calm_n >= FC_CPU_CALM_MIN;
-    lat_calm = lat_look && p->lat_calm_n >= FC_CPU_CALM_MIN;
+    p->calm_looked = bw_look;
+    bw_calm = bw_look && p->calm_bw_gbps > 0 && p->calm_n >= FC_CPU_CALM_MIN &&
+              2 * p->calm_n >= p->calm_of;
     q = *p;
-    k = bw_calm ? p->calm_bw_gbps / p->bw_gbps : 1;
-    q.bw_gbps = p->bw_gbps * k;
-    for (int d = 0; d < 2; ++d)
-        q.dir_gbps[d] = p->dir_gbps[d] * k;
-    if (lat_calm)
-        q.lat_us = p->calm_lat_us;
-    if (bw_calm || lat_calm) {
+    if (bw_calm) {      /* 1. measured on its calm exchanges */
+        k = p->calm_bw_gbps / p->bw_gbps;
+        q.bw_gbps = p->calm_bw_gbps;
+        for (int d = 0; d < 2; ++d)
+            q.dir_gbps[d] = p->dir_gbps[d] * k;
         fc_pairs_judge_alone(run, &q);
-        if (!q.slow) {      /* 1. measured not slow on its calm iterations */
+        if (!q.slow) {
             p->slow = 0;
             p->undecided = q.undecided;
             p->cpu_cleared = 1;
             for (int d = 0; d < 2; ++d)
                 p->dir_slow[d] = q.dir_slow[d];
             snprintf(p->reasons[0] + at, sizeof(p->reasons[0]) - at, "; but %s's side waited "
-                     "for a CPU %.0f%% of the exchanges' time (%s's %.0f%% of the round "
-                     "trips'): on the iterations neither side waited in (%d of %d exchanges, "
-                     "%d of %d round trips), %.4f GB/s and %.1f us, not slow: the host's "
-                     "processors held the others, not the fabric",
-                     run->node_hosts[bw_look ? p->cpu_wait_node : p->lat_wait_node],
-                     100 * p->cpu_wait,
-                     run->node_hosts[lat_look ? p->lat_wait_node : p->cpu_wait_node],
-                     100 * p->lat_cpu_wait, bw_calm ? p->calm_n : 0, p->both.n,
-                     lat_calm ? p->lat_calm_n : 0, p->lat_both.n, q.bw_gbps, q.lat_us);
+                     "for a CPU %.0f%% of the exchanges' time: on the %d of %d exchanges kept "
+                     "that neither side waited in, %.4f GB/s, not slow: the host's processors "
+                     "held the others, not the fabric", run->node_hosts[p->cpu_wait_node],
+                     100 * p->cpu_wait, p->calm_n, p->calm_of, p->calm_bw_gbps);
             return;
         }
     }
     bw_free = bw_look && !bw_calm && p->free_bw_gbps > p->bw_gbps;
-    lat_free = lat_look && !lat_calm && p->free_lat_us >= 0 && p->free_lat_us < p->lat_us;
-    if (!bw_free && !lat_free) {
-        if (bw_calm || lat_calm)
-            snprintf(p->reasons[0] + at, sizeof(p->reasons[0]) - at, "; slow too on the "
-                     "iterations neither side waited for a CPU in (%d exchanges, %.4f GB/s; "
-                     "%d round trips, %.1f us): the fabric's", bw_calm ? p->calm_n : 0,
-                     q.bw_gbps, lat_calm ? p->lat_calm_n : 0, q.lat_us);
-        return;
-    }
-    if (bw_free) {      /* 2. the estimates, where too few were calm */
+    lat_free = lat_look && p->free_lat_us >= 0 && p->free_lat_us < p->lat_us;
+    if (bw_free) {      /* 2. the estimates, for what step 1 did not measure */
         k = fmin(p->free_bw_gbps / p->bw_gbps, FC_CPU_WAIT_MOST_FASTER);
         q.bw_gbps = p->bw_gbps * k;
         for (int d = 0; d < 2; ++d)
@@ -145,7 +104,15 @@ static void fc_passes_cpu_held(const fc_pairs_run_t *run, fc_pair_t *p)
     }
     if (lat_free)
         q.lat_us = fmax(p->free_lat_us, p->lat_us / FC_CPU_WAIT_MOST_FASTER);
-    fc_pairs_judge_alone(run, &q);
+    if (bw_free || lat_free)
+        fc_pairs_judge_alone(run, &q);
+    if (!bw_free && !lat_free) {
+        if (bw_calm)
+            snprintf(p->reasons[0] + at, sizeof(p->reasons[0]) - at, "; slow too on the %d of "
+                     "%d exchanges kept that neither side waited for a CPU in (%.4f GB/s): "
+                     "the fabric's", p->calm_n, p->calm_of, p->calm_bw_gbps);
+        return;
+    }
     if (q.slow)
         return;
     p->slow = 0;
@@ -155,21 +122,22 @@ static void fc_passes_cpu_held(const fc_pairs_run_t *run, fc_pair_t *p)
     for (int d = 0; d < 2; ++d)
         p->dir_slow[d] = q.dir_slow[d];
     snprintf(p->reasons[0] + at, sizeof(p->reasons[0]) - at, "; but %s's side waited for a "
-             "CPU %.0f%% of the exchanges' time (%s's %.0f%% of the round trips'): without "
-             "those waits, %.4f GB/s and %.1f us, not slow: the host's processors, not the "
-             "fabric: undecided", run->node_hosts[bw_free ? p->cpu_wait_node : p->lat_wait_node],
+             "CPU %.0f%% of the exchanges' time (%s's %.0f%% of the round trips'): %s "
+             "%.4f GB/s, and %.1f us, not slow: the host's processors, not the fabric: "
+             "undecided", run->node_hosts[bw_free ? p->cpu_wait_node : p->lat_wait_node],
              100 * (bw_free ? p->cpu_wait : p->lat_cpu_wait),
              run->node_hosts[lat_free ? p->lat_wait_node : p->cpu_wait_node],
-             100 * (lat_free ? p->lat_cpu_wait : p->cpu_wait), q.bw_gbps, q.lat_us);
+             100 * (lat_free ? p->lat_cpu_wait : p->cpu_wait),
+             bw_calm ? "on its calm exchanges" : "without those waits", q.bw_gbps, q.lat_us);
 }
 
 /* The thresholds of that judgement, for the records. */
 json_t *fc_pairs_cpu_wait_rule_json(void)
 {
-    return json_pack("{s:f, s:f, s:i, s:f, s:i}", "looked_at_pct", 100 * FC_CPU_WAIT_LOOKED_AT,
+    return json_pack("{s:f, s:f, s:i, s:f, s:i, s:f}", "looked_at_pct", 100 * FC_CPU_WAIT_LOOKED_AT,
                      "most_faster", FC_CPU_WAIT_MOST_FASTER, "measured_again_at_most",
                      FC_CPU_HELD_AGAIN, "calm_wait_pct", 100 * FC_PAIRS_CALM_WAIT,
-                     "calm_at_least", FC_CPU_CALM_MIN);
+                     "calm_at_least", FC_CPU_CALM_MIN, "calm_at_least_share_pct", 50.0);
 }
 
 /* Stored measurement m judged at every size by the pass's tolerance:

@@ -39,11 +39,10 @@ typedef struct fc_pair_side {
     int32_t first_iter;
     uint64_t first_pos, expected, actual;
     fc_samples_t samples;   /* each timed exchange's time (fc_samples.h) */
-    fc_samples_t lat_samples;   /* each timed round trip's time, likewise */
-    uint64_t calm;          /* bit k: sample k's exchange, this side waited
-                             * for a CPU at most FC_PAIRS_CALM_WAIT of its
+    uint64_t calm;          /* bit k: in sample k's exchange, and in the gap
+                             * before it, this side waited for a CPU at
+                             * most FC_PAIRS_CALM_WAIT of the exchange's
                              * time (both sides keep the same iterations) */
-    uint64_t lat_calm;      /* the same for the round trips */
 } fc_pair_side_t;
 
 /* An iteration is calm on a side when that side's thread waited for a CPU
@@ -119,16 +118,14 @@ typedef struct fc_pair {
     int cpu_again;          /* alone: measured again this many times in place
                              * of measurements so held ... */
     int cpu_again_node;     /* ... the last of them held by this node's CPU */
-    /* the iterations neither side waited for a CPU in (calm on both:
-     * their times are the fabric's), kept side by side as they arrive: */
-    int calm_sides;                 /* sides merged so far */
-    uint64_t calm, lat_calm;        /* bit k: sample k calm on every side so far */
-    fc_samples_t both, lat_both;    /* sample k: the slower side's time */
-    int calm_n, lat_calm_n;         /* alone, judged: the calm exchanges and
-                                     * round trips (-1: not looked at) ... */
-    double calm_bw_gbps, calm_lat_us;   /* ... and their medians' figures */
+    /* alone: the exchanges neither side waited for a CPU in (calm on
+     * both: their times are the fabric's; fc_pairs_calm_figure) */
+    int calm_n, calm_of;    /* so many of the samples both sides kept ... */
+    double calm_bw_gbps;    /* ... and the bandwidth of the slower side's
+                             * median over them, -1 none */
+    int calm_looked;        /* alone, judged: its calm exchanges were looked at */
     int cpu_cleared;        /* alone: slow as measured, not slow on its calm
-                             * iterations: the host's CPU, not the fabric,
+                             * exchanges: the host's CPU, not the fabric,
                              * and not slow (fc_pairs_passes.c) */
     uint64_t wrong;
     uint64_t wrong_at[2];   /* of those, received by a, by b */
@@ -267,6 +264,13 @@ int fc_pairs_measured(const fc_pairs_run_t *run, int **a_p, int **b_p);
  * each rail's): the slower direction's bandwidth and samples, the higher
  * latency, the wrong elements counted per side, the first one kept. */
 void fc_pairs_merge_side(const fc_pairs_run_t *run, fc_pair_t *p, const fc_pair_side_t *s);
+
+/* The two sides a and b of one measurement of a pair at `bytes`: the
+ * samples calm on both into p->calm_n of p->calm_of (0 of 0 when their
+ * samples are not the same iterations), and the bandwidth of the slower
+ * side's median over those into p->calm_bw_gbps (-1 when none). */
+void fc_pairs_calm_figure(fc_pair_t *p, const fc_pair_side_t *a, const fc_pair_side_t *b,
+                          uint64_t bytes);
 /* Rank 0: the tournament's entry for nodes (a, b) at size z, or NULL. */
 fc_pair_t *fc_pairs_find(const fc_pairs_run_t *run, int a, int b, int z);
 /* The same-rack rule's reference of p as a phrase: "upper median of the

@@ -101,15 +101,22 @@ static int measure(void *arg, fc_pairs_run_t *run, int x, int y, int s)
         p->cpu_wait_node = p->lat_wait_node = f->cpu_node;
         p->free_bw_gbps = f->cpu_free_gbps;
         p->free_lat_us = p->lat_us * (1 - f->cpu_wait);
-        /* both sides' samples: the calm ones at cpu_calm_gbps, the rest
-         * as measured */
-        p->calm_sides = 2;
-        p->both.n = p->both.of = 5;
-        for (int i = 0; i < 5; ++i)
-            p->both.s[i] = (double)run->ctx->sp.sizes[0] / 1e9 /
-                           (i < f->cpu_calm ? f->cpu_calm_gbps
-                                            : (f->cpu_gbps > 0 ? f->cpu_gbps : bw));
-        p->calm = f->cpu_calm > 0 ? ((uint64_t)1 << f->cpu_calm) - 1 : 0;
+        /* both sides' samples, through fc_pairs_calm_figure as the
+         * stage gives them: the calm ones at cpu_calm_gbps, the rest as
+         * measured */
+        {
+            fc_pair_side_t sa, sb;
+
+            memset(&sa, 0, sizeof(sa));
+            sa.samples.n = sa.samples.of = 5;
+            for (int i = 0; i < 5; ++i)
+                sa.samples.s[i] = (double)run->ctx->sp.sizes[0] / 1e9 /
+                                  (i < f->cpu_calm ? f->cpu_calm_gbps
+                                                   : (f->cpu_gbps > 0 ? f->cpu_gbps : bw));
+            sa.calm = f->cpu_calm > 0 ? ((uint64_t)1 << f->cpu_calm) - 1 : 0;
+            sb = sa;
+            fc_pairs_calm_figure(p, &sa, &sb, run->ctx->sp.sizes[0]);
+        }
     }
     p->bw_gbps = p->dir_gbps[0] < p->dir_gbps[1] ? p->dir_gbps[0] : p->dir_gbps[1];
     return 0;
@@ -619,6 +626,39 @@ static void run_cpu(fixture_t *f, double gbps, double wait, double free_gbps, in
     run_cpu_calm(f, gbps, wait, free_gbps, first_only, 0, 0, records_p);
 }
 
+/* fc_pairs_calm_figure: the samples calm on both sides, the slower
+ * side's median over them; nothing when the samples do not align */
+static void test_calm_figure(void)
+{
+    fc_pair_side_t a, b;
+    fc_pair_t p;
+
+    memset(&a, 0, sizeof(a));
+    a.samples.n = a.samples.of = 6;
+    for (int i = 0; i < 6; ++i)
+        a.samples.s[i] = 1e-3 * (i + 1);         /* 1 .. 6 ms */
+    b = a;
+    for (int i = 0; i < 6; ++i)
+        b.samples.s[i] = 2e-3 * (i + 1);         /* the slower side: 2 .. 12 ms */
+    a.calm = 0x3f & ~(uint64_t)0x01;             /* a waited in sample 0 */
+    b.calm = 0x3f & ~(uint64_t)0x20;             /* b in sample 5 */
+    fc_pairs_calm_figure(&p, &a, &b, 1000000);
+    fc_tap_is_int(&tap, p.calm_n, 4, "calm on both sides: samples 1-4 of 6 (%d of %d)",
+                  p.calm_n, p.calm_of);
+    /* b's median over 4, 6, 8, 10 ms is 7 ms: 1 MB in 7 ms */
+    fc_tap_is_double(&tap, p.calm_bw_gbps, 1e6 / 7e-3 / 1e9, 1e-9,
+                     "the slower side's median over them gives the figure");
+    b.samples.of = 7;
+    fc_pairs_calm_figure(&p, &a, &b, 1000000);
+    fc_tap_ok(&tap, p.calm_n == 0 && p.calm_of == 0 && p.calm_bw_gbps < 0,
+              "samples of different iterations: nothing calm (%d of %d)", p.calm_n, p.calm_of);
+    a.samples.n = b.samples.n = a.samples.of = b.samples.of = FC_SAMPLES_MAX;
+    a.calm = b.calm = ~(uint64_t)0;
+    fc_pairs_calm_figure(&p, &a, &b, 1000000);
+    fc_tap_is_int(&tap, p.calm_n, FC_SAMPLES_MAX, "all %d samples calm on both sides",
+                  FC_SAMPLES_MAX);
+}
+
 static void test_cpu_held(void)
 {
     static fixture_t f;
@@ -766,7 +806,7 @@ static void test_cpu_held(void)
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 66);
+    fc_tap_plan(&tap, 70);
     if (mkdtemp(dir) == NULL)
         fc_tap_bail(&tap, "cannot make a scratch directory");
     test_disagreeing_evidence();
@@ -775,6 +815,7 @@ int main(void)
     test_control_limit();
     test_direction();
     test_cpu_held();
+    test_calm_figure();
     rmdir(dir);
     return fc_tap_done(&tap);
 }
