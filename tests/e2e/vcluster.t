@@ -13,7 +13,7 @@
 #   - the HTML report of the slow-link run renders in headless Chromium
 #     (screenshot kept as report/rack1.png) and names the failing node.
 # Needs root (namespaces); skips with the reason otherwise.
-# lane: serial (a clean 2x2 cluster must PASS every rack: beside two other tests at load 10+, a rank sharing a core with their busy ranks ran a healthy pair in 4 ms steps and failed it)
+# lane: quiet, about 95 s (a clean 2x2 cluster must PASS every rack: beside two other tests at load 10+, a rank sharing a core with their busy ranks ran a healthy pair in 4 ms steps and failed it)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fct
@@ -197,8 +197,12 @@ else
     ok 0 "# SKIP chromium is not installed"
 fi
 
-# 4. a bit flipped on rank 5 in the rack stage
-run flip --profile thresholds/vcluster.yaml --stages rack \
+# 4. a bit flipped on rank 5 in the rack stage (once: the bounded retest
+# of the host that follows finds nothing more, so it runs out its time,
+# held here to 3 s of the profile's 10)
+sed 's/^  intermittent_s: 10$/  intermittent_s: 3/' thresholds/vcluster.yaml > "$TMP/flip.yaml"
+grep -q '^  intermittent_s: 3$' "$TMP/flip.yaml" || echo "# the flip run's retest: thresholds/vcluster.yaml's intermittent_s is not 10: its own time"
+run flip --profile "$TMP/flip.yaml" --stages rack \
     --selftest-corrupt rank=5,iter=1,coll=all_gather --selftest-stage rack
 rc=$?
 flipped=$(rec flip '(grep { $_->{type} eq "stage_start" } @r)[0]{rank_hosts}[5]')
