@@ -33,6 +33,7 @@
 #include "fc_log.h"
 #include "fc_nic_transport.h"
 #include "fc_pairs.h"
+#include "fc_quiet.h"
 #include "fc_rails_stage.h"
 #include "fc_stats.h"
 
@@ -112,6 +113,7 @@ static int fc_rails_time_left(fc_rails_local_t *L)
  * msg[2] alone, or stop (-1s); checked on arrival (lib/base/fc_ctl.h). */
 static void fc_rails_bcast_order(const fc_rails_local_t *L, int msg[3])
 {
+    fc_quiet_barrier(MPI_COMM_WORLD);   /* while rank 0 judges the last one */
     fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, "the rails' next alone measurement", msg, 3, -1,
                       (L->nrails > L->nnodes ? L->nrails : L->nnodes) - 1);
     fc_ctl_check(msg[0] < L->nrails && msg[1] < L->nnodes && msg[2] < L->nnodes,

@@ -16,6 +16,7 @@
 #include "fc_ctl_check.h"
 #include "fc_kernels.h"
 #include "fc_pattern_host.h"
+#include "fc_quiet.h"
 #include "fc_rails_stage.h"
 #include "fc_stats.h"
 
@@ -157,6 +158,9 @@ void fc_rails_gather(fc_rails_local_t *L)
 {
     int nz = L->ctx->sp.nsizes;
 
+    /* the NICs done first (or not in an alone measurement) wait without
+     * spinning: the ones still measuring share their hosts' cores */
+    fc_quiet_barrier(MPI_COMM_WORLD);
     fc_ctl_gather(MPI_COMM_WORLD, 0, "the rails' sides", L->mine, (size_t)nz * sizeof(*L->mine),
                   L->ctx->world_rank == 0 ? L->all : NULL);
     for (int i = 0; L->ctx->world_rank == 0 && i < L->ctx->world_size * nz; ++i)
