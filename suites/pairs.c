@@ -100,12 +100,13 @@ static void fc_pairs_free_time(const double *times, const double *waits, int n,
 
     *share_p = *free_p = -1;
     for (int i = 0; i < n; ++i) {
-        double w = waits[i] < times[i] ? waits[i] : times[i];
+        double w;
 
         if (waits[i] < 0) {
             free(free_t);
             return;
         }
+        w = waits[i] < times[i] ? waits[i] : times[i];
         total += times[i];
         waited += w;
         free_t[i] = times[i] - w;
@@ -158,13 +159,13 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
     double *recv_times = fc_xcalloc((size_t)total + 1, sizeof(double),
                                     "the pair's receive times");
     double *waits = fc_xcalloc((size_t)total + 1, sizeof(double),
-                               "the pair's waits for a CPU");
+                               "the round trips' waits for a CPU");
     double *gap_waits = fc_xcalloc((size_t)total + 1, sizeof(double),
-                                   "the pair's waits for a CPU with the gaps before");
+                                   "the exchanges' waits for a CPU, each with the gap before");
     fc_pattern_t pat[2];
     int32_t lat[FC_PAIRS_LAT_BYTES / sizeof(int32_t)];
-    double wait0;                   /* the CPU wait before an iteration */
-    double wait_end;                /* ... and when the last one ended */
+    double wait0;                   /* the CPU wait before a round trip */
+    double wait_end;                /* ... and when the last exchange ended */
 
     memset(side, 0, sizeof(*side));
     side->node = run->node;
@@ -192,7 +193,6 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
         double t0;
 
         memset(recvbuf, 0xA5, count * sizeof(int32_t));
-        wait0 = fc_runq_wait_s();
         t0 = fc_now();
         /* both directions at once, as one exchange; the receive's end
          * timed on its own too: the partner's direction into this node
@@ -208,8 +208,8 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
         {
             double w1 = fc_runq_wait_s();
 
-            waits[it] = fc_runq_between(wait0, w1);
             gap_waits[it] = fc_runq_between(wait_end, w1);
+            wait_end = w1;      /* the next gap holds this buffer's check */
         }
         if (st->enabled && st->rank == run->ctx->world_rank && st->iter == it) {
             uint64_t k = st->index >= 0 && (uint64_t)st->index < count
@@ -225,9 +225,11 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
             side->actual = m.actual_bits;
         }
         side->wrong += m.wrong;
-        wait_end = fc_runq_wait_s();
     }
-    fc_pairs_free_time(times + sp->warmup, waits + sp->warmup, sp->iters, &side->cpu_wait,
+    /* the waits with the gaps before them: a side held off its core while
+     * it checked the last buffer starts late, and its partner's time
+     * shows it */
+    fc_pairs_free_time(times + sp->warmup, gap_waits + sp->warmup, sp->iters, &side->cpu_wait,
                        &side->free_median_s);
     side->median_s = fc_stats_median(times + sp->warmup, (size_t)sp->iters);
     side->recv_median_s = fc_stats_median(recv_times + sp->warmup, (size_t)sp->iters);
@@ -293,7 +295,7 @@ static void fc_pairs_new(fc_pair_t *p, int x, int y, int z)
     p->bw_gbps = 1e300;
     p->cpu_wait_node = p->lat_wait_node = -1;
     p->free_bw_gbps = p->free_lat_us = -1;
-    p->calm_bw_gbps = -1;
+    p->calm_bw_gbps = p->calm_slow_gbps = -1;
 }
 
 /* Rank 0: merge the two sides of each pair measured in a round. */

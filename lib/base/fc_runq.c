@@ -23,7 +23,10 @@ double fc_runq_wait_s(void)
     if (fc_runq_fd < 0 || (n = pread(fc_runq_fd, buf, sizeof(buf) - 1, 0)) <= 0)
         return -1;
     buf[n] = '\0';
-    return sscanf(buf, "%llu %llu", &on_cpu, &waited) == 2 ? (double)waited * 1e-9 : -1;
+    /* a thread running this has had a CPU: "0 0 0" is a kernel that
+     * does not account (no schedstats), not a thread that never waited */
+    return sscanf(buf, "%llu %llu", &on_cpu, &waited) == 2 && on_cpu > 0
+               ? (double)waited * 1e-9 : -1;
 }
 
 double fc_runq_between(double w0, double w1)

@@ -119,9 +119,9 @@ json_t *fc_pairs_directions_json(const fc_pairs_run_t *run, const fc_pair_t *p)
  * cleared it, and the rule's thresholds. */
 static json_t *fc_cpu_wait_json(const fc_pairs_run_t *run, const fc_pair_t *p)
 {
-    json_t *o = json_pack("{s:f, s:f, s:b, s:o}", "exchanges_pct", 100 * p->cpu_wait,
+    json_t *o = json_pack("{s:f, s:f, s:b, s:b, s:o}", "exchanges_pct", 100 * p->cpu_wait,
                           "round_trips_pct", 100 * p->lat_cpu_wait, "held", p->cpu_held,
-                          "rule", fc_pairs_cpu_wait_rule_json());
+                          "known", !p->wait_unknown, "rule", fc_pairs_cpu_wait_rule_json());
 
     json_object_set_new(o, "exchanges_host", p->cpu_wait > 0 && p->cpu_wait_node >= 0
                         ? json_string(fc_host(run, p->cpu_wait_node)) : json_null());
@@ -135,10 +135,12 @@ static json_t *fc_cpu_wait_json(const fc_pairs_run_t *run, const fc_pair_t *p)
                         ? json_real(p->free_lat_us) : json_null());
     /* the exchanges calm on both sides, when looked at */
     json_object_set_new(o, "calm_exchanges", p->calm_looked
-                        ? json_pack("{s:i, s:i, s:i, s:o}", "calm", p->calm_n, "of_samples",
-                                    p->calm_of, "iterations", p->samples.of, "gbps",
-                                    p->calm_bw_gbps > 0 ? json_real(p->calm_bw_gbps)
-                                                        : json_null())
+                        ? json_pack("{s:i, s:i, s:i, s:o, s:o}", "calm", p->calm_n,
+                                    "of_samples", p->calm_of, "iterations", p->samples.of,
+                                    "gbps_others_slowest", p->calm_bw_gbps > 0
+                                        ? json_real(p->calm_bw_gbps) : json_null(),
+                                    "gbps_others_fastest", p->calm_slow_gbps > 0
+                                        ? json_real(p->calm_slow_gbps) : json_null())
                         : json_null());
     json_object_set_new(o, "cleared", json_boolean(p->cpu_cleared));
     /* measured again in place of one a host's CPU held */

@@ -13,6 +13,7 @@
  * slow is only a suspicion: lib/pairs/fc_pairs_report.c writes what the
  * confirmation made of it.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,8 @@ void fc_pairs_merge_side(const fc_pairs_run_t *run, fc_pair_t *p, const fc_pair_
         p->lat_us = s->lat_us;
     /* the side that waited longer for a CPU speaks for the pair (a side
      * that could not say, -1, never does) */
+    if (s->cpu_wait < 0)
+        p->wait_unknown = 1;
     if (s->cpu_wait > p->cpu_wait) {
         p->cpu_wait = s->cpu_wait;
         p->cpu_wait_node = s->node;
@@ -83,26 +86,36 @@ void fc_pairs_merge_side(const fc_pairs_run_t *run, fc_pair_t *p, const fc_pair_
             fc_stats_algbw(run->ctx->sp.sizes[s->size_index], s->recv_median_s);
 }
 
-/* The median of the samples of smp whose bit is set in calm. */
-static double fc_pairs_calm_median(const fc_samples_t *smp, uint64_t calm)
+/* The median of smp's samples, each whose bit is not set in calm taken
+ * as `other` (INFINITY: the slowest; 0: the fastest). */
+static double fc_pairs_calm_median(const fc_samples_t *smp, uint64_t calm, double other)
 {
     double t[FC_SAMPLES_MAX];
-    int n = 0;
 
     for (int k = 0; k < smp->n; ++k)
-        if (calm >> k & 1)
-            t[n++] = smp->s[k];
-    return fc_stats_median(t, (size_t)n);
+        t[k] = calm >> k & 1 ? smp->s[k] : other;
+    return fc_stats_median(t, (size_t)smp->n);
+}
+
+/* The slower side's median time as a bandwidth, -1 where the median is
+ * not a calm sample's (infinite or 0). */
+static double fc_pairs_calm_bound(const fc_pair_side_t *a, const fc_pair_side_t *b,
+                                  uint64_t calm, double other, uint64_t bytes)
+{
+    double ma = fc_pairs_calm_median(&a->samples, calm, other);
+    double mb = fc_pairs_calm_median(&b->samples, calm, other);
+    double m = ma > mb ? ma : mb;
+
+    return isfinite(m) && m > 0 ? fc_stats_algbw(bytes, m) : -1;
 }
 
 void fc_pairs_calm_figure(fc_pair_t *p, const fc_pair_side_t *a, const fc_pair_side_t *b,
                           uint64_t bytes)
 {
     uint64_t calm = a->calm & b->calm;
-    double ma, mb;
 
     p->calm_n = p->calm_of = 0;
-    p->calm_bw_gbps = -1;
+    p->calm_bw_gbps = p->calm_slow_gbps = -1;
     if (a->samples.n != b->samples.n || a->samples.of != b->samples.of ||
         a->samples.n <= 0 || a->samples.n > FC_SAMPLES_MAX)
         return;         /* not the same iterations: nothing aligned */
@@ -111,13 +124,13 @@ void fc_pairs_calm_figure(fc_pair_t *p, const fc_pair_side_t *a, const fc_pair_s
     p->calm_of = a->samples.n;
     for (uint64_t c = calm; c != 0; c &= c - 1)
         ++p->calm_n;
-    if (p->calm_n == 0)
-        return;
-    /* each side's median over them, the slower of the two: as the
-     * pair's own figure is made (fc_pairs_merge_side) */
-    ma = fc_pairs_calm_median(&a->samples, calm);
-    mb = fc_pairs_calm_median(&b->samples, calm);
-    p->calm_bw_gbps = fc_stats_algbw(bytes, ma > mb ? ma : mb);
+    if (2 * p->calm_n <= p->calm_of)
+        return;         /* most were not calm: they speak for nothing */
+    /* each side's median, the slower of the two, as the pair's own
+     * figure is made (fc_pairs_merge_side); the exchanges not calm
+     * counted against the conclusion each bound can draw */
+    p->calm_bw_gbps = fc_pairs_calm_bound(a, b, calm, INFINITY, bytes);
+    p->calm_slow_gbps = fc_pairs_calm_bound(a, b, calm, 0, bytes);
 }
 
 int fc_pairs_measured(const fc_pairs_run_t *run, int **a_p, int **b_p)

@@ -34,20 +34,36 @@ typedef struct fc_passes {
 #define FC_CPU_HELD_AGAIN 2
 
 /* ... a judgement on the exchanges calm on both sides (neither waited
- * for a CPU: their times are the fabric's) needs this many of them, and
- * half the samples kept or more (the CPU picks which; a long exchange is
- * more likely to be interrupted than a short one) */
-#define FC_CPU_CALM_MIN 3
+ * for a CPU: their times are the fabric's) needs this many of them; the
+ * others count against what it concludes (the CPU picks which exchanges
+ * are calm, and a long exchange is more likely to be interrupted than a
+ * short one, so the calm ones alone would favour fast) */
+#define FC_CPU_CALM_MIN 2
+
+/* p judged again (fc_pairs_judge_alone) at bandwidth bw, its directions
+ * scaled alike, into *q. */
+static void fc_passes_judge_at(const fc_pairs_run_t *run, const fc_pair_t *p, double bw,
+                               fc_pair_t *q)
+{
+    double k = bw / p->bw_gbps;
+
+    *q = *p;
+    q->bw_gbps = bw;
+    for (int d = 0; d < 2; ++d)
+        q->dir_gbps[d] = p->dir_gbps[d] * k;
+    fc_pairs_judge_alone(run, q);
+}
 
 /* Slow alone measurement p, whose side waited for a CPU a share of its
- * time worth looking at, judged again by the same limits and references
- * without those waits, in two steps:
- *   1. its bandwidth, where enough of its exchanges were calm on both
- *      sides (FC_CPU_CALM_MIN and half its samples), by the slower
- *      side's median over those (calm_bw_gbps: measured, not estimated;
- *      fc_pairs_calm_figure). Not slow: the host's processors held the
- *      other exchanges, and the pair is not slow (cpu_cleared). Slow:
- *      the fabric's, even where the estimate below would say held;
+ * time worth looking at (in its exchanges and the gaps before them),
+ * judged again by the same limits and references, in two steps:
+ *   1. its bandwidth on the exchanges calm on both sides (at least
+ *      FC_CPU_CALM_MIN of them; fc_pairs_calm_figure), those not calm
+ *      counted against the conclusion: counted the slowest and still not
+ *      slow (most exchanges calm and fast), the host's processors held
+ *      the others and the pair is not slow (cpu_cleared); counted the
+ *      fastest and still slow (most calm and slow), the fabric's, even
+ *      where the estimate below would say held. Measured, not estimated;
  *   2. else each part by its times less its side's waits (free_bw_gbps,
  *      free_lat_us; at most FC_CPU_WAIT_MOST_FASTER times better). Still
  *      slow: the fabric's. Not slow: the host's processors held the
@@ -55,11 +71,13 @@ typedef struct fc_passes {
  *      confirmation, and says so with both figures. A link slower than
  *      its waits can explain stays slow; one slow by less than what its
  *      side waited reads as held (a spinning rank waits for its core
- *      while the link holds it too): undecided, never a pass. */
+ *      while the link holds it too): undecided, never a pass.
+ * Where a side could not say how long it waited (wait_unknown), its waits
+ * say nothing and p stands as measured. */
 static void fc_passes_cpu_held(const fc_pairs_run_t *run, fc_pair_t *p)
 {
-    int bw_look = p->cpu_wait >= FC_CPU_WAIT_LOOKED_AT;
-    int lat_look = p->lat_cpu_wait >= FC_CPU_WAIT_LOOKED_AT;
+    int bw_look = !p->wait_unknown && p->cpu_wait >= FC_CPU_WAIT_LOOKED_AT;
+    int lat_look = !p->wait_unknown && p->lat_cpu_wait >= FC_CPU_WAIT_LOOKED_AT;
     int bw_calm, bw_free, lat_free;
     size_t at = strlen(p->reasons[0]);
     double k;
@@ -71,29 +89,31 @@ static void fc_passes_cpu_held(const fc_pairs_run_t *run, fc_pair_t *p)
     if (!p->slow || (!bw_look && !lat_look))
         return;
     p->calm_looked = bw_look;
-    bw_calm = bw_look && p->calm_bw_gbps > 0 && p->calm_n >= FC_CPU_CALM_MIN &&
-              2 * p->calm_n >= p->calm_of;
-    q = *p;
-    if (bw_calm) {      /* 1. measured on its calm exchanges */
-        k = p->calm_bw_gbps / p->bw_gbps;
-        q.bw_gbps = p->calm_bw_gbps;
-        for (int d = 0; d < 2; ++d)
-            q.dir_gbps[d] = p->dir_gbps[d] * k;
-        fc_pairs_judge_alone(run, &q);
-        if (!q.slow) {
-            p->slow = 0;
-            p->undecided = q.undecided;
-            p->cpu_cleared = 1;
-            for (int d = 0; d < 2; ++d)
-                p->dir_slow[d] = q.dir_slow[d];
-            snprintf(p->reasons[0] + at, sizeof(p->reasons[0]) - at, "; but %s's side waited "
-                     "for a CPU %.0f%% of the exchanges' time: on the %d of %d exchanges kept "
-                     "that neither side waited in, %.4f GB/s, not slow: the host's processors "
-                     "held the others, not the fabric", run->node_hosts[p->cpu_wait_node],
-                     100 * p->cpu_wait, p->calm_n, p->calm_of, p->calm_bw_gbps);
-            return;
+    bw_calm = 0;
+    if (bw_look && p->calm_n >= FC_CPU_CALM_MIN) {     /* 1. its calm exchanges */
+        if (p->calm_bw_gbps > 0) {
+            fc_passes_judge_at(run, p, p->calm_bw_gbps, &q);
+            if (!q.slow) {
+                p->slow = 0;
+                p->undecided = q.undecided;
+                p->cpu_cleared = 1;
+                for (int d = 0; d < 2; ++d)
+                    p->dir_slow[d] = q.dir_slow[d];
+                snprintf(p->reasons[0] + at, sizeof(p->reasons[0]) - at, "; but %s's side "
+                         "waited for a CPU %.0f%% of the exchanges' time: on its %d of %d "
+                         "exchanges kept that neither side waited in, %.4f GB/s (the others "
+                         "counted the slowest), not slow: the host's processors held the "
+                         "others, not the fabric", run->node_hosts[p->cpu_wait_node],
+                         100 * p->cpu_wait, p->calm_n, p->calm_of, p->calm_bw_gbps);
+                return;
+            }
+        }
+        if (p->calm_slow_gbps > 0) {
+            fc_passes_judge_at(run, p, p->calm_slow_gbps, &q);
+            bw_calm = q.slow;
         }
     }
+    q = *p;
     bw_free = bw_look && !bw_calm && p->free_bw_gbps > p->bw_gbps;
     lat_free = lat_look && p->free_lat_us >= 0 && p->free_lat_us < p->lat_us;
     if (bw_free) {      /* 2. the estimates, for what step 1 did not measure */
@@ -109,8 +129,9 @@ static void fc_passes_cpu_held(const fc_pairs_run_t *run, fc_pair_t *p)
     if (!bw_free && !lat_free) {
         if (bw_calm)
             snprintf(p->reasons[0] + at, sizeof(p->reasons[0]) - at, "; slow too on the %d of "
-                     "%d exchanges kept that neither side waited for a CPU in (%.4f GB/s): "
-                     "the fabric's", p->calm_n, p->calm_of, p->calm_bw_gbps);
+                     "%d exchanges kept that neither side waited for a CPU in (%.4f GB/s, the "
+                     "others counted the fastest): the fabric's", p->calm_n, p->calm_of,
+                     p->calm_slow_gbps);
         return;
     }
     if (q.slow)
@@ -134,10 +155,10 @@ static void fc_passes_cpu_held(const fc_pairs_run_t *run, fc_pair_t *p)
 /* The thresholds of that judgement, for the records. */
 json_t *fc_pairs_cpu_wait_rule_json(void)
 {
-    return json_pack("{s:f, s:f, s:i, s:f, s:i, s:f}", "looked_at_pct", 100 * FC_CPU_WAIT_LOOKED_AT,
+    return json_pack("{s:f, s:f, s:i, s:f, s:i, s:s}", "looked_at_pct", 100 * FC_CPU_WAIT_LOOKED_AT,
                      "most_faster", FC_CPU_WAIT_MOST_FASTER, "measured_again_at_most",
                      FC_CPU_HELD_AGAIN, "calm_wait_pct", 100 * FC_PAIRS_CALM_WAIT,
-                     "calm_at_least", FC_CPU_CALM_MIN, "calm_at_least_share_pct", 50.0);
+                     "calm_at_least", FC_CPU_CALM_MIN, "others_counted", "against the conclusion");
 }
 
 /* Stored measurement m judged at every size by the pass's tolerance:

@@ -28,11 +28,12 @@ typedef struct fc_pair_side {
                              * into this node; 0 when not timed apart */
     double lat_us;          /* half round trip, 8 bytes */
     double cpu_wait;        /* share of the timed exchanges' time this
-                             * side's thread waited for a CPU
-                             * (lib/base/fc_runq.h), 0 to 1; -1 not known */
+                             * side's thread waited for a CPU in them and in
+                             * the gaps before them (lib/base/fc_runq.h), 0
+                             * to 1; -1 not known */
     double free_median_s;   /* the median over the timed exchanges of each
-                             * one's time less this side's wait in it; -1
-                             * not known */
+                             * one's time less those waits (at most its
+                             * time); -1 not known */
     double lat_cpu_wait;    /* the same two over the timed round trips ... */
     double free_lat_us;     /* ... (half the median round trip, in us) */
     uint64_t wrong;         /* wrong elements received */
@@ -104,6 +105,8 @@ typedef struct fc_pair {
      * is as slow as its slower end), so it speaks for the pair: */
     double cpu_wait;        /* the higher share of its sides' (0: neither
                              * waited, or neither could say) ... */
+    int wait_unknown;       /* a side could not say (no schedstat): the
+                             * waits do not speak for the pair */
     int cpu_wait_node;      /* ... that side's node, -1 ... */
     double free_bw_gbps;    /* ... and its bandwidth without its waits
                              * (from its free_median_s), -1 not known */
@@ -121,8 +124,13 @@ typedef struct fc_pair {
     /* alone: the exchanges neither side waited for a CPU in (calm on
      * both: their times are the fabric's; fc_pairs_calm_figure) */
     int calm_n, calm_of;    /* so many of the samples both sides kept ... */
-    double calm_bw_gbps;    /* ... and the bandwidth of the slower side's
-                             * median over them, -1 none */
+    double calm_bw_gbps;    /* ... the slower side's median bandwidth over
+                             * all of them with each exchange not calm
+                             * counted the slowest: fast only when most of
+                             * them were calm and fast; -1 unless most
+                             * were calm ... */
+    double calm_slow_gbps;  /* ... and with each counted the fastest: slow
+                             * only when most were calm and slow; -1 none */
     int calm_looked;        /* alone, judged: its calm exchanges were looked at */
     int cpu_cleared;        /* alone: slow as measured, not slow on its calm
                              * exchanges: the host's CPU, not the fabric,
@@ -267,8 +275,12 @@ void fc_pairs_merge_side(const fc_pairs_run_t *run, fc_pair_t *p, const fc_pair_
 
 /* The two sides a and b of one measurement of a pair at `bytes`: the
  * samples calm on both into p->calm_n of p->calm_of (0 of 0 when their
- * samples are not the same iterations), and the bandwidth of the slower
- * side's median over those into p->calm_bw_gbps (-1 when none). */
+ * samples are not the same iterations), and the slower side's median
+ * bandwidth over all the samples, those not calm counted the slowest,
+ * into p->calm_bw_gbps, and counted the fastest into p->calm_slow_gbps
+ * (both -1 unless most samples are calm on both sides, and -1 where the
+ * median falls on one not calm). The samples not calm count against
+ * whatever is concluded. */
 void fc_pairs_calm_figure(fc_pair_t *p, const fc_pair_side_t *a, const fc_pair_side_t *b,
                           uint64_t bytes);
 /* Rank 0: the tournament's entry for nodes (a, b) at size z, or NULL. */

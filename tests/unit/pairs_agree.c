@@ -645,12 +645,31 @@ static void test_calm_figure(void)
     fc_pairs_calm_figure(&p, &a, &b, 1000000);
     fc_tap_is_int(&tap, p.calm_n, 4, "calm on both sides: samples 1-4 of 6 (%d of %d)",
                   p.calm_n, p.calm_of);
-    /* b's median over 4, 6, 8, 10 ms is 7 ms: 1 MB in 7 ms */
-    fc_tap_is_double(&tap, p.calm_bw_gbps, 1e6 / 7e-3 / 1e9, 1e-9,
-                     "the slower side's median over them gives the figure");
+    /* the slower side b: 4, 6, 8, 10 ms calm; with the two others
+     * counted the slowest its median is 9 ms (1 MB in 9 ms), counted the
+     * fastest 5 ms: each bound counts them against its conclusion */
+    fc_tap_is_double(&tap, p.calm_bw_gbps, 1e6 / 9e-3 / 1e9, 1e-9,
+                     "the slower side's median, the others counted the slowest");
+    fc_tap_is_double(&tap, p.calm_slow_gbps, 1e6 / 5e-3 / 1e9, 1e-9,
+                     "... and counted the fastest");
+    a.calm = b.calm = 0x07;                      /* 3 of 6: not most */
+    fc_pairs_calm_figure(&p, &a, &b, 1000000);
+    fc_tap_ok(&tap, p.calm_n == 3 && p.calm_bw_gbps < 0 && p.calm_slow_gbps < 0,
+              "half the samples calm, not most: no figure either way (%d of %d; %g, %g)",
+              p.calm_n, p.calm_of, p.calm_bw_gbps, p.calm_slow_gbps);
+    a.samples.n = b.samples.n = a.samples.of = b.samples.of = 5;
+    a.calm = b.calm = 0x1c;                      /* 3 of 5: most, the slowest three */
+    fc_pairs_calm_figure(&p, &a, &b, 1000000);
+    /* b: 6, 8, 10 ms calm, 2 and 4 not: slowest-counted [6 8 10 inf inf]
+     * gives 10 ms; fastest-counted [0 0 6 8 10] gives 6 ms */
+    fc_tap_is_double(&tap, p.calm_bw_gbps, 1e6 / 10e-3 / 1e9, 1e-9,
+                     "3 of 5 calm: the others counted the slowest, the largest calm time");
+    fc_tap_is_double(&tap, p.calm_slow_gbps, 1e6 / 6e-3 / 1e9, 1e-9,
+                     "... counted the fastest, the smallest");
+    a.samples.n = b.samples.n = a.samples.of = b.samples.of = 6;
     b.samples.of = 7;
     fc_pairs_calm_figure(&p, &a, &b, 1000000);
-    fc_tap_ok(&tap, p.calm_n == 0 && p.calm_of == 0 && p.calm_bw_gbps < 0,
+    fc_tap_ok(&tap, p.calm_n == 0 && p.calm_of == 0 && p.calm_bw_gbps < 0 && p.calm_slow_gbps < 0,
               "samples of different iterations: nothing calm (%d of %d)", p.calm_n, p.calm_of);
     a.samples.n = b.samples.n = a.samples.of = b.samples.of = FC_SAMPLES_MAX;
     a.calm = b.calm = ~(uint64_t)0;
