@@ -75,10 +75,11 @@ static void fc_rails_nic_of(const fc_rails_profile_t *rp, int rail, char *nic, c
 }
 
 /* Every rank: rail `rail`'s x and y measure each other alone, every other
- * NIC quiet; rank 0 gets their pair at every size into out[nz]. */
-static void fc_rails_alone(fc_rails_local_t *L, int rail, int x, int y, fc_pair_t *out)
+ * NIC quiet; rank 0 gets their pair at every size into out[nz] and
+ * returns whether both sides measured every size (no transport failed). */
+static int fc_rails_alone(fc_rails_local_t *L, int rail, int x, int y, fc_pair_t *out)
 {
-    int nz = L->ctx->sp.nsizes;
+    int nz = L->ctx->sp.nsizes, sides = 0, failed = 0;
     char what[96];
 
     snprintf(what, sizeof(what), "rails confirmation: rail %d node %d <-> node %d alone",
@@ -90,12 +91,16 @@ static void fc_rails_alone(fc_rails_local_t *L, int rail, int x, int y, fc_pair_
         fc_rails_pair(L, -1);
     fc_rails_gather(L);
     if (L->ctx->world_rank != 0)
-        return;
+        return 0;
     for (int z = 0; z < nz; ++z)
         fc_rails_pair_new(&out[z], x, y, z);
     for (int i = 0; i < L->ctx->world_size * nz; ++i)
-        if (L->all[i].side.valid)
+        if (L->all[i].side.valid) {
             fc_rails_merge_side(L->rr, &out[L->all[i].side.size_index], &L->all[i]);
+            ++sides;
+            failed |= L->all[i].failed;
+        }
+    return sides == 2 * nz && !failed;
 }
 
 /* Rank 0: may another alone measurement start within the stage's time? */
@@ -121,16 +126,18 @@ static void fc_rails_bcast_order(const fc_rails_local_t *L, int msg[3])
                  msg[1], msg[2]);
 }
 
-/* Rank 0: name the measurement to every rank, take it with them. */
-static void fc_rails_order(fc_rails_local_t *L, int rail, int x, int y, fc_pair_t *out)
+/* Rank 0: name the measurement to every rank, take it with them;
+ * whether both sides measured (fc_rails_alone). */
+static int fc_rails_order(fc_rails_local_t *L, int rail, int x, int y, fc_pair_t *out)
 {
-    int msg[3] = { rail, x, y };
+    int msg[3] = { rail, x, y }, measured;
     double t0 = MPI_Wtime();
 
     fc_rails_bcast_order(L, msg);
-    fc_rails_alone(L, rail, x, y, out);
+    measured = fc_rails_alone(L, rail, x, y, out);
     if (MPI_Wtime() - t0 > L->measure_max_s)
         L->measure_max_s = MPI_Wtime() - t0;
+    return measured;
 }
 
 typedef struct fc_rails_probe_arg {
@@ -212,18 +219,27 @@ static void fc_rails_confirm_classes(fc_rails_local_t *L)
         k->decision = FC_CONFIRM_CLEARED;
         if (!k->slow)
             continue;
+        if (k->pa < 0) {    /* no pair of it may speak for the rail */
+            k->decision = FC_CONFIRM_UNMEASURED;
+            continue;
+        }
         k->decision = FC_CONFIRM_MORE;
         while (k->decision == FC_CONFIRM_MORE && k->nmeas < 3) {
+            int ref_measured;
+
             if (!fc_rails_time_left(L)) {
                 k->decision = FC_CONFIRM_UNMEASURED;
                 break;
             }
             fc_rails_order(L, k->rail, k->pa, k->pb, mine);
-            fc_rails_order(L, k->ref_rail, k->pa, k->pb, ref);
+            ref_measured = fc_rails_order(L, k->ref_rail, k->pa, k->pb, ref);
             k->alone_bw[k->nmeas] = mine[k->size_index].bw_gbps;
             k->alone_ref[k->nmeas] = ref[k->size_index].bw_gbps;
-            k->meas[k->nmeas] = k->alone_bw[k->nmeas] <
-                                k->alone_ref[k->nmeas] * (1 - pct / 100.0)
+            /* the rail's own pair failing is slow (no bandwidth); a
+             * reference that measured nothing judges nothing: a dead one
+             * would make any pair look fast */
+            k->meas[k->nmeas] = !ref_measured ? FC_CONFIRM_MEAS_UNDECIDED
+                                : k->alone_bw[k->nmeas] < k->alone_ref[k->nmeas] * (1 - pct / 100.0)
                                     ? FC_CONFIRM_MEAS_SLOW : FC_CONFIRM_MEAS_FAST;
             k->nmeas++;
             k->decision = fc_confirm_decide(k->meas, k->nmeas);

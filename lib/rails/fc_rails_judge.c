@@ -195,13 +195,17 @@ void fc_rails_rule(fc_rails_run_t *rr)
                 c->ref = rr->classes[(best * 2 + kind) * nz + z].median;
                 c->slow = c->median < c->ref * (1 - sp->max_below_median_pct / 100.0);
                 /* the pair to confirm it with: its slowest of the kind whose
-                 * NICs no confirmation has blamed */
+                 * NICs no confirmation has blamed, on this rail or on the
+                 * reference rail, and the transport drives on both */
                 for (int q = 0; c->slow && q < run->npairs; ++q) {
                     const fc_pair_t *p = &run->pairs[q];
+                    const fc_pairs_run_t *ref = &rr->rails[best];
 
                     if (p->size_index != z || fc_rails_undriven(rr, r, p) ||
+                        fc_rails_undriven(rr, best, p) ||
                         (run->node_racks[p->a] != run->node_racks[p->b]) != kind ||
-                        (run->confirmed && (run->confirm.link[p->a] || run->confirm.link[p->b])))
+                        (run->confirmed && (run->confirm.link[p->a] || run->confirm.link[p->b])) ||
+                        (ref->confirmed && (ref->confirm.link[p->a] || ref->confirm.link[p->b])))
                         continue;
                     if (p->bw_gbps < worst) {
                         worst = p->bw_gbps;
@@ -418,7 +422,9 @@ static int fc_rails_report_rail(fc_rails_run_t *rr, int r)
                 "confirmation", !c->slow ? "not needed" :
                 c->decision == FC_CONFIRM_SLOW ? "confirmed" :
                 c->decision == FC_CONFIRM_CLEARED ? "not reproduced" :
-                c->pa < 0 ? "no pair to measure" : "not measured", "alone", alone));
+                c->pa < 0 ? "no pair to measure" :
+                c->decision == FC_CONFIRM_UNDECIDED ? "undecided" : "not measured",
+                "alone", alone));
             if (!c->slow)
                 continue;
             if (c->decision == FC_CONFIRM_SLOW) {
@@ -483,8 +489,11 @@ static int fc_rails_report_rail(fc_rails_run_t *rr, int r)
                 snprintf(why, sizeof(why), "rail %d %s slow beside rail %d at %llu bytes "
                          "(%.4g against %.4g GB/s), not confirmed alone (%s)", r,
                          fc_kind_name[kind], c->ref_rail, (unsigned long long)sp->sizes[z],
-                         c->median, c->ref, c->pa < 0 ? "every pair of it has a blamed NIC"
-                                                      : "the stage's time ran out");
+                         c->median, c->ref,
+                         c->pa < 0 ? "every pair of it has a blamed or undriven NIC"
+                         : c->decision == FC_CONFIRM_UNDECIDED
+                             ? "the reference rail's alone measurement failed: not judged"
+                             : "the stage's time ran out");
                 json_array_append_new(reasons, json_string(why));
                 open = 1;
             }

@@ -182,6 +182,9 @@ void fc_rails_pair_new(fc_pair_t *p, int x, int y, int z)
     p->size_index = z;
     p->bad_node = -1;
     p->bw_gbps = 1e300;
+    p->cpu_wait_node = p->lat_wait_node = -1;     /* as the pairs stage's */
+    p->free_bw_gbps = p->free_lat_us = -1;
+    p->calm_bw_gbps = p->calm_slow_gbps = -1;
 }
 
 /* Rank 0: one side into its pair (the slower direction is the pair's),

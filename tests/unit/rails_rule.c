@@ -106,7 +106,7 @@ int main(void)
     int slow = 0;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 23);
+    fc_tap_plan(&tap, 24);
 
     bed_make(&b, 3, 60);
     fc_rails_rule(&b.rr);
@@ -137,6 +137,23 @@ int main(void)
                   b.node_racks[cls(&b, 1, 1)->pb],
               "a pair across the spine is chosen to confirm it alone (n%d, n%d)",
               cls(&b, 1, 1)->pa + 1, cls(&b, 1, 1)->pb + 1);
+
+    /* the same, every NIC of the reference rail blamed by its own
+     * confirmation: no pair may speak for rail 1 against it (measured
+     * there, a dead reference would clear any pair) */
+    {
+        int blamed[N] = { 1, 1, 1, 1 };
+
+        bed_make(&b, 2, 60);
+        bed_slow(&b, 1, 1, -1, 100);
+        b.rails[0].confirmed = 1;
+        b.rails[0].confirm.link = blamed;
+        fc_rails_rule(&b.rr);
+        fc_tap_is_int(&tap, cls(&b, 1, 1)->pa, -1, "rail 1 slow, every NIC of the reference "
+                      "rail blamed: no pair chosen to confirm it (left unmeasured)");
+        b.rails[0].confirmed = 0;
+        b.rails[0].confirm.link = NULL;
+    }
 
     bed_make(&b, 2, 60);
     bed_slow(&b, 1, 2, 1, 100);
