@@ -46,6 +46,10 @@
  * measurement only while this many times the longest so far fits */
 #define FC_CONFIRM_TIME_SHARE 0.9
 #define FC_CONFIRM_PROBES_AHEAD 1.2
+/* a measurement a host's CPU held is measured again after this pause,
+ * doubling each time (lib/pairs/fc_pairs_passes.c): 0.25 to 2 s, 3.75 s
+ * at most for one held four times, about the load balancer's reach */
+#define FC_PAIRS_CPU_AGAIN_PAUSE_S 0.25
 
 /* The buffers the tournament and the confirmation measure with. */
 typedef struct fc_pairs_bufs {
@@ -596,6 +600,7 @@ int main(int argc, char **argv)
         return fc_stage_exit(status);
     memset(&run, 0, sizeof(run));
     run.ctx = &ctx;
+    run.cpu_again_pause_s = FC_PAIRS_CPU_AGAIN_PAUSE_S;
     fc_stage_split_by_host(&ctx, &node_comm);
     MPI_Comm_rank(node_comm, &node_rank);
     MPI_Comm_split(MPI_COMM_WORLD, node_rank == 0 ? 0 : MPI_UNDEFINED,

@@ -4,10 +4,12 @@
  */
 #include "fc_pairs_passes.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fc_alloc.h"
 #include "fc_peers.h"
@@ -31,7 +33,7 @@ typedef struct fc_passes {
 /* ... and a figure is made at most this many times better by it */
 #define FC_CPU_WAIT_MOST_FASTER 20.0
 /* a measurement so held is measured again, at most this many times */
-#define FC_CPU_HELD_AGAIN 2
+#define FC_CPU_HELD_AGAIN 4
 
 /* ... a judgement on the exchanges calm on both sides (neither waited
  * for a CPU: their times are the fabric's) needs this many of them; the
@@ -319,11 +321,28 @@ static int fc_passes_held_by(const fc_pairs_run_t *run, int s)
     return -1;
 }
 
+/* Sleep for s seconds (none when 0). */
+static void fc_passes_pause(double s)
+{
+    struct timespec ts;
+
+    if (s <= 0)
+        return;
+    ts.tv_sec = (time_t)s;
+    ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
 /* Stored measurement s of x <-> y, just measured: judged; one a host's
  * CPU held is measured again in its place, up to FC_CPU_HELD_AGAIN times
- * (while the stage's time allows): a busy process may have left the
- * core, and a measurement its waits do not hold judges the fabric. Each
- * size records how many times and whose CPU held the one replaced. */
+ * (while the stage's time allows), each after a pause (run's
+ * cpu_again_pause_s, doubling: every rank of the stage idle meanwhile, so
+ * the scheduler may move the busy process off the pair's cores; measured
+ * again at once, a rank sharing a core with a CPU-bound process was held
+ * three times running): a measurement its waits do not hold judges the
+ * fabric. Each size records how many times and whose CPU held the one
+ * replaced. */
 static int fc_passes_measured(fc_passes_t *ps, int x, int y, int s)
 {
     fc_pairs_run_t *run = ps->run;
@@ -337,8 +356,10 @@ static int fc_passes_measured(fc_passes_t *ps, int x, int y, int s)
             run->alone[(size_t)s * nz + z].cpu_again = again;
             run->alone[(size_t)s * nz + z].cpu_again_node = held;
         }
-        if (again == FC_CPU_HELD_AGAIN || (held = fc_passes_held_by(run, s)) < 0 ||
-            ps->measure(ps->arg, run, x, y, s) != 0)
+        if (again == FC_CPU_HELD_AGAIN || (held = fc_passes_held_by(run, s)) < 0)
+            return judged;
+        fc_passes_pause(run->cpu_again_pause_s * (double)(1 << again));
+        if (ps->measure(ps->arg, run, x, y, s) != 0)
             return judged;
         ++again;
     }

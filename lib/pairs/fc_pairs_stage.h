@@ -224,6 +224,10 @@ typedef struct fc_pairs_run {
     double confirm_seconds;
     double round_max_s;                 /* rank 0: the slowest round */
     double measure_max_s;               /* rank 0: the slowest alone measurement */
+    double cpu_again_pause_s;           /* rank 0: the pause before the first
+                                         * measurement again of one a host's
+                                         * CPU held, doubling each time (0:
+                                         * none; fc_pairs_passes.c) */
     int confirm_out_of_time;            /* rank 0: a probe was not started, the
                                          * stage's time would not hold it */
     int confirm_budget;                 /* rank 0: the measurements a pass may make */
