@@ -16,9 +16,10 @@
  *
  * World rank 0 judges each rail as the pairs stage judges its nodes, with
  * the same functions (the endpoints being "host:nic"), confirms each
- * rail's suspects alone, every other rail quiet (lib/pairs/fc_pairs_confirm.h,
- * the majority of three), and then compares the rails with each other
- * (lib/rails/fc_rails_judge.c). Records and TAP: fc_rails_report.
+ * rail's suspects alone, every other rail quiet, as the pairs stage does
+ * (lib/pairs/fc_pairs_passes.h: the majority of three, each slow
+ * measurement beside a control), and then compares the rails with each
+ * other (lib/rails/fc_rails_judge.c). Records and TAP: fc_rails_report.
  *
  *   mpirun --hostfile H --map-by ppr:N:node build/suites/rails --racks FILE ...
  */
@@ -33,6 +34,7 @@
 #include "fc_log.h"
 #include "fc_nic_transport.h"
 #include "fc_pairs.h"
+#include "fc_pairs_passes.h"
 #include "fc_quiet.h"
 #include "fc_rails_stage.h"
 #include "fc_stats.h"
@@ -140,36 +142,28 @@ static int fc_rails_order(fc_rails_local_t *L, int rail, int x, int y, fc_pair_t
     return measured;
 }
 
-typedef struct fc_rails_probe_arg {
-    fc_rails_local_t *L;
-    int rail;
-} fc_rails_probe_arg_t;
-
-/* fc_pairs_confirm's measurement on one rail (rank 0). */
-static int fc_rails_probe(void *arg, int x, int y)
+/* The passes' measurement on one rail (fc_pairs_measure_func_t, rank 0):
+ * x <-> y on that rail alone into stored measurement s; -1 when the
+ * stage's time would not hold it (none later is asked for). */
+static int fc_rails_probe(void *arg, fc_pairs_run_t *run, int x, int y, int s)
 {
-    fc_rails_probe_arg_t *a = arg;
-    fc_rails_local_t *L = a->L;
-    fc_pairs_run_t *run = &L->rr->rails[a->rail];
-    int nz = L->ctx->sp.nsizes, slow = 0, undecided = 0, index = run->confirm.nmeasures;
+    fc_rails_local_t *L = arg;
+    int nz = L->ctx->sp.nsizes;
 
-    if (!fc_rails_time_left(L)) {
+    if (run->confirm_out_of_time || !fc_rails_time_left(L)) {
         run->confirm_out_of_time = 1;
         run->confirm.out_of_time = 1;
-        run->confirm.max_measures = run->confirm.nmeasures;
         return -1;
     }
-    fc_rails_order(L, a->rail, x, y, &run->alone[index * nz]);
-    for (int z = 0; z < nz; ++z) {
-        fc_pairs_judge_alone(run, &run->alone[index * nz + z]);
-        slow |= run->alone[index * nz + z].slow;
-        undecided |= run->alone[index * nz + z].undecided;
-    }
-    return slow ? FC_CONFIRM_MEAS_SLOW : undecided ? FC_CONFIRM_MEAS_UNDECIDED
-                                                   : FC_CONFIRM_MEAS_FAST;
+    fc_rails_order(L, (int)(run - L->rr->rails), x, y, &run->alone[(size_t)s * nz]);
+    return 0;
 }
 
-/* Rank 0: confirm rail r's slow pairs alone. */
+/* Rank 0: confirm rail r's slow pairs alone, as the pairs stage confirms
+ * its own (lib/pairs/fc_pairs_passes.h: each slow measurement beside a
+ * control of its path kind, a probe slow alone where the rounds were
+ * fast measured again, the tolerance never below the probes' own
+ * spread). */
 static void fc_rails_confirm_rail(fc_rails_local_t *L, int r)
 {
     fc_pairs_run_t *run = &L->rr->rails[r];
@@ -178,11 +172,8 @@ static void fc_rails_confirm_rail(fc_rails_local_t *L, int r)
     int *a = fc_xcalloc((size_t)npairs + 1, sizeof(int), "the pairs' first NICs");
     int *b = fc_xcalloc((size_t)npairs + 1, sizeof(int), "the pairs' second NICs");
     int *slow = fc_xcalloc((size_t)npairs + 1, sizeof(int), "the slow pairs");
-    fc_rails_probe_arg_t arg = { L, r };
     double t0 = MPI_Wtime();
 
-    run->alone = fc_xcalloc((size_t)max_measures * (size_t)nz + 1, sizeof(*run->alone),
-                            "the alone measurements");
     for (int i = 0; i < n; ++i)
         for (int j = i + 1; j < n; ++j, ++k) {
             a[k] = i;
@@ -193,8 +184,8 @@ static void fc_rails_confirm_rail(fc_rails_local_t *L, int r)
                 slow[k] |= p != NULL && p->slow;
             }
         }
-    fc_pairs_confirm(n, run->node_racks, L->ctx->inv.nracks, npairs, a, b, slow, max_measures,
-                     fc_rails_probe, NULL, &arg, &run->confirm);
+    run->confirm_budget = max_measures;
+    fc_pairs_confirm_passes(run, npairs, a, b, slow, max_measures, fc_rails_probe, L);
     run->confirmed = 1;
     run->confirm_seconds = MPI_Wtime() - t0;
     L->ctx->confirm_s += run->confirm_seconds;
@@ -388,6 +379,7 @@ static void fc_rails_free(fc_rails_run_t *rr)
         if (rr->rails[r].confirmed)
             fc_pairs_confirm_free(&rr->rails[r].confirm);
         free(rr->rails[r].alone);
+        free(rr->rails[r].alone_of);
         free(rr->rails[r].pairs);
         free(rr->rails[r].node_hosts);
         free(rr->rails[r].node_racks);
