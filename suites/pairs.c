@@ -92,61 +92,6 @@ static void fc_pairs_tell(const fc_pairs_run_t *run, int msg[2])
                       run->nnodes - 1);
 }
 
-/* The timed iterations' waits for a CPU beside their times (seconds,
- * each wait read around its iteration: lib/base/fc_runq.h): the share of
- * their time spent waiting into *share_p, the median of each time less
- * its wait into *free_p; both -1 when a wait is not known. */
-static void fc_pairs_free_time(const double *times, const double *waits, int n,
-                               double *share_p, double *free_p)
-{
-    double *free_t = fc_xcalloc((size_t)n + 1, sizeof(double), "the times less their waits");
-    double total = 0, waited = 0;
-
-    *share_p = *free_p = -1;
-    for (int i = 0; i < n; ++i) {
-        double w;
-
-        if (waits[i] < 0) {
-            free(free_t);
-            return;
-        }
-        w = waits[i] < times[i] ? waits[i] : times[i];
-        total += times[i];
-        waited += w;
-        free_t[i] = times[i] - w;
-    }
-    *share_p = total > 0 ? waited / total : 0;
-    *free_p = fc_stats_median(free_t, (size_t)n);
-    free(free_t);
-}
-
-/* Which of the n timed iterations kept as samples (fc_samples_keep's
- * rule: bit k for sample k) were calm on this side: its thread waited for
- * a CPU at most FC_PAIRS_CALM_WAIT of the iteration's time, counting the
- * gap since the last one ended (a side held off its core while it checks
- * the last buffer starts late, and its partner's time shows it); none
- * when a wait is not known. */
-static uint64_t fc_pairs_calm_bits(const double *times, const double *waits, int n)
-{
-    double *calm = fc_xcalloc((size_t)n + 1, sizeof(double), "the calm iterations");
-    fc_samples_t kept;
-    uint64_t bits = 0;
-
-    for (int i = 0; i < n; ++i) {
-        if (waits[i] < 0) {
-            free(calm);
-            return 0;
-        }
-        calm[i] = waits[i] <= FC_PAIRS_CALM_WAIT * times[i];
-    }
-    fc_samples_keep(calm, n, &kept);
-    for (int k = 0; k < kept.n; ++k)
-        if (kept.s[k] > 0)
-            bits |= (uint64_t)1 << k;
-    free(calm);
-    return bits;
-}
-
 /* Exchange sizes[z] bytes with partner, warmup + iters times, alternating
  * the two input sets (a buffer delivered again is wrong for the set it
  * stands in for); verify every received buffer. */

@@ -76,6 +76,10 @@ static void fc_rails_nic_of(const fc_rails_profile_t *rp, int rail, char *nic, c
                  k, rp->nic_pattern, rail);
 }
 
+/* a measurement a host's CPU held is measured again after this pause,
+ * doubling (as the pairs stage's: lib/pairs/fc_pairs_passes.c) */
+#define FC_RAILS_CPU_AGAIN_PAUSE_S 0.25
+
 /* Every rank: rail `rail`'s x and y measure each other alone, every other
  * NIC quiet; rank 0 gets their pair at every size into out[nz] and
  * returns whether both sides measured every size (no transport failed). */
@@ -94,14 +98,37 @@ static int fc_rails_alone(fc_rails_local_t *L, int rail, int x, int y, fc_pair_t
     fc_rails_gather(L);
     if (L->ctx->world_rank != 0)
         return 0;
-    for (int z = 0; z < nz; ++z)
+    for (int z = 0; z < nz; ++z) {
+        const fc_rail_side_t *sx = NULL, *sy = NULL;
+
         fc_rails_pair_new(&out[z], x, y, z);
-    for (int i = 0; i < L->ctx->world_size * nz; ++i)
-        if (L->all[i].side.valid) {
-            fc_rails_merge_side(L->rr, &out[L->all[i].side.size_index], &L->all[i]);
+        for (int i = 0; i < L->ctx->world_size * nz; ++i) {
+            const fc_rail_side_t *rs = &L->all[i];
+
+            if (!rs->side.valid || rs->side.size_index != z)
+                continue;
+            if (rs->rail == rail && rs->side.node == x && rs->side.partner == y)
+                sx = rs;
+            else if (rs->rail == rail && rs->side.node == y && rs->side.partner == x)
+                sy = rs;
             ++sides;
-            failed |= L->all[i].failed;
+            failed |= rs->failed;
         }
+        if (sx != NULL && sy != NULL) {
+            /* each direction held by its receiver's waits too, as rule 6
+             * reads them (lib/pairs/fc_pairs_passes.c) */
+            fc_rail_side_t jx, jy;
+
+            fc_rails_sides_joined(sx, sy, &jx, &jy);
+            fc_rails_merge_side(L->rr, &out[z], &jx);
+            fc_rails_merge_side(L->rr, &out[z], &jy);
+            fc_pairs_calm_figure(&out[z], &jx.side, &jy.side, L->ctx->sp.sizes[z]);
+        } else {
+            for (int i = 0; i < L->ctx->world_size * nz; ++i)
+                if (L->all[i].side.valid && L->all[i].side.size_index == z)
+                    fc_rails_merge_side(L->rr, &out[z], &L->all[i]);
+        }
+    }
     return sides == 2 * nz && !failed;
 }
 
@@ -185,6 +212,7 @@ static void fc_rails_confirm_rail(fc_rails_local_t *L, int r)
             }
         }
     run->confirm_budget = max_measures;
+    run->cpu_again_pause_s = FC_RAILS_CPU_AGAIN_PAUSE_S;
     fc_pairs_confirm_passes(run, npairs, a, b, slow, max_measures, fc_rails_probe, L);
     run->confirmed = 1;
     run->confirm_seconds = MPI_Wtime() - t0;

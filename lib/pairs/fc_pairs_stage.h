@@ -277,6 +277,18 @@ int fc_pairs_measured(const fc_pairs_run_t *run, int **a_p, int **b_p);
  * latency, the wrong elements counted per side, the first one kept. */
 void fc_pairs_merge_side(const fc_pairs_run_t *run, fc_pair_t *p, const fc_pair_side_t *s);
 
+/* One side's timed iterations (times, and each one's wait for a CPU in
+ * it and the gap before it, seconds; lib/base/fc_runq.h): the share of
+ * their time spent waiting into *share_p, the median of each time less
+ * its wait (at most its time) into *free_p; both -1 when a wait is not
+ * known (suites/pairs.c, lib/rails/fc_rails_measure.c). */
+void fc_pairs_free_time(const double *times, const double *waits, int n, double *share_p,
+                        double *free_p);
+/* Which of the n iterations kept as samples (fc_samples_keep's rule: bit k
+ * for sample k) were calm: a wait of at most FC_PAIRS_CALM_WAIT of the
+ * iteration's time; none when a wait is not known. */
+uint64_t fc_pairs_calm_bits(const double *times, const double *waits, int n);
+
 /* The two sides a and b of one measurement of a pair at `bytes`: the
  * samples calm on both into p->calm_n of p->calm_of (0 of 0 when their
  * samples are not the same iterations), and the slower side's median

@@ -18,6 +18,7 @@
 #include "fc_pattern_host.h"
 #include "fc_quiet.h"
 #include "fc_rails_stage.h"
+#include "fc_runq.h"
 #include "fc_stats.h"
 
 #define FC_RAILS_CALL_MAX_S 60.0
@@ -47,6 +48,9 @@ static void fc_rails_measure(fc_rails_local_t *L, fc_nic_ep_t *ep, int partner, 
     size_t count = (size_t)(bytes / sizeof(int32_t));
     int total = sp->warmup + sp->iters, lower = L->node < partner;
     double *times = fc_xcalloc((size_t)total + 1, sizeof(double), "the pair's times");
+    /* each transfer's time on this side, sending and receiving, and its
+     * wait for a CPU with the gap since the last transfer ended */
+    double *took[2], *waits[2], wait_end;
     char why[FC_NIC_WHY_MAX];
     fc_pattern_t pat[2];
     fc_pair_side_t *side = &out->side;
@@ -55,12 +59,17 @@ static void fc_rails_measure(fc_rails_local_t *L, fc_nic_ep_t *ep, int partner, 
         fc_pattern_make(FC_INT32, FC_OP_NONE, L->nnodes,
                         fc_pattern_set_seed(L->ctx->profile.seed + 104729u * (uint32_t)z +
                                             7919u * (uint32_t)L->rail, k), &pat[k]);
+    for (int k = 0; k < 2; ++k) {
+        took[k] = fc_xcalloc((size_t)total + 1, sizeof(double), "the transfers' times");
+        waits[k] = fc_xcalloc((size_t)total + 1, sizeof(double), "the transfers' waits");
+    }
+    wait_end = fc_runq_wait_s();
     for (int phase = 0; phase < 2 && !out->failed; ++phase) {
         int sending = (phase == 0) == lower;
 
         for (int it = 0; it < total; ++it) {
             fc_status_t st;
-            double t0;
+            double t0, w1;
 
             if (sending)
                 fc_cpu_fill(&pat[it % 2], L->node, 0, L->buf, count);
@@ -69,8 +78,12 @@ static void fc_rails_measure(fc_rails_local_t *L, fc_nic_ep_t *ep, int partner, 
             t0 = MPI_Wtime();
             st = L->tr->transfer(ep, sending, count * sizeof(int32_t), fc_rails_deadline(L->ctx),
                                  why, sizeof(why));
+            took[sending][it] = MPI_Wtime() - t0;
+            w1 = fc_runq_wait_s();
+            waits[sending][it] = fc_runq_between(wait_end, w1);
+            wait_end = w1;
             if (sending)
-                times[it] = MPI_Wtime() - t0;
+                times[it] = took[1][it];
             if (st != FC_OK) {
                 fc_rails_failed(out, why);
                 break;
@@ -103,6 +116,13 @@ static void fc_rails_measure(fc_rails_local_t *L, fc_nic_ep_t *ep, int partner, 
     if (!out->failed) {
         side->median_s = fc_stats_median(times + sp->warmup, (size_t)sp->iters);
         fc_samples_keep(times + sp->warmup, sp->iters, &side->samples);
+        fc_pairs_free_time(took[1] + sp->warmup, waits[1] + sp->warmup, sp->iters,
+                           &side->cpu_wait, &side->free_median_s);
+        side->calm = fc_pairs_calm_bits(took[1] + sp->warmup, waits[1] + sp->warmup, sp->iters);
+        fc_pairs_free_time(took[0] + sp->warmup, waits[0] + sp->warmup, sp->iters,
+                           &out->recv_wait, &(double){ 0 });
+        out->recv_calm = fc_pairs_calm_bits(took[0] + sp->warmup, waits[0] + sp->warmup,
+                                            sp->iters);
         for (int it = 0; it < total; ++it) {
             double t0 = MPI_Wtime();
 
@@ -115,6 +135,10 @@ static void fc_rails_measure(fc_rails_local_t *L, fc_nic_ep_t *ep, int partner, 
         }
         if (!out->failed)
             side->lat_us = fc_stats_median(times + sp->warmup, (size_t)sp->iters) / 2 * 1e6;
+    }
+    for (int k = 0; k < 2; ++k) {
+        free(took[k]);
+        free(waits[k]);
     }
     free(times);
 }
@@ -138,6 +162,8 @@ void fc_rails_pair(fc_rails_local_t *L, int partner)
         s->size_index = z;
         s->valid = 1;
         s->first_iter = -1;
+        s->lat_cpu_wait = s->free_lat_us = -1;    /* the round trips' waits: not read */
+        L->mine[z].recv_wait = -1;
         L->mine[z].rail = L->rail;
     }
     st = L->tr->connect(L->nic, L->rail_comm, partner, L->buf, L->len, fc_rails_deadline(L->ctx),
@@ -168,6 +194,8 @@ void fc_rails_gather(fc_rails_local_t *L)
                      (!L->all[i].side.valid || (L->all[i].rail >= 0 &&
                                                 L->all[i].rail < L->nrails)) &&
                      (L->all[i].failed & ~1) == 0 &&
+                     (L->all[i].recv_wait == -1 ||
+                      (L->all[i].recv_wait >= 0 && L->all[i].recv_wait <= 1)) &&
                      fc_ctl_str_ok(L->all[i].why, sizeof(L->all[i].why)), "the rails' sides",
                      i / nz, "a side of rail %d, nodes %d and %d at size %d",
                      (int)L->all[i].rail, (int)L->all[i].side.node,
@@ -196,6 +224,31 @@ void fc_rails_merge_side(fc_rails_run_t *rr, fc_pair_t *p, const fc_rail_side_t 
     fc_pairs_merge_side(&rr->rails[rs->rail], p, s);
     if (rs->failed && rr->errs[rs->rail * rr->nnodes + s->node][0] == '\0')
         snprintf(rr->errs[rs->rail * rr->nnodes + s->node], sizeof(rr->errs[0]), "%s", rs->why);
+}
+
+/* x's sending side with receiver y's waits joined (fc_rails_sides_joined). */
+static void fc_rails_join(const fc_rail_side_t *x, const fc_rail_side_t *y, fc_rail_side_t *o)
+{
+    fc_pair_side_t *s = &o->side;
+
+    *o = *x;
+    s->calm = x->side.calm & y->recv_calm;
+    if (x->side.cpu_wait < 0 || y->recv_wait < 0) {
+        s->cpu_wait = s->free_median_s = -1;
+        s->calm = 0;
+    } else if (y->recv_wait > x->side.cpu_wait) {
+        /* the receiver held the sends longer than the sender: its share
+         * of the time taken out of the sender's median */
+        s->cpu_wait = y->recv_wait;
+        s->free_median_s = x->side.median_s * (1 - y->recv_wait);
+    }
+}
+
+void fc_rails_sides_joined(const fc_rail_side_t *x, const fc_rail_side_t *y,
+                           fc_rail_side_t *ox, fc_rail_side_t *oy)
+{
+    fc_rails_join(x, y, ox);
+    fc_rails_join(y, x, oy);
 }
 
 /* Rank 0: a round's sides into every rail's tournament. */

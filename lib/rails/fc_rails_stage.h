@@ -21,7 +21,14 @@
 /* One side of one pair at one size on one rail (what each rank sends to
  * world rank 0 after a round or a probe). */
 typedef struct fc_rail_side {
-    fc_pair_side_t side;    /* median_s: this side's sending time */
+    fc_pair_side_t side;    /* median_s: this side's sending time; cpu_wait,
+                             * free_median_s and calm: its waits for a CPU
+                             * while it sent (with the gaps before) */
+    double recv_wait;       /* the share of its receiving time it waited
+                             * for a CPU (with the gaps), -1 not known ... */
+    uint64_t recv_calm;     /* ... and its calm receives (fc_pairs_calm_bits):
+                             * a receiver off its core slows its partner's
+                             * sends, not its own */
     int32_t rail;
     int32_t failed;         /* the transport failed: why says how */
     char why[160];
@@ -98,6 +105,14 @@ void fc_rails_gather(fc_rails_local_t *L);
  * every rail's tournament. */
 void fc_rails_pair_new(fc_pair_t *p, int x, int y, int z);
 void fc_rails_merge_side(fc_rails_run_t *rr, fc_pair_t *p, const fc_rail_side_t *rs);
+/* The two sides x and y of one measurement as the pairs stage's rule 6
+ * reads them (lib/pairs/fc_pairs_passes.c): each direction's sender side
+ * with its receiver's waits joined to its own (x's sends held by y's
+ * receives too): the calm iterations those calm on both, the wait share
+ * the larger, the time without waits estimated from it where the
+ * receiver's is the larger; unknown where either is. */
+void fc_rails_sides_joined(const fc_rail_side_t *x, const fc_rail_side_t *y,
+                           fc_rail_side_t *ox, fc_rail_side_t *oy);
 void fc_rails_merge_round(fc_rails_local_t *L);
 
 /* Rank 0: the rail rule's reference for every rail, kind and size, into

@@ -106,7 +106,7 @@ int main(void)
     int slow = 0;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 24);
+    fc_tap_plan(&tap, 29);
 
     bed_make(&b, 3, 60);
     fc_rails_rule(&b.rr);
@@ -153,6 +153,36 @@ int main(void)
                       "rail blamed: no pair chosen to confirm it (left unmeasured)");
         b.rails[0].confirmed = 0;
         b.rails[0].confirm.link = NULL;
+    }
+
+    /* rule 6's reading of a rails measurement: each direction's sender
+     * side with its receiver's waits joined */
+    {
+        fc_rail_side_t x, y, jx, jy;
+
+        memset(&x, 0, sizeof(x));
+        x.side.median_s = 0.010;
+        x.side.cpu_wait = 0.02;             /* x waited 2% while sending */
+        x.side.free_median_s = 0.0098;
+        x.side.calm = 0x1f;                 /* 5 calm sends */
+        x.recv_wait = 0.01;
+        x.recv_calm = 0x1f;
+        y = x;
+        y.recv_wait = 0.60;                 /* y held while it received x's */
+        y.recv_calm = 0x03;                 /* calm in 2 of them */
+        fc_rails_sides_joined(&x, &y, &jx, &jy);
+        fc_tap_is_double(&tap, jx.side.cpu_wait, 0.60, 1e-12,
+                         "x's sends, y held while receiving them: the receiver's share speaks");
+        fc_tap_is_double(&tap, jx.side.free_median_s, 0.004, 1e-12,
+                         "... and its time without waits is estimated from that share");
+        fc_tap_is_int(&tap, (int)jx.side.calm, 0x03, "... calm only where both were");
+        fc_tap_is_double(&tap, jy.side.cpu_wait, 0.02, 1e-12,
+                         "y's sends, x received calmly: y's own share, its own figure");
+        x.recv_wait = -1;
+        fc_rails_sides_joined(&x, &y, &jx, &jy);
+        fc_tap_ok(&tap, jy.side.cpu_wait == -1 && jy.side.calm == 0 && jx.side.cpu_wait == 0.60,
+                  "a receiver that could not say: that direction's waits unknown, the other's "
+                  "still known");
     }
 
     bed_make(&b, 2, 60);
