@@ -826,7 +826,7 @@ static void test_cpu_held(void)
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 70);
+    fc_tap_plan(&tap, 74);
     if (mkdtemp(dir) == NULL)
         fc_tap_bail(&tap, "cannot make a scratch directory");
     test_disagreeing_evidence();
