@@ -122,6 +122,10 @@ static int fc_rails_alone(fc_rails_local_t *L, int rail, int x, int y, fc_pair_t
             fc_rails_sides_joined(sx, sy, &jx, &jy);
             fc_rails_merge_side(L->rr, &out[z], &jx);
             fc_rails_merge_side(L->rr, &out[z], &jy);
+            /* the host whose CPU held it: a receiver's waits are its own */
+            if (out[z].cpu_wait > 0)
+                out[z].cpu_wait_node = jx.side.cpu_wait >= jy.side.cpu_wait ? jx.wait_node
+                                                                             : jy.wait_node;
             fc_pairs_calm_figure(&out[z], &jx.side, &jy.side, L->ctx->sp.sizes[z]);
         } else {
             for (int i = 0; i < L->ctx->world_size * nz; ++i)

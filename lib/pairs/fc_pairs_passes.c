@@ -34,6 +34,9 @@ typedef struct fc_passes {
 #define FC_CPU_WAIT_MOST_FASTER 20.0
 /* a measurement so held is measured again, at most this many times */
 #define FC_CPU_HELD_AGAIN 4
+/* ... the pauses before those (fc_passes_measured) take at most this share
+ * of the stage's timeout in all: the other probes keep their time */
+#define FC_CPU_AGAIN_PAUSE_SHARE 0.1
 
 /* ... a judgement on the exchanges calm on both sides (neither waited
  * for a CPU: their times are the fabric's) needs this many of them; the
@@ -43,14 +46,15 @@ typedef struct fc_passes {
 #define FC_CPU_CALM_MIN 2
 
 /* p judged again (fc_pairs_judge_alone) at bandwidth bw, its directions
- * scaled alike, into *q. */
+ * scaled alike, and latency lat_us, into *q. */
 static void fc_passes_judge_at(const fc_pairs_run_t *run, const fc_pair_t *p, double bw,
-                               fc_pair_t *q)
+                               double lat_us, fc_pair_t *q)
 {
     double k = bw / p->bw_gbps;
 
     *q = *p;
     q->bw_gbps = bw;
+    q->lat_us = lat_us;
     for (int d = 0; d < 2; ++d)
         q->dir_gbps[d] = p->dir_gbps[d] * k;
     fc_pairs_judge_alone(run, q);
@@ -80,8 +84,14 @@ static void fc_passes_cpu_held(const fc_pairs_run_t *run, fc_pair_t *p)
 {
     int bw_look = !p->wait_unknown && p->cpu_wait >= FC_CPU_WAIT_LOOKED_AT;
     int lat_look = !p->wait_unknown && p->lat_cpu_wait >= FC_CPU_WAIT_LOOKED_AT;
-    int bw_calm, bw_free, lat_free;
+    int lat_free = lat_look && p->free_lat_us >= 0 && p->free_lat_us < p->lat_us;
+    int bw_calm, bw_free;
     size_t at = strlen(p->reasons[0]);
+    /* the round trips are always estimated: step 1 judges the bandwidth
+     * beside the latency step 2 would give (a held latency must not keep
+     * calm fast exchanges from clearing, nor confirm them) */
+    double lat_est = lat_free ? fmax(p->free_lat_us, p->lat_us / FC_CPU_WAIT_MOST_FASTER)
+                              : p->lat_us;
     double k;
     fc_pair_t q;
 
@@ -94,7 +104,7 @@ static void fc_passes_cpu_held(const fc_pairs_run_t *run, fc_pair_t *p)
     bw_calm = 0;
     if (bw_look && p->calm_n >= FC_CPU_CALM_MIN) {     /* 1. its calm exchanges */
         if (p->calm_bw_gbps > 0) {
-            fc_passes_judge_at(run, p, p->calm_bw_gbps, &q);
+            fc_passes_judge_at(run, p, p->calm_bw_gbps, lat_est, &q);
             if (!q.slow) {
                 p->slow = 0;
                 p->undecided = q.undecided;
@@ -111,32 +121,27 @@ static void fc_passes_cpu_held(const fc_pairs_run_t *run, fc_pair_t *p)
             }
         }
         if (p->calm_slow_gbps > 0) {
-            fc_passes_judge_at(run, p, p->calm_slow_gbps, &q);
+            fc_passes_judge_at(run, p, p->calm_slow_gbps, lat_est, &q);
             bw_calm = q.slow;
         }
     }
     q = *p;
     bw_free = bw_look && !bw_calm && p->free_bw_gbps > p->bw_gbps;
-    lat_free = lat_look && p->free_lat_us >= 0 && p->free_lat_us < p->lat_us;
     if (bw_free) {      /* 2. the estimates, for what step 1 did not measure */
         k = fmin(p->free_bw_gbps / p->bw_gbps, FC_CPU_WAIT_MOST_FASTER);
         q.bw_gbps = p->bw_gbps * k;
         for (int d = 0; d < 2; ++d)
             q.dir_gbps[d] = p->dir_gbps[d] * k;
     }
-    if (lat_free)
-        q.lat_us = fmax(p->free_lat_us, p->lat_us / FC_CPU_WAIT_MOST_FASTER);
+    q.lat_us = lat_est;
     if (bw_free || lat_free)
         fc_pairs_judge_alone(run, &q);
-    if (!bw_free && !lat_free) {
-        if (bw_calm)
-            snprintf(p->reasons[0] + at, sizeof(p->reasons[0]) - at, "; slow too on the %d of "
-                     "%d exchanges kept that neither side waited for a CPU in (%.4f GB/s, the "
-                     "others counted the fastest): the fabric's", p->calm_n, p->calm_of,
-                     p->calm_slow_gbps);
-        return;
-    }
-    if (q.slow)
+    if (bw_calm)
+        snprintf(p->reasons[0] + at, sizeof(p->reasons[0]) - at, "; slow too on the %d of "
+                 "%d exchanges kept that neither side waited for a CPU in (%.4f GB/s, the "
+                 "others counted the fastest): the fabric's", p->calm_n, p->calm_of,
+                 p->calm_slow_gbps);
+    if ((!bw_free && !lat_free) || q.slow)
         return;
     p->slow = 0;
     p->undecided = 1;
@@ -145,13 +150,12 @@ static void fc_passes_cpu_held(const fc_pairs_run_t *run, fc_pair_t *p)
     for (int d = 0; d < 2; ++d)
         p->dir_slow[d] = q.dir_slow[d];
     snprintf(p->reasons[0] + at, sizeof(p->reasons[0]) - at, "; but %s's side waited for a "
-             "CPU %.0f%% of the exchanges' time (%s's %.0f%% of the round trips'): %s "
-             "%.4f GB/s, and %.1f us, not slow: the host's processors, not the fabric: "
+             "CPU %.0f%% of the exchanges' time (%s's %.0f%% of the round trips'): without "
+             "those waits %.4f GB/s, and %.1f us, not slow: the host's processors, not the fabric: "
              "undecided", run->node_hosts[bw_free ? p->cpu_wait_node : p->lat_wait_node],
              100 * (bw_free ? p->cpu_wait : p->lat_cpu_wait),
              run->node_hosts[lat_free ? p->lat_wait_node : p->cpu_wait_node],
-             100 * (lat_free ? p->lat_cpu_wait : p->cpu_wait),
-             bw_calm ? "on its calm exchanges" : "without those waits", q.bw_gbps, q.lat_us);
+             100 * (lat_free ? p->lat_cpu_wait : p->cpu_wait), q.bw_gbps, q.lat_us);
 }
 
 /* The thresholds of that judgement, for the records. */
@@ -356,9 +360,15 @@ static int fc_passes_measured(fc_passes_t *ps, int x, int y, int s)
             run->alone[(size_t)s * nz + z].cpu_again = again;
             run->alone[(size_t)s * nz + z].cpu_again_node = held;
         }
-        if (again == FC_CPU_HELD_AGAIN || (held = fc_passes_held_by(run, s)) < 0)
+        double pause = run->cpu_again_pause_s * (double)(1 << again);
+
+        if (again == FC_CPU_HELD_AGAIN || (held = fc_passes_held_by(run, s)) < 0 ||
+            run->confirm_out_of_time ||
+            (pause > 0 && run->cpu_again_paused_s + pause >
+                              FC_CPU_AGAIN_PAUSE_SHARE * run->ctx->sp.timeout_s))
             return judged;
-        fc_passes_pause(run->cpu_again_pause_s * (double)(1 << again));
+        fc_passes_pause(pause);
+        run->cpu_again_paused_s += pause;
         if (ps->measure(ps->arg, run, x, y, s) != 0)
             return judged;
         ++again;

@@ -40,7 +40,8 @@ typedef int (*fc_pairs_measure_func_t)(void *arg, fc_pairs_run_t *run, int x, in
  * which tolerance judged and why. */
 /* The thresholds by which a slow alone measurement is judged again
  * without its ranks' waits for a CPU, for the records: {looked_at_pct,
- * most_faster}. */
+ * most_faster, measured_again_at_most, calm_wait_pct, calm_at_least,
+ * others_counted}. */
 json_t *fc_pairs_cpu_wait_rule_json(void);
 
 void fc_pairs_confirm_passes(fc_pairs_run_t *run, int npairs, const int *a, const int *b,

@@ -227,7 +227,8 @@ typedef struct fc_pairs_run {
     double cpu_again_pause_s;           /* rank 0: the pause before the first
                                          * measurement again of one a host's
                                          * CPU held, doubling each time (0:
-                                         * none; fc_pairs_passes.c) */
+                                         * none; fc_pairs_passes.c) ... */
+    double cpu_again_paused_s;          /* ... and those pauses so far */
     int confirm_out_of_time;            /* rank 0: a probe was not started, the
                                          * stage's time would not hold it */
     int confirm_budget;                 /* rank 0: the measurements a pass may make */
@@ -280,8 +281,8 @@ void fc_pairs_merge_side(const fc_pairs_run_t *run, fc_pair_t *p, const fc_pair_
 /* One side's timed iterations (times, and each one's wait for a CPU in
  * it and the gap before it, seconds; lib/base/fc_runq.h): the share of
  * their time spent waiting into *share_p, the median of each time less
- * its wait (at most its time) into *free_p; both -1 when a wait is not
- * known (suites/pairs.c, lib/rails/fc_rails_measure.c). */
+ * its wait (1% of the time at least) into *free_p; both -1 when a wait is
+ * not known (suites/pairs.c, lib/rails/fc_rails_measure.c). */
 void fc_pairs_free_time(const double *times, const double *waits, int n, double *share_p,
                         double *free_p);
 /* Which of the n iterations kept as samples (fc_samples_keep's rule: bit k

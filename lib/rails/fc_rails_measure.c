@@ -7,6 +7,7 @@
  * transport failure (a dead NIC, a peer gone) is kept with its reason and
  * counts as no bandwidth. Rank 0 merges the sides into each rail's pairs.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,6 +233,7 @@ static void fc_rails_join(const fc_rail_side_t *x, const fc_rail_side_t *y, fc_r
     fc_pair_side_t *s = &o->side;
 
     *o = *x;
+    o->wait_node = x->side.node;
     s->calm = x->side.calm & y->recv_calm;
     if (x->side.cpu_wait < 0 || y->recv_wait < 0) {
         s->cpu_wait = s->free_median_s = -1;
@@ -240,7 +242,8 @@ static void fc_rails_join(const fc_rail_side_t *x, const fc_rail_side_t *y, fc_r
         /* the receiver held the sends longer than the sender: its share
          * of the time taken out of the sender's median */
         s->cpu_wait = y->recv_wait;
-        s->free_median_s = x->side.median_s * (1 - y->recv_wait);
+        s->free_median_s = x->side.median_s * fmax(1 - y->recv_wait, 0.01);
+        o->wait_node = y->side.node;
     }
 }
 

@@ -30,6 +30,9 @@ typedef struct fc_rail_side {
                              * a receiver off its core slows its partner's
                              * sends, not its own */
     int32_t rail;
+    int32_t wait_node;      /* joined (fc_rails_sides_joined): the node whose
+                             * waits cpu_wait is, the sender's or the
+                             * receiver's */
     int32_t failed;         /* the transport failed: why says how */
     char why[160];
 } fc_rail_side_t;

@@ -106,7 +106,7 @@ int main(void)
     int slow = 0;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 29);
+    fc_tap_plan(&tap, 30);
 
     bed_make(&b, 3, 60);
     fc_rails_rule(&b.rr);
@@ -168,6 +168,9 @@ int main(void)
         x.recv_wait = 0.01;
         x.recv_calm = 0x1f;
         y = x;
+        y.side.node = 1;
+        y.side.partner = 0;
+        x.side.partner = 1;
         y.recv_wait = 0.60;                 /* y held while it received x's */
         y.recv_calm = 0x03;                 /* calm in 2 of them */
         fc_rails_sides_joined(&x, &y, &jx, &jy);
@@ -175,6 +178,7 @@ int main(void)
                          "x's sends, y held while receiving them: the receiver's share speaks");
         fc_tap_is_double(&tap, jx.side.free_median_s, 0.004, 1e-12,
                          "... and its time without waits is estimated from that share");
+        fc_tap_is_int(&tap, jx.wait_node, 1, "... and the host whose CPU held it is y's");
         fc_tap_is_int(&tap, (int)jx.side.calm, 0x03, "... calm only where both were");
         fc_tap_is_double(&tap, jy.side.cpu_wait, 0.02, 1e-12,
                          "y's sends, x received calmly: y's own share, its own figure");
