@@ -403,14 +403,16 @@ int fc_pairs_probe_cpu_held(const fc_pairs_run_t *run, int i)
     if (!run->confirmed || run->alone_of == NULL || i < 0 || i >= run->confirm.nprobes ||
         run->confirm.probes[i].slow != FC_CONFIRM_MEAS_UNDECIDED)
         return -1;
-    /* held only when every measurement made was undecided, each for its
-     * waits alone (a size undecided for want of a reference, or a
-     * measurement slow or fast, leaves the probe's own verdict) */
+    /* held when no measurement made was slow and each undecided one was
+     * undecided for its waits alone: fast, held, held is no evidence
+     * against the fabric, and was written as an unjudged path that failed
+     * both racks (a size undecided for want of a reference, or a slow
+     * measurement, leaves the probe's own verdict) */
     pr = &run->confirm.probes[i];
     for (int k = 0; k < pr->nmeasures; ++k) {
         int held = 0;
 
-        if (pr->meas[k] == FC_CONFIRM_MEAS_UNMEASURED)
+        if (pr->meas[k] == FC_CONFIRM_MEAS_UNMEASURED || pr->meas[k] == FC_CONFIRM_MEAS_FAST)
             continue;
         if (pr->meas[k] != FC_CONFIRM_MEAS_UNDECIDED)
             return -1;
