@@ -99,6 +99,12 @@ typedef struct fc_point_summary {
     fc_samples_t samples;       /* the timed iterations' slowest-rank times
                                  * (fc_samples.h): what a comparison of two
                                  * runs tests */
+    /* a run alone in a sweep's confirmation (lib/stage/fc_stage_confirm.c):
+     * the largest share of its time a rank of the group waited for a CPU
+     * (lib/base/fc_runq.h; -1 not known) and that rank (-1 none); not set
+     * outside it */
+    double cpu_wait;
+    int32_t cpu_wait_rank;
 } fc_point_summary_t;
 
 /* The buffers a stage keeps for all its points (grown, never shrunk):

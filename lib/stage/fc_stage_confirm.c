@@ -7,16 +7,19 @@
  */
 #include "fc_stage_confirm.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fc_alloc.h"
 #include "fc_confirm_rule.h"
 #include "fc_ctl.h"
 #include "fc_log.h"
 #include "fc_quiet.h"
+#include "fc_runq.h"
 #include "fc_stage_wrong.h"
 #include "fc_watchdog.h"
 
@@ -100,19 +103,31 @@ static void fc_confirm_make_plan(const fc_stage_ctx_t *ctx, const fc_test_point_
                     fc_confirm_kind(ctx), FC_CONFIRM_MAX_GROUPS);
 }
 
-/* One alone run of group `first` (all ranks); rank 0 gets its summary. */
+/* One alone run of group `first` (all ranks); rank 0 gets its summary,
+ * with the largest share of the run a rank of the group waited for a CPU
+ * (each rank reads its own around the run: lib/base/fc_runq.h). */
 static void fc_confirm_run(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_bufs_t *bufs,
                            int my_first, const fc_engine_ident_t *ident,
                            const fc_test_point_t *pt, int first,
                            fc_point_summary_t *gathered, fc_point_summary_t *out)
 {
     fc_point_summary_t mine;
+    double wait = -1;
+    int known = 1;
 
     memset(&mine, 0, sizeof(mine));
+    mine.cpu_wait_rank = -1;
     if (my_first == first) {
+        double w0 = fc_runq_wait_s(), t0 = MPI_Wtime(), w1, took;
+
         fc_engine_run_point(be, pt, NULL, ident, bufs, &mine);
+        w1 = fc_runq_wait_s();
+        took = MPI_Wtime() - t0;
         if (be->rank != 0)
             mine.valid = 0;
+        mine.cpu_wait = fc_runq_between(w0, w1) < 0 || took <= 0
+                            ? -1 : fmin(fc_runq_between(w0, w1) / took, 1.0);
+        mine.cpu_wait_rank = ctx->world_rank;
     }
     /* the other groups wait quietly: alone on the cores too (fc_quiet.h) */
     fc_stage_gather_summaries("the summaries of a point confirmed alone", &mine, gathered);
@@ -122,6 +137,43 @@ static void fc_confirm_run(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_bufs
     for (int r = 0; r < ctx->world_size; ++r)
         if (gathered[r].valid)
             *out = gathered[r];
+    out->cpu_wait_rank = -1;
+    for (int r = 0; r < ctx->world_size; ++r) {
+        const fc_point_summary_t *g = &gathered[r];
+
+        if (g->cpu_wait_rank != r)
+            continue;       /* not of the group (or a rank that says nonsense) */
+        if (!(g->cpu_wait >= 0 && g->cpu_wait <= 1)) {
+            known = 0;
+        } else if (g->cpu_wait > wait) {
+            wait = g->cpu_wait;
+            out->cpu_wait_rank = r;
+        }
+    }
+    out->cpu_wait = known ? wait : -1;
+}
+
+int fc_stage_confirm_held(const fc_point_summary_t *a, const fc_point_summary_t *c,
+                          int slow)
+{
+    /* only beside a control measured in the same round: ranks that
+     * outnumber their cores wait for each other (and Open MPI's polling
+     * rank yields its core), so a group's share alone says nothing */
+    if (!slow || a->cpu_wait < 0 || a->cpu_wait_rank < 0 || c == NULL || !c->valid ||
+        c->cpu_wait < 0)
+        return 0;
+    return a->cpu_wait >= FC_SWEEP_HELD_WAIT && a->cpu_wait >= c->cpu_wait + FC_SWEEP_HELD_BEYOND;
+}
+
+/* Sleep for s seconds. */
+static void fc_confirm_pause(double s)
+{
+    struct timespec ts;
+
+    ts.tv_sec = (time_t)s;
+    ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
 }
 
 static json_t *fc_confirm_side_json(const fc_point_summary_t *s, const char *verdict)
@@ -348,6 +400,32 @@ void fc_stage_confirm_settle(const fc_stage_profile_t *sp, const char *kind,
                          "tolerance", fc_stage_confirm_tolerance_json(sp, pt, c, nrounds, h));
 }
 
+/* The confirmation's waits for a CPU, for its record: each alone round's
+ * suspect and control share, the rounds measured again in place of one
+ * a rank's CPU held (that share and the rank's host), the rule. */
+static json_t *fc_confirm_wait_json(const fc_point_summary_t *a, const fc_point_summary_t *c,
+                                    int nrounds, const double *held_wait, const int *held_rank,
+                                    int again, char (*hosts)[FC_HOST_MAX])
+{
+    json_t *rounds = json_array(), *redone = json_array();
+
+    for (int r = 0; r < nrounds; ++r)
+        json_array_append_new(rounds, json_pack(
+            "{s:o, s:o}", "suspect_pct", a[r].cpu_wait >= 0 ? json_real(100 * a[r].cpu_wait)
+                                                            : json_null(),
+            "control_pct", c[r].valid && c[r].cpu_wait >= 0 ? json_real(100 * c[r].cpu_wait)
+                                                            : json_null()));
+    for (int k = 0; k < again; ++k)
+        json_array_append_new(redone, json_pack(
+            "{s:f, s:i, s:s}", "suspect_pct", 100 * held_wait[k], "rank", held_rank[k],
+            "host", hosts != NULL && held_rank[k] >= 0 ? hosts[held_rank[k]] : ""));
+    return json_pack("{s:o, s:o, s:{s:f, s:f, s:i, s:f}}", "rounds", rounds,
+                     "measured_again", redone, "rule", "held_at_least_pct",
+                     100 * FC_SWEEP_HELD_WAIT, "beyond_control_pct", 100 * FC_SWEEP_HELD_BEYOND,
+                     "measured_again_at_most", FC_SWEEP_HELD_AGAIN, "pause_s",
+                     FC_SWEEP_HELD_PAUSE_S);
+}
+
 void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_bufs_t *bufs,
                             int my_first, const fc_engine_ident_t *ident, int index,
                             const fc_test_point_t *pt, fc_point_summary_t *sums,
@@ -374,12 +452,16 @@ void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_buf
     snprintf(what + strlen(what), sizeof(what) - strlen(what), " (confirmed alone)");
     fc_watchdog_progress(index, what);
     for (int e = 0; e < plan.n; ++e) {
-        int nrounds = 0, more = 1;
-        double t0 = MPI_Wtime();
+        int nrounds = 0, more = 1, again = 0;
+        double t0 = MPI_Wtime(), held_wait[FC_SWEEP_HELD_AGAIN + 1];
+        int held_rank[FC_SWEEP_HELD_AGAIN + 1];
 
         memset(a, 0, sizeof(a));
         memset(c, 0, sizeof(c));
-        /* two alone rounds; a third when they disagree (fc_confirm_rule.h) */
+        /* two alone rounds; a third when they disagree (fc_confirm_rule.h);
+         * a round slow while a rank of the suspect group waited for a CPU
+         * far longer than the control's did is measured again in its
+         * place after a pause (more == 2) */
         while (more) {
             fc_confirm_run(ctx, be, bufs, my_first, ident, pt, plan.first[e][0], gathered,
                            &a[nrounds]);
@@ -389,13 +471,25 @@ void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_buf
             ++nrounds;
             if (ctx->world_rank == 0) {
                 int g = plan.index[e][0], fails[FC_CONFIRM_MAX_MEASURES];
+                fc_confirm_decision_t d = fc_stage_confirm_decide(
+                    &ctx->sp, pt, fc_confirm_kind(ctx), &sums[g], &js[g], a, c, nrounds, fails);
 
-                more = nrounds < FC_CONFIRM_MAX_MEASURES &&
-                       fc_stage_confirm_decide(&ctx->sp, pt, fc_confirm_kind(ctx), &sums[g],
-                                               &js[g], a, c, nrounds, fails) == FC_CONFIRM_MORE;
+                more = nrounds < FC_CONFIRM_MAX_MEASURES && d == FC_CONFIRM_MORE;
+                if (again < FC_SWEEP_HELD_AGAIN &&
+                    fc_stage_confirm_held(&a[nrounds - 1], plan.first[e][1] >= 0
+                                          ? &c[nrounds - 1] : NULL, fails[nrounds - 1] == 1)) {
+                    held_wait[again] = a[nrounds - 1].cpu_wait;
+                    held_rank[again] = a[nrounds - 1].cpu_wait_rank;
+                    fc_confirm_pause(FC_SWEEP_HELD_PAUSE_S * (double)(1 << again));
+                    ++again;
+                    --nrounds;
+                    more = 2;
+                }
             }
             fc_quiet_barrier(MPI_COMM_WORLD);
-            fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, "another alone round", &more, 1, 0, 1);
+            fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, "another alone round", &more, 1, 0, 2);
+            if (more == 2 && ctx->world_rank != 0)
+                --nrounds;
         }
         if (ctx->world_rank == 0) {
             int g = plan.index[e][0];
@@ -404,6 +498,9 @@ void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_buf
                                     plan.index[e][1], a, c, nrounds, extra);
             json_object_set_new(json_object_get(extra[g], "confirmation"), "seconds",
                                 json_real(MPI_Wtime() - t0));
+            json_object_set_new(json_object_get(extra[g], "confirmation"), "cpu_wait",
+                                fc_confirm_wait_json(a, c, nrounds, held_wait, held_rank,
+                                                     again, ctx->rank_hosts));
             ctx->confirm_s += MPI_Wtime() - t0;
         }
     }

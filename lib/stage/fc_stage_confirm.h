@@ -33,6 +33,19 @@
 
 #define FC_CONFIRM_MAX_GROUPS 8
 
+/* An alone round slow while a rank of the suspect group waited for a CPU
+ * this share of the run or more, and this much more than every rank of
+ * its control measured in the same round (its ranks share the cores as
+ * the suspect's do; with no control, nothing is held), was held
+ * by a host's processors (a CPU-bound process on that rank's core holds
+ * each call for one of its scheduler turns): it is measured again in its
+ * place, after a pause with every rank idle (so that the scheduler may
+ * move the busy process), doubling, at most so many times a group. */
+#define FC_SWEEP_HELD_WAIT 0.25
+#define FC_SWEEP_HELD_BEYOND 0.20
+#define FC_SWEEP_HELD_AGAIN 4
+#define FC_SWEEP_HELD_PAUSE_S 0.25
+
 /* All ranks of the stage, after point `index` ran on every group (be is
  * this rank's group backend and bufs its buffers, my_first the world rank
  * of its group's rank
@@ -44,6 +57,11 @@ void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_buf
                             int my_first, const fc_engine_ident_t *ident, int index,
                             const fc_test_point_t *pt, fc_point_summary_t *sums,
                             fc_judgement_t *js, int n, json_t **extra);
+
+/* Was alone round a (its control c, NULL none), slow, held by a host's
+ * CPU (FC_SWEEP_HELD_*)? */
+int fc_stage_confirm_held(const fc_point_summary_t *a, const fc_point_summary_t *c,
+                          int slow);
 
 /* 1 when a judged group failed on its timing only (it ran, its bits were
  * right): what the confirmation re-measures. */

@@ -105,7 +105,7 @@ int main(void)
     int ok;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 33);
+    fc_tap_plan(&tap, 39);
 
     /* the rule itself */
     {
@@ -301,6 +301,39 @@ int main(void)
                   json_string_value(json_object_get(tol, "why")));
         for (int g = 0; g < 3; ++g)
             json_decref(extra[g]);
+    }
+    /* an alone round held by a host's CPU (fc_stage_confirm_held): slow,
+     * a rank of the suspect waiting 25% of the run or more and 20 points
+     * beyond every rank of its control */
+    {
+        fc_point_summary_t sus, ctl;
+
+        memset(&sus, 0, sizeof(sus));
+        memset(&ctl, 0, sizeof(ctl));
+        sus.cpu_wait = 0.90;
+        sus.cpu_wait_rank = 2;
+        ctl.valid = 1;
+        ctl.cpu_wait = 0.30;
+        ctl.cpu_wait_rank = 5;
+        fc_tap_is_int(&tap, fc_stage_confirm_held(&sus, &ctl, 1), 1,
+                      "slow, a suspect's rank waited 90%% against its control's 30%%: held");
+        fc_tap_is_int(&tap, fc_stage_confirm_held(&sus, &ctl, 0), 0,
+                      "... not slow: nothing to hold");
+        ctl.cpu_wait = 0.80;
+        fc_tap_is_int(&tap, fc_stage_confirm_held(&sus, &ctl, 1), 0,
+                      "the control's ranks waited as long (80%%): the cores are shared alike, "
+                      "not held");
+        sus.cpu_wait = 0.20;
+        ctl.cpu_wait = 0;
+        fc_tap_is_int(&tap, fc_stage_confirm_held(&sus, &ctl, 1), 0,
+                      "a 20%% wait: below the rule's 25%%, not held");
+        sus.cpu_wait = 0.60;
+        fc_tap_is_int(&tap, fc_stage_confirm_held(&sus, NULL, 1), 0,
+                      "no control: 60%% against nothing says nothing (ranks that outnumber "
+                      "their cores wait for each other), not held");
+        sus.cpu_wait = -1;
+        fc_tap_is_int(&tap, fc_stage_confirm_held(&sus, NULL, 1), 0,
+                      "a wait not known: not held (the round stands)");
     }
     return fc_tap_done(&tap);
 }
