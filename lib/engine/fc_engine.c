@@ -483,6 +483,8 @@ fc_status_t fc_engine_run_point(fc_backend_t *be, const fc_test_point_t *pt,
     memset(&run, 0, sizeof(run));
     memset(&rep, 0, sizeof(rep));
     memset(summary_p, 0, sizeof(*summary_p));
+    summary_p->cpu_wait = -1;           /* read only by a confirmation alone */
+    summary_p->cpu_wait_rank = -1;
     if (bufs == NULL) {
         fc_engine_bufs_init(&own);
         bufs = &own;

@@ -160,9 +160,13 @@ int fc_stage_confirm_held(const fc_point_summary_t *a, const fc_point_summary_t 
      * outnumber their cores wait for each other (and Open MPI's polling
      * rank yields its core), so a group's share alone says nothing */
     if (!slow || a->cpu_wait < 0 || a->cpu_wait_rank < 0 || c == NULL || !c->valid ||
-        c->cpu_wait < 0)
+        c->cpu_wait < 0 || c->time.median <= 0)
         return 0;
-    return a->cpu_wait >= FC_SWEEP_HELD_WAIT && a->cpu_wait >= c->cpu_wait + FC_SWEEP_HELD_BEYOND;
+    /* and the wait explains the slowness: the suspect no slower than its
+     * control by more than its time less the wait would undo (a group
+     * slower than that is slow whatever its CPUs did: judged as is) */
+    return a->cpu_wait >= FC_SWEEP_HELD_WAIT && a->cpu_wait >= c->cpu_wait + FC_SWEEP_HELD_BEYOND &&
+           a->time.median / c->time.median <= 1 / fmax(1 - a->cpu_wait, 0.01);
 }
 
 /* Sleep for s seconds. */
@@ -403,22 +407,33 @@ void fc_stage_confirm_settle(const fc_stage_profile_t *sp, const char *kind,
 /* The confirmation's waits for a CPU, for its record: each alone round's
  * suspect and control share, the rounds measured again in place of one
  * a rank's CPU held (that share and the rank's host), the rule. */
+static json_t *fc_confirm_wait_pct(const fc_point_summary_t *s)
+{
+    return s->valid && s->cpu_wait >= 0 ? json_real(100 * s->cpu_wait) : json_null();
+}
+
 static json_t *fc_confirm_wait_json(const fc_point_summary_t *a, const fc_point_summary_t *c,
-                                    int nrounds, const double *held_wait, const int *held_rank,
-                                    int again, char (*hosts)[FC_HOST_MAX])
+                                    int nrounds, const fc_point_summary_t *held_a,
+                                    const fc_point_summary_t *held_c, int again,
+                                    char (*hosts)[FC_HOST_MAX])
 {
     json_t *rounds = json_array(), *redone = json_array();
 
     for (int r = 0; r < nrounds; ++r)
-        json_array_append_new(rounds, json_pack(
-            "{s:o, s:o}", "suspect_pct", a[r].cpu_wait >= 0 ? json_real(100 * a[r].cpu_wait)
-                                                            : json_null(),
-            "control_pct", c[r].valid && c[r].cpu_wait >= 0 ? json_real(100 * c[r].cpu_wait)
-                                                            : json_null()));
-    for (int k = 0; k < again; ++k)
+        json_array_append_new(rounds, json_pack("{s:o, s:o}", "suspect_pct",
+                                                fc_confirm_wait_pct(&a[r]), "control_pct",
+                                                fc_confirm_wait_pct(&c[r])));
+    /* each round measured again in place of one held: its figures and
+     * waits, the rank that waited and its host */
+    for (int k = 0; k < again; ++k) {
+        int rank = held_a[k].cpu_wait_rank;
+
         json_array_append_new(redone, json_pack(
-            "{s:f, s:i, s:s}", "suspect_pct", 100 * held_wait[k], "rank", held_rank[k],
-            "host", hosts != NULL && held_rank[k] >= 0 ? hosts[held_rank[k]] : ""));
+            "{s:o, s:o, s:o, s:o, s:i, s:s}", "suspect", fc_confirm_side_json(&held_a[k], "FAIL"),
+            "control", fc_confirm_side_json(&held_c[k], "PASS"), "suspect_pct",
+            fc_confirm_wait_pct(&held_a[k]), "control_pct", fc_confirm_wait_pct(&held_c[k]),
+            "rank", rank, "host", hosts != NULL && rank >= 0 ? hosts[rank] : ""));
+    }
     return json_pack("{s:o, s:o, s:{s:f, s:f, s:i, s:f}}", "rounds", rounds,
                      "measured_again", redone, "rule", "held_at_least_pct",
                      100 * FC_SWEEP_HELD_WAIT, "beyond_control_pct", 100 * FC_SWEEP_HELD_BEYOND,
@@ -434,6 +449,7 @@ void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_buf
     fc_confirm_plan_t plan;
     fc_point_summary_t *gathered = NULL;
     fc_point_summary_t a[FC_CONFIRM_MAX_MEASURES], c[FC_CONFIRM_MAX_MEASURES];
+    fc_point_summary_t held_a[FC_SWEEP_HELD_AGAIN], held_c[FC_SWEEP_HELD_AGAIN];
     char what[160];
 
     memset(&plan, 0, sizeof(plan));
@@ -453,8 +469,7 @@ void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_buf
     fc_watchdog_progress(index, what);
     for (int e = 0; e < plan.n; ++e) {
         int nrounds = 0, more = 1, again = 0;
-        double t0 = MPI_Wtime(), held_wait[FC_SWEEP_HELD_AGAIN + 1];
-        int held_rank[FC_SWEEP_HELD_AGAIN + 1];
+        double t0 = MPI_Wtime();
 
         memset(a, 0, sizeof(a));
         memset(c, 0, sizeof(c));
@@ -478,8 +493,8 @@ void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_buf
                 if (again < FC_SWEEP_HELD_AGAIN &&
                     fc_stage_confirm_held(&a[nrounds - 1], plan.first[e][1] >= 0
                                           ? &c[nrounds - 1] : NULL, fails[nrounds - 1] == 1)) {
-                    held_wait[again] = a[nrounds - 1].cpu_wait;
-                    held_rank[again] = a[nrounds - 1].cpu_wait_rank;
+                    held_a[again] = a[nrounds - 1];     /* kept: every measurement is */
+                    held_c[again] = c[nrounds - 1];
                     fc_confirm_pause(FC_SWEEP_HELD_PAUSE_S * (double)(1 << again));
                     ++again;
                     --nrounds;
@@ -499,8 +514,8 @@ void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_buf
             json_object_set_new(json_object_get(extra[g], "confirmation"), "seconds",
                                 json_real(MPI_Wtime() - t0));
             json_object_set_new(json_object_get(extra[g], "confirmation"), "cpu_wait",
-                                fc_confirm_wait_json(a, c, nrounds, held_wait, held_rank,
-                                                     again, ctx->rank_hosts));
+                                fc_confirm_wait_json(a, c, nrounds, held_a, held_c, again,
+                                                     ctx->rank_hosts));
             ctx->confirm_s += MPI_Wtime() - t0;
         }
     }

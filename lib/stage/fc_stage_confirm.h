@@ -36,7 +36,9 @@
 /* An alone round slow while a rank of the suspect group waited for a CPU
  * this share of the run or more, and this much more than every rank of
  * its control measured in the same round (its ranks share the cores as
- * the suspect's do; with no control, nothing is held), was held
+ * the suspect's do; with no control, nothing is held), by enough to
+ * explain the slowness (no slower than the control by more than
+ * 1/(1 - share) times), was held
  * by a host's processors (a CPU-bound process on that rank's core holds
  * each call for one of its scheduler turns): it is measured again in its
  * place, after a pause with every rank idle (so that the scheduler may
@@ -101,7 +103,8 @@ fc_confirm_decision_t fc_stage_confirm_decide(const fc_stage_profile_t *sp,
  * nrounds alone rounds: confirmed (js[g].confirmed, the evidence appended
  * to its first reason), cleared (PASS) or left standing unconfirmed, and
  * extra[g] = {"confirmation": {verdict, text, control, concurrent, rounds,
- * round_reasons, alone_measurements, alone_slow}}. */
+ * round_reasons, alone_measurements, alone_slow, tolerance}}
+ * (fc_stage_confirm_point adds seconds and cpu_wait). */
 void fc_stage_confirm_settle(const fc_stage_profile_t *sp, const char *kind,
                              const fc_test_point_t *pt, fc_point_summary_t *sums,
                              fc_judgement_t *js, int g, int h, const fc_point_summary_t *a,

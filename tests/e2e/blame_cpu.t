@@ -73,12 +73,12 @@ ok $([ -n "$shown" ]; echo $?) "its slow pairs are INCOMPLETE, each naming $H2's
 grep -q "^  INCOMPLETE rack rack[0-9], pairs stage, cpu $H2: pair .*(undecided: held by $H2's CPU) .*its ranks waited for a CPU most of the time, on $H2's side, and without that wait it is not slow: the host's processors held it (another process on $H2's cores), not the fabric: not judged, nobody blamed" "$TMP/cpu$k.out"
 ok $? "the verdict names $H2's CPU as the part: the wait, on $H2's side, and that without it the pair is not slow"
 n=$(rec cpu$k 'my @m; for (grep { $_->{type} eq "pair" && $_->{verdict} eq "INCOMPLETE" } @r) {
-    for my $x (@{$_->{confirmation}{alone}{measurements}}) { push @m, grep { $_->{cpu_wait} } @{$x->{sizes}} } }
+    for my $x (@{$_->{confirmation}{alone}{measurements}}) { push @m, grep { $_->{cpu_wait} && $_->{undecided} } @{$x->{sizes}} } }
     scalar(grep { my $w = $_->{cpu_wait}; $w->{held} && $w->{host} eq "'$H2'" &&
         ($w->{exchanges_pct} >= 50 || $w->{round_trips_pct} >= 50) && $w->{measured_again} >= 1 &&
         $w->{held_before_by} eq "'$H2'" } @m) . "/" . scalar(@m)')
 [ "${n%/*}" -gt 0 ] && [ "${n%/*}" = "${n#*/}" ]
-ok $? "each of their alone measurements holds the wait (50% of the time or more), its host, that it held the pair, and that it was measured again in place of one held before ($n)"
+ok $? "each of their alone measurements left undecided holds the wait (50% of the time or more), its host, that it held the pair, and that it was measured again in place of one held before ($n)"
 # its own record: INCOMPLETE on its CPU; or, where a probe measured again
 # was no longer held and came out fast, cleared by it ("its link is not at
 # fault"): a pass that rests on a measurement, never one without

@@ -105,7 +105,7 @@ int main(void)
     int ok;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 39);
+    fc_tap_plan(&tap, 40);
 
     /* the rule itself */
     {
@@ -312,11 +312,19 @@ int main(void)
         memset(&ctl, 0, sizeof(ctl));
         sus.cpu_wait = 0.90;
         sus.cpu_wait_rank = 2;
+        sus.time.median = 3.2e-3;           /* 8 times its control's */
         ctl.valid = 1;
         ctl.cpu_wait = 0.30;
         ctl.cpu_wait_rank = 5;
+        ctl.time.median = 0.4e-3;
         fc_tap_is_int(&tap, fc_stage_confirm_held(&sus, &ctl, 1), 1,
-                      "slow, a suspect's rank waited 90%% against its control's 30%%: held");
+                      "slow 8 times, a suspect's rank waited 90%% against its control's 30%%: "
+                      "held (the wait explains up to 10 times)");
+        sus.time.median = 0.4;
+        fc_tap_is_int(&tap, fc_stage_confirm_held(&sus, &ctl, 1), 0,
+                      "slow 1000 times with the same wait: more than the wait explains, not "
+                      "held (judged as measured)");
+        sus.time.median = 3.2e-3;
         fc_tap_is_int(&tap, fc_stage_confirm_held(&sus, &ctl, 0), 0,
                       "... not slow: nothing to hold");
         ctl.cpu_wait = 0.80;
