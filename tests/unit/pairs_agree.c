@@ -603,8 +603,9 @@ static void test_direction(void)
 
 /* n03's pairs at gbps in the rounds and alone, its side waiting `wait`
  * of the time for a CPU alone (in each pair's first alone measurement
- * only: first_only), without which they move free_gbps; calm of their 5
- * exchanges calm on both sides at calm_gbps; run. */
+ * only: first_only 1; in every one but the first: first_only 2), without
+ * which they move free_gbps; calm of their 5 exchanges calm on both
+ * sides at calm_gbps; run. */
 static void run_cpu_calm(fixture_t *f, double gbps, double wait, double free_gbps,
                          int first_only, int calm, double calm_gbps, json_t **records_p)
 {
@@ -616,7 +617,8 @@ static void run_cpu_calm(fixture_t *f, double gbps, double wait, double free_gbp
     f->cpu_gbps = gbps;
     f->cpu_wait = wait;
     f->cpu_free_gbps = free_gbps;
-    f->cpu_first_only = first_only;
+    f->cpu_first_only = first_only == 1;
+    f->cpu_first_spared = first_only == 2;
     f->cpu_calm = calm;
     f->cpu_calm_gbps = calm_gbps;
     fixture_run(f, records_p);
@@ -764,16 +766,7 @@ static void test_cpu_held(void)
      * later one (measured again each time): no measurement slow, so no
      * evidence against the fabric: INCOMPLETE naming the CPU, never a
      * FAIL of an unjudged path (seen in a tally: both racks failed so) */
-    fixture_make(&f, 80);
-    for (int v = 0; v < 6; ++v)
-        if (v != 2)
-            plant(&f, 2, v, 0.025, 0.025);
-    f.cpu_node = 2;
-    f.cpu_gbps = 0.025;
-    f.cpu_wait = 0.96;
-    f.cpu_free_gbps = 1.0;
-    f.cpu_first_spared = 1;
-    fixture_run(&f, &records);
+    run_cpu(&f, 0.025, 0.96, 1.0, 2, &records);
     q = count_blamed(records, NULL, &others);
     cpu_named = incomplete = 0;
     json_array_foreach(records, i, r) {
