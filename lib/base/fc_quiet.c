@@ -4,6 +4,7 @@
  */
 #include "fc_quiet.h"
 
+#include <errno.h>
 #include <time.h>
 
 #define FC_QUIET_FIRST_NS 50000L    /* the first sleep between tests */
@@ -32,4 +33,16 @@ void fc_quiet_barrier(MPI_Comm comm)
 
     MPI_Ibarrier(comm, &req);
     fc_quiet_wait(&req);
+}
+
+void fc_quiet_sleep(double s)
+{
+    struct timespec ts;
+
+    if (s <= 0)
+        return;
+    ts.tv_sec = (time_t)s;
+    ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
 }

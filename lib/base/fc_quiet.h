@@ -26,5 +26,9 @@
 void fc_quiet_wait(MPI_Request *req);
 /* MPI_Barrier, waited for quietly. */
 void fc_quiet_barrier(MPI_Comm comm);
+/* Sleep s seconds (none when 0 or less), a signal's interruption resumed:
+ * rank 0's pause before measuring again one a host's CPU held, while the
+ * others wait quietly. */
+void fc_quiet_sleep(double s);
 
 #endif

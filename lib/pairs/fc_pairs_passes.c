@@ -4,15 +4,14 @@
  */
 #include "fc_pairs_passes.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "fc_alloc.h"
 #include "fc_peers.h"
+#include "fc_quiet.h"
 #include "fc_stats.h"
 
 typedef struct fc_passes {
@@ -325,19 +324,6 @@ static int fc_passes_held_by(const fc_pairs_run_t *run, int s)
     return -1;
 }
 
-/* Sleep for s seconds (none when 0). */
-static void fc_passes_pause(double s)
-{
-    struct timespec ts;
-
-    if (s <= 0)
-        return;
-    ts.tv_sec = (time_t)s;
-    ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
-
 /* Stored measurement s of x <-> y, just measured: judged; one a host's
  * CPU held is measured again in its place, up to FC_CPU_HELD_AGAIN times
  * (while the stage's time allows), each after a pause (run's
@@ -367,7 +353,7 @@ static int fc_passes_measured(fc_passes_t *ps, int x, int y, int s)
             (pause > 0 && run->cpu_again_paused_s + pause >
                               FC_CPU_AGAIN_PAUSE_SHARE * run->ctx->sp.timeout_s))
             return judged;
-        fc_passes_pause(pause);
+        fc_quiet_sleep(pause);
         run->cpu_again_paused_s += pause;
         if (ps->measure(ps->arg, run, x, y, s) != 0)
             return judged;

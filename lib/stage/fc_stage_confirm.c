@@ -7,12 +7,10 @@
  */
 #include "fc_stage_confirm.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "fc_alloc.h"
 #include "fc_confirm_rule.h"
@@ -167,17 +165,6 @@ int fc_stage_confirm_held(const fc_point_summary_t *a, const fc_point_summary_t 
      * slower than that is slow whatever its CPUs did: judged as is) */
     return a->cpu_wait >= FC_SWEEP_HELD_WAIT && a->cpu_wait >= c->cpu_wait + FC_SWEEP_HELD_BEYOND &&
            a->time.median / c->time.median <= 1 / fmax(1 - a->cpu_wait, 0.01);
-}
-
-/* Sleep for s seconds. */
-static void fc_confirm_pause(double s)
-{
-    struct timespec ts;
-
-    ts.tv_sec = (time_t)s;
-    ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
 }
 
 static json_t *fc_confirm_side_json(const fc_point_summary_t *s, const char *verdict)
@@ -495,7 +482,7 @@ void fc_stage_confirm_point(fc_stage_ctx_t *ctx, fc_backend_t *be, fc_engine_buf
                                           ? &c[nrounds - 1] : NULL, fails[nrounds - 1] == 1)) {
                     held_a[again] = a[nrounds - 1];     /* kept: every measurement is */
                     held_c[again] = c[nrounds - 1];
-                    fc_confirm_pause(FC_SWEEP_HELD_PAUSE_S * (double)(1 << again));
+                    fc_quiet_sleep(FC_SWEEP_HELD_PAUSE_S * (double)(1 << again));
                     ++again;
                     --nrounds;
                     more = 2;
