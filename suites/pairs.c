@@ -234,19 +234,6 @@ static void fc_pairs_measure(fc_pairs_run_t *run, int partner, int z,
     free(gap_waits);
 }
 
-static void fc_pairs_new(fc_pair_t *p, int x, int y, int z)
-{
-    memset(p, 0, sizeof(*p));
-    p->a = x < y ? x : y;
-    p->b = x < y ? y : x;
-    p->size_index = z;
-    p->bad_node = -1;
-    p->bw_gbps = 1e300;
-    p->cpu_wait_node = p->lat_wait_node = -1;
-    p->free_bw_gbps = p->free_lat_us = -1;
-    p->calm_bw_gbps = p->calm_slow_gbps = -1;
-}
-
 /* Rank 0: merge the two sides of each pair measured in a round. */
 static void fc_pairs_merge(fc_pairs_run_t *run, const fc_pair_side_t *sides,
                            int nsides)
@@ -259,7 +246,7 @@ static void fc_pairs_merge(fc_pairs_run_t *run, const fc_pair_side_t *sides,
             continue;
         if ((p = fc_pairs_find(run, s->node, s->partner, s->size_index)) == NULL) {
             p = &run->pairs[run->npairs++];
-            fc_pairs_new(p, s->node, s->partner, s->size_index);
+            fc_pairs_pair_new(p, s->node, s->partner, s->size_index);
         }
         fc_pairs_merge_side(run, p, s);
     }
@@ -289,7 +276,7 @@ static void fc_pairs_probe_step(fc_pairs_bufs_t *bufs, int x, int y, int index)
     if (run->ctx->world_rank != 0)
         return;
     for (int z = 0; z < nz; ++z)
-        fc_pairs_new(&run->alone[index * nz + z], x, y, z);
+        fc_pairs_pair_new(&run->alone[index * nz + z], x, y, z);
     for (int i = 0; i < run->nnodes * nz; ++i)
         if (bufs->all[i].valid)
             fc_pairs_merge_side(run, &run->alone[index * nz + bufs->all[i].size_index],

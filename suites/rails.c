@@ -101,7 +101,7 @@ static int fc_rails_alone(fc_rails_local_t *L, int rail, int x, int y, fc_pair_t
     for (int z = 0; z < nz; ++z) {
         const fc_rail_side_t *sx = NULL, *sy = NULL;
 
-        fc_rails_pair_new(&out[z], x, y, z);
+        fc_pairs_pair_new(&out[z], x, y, z);
         for (int i = 0; i < L->ctx->world_size * nz; ++i) {
             const fc_rail_side_t *rs = &L->all[i];
 

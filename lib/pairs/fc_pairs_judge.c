@@ -87,6 +87,19 @@ void fc_pairs_merge_side(const fc_pairs_run_t *run, fc_pair_t *p, const fc_pair_
             fc_stats_algbw(run->ctx->sp.sizes[s->size_index], s->recv_median_s);
 }
 
+void fc_pairs_pair_new(fc_pair_t *p, int x, int y, int z)
+{
+    memset(p, 0, sizeof(*p));
+    p->a = x < y ? x : y;
+    p->b = x < y ? y : x;
+    p->size_index = z;
+    p->bad_node = -1;
+    p->bw_gbps = 1e300;
+    p->cpu_wait_node = p->lat_wait_node = -1;
+    p->free_bw_gbps = p->free_lat_us = -1;
+    p->calm_bw_gbps = p->calm_slow_gbps = -1;
+}
+
 /* A time less its waits is at least this share of it: a side held all
  * the time (its waits, with the gap before, as long as the exchange)
  * reads as 100 times faster without them, never as no time at all, which

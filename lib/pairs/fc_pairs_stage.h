@@ -273,6 +273,10 @@ int fc_pairs_alone_contradicts(const fc_pairs_run_t *run, int x, int y, int firs
  * size), a < b, in order of a then b (under the full tournament: every
  * pair); *a_p and *b_p are allocated (free them). Returns how many. */
 int fc_pairs_measured(const fc_pairs_run_t *run, int **a_p, int **b_p);
+/* Rank 0: an empty pair of nodes x, y at size z (the pairs stage's and
+ * each rail's): no figure yet (bandwidth 1e300 until a side is merged),
+ * no wait or calm figure known (-1), no node blamed. */
+void fc_pairs_pair_new(fc_pair_t *p, int x, int y, int z);
 /* Rank 0: one side's measurement into its pair (the pairs stage's and
  * each rail's): the slower direction's bandwidth and samples, the higher
  * latency, the wrong elements counted per side, the first one kept. */

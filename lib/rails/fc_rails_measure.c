@@ -203,19 +203,6 @@ void fc_rails_gather(fc_rails_local_t *L)
                      (int)L->all[i].side.partner, (int)L->all[i].side.size_index);
 }
 
-void fc_rails_pair_new(fc_pair_t *p, int x, int y, int z)
-{
-    memset(p, 0, sizeof(*p));
-    p->a = x < y ? x : y;
-    p->b = x < y ? y : x;
-    p->size_index = z;
-    p->bad_node = -1;
-    p->bw_gbps = 1e300;
-    p->cpu_wait_node = p->lat_wait_node = -1;     /* as the pairs stage's */
-    p->free_bw_gbps = p->free_lat_us = -1;
-    p->calm_bw_gbps = p->calm_slow_gbps = -1;
-}
-
 /* Rank 0: one side into its pair (the slower direction is the pair's),
  * as the pairs stage merges it, and the first reason a NIC failed. */
 void fc_rails_merge_side(fc_rails_run_t *rr, fc_pair_t *p, const fc_rail_side_t *rs)
@@ -271,7 +258,7 @@ void fc_rails_merge_round(fc_rails_local_t *L)
         run = &rr->rails[rs->rail];
         if ((p = fc_pairs_find(run, s->node, s->partner, s->size_index)) == NULL) {
             p = &run->pairs[run->npairs++];
-            fc_rails_pair_new(p, s->node, s->partner, s->size_index);
+            fc_pairs_pair_new(p, s->node, s->partner, s->size_index);
         }
         fc_rails_merge_side(rr, p, rs);
         rr->dirbw[((size_t)(rs->rail * n + s->node) * n + s->partner) * nz + s->size_index] =

@@ -103,10 +103,9 @@ typedef struct fc_rails_local {
 void fc_rails_pair(fc_rails_local_t *L, int partner);
 /* Every rank: L->mine to world rank 0's L->all. */
 void fc_rails_gather(fc_rails_local_t *L);
-/* Rank 0: an empty pair of nodes x, y at size z; one side merged into
- * its pair (the slower direction is the pair's); a round's sides into
- * every rail's tournament. */
-void fc_rails_pair_new(fc_pair_t *p, int x, int y, int z);
+/* Rank 0: one side merged into its pair (the slower direction is the
+ * pair's; an empty pair: fc_pairs_pair_new); a round's sides into every
+ * rail's tournament. */
 void fc_rails_merge_side(fc_rails_run_t *rr, fc_pair_t *p, const fc_rail_side_t *rs);
 /* The two sides x and y of one measurement as the pairs stage's rule 6
  * reads them (lib/pairs/fc_pairs_passes.c): each direction's sender side
