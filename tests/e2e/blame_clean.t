@@ -25,7 +25,7 @@
 # lane: serial (clean plans judged by relative rules: a neighbour's ranks on the same cores fail them)
 . tests/e2e/tap.sh
 . tests/e2e/blame_plan.sh
-blame_plan_up fbk
+blame_plan_up fbc
 plan $(( 8 + repeat ))
 
 # 1. a clean plan, once (and FC_E2E_REPEAT more times, consecutively)
