@@ -235,7 +235,7 @@ static void fc_verdict_quarantine(fc_rack_verdict_t *r, json_t *rec)
 
 /* A judged record (records[i], of type t) that concerns or implicates r,
  * in stage s's attempt at: a check of the rack; not certified when it
- * concerns r and is INCOMPLETE; a failure of the rack when it implicates
+ * concerns or implicates r and is INCOMPLETE; a failure of the rack when it implicates
  * r and is anything but PASS or INCOMPLETE (and no retest judged it). */
 static void fc_verdict_judge_record(json_t *records, size_t i, const fc_record_type_t *t,
                                     fc_rack_verdict_t *r, fc_stage_id_t s,
@@ -268,13 +268,17 @@ static void fc_verdict_judge_record(json_t *records, size_t i, const fc_record_t
         fc_verdict_mark_incomplete(r, s, rec, "measurement", text);
         return;
     }
-    if (strcmp(verdict, "INCOMPLETE") == 0 && fc_record_concerns(rec, r, at)) {
+    if (strcmp(verdict, "INCOMPLETE") == 0) {
         /* measured, but not as the profile demands (e.g. the background
          * load was not applied): not certified; one held by a host's CPU
          * (a pair or node of the pairs stage, part "cpu") names that
-         * host, which is then uncertified whatever its rack's verdict */
+         * host, which is then uncertified whatever its rack's verdict,
+         * and leaves that host's rack INCOMPLETE too, never FAILed */
         json_t *imp = json_object_get(rec, "implicates");
         int cpu = strcmp(fc_json_str(imp, "part"), "cpu") == 0;
+
+        if (!fc_record_concerns(rec, r, at) && !fc_record_implicates(rec, r, at))
+            return;
 
         fc_record_text(rec, NULL, text, sizeof(text));
         fc_verdict_mark_incomplete_at(r, s, rec, cpu ? "cpu" : "measurement",

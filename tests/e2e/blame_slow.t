@@ -46,7 +46,7 @@ case $repeat in
 esac
 runs=$((repeat + 1))
 vcluster_up fbs 2,3,1
-plan $(( 28 + 2 * repeat ))
+plan $(( 29 + 2 * repeat ))
 H1=${NAME}01 H2=${NAME}02 H4=${NAME}04 H5=${NAME}05
 cp tests/profiles/blame_plan.yaml "$TMP/plan.yaml"
 # one_stage NAME: the plan with only that stage (the others left out of the
@@ -115,6 +115,17 @@ redo fewiters 'if (/"type":"pair"/ && !$d++) { s/"iters":3/"iters":1/ }'
 grep -q "pairs stage, sweep: .*1 record(s) with iters 1 where the plan says 3 (pair " "$TMP/fewiters.out" &&
     grep -q '^verdict: INCOMPLETE' "$TMP/fewiters.out"
 ok $? "sampled: a pair record with fewer iterations than the plan's: INCOMPLETE"
+# a pair of rack1 left INCOMPLETE on the CPU of a host of rack2 (as a
+# probe held by that host's CPU leaves it): both racks INCOMPLETE, naming
+# that CPU, neither FAILed (rack2's was, by the record it implicated)
+redo cpuother 'if (/"type":"pair"/ && /"host_a":"'$H1'","host_b":"'$H2'"/) { s/"verdict":"PASS"/"verdict":"INCOMPLETE"/;
+    s/"implicates":null/"implicates":{"part":"cpu","host":"'$H4'","rack":"rack2","quarantine":false}/ }'
+grep -q "^rack rack1: INCOMPLETE" "$TMP/cpuother.out" && grep -q "^rack rack2: INCOMPLETE" "$TMP/cpuother.out" &&
+    grep -q "^rack rack3: PASS" "$TMP/cpuother.out" &&
+    grep -q "^  INCOMPLETE rack rack2, pairs stage, cpu $H4: pair $H1 <-> $H2" "$TMP/cpuother.out"
+st=$?
+ok $st "a pair of rack1 INCOMPLETE on $H4's CPU (rack2): rack1 and rack2 INCOMPLETE, neither FAILed, rack3 PASSes"
+[ $st -eq 0 ] || why "$(grep -E '^rack|^  (FAIL|INCOMPLETE)' "$TMP/cpuother.out" | head -6 | cut -c1-300)"
 
 # 2. one node's link shaped to 5 Mbit/s: right in every run (one, and
 # FC_E2E_REPEAT more, consecutively)
