@@ -840,8 +840,8 @@ static void test_cpu_held(void)
      * partners' sides 90%: a wait both sides share is the machine's (a
      * rank waiting on a slow link yields its core as often as one held
      * off it), so the estimate without it says nothing: the slowness
-     * stands, confirmed, n03 quarantined (a link delayed 20 ms, seen
-     * held so on a busy machine) */
+     * stands, confirmed, n03 quarantined (a link shaped to 50 Mbit/s,
+     * seen held so on a busy machine) */
     fixture_make(&f, 80);
     f.cpu_other_wait = 0.90;
     for (int v = 0; v < 6; ++v)
