@@ -235,8 +235,9 @@ static void fc_verdict_quarantine(fc_rack_verdict_t *r, json_t *rec)
 
 /* A judged record (records[i], of type t) that concerns or implicates r,
  * in stage s's attempt at: a check of the rack; not certified when it
- * concerns or implicates r and is INCOMPLETE; a failure of the rack when it implicates
- * r and is anything but PASS or INCOMPLETE (and no retest judged it). */
+ * concerns or implicates r and is INCOMPLETE; a failure of the rack when
+ * it implicates r and is anything but PASS or INCOMPLETE (and no retest
+ * judged it). */
 static void fc_verdict_judge_record(json_t *records, size_t i, const fc_record_type_t *t,
                                     fc_rack_verdict_t *r, fc_stage_id_t s,
                                     const fc_attempt_t *at)
@@ -279,7 +280,6 @@ static void fc_verdict_judge_record(json_t *records, size_t i, const fc_record_t
 
         if (!fc_record_concerns(rec, r, at) && !fc_record_implicates(rec, r, at))
             return;
-
         fc_record_text(rec, NULL, text, sizeof(text));
         fc_verdict_mark_incomplete_at(r, s, rec, cpu ? "cpu" : "measurement",
                                       cpu ? fc_json_str(imp, "host") : "", text);

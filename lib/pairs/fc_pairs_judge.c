@@ -62,10 +62,13 @@ void fc_pairs_merge_side(const fc_pairs_run_t *run, fc_pair_t *p, const fc_pair_
         p->lat_us = s->lat_us;
     /* the side that waited longer for a CPU speaks for the pair (a side
      * that could not say, -1, never does) */
-    if (s->cpu_wait < 0)
+    if (s->cpu_wait < 0) {
         p->wait_unknown = 1;
-    else if (p->wait_sides++ == 0 || s->cpu_wait < p->cpu_wait_least)
-        p->cpu_wait_least = s->cpu_wait;
+    } else {
+        ++p->wait_sides;
+        if (p->cpu_wait_least < 0 || s->cpu_wait < p->cpu_wait_least)
+            p->cpu_wait_least = s->cpu_wait;
+    }
     if (s->lat_cpu_wait >= 0 && (p->lat_wait_least < 0 || s->lat_cpu_wait < p->lat_wait_least))
         p->lat_wait_least = s->lat_cpu_wait;
     if (s->cpu_wait > p->cpu_wait) {

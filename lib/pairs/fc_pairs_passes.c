@@ -154,13 +154,16 @@ static void fc_passes_cpu_held(const fc_pairs_run_t *run, fc_pair_t *p)
                  "%d exchanges kept that neither side waited for a CPU in (%.4f GB/s, the "
                  "others counted the fastest): the fabric's", p->calm_n, p->calm_of,
                  p->calm_slow_gbps);
-    if ((bw_look && bw_alike && !bw_calm) || (lat_free && lat_alike))
-        snprintf(p->reasons[0] + strlen(p->reasons[0]), sizeof(p->reasons[0]) -
-                 strlen(p->reasons[0]), "; both sides waited for a CPU alike (%.0f%% and "
-                 "%.0f%% of the %s' time): the machine's, which says nothing of this pair",
+    if ((bw_look && bw_alike && !bw_calm) || (lat_free && lat_alike)) {
+        size_t end = strlen(p->reasons[0]);
+
+        snprintf(p->reasons[0] + end, sizeof(p->reasons[0]) - end, "; both sides waited for "
+                 "a CPU alike (%.0f%% and %.0f%% of the %s' time): the machine's, which says "
+                 "nothing of this pair",
                  100 * (bw_alike ? p->cpu_wait : p->lat_cpu_wait),
                  100 * (bw_alike ? p->cpu_wait_least : p->lat_wait_least),
                  bw_alike ? "exchanges" : "round trips");
+    }
     if ((!bw_free && !lat_held) || q.slow)
         return;
     p->slow = 0;

@@ -608,9 +608,9 @@ static void test_direction(void)
  * of the time for a CPU alone (in each pair's first alone measurement
  * only: first_only 1; in every one but the first: first_only 2), without
  * which they move free_gbps; calm of their 5 exchanges calm on both
- * sides at calm_gbps; run. */
-static void run_cpu_calm(fixture_t *f, double gbps, double wait, double free_gbps,
-                         int first_only, int calm, double calm_gbps, json_t **records_p)
+ * sides at calm_gbps; not run yet. */
+static void cpu_fixture(fixture_t *f, double gbps, double wait, double free_gbps,
+                        int first_only, int calm, double calm_gbps)
 {
     fixture_make(f, 80);
     for (int v = 0; v < 6; ++v)
@@ -624,6 +624,13 @@ static void run_cpu_calm(fixture_t *f, double gbps, double wait, double free_gbp
     f->cpu_first_spared = first_only == 2;
     f->cpu_calm = calm;
     f->cpu_calm_gbps = calm_gbps;
+}
+
+/* The same, run. */
+static void run_cpu_calm(fixture_t *f, double gbps, double wait, double free_gbps,
+                         int first_only, int calm, double calm_gbps, json_t **records_p)
+{
+    cpu_fixture(f, gbps, wait, free_gbps, first_only, calm, calm_gbps);
     fixture_run(f, records_p);
 }
 
@@ -842,18 +849,10 @@ static void test_cpu_held(void)
      * off it), so the estimate without it says nothing: the slowness
      * stands, confirmed, n03 quarantined (a link shaped to 50 Mbit/s,
      * seen held so on a busy machine) */
-    fixture_make(&f, 80);
+    cpu_fixture(&f, 0.025, 0.96, 1.0, 0, 0, 0);
     f.cpu_other_wait = 0.90;
-    for (int v = 0; v < 6; ++v)
-        if (v != 2)
-            plant(&f, 2, v, 0.025, 0.025);
-    f.cpu_node = 2;
-    f.cpu_gbps = 0.025;
-    f.cpu_wait = 0.96;
-    f.cpu_free_gbps = 1.0;
     fixture_run(&f, &records);
     q = count_blamed(records, "n03", &others);
-    n03 = node_record(records, "n03");
     fc_tap_is_int(&tap, q, 1, "slow alone while both sides waited for a CPU alike (96%% and "
                   "90%%): the waits explain nothing, confirmed, n03 quarantined");
     fc_tap_is_int(&tap, others, 0, "... and nobody else is blamed");
