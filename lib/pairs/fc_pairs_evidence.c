@@ -127,11 +127,6 @@ static json_t *fc_cpu_wait_json(const fc_pairs_run_t *run, const fc_pair_t *p)
                         ? json_string(fc_host(run, p->cpu_wait_node)) : json_null());
     json_object_set_new(o, "round_trips_host", p->lat_cpu_wait > 0 && p->lat_wait_node >= 0
                         ? json_string(fc_host(run, p->lat_wait_node)) : json_null());
-    /* the other side's share: a wait both sides share is the machine's */
-    json_object_set_new(o, "other_side_exchanges_pct", p->wait_sides == 2 && p->cpu_wait_least >= 0
-                        ? json_real(100 * p->cpu_wait_least) : json_null());
-    json_object_set_new(o, "other_side_round_trips_pct", p->wait_sides == 2 &&
-                        p->lat_wait_least >= 0 ? json_real(100 * p->lat_wait_least) : json_null());
     json_object_set_new(o, "host", p->cpu_held && p->held_node >= 0
                         ? json_string(fc_host(run, p->held_node)) : json_null());
     json_object_set_new(o, "without_wait_gbps", p->free_bw_gbps > 0

@@ -62,15 +62,8 @@ void fc_pairs_merge_side(const fc_pairs_run_t *run, fc_pair_t *p, const fc_pair_
         p->lat_us = s->lat_us;
     /* the side that waited longer for a CPU speaks for the pair (a side
      * that could not say, -1, never does) */
-    if (s->cpu_wait < 0) {
+    if (s->cpu_wait < 0)
         p->wait_unknown = 1;
-    } else {
-        ++p->wait_sides;
-        if (p->cpu_wait_least < 0 || s->cpu_wait < p->cpu_wait_least)
-            p->cpu_wait_least = s->cpu_wait;
-    }
-    if (s->lat_cpu_wait >= 0 && (p->lat_wait_least < 0 || s->lat_cpu_wait < p->lat_wait_least))
-        p->lat_wait_least = s->lat_cpu_wait;
     if (s->cpu_wait > p->cpu_wait) {
         p->cpu_wait = s->cpu_wait;
         p->cpu_wait_node = s->node;
@@ -104,7 +97,6 @@ void fc_pairs_pair_new(fc_pair_t *p, int x, int y, int z)
     p->bw_gbps = 1e300;
     p->cpu_wait_node = p->lat_wait_node = -1;
     p->free_bw_gbps = p->free_lat_us = -1;
-    p->cpu_wait_least = p->lat_wait_least = -1;
     p->calm_bw_gbps = p->calm_slow_gbps = -1;
 }
 

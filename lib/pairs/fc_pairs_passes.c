@@ -31,13 +31,6 @@ typedef struct fc_passes {
 #define FC_CPU_WAIT_LOOKED_AT 0.05
 /* ... and a figure is made at most this many times better by it */
 #define FC_CPU_WAIT_MOST_FASTER 20.0
-/* ... where that side waited this much more than the other side (a
- * share of the time; 0.2: 20 points): a wait both sides share is the
- * machine's, not a host's. Open MPI's waiting rank yields its core in a
- * loop, so on a busy machine a rank whose link holds it waits for a core
- * as long as one a busy core holds; a link holds both its ends alike,
- * a host's CPU its own side */
-#define FC_CPU_WAIT_SIDES_APART 0.2
 /* a measurement so held is measured again, at most this many times */
 #define FC_CPU_HELD_AGAIN 4
 /* ... the pauses before those (fc_passes_measured) take at most this share
@@ -76,8 +69,7 @@ static void fc_passes_judge_at(const fc_pairs_run_t *run, const fc_pair_t *p, do
  *      the others and the pair is not slow (cpu_cleared); counted the
  *      fastest and still slow (most calm and slow), the fabric's, even
  *      where the estimate below would say held. Measured, not estimated;
- *   2. else each part whose side waited FC_CPU_WAIT_SIDES_APART more than
- *      the other side by its times less that side's waits (free_bw_gbps,
+ *   2. else each part by its times less its side's waits (free_bw_gbps,
  *      free_lat_us; at most FC_CPU_WAIT_MOST_FASTER times better). Still
  *      slow: the fabric's. Not slow: the host's processors held the
  *      exchanges, not the fabric, so p is undecided (cpu_held), never a
@@ -92,12 +84,7 @@ static void fc_passes_cpu_held(const fc_pairs_run_t *run, fc_pair_t *p)
     int bw_look = !p->wait_unknown && p->cpu_wait >= FC_CPU_WAIT_LOOKED_AT;
     int lat_look = !p->wait_unknown && p->lat_cpu_wait >= FC_CPU_WAIT_LOOKED_AT;
     int lat_free = lat_look && p->free_lat_us >= 0 && p->free_lat_us < p->lat_us;
-    /* both sides said how long they waited, and alike: the machine's */
-    int bw_alike = p->wait_sides == 2 && p->cpu_wait_least >= 0 &&
-                   p->cpu_wait - p->cpu_wait_least < FC_CPU_WAIT_SIDES_APART;
-    int lat_alike = p->wait_sides == 2 && p->lat_wait_least >= 0 &&
-                    p->lat_cpu_wait - p->lat_wait_least < FC_CPU_WAIT_SIDES_APART;
-    int bw_calm, bw_free, lat_held;
+    int bw_calm, bw_free;
     size_t at = strlen(p->reasons[0]);
     /* the round trips are always estimated: step 1 judges the bandwidth
      * beside the latency step 2 would give (a held latency must not keep
@@ -138,33 +125,22 @@ static void fc_passes_cpu_held(const fc_pairs_run_t *run, fc_pair_t *p)
         }
     }
     q = *p;
-    bw_free = bw_look && !bw_calm && !bw_alike && p->free_bw_gbps > p->bw_gbps;
-    lat_held = lat_free && !lat_alike;
+    bw_free = bw_look && !bw_calm && p->free_bw_gbps > p->bw_gbps;
     if (bw_free) {      /* 2. the estimates, for what step 1 did not measure */
         k = fmin(p->free_bw_gbps / p->bw_gbps, FC_CPU_WAIT_MOST_FASTER);
         q.bw_gbps = p->bw_gbps * k;
         for (int d = 0; d < 2; ++d)
             q.dir_gbps[d] = p->dir_gbps[d] * k;
     }
-    q.lat_us = lat_held ? lat_est : p->lat_us;
-    if (bw_free || lat_held)
+    q.lat_us = lat_est;
+    if (bw_free || lat_free)
         fc_pairs_judge_alone(run, &q);
     if (bw_calm)
         snprintf(p->reasons[0] + at, sizeof(p->reasons[0]) - at, "; slow too on the %d of "
                  "%d exchanges kept that neither side waited for a CPU in (%.4f GB/s, the "
                  "others counted the fastest): the fabric's", p->calm_n, p->calm_of,
                  p->calm_slow_gbps);
-    if ((bw_look && bw_alike && !bw_calm) || (lat_free && lat_alike)) {
-        size_t end = strlen(p->reasons[0]);
-
-        snprintf(p->reasons[0] + end, sizeof(p->reasons[0]) - end, "; both sides waited for "
-                 "a CPU alike (%.0f%% and %.0f%% of the %s' time): the machine's, which says "
-                 "nothing of this pair",
-                 100 * (bw_alike ? p->cpu_wait : p->lat_cpu_wait),
-                 100 * (bw_alike ? p->cpu_wait_least : p->lat_wait_least),
-                 bw_alike ? "exchanges" : "round trips");
-    }
-    if ((!bw_free && !lat_held) || q.slow)
+    if ((!bw_free && !lat_free) || q.slow)
         return;
     p->slow = 0;
     p->undecided = 1;
@@ -184,8 +160,7 @@ static void fc_passes_cpu_held(const fc_pairs_run_t *run, fc_pair_t *p)
 /* The thresholds of that judgement, for the records. */
 json_t *fc_pairs_cpu_wait_rule_json(void)
 {
-    return json_pack("{s:f, s:f, s:f, s:i, s:f, s:i, s:s}", "looked_at_pct",
-                     100 * FC_CPU_WAIT_LOOKED_AT, "sides_apart_pts", 100 * FC_CPU_WAIT_SIDES_APART,
+    return json_pack("{s:f, s:f, s:i, s:f, s:i, s:s}", "looked_at_pct", 100 * FC_CPU_WAIT_LOOKED_AT,
                      "most_faster", FC_CPU_WAIT_MOST_FASTER, "measured_again_at_most",
                      FC_CPU_HELD_AGAIN, "calm_wait_pct", 100 * FC_PAIRS_CALM_WAIT,
                      "calm_at_least", FC_CPU_CALM_MIN, "others_counted", "against the conclusion");

@@ -113,12 +113,6 @@ typedef struct fc_pair {
     double lat_cpu_wait;    /* the same over the round trips */
     int lat_wait_node;
     double free_lat_us;
-    int wait_sides;         /* the sides that said how long they waited, */
-    double cpu_wait_least;  /* ... and the lower share of theirs, over the
-                             * exchanges and the round trips (a wait both
-                             * sides share is the machine's, not a host's:
-                             * lib/pairs/fc_pairs_passes.c) */
-    double lat_wait_least;
     int cpu_held;           /* alone: slow as measured, not slow once the
                              * time its ranks waited for a CPU is taken out:
                              * the host's processors, not the fabric, so
