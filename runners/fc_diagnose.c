@@ -231,12 +231,17 @@ json_t *fc_diagnose_unfinished(const fc_diag_in_t *in)
     if (!started && fc_diag_cannot_start(&d)) {
         /* named there: a host where the program could not start */
     } else if (!started) {
-        char why[PATH_MAX + 1024];
+        char why[PATH_MAX + 1536], halved[512] = "";
         json_t *r;
 
         json_t *e = json_array_get(in->res->mpierr, 0);
+        int control = json_is_string(json_object_get(e, "control"));
 
-        if (json_is_string(json_object_get(e, "control")))
+        /* no rank reached main, none named: a host the launcher cannot
+         * reach, found by halving (fc_diagnose_unreached.c) */
+        if (!control && !in->res->timed_out && fc_diag_unreached(&d, halved, sizeof(halved)))
+            goto done;
+        if (control)
             /* a rank ended the start-up on a control message that arrived
              * wrong (lib/base/fc_ctl.h): before the stage's first record, so no
              * attempt began for a record of it to belong to */
@@ -248,13 +253,19 @@ json_t *fc_diagnose_unfinished(const fc_diag_in_t *in)
                      json_integer_value(json_object_get(e, "peer")), fc_json_str(e, "error"),
                      in->res->seconds, in->log_path);
         else
-            snprintf(why, sizeof(why), "the launcher %s before the stage started (see %s)",
-                     in->res->timed_out ? "hung" : "failed", in->log_path);
+            snprintf(why, sizeof(why), "the launcher %s before the stage started (see %s)%s",
+                     in->res->timed_out ? "hung" : "failed", in->log_path, halved);
         r = json_pack("{s:s, s:s, s:i}", "type", "stage_error", "reason", why,
                       "exit_status", in->res->exit_status);
         json_array_append_new(d.out, r);
-        if (in->res->timed_out)
+        if (in->res->timed_out) {
             fc_diag_never_started(&d);
+            /* the probe placed nobody (it could not be launched either):
+             * halving, as above */
+            if (json_array_size(d.out) == 1 && fc_diag_unreached(&d, halved, sizeof(halved)) == 0 &&
+                halved[0])
+                json_object_set_new(r, "reason", json_sprintf("%s%s", why, halved));
+        }
     } else if (fc_diag_early(&d)) {
         /* a clock that jumped: named above */
     } else if (fc_diag_only_observed(&d)) {
@@ -264,6 +275,7 @@ json_t *fc_diagnose_unfinished(const fc_diag_in_t *in)
     } else if (!fc_diag_not_arrived(&d)) {
         fc_diag_stuck(&d);
     }
+done:
     free(d.ranks);
     json_decref(d.notes);
     json_decref(d.lost);

@@ -56,9 +56,10 @@
  * err. */
 typedef json_t *(*fc_diag_probe_func_t)(void *arg, json_t *hosts, char *err, size_t errlen);
 
-/* Start the stage program alone on one host (fc_start_check_run,
- * runners/fc_probe.h); NULL with why in err. */
-typedef json_t *(*fc_diag_start_func_t)(void *arg, const char *host, char *err, size_t errlen);
+/* Start the stage program on these hosts (a JSON array of names), one
+ * rank each (fc_start_check_run, runners/fc_probe.h); NULL with why in
+ * err. */
+typedef json_t *(*fc_diag_start_func_t)(void *arg, json_t *hosts, char *err, size_t errlen);
 
 typedef struct fc_diag_in {
     const fc_inventory_t *inv;

@@ -374,10 +374,12 @@ static int fc_nostart_start_checks(fc_diag_t *d, const fc_nostart_t *ns, json_t 
         return 0;
     fc_nostart_said(said, words, sizeof(words));
     for (const char *p = cand; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 2 : 0)) {
-        json_t *c, *rec;
+        json_t *c, *rec, *one;
 
         snprintf(host, sizeof(host), "%.*s", (int)strcspn(p, ","), p);
-        c = d->in->start_check(d->in->probe_arg, host, err, sizeof(err));
+        one = json_pack("[s]", host);
+        c = d->in->start_check(d->in->probe_arg, one, err, sizeof(err));
+        json_decref(one);
         if (c == NULL) {
             snprintf(checked + strlen(checked), len - strlen(checked), "%s%s: not checked "
                      "(%s)", checked[0] ? "; " : "", host, err);

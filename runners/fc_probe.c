@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fc_input.h"
 #include "fc_inventory.h"
@@ -94,20 +95,31 @@ json_t *fc_probe_run(const fc_probe_launch_t *pl, json_t *hosts, char *err, size
                      "seconds", res.seconds, "log", log);
 }
 
-json_t *fc_start_check_run(const fc_probe_launch_t *pl, const char *program, const char *host,
+json_t *fc_start_check_run(const fc_probe_launch_t *pl, const char *program, json_t *hosts,
                            char *err, size_t errlen)
 {
     static fc_launch_hosts_t lh;
     char out[PATH_MAX + 64], log[PATH_MAX + 64], exe[PATH_MAX], name[512];
     const char *args[FC_PROBE_MAX_ARGS];
+    const char *first = json_string_value(json_array_get(hosts, 0));
+    size_t nhosts = json_array_size(hosts);
     fc_launch_result_t res;
-    json_t *hosts = json_pack("[s]", host), *rec;
+    json_t *rec;
     int nargs;
 
-    snprintf(name, sizeof(name), "start.%s.%s", pl->stage, host);
-    nargs = fc_probe_argv(pl, name, hosts, &lh, args, out, log, sizeof(out), err, errlen);
-    json_decref(hosts);
-    if (nargs < 0)
+    if (nhosts == 1)
+        snprintf(name, sizeof(name), "start.%s.%s", pl->stage, first);
+    else
+        snprintf(name, sizeof(name), "start.%s.%s-and-%zu-more", pl->stage, first, nhosts - 1);
+    /* a check of the same hosts again keeps the first one's files */
+    for (int again = 2; again < 100; ++again) {
+        snprintf(log, sizeof(log), "%s/%s.log", pl->out_dir, name);
+        if (access(log, F_OK) != 0)
+            break;
+        snprintf(name + strcspn(name, "#"), sizeof(name) - strcspn(name, "#"), "#%d", again);
+    }
+    if ((nargs = fc_probe_argv(pl, name, hosts, &lh, args, out, log, sizeof(out), err,
+                               errlen)) < 0)
         return NULL;
     fc_path_program(program, exe, sizeof(exe));
     args[nargs++] = exe;
@@ -115,14 +127,18 @@ json_t *fc_start_check_run(const fc_probe_launch_t *pl, const char *program, con
     args[nargs] = NULL;
     fc_launch((char *const *)args, out, log, pl->timeout_s + FC_PROBE_MARGIN_S, &res);
     if (res.not_started) {
-        snprintf(err, errlen, "the start check could not be launched on %s (see %s)", host, log);
+        snprintf(err, errlen, "the start check could not be launched on %s%s (see %s)", first,
+                 nhosts > 1 ? " and the others" : "", log);
         fc_launch_result_free(&res);
         return NULL;
     }
-    rec = json_pack("{s:s, s:b, s:i, s:b, s:f, s:s}", "host", host, "reached_main",
-                    json_array_size(res.started) > 0, "exit_status",
-                    res.exit_status, "timed_out", res.timed_out, "seconds", res.seconds,
-                    "log", log);
+    /* one rank a host: every host reached main when as many start lines came */
+    rec = json_pack("{s:O, s:b, s:i, s:i, s:b, s:f, s:s}", "hosts", hosts, "reached_main",
+                    json_array_size(res.started) >= nhosts, "started_ranks",
+                    (int)json_array_size(res.started), "exit_status", res.exit_status,
+                    "timed_out", res.timed_out, "seconds", res.seconds, "log", log);
+    if (nhosts == 1)
+        json_object_set_new(rec, "host", json_string(first));
     fc_launch_result_free(&res);
     return rec;
 }

@@ -38,18 +38,21 @@ json_t *fc_probe_run(const fc_probe_launch_t *pl, json_t *hosts, char *err, size
 json_t *fc_probe_silent_hosts(json_t *probe, char *summary, size_t len);
 
 /* The start check: the stage program `program` (build/suites/NAME)
- * launched alone on `host`, one rank, with FC_STAGE_START_CHECK as its
- * only argument, under the launcher's own arguments (an --env the run
- * was given reaches it as it reached the stage). The stage's launch
- * failed with no rank named and the ranks of more than one host never
- * reached main: each such host is started alone, and one whose program
- * still does not reach main is the host where it cannot start (a bad
- * host's failure can end the launch before a healthy one's ranks were
- * even forked). Returns {"host":H, "reached_main":true|false (its
- * FABCERT-START line came), "exit_status":S, "timed_out":T, "seconds":D,
- * "log":PATH}, or NULL with the reason in err when the launcher itself
- * could not be run. */
-json_t *fc_start_check_run(const fc_probe_launch_t *pl, const char *program, const char *host,
+ * launched on `hosts` (a JSON array of names), one rank each, with
+ * FC_STAGE_START_CHECK as its only argument, under the launcher's own
+ * arguments (an --env the run was given reaches it as it reached the
+ * stage). Two uses: a launch that failed with no rank named and the ranks
+ * of more than one host never reached main has each such host started
+ * alone, and one whose program still does not reach main is the host
+ * where it cannot start (a bad host's failure can end the launch before a
+ * healthy one's ranks were even forked); a launch in which no rank at all
+ * reached main has halves of its hosts started, then halves of the halves
+ * that fail (runners/fc_diagnose_unreached.c). Returns {"hosts":[..],
+ * "host":H (one host only), "reached_main":true|false (a FABCERT-START
+ * line came from every host), "started_ranks":N, "exit_status":S,
+ * "timed_out":T, "seconds":D, "log":PATH}, or NULL with the reason in err
+ * when the launcher itself could not be run. */
+json_t *fc_start_check_run(const fc_probe_launch_t *pl, const char *program, json_t *hosts,
                            char *err, size_t errlen);
 
 #endif

@@ -35,15 +35,15 @@ static json_t *fc_run_probe(void *arg, json_t *hosts, char *err, size_t errlen)
     return fc_probe_run(&pl, hosts, err, errlen);
 }
 
-/* The start check of one host, for a launch whose ranks of more than one
- * host never reached main (runners/fc_probe.h): 20 s to reach main. */
-static json_t *fc_run_start_check(void *arg, const char *host, char *err, size_t errlen)
+/* The start check of a set of hosts, for a launch whose ranks never
+ * reached main (runners/fc_probe.h): 20 s to reach main. */
+static json_t *fc_run_start_check(void *arg, json_t *hosts, char *err, size_t errlen)
 {
     const fc_run_state_t *st = arg;
     fc_probe_launch_t pl = { st->o.mpirun, st->o.srun, st->o.mpirun_args,
                              st->o.nmpirun_args, st->o.out_dir, st->probe_stage, 20.0 };
 
-    return fc_start_check_run(&pl, st->probe_stage, host, err, errlen);
+    return fc_start_check_run(&pl, st->probe_stage, hosts, err, errlen);
 }
 
 /* What the diagnosis reads of an attempt (runners/fc_diagnose.h): its

@@ -19,6 +19,10 @@
 #     quarantined, both racks FAIL; the runner's start check (the stage
 #     program alone on one host, --start-check) reaches main and exits 0,
 #     and with the library missing gives no start line;
+#   - a node whose cable is out (vcluster cut): Open MPI cannot start its
+#     daemon there and names no host; halves of the hosts are started
+#     again, then halves of those that fail, and the node alone is placed,
+#     quarantined, the stage run again without it;
 #   - with FC_E2E_NOSTART_MORE=1 (about 15 s more): an --mpirun-arg that
 #     places the ranks otherwise (--map-by slot): the ranks that started
 #     say so, so the rank is named with its candidate host and nobody is
@@ -31,7 +35,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcn
-plan 14
+plan 16
 H1=${NAME}01 H2=${NAME}02 H3=${NAME}03 H4=${NAME}04
 LIB="--env LD_PRELOAD=$PWD/$BUILD/libfc_nostart.so"
 cat > "$TMP/p.yaml" <<YAML
@@ -145,6 +149,22 @@ rb=$?
 [ $rc -eq 0 ] && grep -q '^FABCERT-START {"stage":"rack"' "$TMP/sc.out" && [ $rb -ne 0 ] &&
     ! grep -q 'FABCERT-START' "$TMP/scbad.out" && grep -q "error while loading shared libraries" "$TMP/scbad.out"
 ok $? "the start check: the program reaches main and exits 0 ($rc), and with its library missing exits $rb with no start line"
+
+# 3d. a node whose cable is out (its switch port down): Open MPI cannot
+# start its daemon there and names no host, no rank reaches main; halves
+# of the hosts started again, then halves of those that fail, place it
+$VC --name $NAME cut $H4 > /dev/null
+run cut
+rc=$?
+$VC --name $NAME mend $H4 > /dev/null
+n=$(named cut)
+[ "$(quarantined cut)" = "$H4" ] && [[ "$n" =~ ^$H4/3,7/[0-9]+/0/start_check_halving/1$ ]] &&
+    grep -q "CANNOT START the launcher could not start the stage on host $H4: its launch on 4 hosts ended before any rank reached main, naming no rank (\"ORTE was unable to reliably start one or more daemons.\").* $H4 alone did not reach main .* while $H1, $H2, $H3 did" "$TMP/cut.out"
+ok $? "a cable out on $H4: the launcher names no host; halving the hosts places $H4 alone, quarantined ($n)"
+n=$(again cut)
+[ $rc -eq 1 ] && [ "$n" = "$H1,$H2,$H3,$H1,$H2,$H3 x2" ] && grep -q "^rack rack1: PASS" "$TMP/cut.out" &&
+    grep -q "^rack rack2: FAIL" "$TMP/cut.out"
+ok $? "the stage runs again without $H4: rack2 FAILs, rack1 PASSes, exit 1 ($rc, $n)"
 
 # 4-5. about 15 s more: only with FC_E2E_NOSTART_MORE=1 (the unit test
 # tests/unit/diagnose_nostart.c reads both from Open MPI's own words,

@@ -54,16 +54,27 @@ static fc_inventory_t inv;
 static const char *start_bad;
 static char start_asked[256];   /* the hosts it was asked to start, in turn */
 
-static json_t *start_check(void *arg, const char *host, char *err, size_t errlen)
+static json_t *start_check(void *arg, json_t *hosts, char *err, size_t errlen)
 {
-    int bad = strstr(start_bad, host) != NULL;
+    const char *host = json_string_value(json_array_get(hosts, 0));
+    json_t *h, *rec;
+    size_t i;
+    int bad = 0;
 
     (void)arg, (void)err, (void)errlen;
     snprintf(start_asked + strlen(start_asked), sizeof(start_asked) - strlen(start_asked),
-             "%s%s", start_asked[0] ? "," : "", host);
-    return json_pack("{s:s, s:b, s:i, s:b, s:f, s:s}", "host", host, "reached_main", !bad,
-                     "exit_status", bad ? 127 : 0, "timed_out", 0, "seconds", 0.8, "log",
-                     "start.rack.log");
+             "%s", start_asked[0] ? "," : "");
+    json_array_foreach(hosts, i, h) {
+        bad |= strstr(start_bad, json_string_value(h)) != NULL;
+        snprintf(start_asked + strlen(start_asked), sizeof(start_asked) - strlen(start_asked),
+                 "%s%s", i ? "+" : "", json_string_value(h));
+    }
+    rec = json_pack("{s:O, s:b, s:i, s:b, s:f, s:s}", "hosts", hosts, "reached_main", !bad,
+                    "exit_status", bad ? (json_array_size(hosts) > 1 ? 1 : 127) : 0,
+                    "timed_out", 0, "seconds", 0.8, "log", "start.rack.log");
+    if (json_array_size(hosts) == 1)
+        json_object_set_new(rec, "host", json_string(host));
+    return rec;
 }
 
 /* The findings on the log at `path` (the launcher ended with `status`;
@@ -174,7 +185,7 @@ int main(void)
     int never;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 37);
+    fc_tap_plan(&tap, 48);
     if (fc_inventory_parse("nos101\nnos102\nnos103\nnos104\n", "hosts",
                            "nos1[01-02] rack1\nnos1[03-04] rack2\n", "racks", &inv) != FC_OK)
         fc_tap_bail(&tap, "cannot parse the fixture inventory");
@@ -366,6 +377,39 @@ int main(void)
         start_bad = NULL;
         remove(path);
     }
+    /* fabcert run on the virtual cluster with nos103's cable cut: Open
+     * MPI could not start its daemon there, no rank reached main, none
+     * named; halves of the hosts started, then halves of those that fail */
+    start_bad = "nos103";
+    expect("ompi41-daemons-unreached.log", 1, 0,
+           "cannot_start nos103 2,6 quarantine 127/0 start_check_halving",
+           (const char *const[]){ "the launcher could not start the stage on host nos103: "
+           "its launch on 4 hosts ended before any rank reached main, naming no rank (\"ORTE "
+           "was unable to reliably start one or more daemons.\")", "nos103 alone did not "
+           "reach main (the launcher ended with status 127 after 0.8 s) while nos101, nos102, "
+           "nos104 did", "quarantined, the stage runs again without it", NULL },
+           "a host whose daemon cannot start: placed by halving");
+    fc_tap_is_str(&tap, start_asked, "nos101+nos102,nos103,nos103,nos104",
+                  "the first half started; the second, failing with it, was split unstarted; "
+                  "nos103 failed alone twice");
+    start_bad = "nos101 nos102 nos103 nos104";
+    expect("ompi41-daemons-unreached.log", 1, 0, "stage_error - - nobody 0/0 -",
+           (const char *const[]){ "the launcher failed before the stage started",
+           "no host started in any, so no host is to blame", NULL },
+           "no host starts anywhere: nobody placed");
+    start_bad = "";
+    expect("ompi41-daemons-unreached.log", 1, 0, "stage_error - - nobody 0/0 -",
+           (const char *const[]){ "every host started, the failure did not come back", NULL },
+           "every half starts: nobody placed");
+    start_bad = "nos102 nos104";
+    expect("ompi41-daemons-unreached.log", 1, 0,
+           "cannot_start nos102 1,5 quarantine 127/0 start_check_halving; "
+           "cannot_start nos104 3,7 quarantine 127/0 start_check_halving",
+           NULL, "two hosts down, one in each half: both placed");
+    start_bad = NULL;
+    expect("ompi41-daemons-unreached.log", 1, 0, "stage_error - - nobody 0/0 -",
+           (const char *const[]){ "the launcher failed before the stage started", NULL },
+           "on this machine alone (no start check): the error, nobody placed");
     /* the ranks' start lines are read from the launcher's stderr */
     {
         fc_launch_result_t res = { 0 };
