@@ -78,6 +78,8 @@ typedef struct fc_diag_in {
                                      * where the launcher places them itself
                                      * (srun) */
     const char *placement_text;     /* how it was asked, in words */
+    const char *launcher_host;      /* where the launcher runs; NULL: this
+                                     * machine's name */
 } fc_diag_in_t;
 
 json_t *fc_diagnose_unfinished(const fc_diag_in_t *in);
@@ -92,5 +94,10 @@ json_t *fc_diagnose_after_end(const fc_diag_in_t *in);
  * start line): the attempt's program could not start there, whatever
  * status it gave (a 2 is then no stage refusing its input). */
 int fc_diagnose_never_reached_main(const fc_diag_in_t *in);
+
+/* Forget the hosts found unreachable all but the launcher's own earlier
+ * in this run (each later stage on the same hosts is not halved again:
+ * fc_diagnose_unreached.c); for a test that diagnoses many runs. */
+void fc_diagnose_forget_unreached(void);
 
 #endif

@@ -13,14 +13,17 @@
  * split without being started itself: the failure is in it). A host that
  * does not start alone, twice, while other hosts did start, is placed: a
  * "cannot_start" finding quarantines it and the stage runs again without
- * it. One bad host among N costs about 2 log2 N launches; at most
- * FC_UNREACHED_CHECKS launches and FC_UNREACHED_BUDGET_S seconds are
+ * it, unless the only host that started is the launcher's own (its link
+ * out looks the same as every other's). One bad host among N costs about
+ * 2 log2 N launches; at most FC_UNREACHED_CHECKS launches and
+ * FC_UNREACHED_BUDGET_S seconds are
  * spent. No check that started, or every host failing alone, places
  * nobody: the stage's error says what the checks found.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fc_diagnose_int.h"
 #include "fc_input.h"
@@ -163,6 +166,39 @@ static void fc_unreached_cleared(const fc_unreached_t *u, char *buf, size_t len)
     json_decref(seen);
 }
 
+/* The last halving of this run that found no host reachable but the
+ * launcher's own: its hosts ("a,b,c"), what it found, and the stage it
+ * was for. */
+static char fc_unreached_last_key[4096], fc_unreached_last_summary[512];
+static char fc_unreached_last_stage[64];
+
+static void fc_unreached_key(json_t *hosts, char *buf, size_t len)
+{
+    json_t *h;
+    size_t i;
+
+    buf[0] = '\0';
+    json_array_foreach(hosts, i, h)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? "," : "",
+                 json_string_value(h));
+}
+
+/* Did a host other than the launcher's own (where the runner, and
+ * mpirun, run) start in some check? Only the launcher's host starting
+ * says its own link is out as much as every other host's. */
+static int fc_unreached_remote_started(const fc_unreached_t *u, const char *self)
+{
+    json_t *c, *h;
+    size_t i, j;
+
+    json_array_foreach(u->checks, i, c)
+        if (json_is_true(json_object_get(c, "reached_main")))
+            json_array_foreach(json_object_get(c, "hosts"), j, h)
+                if (strcmp(json_string_value(h), self) != 0)
+                    return 1;
+    return 0;
+}
+
 /* The ranks the runner asked the launcher to put on `host`, as "2,6"
  * (empty where the launcher places them itself). */
 static void fc_unreached_ranks(const fc_diag_t *d, const char *host, char *buf, size_t len)
@@ -176,17 +212,32 @@ static void fc_unreached_ranks(const fc_diag_t *d, const char *host, char *buf, 
             snprintf(buf + strlen(buf), len - strlen(buf), "%s%zu", buf[0] ? "," : "", r);
 }
 
+void fc_diagnose_forget_unreached(void)
+{
+    fc_unreached_last_key[0] = '\0';
+}
+
 int fc_diag_unreached(fc_diag_t *d, char *summary, size_t len)
 {
     fc_unreached_t u = { .d = d };
     size_t nhosts = json_array_size(d->in->hosts), i;
-    char words[256], cleared[1024], why[3200], ranks[256];
+    char words[256], cleared[1024], why[3200], ranks[256], self[256] = "", key[4096];
+    int remote;
     json_t *h;
 
     summary[0] = '\0';
     if (d->in->start_check == NULL || nhosts < 2 ||
         (d->in->res->started && json_array_size(d->in->res->started) > 0))
         return 0;
+    /* the same hosts halved before in this run, none reachable but the
+     * launcher's own: not again (a launcher broken for every stage would
+     * cost each stage its checks) */
+    fc_unreached_key(d->in->hosts, key, sizeof(key));
+    if (strcmp(key, fc_unreached_last_key) == 0) {
+        snprintf(summary, len, "%s (found after the %s stage, on the same hosts; not halved "
+                 "again)", fc_unreached_last_summary, fc_unreached_last_stage);
+        return 0;
+    }
     u.checks = json_array();
     u.placed = json_array();
     u.alone = json_array();
@@ -194,7 +245,12 @@ int fc_diag_unreached(fc_diag_t *d, char *summary, size_t len)
     fc_unreached_halve(&u, d->in->hosts, 1);
     fc_unreached_words(d->in->log_path, words, sizeof(words));
     fc_unreached_cleared(&u, cleared, sizeof(cleared));
-    if (u.started > 0 && json_array_size(u.placed) > 0 && json_array_size(u.placed) < nhosts) {
+    if (d->in->launcher_host)
+        snprintf(self, sizeof(self), "%s", d->in->launcher_host);
+    else
+        gethostname(self, sizeof(self) - 1);
+    remote = fc_unreached_remote_started(&u, self);
+    if (remote && json_array_size(u.placed) > 0 && json_array_size(u.placed) < nhosts) {
         json_array_foreach(u.placed, i, h) {
             json_t *c = json_array_get(u.alone, i), *rec;
 
@@ -228,7 +284,14 @@ int fc_diag_unreached(fc_diag_t *d, char *summary, size_t len)
                  "reached" : "", u.started == 0 ? "no host started in any, so no host is to "
                  "blame (the program or the launcher broken everywhere)" :
                  json_array_size(u.placed) == 0 ? "every host started, the failure did not "
-                 "come back" : "every host failed alone: no host is to blame");
+                 "come back" : !remote ? "only the launcher's own host started: its network, "
+                 "or the launcher, is as likely at fault as every other host, so no host is "
+                 "to blame" : "every host failed alone: no host is to blame");
+    }
+    if (summary[0] && (u.started == 0 || !remote)) {
+        snprintf(fc_unreached_last_key, sizeof(fc_unreached_last_key), "%s", key);
+        snprintf(fc_unreached_last_summary, sizeof(fc_unreached_last_summary), "%s", summary);
+        snprintf(fc_unreached_last_stage, sizeof(fc_unreached_last_stage), "%s", d->in->stage);
     }
     json_decref(u.alone);
     json_decref(u.checks);

@@ -53,6 +53,7 @@ static fc_inventory_t inv;
  * the others do; NULL: no start check (this machine alone). */
 static const char *start_bad;
 static char start_asked[256];   /* the hosts it was asked to start, in turn */
+static const char *launcher_host;   /* where mpirun runs; NULL: here */
 
 static json_t *start_check(void *arg, json_t *hosts, char *err, size_t errlen)
 {
@@ -111,7 +112,9 @@ static json_t *diagnose(const char *path, int status, int srun, char *summary, s
     in.ranks = 8;
     in.hosts = json_pack("[s,s,s,s]", hosts[0], hosts[1], hosts[2], hosts[3]);
     in.start_check = start_bad ? start_check : NULL;
+    in.launcher_host = launcher_host;
     start_asked[0] = '\0';
+    fc_diagnose_forget_unreached();
     if (!srun) {
         in.placement = json_array();
         for (int r = 0; r < 8; ++r)
@@ -185,7 +188,7 @@ int main(void)
     int never;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 48);
+    fc_tap_plan(&tap, 50);
     if (fc_inventory_parse("nos101\nnos102\nnos103\nnos104\n", "hosts",
                            "nos1[01-02] rack1\nnos1[03-04] rack2\n", "racks", &inv) != FC_OK)
         fc_tap_bail(&tap, "cannot parse the fixture inventory");
@@ -406,6 +409,15 @@ int main(void)
            "cannot_start nos102 1,5 quarantine 127/0 start_check_halving; "
            "cannot_start nos104 3,7 quarantine 127/0 start_check_halving",
            NULL, "two hosts down, one in each half: both placed");
+    /* the cable of nos101, where mpirun runs, out: only it starts, which
+     * says as much against its own link as against every other host's */
+    start_bad = "nos102 nos103 nos104";
+    launcher_host = "nos101";
+    expect("ompi41-daemons-unreached.log", 1, 0, "stage_error - - nobody 0/0 -",
+           (const char *const[]){ "only the launcher's own host started: its network, or the "
+           "launcher, is as likely at fault as every other host, so no host is to blame",
+           NULL }, "only the launcher's own host starts: nobody placed");
+    launcher_host = NULL;
     start_bad = NULL;
     expect("ompi41-daemons-unreached.log", 1, 0, "stage_error - - nobody 0/0 -",
            (const char *const[]){ "the launcher failed before the stage started", NULL },
