@@ -134,14 +134,18 @@ int fc_slow_valid(const fc_exchange_t *e)
 }
 
 /* Does x stand apart? by_host: x is a unit (host) and only exchanges off
- * it count; else x is a rank and every exchange counts. x stands apart
- * when it has two exchanges or more, and the fastest of them is at least
- * FC_SLOW_FACTOR times slower than the median of the exchanges that touch
- * neither it nor a rank already placed (placed[rank]): exchanges slowed
- * by a busy machine elsewhere, or by a second slow unit, do not hide it
- * while they are fewer than half the others, and one slow exchange of its
- * own does not make it. */
-static int fc_slow_explains(const fc_slow_t *s, int x, int by_host, const int *placed)
+ * it count; else x is a rank and every exchange counts. An exchange with
+ * a rank already placed (placed[rank]) is explained by that rank and says
+ * nothing of x. x stands apart when it has two exchanges or more left,
+ * and the fastest of them is at least FC_SLOW_FACTOR times slower than
+ * the median of the exchanges that touch neither it nor a placed rank:
+ * exchanges slowed by a busy machine elsewhere, or by a second slow unit,
+ * do not hide it while they are fewer than half the others, and one slow
+ * exchange of its own does not make it. *mine_p gets how many exchanges
+ * of x were judged, *ratio_p that fastest over that median (0 when not
+ * judged). */
+static int fc_slow_explains(const fc_slow_t *s, int x, int by_host, const int *placed,
+                            int *mine_p, double *ratio_p)
 {
     const fc_retest_input_t *in = s->in;
     double *rest = fc_xcalloc((size_t)in->nexchanges + 1, sizeof(double),
@@ -149,9 +153,11 @@ static int fc_slow_explains(const fc_slow_t *s, int x, int by_host, const int *p
     double fastest = -1;
     int mine = 0, mine_on_host = 0, nrest = 0, apart = 0;
 
+    *ratio_p = 0;
+    *mine_p = 0;
     for (int i = 0; i < in->nexchanges; ++i) {
         const fc_exchange_t *e = &in->exchanges[i];
-        int off, touches;
+        int off, touches, partner;
 
         if (!fc_slow_valid(e))
             continue;
@@ -161,6 +167,10 @@ static int fc_slow_explains(const fc_slow_t *s, int x, int by_host, const int *p
         touches = by_host ? s->unit_of[e->sender] == x || s->unit_of[e->receiver] == x
                           : e->sender == x || e->receiver == x;
         if (touches) {
+            partner = (by_host ? s->unit_of[e->sender] == x : e->sender == x) ? e->receiver
+                                                                              : e->sender;
+            if (placed[partner])
+                continue;
             ++mine;
             mine_on_host += strcmp(in->rank_hosts[e->sender], in->rank_hosts[e->receiver]) == 0;
             fastest = fastest < 0 || e->seconds < fastest ? e->seconds : fastest;
@@ -173,10 +183,33 @@ static int fc_slow_explains(const fc_slow_t *s, int x, int by_host, const int *p
      * NIC or link, judged by host */
     if (mine >= 2 && nrest > 0 && (by_host || mine_on_host > 0)) {
         qsort(rest, (size_t)nrest, sizeof(*rest), fc_cmp);
+        if (rest[nrest / 2] > 0)
+            *ratio_p = fastest / rest[nrest / 2];
         apart = fastest >= FC_SLOW_FACTOR * rest[nrest / 2];
     }
+    *mine_p = mine;
     free(rest);
     return apart;
+}
+
+/* Of the ranks (by_host: the hosts) not placed yet that stand apart, the
+ * one slow with the most exchanges, then the farthest apart; -1: none. */
+static int fc_slow_most_apart(const fc_slow_t *s, int by_host, const int *placed)
+{
+    int best = -1, best_mine = 0, mine;
+    double best_ratio = 0, ratio;
+
+    for (int x = 0; x < (by_host ? s->nunits : s->in->nranks); ++x) {
+        if (by_host ? fc_slow_p2p_index(s, x) >= 0 : placed[x])
+            continue;
+        if (fc_slow_explains(s, x, by_host, placed, &mine, &ratio) &&
+            (mine > best_mine || (mine == best_mine && ratio > best_ratio))) {
+            best = x;
+            best_mine = mine;
+            best_ratio = ratio;
+        }
+    }
+    return best;
 }
 
 int fc_slow_p2p_index(const fc_slow_t *s, int u)
@@ -226,21 +259,21 @@ static void fc_slow_p2p(fc_slow_t *s)
         s->p2p_slow += fc_slow_valid(&in->exchanges[i]) && fc_slow_exchange(s, &in->exchanges[i]);
     if (n == 0 || s->p2p_slow == 0)
         goto out;
+    /* one at a time, the best evidenced first (slow with the most
+     * exchanges, then the farthest apart): its exchanges then explain its
+     * partners' (a healthy partner is never placed on the culprit's
+     * slowness) */
     while (more) {
-        more = 0;
-        for (int r = 0; r < in->nranks; ++r)
-            if (!placed[r] && fc_slow_explains(s, r, 0, placed)) {
-                fc_slow_p2p_add(s, s->unit_of[r], r, placed);
-                more = 1;
-            }
+        int best = fc_slow_most_apart(s, 0, placed);
+
+        if ((more = best >= 0))
+            fc_slow_p2p_add(s, s->unit_of[best], best, placed);
     }
     for (more = !s->one_host; more;) {
-        more = 0;
-        for (int u = 0; u < s->nunits; ++u)
-            if (fc_slow_p2p_index(s, u) < 0 && fc_slow_explains(s, u, 1, placed)) {
-                fc_slow_p2p_add(s, u, -1, placed);
-                more = 1;
-            }
+        int best = fc_slow_most_apart(s, 1, placed);
+
+        if ((more = best >= 0))
+            fc_slow_p2p_add(s, best, -1, placed);
     }
     if (2 * s->np2p > s->nunits) {
         s->np2p_refused = s->np2p;
