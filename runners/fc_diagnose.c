@@ -239,7 +239,7 @@ json_t *fc_diagnose_unfinished(const fc_diag_in_t *in)
 
         /* no rank reached main, none named: a host the launcher cannot
          * reach, found by halving (fc_diagnose_unreached.c) */
-        if (!control && !in->res->timed_out && fc_diag_unreached(&d, halved, sizeof(halved)))
+        if (!control && !in->res->timed_out && fc_diag_unreached(&d, 0, halved, sizeof(halved)))
             goto done;
         if (control)
             /* a rank ended the start-up on a control message that arrived
@@ -262,7 +262,7 @@ json_t *fc_diagnose_unfinished(const fc_diag_in_t *in)
             fc_diag_never_started(&d);
             /* the probe placed nobody (it could not be launched either):
              * halving, as above */
-            if (json_array_size(d.out) == 1 && fc_diag_unreached(&d, halved, sizeof(halved)) == 0 &&
+            if (json_array_size(d.out) == 1 && fc_diag_unreached(&d, 1, halved, sizeof(halved)) == 0 &&
                 halved[0])
                 json_object_set_new(r, "reason", json_sprintf("%s%s", why, halved));
         }

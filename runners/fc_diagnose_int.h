@@ -105,11 +105,13 @@ void fc_diag_stuck(fc_diag_t *d);
  * rank that never reached main: place its host, or say why not
  * (fc_diagnose_nostart.c). 0 when it names none. */
 int fc_diag_cannot_start(fc_diag_t *d);
-/* No rank reached main and the launcher named none: halves of the hosts
- * started, then halves of those that fail, place a host that does not
- * start alone (fc_diagnose_unreached.c). 1 when placed; 0 with what the
- * checks found in summary ("; started again ...", empty when none ran). */
-int fc_diag_unreached(fc_diag_t *d, char *summary, size_t len);
+/* No rank reached main and the launcher named none, or (hung) the launch
+ * hung before the stage began and the probe placed nobody: halves of the
+ * hosts started, then halves of those that fail, place a host that does
+ * not start alone (fc_diagnose_unreached.c). 1 when placed; 0 with what
+ * the checks found in summary ("; started again ...", empty when none
+ * ran). */
+int fc_diag_unreached(fc_diag_t *d, int hung, char *summary, size_t len);
 /* The launcher hung before the stage started: the probe may place it. */
 void fc_diag_never_started(fc_diag_t *d);
 /* Ranks ended because an MPI call failed, and no rank died or went

@@ -137,7 +137,9 @@ static void fc_unreached_words(const char *path, char *buf, size_t len)
     for (const char *l = text; l && *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0)) {
         size_t n = strcspn(l, "\n");
 
-        if (n > 0 && strncmp(l, "-----", 5) != 0 && strstr(l, "FABCERT-") == NULL) {
+        /* not the ranks' tagged lines, not the runner's own */
+        if (n > 0 && strncmp(l, "-----", 5) != 0 && strstr(l, "FABCERT-") == NULL &&
+            strncmp(l, "fabcert: ", 9) != 0) {
             snprintf(buf, len, "%.*s", (int)(n < 200 ? n : 200), l);
             break;
         }
@@ -217,7 +219,7 @@ void fc_diagnose_forget_unreached(void)
     fc_unreached_last_key[0] = '\0';
 }
 
-int fc_diag_unreached(fc_diag_t *d, char *summary, size_t len)
+int fc_diag_unreached(fc_diag_t *d, int hung, char *summary, size_t len)
 {
     fc_unreached_t u = { .d = d };
     size_t nhosts = json_array_size(d->in->hosts), i;
@@ -226,8 +228,11 @@ int fc_diag_unreached(fc_diag_t *d, char *summary, size_t len)
     json_t *h;
 
     summary[0] = '\0';
+    /* (a launch that failed with ranks started is read from them:
+     * fc_diagnose_nostart.c; one that hung may have hung in MPI_Init,
+     * every rank started, on a host it can no longer reach) */
     if (d->in->start_check == NULL || nhosts < 2 ||
-        (d->in->res->started && json_array_size(d->in->res->started) > 0))
+        (!hung && d->in->res->started && json_array_size(d->in->res->started) > 0))
         return 0;
     /* the same hosts halved before in this run, none reachable but the
      * launcher's own: not again (a launcher broken for every stage would
@@ -255,12 +260,14 @@ int fc_diag_unreached(fc_diag_t *d, char *summary, size_t len)
             json_t *c = json_array_get(u.alone, i), *rec;
 
             snprintf(why, sizeof(why), "the launcher could not start the stage on host %s: "
-                     "its launch on %zu hosts ended before any rank reached main, naming no "
-                     "rank (\"%s\"); started again on halves of the hosts, then on halves of "
-                     "those that failed (%zu launches), %s alone did not reach main (the "
-                     "launcher %s %d after %.1f s) while %s did: the host is down, "
-                     "unreachable or cannot run the program; quarantined, the stage runs "
-                     "again without it (see %s and %s)", json_string_value(h), nhosts, words,
+                     "its launch on %zu hosts %s, naming no rank%s%s%s; started again on "
+                     "halves of the hosts, then on halves of those that failed (%zu "
+                     "launches), %s alone did not reach main (the launcher %s %d after "
+                     "%.1f s) while %s did: the host is down, unreachable or cannot run the "
+                     "program; quarantined, the stage runs again without it (see %s and %s)",
+                     json_string_value(h), nhosts, hung ? "hung before the stage began, and "
+                     "a probe among them placed nobody" : "ended before any rank reached "
+                     "main", words[0] ? " (\"" : "", words, words[0] ? "\")" : "",
                      json_array_size(u.checks), json_string_value(h),
                      json_is_true(json_object_get(c, "timed_out")) ? "was stopped at its "
                      "limit, status" : "ended with status",
