@@ -78,8 +78,8 @@ typedef struct fc_diag_in {
                                      * where the launcher places them itself
                                      * (srun) */
     const char *placement_text;     /* how it was asked, in words */
-    const char *launcher_host;      /* where the launcher runs; NULL: this
-                                     * machine's name */
+    const char *launcher_host;      /* where the launcher runs, by its own
+                                     * name (gethostname); NULL: here */
 } fc_diag_in_t;
 
 json_t *fc_diagnose_unfinished(const fc_diag_in_t *in);

@@ -18,7 +18,9 @@
  * 2 log2 N launches; at most FC_UNREACHED_CHECKS launches and
  * FC_UNREACHED_BUDGET_S seconds are
  * spent. No check that started, or every host failing alone, places
- * nobody: the stage's error says what the checks found.
+ * nobody: the stage's error says what the checks found. A later stage on
+ * the same hosts, after only the launcher's own host started, is not
+ * halved again while two of the hosts that failed alone still do.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,10 +171,28 @@ static void fc_unreached_cleared(const fc_unreached_t *u, char *buf, size_t len)
 }
 
 /* The last halving of this run that found no host reachable but the
- * launcher's own: its hosts ("a,b,c"), what it found, and the stage it
- * was for. */
+ * launcher's own: its hosts ("a,b,c"), what it found, the stage it was
+ * for, and the hosts that failed alone. */
 static char fc_unreached_last_key[4096], fc_unreached_last_summary[512];
 static char fc_unreached_last_stage[64];
+static json_t *fc_unreached_last_failed;
+
+/* The same hosts failed before as though the launcher's own link were
+ * out: still so when two of the hosts that failed alone then still fail
+ * alone (a host cut since, healthy before, is at most one of them). */
+static int fc_unreached_still_cut_off(fc_unreached_t *u)
+{
+    int failed = 0;
+
+    for (size_t i = 0; i < 2 && i < json_array_size(fc_unreached_last_failed); ++i) {
+        json_t *one = json_pack("[O]", json_array_get(fc_unreached_last_failed, i)), *rec;
+
+        failed += fc_unreached_check(u, one, &rec) == 0;
+        json_decref(rec);
+        json_decref(one);
+    }
+    return failed == 2;
+}
 
 static void fc_unreached_key(json_t *hosts, char *buf, size_t len)
 {
@@ -187,7 +207,9 @@ static void fc_unreached_key(json_t *hosts, char *buf, size_t len)
 
 /* Did a host other than the launcher's own (where the runner, and
  * mpirun, run) start in some check? Only the launcher's host starting
- * says its own link is out as much as every other host's. */
+ * says its own link is out as much as every other host's. The ranks'
+ * start lines name their hosts as the runner names its own
+ * (gethostname), whatever names the host list uses. */
 static int fc_unreached_remote_started(const fc_unreached_t *u, const char *self)
 {
     json_t *c, *h;
@@ -195,7 +217,7 @@ static int fc_unreached_remote_started(const fc_unreached_t *u, const char *self
 
     json_array_foreach(u->checks, i, c)
         if (json_is_true(json_object_get(c, "reached_main")))
-            json_array_foreach(json_object_get(c, "hosts"), j, h)
+            json_array_foreach(json_object_get(c, "started_on"), j, h)
                 if (strcmp(json_string_value(h), self) != 0)
                     return 1;
     return 0;
@@ -217,6 +239,8 @@ static void fc_unreached_ranks(const fc_diag_t *d, const char *host, char *buf, 
 void fc_diagnose_forget_unreached(void)
 {
     fc_unreached_last_key[0] = '\0';
+    json_decref(fc_unreached_last_failed);
+    fc_unreached_last_failed = NULL;
 }
 
 int fc_diag_unreached(fc_diag_t *d, int hung, char *summary, size_t len)
@@ -237,15 +261,19 @@ int fc_diag_unreached(fc_diag_t *d, int hung, char *summary, size_t len)
     /* the same hosts halved before in this run, none reachable but the
      * launcher's own: not again (a launcher broken for every stage would
      * cost each stage its checks) */
-    fc_unreached_key(d->in->hosts, key, sizeof(key));
-    if (strcmp(key, fc_unreached_last_key) == 0) {
-        snprintf(summary, len, "%s (found after the %s stage, on the same hosts; not halved "
-                 "again)", fc_unreached_last_summary, fc_unreached_last_stage);
-        return 0;
-    }
     u.checks = json_array();
     u.placed = json_array();
     u.alone = json_array();
+    fc_unreached_key(d->in->hosts, key, sizeof(key));
+    if (strcmp(key, fc_unreached_last_key) == 0 && fc_unreached_still_cut_off(&u)) {
+        snprintf(summary, len, "; not halved again: two of the hosts that failed alone after "
+                 "the %s stage, on the same hosts, still fail alone (there, %s)",
+                 fc_unreached_last_stage, fc_unreached_last_summary + 2);
+        json_decref(u.checks);
+        json_decref(u.placed);
+        json_decref(u.alone);
+        return 0;
+    }
     /* the stage's own launch failed on all of them: not started again */
     fc_unreached_halve(&u, d->in->hosts, 1);
     fc_unreached_words(d->in->log_path, words, sizeof(words));
@@ -295,10 +323,13 @@ int fc_diag_unreached(fc_diag_t *d, int hung, char *summary, size_t len)
                  "or the launcher, is as likely at fault as every other host, so no host is "
                  "to blame" : "every host failed alone: no host is to blame");
     }
-    if (summary[0] && (u.started == 0 || !remote)) {
+    fc_unreached_last_key[0] = '\0';
+    if (summary[0] && u.started > 0 && !remote && json_array_size(u.placed) >= 2) {
         snprintf(fc_unreached_last_key, sizeof(fc_unreached_last_key), "%s", key);
         snprintf(fc_unreached_last_summary, sizeof(fc_unreached_last_summary), "%s", summary);
         snprintf(fc_unreached_last_stage, sizeof(fc_unreached_last_stage), "%s", d->in->stage);
+        json_decref(fc_unreached_last_failed);
+        fc_unreached_last_failed = json_deep_copy(u.placed);
     }
     json_decref(u.alone);
     json_decref(u.checks);

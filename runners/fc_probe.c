@@ -139,6 +139,11 @@ json_t *fc_start_check_run(const fc_probe_launch_t *pl, const char *program, jso
                     "timed_out", res.timed_out, "seconds", res.seconds, "log", log);
     if (nhosts == 1)
         json_object_set_new(rec, "host", json_string(first));
+    /* where the ranks that started say they are, by their own names */
+    json_object_set_new(rec, "started_on", json_array());
+    for (size_t i = 0; i < json_array_size(res.started); ++i)
+        json_array_append(json_object_get(rec, "started_on"),
+                          json_object_get(json_array_get(res.started, i), "host"));
     fc_launch_result_free(&res);
     return rec;
 }

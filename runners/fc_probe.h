@@ -49,7 +49,8 @@ json_t *fc_probe_silent_hosts(json_t *probe, char *summary, size_t len);
  * reached main has halves of its hosts started, then halves of the halves
  * that fail (runners/fc_diagnose_unreached.c). Returns {"hosts":[..],
  * "host":H (one host only), "reached_main":true|false (a FABCERT-START
- * line came from every host), "started_ranks":N, "exit_status":S,
+ * line came from every host), "started_ranks":N, "started_on":[..] (each
+ * start line's host, by the rank's own name for it), "exit_status":S,
  * "timed_out":T, "seconds":D, "log":PATH}, or NULL with the reason in err
  * when the launcher itself could not be run. */
 json_t *fc_start_check_run(const fc_probe_launch_t *pl, const char *program, json_t *hosts,

@@ -54,6 +54,7 @@ static fc_inventory_t inv;
 static const char *start_bad;
 static char start_asked[256];   /* the hosts it was asked to start, in turn */
 static const char *launcher_host;   /* where mpirun runs; NULL: here */
+static int keep_memo;               /* the next diagnosis is of the same run */
 
 static json_t *start_check(void *arg, json_t *hosts, char *err, size_t errlen)
 {
@@ -75,6 +76,7 @@ static json_t *start_check(void *arg, json_t *hosts, char *err, size_t errlen)
                     "timed_out", 0, "seconds", 0.8, "log", "start.rack.log");
     if (json_array_size(hosts) == 1)
         json_object_set_new(rec, "host", json_string(host));
+    json_object_set_new(rec, "started_on", bad ? json_array() : json_deep_copy(hosts));
     return rec;
 }
 
@@ -114,7 +116,8 @@ static json_t *diagnose(const char *path, int status, int srun, char *summary, s
     in.start_check = start_bad ? start_check : NULL;
     in.launcher_host = launcher_host;
     start_asked[0] = '\0';
-    fc_diagnose_forget_unreached();
+    if (!keep_memo)
+        fc_diagnose_forget_unreached();
     if (!srun) {
         in.placement = json_array();
         for (int r = 0; r < 8; ++r)
@@ -188,7 +191,7 @@ int main(void)
     int never;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 50);
+    fc_tap_plan(&tap, 55);
     if (fc_inventory_parse("nos101\nnos102\nnos103\nnos104\n", "hosts",
                            "nos1[01-02] rack1\nnos1[03-04] rack2\n", "racks", &inv) != FC_OK)
         fc_tap_bail(&tap, "cannot parse the fixture inventory");
@@ -417,6 +420,21 @@ int main(void)
            (const char *const[]){ "only the launcher's own host started: its network, or the "
            "launcher, is as likely at fault as every other host, so no host is to blame",
            NULL }, "only the launcher's own host starts: nobody placed");
+    /* the next stage of that run: two of the hosts that failed alone still
+     * do, so it is not halved again */
+    keep_memo = 1;
+    expect("ompi41-daemons-unreached.log", 1, 0, "stage_error - - nobody 0/0 -",
+           (const char *const[]){ "not halved again: two of the hosts that failed alone "
+           "after the rack stage, on the same hosts, still fail alone (there, started again "
+           "on halves of the 4 hosts", NULL },
+           "the next stage on the same hosts, still cut off: not halved again");
+    fc_tap_is_str(&tap, start_asked, "nos102,nos103", "two checks, not a halving");
+    /* then the launcher's link back and nos104's cut: halved afresh */
+    start_bad = "nos104";
+    expect("ompi41-daemons-unreached.log", 1, 0,
+           "cannot_start nos104 3,7 quarantine 127/0 start_check_halving", NULL,
+           "a host cut later on the same hosts: halved afresh, placed");
+    keep_memo = 0;
     launcher_host = NULL;
     start_bad = NULL;
     expect("ompi41-daemons-unreached.log", 1, 0, "stage_error - - nobody 0/0 -",
