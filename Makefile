@@ -276,14 +276,15 @@ $(BUILD)/tests/fuzz_libfuzzer: $(LF_OBJS)
 	@mkdir -p $(dir $@)
 	OMPI_CC=$(FUZZ_CLANG) $(MPICC) $(LF_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 
-# the tests in CHECK_JOBS parallel lanes, then the quiet ones in
-# CHECK_QUIET lanes, then those that must run alone (tests/lanes: a test's
-# `lane:` line; CHECK_JOBS=1 runs them one by one, in this order)
+# the tests in CHECK_JOBS parallel lanes, then those that judge times in
+# pinned lanes, each on a CPU of its own (tests/lanes: a test's `lane:`
+# line; CHECK_PINNED=N lanes, default one per CPU; CHECK_JOBS=1 runs them
+# one by one, in this order)
 CHECK_JOBS ?= 3
-CHECK_QUIET ?= 2
+CHECK_PINNED ?=
 CHECK_TESTS = $(UNIT) $(GPU_UNIT) $(FUZZ) tests/fuzz/libfuzzer.t $(wildcard tests/e2e/*.t)
 check: all $(FUZZ) $(LIBFUZZER) check-layers
-	tests/lanes -j $(CHECK_JOBS) -q $(CHECK_QUIET) $(CHECK_TESTS)
+	tests/lanes -j $(CHECK_JOBS) $(if $(CHECK_PINNED),-p $(CHECK_PINNED)) $(CHECK_TESTS)
 
 # the layering of docs/ARCHITECTURE.md on the built objects: no circle of
 # files, no use of a higher layer (the table: tests/layers/layers.txt)

@@ -22,7 +22,7 @@
 # all_reduce take 0.7 to 18 ms (docs/operators-guide.md, Baselines): the baseline takes
 # --margin 200 and compare --min-slowdown 200, and the shaped links slow
 # the all_reduce to about 100 ms and the pairs 30 to 170 times.
-# lane: serial (a baseline of two clean runs judges a third: a neighbour's load fails it)
+# lane: pinned, about 35 s (alone on a core: a baseline of two clean runs judges a third: a neighbour's load fails it)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcb

@@ -23,7 +23,7 @@
 # once a pair "path", a pair of the pinned node still slow after its waits
 # were taken out (docs/BLAME.md, rule 6: the limit). Until the rule bounds
 # the fabric's time from both sides' waits, it is not held to make check.
-# lane: serial (timing: a neighbour's ranks on the same cores would be a CPU wait of their own)
+# lane: pinned, about 1 s (alone on a core: timing: a neighbour's ranks on the same cores would be a CPU wait of their own)
 . tests/e2e/tap.sh
 if [ "${FC_E2E_CPU:-0}" != 1 ]; then
     echo "1..0 # SKIP opt-in (FC_E2E_CPU=1): the held-by-CPU rule does not yet explain every pair of a pinned node (docs/BLAME.md rule 6)"

@@ -36,7 +36,7 @@
 # plan cut short (64 KiB, three iterations, a 3-second soak) with a latency
 # limit on the rack and cluster stages (15 ms: a 12-rank 64 KiB collective
 # here takes about 1 ms).
-# lane: serial (clean plans judged by relative rules: a neighbour's ranks on the same cores fail them)
+# lane: pinned, about 155 s (alone on a core: clean plans judged by relative rules: a neighbour's ranks on the same cores fail them)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 INJ=$PWD/$BUILD/libfc_inject.so

@@ -6,7 +6,7 @@
 # never PASS; a short soak passes with its windows and counters, and a flip
 # during it is caught; a --soak-duration under 1 s, or one that leaves the
 # profile's window less than twice (drift needs two windows), exits 2.
-# lane: quiet, about 55 s (a soak held under 4.9 s, a hang killed within 25 s)
+# lane: pinned, about 57 s (a soak held under 4.9 s, a hang killed within 25 s)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 plan 24

@@ -17,7 +17,7 @@
 # the root's send and recv apart (the stand-in's device copies, as NCCL
 # does; the mpi backend's root sends from its input set), and is checked
 # in the root's recv.
-# lane: serial (aborts timed against 1-5 s bounds: a neighbour's load breaks them)
+# lane: pinned, about 12 s (alone on a core: aborts timed against 1-5 s bounds: a neighbour's load breaks them)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 T=$BUILD/tests/gpu_agree

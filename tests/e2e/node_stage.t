@@ -3,7 +3,7 @@
 # every point and records it; a planted bit flip in each collective fails
 # that collective's points with exit 1, a `not ok` naming the rank, and a
 # results record naming the rank, host, iteration and element.
-# lane: quiet, about 20 s (the full local profile on 4 ranks of 2 cores, within its limits)
+# lane: pinned, about 32 s (the full local profile on 4 ranks of 2 cores, within its limits)
 . tests/e2e/tap.sh
 NODE=$BUILD/suites/node
 COLLS="all_reduce all_gather reduce_scatter broadcast all_to_all sendrecv"

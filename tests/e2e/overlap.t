@@ -42,7 +42,7 @@
 #     and holds it to the plan (deleted and recounted: INCOMPLETE).
 # OVERLAP_FIGURES=N repeats the clean and planted runs N times and prints
 # their figures (for DECISIONS; off by default).
-# lane: quiet, about 40 s (overlap measured on this machine's cores)
+# lane: pinned, about 58 s (overlap measured on this machine's cores)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 plan 17

@@ -30,7 +30,7 @@
 #   - a bad rails map in the profile: exit 2 naming file and line.
 # Small sizes and few iterations (256 KiB, 3 timed): about 30 s on a quiet
 # machine.
-# lane: quiet, about 55 s (each NIC judged against its rail's figures)
+# lane: pinned, about 61 s (each NIC judged against its rail's figures)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up frl 2 2

@@ -33,7 +33,7 @@
 # (each count judged on its fastest: a busy machine's stalls slow some);
 # the limit is 85% (veths on namespaces sharing 2 cores: 4 nodes' ranks
 # share the cores 2 had alone: 24-55% below in runs here; the shaped uplink is ~99% below).
-# lane: serial (each step's busbw judged against the last: a neighbour's load fails a clean series)
+# lane: pinned, about 30 s (alone on a core: each step's busbw judged against the last: a neighbour's load fails a clean series)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcs 2,3

@@ -24,7 +24,7 @@
 #     edited into a step the record does not report, and a drift not
 #     judged (drift_pct null) is INCOMPLETE.
 # Needs root (namespaces); skips with the reason otherwise.
-# lane: quiet, about 90 s (a clean soak held to 100% drift: beside two other tests its windows swung 2.4 to 36 ms)
+# lane: pinned, about 90 s (a clean soak held to 100% drift: beside two other tests its windows swung 2.4 to 36 ms)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcs

@@ -18,7 +18,7 @@
 #   - `fabcert run --racks-from slurm:FILE` on the virtual cluster PASSes,
 #     with a certificate per leaf switch; the plan's inputs name the source
 #     and the frozen rack map says where the racks came from.
-# lane: quiet, about 6 s (starts and stops the host's munged, as slurm.t does: never beside it)
+# lane: pinned, about 6 s (starts and stops the host's munged, as slurm.t does: never beside it)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 FIX=tests/fixtures/topology

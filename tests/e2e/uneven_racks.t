@@ -41,7 +41,7 @@
 # left out makes every rack INCOMPLETE), with the pairs' relative limit
 # at 95% (a veth pair on 9 namespaces sharing 2 cores wanders up to 5
 # times; a shaped link is 99% below).
-# lane: serial (clean runs judged by relative rules: failed 8 of 24 points beside neighbours)
+# lane: pinned, about 90 s (alone on a core: clean runs judged by relative rules: failed 8 of 24 points beside neighbours)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcu 5,3,1
@@ -174,10 +174,10 @@ q=$(rec rack1 'join ",", map { $_->{host} } grep { $_->{type} eq "quarantine" } 
 [ "$n" -ge 1 ] && { [ "$q" = "$H2" ] || [ -z "$q" ]; }
 ok $? "the failure is the relative rule's, in words ($n point(s)); nobody but $H2 quarantined (${q:-nobody})"
 
-# 5. rack1's switch slowed to 20 Mbit/s between its own ports, the pairs
+# 5. rack1's switch slowed to 10 Mbit/s between its own ports, the pairs
 #    stage alone (its pairs inside are slow in their rounds by the
 #    same-rack rule, then alone; each node is fast with the 3-node rack)
-$VC --name $NAME slow-switch 1 20mbit > /dev/null 2>&1
+$VC --name $NAME slow-switch 1 10mbit > /dev/null 2>&1
 run tor 1 pairs
 rc=$?
 $VC --name $NAME clear

@@ -13,7 +13,7 @@
 #   - the HTML report of the slow-link run renders in headless Chromium
 #     (screenshot kept as report/rack1.png) and names the failing node.
 # Needs root (namespaces); skips with the reason otherwise.
-# lane: quiet, about 95 s (a clean 2x2 cluster must PASS every rack: beside two other tests at load 10+, a rank sharing a core with their busy ranks ran a healthy pair in 4 ms steps and failed it)
+# lane: pinned, about 102 s (a clean 2x2 cluster must PASS every rack: beside two other tests at load 10+, a rank sharing a core with their busy ranks ran a healthy pair in 4 ms steps and failed it)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fct

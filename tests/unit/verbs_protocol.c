@@ -24,7 +24,7 @@
  *     wrong size, a transfer beyond the buffer: each named, none OK.
  * What it cannot show is the hardware: tests/rdma/run-rdma-checks.
  *
- * lane: quiet, about 1 s (a receiver sleeping 20 ms against a sender that goes on)
+ * lane: pinned, about 1 s (a receiver sleeping 20 ms against a sender that goes on)
  */
 #include <pthread.h>
 #include <stdio.h>
