@@ -53,6 +53,7 @@ profile() {     # profile FILE MAX_SLOWDOWN EXTRA-YAML-LINES
     cat > "$1" <<YAML
 name: contention-test
 seed: 5
+retest: {intermittent_s: 5}
 stages:
   contention:
     timeout_s: 120
