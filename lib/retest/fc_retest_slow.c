@@ -138,7 +138,8 @@ int fc_slow_valid(const fc_exchange_t *e)
  * a rank already placed (placed[rank]) is explained by that rank and says
  * nothing of x. x stands apart when it has two exchanges or more left,
  * and the fastest of them is at least FC_SLOW_FACTOR times slower than
- * the median of the exchanges that touch neither it nor a placed rank:
+ * the median of the exchanges that touch neither it nor a placed rank
+ * (a rank's exchanges with a placed rank of its own host count):
  * exchanges slowed by a busy machine elsewhere, or by a second slow unit,
  * do not hide it while they are fewer than half the others, and one slow
  * exchange of its own does not make it. *mine_p gets how many exchanges
@@ -169,7 +170,9 @@ static int fc_slow_explains(const fc_slow_t *s, int x, int by_host, const int *p
         if (touches) {
             partner = (by_host ? s->unit_of[e->sender] == x : e->sender == x) ? e->receiver
                                                                               : e->sender;
-            if (placed[partner])
+            /* (a rank's exchange with a placed rank of its own host still
+             * counts: both ranks of a starved host are each slow with it) */
+            if (placed[partner] && (by_host || s->unit_of[partner] != s->unit_of[x]))
                 continue;
             ++mine;
             mine_on_host += strcmp(in->rank_hosts[e->sender], in->rank_hosts[e->receiver]) == 0;
@@ -190,26 +193,6 @@ static int fc_slow_explains(const fc_slow_t *s, int x, int by_host, const int *p
     *mine_p = mine;
     free(rest);
     return apart;
-}
-
-/* Of the ranks (by_host: the hosts) not placed yet that stand apart, the
- * one slow with the most exchanges, then the farthest apart; -1: none. */
-static int fc_slow_most_apart(const fc_slow_t *s, int by_host, const int *placed)
-{
-    int best = -1, best_mine = 0, mine;
-    double best_ratio = 0, ratio;
-
-    for (int x = 0; x < (by_host ? s->nunits : s->in->nranks); ++x) {
-        if (by_host ? fc_slow_p2p_index(s, x) >= 0 : placed[x])
-            continue;
-        if (fc_slow_explains(s, x, by_host, placed, &mine, &ratio) &&
-            (mine > best_mine || (mine == best_mine && ratio > best_ratio))) {
-            best = x;
-            best_mine = mine;
-            best_ratio = ratio;
-        }
-    }
-    return best;
 }
 
 int fc_slow_p2p_index(const fc_slow_t *s, int u)
@@ -233,6 +216,44 @@ static void fc_slow_p2p_add(fc_slow_t *s, int u, int rank, int *placed)
     for (int r = 0; r < s->in->nranks; ++r)
         if (rank >= 0 ? r == rank : s->unit_of[r] == u)
             placed[r] = 1;
+}
+
+/* One round of placing: the ranks (by_host: the hosts) not placed yet
+ * that stand apart are the candidates; each is placed that still stands
+ * apart with every other candidate counted as placed too, so that its
+ * slowness is its own and not a candidate partner's: a healthy host whose
+ * slow exchanges are all with the slow one is not placed, whatever the
+ * order; two candidates whose exchanges are only each other's are
+ * neither. Returns how many were placed. */
+static int fc_slow_place_round(fc_slow_t *s, int by_host, int *placed)
+{
+    const fc_retest_input_t *in = s->in;
+    int n = by_host ? s->nunits : in->nranks, added = 0, mine;
+    int *cand = fc_xcalloc((size_t)n + 1, sizeof(int), "the candidates");
+    int *keep = fc_xcalloc((size_t)n + 1, sizeof(int), "the candidates kept");
+    int *trial = fc_xcalloc((size_t)in->nranks + 1, sizeof(int), "the ranks counted placed");
+    double ratio;
+
+    for (int x = 0; x < n; ++x)
+        cand[x] = !(by_host ? fc_slow_p2p_index(s, x) >= 0 : placed[x]) &&
+                  fc_slow_explains(s, x, by_host, placed, &mine, &ratio);
+    for (int x = 0; x < n; ++x) {
+        if (!cand[x])
+            continue;
+        for (int r = 0; r < in->nranks; ++r)
+            trial[r] = placed[r] || (by_host ? s->unit_of[r] != x && cand[s->unit_of[r]]
+                                             : r != x && cand[r]);
+        keep[x] = fc_slow_explains(s, x, by_host, trial, &mine, &ratio);
+    }
+    for (int x = 0; x < n; ++x)
+        if (keep[x]) {
+            fc_slow_p2p_add(s, by_host ? x : s->unit_of[x], by_host ? -1 : x, placed);
+            ++added;
+        }
+    free(cand);
+    free(keep);
+    free(trial);
+    return added;
 }
 
 /* Step 1: ranks slow with every partner (their own progress), then hosts
@@ -259,22 +280,10 @@ static void fc_slow_p2p(fc_slow_t *s)
         s->p2p_slow += fc_slow_valid(&in->exchanges[i]) && fc_slow_exchange(s, &in->exchanges[i]);
     if (n == 0 || s->p2p_slow == 0)
         goto out;
-    /* one at a time, the best evidenced first (slow with the most
-     * exchanges, then the farthest apart): its exchanges then explain its
-     * partners' (a healthy partner is never placed on the culprit's
-     * slowness) */
-    while (more) {
-        int best = fc_slow_most_apart(s, 0, placed);
-
-        if ((more = best >= 0))
-            fc_slow_p2p_add(s, s->unit_of[best], best, placed);
-    }
-    for (more = !s->one_host; more;) {
-        int best = fc_slow_most_apart(s, 1, placed);
-
-        if ((more = best >= 0))
-            fc_slow_p2p_add(s, best, -1, placed);
-    }
+    while (fc_slow_place_round(s, 0, placed) > 0)
+        ;
+    for (more = !s->one_host; more;)
+        more = fc_slow_place_round(s, 1, placed) > 0;
     if (2 * s->np2p > s->nunits) {
         s->np2p_refused = s->np2p;
         s->np2p = 0;

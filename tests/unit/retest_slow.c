@@ -116,7 +116,7 @@ int main(void)
     int n;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 30);
+    fc_tap_plan(&tap, 32);
     if (mkdtemp(dir) == NULL)
         fc_tap_bail(&tap, "mkdtemp failed");
 
@@ -217,6 +217,37 @@ int main(void)
     fc_tap_is_str(&tap, n == 1 ? c[0] : "", "n04",
                   "a healthy host whose only exchanges are with the slow one: only the slow "
                   "one placed (%d, %s)", n, why);
+
+    /* both ranks of n04 slow with every partner, each other too (a
+     * starved host): the host, both its ranks, whichever comes first */
+    world_make(&w);
+    w.slow_rank[6] = w.slow_rank[7] = 1;
+    world_time(&w, NULL);
+    n = judge(&w, NULL, c, 8, why, sizeof(why));
+    fc_tap_is_str(&tap, n == 1 && strstr(why, "n04 (ranks 6, 7)") ? c[0] : "", "n04",
+                  "both ranks of a host slow: the host is placed on both (%d, %s)", n, why);
+
+    /* n01's and n04's only exchanges are with each other: the data cannot
+     * tell which of the two is slow, so neither is placed */
+    world_shape(&w, 6, 1);
+    w.slow_host[3] = 1;
+    world_time(&w, NULL);
+    {
+        int kept = 0;
+
+        for (int i = 0; i < w.nex; ++i) {
+            int a = w.ex[i].sender, b = w.ex[i].receiver;
+
+            if ((a == 0 || b == 0 || a == 3 || b == 3) && a + b != 3)
+                continue;
+            w.ex[kept++] = w.ex[i];
+        }
+        w.nex = kept;
+    }
+    n = judge(&w, NULL, c, 8, why, sizeof(why));
+    fc_tap_is_str(&tap, n == 1 ? c[0] : "?", "",
+                  "two hosts whose only exchanges are each other's: neither placed (%d, %s)",
+                  n, why);
 
     /* the exchanges place n02, the leave-one-out n05: they disagree */
     world_make(&w);
