@@ -41,7 +41,7 @@
 # left out makes every rack INCOMPLETE), with the pairs' relative limit
 # at 95% (a veth pair on 9 namespaces sharing 2 cores wanders up to 5
 # times; a shaped link is 99% below).
-# lane: pinned, about 90 s (alone on a core: clean runs judged by relative rules: failed 8 of 24 points beside neighbours)
+# lane: serial (clean runs judged by relative rules: failed 8 of 24 points beside neighbours; pinned to one CPU beside a pinned test, its slowed switch was read as 10 paths in 1 of 4 runs)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcu 5,3,1
