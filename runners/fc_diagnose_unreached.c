@@ -15,10 +15,9 @@
  * "cannot_start" finding quarantines it and the stage runs again without
  * it, unless the only host that started is the launcher's own (its link
  * out looks the same as every other's). One bad host among N costs about
- * 2 log2 N launches; at most FC_UNREACHED_CHECKS launches and
- * FC_UNREACHED_BUDGET_S seconds are
- * spent. No check that started, or every host failing alone, places
- * nobody: the stage's error says what the checks found. A later stage on
+ * 2 log2 N launches; at most FC_UNREACHED_CHECKS launches are made, none
+ * begun after FC_UNREACHED_BUDGET_S seconds of them. No check that
+ * started, or every host failing alone, places nobody: the stage's error says what the checks found. A later stage on
  * the same hosts, after only the launcher's own host started, is not
  * halved again while two of the hosts that failed alone still do.
  */

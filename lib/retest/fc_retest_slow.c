@@ -142,11 +142,8 @@ int fc_slow_valid(const fc_exchange_t *e)
  * (a rank's exchanges with a placed rank of its own host count):
  * exchanges slowed by a busy machine elsewhere, or by a second slow unit,
  * do not hide it while they are fewer than half the others, and one slow
- * exchange of its own does not make it. *mine_p gets how many exchanges
- * of x were judged, *ratio_p that fastest over that median (0 when not
- * judged). */
-static int fc_slow_explains(const fc_slow_t *s, int x, int by_host, const int *placed,
-                            int *mine_p, double *ratio_p)
+ * exchange of its own does not make it. */
+static int fc_slow_explains(const fc_slow_t *s, int x, int by_host, const int *placed)
 {
     const fc_retest_input_t *in = s->in;
     double *rest = fc_xcalloc((size_t)in->nexchanges + 1, sizeof(double),
@@ -154,8 +151,6 @@ static int fc_slow_explains(const fc_slow_t *s, int x, int by_host, const int *p
     double fastest = -1;
     int mine = 0, mine_on_host = 0, nrest = 0, apart = 0;
 
-    *ratio_p = 0;
-    *mine_p = 0;
     for (int i = 0; i < in->nexchanges; ++i) {
         const fc_exchange_t *e = &in->exchanges[i];
         int off, touches, partner;
@@ -186,11 +181,8 @@ static int fc_slow_explains(const fc_slow_t *s, int x, int by_host, const int *p
      * NIC or link, judged by host */
     if (mine >= 2 && nrest > 0 && (by_host || mine_on_host > 0)) {
         qsort(rest, (size_t)nrest, sizeof(*rest), fc_cmp);
-        if (rest[nrest / 2] > 0)
-            *ratio_p = fastest / rest[nrest / 2];
         apart = fastest >= FC_SLOW_FACTOR * rest[nrest / 2];
     }
-    *mine_p = mine;
     free(rest);
     return apart;
 }
@@ -228,22 +220,21 @@ static void fc_slow_p2p_add(fc_slow_t *s, int u, int rank, int *placed)
 static int fc_slow_place_round(fc_slow_t *s, int by_host, int *placed)
 {
     const fc_retest_input_t *in = s->in;
-    int n = by_host ? s->nunits : in->nranks, added = 0, mine;
+    int n = by_host ? s->nunits : in->nranks, added = 0;
     int *cand = fc_xcalloc((size_t)n + 1, sizeof(int), "the candidates");
     int *keep = fc_xcalloc((size_t)n + 1, sizeof(int), "the candidates kept");
     int *trial = fc_xcalloc((size_t)in->nranks + 1, sizeof(int), "the ranks counted placed");
-    double ratio;
 
     for (int x = 0; x < n; ++x)
         cand[x] = !(by_host ? fc_slow_p2p_index(s, x) >= 0 : placed[x]) &&
-                  fc_slow_explains(s, x, by_host, placed, &mine, &ratio);
+                  fc_slow_explains(s, x, by_host, placed);
     for (int x = 0; x < n; ++x) {
         if (!cand[x])
             continue;
         for (int r = 0; r < in->nranks; ++r)
             trial[r] = placed[r] || (by_host ? s->unit_of[r] != x && cand[s->unit_of[r]]
                                              : r != x && cand[r]);
-        keep[x] = fc_slow_explains(s, x, by_host, trial, &mine, &ratio);
+        keep[x] = fc_slow_explains(s, x, by_host, trial);
     }
     for (int x = 0; x < n; ++x)
         if (keep[x]) {
