@@ -262,8 +262,8 @@ json_t *fc_diagnose_unfinished(const fc_diag_in_t *in)
             fc_diag_never_started(&d);
             /* the probe placed nobody (it could not be launched either):
              * halving, as above */
-            if (json_array_size(d.out) == 1 && fc_diag_unreached(&d, 1, halved, sizeof(halved)) == 0 &&
-                halved[0])
+            if (json_array_size(d.out) == 1 &&
+                fc_diag_unreached(&d, 1, halved, sizeof(halved)) == 0 && halved[0])
                 json_object_set_new(r, "reason", json_sprintf("%s%s", why, halved));
         }
     } else if (fc_diag_early(&d)) {

@@ -148,7 +148,7 @@ static void fc_unreached_words(const char *path, char *buf, size_t len)
     free(text);
 }
 
-/* "a, b (2 of 6)" for the hosts of every check that started */
+/* "a, b, c": the hosts of every check that started, each once */
 static void fc_unreached_cleared(const fc_unreached_t *u, char *buf, size_t len)
 {
     json_t *c, *h, *seen = json_array();
@@ -247,7 +247,7 @@ int fc_diag_unreached(fc_diag_t *d, int hung, char *summary, size_t len)
     fc_unreached_t u = { .d = d };
     size_t nhosts = json_array_size(d->in->hosts), i;
     char words[256], cleared[1024], why[3200], ranks[256], self[256] = "", key[4096];
-    int remote;
+    int remote, placed;
     json_t *h;
 
     summary[0] = '\0';
@@ -330,10 +330,9 @@ int fc_diag_unreached(fc_diag_t *d, int hung, char *summary, size_t len)
         json_decref(fc_unreached_last_failed);
         fc_unreached_last_failed = json_deep_copy(u.placed);
     }
+    placed = summary[0] == '\0' && json_array_size(u.placed) > 0;
     json_decref(u.alone);
     json_decref(u.checks);
-    h = u.placed;
-    i = json_array_size(h);
-    json_decref(h);
-    return summary[0] == '\0' && i > 0;
+    json_decref(u.placed);
+    return placed;
 }
