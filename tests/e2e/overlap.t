@@ -42,7 +42,9 @@
 #     and holds it to the plan (deleted and recounted: INCOMPLETE).
 # OVERLAP_FIGURES=N repeats the clean and planted runs N times and prints
 # their figures (for DECISIONS; off by default).
-# lane: pinned, about 58 s (overlap measured on this machine's cores)
+# lane: serial (its two ranks must each have a CPU: pinned to one CPU, the
+# 32 MiB all_reduce alone varied by 60 ms beside 40 ms of compute and the
+# serialised run read 53.5% overlap, a PASS where FAIL was planted)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 plan 17
