@@ -103,11 +103,11 @@ fc_pairs_dir_t fc_pairs_node_direction(const fc_pairs_run_t *run, int v)
     const fc_pairs_confirm_t *c = &run->confirm;
     int all_s = 1, all_r = 1, any = 0;
 
-    for (int k = 0; k < FC_CONFIRM_PARTNERS; ++k) {
+    for (int k = 0; k < FC_CONFIRM_PARTNER_TRIES; ++k) {
         int i = c->partner_probe[v][k], s, r;
 
-        if (i < 0)
-            continue;
+        if (i < 0 || c->probes[i].slow != FC_CONFIRM_MEAS_SLOW)
+            continue;       /* an undecided probe beside the slow ones says nothing */
         if (fc_agree_probe_dirs(run, &c->probes[i], v, &s, &r) < 0)
             return FC_PAIRS_DIR_UNKNOWN;
         any = 1;
@@ -140,11 +140,11 @@ void fc_pairs_dir_text(const fc_pairs_run_t *run, int v, fc_pairs_dir_t d, char 
     if (d != FC_PAIRS_DIR_SENDS && d != FC_PAIRS_DIR_RECEIVES)
         return;
     /* the slowest figure of each direction over its partner probes */
-    for (int k = 0; k < FC_CONFIRM_PARTNERS; ++k) {
+    for (int k = 0; k < FC_CONFIRM_PARTNER_TRIES; ++k) {
         const fc_pairs_probe_t *pr;
         int i = c->partner_probe[v][k];
 
-        if (i < 0)
+        if (i < 0 || c->probes[i].slow != FC_CONFIRM_MEAS_SLOW)
             continue;
         pr = &c->probes[i];
         for (int m = pr->again > 0 ? pr->again : 0; m < pr->nmeasures; ++m)

@@ -314,19 +314,24 @@ static void fc_confirm_spines(fc_confirm_run_t *run)
         }
 }
 
-/* Step 2 for node v: slow alone with every known-good partner? */
+/* Step 2 for node v: slow alone with every known-good partner? The
+ * first FC_CONFIRM_PARTNERS partners are probed until one is fast; where
+ * one was undecided (no evidence either way) and none fast or disputed,
+ * the next partner is probed in its place, up to FC_CONFIRM_PARTNER_TRIES
+ * in all: confirmed by FC_CONFIRM_PARTNERS slow probes, each partner
+ * vouched for. */
 static void fc_confirm_node(fc_confirm_run_t *run, int v)
 {
     fc_pairs_confirm_t *c = run->c;
-    int partners[FC_CONFIRM_PARTNERS], np = 0, all_slow = 1;
+    int partners[FC_CONFIRM_PARTNER_TRIES], np = 0, nslow = 0, stop = 0, tried = 0;
 
     c->probed[v] = 1;
     partners[np] = fc_confirm_pick(run, v, &v, 1, run->rack[v]);       /* own rack */
     np += partners[np] >= 0;
     partners[np] = fc_confirm_pick(run, v, &v, 1, -run->rack[v] - 2);  /* across */
     np += partners[np] >= 0;
-    while (np < FC_CONFIRM_PARTNERS) {
-        int not[FC_CONFIRM_PARTNERS + 1] = { v };
+    while (np < FC_CONFIRM_PARTNER_TRIES) {
+        int not[FC_CONFIRM_PARTNER_TRIES + 1] = { v };
         int g;
 
         memcpy(not + 1, partners, (size_t)np * sizeof(int));
@@ -334,27 +339,39 @@ static void fc_confirm_node(fc_confirm_run_t *run, int v)
             break;
         partners[np++] = g;
     }
-    c->alone_in_rack[v] = 1;
-    for (int k = 0; k < np; ++k)
-        if (run->rack[partners[k]] == run->rack[v])
-            c->alone_in_rack[v] = 0;
     /* every partner, until one is fast (v cleared): a probe that
-     * disagrees with the rounds neither stops nor confirms */
-    for (int k = 0; k < np; ++k) {
-        c->partner_probe[v][k] = fc_confirm_probe(run, v, partners[k]);
-        all_slow &= fc_probe_slow(c, c->partner_probe[v][k]);
-        if (fc_probe_fast(c, c->partner_probe[v][k]))
+     * disagrees with the rounds neither stops nor confirms, and is not
+     * replaced (the dispute stands) */
+    for (int k = 0; k < np && nslow < FC_CONFIRM_PARTNERS; ++k) {
+        int i, undecided;
+
+        if (k >= FC_CONFIRM_PARTNERS && (stop || nslow + np - k < FC_CONFIRM_PARTNERS))
             break;
+        i = c->partner_probe[v][k] = fc_confirm_probe(run, v, partners[k]);
+        tried = k + 1;
+        undecided = i >= 0 && c->probes[i].slow == FC_CONFIRM_MEAS_UNDECIDED;
+        nslow += fc_probe_slow(c, i);
+        if (fc_probe_fast(c, i))
+            return;
+        stop |= !fc_probe_slow(c, i) && !undecided;
     }
-    if (!all_slow || np < FC_CONFIRM_PARTNERS)
+    c->alone_in_rack[v] = 1;
+    for (int k = 0; k < tried; ++k)
+        if (run->rack[partners[k]] == run->rack[v] &&
+            (nslow < FC_CONFIRM_PARTNERS || fc_probe_slow(c, c->partner_probe[v][k])))
+            c->alone_in_rack[v] = 0;
+    if (stop || nslow < FC_CONFIRM_PARTNERS)
         return;
     c->slow_all[v] = 1;
-    /* each partner known good: fast alone with a third node (a second
-     * one tried when the first probe was slow: one noisy probe, or a
-     * third node that is slow itself, does not unvouch a good partner) */
-    for (int k = 0; k < np; ++k) {
+    /* each partner it was slow with known good: fast alone with a third
+     * node (a second one tried when the first probe was slow: one noisy
+     * probe, or a third node that is slow itself, does not unvouch a good
+     * partner) */
+    for (int k = 0; k < tried; ++k) {
         int not[3] = { v, partners[k], -1 };
 
+        if (!fc_probe_slow(c, c->partner_probe[v][k]))
+            continue;
         for (int tries = 0; tries < 2; ++tries) {
             int h = fc_confirm_pick(run, partners[k], not, 2 + tries, -1);
 
@@ -377,9 +394,21 @@ static void fc_confirm_node(fc_confirm_run_t *run, int v)
  * is not what slows a pair of it. */
 int fc_confirm_clear(const fc_pairs_confirm_t *c, int v)
 {
-    for (int k = 0; k < FC_CONFIRM_PARTNERS; ++k)
+    for (int k = 0; k < FC_CONFIRM_PARTNER_TRIES; ++k)
         if (fc_probe_fast(c, c->partner_probe[v][k]))
             return 1;
+    return 0;
+}
+
+int fc_confirm_clear_toward(const fc_pairs_confirm_t *c, const int *rack, int x, int y)
+{
+    for (int k = 0; k < FC_CONFIRM_PARTNER_TRIES; ++k) {
+        int i = c->partner_probe[x][k];
+        int partner = i < 0 ? -1 : c->probes[i].x == x ? c->probes[i].y : c->probes[i].x;
+
+        if (fc_probe_fast(c, i) && (rack[y] == rack[x] || rack[partner] != rack[x]))
+            return 1;
+    }
     return 0;
 }
 
@@ -387,7 +416,7 @@ int fc_confirm_disputed(const fc_pairs_confirm_t *c, int v)
 {
     if (!c->probed[v] || c->link[v] || fc_confirm_clear(c, v))
         return -1;
-    for (int k = 0; k < FC_CONFIRM_PARTNERS; ++k) {
+    for (int k = 0; k < FC_CONFIRM_PARTNER_TRIES; ++k) {
         int i = c->partner_probe[v][k], j = c->vouch_probe[v][k];
 
         if (i >= 0 && c->probes[i].slow == FC_PROBE_DISAGREES)
@@ -492,7 +521,7 @@ static void fc_confirm_alloc(int n, int nracks, int npairs, int max_measures,
     c->spine_probe = fc_xcalloc((size_t)npairs + 1, sizeof(*c->spine_probe),
                                 "the pairs' spine probes");
     for (int v = 0; v < n; ++v) {
-        for (int k = 0; k < FC_CONFIRM_PARTNERS; ++k)
+        for (int k = 0; k < FC_CONFIRM_PARTNER_TRIES; ++k)
             c->partner_probe[v][k] = c->vouch_probe[v][k] = -1;
         c->outside_probe[v] = -1;
     }

@@ -22,7 +22,10 @@
  *     uplink is not mistaken for a NIC, then one in another rack), each
  *     partner vouched for by being fast alone with a third node. Slow with
  *     every partner (two or more) confirms it; its pairs are explained by
- *     it. A node alone in its rack has only partners across the spine: its
+ *     it. A partner whose probe is undecided (a CPU held it every time)
+ *     is replaced by the next, one more at most: the undecided probe
+ *     neither confirms nor clears, the two slow ones do. A node alone in
+ *     its rack has only partners across the spine: its
  *     link and its rack's uplink are in series, and the record says so.
  *  3. Every slow pair not explained so far is measured again alone: slow
  *     again, its path (the cable, a switch port between the two) is
@@ -125,7 +128,13 @@ typedef struct fc_pairs_probe {
     int first_slow;             /* the first series' decision (FC_CONFIRM_MEAS_*) */
 } fc_pairs_probe_t;
 
+/* A node's link is confirmed by slow probes with this many known-good
+ * partners ... */
 #define FC_CONFIRM_PARTNERS 2
+/* ... out of at most this many tried: a probe left undecided (no honest
+ * reference judged it, or a host's CPU held it every time) is no
+ * evidence either way, so the next partner is tried in its place */
+#define FC_CONFIRM_PARTNER_TRIES 3
 
 typedef struct fc_pairs_confirm {
     int n, npairs, nracks;
@@ -141,12 +150,16 @@ typedef struct fc_pairs_confirm {
                                  * cleared): noticed, not blamed; -1 */
     /* per node */
     int *link;                  /* 1: its NIC or link is confirmed */
-    int *alone_in_rack;         /* its partners were all across the spine */
-    int (*partner_probe)[FC_CONFIRM_PARTNERS];  /* probes with its partners, -1 */
-    int (*vouch_probe)[FC_CONFIRM_PARTNERS];    /* each partner's vouching probe */
+    int *alone_in_rack;         /* its partners were all across the spine
+                                 * (confirmed: those it was slow with) */
+    int (*partner_probe)[FC_CONFIRM_PARTNER_TRIES];     /* probes with its partners, -1 */
+    int (*vouch_probe)[FC_CONFIRM_PARTNER_TRIES];       /* each slow partner's vouching
+                                                         * probe, -1 */
     int *probed;                /* 1: the node was probed with partners */
-    int *slow_all;              /* 1: slow alone with every partner it was
-                                 * probed with (two or more), vouched for or not */
+    int *slow_all;              /* 1: slow alone with two partners or more and
+                                 * fast or disputed with none (an undecided
+                                 * probe beside them says nothing), vouched for
+                                 * or not */
     /* per rack */
     int *uplink;                /* 1: the rack's uplink is confirmed */
     int spine_pair;             /* two racks in all: their uplinks (and a
@@ -176,6 +189,12 @@ void fc_pairs_confirm_free(fc_pairs_confirm_t *c);
 
 /* Node v was fast alone with one of its partners at least. */
 int fc_confirm_clear(const fc_pairs_confirm_t *c, int v);
+
+/* Node x was fast alone with a partner on the way toward node y: any
+ * partner when y is in x's rack; one in another rack than x's when y is
+ * across the spine (x's link and its rack's uplink then carry fast
+ * traffic). rack: each node's rack, as given to fc_pairs_confirm. */
+int fc_confirm_clear_toward(const fc_pairs_confirm_t *c, const int *rack, int x, int y);
 
 /* Node v was probed, neither confirmed nor cleared, and a probe of its
  * (with a partner, or one vouching for a partner) disagrees with the

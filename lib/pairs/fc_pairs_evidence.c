@@ -127,6 +127,15 @@ static json_t *fc_cpu_wait_json(const fc_pairs_run_t *run, const fc_pair_t *p)
                         ? json_string(fc_host(run, p->cpu_wait_node)) : json_null());
     json_object_set_new(o, "round_trips_host", p->lat_cpu_wait > 0 && p->lat_wait_node >= 0
                         ? json_string(fc_host(run, p->lat_wait_node)) : json_null());
+    /* each side's own shares, keyed by host: how alike the two waited */
+    json_t *sides = json_object();
+
+    for (int k = 0; k < 2; ++k)
+        json_object_set_new(sides, fc_host(run, k ? p->b : p->a),
+                            p->side_cpu_wait[k] < 0 ? json_null()
+                            : json_pack("{s:f, s:f}", "exchanges_pct", 100 * p->side_cpu_wait[k],
+                                        "round_trips_pct", 100 * p->side_lat_cpu_wait[k]));
+    json_object_set_new(o, "sides", sides);
     json_object_set_new(o, "host", p->cpu_held && p->held_node >= 0
                         ? json_string(fc_host(run, p->held_node)) : json_null());
     json_object_set_new(o, "without_wait_gbps", p->free_bw_gbps > 0
@@ -143,6 +152,7 @@ static json_t *fc_cpu_wait_json(const fc_pairs_run_t *run, const fc_pair_t *p)
                                         ? json_real(p->calm_slow_gbps) : json_null())
                         : json_null());
     json_object_set_new(o, "cleared", json_boolean(p->cpu_cleared));
+    json_object_set_new(o, "waits_alike", json_boolean(p->waits_alike));
     /* measured again in place of one a host's CPU held */
     json_object_set_new(o, "measured_again", json_integer(p->cpu_again));
     json_object_set_new(o, "held_before_by", p->cpu_again > 0 && p->cpu_again_node >= 0
@@ -213,7 +223,7 @@ static void fc_end_text(const fc_pairs_run_t *run, int v, char *buf, size_t len)
     int undecided = 0;
 
     if (fc_confirm_clear(c, v)) {
-        for (int k = 0; k < FC_CONFIRM_PARTNERS; ++k) {
+        for (int k = 0; k < FC_CONFIRM_PARTNER_TRIES; ++k) {
             int i = c->partner_probe[v][k];
 
             if (i >= 0 && c->probes[i].slow == 0) {
@@ -232,12 +242,12 @@ static void fc_end_text(const fc_pairs_run_t *run, int v, char *buf, size_t len)
                  : " that is not itself suspect");
         return;
     }
-    for (int k = 0; k < FC_CONFIRM_PARTNERS; ++k)
+    for (int k = 0; k < FC_CONFIRM_PARTNER_TRIES; ++k)
         undecided |= c->partner_probe[v][k] >= 0 &&
                      c->probes[c->partner_probe[v][k]].slow == FC_CONFIRM_MEAS_UNDECIDED;
     at = (size_t)snprintf(buf, len, "%s is %s alone with every partner tried too (",
                           fc_host(run, v), undecided ? "slow or undecided" : "slow");
-    for (int k = 0; k < FC_CONFIRM_PARTNERS && at < len; ++k) {
+    for (int k = 0; k < FC_CONFIRM_PARTNER_TRIES && at < len; ++k) {
         if (c->partner_probe[v][k] < 0)
             continue;
         at += (size_t)snprintf(buf + at, len - at, "%s", k ? ", " : "");
@@ -257,26 +267,30 @@ void fc_pairs_node_evidence_text(const fc_pairs_run_t *run, int v, char *buf, si
 {
     const fc_pairs_confirm_t *c = &run->confirm;
     size_t at = 0;
+    int vouched = 0;
 
-    for (int k = 0; k < FC_CONFIRM_PARTNERS && at < len; ++k) {
+    for (int k = 0; k < FC_CONFIRM_PARTNER_TRIES && at < len; ++k) {
         if (c->partner_probe[v][k] < 0)
             continue;
         at += (size_t)snprintf(buf + at, len - at, "%s", at ? ", " : "");
         if (at < len)
             at += fc_probe_text(run, c->partner_probe[v][k], v, buf + at, len - at);
     }
-    for (int k = 0; k < FC_CONFIRM_PARTNERS && at < len && c->link[v]; ++k) {
+    for (int k = 0; k < FC_CONFIRM_PARTNER_TRIES && at < len && c->link[v]; ++k) {
         const fc_pairs_probe_t *pr;
-        int i = c->vouch_probe[v][k];
+        int i = c->vouch_probe[v][k], told = 0, shared = 0;
 
-        if (i < 0 || (k > 0 && i == c->vouch_probe[v][0]))
-            continue;           /* the two partners vouched for each other */
+        for (int j = 0; j < FC_CONFIRM_PARTNER_TRIES; ++j) {
+            told |= j < k && c->vouch_probe[v][j] == i;
+            shared |= j > k && c->vouch_probe[v][j] == i;
+        }
+        if (i < 0 || told)
+            continue;           /* two partners vouched for each other */
         pr = &c->probes[i];
-        at += (size_t)snprintf(buf + at, len - at, "%s%s fast with %s%s", k ? "; " :
+        at += (size_t)snprintf(buf + at, len - at, "%s%s fast with %s%s", vouched++ ? "; " :
                                "; each partner known good: ", fc_host(run, pr->x),
                                fc_host(run, pr->y),
-                               k == 0 && FC_CONFIRM_PARTNERS > 1 && c->vouch_probe[v][1] == i
-                                   ? " (each vouching for the other)" : "");
+                               shared ? " (each vouching for the other)" : "");
     }
 }
 
@@ -285,7 +299,7 @@ json_t *fc_pairs_node_confirmation_json(const fc_pairs_run_t *run, int v)
     const fc_pairs_confirm_t *c = &run->confirm;
     json_t *partners = json_array(), *vouch = json_array();
 
-    for (int k = 0; k < FC_CONFIRM_PARTNERS; ++k) {
+    for (int k = 0; k < FC_CONFIRM_PARTNER_TRIES; ++k) {
         if (c->partner_probe[v][k] >= 0)
             json_array_append_new(partners, fc_pairs_probe_json(run, c->partner_probe[v][k]));
         if (c->vouch_probe[v][k] >= 0)
@@ -433,6 +447,40 @@ int fc_pairs_probe_cpu_held(const fc_pairs_run_t *run, int i)
     return node;
 }
 
+/* A pair across the spine, neither placed nor passed, one end of which
+ * was fast alone toward the other (its link and its rack's uplink shown
+ * good: fc_confirm_clear_toward): the other end, against whose rack alone
+ * the pair counts (a bystander's rack is not failed for a neighbour's
+ * link); -1 when neither or both ends were, or inside one rack. */
+static int fc_pair_one_side(const fc_pairs_run_t *run, int a, int b)
+{
+    const fc_pairs_confirm_t *c = &run->confirm;
+    int good_a = fc_confirm_clear_toward(c, run->node_racks, a, b);
+    int good_b = fc_confirm_clear_toward(c, run->node_racks, b, a);
+
+    if (run->node_racks[a] == run->node_racks[b] || good_a == good_b)
+        return -1;
+    return good_a ? b : a;
+}
+
+/* The racks such a pair counts against: one's alone, or both ends'. */
+static json_t *fc_pair_racks(const fc_pairs_run_t *run, int a, int b, int one)
+{
+    return one >= 0 ? json_pack("[s]", fc_rack_of(run, one))
+                    : json_pack("[s,s]", fc_rack_of(run, a), fc_rack_of(run, b));
+}
+
+static void fc_one_side_text(const fc_pairs_run_t *run, int a, int b, int one, char *why,
+                             size_t len)
+{
+    size_t at = strlen(why);
+
+    if (one >= 0 && at < len)
+        snprintf(why + at, len - at, "; %s was fast alone toward it (its link and its "
+                 "rack's uplink shown good), so the pair counts against rack %s alone",
+                 fc_host(run, one == a ? b : a), fc_rack_of(run, one));
+}
+
 /* A slow pair's verdict after confirmation: its implicates (or NULL for a
  * pass) and the first reason, into why. */
 json_t *fc_pairs_slow_verdict(const fc_pairs_run_t *run, int k, int a, int b,
@@ -538,6 +586,7 @@ json_t *fc_pairs_slow_verdict(const fc_pairs_run_t *run, int k, int a, int b,
                          fc_rack_of(run, b), "quarantine", 0);
     case FC_PAIR_V_UNPLACED: {
         char ends[2][384];
+        int one = fc_pair_one_side(run, a, b);
 
         fc_end_text(run, a, ends[0], sizeof(ends[0]));
         fc_end_text(run, b, ends[1], sizeof(ends[1]));
@@ -545,11 +594,12 @@ json_t *fc_pairs_slow_verdict(const fc_pairs_run_t *run, int k, int a, int b,
                  round, alone, ends[0], ends[1]);
         if (run->node_racks[a] == run->node_racks[b] && c->tor_unshown[run->node_racks[a]] >= 0)
             fc_switch_unshown_text(run, run->node_racks[a], why, len);
+        fc_one_side_text(run, a, b, one, why, len);
         /* not "localised": false, which asks the runner for a retest: the
          * confirmation has measured all a retest could */
-        return json_pack("{s:s, s:s, s:[s,s], s:[s,s], s:b}", "part", "group",
+        return json_pack("{s:s, s:s, s:[s,s], s:o, s:b}", "part", "group",
                          "group", "the pair's two nodes", "hosts", fc_host(run, a),
-                         fc_host(run, b), "racks", fc_rack_of(run, a), fc_rack_of(run, b),
+                         fc_host(run, b), "racks", fc_pair_racks(run, a, b, one),
                          "quarantine", 0);
     }
     case FC_PAIR_V_UNDECIDED: {
@@ -566,13 +616,16 @@ json_t *fc_pairs_slow_verdict(const fc_pairs_run_t *run, int k, int a, int b,
                              fc_host(run, a), fc_host(run, b), "quarantine", 0, "confirmed",
                              0);
         }
+        int one = fc_pair_one_side(run, a, b);
+
         snprintf(why, len, "slow in its round (%s); alone (%s) no reference its two nodes do "
                  "not set could judge it (no other pair of its kind, none of its nodes' "
                  "pairs across the spine): undecided, the pair's nodes are not blamed and "
                  "not passed", round, alone);
-        return json_pack("{s:s, s:[s,s], s:[s,s], s:b, s:b}", "part", "path", "hosts",
-                         fc_host(run, a), fc_host(run, b), "racks", fc_rack_of(run, a),
-                         fc_rack_of(run, b), "quarantine", 0, "confirmed", 0);
+        fc_one_side_text(run, a, b, one, why, len);
+        return json_pack("{s:s, s:[s,s], s:o, s:b, s:b}", "part", "path", "hosts",
+                         fc_host(run, a), fc_host(run, b), "racks", fc_pair_racks(run, a, b, one),
+                         "quarantine", 0, "confirmed", 0);
     }
     case FC_PAIR_V_NOT_REPRODUCED:
         snprintf(why, len, "slow in its round beside other pairs (%s), not reproduced "

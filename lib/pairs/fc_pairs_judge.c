@@ -64,6 +64,8 @@ void fc_pairs_merge_side(const fc_pairs_run_t *run, fc_pair_t *p, const fc_pair_
      * that could not say, -1, never does) */
     if (s->cpu_wait < 0)
         p->wait_unknown = 1;
+    p->side_cpu_wait[s->node == p->a ? 0 : 1] = s->cpu_wait;
+    p->side_lat_cpu_wait[s->node == p->a ? 0 : 1] = s->lat_cpu_wait;
     if (s->cpu_wait > p->cpu_wait) {
         p->cpu_wait = s->cpu_wait;
         p->cpu_wait_node = s->node;
@@ -97,6 +99,8 @@ void fc_pairs_pair_new(fc_pair_t *p, int x, int y, int z)
     p->bw_gbps = 1e300;
     p->cpu_wait_node = p->lat_wait_node = -1;
     p->free_bw_gbps = p->free_lat_us = -1;
+    p->side_cpu_wait[0] = p->side_cpu_wait[1] = -1;
+    p->side_lat_cpu_wait[0] = p->side_lat_cpu_wait[1] = -1;
     p->calm_bw_gbps = p->calm_slow_gbps = -1;
 }
 

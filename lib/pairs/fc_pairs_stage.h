@@ -113,6 +113,9 @@ typedef struct fc_pair {
     double lat_cpu_wait;    /* the same over the round trips */
     int lat_wait_node;
     double free_lat_us;
+    double side_cpu_wait[2];    /* each side's share over the exchanges,
+                                 * [0] node a's, [1] node b's; -1 not known */
+    double side_lat_cpu_wait[2];    /* ... and over the round trips */
     int cpu_held;           /* alone: slow as measured, not slow once the
                              * time its ranks waited for a CPU is taken out:
                              * the host's processors, not the fabric, so
@@ -135,6 +138,11 @@ typedef struct fc_pair {
     int cpu_cleared;        /* alone: slow as measured, not slow on its calm
                              * exchanges: the host's CPU, not the fabric,
                              * and not slow (fc_pairs_passes.c) */
+    int held_last;          /* alone: measured again in place of one held
+                             * and held again: its waits hold it only where
+                             * its sides waited unalike ... */
+    int waits_alike;        /* ... and they did not: slow as measured, the
+                             * fabric's (fc_pairs_passes.c) */
     uint64_t wrong;
     uint64_t wrong_at[2];   /* of those, received by a, by b */
     int bad_node;           /* the node that received wrong data, or -1 */

@@ -56,6 +56,9 @@ typedef struct fixture {
                                  * cpu_free_gbps; they move cpu_gbps (0: as
                                  * the rest of the fixture says) */
     double cpu_gbps, cpu_wait, cpu_free_gbps;
+    double cpu_partner_wait;    /* ... while its partner's side waited this
+                                 * (a CPU held on one host: 0.12, as measured
+                                 * beside a pinned CPU hog) */
     int cpu_first_only;         /* ... in each pair's first alone measurement */
     int cpu_first_spared;       /* ... in every one but each pair's first */
     int cpu_calm;               /* ... of its 5 exchanges, this many (the first)
@@ -95,12 +98,18 @@ static int measure(void *arg, fc_pairs_run_t *run, int x, int y, int s)
     }
     p->cpu_wait_node = p->lat_wait_node = -1;
     p->free_bw_gbps = p->free_lat_us = -1;
+    p->side_cpu_wait[0] = p->side_cpu_wait[1] = -1;
+    p->side_lat_cpu_wait[0] = p->side_lat_cpu_wait[1] = -1;
     if ((lo == f->cpu_node || hi == f->cpu_node) && !(f->cpu_first_only && k > 0) &&
         !(f->cpu_first_spared && k == 0)) {
         if (f->cpu_gbps > 0)
             p->dir_gbps[0] = p->dir_gbps[1] = f->cpu_gbps;
         p->cpu_wait = p->lat_cpu_wait = f->cpu_wait;
         p->cpu_wait_node = p->lat_wait_node = f->cpu_node;
+        p->side_cpu_wait[lo == f->cpu_node ? 0 : 1] = f->cpu_wait;
+        p->side_cpu_wait[lo == f->cpu_node ? 1 : 0] = f->cpu_partner_wait;
+        p->side_lat_cpu_wait[0] = p->side_cpu_wait[0];
+        p->side_lat_cpu_wait[1] = p->side_cpu_wait[1];
         p->free_bw_gbps = f->cpu_free_gbps;
         p->free_lat_us = p->lat_us * (1 - f->cpu_wait);
         /* both sides' samples, through fc_pairs_calm_figure as the
@@ -133,6 +142,7 @@ static void fixture_make(fixture_t *f, double pct)
     memset(f, 0, sizeof(*f));
     matrix_make(&f->m, racks, 3, pct, 1.0, 0.5);
     f->slow_node = f->noisy_node = f->noisy_spared = f->path_a = f->path_b = f->cpu_node = -1;
+    f->cpu_partner_wait = 0.12;
     f->noisy_seq = "";
     for (int k = 0; k < f->m.run.npairs; ++k) {
         fc_pair_t *p = &f->m.pairs[k];
@@ -702,6 +712,29 @@ static json_t *first_cpu_wait(json_t *records, int *not_pass_p)
     return first;
 }
 
+/* The first cpu_wait object anywhere under j whose waits_alike is true,
+ * or NULL. */
+static json_t *alike_cpu_wait(json_t *j)
+{
+    json_t *v, *found = NULL;
+    const char *key;
+    size_t i;
+
+    if (json_is_object(j)) {
+        v = json_object_get(j, "cpu_wait");
+        if (json_is_true(json_object_get(v, "waits_alike")))
+            return v;
+        json_object_foreach(j, key, v)
+            if (found == NULL)
+                found = alike_cpu_wait(v);
+    } else if (json_is_array(j)) {
+        json_array_foreach(j, i, v)
+            if (found == NULL)
+                found = alike_cpu_wait(v);
+    }
+    return found;
+}
+
 static void test_cpu_held(void)
 {
     static fixture_t f;
@@ -781,6 +814,33 @@ static void test_cpu_held(void)
               others);
     fixture_free(&f, records);
 
+    /* 20 times slow alone, both sides waiting alike (57% and 54%, as a
+     * 50 Mbit/s link beside a CPU hog made them: each side spins and
+     * yields while the link holds it), as fast as the others without
+     * the waits: held once, measured again and held again alike, the
+     * fabric's: n03's link confirmed */
+    fixture_make(&f, 80);
+    f.cpu_partner_wait = 0.54;
+    for (int v = 0; v < 6; ++v)
+        if (v != 2)
+            plant(&f, 2, v, 0.025, 0.025);
+    f.cpu_node = 2;
+    f.cpu_gbps = 0.025;
+    f.cpu_wait = 0.57;
+    f.cpu_free_gbps = 1.0;
+    fixture_run(&f, &records);
+    q = count_blamed(records, "n03", &others);
+    held = alike_cpu_wait(records);
+    fc_tap_is_int(&tap, q, 1, "slow alone, both sides waiting alike for a CPU (57%%, 54%%), "
+                  "measured again and alike again: the fabric's, n03 quarantined");
+    fc_tap_is_int(&tap, others, 0, "... and nobody else is blamed");
+    fc_tap_ok(&tap, held != NULL && json_is_false(json_object_get(held, "held")) &&
+                  json_integer_value(json_object_get(held, "measured_again")) == 1 &&
+                  json_is_object(json_object_get(json_object_get(held, "sides"), "n03")),
+              "... its record says the sides waited alike, with each side's share, and that "
+              "it was measured again once");
+    fixture_free(&f, records);
+
     /* a slow link (1000 times slow) beside a 50% wait: still the link's */
     run_cpu(&f, 0.001, 0.5, 0.002, 0, &records);
     q = count_blamed(records, "n03", &others);
@@ -849,7 +909,7 @@ static void test_cpu_held(void)
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 75);
+    fc_tap_plan(&tap, 78);
     if (mkdtemp(dir) == NULL)
         fc_tap_bail(&tap, "cannot make a scratch directory");
     test_disagreeing_evidence();

@@ -245,6 +245,90 @@ static void test_undecided(void)
     fc_pairs_confirm_free(&o.c);
 }
 
+/* The probe of node x with its k-th partner (-1: none). */
+static int partner_of(const outcome_t *o, int x, int k)
+{
+    int i = o->c.partner_probe[x][k];
+
+    return i < 0 ? -1 : o->c.probes[i].x == x ? o->c.probes[i].y : o->c.probes[i].x;
+}
+
+/* A partner probe left undecided (a host's CPU held it every time) is
+ * no evidence: the next partner is tried in its place. Racks of 2, 3 and
+ * 1, node 3's link slow; whichever partner it is tried with first, that
+ * probe planted undecided. */
+static void test_undecided_partner(void)
+{
+    static const int uneven[] = { 2, 3, 1 };
+    fabric_t f;
+    outcome_t o;
+    int first, second, third;
+
+    fabric_make(&f, uneven, 3);
+    f.bad_node[3] = 1;
+    run(&f, NULL, budget(f.n), &o);
+    first = partner_of(&o, 3, 0);
+    second = partner_of(&o, 3, 1);
+    fc_pairs_confirm_free(&o.c);
+    if (first < 0 || second < 0)
+        fc_tap_bail(&tap, "node 3 was not probed with two partners (%d, %d)", first, second);
+    f.undecided[first < 3 ? first : 3][first < 3 ? 3 : first] = 1;
+    run(&f, NULL, budget(f.n), &o);
+    third = partner_of(&o, 3, 2);
+    fc_tap_ok(&tap, third >= 0 && third != first && third != second,
+              "node 3 undecided with its first partner (node %d), slow with the second (%d): "
+              "a third partner is tried (%d)", first, second, third);
+    fc_tap_ok(&tap, links_exactly(&o, f.n, 3),
+              "node 3 slow with two partners beside the undecided one: node 3 alone confirmed");
+    fc_tap_is_int(&tap, verdict(&o, 3, 5), FC_PAIR_V_NODE_A,
+                  "node 3's pair with the lone node of rack 2 is its link's [verdict(&o, 3, 5)]");
+    fc_pairs_confirm_free(&o.c);
+
+    /* the third undecided too: two slow probes are not there, nobody
+     * confirmed, its pairs not placed (never a path, never a pass) */
+    if (third >= 0)
+        f.undecided[third < 3 ? third : 3][third < 3 ? 3 : third] = 1;
+    run(&f, NULL, budget(f.n), &o);
+    fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && !fc_confirm_clear(&o.c, 3) &&
+                  partner_of(&o, 3, 2) == third,
+              "node 3 undecided with two of its three partners: nobody confirmed, node 3 "
+              "not cleared");
+    fc_tap_is_int(&tap, verdict(&o, 3, 5), FC_PAIR_V_UNPLACED,
+                  "node 3 undecided with two of three: its pair with node 5 not placed "
+                  "[verdict(&o, 3, 5)]");
+    /* the lone node 5, fast alone across the spine, is shown good toward
+     * node 3 (the pair counts against node 3's rack alone); node 3 is not */
+    fc_tap_ok(&tap, fc_confirm_clear_toward(&o.c, f.rack, 5, 3) &&
+                  !fc_confirm_clear_toward(&o.c, f.rack, 3, 5),
+              "that pair: node 5 shown good toward node 3 (fast alone across the spine), "
+              "node 3 not toward node 5");
+    /* node 2, node 3's rack mate, cleared by a partner of its own rack:
+     * good toward node 3, not across the spine (its uplink unshown) */
+    fc_tap_ok(&tap, o.c.probed[2] && partner_of(&o, 2, 0) == 4 && partner_of(&o, 2, 1) < 0 &&
+                  fc_confirm_clear_toward(&o.c, f.rack, 2, 3) &&
+                  !fc_confirm_clear_toward(&o.c, f.rack, 2, 0),
+              "node 2, fast alone with node 4 of its rack only: shown good toward node 3 "
+              "(same rack), not toward node 0 across the spine (partners %d, %d)",
+              partner_of(&o, 2, 0), partner_of(&o, 2, 1));
+    fc_pairs_confirm_free(&o.c);
+
+    /* a healthy node's pairs slow in the rounds only (noise), its first
+     * probe undecided, the second fast: cleared, no third partner tried */
+    fabric_make(&f, uneven, 3);
+    int noise[] = { 3, 0, 3, 1, 3, 5, -1 };
+    run(&f, noise, budget(f.n), &o);
+    first = partner_of(&o, 3, 0);
+    fc_pairs_confirm_free(&o.c);
+    if (first >= 0)
+        f.undecided[first < 3 ? first : 3][first < 3 ? 3 : first] = 1;
+    run(&f, noise, budget(f.n), &o);
+    fc_tap_ok(&tap, first >= 0 && links_exactly(&o, f.n, -1) && fc_confirm_clear(&o.c, 3) &&
+                  partner_of(&o, 3, 2) < 0,
+              "a healthy node undecided with its first partner and fast with the second: "
+              "cleared, no third partner tried (third %d)", partner_of(&o, 3, 2));
+    fc_pairs_confirm_free(&o.c);
+}
+
 int main(void)
 {
     static const int uneven[] = { 2, 3, 1 };
@@ -256,7 +340,7 @@ int main(void)
     int ok;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 68);
+    fc_tap_plan(&tap, 76);
 
     /* racks of 2, 3 and 1; node 3 (rack 2) has a slow link; in its round
      * the pairs 0-1 and 4-5 were slowed by what ran beside them */
@@ -699,5 +783,6 @@ int main(void)
               "make a suspect of this end: no healthy node probed, none confirmed");
     fc_pairs_confirm_free(&o.c);
     test_undecided();
+    test_undecided_partner();
     return fc_tap_done(&tap);
 }
