@@ -315,23 +315,25 @@ static void fc_confirm_spines(fc_confirm_run_t *run)
 }
 
 /* Step 2 for node v: slow alone with every known-good partner? The
- * first FC_CONFIRM_PARTNERS partners are probed until one is fast; where
- * one was undecided (no evidence either way) and none fast or disputed,
- * the next partner is probed in its place, up to FC_CONFIRM_PARTNER_TRIES
- * in all: confirmed by FC_CONFIRM_PARTNERS slow probes, each partner
- * vouched for. */
+ * FC_CONFIRM_PARTNERS partners (one in its own rack, one across the
+ * spine) are probed until one is fast; where one was undecided (no
+ * evidence either way) and the other slow, a partner of the same kind
+ * (its own rack, or across) is probed in its place, FC_CONFIRM_PARTNER_TRIES
+ * in all: an undecided probe inside the rack is never made up for by
+ * one across, or a slow uplink would read as v's link. Confirmed by
+ * FC_CONFIRM_PARTNERS slow probes, each partner vouched for. */
 static void fc_confirm_node(fc_confirm_run_t *run, int v)
 {
     fc_pairs_confirm_t *c = run->c;
-    int partners[FC_CONFIRM_PARTNER_TRIES], np = 0, nslow = 0, stop = 0, tried = 0;
+    int partners[FC_CONFIRM_PARTNER_TRIES], np = 0, nslow = 0, stop = 0, undecided = -1;
 
     c->probed[v] = 1;
     partners[np] = fc_confirm_pick(run, v, &v, 1, run->rack[v]);       /* own rack */
     np += partners[np] >= 0;
     partners[np] = fc_confirm_pick(run, v, &v, 1, -run->rack[v] - 2);  /* across */
     np += partners[np] >= 0;
-    while (np < FC_CONFIRM_PARTNER_TRIES) {
-        int not[FC_CONFIRM_PARTNER_TRIES + 1] = { v };
+    while (np < FC_CONFIRM_PARTNERS) {
+        int not[FC_CONFIRM_PARTNERS + 1] = { v };
         int g;
 
         memcpy(not + 1, partners, (size_t)np * sizeof(int));
@@ -339,27 +341,41 @@ static void fc_confirm_node(fc_confirm_run_t *run, int v)
             break;
         partners[np++] = g;
     }
+    c->alone_in_rack[v] = 1;      /* a replacement is of the same kind */
+    for (int k = 0; k < np; ++k)
+        if (run->rack[partners[k]] == run->rack[v])
+            c->alone_in_rack[v] = 0;
     /* every partner, until one is fast (v cleared): a probe that
      * disagrees with the rounds neither stops nor confirms, and is not
      * replaced (the dispute stands) */
-    for (int k = 0; k < np && nslow < FC_CONFIRM_PARTNERS; ++k) {
-        int i, undecided;
+    for (int k = 0; k < np; ++k) {
+        int i = c->partner_probe[v][k] = fc_confirm_probe(run, v, partners[k]);
 
-        if (k >= FC_CONFIRM_PARTNERS && (stop || nslow + np - k < FC_CONFIRM_PARTNERS))
-            break;
-        i = c->partner_probe[v][k] = fc_confirm_probe(run, v, partners[k]);
-        tried = k + 1;
-        undecided = i >= 0 && c->probes[i].slow == FC_CONFIRM_MEAS_UNDECIDED;
-        nslow += fc_probe_slow(c, i);
         if (fc_probe_fast(c, i))
             return;
-        stop |= !fc_probe_slow(c, i) && !undecided;
+        nslow += fc_probe_slow(c, i);
+        if (i >= 0 && c->probes[i].slow == FC_CONFIRM_MEAS_UNDECIDED)
+            undecided = undecided < 0 ? k : undecided;
+        else
+            stop |= !fc_probe_slow(c, i);
     }
-    c->alone_in_rack[v] = 1;
-    for (int k = 0; k < tried; ++k)
-        if (run->rack[partners[k]] == run->rack[v] &&
-            (nslow < FC_CONFIRM_PARTNERS || fc_probe_slow(c, c->partner_probe[v][k])))
-            c->alone_in_rack[v] = 0;
+    if (!stop && undecided >= 0 && nslow + 1 == FC_CONFIRM_PARTNERS &&
+        np < FC_CONFIRM_PARTNER_TRIES) {
+        int u = partners[undecided], not[FC_CONFIRM_PARTNER_TRIES + 1] = { v };
+        int g, i;
+
+        memcpy(not + 1, partners, (size_t)np * sizeof(int));
+        g = fc_confirm_pick(run, v, not, np + 1, run->rack[u] == run->rack[v]
+                            ? run->rack[v] : -run->rack[v] - 2);
+        if (g >= 0) {
+            partners[np] = g;
+            i = c->partner_probe[v][np] = fc_confirm_probe(run, v, g);
+            ++np;
+            if (fc_probe_fast(c, i))
+                return;
+            nslow += fc_probe_slow(c, i);
+        }
+    }
     if (stop || nslow < FC_CONFIRM_PARTNERS)
         return;
     c->slow_all[v] = 1;
@@ -367,7 +383,7 @@ static void fc_confirm_node(fc_confirm_run_t *run, int v)
      * node (a second one tried when the first probe was slow: one noisy
      * probe, or a third node that is slow itself, does not unvouch a good
      * partner) */
-    for (int k = 0; k < tried; ++k) {
+    for (int k = 0; k < np; ++k) {
         int not[3] = { v, partners[k], -1 };
 
         if (!fc_probe_slow(c, c->partner_probe[v][k]))

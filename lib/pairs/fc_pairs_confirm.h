@@ -23,8 +23,9 @@
  *     partner vouched for by being fast alone with a third node. Slow with
  *     every partner (two or more) confirms it; its pairs are explained by
  *     it. A partner whose probe is undecided (a CPU held it every time)
- *     is replaced by the next, one more at most: the undecided probe
- *     neither confirms nor clears, the two slow ones do. A node alone in
+ *     beside a slow one is replaced by one of the same kind (its own
+ *     rack, or across), one more at most: the undecided probe neither
+ *     confirms nor clears, the two slow ones do. A node alone in
  *     its rack has only partners across the spine: its
  *     link and its rack's uplink are in series, and the record says so.
  *  3. Every slow pair not explained so far is measured again alone: slow
@@ -133,7 +134,8 @@ typedef struct fc_pairs_probe {
 #define FC_CONFIRM_PARTNERS 2
 /* ... out of at most this many tried: a probe left undecided (no honest
  * reference judged it, or a host's CPU held it every time) is no
- * evidence either way, so the next partner is tried in its place */
+ * evidence either way, so a partner of the same kind is tried in its
+ * place */
 #define FC_CONFIRM_PARTNER_TRIES 3
 
 typedef struct fc_pairs_confirm {
@@ -150,8 +152,7 @@ typedef struct fc_pairs_confirm {
                                  * cleared): noticed, not blamed; -1 */
     /* per node */
     int *link;                  /* 1: its NIC or link is confirmed */
-    int *alone_in_rack;         /* its partners were all across the spine
-                                 * (confirmed: those it was slow with) */
+    int *alone_in_rack;         /* its partners were all across the spine */
     int (*partner_probe)[FC_CONFIRM_PARTNER_TRIES];     /* probes with its partners, -1 */
     int (*vouch_probe)[FC_CONFIRM_PARTNER_TRIES];       /* each slow partner's vouching
                                                          * probe, -1 */

@@ -133,8 +133,10 @@ static json_t *fc_cpu_wait_json(const fc_pairs_run_t *run, const fc_pair_t *p)
     for (int k = 0; k < 2; ++k)
         json_object_set_new(sides, fc_host(run, k ? p->b : p->a),
                             p->side_cpu_wait[k] < 0 ? json_null()
-                            : json_pack("{s:f, s:f}", "exchanges_pct", 100 * p->side_cpu_wait[k],
-                                        "round_trips_pct", 100 * p->side_lat_cpu_wait[k]));
+                            : json_pack("{s:f, s:o}", "exchanges_pct", 100 * p->side_cpu_wait[k],
+                                        "round_trips_pct", p->side_lat_cpu_wait[k] < 0
+                                            ? json_null()
+                                            : json_real(100 * p->side_lat_cpu_wait[k])));
     json_object_set_new(o, "sides", sides);
     json_object_set_new(o, "host", p->cpu_held && p->held_node >= 0
                         ? json_string(fc_host(run, p->held_node)) : json_null());

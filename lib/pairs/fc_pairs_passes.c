@@ -43,6 +43,9 @@ typedef struct fc_passes {
  * slow link makes both sides of a spinning, yielding pair wait (a 50 Mbit/s
  * link beside a CPU hog: 57% and 54%, 65% and 59%) */
 #define FC_CPU_UNALIKE 0.30
+/* ... except where both sides waited this share or more, as a side a hog
+ * holds does: two busy hosts, not a link */
+#define FC_CPU_HOG_WAIT 0.90
 
 /* ... a judgement on the exchanges calm on both sides (neither waited
  * for a CPU: their times are the fabric's) needs this many of them; the
@@ -101,7 +104,7 @@ static void fc_passes_cpu_held(const fc_pairs_run_t *run, fc_pair_t *p)
     double k;
     fc_pair_t q;
 
-    p->cpu_held = p->cpu_cleared = 0;
+    p->cpu_held = p->cpu_cleared = p->waits_alike = 0;
     p->held_node = -1;
     p->calm_looked = 0;
     if (!p->slow || (!bw_look && !lat_look))
@@ -149,13 +152,14 @@ static void fc_passes_cpu_held(const fc_pairs_run_t *run, fc_pair_t *p)
                  p->calm_slow_gbps);
     if ((!bw_free && !lat_free) || q.slow)
         return;
-    p->waits_alike = 0;
     if (p->held_last) {
         /* measured again and held every time: the waits must single out
-         * the side that waited, or they explain nothing */
+         * the side that waited, or they explain nothing; unless both
+         * sides waited as much as a hog holds one (two busy hosts) */
         const double *w = bw_free ? p->side_cpu_wait : p->side_lat_cpu_wait;
 
-        if (w[0] >= 0 && w[1] >= 0 && fabs(w[0] - w[1]) < FC_CPU_UNALIKE) {
+        if (w[0] >= 0 && w[1] >= 0 && fabs(w[0] - w[1]) < FC_CPU_UNALIKE &&
+            fmin(w[0], w[1]) < FC_CPU_HOG_WAIT) {
             p->waits_alike = 1;
             snprintf(p->reasons[0] + at, sizeof(p->reasons[0]) - at, "; its sides waited "
                      "for a CPU alike (%s %.0f%%, %s %.0f%% of the %s' time), measured "
@@ -184,12 +188,12 @@ static void fc_passes_cpu_held(const fc_pairs_run_t *run, fc_pair_t *p)
 /* The thresholds of that judgement, for the records. */
 json_t *fc_pairs_cpu_wait_rule_json(void)
 {
-    return json_pack("{s:f, s:f, s:i, s:f, s:i, s:s, s:f}", "looked_at_pct",
+    return json_pack("{s:f, s:f, s:i, s:f, s:i, s:s, s:f, s:f}", "looked_at_pct",
                      100 * FC_CPU_WAIT_LOOKED_AT, "most_faster", FC_CPU_WAIT_MOST_FASTER,
                      "measured_again_at_most", FC_CPU_HELD_AGAIN, "calm_wait_pct",
                      100 * FC_PAIRS_CALM_WAIT, "calm_at_least", FC_CPU_CALM_MIN,
                      "others_counted", "against the conclusion", "held_again_unalike_pct",
-                     100 * FC_CPU_UNALIKE);
+                     100 * FC_CPU_UNALIKE, "held_again_both_over_pct", 100 * FC_CPU_HOG_WAIT);
 }
 
 /* Stored measurement m judged at every size by the pass's tolerance:

@@ -210,6 +210,11 @@ void fc_rails_merge_side(fc_rails_run_t *rr, fc_pair_t *p, const fc_rail_side_t 
     const fc_pair_side_t *s = &rs->side;
 
     fc_pairs_merge_side(&rr->rails[rs->rail], p, s);
+    /* each side here is a direction joined with its receiver's waits
+     * (fc_rails_sides_joined), not one host's own: no host's share to
+     * compare, so rule 6's alike waits say nothing on the rails */
+    p->side_cpu_wait[0] = p->side_cpu_wait[1] = -1;
+    p->side_lat_cpu_wait[0] = p->side_lat_cpu_wait[1] = -1;
     if (rs->failed && rr->errs[rs->rail * rr->nnodes + s->node][0] == '\0')
         snprintf(rr->errs[rs->rail * rr->nnodes + s->node], sizeof(rr->errs[0]), "%s", rs->why);
 }

@@ -841,6 +841,24 @@ static void test_cpu_held(void)
               "it was measured again once");
     fixture_free(&f, records);
 
+    /* the same with both sides waiting as a hog holds one (98%, 97%: two
+     * busy hosts): still held, INCOMPLETE on a CPU, nobody quarantined */
+    fixture_make(&f, 80);
+    f.cpu_partner_wait = 0.97;
+    for (int v = 0; v < 6; ++v)
+        if (v != 2)
+            plant(&f, 2, v, 0.025, 0.025);
+    f.cpu_node = 2;
+    f.cpu_gbps = 0.025;
+    f.cpu_wait = 0.98;
+    f.cpu_free_gbps = 1.0;
+    fixture_run(&f, &records);
+    q = count_blamed(records, NULL, &others);
+    fc_tap_ok(&tap, q == 0 && others == 0 && alike_cpu_wait(records) == NULL,
+              "both sides waiting 98%% and 97%% (two busy hosts): held, not the fabric's "
+              "(%d quarantined, %d failed)", q, others);
+    fixture_free(&f, records);
+
     /* a slow link (1000 times slow) beside a 50% wait: still the link's */
     run_cpu(&f, 0.001, 0.5, 0.002, 0, &records);
     q = count_blamed(records, "n03", &others);
@@ -909,7 +927,7 @@ static void test_cpu_held(void)
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 78);
+    fc_tap_plan(&tap, 79);
     if (mkdtemp(dir) == NULL)
         fc_tap_bail(&tap, "cannot make a scratch directory");
     test_disagreeing_evidence();

@@ -312,6 +312,20 @@ static void test_undecided_partner(void)
               partner_of(&o, 2, 0), partner_of(&o, 2, 1));
     fc_pairs_confirm_free(&o.c);
 
+    /* rack 0's uplink slow, node 0's probe inside its rack (with node 1)
+     * undecided: the probes across are slow for the uplink, and an
+     * undecided probe inside the rack is never made up for by one
+     * across, so node 0's link is not confirmed (nor node 1's) */
+    fabric_make(&f, uneven, 3);
+    f.bad_uplink[0] = 1;
+    f.undecided[0][1] = 1;
+    run(&f, NULL, budget(f.n), &o);
+    fc_tap_ok(&tap, !o.c.link[0] && !o.c.link[1],
+              "rack 0's uplink slow, its nodes' probe inside the rack undecided: no node's "
+              "link confirmed for the uplink (partners of node 0: %d, %d, %d)",
+              partner_of(&o, 0, 0), partner_of(&o, 0, 1), partner_of(&o, 0, 2));
+    fc_pairs_confirm_free(&o.c);
+
     /* a healthy node's pairs slow in the rounds only (noise), its first
      * probe undecided, the second fast: cleared, no third partner tried */
     fabric_make(&f, uneven, 3);
@@ -340,7 +354,7 @@ int main(void)
     int ok;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 76);
+    fc_tap_plan(&tap, 77);
 
     /* racks of 2, 3 and 1; node 3 (rack 2) has a slow link; in its round
      * the pairs 0-1 and 4-5 were slowed by what ran beside them */
