@@ -563,6 +563,26 @@ void fc_pairs_judge_timing(const fc_pairs_run_t *run, fc_pair_t *p)
         p->slow = 1;
         rel_said = 1;
     }
+    /* its own reverse direction, measured in the same exchanges, is a
+     * reference no other pair sets: a direction slower than the other
+     * by more than the tolerance is slow, however slow its class (two
+     * slow links in a small cluster make the class's median slow; a
+     * link slow one way only is then caught here) */
+    double reverse = fmax(p->dir_gbps[0], p->dir_gbps[1]);
+
+    if ((p->rel == FC_PAIR_REL_APPLIED || p->rel == FC_PAIR_REL_ALONE) && pct >= 0 &&
+        p->dir_gbps[0] > 0 && p->dir_gbps[1] > 0 && p->bw_gbps < reverse * keep) {
+        int d = p->dir_gbps[0] < p->dir_gbps[1] ? 0 : 1;     /* dir_gbps[0]: a -> b */
+
+        if (!p->slow)
+            fc_pair_fail(p, "bandwidth %.4f GB/s from %s to %s is %.0f%% below its reverse "
+                         "direction's in the same exchanges (%.4f GB/s; allowed %.0f%%): one "
+                         "direction of the link is slow", p->bw_gbps,
+                         run->node_hosts[d == 0 ? p->a : p->b],
+                         run->node_hosts[d == 0 ? p->b : p->a],
+                         100.0 * (1.0 - p->bw_gbps / reverse), reverse, pct);
+        p->slow = 1;
+    }
     if (p->rack_rule_rack >= 0 &&
         p->bw_gbps < p->rack_ref * keep) {
         p->slow = 1;

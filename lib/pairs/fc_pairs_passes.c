@@ -196,6 +196,18 @@ json_t *fc_pairs_cpu_wait_rule_json(void)
                      100 * FC_CPU_UNALIKE, "held_again_both_over_pct", 100 * FC_CPU_HOG_WAIT);
 }
 
+/* The reference a slow alone measurement p was judged by: its rack's
+ * (uplink) rule's, its same-rack rule's, or its class's upper median;
+ * -1 none. */
+static double fc_passes_ref(const fc_pair_t *p)
+{
+    if (p->rack_rule_rack >= 0)
+        return p->rack_ref;
+    if (p->same == FC_PAIR_SAME_APPLIED)
+        return p->same_ref;
+    return p->rel == FC_PAIR_REL_APPLIED ? p->ref : -1;
+}
+
 /* Stored measurement m judged at every size by the pass's tolerance:
  * FC_CONFIRM_MEAS_SLOW when slow at any size, else _UNDECIDED when no
  * honest reference judged a size (fc_pairs_judge_alone), else _FAST. Its
@@ -217,12 +229,29 @@ static int fc_passes_judge(fc_pairs_run_t *run, int m)
         p->control_cleared = 0;
         if (p->slow && p->control >= 0) {
             const fc_pair_t *c = &run->alone[(size_t)p->control * nz + z];
+            const fc_pair_t *c_round = fc_pairs_find(run, c->a, c->b, z);
             double pct = p->allowed_pct > 0 ? p->allowed_pct : 0;
+            double ref = fc_passes_ref(p);
             int c_fails = (p->limit_bw >= 0 && c->bw_gbps < p->limit_bw) ||
                           (z == 0 && p->limit_lat >= 0 && c->lat_us > p->limit_lat);
+            /* a control slow in its own round at this size, by the
+             * reference p is judged by, is not a healthy pair: it says
+             * nothing of the moment (the rounds' relative rules can pass
+             * a slow pair where most of its kind are slow: two slow
+             * links, each the other's control) */
+            int c_slow_too = c_round != NULL && ref > 0 &&
+                             c_round->bw_gbps < ref * (1.0 - pct / 100.0);
             size_t at = strlen(p->reasons[0]);
 
-            if (!p->slow_abs && c->bw_gbps > 0 && p->bw_gbps >= c->bw_gbps * (1.0 - pct / 100.0)) {
+            if (!p->slow_abs && c_slow_too && c->bw_gbps > 0 &&
+                p->bw_gbps >= c->bw_gbps * (1.0 - pct / 100.0)) {
+                snprintf(p->reasons[0] + at, sizeof(p->reasons[0]) - at, "; its control %s "
+                         "<-> %s, measured right after it (%.4f GB/s), was slow in its own "
+                         "round too (%.4f GB/s against %.4f): not a healthy pair, it does "
+                         "not judge the moment", run->node_hosts[c->a], run->node_hosts[c->b],
+                         c->bw_gbps, c_round->bw_gbps, ref);
+            } else if (!p->slow_abs && c->bw_gbps > 0 &&
+                       p->bw_gbps >= c->bw_gbps * (1.0 - pct / 100.0)) {
                 p->slow = 0;
                 p->control_cleared = 1;
                 snprintf(p->reasons[0] + at, sizeof(p->reasons[0]) - at, "; but within "

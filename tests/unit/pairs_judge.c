@@ -521,10 +521,50 @@ static void test_unmeasured_alone(void)
               " [alone.ref > 0.3]", alone.ref);
 }
 
+/* Racks of 2, 3 and 1: node 0 slow in what it sends, node 3 in what it
+ * receives (about 100 times), each pair's other direction as the rest.
+ * Half the pairs inside a rack and 7 of the 11 across the spine touch
+ * one of them, so their classes' upper medians are theirs; the reverse
+ * direction of each, measured in the same exchanges, is not. */
+static void test_one_way_pair(void)
+{
+    static matrix_t m;
+    const int racks[3] = { 2, 3, 1 };
+    int wrong = 0, caught = 0, named = 0;
+
+    matrix_make(&m, racks, 3, 80, 0.5, 0.5);
+    for (int k = 0; k < m.run.npairs; ++k) {
+        fc_pair_t *p = &m.pairs[k];
+
+        p->dir_gbps[0] = p->dir_gbps[1] = p->bw_gbps;
+        if (p->a == 0)
+            p->dir_gbps[0] = 0.006;     /* dir_gbps[0]: a -> b */
+        if (p->b == 3)
+            p->dir_gbps[0] = 0.005;
+        if (p->a == 3)
+            p->dir_gbps[1] = 0.005;
+        p->bw_gbps = p->dir_gbps[0] < p->dir_gbps[1] ? p->dir_gbps[0] : p->dir_gbps[1];
+    }
+    fc_pairs_judge(&m.run);
+    for (int k = 0; k < m.run.npairs; ++k) {
+        const fc_pair_t *p = &m.pairs[k];
+        int faulty = p->a == 0 || p->a == 3 || p->b == 3;
+
+        wrong += p->slow != faulty;
+        caught += faulty && p->slow;
+        named += faulty && p->slow && strstr(p->reasons[0], "below its reverse direction") != NULL;
+    }
+    show_slow(&m);
+    fc_tap_is_int(&tap, wrong, 0, "two links slow one way each, racks of 2, 3 and 1: each of "
+                  "their pairs slow, no other (%d caught)", caught);
+    fc_tap_is_int(&tap, named, caught, "... each by its reverse direction, its class's "
+                  "median being slow too");
+}
+
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 33);
+    fc_tap_plan(&tap, 35);
     test_clean_uneven();
     test_slow_switch();
     test_gate_and_small_rack();
@@ -533,5 +573,6 @@ int main(void)
     test_small_rack_node();
     test_two_racks();
     test_unmeasured_alone();
+    test_one_way_pair();
     return fc_tap_done(&tap);
 }
