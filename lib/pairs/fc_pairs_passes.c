@@ -196,16 +196,24 @@ json_t *fc_pairs_cpu_wait_rule_json(void)
                      100 * FC_CPU_UNALIKE, "held_again_both_over_pct", 100 * FC_CPU_HOG_WAIT);
 }
 
-/* The reference a slow alone measurement p was judged by: its rack's
- * (uplink) rule's, its same-rack rule's, or its class's upper median;
- * -1 none. */
+/* The highest reference a slow alone measurement p was judged by (its
+ * class's upper median, its nodes' pairs across the spine for a pair
+ * inside a rack, the same-rack, two-racks and rack rules'): a control
+ * slow against it is no healthy pair, whichever rule found p slow (the
+ * class's median is the one two slow links make slow); -1 none. */
 static double fc_passes_ref(const fc_pair_t *p)
 {
-    if (p->rack_rule_rack >= 0)
-        return p->rack_ref;
+    double ref = p->rel == FC_PAIR_REL_APPLIED ? p->ref : -1;
+
+    if (p->across_ref > 0)
+        ref = fmax(ref, p->across_ref);
     if (p->same == FC_PAIR_SAME_APPLIED)
-        return p->same_ref;
-    return p->rel == FC_PAIR_REL_APPLIED ? p->ref : -1;
+        ref = fmax(ref, p->same_ref);
+    if (p->two == FC_PAIR_TWO_APPLIED && p->two_members > 0)
+        ref = fmax(ref, p->two_ref);
+    if (p->rack_rule_rack >= 0)
+        ref = fmax(ref, p->rack_ref);
+    return ref;
 }
 
 /* Stored measurement m judged at every size by the pass's tolerance:
