@@ -640,6 +640,22 @@ static void run_cpu(fixture_t *f, double gbps, double wait, double free_gbps, in
     run_cpu_calm(f, gbps, wait, free_gbps, first_only, 0, 0, records_p);
 }
 
+/* n03's pairs 20 times slow, as fast as the others without the waits,
+ * its side waiting `wait` and each partner's `partner_wait`; run. */
+static void run_cpu_sides(fixture_t *f, double wait, double partner_wait, json_t **records_p)
+{
+    fixture_make(f, 80);
+    f->cpu_partner_wait = partner_wait;
+    for (int v = 0; v < 6; ++v)
+        if (v != 2)
+            plant(f, 2, v, 0.025, 0.025);
+    f->cpu_node = 2;
+    f->cpu_gbps = 0.025;
+    f->cpu_wait = wait;
+    f->cpu_free_gbps = 1.0;
+    fixture_run(f, records_p);
+}
+
 /* fc_pairs_calm_figure: the samples calm on both sides, the slower
  * side's median over them; nothing when the samples do not align */
 static void test_calm_figure(void)
@@ -819,16 +835,7 @@ static void test_cpu_held(void)
      * yields while the link holds it), as fast as the others without
      * the waits: held once, measured again and held again alike, the
      * fabric's: n03's link confirmed */
-    fixture_make(&f, 80);
-    f.cpu_partner_wait = 0.54;
-    for (int v = 0; v < 6; ++v)
-        if (v != 2)
-            plant(&f, 2, v, 0.025, 0.025);
-    f.cpu_node = 2;
-    f.cpu_gbps = 0.025;
-    f.cpu_wait = 0.57;
-    f.cpu_free_gbps = 1.0;
-    fixture_run(&f, &records);
+    run_cpu_sides(&f, 0.57, 0.54, &records);
     q = count_blamed(records, "n03", &others);
     held = alike_cpu_wait(records);
     fc_tap_is_int(&tap, q, 1, "slow alone, both sides waiting alike for a CPU (57%%, 54%%), "
@@ -843,16 +850,7 @@ static void test_cpu_held(void)
 
     /* the same with both sides waiting as a hog holds one (98%, 97%: two
      * busy hosts): still held, INCOMPLETE on a CPU, nobody quarantined */
-    fixture_make(&f, 80);
-    f.cpu_partner_wait = 0.97;
-    for (int v = 0; v < 6; ++v)
-        if (v != 2)
-            plant(&f, 2, v, 0.025, 0.025);
-    f.cpu_node = 2;
-    f.cpu_gbps = 0.025;
-    f.cpu_wait = 0.98;
-    f.cpu_free_gbps = 1.0;
-    fixture_run(&f, &records);
+    run_cpu_sides(&f, 0.98, 0.97, &records);
     q = count_blamed(records, NULL, &others);
     fc_tap_ok(&tap, q == 0 && others == 0 && alike_cpu_wait(records) == NULL,
               "both sides waiting 98%% and 97%% (two busy hosts): held, not the fabric's "
