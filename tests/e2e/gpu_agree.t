@@ -23,8 +23,16 @@ FC=$BUILD/fabcert
 T=$BUILD/tests/gpu_agree
 plan 15
 
-# run SCENARIOS TIMEOUT: the report lines in $TMP/out
-run() { timeout -k 10 60 mpirun -np 3 "$T" "$1" "$2" > "$TMP/out" 2> "$TMP/err"; }
+# run SCENARIOS TIMEOUT: the report lines in $TMP/out. A run lasts about a
+# second; one that did not end in 45 s is ended by mpirun itself, which
+# prints every rank's state, and what the run said is shown with the
+# failure (its process ids, for a rank that hung)
+run() {
+    timeout -k 10 60 mpirun --timeout 45 --report-state-on-timeout -np 3 "$T" "$1" "$2" \
+        > "$TMP/out" 2> "$TMP/err"
+    local rc=$?
+    [ $rc -eq 0 ] || why "mpirun -np 3 $T $1 $2: exit $rc" "$(tail -20 "$TMP/out" "$TMP/err")"
+}
 # every rank's line matches the pattern
 all() { [ "$(grep -c "$1" "$TMP/out")" -eq 3 ]; }
 slowest() { sed 's/.*seconds=//' "$TMP/out" | sort -n | tail -1; }

@@ -3,6 +3,10 @@
 # Open MPI refuses root without these; the tests run as root in CI.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
+# this machine has no fabric for the cm point-to-point layer: name ob1,
+# which Open MPI would pick anyway, and spare every rank's start the
+# probing (MPI_Init of 4 local ranks: 0.43 s to 0.22 s)
+export OMPI_MCA_pml=ob1
 FC_TESTS_RUN=0
 FC_TESTS_FAILED=0
 BUILD=${BUILD:-build}
