@@ -93,7 +93,7 @@ $(BUILD)/tests/%.t: $(BUILD)/obj/tests/unit/%.o $(BUILD)/libfabcert.a
 # the runner's diagnosis, tested on fixture lines: the command's objects
 # but its main
 CMD_LIB_OBJS := $(filter-out $(BUILD)/obj/runners/fabcert.o,$(CMD_OBJS))
-$(BUILD)/tests/diagnose.t $(BUILD)/tests/diagnose_nostart.t: $(BUILD)/tests/%.t: $(BUILD)/obj/tests/unit/%.o $(CMD_LIB_OBJS) $(BUILD)/libfabcert.a
+$(BUILD)/tests/diagnose.t $(BUILD)/tests/diagnose_nostart.t $(BUILD)/tests/probe_place.t: $(BUILD)/tests/%.t: $(BUILD)/obj/tests/unit/%.o $(CMD_LIB_OBJS) $(BUILD)/libfabcert.a
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -o $@ $^ $(LIBS)
 

@@ -21,9 +21,9 @@
  *           a host whose processes stopped making progress use none and
  *           complete nothing), and a short point-to-point probe among the
  *           stage's hosts, launched afresh, in which a host whose fabric
- *           stopped forwarding answers no partner. A host is blamed only
- *           when one of them places it; otherwise the record says why not
- *           and nobody is quarantined.
+ *           stopped forwarding is cut off from the others. A host
+ *           is blamed only when one of them places it; otherwise the
+ *           record says why not and nobody is quarantined.
  *   cannot start  the launch ended before the stage's first record, and
  *           the launcher names a rank that never reached main (no start
  *           line from it: lib/base/fc_watchdog.h): a library or the program

@@ -4,8 +4,9 @@
  * fault without the other:
  *
  *   the probe: a fresh point-to-point exchange among the stage's hosts
- *   (fc_probe.h). A host that answers no partner has a fabric that stopped
- *   forwarding (NIC, cable, switch port): part "link".
+ *   (fc_probe.h). A host cut off from the others (answering no partner,
+ *   or nearly none one way or both, while every other pair talks) has a
+ *   fabric that stopped forwarding (NIC, cable, switch port): part "link".
  *   the ranks' last seconds: each watchdog report says how much CPU its
  *   main thread used over the last few seconds and how many calls it
  *   completed. Ranks waiting inside MPI poll and use CPU; the ranks of a
@@ -188,7 +189,7 @@ static void fc_diag_stuck_evidence(json_t *rec, const fc_diag_t *d, json_t *prob
 
 void fc_diag_stuck(fc_diag_t *d)
 {
-    char psum[512], ssum[768], why[2048], ranks[256], early[256] = "";
+    char psum[512], ssum[768], why[2048], ranks[256], early[256] = "", said[160];
     json_t *hosts = fc_diag_hosts(d), *probe = NULL, *h, *rec;
     json_t *by_probe = fc_diag_probe(d, hosts, &probe, psum, sizeof(psum), NULL);
     json_t *by_stall = fc_diag_stalled_hosts(d, ssum, sizeof(ssum));
@@ -208,17 +209,18 @@ void fc_diag_stuck(fc_diag_t *d)
             fc_diag_host_ranks(d, host, NULL, ranks, sizeof(ranks));
         else
             fc_diag_host_ranks(d, host, fc_diag_idle, ranks, sizeof(ranks));
-        if (placed == by_probe)
+        if (placed == by_probe) {
+            fc_probe_host_text(probe, host, said, sizeof(said));
             snprintf(why, sizeof(why), "every rank reported at the stage's %.0f s timeout, "
                      "stuck in %s; a point-to-point probe among the %zu hosts found %s "
-                     "answering no partner (%s): its fabric stopped forwarding; the ranks' "
-                     "own accounts: %s", d->timeout_s, d->stuck_at, json_array_size(hosts),
-                     host, psum, ssum);
-        else
+                     "%s (%s): its fabric stopped forwarding; the ranks' own accounts: %s",
+                     d->timeout_s, d->stuck_at, json_array_size(hosts), host, said, psum,
+                     ssum);
+        } else
             snprintf(why, sizeof(why), "every rank reported at the stage's %.0f s timeout, "
                      "stuck in %s; the process(es) of rank(s) %s on host %s stopped making "
                      "progress: %s; %s%s", d->timeout_s, d->stuck_at, ranks, host, ssum,
-                     probe ? "a point-to-point probe found every host answering: " : "",
+                     probe ? "a point-to-point probe placed no host: " : "",
                      psum);
         rec = fc_diag_finding(d, "hang", host, ranks, why,
                               placed == by_probe ? "link" : "node", 1);
@@ -241,17 +243,18 @@ void fc_diag_stuck(fc_diag_t *d)
 
 void fc_diag_never_started(fc_diag_t *d)
 {
-    char psum[512], why[1536];
+    char psum[512], why[1536], said[160];
     json_t *probe = NULL, *h, *rec;
     json_t *silent = fc_diag_probe(d, d->in->hosts, &probe, psum, sizeof(psum), NULL);
     size_t i;
 
     d->timeout_s = d->in->timeout_s;
     json_array_foreach(silent, i, h) {
+        fc_probe_host_text(probe, json_string_value(h), said, sizeof(said));
         snprintf(why, sizeof(why), "the stage never started: its launch hung in start-up "
                  "until the runner's limit; a point-to-point probe among the %zu hosts found "
-                 "%s answering no partner (%s): its fabric stopped forwarding",
-                 json_array_size(d->in->hosts), json_string_value(h), psum);
+                 "%s %s (%s): its fabric stopped forwarding",
+                 json_array_size(d->in->hosts), json_string_value(h), said, psum);
         /* no attempt began, so no "hang" of one: the probe's own record
          * (the quarantine that follows fails the host's rack) */
         rec = fc_diag_finding(d, "probe", json_string_value(h), "", why, "link", 1);
@@ -313,6 +316,7 @@ static json_t *fc_diag_failed_calls(const fc_diag_t *d, char *text, size_t len, 
 void fc_diag_mpi_failed(fc_diag_t *d)
 {
     char psum[512], calls[1024], failed[256], why[2816], ranks[256], lead[300], lost[256];
+    char said[160];
     char lost_text[384] = "";
     json_t *hosts = fc_diag_hosts(d), *probe = NULL, *h, *rec;
     int control;
@@ -338,11 +342,12 @@ void fc_diag_mpi_failed(fc_diag_t *d)
         const char *host = json_string_value(h);
 
         fc_diag_host_ranks(d, host, NULL, ranks, sizeof(ranks));
+        fc_probe_host_text(probe, host, said, sizeof(said));
         snprintf(why, sizeof(why), "%s and ended the stage after %.1f s: "
                  "%s; those ranks observed the fault, they did not cause it: a "
-                 "point-to-point probe among the %zu hosts found %s answering no partner "
+                 "point-to-point probe among the %zu hosts found %s %s "
                  "(%s): its fabric stopped forwarding%s", what, d->in->res->seconds, calls,
-                 json_array_size(hosts), host, psum, lost_text);
+                 json_array_size(hosts), host, said, psum, lost_text);
         rec = fc_diag_finding(d, "hang", host, ranks, why, "link", 1);
         json_object_set_new(rec, "evidence", json_pack("{s:s, s:O, s:s, s:O?, s:s}", "failed_ranks",
                             failed, "mpi_errors", lines, "probe", psum, "probe_answers",

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fc_alloc.h"
 #include "fc_input.h"
 #include "fc_inventory.h"
 #include "fc_json.h"
@@ -148,62 +149,201 @@ json_t *fc_start_check_run(const fc_probe_launch_t *pl, const char *program, jso
     return rec;
 }
 
-/* The host of probe rank r: its own answer says; without one, the
- * launcher's order (one rank per host, in the host file's order). */
-static const char *fc_probe_rank_host(json_t *probe, json_int_t r)
+/* The probe's exchanges, by host index (the probe's "hosts" order). */
+typedef struct fc_probe_matrix {
+    size_t n;
+    unsigned char *arrived;     /* [s * n + r]: r heard s's message intact */
+    unsigned char *answered;    /* [h]: h's rank gave an answer */
+} fc_probe_matrix_t;
+
+/* The index of host name `host` in `hosts`; -1 when not among them. */
+static int fc_probe_host_index(json_t *hosts, const char *host)
 {
-    json_t *a;
+    json_t *h;
     size_t i;
 
-    json_array_foreach(json_object_get(probe, "answers"), i, a)
-        if (json_integer_value(json_object_get(a, "rank")) == r)
-            return json_string_value(json_object_get(a, "host"));
-    return json_string_value(json_array_get(json_object_get(probe, "hosts"), (size_t)r));
+    json_array_foreach(hosts, i, h)
+        if (host && json_is_string(h) && strcmp(json_string_value(h), host) == 0)
+            return (int)i;
+    return -1;
 }
 
-/* Does `host` hear a partner, and does a partner hear it? */
-static void fc_probe_host(json_t *probe, const char *host, int *hears_p, int *heard_p)
+/* The host index of each probe rank 0..n-1: its own answer names its host;
+ * without one, the launcher's order (one rank per host, in the host
+ * file's order). */
+static int *fc_probe_rank_hosts(json_t *probe, size_t n)
 {
-    json_t *a, *v;
-    size_t i, j;
+    json_t *hosts = json_object_get(probe, "hosts"), *a;
+    int *idx = fc_xcalloc(n ? n : 1, sizeof(*idx), "the probe's ranks");
+    size_t i;
 
-    *hears_p = *heard_p = 0;
+    for (size_t r = 0; r < n; ++r)
+        idx[r] = json_is_string(json_array_get(hosts, r)) ? (int)r : -1;
     json_array_foreach(json_object_get(probe, "answers"), i, a) {
-        int mine = strcmp(fc_json_str(a, "host"), host) == 0;
+        json_int_t r = json_integer_value(json_object_get(a, "rank"));
 
+        if (json_is_integer(json_object_get(a, "rank")) && r >= 0 && (size_t)r < n)
+            idx[r] = fc_probe_host_index(hosts, fc_json_str(a, "host"));
+    }
+    return idx;
+}
+
+/* Read the answers into a matrix. A host that gave no answer heard
+ * nobody, as far as anyone knows (answered[h] == 0 says which). */
+static void fc_probe_matrix(json_t *probe, fc_probe_matrix_t *m)
+{
+    size_t n = json_array_size(json_object_get(probe, "hosts")), i, j;
+    int *idx = fc_probe_rank_hosts(probe, n);
+    json_t *a, *v;
+
+    m->n = n;
+    m->arrived = fc_xcalloc(n > 0 ? n * n : 1, 1, "the probe's exchanges");
+    m->answered = fc_xcalloc(n ? n : 1, 1, "the probe's answers");
+    json_array_foreach(json_object_get(probe, "answers"), i, a) {
+        json_int_t ar = json_integer_value(json_object_get(a, "rank"));
+        int r;
+
+        if (!json_is_integer(json_object_get(a, "rank")) || ar < 0 || (size_t)ar >= n ||
+            (r = idx[ar]) < 0)
+            continue;
+        m->answered[r] = 1;
         json_array_foreach(json_object_get(a, "heard"), j, v) {
-            const char *from = fc_probe_rank_host(probe, json_integer_value(v));
+            json_int_t vs = json_integer_value(v);
+            int s;
 
-            if (mine)
-                *hears_p = 1;
-            else if (from && strcmp(from, host) == 0)
-                *heard_p = 1;
+            if (json_is_integer(v) && vs >= 0 && (size_t)vs < n && (s = idx[vs]) >= 0 && s != r)
+                m->arrived[(size_t)s * n + (size_t)r] = 1;
         }
     }
+    free(idx);
+}
+
+static void fc_probe_matrix_free(fc_probe_matrix_t *m)
+{
+    free(m->arrived);
+    free(m->answered);
+}
+
+/* How many of h's partners among `in` (NULL: all) heard it, and how many
+ * of them it heard. */
+static void fc_probe_counts(const fc_probe_matrix_t *m, size_t h, const unsigned char *in,
+                            size_t *heard_by, size_t *hears)
+{
+    *heard_by = *hears = 0;
+    for (size_t p = 0; p < m->n; ++p)
+        if (p != h && (!in || in[p])) {
+            *heard_by += m->arrived[h * m->n + p];
+            *hears += m->arrived[p * m->n + h];
+        }
+}
+
+void fc_probe_host_text(json_t *probe, const char *host, char *text, size_t len)
+{
+    fc_probe_matrix_t m;
+    size_t heard_by, hears;
+    int h = fc_probe_host_index(json_object_get(probe, "hosts"), host);
+
+    fc_probe_matrix(probe, &m);
+    if (h < 0 || m.n < 2) {
+        snprintf(text, len, "not among the probe's hosts");
+    } else {
+        fc_probe_counts(&m, (size_t)h, NULL, &heard_by, &hears);
+        if (heard_by == 0 && hears == 0)
+            snprintf(text, len, "answering no partner");
+        else if (!m.answered[h])
+            snprintf(text, len, "heard by %zu of its %zu partners, and giving no answer",
+                     heard_by, m.n - 1);
+        else
+            snprintf(text, len, "heard by %zu of its %zu partners and hearing %zu", heard_by,
+                     m.n - 1, hears);
+    }
+    fc_probe_matrix_free(&m);
+}
+
+/* Is every pair of hosts among `in` talking both ways, but for at most one
+ * failed exchange per host? */
+static int fc_probe_nearly_whole(const fc_probe_matrix_t *m, const unsigned char *in)
+{
+    for (size_t h = 0; h < m->n; ++h) {
+        size_t heard_by, hears, partners = 0;
+
+        if (!in[h])
+            continue;
+        for (size_t p = 0; p < m->n; ++p)
+            partners += p != h && in[p];
+        fc_probe_counts(m, h, in, &heard_by, &hears);
+        if (heard_by + hears + 1 < 2 * partners)
+            return 0;
+    }
+    return 1;
 }
 
 json_t *fc_probe_silent_hosts(json_t *probe, char *summary, size_t len)
 {
-    json_t *answers = json_object_get(probe, "answers"), *hosts = json_object_get(probe, "hosts");
-    json_t *silent = json_array(), *a, *h;
-    size_t n = json_array_size(hosts), i, arrived = 0, nsilent = 0;
+    json_t *hosts = json_object_get(probe, "hosts"), *placed;
+    fc_probe_matrix_t m;
+    size_t n = json_array_size(hosts), arrived = 0, nsilent = 0, nrest = 0, ncut = 0;
+    unsigned char *silent, *rest, *left;
 
-    json_array_foreach(hosts, i, h) {
-        int hears, heard;
-
-        fc_probe_host(probe, json_string_value(h), &hears, &heard);
-        if (!hears && !heard) {
-            json_array_append(silent, h);
-            ++nsilent;
-        }
-    }
-    json_array_foreach(answers, i, a)
-        arrived += json_array_size(json_object_get(a, "heard"));
+    fc_probe_matrix(probe, &m);
+    for (size_t k = 0; k < n * n; ++k)
+        arrived += m.arrived[k];
     snprintf(summary, len, "%zu host(s), %zu of %zu directed exchanges arrived intact, "
-             "%zu answer(s) of %zu", n, arrived, n * (n - 1), json_array_size(answers), n);
-    if (n < 3 || nsilent == n) {
-        json_decref(silent);
+             "%zu answer(s) of %zu", n, arrived, n * (n ? n - 1 : 0),
+             json_array_size(json_object_get(probe, "answers")), n);
+    if (n < 3) {
+        fc_probe_matrix_free(&m);
         return NULL;
     }
-    return silent;
+    silent = fc_xcalloc(n, 1, "the probe's hosts");
+    rest = fc_xcalloc(n, 1, "the probe's hosts");
+    left = fc_xcalloc(n, 1, "the probe's hosts");
+    /* 1. a host that answers no partner: none heard it, it heard none */
+    for (size_t h = 0; h < n; ++h) {
+        size_t heard_by, hears;
+
+        fc_probe_counts(&m, h, NULL, &heard_by, &hears);
+        silent[h] = heard_by == 0 && hears == 0;
+        rest[h] = !silent[h];
+        nsilent += silent[h];
+        nrest += rest[h];
+    }
+    /* 2. among the others, a host cut off one way, its link nearly dead: of
+     * at least three partners, at most one heard it, or (by its own answer)
+     * it heard at most one; placed only when the hosts left, two or more
+     * and at least twice as many, all talk to each other both ways (one
+     * failed exchange each at most). A host that gave no answer is judged
+     * by its partners' words alone: a healthy one whose answer was lost
+     * was heard. */
+    if (nrest >= 4) {
+        for (size_t h = 0; h < n; ++h) {
+            size_t heard_by, hears;
+
+            if (!rest[h])
+                continue;
+            fc_probe_counts(&m, h, rest, &heard_by, &hears);
+            if (heard_by <= 1 || (m.answered[h] && hears <= 1))
+                ++ncut;
+            else
+                left[h] = 1;
+        }
+        if (ncut > 0 && (nrest - ncut < 2 || 2 * ncut > nrest - ncut ||
+                         !fc_probe_nearly_whole(&m, left)))
+            ncut = 0;
+    }
+    placed = json_array();
+    for (size_t h = 0; h < n; ++h)
+        if ((nsilent < n && silent[h]) || (ncut > 0 && rest[h] && !left[h]))
+            json_array_append(placed, json_array_get(hosts, h));
+    if (ncut > 0)
+        snprintf(summary + strlen(summary), len - strlen(summary), "; %zu host(s) cut off "
+                 "one way or both, every other pair talking", ncut);
+    else if (arrived < n * (n - 1) && json_array_size(placed) == 0)
+        snprintf(summary + strlen(summary), len - strlen(summary),
+                 "; the exchanges that failed single out no host");
+    free(silent);
+    free(rest);
+    free(left);
+    fc_probe_matrix_free(&m);
+    return placed;
 }

@@ -1,13 +1,15 @@
 /*
  * fc_probe.h - launch the point-to-point probe (suites/probe.c) on a set
- * of hosts, one rank each, and place a host that answers no partner.
+ * of hosts, one rank each, and place a host cut off from the others.
  *
  * The runner calls this after a stage got stuck with every rank inside the
  * same call: a fresh launch, a few seconds, every pair of hosts exchanging
  * a checked message. A host whose fabric stopped forwarding is heard by no
  * partner and hears none; the others hear each other. With every pair
  * answering, the fabric carries every host's traffic and the probe places
- * nothing.
+ * nothing. A host whose link is nearly dead, one way or both (a small
+ * message gets through now and then), is cut off while every other pair
+ * talks: it is placed too.
  */
 #ifndef FC_PROBE_H
 #define FC_PROBE_H
@@ -30,12 +32,22 @@ typedef struct fc_probe_launch {
  *  "seconds":S, "log":PATH} or NULL with the reason in err. */
 json_t *fc_probe_run(const fc_probe_launch_t *pl, json_t *hosts, char *err, size_t errlen);
 
-/* Which hosts answered no partner: a JSON array of names (empty when every
- * host was heard by some partner; NULL when the probe cannot place: fewer
- * than 3 hosts, or every host silent). *summary_p gets one line saying
- * what the probe found, e.g. "6 hosts, 30 of 30 directed exchanges
- * arrived intact". */
+/* Which hosts the probe places: a JSON array of names, empty when it
+ * places none, NULL when it cannot (fewer than 3 hosts). Placed: a host
+ * answering no partner (none heard it, it heard none), unless every host
+ * is; and, among the others, a host cut off one way or both: of at least
+ * three partners, at most one heard it, or it heard at most one (by its
+ * own answer: a host whose answer is missing is judged by its partners'),
+ * when the hosts left, two or more and at least twice as many, all talk to
+ * each other both ways (one failed exchange each at most). *summary_p
+ * gets one line saying what the probe found, e.g. "6 host(s), 30 of 30
+ * directed exchanges arrived intact, 6 answer(s) of 6". */
 json_t *fc_probe_silent_hosts(json_t *probe, char *summary, size_t len);
+
+/* What the probe says of `host`: "answering no partner", "heard by 1 of
+ * its 3 partners and hearing 0", or "heard by 3 of its 3 partners, and
+ * giving no answer". */
+void fc_probe_host_text(json_t *probe, const char *host, char *text, size_t len);
 
 /* The start check: the stage program `program` (build/suites/NAME)
  * launched on `hosts` (a JSON array of names), one rank each, with

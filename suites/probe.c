@@ -3,7 +3,7 @@
  * per host, every rank sends a small checked message to every other and
  * waits for theirs, all at once, for at most --timeout seconds. The runner
  * launches it on a stuck stage's hosts (runners/fc_probe.h) to find a host
- * whose fabric stopped forwarding: it answers no partner.
+ * whose fabric stopped forwarding: it is cut off from the others.
  *
  * Each rank prints one line on stdout when its deadline comes or every
  * message has arrived, whatever the others do (a dead or cut-off rank

@@ -24,6 +24,11 @@
 #     again, then halves of those that fail, and the node alone is placed,
 #     quarantined, the stage run again without it (the launcher's own
 #     node's cable out: tests/unit/diagnose_nostart.c);
+#   - a node whose link carries 10 kbit/s: its ranks reach main, but MPI's
+#     start-up never completes and the launch hangs to the runner's limit;
+#     the point-to-point probe still gets a message or two through, yet
+#     the node is cut off while every other pair talks: it is placed,
+#     quarantined, the stage run again without it;
 #   - with FC_E2E_NOSTART_MORE=1 (about 15 s more): an --mpirun-arg that
 #     places the ranks otherwise (--map-by slot): the ranks that started
 #     say so, so the rank is named with its candidate host and nobody is
@@ -36,7 +41,7 @@
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcn
-plan 16
+plan 18
 H1=${NAME}01 H2=${NAME}02 H3=${NAME}03 H4=${NAME}04
 LIB="--env LD_PRELOAD=$PWD/$BUILD/libfc_nostart.so"
 cat > "$TMP/p.yaml" <<YAML
@@ -166,6 +171,28 @@ n=$(again cut)
 [ $rc -eq 1 ] && [ "$n" = "$H1,$H2,$H3,$H1,$H2,$H3 x2" ] && grep -q "^rack rack1: PASS" "$TMP/cut.out" &&
     grep -q "^rack rack2: FAIL" "$TMP/cut.out"
 ok $? "the stage runs again without $H4: rack2 FAILs, rack1 PASSes, exit 1 ($rc, $n)"
+
+# 3e. a node whose link carries 10 kbit/s (both ways): its daemon starts and
+# its ranks reach main (every start check would pass), but MPI's start-up
+# among the ranks never completes and the launch hangs to the runner's
+# limit; the point-to-point probe's small messages still reach one partner
+# of three, so it is not silent, but it is cut off while every other pair
+# talks, and the probe places it (a stage timeout of 8 s: killed at about
+# 23 s)
+sed 's/timeout_s: 20/timeout_s: 8/' "$TMP/p.yaml" > "$TMP/p8.yaml"
+$VC --name $NAME slow $H2 10kbit > /dev/null
+vcluster_run crawl --ppn 2 --profile "$TMP/p8.yaml"
+rc=$?
+$VC --name $NAME clear > /dev/null
+n=$(rec crawl 'join ",", map { "$_->{type}/$_->{host}/$_->{implicates}{part}/" . ($_->{implicates}{quarantine} ? 1 : 0) } grep { $_->{type} =~ /^(probe|hang|cannot_start|stage_error)$/ } @r')
+[ "$(quarantined crawl)" = "$H2" ] && [ "$n" = "stage_error///0,probe/$H2/link/1" ] &&
+    grep -q "PROBE the stage never started: its launch hung in start-up until the runner's limit; a point-to-point probe among the 4 hosts found $H2 \(answering no partner\|heard by [01] of its 3 partners and hearing [0-9]\) (.*; 1 host(s) cut off one way or both, every other pair talking)" "$TMP/crawl.out"
+ok $? "a link at 10 kbit/s on $H2: the launch hangs in start-up (a stage error naming nobody), the probe places $H2 alone by its failed exchanges, quarantined ($n)"
+n=$(again crawl)
+[ $rc -eq 1 ] && [ "$n" = "$H1,$H3,$H4,$H1,$H3,$H4 x2" ] && grep -q "^rack rack1: FAIL" "$TMP/crawl.out" &&
+    grep -q "^rack rack2: PASS" "$TMP/crawl.out"
+ok $? "the stage runs again without $H2: rack1 FAILs, rack2 PASSes, exit 1 ($rc, $n)"
+[ $rc -eq 1 ] || why "$(grep -E '^rack|^  (FAIL|INCOMPLETE|PROBE|ERROR)' "$TMP/crawl.out" | cut -c1-400)"
 
 # 4-5. about 15 s more: only with FC_E2E_NOSTART_MORE=1 (the unit test
 # tests/unit/diagnose_nostart.c reads both from Open MPI's own words,
