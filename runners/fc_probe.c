@@ -169,8 +169,8 @@ static int fc_probe_host_index(json_t *hosts, const char *host)
 }
 
 /* The host index of each probe rank 0..n-1: its own answer names its host;
- * without one, the launcher's order (one rank per host, in the host
- * file's order). */
+ * without one (or with a name not in the list), the launcher's order (one
+ * rank per host, in the host file's order). */
 static int *fc_probe_rank_hosts(json_t *probe, size_t n)
 {
     json_t *hosts = json_object_get(probe, "hosts"), *a;
@@ -182,14 +182,20 @@ static int *fc_probe_rank_hosts(json_t *probe, size_t n)
     json_array_foreach(json_object_get(probe, "answers"), i, a) {
         json_int_t r = json_integer_value(json_object_get(a, "rank"));
 
-        if (json_is_integer(json_object_get(a, "rank")) && r >= 0 && (size_t)r < n)
-            idx[r] = fc_probe_host_index(hosts, fc_json_str(a, "host"));
+        int h;
+
+        /* a name the host list does not hold (a full domain name, an
+         * address) leaves the launcher's order */
+        if (json_is_integer(json_object_get(a, "rank")) && r >= 0 && (size_t)r < n &&
+            (h = fc_probe_host_index(hosts, fc_json_str(a, "host"))) >= 0)
+            idx[r] = h;
     }
     return idx;
 }
 
-/* Read the answers into a matrix. A host that gave no answer heard
- * nobody, as far as anyone knows (answered[h] == 0 says which). */
+/* Read the answers into a matrix. What a host that gave no answer heard
+ * is not known (answered[h] == 0): its exchanges in are left out of every
+ * count, neither arrived nor failed. */
 static void fc_probe_matrix(json_t *probe, fc_probe_matrix_t *m)
 {
     size_t n = json_array_size(json_object_get(probe, "hosts")), i, j;
@@ -224,72 +230,116 @@ static void fc_probe_matrix_free(fc_probe_matrix_t *m)
     free(m->answered);
 }
 
-/* How many of h's partners among `in` (NULL: all) heard it, and how many
- * of them it heard. */
-static void fc_probe_counts(const fc_probe_matrix_t *m, size_t h, const unsigned char *in,
-                            size_t *heard_by, size_t *hears)
+/* Host h's exchanges with its partners among `in` (NULL: all) whose
+ * outcome is known: of those that answered, how many heard it; and, when h
+ * answered, how many of them it heard. */
+typedef struct fc_probe_counts {
+    size_t asked_out, heard_by;     /* partners that answered; those that heard h */
+    size_t asked_in, hears;         /* partners h could hear (0 when h gave no
+                                     * answer); those it heard */
+} fc_probe_counts_t;
+
+static fc_probe_counts_t fc_probe_count(const fc_probe_matrix_t *m, size_t h,
+                                        const unsigned char *in)
 {
-    *heard_by = *hears = 0;
-    for (size_t p = 0; p < m->n; ++p)
-        if (p != h && (!in || in[p])) {
-            *heard_by += m->arrived[h * m->n + p];
-            *hears += m->arrived[p * m->n + h];
+    fc_probe_counts_t c = { 0, 0, 0, 0 };
+
+    for (size_t p = 0; p < m->n; ++p) {
+        if (p == h || (in && !in[p]))
+            continue;
+        if (m->answered[p]) {
+            ++c.asked_out;
+            c.heard_by += m->arrived[h * m->n + p];
         }
+        if (m->answered[h]) {
+            ++c.asked_in;
+            c.hears += m->arrived[p * m->n + h];
+        }
+    }
+    return c;
 }
 
 void fc_probe_host_text(json_t *probe, const char *host, char *text, size_t len)
 {
     fc_probe_matrix_t m;
-    size_t heard_by, hears;
     int h = fc_probe_host_index(json_object_get(probe, "hosts"), host);
 
     fc_probe_matrix(probe, &m);
     if (h < 0 || m.n < 2) {
         snprintf(text, len, "not among the probe's hosts");
     } else {
-        fc_probe_counts(&m, (size_t)h, NULL, &heard_by, &hears);
-        if (heard_by == 0 && hears == 0)
-            snprintf(text, len, "answering no partner");
+        fc_probe_counts_t c = fc_probe_count(&m, (size_t)h, NULL);
+
+        if (c.heard_by == 0 && c.hears == 0)
+            snprintf(text, len, "answering no partner (%zu of them said so%s)", c.asked_out,
+                     m.answered[h] ? "" : "; it gave no answer");
         else if (!m.answered[h])
-            snprintf(text, len, "heard by %zu of its %zu partners, and giving no answer",
-                     heard_by, m.n - 1);
+            snprintf(text, len, "heard by %zu of the %zu partners that answered, and giving "
+                     "no answer", c.heard_by, c.asked_out);
         else
-            snprintf(text, len, "heard by %zu of its %zu partners and hearing %zu", heard_by,
-                     m.n - 1, hears);
+            snprintf(text, len, "heard by %zu of the %zu partners that answered and hearing "
+                     "%zu of %zu", c.heard_by, c.asked_out, c.hears, c.asked_in);
     }
     fc_probe_matrix_free(&m);
 }
 
-/* Is every pair of hosts among `in` talking both ways, but for at most one
- * failed exchange per host? */
+/* At most this many of a host's known exchanges may fail (its partners among
+ * `in` that answered, its own answer's): one, or an eighth of them. */
+static size_t fc_probe_allowed(size_t known)
+{
+    return known / 8 > 1 ? known / 8 : 1;
+}
+
+/* Is every pair of hosts among `in` talking both ways, but for a few
+ * failed exchanges per host (fc_probe_allowed)? Outcomes not known (no
+ * answer) count neither way. */
 static int fc_probe_nearly_whole(const fc_probe_matrix_t *m, const unsigned char *in)
 {
     for (size_t h = 0; h < m->n; ++h) {
-        size_t heard_by, hears, partners = 0;
+        fc_probe_counts_t c;
+        size_t known, failed;
 
         if (!in[h])
             continue;
-        for (size_t p = 0; p < m->n; ++p)
-            partners += p != h && in[p];
-        fc_probe_counts(m, h, in, &heard_by, &hears);
-        if (heard_by + hears + 1 < 2 * partners)
+        c = fc_probe_count(m, h, in);
+        known = c.asked_out + c.asked_in;
+        failed = known - c.heard_by - c.hears;
+        if (failed > fc_probe_allowed(known))
             return 0;
     }
     return 1;
+}
+
+/* Is h cut off from the hosts among `in`: of at least three that answered,
+ * at most one (or a quarter) heard it; or, by its own answer, of at least
+ * three it heard at most one (or a quarter)? */
+static int fc_probe_cut_off(const fc_probe_matrix_t *m, size_t h, const unsigned char *in)
+{
+    fc_probe_counts_t c = fc_probe_count(m, h, in);
+    size_t out_most = c.asked_out / 4 > 1 ? c.asked_out / 4 : 1;
+    size_t in_most = c.asked_in / 4 > 1 ? c.asked_in / 4 : 1;
+
+    return (c.asked_out >= 3 && c.heard_by <= out_most) ||
+           (c.asked_in >= 3 && c.hears <= in_most);
 }
 
 json_t *fc_probe_silent_hosts(json_t *probe, char *summary, size_t len)
 {
     json_t *hosts = json_object_get(probe, "hosts"), *placed;
     fc_probe_matrix_t m;
-    size_t n = json_array_size(hosts), arrived = 0, nsilent = 0, nrest = 0, ncut = 0;
+    size_t n = json_array_size(hosts), arrived = 0, known = 0, nsilent = 0, nrest = 0, ncut = 0;
     unsigned char *silent, *rest, *left;
+    const char *why = "";
 
     fc_probe_matrix(probe, &m);
-    for (size_t k = 0; k < n * n; ++k)
-        arrived += m.arrived[k];
+    for (size_t s = 0; s < n; ++s)
+        for (size_t r = 0; r < n; ++r)
+            if (s != r && m.answered[r]) {
+                ++known;
+                arrived += m.arrived[s * n + r];
+            }
     snprintf(summary, len, "%zu host(s), %zu of %zu directed exchanges arrived intact, "
-             "%zu answer(s) of %zu", n, arrived, n * (n ? n - 1 : 0),
+             "%zu answer(s) of %zu", n, arrived, known,
              json_array_size(json_object_get(probe, "answers")), n);
     if (n < 3) {
         fc_probe_matrix_free(&m);
@@ -298,49 +348,59 @@ json_t *fc_probe_silent_hosts(json_t *probe, char *summary, size_t len)
     silent = fc_xcalloc(n, 1, "the probe's hosts");
     rest = fc_xcalloc(n, 1, "the probe's hosts");
     left = fc_xcalloc(n, 1, "the probe's hosts");
-    /* 1. a host that answers no partner: none heard it, it heard none */
+    /* 1. a host that answers no partner: of two or more partners that
+     * answered, none heard it, and it heard none (or gave no answer) */
     for (size_t h = 0; h < n; ++h) {
-        size_t heard_by, hears;
+        fc_probe_counts_t c = fc_probe_count(&m, h, NULL);
 
-        fc_probe_counts(&m, h, NULL, &heard_by, &hears);
-        silent[h] = heard_by == 0 && hears == 0;
+        silent[h] = c.asked_out >= 2 && c.heard_by == 0 && c.hears == 0;
         rest[h] = !silent[h];
         nsilent += silent[h];
         nrest += rest[h];
     }
-    /* 2. among the others, a host cut off one way, its link nearly dead: of
-     * at least three partners, at most one heard it, or (by its own answer)
-     * it heard at most one; placed only when the hosts left, two or more
-     * and at least twice as many, all talk to each other both ways (one
-     * failed exchange each at most). A host that gave no answer is judged
-     * by its partners' words alone: a healthy one whose answer was lost
-     * was heard. */
+    /* 2. among the others, a host cut off one way or both (fc_probe_cut_off:
+     * its link nearly dead), placed only when the hosts left, two or more
+     * and at least twice as many, all talk to each other both ways
+     * (fc_probe_nearly_whole), and no two cut-off hosts talk to each other
+     * both ways: hosts cut off together (a rack behind a dead uplink, or
+     * the rest of the cluster behind one) are not told apart from the
+     * others by the probe */
     if (nrest >= 4) {
         for (size_t h = 0; h < n; ++h) {
-            size_t heard_by, hears;
-
             if (!rest[h])
                 continue;
-            fc_probe_counts(&m, h, rest, &heard_by, &hears);
-            if (heard_by <= 1 || (m.answered[h] && hears <= 1))
+            if (fc_probe_cut_off(&m, h, rest))
                 ++ncut;
             else
                 left[h] = 1;
         }
-        if (ncut > 0 && (nrest - ncut < 2 || 2 * ncut > nrest - ncut ||
-                         !fc_probe_nearly_whole(&m, left)))
+        if (ncut > 0 && (nrest - ncut < 2 || 2 * ncut > nrest - ncut)) {
+            why = "; too many hosts cut off to tell which side is at fault";
             ncut = 0;
+        } else if (ncut > 0 && !fc_probe_nearly_whole(&m, left)) {
+            why = "; the hosts not cut off do not all talk to each other";
+            ncut = 0;
+        }
+        for (size_t x = 0; x < n && ncut > 0; ++x)
+            for (size_t y = x + 1; y < n && ncut > 0; ++y)
+                if (rest[x] && rest[y] && !left[x] && !left[y] &&
+                    m.arrived[x * n + y] && m.arrived[y * n + x]) {
+                    why = "; the hosts cut off talk to each other: cut off together (an "
+                          "uplink, a switch), not each on its own";
+                    ncut = 0;
+                }
     }
     placed = json_array();
     for (size_t h = 0; h < n; ++h)
-        if ((nsilent < n && silent[h]) || (ncut > 0 && rest[h] && !left[h]))
+        if (json_is_string(json_array_get(hosts, h)) &&
+            ((nsilent < n && silent[h]) || (ncut > 0 && rest[h] && !left[h])))
             json_array_append(placed, json_array_get(hosts, h));
     if (ncut > 0)
         snprintf(summary + strlen(summary), len - strlen(summary), "; %zu host(s) cut off "
                  "one way or both, every other pair talking", ncut);
-    else if (arrived < n * (n - 1) && json_array_size(placed) == 0)
+    else if (arrived < known && json_array_size(placed) == 0)
         snprintf(summary + strlen(summary), len - strlen(summary),
-                 "; the exchanges that failed single out no host");
+                 "; the exchanges that failed single out no host%s", why);
     free(silent);
     free(rest);
     free(left);

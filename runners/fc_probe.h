@@ -34,19 +34,22 @@ json_t *fc_probe_run(const fc_probe_launch_t *pl, json_t *hosts, char *err, size
 
 /* Which hosts the probe places: a JSON array of names, empty when it
  * places none, NULL when it cannot (fewer than 3 hosts). Placed: a host
- * answering no partner (none heard it, it heard none), unless every host
- * is; and, among the others, a host cut off one way or both: of at least
- * three partners, at most one heard it, or it heard at most one (by its
- * own answer: a host whose answer is missing is judged by its partners'),
- * when the hosts left, two or more and at least twice as many, all talk to
- * each other both ways (one failed exchange each at most). *summary_p
- * gets one line saying what the probe found, e.g. "6 host(s), 30 of 30
- * directed exchanges arrived intact, 6 answer(s) of 6". */
+ * answering no partner (of two or more partners that answered, none heard
+ * it, and it heard none), unless every host is; and, among the others, a
+ * host cut off one way or both (of at least three partners that answered,
+ * at most one or a quarter heard it; or, by its own answer, it heard at
+ * most one or a quarter), when the hosts left, two or more and at least
+ * twice as many, all talk to each other both ways (a failed exchange
+ * each, or an eighth, at most) and no two hosts cut off talk to each
+ * other both ways (cut off together: not told apart). A missing answer
+ * leaves what that host heard unknown, never failed. *summary_p gets one
+ * line saying what the probe found, e.g. "6 host(s), 30 of 30 directed
+ * exchanges arrived intact, 6 answer(s) of 6". */
 json_t *fc_probe_silent_hosts(json_t *probe, char *summary, size_t len);
 
-/* What the probe says of `host`: "answering no partner", "heard by 1 of
- * its 3 partners and hearing 0", or "heard by 3 of its 3 partners, and
- * giving no answer". */
+/* What the probe says of `host`: "answering no partner (3 of them said
+ * so)", "heard by 1 of the 3 partners that answered and hearing 0 of 3",
+ * or "heard by 3 of the 3 partners that answered, and giving no answer". */
 void fc_probe_host_text(json_t *probe, const char *host, char *text, size_t len);
 
 /* The start check: the stage program `program` (build/suites/NAME)

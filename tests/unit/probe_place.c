@@ -20,6 +20,12 @@
  *   - two hosts each failing with another partner: nobody; every host
  *     failing every exchange: nobody; two of four hosts cut off one way:
  *     nobody (too few left to vouch for the fabric);
+ *   - one answer of three, missing one message: nobody; a nearly dead
+ *     host beside a missing answer (unknown, not failed): it alone;
+ *   - two hosts talking only to each other (a rack behind a dead uplink,
+ *     or the rest behind theirs): nobody, said;
+ *   - an answer naming its host otherwise than the list: the launcher's
+ *     order places it, nobody is placed;
  *   - two hosts: the probe cannot place (NULL); three all silent: nobody.
  */
 #include <stdio.h>
@@ -88,7 +94,7 @@ int main(void)
     json_t *p;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 23);
+    fc_tap_plan(&tap, 28);
 
     {
         const char *all[] = { "-111", "1-11", "11-1", "111-" };
@@ -106,7 +112,7 @@ int main(void)
                       "a host answering no partner: it alone");
         p = probe_of(4, cut, NULL);
         fc_probe_host_text(p, "h2", text, sizeof(text));
-        fc_tap_is_str(&tap, text, "answering no partner", "said so");
+        fc_tap_is_str(&tap, text, "answering no partner (3 of them said so)", "said so");
         json_decref(p);
     }
     {
@@ -122,7 +128,7 @@ int main(void)
                   "the summary says every failure was its own: %s", summary);
         p = probe_of(4, crawl, NULL);
         fc_probe_host_text(p, "h2", text, sizeof(text));
-        fc_tap_is_str(&tap, text, "heard by 1 of its 3 partners and hearing 0",
+        fc_tap_is_str(&tap, text, "heard by 1 of the 3 partners that answered and hearing 0 of 3",
                       "and what it heard and was heard by");
         json_decref(p);
     }
@@ -210,6 +216,42 @@ int main(void)
                       "failures with no host in common: nobody");
         fc_tap_is_str(&tap, placed(4, none, NULL, summary, sizeof(summary)), "",
                       "every host failing every exchange: nobody");
+    }
+    {
+        /* only h0 answered, and it missed h2's message: one word against h2 */
+        const char *lone[] = { "-11", "1-1", "01-" };
+        /* h5 nearly dead (heard by h0 alone, hearing nobody), and h1's answer
+         * missing (what h1 heard is not known, not failed) */
+        const char *crawl6[] = { "-11110", "1-1110", "11-110", "111-10", "1111-0", "10000-" };
+        /* h0 and h1 hear each other and nobody else: a rack of two behind a
+         * dead uplink, or the other four behind theirs */
+        const char *split[] = { "-10000", "1-0000", "00-111", "001-11", "0011-1", "00111-" };
+
+        fc_tap_is_str(&tap, placed(3, lone, "1,2", summary, sizeof(summary)), "",
+                      "one answer of three, missing one message: nobody");
+        fc_tap_is_str(&tap, placed(6, crawl6, "1", summary, sizeof(summary)), "h5",
+                      "a nearly dead host beside a missing answer: it alone");
+        fc_tap_is_str(&tap, placed(6, split, NULL, summary, sizeof(summary)), "",
+                      "two hosts talking only to each other: nobody (which side is cut off?)");
+        fc_tap_ok(&tap, strstr(summary, "cut off together") != NULL, "said so: %s", summary);
+    }
+    {
+        /* h3's answer names its host otherwise than the host list
+         * (h3.cluster): the launcher's order places that rank */
+        const char *all[] = { "-111", "1-11", "11-1", "111-" };
+        char host3[] = "h3.cluster";
+
+        p = probe_of(4, all, NULL);
+        json_object_set_new(json_array_get(json_object_get(p, "answers"), 3), "host",
+                            json_string(host3));
+        {
+            json_t *got = fc_probe_silent_hosts(p, summary, sizeof(summary));
+
+            fc_tap_is_int(&tap, (long long)json_array_size(got), 0,
+                          "an answer naming its host otherwise: nobody placed (%s)", summary);
+            json_decref(got);
+        }
+        json_decref(p);
     }
     {
         const char *pair[] = { "-0", "0-" };
