@@ -230,6 +230,74 @@ int fc_pairs_measured(const fc_pairs_run_t *run, int **a_p, int **b_p)
     return k;
 }
 
+/* A node's own pairs do not vouch for it: the class's upper median over
+ * the pairs that leave out one of a pair's two nodes, where higher, is
+ * its reference (ref_without names the node), as a pair measured alone is
+ * judged (fc_pairs_alone.c). Two slow nodes of six touch 9 of the 15
+ * pairs, more than half of a class: its upper median was their own slow
+ * figure, and the second node's pairs passed beside the first's. A
+ * reference needs FC_PAIRS_WITHOUT_MIN pairs; for very large classes
+ * (nodes x pairs above FC_PAIRS_WITHOUT_WORK) the whole class's stands. */
+#define FC_PAIRS_WITHOUT_MIN 3
+#define FC_PAIRS_WITHOUT_WORK 40000000.0
+
+static int fc_pairs_cmp_up(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+static void fc_pairs_reference_without(fc_pairs_run_t *run, int z, double *scratch, int k,
+                                       const int *idx)
+{
+    int n = run->nnodes;
+    /* [v * 3 + path]: the upper median of the pairs of that path leaving v out */
+    double *ref;
+    int *members;
+
+    if (k < FC_PAIRS_WITHOUT_MIN + 1 || (double)n * (double)k > FC_PAIRS_WITHOUT_WORK)
+        return;
+    ref = fc_xcalloc((size_t)n * 3, sizeof(*ref), "the references without a node");
+    members = fc_xcalloc((size_t)n * 3, sizeof(*members), "the references without a node");
+    for (int v = 0; v < n; ++v)
+        for (int path = FC_PEER_PATH_SAME_RACK; path <= FC_PEER_PATH_SPINE; ++path) {
+            int m = 0;
+
+            for (int i = 0; i < k; ++i) {
+                const fc_pair_t *q = &run->pairs[idx[i]];
+
+                if (q->a != v && q->b != v &&
+                    (int)fc_peer_pair_path(run->node_racks[q->a], run->node_racks[q->b]) == path)
+                    scratch[m++] = q->bw_gbps;
+            }
+            members[v * 3 + path] = m;
+            if (m > 0) {
+                qsort(scratch, (size_t)m, sizeof(*scratch), fc_pairs_cmp_up);
+                ref[v * 3 + path] = scratch[m / 2];
+            }
+        }
+    for (int i = 0; i < k; ++i) {
+        fc_pair_t *p = &run->pairs[idx[i]];
+        int path = (int)fc_peer_pair_path(run->node_racks[p->a], run->node_racks[p->b]);
+        int ends[2] = { p->a, p->b };
+
+        if (p->rel != FC_PAIR_REL_APPLIED)
+            continue;
+        for (int e = 0; e < 2; ++e) {
+            int at = ends[e] * 3 + path;
+
+            if (members[at] >= FC_PAIRS_WITHOUT_MIN && ref[at] > p->ref) {
+                p->ref = ref[at];
+                p->ref_members = members[at];
+                p->ref_without = ends[e];
+            }
+        }
+    }
+    free(ref);
+    free(members);
+}
+
 /* The relative rule's reference of every pair measured at size z: the
  * upper median of its peer class (same rack, or across the spine), so
  * that up to half the pairs of a class being slow does not drag the
@@ -266,6 +334,7 @@ static void fc_pairs_reference(fc_pairs_run_t *run, int z)
         p->ref_members = refs[i].members;
         p->ref_without = -1;    /* the whole class, in the rounds */
     }
+    fc_pairs_reference_without(run, z, bw, k, idx);
     free(idx); free(has); free(bw); free(shapes); free(refs);
 }
 

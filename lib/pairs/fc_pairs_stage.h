@@ -182,7 +182,9 @@ typedef struct fc_pair {
      * median over the pairs of the rounds that leave out ref_without (one
      * of its nodes: the one whose leaving out gives the higher figure;
      * slowness only lowers a figure, so the higher is clean of the slower
-     * node); -1 in the rounds. A pair inside a rack is also judged against
+     * node). In the rounds the same, where higher than the whole class's
+     * upper median and over 3 pairs or more (fc_pairs_judge.c); -1 when
+     * the whole class's stands. A pair inside a rack is also judged against
      * across_ref: the higher of its two nodes' upper medians of their
      * pairs across the spine in the rounds (a pair inside a rack crosses
      * fewer links and must not be slower); 0 when none. */
