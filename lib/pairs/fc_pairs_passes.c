@@ -24,6 +24,9 @@ typedef struct fc_passes {
     int *suspect;               /* per node: 2 every pair of it was slow in the
                                  * rounds, 1 most of those with nodes not so,
                                  * 0 neither (controls avoid suspects) */
+    unsigned char *is_control;  /* per stored measurement: 1 a control (judged
+                                 * with the measurement it controls, never as
+                                 * a probe's: never replayed as one) */
 } fc_passes_t;
 
 /* A measurement whose side waited for a CPU this share of its time or
@@ -287,9 +290,13 @@ static int fc_passes_judge(fc_pairs_run_t *run, int m)
 }
 
 /* The stored measurement that replays the pass's measurement number m of
- * x <-> y (the pair's k-th of this pass, k its earlier ones), or -1. */
-static int fc_passes_replay(const fc_pairs_run_t *run, int x, int y, int m)
+ * x <-> y (the pair's k-th of this pass, k its earlier ones), or -1. A
+ * control stored for another pair is not one: it was never judged as a
+ * probe (read so, its unset judgement said "fast": a slow node's pair,
+ * stored as a control of another slow pair, cleared the node). */
+static int fc_passes_replay(const fc_passes_t *ps, int x, int y, int m)
 {
+    const fc_pairs_run_t *run = ps->run;
     int nz = run->ctx->sp.nsizes, lo = x < y ? x : y, hi = x < y ? y : x, k = 0;
 
     for (int i = 0; i < m; ++i) {
@@ -300,7 +307,7 @@ static int fc_passes_replay(const fc_pairs_run_t *run, int x, int y, int m)
     for (int s = 0; s < run->nalone; ++s) {
         const fc_pair_t *p = &run->alone[(size_t)s * nz];
 
-        if (p->a == lo && p->b == hi && k-- == 0)
+        if (!ps->is_control[s] && p->a == lo && p->b == hi && k-- == 0)
             return s;
     }
     return -1;
@@ -375,6 +382,7 @@ static int fc_passes_add_control(fc_passes_t *ps, int s, int judged)
         run->alone[(size_t)run->nalone * nz + z].control = -1;
         run->alone[(size_t)s * nz + z].control = run->nalone;
     }
+    ps->is_control[run->nalone] = 1;
     run->nalone++;
     return fc_passes_judge(run, s);
 }
@@ -436,7 +444,7 @@ static int fc_passes_probe(void *arg, int x, int y)
 {
     fc_passes_t *ps = arg;
     fc_pairs_run_t *run = ps->run;
-    int m = run->confirm.nmeasures, s = fc_passes_replay(run, x, y, m);
+    int m = run->confirm.nmeasures, s = fc_passes_replay(ps, x, y, m);
 
     if (s >= 0) {
         run->alone_of[m] = s;
@@ -461,7 +469,7 @@ void fc_pairs_confirm_passes(fc_pairs_run_t *run, int npairs, const int *a, cons
                              const int *slow, int max_measures, fc_pairs_measure_func_t measure,
                              void *arg)
 {
-    fc_passes_t ps = { run, NULL, 3 * max_measures, 0, measure, arg, NULL };
+    fc_passes_t ps = { run, NULL, 3 * max_measures, 0, measure, arg, NULL, NULL };
     double pct = run->ctx->sp.max_below_median_pct;
     int n = run->nnodes;
     int *pairs_of = fc_xcalloc((size_t)n + 1, sizeof(int), "the nodes' pairs");
@@ -496,6 +504,7 @@ void fc_pairs_confirm_passes(fc_pairs_run_t *run, int npairs, const int *a, cons
                                "the confirmation's measurements");
     ps.judged = fc_xcalloc((size_t)ps.capacity + 1, sizeof(int),
                            "the alone measurements' judgements");
+    ps.is_control = fc_xcalloc((size_t)ps.capacity + 1, 1, "the alone measurements' kinds");
     run->nalone = 0;
     run->alone_widened = 0;
     for (int pass = 0; pass < FC_PAIRS_PASSES; ++pass) {
@@ -515,5 +524,6 @@ void fc_pairs_confirm_passes(fc_pairs_run_t *run, int npairs, const int *a, cons
         run->alone_pct = fc_confirm_tolerance(pct, run->alone_spread_pct);
     }
     free(ps.judged);
+    free(ps.is_control);
     free(ps.suspect);
 }
