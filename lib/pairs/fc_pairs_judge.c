@@ -248,7 +248,7 @@ static int fc_pairs_cmp_up(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void fc_pairs_reference_without(fc_pairs_run_t *run, int z, double *scratch, int k,
+static void fc_pairs_reference_without(fc_pairs_run_t *run, double *scratch, int k,
                                        const int *idx)
 {
     int n = run->nnodes;
@@ -331,10 +331,10 @@ static void fc_pairs_reference(fc_pairs_run_t *run, int z)
                  sp->sizes[z] < sp->relative_min_bytes ? FC_PAIR_REL_SMALL :
                  refs[i].applies ? FC_PAIR_REL_APPLIED : FC_PAIR_REL_ALONE;
         p->ref = refs[i].applies ? refs[i].reference : -1;
-        p->ref_members = refs[i].members;
+        p->ref_members = p->class_members = refs[i].members;
         p->ref_without = -1;    /* the whole class, in the rounds */
     }
-    fc_pairs_reference_without(run, z, bw, k, idx);
+    fc_pairs_reference_without(run, bw, k, idx);
     free(idx); free(has); free(bw); free(shapes); free(refs);
 }
 

@@ -101,7 +101,7 @@ static void fc_pairs_relative_json(const fc_pairs_run_t *run, const fc_pair_t *p
                                    json_t *entry)
 {
     const fc_stage_profile_t *sp = &run->ctx->sp;
-    char peers[128], why[FC_REASON_MAX], size[32], from[32];
+    char peers[160 + FC_HOST_MAX], why[FC_REASON_MAX], size[32], from[32];
 
     if (p->rel == FC_PAIR_REL_OFF)
         return;
@@ -112,11 +112,22 @@ static void fc_pairs_relative_json(const fc_pairs_run_t *run, const fc_pair_t *p
             "reference_racks", run->ctx->inv.racks[p->rack_ref_a],
             run->ctx->inv.racks[p->rack_ref_b], "reference_pairs", p->rack_ref_members));
     if (p->rel == FC_PAIR_REL_APPLIED) {
-        fc_pairs_class_text(run, p, p->ref_members, peers, sizeof(peers));
-        json_object_set_new(entry, "relative", json_pack(
-            "{s:f, s:f, s:s, s:i}", "peer_upper_median_gbps", p->ref,
-            "max_below_median_pct", sp->max_below_median_pct, "class", peers,
-            "peers", p->ref_members));
+        json_t *rel;
+
+        /* the whole class; where a node's own pairs were left out of the
+         * reference (fc_pairs_judge.c), which node and how many are left */
+        fc_pairs_class_text(run, p, p->class_members > 0 ? p->class_members : p->ref_members,
+                            peers, sizeof(peers));
+        if (p->ref_without >= 0)
+            snprintf(peers + strlen(peers), sizeof(peers) - strlen(peers), ", the %d not "
+                     "touching %s", p->ref_members, run->node_hosts[p->ref_without]);
+        rel = json_pack("{s:f, s:f, s:s, s:i}", "peer_upper_median_gbps", p->ref,
+                        "max_below_median_pct", sp->max_below_median_pct, "class", peers,
+                        "peers", p->ref_members);
+        if (p->ref_without >= 0)
+            json_object_set_new(rel, "without_host",
+                                json_string(run->node_hosts[p->ref_without]));
+        json_object_set_new(entry, "relative", rel);
         fc_pairs_same_rack_json(run, p, entry);
         fc_pairs_two_racks_json(run, p, entry);
         return;

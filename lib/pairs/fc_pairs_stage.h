@@ -155,7 +155,8 @@ typedef struct fc_pair {
     int limit_line, lat_line;
     fc_pair_rel_t rel;      /* the relative rule: reference or why none */
     double ref;             /* the upper median of its peer class */
-    int ref_members;        /* pairs in that class */
+    int ref_members;        /* pairs in that class (less ref_without's) */
+    int class_members;      /* pairs in the whole class (the rounds) */
     /* the rack rule (three racks or more, fc_pairs_rack_rule): a pair
      * across the spine leaving a rack whose every pair of racks is slow
      * beside the fastest pair of racks without it is judged against the
