@@ -36,40 +36,6 @@
 #include "fc_pairs_stage.h"
 #include "fc_peers.h"
 
-static int fc_alone_cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return x < y ? -1 : x > y;
-}
-
-/* The upper median at size z of the pairs of the rounds of path kind
- * `path` that touch node `with` (when >= 0) and do not touch node
- * `without` (when >= 0), into *ref_p; returns how many. */
-static int fc_alone_upper_of(const fc_pairs_run_t *run, int z, fc_peer_path_t path, int with,
-                             int without, double *scratch, double *ref_p)
-{
-    int n = 0;
-
-    for (int k = 0; k < run->npairs; ++k) {
-        const fc_pair_t *q = &run->pairs[k];
-
-        if (q->size_index != z ||
-            fc_peer_pair_path(run->node_racks[q->a], run->node_racks[q->b]) != path)
-            continue;
-        if (with >= 0 && q->a != with && q->b != with)
-            continue;
-        if (without >= 0 && (q->a == without || q->b == without))
-            continue;
-        scratch[n++] = q->bw_gbps;
-    }
-    if (n > 0) {
-        qsort(scratch, (size_t)n, sizeof(*scratch), fc_alone_cmp_double);
-        *ref_p = scratch[n / 2];
-    }
-    return n;
-}
-
 /* p's references that its two nodes do not set (see the top of the file). */
 static void fc_alone_references(const fc_pairs_run_t *run, fc_pair_t *p)
 {
@@ -80,7 +46,7 @@ static void fc_alone_references(const fc_pairs_run_t *run, fc_pair_t *p)
     double m, best = -1;
 
     for (int e = 0; e < 2; ++e)
-        if ((n = fc_alone_upper_of(run, p->size_index, path, -1, ends[e], scratch, &m)) > 0 &&
+        if ((n = fc_pairs_upper_of(run, p->size_index, path, -1, ends[e], scratch, &m)) > 0 &&
             m > best) {
             best = m;
             p->ref_members = n;
@@ -89,7 +55,7 @@ static void fc_alone_references(const fc_pairs_run_t *run, fc_pair_t *p)
     p->rel = best >= 0 ? FC_PAIR_REL_APPLIED : FC_PAIR_REL_ALONE;
     p->ref = best;
     for (int e = 0; e < 2 && path == FC_PEER_PATH_SAME_RACK; ++e)
-        if ((n = fc_alone_upper_of(run, p->size_index, FC_PEER_PATH_SPINE, ends[e], -1, scratch,
+        if ((n = fc_pairs_upper_of(run, p->size_index, FC_PEER_PATH_SPINE, ends[e], -1, scratch,
                                    &m)) > 0 && m > p->across_ref) {
             p->across_ref = m;
             p->across_node = ends[e];

@@ -241,14 +241,38 @@ int fc_pairs_measured(const fc_pairs_run_t *run, int **a_p, int **b_p)
 #define FC_PAIRS_WITHOUT_MIN 3
 #define FC_PAIRS_WITHOUT_WORK 40000000.0
 
-static int fc_pairs_cmp_up(const void *a, const void *b)
+static int fc_pairs_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
 
     return x < y ? -1 : x > y;
 }
 
-static void fc_pairs_reference_without(fc_pairs_run_t *run, double *scratch, int k,
+int fc_pairs_upper_of(const fc_pairs_run_t *run, int z, fc_peer_path_t path, int with,
+                      int without, double *scratch, double *ref_p)
+{
+    int n = 0;
+
+    for (int k = 0; k < run->npairs; ++k) {
+        const fc_pair_t *q = &run->pairs[k];
+
+        if (q->size_index != z ||
+            fc_peer_pair_path(run->node_racks[q->a], run->node_racks[q->b]) != path)
+            continue;
+        if (with >= 0 && q->a != with && q->b != with)
+            continue;
+        if (without >= 0 && (q->a == without || q->b == without))
+            continue;
+        scratch[n++] = q->bw_gbps;
+    }
+    if (n > 0) {
+        qsort(scratch, (size_t)n, sizeof(*scratch), fc_pairs_cmp_double);
+        *ref_p = scratch[n / 2];
+    }
+    return n;
+}
+
+static void fc_pairs_reference_without(fc_pairs_run_t *run, int z, double *scratch, int k,
                                        const int *idx)
 {
     int n = run->nnodes;
@@ -261,22 +285,9 @@ static void fc_pairs_reference_without(fc_pairs_run_t *run, double *scratch, int
     ref = fc_xcalloc((size_t)n * 3, sizeof(*ref), "the references without a node");
     members = fc_xcalloc((size_t)n * 3, sizeof(*members), "the references without a node");
     for (int v = 0; v < n; ++v)
-        for (int path = FC_PEER_PATH_SAME_RACK; path <= FC_PEER_PATH_SPINE; ++path) {
-            int m = 0;
-
-            for (int i = 0; i < k; ++i) {
-                const fc_pair_t *q = &run->pairs[idx[i]];
-
-                if (q->a != v && q->b != v &&
-                    (int)fc_peer_pair_path(run->node_racks[q->a], run->node_racks[q->b]) == path)
-                    scratch[m++] = q->bw_gbps;
-            }
-            members[v * 3 + path] = m;
-            if (m > 0) {
-                qsort(scratch, (size_t)m, sizeof(*scratch), fc_pairs_cmp_up);
-                ref[v * 3 + path] = scratch[m / 2];
-            }
-        }
+        for (int path = FC_PEER_PATH_SAME_RACK; path <= FC_PEER_PATH_SPINE; ++path)
+            members[v * 3 + path] = fc_pairs_upper_of(run, z, (fc_peer_path_t)path, -1, v,
+                                                      scratch, &ref[v * 3 + path]);
     for (int i = 0; i < k; ++i) {
         fc_pair_t *p = &run->pairs[idx[i]];
         int path = (int)fc_peer_pair_path(run->node_racks[p->a], run->node_racks[p->b]);
@@ -334,15 +345,8 @@ static void fc_pairs_reference(fc_pairs_run_t *run, int z)
         p->ref_members = p->class_members = refs[i].members;
         p->ref_without = -1;    /* the whole class, in the rounds */
     }
-    fc_pairs_reference_without(run, bw, k, idx);
+    fc_pairs_reference_without(run, z, bw, k, idx);
     free(idx); free(has); free(bw); free(shapes); free(refs);
-}
-
-static int fc_pairs_cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return x < y ? -1 : x > y;
 }
 
 /* The median bandwidth of the pairs at size z between racks ra and rb

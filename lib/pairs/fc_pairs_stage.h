@@ -13,6 +13,7 @@
 #define FC_PAIRS_STAGE_H
 
 #include "fc_judge.h"
+#include "fc_peers.h"
 #include "fc_pairs_confirm.h"
 #include "fc_samples.h"
 #include "fc_stage.h"
@@ -317,6 +318,12 @@ void fc_pairs_calm_figure(fc_pair_t *p, const fc_pair_side_t *a, const fc_pair_s
                           uint64_t bytes);
 /* Rank 0: the tournament's entry for nodes (a, b) at size z, or NULL. */
 fc_pair_t *fc_pairs_find(const fc_pairs_run_t *run, int a, int b, int z);
+/* The upper median at size z of the pairs of the rounds of path kind
+ * `path` that touch node `with` (when >= 0) and do not touch node
+ * `without` (when >= 0), into *ref_p (scratch: room for every pair);
+ * returns how many. */
+int fc_pairs_upper_of(const fc_pairs_run_t *run, int z, fc_peer_path_t path, int with,
+                      int without, double *scratch, double *ref_p);
 /* The same-rack rule's reference of p as a phrase: "upper median of the
  * 3 pairs inside rack rack2". */
 void fc_pairs_same_rack_text(const fc_pairs_run_t *run, const fc_pair_t *p, char *buf,
