@@ -283,16 +283,17 @@ void fc_probe_host_text(json_t *probe, const char *host, char *text, size_t len)
     fc_probe_matrix_free(&m);
 }
 
-/* At most this many of a host's known exchanges may fail (its partners among
- * `in` that answered, its own answer's): one, or an eighth of them. */
-static size_t fc_probe_allowed(size_t known)
+/* One, or the share 1/part of n where that is more: how many of n a rule
+ * allows. */
+static size_t fc_probe_share(size_t n, size_t part)
 {
-    return known / 8 > 1 ? known / 8 : 1;
+    return n / part > 1 ? n / part : 1;
 }
 
 /* Is every pair of hosts among `in` talking both ways, but for a few
- * failed exchanges per host (fc_probe_allowed)? Outcomes not known (no
- * answer) count neither way. */
+ * failed exchanges per host (one, or an eighth of its known ones: its
+ * partners' among `in` that answered, its own answer's)? Outcomes not
+ * known (no answer) count neither way. */
 static int fc_probe_nearly_whole(const fc_probe_matrix_t *m, const unsigned char *in)
 {
     for (size_t h = 0; h < m->n; ++h) {
@@ -304,7 +305,7 @@ static int fc_probe_nearly_whole(const fc_probe_matrix_t *m, const unsigned char
         c = fc_probe_count(m, h, in);
         known = c.asked_out + c.asked_in;
         failed = known - c.heard_by - c.hears;
-        if (failed > fc_probe_allowed(known))
+        if (failed > fc_probe_share(known, 8))
             return 0;
     }
     return 1;
@@ -316,11 +317,9 @@ static int fc_probe_nearly_whole(const fc_probe_matrix_t *m, const unsigned char
 static int fc_probe_cut_off(const fc_probe_matrix_t *m, size_t h, const unsigned char *in)
 {
     fc_probe_counts_t c = fc_probe_count(m, h, in);
-    size_t out_most = c.asked_out / 4 > 1 ? c.asked_out / 4 : 1;
-    size_t in_most = c.asked_in / 4 > 1 ? c.asked_in / 4 : 1;
 
-    return (c.asked_out >= 3 && c.heard_by <= out_most) ||
-           (c.asked_in >= 3 && c.hears <= in_most);
+    return (c.asked_out >= 3 && c.heard_by <= fc_probe_share(c.asked_out, 4)) ||
+           (c.asked_in >= 3 && c.hears <= fc_probe_share(c.asked_in, 4));
 }
 
 json_t *fc_probe_silent_hosts(json_t *probe, char *summary, size_t len)
