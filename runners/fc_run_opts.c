@@ -4,9 +4,11 @@
  * of them: every option that changed what was measured (overrides) and
  * the environment variables that shape a measurement.
  */
+#define _GNU_SOURCE    /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,7 +91,9 @@ void fc_usage(FILE *out)
 "  --out DIR             output directory (default: fabcert-out/RUN_ID)\n"
 "  --stages LIST         run only these of the profile's stages\n"
 "  --ppn N               ranks per node on a cluster (default 2)\n"
-"  --np N                ranks on this machine alone (default: its cores, 2-8)\n"
+"  --np N                ranks on this machine alone (default: the CPUs this\n"
+"                        process may use, 2-8; more ranks than those CPUs\n"
+"                        are told to yield while they wait)\n"
 "  --launcher NAME       mpirun (default) or srun: Slurm starts the ranks\n"
 "                        itself (srun --mpi=pmix, one job step per stage)\n"
 "  --mpirun PATH         the launcher's program (default: $FABCERT_MPIRUN,\n"
@@ -141,11 +145,23 @@ void fc_usage(FILE *out)
 "required stage did not run or finish on it); 2 bad usage or input.\n");
 }
 
+/* The CPUs this process may run on: a cpuset or taskset can give it fewer
+ * than the machine has online, and its ranks share those. */
+int fc_run_cpus_allowed(void)
+{
+    cpu_set_t set;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    return online < 1 ? 1 : (int)online;
+}
+
 static int fc_default_np(void)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int cpus = fc_run_cpus_allowed();
 
-    return cores < 2 ? 2 : cores > 8 ? 8 : (int)cores;
+    return cpus < 2 ? 2 : cpus > 8 ? 8 : cpus;
 }
 
 int fc_run_parse_count(const char *what, const char *text, int *out)

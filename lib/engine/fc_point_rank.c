@@ -90,7 +90,8 @@ int fc_point_rank_is_output(const fc_point_rank_t *pr, int root)
  * (MPI_Bcast). A copy into recv before each call had the receivers read
  * lines the root had just written, which made the call slower by up to
  * three times on some launches and the checked call slower than the bare
- * one (docs/DECISIONS.md, issue 12); an application's broadcast sends its
+ * one (docs/DECISIONS.md, "What made a checked call slower than a bare
+ * one"); an application's broadcast sends its
  * data where it is. */
 static int fc_point_rank_sends_output(const fc_point_rank_t *pr, int root)
 {

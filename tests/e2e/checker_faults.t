@@ -1,5 +1,5 @@
 #!/bin/bash
-# checker_faults.t - the checker without a poison (issue 12), on this
+# checker_faults.t - the checker without a poison, on this
 # machine (one host, 3 ranks), faults planted from outside by the MPI
 # injector (tests/inject):
 #   - a clean run of reduce (root rotated) and the in-place collectives

@@ -5,14 +5,17 @@
 # profile's timeout plus the launch margin (15 s) and reported INCOMPLETE,
 # never PASS; a short soak passes with its windows and counters, and a flip
 # during it is caught; a --soak-duration under 1 s, or one that leaves the
-# profile's window less than twice (drift needs two windows), exits 2.
-# lane: pinned, about 57 s (a soak held under 4.9 s, a hang killed within 25 s)
+# profile's window less than twice (drift needs two windows), exits 2;
+# more ranks than the CPUs the run may use (taskset to one CPU, the
+# variable unset): the ranks are told to yield, the run says so and the
+# plan records it; as many ranks as CPUs: nothing said, nothing set.
+# lane: pinned, about 45 s (a soak held under 4.9 s, a hang killed within 25 s)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
-plan 24
+plan 27
 
-$FC run --out "$TMP/run" --np 4 > "$TMP/run.out" 2> "$TMP/run.err"
-ok $? "fabcert run --np 4 exits 0 on a healthy machine"
+$FC run --out "$TMP/run" > "$TMP/run.out" 2> "$TMP/run.err"
+ok $? "fabcert run (the quick start's, one rank per CPU, 2 at least) exits 0 on a healthy machine"
 grep -q '^verdict: PASS (1 rack: 1 pass' "$TMP/run.out" && grep -q "^output: $TMP/run$" "$TMP/run.out"
 ok $? "it prints the verdict and where the output is"
 [ -s "$TMP/run/run.json" ] && [ -s "$TMP/run/results.jsonl" ] && grep -q '^1\.\.252$' "$TMP/run/node.tap"
@@ -28,6 +31,24 @@ host=$(hostname)
 grep -q "^  FAIL rack default, node stage, node $host: .*broadcast int64 4096 bytes: .*first on rank 1 (host $host)" "$TMP/flip.out" &&
     grep -q '^verdict: FAIL' "$TMP/flip.out"
 ok $? "and the summary names the collective, size, host and rank"
+
+# crowded: 2 ranks on one CPU, the variable unset (tap.sh sets it for
+# every test). Unyielding, a node stage of 2 ranks on one CPU took 102 s
+# and failed 28 of its 252 checks.
+cpu=$(awk '/^Cpus_allowed_list:/ { print $2 }' /proc/self/status | cut -d, -f1 | cut -d- -f1)
+env -u OMPI_MCA_mpi_yield_when_idle taskset -c "$cpu" $FC run --out "$TMP/crowd" --np 2 --sizes 4KiB \
+    --dtypes int64 > "$TMP/crowd.out" 2>&1
+rc=$?
+env=$(jsonl "$TMP/crowd/results.jsonl" 'my ($p) = grep { $_->{type} eq "plan" } @r; $p->{environment}{OMPI_MCA_mpi_yield_when_idle} // "unset"')
+grep -q '^ranks: 2 on the 1 CPU(s) this process may use: they yield while they wait (OMPI_MCA_mpi_yield_when_idle=1)$' "$TMP/crowd.out"
+ok $(( rc != 0 || $? != 0 )) "2 ranks on 1 CPU: PASS, the run says the ranks yield ($rc)"
+is "$env" 1 "and the plan's environment records OMPI_MCA_mpi_yield_when_idle=1"
+env -u OMPI_MCA_mpi_yield_when_idle taskset -c "$cpu" $FC run --out "$TMP/fit" --np 1 --sizes 4KiB \
+    --dtypes int64 > "$TMP/fit.out" 2>&1
+rc=$?
+env=$(jsonl "$TMP/fit/results.jsonl" 'my ($p) = grep { $_->{type} eq "plan" } @r; $p->{environment}{OMPI_MCA_mpi_yield_when_idle} // "unset"')
+! grep -q '^ranks:' "$TMP/fit.out" && [ "$env" = unset ]
+ok $(( rc != 0 || $? != 0 )) "1 rank on 1 CPU: PASS, nothing said of yielding, the variable left $env ($rc)"
 
 $FC run --no-such-option > /dev/null 2>&1
 ok $(( $? != 2 )) "an unknown option exits 2"
