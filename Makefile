@@ -246,17 +246,8 @@ FUZZ_SRCS := $(addprefix lib/,base/fc_input.c base/fc_ctl_frame.c base/fc_ctl_ch
                stage/fc_pairs_schedule.c stage/fc_pairs_sample.c stage/fc_pairs.c) \
              $(PROFILE_SRCS) kernels/fc_pattern_host.c $(wildcard reports/*.c) \
              tests/fuzz/fuzz_targets.c
-FUZZ_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(FUZZ_SRCS) tests/fuzz/fuzz_inputs.c)
 FUZZ_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
               -fno-sanitize-recover=undefined -Wno-format-truncation
-
-$(BUILD)/asan/%.o: %.c $(DEPSTAMP)
-	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
-
-$(FUZZ): $(FUZZ_OBJS)
-	@mkdir -p $(dir $@)
-	$(MPICC) $(FUZZ_FLAGS) -o $@ $^ $(LIBS)
 
 # the same targets under clang's libFuzzer, where it is found (the
 # objects compiled by clang through the MPI wrapper); tests/fuzz/libfuzzer.t
@@ -267,6 +258,26 @@ HAVE_LIBFUZZER := $(shell printf 'int LLVMFuzzerTestOneInput(const char *d, unsi
 LIBFUZZER := $(if $(HAVE_LIBFUZZER),$(BUILD)/tests/fuzz_libfuzzer)
 LF_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LF_OBJS  := $(patsubst %.c,$(BUILD)/libfuzzer/%.o,$(FUZZ_SRCS) tests/fuzz/fuzz_libfuzzer.c)
+
+# the deterministic driver: where libFuzzer is found, on the libFuzzer
+# build's own objects (their coverage hooks fall back to the sanitizer
+# runtime's defaults without libFuzzer linked: one compile of the parsers,
+# not two); elsewhere on objects of its own, by the MPI wrapper's compiler
+ifeq ($(HAVE_LIBFUZZER),yes)
+FUZZ_OBJS := $(patsubst %.c,$(BUILD)/libfuzzer/%.o,$(FUZZ_SRCS) tests/fuzz/fuzz_inputs.c)
+FUZZ_LD   := OMPI_CC=$(FUZZ_CLANG) $(MPICC) $(LF_FLAGS)
+else
+FUZZ_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(FUZZ_SRCS) tests/fuzz/fuzz_inputs.c)
+FUZZ_LD   := $(MPICC) $(FUZZ_FLAGS)
+endif
+
+$(BUILD)/asan/%.o: %.c $(DEPSTAMP)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
+
+$(FUZZ): $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_LD) -o $@ $^ $(LIBS)
 
 $(BUILD)/libfuzzer/%.o: %.c $(DEPSTAMP)
 	@mkdir -p $(dir $@)
