@@ -279,9 +279,14 @@ $(FUZZ): $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_LD) -o $@ $^ $(LIBS)
 
+# (the parsers' own warnings come from the main build; the fuzz programs'
+# sources are compiled here alone, so with the warnings)
+LF_WARN := -w
+$(BUILD)/libfuzzer/tests/fuzz/%.o: LF_WARN := $(WARN)
+
 $(BUILD)/libfuzzer/%.o: %.c $(DEPSTAMP)
 	@mkdir -p $(dir $@)
-	OMPI_CC=$(FUZZ_CLANG) $(MPICC) $(CPPFLAGS) $(LF_FLAGS) -fsanitize=fuzzer-no-link -w $(DEPFLAGS) -c $< -o $@
+	OMPI_CC=$(FUZZ_CLANG) $(MPICC) $(CPPFLAGS) $(LF_FLAGS) -fsanitize=fuzzer-no-link $(LF_WARN) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/tests/fuzz_libfuzzer: $(LF_OBJS)
 	@mkdir -p $(dir $@)

@@ -66,6 +66,45 @@ static int fc_run_read_inputs(int argc, char **argv, fc_run_state_t *st)
     return 0;
 }
 
+/* More ranks on this machine than CPUs this process may use (a cpuset, a
+ * taskset, or --np past the cores): Open MPI counts its slots from the
+ * cores it sees, not from the CPUs the ranks may use, so it does not know
+ * they are crowded, and a rank that polls without yielding holds the CPU
+ * the rank it waits for needs: the quick start's node stage, 2 ranks on 1
+ * CPU, took 102 s and failed 28 of 252 checks; told to yield, 7.5 s and
+ * PASS. Made before a resume compares the environment with its plan's,
+ * and before the plan records it; a setting of the user's (exported,
+ * --env, or an MCA option to the launcher) is left as it is. Sets
+ * st->crowded to the CPUs where it told them. */
+static void fc_run_yield_if_crowded(fc_run_state_t *st)
+{
+    int cpus = fc_run_cpus_allowed();
+
+    if (!st->o.local || st->o.srun || st->o.np <= cpus || getenv("OMPI_MCA_mpi_yield_when_idle"))
+        return;
+    for (int k = 0; k < st->o.nmpirun_args; ++k)
+        if (strstr(st->o.mpirun_args[k], "mpi_yield_when_idle"))
+            return;
+    setenv("OMPI_MCA_mpi_yield_when_idle", "1", 1);
+    st->crowded = cpus;
+}
+
+static void fc_run_say_crowded(const fc_run_state_t *st)
+{
+    if (st->crowded)
+        printf("ranks: %d on the %d CPU(s) this process may use: they yield while they wait "
+               "(OMPI_MCA_mpi_yield_when_idle=1)\n", st->o.np, st->crowded);
+}
+
+/* The inputs frozen into the output directory, or a resumed run's
+ * checked against them, once the inventory has said whether this machine
+ * runs alone (and so whether its ranks must yield). */
+static fc_status_t fc_run_settle_inputs(fc_run_state_t *st)
+{
+    fc_run_yield_if_crowded(st);
+    return st->o.resume ? fc_run_resume_check(st) : fc_run_freeze_inputs(st);
+}
+
 /* Step 2: the run's output directory and results.jsonl (never two runs
  * in one: verdicts come from all of it), the inventory checked and the
  * inputs frozen beside the results; every host starts healthy. With
@@ -100,7 +139,7 @@ static int fc_run_open_output(fc_run_state_t *st)
         (st->o.rerun_dir[0] && fc_run_rerun_check_hosts(st) != 0) ||
         fc_check_background_hosts(st) != 0 ||
         fc_run_check_rack_names(&st->inv) != 0 ||
-        (st->o.resume ? fc_run_resume_check(st) : fc_run_freeze_inputs(st)) != FC_OK) {
+        fc_run_settle_inputs(st) != FC_OK) {
         char left[PATH_MAX + 32];
 
         snprintf(left, sizeof(left), "%s/hosts.resume", st->o.out_dir);
@@ -202,24 +241,6 @@ static json_t *fc_run_plan_stages(const fc_run_state_t *st)
     return stages;
 }
 
-/* More ranks on this machine than CPUs this process may use (a cpuset, a
- * taskset, or --np past the cores): Open MPI counts its slots from the
- * cores it sees, not from the CPUs the ranks may use, so it does not know
- * they are crowded, and a rank that polls without yielding holds the CPU
- * the rank it waits for needs. A node stage of 2 ranks on 1 CPU took 102 s
- * and failed 28 of 252 checks; told to yield, 21 s and PASS. The setting
- * is made before the plan records the environment, so the plan says so.
- * The CPUs when it was made, else 0. */
-static int fc_run_yield_if_crowded(const fc_run_state_t *st)
-{
-    int cpus = fc_run_cpus_allowed();
-
-    if (!st->o.local || st->o.srun || st->o.np <= cpus || getenv("OMPI_MCA_mpi_yield_when_idle"))
-        return 0;
-    setenv("OMPI_MCA_mpi_yield_when_idle", "1", 1);
-    return cpus;
-}
-
 /* Step 4: run.json and the plan record, the first line of results.jsonl:
  * the stages, the inventory, the profile, every override and the
  * environment, the inputs and the launcher. A resumed run has its plan:
@@ -227,7 +248,6 @@ static int fc_run_yield_if_crowded(const fc_run_state_t *st)
 static int fc_run_write_plan(fc_run_state_t *st, json_t *stages)
 {
     json_t *plan;
-    int crowded;
 
     if (st->o.resume ? fc_run_resume_plan(st) != 0 : fc_write_run_json(st, stages) != 0)
         return 2;
@@ -235,9 +255,10 @@ static int fc_run_write_plan(fc_run_state_t *st, json_t *stages)
         setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
         setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
     }
-    crowded = fc_run_yield_if_crowded(st);
-    if (st->o.resume)
+    if (st->o.resume) {
+        fc_run_say_crowded(st);
         return 0;
+    }
     plan = fc_run_record(st, "plan", NULL);
     json_object_set_new(plan, "stages", json_deep_copy(stages));
     json_object_set_new(plan, "inventory", fc_inventory_json(&st->inv));
@@ -259,9 +280,7 @@ static int fc_run_write_plan(fc_run_state_t *st, json_t *stages)
     fc_append(st, plan);
     printf("fabcert %s: run %s, %d host(s) in %d rack(s), profile %s\n",
            FC_VERSION, st->o.run_id, st->inv.nhosts, st->inv.nracks, st->profile.name);
-    if (crowded)
-        printf("ranks: %d on the %d CPU(s) this process may use: they yield while they wait "
-               "(OMPI_MCA_mpi_yield_when_idle=1)\n", st->o.np, crowded);
+    fc_run_say_crowded(st);
     if (st->rerun_of) {
         char text[1024];
 

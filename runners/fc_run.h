@@ -81,6 +81,8 @@ typedef struct fc_run_state {
     const char *probe_stage;        /* the stage a probe is for */
     struct fc_progress *progress;   /* follows results.jsonl (fc_progress.h) */
     int lock_fd;                    /* results.jsonl, flock'ed for this runner */
+    int crowded;                    /* local ranks told to yield: the CPUs
+                                     * this process may use; 0 if not */
     char *hosts_text, *racks_text;  /* what the inventory was read from, frozen
                                      * as read (a --hosts <(...) pipe reads once) */
     /* --resume (fc_run_resume.c) */

@@ -91,9 +91,9 @@ void fc_usage(FILE *out)
 "  --out DIR             output directory (default: fabcert-out/RUN_ID)\n"
 "  --stages LIST         run only these of the profile's stages\n"
 "  --ppn N               ranks per node on a cluster (default 2)\n"
-"  --np N                ranks on this machine alone (default: the CPUs this\n"
-"                        process may use, 2-8; more ranks than those CPUs\n"
-"                        are told to yield while they wait)\n"
+"  --np N                ranks on this machine alone (default: its cores, 2-8;\n"
+"                        more ranks than the CPUs this process may use are\n"
+"                        told to yield while they wait)\n"
 "  --launcher NAME       mpirun (default) or srun: Slurm starts the ranks\n"
 "                        itself (srun --mpi=pmix, one job step per stage)\n"
 "  --mpirun PATH         the launcher's program (default: $FABCERT_MPIRUN,\n"
@@ -157,11 +157,14 @@ int fc_run_cpus_allowed(void)
     return online < 1 ? 1 : (int)online;
 }
 
+/* The cores online, not the CPUs allowed: a resume or a rerun under
+ * another CPU set measures with the same ranks (where they outnumber the
+ * CPUs allowed, fc_run_yield_if_crowded has them yield). */
 static int fc_default_np(void)
 {
-    int cpus = fc_run_cpus_allowed();
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
 
-    return cpus < 2 ? 2 : cpus > 8 ? 8 : cpus;
+    return cores < 2 ? 2 : cores > 8 ? 8 : (int)cores;
 }
 
 int fc_run_parse_count(const char *what, const char *text, int *out)
