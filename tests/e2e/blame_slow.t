@@ -291,14 +291,14 @@ ok $(( n < 1 )) "its record holds the failure beside the others and the alone ro
 [ "$n" -ge 1 ] 2>/dev/null || why "$(rec transient 'join "\n", map { sprintf "%s %s %s %s: confirmation %s, %d round(s)", $_->{collective}, $_->{dtype}, $_->{bytes}, $_->{verdict}, $_->{confirmation}{verdict} // "none", scalar @{$_->{confirmation}{rounds} || []} } grep { $_->{type} eq "point" && $_->{group} eq "'$H5'" } @r')"
 q=$(quarantined transient)
 is "$q" "" "nobody is quarantined for it (${q:-none})"
-# 6. rack2's uplink (3 of the 6 nodes) shaped to 5 Mbit/s, the pairs
+# 6. rack2's uplink (3 of the 6 nodes) shaped to 20 Mbit/s, the pairs
 # stage judged by its relative rule alone: 9 of the 11 pairs across the
 # spine are slow, so their class's upper median is slow too; the rack rule
 # (rack2's pairs across the spine against those between rack1 and rack3)
 # catches it and the confirmation names the uplink, not a node
 one_stage pairs
 perl -ni -e 'print unless /min_busbw_gbps/' "$TMP/pairs.yaml"
-$VC --name $NAME slow-uplink 2 5mbit > /dev/null
+$VC --name $NAME slow-uplink 2 20mbit > /dev/null
 run uplink "$TMP/pairs.yaml" --ppn 1
 rc=$?
 $VC --name $NAME clear > /dev/null

@@ -24,7 +24,7 @@
 #     edited into a step the record does not report, and a drift not
 #     judged (drift_pct null) is INCOMPLETE.
 # Needs root (namespaces); skips with the reason otherwise.
-# lane: pinned, about 90 s (a clean soak held to 100% drift: beside two other tests its windows swung 2.4 to 36 ms)
+# lane: pinned, about 75 s (a clean soak held to 100% drift: beside two other tests its windows swung 2.4 to 36 ms)
 . tests/e2e/tap.sh
 FC=$BUILD/fabcert
 vcluster_up fcs
@@ -88,7 +88,8 @@ profile "$TMP/tight.yaml" 100
 # windows) leave it 3 s inside the soak
 sed 's/duration_s: 8/duration_s: 5/' "$TMP/loose.yaml" > "$TMP/flap.yaml"
 # the slowed link's runs: planted once two 1-second windows have closed, so
-# 10 s leave it two or three whole windows of 5 Mbit/s rounds (2-3 s each)
+# 10 s leave it several whole windows of 20 Mbit/s rounds (a drift of about
+# 5,600%; at 5 Mbit/s, 23,600%, rounds of 2-3 s and the scenario 20 s longer)
 sed 's/duration_s: 8/duration_s: 10/; s/window_s: 1.5/window_s: 1/' "$TMP/tight.yaml" > "$TMP/step.yaml"
 
 # 1. clean, beside a CPU hog that comes and goes, under the tight limit
@@ -145,7 +146,7 @@ ok $? "rack2, whose links held, passes"
 # 3. a link that slows down mid-soak and stays slow: a drift, confirmed
 start slow "$TMP/step.yaml"; pid=$!
 windowed slow 2
-$VC --name $NAME slow $H3 5mbit > /dev/null
+$VC --name $NAME slow $H3 20mbit > /dev/null
 wait $pid
 rc=$?
 $VC --name $NAME clear
@@ -173,7 +174,7 @@ ok $? "the rack's page plots the window medians with the drift's tolerance, and 
 # confirming windows contradict it, so it blames nobody
 start gone "$TMP/step.yaml"; pid=$!
 windowed gone 2
-$VC --name $NAME slow $H3 5mbit > /dev/null
+$VC --name $NAME slow $H3 20mbit > /dev/null
 confirming gone
 $VC --name $NAME clear
 wait $pid
