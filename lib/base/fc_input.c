@@ -217,3 +217,45 @@ fc_status_t fc_input_read_fd(int fd, const char *path, const char *what, size_t 
 {
     return fc_input_slurp(fd, 0, path, what, max, size, -1, text_p, len_p);
 }
+
+/* The length of the UTF-8 sequence at p (of n bytes left), 0 if it is not
+ * one (RFC 3629, table 3-7 of the Unicode standard). */
+static size_t fc_utf8_seq(const unsigned char *p, size_t n)
+{
+    unsigned char lo = 0x80, hi = 0xBF;
+    size_t k;
+
+    if (p[0] >= 0x01 && p[0] <= 0x7F)
+        return 1;
+    if (p[0] >= 0xC2 && p[0] <= 0xDF)
+        k = 2;
+    else if (p[0] >= 0xE0 && p[0] <= 0xEF)
+        k = 3, lo = p[0] == 0xE0 ? 0xA0 : 0x80, hi = p[0] == 0xED ? 0x9F : 0xBF;
+    else if (p[0] >= 0xF0 && p[0] <= 0xF4)
+        k = 4, lo = p[0] == 0xF0 ? 0x90 : 0x80, hi = p[0] == 0xF4 ? 0x8F : 0xBF;
+    else
+        return 0;
+    if (n < k || p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < k; ++i)
+        if (p[i] < 0x80 || p[i] > 0xBF)
+            return 0;
+    return k;
+}
+
+size_t fc_input_utf8_end(const char *text, size_t len, int *line_p, int *col_p)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    size_t at = 0, k;
+    int line = 1, col = 1;
+
+    while (at < len && (k = fc_utf8_seq(p + at, len - at)) != 0) {
+        if (p[at] == '\n')
+            ++line, col = 0;
+        ++col;
+        at += k;
+    }
+    *line_p = line;
+    *col_p = col;
+    return at;
+}

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "fc_alloc.h"
+#include "fc_input.h"
 
 static const struct {
     const char *key, *what;
@@ -185,6 +186,15 @@ fc_status_t fc_topo_parse_k8s(const char *text, fc_topo_t *t)
     int which, single;
     const char *key;
 
+    {
+        int line, col;
+        size_t len = strlen(text), end = fc_input_utf8_end(text, len, &line, &col);
+
+        if (end < len)
+            return fc_topo_error(t, line, "not UTF-8 text at column %d (byte 0x%02X): "
+                                 "kubectl's output is JSON or YAML, which are UTF-8", col,
+                                 (unsigned char)text[end]);
+    }
     fy_diag_cfg_default(&dcfg);
     dcfg.fp = NULL;
     dcfg.colorize = false;

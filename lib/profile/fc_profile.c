@@ -125,6 +125,16 @@ fc_status_t fc_profile_load(const char *path, fc_profile_t *profile_p)
     if (fc_input_read(path, "profile", FC_INPUT_PROFILE_MAX, &text, &len) != FC_OK)
         goto out_free;
     fc_profile_hash(text, len, profile->sha256, sizeof(profile->sha256));
+    {
+        int line, col;
+        size_t end = fc_input_utf8_end(text, len, &line, &col);
+
+        if (end < len) {
+            fprintf(stderr, "fabcert: %s:%d:%d: not UTF-8 text (byte 0x%02X): a profile "
+                    "is YAML, which is UTF-8\n", path, line, col, (unsigned char)text[end]);
+            goto out_free;
+        }
+    }
 
     fy_diag_cfg_default(&dcfg);
     dcfg.fp = NULL;

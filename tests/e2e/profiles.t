@@ -22,6 +22,7 @@ declare -A expect=(
     [wrong-type]="wrong-type.yaml:4:12: 'sizes' must be a list"
     [negative-limit]="negative-limit.yaml:6:25: 'min_busbw_gbps' is -1; it must be between 0"
     [malformed]="malformed.yaml:5:1: malformed YAML: flow sequence without a closing bracket"
+    [not-utf8]="not-utf8.yaml:3:11: not UTF-8 text (byte 0xF9): a profile is YAML, which is UTF-8"
     [unknown-stage]="unknown-stage.yaml:3:3: unknown key 'nodes' in 'stages'"
     [unknown-collective]="unknown-collective.yaml:4:31: unknown name 'allreduce' in 'collectives'"
     [bad-size]="bad-size.yaml:4:19: 'sizes' must be a positive size"
@@ -80,7 +81,7 @@ for p in "${shipped[@]}"; do
     ok $? "fabcert --help names ${p#thresholds/} under --profile"
 done
 for name in $(printf '%s\n' "${!expect[@]}" | sort); do
-    $FC check-profile tests/profiles/bad/$name.yaml > "$TMP/out" 2> "$TMP/err"
+    timeout -k 5 20 $FC check-profile tests/profiles/bad/$name.yaml > "$TMP/out" 2> "$TMP/err"
     rc=$?
     ok $(( rc != 2 )) "$name.yaml exits 2 (got $rc)"
     grep -qF "${expect[$name]}" "$TMP/err"

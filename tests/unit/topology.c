@@ -247,13 +247,48 @@ static void test_refused(void)
             "{\"items\": [{\"metadata\": {\"name\": \"n1\", \"labels\": {\"a\": \"b\"}}}]}\n",
             "rack.example.com/row", "in.txt:1: no host is placed in a rack here");
     refused("an unknown format", "lldp", "x", NULL, "unknown topology format 'lldp'");
+    refused("k8s: a byte that is not UTF-8 (an overlong NUL)", "k8s",
+            "{\"items\": []}\n# \xc0\x80\n", NULL,
+            "in.txt:2: not UTF-8 text at column 3 (byte 0xC0)");
+}
+
+/* Where a text stops being UTF-8: libfyaml 0.8 never returns from a
+ * directive line with such a byte, so each YAML reader checks first. */
+static void test_utf8(void)
+{
+    static const struct {
+        const char *what, *text;
+        size_t len, end;
+        int line, col;
+    } cases[] = {
+        { "ASCII", "a: 1\nb: 2\n", 10, 10, 3, 1 },
+        { "2, 3 and 4-byte forms", "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9, 9, 1, 4 },
+        { "a byte that starts nothing", "ab\n%x\xf9\n", 7, 5, 2, 3 },
+        { "an overlong form", "\xc0\x80", 2, 0, 1, 1 },
+        { "a surrogate", "x\xed\xa0\x80", 4, 1, 1, 2 },
+        { "past U+10FFFF", "\xf4\x90\x80\x80", 4, 0, 1, 1 },
+        { "a sequence cut short at the end", "ab\xe2\x82", 4, 2, 1, 3 },
+        { "a NUL", "a\0b", 3, 1, 1, 2 },
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+        int line = 0, col = 0;
+        size_t end = fc_input_utf8_end(cases[i].text, cases[i].len, &line, &col);
+
+        fc_tap_is_int(&tap, (long)end, (long)cases[i].end, "utf8: %s: UTF-8 up to byte %zu",
+                      cases[i].what, cases[i].end);
+        fc_tap_is_int(&tap, line * 1000 + col, cases[i].line * 1000 + cases[i].col,
+                      "utf8: %s: at line %d, column %d (line x 1000 + column)", cases[i].what,
+                      cases[i].line, cases[i].col);
+    }
 }
 
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 73);
+    fc_tap_plan(&tap, 91);
     test_fixtures();
     test_refused();
+    test_utf8();
     return fc_tap_done(&tap);
 }
