@@ -57,7 +57,7 @@ fc_status_t fc_input_read_fd(int fd, const char *path, const char *what, size_t 
 /* Where a text stops being UTF-8 (RFC 3629: no overlong forms, no
  * surrogates, nothing past U+10FFFF) or holds a NUL: the byte's offset,
  * its line and column from 1 in *line_p, *col_p; len when it is all
- * UTF-8. YAML is UTF-8, and libfyaml 0.8 (Debian 12's) never returns from
+ * UTF-8. YAML is UTF-8, and libfyaml 0.7 (Debian 12's) never returns from
  * a directive line ("%...") with a byte that is not: a YAML text is checked
  * before it is parsed. */
 size_t fc_input_utf8_end(const char *text, size_t len, int *line_p, int *col_p);

@@ -191,7 +191,7 @@ fc_status_t fc_topo_parse_k8s(const char *text, fc_topo_t *t)
         size_t len = strlen(text), end = fc_input_utf8_end(text, len, &line, &col);
 
         if (end < len)
-            return fc_topo_error(t, line, "not UTF-8 text at column %d (byte 0x%02X): "
+            return fc_topo_error(t, line, "not UTF-8 text at column %d (byte 0x%02x): "
                                  "kubectl's output is JSON or YAML, which are UTF-8", col,
                                  (unsigned char)text[end]);
     }

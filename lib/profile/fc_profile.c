@@ -130,7 +130,7 @@ fc_status_t fc_profile_load(const char *path, fc_profile_t *profile_p)
         size_t end = fc_input_utf8_end(text, len, &line, &col);
 
         if (end < len) {
-            fprintf(stderr, "fabcert: %s:%d:%d: not UTF-8 text (byte 0x%02X): a profile "
+            fprintf(stderr, "fabcert: %s:%d:%d: not UTF-8 text (byte 0x%02x): a profile "
                     "is YAML, which is UTF-8\n", path, line, col, (unsigned char)text[end]);
             goto out_free;
         }
