@@ -148,10 +148,9 @@ is "$n" 1 "the slowed node is quarantined before the rack stage"
 #    allocation of part of the cluster (rack1's first 3 nodes, rack2,
 #    rack3): rack1 and rack2 are peers (3 nodes x 3 ranks over the
 #    network) and the rack stage's relative rule judges rack1, with $H2
-#    slowed to 20 Mbit/s, against rack2 (at 10 Mbit/s 7 s longer, at 40
-#    Mbit/s one collective in three within the rule)
+#    slowed to 10 Mbit/s, against rack2
 grep -v -x -e ${NAME}04 -e ${NAME}05 "$D/hosts" > "$TMP/hosts7"
-$VC --name $NAME slow $H2 20mbit > /dev/null
+$VC --name $NAME slow $H2 10mbit > /dev/null
 t0=$(date +%s)
 HOSTS=$TMP/hosts7 run rack1 1 rack
 rc=$?
@@ -175,10 +174,10 @@ q=$(rec rack1 'join ",", map { $_->{host} } grep { $_->{type} eq "quarantine" } 
 [ "$n" -ge 1 ] && { [ "$q" = "$H2" ] || [ -z "$q" ]; }
 ok $? "the failure is the relative rule's, in words ($n point(s)); nobody but $H2 quarantined (${q:-nobody})"
 
-# 5. rack1's switch slowed to 40 Mbit/s between its own ports, the pairs
+# 5. rack1's switch slowed to 10 Mbit/s between its own ports, the pairs
 #    stage alone (its pairs inside are slow in their rounds by the
 #    same-rack rule, then alone; each node is fast with the 3-node rack)
-$VC --name $NAME slow-switch 1 40mbit > /dev/null 2>&1
+$VC --name $NAME slow-switch 1 10mbit > /dev/null 2>&1
 run tor 1 pairs
 rc=$?
 $VC --name $NAME clear
