@@ -16,8 +16,10 @@
  * printed. Exit status: 0 every rack passed; 1 a rack failed or is
  * incomplete; 2 bad usage or input (nothing was certified).
  */
+#define _GNU_SOURCE    /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
 #include <jansson.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,9 +80,11 @@ static int fc_run_read_inputs(int argc, char **argv, fc_run_state_t *st)
  * st->crowded to the CPUs where it told them. */
 static void fc_run_yield_if_crowded(fc_run_state_t *st)
 {
-    int cpus = fc_run_cpus_allowed();
+    cpu_set_t set;
+    int cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 0;
 
-    if (!st->o.local || st->o.srun || st->o.np <= cpus || getenv("OMPI_MCA_mpi_yield_when_idle"))
+    if (cpus < 1 || !st->o.local || st->o.srun || st->o.np <= cpus ||
+        getenv("OMPI_MCA_mpi_yield_when_idle"))
         return;
     for (int k = 0; k < st->o.nmpirun_args; ++k)
         if (strstr(st->o.mpirun_args[k], "mpi_yield_when_idle"))

@@ -111,7 +111,6 @@ int fc_run_parse_count(const char *what, const char *text, int *out);
  * Open MPI's parameter files that set something (path: their settings
  * and sha256; fc_run_opts.c says which files). */
 json_t *fc_run_environment(const fc_run_opts_t *o);
-int fc_run_cpus_allowed(void);
 
 /* ---- the run's state and records (fc_run_state.c) ------------------- */
 

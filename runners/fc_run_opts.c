@@ -4,11 +4,9 @@
  * of them: every option that changed what was measured (overrides) and
  * the environment variables that shape a measurement.
  */
-#define _GNU_SOURCE    /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,18 +141,6 @@ void fc_usage(FILE *out)
 "\n"
 "exit status: 0 every rack passed; 1 a rack failed, or is INCOMPLETE (a\n"
 "required stage did not run or finish on it); 2 bad usage or input.\n");
-}
-
-/* The CPUs this process may run on: a cpuset or taskset can give it fewer
- * than the machine has online, and its ranks share those. */
-int fc_run_cpus_allowed(void)
-{
-    cpu_set_t set;
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-
-    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
-        return CPU_COUNT(&set);
-    return online < 1 ? 1 : (int)online;
 }
 
 /* The cores online, not the CPUs allowed: a resume or a rerun under
