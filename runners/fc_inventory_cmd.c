@@ -103,9 +103,9 @@ int fc_cmd_check_inventory(int argc, char **argv)
         else
             label = argv[i + 1];
     }
-    if ((hp && fc_input_read(hp, "host list", FC_INPUT_INVENTORY_MAX, &hosts, NULL) != FC_OK) ||
+    if ((hp && fc_input_read_plain(hp, "host list", FC_INPUT_INVENTORY_MAX, &hosts) != FC_OK) ||
         (from && fc_racks_from(from, label, stdout, &racks) != FC_OK) ||
-        (rp && !from && fc_input_read(rp, "rack map", FC_INPUT_INVENTORY_MAX, &racks, NULL) != FC_OK))
+        (rp && !from && fc_input_read_plain(rp, "rack map", FC_INPUT_INVENTORY_MAX, &racks) != FC_OK))
         s = FC_ERR_INVALID;
     else
         s = fc_inventory_parse(hosts, hp, racks, rp, &inv);

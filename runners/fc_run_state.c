@@ -150,10 +150,10 @@ fc_status_t fc_run_parse_inventory(fc_run_state_t *st)
     char *hosts_text = NULL, *racks_text = NULL;
     fc_status_t s;
 
-    if ((st->o.hosts[0] && fc_input_read(st->o.hosts, "host list", FC_INPUT_INVENTORY_MAX,
-                                         &hosts_text, NULL) != FC_OK) ||
-        (st->o.racks[0] && fc_input_read(st->o.racks, "rack map", FC_INPUT_INVENTORY_MAX,
-                                         &racks_text, NULL) != FC_OK))
+    if ((st->o.hosts[0] && fc_input_read_plain(st->o.hosts, "host list", FC_INPUT_INVENTORY_MAX,
+                                               &hosts_text) != FC_OK) ||
+        (st->o.racks[0] && fc_input_read_plain(st->o.racks, "rack map", FC_INPUT_INVENTORY_MAX,
+                                               &racks_text) != FC_OK))
         s = FC_ERR_INVALID;
     else
         s = fc_inventory_parse(hosts_text, st->o.hosts, racks_text, st->o.racks,

@@ -218,6 +218,47 @@ fc_status_t fc_input_read_fd(int fd, const char *path, const char *what, size_t 
     return fc_input_slurp(fd, 0, path, what, max, size, -1, text_p, len_p);
 }
 
+fc_status_t fc_input_plain_text(const char *path, const char *what, char *text, size_t *len_p)
+{
+    static const char bom[] = "\xEF\xBB\xBF";
+    size_t len = *len_p;
+    const char *nul;
+
+    if (len >= 3 && memcmp(text, bom, 3) == 0) {
+        memmove(text, text + 3, len - 3 + 1);
+        len -= 3;
+        *len_p = len;
+    }
+    if ((nul = memchr(text, '\0', len)) != NULL) {
+        int line = 1, col = 1;
+
+        for (const char *c = text; c < nul; ++c) {
+            if (*c == '\n')
+                ++line, col = 1;
+            else
+                ++col;
+        }
+        fprintf(stderr, "fabcert: %s:%d:%d: a NUL byte in the %s: it is read as text, and "
+                "the lines after it would be lost\n", path, line, col, what);
+        return FC_ERR_INVALID;
+    }
+    return FC_OK;
+}
+
+fc_status_t fc_input_read_plain(const char *path, const char *what, size_t max, char **text_p)
+{
+    size_t len;
+
+    if (fc_input_read(path, what, max, text_p, &len) != FC_OK)
+        return FC_ERR_INVALID;
+    if (fc_input_plain_text(path, what, *text_p, &len) != FC_OK) {
+        free(*text_p);
+        *text_p = NULL;
+        return FC_ERR_INVALID;
+    }
+    return FC_OK;
+}
+
 /* The length of the UTF-8 sequence at p (of n bytes left), 0 if it is not
  * one (RFC 3629, table 3-7 of the Unicode standard). */
 static size_t fc_utf8_seq(const unsigned char *p, size_t n)

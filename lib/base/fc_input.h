@@ -54,6 +54,16 @@ fc_status_t fc_input_read(const char *path, const char *what, size_t max, char *
 fc_status_t fc_input_read_fd(int fd, const char *path, const char *what, size_t max,
                              size_t size, char **text_p, size_t *len_p);
 
+/* A plain text (a host list, a rack map, a topology) made fit to parse as
+ * a C string, in place: a leading UTF-8 byte order mark (an editor's
+ * mark of the encoding, not content) is dropped, *len_p shortened; a NUL
+ * byte (which would end the text there and drop every line after it
+ * unsaid) is an error naming path, its line and column, and `what`. */
+fc_status_t fc_input_plain_text(const char *path, const char *what, char *text, size_t *len_p);
+/* fc_input_read, then fc_input_plain_text: the way a host list, a rack
+ * map or a topology file is read. */
+fc_status_t fc_input_read_plain(const char *path, const char *what, size_t max, char **text_p);
+
 /* Where a text stops being UTF-8 (RFC 3629: no overlong forms, no
  * surrogates, nothing past U+10FFFF) or holds a NUL: the byte's offset,
  * its line and column from 1 in *line_p, *col_p; len when it is all

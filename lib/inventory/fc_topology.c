@@ -42,7 +42,7 @@ const fc_topo_format_t *fc_topo_format_find(const char *name)
 }
 
 /* The output of cmd (its stderr passes through), bounded in time. */
-static fc_status_t fc_topo_run_live(const char *cmd, char **text_p)
+static fc_status_t fc_topo_run_live(const char *cmd, char **text_p, size_t *len_p)
 {
     char line[512], *text = NULL;
     size_t len = 0, got;
@@ -72,6 +72,7 @@ static fc_status_t fc_topo_run_live(const char *cmd, char **text_p)
         return FC_ERR_INVALID;
     }
     *text_p = text;
+    *len_p = len;
     return FC_OK;
 }
 
@@ -107,6 +108,7 @@ fc_status_t fc_topo_read(const char *spec, const char *rack_label, fc_topo_t *t)
 {
     const char *colon = strchr(spec, ':');
     char format[32], *text = NULL;
+    size_t len = 0;
     const fc_topo_format_t *f;
     const char *path;
     fc_status_t st;
@@ -127,15 +129,17 @@ fc_status_t fc_topo_read(const char *spec, const char *rack_label, fc_topo_t *t)
     }
     if (colon == NULL) {
         path = f->live;
-        st = fc_topo_run_live(f->live, &text);
+        st = fc_topo_run_live(f->live, &text, &len);
     } else if (strcmp(colon + 1, "-") == 0) {
         path = "standard input";
         st = fc_input_read_fd(STDIN_FILENO, "standard input", "topology",
-                              FC_INPUT_INVENTORY_MAX, 0, &text, NULL);
+                              FC_INPUT_INVENTORY_MAX, 0, &text, &len);
     } else {
         path = colon + 1;
-        st = fc_input_read(path, "topology", FC_INPUT_INVENTORY_MAX, &text, NULL);
+        st = fc_input_read(path, "topology", FC_INPUT_INVENTORY_MAX, &text, &len);
     }
+    if (st == FC_OK && (st = fc_input_plain_text(path, "topology", text, &len)) != FC_OK)
+        free(text);
     if (st != FC_OK)
         return st;
     st = fc_topo_parse_text(f->name, text, path, rack_label, t);

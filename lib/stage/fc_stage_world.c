@@ -139,7 +139,7 @@ static fc_status_t fc_stage_bcast_file(const fc_stage_ctx_t *ctx, const char *wh
     if (path[0] == '\0')
         return FC_OK;
     if (ctx->world_rank == 0)
-        ok = fc_input_read(path, what, FC_INPUT_INVENTORY_MAX, &text, NULL) == FC_OK;
+        ok = fc_input_read_plain(path, what, FC_INPUT_INVENTORY_MAX, &text) == FC_OK;
     fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, what, &ok, 1, 0, 1);
     if (!ok)
         return FC_ERR_INVALID;

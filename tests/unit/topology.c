@@ -283,12 +283,33 @@ static void test_utf8(void)
     }
 }
 
+/* A plain text made fit to parse: a byte order mark dropped, a NUL refused
+ * (its error, on stderr, names the line and column: tests/e2e/inventory.t). */
+static void test_plain_text(void)
+{
+    char bom[] = "\xef\xbb\xbfgpu001 r1\n", nul[] = "gpu001\ngp\0u002\n", ok[] = "gpu001\n";
+    size_t len = sizeof(bom) - 1;
+
+    fc_tap_is_int(&tap, fc_input_plain_text("t", "host list", bom, &len), FC_OK,
+                  "plain text: a byte order mark is no error");
+    fc_tap_is_str(&tap, bom, "gpu001 r1\n", "plain text: the byte order mark is dropped");
+    fc_tap_is_int(&tap, (long)len, 10, "plain text: and the length is shortened by 3");
+    len = sizeof(nul) - 1;
+    fc_tap_is_int(&tap, fc_input_plain_text("t", "host list", nul, &len), FC_ERR_INVALID,
+                  "plain text: a NUL byte is refused");
+    len = sizeof(ok) - 1;
+    fc_tap_is_int(&tap, fc_input_plain_text("t", "host list", ok, &len), FC_OK,
+                  "plain text: a text without either is left as it is");
+    fc_tap_is_int(&tap, (long)len, 7, "plain text: its length unchanged");
+}
+
 int main(void)
 {
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 91);
+    fc_tap_plan(&tap, 97);
     test_fixtures();
     test_refused();
     test_utf8();
+    test_plain_text();
     return fc_tap_done(&tap);
 }
