@@ -216,7 +216,7 @@ static int fc_plan_inventory_file(const char *dir, const char *name, const char 
         snprintf(what, len, "the frozen %s file cannot be read (%s)", name, strerror(errno));
         return -1;
     }
-    if (fc_input_read(path, name, FC_INPUT_INVENTORY_MAX, text_p, NULL) != FC_OK) {
+    if (fc_input_read_plain(path, name, FC_INPUT_INVENTORY_MAX, text_p) != FC_OK) {
         snprintf(what, len, "the frozen %s file cannot be read (the error is above)", name);
         return -1;
     }

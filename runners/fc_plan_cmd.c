@@ -28,6 +28,7 @@ static int fc_plan_read_results(const char *dir, fc_plan_measured_t *m)
 {
     char path[PATH_MAX + 32], *line = NULL;
     size_t cap = 0;
+    ssize_t got;
     long lineno = 0;
     int rc = 0;
     FILE *f;
@@ -38,12 +39,17 @@ static int fc_plan_read_results(const char *dir, fc_plan_measured_t *m)
         return 2;
     }
     m->hosts = -1;
-    while (rc == 0 && getline(&line, &cap, f) > 0) {
+    while (rc == 0 && (got = getline(&line, &cap, f)) > 0) {
         json_error_t err;
         json_t *rec;
         const char *type, *stage;
 
         ++lineno;
+        if (memchr(line, '\0', (size_t)got) != NULL) {
+            fprintf(stderr, "fabcert: %s:%ld: a NUL byte in the record\n", path, lineno);
+            rc = 2;
+            break;
+        }
         if (line[strspn(line, " \t\r\n")] == '\0')
             continue;
         if ((rec = json_loads(line, JSON_REJECT_DUPLICATES, &err)) == NULL ||
@@ -105,9 +111,20 @@ int fc_plan_from(json_t *plan, const char *dir)
     if ((rc = fc_plan_read_results(dir, &m)) != 0)
         goto out;
     snprintf(path, sizeof(path), "%s/plan.json", dir);
-    if (access(path, R_OK) == 0 &&
-        fc_input_read(path, "plan", FC_INPUT_DOC_MAX, &text, NULL) == FC_OK)
-        then = json_loads(text, 0, NULL);
+    if (access(path, F_OK) == 0) {     /* there: it must be read, not passed over */
+        json_error_t err;
+        size_t len = 0;
+
+        if (fc_input_read(path, "plan", FC_INPUT_DOC_MAX, &text, &len) != FC_OK ||
+            (then = json_loadb(text, len, 0, &err)) == NULL) {
+            if (text)
+                fprintf(stderr, "fabcert: %s:%d: not the plan `fabcert run` wrote (%s)\n",
+                        path, err.line, err.text);
+            free(text);
+            rc = 2;
+            goto out;
+        }
+    }
     free(text);
     json_array_foreach(json_object_get(plan, "stages"), i, e) {
         const char *name = json_string_value(json_object_get(e, "name"));

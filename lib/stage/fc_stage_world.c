@@ -133,17 +133,18 @@ static fc_status_t fc_stage_bcast_file(const fc_stage_ctx_t *ctx, const char *wh
                                        const char *path, char **text_p)
 {
     int ok = 1;
-    char *text = NULL;
+    char *text = NULL, the[64];
 
     *text_p = NULL;
     if (path[0] == '\0')
         return FC_OK;
+    snprintf(the, sizeof(the), "the %s", what);
     if (ctx->world_rank == 0)
         ok = fc_input_read_plain(path, what, FC_INPUT_INVENTORY_MAX, &text) == FC_OK;
-    fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, what, &ok, 1, 0, 1);
+    fc_ctl_bcast_ints(MPI_COMM_WORLD, 0, the, &ok, 1, 0, 1);
     if (!ok)
         return FC_ERR_INVALID;
-    fc_ctl_bcast_text(MPI_COMM_WORLD, 0, what, FC_INPUT_INVENTORY_MAX, &text);
+    fc_ctl_bcast_text(MPI_COMM_WORLD, 0, the, FC_INPUT_INVENTORY_MAX, &text);
     *text_p = text;
     return FC_OK;
 }
@@ -157,8 +158,8 @@ fc_status_t fc_stage_load_inventory(fc_stage_ctx_t *ctx)
     int status = FC_OK, *racks = NULL;
     size_t n = (size_t)ctx->world_size;
 
-    if (fc_stage_bcast_file(ctx, "the host list", o->hosts_path, &hosts_text) != FC_OK ||
-        fc_stage_bcast_file(ctx, "the rack map", o->racks_path, &racks_text) != FC_OK)
+    if (fc_stage_bcast_file(ctx, "host list", o->hosts_path, &hosts_text) != FC_OK ||
+        fc_stage_bcast_file(ctx, "rack map", o->racks_path, &racks_text) != FC_OK)
         status = FC_ERR_INVALID;
     else if (hosts_text || racks_text) {
         /* rank 0 parses first and prints; the others parse the same text */

@@ -13,7 +13,7 @@
 FC=$BUILD/fabcert
 shipped=(thresholds/*.yaml)
 accept=(thresholds/*-acceptance.yaml)
-plan 4
+plan 5
 printf 'gpu[001-032]\n' > "$TMP/hosts32"
 printf 'r1: gpu[001-008]\nr2: gpu[009-016]\nr3: gpu[017-024]\nr4: gpu[025-032]\n' > "$TMP/racks32"
 ppn_of() { sed -n 's/^ *gpus: \([0-9]*\).*/\1/p' "$1" | head -1; }
@@ -74,5 +74,17 @@ $FC plan --profile thresholds/vcluster.yaml --from "$TMP/nowhere" > /dev/null 2>
     grep -q "fakerun/results.jsonl:2: not a JSON record" "$TMP/e3" &&
     grep -q "nowhere/results.jsonl: cannot open results file: No such file" "$TMP/e4"
 ok $? "bad input to plan: a profile's unknown key, a bad host list, a broken --from record, no --from run: each exit 2 with the file and line ($r1$r2$r3$r4)"
+# what a --from run holds is read, never passed over: a NUL inside a
+# record (it would hide the rest of the line), a plan.json that is not JSON
+mkdir -p "$TMP/nulrun" "$TMP/badplan"
+printf '{"type":"plan","inventory":{"hosts":[]}}\n\0{"type":"stage_end","stage":"node","seconds":100}\n' \
+    > "$TMP/nulrun/results.jsonl"
+$FC plan --profile thresholds/vcluster.yaml --from "$TMP/nulrun" > /dev/null 2> "$TMP/e5"; r5=$?
+printf '{"type":"plan","inventory":{"hosts":[]}}\n' > "$TMP/badplan/results.jsonl"
+printf '\xef\xbb\xbf{"stages": []}' > "$TMP/badplan/plan.json"
+$FC plan --profile thresholds/vcluster.yaml --from "$TMP/badplan" > /dev/null 2> "$TMP/e6"; r6=$?
+[ "$r5$r6" = 22 ] && grep -q "nulrun/results.jsonl:2: a NUL byte in the record" "$TMP/e5" &&
+    grep -q "badplan/plan.json:1: not the plan \`fabcert run\` wrote" "$TMP/e6"
+ok $? "a --from run with a NUL in a record, or a plan.json that is not JSON: exit 2, named ($r5$r6)"
 
 done_testing
