@@ -170,11 +170,13 @@ static void test_undecided(void)
     f.bad_node[0] = 1;
     f.undecided[0][1] = 1;
     run(&f, NULL, budget(f.n), &o);
-    fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && !fc_confirm_clear(&o.c, 0) &&
-                  o.c.partner_probe[0][0] >= 0,
+    fc_tap_ok(&tap, links_exactly(&o, f.n, -1),
               "racks of 2 and 1, node 0 slow, its partner probe inside the rack undecided: "
               "node 0 neither confirmed nor cleared, its pair across the spine not placed "
               "(not a path) (verdict %s)", fc_pair_verdict_name(verdict(&o, 0, 2)));
+    fc_tap_is_int(&tap, fc_confirm_clear(&o.c, 0), 0, "... node 0 not cleared");
+    fc_tap_ok(&tap, o.c.partner_probe[0][0] >= 0, "... its partner probe made (%d)",
+              o.c.partner_probe[0][0]);
     /* -99: no partner probe to read (the point above fails) */
     fc_tap_is_int(&tap,
                   o.c.partner_probe[0][0] >= 0 ? o.c.probes[o.c.partner_probe[0][0]].slow : -99,
@@ -203,10 +205,8 @@ static void test_undecided(void)
                   "racks of 2 and 1, node 0 slow, its partner probes judged: node 0 alone is "
                   "confirmed, its pair across the spine is its link's"
                   " [verdict(&o, 0, 2)]");
-    fc_tap_ok(&tap, !o.c.uplink[0] && !o.c.uplink[1],
-              "racks of 2 and 1, node 0 slow, its partner probes judged: node 0 alone is "
-              "confirmed, its pair across the spine is its link's"
-              " [!o.c.uplink[0] && !o.c.uplink[1]]");
+    fc_tap_is_int(&tap, o.c.uplink[0], 0, "... rack 0's uplink not named");
+    fc_tap_is_int(&tap, o.c.uplink[1], 0, "... nor rack 1's");
     fc_pairs_confirm_free(&o.c);
 
     /* two racks of one node: the one pair slow in its round, undecided
@@ -236,11 +236,17 @@ static void test_undecided(void)
     f.bad_node[2] = 1;
     f.undecided[0][1] = 1;
     run(&f, NULL, budget(f.n), &o);
-    fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && !o.c.uplink[0] && !o.c.spine_pair &&
-                  verdict(&o, 0, 2) != FC_PAIR_V_UPLINK && verdict(&o, 0, 2) != FC_PAIR_V_OK &&
-                  verdict(&o, 0, 2) != FC_PAIR_V_NOT_REPRODUCED,
+    fc_tap_ok(&tap, links_exactly(&o, f.n, -1),
               "an undecided probe inside the rack shows no uplink: the spine is not named, "
               "nobody quarantined, the pairs not passed (%s)",
+              fc_pair_verdict_name(verdict(&o, 0, 2)));
+    fc_tap_is_int(&tap, o.c.uplink[0], 0, "... rack 0's uplink not named");
+    fc_tap_is_int(&tap, o.c.spine_pair, 0, "... nor the spine between the racks");
+    fc_tap_ok(&tap, verdict(&o, 0, 2) != FC_PAIR_V_UPLINK, "... pair 0-2 not an uplink's (%s)",
+              fc_pair_verdict_name(verdict(&o, 0, 2)));
+    fc_tap_ok(&tap, verdict(&o, 0, 2) != FC_PAIR_V_OK, "... not passed (%s)",
+              fc_pair_verdict_name(verdict(&o, 0, 2)));
+    fc_tap_ok(&tap, verdict(&o, 0, 2) != FC_PAIR_V_NOT_REPRODUCED, "... nor not reproduced (%s)",
               fc_pair_verdict_name(verdict(&o, 0, 2)));
     fc_pairs_confirm_free(&o.c);
 }
@@ -275,9 +281,11 @@ static void test_undecided_partner(void)
     f.undecided[first < 3 ? first : 3][first < 3 ? 3 : first] = 1;
     run(&f, NULL, budget(f.n), &o);
     third = partner_of(&o, 3, 2);
-    fc_tap_ok(&tap, third >= 0 && third != first && third != second,
+    fc_tap_ok(&tap, third >= 0,
               "node 3 undecided with its first partner (node %d), slow with the second (%d): "
               "a third partner is tried (%d)", first, second, third);
+    fc_tap_ok(&tap, third != first, "... not the first again (%d, %d)", third, first);
+    fc_tap_ok(&tap, third != second, "... nor the second (%d, %d)", third, second);
     fc_tap_ok(&tap, links_exactly(&o, f.n, 3),
               "node 3 slow with two partners beside the undecided one: node 3 alone confirmed");
     fc_tap_is_int(&tap, verdict(&o, 3, 5), FC_PAIR_V_NODE_A,
@@ -289,27 +297,28 @@ static void test_undecided_partner(void)
     if (third >= 0)
         f.undecided[third < 3 ? third : 3][third < 3 ? 3 : third] = 1;
     run(&f, NULL, budget(f.n), &o);
-    fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && !fc_confirm_clear(&o.c, 3) &&
-                  partner_of(&o, 3, 2) == third,
-              "node 3 undecided with two of its three partners: nobody confirmed, node 3 "
-              "not cleared");
+    fc_tap_ok(&tap, links_exactly(&o, f.n, -1),
+              "node 3 undecided with two of its three partners: nobody confirmed");
+    fc_tap_is_int(&tap, fc_confirm_clear(&o.c, 3), 0, "... node 3 not cleared");
+    fc_tap_is_int(&tap, partner_of(&o, 3, 2), third, "... its third partner the same");
     fc_tap_is_int(&tap, verdict(&o, 3, 5), FC_PAIR_V_UNPLACED,
                   "node 3 undecided with two of three: its pair with node 5 not placed "
                   "[verdict(&o, 3, 5)]");
     /* the lone node 5, fast alone across the spine, is shown good toward
      * node 3 (the pair counts against node 3's rack alone); node 3 is not */
-    fc_tap_ok(&tap, fc_confirm_clear_toward(&o.c, f.rack, 5, 3) &&
-                  !fc_confirm_clear_toward(&o.c, f.rack, 3, 5),
-              "that pair: node 5 shown good toward node 3 (fast alone across the spine), "
-              "node 3 not toward node 5");
+    fc_tap_ok(&tap, fc_confirm_clear_toward(&o.c, f.rack, 5, 3),
+              "that pair: node 5 shown good toward node 3 (fast alone across the spine)");
+    fc_tap_is_int(&tap, fc_confirm_clear_toward(&o.c, f.rack, 3, 5), 0,
+                  "... node 3 not toward node 5");
     /* node 2, node 3's rack mate, cleared by a partner of its own rack:
      * good toward node 3, not across the spine (its uplink unshown) */
-    fc_tap_ok(&tap, o.c.probed[2] && partner_of(&o, 2, 0) == 4 && partner_of(&o, 2, 1) < 0 &&
-                  fc_confirm_clear_toward(&o.c, f.rack, 2, 3) &&
-                  !fc_confirm_clear_toward(&o.c, f.rack, 2, 0),
-              "node 2, fast alone with node 4 of its rack only: shown good toward node 3 "
-              "(same rack), not toward node 0 across the spine (partners %d, %d)",
-              partner_of(&o, 2, 0), partner_of(&o, 2, 1));
+    fc_tap_ok(&tap, o.c.probed[2], "node 2 probed with partners");
+    fc_tap_is_int(&tap, partner_of(&o, 2, 0), 4, "... first with node 4 of its rack");
+    fc_tap_is_int(&tap, partner_of(&o, 2, 1), -1, "... and with no other");
+    fc_tap_ok(&tap, fc_confirm_clear_toward(&o.c, f.rack, 2, 3),
+              "... fast alone: shown good toward node 3 (same rack)");
+    fc_tap_is_int(&tap, fc_confirm_clear_toward(&o.c, f.rack, 2, 0), 0,
+                  "... not toward node 0 across the spine");
     fc_pairs_confirm_free(&o.c);
 
     /* rack 0's uplink slow, node 0's probe inside its rack (with node 1)
@@ -320,10 +329,11 @@ static void test_undecided_partner(void)
     f.bad_uplink[0] = 1;
     f.undecided[0][1] = 1;
     run(&f, NULL, budget(f.n), &o);
-    fc_tap_ok(&tap, !o.c.link[0] && !o.c.link[1],
-              "rack 0's uplink slow, its nodes' probe inside the rack undecided: no node's "
-              "link confirmed for the uplink (partners of node 0: %d, %d, %d)",
-              partner_of(&o, 0, 0), partner_of(&o, 0, 1), partner_of(&o, 0, 2));
+    fc_tap_is_int(&tap, o.c.link[0], 0,
+                  "rack 0's uplink slow, its nodes' probe inside the rack undecided: node 0's "
+                  "link not confirmed for the uplink (partners of node 0: %d, %d, %d)",
+                  partner_of(&o, 0, 0), partner_of(&o, 0, 1), partner_of(&o, 0, 2));
+    fc_tap_is_int(&tap, o.c.link[1], 0, "... nor node 1's");
     fc_pairs_confirm_free(&o.c);
 
     /* a healthy node's pairs slow in the rounds only (noise), its first
@@ -336,10 +346,11 @@ static void test_undecided_partner(void)
     if (first >= 0)
         f.undecided[first < 3 ? first : 3][first < 3 ? 3 : first] = 1;
     run(&f, noise, budget(f.n), &o);
-    fc_tap_ok(&tap, first >= 0 && links_exactly(&o, f.n, -1) && fc_confirm_clear(&o.c, 3) &&
-                  partner_of(&o, 3, 2) < 0,
-              "a healthy node undecided with its first partner and fast with the second: "
-              "cleared, no third partner tried (third %d)", partner_of(&o, 3, 2));
+    fc_tap_ok(&tap, first >= 0, "a healthy node undecided with its first partner (%d)",
+              first);
+    fc_tap_ok(&tap, links_exactly(&o, f.n, -1), "... and fast with the second: nobody confirmed");
+    fc_tap_ok(&tap, fc_confirm_clear(&o.c, 3), "... cleared");
+    fc_tap_is_int(&tap, partner_of(&o, 3, 2), -1, "... no third partner tried");
     fc_pairs_confirm_free(&o.c);
 }
 
@@ -354,7 +365,7 @@ int main(void)
     int ok;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 77);
+    fc_tap_plan(&tap, 111);
 
     /* racks of 2, 3 and 1; node 3 (rack 2) has a slow link; in its round
      * the pairs 0-1 and 4-5 were slowed by what ran beside them */
@@ -387,19 +398,16 @@ int main(void)
                   "one bad node costs %d probes (at most 8) of two agreeing measurements each "
                   "(%d), partner in its own rack"
                   " [f.probes]", o.c.nprobes, o.c.nmeasures);
-    fc_tap_ok(&tap, !o.c.exhausted && !o.c.alone_in_rack[3],
-              "one bad node costs %d probes (at most 8) of two agreeing measurements each "
-              "(%d), partner in its own rack"
-              " [!o.c.exhausted && !o.c.alone_in_rack[3]]", o.c.nprobes, o.c.nmeasures);
+    fc_tap_is_int(&tap, o.c.exhausted, 0, "... within the budget");
+    fc_tap_is_int(&tap, o.c.alone_in_rack[3], 0, "... with a partner in its own rack");
     fc_pairs_confirm_free(&o.c);
 
     /* the node alone in its rack (node 5, rack 3) */
     fabric_make(&f, uneven, 3);
     f.bad_node[5] = 1;
     run(&f, NULL, budget(f.n), &o);
-    fc_tap_ok(&tap, links_exactly(&o, f.n, 5) && o.c.alone_in_rack[5],
-              "a node alone in its rack is confirmed, and marked as in series with its "
-              "rack's uplink");
+    fc_tap_ok(&tap, links_exactly(&o, f.n, 5), "a node alone in its rack is confirmed");
+    fc_tap_ok(&tap, o.c.alone_in_rack[5], "... and marked as in series with its rack's uplink");
     fc_pairs_confirm_free(&o.c);
 
     /* rack 0's uplink (3 nodes, 3 racks): every pair leaving rack 0 slow */
@@ -430,10 +438,12 @@ int main(void)
     fabric_make(&f, three_one, 2);
     f.bad_node[3] = 1;
     run(&f, NULL, budget(f.n), &o);
-    fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && o.c.uplink[0] && o.c.uplink[1] &&
-                  o.c.spine_pair,
+    fc_tap_ok(&tap, links_exactly(&o, f.n, -1),
               "racks of 3 and 1, the lone node slow: the spine between them, not rack 1's "
               "uplink alone, no node quarantined");
+    fc_tap_ok(&tap, o.c.uplink[0], "... rack 0's uplink marked");
+    fc_tap_ok(&tap, o.c.uplink[1], "... rack 1's too");
+    fc_tap_ok(&tap, o.c.spine_pair, "... the two as the spine between them");
     fc_tap_is_int(&tap, verdict(&o, 0, 3), FC_PAIR_V_UPLINK,
                   "racks of 3 and 1, the lone node slow: the spine between them, not rack 1's "
                   "uplink alone, no node quarantined"
@@ -445,8 +455,9 @@ int main(void)
     f.bad_uplink[0] = 1;
     int inside[] = { 0, 1, -1 };
     run(&f, inside, budget(f.n), &o);
-    fc_tap_ok(&tap, o.c.uplink[0] && !o.c.uplink[1] && !o.c.uplink[2],
-              "a noisy pair inside the rack does not hide its uplink");
+    fc_tap_ok(&tap, o.c.uplink[0], "a noisy pair inside the rack does not hide its uplink");
+    fc_tap_is_int(&tap, o.c.uplink[1], 0, "... rack 1's uplink not named");
+    fc_tap_is_int(&tap, o.c.uplink[2], 0, "... nor rack 2's");
     fc_tap_is_int(&tap, verdict(&o, 0, 1), FC_PAIR_V_NOT_REPRODUCED,
                   "a noisy pair inside the rack does not hide its uplink"
                   " [verdict(&o, 0, 1)]");
@@ -632,9 +643,11 @@ int main(void)
     fabric_make(&f, four_two, 4);
     f.bad_uplink[0] = f.bad_uplink[1] = 1;
     run(&f, NULL, budget(f.n), &o);
-    fc_tap_ok(&tap, o.c.uplink[0] && o.c.uplink[1] && !o.c.uplink[2] && !o.c.uplink[3] &&
-                  links_exactly(&o, f.n, -1),
-              "two slow uplinks of four racks: both named, nobody else");
+    fc_tap_ok(&tap, o.c.uplink[0], "two slow uplinks of four racks: rack 0's named");
+    fc_tap_ok(&tap, o.c.uplink[1], "... rack 1's named");
+    fc_tap_is_int(&tap, o.c.uplink[2], 0, "... not rack 2's");
+    fc_tap_is_int(&tap, o.c.uplink[3], 0, "... nor rack 3's");
+    fc_tap_ok(&tap, links_exactly(&o, f.n, -1), "... no node's link");
     fc_tap_is_int(&tap, verdict(&o, 0, 2), FC_PAIR_V_UPLINK,
                   "two slow uplinks of four racks: both named, nobody else"
                   " [verdict(&o, 0, 2)]");
@@ -652,9 +665,8 @@ int main(void)
     fc_tap_is_int(&tap, verdict(&o, 0, 7), FC_PAIR_V_PATH,
                   "a path across the spine: both ends fast with another partner, the path named"
                   " [verdict(&o, 0, 7)]");
-    fc_tap_ok(&tap, fc_confirm_clear(&o.c, 0) && fc_confirm_clear(&o.c, 7),
-              "a path across the spine: both ends fast with another partner, the path named"
-              " [fc_confirm_clear(&o.c, 0) && fc_confirm_clear(&o.c, 7)]");
+    fc_tap_ok(&tap, fc_confirm_clear(&o.c, 0), "... node 0 cleared");
+    fc_tap_ok(&tap, fc_confirm_clear(&o.c, 7), "... node 7 cleared");
     fc_pairs_confirm_free(&o.c);
 
     /* the confirmation rule: pair 1-4 slow in its round only, then flaky
@@ -756,8 +768,9 @@ int main(void)
     fabric_make(&f, uneven, 3);
     f.bad_switch[0] = 1;
     run(&f, NULL, budget(f.n), &o);
-    fc_tap_ok(&tap, links_exactly(&o, f.n, -1) && !o.c.tor[0],
-              "a two-node rack's one slow pair stays a path: no switch from one pair");
+    fc_tap_ok(&tap, links_exactly(&o, f.n, -1),
+              "a two-node rack's one slow pair stays a path: nobody quarantined");
+    fc_tap_is_int(&tap, o.c.tor[0], 0, "... no switch from one pair");
     fc_tap_is_int(&tap, verdict(&o, 0, 1), FC_PAIR_V_PATH,
                   "a two-node rack's one slow pair stays a path: no switch from one pair"
                   " [verdict(&o, 0, 1)]");
