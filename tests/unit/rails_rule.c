@@ -106,7 +106,7 @@ int main(void)
     int slow = 0;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 30);
+    fc_tap_plan(&tap, 44);
 
     bed_make(&b, 3, 60);
     fc_rails_rule(&b.rr);
@@ -125,18 +125,21 @@ int main(void)
     bed_make(&b, 2, 60);
     bed_slow(&b, 1, 1, -1, 100);
     fc_rails_rule(&b.rr);
-    fc_tap_ok(&tap, cls(&b, 1, 1)->slow && !cls(&b, 1, 0)->slow && !cls(&b, 0, 1)->slow &&
-                  !cls(&b, 0, 0)->slow,
+    fc_tap_ok(&tap, cls(&b, 1, 1)->slow,
               "rail 1's uplinks 100x slow: rail 1 slow across the spine (against rail 0), "
               "not inside racks; rail 0 not slow");
+    fc_tap_is_int(&tap, cls(&b, 1, 0)->slow, 0, "... rail 1 not slow inside racks");
+    fc_tap_is_int(&tap, cls(&b, 0, 1)->slow, 0, "... rail 0 not slow across the spine");
+    fc_tap_is_int(&tap, cls(&b, 0, 0)->slow, 0, "... nor inside racks");
     fc_tap_is_int(&tap, cls(&b, 1, 1)->ref_rail, 0,
                   "rail 1's uplinks 100x slow: rail 1 slow across the spine (against rail 0), "
                   "not inside racks; rail 0 not slow"
                   " [cls(&b, 1, 1)->ref_rail]");
+    fc_tap_ok(&tap, cls(&b, 1, 1)->pa >= 0, "a pair is chosen to confirm it alone (n%d, n%d)",
+              cls(&b, 1, 1)->pa + 1, cls(&b, 1, 1)->pb + 1);
     fc_tap_ok(&tap, cls(&b, 1, 1)->pa >= 0 && b.node_racks[cls(&b, 1, 1)->pa] !=
                   b.node_racks[cls(&b, 1, 1)->pb],
-              "a pair across the spine is chosen to confirm it alone (n%d, n%d)",
-              cls(&b, 1, 1)->pa + 1, cls(&b, 1, 1)->pb + 1);
+              "... across the spine");
 
     /* the same, every NIC of the reference rail blamed by its own
      * confirmation: no pair may speak for rail 1 against it (measured
@@ -184,24 +187,26 @@ int main(void)
                          "y's sends, x received calmly: y's own share, its own figure");
         x.recv_wait = -1;
         fc_rails_sides_joined(&x, &y, &jx, &jy);
-        fc_tap_ok(&tap, jy.side.cpu_wait == -1 && jy.side.calm == 0 && jx.side.cpu_wait == 0.60,
-                  "a receiver that could not say: that direction's waits unknown, the other's "
-                  "still known");
+        fc_tap_is_double(&tap, jy.side.cpu_wait, -1, 0, "a receiver that could not say: that "
+                         "direction's waits unknown (-1)");
+        fc_tap_is_int(&tap, (long long)jy.side.calm, 0, "... none of its sends calm");
+        fc_tap_is_double(&tap, jx.side.cpu_wait, 0.60, 0, "... the other's still known");
     }
 
     bed_make(&b, 2, 60);
     bed_slow(&b, 1, 2, 1, 100);
     fc_rails_rule(&b.rr);
-    fc_tap_ok(&tap, !cls(&b, 1, 1)->slow && !cls(&b, 1, 0)->slow,
-              "one NIC 100x slow (2 of rail 1's 4 pairs across, 1 of its 2 inside): the upper "
-              "median keeps rail 1 from being slow (%.3g against %.3g GB/s across)",
-              cls(&b, 1, 1)->median, cls(&b, 1, 1)->ref);
+    fc_tap_is_int(&tap, cls(&b, 1, 1)->slow, 0,
+                  "one NIC 100x slow (2 of rail 1's 4 pairs across, 1 of its 2 inside): the "
+                  "upper median keeps rail 1 from being slow (%.3g against %.3g GB/s across)",
+                  cls(&b, 1, 1)->median, cls(&b, 1, 1)->ref);
+    fc_tap_is_int(&tap, cls(&b, 1, 0)->slow, 0, "... nor inside racks");
 
     bed_make(&b, 2, 60);
     bed_slow(&b, 0, 2, -1, 100);
     fc_rails_rule(&b.rr);
-    fc_tap_ok(&tap, cls(&b, 0, 1)->slow && cls(&b, 0, 0)->slow,
-              "every pair of rail 0 slow: slow in both kinds, against rail 1");
+    fc_tap_ok(&tap, cls(&b, 0, 1)->slow, "every pair of rail 0 slow: slow across the spine");
+    fc_tap_ok(&tap, cls(&b, 0, 0)->slow, "... and inside racks, against rail 1");
     fc_tap_is_int(&tap, cls(&b, 0, 0)->ref_rail, 1,
                   "every pair of rail 0 slow: slow in both kinds, against rail 1"
                   " [cls(&b, 0, 0)->ref_rail]");
@@ -209,8 +214,8 @@ int main(void)
     bed_make(&b, 2, -1);
     bed_slow(&b, 1, 1, -1, 100);
     fc_rails_rule(&b.rr);
-    fc_tap_ok(&tap, !cls(&b, 1, 1)->slow && cls(&b, 1, 1)->ref_rail < 0,
-              "no relative rule in the profile: the rails are not compared");
+    fc_tap_is_int(&tap, cls(&b, 1, 1)->slow, 0, "no relative rule in the profile: no rail slow");
+    fc_tap_is_int(&tap, cls(&b, 1, 1)->ref_rail, -1, "... none compared with another (-1)");
 
     bed_make(&b, 2, 60);
     bed_slow(&b, 1, 2, 0, 100);
@@ -233,11 +238,10 @@ int main(void)
                       "(suspects %d%d%d%d), n2 <-> n4 fast (%.3g GB/s), not the rail"
                       " [cls(&b, 1, 1)->explained]", sus[0], sus[1], sus[2], sus[3],
                       cls(&b, 1, 0)->fast_bw);
-        fc_tap_ok(&tap, sus[0] && !sus[1] && sus[2] && !sus[3],
-                  "n1's and n3's eth1 100x slow: rail 1 slow, explained by those 2 NICs "
-                  "(suspects %d%d%d%d), n2 <-> n4 fast (%.3g GB/s), not the rail"
-                  " [sus[0] && !sus[1] && sus[2] && !sus[3]]", sus[0], sus[1], sus[2], sus[3],
-                  cls(&b, 1, 0)->fast_bw);
+        fc_tap_ok(&tap, sus[0], "... n1's eth1 a suspect");
+        fc_tap_is_int(&tap, sus[1], 0, "... n2's not");
+        fc_tap_ok(&tap, sus[2], "... n3's a suspect");
+        fc_tap_is_int(&tap, sus[3], 0, "... n4's not");
         fc_tap_is_int(&tap, cls(&b, 1, 0)->fa, 1,
                       "n1's and n3's eth1 100x slow: rail 1 slow, explained by those 2 NICs "
                       "(suspects %d%d%d%d), n2 <-> n4 fast (%.3g GB/s), not the rail"
@@ -273,10 +277,8 @@ int main(void)
                   "n4's eth1 slow, n4 alone in its rack: rail 1 slow across the spine, n4's eth1 "
                   "named beside it (the two cannot be told apart)"
                   " [cls(&b, 1, 1)->explained]");
-    fc_tap_ok(&tap, b.rr.suspect[1 * N + 3] && !b.rr.suspect[1 * N + 0],
-              "n4's eth1 slow, n4 alone in its rack: rail 1 slow across the spine, n4's eth1 "
-              "named beside it (the two cannot be told apart)"
-              " [b.rr.suspect[1 * N + 3] && !b.rr.suspect[1 * N + 0]]");
+    fc_tap_ok(&tap, b.rr.suspect[1 * N + 3], "... n4's eth1 a suspect");
+    fc_tap_is_int(&tap, b.rr.suspect[1 * N + 0], 0, "... n1's not");
     bed_make(&b, 3, 60);
     {
         static unsigned char undriven[R * N];
@@ -288,9 +290,11 @@ int main(void)
         fc_rails_rule(&b.rr);
         b.rr.undriven = NULL;
     }
-    fc_tap_ok(&tap, !cls(&b, 2, 0)->slow && !cls(&b, 2, 1)->slow,
-              "rail 2's NICs not driven (none found): their pairs judge nothing, rail 2 not "
-              "slow (%d pairs compared)", cls(&b, 2, 0)->members);
+    fc_tap_is_int(&tap, cls(&b, 2, 0)->slow, 0,
+                  "rail 2's NICs not driven (none found): their pairs judge nothing, rail 2 not "
+                  "slow inside racks (%d pairs compared)", cls(&b, 2, 0)->members);
+    fc_tap_is_int(&tap, cls(&b, 2, 1)->slow, 0, "... nor across the spine (%d pairs compared)",
+                  cls(&b, 2, 1)->members);
     fc_tap_is_int(&tap, cls(&b, 2, 0)->members, 0,
                   "rail 2's NICs not driven (none found): their pairs judge nothing, rail 2 not "
                   "slow (%d pairs compared)"
