@@ -160,11 +160,12 @@ int fc_stage_confirm_held(const fc_point_summary_t *a, const fc_point_summary_t 
     if (!slow || a->cpu_wait < 0 || a->cpu_wait_rank < 0 || c == NULL || !c->valid ||
         c->cpu_wait < 0 || c->time.median <= 0)
         return 0;
-    /* and the wait explains the slowness: the suspect no slower than its
-     * control by more than its time less the wait would undo (a group
-     * slower than that is slow whatever its CPUs did: judged as is) */
+    /* and the wait explains the slowness: the suspect's time less its
+     * wait no longer than its control's time, or than
+     * FC_SWEEP_HELD_RUN_FLOOR_S (a group slower than that is slow whatever
+     * its CPUs did: judged as is) */
     return a->cpu_wait >= FC_SWEEP_HELD_WAIT && a->cpu_wait >= c->cpu_wait + FC_SWEEP_HELD_BEYOND &&
-           a->time.median / c->time.median <= 1 / fmax(1 - a->cpu_wait, 0.01);
+           a->time.median * (1 - a->cpu_wait) <= fmax(c->time.median, FC_SWEEP_HELD_RUN_FLOOR_S);
 }
 
 static json_t *fc_confirm_side_json(const fc_point_summary_t *s, const char *verdict)

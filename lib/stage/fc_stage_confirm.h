@@ -37,8 +37,11 @@
  * this share of the run or more, and this much more than every rank of
  * its control measured in the same round (its ranks share the cores as
  * the suspect's do; with no control, nothing is held), by enough to
- * explain the slowness (no slower than the control by more than
- * 1/(1 - share) times), was held
+ * explain the slowness (its time less the wait no longer than the
+ * control's time, or than FC_SWEEP_HELD_RUN_FLOOR_S: a call held for a
+ * scheduler tick of 4 ms with 98% of it waited leaves 80 us, and a share
+ * read as 97% or 99% would move a bound of 1/(1 - share) times the
+ * control's threefold), was held
  * by a host's processors (a CPU-bound process on that rank's core holds
  * each call for one of its scheduler turns): it is measured again in its
  * place, after a pause with every rank idle (so that the scheduler may
@@ -47,6 +50,7 @@
 #define FC_SWEEP_HELD_BEYOND 0.20
 #define FC_SWEEP_HELD_AGAIN 4
 #define FC_SWEEP_HELD_PAUSE_S 0.25
+#define FC_SWEEP_HELD_RUN_FLOOR_S 0.5e-3
 
 /* All ranks of the stage, after point `index` ran on every group (be is
  * this rank's group backend and bufs its buffers, my_first the world rank

@@ -105,7 +105,7 @@ int main(void)
     int ok;
 
     fc_tap_init(&tap, stdout, 1);
-    fc_tap_plan(&tap, 40);
+    fc_tap_plan(&tap, 42);
 
     /* the rule itself */
     {
@@ -319,12 +319,26 @@ int main(void)
         ctl.time.median = 0.4e-3;
         fc_tap_is_int(&tap, fc_stage_confirm_held(&sus, &ctl, 1), 1,
                       "slow 8 times, a suspect's rank waited 90%% against its control's 30%%: "
-                      "held (the wait explains up to 10 times)");
+                      "held (its time less the wait, 320 us, within the control's 400)");
         sus.time.median = 0.4;
         fc_tap_is_int(&tap, fc_stage_confirm_held(&sus, &ctl, 1), 0,
                       "slow 1000 times with the same wait: more than the wait explains, not "
                       "held (judged as measured)");
+        sus.time.median = 3.994e-3;         /* a scheduler tick: 150 times its control's */
+        sus.cpu_wait = 0.989;
+        ctl.time.median = 27e-6;
+        ctl.cpu_wait = 0.723;
+        fc_tap_is_int(&tap, fc_stage_confirm_held(&sus, &ctl, 1), 1,
+                      "a call held a scheduler tick (3,994 us against 27), 98.9%% of it waited "
+                      "against 72.3%%: 44 us left, under the 0.5 ms floor: held");
+        sus.time.median = 60e-3;
+        fc_tap_is_int(&tap, fc_stage_confirm_held(&sus, &ctl, 1), 0,
+                      "a call of 60 ms with the same share: 660 us left, past the floor and "
+                      "the control's time: slow whatever the CPU did, not held");
         sus.time.median = 3.2e-3;
+        sus.cpu_wait = 0.90;
+        ctl.time.median = 0.4e-3;
+        ctl.cpu_wait = 0.30;
         fc_tap_is_int(&tap, fc_stage_confirm_held(&sus, &ctl, 0), 0,
                       "... not slow: nothing to hold");
         ctl.cpu_wait = 0.80;
